@@ -1,0 +1,84 @@
+// Package bash is permopa's shell model: it parses a command line with
+// mvdan.cc/sh/v3 (bash dialect), unwraps wrappers, and says per leaf command
+// what it runs, what it reads and writes, and whether it is read-only.
+//
+// Everything it does not model fails closed: not read-only, and not
+// analysable when the construct hides what runs.
+package bash
+
+// Options are the facts about the call that the analysis needs.
+type Options struct {
+	// Cwd is the call's working directory; relative paths resolve against it.
+	Cwd string `json:"cwd"`
+	// Home is the user's home directory, for ~ and $HOME.
+	Home string `json:"home"`
+	// WorkingDirectories are the directories the agent may work in (Cwd is
+	// always one); removing one of them or a parent is a critical removal.
+	WorkingDirectories []string `json:"working_directories"`
+	// MaxLength caps the command length in bytes (0: DefaultMaxLength).
+	MaxLength int `json:"max_length"`
+	// MaxLeaves caps the number of leaf commands (0: DefaultMaxLeaves).
+	MaxLeaves int `json:"max_leaves"`
+}
+
+// Defaults for the caps: beyond them a command is not read-only and not
+// analysable, but every leaf found so far is still matched against deny rules.
+const (
+	DefaultMaxLength = 16 * 1024
+	DefaultMaxLeaves = 64
+)
+
+// Leaf is one simple command that will run.
+type Leaf struct {
+	// Argv is the command after quote removal and every wrapper removed.
+	Argv []string `json:"argv"`
+	// Program is Argv[0].
+	Program string `json:"program"`
+	// Wrappers is the wrapper chain that was unwrapped, outermost first
+	// ("env", "sudo", "timeout", "bash -c", "xargs", "find -exec", "$()", "<()", "assign:NAME", ...).
+	Wrappers []string `json:"wrappers"`
+	// AllowArgv is what allow rules see: Argv when every wrapper is
+	// transparent (timeout nice nohup time stdbuf command, allowlisted
+	// assignments), else the argv of the outermost command that is not
+	// transparent, in full ("sudo rm x", "xargs rm", "bash -c 'rm x'" as 3 words).
+	AllowArgv []string `json:"allow_argv"`
+	// ReadOnly is the verdict for this leaf (wrappers included).
+	ReadOnly bool `json:"read_only"`
+	// Reason says why the leaf is not read-only.
+	Reason string `json:"reason,omitempty"`
+	// Reads and Writes are absolute, cleaned paths (~ and $HOME expanded,
+	// relative paths resolved against the cwd in force, cd tracked). Globs stay literal.
+	Reads  []string `json:"reads"`
+	Writes []string `json:"writes"`
+	// FSCommand is true for mkdir touch rm rmdir mv cp ln and in-place sed
+	// whose every write target is known (in Writes).
+	FSCommand bool `json:"fs_command"`
+}
+
+// Hit is a dangerous-command pattern found on parsed argv.
+type Hit struct {
+	Pattern string `json:"pattern"`
+	Leaf    int    `json:"leaf"`
+	Detail  string `json:"detail"`
+}
+
+// Analysis is the result for a whole command line.
+type Analysis struct {
+	ReadOnly   bool     `json:"read_only"`
+	Analysable bool     `json:"analysable"`
+	// Reasons says why the command is not analysable.
+	Reasons []string `json:"reasons"`
+	// NotReadOnly says why the command is not read-only (one entry per cause).
+	NotReadOnly []string `json:"not_read_only"`
+	Leaves      []Leaf   `json:"leaves"`
+	// Reads and Writes gather every leaf's paths plus redirect targets.
+	Reads  []string `json:"reads"`
+	Writes []string `json:"writes"`
+	// CriticalRemovals are removal targets that must never go without a
+	// human: /, top-level directories, ~, a working directory or a parent,
+	// everything in a directory (*, ./*, dir/*).
+	CriticalRemovals []string `json:"critical_removals"`
+	Dangerous        []Hit    `json:"dangerous"`
+	// Truncated is true when a cap was hit.
+	Truncated bool `json:"truncated"`
+}

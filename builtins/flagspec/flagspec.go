@@ -1,0 +1,51 @@
+// Package flagspec is permopa's vocabulary of programs: for each known program,
+// a flag specification that says which subcommands and flags keep an
+// invocation read-only, how many values each flag takes, and which operands
+// are files read or written.
+//
+// It knows nothing of shell syntax: the bash analyser hands it one leaf's argv
+// after quote removal and wrapper unwrapping. Dynamic parts of a word (a
+// parameter expansion or command substitution the analyser could not resolve)
+// arrive as the byte Dynamic, so a path operand that contains it is not static.
+package flagspec
+
+// Dynamic marks, inside an argv word, a part whose value is only known at run time.
+const Dynamic = "\x00"
+
+// Verdict is what the vocabulary knows about one invocation.
+type Verdict struct {
+	// Known is true when the program is in the vocabulary at all.
+	Known bool
+	// ReadOnly is true only when the program, its subcommand and every flag are
+	// modelled and none of them writes, executes or reaches the network in a
+	// way that changes state.
+	ReadOnly bool
+	// Reason says why the invocation is not read-only ("" when it is).
+	Reason string
+	// Subcommand is the subcommand path when the program has subcommands
+	// ("run" for "npm run build", "pr list" for "gh pr list"), else "".
+	Subcommand string
+	// Reads and Writes are the path operands the invocation reads and writes,
+	// as written in argv (not resolved). Writes also holds output operands of
+	// flags (sort -o F, git diff --output=F) and targets of filesystem commands.
+	Reads  []string
+	Writes []string
+	// FSCommand is true for filesystem commands (mkdir touch rm rmdir mv cp ln,
+	// sed -i) whose every write target is an operand listed in Writes.
+	FSCommand bool
+	// Recursive is true for removals that recurse (rm -r, rm -R, rm --recursive).
+	Recursive bool
+}
+
+// Judge returns the verdict for argv. argv[0] is a bare program name; an
+// empty argv is not read-only.
+func Judge(argv []string) Verdict {
+	if len(argv) == 0 {
+		return Verdict{Reason: "empty command"}
+	}
+	return Verdict{Reason: "program " + argv[0] + " is not in the read-only vocabulary"}
+}
+
+// HasSubcommands reports whether program takes subcommands (git, npm, gh, docker, ...),
+// so that a suggested rule is "program subcommand:*" rather than "program:*".
+func HasSubcommands(program string) bool { return false }
