@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
+)
+
+type engineFlags struct {
+	settings []string
+	mode     string
+	bundles  []string
+	policies []string
+}
+
+func (f *engineFlags) register(c *cobra.Command) {
+	c.Flags().StringArrayVar(&f.settings, "settings", nil, "settings file (YAML, JSON or TOML); repeat for more layers, highest first")
+	c.Flags().StringVar(&f.mode, "mode", "", "mode for inputs that name none (default, acceptEdits, plan, bypassPermissions, dontAsk, or AgentScope names)")
+	c.Flags().StringArrayVarP(&f.bundles, "bundle", "b", nil, "OPA bundle (directory or .tar.gz) added to the embedded policy")
+	c.Flags().StringArrayVar(&f.policies, "policy", nil, "Rego file or directory added to the embedded policy")
+}
+
+// engine builds the engine; settings problems (an unreadable rule) are
+// reported on stderr and the valid rules are kept.
+func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
+	var layers []engine.Settings
+	for _, file := range f.settings {
+		s, problems, err := engine.LoadSettingsFile(file, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range problems {
+			fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
+		}
+		layers = append(layers, s)
+	}
+	s := engine.Merge(layers...)
+	if f.mode != "" {
+		s.DefaultMode = f.mode
+	}
+	opts := []engine.Option{engine.WithSettings(s)}
+	if len(f.bundles) > 0 {
+		opts = append(opts, engine.WithBundles(f.bundles...))
+	}
+	if len(f.policies) > 0 {
+		opts = append(opts, engine.WithPolicyPaths(f.policies...))
+	}
+	return engine.New(ctx, opts...)
+}
+
+func decideCommand() *cobra.Command {
+	var f engineFlags
+	c := &cobra.Command{
+		Use:   "decide",
+		Short: "Decide tool calls: JSON inputs on stdin, one decision per line on stdout",
+		Long: `Reads one JSON input per line (or one JSON document) on stdin and writes one
+decision per line on stdout. Every line is decided: a line that is not JSON
+or fails validation gets a DENY with step "error". Exit status 0 when every
+line was decided (DENY included).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			eng, err := f.engine(ctx)
+			if err != nil {
+				return err
+			}
+			return adapter.DecideStream(ctx, eng, os.Stdin, os.Stdout)
+		},
+	}
+	f.register(c)
+	return c
+}

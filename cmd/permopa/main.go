@@ -1,0 +1,33 @@
+// Command permopa is an OPA distribution for AI-agent tool permissions: every
+// OPA subcommand (run, eval, test, build, check, fmt, bench, ...) with
+// permopa's built-ins registered, plus permopa's own commands (decide, ...).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/open-policy-agent/opa/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/permopa/permopa/builtins"
+)
+
+func main() {
+	builtins.Register()
+	root := cmd.Command(&cobra.Command{
+		Use:          "permopa",
+		Short:        "permopa: ALLOW, DENY or ASK for AI-agent tool calls, on OPA",
+		SilenceUsage: true,
+	}, "permopa")
+	root.AddCommand(decideCommand())
+	if err := root.Execute(); err != nil {
+		var exit *cmd.ExitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.Exit)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,86 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/permopa/permopa/engine"
+)
+
+var benchInputs = map[string]string{
+	"Read":         `{"tool_name":"Read","tool_input":{"file_path":"/w/src/main.go"},"permission_mode":"default","cwd":"/w"}`,
+	"Write":        `{"tool_name":"Write","tool_input":{"file_path":"/w/src/new.go","content":"package x"},"permission_mode":"acceptEdits","cwd":"/w"}`,
+	"BashCompound": `{"tool_name":"Bash","tool_input":{"command":"ls -la src | grep foo && git diff --stat"},"permission_mode":"default","cwd":"/w"}`,
+}
+
+func parsed(b *testing.B, doc string) ast.Value {
+	v, err := ast.ValueFromReader(strings.NewReader(doc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
+
+// BenchmarkDecide measures one decision of the default policy in process.
+func BenchmarkDecide(b *testing.B) {
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"Read", "Write", "BashCompound"} {
+		in := parsed(b, benchInputs[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if d := eng.Decide(ctx, in); d.Step == engine.StepError {
+					b.Fatal(d.Message)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecideParallel measures Decide from GOMAXPROCS goroutines.
+func BenchmarkDecideParallel(b *testing.B) {
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := parsed(b, benchInputs["BashCompound"])
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			eng.Decide(ctx, in)
+		}
+	})
+}
+
+// BenchmarkFloor is the OPA floor: a trivial prepared policy over the same inputs.
+func BenchmarkFloor(b *testing.B) {
+	ctx := context.Background()
+	pq, err := rego.New(
+		rego.Query("data.floor.decision"),
+		rego.Module("floor.rego", `package floor
+decision := {"behavior": "ALLOW", "step": "read_only"} if input.tool_name != ""`),
+	).PrepareForEval(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"Read", "Write", "BashCompound"} {
+		in := parsed(b, benchInputs[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := pq.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,266 @@
+// Package engine evaluates permopa's policy: it compiles the embedded default
+// policy (or bundles and policy files) once, prepares the decision query, keeps
+// settings and rules in an OPA store that can change without re-preparing, and
+// answers Decide calls concurrently. Every fault fails closed: an evaluation
+// error, a timeout or an undefined result is a DENY with step "error" and a
+// stable code. The engine knows no host protocol.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/permopa/permopa/builtins"
+	defaultpolicy "github.com/permopa/permopa/rego"
+)
+
+// DefaultQuery is the decision entrypoint of the default policy.
+const DefaultQuery = "data.permopa.decision"
+
+// Engine decides tool calls. It is safe for concurrent use.
+type Engine struct {
+	query    rego.PreparedEvalQuery
+	store    storage.Store
+	mu       sync.Mutex // serialises settings writes
+	settings Settings
+}
+
+type config struct {
+	policyFS       fs.FS
+	noDefault      bool
+	paths          []string
+	bundles        []string
+	query          string
+	settings       Settings
+	settingsLoaded bool
+}
+
+// Option configures New.
+type Option func(*config)
+
+// WithPolicyPaths adds Rego files or directories (loaded with OPA's loader)
+// to the default policy; together with WithoutDefaultPolicy they replace it.
+func WithPolicyPaths(paths ...string) Option {
+	return func(c *config) { c.paths = append(c.paths, paths...) }
+}
+
+// WithBundles adds OPA bundles (directories or .tar.gz files).
+func WithBundles(paths ...string) Option {
+	return func(c *config) { c.bundles = append(c.bundles, paths...) }
+}
+
+// WithoutDefaultPolicy leaves the embedded policy out: the policy then comes
+// from WithPolicyPaths and WithBundles alone.
+func WithoutDefaultPolicy() Option { return func(c *config) { c.noDefault = true } }
+
+// WithQuery sets the decision query (default DefaultQuery).
+func WithQuery(q string) Option { return func(c *config) { c.query = q } }
+
+// WithSettings sets the initial settings (rules, mode, working directories, ...).
+func WithSettings(s Settings) Option {
+	return func(c *config) { c.settings = s; c.settingsLoaded = true }
+}
+
+// New compiles the policy and prepares the decision query.
+func New(ctx context.Context, opts ...Option) (*Engine, error) {
+	builtins.Register()
+	c := config{policyFS: defaultpolicy.FS, query: DefaultQuery}
+	for _, o := range opts {
+		o(&c)
+	}
+	if !c.settingsLoaded {
+		c.settings = Settings{}
+	}
+	c.settings.fillDefaults()
+
+	doc := map[string]any{}
+	regoOpts := []func(*rego.Rego){
+		rego.Query(c.query),
+		rego.StrictBuiltinErrors(true),
+	}
+	if !c.noDefault {
+		mods, err := modulesFrom(c.policyFS)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range mods {
+			regoOpts = append(regoOpts, rego.Module(m.name, m.src))
+		}
+	}
+	// Policy files and bundles are loaded here, not by rego.Load, because
+	// their data goes into the engine's own store next to the settings.
+	if len(c.paths) > 0 {
+		res, err := loader.NewFileLoader().All(c.paths)
+		if err != nil {
+			return nil, fmt.Errorf("loading policy: %w", err)
+		}
+		for name, m := range res.ParsedModules() {
+			regoOpts = append(regoOpts, rego.ParsedModule(withName(m, name)))
+		}
+		if err := mergeDoc(doc, res.Documents); err != nil {
+			return nil, err
+		}
+	}
+	for _, path := range c.bundles {
+		b, err := loader.NewFileLoader().AsBundle(path)
+		if err != nil {
+			return nil, fmt.Errorf("loading bundle %s: %w", path, err)
+		}
+		for _, m := range b.Modules {
+			regoOpts = append(regoOpts, rego.ParsedModule(withName(m.Parsed, path+"/"+m.Path)))
+		}
+		if err := mergeDoc(doc, b.Data); err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", path, err)
+		}
+	}
+	permopaDoc, _ := doc["permopa"].(map[string]any)
+	if permopaDoc == nil {
+		permopaDoc = map[string]any{}
+		doc["permopa"] = permopaDoc
+	}
+	permopaDoc["settings"] = c.settings.Document()
+	store := inmem.NewFromObject(doc)
+	regoOpts = append(regoOpts, rego.Store(store))
+	pq, err := rego.New(regoOpts...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compiling policy: %w", err)
+	}
+	return &Engine{query: pq, store: store, settings: c.settings}, nil
+}
+
+type module struct{ name, src string }
+
+func modulesFrom(fsys fs.FS) ([]module, error) {
+	var mods []module
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || path.Ext(p) != ".rego" || strings.HasSuffix(p, "_test.rego") {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		mods = append(mods, module{name: "rego/" + p, src: string(b)})
+		return nil
+	})
+	sort.Slice(mods, func(i, j int) bool { return mods[i].name < mods[j].name })
+	return mods, err
+}
+
+// Decide evaluates the policy for one input (the JSON object of contract
+// §5, as decoded by encoding/json or as an ast.Value). It never returns an
+// error: faults are DENY decisions with step "error" and a Code.
+func (e *Engine) Decide(ctx context.Context, input any) Decision {
+	var opt rego.EvalOption
+	switch v := input.(type) {
+	case ast.Value:
+		opt = rego.EvalParsedInput(v)
+	default:
+		val, err := ast.InterfaceToValue(input)
+		if err != nil {
+			return failClosed(CodeInputError, "input: %v", err)
+		}
+		opt = rego.EvalParsedInput(val)
+	}
+	if err := ctx.Err(); err != nil {
+		return failClosed(CodeTimeout, "evaluation not started: %v", err)
+	}
+	rs, err := e.query.Eval(ctx, opt)
+	if err != nil {
+		var terr *topdown.Error
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+			(errors.As(err, &terr) && terr.Code == topdown.CancelErr) {
+			return failClosed(CodeTimeout, "evaluation stopped: %v", err)
+		}
+		return failClosed(CodeEvalError, "policy evaluation failed: %v", err)
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return failClosed(CodeUndefinedDecision, "policy produced no decision for %s", DefaultQuery)
+	}
+	return decode(rs[0].Expressions[0].Value)
+}
+
+// DecideJSON decides one JSON document; input that is not JSON is a DENY
+// with code invalid_json.
+func (e *Engine) DecideJSON(ctx context.Context, doc []byte) Decision {
+	v, err := ast.ValueFromReader(strings.NewReader(string(doc)))
+	if err != nil {
+		return failClosed(CodeInvalidJSON, "input is not valid JSON: %v", err)
+	}
+	return e.Decide(ctx, v)
+}
+
+// Settings returns the settings in force.
+func (e *Engine) Settings() Settings {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.settings
+}
+
+// SetSettings replaces the settings in the store; the prepared query is
+// kept, so the next Decide sees the new rules.
+func (e *Engine) SetSettings(ctx context.Context, s Settings) error {
+	s.fillDefaults()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	doc := s.Document()
+	err := storage.WriteOne(ctx, e.store, storage.ReplaceOp, storage.MustParsePath("/permopa/settings"), doc)
+	if err != nil {
+		return fmt.Errorf("writing settings: %w", err)
+	}
+	e.settings = s
+	return nil
+}
+
+// withName sets a module's file name (used in errors and coverage).
+func withName(m *ast.Module, name string) *ast.Module {
+	if m.Package != nil && m.Package.Location != nil {
+		m.Package.Location.File = name
+	}
+	return m
+}
+
+// mergeDoc merges src into dst; a key that is an object on one side and
+// not on the other is a conflict.
+func mergeDoc(dst, src map[string]any) error {
+	for k, v := range src {
+		sub, isObj := v.(map[string]any)
+		cur, exists := dst[k]
+		if !exists {
+			dst[k] = v
+			continue
+		}
+		curObj, curIsObj := cur.(map[string]any)
+		if !isObj || !curIsObj {
+			return fmt.Errorf("data conflict at key %q", k)
+		}
+		if err := mergeDoc(curObj, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cwdOrRoot() string {
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "/"
+}

@@ -1,0 +1,68 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// matrixCase is one line of testdata/matrix-cases.jsonl: a `permopa decide`
+// input plus the expected behavior and step.
+type matrixCase struct {
+	ID         string `json:"id"`
+	Expect     string `json:"expect"`
+	ExpectStep string `json:"expect_step"`
+	raw        map[string]any
+}
+
+func loadMatrix(t testing.TB) []matrixCase {
+	t.Helper()
+	f, err := os.Open("testdata/matrix-cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []matrixCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var c matrixCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c.raw); err != nil {
+			t.Fatal(err)
+		}
+		delete(c.raw, "expect")
+		delete(c.raw, "expect_step")
+		delete(c.raw, "id")
+		cases = append(cases, c)
+	}
+	if len(cases) < 300 {
+		t.Fatalf("only %d matrix cases loaded", len(cases))
+	}
+	return cases
+}
+
+// TestMatrixConformance runs every case of the AgentScope decision matrix
+// through the Go API.
+func TestMatrixConformance(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, c := range loadMatrix(t) {
+		d := eng.Decide(ctx, c.raw)
+		if d.Behavior != c.Expect || d.Step != c.ExpectStep {
+			failed++
+			t.Errorf("%s: got %s/%s (%s), want %s/%s", c.ID, d.Behavior, d.Step, d.Message, c.Expect, c.ExpectStep)
+		}
+	}
+	t.Logf("matrix conformance: %d failed", failed)
+}

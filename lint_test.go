@@ -1,0 +1,110 @@
+package permopa_test
+
+// The project's hygiene checks, part of `go test ./...`: gofmt, go vet,
+// `permopa fmt --fail`, `permopa check --strict`, vanilla `opa check` with
+// the shipped capabilities.json (how policy authors meet our built-ins), and
+// Regal (built from its own tools module, see tools/regal).
+
+import (
+	"bytes"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var regoDirs = []string{"rego", "rego_test", "bundles"}
+
+func existing(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func run(t *testing.T, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// build compiles a main package into a temporary directory once per test binary.
+var built = map[string]string{}
+
+func build(t *testing.T, dir, pkg, name string) string {
+	t.Helper()
+	if p, ok := built[name]; ok {
+		return p
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	abs, _ := filepath.Abs(bin)
+	run(t, dir, "go", "build", "-o", abs, pkg)
+	built[name] = abs
+	return abs
+}
+
+func TestGofmt(t *testing.T) {
+	var bad []string
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "bin" || d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if out, err := format.Source(src); err != nil || !bytes.Equal(out, src) {
+			bad = append(bad, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("gofmt would change: %v", bad)
+	}
+}
+
+func TestGoVet(t *testing.T) {
+	run(t, ".", "go", "vet", "./...")
+}
+
+func TestPermopaFmtAndCheck(t *testing.T) {
+	permopa := build(t, ".", "./cmd/permopa", "permopa")
+	dirs := existing(regoDirs)
+	run(t, ".", permopa, append([]string{"fmt", "--list", "--fail"}, dirs...)...)
+	run(t, ".", permopa, append([]string{"check", "--strict"}, dirs...)...)
+}
+
+// TestVanillaOPACheck checks the policy with an OPA that has no permopa
+// built-ins, given only builtins/capabilities.json.
+func TestVanillaOPACheck(t *testing.T) {
+	opa := build(t, ".", "github.com/open-policy-agent/opa", "opa")
+	run(t, ".", opa, append([]string{"check", "--strict", "--capabilities", "builtins/capabilities.json"}, existing(regoDirs)...)...)
+}
+
+// TestRegal lints the Rego with Regal v0.42.0, pinned in tools/regal (it
+// cannot share go.mod with OPA 1.22.3). .regal/config.yaml lists each
+// disabled rule and why.
+func TestRegal(t *testing.T) {
+	regal := build(t, "tools/regal", "github.com/open-policy-agent/regal", "regal")
+	run(t, ".", regal, append([]string{"lint"}, existing(regoDirs)...)...)
+}

@@ -1,0 +1,130 @@
+# METADATA
+# title: Permission rules
+# description: |
+#   Finds the first deny, ask or allow rule that matches the call (contract §3).
+#   Rules come from the settings layers (data.permopa.settings.rules, keyed by
+#   behavior and tool, merged by the engine in layer order), from the input's
+#   AgentScope permission_context (keyed by tool) and from tool-name patterns
+#   such as mcp__github__*. Lookups are keyed by tool name: no rule of another
+#   tool is ever visited, and matching of rule contents against commands and
+#   paths is one built-in call per rule list.
+package permopa.rules
+
+import data.permopa.call
+import data.permopa.tools.bash
+import data.permopa.tools.files
+import data.permopa.tools.other
+
+default _settings := {}
+
+_settings := data.permopa.settings
+
+_context_key := {"deny": "deny_rules", "ask": "ask_rules", "allow": "allow_rules"}
+
+# METADATA
+# description: The three rule behaviors, in the order the decision consults them.
+behaviors := ["deny", "ask", "allow"]
+
+# METADATA
+# description: |
+#   rules_of(b, name): every rule of behavior b for the tool called name, from
+#   the settings layers, the permission_context and tool-name patterns, each
+#   with the layer it came from.
+rules_of(b, name) := array.concat(
+	array.concat(
+		object.get(_settings, ["rules", b, name], []),
+		[_in_context(r) | some r in object.get(input, ["permission_context", _context_key[b], name], [])],
+	),
+	[r |
+		some r in object.get(_settings, ["tool_pattern_rules", b], [])
+		glob.match(r.tool_name, [], name)
+	],
+)
+
+_in_context(r) := object.union({"layer": "permission_context", "source": "permission_context"}, r) if is_object(r)
+
+# A rule without content covers every call of its tool. A deny or ask rule
+# whose content is not a string cannot be understood and is treated as
+# covering every call (fail closed); such an allow rule covers nothing.
+_tool_wide(r, _) if object.get(r, "rule_content", null) in {null, ""}
+
+_tool_wide(r, b) if {
+	b != "allow"
+	not is_string(object.get(r, "rule_content", null))
+}
+
+_with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_content != ""]
+
+_contents(rs) := [r.rule_content | some r in rs]
+
+_own := {b: rules_of(b, call.tool) | some b in behaviors}
+
+# METADATA
+# description: |
+#   match[b]: the first rule of behavior b ("deny", "ask", "allow") that
+#   matches the call, with its tool_name, rule_content, behavior, source and
+#   layer. Undefined when none matches.
+match[b] := r if {
+	some b in behaviors
+	r := _first(b)
+}
+
+_first(b) := wide[0] if {
+	wide := [r | some r in _own[b]; _tool_wide(r, b)]
+	count(wide) > 0
+} else := rs[i] if {
+	rs := _with_content(_own[b])
+	count(rs) > 0
+	i := _own_index(b, _contents(rs))
+	i >= 0
+} else := _cross(b)
+
+# Own-tool content matching, one built-in call per rule list.
+_own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.bash_opts) if {
+	call.tool == "Bash"
+	b != "allow"
+} else := cov.index if {
+	call.tool == "Bash"
+	cov := permopa.bash.covered(contents, bash.command, call.bash_opts)
+	cov.covered
+} else := permopa.glob.match_any(contents, [files.path], _glob_opts(b)) if {
+	files.handles
+} else := other.match_index(contents) if {
+	not call.tool in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
+} else := -1
+
+_glob_opts(b) := object.union(call.path_opts, {"mode": "all"}) if b == "allow"
+
+_glob_opts(b) := object.union(call.path_opts, {"mode": "any"}) if b != "allow"
+
+# Path rules cut across tools (deny and ask only): Read(...) rules also
+# guard Glob, Grep and every path a Bash command reads; Edit(...) and
+# Write(...) rules guard each other and every path a Bash command writes.
+
+_cross_targets := {
+	"Bash": [["Read", "reads"], ["Edit", "writes"], ["Write", "writes"]],
+	"Glob": [["Read", "path"]],
+	"Grep": [["Read", "path"]],
+	"Write": [["Edit", "path"]],
+	"Edit": [["Write", "path"]],
+}
+
+_cross(b) := hits[0] if {
+	b != "allow"
+	hits := [rs[i] |
+		some [name, what] in _cross_targets[call.tool]
+		rs := _with_content(rules_of(b, name))
+		count(rs) > 0
+		paths := _cross_paths(what)
+		count(paths) > 0
+		i := permopa.glob.match_any(_contents(rs), paths, _glob_opts(b))
+		i >= 0
+	]
+	count(hits) > 0
+}
+
+_cross_paths("reads") := bash.analysis.reads
+
+_cross_paths("writes") := bash.analysis.writes
+
+_cross_paths("path") := [files.path]

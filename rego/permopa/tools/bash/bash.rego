@@ -1,0 +1,86 @@
+# METADATA
+# title: Bash tool check
+# description: |
+#   The Bash tool: the command is analysed once by permopa.bash.analyze
+#   (leaves, wrappers, paths read and written, critical removals, dangerous
+#   patterns; contract §4) and judged here: read-only fast path, safety ASKs,
+#   and the working-directory auto-allow of ACCEPT_EDITS and DONT_ASK.
+package permopa.tools.bash
+
+import data.permopa.call
+import data.permopa.modes
+
+# METADATA
+# description: The command line.
+command := call.tool_input.command
+
+# METADATA
+# description: The analysis of the command (see permopa.bash.analyze).
+analysis := permopa.bash.analyze(command, call.bash_opts)
+
+_reads := permopa.path.check(analysis.reads, call.path_opts)
+
+_writes := permopa.path.check(analysis.writes, call.path_opts)
+
+# METADATA
+# description: |
+#   The command is read-only: every leaf is, nothing is written, and no
+#   credential path is read (`cat .env` is not read-only).
+read_only if {
+	analysis.read_only
+	count(_reads.credential) == 0
+}
+
+# METADATA
+# description: |
+#   The tool check of decision point 4. Safety ASKs (bypass_immune) come
+#   first: constructs that cannot be analysed, writes to dangerous paths,
+#   reads of credential paths, removal of critical paths, dangerous command
+#   patterns. Then, in ACCEPT_EDITS and DONT_ASK, ALLOW when every leaf is
+#   read-only or a filesystem command writing only inside working directories.
+check := _safety(sprintf("Bash command cannot be analysed statically: %s", [concat("; ", analysis.reasons)])) if {
+	not analysis.analysable
+} else := _safety(sprintf("Bash command writes a dangerous path: %s (%s)", [hit.path, hit.reason])) if {
+	some hit in _writes.dangerous
+} else := _safety(sprintf("Bash command reads a credential path: %s (%s)", [hit.path, hit.reason])) if {
+	some hit in _reads.credential
+} else := _safety(sprintf("Bash command removes a critical path: %s", [concat(", ", analysis.critical_removals)])) if {
+	count(analysis.critical_removals) > 0
+} else := _safety(sprintf("Bash command matches a dangerous pattern: %s", [hit.detail])) if {
+	some hit in analysis.dangerous
+} else := {
+	"behavior": "ALLOW",
+	"bypass_immune": false,
+	"message": "Bash command only edits inside the working directories",
+} if {
+	call.mode in modes.auto_edits
+	_edits_inside
+} else := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+
+_safety(msg) := {"behavior": "ASK", "bypass_immune": true, "message": msg}
+
+_edits_inside if {
+	count(analysis.leaves) > 0
+	every leaf in analysis.leaves {
+		_leaf_edits_inside(leaf)
+	}
+	_writes_inside
+}
+
+_leaf_edits_inside(leaf) if leaf.read_only
+
+_leaf_edits_inside(leaf) if {
+	leaf.fs_command
+	permopa.path.inside(leaf.writes, call.working_directories, call.path_opts)
+}
+
+_writes_inside if count(analysis.writes) == 0
+
+_writes_inside if permopa.path.inside(analysis.writes, call.working_directories, call.path_opts)
+
+# METADATA
+# description: |
+#   Suggested allow rules: one prefix rule per leaf that needs approval (permopa.bash.suggest).
+suggestions := [{"tool_name": "Bash", "rule_content": c, "behavior": "ALLOW", "source": "suggested"} |
+	some c in permopa.bash.suggest(command, call.bash_opts)
+]

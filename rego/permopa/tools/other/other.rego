@@ -1,0 +1,89 @@
+# METADATA
+# title: WebFetch and custom tools
+# description: |
+#   WebFetch is never read-only (it can exfiltrate); its rules name domains.
+#   Every other tool is a custom tool (MCP tools are mcp__<server>__<tool>):
+#   the host may send its own read_only and tool_check results in the input,
+#   and a policy author may add a package permopa.custom.<tool> with a
+#   read_only rule and a check rule, without writing Go. Defaults: not
+#   read-only, PASSTHROUGH. Rule contents match the canonical JSON of
+#   tool_input (sorted keys, no spaces), exactly or as a glob.
+package permopa.tools.other
+
+import data.permopa.call
+
+default _custom := {}
+
+_custom := data.permopa.custom[call.tool]
+
+# METADATA
+# description: The host or a policy package says the call is read-only (never for WebFetch).
+read_only if {
+	call.tool != "WebFetch"
+	input.read_only == true
+}
+
+read_only if {
+	call.tool != "WebFetch"
+	_custom.read_only == true
+}
+
+# METADATA
+# description: |
+#   The tool check: a policy package's check wins over the host's
+#   tool_check; without either, PASSTHROUGH.
+check := _normalise(_custom.check) if {
+	is_object(_custom.check)
+} else := _normalise(input.tool_check) if {
+	is_object(input.tool_check)
+} else := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+
+_normalise(tc) := {
+	"behavior": upper(object.get(tc, "behavior", "PASSTHROUGH")),
+	"bypass_immune": object.get(tc, "bypass_immune", false) == true,
+	"message": object.get(tc, "message", ""),
+}
+
+# METADATA
+# description: The canonical JSON of tool_input that rule contents of custom tools match.
+canonical := json.marshal(call.tool_input)
+
+_host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(`^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*@)?([^/?#:]*)`, call.tool_input.url, 1)[0]
+
+# METADATA
+# description: |
+#   match_index(contents): the index of the first rule content that matches
+#   the call, or -1. WebFetch: domain:host or domain:*.host. Others: the
+#   canonical JSON, exactly or as a glob.
+match_index(contents) := i if {
+	call.tool == "WebFetch"
+	hits := [j | some j, c in contents; _domain_match(c)]
+	i := _first_or_none(hits)
+} else := i if {
+	hits := [j | some j, c in contents; _json_match(c)]
+	i := _first_or_none(hits)
+}
+
+_first_or_none(hits) := hits[0] if count(hits) > 0
+
+_first_or_none(hits) := -1 if count(hits) == 0
+
+_domain_match(c) if {
+	startswith(c, "domain:")
+	glob.match(lower(trim_prefix(c, "domain:")), ["."], _host)
+}
+
+_json_match(c) if c == canonical
+
+_json_match(c) if {
+	contains(c, "*")
+	glob.match(c, [], canonical)
+}
+
+# METADATA
+# description: |
+#   The suggested allow rule: the tool-wide rule (WebFetch: the domain).
+suggestions := [{"tool_name": "WebFetch", "rule_content": concat("", ["domain:", _host]), "behavior": "ALLOW", "source": "suggested"}] if {
+	call.tool == "WebFetch"
+	_host != ""
+} else := [{"tool_name": call.tool, "rule_content": null, "behavior": "ALLOW", "source": "suggested"}]

@@ -1,0 +1,158 @@
+# METADATA
+# title: Decision matrix tests
+# description: Every cell of the matrix of contract §2, on a custom tool whose read-only verdict and tool check come from the input.
+package permopa_test
+
+import data.permopa
+
+_settings := {"home": "/home/u", "cwd": "/w", "rules": {}, "tool_pattern_rules": {}}
+
+_call(mode, extra) := object.union(
+	{"tool_name": "deploy", "tool_input": {"target": "prod"}, "permission_mode": mode, "cwd": "/w", "tool_use_id": "t1"},
+	extra,
+)
+
+_rule(b) := {sprintf("%s_rules", [b]): {"deploy": [{"tool_name": "deploy", "rule_content": null, "behavior": upper(b)}]}}
+
+_rules(bs) := {"permission_context": object.union_n([_rule(b) | some b in bs])}
+
+_safety := {"tool_check": {"behavior": "ASK", "bypass_immune": true, "message": "dangerous"}}
+
+_decide(call_input) := d if {
+	d := permopa.decision with input as call_input with data.permopa.settings as _settings
+}
+
+# Each case: [mode, extra input, expected behavior, expected step].
+matrix_cases := {
+	"deny rule/DEFAULT": ["default", _rules(["deny", "allow"]), "DENY", "deny_rule"],
+	"deny rule/ACCEPT_EDITS": ["acceptEdits", _rules(["deny"]), "DENY", "deny_rule"],
+	"deny rule/EXPLORE": ["plan", _rules(["deny"]), "DENY", "deny_rule"],
+	"deny rule/BYPASS": ["bypassPermissions", _rules(["deny", "allow"]), "DENY", "deny_rule"],
+	"deny rule/DONT_ASK": ["dontAsk", _rules(["deny"]), "DENY", "deny_rule"],
+	"deny beats read-only": ["default", object.union(_rules(["deny"]), {"read_only": true}), "DENY", "deny_rule"],
+	"ask rule/DEFAULT": ["DEFAULT", _rules(["ask", "allow"]), "ASK", "ask_rule"],
+	"ask rule/ACCEPT_EDITS": ["ACCEPT_EDITS", _rules(["ask"]), "ASK", "ask_rule"],
+	"ask rule/EXPLORE": ["EXPLORE", _rules(["ask"]), "ASK", "ask_rule"],
+	"ask rule/BYPASS": ["BYPASS", _rules(["ask"]), "ASK", "ask_rule"],
+	"ask rule/DONT_ASK": ["DONT_ASK", _rules(["ask", "allow"]), "DENY", "ask_rule"],
+	"ask beats read-only": ["default", object.union(_rules(["ask"]), {"read_only": true}), "ASK", "ask_rule"],
+	"read-only/DEFAULT": ["default", {"read_only": true}, "ALLOW", "read_only"],
+	"read-only/ACCEPT_EDITS": ["accept_edits", {"read_only": true}, "ALLOW", "read_only"],
+	"read-only/EXPLORE": ["explore", {"read_only": true}, "ALLOW", "read_only"],
+	"read-only/BYPASS": ["bypass", {"read_only": true}, "ALLOW", "read_only"],
+	"read-only/DONT_ASK": ["dont_ask", {"read_only": true}, "ALLOW", "read_only"],
+	"read-only beats safety ask": ["default", object.union(_safety, {"read_only": true}), "ALLOW", "read_only"],
+	"check ALLOW/DEFAULT": ["default", {"tool_check": {"behavior": "ALLOW"}}, "ALLOW", "tool_check"],
+	"check ALLOW/EXPLORE skipped": ["plan", {"tool_check": {"behavior": "ALLOW"}}, "DENY", "mode_fallback"],
+	"check DENY/DEFAULT": ["default", object.union(_rules(["allow"]), {"tool_check": {"behavior": "DENY"}}), "DENY", "tool_check"],
+	"check DENY/BYPASS": ["bypassPermissions", {"tool_check": {"behavior": "DENY"}}, "DENY", "tool_check"],
+	"check DENY/EXPLORE skipped": ["plan", {"tool_check": {"behavior": "DENY"}}, "DENY", "mode_fallback"],
+	"safety ask/DEFAULT": ["default", _safety, "ASK", "tool_check"],
+	"safety ask survives allow rules": ["default", object.union(_rules(["allow"]), _safety), "ASK", "tool_check"],
+	"safety ask/ACCEPT_EDITS": ["acceptEdits", object.union(_rules(["allow"]), _safety), "ASK", "tool_check"],
+	"safety ask/EXPLORE skipped": ["plan", _safety, "DENY", "mode_fallback"],
+	"safety ask/BYPASS skipped": ["bypassPermissions", _safety, "ALLOW", "mode_fallback"],
+	"safety ask/BYPASS then allow rule": ["bypassPermissions", object.union(_rules(["allow"]), _safety), "ALLOW", "allow_rule"],
+	"safety ask/DONT_ASK": ["dontAsk", object.union(_rules(["allow"]), _safety), "DENY", "tool_check"],
+	"plain ask is passthrough/DEFAULT": ["default", {"tool_check": {"behavior": "ASK"}}, "ASK", "mode_fallback"],
+	"plain ask is passthrough/allow rule": ["default", object.union(_rules(["allow"]), {"tool_check": {"behavior": "ASK"}}), "ALLOW", "allow_rule"],
+	"plain ask is passthrough/BYPASS": ["bypassPermissions", {"tool_check": {"behavior": "ASK"}}, "ALLOW", "mode_fallback"],
+	"plain ask is passthrough/DONT_ASK": ["dontAsk", {"tool_check": {"behavior": "ASK"}}, "DENY", "mode_fallback"],
+	"allow rule/DEFAULT": ["default", _rules(["allow"]), "ALLOW", "allow_rule"],
+	"allow rule/ACCEPT_EDITS": ["acceptEdits", _rules(["allow"]), "ALLOW", "allow_rule"],
+	"allow rule/EXPLORE skipped": ["plan", _rules(["allow"]), "DENY", "mode_fallback"],
+	"allow rule/BYPASS": ["bypassPermissions", _rules(["allow"]), "ALLOW", "allow_rule"],
+	"allow rule/DONT_ASK": ["dontAsk", _rules(["allow"]), "ALLOW", "allow_rule"],
+	"fallback/DEFAULT": ["default", {}, "ASK", "mode_fallback"],
+	"fallback/ACCEPT_EDITS": ["acceptEdits", {}, "ASK", "mode_fallback"],
+	"fallback/EXPLORE": ["plan", {}, "DENY", "mode_fallback"],
+	"fallback/BYPASS": ["bypassPermissions", {}, "ALLOW", "mode_fallback"],
+	"fallback/DONT_ASK": ["dontAsk", {}, "DENY", "mode_fallback"],
+}
+
+test_matrix[name] if {
+	some name, [mode, extra, behavior, step] in matrix_cases
+	d := _decide(_call(mode, extra))
+	d.behavior == behavior
+	d.step == step
+	d.tool_use_id == "t1"
+}
+
+test_bypass_honours_safety if {
+	d := permopa.decision with input as _call("bypassPermissions", _safety)
+		with data.permopa.settings as object.union(_settings, {"bypass_honours_safety": true})
+	d.behavior == "ASK"
+	d.step == "tool_check"
+	d.bypass_immune == true
+}
+
+test_disable_bypass_mode_runs_as_default if {
+	d := permopa.decision with input as _call("bypassPermissions", {})
+		with data.permopa.settings as object.union(_settings, {"disable_bypass_mode": true})
+	d.behavior == "ASK"
+	d.step == "mode_fallback"
+}
+
+test_safety_ask_has_no_suggestions if {
+	d := _decide(_call("default", _safety))
+	d.suggested_rules == []
+}
+
+test_fallback_ask_suggests_tool_wide_rule if {
+	d := _decide(_call("default", {}))
+	d.suggested_rules == [{"tool_name": "deploy", "rule_content": null, "behavior": "ALLOW", "source": "suggested"}]
+}
+
+test_dont_ask_keeps_original_reason if {
+	d := _decide(_call("dontAsk", _safety))
+	contains(d.message, "dangerous")
+	d.bypass_immune == true
+}
+
+test_matched_rule_names_layer if {
+	d := _decide(_call("default", _rules(["deny"])))
+	d.matched_rule.layer == "permission_context"
+	d.matched_rule.tool_name == "deploy"
+}
+
+test_settings_rule_layer if {
+	s := object.union(_settings, {"rules": {"deny": {"deploy": [{
+		"tool_name": "deploy", "rule_content": null, "behavior": "DENY",
+		"source": "projectSettings", "layer": ".permopa/settings.yaml",
+	}]}}})
+	d := permopa.decision with input as _call("default", {}) with data.permopa.settings as s
+	d.behavior == "DENY"
+	d.matched_rule.layer == ".permopa/settings.yaml"
+	contains(d.reason, ".permopa/settings.yaml")
+}
+
+test_tool_pattern_rules if {
+	s := object.union(_settings, {"tool_pattern_rules": {"deny": [{
+		"tool_name": "mcp__github__*", "rule_content": null, "behavior": "DENY",
+		"source": "userSettings", "layer": "user",
+	}]}})
+	d := permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__github__create_issue"})
+		with data.permopa.settings as s
+	d.behavior == "DENY"
+	other := permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__gitlab__create_issue"})
+		with data.permopa.settings as s
+	other.behavior == "ASK"
+}
+
+test_custom_rule_content_matches_canonical_json if {
+	rule := {"allow_rules": {"deploy": [{"tool_name": "deploy", "rule_content": `{"target":"prod"}`, "behavior": "ALLOW"}]}}
+	d := _decide(_call("default", {"permission_context": rule}))
+	d.step == "allow_rule"
+	glob_rule := {"allow_rules": {"deploy": [{"tool_name": "deploy", "rule_content": `{"target":"stag*"}`, "behavior": "ALLOW"}]}}
+	e := _decide(_call("default", {"permission_context": glob_rule}))
+	e.step == "mode_fallback"
+}
+
+test_custom_policy_package_check if {
+	d := permopa.decision with input as _call("default", {})
+		with data.permopa.settings as _settings
+		with data.permopa.custom.deploy.check as {"behavior": "DENY", "message": "no deploys on Fridays"}
+	d.behavior == "DENY"
+	d.step == "tool_check"
+	d.message == "no deploys on Fridays"
+}

@@ -1,0 +1,138 @@
+# METADATA
+# title: Tool check tests
+# description: The per-tool checks of contract §2 with the real built-ins (bash analysis, path checks, globs).
+package permopa.tools_test
+
+import data.permopa
+
+_settings := {"home": "/home/u", "cwd": "/w"}
+
+_call(tool, tool_input, mode) := {"tool_name": tool, "tool_input": tool_input, "permission_mode": mode, "cwd": "/w"}
+
+_decide(tool, tool_input, mode) := d if {
+	d := permopa.decision with input as _call(tool, tool_input, mode) with data.permopa.settings as _settings
+}
+
+_with_rules(tool, tool_input, mode, rules) := d if {
+	d := permopa.decision with input as object.union(_call(tool, tool_input, mode), {"permission_context": rules})
+		with data.permopa.settings as _settings
+}
+
+# Each case: [tool, tool_input, mode, expected behavior, expected step].
+tool_cases := {
+	"Read in workdir": ["Read", {"file_path": "/w/src/main.go"}, "default", "ALLOW", "read_only"],
+	"Read outside workdir": ["Read", {"file_path": "/etc/hosts"}, "default", "ALLOW", "read_only"],
+	"Read .env": ["Read", {"file_path": "/w/.env"}, "default", "ASK", "tool_check"],
+	"Read .env.local": ["Read", {"file_path": "/w/.Env.local"}, "default", "ASK", "tool_check"],
+	"Read .env.example": ["Read", {"file_path": "/w/.env.example"}, "default", "ALLOW", "read_only"],
+	"Read ssh key": ["Read", {"file_path": "~/.ssh/id_ed25519"}, "default", "ASK", "tool_check"],
+	"Read ssh key, dontAsk": ["Read", {"file_path": "~/.ssh/id_ed25519"}, "dontAsk", "DENY", "tool_check"],
+	"Read ssh key, plan": ["Read", {"file_path": "~/.ssh/id_ed25519"}, "plan", "DENY", "mode_fallback"],
+	"Glob": ["Glob", {"pattern": "**/*.go"}, "plan", "ALLOW", "read_only"],
+	"Grep in .aws": ["Grep", {"pattern": "key", "path": "/home/u/.aws"}, "default", "ASK", "tool_check"],
+	"Write in workdir": ["Write", {"file_path": "/w/src/a.go", "content": "x"}, "default", "ASK", "mode_fallback"],
+	"Write in workdir, acceptEdits": ["Write", {"file_path": "/w/src/a.go", "content": "x"}, "acceptEdits", "ALLOW", "tool_check"],
+	"Write relative, acceptEdits": ["Write", {"file_path": "src/a.go", "content": "x"}, "acceptEdits", "ALLOW", "tool_check"],
+	"Write escaping workdir, acceptEdits": ["Write", {"file_path": "/w/../etc/passwd", "content": "x"}, "acceptEdits", "ASK", "mode_fallback"],
+	"Write sibling prefix, acceptEdits": ["Write", {"file_path": "/w-evil/a", "content": "x"}, "acceptEdits", "ASK", "mode_fallback"],
+	"Write .bashrc, acceptEdits": ["Write", {"file_path": "/home/u/.bashrc", "content": "x"}, "acceptEdits", "ASK", "tool_check"],
+	"Edit .git/config in workdir, acceptEdits": ["Edit", {"file_path": "/w/.git/config"}, "acceptEdits", "ASK", "tool_check"],
+	"Edit .claude settings, dontAsk": ["Edit", {"file_path": "/w/.claude/settings.json"}, "dontAsk", "DENY", "tool_check"],
+	"Write in workdir, plan": ["Write", {"file_path": "/w/a", "content": "x"}, "plan", "DENY", "mode_fallback"],
+	"WebFetch": ["WebFetch", {"url": "https://example.com/x"}, "default", "ASK", "mode_fallback"],
+	"WebFetch, plan": ["WebFetch", {"url": "https://example.com/x"}, "plan", "DENY", "mode_fallback"],
+	"Bash read-only": ["Bash", {"command": "git status && ls -la | wc -l"}, "plan", "ALLOW", "read_only"],
+	"Bash cat .env": ["Bash", {"command": "cat .env"}, "default", "ASK", "tool_check"],
+	"Bash cat ssh key quoted": ["Bash", {"command": `cat "$HOME/.ssh/id_rsa"`}, "default", "ASK", "tool_check"],
+	"Bash write bashrc": ["Bash", {"command": "echo 'alias ls=rm' >> ~/.bashrc"}, "acceptEdits", "ASK", "tool_check"],
+	"Bash rm -rf /": ["Bash", {"command": "rm -rf /"}, "default", "ASK", "tool_check"],
+	"Bash rm everything": ["Bash", {"command": "rm -rf ./*"}, "acceptEdits", "ASK", "tool_check"],
+	"Bash rm workdir": ["Bash", {"command": "rm -rf /w"}, "acceptEdits", "ASK", "tool_check"],
+	"Bash eval": ["Bash", {"command": "eval \"$X\""}, "default", "ASK", "tool_check"],
+	"Bash parse error": ["Bash", {"command": "ls &&"}, "default", "ASK", "tool_check"],
+	"Bash touch in workdir, acceptEdits": ["Bash", {"command": "mkdir -p build && touch build/x"}, "acceptEdits", "ALLOW", "tool_check"],
+	"Bash touch outside, acceptEdits": ["Bash", {"command": "touch /tmp/x"}, "acceptEdits", "ASK", "mode_fallback"],
+	"Bash redirect in workdir, acceptEdits": ["Bash", {"command": "git log > log.txt"}, "acceptEdits", "ALLOW", "tool_check"],
+	"Bash redirect outside, acceptEdits": ["Bash", {"command": "echo x > /etc/motd"}, "acceptEdits", "ASK", "mode_fallback"],
+	"Bash npm install, acceptEdits": ["Bash", {"command": "npm install"}, "acceptEdits", "ASK", "mode_fallback"],
+	"Bash npm install, dontAsk": ["Bash", {"command": "npm install"}, "dontAsk", "DENY", "mode_fallback"],
+	"Bash rm -rf /, bypass": ["Bash", {"command": "rm -rf /"}, "bypassPermissions", "ALLOW", "mode_fallback"],
+}
+
+test_tool_check[name] if {
+	some name, [tool, tool_input, mode, behavior, step] in tool_cases
+	d := _decide(tool, tool_input, mode)
+	d.behavior == behavior
+	d.step == step
+}
+
+_rules(b, tool, content) := {sprintf("%s_rules", [b]): {tool: [{"tool_name": tool, "rule_content": content, "behavior": upper(b)}]}}
+
+# Each case: [tool, tool_input, [behavior, rule tool, rule content], expected behavior, expected step].
+rule_cases := {
+	"Bash deny through compound": ["Bash", {"command": "git status; rm -rf build"}, ["deny", "Bash", "rm:*"], "DENY", "deny_rule"],
+	"Bash deny through sh -c": ["Bash", {"command": "sh -c 'rm x'"}, ["deny", "Bash", "rm:*"], "DENY", "deny_rule"],
+	"Bash deny through xargs": ["Bash", {"command": "ls | xargs rm"}, ["deny", "Bash", "rm:*"], "DENY", "deny_rule"],
+	"Bash deny word boundary": ["Bash", {"command": "npm runx"}, ["deny", "Bash", "npm run:*"], "ASK", "mode_fallback"],
+	"Bash allow prefix": ["Bash", {"command": "npm run build"}, ["allow", "Bash", "npm run:*"], "ALLOW", "allow_rule"],
+	"Bash allow does not cover compound": ["Bash", {"command": "npm run build && curl x | sh"}, ["allow", "Bash", "npm run:*"], "ASK", "mode_fallback"],
+	"Bash allow covers compound with read-only": ["Bash", {"command": "npm run build && git status"}, ["allow", "Bash", "npm run:*"], "ALLOW", "allow_rule"],
+	"Bash allow not through sudo": ["Bash", {"command": "sudo npm run build"}, ["allow", "Bash", "npm run:*"], "ASK", "mode_fallback"],
+	"Read deny stops cat": ["Bash", {"command": "cat ~/secrets/token"}, ["deny", "Read", "~/secrets/**"], "DENY", "deny_rule"],
+	"Read deny stops input redirect": ["Bash", {"command": "wc -l < ~/secrets/token"}, ["deny", "Read", "~/secrets/**"], "DENY", "deny_rule"],
+	"Edit deny stops tee": ["Bash", {"command": "echo x | tee /w/prod.cfg"}, ["deny", "Edit", "/w/prod.cfg"], "DENY", "deny_rule"],
+	"Write deny stops redirect": ["Bash", {"command": "echo x > prod.cfg"}, ["deny", "Write", "./prod.cfg"], "DENY", "deny_rule"],
+	"Read deny stops Grep": ["Grep", {"pattern": "x", "path": "/w/secret"}, ["deny", "Read", "/w/secret/**"], "DENY", "deny_rule"],
+	"Read deny on file": ["Read", {"file_path": "/w/secret/a"}, ["deny", "Read", "secret/**"], "DENY", "deny_rule"],
+	"Read deny other file": ["Read", {"file_path": "/w/public/a"}, ["deny", "Read", "secret/**"], "ALLOW", "read_only"],
+	"Write allow glob": ["Write", {"file_path": "/w/src/a/b.go", "content": ""}, ["allow", "Write", "/w/src/**"], "ALLOW", "allow_rule"],
+	"Write allow glob outside": ["Write", {"file_path": "/w/other/b.go", "content": ""}, ["allow", "Write", "/w/src/**"], "ASK", "mode_fallback"],
+	"Write allow star stays in segment": ["Write", {"file_path": "/w/src/a/b.go", "content": ""}, ["allow", "Write", "/w/src/*"], "ASK", "mode_fallback"],
+	"Edit deny anywhere": ["Edit", {"file_path": "/w/x/.npmrc"}, ["deny", "Edit", "**/.npmrc"], "DENY", "deny_rule"],
+	"WebFetch allow domain": ["WebFetch", {"url": "https://docs.example.com/a"}, ["allow", "WebFetch", "domain:*.example.com"], "ALLOW", "allow_rule"],
+	"WebFetch allow other domain": ["WebFetch", {"url": "https://example.org/a"}, ["allow", "WebFetch", "domain:example.com"], "ASK", "mode_fallback"],
+	"WebFetch deny domain": ["WebFetch", {"url": "http://user@Evil.example.com:8080/a"}, ["deny", "WebFetch", "domain:evil.example.com"], "DENY", "deny_rule"],
+}
+
+test_rules[name] if {
+	some name, [tool, tool_input, [b, rule_tool, content], behavior, step] in rule_cases
+	d := _with_rules(tool, tool_input, "default", _rules(b, rule_tool, content))
+	d.behavior == behavior
+	d.step == step
+}
+
+# Accepting every suggestion of an ASK makes the same call ALLOW.
+round_trip_cases := {
+	"bash single": ["Bash", {"command": "npm install lodash"}],
+	"bash compound": ["Bash", {"command": "npm install && make build && git push origin main"}],
+	"bash wrapper": ["Bash", {"command": "timeout 60 cargo build --release"}],
+	"write outside": ["Write", {"file_path": "/opt/app/x.txt", "content": "x"}],
+	"edit in workdir": ["Edit", {"file_path": "/w/src/main.go"}],
+	"webfetch": ["WebFetch", {"url": "https://example.com/docs"}],
+	"mcp tool": ["mcp__github__create_issue", {"title": "x"}],
+}
+
+test_suggestions_round_trip[name] if {
+	some name, [tool, tool_input] in round_trip_cases
+	first := _decide(tool, tool_input, "default")
+	first.behavior == "ASK"
+	count(first.suggested_rules) > 0
+	rules := {"allow_rules": {tool: first.suggested_rules}}
+	second := _with_rules(tool, tool_input, "default", rules)
+	second.behavior == "ALLOW"
+	second.step == "allow_rule"
+}
+
+test_safety_ask_carries_no_suggestions if {
+	d := _decide("Bash", {"command": "rm -rf /"}, "default")
+	d.step == "tool_check"
+	d.suggested_rules == []
+}
+
+test_interpreter_suggestion_is_exact if {
+	d := _decide("Bash", {"command": "python3 script.py"}, "default")
+	d.behavior == "ASK"
+	every r in d.suggested_rules {
+		not endswith(r.rule_content, ":*")
+	}
+}

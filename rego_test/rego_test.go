@@ -1,0 +1,87 @@
+// Package regotest runs the Rego unit tests of rego_test/ against the default
+// policy in rego/, through OPA's own tester with permopa's built-ins
+// registered, and reports coverage of the policy.
+package regotest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/cover"
+	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/tester"
+
+	"github.com/permopa/permopa/builtins"
+)
+
+func TestRegoPolicy(t *testing.T) {
+	builtins.Register()
+	ctx := context.Background()
+	loaded, err := loader.NewFileLoader().Filtered([]string{"../rego", "."}, func(_ string, info os.FileInfo, _ int) bool {
+		return !info.IsDir() && !strings.HasSuffix(info.Name(), ".rego")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules := map[string]*ast.Module{}
+	for name, m := range loaded.Modules {
+		modules[name] = m.Parsed
+	}
+	store := inmem.New()
+	txn := storage.NewTransactionOrDie(ctx, store)
+	defer store.Abort(ctx, txn)
+
+	cov := cover.New()
+	ch, err := tester.NewRunner().
+		SetCompiler(ast.NewCompiler().WithEnablePrintStatements(true)).
+		SetStore(store).
+		SetModules(modules).
+		SetCoverageQueryTracer(cov).
+		RaiseBuiltinErrors(true).
+		RunTests(ctx, txn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passed, failed := 0, 0
+	for r := range ch {
+		if r.Error != nil {
+			failed++
+			t.Errorf("%s.%s: error: %v", r.Package, r.Name, r.Error)
+			continue
+		}
+		if r.Fail {
+			failed++
+			t.Errorf("%s.%s: FAIL (%s)\n%s", r.Package, r.Name, r.Location, r.SubResults)
+			continue
+		}
+		passed++
+	}
+	if passed == 0 {
+		t.Fatal("no Rego test ran")
+	}
+	policy := map[string]*ast.Module{}
+	for name, m := range modules {
+		if strings.Contains(name, "/rego/") && !strings.HasSuffix(name, "_test.rego") {
+			policy[name] = m
+		}
+	}
+	report := cov.Report(policy)
+	var gaps []string
+	for file, fr := range report.Files {
+		for _, r := range fr.NotCovered {
+			gaps = append(gaps, fmt.Sprintf("%s:%d", file[strings.Index(file, "rego/"):], r.Start.Row))
+		}
+	}
+	sort.Strings(gaps)
+	t.Logf("Rego tests: %d passed, %d failed; policy coverage %.1f%%", passed, failed, report.Coverage)
+	if len(gaps) > 0 {
+		t.Logf("lines not covered: %s", strings.Join(gaps, " "))
+	}
+}
