@@ -133,7 +133,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		doc["permopa"] = permopaDoc
 	}
 	permopaDoc["settings"] = c.settings.Document()
-	store := inmem.NewFromObject(doc)
+	// AST values on read: the policy reads settings on every decision, and
+	// converting the document from Go values each time would dominate.
+	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))
 	regoOpts = append(regoOpts, rego.Store(store))
 	pq, err := rego.New(regoOpts...).PrepareForEval(ctx)
 	if err != nil {

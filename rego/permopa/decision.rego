@@ -35,11 +35,11 @@ decision := object.union(_decided, {"tool_use_id": object.get(input, "tool_use_i
 
 _decided := _deny(
 	"error",
-	sprintf("invalid input: %s", [concat("; ", sort(call.errors))]),
+	sprintf("invalid input: %s", [_input_errors]),
 	"input_error",
 	null,
 ) if {
-	count(call.errors) > 0
+	not call.valid
 } else := _deny(
 	"deny_rule",
 	sprintf("%s is denied by rule %s", [call.tool, _show(rules.match.deny)]),
@@ -74,6 +74,10 @@ _decided := _deny(
 	call.mode in modes.consults_tools
 	rules.match.allow
 } else := _fallback
+
+_input_errors := concat("; ", sort(call.errors)) if count(call.errors) > 0
+
+else := "input: not understood"
 
 _decision(behavior, step, message, reason, immune, rule, suggested) := {
 	"behavior": behavior,

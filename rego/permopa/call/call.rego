@@ -99,76 +99,84 @@ bypass_honours_safety := object.get(_settings, "bypass_honours_safety", false) =
 
 # METADATA
 # description: Input problems, each naming the field. Any entry makes the decision DENY with step error.
-errors contains "input: must be a JSON object" if not is_object(input)
+errors := _problems
 
-errors contains "tool_name: missing" if {
+# METADATA
+# description: |
+#   The input is well formed. The decision asks for this rule to hold rather
+#   than for errors to be empty, so that anything undefined here fails closed.
+valid if count(errors) == 0
+
+_problems contains "input: must be a JSON object" if not is_object(input)
+
+_problems contains "tool_name: missing" if {
 	is_object(input)
 	not input.tool_name
 }
 
-errors contains "tool_name: must be a non-empty string" if {
+_problems contains "tool_name: must be a non-empty string" if {
 	input.tool_name
 	not _non_empty_string(input.tool_name)
 }
 
-errors contains "tool_input: missing" if {
+_problems contains "tool_input: missing" if {
 	is_object(input)
 	not "tool_input" in object.keys(input)
 }
 
-errors contains "tool_input: must be an object" if {
+_problems contains "tool_input: must be an object" if {
 	"tool_input" in object.keys(input)
 	not is_object(input.tool_input)
 }
 
-errors contains sprintf("permission_mode: unknown mode %q", [raw_mode]) if {
+_problems contains sprintf("permission_mode: unknown mode %q", [raw_mode]) if {
 	is_string(raw_mode)
 	not modes.canonical[lower(raw_mode)]
 }
 
-errors contains "permission_mode: must be a string" if {
+_problems contains "permission_mode: must be a string" if {
 	"permission_mode" in object.keys(input)
 	not is_string(input.permission_mode)
 	not is_null(input.permission_mode)
 }
 
-errors contains "cwd: must be a string" if {
+_problems contains "cwd: must be a string" if {
 	"cwd" in object.keys(input)
 	not is_string(input.cwd)
 	not is_null(input.cwd)
 }
 
-errors contains "working_directories: must be an array of strings" if {
+_problems contains "working_directories: must be an array of strings" if {
 	"working_directories" in object.keys(input)
 	not _string_array(input.working_directories)
 }
 
-errors contains "permission_context: must be an object" if {
+_problems contains "permission_context: must be an object" if {
 	"permission_context" in object.keys(input)
 	not is_object(input.permission_context)
 	not is_null(input.permission_context)
 }
 
-errors contains "read_only: must be a boolean" if {
+_problems contains "read_only: must be a boolean" if {
 	"read_only" in object.keys(input)
 	not is_boolean(input.read_only)
 	not is_null(input.read_only)
 }
 
-errors contains "tool_check: must be an object with a behavior of ALLOW, DENY, ASK or PASSTHROUGH" if {
+_problems contains "tool_check: must be an object with a behavior of ALLOW, DENY, ASK or PASSTHROUGH" if {
 	"tool_check" in object.keys(input)
 	not is_null(input.tool_check)
 	not _valid_tool_check(input.tool_check)
 }
 
 # Built-in tools need their path or command argument as a string.
-errors contains sprintf("tool_input.%s: %s needs a non-empty string", [field, tool]) if {
+_problems contains sprintf("tool_input.%s: %s needs a non-empty string", [field, tool]) if {
 	some field in _required_field[tool]
 	is_object(input.tool_input)
 	not _non_empty_string(object.get(input.tool_input, field, null))
 }
 
-errors contains sprintf("tool_input.%s: must be a string", [field]) if {
+_problems contains sprintf("tool_input.%s: must be a string", [field]) if {
 	some field in _optional_field[tool]
 	is_object(input.tool_input)
 	field in object.keys(input.tool_input)
@@ -198,9 +206,7 @@ _non_empty_string(x) if {
 
 _string_array(xs) if {
 	is_array(xs)
-	every x in xs {
-		is_string(x)
-	}
+	count([x | some x in xs; not is_string(x)]) == 0
 }
 
 _valid_tool_check(tc) if {

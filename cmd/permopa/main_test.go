@@ -1,0 +1,174 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var permopaBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "permopa-bin")
+	if err != nil {
+		panic(err)
+	}
+	permopaBin = filepath.Join(dir, "permopa")
+	out, err := exec.Command("go", "build", "-o", permopaBin, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func permopa(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(permopaBin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "HOME=/root")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+type decision struct {
+	Behavior       string           `json:"behavior"`
+	Step           string           `json:"step"`
+	Message        string           `json:"message"`
+	Code           string           `json:"code"`
+	SuggestedRules []map[string]any `json:"suggested_rules"`
+	MatchedRule    map[string]any   `json:"matched_rule"`
+}
+
+func decisions(t *testing.T, out string) []decision {
+	t.Helper()
+	var ds []decision
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var d decision
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatalf("output %q: %v", sc.Text(), err)
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// TestDecideMatrixConformance pipes every case of the AgentScope matrix
+// through `permopa decide` in one process.
+func TestDecideMatrixConformance(t *testing.T) {
+	raw, err := os.ReadFile("../../engine/testdata/matrix-cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	out, stderr, code := permopa(t, string(raw), "decide")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ds := decisions(t, out)
+	if len(ds) != len(lines) {
+		t.Fatalf("%d decisions for %d inputs", len(ds), len(lines))
+	}
+	failed := 0
+	for i, line := range lines {
+		var c struct{ ID, Expect, ExpectStep string }
+		var m map[string]any
+		_ = json.Unmarshal([]byte(line), &m)
+		c.ID, _ = m["id"].(string)
+		c.Expect, _ = m["expect"].(string)
+		c.ExpectStep, _ = m["expect_step"].(string)
+		if ds[i].Behavior != c.Expect || ds[i].Step != c.ExpectStep {
+			failed++
+			t.Errorf("%s: got %s/%s, want %s/%s", c.ID, ds[i].Behavior, ds[i].Step, c.Expect, c.ExpectStep)
+		}
+	}
+	t.Logf("permopa decide: %d matrix cases, %d failed", len(lines), failed)
+}
+
+// TestReadmeCommand runs the README's first set-up command.
+func TestReadmeCommand(t *testing.T) {
+	in := `{"tool_name":"Bash","tool_input":{"command":"git status && rm -rf build"},"permission_mode":"default","cwd":"/tmp"}`
+	out, stderr, code := permopa(t, in+"\n", "decide")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ds := decisions(t, out)
+	if len(ds) != 1 || ds[0].Behavior != "ASK" || ds[0].Step != "mode_fallback" {
+		t.Fatalf("got %+v", ds)
+	}
+	if len(ds[0].SuggestedRules) != 1 || ds[0].SuggestedRules[0]["rule_content"] != "rm:*" {
+		t.Fatalf("suggestions: %+v", ds[0].SuggestedRules)
+	}
+}
+
+// Malformed lines are each a DENY with step error; the process keeps going and exits 0.
+func TestDecideMalformedInput(t *testing.T) {
+	in := "not json\n" +
+		`{"tool_input":{}}` + "\n" +
+		`{"tool_name":"Bash","tool_input":[]}` + "\n" +
+		`{"tool_name":"Bash","tool_input":{"command":"ls"},"permission_mode":"sometimes"}` + "\n" +
+		`{"tool_name":"Read","tool_input":{"file_path":["/etc/passwd"]}}` + "\n" +
+		`{"tool_name":"Read","tool_input":{"file_path":"/etc/hosts"}}` + "\n"
+	out, stderr, code := permopa(t, in, "decide")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ds := decisions(t, out)
+	if len(ds) != 6 {
+		t.Fatalf("got %d decisions", len(ds))
+	}
+	for i, field := range []string{"JSON", "tool_name", "tool_input", "permission_mode", "tool_input.file_path"} {
+		if ds[i].Behavior != "DENY" || ds[i].Step != "error" || !strings.Contains(ds[i].Message, field) {
+			t.Errorf("line %d: %+v should be DENY/error naming %s", i+1, ds[i], field)
+		}
+	}
+	if ds[5].Behavior != "ALLOW" {
+		t.Errorf("the valid last line: %+v", ds[5])
+	}
+}
+
+// Settings files give rules with their layer, and --mode sets the default mode.
+func TestDecideWithSettings(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(npm run:*)"], "deny": ["Bash(git push:*)", "Bash(bad"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"tool_name":"Bash","tool_input":{"command":"npm run build"},"cwd":"/tmp"}` + "\n" +
+		`{"tool_name":"Bash","tool_input":{"command":"cd sub && git push --force"},"cwd":"/tmp"}` + "\n" +
+		`{"tool_name":"Bash","tool_input":{"command":"make"},"cwd":"/tmp"}` + "\n"
+	out, stderr, code := permopa(t, in, "decide", "--settings", settings, "--mode", "dontAsk")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "Bash(bad") {
+		t.Errorf("the invalid rule is not reported: %q", stderr)
+	}
+	ds := decisions(t, out)
+	if ds[0].Behavior != "ALLOW" || ds[0].Step != "allow_rule" || ds[0].MatchedRule["layer"] != settings {
+		t.Errorf("npm run build: %+v", ds[0])
+	}
+	if ds[1].Behavior != "DENY" || ds[1].Step != "deny_rule" {
+		t.Errorf("git push: %+v", ds[1])
+	}
+	if ds[2].Behavior != "DENY" || ds[2].Step != "mode_fallback" {
+		t.Errorf("make in dontAsk: %+v", ds[2])
+	}
+}
