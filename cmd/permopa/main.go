@@ -21,7 +21,9 @@ func main() {
 		Short:        "permopa: ALLOW, DENY or ASK for AI-agent tool calls, on OPA",
 		SilenceUsage: true,
 	}, "permopa")
-	root.AddCommand(decideCommand())
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
 	if err := root.Execute(); err != nil {
 		var exit *cmd.ExitError
 		if errors.As(err, &exit) {
