@@ -53,6 +53,11 @@ type Leaf struct {
 	// FSCommand is true for mkdir touch rm rmdir mv cp ln and in-place sed
 	// whose every write target is known (in Writes).
 	FSCommand bool `json:"fs_command"`
+	// Layers are the argvs of the wrapper levels above Argv, outermost
+	// first ("sudo rm x" has [[sudo rm x]]); deny and ask rules see them all.
+	Layers [][]string `json:"layers,omitempty"`
+	// Subcommand is the vocabulary's subcommand path ("pr list"), if any.
+	Subcommand string `json:"subcommand,omitempty"`
 }
 
 // Hit is a dangerous-command pattern found on parsed argv.
@@ -64,8 +69,8 @@ type Hit struct {
 
 // Analysis is the result for a whole command line.
 type Analysis struct {
-	ReadOnly   bool     `json:"read_only"`
-	Analysable bool     `json:"analysable"`
+	ReadOnly   bool `json:"read_only"`
+	Analysable bool `json:"analysable"`
 	// Reasons says why the command is not analysable.
 	Reasons []string `json:"reasons"`
 	// NotReadOnly says why the command is not read-only (one entry per cause).
@@ -81,4 +86,17 @@ type Analysis struct {
 	Dangerous        []Hit    `json:"dangerous"`
 	// Truncated is true when a cap was hit.
 	Truncated bool `json:"truncated"`
+	// DynamicWrites is true when something is written to a path that is not
+	// known statically (redirect to "$f", rm "$x", a relative path after an
+	// unknown cd); such targets are missing from Writes.
+	DynamicWrites bool `json:"dynamic_writes"`
+
+	// home is Options.Home, for matching rules written with ~.
+	home string
+	// crude are argvs cut out of a command that did not parse, for deny and
+	// ask rules only: bash accepts some input the parser rejects.
+	crude [][]string
+	// uncoverable: a cause of not being read-only that belongs to no leaf
+	// (a redirection without a command), so no allow rule can cover it.
+	uncoverable bool
 }

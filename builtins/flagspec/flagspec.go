@@ -9,6 +9,8 @@
 // arrive as the byte Dynamic, so a path operand that contains it is not static.
 package flagspec
 
+import "strings"
+
 // Dynamic marks, inside an argv word, a part whose value is only known at run time.
 const Dynamic = "\x00"
 
@@ -43,9 +45,58 @@ func Judge(argv []string) Verdict {
 	if len(argv) == 0 {
 		return Verdict{Reason: "empty command"}
 	}
-	return Verdict{Reason: "program " + argv[0] + " is not in the read-only vocabulary"}
+	prog := argv[0]
+	if prog == "" || strings.Contains(prog, Dynamic) {
+		return Verdict{Reason: "the program name is only known at run time"}
+	}
+	if strings.ContainsRune(prog, '/') {
+		return Verdict{Reason: "program " + prog + " is a path, not a bare name"}
+	}
+	if v, ok := judgeExact(argv); ok {
+		return v
+	}
+	s := registry[prog]
+	if s == nil {
+		v := Verdict{Reason: "program " + prog + " is not in the read-only vocabulary"}
+		if why, ok := knownWriters[prog]; ok {
+			v.Known = true
+			v.Reason = prog + " " + why
+			if subcommandPrograms[prog] {
+				v.Subcommand = firstWord(argv[1:])
+			}
+		}
+		return v
+	}
+	st := statePool.Get().(*state)
+	st.argv = argv
+	st.v = Verdict{Known: true}
+	st.ops = st.opsBuf[:0]
+	st.vals = st.valsBuf[:0]
+	st.marks = 0
+	st.unknown = false
+	st.run(s, argv[1:])
+	v := st.v
+	if v.Reason == "" {
+		v.ReadOnly = true
+	}
+	if st.spec.fs && !st.unknown {
+		v.FSCommand = true
+	}
+	*st = state{}
+	statePool.Put(st)
+	return v
+}
+
+// firstWord returns the first word that does not start with "-".
+func firstWord(args []string) string {
+	for _, a := range args {
+		if a != "" && a[0] != '-' {
+			return printable(a)
+		}
+	}
+	return ""
 }
 
 // HasSubcommands reports whether program takes subcommands (git, npm, gh, docker, ...),
 // so that a suggested rule is "program subcommand:*" rather than "program:*".
-func HasSubcommands(program string) bool { return false }
+func HasSubcommands(program string) bool { return subcommandPrograms[program] }

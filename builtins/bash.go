@@ -1,0 +1,283 @@
+package builtins
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/builtins"
+	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/permopa/permopa/builtins/bash"
+	"github.com/permopa/permopa/builtins/internal/lru"
+)
+
+var categoriesBash = []string{"permopa", "permopa.bash"}
+
+const bashOptsDoc = "options: `cwd` (string), `home` (string), `working_directories` (array of strings), " +
+	"`max_length` (number: the command length cap in bytes, 0 the default), `max_leaves` (number: the leaf " +
+	"command cap, 0 the default); unknown keys are ignored"
+
+var (
+	analysisType    = reflect.TypeFor[bash.Analysis]()
+	analysisEncoder = encoderFor(analysisType)
+)
+
+// BashAnalyze is permopa.bash.analyze.
+var BashAnalyze = &ast.Builtin{
+	Name: "permopa.bash.analyze",
+	Description: "Parses a bash command line (mvdan.cc/sh, bash dialect) and analyses it: the leaf commands " +
+		"that will run (argv after quote removal, wrapper chain, what allow rules see, read-only verdict " +
+		"with its reason, paths read and written, filesystem-command flag), every path read or written, " +
+		"critical removals, dangerous-command hits, whether the whole command is read-only and whether it " +
+		"could be analysed at all. Anything the analyser does not model fails closed: not read-only, and " +
+		"not analysable when it hides what runs.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("analysis", typeOf(analysisType)).Description("the analysis (see package builtins/bash, type Analysis, for every field)"),
+	),
+	CanSkipBctx: true,
+}
+
+// bashOptions reads the analysis options of operand pos.
+func bashOptions(t *ast.Term, pos int) (bash.Options, error) {
+	var bo bash.Options
+	o, err := optsOperand(t, pos)
+	if err != nil {
+		return bo, err
+	}
+	if bo.Cwd, err = o.str(keyCwd); err != nil {
+		return bo, err
+	}
+	if bo.Home, err = o.str(keyHome); err != nil {
+		return bo, err
+	}
+	if bo.WorkingDirectories, err = o.strings(keyWorkingDirectories); err != nil {
+		return bo, err
+	}
+	if bo.MaxLength, err = o.int(keyMaxLength); err != nil {
+		return bo, err
+	}
+	bo.MaxLeaves, err = o.int(keyMaxLeaves)
+	return bo, err
+}
+
+// analyses caches the Rego value of an analysis. bash.Analyze returns the
+// same *Analysis for the same command and options while it stays in its own
+// cache, so a repeated command costs no conversion.
+var analyses = lru.New[*bash.Analysis, ast.Value](4096)
+
+func analysisTerm(a *bash.Analysis) *ast.Term {
+	if v, ok := analyses.Get(a); ok {
+		return ast.NewTerm(v)
+	}
+	t := analysisEncoder(reflect.ValueOf(a).Elem())
+	analyses.Put(a, t.Value)
+	return t
+}
+
+func analyze(cmd, optsT *ast.Term, cmdPos, optsPos int) (*bash.Analysis, error) {
+	c, err := builtins.StringOperand(cmd.Value, cmdPos)
+	if err != nil {
+		return nil, err
+	}
+	bo, err := bashOptions(optsT, optsPos)
+	if err != nil {
+		return nil, err
+	}
+	return bash.Analyze(string(c), bo), nil
+}
+
+func bashAnalyze(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	a, err := analyze(ops[0], ops[1], 1, 2)
+	if err != nil {
+		return nil, err
+	}
+	return analysisTerm(a), nil
+}
+
+// BashMatch is permopa.bash.match.
+var BashMatch = &ast.Builtin{
+	Name: "permopa.bash.match",
+	Description: "Matches one Bash rule content (`npm run:*`, `npm run *`, `git status`, `git * --force`; " +
+		"empty: every command) against a command with deny semantics: true when any leaf command " +
+		"matches, seen through every wrapper (`sudo`, `env`, `xargs`, `bash -c`, `$(...)`, ...). " +
+		"Uses the default analysis options. A rule content that does not compile is an error.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("rule_content", types.S).Description("the content of a Bash rule"),
+			types.Named("command", types.S).Description("the command line"),
+		),
+		types.Named("result", types.B).Description("true when some leaf matches"),
+	),
+	CanSkipBctx: true,
+}
+
+// patterns caches compiled single rule contents, as one-element lists.
+var patterns = lru.New[string, []*bash.Pattern](4096)
+
+func compileOne(content string) ([]*bash.Pattern, error) {
+	if ps, ok := patterns.Get(content); ok {
+		return ps, nil
+	}
+	p, err := bash.CompilePattern(content)
+	if err != nil {
+		return nil, fmt.Errorf("rule content %q: %w", content, err)
+	}
+	ps := []*bash.Pattern{p}
+	patterns.Put(content, ps)
+	return ps, nil
+}
+
+func bashMatch(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	rc, err := builtins.StringOperand(ops[0].Value, 1)
+	if err != nil {
+		return nil, err
+	}
+	c, err := builtins.StringOperand(ops[1].Value, 2)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := compileOne(string(rc))
+	if err != nil {
+		return nil, err
+	}
+	return boolTerm(bash.Analyze(string(c), bash.Options{}).MatchAny(ps) >= 0), nil
+}
+
+// patternLists caches compiled lists of rule contents.
+var patternLists = newValueCache[[]*bash.Pattern](1 << 18)
+
+func compileList(t *ast.Term, pos int) ([]*bash.Pattern, error) {
+	// The elements are checked only when compiled: a cache hit is an array
+	// equal to one that was checked.
+	a, err := builtins.ArrayOperand(t.Value, pos)
+	if err != nil {
+		return nil, err
+	}
+	return patternLists.get(a, "", "", func() ([]*bash.Pattern, error) {
+		if _, err := stringArrayOperand(t, pos); err != nil {
+			return nil, err
+		}
+		ps := make([]*bash.Pattern, a.Len())
+		for i := range ps {
+			one, err := compileOne(string(a.Elem(i).Value.(ast.String)))
+			if err != nil {
+				return nil, err
+			}
+			ps[i] = one[0]
+		}
+		return ps, nil
+	})
+}
+
+// BashMatchAny is permopa.bash.match_any.
+var BashMatchAny = &ast.Builtin{
+	Name: "permopa.bash.match_any",
+	Description: "Matches a list of Bash rule contents against a command with deny/ask semantics: the index " +
+		"of the first rule that matches any leaf command, seen through every wrapper, or -1. The list is " +
+		"compiled once and cached. A rule content that does not compile is an error.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("rule_contents", stringArray()).Description("the contents of the Bash deny (or ask) rules"),
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("index", types.N).Description("index of the first matching rule, or -1"),
+	),
+	CanSkipBctx: true,
+}
+
+func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	ps, err := compileList(ops[0], 1)
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyze(ops[1], ops[2], 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return termMinusOne, nil
+	}
+	return indexTerm(a.MatchAny(ps)), nil
+}
+
+var (
+	keyCovered = ast.StringTerm("covered")
+	keyIndex   = ast.StringTerm("index")
+)
+
+// BashCovered is permopa.bash.covered.
+var BashCovered = &ast.Builtin{
+	Name: "permopa.bash.covered",
+	Description: "Decides whether allow rules cover a command: covered when every leaf command is read-only " +
+		"or matched by some rule, where rules see only through transparent wrappers (`timeout`, `nice`, " +
+		"`nohup`, `time`, `stdbuf`, `command`, allowlisted assignments), so `sudo rm x` or `xargs rm` are " +
+		"never covered by a rule for `rm`. `index` is the first rule used, or -1 when read-only leaves " +
+		"alone cover the command (or it is not covered). A rule content that does not compile is an error.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("rule_contents", stringArray()).Description("the contents of the Bash allow rules"),
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("result", types.NewObject([]*types.StaticProperty{
+			types.NewStaticProperty("covered", types.B),
+			types.NewStaticProperty("index", types.N),
+		}, nil)).Description("`{\"covered\": boolean, \"index\": number}`"),
+	),
+	CanSkipBctx: true,
+}
+
+func bashCovered(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	ps, err := compileList(ops[0], 1)
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyze(ops[1], ops[2], 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	i, ok := a.Covered(ps)
+	if !ok {
+		i = -1
+	}
+	return ast.ObjectTerm(
+		ast.Item(keyCovered, boolTerm(ok)),
+		ast.Item(keyIndex, indexTerm(i)),
+	), nil
+}
+
+// BashSuggest is permopa.bash.suggest.
+var BashSuggest = &ast.Builtin{
+	Name: "permopa.bash.suggest",
+	Description: "Suggests at most 5 Bash allow-rule contents that, accepted, make the command covered " +
+		"(`prefix:*` per leaf that needs one; the exact leaf for interpreters, shells and privilege " +
+		"wrappers). Empty when no rule can cover the command (it cannot be analysed).",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("rule_contents", stringArray()).Description("suggested rule contents"),
+	),
+	CanSkipBctx: true,
+}
+
+func bashSuggest(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	a, err := analyze(ops[0], ops[1], 1, 2)
+	if err != nil {
+		return nil, err
+	}
+	return stringsTerm(a.Suggest()), nil
+}

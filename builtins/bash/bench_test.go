@@ -1,0 +1,88 @@
+package bash
+
+import (
+	"strconv"
+	"testing"
+)
+
+const compound = "ls -la src | grep foo && git diff --stat"
+
+// BenchmarkAnalyzeCompound measures a typical three-part compound, cached
+// (the common case: the policy asks several questions about one call) and
+// uncached (real parsing and analysis).
+func BenchmarkAnalyzeCompound(b *testing.B) {
+	b.Run("cached", func(b *testing.B) {
+		Analyze(compound, conformanceOpts)
+		b.ReportAllocs()
+		for b.Loop() {
+			Analyze(compound, conformanceOpts)
+		}
+	})
+	b.Run("uncached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			analyze(compound, conformanceOpts)
+		}
+	})
+	b.Run("parse-only", func(b *testing.B) {
+		// The floor: mvdan.cc/sh parsing alone, for comparison.
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := parse(compound); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("distinct", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			Analyze(compound+" "+strconv.Itoa(i), conformanceOpts)
+		}
+	})
+}
+
+func benchPatterns(b *testing.B, n int) []*Pattern {
+	pats := make([]*Pattern, 0, n)
+	for i := 0; len(pats) < n; i++ {
+		for _, c := range []string{"tool" + strconv.Itoa(i) + " run:*", "npm run build" + strconv.Itoa(i), "make target" + strconv.Itoa(i) + " *"} {
+			if len(pats) < n {
+				p, err := CompilePattern(c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pats = append(pats, p)
+			}
+		}
+	}
+	return pats
+}
+
+// BenchmarkMatchAny matches a three-leaf compound against n deny patterns
+// that all miss (the common case), through the slice API (which indexes
+// slices of 64 patterns or more itself, remembering recent ones) and
+// through an explicit PatternSet.
+func BenchmarkMatchAny(b *testing.B) {
+	a := analyze(compound, conformanceOpts)
+	for _, n := range []int{10, 10000} {
+		pats := benchPatterns(b, n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if a.MatchAny(pats) >= 0 {
+					b.Fatal("unexpected hit")
+				}
+			}
+		})
+		set := NewPatternSet(pats)
+		b.Run(strconv.Itoa(n)+"-indexed", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if a.MatchAnySet(set) >= 0 {
+					b.Fatal("unexpected hit")
+				}
+			}
+		})
+	}
+}

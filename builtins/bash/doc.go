@@ -1,0 +1,66 @@
+package bash
+
+// Design notes: the choices the analyser makes, and why.
+//
+// Walking. Every statement is walked in order with the shell state the
+// analyser tracks: the working directories the shell may be in. cd can
+// fail, so after "cd d; x" both the old and the new directory apply, while
+// "cd d && x" runs x in d only and "cd d || x" in the old one. Subshells,
+// pipeline parts and substitutions never leak a cd. A loop whose body can
+// change directory runs with an unknown directory, where relative paths are
+// not static. An unmodelled node makes the command unanalysable.
+//
+// Words. Quote removal, ANSI-C strings, ~ and $HOME/${HOME}, $PWD when the
+// directory is known, brace expansion (at most 256 words; in the command
+// name it also makes the command unanalysable) and an unquoted
+// ${IFS} while IFS is never assigned (bash's default value only separates
+// words) are evaluated. Any other expansion is flagspec.Dynamic. A process
+// substitution is the pipe /dev/fd/63, a static path. A word that may turn
+// into options — one starting with an expansion, an unquoted expansion that
+// may split, a glob that starts with a metacharacter (a file named
+// "--pre=sh" matches *) — keeps its command from being read-only unless
+// the vocabulary accepts a run-time word there or the program takes no
+// harmful option (echo, printf, test). Arithmetic that names variables is
+// not read-only (bash evaluates a variable holding "a[$(cmd)]" as code);
+// ${x@P} and other transformations, extglob and arithmetic holding a
+// command substitution are unanalysable.
+//
+// Wrappers. Transparent (allow rules see the inner command, read-only as
+// the inner command): assignments of LANG LC_* TZ NO_COLOR TERM COLUMNS,
+// env with only those, command, builtin, exec, nice, nohup, time,
+// timeout, stdbuf. Not transparent (allow rules see the wrapper's whole
+// argv): other assignments and env uses, sudo, doas, su -c, runuser, xargs,
+// find -exec, sh/bash -c, eval, watch, setsid, ionice. xargs and
+// find -exec are never read-only: the operands they append are paths no
+// one can see statically. sh -c, bash -c and bash -lc with a parsed script
+// are read-only when the script is; a shell reading a here-document is
+// unanalysable (no rule can name its script) but its commands are listed;
+// zsh and ksh scripts are parsed for deny rules only. eval's static string
+// is parsed for deny rules; eval is never analysable. A wrapper option the
+// analyser does not know makes the command unanalysable and exposes the
+// commands starting at each of its first non-option words to deny rules.
+//
+// Leaves. Every command that may run is a leaf, including the bodies of
+// functions defined in the script (calls of a function or alias defined
+// in the script are unanalysable), bare assignments ("FOO=bar", read-only
+// only for the allowlist), [[ ]], (( )) and let. Leaves keep the argv of
+// every wrapper level (Layers) for deny rules.
+//
+// Paths. Reads and Writes are absolute and cleaned. A literal ~ left after
+// expansion (quoted, or inside an option value a program may expand itself)
+// is resolved both against the home directory and the cwd, so that a
+// dangerous-path check sees either. /dev/null, /dev/stdout, /dev/stderr,
+// /dev/stdin, /dev/tty, /dev/zero and /dev/fd/N are no file effect;
+// /dev/tcp and /dev/udp are network access. A write whose target is not
+// static sets Analysis.DynamicWrites.
+//
+// Parse errors. A command that does not parse has no leaves, is not
+// read-only and not analysable. Bash accepts some input mvdan.cc/sh
+// rejects ("echo $((rm x) )" runs rm), so MatchAny still sees the word
+// runs between the operators of such a command (deny and ask rules only);
+// an unparsable "$((" is first re-read as "$( (" as bash does.
+//
+// Rules. See match.go for the rule-content grammar and suggest.go for the
+// suggestions. MatchAny and Covered index slices of 64 or more patterns
+// themselves (remembering the last few slices, checked element by element);
+// NewPatternSet builds an index explicitly.

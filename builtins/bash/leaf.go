@@ -1,0 +1,573 @@
+package bash
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/permopa/permopa/builtins/flagspec"
+)
+
+// harmlessOperands are programs for which any extra operand or option an
+// unknown expansion could add keeps them read-only.
+// (Not printf: "printf -v PATH x" assigns a variable.)
+var harmlessOperands = map[string]bool{"echo": true, "true": true, "false": true, ":": true, "test": true, "[": true}
+
+// reserve makes room for one more leaf, or records that the cap was hit.
+func (w *walker) reserve() bool {
+	if w.stop {
+		return false
+	}
+	if len(w.res.Leaves) >= w.maxLeaves {
+		w.res.Truncated = true
+		w.stop = true
+		w.unanalysable("more than the maximum number of leaf commands")
+		return false
+	}
+	return true
+}
+
+// leaf emits one leaf command judged by the vocabulary.
+func (w *walker) leaf(fr frame, st state, argv []word, reason string) {
+	w.leafStrs(fr, st, argv, nil, reason)
+}
+
+// leafStrs is leaf with the argv strings already computed (or nil).
+func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason string) {
+	if len(argv) == 0 || !w.reserve() {
+		return
+	}
+	if sv == nil {
+		sv = strs(argv)
+	}
+	prog := sv[0]
+	base := prog
+	if strings.Contains(prog, "/") {
+		base = path.Base(prog)
+	}
+	judge := sv
+	if base != prog || fr.placeholder != "" {
+		judge = make([]string, len(sv))
+		copy(judge, sv)
+		judge[0] = base
+	}
+	if fr.placeholder != "" {
+		for i := 1; i < len(judge); i++ {
+			judge[i] = strings.ReplaceAll(judge[i], fr.placeholder, dyn)
+		}
+	}
+	var v flagspec.Verdict
+	if base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s) {
+		v = flagspec.Verdict{Known: true, ReadOnly: true}
+	} else {
+		v = flagspec.Judge(judge)
+	}
+	if globRisk := leadingGlobs(argv, judge); globRisk != nil && v.ReadOnly {
+		// A file named "--pre=sh" matches *: judge the glob as a word
+		// that may be an option.
+		if v2 := flagspec.Judge(globRisk); !v2.ReadOnly {
+			v.ReadOnly = false
+			v.Reason = "a glob may expand to options: " + v2.Reason
+		}
+	}
+	if r := shellStateChange(base, sv); r != "" {
+		v.ReadOnly = false
+		v.Reason = r
+	}
+	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand}
+	ro := v.ReadOnly && reason == ""
+	// The wrapper's reason says more than the vocabulary's ("sudo ...", "path-qualified ...").
+	why := firstNonEmpty(reason, fr.allForced())
+	if !v.ReadOnly {
+		why = firstNonEmpty(why, v.Reason)
+	}
+	dynWrite := false
+	addPaths := func(dst *[]string, raw []string, write bool) {
+		for _, p := range raw {
+			paths, ok := w.resolve(p, st)
+			if !ok {
+				ro = false
+				why = firstNonEmpty(why, "path operand is not static")
+				if write {
+					dynWrite = true
+				}
+				continue
+			}
+			for _, q := range paths {
+				if !pseudoDevice(q) {
+					*dst = appendUnique(*dst, q)
+				}
+			}
+		}
+	}
+	addPaths(&lf.Reads, v.Reads, false)
+	addPaths(&lf.Writes, v.Writes, true)
+	extraReads, extraWrites := shellKnownPaths(base, judge)
+	addPaths(&lf.Reads, extraReads, false)
+	addPaths(&lf.Writes, extraWrites, true)
+	for _, p := range fr.reads {
+		lf.Reads = appendUnique(lf.Reads, p)
+	}
+	for _, p := range fr.writes {
+		lf.Writes = appendUnique(lf.Writes, p)
+	}
+	for _, a := range argv[1:] {
+		if a.taint != "" {
+			ro = false
+			why = firstNonEmpty(why, a.taint)
+		}
+		if (a.splits || strings.HasPrefix(a.s, dyn)) && !harmlessOperands[base] {
+			ro = false
+			why = firstNonEmpty(why, "an expansion may add options or operands")
+		}
+	}
+	if f := fr.allForced(); f != "" {
+		ro = false
+		why = firstNonEmpty(why, f)
+	}
+	if dynWrite {
+		w.dynWrites = true
+	}
+	lf.FSCommand = v.FSCommand && !fr.noFS && !dynWrite
+	w.finish(&lf, fr, ro, why)
+	w.removals(len(w.res.Leaves)-1, base, judge, st, v.Recursive)
+}
+
+func isLookupFlag(s string) bool {
+	if len(s) < 2 || s[0] != '-' || s == "--" {
+		return false
+	}
+	return strings.Trim(s[1:], "pvV") == "" && strings.ContainsAny(s, "vV")
+}
+
+// cdLeaf emits the leaf of a cd: read-only unless its operand is not static.
+func (w *walker) cdLeaf(fr frame, st state, argv []word, reason string, reads []string) {
+	if !w.reserve() {
+		return
+	}
+	sv := strs(argv)
+	lf := Leaf{Argv: sv, Program: sv[0], Wrappers: fr.wrappers}
+	for _, p := range reads {
+		lf.Reads = appendUnique(lf.Reads, p)
+	}
+	for _, p := range fr.reads {
+		lf.Reads = appendUnique(lf.Reads, p)
+	}
+	lf.Writes = append(lf.Writes, fr.writes...)
+	ro := reason == ""
+	if f := fr.allForced(); f != "" {
+		ro = false
+		reason = firstNonEmpty(reason, f)
+	}
+	w.finish(&lf, fr, ro, reason)
+}
+
+// synthetic emits a leaf the walker judges itself ([[ ]], (( )), let, assignments).
+func (w *walker) synthetic(fr frame, st state, argv []string, ro bool, reason string, reads []string) {
+	if !w.reserve() {
+		return
+	}
+	lf := Leaf{Argv: argv, Program: argv[0], Wrappers: fr.wrappers}
+	for _, r := range reads {
+		if paths, ok := w.resolve(r, st); ok {
+			for _, p := range paths {
+				if !pseudoDevice(p) {
+					lf.Reads = appendUnique(lf.Reads, p)
+				}
+			}
+		}
+	}
+	for _, p := range fr.reads {
+		lf.Reads = appendUnique(lf.Reads, p)
+	}
+	lf.Writes = append(lf.Writes, fr.writes...)
+	if f := fr.allForced(); f != "" {
+		ro = false
+		reason = firstNonEmpty(reason, f)
+	}
+	w.finish(&lf, fr, ro, reason)
+}
+
+// finish fills the wrapper-derived fields and appends the leaf.
+func (w *walker) finish(lf *Leaf, fr frame, ro bool, why string) {
+	lf.AllowArgv = lf.Argv
+	if fr.allowArgv != nil {
+		lf.AllowArgv = fr.allowArgv
+	}
+	if len(fr.layers) > 0 {
+		lf.Layers = fr.layers
+	}
+	if lf.Reads == nil {
+		lf.Reads = []string{}
+	}
+	if lf.Writes == nil {
+		lf.Writes = []string{}
+	}
+	if lf.Wrappers == nil {
+		lf.Wrappers = []string{}
+	}
+	lf.ReadOnly = ro
+	if !ro {
+		lf.Reason = firstNonEmpty(why, "not read-only")
+	}
+	w.res.Leaves = append(w.res.Leaves, *lf)
+	if len(lf.Writes) > 0 {
+		idx := len(w.res.Leaves) - 1
+		for _, p := range lf.Writes {
+			if blockDevice(p) {
+				w.hit("block-device-write", idx, p)
+			}
+		}
+	}
+}
+
+func (w *walker) hit(pattern string, leaf int, detail string) {
+	for _, h := range w.res.Dangerous {
+		if h.Pattern == pattern && h.Leaf == leaf && h.Detail == detail {
+			return
+		}
+	}
+	w.res.Dangerous = append(w.res.Dangerous, Hit{Pattern: pattern, Leaf: leaf, Detail: detail})
+}
+
+func blockDevice(p string) bool {
+	if !strings.HasPrefix(p, "/dev/") {
+		return false
+	}
+	for _, prefix := range []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "mapper/", "dm-", "md", "loop"} {
+		if strings.HasPrefix(p[5:], prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellKnownPaths are the paths of the few programs whose operands matter
+// to the shell layer's own checks, whatever the vocabulary says.
+func shellKnownPaths(base string, argv []string) (reads, writes []string) {
+	switch base {
+	case "rm", "rmdir", "shred", "unlink":
+		writes = operands(argv)
+	case "dd":
+		for _, a := range argv[1:] {
+			if v, ok := strings.CutPrefix(a, "of="); ok {
+				writes = append(writes, v)
+			}
+			if v, ok := strings.CutPrefix(a, "if="); ok {
+				reads = append(reads, v)
+			}
+		}
+	case "find":
+		if contains(argv, "-delete") {
+			writes = findRoots(argv)
+		}
+	}
+	return reads, writes
+}
+
+// operands returns the non-option words of argv[1:] ("--" ends options).
+func operands(argv []string) []string {
+	var out []string
+	opts := true
+	for _, a := range argv[1:] {
+		if opts && a == "--" {
+			opts = false
+			continue
+		}
+		if opts && len(a) > 1 && a[0] == '-' {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// findRoots are find's starting points: the words before the expression.
+func findRoots(argv []string) []string {
+	var roots []string
+	i := 1
+	for i < len(argv) {
+		a := argv[i]
+		if a == "-H" || a == "-L" || a == "-P" {
+			i++
+			continue
+		}
+		if a == "-D" && i+1 < len(argv) {
+			i += 2
+			continue
+		}
+		if strings.HasPrefix(a, "-O") {
+			i++
+			continue
+		}
+		break
+	}
+	for ; i < len(argv); i++ {
+		a := argv[i]
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == "," {
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	return roots
+}
+
+// findFilterless reports whether a find expression selects everything
+// (only -delete and traversal options), so -delete empties its roots.
+func findFilterless(argv []string) bool {
+	expr := false
+	for _, a := range argv[1:] {
+		if !strings.HasPrefix(a, "-") && !expr {
+			continue
+		}
+		expr = true
+		switch a {
+		case "-delete", "-depth", "-xdev", "-mount", "-noleaf", "-print", "-true", "-ignore_readdir_race",
+			"-mindepth", "-maxdepth", "-H", "-L", "-P":
+			continue
+		}
+		if isNumberLit(a) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// removals records critical removal targets and dangerous patterns of a leaf.
+func (w *walker) removals(idx int, base string, argv []string, st state, recursive bool) {
+	switch base {
+	case "rm", "rmdir":
+		for _, a := range argv[1:] {
+			if a == "--recursive" || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "rR")) {
+				recursive = true
+			}
+		}
+		for _, op := range operands(argv) {
+			if strings.Contains(op, dyn) {
+				// A target that starts with an unknown part may be empty:
+				// rm -rf "$DIR/" removes /.
+				if recursive && strings.HasPrefix(op, dyn) {
+					shown := strings.ReplaceAll(op, dyn, "${…}")
+					w.critical(idx, shown, "rm-recursive-critical")
+				}
+				continue
+			}
+			paths, ok := w.resolve(op, st)
+			if !ok {
+				continue
+			}
+			for _, p := range paths {
+				if w.isCritical(p) {
+					pattern := ""
+					if recursive {
+						pattern = "rm-recursive-critical"
+					}
+					w.critical(idx, p, pattern)
+				}
+			}
+		}
+	case "find":
+		if !contains(argv, "-delete") || !findFilterless(argv) {
+			return
+		}
+		for _, r := range findRoots(argv) {
+			paths, ok := w.resolve(r, st)
+			if !ok {
+				continue
+			}
+			for _, p := range paths {
+				if w.isCritical(p) || w.isCritical(filepath.Join(p, "*")) {
+					w.critical(idx, p, "find-delete-critical")
+				}
+			}
+		}
+	case "dd":
+		for _, a := range argv[1:] {
+			if v, ok := strings.CutPrefix(a, "of="); ok {
+				w.hit("dd-of", idx, v)
+			}
+		}
+	case "chmod", "chown", "chgrp":
+		rec := false
+		for _, a := range argv[1:] {
+			if a == "--recursive" || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a, "R")) {
+				rec = true
+			}
+		}
+		if !rec {
+			return
+		}
+		for _, op := range operands(argv) {
+			paths, ok := w.resolve(op, st)
+			if !ok {
+				continue
+			}
+			for _, p := range paths {
+				if w.isCritical(p) {
+					w.hit("recursive-"+base+"-critical", idx, p)
+				}
+			}
+		}
+	default:
+		if strings.HasPrefix(base, "mkfs") || base == "mke2fs" || base == "mkswap" || base == "wipefs" {
+			w.hit("mkfs", idx, strings.Join(argv, " "))
+		}
+	}
+}
+
+func (w *walker) critical(idx int, target, pattern string) {
+	w.res.CriticalRemovals = appendUnique(w.res.CriticalRemovals, target)
+	if pattern != "" {
+		w.hit(pattern, idx, target)
+	}
+}
+
+// isCritical: /, a top-level directory, the home directory or a parent, a
+// working directory or a parent of one, or everything in a directory.
+func (w *walker) isCritical(p string) bool {
+	if p == "/" || filepath.Dir(p) == "/" {
+		return true
+	}
+	if strings.Trim(filepath.Base(p), "*") == "" {
+		return true
+	}
+	if h := w.opts.Home; h != "" && (p == h || strings.HasPrefix(h, p+"/")) {
+		return true
+	}
+	for _, d := range w.workDirs() {
+		if p == d || strings.HasPrefix(d, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) workDirs() []string {
+	out := make([]string, 0, 1+len(w.opts.WorkingDirectories))
+	if w.opts.Cwd != "" {
+		out = append(out, w.opts.Cwd)
+	}
+	for _, d := range w.opts.WorkingDirectories {
+		if d != "" {
+			out = append(out, cleanAbs(d, w.opts.Cwd, w.opts.Home))
+		}
+	}
+	return out
+}
+
+func cleanAbs(p, cwd, home string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home != "" {
+			p = home + p[1:]
+		}
+	}
+	if !filepath.IsAbs(p) && cwd != "" {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// resolveWord resolves an evaluated word to absolute paths.
+func (w *walker) resolveWord(wd word, st state) ([]string, bool) {
+	if wd.dynamic {
+		return nil, false
+	}
+	return w.resolve(wd.s, st)
+}
+
+// resolve turns a path as written (after shell expansion) into absolute,
+// cleaned paths, one per possible cwd. A path with a dyn part, or a
+// relative path while the cwd is unknown, is not static. A literal
+// leading ~ (quoted, or inside an option value a program may expand) is
+// resolved both ways.
+func (w *walker) resolve(p string, st state) ([]string, bool) {
+	if strings.Contains(p, dyn) {
+		return nil, false
+	}
+	if p == "" {
+		return nil, true
+	}
+	if filepath.IsAbs(p) {
+		return []string{filepath.Clean(p)}, true
+	}
+	var out []string
+	if (p == "~" || strings.HasPrefix(p, "~/")) && w.opts.Home != "" {
+		out = append(out, filepath.Clean(w.opts.Home+p[1:]))
+	}
+	if st.unknown || len(st.dirs) == 0 {
+		if len(out) > 0 {
+			return out, true
+		}
+		return nil, false
+	}
+	for _, d := range st.dirs {
+		out = appendUnique(out, filepath.Join(d, p))
+	}
+	return out, true
+}
+
+func appendUnique(s []string, x string) []string {
+	if contains(s, x) {
+		return s
+	}
+	return append(s, x)
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// allForced returns the first reason the frame imposes, if any.
+func (f frame) allForced() string {
+	if len(f.forced) > 0 {
+		return f.forced[0]
+	}
+	if len(f.redirForced) > 0 {
+		return f.redirForced[0]
+	}
+	return ""
+}
+
+// leadingGlobs returns judge with every argument that starts with an
+// active glob metacharacter replaced by a run-time word, or nil if none does.
+func leadingGlobs(argv []word, judge []string) []string {
+	var out []string
+	for i := 1; i < len(argv) && i < len(judge); i++ {
+		a := argv[i]
+		if !a.glob || a.s == "" || strings.IndexByte("*?[", a.s[0]) < 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]string(nil), judge...)
+		}
+		out[i] = dyn + a.s[1:]
+	}
+	return out
+}
+
+// shellStateChange says why a builtin invocation changes the shell's
+// variables, whatever the vocabulary says: a later command may run with
+// another PATH.
+func shellStateChange(base string, argv []string) string {
+	if base != "printf" {
+		return ""
+	}
+	for _, a := range argv[1:] {
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			return ""
+		}
+		if strings.Contains(a, "v") || strings.Contains(a, dyn) {
+			return "printf -v assigns a shell variable"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,531 @@
+package bash
+
+import (
+	"fmt"
+	"hash/maphash"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Rule contents are split into words with the shell's quoting rules:
+// whitespace separates words; '...' is literal; "..." is literal except
+// that \ quotes $ ` " \; $'...' decodes C escapes; a backslash quotes the
+// next character. Nothing is expanded ($x and ~ stay as written). An
+// unquoted * is a wildcard:
+//   - a word that is only unquoted stars matches any run of zero or more words;
+//   - a trailing ":*" glued to the last word means the same ("npm run:*" ==
+//     "npm run *": npm run followed by anything, on a word boundary);
+//   - a * inside a word matches any run of characters within that one word,
+//     "/" included (rule contents describe commands, not paths; path rules
+//     are Read/Write rules).
+// Content without a wildcard matches a leaf's words exactly. Empty (or
+// blank) content matches every leaf.
+
+// ruleWord is one word of a rule content: text with the positions of unquoted stars.
+type ruleWord struct {
+	parts []string // text split at unquoted *; len(parts)-1 stars
+}
+
+func (r ruleWord) text() string { return strings.Join(r.parts, "*") }
+
+func (r ruleWord) hasStar() bool { return len(r.parts) > 1 }
+
+// onlyStars reports a word made of unquoted stars alone.
+func (r ruleWord) onlyStars() bool {
+	for _, p := range r.parts {
+		if p != "" {
+			return false
+		}
+	}
+	return len(r.parts) > 1
+}
+
+// tokenize splits a rule content into words.
+func tokenize(content string) ([]ruleWord, error) {
+	var words []ruleWord
+	var cur strings.Builder
+	var parts []string
+	inWord := false
+	end := func() {
+		if inWord {
+			parts = append(parts, cur.String())
+			words = append(words, ruleWord{parts: parts})
+		}
+		parts, inWord = nil, false
+		cur.Reset()
+	}
+	s := content
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			end()
+		case c == '\\':
+			if i+1 >= len(s) {
+				return nil, fmt.Errorf("bash rule %q: trailing backslash", content)
+			}
+			i++
+			inWord = true
+			if s[i] != '\n' {
+				cur.WriteByte(s[i])
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("bash rule %q: unterminated single quote", content)
+			}
+			inWord = true
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case c == '$' && i+1 < len(s) && s[i+1] == '\'':
+			j := i + 2
+			for j < len(s) && s[j] != '\'' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("bash rule %q: unterminated $' quote", content)
+			}
+			inWord = true
+			cur.WriteString(ansiC(s[i+2 : j]))
+			i = j
+		case c == '"':
+			j := i + 1
+			inWord = true
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) && strings.IndexByte("$`\"\\\n", s[j+1]) >= 0 {
+					j++
+					if s[j] != '\n' {
+						cur.WriteByte(s[j])
+					}
+					continue
+				}
+				cur.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("bash rule %q: unterminated double quote", content)
+			}
+			i = j
+		case c == '*':
+			inWord = true
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			inWord = true
+			cur.WriteByte(c)
+		}
+	}
+	end()
+	return words, nil
+}
+
+// Pattern is a compiled Bash rule content ("npm run:*", "npm run *", "git status", "git * --force").
+type Pattern struct {
+	content string
+	all     bool       // empty content: every leaf
+	toks    []ruleWord // a token that onlyStars() matches any run of words
+	// first is the literal first word when there is one, for fast rejection;
+	// firstHash is its hash, cheaper to compare across thousands of rules.
+	first     string
+	firstHash uint64
+}
+
+var firstSeed = maphash.MakeSeed()
+
+// CompilePattern compiles a rule content; "" matches every command.
+func CompilePattern(content string) (*Pattern, error) {
+	words, err := tokenize(content)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pattern{content: content}
+	if len(words) == 0 {
+		p.all = true
+		return p, nil
+	}
+	last := words[len(words)-1]
+	if n := len(last.parts); n > 1 && last.parts[n-1] == "" && strings.HasSuffix(last.parts[n-2], ":") {
+		// "word:*": the word, then anything.
+		trimmed := append([]string(nil), last.parts[:n-1]...)
+		trimmed[n-2] = strings.TrimSuffix(trimmed[n-2], ":")
+		words = words[:len(words)-1]
+		if !(len(trimmed) == 1 && trimmed[0] == "") {
+			words = append(words, ruleWord{parts: trimmed})
+		}
+		words = append(words, ruleWord{parts: []string{"", ""}})
+	}
+	// Runs of word wildcards are one wildcard.
+	for _, wd := range words {
+		if wd.onlyStars() && len(p.toks) > 0 && p.toks[len(p.toks)-1].onlyStars() {
+			continue
+		}
+		if wd.onlyStars() {
+			wd = ruleWord{parts: []string{"", ""}}
+		}
+		p.toks = append(p.toks, wd)
+	}
+	if !p.toks[0].hasStar() {
+		p.first = p.toks[0].parts[0]
+		p.firstHash = maphash.String(firstSeed, p.first)
+	}
+	return p, nil
+}
+
+// String returns the rule content.
+func (p *Pattern) String() string { return p.content }
+
+// Match reports whether the pattern matches one argv.
+func (p *Pattern) Match(argv []string) bool {
+	if p == nil {
+		return false
+	}
+	if p.all {
+		return true
+	}
+	if p.first != "" && (len(argv) == 0 || argv[0] != p.first) {
+		return false
+	}
+	// Wildcard matching over words, backtracking to the last word wildcard.
+	ti, ai := 0, 0
+	star, mark := -1, 0
+	for ai < len(argv) {
+		if ti < len(p.toks) && p.toks[ti].onlyStars() {
+			star, mark = ti, ai
+			ti++
+			continue
+		}
+		if ti < len(p.toks) && matchWord(p.toks[ti], argv[ai]) {
+			ti++
+			ai++
+			continue
+		}
+		if star < 0 {
+			return false
+		}
+		ti = star + 1
+		mark++
+		ai = mark
+	}
+	for ti < len(p.toks) && p.toks[ti].onlyStars() {
+		ti++
+	}
+	return ti == len(p.toks)
+}
+
+// matchWord matches one word against a rule word with in-word stars.
+func matchWord(r ruleWord, s string) bool {
+	if len(r.parts) == 1 {
+		return r.parts[0] == s
+	}
+	first, last := r.parts[0], r.parts[len(r.parts)-1]
+	if len(s) < len(first)+len(last) || !strings.HasPrefix(s, first) || !strings.HasSuffix(s, last) {
+		return false
+	}
+	s = s[len(first) : len(s)-len(last)]
+	for _, mid := range r.parts[1 : len(r.parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return true
+}
+
+// views are the argvs deny and ask rules see for a leaf: every wrapper
+// level, the leaf, what allow rules see, and the same with a path-qualified
+// program reduced to its basename and the home directory written as ~.
+func (a *Analysis) views(lf *Leaf, fn func([]string) bool) bool {
+	try := func(v []string) bool {
+		if len(v) == 0 {
+			return false
+		}
+		if fn(v) {
+			return true
+		}
+		if strings.Contains(v[0], "/") {
+			b := append([]string{path.Base(v[0])}, v[1:]...)
+			if fn(b) {
+				return true
+			}
+			if t, ok := tildeView(b, a.home); ok && fn(t) {
+				return true
+			}
+		}
+		if t, ok := tildeView(v, a.home); ok && fn(t) {
+			return true
+		}
+		return false
+	}
+	for _, l := range lf.Layers {
+		if try(l) {
+			return true
+		}
+	}
+	if try(lf.Argv) || try(lf.AllowArgv) {
+		return true
+	}
+	if v, ok := subcommandView(lf); ok {
+		return try(v)
+	}
+	return false
+}
+
+// subcommandView drops the global options before a subcommand, so that a
+// deny rule "git push:*" also hits "git -C dir --no-pager push".
+func subcommandView(lf *Leaf) ([]string, bool) {
+	if lf.Subcommand == "" || len(lf.Argv) < 3 {
+		return nil, false
+	}
+	first, _, _ := strings.Cut(lf.Subcommand, " ")
+	for i := 2; i < len(lf.Argv); i++ {
+		if lf.Argv[i] == first {
+			return append([]string{lf.Argv[0]}, lf.Argv[i:]...), true
+		}
+	}
+	return nil, false
+}
+
+// tildeView writes the home directory as ~ in argv, for rules such as "rm -rf ~".
+func tildeView(argv []string, home string) ([]string, bool) {
+	if home == "" || home == "/" {
+		return nil, false
+	}
+	var out []string
+	for i, s := range argv {
+		if s == home || strings.HasPrefix(s, home+"/") {
+			if out == nil {
+				out = append([]string(nil), argv...)
+			}
+			out[i] = "~" + s[len(home):]
+		}
+	}
+	return out, out != nil
+}
+
+// MatchAny returns the index of the first pattern that matches any leaf,
+// seen through every wrapper, or -1. Deny and ask rules use it. The leaves
+// of an unanalysable or truncated command that were found are matched too,
+// and for a command that does not parse, the word runs between its shell
+// operators (bash accepts some input the parser rejects: deny rules must
+// still see "rm" in it).
+func (a *Analysis) MatchAny(patterns []*Pattern) int {
+	if a == nil || (len(a.Leaves) == 0 && len(a.crude) == 0) {
+		return -1
+	}
+	if len(patterns) >= indexThreshold {
+		return a.MatchAnySet(indexFor(patterns))
+	}
+	firsts := a.firstWords()
+	hashes := make([]uint64, len(firsts))
+	for i, f := range firsts {
+		hashes[i] = maphash.String(firstSeed, f)
+	}
+	for i, p := range patterns {
+		if p == nil {
+			continue
+		}
+		if p.first != "" {
+			found := false
+			for _, h := range hashes {
+				if h == p.firstHash {
+					found = true
+					break
+				}
+			}
+			if !found {
+				continue
+			}
+		}
+		if a.matchesAnyLeaf(p) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (a *Analysis) matchesAnyLeaf(p *Pattern) bool {
+	for i := range a.Leaves {
+		if a.views(&a.Leaves[i], p.Match) {
+			return true
+		}
+	}
+	for _, argv := range a.crude {
+		if a.views(&Leaf{Argv: argv}, p.Match) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstWords are the program names of every view, for fast rejection.
+func (a *Analysis) firstWords() []string {
+	var out []string
+	for i := range a.Leaves {
+		a.views(&a.Leaves[i], func(v []string) bool {
+			out = appendUnique(out, v[0])
+			return false
+		})
+	}
+	for _, argv := range a.crude {
+		a.views(&Leaf{Argv: argv}, func(v []string) bool {
+			out = appendUnique(out, v[0])
+			return false
+		})
+	}
+	return out
+}
+
+// Covered reports whether every leaf is read-only or has its AllowArgv matched
+// by some pattern, and the index of the first pattern used (-1 when the call
+// is covered by read-only leaves alone). Allow rules use it. "First" is the
+// lowest index among the patterns that covered a leaf. An unanalysable or
+// truncated command is never covered.
+func (a *Analysis) Covered(patterns []*Pattern) (index int, ok bool) {
+	if len(patterns) >= indexThreshold {
+		return a.CoveredSet(indexFor(patterns))
+	}
+	return a.covered(func(argv []string) int {
+		for i, p := range patterns {
+			if p != nil && p.Match(argv) {
+				return i
+			}
+		}
+		return -1
+	})
+}
+
+func (a *Analysis) covered(first func([]string) int) (int, bool) {
+	if a == nil || !a.Analysable || a.Truncated || a.uncoverable || len(a.Leaves) == 0 {
+		return -1, false
+	}
+	used := -1
+	for i := range a.Leaves {
+		lf := &a.Leaves[i]
+		if lf.ReadOnly {
+			continue
+		}
+		idx := first(lf.AllowArgv)
+		if idx < 0 {
+			return -1, false
+		}
+		if used < 0 || idx < used {
+			used = idx
+		}
+	}
+	return used, true
+}
+
+// PatternSet indexes patterns by their literal first word so that matching
+// costs about the same for ten thousand rules as for ten. Build it once per
+// rule set; it is safe for concurrent use.
+type PatternSet struct {
+	byFirst  map[string][]int
+	wildcard []int // patterns without a literal first word
+	patterns []*Pattern
+}
+
+// NewPatternSet indexes patterns; indices in results are positions in patterns.
+func NewPatternSet(patterns []*Pattern) *PatternSet {
+	s := &PatternSet{byFirst: map[string][]int{}, patterns: patterns}
+	for i, p := range patterns {
+		switch {
+		case p == nil:
+		case p.first != "":
+			s.byFirst[p.first] = append(s.byFirst[p.first], i)
+		default:
+			s.wildcard = append(s.wildcard, i)
+		}
+	}
+	return s
+}
+
+// firstMatch returns the lowest index of a pattern matching argv, or -1.
+func (s *PatternSet) firstMatch(argv []string) int {
+	best := -1
+	check := func(ids []int) {
+		for _, i := range ids {
+			if best >= 0 && i >= best {
+				return
+			}
+			if s.patterns[i].Match(argv) {
+				best = i
+				return
+			}
+		}
+	}
+	if len(argv) > 0 {
+		check(s.byFirst[argv[0]])
+	}
+	check(s.wildcard)
+	return best
+}
+
+// MatchAnySet is MatchAny over an indexed pattern set.
+func (a *Analysis) MatchAnySet(s *PatternSet) int {
+	if a == nil || s == nil {
+		return -1
+	}
+	best := -1
+	visit := func(v []string) bool {
+		if idx := s.firstMatch(v); idx >= 0 && (best < 0 || idx < best) {
+			best = idx
+		}
+		return best == 0
+	}
+	for i := range a.Leaves {
+		a.views(&a.Leaves[i], visit)
+	}
+	for _, argv := range a.crude {
+		a.views(&Leaf{Argv: argv}, visit)
+	}
+	return best
+}
+
+// CoveredSet is Covered over an indexed pattern set.
+func (a *Analysis) CoveredSet(s *PatternSet) (int, bool) {
+	if s == nil {
+		return a.Covered(nil)
+	}
+	return a.covered(s.firstMatch)
+}
+
+// indexThreshold is the rule count from which MatchAny and Covered use an index.
+const indexThreshold = 64
+
+// recentSets remembers the indexes of the last pattern slices seen, so
+// that a caller passing the same (cached) slice on every call gets indexed
+// matching without building a PatternSet itself. An entry is reused only
+// when the slice still holds exactly the same patterns.
+var recentSets struct {
+	sync.Mutex
+	next    int
+	entries [8]struct {
+		patterns []*Pattern // a copy of the slice indexed
+		set      *PatternSet
+	}
+}
+
+func indexFor(patterns []*Pattern) *PatternSet {
+	recentSets.Lock()
+	for i := range recentSets.entries {
+		e := &recentSets.entries[i]
+		if len(e.patterns) == len(patterns) && len(patterns) > 0 && e.patterns[0] == patterns[0] &&
+			slices.Equal(e.patterns, patterns) {
+			recentSets.Unlock()
+			return e.set
+		}
+	}
+	recentSets.Unlock()
+	set := NewPatternSet(append([]*Pattern(nil), patterns...))
+	recentSets.Lock()
+	e := &recentSets.entries[recentSets.next]
+	e.patterns, e.set = set.patterns, set
+	recentSets.next = (recentSets.next + 1) % len(recentSets.entries)
+	recentSets.Unlock()
+	return set
+}

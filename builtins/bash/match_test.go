@@ -1,0 +1,345 @@
+package bash
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func mustPatterns(t testing.TB, contents ...string) []*Pattern {
+	t.Helper()
+	out := make([]*Pattern, len(contents))
+	for i, c := range contents {
+		p, err := CompilePattern(c)
+		if err != nil {
+			t.Fatalf("CompilePattern(%q): %v", c, err)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// rmBypasses must all be hit by a deny rule rm:*.
+var rmBypasses = []string{
+	"rm x", "cd /tmp && rm x", "FOO=1 rm x", "command rm x", "xargs rm", "ls | xargs rm",
+	"bash -c 'rm x'", `sh -c "cd / && rm -rf x"`, `find . -exec rm {} \;`, "find . -execdir rm {} +",
+	"echo $(rm x)", "echo `rm x`", "cat <(rm x)", "ls > >(rm x)", `\rm x`, "'r'm x", `"rm" x`, "$'rm' x",
+	"r\\m x", "{rm,x}", "rm${IFS}x", "/bin/rm x", "./rm x", "nice -n 5 rm x", "nice rm x", "timeout 5 rm x",
+	"timeout -s 9 5 rm x", "sudo -u root rm x", "sudo rm x", "ls\nrm x", "ls & rm x", "ls; rm x", "ls || rm x",
+	"if true; then rm x; fi", "if rm x; then :; fi", "while rm x; do :; done", "for f in a; do rm $f; done",
+	"case a in a) rm x;; esac", "(rm x)", "{ rm x; }", "time rm x", "time -p rm x", "env -i rm x",
+	"env FOO=1 rm x", "env rm x", "/usr/bin/env rm x", "exec rm x", "builtin exec rm x", "nohup rm x &",
+	"stdbuf -oL rm x", "eval 'rm x'", "eval rm x", "builtin eval 'rm x'", "cat <<EOF\n$(rm x)\nEOF",
+	"cat <<-EOF\n\t`rm x`\nEOF", "cat <<< $(rm x)", "x=$(rm y)", "export A=$(rm x)", "echo ${x:-$(rm y)}",
+	"f() { rm x; }; f", "f() { rm x; }", "alias g='rm x'; g", "sh <<< 'rm x'", "bash <<'EOF'\nrm x\nEOF",
+	"xargs -0 -I{} rm {}", "sudo bash -c 'rm x'", "bash -c 'sudo rm x'", "timeout 5 sudo nice rm x",
+	"[[ $(rm x) ]]", "(( $(rm x) ))", "echo $(( $(rm x) + 1 ))", "coproc rm x", "! rm x", "ls | rm x",
+	"rm x > /dev/null 2>&1", "dash -c 'rm x'", "zsh -c 'rm x'", "bash -lc 'rm x'", "bash -ec 'rm x'",
+	"trap 'rm x' EXIT", "sudo --bogus rm x", "LANG=C rm x", "env -S 'rm x'", "command -p rm x",
+	"find . -ok rm {} \\;", "echo \"$(rm x)\"", "diff <(ls) <(rm x)", "rm${IFS}-rf${IFS}x",
+	"env - rm x", "timeout --bogus 5 rm x", "nice --bogus rm x", "xargs --bogus rm", "stdbuf --bogus rm x",
+	"bash <<EOF\nrm -rf $HOME\nEOF", "exec -a name rm x", "echo 'rm -rf x' | sh", "printf 'rm x' | bash", "su -c 'rm x'", "su - root -c 'rm x'", "runuser -u x -- rm y", "watch rm x",
+	"watch -n 1 'ls; rm x'", "watch -x rm x", "setsid rm x", "ionice -c3 rm x", "command -p -- rm x", "sudo -s rm x", "FOO=$(id) rm x", "alias x=y; rm x",
+}
+
+func TestDenyRuleSeesThroughEverything(t *testing.T) {
+	pats := mustPatterns(t, "rm:*")
+	for _, c := range rmBypasses {
+		a := analyze(c, conformanceOpts)
+		if a.MatchAny(pats) != 0 {
+			t.Errorf("rm:* does not hit %q\n%s", c, brief(a))
+		}
+		if a.MatchAnySet(NewPatternSet(pats)) != 0 {
+			t.Errorf("rm:* (indexed) does not hit %q", c)
+		}
+		if _, ok := a.Covered(nil); ok {
+			t.Errorf("%q covered without rules", c)
+		}
+	}
+}
+
+func TestDenyWrapperLevels(t *testing.T) {
+	cases := []struct {
+		cmd, rule string
+		hit       bool
+	}{
+		{"sudo rm x", "sudo:*", true},
+		{"bash -c 'ls'", "bash:*", true},
+		{"xargs rm", "xargs:*", true},
+		{"timeout 5 ls", "timeout:*", true},
+		{"find . -exec rm {} \\;", "find:*", true},
+		{"find . -exec rm {} \\;", "find * -exec *", true},
+		{"/bin/rm -rf x", "rm -rf:*", true},
+		{"/bin/rm -rf x", "/bin/rm:*", true},
+		{"rm -rf ~", "rm -rf ~", true},
+		{"rm -rf $HOME/x", "rm -rf ~/x", true},
+		{"rm -rf /home/u", "rm -rf ~:*", true},
+		{"rm -r x", "rm -rf:*", false},
+		{"npm run format", "format:*", false},
+		{"echo rm", "rm:*", false},
+		{"git push --force origin main", "git push:*", true},
+		{"git push --force origin main", "git * --force *", true},
+		{"git -C x push", "git push:*", true},
+		{"git --no-pager -c a=b push --force", "git push --force:*", true},
+		{"FOO=1 git push", "FOO=1 git push", true},
+		{"ls", "", true},
+		{"ls &&", "", true},                // parse error: the crude argvs are still seen
+		{"echo $((rm x) \n", "rm:*", true}, // bash runs it; mvdan rejects it
+		{"if then rm -rf /tmp/x", "rm:*", true},
+		{"git log &&& rm -rf /", "rm -rf:*", true},
+		{"'r'm -rf x; (", "rm:*", true},
+	}
+	for _, c := range cases {
+		a := analyze(c.cmd, conformanceOpts)
+		got := a.MatchAny(mustPatterns(t, c.rule)) == 0
+		if got != c.hit {
+			t.Errorf("MatchAny(%q, %q) = %v, want %v", c.cmd, c.rule, got, c.hit)
+		}
+	}
+}
+
+func TestPatternMatch(t *testing.T) {
+	cases := []struct {
+		rule string
+		argv string
+		hit  bool
+	}{
+		{"npm run:*", "npm run", true},
+		{"npm run:*", "npm run build", true},
+		{"npm run:*", "npm runx", false},
+		{"npm run:*", "npm", false},
+		{"npm run *", "npm run", true},
+		{"npm run *", "npm run build --x", true},
+		{"npm run *", "npm runx", false},
+		{"npm run", "npm run", true},
+		{"npm run", "npm run build", false},
+		{"git status", "git status", true},
+		{"git status", "git  status", true},
+		{"git * --force", "git push --force", true},
+		{"git * --force", "git push origin --force", true},
+		{"git * --force", "git --force", true},
+		{"git * --force", "git push --force x", false},
+		{"* --force", "git push --force", true},
+		{"*", "anything at all", true},
+		{"git push*", "git pushx", true},
+		{"git push*", "git push x", false},
+		{"git push origin feat/*", "git push origin feat/a/b", true},
+		{"cat '*'", "cat *", true},
+		{"cat '*'", "cat x", false},
+		{`cat "a b"`, "cat a_b", false},
+		{"ls:*", "ls", true},
+		{":*", "whatever", true},
+		{"git * * x", "git a x", true},
+		{"a*b*c", "aXbYc", true},
+		{"a*b*c", "aXc", false},
+		{"echo 'a:*'", "echo a:*", true},
+		{"echo 'a:*'", "echo a:b", false},
+		{"", "", true},
+	}
+	for _, c := range cases {
+		p := mustPatterns(t, c.rule)[0]
+		argv := strings.Fields(c.argv)
+		if c.rule == `cat "a b"` {
+			argv = []string{"cat", "a_b"}
+		}
+		if got := p.Match(argv); got != c.hit {
+			t.Errorf("%q.Match(%q) = %v, want %v", c.rule, argv, got, c.hit)
+		}
+	}
+	p := mustPatterns(t, `cat "a b"`)[0]
+	if !p.Match([]string{"cat", "a b"}) {
+		t.Errorf("quoted words must tokenise as one word")
+	}
+	for _, bad := range []string{"echo 'x", `echo "x`, `echo x\`, "echo $'x"} {
+		_, err := CompilePattern(bad)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("CompilePattern(%q) error %v must name the content", bad, err)
+		}
+	}
+}
+
+func TestAllowCoverage(t *testing.T) {
+	cases := []struct {
+		cmd   string
+		rules []string
+		ok    bool
+		index int
+	}{
+		{"timeout 5 npm test", []string{"npm test:*"}, true, 0},
+		{"sudo npm test", []string{"npm test:*"}, false, -1},
+		{"PAGER=x git log", []string{"git log:*"}, false, -1},
+		{"LANG=C npm test", []string{"npm test:*"}, true, 0},
+		{"nice -n 5 npm test", []string{"npm test:*"}, true, 0},
+		{"xargs rm", []string{"rm:*"}, false, -1},
+		{"xargs rm", []string{"xargs rm"}, true, 0},
+		{"bash -c 'rm x'", []string{"rm:*"}, false, -1},
+		{"git status", nil, true, -1},
+		{"git status && npm test", []string{"npm run:*", "npm test:*"}, true, 1},
+		{"npm test && npm install", []string{"npm test:*", "npm install:*"}, true, 0},
+		{"npm test && curl x", []string{"npm test:*"}, false, -1},
+		{"echo $(npm test)", []string{"npm test:*"}, true, 0},
+		{"ls > out", []string{"ls:*"}, true, 0},
+		{"> out", []string{""}, false, -1},
+		{"eval ls", []string{"eval ls", ""}, false, -1},
+		{"ls &&", []string{""}, false, -1},
+		{"/bin/rm x", []string{"rm:*"}, false, -1},
+		{"/bin/rm x", []string{"/bin/rm x"}, true, 0},
+		{"cd x && npm test", []string{"npm test:*"}, true, 0},
+	}
+	for _, c := range cases {
+		a := analyze(c.cmd, conformanceOpts)
+		pats := mustPatterns(t, c.rules...)
+		idx, ok := a.Covered(pats)
+		if ok != c.ok || idx != c.index {
+			t.Errorf("Covered(%q, %q) = %d, %v; want %d, %v\n%s", c.cmd, c.rules, idx, ok, c.index, c.ok, brief(a))
+		}
+		idx2, ok2 := a.CoveredSet(NewPatternSet(pats))
+		if idx2 != idx || ok2 != ok {
+			t.Errorf("CoveredSet(%q) = %d, %v; Covered = %d, %v", c.cmd, idx2, ok2, idx, ok)
+		}
+	}
+}
+
+func TestSuggestions(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want []string
+	}{
+		{"npm install lodash", []string{"npm install:*"}},
+		{"git push origin main && npm test", []string{"git push:*", "npm test:*"}},
+		{"make build", []string{"make:*"}},
+		{"sudo npm test", []string{"sudo npm test"}},
+		{"bash -c 'rm x'", []string{"bash -c 'rm x'"}},
+		{"python3 script.py", []string{"python3 script.py"}},
+		{"PAGER=x git log", []string{"PAGER=x git log"}},
+		{"./build.sh --fast", []string{"./build.sh --fast"}},
+		{"curl x | sh", nil},
+		{"eval ls", nil},
+		{"git status", nil},
+		{"a; b; c; d; e; f", nil},
+		{"a; b; c; d; e", []string{"a:*", "b:*", "c:*", "d:*", "e:*"}},
+		{"rm x; rm y", []string{"rm:*"}},
+		{"git -c core.pager=less log", []string{"git -c core.pager=less log"}},
+		{"sed -i s/a/b/ f", []string{"sed -i s/a/b/ f"}},
+		{"npx create-app x", []string{"npx create-app x"}},
+	}
+	for _, c := range cases {
+		a := analyze(c.cmd, conformanceOpts)
+		got := a.Suggest()
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("Suggest(%q) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}
+
+// suggestionCorpus is a broad list of commands for the round-trip property.
+func suggestionCorpus(t testing.TB) []string {
+	var out []string
+	for _, r := range loadConformance(t) {
+		out = append(out, r.command)
+	}
+	out = append(out, rmBypasses...)
+	out = append(out,
+		"npm install", "npm run build -- --watch", "git push --force", "git commit -m 'a b'", "docker compose up",
+		"gh pr create -t x", "cargo build", "make -j4", "go test ./...", "pytest -x tests", "yarn add react",
+		"touch 'a file'", "mkdir -p a/b", "mv a b", "cp -r a 'b c'", "echo x > out", "sed -i s/a/b/ f",
+		"python -c 'print(1)'", "node -e 'x'", "perl -e 'x'", "ruby -e 'x'", "FOO='a b' make", "X=1 Y=2 make",
+		"sudo -u 'x y' make", "xargs -I{} mv {} '{}.bak'", "find . -name '*.o' -exec rm -f {} +",
+		"bash -c \"echo 'it''s'\"", "printf '%s' \"it's\" > f", "rm -- -x", "git -C dir push", "npm -g install",
+		"a 'b:*'", "a:b c", "'weird prog' x", "c\\*d x", "a=(1 2)", "x=1", "x=$(ls)", "cd /tmp && make",
+		"docker run --rm -v \"$PWD:/w\" img", "kubectl apply -f x.yaml", "terraform apply -auto-approve",
+	)
+	return out
+}
+
+func TestSuggestionsRoundTrip(t *testing.T) {
+	for _, c := range suggestionCorpus(t) {
+		for _, opts := range []Options{conformanceOpts, {Cwd: "/", Home: "/root"}, {}} {
+			a := analyze(c, opts)
+			checkRoundTrip(t, c, a)
+		}
+	}
+}
+
+func checkRoundTrip(t testing.TB, cmd string, a *Analysis) {
+	t.Helper()
+	sugg := a.Suggest()
+	if len(sugg) == 0 {
+		return
+	}
+	if len(sugg) > maxSuggestions {
+		t.Errorf("%q: %d suggestions", cmd, len(sugg))
+	}
+	pats := make([]*Pattern, 0, len(sugg))
+	for _, s := range sugg {
+		p, err := CompilePattern(s)
+		if err != nil {
+			t.Errorf("%q: suggestion %q does not compile: %v", cmd, s, err)
+			return
+		}
+		pats = append(pats, p)
+	}
+	if _, ok := a.Covered(pats); !ok {
+		t.Errorf("%q: accepting %q does not cover it\n%s", cmd, sugg, brief(a))
+	}
+}
+
+func TestLargeRuleSetsUseAnIndexConsistently(t *testing.T) {
+	var contents []string
+	for i := 0; i < 100; i++ {
+		contents = append(contents, "tool"+fmt.Sprint(i)+":*")
+	}
+	contents[70] = "rm:*"
+	contents[80] = "* --force"
+	pats := mustPatterns(t, contents...)
+	a := analyze("ls && sudo rm x", conformanceOpts)
+	if got := a.MatchAny(pats); got != 70 {
+		t.Errorf("MatchAny = %d, want 70", got)
+	}
+	if got := a.MatchAny(pats); got != 70 {
+		t.Errorf("MatchAny (remembered index) = %d, want 70", got)
+	}
+	pats[70] = mustPatterns(t, "tool70:*")[0] // the caller changes its slice in place
+	if got := a.MatchAny(pats); got != -1 {
+		t.Errorf("MatchAny after the slice changed = %d, want -1", got)
+	}
+	b := analyze("git push --force", conformanceOpts)
+	if got := b.MatchAny(pats); got != 80 {
+		t.Errorf("MatchAny wildcard first word = %d, want 80", got)
+	}
+	pats[5] = mustPatterns(t, "git push:*")[0]
+	if idx, ok := b.Covered(pats); !ok || idx != 5 {
+		t.Errorf("Covered = %d, %v; want 5, true", idx, ok)
+	}
+}
+
+// TestDenyThroughComposedWrappers nests every bypass inside further
+// wrappers and compositions: rm:* must still hit.
+func TestDenyThroughComposedWrappers(t *testing.T) {
+	wrap := []func(string) string{
+		func(s string) string { return "sudo bash -c " + quoteWord(s) },
+		func(s string) string { return "timeout 5 sh -c " + quoteWord(s) },
+		func(s string) string { return "echo $(" + s + "\n)" },
+		func(s string) string { return "( " + s + "\n)" },
+		func(s string) string { return "{ " + s + "\n}" },
+		func(s string) string { return "ls && " + s },
+		func(s string) string { return "if true; then " + s + "\nfi" },
+		func(s string) string { return "cat <(" + s + "\n)" },
+		func(s string) string { return "eval " + quoteWord(s) },
+		func(s string) string { return "env -i bash -lc " + quoteWord(s) },
+		func(s string) string { return "nice -n 1 bash -c " + quoteWord(s) },
+	}
+	pats := mustPatterns(t, "rm:*")
+	for _, b := range rmBypasses {
+		for i, wr := range wrap {
+			c := wr(b)
+			a := analyze(c, conformanceOpts)
+			if a.MatchAny(pats) != 0 {
+				t.Errorf("wrapper %d: rm:* does not hit %q\n%s", i, c, brief(a))
+			}
+			if a.ReadOnly {
+				t.Errorf("%q judged read-only", c)
+			}
+		}
+	}
+}

@@ -1,0 +1,848 @@
+package bash
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth limits nested wrappers and scripts (bash -c 'bash -c ...').
+const maxDepth = 8
+
+// maxCwds caps the working directories tracked at once; beyond, the cwd is unknown.
+const maxCwds = 4
+
+// state is the shell state the walk tracks: the working directories the
+// shell may be in (cd can fail, so after "cd d; x" both apply).
+type state struct {
+	dirs    []string
+	unknown bool
+}
+
+// single returns the cwd when exactly one is possible.
+func (s state) single() string {
+	if s.unknown || len(s.dirs) != 1 {
+		return ""
+	}
+	return s.dirs[0]
+}
+
+func (s state) equal(o state) bool {
+	if s.unknown != o.unknown || len(s.dirs) != len(o.dirs) {
+		return false
+	}
+	for i := range s.dirs {
+		if s.dirs[i] != o.dirs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func union(a, b state) state {
+	if a.equal(b) {
+		return a
+	}
+	if a.unknown || b.unknown {
+		return state{unknown: true}
+	}
+	out := append([]string(nil), a.dirs...)
+	for _, d := range b.dirs {
+		if !contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	if len(out) > maxCwds {
+		return state{unknown: true}
+	}
+	return state{dirs: out}
+}
+
+// frame is what the enclosing wrappers and compound commands impose on the
+// leaves walked inside them.
+type frame struct {
+	wrappers []string
+	// layers are the argvs of the wrapper levels above, outermost first.
+	layers [][]string
+	// allowArgv is the argv of the outermost non-transparent wrapper, nil
+	// while every wrapper is transparent.
+	allowArgv []string
+	// forced are reasons that keep every leaf in the frame from being read-only.
+	forced []string
+	// redirect targets applying to every leaf in the frame, and the reasons
+	// they keep those leaves from being read-only.
+	reads, writes []string
+	redirForced   []string
+	// noFS: a wrapper makes the leaf's effect differ from its argv.
+	noFS  bool
+	depth int
+	// placeholder is replaced at run time by paths the wrapper supplies
+	// ("{}" for find -exec, the -I string for xargs).
+	placeholder string
+}
+
+func appendStr(s []string, x ...string) []string {
+	out := make([]string, 0, len(s)+len(x))
+	return append(append(out, s...), x...)
+}
+
+func (f frame) wrap(label string, argv []string, transparent bool, forced string) frame {
+	f.wrappers = appendStr(f.wrappers, label)
+	if argv != nil {
+		f.layers = append(append(make([][]string, 0, len(f.layers)+1), f.layers...), argv)
+	}
+	if !transparent {
+		f.noFS = true
+		if f.allowArgv == nil {
+			f.allowArgv = argv
+		}
+	}
+	if forced != "" {
+		f.forced = appendStr(f.forced, forced)
+	}
+	f.depth++
+	return f
+}
+
+// substBase is the frame for the substitutions of a statement's words:
+// they run in the statement's shell, not under its command's wrappers or
+// redirections.
+func (f frame) substBase() frame {
+	f.reads, f.writes, f.redirForced = nil, nil, nil
+	return f
+}
+
+// walker holds one analysis in progress.
+type walker struct {
+	opts      Options
+	src       string
+	res       *Analysis
+	maxLeaves int
+	// defined are the names defined as functions or aliases in the script.
+	defined map[string]string
+	// ifsChanged: IFS is assigned somewhere, so $IFS is not the default.
+	ifsChanged bool
+	stop       bool
+	orphan     bool
+	// orphanWrites are redirect targets of statements that made no leaf.
+	orphanWrites []string
+	reasons      []string
+	dynWrites    bool
+}
+
+func (w *walker) unanalysable(reason string) {
+	if !contains(w.reasons, reason) {
+		w.reasons = append(w.reasons, reason)
+	}
+}
+
+func (w *walker) notReadOnly(reason string) {
+	if !contains(w.res.NotReadOnly, reason) {
+		w.res.NotReadOnly = append(w.res.NotReadOnly, reason)
+	}
+}
+
+// prescan records function and alias names and assignments to IFS.
+func (w *walker) prescan(n syntax.Node) {
+	syntax.Walk(n, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.FuncDecl:
+			if w.defined == nil {
+				w.defined = map[string]string{}
+			}
+			if x.Name != nil {
+				w.defined[x.Name.Value] = "function"
+			}
+			for _, nm := range x.Names {
+				w.defined[nm.Value] = "function"
+			}
+		case *syntax.Assign:
+			if x.Name != nil && x.Name.Value == "IFS" {
+				w.ifsChanged = true
+			}
+			if x.Naked && x.Value != nil && strings.HasPrefix(x.Value.Lit(), "IFS") {
+				w.ifsChanged = true
+			}
+		case *syntax.WordIter:
+			if x.Name != nil && x.Name.Value == "IFS" {
+				w.ifsChanged = true
+			}
+		case *syntax.ParamExp:
+			if x.Param != nil && x.Param.Value == "IFS" && x.Exp != nil &&
+				(x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				w.ifsChanged = true
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				break
+			}
+			name := x.Args[0].Lit()
+			for _, a := range x.Args[1:] {
+				lit := a.Lit()
+				if lit == "IFS" || strings.HasPrefix(lit, "IFS=") {
+					w.ifsChanged = true // read IFS, printf -v IFS, ...
+				}
+				if name == "alias" {
+					if w.defined == nil {
+						w.defined = map[string]string{}
+					}
+					if i := strings.IndexByte(lit, '='); i > 0 {
+						w.defined[lit[:i]] = "alias"
+					} else if len(a.Parts) > 0 {
+						if l, ok := a.Parts[0].(*syntax.Lit); ok {
+							if i := strings.IndexByte(l.Value, '='); i > 0 {
+								w.defined[l.Value[:i]] = "alias"
+							}
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// walkStmts walks a statement list in sequence and returns the state after it.
+func (w *walker) walkStmts(stmts []*syntax.Stmt, fr frame, st state) state {
+	for _, s := range stmts {
+		if w.stop {
+			return st
+		}
+		st, _ = w.walkStmt(s, fr, st)
+	}
+	return st
+}
+
+// walkStmt walks one statement. It returns the state after it and the
+// state when it succeeded (they differ after cd: "cd d && x" runs x in d).
+func (w *walker) walkStmt(s *syntax.Stmt, fr frame, st state) (after, success state) {
+	return w.walkStmtIn(s, fr, st, nil)
+}
+
+// walkStmtIn walks a statement whose stdin is known literal text (piped
+// from echo), unless its own redirections say otherwise.
+func (w *walker) walkStmtIn(s *syntax.Stmt, fr frame, st state, piped *string) (after, success state) {
+	if s == nil || w.stop {
+		return st, st
+	}
+	before := len(w.res.Leaves)
+	cmdFrame, stdin, wrote := w.redirects(s.Redirs, fr, st)
+	if stdin == nil {
+		stdin = piped
+	}
+	if s.Cmd == nil {
+		if wrote {
+			w.orphan = true
+			w.orphanWrites = append(w.orphanWrites, cmdFrame.writes...)
+			w.notReadOnly("redirection without a command writes a file")
+		} else if len(cmdFrame.reads) > 0 || len(cmdFrame.redirForced) > 0 {
+			// "$(< file)" reads file: a leaf ":" carries the read.
+			w.synthetic(cmdFrame, st, []string{":"}, true, "", nil)
+		}
+		return st, st
+	}
+	after, success = w.walkCmd(s.Cmd, cmdFrame, st, stdin)
+	if wrote && len(w.res.Leaves) == before {
+		w.orphan = true
+		w.orphanWrites = append(w.orphanWrites, cmdFrame.writes...)
+		w.notReadOnly("redirection writes a file")
+	}
+	return after, success
+}
+
+func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) (after, success state) {
+	switch c := cmd.(type) {
+	case *syntax.CallExpr:
+		return w.call(c, fr, st, stdin)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt:
+			xa, xs := w.walkStmt(c.X, fr, st)
+			ya, ys := w.walkStmt(c.Y, fr, xs)
+			return union(xa, ya), ys
+		case syntax.OrStmt:
+			xa, xs := w.walkStmt(c.X, fr, st)
+			failed := xa
+			if isCd(c.X) {
+				failed = st // Y runs only when the cd failed
+			}
+			ya, ys := w.walkStmt(c.Y, fr, failed)
+			return union(xa, ya), union(xs, ys)
+		default: // | and |&: each side runs in a subshell
+			w.walkStmt(c.X, fr, st)
+			w.walkStmtIn(c.Y, fr, st, echoedText(c.X))
+			return st, st
+		}
+	case *syntax.Block:
+		st = w.walkStmts(c.Stmts, fr, st)
+		return st, st
+	case *syntax.Subshell:
+		w.walkStmts(c.Stmts, fr, st)
+		return st, st
+	case *syntax.IfClause:
+		return w.ifClause(c, fr, st)
+	case *syntax.WhileClause:
+		body := w.loopState(st, c.Cond, c.Do)
+		w.walkStmts(c.Cond, fr, body)
+		end := w.walkStmts(c.Do, fr, body)
+		out := union(st, end)
+		return out, out
+	case *syntax.ForClause:
+		inner := fr
+		switch l := c.Loop.(type) {
+		case *syntax.WordIter:
+			w.evalArgs(l.Items, evalCtx{fr: fr.substBase(), st: st})
+			if l.Name != nil && !localName(l.Name.Value) {
+				inner.forced = appendStr(inner.forced, "loop assigns environment variable "+l.Name.Value)
+			}
+		case *syntax.CStyleLoop:
+			cur := &fieldBuilder{}
+			ctx := evalCtx{fr: fr.substBase(), st: st}
+			for _, x := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
+				if x != nil {
+					w.arith(x, cur, ctx)
+				}
+			}
+			if cur.w.taint != "" {
+				inner.forced = appendStr(inner.forced, cur.w.taint)
+			}
+		}
+		if c.Select {
+			inner.forced = appendStr(inner.forced, "select reads input interactively")
+		}
+		body := w.loopState(st, nil, c.Do)
+		end := w.walkStmts(c.Do, inner, body)
+		out := union(st, end)
+		return out, out
+	case *syntax.CaseClause:
+		ctx := evalCtx{fr: fr.substBase(), st: st}
+		w.walkWordSubsts(c.Word, ctx)
+		out := st
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				w.walkWordSubsts(p, ctx)
+			}
+			out = union(out, w.walkStmts(item.Stmts, fr, st))
+		}
+		return out, out
+	case *syntax.FuncDecl:
+		name := ""
+		if c.Name != nil {
+			name = c.Name.Value
+		}
+		w.forkBomb(c, name)
+		// The body runs only when called; its leaves are still listed so
+		// that deny rules see them, and calls make the command unanalysable.
+		w.walkStmt(c.Body, fr.wrap("function "+name, nil, true, ""), st)
+		return st, st
+	case *syntax.TimeClause:
+		if c.Stmt == nil {
+			w.synthetic(fr, st, []string{"time"}, true, "", nil)
+			return st, st
+		}
+		return w.walkStmt(c.Stmt, fr.wrap("time", nil, true, ""), st)
+	case *syntax.CoprocClause:
+		w.walkStmt(c.Stmt, fr.wrap("coproc", nil, false, "coproc runs a background process"), st)
+		return st, st
+	case *syntax.TestClause:
+		w.testClause(c, fr, st)
+		return st, st
+	case *syntax.ArithmCmd:
+		cur := &fieldBuilder{}
+		w.arith(c.X, cur, evalCtx{fr: fr.substBase(), st: st})
+		w.synthetic(fr, st, []string{"((", w.source(c.X), "))"}, cur.w.taint == "", cur.w.taint, nil)
+		return st, st
+	case *syntax.LetClause:
+		argv := []string{"let"}
+		cur := &fieldBuilder{}
+		for _, x := range c.Exprs {
+			w.arith(x, cur, evalCtx{fr: fr.substBase(), st: st})
+			argv = append(argv, w.source(x))
+		}
+		w.synthetic(fr, st, argv, false, "let assigns shell variables", nil)
+		return st, st
+	case *syntax.DeclClause:
+		w.declClause(c, fr, st)
+		return st, st
+	default:
+		w.unanalysable(fmt.Sprintf("unmodelled command %T", cmd))
+		return state{unknown: true}, state{unknown: true}
+	}
+}
+
+// loopState is the cwd a loop body starts in: unknown when the body can
+// change directory, since later iterations start where earlier ones ended.
+func (w *walker) loopState(st state, lists ...[]*syntax.Stmt) state {
+	for _, l := range lists {
+		for _, s := range l {
+			if changesDir(s) {
+				return state{unknown: true}
+			}
+		}
+	}
+	return st
+}
+
+// changesDir reports whether a statement may run cd, pushd, popd or source in this shell.
+func changesDir(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(node syntax.Node) bool {
+		if found {
+			return false
+		}
+		if c, ok := node.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			switch c.Args[0].Lit() {
+			case "cd", "pushd", "popd", "source", ".", "eval":
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
+
+func (w *walker) ifClause(c *syntax.IfClause, fr frame, st state) (state, state) {
+	ca, cs := w.walkStmts2(c.Cond, fr, st)
+	then := w.walkStmts(c.Then, fr, cs)
+	out := union(ca, then)
+	if c.Else != nil {
+		if len(c.Else.Cond) == 0 && !c.Else.ThenPos.IsValid() {
+			out = union(out, w.walkStmts(c.Else.Then, fr, ca))
+		} else {
+			ea, _ := w.ifClause(c.Else, fr, ca)
+			out = union(out, ea)
+		}
+	}
+	return out, out
+}
+
+// walkStmts2 is walkStmts that also returns the success state of the last statement.
+func (w *walker) walkStmts2(stmts []*syntax.Stmt, fr frame, st state) (state, state) {
+	succ := st
+	for _, s := range stmts {
+		if w.stop {
+			break
+		}
+		st, succ = w.walkStmt(s, fr, st)
+	}
+	return st, succ
+}
+
+// localName reports whether a loop variable name is a shell-local
+// lowercase name rather than one that programs read from the environment.
+func localName(name string) bool {
+	if envAllowlisted(name) {
+		return true
+	}
+	return strings.ToUpper(name) != name && !strings.HasPrefix(strings.ToLower(name), "http") &&
+		!strings.HasSuffix(strings.ToLower(name), "_proxy")
+}
+
+// source returns the source text of a node.
+func (w *walker) source(n syntax.Node) string {
+	if n == nil {
+		return ""
+	}
+	a, b := int(n.Pos().Offset()), int(n.End().Offset())
+	if a < 0 || b > len(w.src) || a > b {
+		return ""
+	}
+	return w.src[a:b]
+}
+
+// redirects evaluates a statement's redirections. It returns the frame for
+// the command (with the targets), the body of a literal here-document or
+// here-string on stdin, and whether a file is written.
+func (w *walker) redirects(rs []*syntax.Redirect, fr frame, st state) (frame, *string, bool) {
+	if len(rs) == 0 {
+		return fr, nil, false
+	}
+	ctx := evalCtx{fr: fr.substBase(), st: st}
+	var stdin *string
+	wrote := false
+	for _, r := range rs {
+		fd := ""
+		if r.N != nil {
+			fd = r.N.Value
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			lit := w.hdocLiteral(r.Hdoc, ctx)
+			if lit == nil && r.Hdoc != nil {
+				// The body has expansions: its source text is what a shell
+				// reading it would mostly run. Only deny rules use it, since a
+				// shell reading a here-document is never analysable.
+				src := w.source(r.Hdoc)
+				lit = &src
+			}
+			if fd == "" || fd == "0" {
+				stdin = lit
+			}
+			continue
+		case syntax.WordHdoc:
+			wd := w.evalOne(r.Word, ctx)
+			if wd.taint != "" {
+				fr.redirForced = appendStr(fr.redirForced, wd.taint)
+			}
+			if !wd.dynamic && (fd == "" || fd == "0") {
+				s := wd.s
+				stdin = &s
+			}
+			continue
+		}
+		target := w.evalOne(r.Word, ctx)
+		if target.taint != "" {
+			fr.redirForced = appendStr(fr.redirForced, target.taint)
+		}
+		switch r.Op {
+		case syntax.DplIn, syntax.DplOut:
+			if isFdWord(target.s) {
+				continue // fd duplication or closing
+			}
+			if r.Op == syntax.DplIn {
+				fr = w.redirRead(fr, st, target)
+				continue
+			}
+			fr, wrote = w.redirWrite(fr, st, target, wrote)
+		case syntax.RdrIn:
+			fr = w.redirRead(fr, st, target)
+		case syntax.RdrInOut:
+			fr = w.redirRead(fr, st, target)
+			fr, wrote = w.redirWrite(fr, st, target, wrote)
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
+			syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+			fr, wrote = w.redirWrite(fr, st, target, wrote)
+		default:
+			w.unanalysable("unmodelled redirection " + r.Op.String())
+		}
+		if r.N != nil && strings.HasPrefix(fd, "{") {
+			fr.redirForced = appendStr(fr.redirForced, "redirection assigns a file descriptor variable")
+		}
+	}
+	return fr, stdin, wrote
+}
+
+func isFdWord(s string) bool {
+	if s == "-" {
+		return true
+	}
+	s = strings.TrimSuffix(s, "-")
+	return s != "" && isNumberLit(s) && !strings.ContainsAny(s, "#xX")
+}
+
+// hdocLiteral walks a here-document body; it returns the body when it is
+// fully literal (quoted delimiter, or nothing to expand).
+func (w *walker) hdocLiteral(body *syntax.Word, ctx evalCtx) *string {
+	if body == nil {
+		s := ""
+		return &s
+	}
+	var b strings.Builder
+	literal := true
+	for _, p := range body.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			b.WriteString(l.Value)
+			continue
+		}
+		literal = false
+		w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
+	}
+	if !literal {
+		return nil
+	}
+	s := b.String()
+	return &s
+}
+
+// pseudoDevice reports paths whose writing or reading has no file effect.
+func pseudoDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+func (w *walker) redirRead(fr frame, st state, target word) frame {
+	if strings.HasPrefix(target.s, "/dev/tcp/") || strings.HasPrefix(target.s, "/dev/udp/") {
+		fr.redirForced = appendStr(fr.redirForced, "redirection opens a network connection "+target.s)
+		return fr
+	}
+	paths, ok := w.resolveWord(target, st)
+	if !ok {
+		fr.redirForced = appendStr(fr.redirForced, "redirection source is not static")
+		return fr
+	}
+	for _, p := range paths {
+		if !pseudoDevice(p) {
+			fr.reads = appendStr(fr.reads, p)
+		}
+	}
+	return fr
+}
+
+func (w *walker) redirWrite(fr frame, st state, target word, wrote bool) (frame, bool) {
+	if strings.HasPrefix(target.s, "/dev/tcp/") || strings.HasPrefix(target.s, "/dev/udp/") {
+		fr.redirForced = appendStr(fr.redirForced, "redirection writes to the network "+target.s)
+		fr.writes = appendStr(fr.writes, filepath.Clean(target.s))
+		return fr, true
+	}
+	if target.glob {
+		// bash expands a glob in a redirection when it names one file.
+		w.dynWrites = true
+		fr.redirForced = appendStr(fr.redirForced, "redirection target is a glob")
+		return fr, true
+	}
+	paths, ok := w.resolveWord(target, st)
+	if !ok {
+		w.dynWrites = true
+		fr.redirForced = appendStr(fr.redirForced, "redirection target is not static")
+		return fr, true
+	}
+	for _, p := range paths {
+		if pseudoDevice(p) {
+			continue
+		}
+		fr.writes = appendStr(fr.writes, p)
+		fr.redirForced = appendStr(fr.redirForced, "writes "+p+" by redirection")
+		wrote = true
+	}
+	return fr, wrote
+}
+
+// testClause makes a leaf "[[ ... ]]" whose reads are the file-test operands.
+func (w *walker) testClause(c *syntax.TestClause, fr frame, st state) {
+	ctx := evalCtx{fr: fr.substBase(), st: st}
+	argv := []string{"[["}
+	var reads []string
+	taint := ""
+	var visit func(x syntax.TestExpr)
+	visit = func(x syntax.TestExpr) {
+		switch e := x.(type) {
+		case *syntax.Word:
+			wd := w.evalOne(e, ctx)
+			taint = firstNonEmpty(taint, wd.taint)
+			argv = append(argv, wd.s)
+		case *syntax.UnaryTest:
+			argv = append(argv, e.Op.String())
+			if e.Op == syntax.TsVarSet || e.Op == syntax.TsRefVar {
+				taint = firstNonEmpty(taint, "-v evaluates subscripts")
+			}
+			visit(e.X)
+			if isFileTest(e.Op) {
+				if wd, ok := e.X.(*syntax.Word); ok {
+					reads = append(reads, w.evalOne(wd, ctx).s)
+				}
+			}
+		case *syntax.BinaryTest:
+			visit(e.X)
+			argv = append(argv, e.Op.String())
+			visit(e.Y)
+			switch e.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				// [[ evaluates these operands as arithmetic expressions.
+				for _, side := range []syntax.TestExpr{e.X, e.Y} {
+					wd, ok := side.(*syntax.Word)
+					if !ok || !isNumberLit(strings.TrimPrefix(wd.Lit(), "-")) {
+						taint = firstNonEmpty(taint, "arithmetic comparison on variables can run code")
+					}
+				}
+			case syntax.TsNewer, syntax.TsOlder, syntax.TsDevIno:
+				for _, side := range []syntax.TestExpr{e.X, e.Y} {
+					if wd, ok := side.(*syntax.Word); ok {
+						reads = append(reads, w.evalOne(wd, ctx).s)
+					}
+				}
+			}
+		case *syntax.ParenTest:
+			argv = append(argv, "(")
+			visit(e.X)
+			argv = append(argv, ")")
+		default:
+			w.unanalysable("unmodelled test expression")
+		}
+	}
+	visit(c.X)
+	argv = append(argv, "]]")
+	w.synthetic(fr, st, argv, taint == "", taint, reads)
+}
+
+func isFileTest(op syntax.UnTestOperator) bool {
+	switch op {
+	case syntax.TsEmpStr, syntax.TsNempStr, syntax.TsOptSet, syntax.TsVarSet, syntax.TsRefVar,
+		syntax.TsNot, syntax.TsParen, syntax.TsFdTerm:
+		return false
+	}
+	return true
+}
+
+// declClause makes a leaf for declare/local/export/readonly/typeset.
+func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
+	ctx := evalCtx{fr: fr.substBase(), st: st, assign: true}
+	argv := []string{c.Variant.Value}
+	taint := ""
+	assigns := false
+	for _, a := range c.Args {
+		val := ""
+		if a.Value != nil {
+			wd := w.evalOne(a.Value, ctx)
+			taint = firstNonEmpty(taint, wd.taint)
+			val = wd.s
+		}
+		if a.Array != nil {
+			for _, el := range a.Array.Elems {
+				if el.Value != nil {
+					taint = firstNonEmpty(taint, w.walkWordSubsts(el.Value, ctx))
+				}
+			}
+			val = "(" + dyn + ")"
+		}
+		if a.Index != nil {
+			cur := &fieldBuilder{}
+			w.arith(a.Index, cur, ctx)
+			taint = firstNonEmpty(taint, cur.w.taint)
+		}
+		switch {
+		case a.Name != nil && !a.Naked:
+			assigns = true
+			op := "="
+			if a.Append {
+				op = "+="
+			}
+			argv = append(argv, a.Name.Value+op+val)
+		case a.Name != nil:
+			argv = append(argv, a.Name.Value)
+		default:
+			if strings.Contains(val, dyn) {
+				assigns = true // may expand to assignments or options
+			}
+			argv = append(argv, val)
+		}
+	}
+	reason := taint
+	if reason == "" && assigns {
+		reason = c.Variant.Value + " assigns shell variables"
+	}
+	w.leaf(fr, st, wordsOf(argv), reason)
+}
+
+func wordsOf(ss []string) []word {
+	out := make([]word, len(ss))
+	for i, s := range ss {
+		out[i] = word{s: s, dynamic: strings.Contains(s, dyn)}
+	}
+	return out
+}
+
+// forkBomb detects a function that pipes into a call of itself.
+func (w *walker) forkBomb(fd *syntax.FuncDecl, name string) {
+	if name == "" || fd.Body == nil {
+		return
+	}
+	hit := false
+	syntax.Walk(fd.Body, func(n syntax.Node) bool {
+		b, ok := n.(*syntax.BinaryCmd)
+		if !ok || (b.Op != syntax.Pipe && b.Op != syntax.PipeAll) {
+			return true
+		}
+		for _, side := range []*syntax.Stmt{b.X, b.Y} {
+			if c, ok := side.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 && c.Args[0].Lit() == name {
+				hit = true
+			}
+		}
+		return !hit
+	})
+	if hit {
+		w.res.Dangerous = append(w.res.Dangerous, Hit{Pattern: "fork-bomb", Leaf: -1, Detail: "function " + name + " pipes into itself"})
+	}
+}
+
+// script parses and walks a nested script (bash -c, eval, alias values).
+func (w *walker) script(src string, fr frame, st state, label string) bool {
+	if fr.depth >= maxDepth {
+		w.unanalysable("nesting too deep")
+		return false
+	}
+	f, err := parse(src)
+	if err != nil {
+		w.unanalysable("parse error in " + label + " script: " + err.Error())
+		return false
+	}
+	saved := w.src
+	w.src = src
+	w.prescan(f)
+	w.ifsChanged = w.ifsChanged || mayAssignIFS(src)
+	w.walkStmts(f.Stmts, fr, st)
+	w.src = saved
+	return true
+}
+
+// cmdSubst walks the commands of $(...) or `...`.
+func (w *walker) cmdSubst(c *syntax.CmdSubst, ctx evalCtx) {
+	if c.TempFile || c.ReplyVar {
+		w.unanalysable("unmodelled command substitution form")
+	}
+	w.walkStmts(c.Stmts, ctx.fr.wrap("$()", nil, true, ""), ctx.st)
+}
+
+// procSubst walks the commands of <(...) or >(...).
+func (w *walker) procSubst(p *syntax.ProcSubst, ctx evalCtx) {
+	label := p.Op.String() + ")"
+	if p.Op != syntax.CmdIn && p.Op != syntax.CmdOut {
+		w.unanalysable("unmodelled process substitution " + label)
+	}
+	w.walkStmts(p.Stmts, ctx.fr.wrap(label, nil, true, ""), ctx.st)
+}
+
+// isCd reports a statement that is a plain cd or pushd.
+func isCd(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || len(c.Assigns) > 0 {
+		return false
+	}
+	name := c.Args[0].Lit()
+	return name == "cd" || name == "pushd"
+}
+
+// echoedText is what a plain "echo WORDS" or "printf WORD" writes, when its
+// words are literal, so that "echo 'rm -rf x' | sh" exposes rm to deny rules.
+func echoedText(s *syntax.Stmt) *string {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 || len(c.Assigns) > 0 || len(s.Redirs) > 0 {
+		return nil
+	}
+	name := c.Args[0].Lit()
+	if name != "echo" && name != "printf" {
+		return nil
+	}
+	parts := make([]string, 0, len(c.Args)-1)
+	for _, a := range c.Args[1:] {
+		if len(a.Parts) != 1 {
+			return nil
+		}
+		switch p := a.Parts[0].(type) {
+		case *syntax.Lit:
+			parts = append(parts, p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return nil
+			}
+			parts = append(parts, p.Value)
+		case *syntax.DblQuoted:
+			if len(p.Parts) != 1 {
+				return nil
+			}
+			l, ok := p.Parts[0].(*syntax.Lit)
+			if !ok {
+				return nil
+			}
+			parts = append(parts, l.Value)
+		default:
+			return nil
+		}
+	}
+	text := strings.Join(parts, " ")
+	return &text
+}

@@ -1,0 +1,740 @@
+package bash
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/permopa/permopa/builtins/flagspec"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// dyn is the marker of a word part only known at run time.
+const dyn = flagspec.Dynamic
+
+// maxFields caps the words one shell word may expand to (brace expansion).
+const maxFields = 256
+
+// procSubstPath is what a process substitution expands to: a pipe that
+// bash names /dev/fd/N. It is a static, harmless path to read or write.
+const procSubstPath = "/dev/fd/63"
+
+// word is one field of argv after quote removal and expansion.
+type word struct {
+	s string
+	// dynamic: s holds at least one dyn marker.
+	dynamic bool
+	// splits: an unquoted expansion whose value is unknown, so the field may
+	// split into several words or none, or expand to options.
+	splits bool
+	// glob: an unquoted glob metacharacter (* ? [) is active.
+	glob bool
+	// taint says why this word keeps its command from being read-only
+	// (arithmetic on variables, indirect expansion, ...).
+	taint string
+}
+
+// fieldBuilder accumulates one field while a word is evaluated.
+type fieldBuilder struct {
+	b       strings.Builder
+	started bool // something (maybe empty quotes) was added
+	w       word
+}
+
+func (f *fieldBuilder) add(s string) {
+	f.b.WriteString(s)
+	f.started = true
+}
+
+// evalCtx says how a word is expanded.
+type evalCtx struct {
+	fr frame // frame for command and process substitutions found inside
+	st state
+	// assign: the word is an assignment value: tilde expands after = and :.
+	assign bool
+}
+
+// evalArgs expands command words: brace expansion, then each word.
+func (w *walker) evalArgs(words []*syntax.Word, ctx evalCtx) []word {
+	out := make([]word, 0, len(words))
+	for _, wd := range words {
+		if len(out) > maxFields*4 {
+			w.unanalysable("too many words after expansion")
+			return out
+		}
+		if len(wd.Parts) == 1 {
+			// Fast path: a plain literal with nothing to expand.
+			if l, ok := wd.Parts[0].(*syntax.Lit); ok && strings.IndexAny(l.Value, "\\*?[~{") < 0 {
+				out = append(out, word{s: l.Value})
+				continue
+			}
+		}
+		out = append(out, w.evalWordBraces(wd, ctx)...)
+	}
+	return out
+}
+
+// evalWordBraces expands the braces of one command word, then evaluates each result.
+func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
+	if len(wd.Parts) == 1 {
+		// Fast path: a plain literal with nothing to expand.
+		if l, ok := wd.Parts[0].(*syntax.Lit); ok && strings.IndexAny(l.Value, "\\*?[~{") < 0 {
+			return []word{{s: l.Value}}
+		}
+	}
+	if !hasBraceCandidate(wd) {
+		return w.evalWord(wd, ctx, true)
+	}
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), wd.Parts...)}
+	if !syntax.SplitBraces(cp) {
+		return w.evalWord(wd, ctx, true)
+	}
+	alts, ok := expandBraces(cp.Parts)
+	if !ok {
+		w.unanalysable("brace expansion too large or malformed")
+		return w.evalWord(wd, ctx, true)
+	}
+	var out []word
+	for _, parts := range alts {
+		out = append(out, w.evalWord(&syntax.Word{Parts: parts}, ctx, true)...)
+	}
+	return out
+}
+
+func hasBraceCandidate(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// expandBraces turns parts holding BraceExp nodes into the list of part
+// sequences they stand for (the cartesian product), at most maxFields.
+func expandBraces(parts []syntax.WordPart) ([][]syntax.WordPart, bool) {
+	acc := [][]syntax.WordPart{nil}
+	for _, p := range parts {
+		be, ok := p.(*syntax.BraceExp)
+		if !ok {
+			for i := range acc {
+				acc[i] = append(acc[i], p)
+			}
+			continue
+		}
+		var alts [][]syntax.WordPart
+		if be.Sequence {
+			seq, ok := braceSequence(be)
+			if !ok {
+				return nil, false
+			}
+			for _, s := range seq {
+				alts = append(alts, []syntax.WordPart{&syntax.Lit{Value: s}})
+			}
+		} else {
+			for _, el := range be.Elems {
+				sub, ok := expandBraces(el.Parts)
+				if !ok {
+					return nil, false
+				}
+				alts = append(alts, sub...)
+			}
+		}
+		if len(acc)*len(alts) > maxFields {
+			return nil, false
+		}
+		next := make([][]syntax.WordPart, 0, len(acc)*len(alts))
+		for _, a := range acc {
+			for _, b := range alts {
+				n := make([]syntax.WordPart, 0, len(a)+len(b))
+				n = append(append(n, a...), b...)
+				next = append(next, n)
+			}
+		}
+		acc = next
+	}
+	return acc, true
+}
+
+// braceSequence expands {x..y[..step]} for integers and single letters.
+func braceSequence(be *syntax.BraceExp) ([]string, bool) {
+	if len(be.Elems) < 2 || len(be.Elems) > 3 {
+		return nil, false
+	}
+	lits := make([]string, len(be.Elems))
+	for i, e := range be.Elems {
+		lits[i] = e.Lit()
+		if lits[i] == "" {
+			return nil, false
+		}
+	}
+	step := 1
+	if len(lits) == 3 {
+		n, err := strconv.Atoi(lits[2])
+		if err != nil {
+			return nil, false
+		}
+		if n < 0 {
+			n = -n
+		}
+		if n == 0 {
+			n = 1
+		}
+		step = n
+	}
+	a, errA := strconv.Atoi(lits[0])
+	b, errB := strconv.Atoi(lits[1])
+	var out []string
+	if errA == nil && errB == nil {
+		width := 0
+		if (len(lits[0]) > 1 && strings.TrimLeft(lits[0], "-")[0] == '0') || (len(lits[1]) > 1 && strings.TrimLeft(lits[1], "-")[0] == '0') {
+			width = max(len(lits[0]), len(lits[1]))
+		}
+		span := b - a
+		if span < 0 {
+			span = -span
+		}
+		if span/step+1 > maxFields {
+			return nil, false
+		}
+		for i := 0; i <= span; i += step {
+			v := a + i
+			if b < a {
+				v = a - i
+			}
+			s := strconv.Itoa(v)
+			for len(s) < width {
+				s = "0" + s
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	if len(lits[0]) == 1 && len(lits[1]) == 1 {
+		x, y := int(lits[0][0]), int(lits[1][0])
+		d := 1
+		if y < x {
+			d = -1
+		}
+		for v := x; ; v += d * step {
+			if (d > 0 && v > y) || (d < 0 && v < y) {
+				break
+			}
+			out = append(out, string(rune(v)))
+			if len(out) > maxFields {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// evalWord performs quote removal and the expansions permopa models on one
+// word. With split, an unquoted ${IFS} splits fields as bash would.
+func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
+	var fields []word
+	cur := &fieldBuilder{}
+	finish := func() {
+		if cur.started {
+			cur.w.s = cur.b.String()
+			fields = append(fields, cur.w)
+		}
+		cur = &fieldBuilder{}
+	}
+	for i, part := range wd.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if i == 0 && strings.HasPrefix(v, "~") && (strings.IndexByte(v, '/') >= 0 || len(wd.Parts) == 1) {
+				v = w.tilde(v, cur, ctx)
+			}
+			if ctx.assign {
+				v = w.assignTildes(v, cur, ctx)
+			}
+			w.unquotedLit(v, cur)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				cur.add(ansiC(p.Value))
+			} else {
+				cur.add(p.Value)
+			}
+		case *syntax.DblQuoted:
+			cur.started = true
+			for _, dp := range p.Parts {
+				w.quotedPart(dp, cur, ctx)
+			}
+		case *syntax.ParamExp:
+			if split && !w.ifsChanged && isPlainParam(p, "IFS") {
+				// Unquoted $IFS with bash's default value only separates fields.
+				finish()
+				continue
+			}
+			w.paramExp(p, cur, ctx, false)
+		case *syntax.CmdSubst:
+			w.cmdSubst(p, ctx)
+			cur.add(dyn)
+			cur.w.dynamic, cur.w.splits = true, true
+		case *syntax.ArithmExp:
+			w.arith(p.X, cur, ctx)
+			cur.add(dyn)
+			cur.w.dynamic = true
+		case *syntax.ProcSubst:
+			w.procSubst(p, ctx)
+			cur.add(procSubstPath)
+		case *syntax.ExtGlob:
+			w.unanalysable("extended glob " + p.Op.String() + p.Pattern.Value + ")")
+			cur.add(p.Op.String() + p.Pattern.Value + ")")
+			cur.w.glob = true
+		case *syntax.BraceExp:
+			// Only reached when braces were not expanded (not a command word).
+			w.unanalysable("brace expansion in this position")
+			cur.add(dyn)
+			cur.w.dynamic = true
+		default:
+			w.unanalysable("unmodelled word part")
+			cur.add(dyn)
+			cur.w.dynamic = true
+		}
+	}
+	finish()
+	return fields
+}
+
+// evalOne evaluates a word that must stay one field (redirect targets, assignment values).
+func (w *walker) evalOne(wd *syntax.Word, ctx evalCtx) word {
+	if wd == nil {
+		return word{}
+	}
+	fs := w.evalWord(wd, ctx, false)
+	switch len(fs) {
+	case 0:
+		return word{}
+	case 1:
+		return fs[0]
+	}
+	var b strings.Builder
+	out := word{}
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f.s)
+		out.dynamic = out.dynamic || f.dynamic
+		out.splits = out.splits || f.splits
+		out.glob = out.glob || f.glob
+		if out.taint == "" {
+			out.taint = f.taint
+		}
+	}
+	out.s = b.String()
+	return out
+}
+
+func isPlainParam(p *syntax.ParamExp, name string) bool {
+	return p.Param != nil && p.Param.Value == name && p.Flags == nil && !p.Excl && !p.Length &&
+		!p.Width && !p.IsSet && p.NestedParam == nil && p.Index == nil && len(p.Modifiers) == 0 &&
+		p.Slice == nil && p.Repl == nil && p.Names == 0 && p.Exp == nil &&
+		p.Split == syntax.OptUnset && p.GlobSubst == syntax.OptUnset && p.RcExpand == syntax.OptUnset
+}
+
+// unquotedLit adds an unquoted literal: backslashes quote the next character,
+// and * ? [ are glob metacharacters.
+func (w *walker) unquotedLit(v string, cur *fieldBuilder) {
+	cur.started = true
+	if strings.IndexAny(v, "\\*?[") < 0 {
+		cur.b.WriteString(v)
+		return
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch c {
+		case '\\':
+			if i+1 < len(v) {
+				i++
+				if v[i] != '\n' {
+					cur.b.WriteByte(v[i])
+				}
+			}
+		case '*', '?':
+			cur.w.glob = true
+			cur.b.WriteByte(c)
+		case '[':
+			// A bracket only globs when it is closed.
+			if strings.IndexByte(v[i+1:], ']') >= 0 {
+				cur.w.glob = true
+			}
+			cur.b.WriteByte(c)
+		default:
+			cur.b.WriteByte(c)
+		}
+	}
+}
+
+// tilde expands a leading ~ of an unquoted word; it returns the rest of v.
+func (w *walker) tilde(v string, cur *fieldBuilder, ctx evalCtx) string {
+	end := strings.IndexByte(v, '/')
+	if end < 0 {
+		end = len(v)
+	}
+	user := v[1:end]
+	switch {
+	case user == "" && w.opts.Home != "":
+		cur.add(w.opts.Home)
+	case user == "+" && ctx.st.single() != "":
+		cur.add(ctx.st.single())
+	case strings.ContainsAny(user, "\\'\"$`"):
+		return v // quoted characters: no tilde expansion
+	default:
+		cur.add(dyn)
+		cur.w.dynamic = true
+	}
+	return v[end:]
+}
+
+// assignTildes expands ~ after = and : inside an assignment value.
+func (w *walker) assignTildes(v string, cur *fieldBuilder, ctx evalCtx) string {
+	if w.opts.Home == "" || !strings.Contains(v, "~") {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '~' && i > 0 && (v[i-1] == ':' || v[i-1] == '=') && (i+1 == len(v) || v[i+1] == '/' || v[i+1] == ':') {
+			b.WriteString(w.opts.Home)
+			continue
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// quotedPart adds one part found inside double quotes.
+func (w *walker) quotedPart(part syntax.WordPart, cur *fieldBuilder, ctx evalCtx) {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		v := p.Value
+		if strings.IndexByte(v, '\\') < 0 {
+			cur.add(v)
+			return
+		}
+		var b strings.Builder
+		for i := 0; i < len(v); i++ {
+			if v[i] == '\\' && i+1 < len(v) {
+				switch v[i+1] {
+				case '$', '`', '"', '\\':
+					i++
+					b.WriteByte(v[i])
+					continue
+				case '\n':
+					i++
+					continue
+				}
+			}
+			b.WriteByte(v[i])
+		}
+		cur.add(b.String())
+	case *syntax.ParamExp:
+		w.paramExp(p, cur, ctx, true)
+	case *syntax.CmdSubst:
+		w.cmdSubst(p, ctx)
+		cur.add(dyn)
+		cur.w.dynamic = true
+	case *syntax.ArithmExp:
+		w.arith(p.X, cur, ctx)
+		cur.add(dyn)
+		cur.w.dynamic = true
+	default:
+		w.unanalysable("unmodelled quoted word part")
+		cur.add(dyn)
+		cur.w.dynamic = true
+	}
+}
+
+// paramExp expands $HOME, $PWD and quoted $IFS; any other parameter is dyn.
+// Operators whose words hold substitutions are walked; transformations
+// (${x@P} runs prompt expansion on a value) are not analysable.
+func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, quoted bool) {
+	if p.Flags != nil || p.NestedParam != nil || len(p.Modifiers) > 0 || p.Width || p.IsSet ||
+		p.Split != syntax.OptUnset || p.GlobSubst != syntax.OptUnset || p.RcExpand != syntax.OptUnset {
+		w.unanalysable("unmodelled parameter expansion")
+	}
+	name := ""
+	if p.Param != nil {
+		name = p.Param.Value
+	}
+	simple := isPlainParam(p, name)
+	if simple {
+		switch {
+		case name == "HOME" && w.opts.Home != "":
+			cur.add(w.opts.Home)
+			return
+		case name == "PWD" && ctx.st.single() != "":
+			cur.add(ctx.st.single())
+			return
+		case name == "IFS" && quoted && !w.ifsChanged:
+			cur.add(" \t\n")
+			return
+		}
+	}
+	if p.Excl && p.Names == 0 {
+		// ${!x}: indirection evaluates x's value as a name, subscripts included.
+		cur.w.taint = firstNonEmpty(cur.w.taint, "indirect parameter expansion")
+	}
+	if p.Index != nil && !isAtIndex(p.Index) {
+		w.arith(p.Index, cur, ctx)
+	}
+	if p.Slice != nil {
+		if p.Slice.Offset != nil {
+			w.arith(p.Slice.Offset, cur, ctx)
+		}
+		if p.Slice.Length != nil {
+			w.arith(p.Slice.Length, cur, ctx)
+		}
+	}
+	if p.Repl != nil {
+		w.walkWordSubsts(p.Repl.Orig, ctx)
+		w.walkWordSubsts(p.Repl.With, ctx)
+	}
+	if p.Exp != nil {
+		if p.Exp.Op == syntax.OtherParamOps {
+			w.unanalysable("parameter transformation ${" + name + "@" + p.Exp.Word.Lit() + "}")
+		}
+		if p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull {
+			cur.w.taint = firstNonEmpty(cur.w.taint, "assigns $"+name+" inside an expansion")
+		}
+		w.walkWordSubsts(p.Exp.Word, ctx)
+	}
+	cur.add(dyn)
+	cur.w.dynamic = true
+	if !quoted || name == "@" || isAtIndex(p.Index) {
+		// "$@" and "${a[@]}" expand to several words even when quoted.
+		cur.w.splits = true
+	}
+}
+
+func isAtIndex(x syntax.ArithmExpr) bool {
+	wd, ok := x.(*syntax.Word)
+	return ok && (wd.Lit() == "@" || wd.Lit() == "*")
+}
+
+// walkWordSubsts walks the substitutions inside a word whose value is not needed.
+func (w *walker) walkWordSubsts(wd *syntax.Word, ctx evalCtx) string {
+	if wd == nil {
+		return ""
+	}
+	var taint string
+	for _, f := range w.evalWord(wd, ctx, false) {
+		taint = firstNonEmpty(taint, f.taint)
+	}
+	return taint
+}
+
+// arith checks an arithmetic expression: names (and expansions) are
+// evaluated recursively by bash, subscripts included, so a variable holding
+// "a[$(cmd)]" runs cmd; assignments change shell state. Substitutions inside
+// are walked and make the command not analysable.
+func (w *walker) arith(x syntax.ArithmExpr, cur *fieldBuilder, ctx evalCtx) {
+	names, assigns := w.arithScan(x, ctx)
+	if assigns {
+		cur.w.taint = firstNonEmpty(cur.w.taint, "arithmetic assignment")
+	} else if names {
+		cur.w.taint = firstNonEmpty(cur.w.taint, "arithmetic on variables can run code")
+	}
+}
+
+func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns bool) {
+	switch e := x.(type) {
+	case nil:
+	case *syntax.BinaryArithm:
+		if e.Op >= syntax.Assgn && e.Op <= syntax.PowAssgn {
+			assigns = true
+		}
+		n1, a1 := w.arithScan(e.X, ctx)
+		n2, a2 := w.arithScan(e.Y, ctx)
+		names, assigns = n1 || n2, assigns || a1 || a2
+	case *syntax.UnaryArithm:
+		if e.Op == syntax.Inc || e.Op == syntax.Dec {
+			assigns = true
+		}
+		n, a := w.arithScan(e.X, ctx)
+		names, assigns = n, assigns || a
+	case *syntax.ParenArithm:
+		return w.arithScan(e.X, ctx)
+	case *syntax.Word:
+		for _, p := range e.Parts {
+			switch q := p.(type) {
+			case *syntax.Lit:
+				if !isNumberLit(q.Value) {
+					names = true
+				}
+			case *syntax.CmdSubst, *syntax.ProcSubst:
+				w.unanalysable("arithmetic with a command substitution")
+				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
+				names = true
+			case *syntax.ArithmExp:
+				n, a := w.arithScan(q.X, ctx)
+				names, assigns = names || n, assigns || a
+			default:
+				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
+				names = true
+			}
+		}
+	default:
+		w.unanalysable("unmodelled arithmetic")
+		names = true
+	}
+	return names, assigns
+}
+
+// isNumberLit accepts decimal, octal, hex and base#digits literals.
+func isNumberLit(s string) bool {
+	if s == "" {
+		return false
+	}
+	if i := strings.IndexByte(s, '#'); i > 0 {
+		if _, err := strconv.Atoi(s[:i]); err != nil {
+			return false
+		}
+		s = s[i+1:]
+		for _, c := range s {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '@' || c == '_') {
+				return false
+			}
+		}
+		return s != ""
+	}
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		s = s[2:]
+		if s == "" {
+			return false
+		}
+		for _, c := range s {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// ansiC decodes the body of a $'...' string as bash does.
+func ansiC(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(s[i])
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			} else {
+				b.WriteString("\\c")
+			}
+		case 'x':
+			v, n := hexDigits(s[i+1:], 2)
+			if n == 0 {
+				b.WriteString("\\x")
+				continue
+			}
+			i += n
+			if v == 0 {
+				return b.String() // bash truncates at NUL
+			}
+			b.WriteByte(byte(v))
+		case 'u', 'U':
+			maxN := 4
+			if s[i] == 'U' {
+				maxN = 8
+			}
+			v, n := hexDigits(s[i+1:], maxN)
+			if n == 0 {
+				b.WriteByte('\\')
+				b.WriteByte(s[i])
+				continue
+			}
+			i += n
+			if v == 0 {
+				return b.String()
+			}
+			if v > utf8.MaxRune {
+				v = utf8.RuneError
+			}
+			b.WriteRune(rune(v))
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v, n := 0, 0
+			for n < 3 && i+n < len(s) && s[i+n] >= '0' && s[i+n] <= '7' {
+				v = v*8 + int(s[i+n]-'0')
+				n++
+			}
+			i += n - 1
+			if v&0xff == 0 {
+				return b.String()
+			}
+			b.WriteByte(byte(v))
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func hexDigits(s string, maxN int) (int, int) {
+	v, n := 0, 0
+	for n < maxN && n < len(s) {
+		c := s[n]
+		var d int
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = int(c-'A') + 10
+		default:
+			return v, n
+		}
+		v = v*16 + d
+		n++
+	}
+	return v, n
+}

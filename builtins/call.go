@@ -1,0 +1,284 @@
+package builtins
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/types"
+)
+
+// CallContext declares permopa.call.context: the input plumbing of every
+// decision in one call. It validates the input of contract §5 (each problem
+// names the field), resolves the mode through the policy's own table of mode
+// names, and derives the cwd, home, working directories and the options the
+// path and bash built-ins take. Doing this in Rego costs more than the rest
+// of the decision; the policy keeps the tables (mode names, required
+// fields), this built-in only applies them.
+var CallContext = &ast.Builtin{
+	Name: "permopa.call.context",
+	Description: "Validates a permopa input document and derives what the policy needs: " +
+		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, bash_opts, bypass_honours_safety.",
+	Categories: []string{"permopa"},
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("input", types.A).Description("the decision input (contract §5)"),
+			types.Named("settings", types.A).Description("data.permopa.settings"),
+			types.Named("schema", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).
+				Description(`{"modes": {lower-case name: canonical mode}, "required": {tool: [string fields]}, "optional": {tool: [string fields]}}`),
+		),
+		types.Named("context", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).Description("the call context"),
+	),
+}
+
+var (
+	keyErrors        = ast.StringTerm("errors")
+	keyValid         = ast.StringTerm("valid")
+	keyTool          = ast.StringTerm("tool")
+	keyRawMode       = ast.StringTerm("raw_mode")
+	keyPathOpts      = ast.StringTerm("path_opts")
+	keyBashOpts      = ast.StringTerm("bash_opts")
+	keyBypassSafety  = ast.StringTerm("bypass_honours_safety")
+	keyToolName      = ast.StringTerm("tool_name")
+	keyToolInput     = ast.StringTerm("tool_input")
+	keyPermMode      = ast.StringTerm("permission_mode")
+	keyPermContext   = ast.StringTerm("permission_context")
+	keyReadOnly      = ast.StringTerm("read_only")
+	keyToolCheck     = ast.StringTerm("tool_check")
+	keyBehavior      = ast.StringTerm("behavior")
+	keyDefaultMode   = ast.StringTerm("default_mode")
+	keyDisableBypass = ast.StringTerm("disable_bypass_mode")
+	keyModes         = ast.StringTerm("modes")
+	keyRequired      = ast.StringTerm("required")
+	keyOptional      = ast.StringTerm("optional")
+)
+
+var toolCheckBehaviors = map[string]bool{"ALLOW": true, "DENY": true, "ASK": true, "PASSTHROUGH": true}
+
+func callContext(_ topdown.BuiltinContext, operands []*ast.Term) (*ast.Term, error) {
+	input, _ := operands[0].Value.(ast.Object)
+	settings, _ := operands[1].Value.(ast.Object)
+	schema, _ := operands[2].Value.(ast.Object)
+	c := callCtx{input: input, settings: settings, schema: schema}
+	return c.build(), nil
+}
+
+type callCtx struct {
+	input, settings, schema ast.Object
+	errs                    []string
+}
+
+func (c *callCtx) fail(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+// get returns the value at key of obj, nil when obj is nil or the key absent.
+func get(obj ast.Object, key *ast.Term) ast.Value {
+	if obj == nil {
+		return nil
+	}
+	if t := obj.Get(key); t != nil {
+		return t.Value
+	}
+	return nil
+}
+
+func isNull(v ast.Value) bool { _, ok := v.(ast.Null); return v == nil || ok }
+
+// nonEmpty returns v as a string when it is a non-empty string.
+func nonEmpty(v ast.Value) (string, bool) {
+	s, ok := v.(ast.String)
+	return string(s), ok && s != ""
+}
+
+func (c *callCtx) build() *ast.Term {
+	if c.input == nil {
+		c.fail("input: must be a JSON object")
+	}
+	tool, toolOK := nonEmpty(get(c.input, keyToolName))
+	switch {
+	case c.input == nil:
+	case get(c.input, keyToolName) == nil:
+		c.fail("tool_name: missing")
+	case !toolOK:
+		c.fail("tool_name: must be a non-empty string")
+	}
+	toolInput, toolInputOK := get(c.input, keyToolInput).(ast.Object)
+	if c.input != nil {
+		if get(c.input, keyToolInput) == nil {
+			c.fail("tool_input: missing")
+		} else if !toolInputOK {
+			c.fail("tool_input: must be an object")
+		}
+	}
+
+	pm := get(c.input, keyPermMode)
+	if !isNull(pm) {
+		if _, ok := pm.(ast.String); !ok {
+			c.fail("permission_mode: must be a string")
+		}
+	}
+	ctxDoc := get(c.input, keyPermContext)
+	permContext, _ := ctxDoc.(ast.Object)
+	if !isNull(ctxDoc) && permContext == nil {
+		c.fail("permission_context: must be an object")
+	}
+	rawMode := "default"
+	if s, ok := nonEmpty(pm); ok {
+		rawMode = s
+	} else if s, ok := nonEmpty(get(permContext, keyMode)); ok {
+		rawMode = s
+	} else if s, ok := nonEmpty(get(c.settings, keyDefaultMode)); ok {
+		rawMode = s
+	}
+	mode := ""
+	modes, _ := get(c.schema, keyModes).(ast.Object)
+	if m, ok := get(modes, ast.StringTerm(strings.ToLower(rawMode))).(ast.String); ok {
+		mode = string(m)
+	} else {
+		c.fail("permission_mode: unknown mode %q", rawMode)
+	}
+	if mode == "BYPASS" && get(c.settings, keyDisableBypass) == ast.Boolean(true) {
+		mode = "DEFAULT"
+	}
+
+	cwd := "/"
+	switch v := get(c.input, keyCwd).(type) {
+	case ast.String:
+		if v != "" {
+			cwd = string(v)
+		} else if s, ok := nonEmpty(get(c.settings, keyCwd)); ok {
+			cwd = s
+		}
+	case nil, ast.Null:
+		if s, ok := nonEmpty(get(c.settings, keyCwd)); ok {
+			cwd = s
+		}
+	default:
+		c.fail("cwd: must be a string")
+	}
+	home, _ := get(c.settings, keyHome).(ast.String)
+
+	dirs := []*ast.Term{ast.StringTerm(cwd)}
+	switch v := get(c.input, keyWorkingDirectories).(type) {
+	case nil, ast.Null:
+	case *ast.Array:
+		ok := true
+		v.Foreach(func(t *ast.Term) {
+			if _, isStr := t.Value.(ast.String); isStr {
+				dirs = append(dirs, t)
+			} else {
+				ok = false
+			}
+		})
+		if !ok {
+			c.fail("working_directories: must be an array of strings")
+		}
+	default:
+		c.fail("working_directories: must be an array of strings")
+	}
+	if wd, ok := get(permContext, keyWorkingDirectories).(ast.Object); ok {
+		wd.Foreach(func(k, v *ast.Term) {
+			if obj, ok := v.Value.(ast.Object); ok {
+				if p, ok := get(obj, keyPath).(ast.String); ok {
+					dirs = append(dirs, ast.NewTerm(p))
+					return
+				}
+			}
+			if _, ok := k.Value.(ast.String); ok {
+				dirs = append(dirs, k)
+			}
+		})
+	}
+	if sd, ok := get(c.settings, keyWorkingDirectories).(*ast.Array); ok {
+		sd.Foreach(func(t *ast.Term) {
+			if _, ok := t.Value.(ast.String); ok {
+				dirs = append(dirs, t)
+			}
+		})
+	}
+
+	if v := get(c.input, keyReadOnly); !isNull(v) {
+		if _, ok := v.(ast.Boolean); !ok {
+			c.fail("read_only: must be a boolean")
+		}
+	}
+	if v := get(c.input, keyToolCheck); !isNull(v) {
+		obj, _ := v.(ast.Object)
+		b, _ := get(obj, keyBehavior).(ast.String)
+		if obj == nil || !toolCheckBehaviors[string(b)] {
+			c.fail("tool_check: must be an object with a behavior of ALLOW, DENY, ASK or PASSTHROUGH")
+		}
+	}
+	if toolOK && toolInputOK {
+		c.fields(tool, toolInput)
+	}
+
+	sort.Strings(c.errs)
+	errs := make([]*ast.Term, len(c.errs))
+	for i, e := range c.errs {
+		errs[i] = ast.StringTerm(e)
+	}
+	dangerous := get(c.settings, keyDangerousPaths)
+	if dangerous == nil {
+		dangerous = ast.NewObject()
+	}
+	wdTerm := ast.ArrayTerm(dirs...)
+	cwdTerm, homeTerm := ast.StringTerm(cwd), ast.NewTerm(home)
+	return ast.ObjectTerm(
+		ast.Item(keyErrors, ast.ArrayTerm(errs...)),
+		ast.Item(keyValid, ast.BooleanTerm(len(errs) == 0)),
+		ast.Item(keyTool, ast.StringTerm(tool)),
+		ast.Item(keyRawMode, ast.StringTerm(rawMode)),
+		ast.Item(keyMode, ast.StringTerm(mode)),
+		ast.Item(keyCwd, cwdTerm),
+		ast.Item(keyHome, homeTerm),
+		ast.Item(keyWorkingDirectories, wdTerm),
+		ast.Item(keyPathOpts, ast.ObjectTerm(
+			ast.Item(keyCwd, cwdTerm),
+			ast.Item(keyHome, homeTerm),
+			ast.Item(keyDangerousPaths, ast.NewTerm(dangerous)),
+		)),
+		ast.Item(keyBashOpts, ast.ObjectTerm(
+			ast.Item(keyCwd, cwdTerm),
+			ast.Item(keyHome, homeTerm),
+			ast.Item(keyWorkingDirectories, wdTerm),
+		)),
+		ast.Item(keyBypassSafety, ast.BooleanTerm(get(c.settings, keyBypassSafety) == ast.Boolean(true))),
+	)
+}
+
+// fields checks the tool's arguments against the policy's schema: required
+// fields are non-empty strings, optional ones strings when present.
+func (c *callCtx) fields(tool string, toolInput ast.Object) {
+	toolKey := ast.StringTerm(tool)
+	if req, ok := get(get2(c.schema, keyRequired), toolKey).(*ast.Array); ok {
+		req.Foreach(func(f *ast.Term) {
+			if _, ok := nonEmpty(get(toolInput, f)); !ok {
+				c.fail("tool_input.%s: %s needs a non-empty string", unquote(f), tool)
+			}
+		})
+	}
+	if opt, ok := get(get2(c.schema, keyOptional), toolKey).(*ast.Array); ok {
+		opt.Foreach(func(f *ast.Term) {
+			v := get(toolInput, f)
+			if _, isStr := v.(ast.String); !isStr && !isNull(v) {
+				c.fail("tool_input.%s: must be a string", unquote(f))
+			}
+		})
+	}
+}
+
+func get2(obj ast.Object, key *ast.Term) ast.Object {
+	o, _ := get(obj, key).(ast.Object)
+	return o
+}
+
+func unquote(t *ast.Term) string {
+	if s, ok := t.Value.(ast.String); ok {
+		return string(s)
+	}
+	return t.String()
+}

@@ -1,0 +1,456 @@
+package flagspec
+
+// Core utilities that only read files or print facts. Their specs list the
+// GNU options (and a few harmless BSD ones); operands are files read unless
+// said otherwise.
+
+// ls lists directories. No ls option writes or executes.
+var lsSpec = &spec{
+	harmless: true,
+	allow: `-a --all -A --almost-all --author -b --escape --block-size= -B --ignore-backups
+		-c -C --color? --colour? -d --directory -D --dired -f -F --classify? --file-type
+		--format= --full-time -g --group-directories-first -G --no-group -h --human-readable
+		--si -H --dereference-command-line --dereference-command-line-symlink-to-dir
+		--hide= --hyperlink? --indicator-style= -i --inode -I= --ignore= -k --kibibytes
+		-l -L --dereference -m -n --numeric-uid-gid -N --literal -o -p -q --hide-control-chars
+		--show-control-chars -Q --quote-name --quoting-style= -r --reverse -R --recursive
+		-s --size -S --sort= --time= --time-style= -t -T= --tabsize= -u -U -v -w= --width=
+		-x -X -Z --context --zero -1 -@ -e -O -P -W -%`,
+	ops: opsRead,
+}
+
+// cat concatenates files to stdout.
+var catSpec = &spec{
+	harmless: true,
+	allow: `-A --show-all -b --number-nonblank -e -E --show-ends -n --number -s --squeeze-blank
+		-t -T --show-tabs -u -v --show-nonprinting -l`,
+	ops: opsRead,
+}
+
+// tac prints files last line first.
+var tacSpec = &spec{
+	harmless: true,
+	allow:    `-b --before -r --regex -s= --separator=`,
+	ops:      opsRead,
+}
+
+// head prints the first part of files.
+var headSpec = &spec{
+	harmless: true,
+	allow:    `-c= --bytes= -n= --lines= -q --quiet --silent -v --verbose -z --zero-terminated`,
+	num:      true,
+	ops:      opsRead,
+}
+
+// tail prints the last part of files; following (-f) only reads.
+var tailSpec = &spec{
+	harmless: true,
+	allow: `-c= --bytes= -f --follow? -F -n= --lines= --max-unchanged-stats= --pid= -q --quiet
+		--silent --retry -s= --sleep-interval= -v --verbose -z --zero-terminated -r`,
+	num: true,
+	ops: opsRead,
+}
+
+// nl numbers lines.
+var nlSpec = &spec{
+	harmless: true,
+	allow: `-b= --body-numbering= -d= --section-delimiter= -f= --footer-numbering=
+		-h= --header-numbering= -i= --line-increment= -l= --join-blank-lines= -n= --number-format=
+		-p --no-renumber -s= --number-separator= -v= --starting-line-number= -w= --number-width=`,
+	ops: opsRead,
+}
+
+// wc counts; --files0-from reads a list of file names.
+var wcSpec = &spec{
+	harmless: true,
+	allow:    `-c --bytes -m --chars -l --lines -w --words -L --max-line-length --files0-from=r --total=`,
+	ops:      opsRead,
+}
+
+// stat prints file metadata.
+var statSpec = &spec{
+	harmless: true,
+	allow: `-L --dereference -f --file-system -c= --format= --printf= -t --terse --cached= -x -r -s -n -q
+		-F -l`,
+	ops: opsRead,
+}
+
+// du estimates disk usage.
+var duSpec = &spec{
+	harmless: true,
+	allow: `-0 --null -a --all --apparent-size -B= --block-size= -b --bytes -c --total -D
+		--dereference-args -d= --max-depth= --files0-from=r -H --inodes -h --human-readable -k -L
+		--dereference -l --count-links -m -P --no-dereference -S --separate-dirs --si -s --summarize
+		-t= --threshold= --time? --time-style= -X=r --exclude-from=r --exclude= -x --one-file-system -g -A`,
+	ops: opsRead,
+}
+
+// df reports file system usage; --output selects columns (it is not a file).
+var dfSpec = &spec{
+	harmless: true,
+	allow: `-a --all -B= --block-size= -h --human-readable -H --si -i --inodes -k -l --local
+		--no-sync --output? -P --portability --sync --total -t= --type= -T --print-type -x= --exclude-type= -g -m`,
+	ops: opsRead,
+}
+
+// pwd prints the working directory.
+var pwdSpec = &spec{allow: `-L -P --logical --physical`, ops: opsNone}
+
+// which and type look programs up in PATH; operands are names, not files.
+var whichSpec = &spec{allow: `-a -s --all --skip-alias --skip-functions --read-alias --read-functions
+	--show-dot --show-tilde --tty-only -i -n -p`, ops: opsText}
+
+// type is the shell builtin that says what a name is.
+var typeSpec = &spec{allow: `-a -f -P -p -t`, ops: opsText, noStd: true}
+
+// file guesses file types. -C compiles a magic file (writes magic.mgc).
+var fileSpec = &spec{
+	allow: `-b --brief -c --checking-printout -d -E -e= --exclude= --exclude-quiet= --extension
+		-F= --separator= -f=r --files-from=r -h --no-dereference -i --mime --mime-type --mime-encoding
+		-k --keep-going -l --list -L --dereference -m=r --magic-file=r -N --no-pad -n --no-buffer
+		-0 --print0 -p --preserve-date -P= --parameter= -r --raw -s --special-files
+		-z --uncompress -Z --uncompress-noreport -I -D --apple`,
+	deny: []denial{
+		{`-C --compile`, "compiles a magic file and writes it"},
+		{`-S --no-sandbox`, "turns off file's sandbox for parsing untrusted input"},
+	},
+	ops: opsRead,
+}
+
+// basename and dirname work on strings, not files.
+var basenameSpec = &spec{
+	harmless: true, allow: `-a --multiple -s= --suffix= -z --zero`, ops: opsText}
+var dirnameSpec = &spec{
+	harmless: true, allow: `-z --zero`, ops: opsText}
+
+// realpath and readlink resolve paths (they read directory entries).
+var realpathSpec = &spec{
+	harmless: true,
+	allow: `-e --canonicalize-existing -m --canonicalize-missing -L --logical -P --physical
+		-q --quiet --relative-to=r --relative-base=r -s --strip --no-symlinks -z --zero`,
+	ops: opsRead,
+}
+var readlinkSpec = &spec{
+	harmless: true,
+	allow: `-f --canonicalize -e --canonicalize-existing -m --canonicalize-missing -n --no-newline
+		-q --quiet -s --silent -v --verbose -z --zero`,
+	ops: opsRead,
+}
+
+// echo, printf, true, false, test and [ only print or compute a status.
+// echo, true, false, test and [ take no options that could matter, so any
+// argument is fine. printf -v assigns a shell variable (shell state only).
+var echoSpec = &spec{anyArgs: true}
+var printfSpec = &spec{allow: `-v=`, posix: true, ops: opsText, noStd: true}
+
+// cd changes the shell's directory; the analyser tracks it. The directory is
+// reported as read so that read rules on it apply.
+var cdSpec = &spec{allow: `-L -P -e -@`, ops: opsRead, maxOps: 1, noStd: true, posix: true}
+
+// diff compares files. -l pipes through pr, a fixed program.
+var diffSpec = &spec{
+	allow: `--normal -q --brief -s --report-identical-files -c -C= --context? -u -U= --unified?
+		-e --ed -n --rcs -y --side-by-side -W= --width= --left-column --suppress-common-lines
+		-p --show-c-function -F= --show-function-line= --label= --expand-tabs -t -T --initial-tab
+		--tabsize= --suppress-blank-empty -l --paginate -r --recursive --no-dereference
+		-N --new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case
+		-x= --exclude= -X=r --exclude-from=r -S= --starting-file= --from-file=r --to-file=r
+		-i --ignore-case -E --ignore-tab-expansion -Z --ignore-trailing-space -b --ignore-space-change
+		-w --ignore-all-space -B --ignore-blank-lines -I= --ignore-matching-lines= -a --text
+		--strip-trailing-cr -D= --ifdef= --GTYPE-group-format= --old-group-format= --new-group-format=
+		--changed-group-format= --unchanged-group-format= --line-format= --old-line-format=
+		--new-line-format= --unchanged-line-format= -d --minimal --horizon-lines= --speed-large-files
+		--color? --palette= --binary`,
+	num: true,
+	ops: opsRead,
+}
+
+// cmp compares two files byte by byte (operands after the files are skips).
+var cmpSpec = &spec{
+	allow: `-b --print-bytes -i= --ignore-initial= -l --verbose -n= --bytes= -s --quiet --silent`,
+	ops:   opsRead,
+}
+
+// comm compares two sorted files.
+var commSpec = &spec{
+	allow: `-1 -2 -3 --check-order --nocheck-order --output-delimiter= --total -z --zero-terminated`,
+	ops:   opsRead,
+}
+
+// cut, paste, fold, expand, unexpand, column, rev, fmt, strings: text filters.
+var cutSpec = &spec{
+	harmless: true,
+	allow: `-b= --bytes= -c= --characters= -d= --delimiter= -f= --fields= -n --complement
+		-s --only-delimited --output-delimiter= -z --zero-terminated -w`,
+	ops: opsRead,
+}
+var pasteSpec = &spec{
+	harmless: true, allow: `-d= --delimiters= -s --serial -z --zero-terminated`, ops: opsRead}
+var foldSpec = &spec{
+	harmless: true, allow: `-b --bytes -s --spaces -w= --width=`, num: true, ops: opsRead}
+var expandSpec = &spec{
+	harmless: true, allow: `-i --initial -t= --tabs=`, num: true, ops: opsRead}
+var unexpandSpec = &spec{
+	harmless: true, allow: `-a --all --first-only -t= --tabs=`, num: true, ops: opsRead}
+var columnSpec = &spec{
+	allow: `-t --table -s= --separator= -o= --output-separator= -c= --output-width= -x --fillrows
+		-n= --table-name= -e -J --json -N= --table-columns= -R= --table-right= -T= --table-truncate=
+		-H= --table-hide= -E= --table-noextreme= -W= --table-wrap= -O= --table-order=
+		-l= --table-columns-limit= -d --table-noheadings -r= --tree= -i= --tree-id= -p= --tree-parent=
+		-L --keep-empty-lines -C= --table-column= -m --table-maxout -S= --use-spaces=`,
+	ops: opsRead,
+}
+var revSpec = &spec{
+	harmless: true, allow: `-0 --zero`, ops: opsRead}
+var fmtSpec = &spec{
+	allow: `-c --crown-margin -p= --prefix= -s --split-only -t --tagged-paragraph -u --uniform-spacing
+		-w= --width= -g= --goal=`,
+	num: true,
+	ops: opsRead,
+}
+var stringsSpec = &spec{
+	harmless: true,
+	allow: `-a --all -d --data -f --print-file-name -n= --bytes= -t= --radix= -o -e= --encoding=
+		-T= --target= -w --include-all-whitespace -s= --output-separator= -U= --unicode=`,
+	num: true,
+	ops: opsRead,
+}
+
+// tr translates stdin; its operands are character sets.
+var trSpec = &spec{allow: `-c -C --complement -d --delete -s --squeeze-repeats -t --truncate-set1`, ops: opsText}
+
+// od, hexdump: dump files.
+var odSpec = &spec{
+	harmless: true,
+	allow: `-A= --address-radix= --endian= -j= --skip-bytes= -N= --read-bytes= -S? --strings?
+		-t= --format= -v --output-duplicates -w? --width? --traditional -a -b -c -d -f -i -l -o -s -x
+		-B -D -e -F -h -H -I -L -O -X`,
+	ops: opsRead,
+}
+var hexdumpSpec = &spec{
+	allow: `-b -c -C -d -o -x -e= -f=r -n= -s= -v -L? --one-byte-octal --one-byte-char --canonical
+		--two-bytes-decimal --two-bytes-octal --two-bytes-hex --format= --format-file=r --length=
+		--skip= --no-squeezing --color?`,
+	ops: opsRead,
+}
+
+// xxd dumps one file; a second operand is the output file, so at most one.
+// xxd has its own parser: options end at the first operand (xxd in -v
+// writes a file named -v), nothing clusters, and a word is recognised by
+// its first letters (-rn is -r). So options are whole words here, matched
+// exactly; a value is the next word (glued values such as -c16 are not
+// modelled and fail closed).
+var xxdSpec = &spec{
+	single: true,
+	allow: `-a -autoskip -b -bits -C -capitalize -c= -cols= -E -EBCDIC -e -g= -groupsize= -i -include
+		-l= -len= -n= -name= -o= -offset= -p -ps -postscript -plain -r -revert -d -s= -seek= -u
+		-uppercase -R= -h -help -v -version`,
+	maxOps: 1,
+	posix:  true,
+	ops:    opsRead,
+	noStd:  true,
+}
+
+// Checksums read files (-c reads the files named in the list as well).
+var sumSpec = &spec{
+	harmless: true,
+	allow: `-b --binary -c --check --tag --untagged -t --text -z --zero --ignore-missing --quiet
+		--status --strict -w --warn -l= --length= -a= --algorithm= --base64 --raw -r -s --sysv`,
+	ops: opsRead,
+}
+
+// base64 and base32 encode or decode to stdout. -o/--output (BSD base64)
+// writes a file.
+var base64Spec = &spec{
+	allow: `-d --decode -D -i --ignore-garbage -w= --wrap= -b= --break= --input=r`,
+	deny:  []denial{{`-o=w --output=w`, "writes its output to a file"}},
+	ops:   opsRead,
+}
+
+// date prints the date. -s/--set and a MMDDhhmm operand set the clock.
+var dateSpec = &spec{
+	allow: `-d= --date= --debug -f=r --file=r -I? --iso-8601? --resolution -R --rfc-email --rfc-822
+		--rfc-2822 --rfc-3339= -r=r --reference=r -u --utc --universal -j -n -v=`,
+	deny:  []denial{{`-s= --set=`, "sets the system clock"}},
+	ops:   opsHook,
+	check: checkDate,
+}
+
+func checkDate(st *state) {
+	for _, o := range st.ops {
+		if len(o) == 0 || o[0] != '+' {
+			st.fail("date: operand " + printable(o) + " sets the system clock")
+		}
+	}
+}
+
+// uname, whoami, id, groups, nproc, uptime, free, arch, tty, logname:
+// facts about the machine and user.
+var unameSpec = &spec{
+	allow: `-a --all -s --kernel-name -n --nodename -r --kernel-release -v --kernel-version
+		-m --machine -p --processor -i --hardware-platform -o --operating-system`,
+	ops: opsNone,
+}
+var whoamiSpec = &spec{ops: opsNone}
+var idSpec = &spec{
+	allow: `-a -Z --context -g --group -G --groups -n --name -r --real -u --user -z --zero -p -P -F`,
+	ops:   opsText,
+}
+var groupsSpec = &spec{ops: opsText}
+var nprocSpec = &spec{allow: `--all --ignore=`, ops: opsNone}
+var uptimeSpec = &spec{allow: `-p --pretty -s --since -r --raw -c --container`, ops: opsNone}
+var freeSpec = &spec{
+	allow: `-b --bytes -k --kibi -m --mebi -g --gibi --tebi --pebi --kilo --mega --giga --tera --peta
+		-h --human --si -l --lohi -L --line -t --total -v --committed -w --wide -s= --seconds= -c= --count=`,
+	ops: opsNone,
+}
+var noArgSpec = &spec{ops: opsNone}
+
+// hostname prints the host name. An operand, -F/--file and -b set it.
+var hostnameSpec = &spec{
+	allow: `-a --alias -A --all-fqdns -d --domain -f --fqdn --long -i --ip-address
+		-I --all-ip-addresses -s --short -y --yp --nis -v --verbose`,
+	deny: []denial{{`-F= --file= -b --boot`, "sets the host name"}},
+	ops:  opsHook,
+	check: func(st *state) {
+		if len(st.ops) > 0 {
+			st.fail("hostname: operand " + printable(st.ops[0]) + " sets the host name")
+		}
+	},
+}
+
+// env with no command prints the environment. A command operand means env
+// runs it (the analyser unwraps that form; here it is not read-only).
+var envSpec = &spec{
+	allow: `-0 --null -i --ignore-environment -u= --unset=`,
+	deny:  []denial{{`-S= --split-string= -C= --chdir= --default-signal? --ignore-signal? --block-signal?`, "runs a command"}},
+	posix: true,
+	ops:   opsHook,
+	check: func(st *state) {
+		if len(st.ops) > 0 {
+			st.fail("env: runs the command " + printable(st.ops[0]))
+		}
+	},
+}
+
+// printenv prints variables; operands are names.
+var printenvSpec = &spec{allow: `-0 --null`, ops: opsText}
+
+// ps lists processes. Its many option styles (BSD "aux", UNIX -ef, GNU
+// --sort) only select and format what is printed; none writes or executes,
+// so every argument is accepted.
+var psSpec = &spec{anyArgs: true}
+
+// seq prints numbers; negative numbers look like options.
+var seqSpec = &spec{allow: `-f= --format= -s= --separator= -w --equal-width -t=`, num: true, ops: opsText}
+
+// sleep waits.
+var sleepSpec = &spec{ops: opsText}
+
+// history without options prints the shell history; -c, -d, -a, -w, -r,
+// -n, -s change the history or its file.
+var historySpec = &spec{
+	deny:  []denial{{`-c -d= -a -n -r -w -s -p`, "changes the history or its file"}},
+	ops:   opsText,
+	noStd: true,
+}
+
+// man formats manual pages. --html/-H and -X open a browser or viewer,
+// -P/--pager runs a pager command, -l formats a local file with troff
+// (whose preprocessors can be named by the page), -T/-Z and -p drive troff.
+var manSpec = &spec{
+	allow: `-k --apropos -f --whatis -a --all -w --where --path -W --where-cat --location-cat
+		-s= --sections= -S= -e= --extension= -L= --locale= -E= --encoding= --no-hyphenation --nh
+		--no-justification --nj -7 --ascii -i --ignore-case -I --match-case --regex --wildcard
+		--names-only --no-subpages -d --debug -D --default -C=r --config-file=r
+		-M= --manpath= -m= --systems= -R= --recode= -K --global-apropos --warnings? -Q`,
+	deny: []denial{
+		{`-H? --html? -X? --gxditview?`, "opens a browser or viewer program"},
+		{`-P= --pager=`, "runs a pager command"},
+		{`-l --local-file -T? --troff-device? -Z --ditroff -p= --preprocessor= -t --troff`, "runs troff on a chosen file or device"},
+		{`-u --update -c --catman`, "updates the manual page caches"},
+	},
+	ops: opsText,
+}
+
+// tee copies stdin to files: read-only only when every operand is /dev/null.
+var teeSpec = &spec{
+	allow: `-a --append -i --ignore-interrupts -p --output-error?`,
+	ops:   opsHook,
+	check: func(st *state) {
+		for _, o := range st.ops {
+			if o != "/dev/null" {
+				st.write(o)
+				st.fail("tee: writes to " + printable(o))
+			}
+		}
+	},
+}
+
+// locale, getconf, tty, logname, users, who, arch print facts.
+var whoSpec = &spec{
+	allow: `-a --all -b --boot -d --dead -H --heading -l --login --lookup -m -q --count -r --runlevel
+		-s --short -t --time -T -w --mesg --message --writable -u --users -p --process`,
+	ops: opsText,
+}
+
+func init() {
+	register(lsSpec, "ls")
+	register(catSpec, "cat")
+	register(tacSpec, "tac")
+	register(headSpec, "head")
+	register(tailSpec, "tail")
+	register(nlSpec, "nl")
+	register(wcSpec, "wc")
+	register(statSpec, "stat")
+	register(duSpec, "du")
+	register(dfSpec, "df")
+	register(pwdSpec, "pwd")
+	register(whichSpec, "which")
+	register(typeSpec, "type")
+	register(fileSpec, "file")
+	register(basenameSpec, "basename")
+	register(dirnameSpec, "dirname")
+	register(realpathSpec, "realpath")
+	register(readlinkSpec, "readlink")
+	register(echoSpec, "echo", "true", "false", "test", "[", ":")
+	register(printfSpec, "printf")
+	register(cdSpec, "cd")
+	register(diffSpec, "diff")
+	register(cmpSpec, "cmp")
+	register(commSpec, "comm")
+	register(cutSpec, "cut")
+	register(pasteSpec, "paste")
+	register(foldSpec, "fold")
+	register(expandSpec, "expand")
+	register(unexpandSpec, "unexpand")
+	register(columnSpec, "column")
+	register(revSpec, "rev")
+	register(fmtSpec, "fmt")
+	register(stringsSpec, "strings")
+	register(trSpec, "tr")
+	register(odSpec, "od")
+	register(hexdumpSpec, "hexdump")
+	register(xxdSpec, "xxd")
+	register(sumSpec, "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum",
+		"b2sum", "cksum", "sum", "shasum", "md5")
+	register(base64Spec, "base64", "base32")
+	register(dateSpec, "date")
+	register(unameSpec, "uname")
+	register(whoamiSpec, "whoami", "logname", "tty", "arch")
+	register(idSpec, "id")
+	register(groupsSpec, "groups", "users")
+	register(nprocSpec, "nproc")
+	register(uptimeSpec, "uptime")
+	register(freeSpec, "free")
+	register(hostnameSpec, "hostname")
+	register(envSpec, "env")
+	register(printenvSpec, "printenv")
+	register(psSpec, "ps")
+	register(seqSpec, "seq")
+	register(sleepSpec, "sleep")
+	register(historySpec, "history")
+	register(manSpec, "man")
+	register(teeSpec, "tee")
+	register(whoSpec, "who")
+}

@@ -1,0 +1,195 @@
+package flagspec
+
+import "strings"
+
+// grep (and egrep, fgrep) search files. The first operand is the pattern
+// unless -e or -f gave one; -f and --exclude-from read files. No GNU grep
+// option writes or executes.
+var grepSpec = &spec{
+	harmless: true,
+	allow: `-E --extended-regexp -F --fixed-strings -G --basic-regexp -P --perl-regexp
+		-e=@e --regexp=@e -f=r@e --file=r@e -i -y --ignore-case --no-ignore-case -v --invert-match
+		-w --word-regexp -x --line-regexp -c --count --color? --colour? -L --files-without-match
+		-l --files-with-matches -m= --max-count= -o --only-matching -q --quiet --silent
+		-s --no-messages -b --byte-offset -H --with-filename -h --no-filename --label=
+		-n --line-number --line-buffered -T --initial-tab -u --unix-byte-offsets -Z --null
+		-z --null-data -A= --after-context= -B= --before-context= -C= --context= --group-separator=
+		--no-group-separator -a --text --binary-files= -D= --devices= -d= --directories=
+		--exclude= --exclude-from=r --exclude-dir= --include= -r --recursive -R
+		--dereference-recursive -I -U --binary -O -S -p`,
+	num: true,
+	ops: opsPatRead,
+}
+
+// rg (ripgrep) searches files. --pre runs a program on every file searched,
+// --hostname-bin runs a program, and -z/--search-zip runs decompression
+// programs found on PATH.
+var rgSpec = &spec{
+	noAbbrev: true,
+	allow: `-e=@e --regexp=@e -f=r@e --file=r@e -A= --after-context= -B= --before-context=
+		-C= --context= -a --text --auto-hybrid-regex --no-auto-hybrid-regex --binary --no-binary
+		--block-buffered --no-block-buffered -b --byte-offset --no-byte-offset -s --case-sensitive
+		--color= --colors= --column --no-column --context-separator= --no-context-separator
+		-c --count --count-matches --crlf --no-crlf --debug --dfa-size-limit= -E= --encoding=
+		--no-encoding --engine= --field-context-separator= --field-match-separator= --files@e
+		-l --files-with-matches --files-without-match -F --fixed-strings --no-fixed-strings
+		-L --follow --no-follow --generate= -g= --glob= --glob-case-insensitive
+		--no-glob-case-insensitive --heading --no-heading -. --hidden --no-hidden --iglob=
+		-i --ignore-case --ignore-file=r --ignore-file-case-insensitive
+		--no-ignore-file-case-insensitive --include-zero --no-include-zero -v --invert-match
+		--no-invert-match --json --no-json --line-buffered --no-line-buffered -n --line-number
+		-N --no-line-number -x --line-regexp -M= --max-columns= --max-columns-preview
+		--no-max-columns-preview -m= --max-count= -d= --max-depth= --maxdepth= --max-filesize=
+		--mmap --no-mmap -U --multiline --no-multiline --multiline-dotall --no-multiline-dotall
+		--no-config --no-ignore --ignore --no-ignore-dot --ignore-dot --no-ignore-exclude --ignore-exclude
+		--no-ignore-files --ignore-files --no-ignore-global --ignore-global --no-ignore-messages
+		--ignore-messages --no-ignore-parent --ignore-parent --no-ignore-vcs --ignore-vcs
+		--no-messages --messages --no-pcre2-unicode --pcre2-unicode --no-require-git --require-git
+		--no-unicode --unicode -0 --null --null-data --one-file-system --no-one-file-system
+		-o --only-matching --no-only-matching --path-separator= --passthru --passthrough
+		-P --pcre2 --no-pcre2 --pcre2-version -p --pretty --no-pre -q --quiet --regex-size-limit=
+		-r= --replace= --search-zip-no --no-search-zip -S --smart-case --no-smart-case --sort=
+		--sortr= --sort-files --no-sort-files --stats --no-stats --stop-on-nonmatch -a --text
+		-j= --threads= --trace --trim --no-trim -t= --type= -T= --type-not= --type-add=
+		--type-clear= --type-list@e -u --unrestricted -V --version --vimgrep -H --with-filename
+		-I --no-filename -w --word-regexp --no-word-regexp -h --help --hyperlink-format=
+		--no-hyperlink`,
+	deny: []denial{
+		{`--pre= --pre-glob=`, "runs a preprocessor program on every file searched"},
+		{`-z --search-zip`, "runs decompression programs on compressed files"},
+		{`--hostname-bin=`, "runs a program to find the host name"},
+	},
+	ops: opsPatRead,
+}
+
+// tree lists directories. -o writes the listing to a file, and -R (with
+// -H) reruns tree writing 00Tree.html into every directory. -H alone only
+// formats HTML to stdout and is allowed.
+var treeSpec = &spec{
+	noAbbrev: true,
+	allow: `-a -d -l -f -x -L= -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst
+		--prune --info --infofile=r --noreport --charset= --filelimit= --dirsfirst --filesfirst
+		-i -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r
+		--sort= -n -C -X -J -S --fromfile --fromtabfile --nolinks -H= -T= --hintro=r --houtro=r
+		--hyperlink --scheme= --authority= --opt-toggle -A`,
+	deny: []denial{
+		{`-o=w`, "writes the listing to a file"},
+		{`-R`, "writes 00Tree.html into every directory"},
+	},
+	ops: opsRead,
+}
+
+func init() {
+	register(grepSpec, "grep", "egrep", "fgrep")
+	register(rgSpec, "rg")
+	register(treeSpec, "tree")
+	register(findSpec, "find")
+}
+
+// find walks directory trees. Its expression is parsed here word by word:
+// tests and the printing actions are allowed; -delete removes files,
+// -exec/-execdir/-ok/-okdir run commands, and -fprint/-fprint0/-fprintf/-fls
+// write files. Starting points (and -newer references) are reported as read.
+var findSpec = &spec{anyArgs: true, check: checkFind}
+
+// findArity gives the number of values each allowed find primary takes; -1
+// marks the value as a path read.
+var findArity = map[string]int{
+	// tests
+	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1,
+	"-regex": 1, "-iregex": 1, "-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1,
+	"-size": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1, "-ctime": 1, "-cmin": 1,
+	"-Btime": 1, "-Bmin": 1, "-used": 1, "-newer": -1, "-anewer": -1, "-cnewer": -1,
+	"-perm": 1, "-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-links": 1, "-inum": 1,
+	"-samefile": -1, "-fstype": 1, "-context": 1, "-nouser": 0, "-nogroup": 0, "-empty": 0,
+	"-readable": 0, "-writable": 0, "-executable": 0, "-true": 0, "-false": 0,
+	// options
+	"-maxdepth": 1, "-mindepth": 1, "-depth": 0, "-d": 0, "-mount": 0, "-xdev": 0,
+	"-noleaf": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-daystart": 0,
+	"-follow": 0, "-regextype": 1, "-warn": 0, "-nowarn": 0, "-files0-from": -1,
+	"-help": 0, "--help": 0, "-version": 0, "--version": 0,
+	// actions that print to stdout
+	"-print": 0, "-print0": 0, "-printf": 1, "-ls": 0, "-prune": 0, "-quit": 0,
+	// operators
+	"!": 0, "-not": 0, "(": 0, ")": 0, ",": 0, "-a": 0, "-and": 0, "-o": 0, "-or": 0,
+}
+
+// findDenied are the find primaries that change things, with the reason.
+var findDenied = map[string]string{
+	"-delete":  "deletes files",
+	"-exec":    "runs a command",
+	"-execdir": "runs a command",
+	"-ok":      "runs a command",
+	"-okdir":   "runs a command",
+	"-fprint":  "writes a file",
+	"-fprint0": "writes a file",
+	"-fprintf": "writes a file",
+	"-fls":     "writes a file",
+}
+
+func checkFind(st *state) {
+	args := st.argv[1:]
+	i := 0
+	// leading options -H -L -P -D debugopts -Olevel
+	for i < len(args) {
+		a := args[i]
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") && len(a) > 2 {
+			i++
+			continue
+		}
+		if a == "-D" && i+1 < len(args) {
+			i += 2
+			continue
+		}
+		break
+	}
+	// starting points: up to the first word that starts an expression
+	for i < len(args) {
+		a := args[i]
+		if strings.HasPrefix(a, Dynamic) {
+			st.fail("find: the word " + printable(a) + " is only known at run time and may be a primary")
+			return
+		}
+		if a != "" && (a[0] == '-' || a == "!" || a == "(") {
+			break
+		}
+		if a == "--" {
+			i++
+			continue
+		}
+		st.read(a)
+		i++
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if why, ok := findDenied[a]; ok {
+			st.fail("find: " + a + " " + why)
+			if a == "-fprint" || a == "-fprint0" || a == "-fls" || a == "-fprintf" {
+				if i+1 < len(args) {
+					st.write(args[i+1])
+				}
+			}
+			return
+		}
+		n, ok := findArity[a]
+		if !ok && strings.HasPrefix(a, "-newer") && len(a) == 8 {
+			n, ok = 1, true
+			if a[7] != 't' {
+				n = -1
+			}
+		}
+		if !ok {
+			st.fail("find: primary " + printable(a) + " is not in the read-only vocabulary")
+			return
+		}
+		switch {
+		case n == -1:
+			if i+1 < len(args) {
+				i++
+				st.read(args[i])
+			}
+		case n > 0:
+			i += n
+		}
+	}
+}

@@ -1,0 +1,651 @@
+package flagspec
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// This file is the flag-specification engine. A program is described by a
+// spec: an allowlist of flags written as a compact string, a list of denied
+// flags each with the reason it is dangerous, an operand policy, optional
+// subcommands and an optional check hook for what a table cannot say (sed
+// scripts, awk programs, uniq's output operand).
+//
+// An option listed both in deny and in allow is denied. Flag syntax in allow
+// and deny strings, one flag per space-separated token:
+//
+//	-x         short option without a value
+//	--long     long option without a value
+//	-x=        option with a required value (-xVAL, -x VAL, --long=VAL, --long VAL)
+//	--long?    option with an optional value (-xVAL or --long=VAL only)
+//	--long+    value taken from the next word unless the option is last (git --contains)
+//	--long==   option with two values (jq --arg NAME VALUE)
+//	...=r      the value is a path that is read; =w: a path that is written
+//	...@p      the option sets mark p, which check hooks and operand policies test
+//
+// Parsing follows GNU getopt_long: short options cluster (-la), a value may
+// be glued (-n5) or separate (-n 5), long options take --opt=VAL or --opt VAL,
+// any unambiguous prefix of a long option is that option (so --outp=f is
+// --output and a denied flag cannot be smuggled in abbreviated), "--" ends
+// the options, and options and operands may be mixed unless the spec says
+// options stop at the first operand. Everything not in the allowlist fails
+// closed: the invocation is not read-only and the Reason names the flag.
+
+type arity uint8
+
+const (
+	argNone arity = iota
+	argReq
+	argOpt
+	argLast
+	argTwo
+)
+
+type role uint8
+
+const (
+	roleNone role = iota
+	roleRead
+	roleWrite
+)
+
+// flagDef is one compiled option.
+type flagDef struct {
+	name  string // as written: "-n", "--lines", or "-name" for single-dash specs
+	arity arity
+	role  role
+	mark  byte   // 'a'..'z', 0 for none
+	deny  string // non-empty: using the option makes the call not read-only
+}
+
+// denial is a group of dangerous options sharing one reason.
+type denial struct {
+	flags string
+	why   string
+}
+
+// opsPolicy says what the operands (non-option words) are.
+type opsPolicy uint8
+
+const (
+	// opsText: operands are not paths (echo, seq, basename).
+	opsText opsPolicy = iota
+	// opsRead: every operand is a file or directory that is read.
+	opsRead
+	// opsPatRead: the first operand is a pattern unless an option marked
+	// @e supplied one (grep -e, -f); the rest are files read.
+	opsPatRead
+	// opsNone: any operand makes the call not read-only (hostname NAME).
+	opsNone
+	// opsGit: operands are revisions and pathspecs; each is reported as read,
+	// and the path of a REV:PATH operand is reported too.
+	opsGit
+	// opsHook: the check hook handles operands.
+	opsHook
+)
+
+// spec describes one program or subcommand.
+type spec struct {
+	allow string   // options that keep the call read-only
+	deny  []denial // options that do not, with the reason
+	ops   opsPolicy
+	// maxOps > 0 caps the operands; more make the call not read-only
+	// (uniq IN OUT, xxd IN OUT: the extra operand is an output file).
+	maxOps int
+	num    bool // -NUM is an option (head -20, git log -5, grep -3)
+	posix  bool // options end at the first operand
+	single bool // options are whole words (-name, -json): no clusters, no abbreviation
+	noStd  bool // do not add --help and --version
+	// never, when set, makes the program or subcommand known but never
+	// read-only; the string is the reason. A filesystem command's options
+	// are still parsed (for Writes); a subcommand's are not.
+	never string
+	// fs marks a filesystem command (contract §2): its hook fills Writes,
+	// and FSCommand is set when every option was understood.
+	fs    bool
+	check func(*state)
+	// subs are the subcommands; the first operand selects one.
+	subs map[string]*spec
+	// group: this subcommand is a noun whose own subcommand follows
+	// ("gh pr list"), reported as a two-word Subcommand.
+	group bool
+	// inherit: options of this spec are also accepted by its subcommands
+	// (cobra persistent flags: docker -H, kubectl -n).
+	inherit bool
+	// anyArgs: every argument is accepted (echo, true, test): the program
+	// parses no options that could write or execute.
+	anyArgs bool
+	// noAbbrev: the program's parser does not accept abbreviated long
+	// options (cobra/pflag, clap, jq); a prefix is then an unknown option.
+	// Inherited by subcommands.
+	noAbbrev bool
+	// harmless: no option of the program, listed or not, writes or runs
+	// anything, so a word only known at run time may stand where an option
+	// could (it is still reported as an operand).
+	harmless bool
+	// noSub: what happens without a subcommand; "" means read-only.
+	noSub string
+	// subFallback: a first operand that is no subcommand is an operand of
+	// this spec ("git reflog HEAD").
+	subFallback bool
+
+	// compiled
+	name     string // "git log", for reasons and Subcommand
+	subPath  string // "log", "pr list"
+	compiled bool
+	short    [128]int16 // index+1 into defs
+	defs     []flagDef  // every option
+	// dashWords: some option is a whole word with one dash (xxd -ps).
+	dashWords bool
+	longs     []flagDef // sorted by name; long options (and single-dash words)
+}
+
+var (
+	registry = map[string]*spec{}
+	// subcommandPrograms are the programs that take subcommands, including
+	// those with no read-only subcommand at all (HasSubcommands).
+	subcommandPrograms = map[string]bool{}
+)
+
+// register compiles s and files it under each name.
+func register(s *spec, names ...string) {
+	for _, n := range names {
+		if !s.compiled {
+			s.compile(n, "", "", nil)
+		}
+		registry[n] = s
+		if s.subs != nil {
+			subcommandPrograms[n] = true
+		}
+	}
+}
+
+// compile turns the flag strings into lookup tables, recursively. inhAllow
+// and inhDeny are options inherited from ancestors with inherit set.
+func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) {
+	s.name, s.subPath, s.compiled = name, subPath, true
+	var defs []flagDef
+	seen := map[string]bool{}
+	add := func(text, why string) {
+		for _, tok := range strings.Fields(text) {
+			d := parseToken(tok)
+			d.deny = why
+			if seen[d.name] {
+				continue
+			}
+			seen[d.name] = true
+			defs = append(defs, d)
+		}
+	}
+	for _, d := range s.deny {
+		add(d.flags, d.why)
+	}
+	add(s.allow, "")
+	for _, d := range inhDeny {
+		add(d.flags, d.why)
+	}
+	add(inhAllow, "")
+	if !s.noStd {
+		add("--help --version", "")
+	}
+	s.defs = defs
+	s.longs = nil
+	for i, d := range defs {
+		if !s.single && len(d.name) == 2 && d.name[0] == '-' && d.name[1] != '-' {
+			s.short[d.name[1]&127] = int16(i + 1)
+		} else {
+			s.longs = append(s.longs, d)
+			s.dashWords = s.dashWords || !s.single && d.name[1] != '-'
+		}
+	}
+	sort.Slice(s.longs, func(i, j int) bool { return s.longs[i].name < s.longs[j].name })
+	if s.inherit {
+		inhAllow = s.allow + " " + inhAllow
+		inhDeny = append(append([]denial(nil), s.deny...), inhDeny...)
+	}
+	// Each place in the tree gets its own copy, so that a spec shared by
+	// several subcommands (git log and git whatchanged) reports its own name.
+	subs := make(map[string]*spec, len(s.subs))
+	for word, sub := range s.subs {
+		c := *sub
+		c.compiled = false
+		c.noAbbrev = c.noAbbrev || s.noAbbrev
+		p := word
+		if subPath != "" {
+			p = subPath + " " + word
+		}
+		c.compile(name+" "+word, p, inhAllow, inhDeny)
+		subs[word] = &c
+	}
+	if s.subs != nil {
+		s.subs = subs
+	}
+}
+
+// parseToken reads one flag token of the allow/deny syntax.
+func parseToken(tok string) flagDef {
+	// A name has at least two characters ("-@" is BSD ls's option).
+	i := strings.IndexAny(tok[2:], "=?+@")
+	if i < 0 {
+		return flagDef{name: tok}
+	}
+	i += 2
+	d := flagDef{name: tok[:i]}
+	rest := tok[i:]
+	switch {
+	case strings.HasPrefix(rest, "=="):
+		d.arity, rest = argTwo, rest[2:]
+	case rest[0] == '=':
+		d.arity, rest = argReq, rest[1:]
+	case rest[0] == '?':
+		d.arity, rest = argOpt, rest[1:]
+	case rest[0] == '+':
+		d.arity, rest = argLast, rest[1:]
+	}
+	for len(rest) > 0 {
+		switch rest[0] {
+		case 'r':
+			d.role = roleRead
+		case 'w':
+			d.role = roleWrite
+		case '@':
+			if len(rest) < 2 {
+				panic("flagspec: bad mark in " + tok)
+			}
+			d.mark = rest[1]
+			rest = rest[1:]
+		default:
+			panic("flagspec: bad flag token " + tok)
+		}
+		rest = rest[1:]
+	}
+	return d
+}
+
+// lookupLong finds a long option (name includes its dashes) exactly or by
+// unambiguous prefix. ambiguous lists the candidates when there are several.
+func (s *spec) lookupLong(name string) (d *flagDef, ambiguous string) {
+	ls := s.longs
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].name >= name })
+	if i < len(ls) && ls[i].name == name {
+		return &ls[i], ""
+	}
+	if s.single || s.noAbbrev || len(name) < 3 {
+		return nil, ""
+	}
+	var first *flagDef
+	j := i
+	for ; j < len(ls) && strings.HasPrefix(ls[j].name, name); j++ {
+		c := &ls[j]
+		if first == nil {
+			first = c
+			continue
+		}
+		if c.arity != first.arity || c.role != first.role || c.mark != first.mark || c.deny != first.deny {
+			var b strings.Builder
+			for k := i; k < len(ls) && strings.HasPrefix(ls[k].name, name); k++ {
+				if b.Len() > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(ls[k].name)
+			}
+			return nil, b.String()
+		}
+	}
+	return first, ""
+}
+
+// state is the work area of one Judge call.
+type state struct {
+	argv    []string
+	v       Verdict
+	spec    *spec
+	ops     []string
+	opsBuf  [16]string
+	marks   uint32
+	vals    []markVal
+	valsBuf [8]markVal
+	// unknown is set when an option was not understood (so targets are unknown).
+	unknown bool
+	// execs is set when the arguments make the program run commands.
+	execs bool
+}
+
+type markVal struct {
+	mark byte
+	val  string
+}
+
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+// fail records a reason; the first one wins, and any reason makes the call
+// not read-only.
+func (st *state) fail(reason string) {
+	if st.v.Reason == "" {
+		st.v.Reason = reason
+	}
+}
+
+func (st *state) has(mark byte) bool { return st.marks&(1<<(mark-'a')) != 0 }
+
+// val returns the last value given to an option with mark, and whether there was one.
+func (st *state) val(mark byte) (string, bool) {
+	for i := len(st.vals) - 1; i >= 0; i-- {
+		if st.vals[i].mark == mark {
+			return st.vals[i].val, true
+		}
+	}
+	return "", false
+}
+
+func (st *state) read(p string) {
+	if p != "" && p != "-" {
+		st.v.Reads = append(st.v.Reads, p)
+	}
+}
+
+func (st *state) write(p string) {
+	if p != "" {
+		st.v.Writes = append(st.v.Writes, p)
+	}
+}
+
+// run parses args (the words after the program or subcommand) against s.
+func (st *state) run(s *spec, args []string) {
+	st.spec = s
+	if s.anyArgs {
+		st.finish(s)
+		return
+	}
+	endOpts := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if endOpts || len(a) < 2 || a[0] != '-' {
+			if !endOpts && strings.HasPrefix(a, Dynamic) && !s.harmless {
+				st.fail(s.name + ": the word " + printable(a) + " is only known at run time and may be an option")
+				st.unknown = true
+				st.bestEffort(s, args[i:])
+				return
+			}
+			if s.subs != nil && len(st.ops) == 0 && (!s.subFallback || s.subs[a] != nil) {
+				st.dispatch(s, a, args[i+1:])
+				return
+			}
+			st.ops = append(st.ops, a)
+			if s.posix {
+				endOpts = true
+			}
+			continue
+		}
+		if a == "--" {
+			if s.subs != nil && len(st.ops) == 0 && !s.subFallback {
+				st.fail(s.name + ": -- before the subcommand")
+				return
+			}
+			endOpts = true
+			continue
+		}
+		var ok bool
+		if s.single || a[1] == '-' {
+			i, ok = st.longOpt(s, a, args, i)
+		} else {
+			i, ok = st.shortOpts(s, a, args, i)
+		}
+		if !ok {
+			st.unknown = true
+			st.bestEffort(s, args[i+1:])
+			return
+		}
+	}
+	if s.subs != nil && len(st.ops) == 0 {
+		if s.noSub != "" {
+			st.fail(s.noSub)
+		}
+	}
+	st.finish(s)
+}
+
+// bestEffort finishes a filesystem command whose options were not all
+// understood: the remaining words that do not look like options are taken
+// as operands, so that Writes still names the likely targets (FSCommand
+// stays false: they cannot be trusted).
+func (st *state) bestEffort(s *spec, rest []string) {
+	if !s.fs {
+		return
+	}
+	for _, w := range rest {
+		if !strings.HasPrefix(w, "-") {
+			st.ops = append(st.ops, w)
+		}
+	}
+	st.finish(s)
+}
+
+// longOpt handles --name, --name=value and, for single-dash specs, -name.
+func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
+	name, val, hasEq := a, "", false
+	if k := strings.IndexByte(a, '='); k > 0 {
+		name, val, hasEq = a[:k], a[k+1:], true
+	}
+	d, amb := s.lookupLong(name)
+	if d == nil {
+		if amb != "" {
+			st.fail(s.name + ": option " + name + " is ambiguous (" + amb + ")")
+		} else {
+			st.fail(s.name + ": option " + printable(name) + " is not in the read-only vocabulary")
+		}
+		return i, false
+	}
+	switch d.arity {
+	case argNone:
+		if hasEq {
+			st.fail(s.name + ": option " + d.name + " takes no value")
+			return i, false
+		}
+	case argReq:
+		if !hasEq {
+			if i+1 >= len(args) {
+				st.fail(s.name + ": option " + d.name + " needs a value")
+				return i, false
+			}
+			i++
+			val = args[i]
+		}
+	case argLast:
+		if !hasEq && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+	case argTwo:
+		if hasEq {
+			st.fail(s.name + ": option " + d.name + " takes two separate values")
+			return i, false
+		}
+		if i+2 >= len(args) {
+			st.fail(s.name + ": option " + d.name + " needs two values")
+			return i, false
+		}
+		i += 2
+		val = args[i]
+	}
+	st.apply(s, d, name, val)
+	return i, true
+}
+
+// shortOpts handles a cluster of short options: -la, -n5, -n 5, -20.
+func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) {
+	// A whole-word long option declared with one dash (xxd -ps, git branch -vv).
+	if len(a) > 2 && s.dashWords {
+		if d, _ := s.lookupLong(a); d != nil && d.name == a {
+			return st.longOpt(s, a, args, i)
+		}
+		if k := strings.IndexByte(a, '='); k > 2 {
+			if d, _ := s.lookupLong(a[:k]); d != nil && d.name == a[:k] {
+				return st.longOpt(s, a, args, i)
+			}
+		}
+	}
+	for j := 1; j < len(a); j++ {
+		c := a[j]
+		if s.num && c >= '0' && c <= '9' {
+			for j+1 < len(a) && a[j+1] >= '0' && a[j+1] <= '9' {
+				j++
+			}
+			continue
+		}
+		var d *flagDef
+		if c < 128 && s.short[c] != 0 {
+			d = &s.defs[s.short[c]-1]
+		}
+		if d == nil {
+			st.fail(s.name + ": option -" + printable(string(c)) + " is not in the read-only vocabulary")
+			return i, false
+		}
+		switch d.arity {
+		case argNone:
+			st.apply(s, d, d.name, "")
+			continue
+		case argOpt:
+			st.apply(s, d, d.name, a[j+1:])
+			return i, true
+		case argReq, argLast:
+			val := a[j+1:]
+			if val == "" {
+				if i+1 >= len(args) {
+					if d.arity == argLast {
+						st.apply(s, d, d.name, "")
+						return i, true
+					}
+					st.fail(s.name + ": option " + d.name + " needs a value")
+					return i, false
+				}
+				i++
+				val = args[i]
+			}
+			st.apply(s, d, d.name, val)
+			return i, true
+		case argTwo:
+			if j+1 < len(a) || i+2 >= len(args) {
+				st.fail(s.name + ": option " + d.name + " needs two separate values")
+				return i, false
+			}
+			st.apply(s, d, d.name, args[i+2])
+			return i + 2, true
+		}
+	}
+	return i, true
+}
+
+// apply records the effect of one option.
+func (st *state) apply(s *spec, d *flagDef, typed, val string) {
+	switch d.role {
+	case roleRead:
+		st.read(val)
+	case roleWrite:
+		st.write(val)
+	}
+	if d.mark != 0 {
+		st.marks |= 1 << (d.mark - 'a')
+		st.vals = append(st.vals, markVal{d.mark, val})
+	}
+	if d.deny != "" {
+		shown := d.name
+		if typed != d.name {
+			shown = typed + " (" + d.name + ")"
+		}
+		st.fail(s.name + ": option " + shown + " " + d.deny)
+	}
+}
+
+// dispatch selects the subcommand word and parses the rest with its spec.
+func (st *state) dispatch(s *spec, word string, rest []string) {
+	if strings.Contains(word, Dynamic) {
+		st.v.Subcommand = joinSub(s.subPath, printable(word))
+		st.fail(s.name + ": the subcommand is only known at run time")
+		return
+	}
+	sub := s.subs[word]
+	if sub == nil {
+		st.v.Subcommand = joinSub(s.subPath, word)
+		st.fail(s.name + " " + word + " is not in the read-only vocabulary")
+		return
+	}
+	st.v.Subcommand = sub.subPath
+	// The parent's check sees the options given before the subcommand.
+	if s.check != nil {
+		s.check(st)
+	}
+	if sub.group && sub.subs == nil {
+		// A group with no read-only subcommand: still name the second word.
+		for _, w := range rest {
+			if !strings.HasPrefix(w, "-") {
+				st.v.Subcommand = joinSub(sub.subPath, w)
+				break
+			}
+		}
+	}
+	if sub.never != "" && !sub.fs && sub.subs == nil {
+		st.fail(sub.never)
+		return
+	}
+	st.run(sub, rest)
+}
+
+func joinSub(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}
+
+// finish applies the operand policy and the check hook.
+func (st *state) finish(s *spec) {
+	if s.maxOps > 0 && len(st.ops) > s.maxOps {
+		st.fail(s.name + ": extra operand " + printable(st.ops[s.maxOps]) + " (an output file)")
+	}
+	switch s.ops {
+	case opsRead:
+		for _, o := range st.ops {
+			st.read(o)
+		}
+	case opsPatRead:
+		ops := st.ops
+		if !st.has('e') && len(ops) > 0 {
+			ops = ops[1:]
+		}
+		for _, o := range ops {
+			st.read(o)
+		}
+	case opsNone:
+		if len(st.ops) > 0 {
+			st.fail(s.name + ": operand " + printable(st.ops[0]) + " is not allowed")
+		}
+	case opsGit:
+		for _, o := range st.ops {
+			st.read(o)
+			if k := strings.IndexByte(o, ':'); k >= 0 && k+1 < len(o) && !strings.Contains(o[:k], "/") {
+				p := o[k+1:]
+				// :N:path names a stage of the index.
+				if k == 0 && len(p) > 2 && p[0] >= '0' && p[0] <= '3' && p[1] == ':' {
+					p = p[2:]
+				}
+				st.read(p)
+			}
+		}
+	}
+	if s.check != nil {
+		s.check(st)
+	}
+	if s.never != "" {
+		st.fail(s.never)
+	}
+}
+
+// printable replaces the Dynamic marker so reasons stay readable.
+func printable(s string) string {
+	if !strings.Contains(s, Dynamic) {
+		return s
+	}
+	return strings.ReplaceAll(s, Dynamic, "$…")
+}

@@ -1,0 +1,544 @@
+package flagspec
+
+import "strings"
+
+// sort sorts files to stdout. -o/--output writes a file (the output file
+// may be one of the inputs), --compress-program runs a program, and
+// -T/--temporary-directory writes temporary files into a chosen directory.
+var sortSpec = &spec{
+	allow: `-b --ignore-leading-blanks -d --dictionary-order -f --ignore-case -g --general-numeric-sort
+		-i --ignore-nonprinting -M --month-sort -h --human-numeric-sort -n --numeric-sort -R
+		--random-sort --random-source=r -r --reverse --sort= -V --version-sort --batch-size=
+		-c --check? -C -k= --key= -m --merge -s --stable -S= --buffer-size= -t= --field-separator=
+		--parallel= -u --unique -z --zero-terminated --files0-from=r --debug`,
+	deny: []denial{
+		{`-o=w --output=w`, "writes its output to a file"},
+		{`--compress-program=`, "runs a program to compress temporary files"},
+		{`-T=w --temporary-directory=w`, "writes temporary files into a chosen directory"},
+	},
+	ops: opsRead,
+}
+
+// uniq filters adjacent lines. Its second operand is an output file.
+var uniqSpec = &spec{
+	allow: `-c --count -d --repeated -D --all-repeated? -f= --skip-fields= --group? -i --ignore-case
+		-s= --skip-chars= -u --unique -z --zero-terminated -w= --check-chars=`,
+	num:    true,
+	ops:    opsHook,
+	maxOps: 0,
+	check: func(st *state) {
+		for i, o := range st.ops {
+			switch i {
+			case 0:
+				st.read(o)
+			case 1:
+				st.write(o)
+				st.fail("uniq: operand " + printable(o) + " is an output file")
+			default:
+				st.fail("uniq: extra operand " + printable(o))
+			}
+		}
+	},
+}
+
+// jq filters JSON. The first operand is the filter; the rest are files
+// read (or, after --args/--jsonargs, values). jq cannot write files or run
+// programs, but "import PATH as $x" and "include" load other files (a
+// data import reads any .json file, such as .docker/config.json), so a
+// filter using them, or read from a file with -f, is not read-only.
+// --slurpfile and --rawfile read files, reported in Reads.
+var jqSpec = &spec{
+	noAbbrev: true,
+	allow: `-c --compact-output -n --null-input -r --raw-output -j --join-output -a --ascii-output
+		-s --slurp -R --raw-input -C --color-output -M --monochrome-output -S --sort-keys --tab
+		--indent= --unbuffered --stream --stream-errors --seq -e --exit-status -L=
+		--arg== --argjson== --slurpfile==r --rawfile==r --args@a --jsonargs@a --raw-output0
+		-h -V --build-configuration -0`,
+	deny: []denial{{`-f=r --from-file=r`, "reads its filter from a file, which may import other files"}},
+	ops:  opsHook,
+	check: func(st *state) {
+		if len(st.ops) == 0 {
+			return
+		}
+		filter := st.ops[0]
+		switch {
+		case strings.Contains(filter, Dynamic):
+			st.fail("jq: the filter is only known at run time")
+		case strings.Contains(filter, "import") || strings.Contains(filter, "include") ||
+			strings.Contains(filter, "modulemeta") || strings.Contains(filter, "get_search_list"):
+			st.fail("jq: the filter loads modules or data files")
+		}
+		if st.has('a') {
+			return // operands after --args are values
+		}
+		for _, o := range st.ops[1:] {
+			st.read(o)
+		}
+	},
+}
+
+// sed edits streams. Read-only only without -i/--in-place (then it is a
+// filesystem command), without -f/--file (the script file is not seen
+// here), and when the script has no w/W (write a file) or e (execute)
+// command and no s///w or s///e flag. r/R read a file, reported in Reads.
+var sedSpec = &spec{
+	allow: `-n --quiet --silent -e=@s --expression=@s -E -r --regexp-extended --posix
+		-s --separate -u --unbuffered -z --null-data -l= --line-length= --debug --sandbox
+		-b --binary --follow-symlinks`,
+	deny: []denial{
+		{`-i?@i --in-place?@i`, "edits files in place"},
+		{`-f=r@f --file=r@f`, "reads its script from a file, which may write files or run commands"},
+	},
+	ops:   opsHook,
+	check: checkSed,
+}
+
+func checkSed(st *state) {
+	files := st.ops
+	if !st.has('s') && !st.has('f') {
+		if len(files) == 0 {
+			st.fail("sed: no script")
+			return
+		}
+		checkSedScript(st, files[0])
+		files = files[1:]
+	} else {
+		for _, mv := range st.vals {
+			if mv.mark == 's' {
+				checkSedScript(st, mv.val)
+			}
+		}
+	}
+	for _, f := range files {
+		st.read(f)
+		if st.has('i') {
+			st.write(f)
+		}
+	}
+	if st.has('i') {
+		// In-place sed is a filesystem command (contract §2) when its
+		// script neither runs commands nor hides its targets.
+		st.spec = sedInPlace
+		if st.has('f') || st.execs {
+			st.unknown = true
+		}
+	}
+}
+
+// sedInPlace marks a sed -i call as a filesystem command.
+var sedInPlace = &spec{fs: true}
+
+// checkSedScript scans a sed script for commands that write or execute.
+func checkSedScript(st *state, script string) {
+	if strings.Contains(script, Dynamic) {
+		st.fail("sed: the script is only known at run time")
+		st.execs = true
+		return
+	}
+	// GNU sed reads a delimiter inside a bracket expression ([/]) as a
+	// literal; a naive reading ends the regex there. The script is scanned
+	// both ways and is read-only only if both readings are: a crafted
+	// script cannot hide a w command in the difference. The first (GNU)
+	// reading records the files read and written.
+	for _, brackets := range []bool{true, false} {
+		p := sedParser{s: script, brackets: brackets, st: st, record: brackets}
+		for !p.done() {
+			if why := p.command(); why != "" {
+				st.fail("sed: " + why)
+				return
+			}
+		}
+	}
+}
+
+type sedParser struct {
+	s        string
+	i        int
+	brackets bool // a regex's bracket expressions may contain the delimiter
+	st       *state
+	record   bool // report r/w files to st
+}
+
+func (p *sedParser) read(f string) {
+	if p.record {
+		p.st.read(f)
+	}
+}
+
+func (p *sedParser) write(f string) {
+	if p.record {
+		p.st.write(f)
+	}
+}
+
+func (p *sedParser) done() bool {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', ';':
+			p.i++
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (p *sedParser) peek() byte {
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+func (p *sedParser) skipBlanks() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+}
+
+// toEOL returns the rest of the line (a file name, label or text).
+func (p *sedParser) toEOL() string {
+	p.skipBlanks()
+	j := strings.IndexByte(p.s[p.i:], '\n')
+	if j < 0 {
+		j = len(p.s) - p.i
+	}
+	w := p.s[p.i : p.i+j]
+	p.i += j
+	return w
+}
+
+// address skips one address: N, $, /re/, \cREc, first~step, +N, ~N.
+func (p *sedParser) address() string {
+	switch c := p.peek(); {
+	case c >= '0' && c <= '9':
+		for c := p.peek(); c >= '0' && c <= '9' || c == '~'; c = p.peek() {
+			p.i++
+		}
+	case c == '$':
+		p.i++
+	case c == '/' || c == '\\':
+		if c == '\\' {
+			p.i++
+			c = p.peek()
+			if c == 0 || c == '\n' || c == '\\' || c >= 0x80 {
+				return "bad address delimiter"
+			}
+		}
+		p.i++
+		if !p.regex(c) {
+			return "unterminated address"
+		}
+		for c := p.peek(); c == 'I' || c == 'M'; c = p.peek() {
+			p.i++
+		}
+	case c == '+' || c == '~':
+		p.i++
+		for c := p.peek(); c >= '0' && c <= '9'; c = p.peek() {
+			p.i++
+		}
+	}
+	return ""
+}
+
+// delimited skips to the unescaped delimiter d, past it.
+func (p *sedParser) delimited(d byte) bool {
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == '\\' {
+			p.i += 2
+			continue
+		}
+		if c == '\n' && d != '\n' {
+			return false
+		}
+		p.i++
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+// command parses one command; it returns a reason when the command writes,
+// executes or cannot be parsed.
+func (p *sedParser) command() string {
+	if p.peek() == '#' {
+		p.toEOL()
+		return ""
+	}
+	if why := p.address(); why != "" {
+		return why
+	}
+	p.skipBlanks()
+	if p.peek() == ',' {
+		p.i++
+		p.skipBlanks()
+		if why := p.address(); why != "" {
+			return why
+		}
+	}
+	p.skipBlanks()
+	for p.peek() == '!' {
+		p.i++
+		p.skipBlanks()
+	}
+	c := p.peek()
+	p.i++
+	switch c {
+	case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		return ""
+	case 'l', 'L', 'q', 'Q':
+		p.skipBlanks()
+		for c := p.peek(); c >= '0' && c <= '9'; c = p.peek() {
+			p.i++
+		}
+		return ""
+	case ':', 'b', 't', 'T', 'v':
+		// GNU sed ends a label (and v's version) at a blank, ";", newline
+		// or "}", and parses what follows as further commands (":x w f"
+		// writes f). Ending it there too is the strict reading: the rest
+		// is scanned as commands.
+		p.skipBlanks()
+		for p.i < len(p.s) && strings.IndexByte(" \t\n;}", p.s[p.i]) < 0 {
+			p.i++
+		}
+		return ""
+	case 'a', 'i', 'c':
+		// text to the end of the line; backslash-newline continues it
+		for p.i < len(p.s) {
+			if p.s[p.i] == '\\' {
+				p.i += 2
+				continue
+			}
+			if p.s[p.i] == '\n' {
+				break
+			}
+			p.i++
+		}
+		return ""
+	case 'r', 'R':
+		p.read(p.toEOL())
+		return ""
+	case 'w', 'W':
+		f := p.toEOL()
+		p.write(f)
+		return "command " + string(c) + " writes the file " + printable(f)
+	case 'e':
+		p.st.execs = true
+		return "command e runs a shell command"
+	case 'y':
+		d := p.peek()
+		if d == 0 || d == '\\' || d == '\n' || d >= 0x80 {
+			return "bad y command"
+		}
+		p.i++
+		if !p.delimited(d) || !p.delimited(d) {
+			return "unterminated y command"
+		}
+		return ""
+	case 's':
+		d := p.peek()
+		if d == 0 || d == '\\' || d == '\n' || d >= 0x80 {
+			return "bad s command"
+		}
+		p.i++
+		if !p.regex(d) || !p.delimitedRepl(d) {
+			return "unterminated s command"
+		}
+		for p.i < len(p.s) {
+			switch f := p.s[p.i]; {
+			case f == 'g' || f == 'p' || f == 'i' || f == 'I' || f == 'm' || f == 'M' || f >= '0' && f <= '9':
+				p.i++
+			case f == 'e':
+				p.st.execs = true
+				return "the s///e flag runs the pattern space as a command"
+			case f == 'w':
+				p.i++
+				w := p.toEOL()
+				p.write(w)
+				return "the s///w flag writes the file " + printable(w)
+			default:
+				return ""
+			}
+		}
+		return ""
+	}
+	return "command " + printable(string(c)) + " is not in the read-only vocabulary"
+}
+
+// regex skips a regular expression to the unescaped delimiter d, past it.
+// With p.brackets, a bracket expression ([...], with [:class:], [.x.] and
+// [=x=] inside) is skipped whole, as GNU sed does. A regex may span
+// escaped newlines.
+func (p *sedParser) regex(d byte) bool {
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '\\':
+			p.i += 2
+			continue
+		case c == '[' && p.brackets:
+			if !p.bracket() {
+				return false
+			}
+			continue
+		}
+		p.i++
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+// bracket skips a bracket expression starting at p.s[p.i] == '['.
+func (p *sedParser) bracket() bool {
+	j := p.i + 1
+	if j < len(p.s) && p.s[j] == '^' {
+		j++
+	}
+	if j < len(p.s) && p.s[j] == ']' {
+		j++
+	}
+	for j < len(p.s) {
+		c := p.s[j]
+		if c == ']' {
+			p.i = j + 1
+			return true
+		}
+		if c == '[' && j+1 < len(p.s) && (p.s[j+1] == ':' || p.s[j+1] == '.' || p.s[j+1] == '=') {
+			end := "]"
+			end = string(p.s[j+1]) + end
+			k := strings.Index(p.s[j+2:], end)
+			if k < 0 {
+				return false
+			}
+			j += 2 + k + 2
+			continue
+		}
+		j++
+	}
+	return false
+}
+
+// delimitedRepl is delimited, but a replacement may contain escaped newlines.
+func (p *sedParser) delimitedRepl(d byte) bool {
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == '\\' {
+			p.i += 2
+			continue
+		}
+		p.i++
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+// awk runs a program. It is read-only only when the program text is static
+// and has none of: system (runs commands), "|" (pipes to or from commands),
+// ">" inside an action (print > file; a comparison there also trips this,
+// failing closed; a ">" in a pattern such as NR>1 is a comparison),
+// getline (reads commands or files), close/fflush on named streams,
+// ARGV/ARGC (changing them reads other files), "/inet" special files, and
+// any "@" (gawk's @load, @include and indirect calls: f="sys" "tem"; @f()).
+// -f (program file), gawk's extension options and the options that write
+// files (-o, -p, -d) are denied. Operands after the program are files
+// read, except var=value assignments.
+var awkSpec = &spec{
+	allow: `-F= --field-separator= -v= --assign= -e=@p --source=@p -b --characters-as-bytes
+		-c --traditional -C --copyright -g --gen-pot -h -M --bignum
+		-N --use-lc-numeric -n --non-decimal-data -O --optimize -P --posix -r --re-interval
+		-s --no-optimize -S --sandbox -t --lint-old -V`,
+	deny: []denial{
+		{`-f= --file= -i= --include= -l= --load= -E= --exec= -W=`,
+			"loads program code or extensions from files"},
+		{`-o? --pretty-print? -p? --profile? -d? --dump-variables?`, "writes a file"},
+		{`-D? --debug?`, "starts the interactive debugger"},
+		{`-L? --lint?`, "is not modelled"},
+	},
+	posix: true,
+	ops:   opsHook,
+	check: checkAwk,
+}
+
+var awkDangers = []struct{ needle, why string }{
+	{"system", "system() runs a command"},
+	{"|", "a pipe runs a command"},
+	{"getline", "getline can read from a command"},
+	{"close", "close() acts on command streams"},
+	{"fflush", "fflush() acts on command streams"},
+	{"@", "gawk's @ forms load code or call functions by name (@f() can call system)"},
+	{"ARGV", "changing ARGV reads files not on the command line"},
+	{"ARGC", "changing ARGC reads files not on the command line"},
+	{"/inet", "special network files are not modelled"},
+}
+
+func checkAwk(st *state) {
+	ops := st.ops
+	var progs []string
+	if st.has('p') {
+		for _, mv := range st.vals {
+			if mv.mark == 'p' {
+				progs = append(progs, mv.val)
+			}
+		}
+	} else {
+		if len(ops) == 0 {
+			st.fail("awk: no program")
+			return
+		}
+		progs, ops = ops[:1], ops[1:]
+	}
+	for _, prog := range progs {
+		if strings.Contains(prog, Dynamic) {
+			st.fail("awk: the program is only known at run time")
+			return
+		}
+		for _, d := range awkDangers {
+			if strings.Contains(prog, d.needle) {
+				st.fail("awk: " + d.why)
+				return
+			}
+		}
+		// Output redirection exists only in print and printf statements,
+		// which live inside actions. A ">" before the first "{" is in a
+		// pattern, hence a comparison (NR>1); any later ">" may be a
+		// redirection and fails closed.
+		head, action := prog, ""
+		if k := strings.IndexByte(prog, '{'); k >= 0 {
+			head, action = prog[:k], prog[k:]
+		}
+		if strings.Contains(action, ">") || strings.Contains(head, ">") && strings.Contains(head, "print") {
+			st.fail("awk: print > writes a file (a \">\" inside an action is not modelled)")
+			return
+		}
+	}
+	for _, o := range ops {
+		if k := strings.IndexByte(o, '='); k > 0 && isIdent(o[:k]) {
+			continue
+		}
+		st.read(o)
+	}
+}
+
+func isIdent(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func init() {
+	register(sortSpec, "sort")
+	register(uniqSpec, "uniq")
+	register(jqSpec, "jq")
+	register(sedSpec, "sed")
+	register(awkSpec, "awk", "gawk", "mawk", "nawk")
+}

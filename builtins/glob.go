@@ -1,0 +1,105 @@
+package builtins
+
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/builtins"
+	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/permopa/permopa/builtins/paths"
+)
+
+// GlobMatchAny is permopa.glob.match_any.
+var GlobMatchAny = &ast.Builtin{
+	Name: "permopa.glob.match_any",
+	Description: "Matches file-rule patterns (doublestar: `*` within a segment, `**` across; `/abs/**` and " +
+		"`//abs/**` absolute, `~/x` home, `./x` or `x/**` relative to the cwd, `**/x` anywhere, `\"\"` every path) " +
+		"against paths, which are resolved first. Mode `any` (deny and ask rules): a pattern hits when it " +
+		"matches the lexical or the symlink-resolved form of any path. Mode `all` (allow rules): a pattern " +
+		"covers when it matches both forms of every path. A path with shell glob syntax (`cat .e*`) brings " +
+		"along what it expands to now. Returns the index of the first such pattern, or -1. " +
+		"Patterns are compiled once and indexed, so long rule lists stay cheap. A malformed pattern is an error. " +
+		"Reads the file system, so it is non-deterministic.",
+	Categories: []string{"permopa", "permopa.glob"},
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("patterns", stringArray()).Description("file-rule patterns (the rule contents of Read/Write/Edit rules)"),
+			types.Named("paths", stringArray()).Description("the paths of the tool call"),
+			namedOpts("options: "+cwdHomeDoc+", `mode` (`\"any\"`, the default, or `\"all\"`)"+unknownKeys),
+		),
+		types.Named("index", types.N).Description("index of the first pattern that hits (any) or covers (all), or -1"),
+	),
+	Nondeterministic: true,
+}
+
+var ruleSets = newValueCache[*paths.RuleSet](1 << 18)
+
+func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	// The patterns are checked element by element only when compiled: a
+	// cache hit is an array equal to one that was checked.
+	pats, err := builtins.ArrayOperand(ops[0].Value, 1)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := stringArrayOperand(ops[1], 2)
+	if err != nil {
+		return nil, err
+	}
+	o, err := optsOperand(ops[2], 3)
+	if err != nil {
+		return nil, err
+	}
+	cwd, home, err := cwdHome(o)
+	if err != nil {
+		return nil, err
+	}
+	m, err := o.str(keyMode)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := paths.ParseMode(m)
+	if err != nil {
+		return nil, builtins.NewOperandErr(3, "option %v", err)
+	}
+	rs, err := ruleSets.get(pats, cwd, home, func() (*paths.RuleSet, error) {
+		ss, err := stringsOf(pats, func() error {
+			_, err := stringArrayOperand(ops[0], 1)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return paths.CompileRules(ss, cwd, home)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ps.Len() == 0 || rs.Len() == 0 {
+		return termMinusOne, nil
+	}
+	var buf [4]paths.Resolved
+	rp := buf[:0]
+	var globs []string // literal globs whose expansion was cut short
+	for i := range ps.Len() {
+		r := resolve(bctx, string(ps.Elem(i).Value.(ast.String)), cwd, home)
+		rp = append(rp, r)
+		if paths.HasGlob(r.Abs) {
+			// The shell expands the glob: rules see what it names now.
+			x := expand(bctx, r.Abs)
+			rp = append(rp, x.paths...)
+			if !x.complete {
+				if mode == paths.ModeAll {
+					return termMinusOne, nil // coverage cannot be shown
+				}
+				globs = append(globs, r.Abs)
+			}
+		}
+	}
+	best := rs.Match(rp, mode)
+	for _, g := range globs {
+		if i := rs.MatchLiteralByGlob(g); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	return indexTerm(best), nil
+}

@@ -1,0 +1,267 @@
+package paths
+
+import (
+	"os"
+	"path"
+	"strings"
+	"sync"
+)
+
+// Resolved is one path in its two forms.
+type Resolved struct {
+	// Abs is the lexical absolute path: ~ and $HOME expanded, joined to the
+	// cwd when relative, cleaned ("/proj/../etc" is "/etc").
+	Abs string
+	// Real is the path the kernel would reach: every existing symlink along
+	// the way resolved, ".." applied after resolution, the part that does not
+	// exist yet appended. It equals Abs when no symlink is involved.
+	Real string
+}
+
+// maxSymlinks bounds the symlinks followed while resolving one path (Linux uses 40).
+const maxSymlinks = 255
+
+var userHome = sync.OnceValue(func() string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return h
+})
+
+// Abs returns the lexical absolute form of p:
+//
+//   - "~", "~/x", "$HOME", "$HOME/x", "${HOME}" and "${HOME}/x" start at home
+//     ("~user" is not expanded: it is a relative name, as bash leaves it when
+//     the user does not exist);
+//   - a relative path is joined to cwd;
+//   - the result is cleaned lexically.
+//
+// An empty home falls back to the home directory of the process; an empty or
+// relative cwd is taken relative to "/". An empty p is cwd itself.
+func Abs(p, cwd, home string) string {
+	return path.Clean(joined(p, cwd, home))
+}
+
+// joined is Abs before cleaning.
+func joined(p, cwd, home string) string {
+	if _, rest, ok := homePrefix(p); ok {
+		if h := normHome(home); h != "" {
+			return h + "/" + rest
+		}
+	}
+	if strings.HasPrefix(p, "/") {
+		return p
+	}
+	return absDir(cwd, home) + "/" + p
+}
+
+// normHome returns the cleaned absolute home, or "" when none is known.
+func normHome(home string) string {
+	if home == "" {
+		home = userHome()
+	}
+	if home == "" {
+		return ""
+	}
+	return path.Clean("/" + home)
+}
+
+// absDir turns a cwd into a cleaned absolute directory.
+func absDir(cwd, home string) string {
+	if cwd == "" {
+		return "/"
+	}
+	if _, rest, ok := homePrefix(cwd); ok {
+		if h := normHome(home); h != "" {
+			return path.Clean(h + "/" + rest)
+		}
+	}
+	return path.Clean("/" + cwd)
+}
+
+// homePrefix splits a path that starts at the home directory into the prefix
+// and the rest ("~/a/b" → "~", "a/b").
+func homePrefix(p string) (prefix, rest string, ok bool) {
+	for _, h := range [...]string{"~", "$HOME", "${HOME}"} {
+		if strings.HasPrefix(p, h) && (len(p) == len(h) || p[len(h)] == '/') {
+			return h, strings.TrimPrefix(p[len(h):], "/"), true
+		}
+	}
+	return "", "", false
+}
+
+// Resolve returns both forms of p (see Resolved). real is abs when no
+// symlink is involved, or when the symlinks form a loop.
+func Resolve(p, cwd, home string) (abs, real string) {
+	r := ResolvePath(p, cwd, home)
+	return r.Abs, r.Real
+}
+
+// ResolvePath is Resolve returning a Resolved.
+func ResolvePath(p, cwd, home string) Resolved {
+	// The real path is walked from the joined path before lexical cleaning,
+	// so that "link/.." means what the kernel makes of it.
+	raw := joined(p, cwd, home)
+	abs := path.Clean(raw)
+	real, ok := RealPath(raw)
+	if !ok {
+		real = abs
+	}
+	return Resolved{Abs: abs, Real: real}
+}
+
+// RealPath resolves every existing symlink of the absolute path p, like
+// filepath.EvalSymlinks, but a path that does not exist (yet) is not an
+// error: resolution stops being able to follow links at the first missing
+// component, and the remaining components are applied lexically, as mkdir -p
+// would create them. ok is false on a symlink loop.
+func RealPath(p string) (real string, ok bool) {
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	// Fast paths for a clean path: the kernel may confirm in one call that
+	// no symlink is involved; else the path is walked prefix by prefix
+	// without building strings, up to the first symlink.
+	if p == path.Clean(p) {
+		if symlinkFree(p) {
+			return p, true
+		}
+		for i := 1; i <= len(p); i++ {
+			if i < len(p) && p[i] != '/' {
+				continue
+			}
+			fi, err := os.Lstat(p[:i])
+			if err != nil {
+				// Nothing below a missing component exists: no symlink further on.
+				return p, true
+			}
+			if fi.Mode()&os.ModeSymlink != 0 {
+				target, err := os.Readlink(p[:i])
+				if err != nil {
+					return p, true
+				}
+				dest := path.Dir(p[:i])
+				if strings.HasPrefix(target, "/") {
+					dest = "/"
+				}
+				return walk(dest, target+p[i:], 1)
+			}
+		}
+		return p, true
+	}
+	return walk("/", p, 0)
+}
+
+// walk resolves rest below dest, a resolved directory, component by
+// component; links symlinks were already followed.
+func walk(dest, rest string, links int) (string, bool) {
+	expanded := links > 0
+	for rest != "" {
+		if expanded {
+			// A symlink was just followed: the kernel may confirm in one call
+			// that the rest has none (a symlinked home or workdir, say).
+			expanded = false
+			if !strings.Contains(rest, "..") {
+				if cand := path.Clean(dest + "/" + rest); symlinkFree(cand) {
+					return cand, true
+				}
+			}
+		}
+		var comp string
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			comp, rest = rest, ""
+		}
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			dest = path.Dir(dest)
+			continue
+		}
+		next := dest + "/" + comp
+		if dest == "/" {
+			next = "/" + comp
+		}
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			dest = next
+			continue
+		}
+		links++
+		if links > maxSymlinks {
+			return "", false
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			dest = next
+			continue
+		}
+		if strings.HasPrefix(target, "/") {
+			dest = "/"
+		}
+		if rest == "" {
+			rest = target
+		} else {
+			rest = target + "/" + rest
+		}
+		expanded = true
+	}
+	return dest, true
+}
+
+// Within reports whether p is dir or below it. Both must be clean and absolute.
+// "/proj-evil" is not within "/proj".
+func Within(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/')
+}
+
+// Inside reports whether p lies inside one of dirs. Both sides are resolved
+// (see Resolved) against cwd and home, and the rule is:
+//
+//	real(p) is within real(d) for some dir d, and
+//	abs(p) is within abs(d') or real(d') for some dir d'.
+//
+// The first condition is the one that matters: what the kernel reaches must
+// be inside a working directory, so a symlink inside a working directory that
+// points out is not inside, and a working directory that is itself a symlink
+// still contains what it points to. The second keeps the lexical view honest
+// too, so that a path spelled through an outside symlink ("/tmp/l/x" with
+// /tmp/l → /proj) or whose ".." reads differently lexically and physically
+// is not inside either. An empty p, or no dirs, is not inside.
+func Inside(p string, dirs []string, cwd, home string) bool {
+	if p == "" || len(dirs) == 0 {
+		return false
+	}
+	r := ResolvePath(p, cwd, home)
+	ds := make([]Resolved, 0, 4)
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		ds = append(ds, ResolvePath(d, cwd, home))
+	}
+	return InsideResolved(r, ds)
+}
+
+// InsideResolved is Inside on resolved paths.
+func InsideResolved(p Resolved, dirs []Resolved) bool {
+	realOK, absOK := false, false
+	for _, d := range dirs {
+		if !realOK && Within(p.Real, d.Real) {
+			realOK = true
+		}
+		if !absOK && (Within(p.Abs, d.Abs) || Within(p.Abs, d.Real)) {
+			absOK = true
+		}
+		if realOK && absOK {
+			return true
+		}
+	}
+	return false
+}
