@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
@@ -37,6 +39,13 @@ type Engine struct {
 	store    storage.Store
 	mu       sync.Mutex // serialises settings writes
 	settings Settings
+	// regoOpts are the options the decision query was prepared with (modules,
+	// store, query); Evaluate (explain.go) prepares further queries from them.
+	regoOpts []func(*rego.Rego)
+	extra    extraQueries
+	// nextExpiry is when the next rule expires (Unix ns, 0: none); Decide
+	// then rebuilds the settings document without it (layers_session.go).
+	nextExpiry atomic.Int64
 }
 
 type config struct {
@@ -141,7 +150,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy: %w", err)
 	}
-	return &Engine{query: pq, store: store, settings: c.settings}, nil
+	e := &Engine{query: pq, store: store, settings: c.settings, regoOpts: regoOpts}
+	e.armExpiry(c.settings, time.Now())
+	return e, nil
 }
 
 type module struct{ name, src string }
@@ -170,6 +181,11 @@ func modulesFrom(fsys fs.FS) ([]module, error) {
 // §5, as decoded by encoding/json or as an ast.Value). It never returns an
 // error: faults are DENY decisions with step "error" and a Code.
 func (e *Engine) Decide(ctx context.Context, input any) Decision {
+	if at := e.nextExpiry.Load(); at != 0 && time.Now().UnixNano() >= at {
+		if err := e.expireRules(ctx); err != nil {
+			return failClosed(CodeEvalError, "expiring rules: %v", err)
+		}
+	}
 	var opt rego.EvalOption
 	switch v := input.(type) {
 	case ast.Value:
@@ -228,6 +244,7 @@ func (e *Engine) SetSettings(ctx context.Context, s Settings) error {
 		return fmt.Errorf("writing settings: %w", err)
 	}
 	e.settings = s
+	e.armExpiry(s, time.Now())
 	return nil
 }
 

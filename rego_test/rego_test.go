@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/cover"
@@ -45,6 +46,7 @@ func TestRegoPolicy(t *testing.T) {
 		SetModules(modules).
 		SetCoverageQueryTracer(cov).
 		RaiseBuiltinErrors(true).
+		SetTimeout(2 * time.Minute).
 		RunTests(ctx, txn)
 	if err != nil {
 		t.Fatal(err)

@@ -59,9 +59,9 @@ _decided := _deny(
 	[],
 ) if {
 	tools.read_only
-} else := d if {
+} else := _tool_check_decision if {
 	call.mode in modes.consults_tools
-	d := _tool_check_decision
+	_tool_check_decision
 } else := _decision(
 	"ALLOW",
 	"allow_rule",
@@ -75,9 +75,9 @@ _decided := _deny(
 	rules.match.allow
 } else := _fallback
 
-_input_errors := concat("; ", sort(call.errors)) if count(call.errors) > 0
+default _input_errors := "input: not understood"
 
-else := "input: not understood"
+_input_errors := concat("; ", sort(call.errors)) if count(call.errors) > 0
 
 _decision(behavior, step, message, reason, immune, rule, suggested) := {
 	"behavior": behavior,

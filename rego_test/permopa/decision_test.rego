@@ -3,8 +3,6 @@
 # description: Every cell of the matrix of contract §2, on a custom tool whose read-only verdict and tool check come from the input.
 package permopa_test
 
-import data.permopa
-
 _settings := {"home": "/home/u", "cwd": "/w", "rules": {}, "tool_pattern_rules": {}}
 
 _call(mode, extra) := object.union(
@@ -19,7 +17,7 @@ _rules(bs) := {"permission_context": object.union_n([_rule(b) | some b in bs])}
 _safety := {"tool_check": {"behavior": "ASK", "bypass_immune": true, "message": "dangerous"}}
 
 _decide(call_input) := d if {
-	d := permopa.decision with input as call_input with data.permopa.settings as _settings
+	d := data.permopa.decision with input as call_input with data.permopa.settings as _settings
 }
 
 # Each case: [mode, extra input, expected behavior, expected step].
@@ -79,7 +77,7 @@ test_matrix[name] if {
 }
 
 test_bypass_honours_safety if {
-	d := permopa.decision with input as _call("bypassPermissions", _safety)
+	d := data.permopa.decision with input as _call("bypassPermissions", _safety)
 		with data.permopa.settings as object.union(_settings, {"bypass_honours_safety": true})
 	d.behavior == "ASK"
 	d.step == "tool_check"
@@ -87,7 +85,7 @@ test_bypass_honours_safety if {
 }
 
 test_disable_bypass_mode_runs_as_default if {
-	d := permopa.decision with input as _call("bypassPermissions", {})
+	d := data.permopa.decision with input as _call("bypassPermissions", {})
 		with data.permopa.settings as object.union(_settings, {"disable_bypass_mode": true})
 	d.behavior == "ASK"
 	d.step == "mode_fallback"
@@ -120,7 +118,7 @@ test_settings_rule_layer if {
 		"tool_name": "deploy", "rule_content": null, "behavior": "DENY",
 		"source": "projectSettings", "layer": ".permopa/settings.yaml",
 	}]}}})
-	d := permopa.decision with input as _call("default", {}) with data.permopa.settings as s
+	d := data.permopa.decision with input as _call("default", {}) with data.permopa.settings as s
 	d.behavior == "DENY"
 	d.matched_rule.layer == ".permopa/settings.yaml"
 	contains(d.reason, ".permopa/settings.yaml")
@@ -131,10 +129,10 @@ test_tool_pattern_rules if {
 		"tool_name": "mcp__github__*", "rule_content": null, "behavior": "DENY",
 		"source": "userSettings", "layer": "user",
 	}]}})
-	d := permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__github__create_issue"})
+	d := data.permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__github__create_issue"})
 		with data.permopa.settings as s
 	d.behavior == "DENY"
-	other := permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__gitlab__create_issue"})
+	other := data.permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__gitlab__create_issue"})
 		with data.permopa.settings as s
 	other.behavior == "ASK"
 }
@@ -149,7 +147,7 @@ test_custom_rule_content_matches_canonical_json if {
 }
 
 test_custom_policy_package_check if {
-	d := permopa.decision with input as _call("default", {})
+	d := data.permopa.decision with input as _call("default", {})
 		with data.permopa.settings as _settings
 		with data.permopa.custom.deploy.check as {"behavior": "DENY", "message": "no deploys on Fridays"}
 	d.behavior == "DENY"

@@ -28,18 +28,34 @@ behaviors := ["deny", "ask", "allow"]
 # METADATA
 # description: |
 #   rules_of(b, name): every rule of behavior b for the tool called name, from
-#   the settings layers, the permission_context and tool-name patterns, each
-#   with the layer it came from.
+#   the settings layers, the call's session (rules accepted at runtime for its
+#   session_id), the permission_context and tool-name patterns, each with the
+#   layer it came from.
 rules_of(b, name) := array.concat(
 	array.concat(
 		object.get(_settings, ["rules", b, name], []),
-		[_in_context(r) | some r in object.get(input, ["permission_context", _context_key[b], name], [])],
+		object.get(_session, ["rules", b, name], []),
 	),
-	[r |
-		some r in object.get(_settings, ["tool_pattern_rules", b], [])
-		glob.match(r.tool_name, [], name)
-	],
+	array.concat(
+		[_in_context(r) | some r in _context_rules(b, name)],
+		[r |
+			some r in array.concat(
+				object.get(_settings, ["tool_pattern_rules", b], []),
+				object.get(_session, ["tool_pattern_rules", b], []),
+			)
+			glob.match(r.tool_name, [], name)
+		],
+	),
 )
+
+# The call's session: its rules are keyed like the settings' rules.
+_session := object.get(_settings, ["session_rules", object.get(input, "session_id", "")], {})
+
+# Managed settings may allow only managed rules: the input's allow rules are then ignored.
+_context_rules(b, name) := [] if {
+	b == "allow"
+	_settings.allow_managed_rules_only == true
+} else := object.get(input, ["permission_context", _context_key[b], name], [])
 
 _in_context(r) := object.union({"layer": "permission_context", "source": "permission_context"}, r) if is_object(r)
 

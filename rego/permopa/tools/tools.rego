@@ -12,6 +12,7 @@ import data.permopa.tools.other
 
 # METADATA
 # description: The call is read-only (decision point 3).
+# scope: document
 read_only if {
 	call.tool == "Bash"
 	bash.read_only

@@ -3,12 +3,10 @@
 # description: Malformed input is DENY with step error and a message naming the field.
 package permopa.call_test
 
-import data.permopa
-
 _settings := {"home": "/home/u", "cwd": "/w"}
 
 _decide(call_input) := d if {
-	d := permopa.decision with input as call_input with data.permopa.settings as _settings
+	d := data.permopa.decision with input as call_input with data.permopa.settings as _settings
 }
 
 bad_inputs := {

@@ -38,6 +38,9 @@ read_only if {
 #   reads of credential paths, removal of critical paths, dangerous command
 #   patterns. Then, in ACCEPT_EDITS and DONT_ASK, ALLOW when every leaf is
 #   read-only or a filesystem command writing only inside working directories.
+# scope: document
+default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+
 check := _safety(sprintf("Bash command cannot be analysed statically: %s", [concat("; ", analysis.reasons)])) if {
 	not analysis.analysable
 } else := _safety(sprintf("Bash command writes a dangerous path: %s (%s)", [hit.path, hit.reason])) if {
@@ -55,7 +58,7 @@ check := _safety(sprintf("Bash command cannot be analysed statically: %s", [conc
 } if {
 	call.mode in modes.auto_edits
 	_edits_inside
-} else := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+}
 
 _safety(msg) := {"behavior": "ASK", "bypass_immune": true, "message": msg}
 

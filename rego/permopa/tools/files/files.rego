@@ -44,6 +44,9 @@ read_only if {
 
 # METADATA
 # description: The tool check of decision point 4 for file tools.
+# scope: document
+default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+
 check := _safety(sprintf("%s of a credential path: %s (%s)", [call.tool, hit.path, hit.reason])) if {
 	not call.tool in _writers
 	some hit in _check.credential
@@ -58,14 +61,19 @@ check := _safety(sprintf("%s of a credential path: %s (%s)", [call.tool, hit.pat
 	call.tool in _writers
 	call.mode in modes.auto_edits
 	permopa.path.inside([path], call.working_directories, call.path_opts)
-} else := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+}
 
 _safety(msg) := {"behavior": "ASK", "bypass_immune": true, "message": msg}
 
 # METADATA
 # description: |
 #   The suggested allow rule: the parent directory of the path, recursively.
-suggestions := [{"tool_name": call.tool, "rule_content": concat("", [_parent, "/**"]), "behavior": "ALLOW", "source": "suggested"}]
+suggestions := [{
+	"tool_name": call.tool,
+	"rule_content": concat("", [_parent, "/**"]),
+	"behavior": "ALLOW",
+	"source": "suggested",
+}]
 
 _abs := permopa.path.resolve(path, call.path_opts).abs
 

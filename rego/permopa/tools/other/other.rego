@@ -18,6 +18,7 @@ _custom := data.permopa.custom[call.tool]
 
 # METADATA
 # description: The host or a policy package says the call is read-only (never for WebFetch).
+# scope: document
 read_only if {
 	call.tool != "WebFetch"
 	input.read_only == true
@@ -32,11 +33,14 @@ read_only if {
 # description: |
 #   The tool check: a policy package's check wins over the host's
 #   tool_check; without either, PASSTHROUGH.
+# scope: document
+default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+
 check := _normalise(_custom.check) if {
 	is_object(_custom.check)
 } else := _normalise(input.tool_check) if {
 	is_object(input.tool_check)
-} else := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
+}
 
 _normalise(tc) := {
 	"behavior": upper(object.get(tc, "behavior", "PASSTHROUGH")),
@@ -48,7 +52,9 @@ _normalise(tc) := {
 # description: The canonical JSON of tool_input that rule contents of custom tools match.
 canonical := json.marshal(call.tool_input)
 
-_host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(`^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*@)?([^/?#:]*)`, call.tool_input.url, 1)[0]
+_url_pattern := `^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*@)?([^/?#:]*)`
+
+_host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_pattern, call.tool_input.url, 1)[0]
 
 # METADATA
 # description: |
@@ -83,7 +89,12 @@ _json_match(c) if {
 # METADATA
 # description: |
 #   The suggested allow rule: the tool-wide rule (WebFetch: the domain).
-suggestions := [{"tool_name": "WebFetch", "rule_content": concat("", ["domain:", _host]), "behavior": "ALLOW", "source": "suggested"}] if {
+suggestions := [{
+	"tool_name": "WebFetch",
+	"rule_content": concat("", ["domain:", _host]),
+	"behavior": "ALLOW",
+	"source": "suggested",
+}] if {
 	call.tool == "WebFetch"
 	_host != ""
 } else := [{"tool_name": call.tool, "rule_content": null, "behavior": "ALLOW", "source": "suggested"}]
