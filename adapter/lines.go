@@ -12,53 +12,81 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
+// maxDocument caps one input document; a longer one is decided as invalid
+// rather than read without bound.
+const maxDocument = 16 << 20
+
 // DecideStream implements `permopa decide`: it reads JSON inputs from r, one
-// per line (or a single JSON document spread over several lines), and writes
-// one decision per line to w. A line that is not JSON, or that fails
-// validation, gets a DENY decision with step "error"; the lines after it are
-// still decided. The error is for I/O failures only.
+// per line (a document may also span several lines, as pretty-printed JSON
+// does), and writes one decision per input to w, flushed as soon as it is
+// made so a host can keep the process open and talk to it line by line. A
+// line that is not JSON, or that fails validation, gets a DENY decision with
+// step "error"; the lines after it are still decided. The error is for I/O
+// failures only.
 func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Writer) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("reading input: %w", err)
-	}
+	br := bufio.NewReaderSize(r, 64<<10)
 	out := bufio.NewWriter(w)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	for _, doc := range splitInputs(data) {
-		if err := enc.Encode(eng.DecideJSON(ctx, doc)); err != nil {
+	emit := func(d engine.Decision) error {
+		if err := enc.Encode(d); err != nil {
 			return fmt.Errorf("writing decision: %w", err)
 		}
+		return out.Flush()
 	}
-	return out.Flush()
-}
-
-// splitInputs cuts the input into documents: one per non-blank line, unless
-// the whole input is a single JSON value spread over several lines (a
-// pretty-printed document), which is then one input.
-func splitInputs(data []byte) [][]byte {
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil
-	}
-	var lines [][]byte
-	for _, l := range bytes.Split(trimmed, []byte("\n")) {
-		if l = bytes.TrimSpace(l); len(l) > 0 {
-			lines = append(lines, l)
+	var pending []byte
+	for {
+		line, readErr := br.ReadBytes('\n')
+		if readErr != nil && !errors.Is(readErr, io.EOF) {
+			return fmt.Errorf("reading input: %w", readErr)
+		}
+		if len(pending) > 0 || len(bytes.TrimSpace(line)) > 0 {
+			pending = append(pending, line...)
+			switch status(pending) {
+			case complete:
+				if err := emit(eng.DecideJSON(ctx, pending)); err != nil {
+					return err
+				}
+				pending = pending[:0]
+			case incomplete:
+				if readErr == nil && len(pending) < maxDocument {
+					continue
+				}
+				fallthrough
+			default:
+				if err := emit(engine.FailClosed(engine.CodeInvalidJSON, fmt.Sprintf("input is not valid JSON: %.80q", bytes.TrimSpace(pending)))); err != nil {
+					return err
+				}
+				pending = pending[:0]
+			}
+		}
+		if readErr != nil {
+			return nil
 		}
 	}
-	if len(lines) > 1 && !json.Valid(lines[0]) && isSingleValue(trimmed) {
-		return [][]byte{trimmed}
-	}
-	return lines
 }
 
-func isSingleValue(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var v any
+type docStatus int
+
+const (
+	complete docStatus = iota
+	incomplete
+	invalid
+)
+
+// status tells whether doc holds exactly one JSON value, the beginning of
+// one, or something that can never become one.
+func status(doc []byte) docStatus {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	var v json.RawMessage
 	if err := dec.Decode(&v); err != nil {
-		return false
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return incomplete
+		}
+		return invalid
 	}
-	_, err := dec.Token()
-	return errors.Is(err, io.EOF)
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return invalid
+	}
+	return complete
 }

@@ -1,9 +1,12 @@
 package adapter_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -105,5 +108,40 @@ func TestCallInput(t *testing.T) {
 	})
 	if d.Behavior != engine.Deny || d.Step != engine.StepToolCheck || !strings.Contains(d.Message, "production deploy") {
 		t.Fatalf("got %+v", d)
+	}
+}
+
+// A host can keep `permopa decide` open: each decision is written as soon as
+// its line arrives, before the input ends.
+func TestDecideStreamAnswersBeforeEOF(t *testing.T) {
+	eng := newEngine(t)
+	pr, pw := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- adapter.DecideStream(context.Background(), eng, pr, outW); outW.Close() }()
+	lines := bufio.NewReader(outR)
+	for _, cmd := range []string{"git status", "npm install"} {
+		fmt.Fprintf(pw, `{"tool_name":"Bash","tool_input":{"command":%q}}`+"\n", cmd)
+		got, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d engine.Decision
+		if err := json.Unmarshal([]byte(got), &d); err != nil || d.Behavior == "" {
+			t.Fatalf("decision for %q: %q (%v)", cmd, got, err)
+		}
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A truncated document at the end of the input is one invalid_json DENY.
+func TestDecideStreamTruncatedDocument(t *testing.T) {
+	eng := newEngine(t)
+	ds := decideAll(t, eng, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n"+`{"tool_name":"Bash",`+"\n")
+	if len(ds) != 2 || ds[0].Behavior != engine.Allow || ds[1].Code != engine.CodeInvalidJSON {
+		t.Fatalf("got %+v", ds)
 	}
 }

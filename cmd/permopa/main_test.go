@@ -172,3 +172,22 @@ func TestDecideWithSettings(t *testing.T) {
 		t.Errorf("make in dontAsk: %+v", ds[2])
 	}
 }
+
+// BenchmarkDecideCLI measures `permopa decide` per input line: one process
+// decides b.N lines of a three-part Bash compound (process start and policy
+// compilation are amortised over the lines).
+func BenchmarkDecideCLI(b *testing.B) {
+	line := `{"tool_name":"Bash","tool_input":{"command":"ls -la src | grep foo && git diff --stat"},"permission_mode":"default","cwd":"/w"}` + "\n"
+	in := strings.Repeat(line, b.N)
+	b.ResetTimer()
+	cmd := exec.Command(permopaBin, "decide")
+	cmd.Stdin = strings.NewReader(in)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		b.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\n"); n != b.N {
+		b.Fatalf("%d decisions for %d lines", n, b.N)
+	}
+}
