@@ -147,6 +147,11 @@ func (w *walker) assemble() *Analysis {
 			allRO = false
 			w.notReadOnly(lf.Program + ": " + lf.Reason)
 		}
+		for _, p := range lf.Writes {
+			// A read-only program writing by redirection.
+			allRO = false
+			w.notReadOnly(lf.Program + ": writes " + p + " by redirection")
+		}
 	}
 	for _, p := range w.orphanWrites {
 		res.Writes = appendUnique(res.Writes, p)

@@ -42,7 +42,9 @@ type Leaf struct {
 	// assignments), else the argv of the outermost command that is not
 	// transparent, in full ("sudo rm x", "xargs rm", "bash -c 'rm x'" as 3 words).
 	AllowArgv []string `json:"allow_argv"`
-	// ReadOnly is the verdict for this leaf (wrappers included).
+	// ReadOnly is the verdict for this leaf (wrappers included). A write by
+	// redirection does not change it (the target is in Writes, and the
+	// command as a whole is then not read-only).
 	ReadOnly bool `json:"read_only"`
 	// Reason says why the leaf is not read-only.
 	Reason string `json:"reason,omitempty"`

@@ -40,6 +40,12 @@ package bash
 // analyser does not know makes the command unanalysable and exposes the
 // commands starting at each of its first non-option words to deny rules.
 //
+// Redirections. A write by redirection leaves the leaf's ReadOnly (the
+// program's verdict) alone: the target is in the leaf's Writes, the command
+// is then not read-only, and an allow rule must cover the leaf. Targets that
+// are not static, globs, /dev/tcp and fd variables make the leaf itself not
+// read-only.
+//
 // Leaves. Every command that may run is a leaf, including the bodies of
 // functions defined in the script (calls of a function or alias defined
 // in the script are unanalysable), bare assignments ("FOO=bar", read-only

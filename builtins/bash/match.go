@@ -380,8 +380,8 @@ func (a *Analysis) firstWords() []string {
 	return out
 }
 
-// Covered reports whether every leaf is read-only or has its AllowArgv matched
-// by some pattern, and the index of the first pattern used (-1 when the call
+// Covered reports whether every leaf is read-only (and writes nothing by
+// redirection) or has its AllowArgv matched by some pattern, and the index of the first pattern used (-1 when the call
 // is covered by read-only leaves alone). Allow rules use it. "First" is the
 // lowest index among the patterns that covered a leaf. An unanalysable or
 // truncated command is never covered.
@@ -406,7 +406,7 @@ func (a *Analysis) covered(first func([]string) int) (int, bool) {
 	used := -1
 	for i := range a.Leaves {
 		lf := &a.Leaves[i]
-		if lf.ReadOnly {
+		if !lf.needsRule() {
 			continue
 		}
 		idx := first(lf.AllowArgv)
@@ -528,4 +528,10 @@ func indexFor(patterns []*Pattern) *PatternSet {
 	recentSets.next = (recentSets.next + 1) % len(recentSets.entries)
 	recentSets.Unlock()
 	return set
+}
+
+// needsRule reports a leaf an allow rule must cover: one that is not
+// read-only, or a read-only program that writes a file by redirection.
+func (lf *Leaf) needsRule() bool {
+	return !lf.ReadOnly || len(lf.Writes) > 0
 }

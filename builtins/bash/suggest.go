@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"path"
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
@@ -50,8 +51,13 @@ func (a *Analysis) Suggest() []string {
 	var out []string
 	for i := range a.Leaves {
 		lf := &a.Leaves[i]
-		if lf.ReadOnly {
+		if !lf.needsRule() {
 			continue
+		}
+		if readsProgramFromStdin(lf.Argv) {
+			// An interpreter or shell with no script runs whatever is piped
+			// into it: no rule should allow that.
+			return nil
 		}
 		rule, ok := suggestFor(lf.AllowArgv)
 		if !ok {
@@ -75,11 +81,6 @@ func suggestFor(argv []string) (string, bool) {
 	exact := exactOnly[prog] || strings.Contains(prog, "/") || strings.Contains(prog, "=") || prog == "" ||
 		strings.ContainsAny(prog, "*")
 	if exact {
-		if len(argv) == 1 && (shells[prog] || interpreters[prog]) {
-			// An interpreter reading its program from stdin: the exact rule
-			// would allow whatever is piped into it.
-			return "", false
-		}
 		return exactRule(argv)
 	}
 	prefix := argv[:1]
@@ -133,4 +134,24 @@ func exactRule(argv []string) (string, bool) {
 		}
 	}
 	return quoteWords(argv), true
+}
+
+// readsProgramFromStdin reports an interpreter or shell given options only.
+func readsProgramFromStdin(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	prog := path.Base(argv[0])
+	if !shells[prog] && !interpreters[prog] {
+		return false
+	}
+	for _, a := range argv[1:] {
+		if a == "-" || a == "--" {
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
 }

@@ -605,8 +605,9 @@ func (w *walker) redirWrite(fr frame, st state, target word, wrote bool) (frame,
 		if pseudoDevice(p) {
 			continue
 		}
+		// The leaf stays read-only as a program; the write is in its Writes,
+		// which keeps the command from being read-only and needs a rule.
 		fr.writes = appendStr(fr.writes, p)
-		fr.redirForced = appendStr(fr.redirForced, "writes "+p+" by redirection")
 		wrote = true
 	}
 	return fr, wrote
