@@ -141,7 +141,12 @@ var readlinkSpec = &spec{
 // echo, true, false, test and [ take no options that could matter, so any
 // argument is fine. printf -v assigns a shell variable (shell state only).
 var echoSpec = &spec{anyArgs: true}
-var printfSpec = &spec{allow: `-v=`, posix: true, ops: opsText, noStd: true}
+// printf prints its arguments. -v VAR assigns a shell variable instead
+// (printf -v PATH /tmp/evil changes what later commands run).
+var printfSpec = &spec{
+	deny:  []denial{{`-v=`, "assigns a shell variable"}},
+	posix: true, ops: opsText, noStd: true,
+}
 
 // cd changes the shell's directory; the analyser tracks it. The directory is
 // reported as read so that read rules on it apply.

@@ -166,7 +166,7 @@ func TestCoreutils(t *testing.T) {
 		{cmd: "echo hello world", ro: true},
 		{cmd: "echo -n --output=x", ro: true},
 		{cmd: "printf %s\\n a b", ro: true},
-		{cmd: "printf -v x %s a", ro: true},
+		{cmd: "printf -v PATH %s /tmp/evil", why: "assigns a shell variable"},
 		{cmd: "true", ro: true}, {cmd: "false", ro: true},
 		{cmd: "test -f go.mod", ro: true},
 		{cmd: "[ -d x ]", ro: true},
