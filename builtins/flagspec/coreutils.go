@@ -141,6 +141,7 @@ var readlinkSpec = &spec{
 // echo, true, false, test and [ take no options that could matter, so any
 // argument is fine. printf -v assigns a shell variable (shell state only).
 var echoSpec = &spec{anyArgs: true}
+
 // printf prints its arguments. -v VAR assigns a shell variable instead
 // (printf -v PATH /tmp/evil changes what later commands run).
 var printfSpec = &spec{
