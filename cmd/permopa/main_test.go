@@ -191,3 +191,38 @@ func BenchmarkDecideCLI(b *testing.B) {
 		b.Fatalf("%d decisions for %d lines", n, b.N)
 	}
 }
+
+// A policy author extends the embedded policy with a package for their
+// custom tool, without Go: `permopa decide --policy dir`.
+func TestDecideWithCustomToolPolicy(t *testing.T) {
+	dir := t.TempDir()
+	src := `# METADATA
+# title: deploy tool checks
+# description: Production deploys always need a human; staging deploys are read-only.
+package permopa.custom.deploy
+
+check := {"behavior": "ASK", "bypass_immune": true, "message": "production deploy"} if input.tool_input.target == "prod"
+
+read_only if input.tool_input.target == "staging"
+`
+	if err := os.WriteFile(filepath.Join(dir, "deploy.rego"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"tool_name":"deploy","tool_input":{"target":"prod"},"permission_mode":"bypassPermissions"}` + "\n" +
+		`{"tool_name":"deploy","tool_input":{"target":"prod"},"permission_mode":"acceptEdits"}` + "\n" +
+		`{"tool_name":"deploy","tool_input":{"target":"staging"},"permission_mode":"plan"}` + "\n"
+	out, stderr, code := permopa(t, in, "decide", "--policy", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ds := decisions(t, out)
+	if ds[0].Behavior != "ALLOW" || ds[0].Step != "mode_fallback" {
+		t.Errorf("BYPASS skips the safety ask: %+v", ds[0])
+	}
+	if ds[1].Behavior != "ASK" || ds[1].Step != "tool_check" || ds[1].Message != "production deploy" {
+		t.Errorf("prod deploy: %+v", ds[1])
+	}
+	if ds[2].Behavior != "ALLOW" || ds[2].Step != "read_only" {
+		t.Errorf("staging deploy: %+v", ds[2])
+	}
+}
