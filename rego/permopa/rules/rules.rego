@@ -27,26 +27,22 @@ behaviors := ["deny", "ask", "allow"]
 
 # METADATA
 # description: |
-#   rules_of(b, name): every rule of behavior b for the tool called name, from
+#   for_tool(b, name): every rule of behavior b for the tool called name, from
 #   the settings layers, the call's session (rules accepted at runtime for its
 #   session_id), the permission_context and tool-name patterns, each with the
 #   layer it came from.
-rules_of(b, name) := array.concat(
-	array.concat(
-		object.get(_settings, ["rules", b, name], []),
-		object.get(_session, ["rules", b, name], []),
-	),
-	array.concat(
-		[_in_context(r) | some r in _context_rules(b, name)],
-		[r |
-			some r in array.concat(
-				object.get(_settings, ["tool_pattern_rules", b], []),
-				object.get(_session, ["tool_pattern_rules", b], []),
-			)
-			glob.match(r.tool_name, [], name)
-		],
-	),
-)
+for_tool(b, name) := array.flatten([
+	object.get(_settings, ["rules", b, name], []),
+	object.get(_session, ["rules", b, name], []),
+	[_in_context(r) | some r in _context_rules(b, name)],
+	[r |
+		some r in array.concat(
+			object.get(_settings, ["tool_pattern_rules", b], []),
+			object.get(_session, ["tool_pattern_rules", b], []),
+		)
+		glob.match(r.tool_name, [], name)
+	],
+])
 
 # The call's session: its rules are keyed like the settings' rules.
 _session := object.get(_settings, ["session_rules", object.get(input, "session_id", "")], {})
@@ -73,7 +69,7 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 
 _contents(rs) := [r.rule_content | some r in rs]
 
-_own := {b: rules_of(b, call.tool) | some b in behaviors}
+_own[b] := for_tool(b, call.tool) if some b in behaviors
 
 # METADATA
 # description: |
@@ -88,11 +84,12 @@ match[b] := r if {
 _first(b) := wide[0] if {
 	wide := [r | some r in _own[b]; _tool_wide(r, b)]
 	count(wide) > 0
-} else := rs[i] if {
+} else := rule if {
 	rs := _with_content(_own[b])
 	count(rs) > 0
 	i := _own_index(b, _contents(rs))
 	i >= 0
+	rule := rs[i]
 } else := _cross(b)
 
 # Own-tool content matching, one built-in call per rule list.
@@ -109,7 +106,7 @@ _own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.b
 	not call.tool in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
 } else := -1
 
-_glob_opts(b) := object.union(call.path_opts, {"mode": "all"}) if b == "allow"
+_glob_opts("allow") := object.union(call.path_opts, {"mode": "all"})
 
 _glob_opts(b) := object.union(call.path_opts, {"mode": "any"}) if b != "allow"
 
@@ -127,14 +124,15 @@ _cross_targets := {
 
 _cross(b) := hits[0] if {
 	b != "allow"
-	hits := [rs[i] |
+	hits := [rule |
 		some [name, what] in _cross_targets[call.tool]
-		rs := _with_content(rules_of(b, name))
+		rs := _with_content(for_tool(b, name))
 		count(rs) > 0
 		paths := _cross_paths(what)
 		count(paths) > 0
 		i := permopa.glob.match_any(_contents(rs), paths, _glob_opts(b))
 		i >= 0
+		rule := rs[i]
 	]
 	count(hits) > 0
 }
