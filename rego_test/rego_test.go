@@ -46,7 +46,7 @@ func TestRegoPolicy(t *testing.T) {
 		SetModules(modules).
 		SetCoverageQueryTracer(cov).
 		RaiseBuiltinErrors(true).
-		SetTimeout(2 * time.Minute).
+		SetTimeout(2*time.Minute).
 		RunTests(ctx, txn)
 	if err != nil {
 		t.Fatal(err)

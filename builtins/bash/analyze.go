@@ -147,10 +147,12 @@ func (w *walker) assemble() *Analysis {
 			allRO = false
 			w.notReadOnly(lf.Program + ": " + lf.Reason)
 		}
-		for _, p := range lf.Writes {
-			// A read-only program writing by redirection.
-			allRO = false
-			w.notReadOnly(lf.Program + ": writes " + p + " by redirection")
+		if lf.ReadOnly {
+			// A read-only program whose output is redirected to a file.
+			for _, p := range lf.Writes {
+				allRO = false
+				w.notReadOnly(lf.Program + ": writes " + p + " by redirection")
+			}
 		}
 	}
 	for _, p := range w.orphanWrites {

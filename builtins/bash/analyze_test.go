@@ -517,3 +517,18 @@ func TestConcurrentAnalyze(t *testing.T) {
 		<-done
 	}
 }
+
+// Only a read-only program's writes are blamed on redirection.
+func TestNotReadOnlyReasons(t *testing.T) {
+	a := Analyze("rm -rf build && ls > out.txt", Options{Cwd: "/home/u/proj", Home: "/home/u"})
+	want := map[string]bool{"ls: writes /home/u/proj/out.txt by redirection": true}
+	for _, r := range a.NotReadOnly {
+		if strings.Contains(r, "by redirection") && !want[r] {
+			t.Errorf("reason %q blames redirection for a program that writes by itself", r)
+		}
+		delete(want, r)
+	}
+	if len(want) > 0 {
+		t.Errorf("missing reasons %v in %v", want, a.NotReadOnly)
+	}
+}

@@ -100,7 +100,7 @@ _own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.b
 	call.tool == "Bash"
 	cov := permopa.bash.covered(contents, bash.command, call.bash_opts)
 	cov.covered
-} else := permopa.glob.match_any(contents, [files.path], _glob_opts(b)) if {
+} else := permopa.glob.match_any(contents, files.targets, _glob_opts(b)) if {
 	files.handles
 } else := other.match_index(contents) if {
 	not call.tool in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
@@ -141,4 +141,4 @@ _cross_paths("reads") := bash.analysis.reads
 
 _cross_paths("writes") := bash.analysis.writes
 
-_cross_paths("path") := [files.path]
+_cross_paths("path") := files.targets

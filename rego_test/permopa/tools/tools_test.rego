@@ -134,3 +134,25 @@ test_interpreter_suggestion_is_exact if {
 		not endswith(r.rule_content, ":*")
 	}
 }
+
+# A Glob whose pattern names the directory is checked there, not at the cwd.
+glob_cases := {
+	"absolute pattern into ~/.ssh": [{"pattern": "/home/u/.ssh/*"}, "ASK", "tool_check"],
+	"home pattern into ~/.aws": [{"pattern": "~/.aws/**"}, "ASK", "tool_check"],
+	"relative pattern into .ssh": [{"pattern": ".ssh/id_*", "path": "/home/u"}, "ASK", "tool_check"],
+	"plain pattern": [{"pattern": "src/**/*.go"}, "ALLOW", "read_only"],
+	"wildcard first": [{"pattern": "**/*.go"}, "ALLOW", "read_only"],
+}
+
+test_glob_pattern_root[name] if {
+	some name, [tool_input, behavior, step] in glob_cases
+	d := _decide("Glob", tool_input, "default")
+	d.behavior == behavior
+	d.step == step
+}
+
+test_glob_pattern_root_hits_read_deny if {
+	d := _with_rules("Glob", {"pattern": "/srv/secret/*.key"}, "default", _rules("deny", "Read", "/srv/secret/**"))
+	d.behavior == "DENY"
+	d.step == "deny_rule"
+}

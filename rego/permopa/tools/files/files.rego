@@ -32,7 +32,37 @@ path := p if {
 	p != ""
 } else := call.cwd if handles
 
-_check := permopa.path.check([path], call.path_opts)
+# METADATA
+# description: |
+#   Every path the call touches: the path, and for Glob also the directory
+#   its pattern names before the first wildcard (a Glob of "/root/.ssh/*"
+#   with no path lists ~/.ssh, not the cwd). Checks and rules see them all.
+targets := [path, _glob_root] if {
+	call.tool == "Glob"
+	_glob_root
+} else := [path]
+
+# The pattern's segments before the first one with a wildcard; a pattern
+# without wildcards names a file, so its directory is taken.
+_glob_root := root if {
+	segs := split(call.tool_input.pattern, "/")
+	wild := {i | some i, seg in segs; regex.match(`[*?\[{]`, seg)}
+	n := min(wild | {count(segs) - 1})
+	n > 0
+	prefix := concat("/", array.slice(segs, 0, n))
+	root := _anchor(prefix)
+}
+
+_anchor(prefix) := prefix if startswith(prefix, "/")
+
+_anchor(prefix) := prefix if startswith(prefix, "~")
+
+_anchor(prefix) := concat("/", [path, prefix]) if {
+	not startswith(prefix, "/")
+	not startswith(prefix, "~")
+}
+
+_check := permopa.path.check(targets, call.path_opts)
 
 # METADATA
 # description: Reads of anything but a credential path are read-only.
