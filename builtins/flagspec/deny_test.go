@@ -10,7 +10,8 @@ import (
 // is unique) and glued (short options), makes the call not read-only.
 func TestEveryDeniedFlag(t *testing.T) {
 	n := 0
-	for prog, s := range registry {
+	for prog := range registry {
+		s := lookup(prog)
 		walkSpecs(s, func(s *spec) {
 			if s.anyArgs || s.never != "" {
 				return

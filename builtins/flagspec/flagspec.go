@@ -55,7 +55,7 @@ func Judge(argv []string) Verdict {
 	if v, ok := judgeExact(argv); ok {
 		return v
 	}
-	s := registry[prog]
+	s := lookup(prog)
 	if s == nil {
 		v := Verdict{Reason: "program " + prog + " is not in the read-only vocabulary"}
 		if why, ok := knownWriters[prog]; ok {

@@ -50,7 +50,7 @@ func TestWritersAgainstRealPrograms(t *testing.T) {
 		if pi >= 5 {
 			runs = m
 		}
-		pool := wordPool(registry[prog])
+		pool := wordPool(lookup(prog))
 		if prog == "find" {
 			pool = findPool()
 			runs = n

@@ -130,7 +130,10 @@ type spec struct {
 	// this spec ("git reflog HEAD").
 	subFallback bool
 
-	// compiled
+	// compiled, on first use (lookup): compiling every table at start-up
+	// costs a short-lived process (a hook) ~20 ms.
+	once     *sync.Once
+	regName  string // the first name it was registered under
 	name     string // "git log", for reasons and Subcommand
 	subPath  string // "log", "pr list"
 	compiled bool
@@ -148,17 +151,31 @@ var (
 	subcommandPrograms = map[string]bool{}
 )
 
-// register compiles s and files it under each name.
+// register files s under each name; it is compiled on first lookup.
 func register(s *spec, names ...string) {
 	for _, n := range names {
-		if !s.compiled {
-			s.compile(n, "", "", nil)
+		if s.regName == "" {
+			s.regName, s.once = n, new(sync.Once)
 		}
 		registry[n] = s
 		if s.subs != nil {
 			subcommandPrograms[n] = true
 		}
 	}
+}
+
+// lookup returns the compiled spec of a program, nil when unknown. Safe for
+// concurrent use.
+func lookup(prog string) *spec {
+	s := registry[prog]
+	if s != nil {
+		s.once.Do(func() {
+			if !s.compiled {
+				s.compile(s.regName, "", "", nil)
+			}
+		})
+	}
+	return s
 }
 
 // compile turns the flag strings into lookup tables, recursively. inhAllow
