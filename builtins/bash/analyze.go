@@ -143,6 +143,9 @@ func (w *walker) assemble() *Analysis {
 		for _, p := range lf.Writes {
 			res.Writes = appendUnique(res.Writes, p)
 		}
+		for _, p := range lf.Touches {
+			res.Touches = appendUnique(res.Touches, p)
+		}
 		if !lf.ReadOnly {
 			allRO = false
 			w.notReadOnly(lf.Program + ": " + lf.Reason)

@@ -532,3 +532,21 @@ func TestNotReadOnlyReasons(t *testing.T) {
 		t.Errorf("missing reasons %v in %v", want, a.NotReadOnly)
 	}
 }
+
+// Operands of programs the vocabulary cannot place are reported as touched,
+// so path deny rules see `less ~/.ssh/id_rsa`; known programs' operands are not.
+func TestTouches(t *testing.T) {
+	opts := Options{Cwd: "/home/u/proj", Home: "/home/u"}
+	for cmd, want := range map[string][]string{
+		"less ~/.ssh/id_rsa":           {"/home/u/.ssh/id_rsa"},
+		"scp -i key notes.txt host:/x": {"/home/u/proj/key", "/home/u/proj/notes.txt", "/home/u/proj/host:/x"},
+		"vim -O a.txt $F":              {"/home/u/proj/a.txt"},
+		"cat notes.txt":                nil,
+		"rm -rf build":                 nil,
+	} {
+		got := Analyze(cmd, opts).Touches
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: touches %q, want %q", cmd, got, want)
+		}
+	}
+}

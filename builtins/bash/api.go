@@ -52,6 +52,11 @@ type Leaf struct {
 	// relative paths resolved against the cwd in force, cd tracked). Globs stay literal.
 	Reads  []string `json:"reads"`
 	Writes []string `json:"writes"`
+	// Touches are the operands of a program the vocabulary cannot place (an
+	// unknown program such as less or scp, or a writer whose flags it does
+	// not model), resolved like paths: any of them may be read or written.
+	// Deny and ask path rules treat them as both; nothing else trusts them.
+	Touches []string `json:"touches"`
 	// FSCommand is true for mkdir touch rm rmdir mv cp ln and in-place sed
 	// whose every write target is known (in Writes).
 	FSCommand bool `json:"fs_command"`
@@ -81,6 +86,8 @@ type Analysis struct {
 	// Reads and Writes gather every leaf's paths plus redirect targets.
 	Reads  []string `json:"reads"`
 	Writes []string `json:"writes"`
+	// Touches gathers every leaf's Touches.
+	Touches []string `json:"touches"`
 	// CriticalRemovals are removal targets that must never go without a
 	// human: /, top-level directories, ~, a working directory or a parent,
 	// everything in a directory (*, ./*, dir/*).

@@ -105,6 +105,22 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	extraReads, extraWrites := shellKnownPaths(base, judge)
 	addPaths(&lf.Reads, extraReads, false)
 	addPaths(&lf.Writes, extraWrites, true)
+	if !v.ReadOnly && len(v.Reads) == 0 && len(v.Writes) == 0 {
+		// The vocabulary cannot say which operands are files: every word
+		// that is not an option may be one (less ~/.ssh/id_rsa).
+		for _, a := range judge[1:] {
+			if a == "" || strings.HasPrefix(a, "-") || strings.Contains(a, dyn) {
+				continue
+			}
+			if paths, ok := w.resolve(a, st); ok {
+				for _, q := range paths {
+					if !pseudoDevice(q) {
+						lf.Touches = appendUnique(lf.Touches, q)
+					}
+				}
+			}
+		}
+	}
 	for _, p := range fr.reads {
 		lf.Reads = appendUnique(lf.Reads, p)
 	}

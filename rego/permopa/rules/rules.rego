@@ -137,8 +137,10 @@ _cross(b) := hits[0] if {
 	count(hits) > 0
 }
 
-_cross_paths("reads") := bash.analysis.reads
+# Operands of programs the vocabulary cannot place (touches) may be read or
+# written: deny and ask rules see them on both sides.
+_cross_paths("reads") := array.concat(bash.analysis.reads, bash.analysis.touches)
 
-_cross_paths("writes") := bash.analysis.writes
+_cross_paths("writes") := array.concat(bash.analysis.writes, bash.analysis.touches)
 
 _cross_paths("path") := files.targets
