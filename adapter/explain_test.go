@@ -1,0 +1,169 @@
+package adapter_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/adapter"
+)
+
+func denyRuleContext(rules map[string][]map[string]any) map[string]any {
+	return map[string]any{"deny_rules": rules}
+}
+
+// The explanation of a denied compound command names the leaf and the rule
+// that denied it.
+func TestExplainDeniedCompoundNamesLeafAndRule(t *testing.T) {
+	eng := testEngine(t)
+	in := map[string]any{
+		"tool_name":       "Bash",
+		"tool_input":      map[string]any{"command": "git status && sudo rm -rf build; echo done"},
+		"cwd":             "/tmp/permopa-ws",
+		"permission_mode": "default",
+		"permission_context": denyRuleContext(map[string][]map[string]any{
+			"Bash": {{"tool_name": "Bash", "rule_content": "rm -rf:*", "behavior": "DENY"}},
+		}),
+	}
+	ex, err := adapter.Explain(context.Background(), eng, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Decision.Behavior != "DENY" || ex.Decision.Step != "deny_rule" {
+		t.Fatalf("decision %+v", ex.Decision)
+	}
+	p := ex.Points[0]
+	if p.Step != "deny_rule" || p.Status != "decided" || p.Rule == nil || p.Rule.String() != "Bash(rm -rf:*)" {
+		t.Fatalf("point 1: %+v", p)
+	}
+	if len(p.Leaves) != 1 || p.Leaves[0] != 1 {
+		t.Fatalf("leaves hit: %v, want [1] (the rm leaf)", p.Leaves)
+	}
+	var out bytes.Buffer
+	if err := ex.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, s := range []string{
+		"Decision: DENY at deny_rule",
+		"rule: Bash(rm -rf:*) from permission_context",
+		"hits leaf 2: rm -rf build   (through sudo)",
+		"leaf 1: git status",
+		"not reached",
+	} {
+		if !strings.Contains(text, s) {
+			t.Errorf("explanation lacks %q:\n%s", s, text)
+		}
+	}
+}
+
+// A Read deny rule denies `cat .env`: the explanation names the leaf that reads it.
+func TestExplainPathRuleLeaf(t *testing.T) {
+	eng := testEngine(t)
+	in := map[string]any{
+		"tool_name":  "Bash",
+		"tool_input": map[string]any{"command": "ls; cat ./.env | wc -l"},
+		"cwd":        "/tmp/permopa-ws",
+		"permission_context": denyRuleContext(map[string][]map[string]any{
+			"Read": {{"tool_name": "Read", "rule_content": "./.env", "behavior": "DENY"}},
+		}),
+	}
+	ex, err := adapter.Explain(context.Background(), eng, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Decision.Step != "deny_rule" || len(ex.Points[0].Leaves) != 1 || ex.Points[0].Leaves[0] != 1 {
+		t.Fatalf("decision %+v, leaves %v", ex.Decision, ex.Points[0].Leaves)
+	}
+}
+
+// An ASK explains why the command is not read-only and suggests the rule.
+func TestExplainAskSuggestion(t *testing.T) {
+	ex, err := adapter.Explain(context.Background(), testEngine(t), map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm install left-pad && git log"}, "cwd": "/tmp/permopa-ws",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = ex.WriteText(&out)
+	for _, s := range []string{"> 6 mode fallback", "3 read-only     passed      not read-only: npm", "Bash(npm install:*)", "permopa rules add --project /tmp/permopa-ws --destination local 'Bash(npm install:*)'"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("explanation lacks %q:\n%s", s, out.String())
+		}
+	}
+	if ex.Points[3].Status != "passed" || ex.Points[4].Status != "passed" {
+		t.Errorf("points 4 and 5: %+v %+v", ex.Points[3], ex.Points[4])
+	}
+}
+
+// In EXPLORE, the tool check and allow rules are skipped; an unknown mode is an error.
+func TestExplainSkippedAndError(t *testing.T) {
+	eng := testEngine(t)
+	ex, err := adapter.Explain(context.Background(), eng, map[string]any{
+		"tool_name": "Write", "tool_input": map[string]any{"file_path": "/tmp/permopa-ws/a.go"}, "permission_mode": "plan",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Mode != "EXPLORE" || ex.Points[3].Status != "skipped" || ex.Points[4].Status != "skipped" || ex.Points[5].Status != "decided" {
+		t.Fatalf("%+v", ex.Points)
+	}
+	ex, err = adapter.Explain(context.Background(), eng, map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}, "permission_mode": "yolo",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Decision.Step != "error" || len(ex.InputErrors) != 1 || !strings.Contains(ex.InputErrors[0], "yolo") {
+		t.Fatalf("%+v", ex)
+	}
+}
+
+func TestBashAnalysis(t *testing.T) {
+	a, err := adapter.BashAnalysis(context.Background(), testEngine(t), "timeout 5 find . -name '*.go' -delete", "/tmp/permopa-ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	adapter.WriteBashAnalysis(&b, a)
+	for _, s := range []string{"not read-only", "leaf 1: find . -name '*.go' -delete   (through timeout)", "-delete"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("analysis lacks %q:\n%s", s, b.String())
+		}
+	}
+}
+
+// Point 5 says what covers each leaf, and which leaf no allow rule covers.
+func TestExplainAllowCoverage(t *testing.T) {
+	allow := func(contents ...string) map[string]any {
+		var rs []map[string]any
+		for _, c := range contents {
+			rs = append(rs, map[string]any{"tool_name": "Bash", "rule_content": c, "behavior": "ALLOW"})
+		}
+		return map[string]any{"allow_rules": map[string][]map[string]any{"Bash": rs}}
+	}
+	in := map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm run build && git status && sudo make install"},
+		"cwd": "/tmp/permopa-ws", "permission_context": allow("npm run:*", "make install"),
+	}
+	ex, err := adapter.Explain(context.Background(), testEngine(t), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := ex.Points[4].Coverage
+	if ex.Decision.Step != "mode_fallback" || len(cov) != 3 || cov[0].Rule == nil || cov[1].By != "read-only" || cov[2].By != "" {
+		t.Fatalf("decision %s, coverage %+v", ex.Decision.Step, cov)
+	}
+	var out bytes.Buffer
+	_ = ex.WriteText(&out)
+	if !strings.Contains(out.String(), "leaf 3 make install   (through sudo): NOT covered by any allow rule") {
+		t.Errorf("coverage text:\n%s", out.String())
+	}
+	in["tool_input"] = map[string]any{"command": "npm run build && git status"}
+	ex, _ = adapter.Explain(context.Background(), testEngine(t), in)
+	if ex.Decision.Step != "allow_rule" || ex.Points[4].Coverage[0].By != "Bash(npm run:*) from permission_context" {
+		t.Fatalf("%s %+v", ex.Decision.Step, ex.Points[4].Coverage)
+	}
+}

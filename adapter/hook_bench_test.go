@@ -1,0 +1,95 @@
+package adapter_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
+)
+
+// The parts of a cold `permopa hook` answer, in process. The process start
+// itself (Go runtime and package initialisation, the cobra tree) is measured
+// by BenchmarkHookProcess in cmd/permopa.
+//
+//	go test ./adapter -run '^$' -bench 'HookCold' -benchtime 20x
+
+// BenchmarkHookColdEngineNew compiles the embedded policy: what every cold
+// hook process pays once.
+func BenchmarkHookColdEngineNew(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if _, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root"})); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHookColdSettings loads a project settings file (viper).
+func BenchmarkHookColdSettings(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile("testdata/hooks/settings.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		if _, _, err := adapter.LoadCwdSettings(dir, b.TempDir(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHookColdDecide is RunHook with a compiled engine: parse the
+// payload, decide, answer (the first decision of a process is not warm:
+// see the Fresh variant).
+func BenchmarkHookColdDecide(b *testing.B) {
+	raw, err := os.ReadFile("testdata/hooks/claude/pretooluse-bash-compound-deny.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := strings.ReplaceAll(string(raw), "{{CWD}}", "/tmp/ws")
+	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root"}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var out, errb bytes.Buffer
+		if code := adapter.RunHook(context.Background(), "claude", strings.NewReader(payload), &out, &errb, opts); code != 0 {
+			b.Fatal(code)
+		}
+	}
+}
+
+// BenchmarkHookColdDecideFresh is the first decision on a new engine each
+// time (compilation excluded), as in a cold process.
+func BenchmarkHookColdDecideFresh(b *testing.B) {
+	raw, err := os.ReadFile("testdata/hooks/claude/pretooluse-bash-compound-deny.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := strings.ReplaceAll(string(raw), "{{CWD}}", "/tmp/ws")
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root"}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
+		b.StartTimer()
+		var out, errb bytes.Buffer
+		if code := adapter.RunHook(context.Background(), "claude", strings.NewReader(payload), &out, &errb, opts); code != 0 {
+			b.Fatal(code)
+		}
+	}
+}

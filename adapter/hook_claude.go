@@ -1,0 +1,117 @@
+package adapter
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// Claude Code hook events permopa answers.
+const (
+	EventPreToolUse        = "PreToolUse"
+	EventPermissionRequest = "PermissionRequest"
+	EventBeforeTool        = "BeforeTool" // Gemini CLI
+)
+
+// claudeProtocol is Claude Code's hook protocol.
+//
+// PreToolUse: the payload (session_id, transcript_path, cwd, permission_mode,
+// hook_event_name, tool_name, tool_input, tool_use_id) is permopa input as is;
+// the answer is exit 0 with
+// {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow|deny|ask","permissionDecisionReason":"..."}}.
+//
+// PermissionRequest (the permission dialog is about to be shown): ALLOW
+// answers {"decision":{"behavior":"allow"}} and DENY {"decision":{"behavior":"deny","message":...}}.
+// The event has no "ask": for an ASK permopa gives no decision, so Claude
+// Code shows its dialog to the human, and says in systemMessage which
+// `permopa rules add` would stop the question. permopa never answers an ASK
+// with updatedPermissions: that would approve the call (and write a rule)
+// without the human who was to be asked.
+type claudeProtocol struct{}
+
+// claudeToolAliases maps Claude Code's other editing tools onto permopa's
+// built-in tools, with the field that holds their path.
+var claudeToolAliases = map[string]struct{ tool, pathField string }{
+	"MultiEdit":    {"Edit", "file_path"},
+	"NotebookEdit": {"Edit", "notebook_path"},
+}
+
+func (claudeProtocol) parse(p map[string]any) (hookRequest, error) {
+	req := hookRequest{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
+	if req.Event == "" {
+		req.Event = EventPreToolUse
+	}
+	if req.Event != EventPreToolUse && req.Event != EventPermissionRequest {
+		return req, fmt.Errorf("hook event %q is not one permopa answers (PreToolUse, PermissionRequest)", req.Event)
+	}
+	in := copyPayload(p)
+	if alias, ok := claudeToolAliases[str(p, "tool_name")]; ok {
+		if ti, ok := p["tool_input"].(map[string]any); ok {
+			in["tool_name"] = alias.tool
+			in["tool_input"] = map[string]any{"file_path": ti[alias.pathField]}
+		}
+	}
+	req.Inputs = []map[string]any{in}
+	return req, nil
+}
+
+func (claudeProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions) HookAnswer {
+	reason := HookReason(d)
+	if d.Behavior == engine.Ask {
+		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != engine.StepAskRule {
+			reason += ". To allow it from now on: " + cmd
+		}
+	}
+	if req.Event == EventPermissionRequest {
+		switch d.Behavior {
+		case engine.Allow:
+			return HookAnswer{Stdout: mustJSON(map[string]any{
+				"hookSpecificOutput": map[string]any{
+					"hookEventName": EventPermissionRequest,
+					"decision":      map[string]any{"behavior": "allow"},
+				},
+			})}
+		case engine.Ask:
+			return HookAnswer{Stdout: mustJSON(map[string]any{"systemMessage": reason})}
+		default:
+			return claudePermissionDeny(reason)
+		}
+	}
+	return HookAnswer{Stdout: mustJSON(map[string]any{
+		"hookSpecificOutput": map[string]any{
+			"hookEventName":            EventPreToolUse,
+			"permissionDecision":       strings.ToLower(d.Behavior),
+			"permissionDecisionReason": reason,
+		},
+	})}
+}
+
+func claudePermissionDeny(reason string) HookAnswer {
+	return HookAnswer{Stdout: mustJSON(map[string]any{
+		"hookSpecificOutput": map[string]any{
+			"hookEventName": EventPermissionRequest,
+			"decision":      map[string]any{"behavior": "deny", "message": reason},
+		},
+	})}
+}
+
+func (claudeProtocol) fail(event, reason string) HookAnswer {
+	reason = "permopa blocked this call because it could not decide it: " + reason
+	switch event {
+	case EventPermissionRequest:
+		return claudePermissionDeny(reason)
+	case EventPreToolUse, "":
+		return HookAnswer{Stdout: mustJSON(map[string]any{
+			"hookSpecificOutput": map[string]any{
+				"hookEventName":            EventPreToolUse,
+				"permissionDecision":       "deny",
+				"permissionDecisionReason": reason,
+			},
+		})}
+	default:
+		// An event whose JSON answer permopa does not know: exit 2 blocks
+		// every blockable event and shows stderr.
+		return HookAnswer{Stderr: reason, Exit: 2}
+	}
+}

@@ -1,0 +1,160 @@
+package adapter
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// codexProtocol is OpenAI Codex's hook protocol.
+//
+// PreToolUse: the payload (session_id, turn_id, transcript_path, cwd, model,
+// permission_mode, hook_event_name, tool_name, tool_input, tool_use_id) uses
+// Claude Code's field names. Shell calls arrive as tool_name "Bash" with
+// tool_input.command; file edits as "apply_patch" with the patch in
+// tool_input.command, which permopa splits into one Write or Edit call per
+// file (the strictest decision answers); MCP tools as mcp__server__tool.
+// Codex's PreToolUse honours only a refusal: "allow" and "ask" are rejected
+// as unsupported and the tool then runs. So ALLOW prints nothing (Codex's own
+// approval policy and sandbox still apply), and DENY and ASK block with exit
+// 2 and the reason on stderr, which needs no JSON parsing on Codex's side.
+// An ASK's reason tells the human the exact `permopa rules add` to approve.
+//
+// PermissionRequest (Codex is about to ask for approval): ALLOW and DENY
+// answer with hookSpecificOutput.decision; ASK gives no decision, so Codex
+// asks its human.
+type codexProtocol struct{}
+
+func (codexProtocol) parse(p map[string]any) (hookRequest, error) {
+	req := hookRequest{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
+	if req.Event == "" {
+		req.Event = EventPreToolUse
+	}
+	if req.Event != EventPreToolUse && req.Event != EventPermissionRequest {
+		return req, fmt.Errorf("hook event %q is not one permopa answers (PreToolUse, PermissionRequest)", req.Event)
+	}
+	if str(p, "tool_name") == "apply_patch" {
+		ti, _ := p["tool_input"].(map[string]any)
+		if calls := patchCalls(str(ti, "command"), req.Cwd); len(calls) > 0 {
+			for _, c := range calls {
+				in := copyPayload(p)
+				in["tool_name"] = c.tool
+				in["tool_input"] = map[string]any{"file_path": c.path}
+				req.Inputs = append(req.Inputs, in)
+			}
+			return req, nil
+		}
+	}
+	in := copyPayload(p)
+	if ti, ok := p["tool_input"].(map[string]any); ok && str(p, "tool_name") == "Bash" {
+		if argv, ok := ti["command"].([]any); ok {
+			t2 := copyPayload(ti)
+			t2["command"] = argvCommand(argv)
+			in["tool_input"] = t2
+		}
+	}
+	req.Inputs = []map[string]any{in}
+	return req, nil
+}
+
+// argvCommand turns an argv (older Codex shell calls send one) into the
+// command line the Bash analysis reads: the script of `bash -lc SCRIPT`,
+// else the words shell-quoted.
+func argvCommand(argv []any) string {
+	words := make([]string, 0, len(argv))
+	for _, a := range argv {
+		s, ok := a.(string)
+		if !ok {
+			return "" // not an argv: the empty command fails validation (DENY)
+		}
+		words = append(words, s)
+	}
+	if len(words) == 3 && (words[1] == "-c" || words[1] == "-lc") {
+		switch filepath.Base(words[0]) {
+		case "bash", "sh", "zsh":
+			return words[2]
+		}
+	}
+	for i, w := range words {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " ")
+}
+
+type patchCall struct{ tool, path string }
+
+// patchCalls reads the file operations of a Codex apply_patch envelope:
+// "*** Add File: p" is a Write, "*** Update File: p" and "*** Delete File: p"
+// are Edits of p, "*** Move to: q" is a Write of q. Relative paths are
+// resolved against cwd. Nothing found: nil (the call is then decided as
+// the custom tool apply_patch, which fails closed).
+func patchCalls(patch, cwd string) []patchCall {
+	var out []patchCall
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, op := range []struct{ prefix, tool string }{
+			{"*** Add File: ", "Write"},
+			{"*** Update File: ", "Edit"},
+			{"*** Delete File: ", "Edit"},
+			{"*** Move to: ", "Write"},
+		} {
+			if rest, ok := strings.CutPrefix(line, op.prefix); ok {
+				p := strings.TrimSpace(rest)
+				if p == "" {
+					continue
+				}
+				if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~") && cwd != "" {
+					p = filepath.Join(cwd, p)
+				}
+				out = append(out, patchCall{op.tool, p})
+			}
+		}
+	}
+	return out
+}
+
+func (codexProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions) HookAnswer {
+	if req.Event == EventPermissionRequest {
+		switch d.Behavior {
+		case engine.Allow:
+			return HookAnswer{Stdout: mustJSON(map[string]any{
+				"hookSpecificOutput": map[string]any{
+					"hookEventName": EventPermissionRequest,
+					"decision":      map[string]any{"behavior": "allow"},
+				},
+			})}
+		case engine.Ask:
+			// No decision: Codex asks its human.
+			return HookAnswer{Stdout: mustJSON(map[string]any{"systemMessage": HookReason(d)})}
+		default:
+			return codexPermissionDeny(HookReason(d))
+		}
+	}
+	switch d.Behavior {
+	case engine.Allow:
+		return HookAnswer{}
+	case engine.Ask:
+		return HookAnswer{Stderr: askAsBlock(d, "Codex", req.Cwd, opts), Exit: 2}
+	default:
+		return HookAnswer{Stderr: HookReason(d), Exit: 2}
+	}
+}
+
+func codexPermissionDeny(reason string) HookAnswer {
+	return HookAnswer{Stdout: mustJSON(map[string]any{
+		"hookSpecificOutput": map[string]any{
+			"hookEventName": EventPermissionRequest,
+			"decision":      map[string]any{"behavior": "deny", "message": reason},
+		},
+	})}
+}
+
+func (codexProtocol) fail(event, reason string) HookAnswer {
+	reason = "permopa blocked this call because it could not decide it: " + reason
+	if event == EventPermissionRequest {
+		return codexPermissionDeny(reason)
+	}
+	return HookAnswer{Stderr: reason, Exit: 2}
+}

@@ -1,0 +1,165 @@
+package adapter
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// geminiProtocol is Gemini CLI's BeforeTool hook protocol.
+//
+// The payload has session_id, transcript_path, cwd, hook_event_name,
+// timestamp, tool_name, tool_input and, for MCP tools, mcp_context; it names
+// no permission mode, so the settings' default mode (or --mode) applies.
+// Gemini's built-in tools are renamed to permopa's (run_shell_command →
+// Bash, read_file → Read, write_file → Write, replace → Edit, glob → Glob,
+// search_file_content/grep_search → Grep, list_directory → Glob,
+// read_many_files → one Glob per path, web_fetch with a url → WebFetch);
+// other tools, MCP tools (mcp__server__tool) included, keep their names.
+//
+// The answer is exit 0 with {"decision":"allow"} or
+// {"decision":"deny","reason":...,"systemMessage":...}: reason goes to the
+// model, systemMessage to the user. BeforeTool has no documented "ask", so
+// an ASK is a deny whose text tells the human the `permopa rules add` that
+// approves it.
+type geminiProtocol struct{}
+
+func (geminiProtocol) parse(p map[string]any) (hookRequest, error) {
+	req := hookRequest{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
+	if req.Event == "" {
+		req.Event = EventBeforeTool
+	}
+	if req.Event != EventBeforeTool {
+		return req, fmt.Errorf("hook event %q is not one permopa answers (BeforeTool)", req.Event)
+	}
+	ti, _ := p["tool_input"].(map[string]any)
+	base := func(tool string, toolInput map[string]any) map[string]any {
+		in := copyPayload(p)
+		in["tool_name"] = tool
+		in["tool_input"] = toolInput
+		return in
+	}
+	name := str(p, "tool_name")
+	switch name {
+	case "run_shell_command":
+		in := base("Bash", map[string]any{"command": ti["command"]})
+		if dir := firstString(ti, "dir_path", "directory"); dir != "" {
+			if !filepath.IsAbs(dir) && req.Cwd != "" {
+				dir = filepath.Join(req.Cwd, dir)
+			}
+			in["cwd"] = dir
+		}
+		req.Inputs = append(req.Inputs, in)
+	case "read_file":
+		req.Inputs = append(req.Inputs, base("Read", map[string]any{"file_path": firstOf(ti, "file_path", "absolute_path", "path")}))
+	case "write_file":
+		req.Inputs = append(req.Inputs, base("Write", map[string]any{"file_path": firstOf(ti, "file_path", "absolute_path", "path")}))
+	case "replace":
+		req.Inputs = append(req.Inputs, base("Edit", map[string]any{"file_path": firstOf(ti, "file_path", "absolute_path", "path")}))
+	case "glob":
+		req.Inputs = append(req.Inputs, base(globCall(str(ti, "pattern"), firstString(ti, "dir_path", "path"))))
+	case "search_file_content", "grep_search", "grep":
+		in := map[string]any{"pattern": ti["pattern"]}
+		if dir := firstString(ti, "dir_path", "path"); dir != "" {
+			in["path"] = dir
+		}
+		req.Inputs = append(req.Inputs, base("Grep", in))
+	case "list_directory", "ls":
+		in := map[string]any{"pattern": "*"}
+		if dir := firstString(ti, "dir_path", "path"); dir != "" {
+			in["path"] = dir
+		}
+		req.Inputs = append(req.Inputs, base("Glob", in))
+	case "read_many_files":
+		var paths []any
+		for _, k := range []string{"paths", "include"} {
+			if xs, ok := ti[k].([]any); ok {
+				paths = append(paths, xs...)
+			}
+		}
+		for _, x := range paths {
+			s, _ := x.(string)
+			req.Inputs = append(req.Inputs, base(globCall(s, "")))
+		}
+		if len(paths) == 0 {
+			req.Inputs = append(req.Inputs, copyPayload(p))
+		}
+	case "web_fetch":
+		if u := str(ti, "url"); u != "" {
+			req.Inputs = append(req.Inputs, base("WebFetch", map[string]any{"url": u}))
+		} else {
+			req.Inputs = append(req.Inputs, copyPayload(p))
+		}
+	default:
+		req.Inputs = append(req.Inputs, copyPayload(p))
+	}
+	return req, nil
+}
+
+// globCall is the permopa call for reading what a glob pattern names. The
+// literal leading directories of the pattern become the call's path, so
+// that the path checks see them (`~/.ssh/*` reads in ~/.ssh, not in the
+// cwd); a pattern with no glob character is a Read of that file.
+func globCall(pattern, dir string) (string, map[string]any) {
+	if pattern != "" && !strings.ContainsAny(pattern, "*?[{") {
+		p := pattern
+		if dir != "" && !filepath.IsAbs(p) && !strings.HasPrefix(p, "~") {
+			p = filepath.Join(dir, p)
+		}
+		return "Read", map[string]any{"file_path": p}
+	}
+	segs := strings.Split(pattern, "/")
+	i := 0
+	for i < len(segs)-1 && !strings.ContainsAny(segs[i], "*?[{") {
+		i++
+	}
+	prefix := strings.Join(segs[:i], "/")
+	if strings.HasPrefix(pattern, "/") && prefix == "" {
+		prefix = "/"
+	}
+	in := map[string]any{"pattern": strings.Join(segs[i:], "/")}
+	switch {
+	case prefix != "" && dir != "" && !filepath.IsAbs(prefix) && !strings.HasPrefix(prefix, "~"):
+		in["path"] = filepath.Join(dir, prefix)
+	case prefix != "":
+		in["path"] = prefix
+	case dir != "":
+		in["path"] = dir
+	}
+	if in["pattern"] == "" {
+		in["pattern"] = pattern
+	}
+	return "Glob", in
+}
+
+func firstOf(m map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := m[k]; ok && v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+func (geminiProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions) HookAnswer {
+	switch d.Behavior {
+	case engine.Allow:
+		return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "allow"})}
+	case engine.Ask:
+		text := askAsBlock(d, "Gemini CLI", req.Cwd, opts)
+		return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
+	default:
+		text := HookReason(d)
+		return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
+	}
+}
+
+func (geminiProtocol) fail(event, reason string) HookAnswer {
+	reason = "permopa blocked this call because it could not decide it: " + reason
+	if event != "" && event != EventBeforeTool {
+		return HookAnswer{Stderr: reason, Exit: 2}
+	}
+	return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": reason, "systemMessage": reason})}
+}

@@ -1,0 +1,269 @@
+package adapter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
+)
+
+// settingsEngine is the default policy with project rules, as a hook would load them.
+func settingsEngine(t *testing.T) func(context.Context, string) (*engine.Engine, error) {
+	t.Helper()
+	rule := func(s, b string) engine.Rule {
+		r, err := engine.ParseRule(s, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Source, r.Layer = "projectSettings", "/w/.permopa/settings.yaml"
+		return r
+	}
+	s := engine.Settings{Home: "/root", Rules: []engine.Rule{
+		rule("Bash(rm -rf:*)", "DENY"), rule("Bash(git push:*)", "ASK"), rule("Bash(npm run:*)", "ALLOW"),
+	}}
+	eng, err := engine.New(context.Background(), engine.WithSettings(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(context.Context, string) (*engine.Engine, error) { return eng, nil }
+}
+
+func runHook(t *testing.T, host, payload string, opts adapter.HookOptions) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := adapter.RunHook(context.Background(), host, strings.NewReader(payload), &out, &errb, opts)
+	return out.String(), errb.String(), code
+}
+
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return m
+}
+
+func TestClaudePreToolUseNamesRuleAndLayer(t *testing.T) {
+	out, _, code := runHook(t, "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"git status; rm -rf dist"},"tool_use_id":"t"}`,
+		adapter.HookOptions{Engine: settingsEngine(t)})
+	hso := decode(t, out)["hookSpecificOutput"].(map[string]any)
+	if code != 0 || hso["permissionDecision"] != "deny" || hso["hookEventName"] != "PreToolUse" {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	reason := hso["permissionDecisionReason"].(string)
+	for _, s := range []string{"Bash(rm -rf:*)", "/w/.permopa/settings.yaml", "projectSettings", "deny_rule"} {
+		if !strings.Contains(reason, s) {
+			t.Errorf("reason %q lacks %q", reason, s)
+		}
+	}
+}
+
+// blockingReader never returns: a host that does not close stdin.
+type blockingReader struct{}
+
+func (blockingReader) Read([]byte) (int, error) { select {} }
+
+func TestHookTimeoutBlocksEveryHost(t *testing.T) {
+	opts := adapter.HookOptions{Engine: settingsEngine(t), Timeout: 20 * time.Millisecond}
+	for host, check := range map[string]func(out, errOut string, code int) bool{
+		"claude": func(out, _ string, code int) bool {
+			return code == 0 && strings.Contains(out, `"permissionDecision":"deny"`)
+		},
+		"codex": func(_, errOut string, code int) bool {
+			return code == 2 && strings.Contains(errOut, "no decision within")
+		},
+		"gemini": func(out, _ string, code int) bool { return code == 0 && strings.Contains(out, `"decision":"deny"`) },
+	} {
+		var out, errb bytes.Buffer
+		start := time.Now()
+		code := adapter.RunHook(context.Background(), host, blockingReader{}, &out, &errb, opts)
+		if !check(out.String(), errb.String(), code) || time.Since(start) > 2*time.Second {
+			t.Errorf("%s: exit %d stdout %q stderr %q after %s", host, code, out.String(), errb.String(), time.Since(start))
+		}
+	}
+}
+
+func TestHookEngineFailureBlocks(t *testing.T) {
+	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) {
+		return nil, errors.New("settings: permissions: bad YAML")
+	}}
+	payload := `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	out, _, code := runHook(t, "claude", payload, opts)
+	d := decode(t, out)["hookSpecificOutput"].(map[string]any)["decision"].(map[string]any)
+	if code != 0 || d["behavior"] != "deny" || !strings.Contains(d["message"].(string), "bad YAML") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if _, _, code := runHook(t, "codex", payload, opts); code != 0 {
+		// Codex PermissionRequest: a deny decision in JSON, exit 0.
+		t.Fatalf("codex exit %d", code)
+	}
+	if _, errOut, code := runHook(t, "codex", strings.Replace(payload, "PermissionRequest", "PreToolUse", 1), opts); code != 2 || !strings.Contains(errOut, "bad YAML") {
+		t.Fatalf("codex PreToolUse: exit %d %s", code, errOut)
+	}
+}
+
+func TestHookRejectsOddPayloads(t *testing.T) {
+	opts := adapter.HookOptions{Engine: settingsEngine(t)}
+	for _, p := range []string{``, `  `, `[]`, `"x"`, `{"tool_name":"Bash","tool_input":{"command":"ls"}} {"x":1}`, `{"tool_name":"Bash"`} {
+		out, _, code := runHook(t, "claude", p, opts)
+		if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) {
+			t.Errorf("%q: exit %d %s", p, code, out)
+		}
+		if _, _, code := runHook(t, "codex", p, opts); code != 2 {
+			t.Errorf("codex %q: exit %d", p, code)
+		}
+	}
+	// An event permopa does not answer blocks with exit 2 (its JSON is unknown).
+	if _, errOut, code := runHook(t, "claude", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{}}`, opts); code != 2 || errOut == "" {
+		t.Errorf("PostToolUse: exit %d", code)
+	}
+	if _, _, code := runHook(t, "cursor", `{}`, opts); code != 2 {
+		t.Errorf("unknown host: exit %d", code)
+	}
+}
+
+func TestCodexApplyPatchIsDecidedPerFile(t *testing.T) {
+	opts := adapter.HookOptions{Engine: settingsEngine(t)}
+	patch := "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** Update File: lib/b.go\n*** Move to: ../../home/u/.bashrc\n*** End Patch\n"
+	payload, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": "/w/app", "permission_mode": "acceptEdits",
+		"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}})
+	_, errOut, code := runHook(t, "codex", string(payload), opts)
+	if code != 2 || !strings.Contains(errOut, "/home/u/.bashrc") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// Without the move, both edits are inside the cwd: allowed in acceptEdits.
+	patch = strings.Replace(patch, "*** Move to: ../../home/u/.bashrc\n", "", 1)
+	payload, _ = json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": "/w/app", "permission_mode": "acceptEdits",
+		"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}})
+	if out, errOut, code := runHook(t, "codex", string(payload), opts); code != 0 || out != "" {
+		t.Fatalf("exit %d: %q %s", code, out, errOut)
+	}
+}
+
+func TestIgnoreHostMode(t *testing.T) {
+	opts := adapter.HookOptions{Engine: settingsEngine(t)}
+	payload := `{"hook_event_name":"PreToolUse","cwd":"/w","permission_mode":"auto","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	if out, _, _ := runHook(t, "claude", payload, opts); !strings.Contains(out, `"deny"`) || !strings.Contains(out, "auto") {
+		t.Fatalf("unknown host mode must block: %s", out)
+	}
+	opts.IgnoreHostMode = true
+	if out, _, _ := runHook(t, "claude", payload, opts); !strings.Contains(out, `"permissionDecision":"allow"`) {
+		t.Fatalf("--ignore-host-mode: %s", out)
+	}
+}
+
+func TestApproveCommandsQuote(t *testing.T) {
+	c := "it's:*"
+	d := engine.Decision{Behavior: "ASK", SuggestedRules: []engine.Rule{{ToolName: "Bash", RuleContent: &c}, {ToolName: "Bash", RuleContent: &c}}}
+	got := adapter.ApproveCommand(d, "project", "/home/me/my app")
+	if got != `permopa rules add --project '/home/me/my app' --destination project 'Bash(it'\''s:*)'` {
+		t.Fatalf("%q", got)
+	}
+}
+
+// Gemini globs and read_many_files are checked where they read: a pattern
+// under ~/.ssh is a credential read, not a read of the cwd.
+func TestGeminiGlobsReadWhereTheyPoint(t *testing.T) {
+	opts := adapter.HookOptions{Engine: settingsEngine(t)}
+	for _, p := range []string{
+		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"glob","tool_input":{"pattern":"/root/.ssh/*"}}`,
+		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"read_many_files","tool_input":{"include":["src/*.go","~/.aws/credentials"]}}`,
+		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"glob","tool_input":{"pattern":"*/id_rsa","dir_path":"/root/.ssh"}}`,
+	} {
+		out, _, code := runHook(t, "gemini", p, opts)
+		if code != 0 || decode(t, out)["decision"] != "deny" {
+			t.Errorf("%s: exit %d %s", p, code, out)
+		}
+	}
+	out, _, _ := runHook(t, "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"glob","tool_input":{"pattern":"src/**/*.go"}}`, opts)
+	if decode(t, out)["decision"] != "allow" {
+		t.Errorf("glob in the project: %s", out)
+	}
+}
+
+// An argv command (older Codex shell calls) is decided as the script it runs.
+func TestCodexArgvCommand(t *testing.T) {
+	opts := adapter.HookOptions{Engine: settingsEngine(t)}
+	for cmd, want := range map[string]int{
+		`["bash","-lc","git status && rm -rf build"]`: 2,
+		`["bash","-lc","git status"]`:                 0,
+		`["ls","-la"]`:                                0,
+		`["rm","-rf","x y"]`:                          2,
+		`[1,2]`:                                       2,
+	} {
+		_, errOut, code := runHook(t, "codex", `{"hook_event_name":"PreToolUse","cwd":"/w","permission_mode":"default","tool_name":"Bash","tool_input":{"command":`+cmd+`}}`, opts)
+		if code != want {
+			t.Errorf("%s: exit %d (%s), want %d", cmd, code, errOut, want)
+		}
+	}
+}
+
+// Whatever arrives on stdin, a hook answers 0 or 2, and an answer that
+// lets the call through is an explicit allow (Claude, Gemini) or, for
+// Codex, empty stdout with exit 0 only when the decision was ALLOW.
+func FuzzRunHook(f *testing.F) {
+	for _, s := range []string{
+		``, `{}`, `null`, `[]`, `{"tool_name":1}`, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`,
+		`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`,
+		`{"tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: /etc/passwd\n+x\n*** End Patch"}}`,
+		`{"tool_name":"Bash","tool_input":{"command":"ls"},"permission_mode":{"x":1}}`,
+		`{"tool_name":"run_shell_command","tool_input":{"command":["ls"]}}`,
+		"\xff\xfe{", `{"tool_name":"Bash","tool_input":{"command":"ls"}}{"tool_name":"Bash"}`,
+	} {
+		f.Add(s)
+	}
+	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/w"}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
+	f.Fuzz(func(t *testing.T, payload string) {
+		for _, host := range adapter.Hosts {
+			var out, errb bytes.Buffer
+			code := adapter.RunHook(context.Background(), host, strings.NewReader(payload), &out, &errb, opts)
+			if code != 0 && code != 2 {
+				t.Fatalf("%s: exit %d", host, code)
+			}
+			if code == 2 {
+				if errb.Len() == 0 {
+					t.Fatalf("%s: exit 2 without a reason", host)
+				}
+				continue
+			}
+			if host == adapter.HostCodex && out.Len() == 0 {
+				continue // Codex ALLOW (checked below against the engine)
+			}
+			if !json.Valid(out.Bytes()) {
+				t.Fatalf("%s: stdout is not JSON: %q", host, out.String())
+			}
+		}
+		// Codex stays silent only for a call the engine allows.
+		var out, errb bytes.Buffer
+		if code := adapter.RunHook(context.Background(), "codex", strings.NewReader(payload), &out, &errb, opts); code == 0 && out.Len() == 0 {
+			inputs, err := adapter.HookInputs("codex", decodeLoose(payload))
+			if err != nil || len(inputs) == 0 {
+				t.Fatalf("codex let %q through, but it does not parse: %v", payload, err)
+			}
+			for _, in := range inputs {
+				if d := eng.Decide(context.Background(), in); d.Behavior != "ALLOW" {
+					t.Fatalf("codex let %q through, but the engine says %s", payload, d.Behavior)
+				}
+			}
+		}
+	})
+}
+
+func decodeLoose(s string) map[string]any {
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	_ = dec.Decode(&m)
+	return m
+}

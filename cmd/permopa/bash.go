@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/permopa/permopa/adapter"
+)
+
+func init() { commands = append(commands, bashCommand) }
+
+func bashCommand() *cobra.Command {
+	root := &cobra.Command{Use: "bash", Short: "Bash tools: analyze a command line as the policy sees it"}
+	var f engineFlags
+	var asJSON bool
+	var cwd string
+	analyze := &cobra.Command{
+		Use:   "analyze 'command'",
+		Short: "Print the Bash analysis of a command: leaves, wrappers, paths, read-only verdict and why",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := context.Background()
+			if c.Context() != nil {
+				ctx = c.Context()
+			}
+			eng, err := f.engine(ctx)
+			if err != nil {
+				return err
+			}
+			if cwd == "" {
+				cwd, _ = os.Getwd()
+			}
+			a, err := adapter.BashAnalysis(ctx, eng, args[0], cwd)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				return enc.Encode(a)
+			}
+			var b bytes.Buffer
+			fmt.Fprintf(&b, "Command: %s\n", args[0])
+			var sb strings.Builder
+			adapter.WriteBashAnalysis(&sb, a)
+			b.WriteString(sb.String())
+			_, err = os.Stdout.Write(b.Bytes())
+			return err
+		},
+	}
+	f.register(analyze)
+	analyze.Flags().BoolVar(&asJSON, "json", false, "print the analysis as JSON")
+	analyze.Flags().StringVar(&cwd, "cwd", "", "working directory the command runs in (default: the current directory)")
+	root.AddCommand(analyze)
+	return root
+}

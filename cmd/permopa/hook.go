@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
+)
+
+func init() { commands = append(commands, hookCommand) }
+
+func hookCommand() *cobra.Command {
+	var f engineFlags
+	var timeout time.Duration
+	var ignoreHostMode bool
+	var destination string
+	var trace bool
+	c := &cobra.Command{
+		Use:   "hook claude|codex|gemini",
+		Short: "Answer an agent host's permission hook (Claude Code, Codex, Gemini CLI)",
+		Long: `Reads one hook payload on stdin and answers in the host's protocol:
+
+  claude   Claude Code PreToolUse (allow/deny/ask with a reason naming the rule
+           and layer) and PermissionRequest (allow/deny; no decision on ASK so
+           the dialog asks the human).
+  codex    OpenAI Codex PreToolUse: DENY and ASK block (exit 2, reason on
+           stderr; an ASK says which 'permopa rules add' approves it), ALLOW
+           prints nothing. PermissionRequest: allow/deny, no decision on ASK.
+  gemini   Gemini CLI BeforeTool: {"decision":"allow"} or a deny; an ASK is a
+           deny that says which 'permopa rules add' approves it.
+
+Settings: the --settings files, then <cwd>/.permopa/settings.local.yaml,
+<cwd>/.permopa/settings.yaml and ~/.config/permopa/settings.yaml, where cwd
+is the payload's. Any fault (unreadable or empty stdin, an unknown mode, a
+policy that does not compile, the --timeout) blocks: a deny in the host's
+JSON or exit 2. The exit status is never 1.`,
+		Args:      cobra.ArbitraryArgs, // checked in RunE: a usage error must block too
+		ValidArgs: adapter.Hosts,
+		// Errors are answered in the host's protocol by RunHook; cobra's
+		// own errors (a bad flag) must still block, hence the exit 2 below.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				fmt.Fprintln(os.Stderr, "permopa hook: want one host: claude, codex or gemini; blocking")
+				os.Exit(2)
+			}
+			home, _ := os.UserHomeDir()
+			opts := adapter.HookOptions{
+				Timeout:        timeout,
+				IgnoreHostMode: ignoreHostMode,
+				Destination:    destination,
+				Engine: func(ctx context.Context, cwd string) (*engine.Engine, error) {
+					return f.hookEngine(ctx, cwd, home)
+				},
+			}
+			if trace {
+				opts.Trace = os.Stderr
+				fmt.Fprintf(os.Stderr, "permopa trace: start    %8.2f ms (process start to the hook command, Go package initialisation included)\n", sinceProcessStart())
+			}
+			code := adapter.RunHook(c.Context(), args[0], os.Stdin, os.Stdout, os.Stderr, opts)
+			if code != 0 {
+				os.Exit(code)
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	c.Flags().DurationVar(&timeout, "timeout", adapter.DefaultHookTimeout, "answer with a block if no decision is reached within this time")
+	c.Flags().BoolVar(&ignoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends; use the settings' defaultMode or --mode")
+	c.Flags().StringVar(&destination, "destination", "local", "settings destination named in the 'permopa rules add' advice (local, project, user)")
+	c.Flags().BoolVar(&trace, "trace", false, "print the time each phase takes to stderr")
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		fmt.Fprintf(os.Stderr, "permopa hook: %v; blocking\n", err)
+		os.Exit(2)
+		return err
+	})
+	return c
+}
+
+// hookEngine builds the engine for a hook call made in cwd: the cwd's
+// settings layers (adapter.LoadCwdSettings) with the command line's files
+// first, --mode as the default mode, and the bundles and policies flags.
+func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string) (*engine.Engine, error) {
+	s, problems, err := adapter.LoadCwdSettings(cwd, home, f.settings)
+	if err != nil {
+		return nil, err
+	}
+	if err := adapter.BlockingProblems(problems); err != nil {
+		return nil, err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
+	}
+	if f.mode != "" {
+		s.DefaultMode = f.mode
+	}
+	opts := []engine.Option{engine.WithSettings(s)}
+	if len(f.bundles) > 0 {
+		opts = append(opts, engine.WithBundles(f.bundles...))
+	}
+	if len(f.policies) > 0 {
+		opts = append(opts, engine.WithPolicyPaths(f.policies...))
+	}
+	return engine.New(ctx, opts...)
+}
+
+// sinceProcessStart is the time since the process started, in ms, from
+// /proc (Linux; 10 ms resolution), or -1 when unknown.
+func sinceProcessStart() float64 {
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return -1
+	}
+	// Field 22 (starttime, clock ticks since boot) follows the ")" of the command name.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return -1
+	}
+	ticks, err := strconv.ParseFloat(f[19], 64)
+	if err != nil {
+		return -1
+	}
+	up, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return -1
+	}
+	uf := strings.Fields(string(up))
+	if len(uf) == 0 {
+		return -1
+	}
+	uptime, err := strconv.ParseFloat(uf[0], 64)
+	if err != nil {
+		return -1
+	}
+	return (uptime - ticks/100) * 1000
+}
