@@ -1,27 +1,110 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/gobwas/glob"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/permopa/permopa/builtins/bash"
+	"github.com/permopa/permopa/builtins/paths"
+)
+
+// Sources name the kind of layer a rule came from (Rule.Source). The loader
+// sets them itself, so a project file cannot pass its rules off as managed.
+const (
+	SourceManaged     = "managedSettings"
+	SourceCommandLine = "cliSettings"
+	SourceEnvironment = "envSettings"
+	SourceLocal       = "localSettings"
+	SourceProject     = "projectSettings"
+	SourceUser        = "userSettings"
+	SourceSession     = "session"
 )
 
 // Settings is what the policy reads from data.permopa.settings: the merged
 // rules of every layer and the knobs of contract §3.
 type Settings struct {
-	DefaultMode         string         `json:"default_mode"`
-	Rules               []Rule         `json:"rules"`
-	WorkingDirectories  []string       `json:"working_directories"`
-	BypassHonoursSafety bool           `json:"bypass_honours_safety"`
-	DisableBypassMode   bool           `json:"disable_bypass_mode"`
-	DangerousPaths      map[string]any `json:"dangerous_paths"`
+	DefaultMode        string   `json:"default_mode"`
+	Rules              []Rule   `json:"rules"`
+	WorkingDirectories []string `json:"working_directories"`
+	// BypassHonoursSafety keeps safety ASKs in BYPASS (true in any layer wins: it only tightens).
+	BypassHonoursSafety bool `json:"bypass_honours_safety"`
+	// DisableBypassMode runs BYPASS requests as DEFAULT (honoured from managed settings).
+	DisableBypassMode bool `json:"disable_bypass_mode"`
+	// AllowManagedRulesOnly ignores every allow rule whose Source is not
+	// SourceManaged, the input's permission_context and session rules
+	// included. Deny and ask rules of every layer still apply: they only tighten.
+	AllowManagedRulesOnly bool           `json:"allow_managed_rules_only"`
+	DangerousPaths        DangerousPaths `json:"dangerous_paths"`
 	// Home expands ~ in paths and rules (default: the process's home).
 	Home string `json:"home"`
 	// Cwd is used for calls whose input has no cwd (default: the process's).
 	Cwd string `json:"cwd"`
+	// SessionRules are rules accepted at runtime, keyed by session id. The
+	// rules of session "" apply to every call; the others only to calls
+	// whose input has that session_id.
+	SessionRules map[string][]Rule `json:"session_rules,omitempty"`
+	// SessionModes switch the mode at runtime, keyed by session id; session
+	// "" is the mode of every call that names neither a mode nor a session
+	// with its own. A mode named in the input still wins.
+	SessionModes map[string]string `json:"session_modes,omitempty"`
+}
+
+// PathEdits adds names to a default list of dangerous paths and removes names from it.
+type PathEdits struct {
+	Add    []string `json:"add"`
+	Remove []string `json:"remove"`
+}
+
+// DangerousPaths is the settings block dangerous_paths: edits to the
+// default dangerous file and directory names (contract §2).
+type DangerousPaths struct {
+	Files       PathEdits `json:"files"`
+	Directories PathEdits `json:"directories"`
+}
+
+// AllRules lists every rule: the layers' rules, then each session's
+// (session "" first), expired ones included (see Rule.ExpiredAt). This is
+// what `GET /v1/permission/rules` shows.
+func (s Settings) AllRules() []Rule {
+	out := append([]Rule(nil), s.Rules...)
+	ids := slices.Collect(maps.Keys(s.SessionRules))
+	slices.Sort(ids)
+	for _, id := range ids {
+		out = append(out, s.SessionRules[id]...)
+	}
+	return out
+}
+
+func (d DangerousPaths) empty() bool {
+	return len(d.Files.Add)+len(d.Files.Remove)+len(d.Directories.Add)+len(d.Directories.Remove) == 0
+}
+
+func (d DangerousPaths) document() map[string]any {
+	edits := func(e PathEdits) map[string]any {
+		return map[string]any{"add": strings2any(e.Add), "remove": strings2any(e.Remove)}
+	}
+	return map[string]any{"files": edits(d.Files), "directories": edits(d.Directories)}
+}
+
+func strings2any(xs []string) []any {
+	out := make([]any, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, x)
+	}
+	return out
 }
 
 func (s *Settings) fillDefaults() {
@@ -33,47 +116,122 @@ func (s *Settings) fillDefaults() {
 	}
 }
 
-// Document is the JSON document stored at data.permopa.settings. Rules are
-// keyed by behavior and tool name so the policy looks them up instead of
-// scanning; rules whose tool name is a pattern (mcp__github__*) are kept
-// apart in tool_pattern_rules.
-func (s Settings) Document() map[string]any {
-	rules := map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
-	patterns := map[string]any{"deny": []any{}, "ask": []any{}, "allow": []any{}}
-	for _, r := range s.Rules {
+// Document is the JSON document stored at data.permopa.settings, with the
+// rules in force now (see DocumentAt).
+func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
+
+// DocumentAt is the settings document as of now: expired rules are left out.
+// Rules are keyed by behavior and tool name so the policy looks them up
+// instead of scanning; rules whose tool name is a pattern (mcp__github__*)
+// are kept apart in tool_pattern_rules. Rules of session "" join the layer
+// rules; other sessions' rules are under session_rules[id], in the same shape.
+func (s Settings) DocumentAt(now time.Time) map[string]any {
+	keep := func(r Rule) bool {
+		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, Allow) && r.Source != SourceManaged {
+			return false
+		}
+		return !r.ExpiredAt(now)
+	}
+	rules, patterns, index := ruleIndex(append(append([]Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
+	sessions := map[string]any{}
+	for id, rs := range s.SessionRules {
+		if id == "" {
+			continue
+		}
+		r, p, ix := ruleIndex(rs, keep)
+		sessions[id] = map[string]any{"rules": r, "tool_pattern_rules": p, "index": ix}
+	}
+	modes := map[string]any{}
+	for id, m := range s.SessionModes {
+		if id != "" && m != "" {
+			modes[id] = m
+		}
+	}
+	doc := map[string]any{
+		"rules":                    rules,
+		"index":                    index,
+		"tool_pattern_rules":       patterns,
+		"session_rules":            sessions,
+		"session_modes":            modes,
+		"working_directories":      strings2any(s.WorkingDirectories),
+		"bypass_honours_safety":    s.BypassHonoursSafety,
+		"disable_bypass_mode":      s.DisableBypassMode,
+		"allow_managed_rules_only": s.AllowManagedRulesOnly,
+		"home":                     s.Home,
+		"cwd":                      s.Cwd,
+	}
+	if m := s.SessionModes[""]; m != "" {
+		doc["default_mode"] = m
+	} else if s.DefaultMode != "" {
+		doc["default_mode"] = s.DefaultMode
+	}
+	if !s.DangerousPaths.empty() {
+		doc["dangerous_paths"] = s.DangerousPaths.document()
+	}
+	return doc
+}
+
+// ruleIndex files the rules by behavior and tool. Besides the plain lists
+// (rules[b][tool]) it builds what the policy matches against, so that no
+// decision assembles a list per call: index[b][tool] holds "wide" (the first
+// rule that covers every call of the tool, as a list of at most one),
+// "rules" (the rules with content, in order) and "contents" (their contents,
+// the same order), passed as is to one built-in call.
+func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[string]any) {
+	rules = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
+	patterns = map[string]any{"deny": []any{}, "ask": []any{}, "allow": []any{}}
+	index = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
+	for _, r := range rs {
 		b := strings.ToLower(r.Behavior)
-		if _, ok := rules[b]; !ok {
+		if _, ok := rules[b]; !ok || !keep(r) {
 			continue
 		}
 		obj := ruleDoc(r)
-		if strings.ContainsAny(r.ToolName, "*?[") {
+		if isToolPattern(r.ToolName) {
 			patterns[b] = append(patterns[b].([]any), obj)
 			continue
 		}
 		byTool := rules[b].(map[string]any)
 		list, _ := byTool[r.ToolName].([]any)
 		byTool[r.ToolName] = append(list, obj)
+
+		ixByTool := index[b].(map[string]any)
+		ix, _ := ixByTool[r.ToolName].(map[string]any)
+		if ix == nil {
+			ix = map[string]any{"wide": []any{}, "rules": []any{}, "contents": []any{}}
+			ixByTool[r.ToolName] = ix
+		}
+		if r.RuleContent == nil || *r.RuleContent == "" {
+			if len(ix["wide"].([]any)) == 0 {
+				ix["wide"] = []any{obj}
+			}
+			continue
+		}
+		ix["rules"] = append(ix["rules"].([]any), obj)
+		ix["contents"] = append(ix["contents"].([]any), *r.RuleContent)
 	}
-	dirs := make([]any, 0, len(s.WorkingDirectories))
-	for _, d := range s.WorkingDirectories {
-		dirs = append(dirs, d)
+	return rules, patterns, index
+}
+
+func isToolPattern(name string) bool { return strings.ContainsAny(name, "*?[{") }
+
+// NextExpiry is the earliest expiry after now among the rules, or the zero
+// time when no rule will expire.
+func (s Settings) NextExpiry(now time.Time) time.Time {
+	var next time.Time
+	check := func(rs []Rule) {
+		for _, r := range rs {
+			t, ok := r.ExpiresAt()
+			if ok && t.After(now) && (next.IsZero() || t.Before(next)) {
+				next = t
+			}
+		}
 	}
-	doc := map[string]any{
-		"rules":                 rules,
-		"tool_pattern_rules":    patterns,
-		"working_directories":   dirs,
-		"bypass_honours_safety": s.BypassHonoursSafety,
-		"disable_bypass_mode":   s.DisableBypassMode,
-		"home":                  s.Home,
-		"cwd":                   s.Cwd,
+	check(s.Rules)
+	for _, rs := range s.SessionRules {
+		check(rs)
 	}
-	if s.DefaultMode != "" {
-		doc["default_mode"] = s.DefaultMode
-	}
-	if s.DangerousPaths != nil {
-		doc["dangerous_paths"] = s.DangerousPaths
-	}
-	return doc
+	return next
 }
 
 func ruleDoc(r Rule) map[string]any {
@@ -87,7 +245,39 @@ func ruleDoc(r Rule) map[string]any {
 	if r.RuleContent != nil && *r.RuleContent != "" {
 		obj["rule_content"] = *r.RuleContent
 	}
+	if r.Expires != "" {
+		obj["expires"] = r.Expires
+	}
 	return obj
+}
+
+// ExpiresAt is the rule's expiry, if it has one. An expiry that does not
+// parse counts as already past for an allow rule and as never for a deny or
+// ask rule: a damaged expiry must not widen what is allowed.
+func (r Rule) ExpiresAt() (time.Time, bool) {
+	if r.Expires == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, r.Expires)
+	if err != nil {
+		if strings.EqualFold(r.Behavior, Allow) {
+			return time.Time{}, true
+		}
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// ExpiredAt reports whether the rule has stopped matching at now.
+func (r Rule) ExpiredAt(now time.Time) bool {
+	t, ok := r.ExpiresAt()
+	return ok && !now.Before(t)
+}
+
+// SameRule reports whether a and b are the same rule (tool, content and
+// behavior), whatever their layer and expiry.
+func SameRule(a, b Rule) bool {
+	return a.ToolName == b.ToolName && a.String() == b.String() && strings.EqualFold(a.Behavior, b.Behavior)
 }
 
 // ParseRule reads a rule in Claude Code form, "Tool" or "Tool(content)".
@@ -116,19 +306,33 @@ func ParseRule(s, behavior string) (Rule, error) {
 	return r, nil
 }
 
-// ruleFrom reads one rule from a settings list entry: a string in Claude
-// Code form or an AgentScope PermissionRule object.
-func ruleFrom(x any, behavior string) (Rule, error) {
+// RuleFrom reads one rule: a string in Claude Code form or an object in
+// AgentScope PermissionRule form ({tool_name, rule_content, behavior,
+// source}, plus permopa's expires). behavior is the list the rule sits in;
+// an object's own behavior must agree with it. When behavior is "", the
+// object's behavior is used (ALLOW for a string).
+func RuleFrom(x any, behavior string) (Rule, error) {
 	switch v := x.(type) {
 	case string:
-		return ParseRule(v, behavior)
+		if behavior == "" {
+			behavior = Allow
+		}
+		r, err := ParseRule(v, behavior)
+		if err != nil {
+			return r, err
+		}
+		return r, ValidateRule(r)
 	case map[string]any:
+		b, _ := v["behavior"].(string)
+		if behavior == "" {
+			behavior = b
+		}
 		r := Rule{Behavior: strings.ToUpper(behavior)}
 		name, ok := v["tool_name"].(string)
-		if !ok || name == "" {
+		if !ok || strings.TrimSpace(name) == "" {
 			return r, fmt.Errorf("rule %v: tool_name must be a non-empty string", v)
 		}
-		r.ToolName = name
+		r.ToolName = strings.TrimSpace(name)
 		switch c := v["rule_content"].(type) {
 		case nil:
 		case string:
@@ -138,63 +342,277 @@ func ruleFrom(x any, behavior string) (Rule, error) {
 		default:
 			return r, fmt.Errorf("rule %v: rule_content must be a string or null", v)
 		}
-		if b, ok := v["behavior"].(string); ok && b != "" && !strings.EqualFold(b, behavior) {
-			return r, fmt.Errorf("rule %v: behavior %q listed under %s", v, b, behavior)
+		if b != "" && !strings.EqualFold(b, behavior) {
+			return r, fmt.Errorf("rule %s: behavior %q listed under %s", r, b, strings.ToLower(behavior))
 		}
 		if src, ok := v["source"].(string); ok {
 			r.Source = src
 		}
-		return r, nil
+		switch e := v["expires"].(type) {
+		case nil:
+		case string:
+			r.Expires = e
+		case time.Time: // TOML and YAML timestamps
+			r.Expires = e.UTC().Format(time.RFC3339)
+		default:
+			return r, fmt.Errorf("rule %s: expires must be an RFC 3339 time", r)
+		}
+		return r, ValidateRule(r)
 	default:
 		return Rule{}, fmt.Errorf("rule %v: want a string or an object", x)
 	}
 }
 
+// ValidateRule checks a rule the way the policy will use it, so that a rule
+// the built-ins would reject is reported (naming it) when it is loaded
+// instead of failing every decision of its tool.
+func ValidateRule(r Rule) error {
+	switch strings.ToUpper(r.Behavior) {
+	case Allow, Deny, Ask:
+	default:
+		return fmt.Errorf("rule %s: behavior must be allow, deny or ask, not %q", r, r.Behavior)
+	}
+	if strings.TrimSpace(r.ToolName) == "" {
+		return fmt.Errorf("rule %s: tool name is empty", r)
+	}
+	if isToolPattern(r.ToolName) {
+		if _, err := glob.Compile(r.ToolName); err != nil {
+			return fmt.Errorf("rule %s: tool name pattern: %v", r, err)
+		}
+	}
+	if r.Expires != "" {
+		if _, err := time.Parse(time.RFC3339Nano, r.Expires); err != nil {
+			return fmt.Errorf("rule %s: expires %q is not an RFC 3339 time", r, r.Expires)
+		}
+	}
+	if r.RuleContent == nil || *r.RuleContent == "" {
+		return nil
+	}
+	c := *r.RuleContent
+	var err error
+	switch r.ToolName {
+	case "Bash":
+		_, err = bash.CompilePattern(c)
+	case "Read", "Write", "Edit", "Glob", "Grep":
+		_, err = paths.CompileRule(c, "/", "/")
+	case "WebFetch":
+		if !strings.HasPrefix(c, "domain:") || len(c) == len("domain:") {
+			err = errors.New("WebFetch rules name a domain: domain:example.com or domain:*.example.com")
+		} else {
+			_, err = glob.Compile(strings.ToLower(strings.TrimPrefix(c, "domain:")), '.')
+		}
+	default:
+		if strings.Contains(c, "*") {
+			_, err = glob.Compile(c)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("rule %s: %v", r, err)
+	}
+	return nil
+}
+
 // LoadSettingsFile reads one settings file (YAML, JSON or TOML, by
-// extension) in the shape of contract §3. Rules that cannot be read are
-// returned as problems, each naming the rule and the file; the valid ones
-// are kept. The error is for a file that cannot be read at all.
-func LoadSettingsFile(file, layer string) (Settings, []error, error) {
+// extension) in the shape of contract §3. source names the layer
+// (SourceProject, ...; "" means "settings"); every rule gets it as Source
+// and the file as Layer. Rules that cannot be read are returned as
+// problems, each naming the rule and the file; the valid ones are kept.
+// The error is for a file that cannot be read or parsed at all.
+// allow_managed_rules_only and disable_bypass_mode are honoured only when
+// source is SourceManaged.
+func LoadSettingsFile(file, source string) (Settings, []error, error) {
+	return loadSettingsFile(file, source, filepath.Dir(file))
+}
+
+// loadSettingsFile is LoadSettingsFile with relative additionalDirectories
+// resolved against base.
+func loadSettingsFile(file, source, base string) (Settings, []error, error) {
 	v := viper.New()
 	v.SetConfigFile(file)
 	if err := v.ReadInConfig(); err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
 	}
-	var s Settings
-	var problems []error
-	source := layer
-	if layer == "" {
-		layer = file
+	if source == "" {
 		source = "settings"
 	}
+	// viper lower-cases map keys; the PermissionContext sections are keyed
+	// by tool names and paths, so they are read from the file as written.
+	raw, err := rawDocument(file)
+	if err != nil {
+		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
+	}
+	s, problems := settingsFrom(v, raw, source, file, base)
+	return s, problems, nil
+}
+
+// rawDocument decodes a settings file with its format's own decoder, keys
+// as written.
+func rawDocument(file string) (map[string]any, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	doc := map[string]any{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return doc, nil
+	}
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".json":
+		err = json.Unmarshal(data, &doc)
+	case ".toml":
+		err = toml.Unmarshal(data, &doc)
+	default:
+		err = yaml.Unmarshal(data, &doc)
+	}
+	return doc, err
+}
+
+// settingsFrom reads the settings keys from a viper instance (a file or the
+// environment). Problems name where: the file, or the variable.
+func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string) (Settings, []error) {
+	var s Settings
+	var problems []error
 	for _, b := range []string{"deny", "ask", "allow"} {
-		for _, x := range toList(v.Get("permissions." + b)) {
-			r, err := ruleFrom(x, b)
+		for _, x := range ruleList(v.Get("permissions." + b)) {
+			r, err := RuleFrom(x, b)
 			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: permissions.%s: %w", file, b, err))
+				problems = append(problems, &RuleProblem{Where: where, Key: "permissions." + b, Behavior: strings.ToUpper(b), Err: err})
 				continue
 			}
-			if r.Source == "" {
-				r.Source = source
-			}
-			r.Layer = layer
+			r.Source, r.Layer = source, where
 			s.Rules = append(s.Rules, r)
 		}
 	}
-	s.DefaultMode = v.GetString("permissions.defaultmode")
-	base := filepath.Dir(file)
-	for _, d := range v.GetStringSlice("permissions.additionaldirectories") {
+	// An AgentScope PermissionContext document reads as settings too: rules
+	// keyed by tool (the key, not the rule's tool_name, names the tool, as in
+	// AgentScope), its mode and its working directories.
+	for _, b := range []string{"deny", "ask", "allow"} {
+		byTool, _ := raw[b+"_rules"].(map[string]any)
+		for _, tool := range sortedKeys(byTool) {
+			for _, x := range toList(byTool[tool]) {
+				if obj, ok := x.(map[string]any); ok {
+					obj = maps.Clone(obj)
+					obj["tool_name"] = tool
+					x = obj
+				}
+				r, err := RuleFrom(x, b)
+				if err != nil {
+					problems = append(problems, &RuleProblem{Where: where, Key: b + "_rules." + tool, Behavior: strings.ToUpper(b), Err: err})
+					continue
+				}
+				r.Source, r.Layer = source, where
+				s.Rules = append(s.Rules, r)
+			}
+		}
+	}
+	if dirs, ok := raw["working_directories"].(map[string]any); ok {
+		for _, d := range sortedKeys(dirs) {
+			if !filepath.IsAbs(d) && !strings.HasPrefix(d, "~") {
+				d = filepath.Join(base, d)
+			}
+			s.WorkingDirectories = append(s.WorkingDirectories, d)
+		}
+	}
+	s.DefaultMode = firstNonEmpty(v.GetString("permissions.defaultmode"), v.GetString("mode"))
+	if s.DefaultMode != "" && !ValidMode(s.DefaultMode) {
+		problems = append(problems, fmt.Errorf("%s: permissions.defaultMode: unknown mode %q", where, s.DefaultMode))
+		s.DefaultMode = ""
+	}
+	for _, d := range stringList(v.Get("permissions.additionaldirectories")) {
 		if !filepath.IsAbs(d) && !strings.HasPrefix(d, "~") {
 			d = filepath.Join(base, d)
 		}
 		s.WorkingDirectories = append(s.WorkingDirectories, d)
 	}
 	s.BypassHonoursSafety = v.GetBool("bypass_honours_safety")
-	s.DisableBypassMode = v.GetBool("disable_bypass_mode")
-	if dp, ok := v.Get("dangerous_paths").(map[string]any); ok {
-		s.DangerousPaths = dp
+	if strings.EqualFold(v.GetString("permissions.disablebypasspermissionsmode"), "disable") {
+		// Claude Code's spelling of the same lock.
+		v.Set("disable_bypass_mode", true)
 	}
-	return s, problems, nil
+	for _, lock := range []string{"allow_managed_rules_only", "disable_bypass_mode"} {
+		if !v.IsSet(lock) {
+			continue
+		}
+		if source != SourceManaged {
+			if v.GetBool(lock) {
+				problems = append(problems, fmt.Errorf("%s: %s is honoured in managed settings only; ignored", where, lock))
+			}
+			continue
+		}
+		if lock == "disable_bypass_mode" {
+			s.DisableBypassMode = v.GetBool(lock)
+		} else {
+			s.AllowManagedRulesOnly = v.GetBool(lock)
+		}
+	}
+	for _, e := range []struct {
+		key string
+		dst *[]string
+	}{
+		{"dangerous_paths.files.add", &s.DangerousPaths.Files.Add},
+		{"dangerous_paths.files.remove", &s.DangerousPaths.Files.Remove},
+		{"dangerous_paths.directories.add", &s.DangerousPaths.Directories.Add},
+		{"dangerous_paths.directories.remove", &s.DangerousPaths.Directories.Remove},
+	} {
+		*e.dst = stringList(v.Get(e.key))
+	}
+	if !s.DangerousPaths.empty() {
+		cfg := paths.Config{
+			Files:       paths.Edits{Add: s.DangerousPaths.Files.Add, Remove: s.DangerousPaths.Files.Remove},
+			Directories: paths.Edits{Add: s.DangerousPaths.Directories.Add, Remove: s.DangerousPaths.Directories.Remove},
+		}
+		if _, err := cfg.Compile(); err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w; dangerous_paths of this file ignored", where, err))
+			s.DangerousPaths = DangerousPaths{}
+		}
+	}
+	return s, problems
+}
+
+// RuleProblem is a rule that could not be read and was left out. Hosts
+// that must not decide without a user's deny or ask rules (hooks) can find
+// these with errors.As and look at Behavior.
+type RuleProblem struct {
+	Where    string // the file, or the environment
+	Key      string // permissions.deny, allow_rules.Bash, ...
+	Behavior string // ALLOW, ASK or DENY
+	Err      error  // names the rule
+}
+
+func (p *RuleProblem) Error() string { return p.Where + ": " + p.Key + ": " + p.Err.Error() }
+
+func (p *RuleProblem) Unwrap() error { return p.Err }
+
+// ruleList reads a rule list: a list, or (from the environment) a JSON
+// array or rules separated by commas outside parentheses.
+func ruleList(x any) []any {
+	if str, ok := x.(string); ok {
+		return splitRules(str)
+	}
+	return toList(x)
+}
+
+func stringList(x any) []string {
+	var out []string
+	switch v := x.(type) {
+	case string:
+		for _, p := range filepath.SplitList(v) {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, e := range toList(x) {
+		out = append(out, fmt.Sprint(e))
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }
 
 func toList(x any) []any {
@@ -207,6 +625,12 @@ func toList(x any) []any {
 			out[i] = s
 		}
 		return out
+	case []map[string]any: // TOML arrays of tables
+		out := make([]any, len(v))
+		for i, m := range v {
+			out[i] = m
+		}
+		return out
 	case nil:
 		return nil
 	default:
@@ -214,9 +638,25 @@ func toList(x any) []any {
 	}
 }
 
-// Merge layers settings: rules from every layer are kept (deny anywhere
-// wins in the policy), lists concatenate, and scalar knobs come from the
-// first layer that sets them (layers are given highest first).
+// ValidMode reports whether name is a mode of contract §2, in either spelling.
+func ValidMode(name string) bool {
+	_, ok := canonicalModes[strings.ToLower(name)]
+	return ok
+}
+
+// canonicalModes mirrors rego/permopa/modes: the names the policy accepts.
+var canonicalModes = map[string]string{
+	"default": "DEFAULT", "accept_edits": "ACCEPT_EDITS", "acceptedits": "ACCEPT_EDITS",
+	"explore": "EXPLORE", "plan": "EXPLORE", "bypass": "BYPASS", "bypasspermissions": "BYPASS",
+	"bypass_permissions": "BYPASS", "dont_ask": "DONT_ASK", "dontask": "DONT_ASK",
+}
+
+// Merge layers settings, given highest first: rules from every layer are
+// kept (deny anywhere wins in the policy), lists concatenate, the default
+// mode, home and cwd come from the first layer that sets them, and the
+// switches that only tighten (bypass_honours_safety, the managed locks) hold
+// when any layer sets them. A dangerous name added by any layer stays
+// dangerous even if another layer removes it.
 func Merge(layers ...Settings) Settings {
 	var out Settings
 	for _, s := range layers {
@@ -227,15 +667,88 @@ func Merge(layers ...Settings) Settings {
 		}
 		out.BypassHonoursSafety = out.BypassHonoursSafety || s.BypassHonoursSafety
 		out.DisableBypassMode = out.DisableBypassMode || s.DisableBypassMode
-		if out.DangerousPaths == nil {
-			out.DangerousPaths = s.DangerousPaths
-		}
+		out.AllowManagedRulesOnly = out.AllowManagedRulesOnly || s.AllowManagedRulesOnly
+		out.DangerousPaths.Files.Add = append(out.DangerousPaths.Files.Add, s.DangerousPaths.Files.Add...)
+		out.DangerousPaths.Files.Remove = append(out.DangerousPaths.Files.Remove, s.DangerousPaths.Files.Remove...)
+		out.DangerousPaths.Directories.Add = append(out.DangerousPaths.Directories.Add, s.DangerousPaths.Directories.Add...)
+		out.DangerousPaths.Directories.Remove = append(out.DangerousPaths.Directories.Remove, s.DangerousPaths.Directories.Remove...)
 		if out.Home == "" {
 			out.Home = s.Home
 		}
 		if out.Cwd == "" {
 			out.Cwd = s.Cwd
 		}
+		for id, rs := range s.SessionRules {
+			if out.SessionRules == nil {
+				out.SessionRules = map[string][]Rule{}
+			}
+			out.SessionRules[id] = append(out.SessionRules[id], rs...)
+		}
+		for id, m := range s.SessionModes {
+			if out.SessionModes == nil {
+				out.SessionModes = map[string]string{}
+			}
+			if _, set := out.SessionModes[id]; !set {
+				out.SessionModes[id] = m
+			}
+		}
+	}
+	out.DangerousPaths.Files.Remove = withoutNames(out.DangerousPaths.Files.Remove, out.DangerousPaths.Files.Add)
+	out.DangerousPaths.Directories.Remove = withoutNames(out.DangerousPaths.Directories.Remove, out.DangerousPaths.Directories.Add)
+	return out
+}
+
+func withoutNames(names, drop []string) []string {
+	var out []string
+	for _, n := range names {
+		dropped := false
+		for _, d := range drop {
+			if strings.EqualFold(n, d) {
+				dropped = true
+				break
+			}
+		}
+		if !dropped {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// splitRules splits "Bash(a, b),Read(x)" at the commas outside parentheses;
+// a value starting with "[" is read as a JSON array.
+func splitRules(s string) []any {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if strings.HasPrefix(s, "[") {
+		var xs []any
+		if err := json.Unmarshal([]byte(s), &xs); err == nil {
+			return xs
+		}
+	}
+	var out []any
+	depth, start := 0, 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				if part := strings.TrimSpace(s[start:i]); part != "" {
+					out = append(out, part)
+				}
+				start = i + 1
+			}
+		}
+	}
+	if part := strings.TrimSpace(s[start:]); part != "" {
+		out = append(out, part)
 	}
 	return out
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +14,10 @@ import (
 )
 
 type engineFlags struct {
+	// layered: read every settings layer (managed, command line,
+	// environment, project of the working directory, user), not only the
+	// --settings files.
+	layered  bool
 	settings []string
 	mode     string
 	bundles  []string
@@ -26,20 +32,39 @@ func (f *engineFlags) register(c *cobra.Command) {
 }
 
 // engine builds the engine; settings problems (an unreadable rule) are
-// reported on stderr and the valid rules are kept.
+// reported on stderr and the valid rules are kept. A --settings file that
+// cannot be read at all is an error: the user named it.
 func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
-	var layers []engine.Settings
-	for _, file := range f.settings {
-		s, problems, err := engine.LoadSettingsFile(file, "")
-		if err != nil {
-			return nil, err
+	var s engine.Settings
+	if f.layered {
+		for _, file := range f.settings {
+			if _, err := os.Stat(file); err != nil {
+				return nil, fmt.Errorf("settings %s: %w", file, err)
+			}
 		}
+		var problems []error
+		s, problems = engine.LoadLayers(engine.LayerOptions{CommandLine: f.settings})
 		for _, p := range problems {
-			fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
+			var fp *engine.FileProblem
+			if errors.As(p, &fp) && slices.Contains(f.settings, fp.File) {
+				return nil, p
+			}
+			fmt.Fprintln(os.Stderr, "permopa: warning:", p)
 		}
-		layers = append(layers, s)
+	} else {
+		var layers []engine.Settings
+		for _, file := range f.settings {
+			ls, problems, err := engine.LoadSettingsFile(file, "")
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range problems {
+				fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
+			}
+			layers = append(layers, ls)
+		}
+		s = engine.Merge(layers...)
 	}
-	s := engine.Merge(layers...)
 	if f.mode != "" {
 		s.DefaultMode = f.mode
 	}
@@ -54,14 +79,19 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 }
 
 func decideCommand() *cobra.Command {
-	var f engineFlags
+	f := engineFlags{layered: true}
 	c := &cobra.Command{
 		Use:   "decide",
 		Short: "Decide tool calls: JSON inputs on stdin, one decision per line on stdout",
 		Long: `Reads one JSON input per line (or one JSON document) on stdin and writes one
 decision per line on stdout. Every line is decided: a line that is not JSON
 or fails validation gets a DENY with step "error". Exit status 0 when every
-line was decided (DENY included).`,
+line was decided (DENY included).
+
+Settings come from every layer, highest first: managed (/etc/permopa), the
+--settings files, PERMOPA_* environment variables, the working directory's
+.permopa/settings.local.yaml and .permopa/settings.yaml, and the user's
+~/.config/permopa/settings.yaml.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()

@@ -17,9 +17,10 @@ import (
 func main() {
 	builtins.Register()
 	root := cmd.Command(&cobra.Command{
-		Use:          "permopa",
-		Short:        "permopa: ALLOW, DENY or ASK for AI-agent tool calls, on OPA",
-		SilenceUsage: true,
+		Use:           "permopa",
+		Short:         "permopa: ALLOW, DENY or ASK for AI-agent tool calls, on OPA",
+		SilenceUsage:  true,
+		SilenceErrors: true,
 	}, "permopa")
 	for _, c := range commands {
 		root.AddCommand(c())

@@ -114,10 +114,11 @@ test_matched_rule_names_layer if {
 }
 
 test_settings_rule_layer if {
-	s := object.union(_settings, {"rules": {"deny": {"deploy": [{
+	rule := {
 		"tool_name": "deploy", "rule_content": null, "behavior": "DENY",
 		"source": "projectSettings", "layer": ".permopa/settings.yaml",
-	}]}}})
+	}
+	s := object.union(_settings, {"index": {"deny": {"deploy": {"wide": [rule], "rules": [], "contents": []}}}})
 	d := data.permopa.decision with input as _call("default", {}) with data.permopa.settings as s
 	d.behavior == "DENY"
 	d.matched_rule.layer == ".permopa/settings.yaml"

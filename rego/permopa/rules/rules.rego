@@ -2,7 +2,7 @@
 # title: Permission rules
 # description: |
 #   Finds the first deny, ask or allow rule that matches the call (contract §3).
-#   Rules come from the settings layers (data.permopa.settings.rules, keyed by
+#   Rules come from the settings layers (data.permopa.settings.index, keyed by
 #   behavior and tool, merged by the engine in layer order), from the input's
 #   AgentScope permission_context (keyed by tool) and from tool-name patterns
 #   such as mcp__github__*. Lookups are keyed by tool name: no rule of another
@@ -69,7 +69,36 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 
 _contents(rs) := [r.rule_content | some r in rs]
 
-_own[b] := for_tool(b, call.tool) if some b in behaviors
+# The rule lists of behavior b for the tool called name, in order: the
+# settings layers' and the session's, indexed by the engine per data
+# revision (data.permopa.settings.index[b][tool]: wide, rules, contents),
+# then the input's permission_context and the tool-name patterns, small
+# lists indexed here. No list of the settings is rebuilt per call.
+_indexes(b, name) := [
+	object.get(_settings, ["index", b, name], _empty_index),
+	object.get(_session, ["index", b, name], _empty_index),
+	_small_index(b, name),
+]
+
+_empty_index := {"wide": [], "rules": [], "contents": []}
+
+_small_index(b, name) := {
+	"wide": [r | some r in rs; _tool_wide(r, b)],
+	"rules": content,
+	"contents": _contents(content),
+} if {
+	rs := array.concat(
+		[_in_context(r) | some r in _context_rules(b, name)],
+		[r |
+			some r in array.concat(
+				object.get(_settings, ["tool_pattern_rules", b], []),
+				object.get(_session, ["tool_pattern_rules", b], []),
+			)
+			glob.match(r.tool_name, [], name)
+		],
+	)
+	content := _with_content(rs)
+}
 
 # METADATA
 # description: |
@@ -82,14 +111,41 @@ match[b] := r if {
 }
 
 _first(b) := wide[0] if {
-	wide := [r | some r in _own[b]; _tool_wide(r, b)]
+	wide := [r | some ix in _indexes(b, call.tool); some r in ix.wide]
 	count(wide) > 0
+} else := hits[0] if {
+	b != "allow"
+	hits := [rule |
+		some ix in _indexes(b, call.tool)
+		count(ix.contents) > 0
+		i := _own_index(b, ix.contents)
+		i >= 0
+		rule := ix.rules[i]
+	]
+	count(hits) > 0
+} else := hits[0] if {
+	# An allow list that covers the call on its own (the usual case: one
+	# layer's rules) is enough.
+	b == "allow"
+	hits := [rule |
+		some ix in _indexes(b, call.tool)
+		count(ix.contents) > 0
+		i := _own_index(b, ix.contents)
+		i >= 0
+		rule := ix.rules[i]
+	]
+	count(hits) > 0
 } else := rule if {
-	rs := _with_content(_own[b])
-	count(rs) > 0
-	i := _own_index(b, _contents(rs))
+	# Allow rules cover a Bash call together (each leaf by any rule), so
+	# lists from several sources are also matched as one.
+	b == "allow"
+	call.tool == "Bash"
+	lists := [ix | some ix in _indexes(b, call.tool); count(ix.contents) > 0]
+	count(lists) > 1
+	rules := array.flatten([l.rules | some l in lists])
+	i := _own_index(b, array.flatten([l.contents | some l in lists]))
 	i >= 0
-	rule := rs[i]
+	rule := rules[i]
 } else := _cross(b)
 
 # Own-tool content matching, one built-in call per rule list.
@@ -126,13 +182,13 @@ _cross(b) := hits[0] if {
 	b != "allow"
 	hits := [rule |
 		some [name, what] in _cross_targets[call.tool]
-		rs := _with_content(for_tool(b, name))
-		count(rs) > 0
 		paths := _cross_paths(what)
 		count(paths) > 0
-		i := permopa.glob.match_any(_contents(rs), paths, _glob_opts(b))
+		some ix in _indexes(b, name)
+		count(ix.contents) > 0
+		i := permopa.glob.match_any(ix.contents, paths, _glob_opts(b))
 		i >= 0
-		rule := rs[i]
+		rule := ix.rules[i]
 	]
 	count(hits) > 0
 }

@@ -11,6 +11,7 @@ _settings := {
 	"home": "/home/u", "cwd": "/w", "rules": {}, "tool_pattern_rules": {},
 	"session_rules": {"s1": {
 		"rules": {"allow": {"deploy": [_allow_deploy]}},
+		"index": {"allow": {"deploy": {"wide": [_allow_deploy], "rules": [], "contents": []}}},
 		"tool_pattern_rules": {"deny": [{"tool_name": "mcp__db__*", "rule_content": null, "behavior": "DENY", "source": "session", "layer": "session:s1"}]},
 	}},
 	"session_modes": {"s2": "dontAsk"},

@@ -1,0 +1,169 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// ConfirmResult is the human's answer to an ASK, in AgentScope's
+// ConfirmResult shape (contract §6): whether the call is confirmed, the
+// call itself (the input of §5), the rules the human accepted (usually the
+// decision's suggested_rules, possibly edited), where to keep them and for
+// how long.
+type ConfirmResult struct {
+	Confirmed bool `json:"confirmed"`
+	ToolCall  Call `json:"tool_call"`
+	// Rules are rule objects or Claude Code strings; a rule without a
+	// behavior is an allow rule.
+	Rules RuleList `json:"rules,omitempty"`
+	// Destination is session (the default: in memory, for the call's
+	// session_id), local, project or user.
+	Destination string `json:"destination,omitempty"`
+	// TTL limits the rules' lifetime ("30m", "24h", "7d"); "" is forever.
+	TTL string `json:"ttl,omitempty"`
+}
+
+// RuleList is a list of rules that reads both AgentScope PermissionRule
+// objects and Claude Code strings from JSON.
+type RuleList []engine.Rule
+
+// UnmarshalJSON reads each entry with engine.RuleFrom; an entry that is not
+// a valid rule is an error naming it.
+func (rl *RuleList) UnmarshalJSON(b []byte) error {
+	var xs []any
+	if err := json.Unmarshal(b, &xs); err != nil {
+		return fmt.Errorf("rules: want a list of rules: %w", err)
+	}
+	out := make(RuleList, 0, len(xs))
+	for i, x := range xs {
+		r, err := engine.RuleFrom(x, "")
+		if err != nil {
+			return fmt.Errorf("rules[%d]: %w", i, err)
+		}
+		out = append(out, r)
+	}
+	*rl = out
+	return nil
+}
+
+// Confirmation is what Confirm did.
+type Confirmation struct {
+	// Approved: the human confirmed and the policy does not deny the call
+	// now, so the host may run it (once, even without rules).
+	Approved bool `json:"approved"`
+	// Message is for the agent when the call is not approved.
+	Message string `json:"message,omitempty"`
+	// Rules are the rules written, with their source, layer and expiry.
+	Rules []engine.Rule `json:"rules"`
+	// Decision is the call decided again after the rules were written: ALLOW
+	// when the accepted rules cover it, so the next identical call runs
+	// without asking.
+	Decision engine.Decision `json:"decision"`
+}
+
+// Confirm applies a human's answer. When confirmed, the accepted rules are
+// written to the destination (session rules into eng, file destinations
+// through layers, atomically) and the call is decided again. When not
+// confirmed, the call is not approved; deny and ask rules in the answer
+// are still kept ("no, and don't ask again"), allow rules are ignored.
+// Session rules go into eng; file destinations need layers attached to eng
+// (Layers.Attach), which may be nil when only the session destination is used.
+func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res ConfirmResult) (Confirmation, error) {
+	if strings.TrimSpace(res.ToolCall.ToolName) == "" {
+		return Confirmation{}, confirmError(CodeInvalidToolCall, errors.New("tool_call.tool_name: missing"))
+	}
+	dest := res.Destination
+	switch dest {
+	case "":
+		dest = engine.DestinationSession
+	case engine.DestinationSession, engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser:
+	default:
+		return Confirmation{}, confirmError(CodeInvalidDestination, fmt.Errorf("destination %q: want session, local, project or user", dest))
+	}
+	ttl, err := engine.ParseTTL(res.TTL)
+	if err != nil {
+		return Confirmation{}, confirmError(CodeInvalidTTL, err)
+	}
+	var rules []engine.Rule
+	for _, r := range res.Rules {
+		if r.Behavior == "" {
+			r.Behavior = engine.Allow
+		}
+		r.Behavior = strings.ToUpper(r.Behavior)
+		if !res.Confirmed && r.Behavior == engine.Allow {
+			continue
+		}
+		if err := engine.ValidateRule(r); err != nil {
+			return Confirmation{}, confirmError(CodeInvalidRule, err)
+		}
+		rules = append(rules, r)
+	}
+	var written []engine.Rule
+	switch {
+	case len(rules) == 0:
+	case dest == engine.DestinationSession:
+		written, err = sessionRules(ctx, eng, res.ToolCall.SessionID, rules, ttl)
+	case layers != nil:
+		written, err = layers.AddRules(ctx, dest, res.ToolCall.SessionID, rules, ttl)
+	default:
+		err = fmt.Errorf("destination %s: needs settings layers (engine.NewLayers)", dest)
+	}
+	if err != nil {
+		return Confirmation{}, confirmError(CodeRulesNotSaved, err)
+	}
+	c := Confirmation{Rules: written, Decision: Decide(ctx, eng, res.ToolCall)}
+	if c.Rules == nil {
+		c.Rules = []engine.Rule{}
+	}
+	switch {
+	case !res.Confirmed:
+		c.Message = "Permission denied by user"
+	case c.Decision.Behavior == engine.Deny:
+		c.Message = "confirmed, but the policy now denies the call: " + c.Decision.Message
+	default:
+		c.Approved = true
+	}
+	return c, nil
+}
+
+// Codes of a ConfirmError, stable strings for HTTP answers.
+const (
+	CodeInvalidToolCall    = "invalid_tool_call"
+	CodeInvalidDestination = "invalid_destination"
+	CodeInvalidTTL         = "invalid_ttl"
+	CodeInvalidRule        = "invalid_rule"
+	CodeRulesNotSaved      = "rules_not_saved" // the destination could not be written (or a managed lock forbids the rule); nothing was approved
+)
+
+// ConfirmError is why Confirm did nothing: a stable Code and the error,
+// which names the field, rule or file.
+type ConfirmError struct {
+	Code string
+	Err  error
+}
+
+func (e *ConfirmError) Error() string { return e.Err.Error() }
+
+func (e *ConfirmError) Unwrap() error { return e.Err }
+
+func confirmError(code string, err error) error { return &ConfirmError{Code: code, Err: err} }
+
+func sessionRules(ctx context.Context, eng *engine.Engine, session string, rules []engine.Rule, ttl time.Duration) ([]engine.Rule, error) {
+	written, err := engine.WithExpiry(rules, ttl)
+	if err != nil {
+		return nil, err
+	}
+	if err := eng.AddSessionRules(ctx, session, written...); err != nil {
+		return nil, err
+	}
+	for i := range written {
+		written[i].Source, written[i].Layer = engine.SourceSession, engine.SessionLayer(session)
+	}
+	return written, nil
+}

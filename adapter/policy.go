@@ -1,0 +1,141 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// Execution environments (ai4j's AgentExecutionEnvironment). They are
+// metadata for the policy: running in a sandbox does not relax anything by
+// itself; a policy may choose to look at it.
+const (
+	EnvironmentLocal         = "LOCAL"
+	EnvironmentSandbox       = "SANDBOX"
+	EnvironmentRemoteSandbox = "REMOTE_SANDBOX"
+)
+
+// Request is what a Policy sees (ai4j's AgentPermissionRequest): the tool
+// call and the environment it would run in.
+type Request struct {
+	ToolName    string
+	Arguments   map[string]any
+	CallID      string
+	Environment string
+	// Call is the whole call, for policies that need more (cwd, session, mode).
+	Call Call
+}
+
+// RequestFor builds the request for a call.
+func RequestFor(c Call) Request {
+	return Request{ToolName: c.ToolName, Arguments: c.ToolInput, CallID: c.ToolUseID, Environment: c.Environment, Call: c}
+}
+
+// Policy decides whether a well-formed tool call may run: ALLOW, DENY or
+// ASK (ai4j's REQUIRE_APPROVAL). An implementation should fail closed: a
+// Decision with a behavior other than ALLOW is never treated as ALLOW.
+type Policy interface {
+	Evaluate(ctx context.Context, req Request) engine.Decision
+}
+
+// PolicyFunc adapts a function to Policy.
+type PolicyFunc func(ctx context.Context, req Request) engine.Decision
+
+// Evaluate calls f.
+func (f PolicyFunc) Evaluate(ctx context.Context, req Request) engine.Decision { return f(ctx, req) }
+
+// EnginePolicy is the permopa engine as a Policy: the full decision of
+// contract §2 (rules, modes, tool checks, suggestions).
+func EnginePolicy(eng *engine.Engine) Policy {
+	return PolicyFunc(func(ctx context.Context, req Request) engine.Decision {
+		c := req.Call
+		if c.ToolName == "" {
+			c.ToolName, c.ToolInput, c.ToolUseID = req.ToolName, req.Arguments, req.CallID
+		}
+		if c.Environment == "" {
+			c.Environment = req.Environment
+		}
+		return Decide(ctx, eng, c)
+	})
+}
+
+func policyDecision(behavior, step, message string) engine.Decision {
+	return engine.Decision{Behavior: behavior, Step: step, Message: message, Reason: message, SuggestedRules: []engine.Rule{}}
+}
+
+// AllowTools allows the named tools and denies every other (ai4j's
+// allowTools). Names match exactly.
+func AllowTools(tools ...string) Policy {
+	set := slices.Clone(tools)
+	return PolicyFunc(func(_ context.Context, req Request) engine.Decision {
+		if req.ToolName != "" && slices.Contains(set, req.ToolName) {
+			return policyDecision(engine.Allow, "policy", req.ToolName+" is in the allow list")
+		}
+		return policyDecision(engine.Deny, "policy", "tool is not in the allow list")
+	})
+}
+
+// DenyTools denies the named tools with reason and allows every other
+// (ai4j's denyTools).
+func DenyTools(tools []string, reason string) Policy {
+	set := slices.Clone(tools)
+	return PolicyFunc(func(_ context.Context, req Request) engine.Decision {
+		if slices.Contains(set, req.ToolName) {
+			return policyDecision(engine.Deny, "policy", reason)
+		}
+		return policyDecision(engine.Allow, "policy", req.ToolName+" is not in the deny list")
+	})
+}
+
+// RequireApprovalForTools asks before the named tools run, with reason, and
+// allows every other (ai4j's requireApprovalForTools).
+func RequireApprovalForTools(tools []string, reason string) Policy {
+	set := slices.Clone(tools)
+	return PolicyFunc(func(_ context.Context, req Request) engine.Decision {
+		if slices.Contains(set, req.ToolName) {
+			return policyDecision(engine.Ask, "policy", reason)
+		}
+		return policyDecision(engine.Allow, "policy", req.ToolName+" needs no approval")
+	})
+}
+
+// AllOf combines policies the strict way ai4j lacks: every policy is
+// asked; any DENY denies, else any ASK asks, else ALLOW. The decision
+// returned is the first of the strictest kind. No policies: DENY.
+func AllOf(policies ...Policy) Policy {
+	return PolicyFunc(func(ctx context.Context, req Request) engine.Decision {
+		if len(policies) == 0 {
+			return policyDecision(engine.Deny, engine.StepError, "no policy to ask")
+		}
+		var ask, allow *engine.Decision
+		for _, p := range policies {
+			d := p.Evaluate(ctx, req)
+			switch d.Behavior {
+			case engine.Allow:
+				if allow == nil {
+					allow = &d
+				}
+			case engine.Ask:
+				if ask == nil {
+					ask = &d
+				}
+			default:
+				if d.Behavior != engine.Deny {
+					d = failedPolicy(d)
+				}
+				return d
+			}
+		}
+		if ask != nil {
+			return *ask
+		}
+		return *allow
+	})
+}
+
+// failedPolicy is the DENY for a policy answer that is not a decision.
+func failedPolicy(d engine.Decision) engine.Decision {
+	return engine.FailClosed(engine.CodeBadDecision, fmt.Sprintf("policy returned behavior %q", d.Behavior))
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/permopa/permopa/engine"
+)
+
+func init() { commands = append(commands, rulesCommand) }
+
+// layerFlags locate the settings layers (contract §3).
+type layerFlags struct {
+	managedDir, projectDir, userDir string
+	settings                        []string
+}
+
+func (f *layerFlags) register(c *cobra.Command) {
+	c.PersistentFlags().StringVar(&f.projectDir, "project", "", "project root holding .permopa/ (default: the working directory, or $PERMOPA_PROJECT_DIR)")
+	c.PersistentFlags().StringVar(&f.managedDir, "managed-dir", "", "managed settings directory (default /etc/permopa, or $PERMOPA_MANAGED_DIR)")
+	c.PersistentFlags().StringVar(&f.userDir, "user-dir", "", "user settings directory (default ~/.config/permopa, or $PERMOPA_CONFIG_DIR)")
+	c.PersistentFlags().StringArrayVar(&f.settings, "settings", nil, "extra settings file, as given on the command line (listing only)")
+}
+
+func (f *layerFlags) layers() *engine.Layers {
+	return engine.NewLayers(engine.LayerOptions{
+		ManagedDir: f.managedDir, ProjectDir: f.projectDir, UserDir: f.userDir, CommandLine: f.settings,
+	})
+}
+
+func rulesCommand() *cobra.Command {
+	var lf layerFlags
+	c := &cobra.Command{
+		Use:   "rules",
+		Short: "List, add and revoke permission rules in the settings layers",
+		Long: `Shows and edits the permission rules of every settings layer: managed
+(/etc/permopa), command line, environment (PERMOPA_*), local project
+(.permopa/settings.local.yaml), shared project (.permopa/settings.yaml) and
+user (~/.config/permopa/settings.yaml). Edits are atomic and safe against
+concurrent writers; a running permopa watching the files picks them up.`,
+	}
+	lf.register(c)
+	c.AddCommand(rulesListCommand(&lf), rulesAddCommand(&lf), rulesRevokeCommand(&lf))
+	return c
+}
+
+func rulesListCommand(lf *layerFlags) *cobra.Command {
+	var asJSON, files bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the rules of every layer, highest first, with their layer and expiry",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			l := lf.layers()
+			if files {
+				tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SOURCE\tFILE\tEXISTS")
+				for _, f := range l.Files() {
+					fmt.Fprintf(tw, "%s\t%s\t%v\n", f.Source, f.Path, f.Exists)
+				}
+				return tw.Flush()
+			}
+			_, problems := l.Load()
+			reportProblems(c.ErrOrStderr(), problems)
+			return printRules(c.OutOrStdout(), l.Rules(), asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (one array of rules)")
+	c.Flags().BoolVar(&files, "files", false, "list the settings files looked at instead, highest layer first")
+	return c
+}
+
+type listedRule struct {
+	engine.Rule
+	Text    string `json:"rule"`
+	Expired bool   `json:"expired"`
+}
+
+func printRules(w io.Writer, rules []engine.Rule, asJSON bool) error {
+	now := time.Now()
+	if asJSON {
+		out := make([]listedRule, 0, len(rules))
+		for _, r := range rules {
+			out = append(out, listedRule{Rule: r, Text: r.String(), Expired: r.ExpiredAt(now)})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BEHAVIOR\tRULE\tSOURCE\tLAYER\tEXPIRES")
+	for _, r := range rules {
+		exp := "never"
+		if r.Expires != "" {
+			exp = r.Expires
+			if r.ExpiredAt(now) {
+				exp += " (expired)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", strings.ToLower(r.Behavior), r.String(), r.Source, r.Layer, exp)
+	}
+	return tw.Flush()
+}
+
+func reportProblems(w io.Writer, problems []error) {
+	for _, p := range problems {
+		fmt.Fprintln(w, "permopa: warning:", p)
+	}
+}
+
+// rulesArgs parses rule arguments in Claude Code form with a behavior.
+func rulesArgs(args []string, behavior string) ([]engine.Rule, error) {
+	switch strings.ToLower(behavior) {
+	case "allow", "ask", "deny":
+	default:
+		return nil, fmt.Errorf("--behavior %q: want allow, ask or deny", behavior)
+	}
+	var rules []engine.Rule
+	for _, a := range args {
+		r, err := engine.RuleFrom(a, behavior)
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+func rulesAddCommand(lf *layerFlags) *cobra.Command {
+	var dest, behavior, ttl string
+	c := &cobra.Command{
+		Use:   "add RULE...",
+		Short: "Add rules (Claude Code form: Bash(npm run:*), Write(src/**), mcp__github__*) to a settings file",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			rules, err := rulesArgs(args, behavior)
+			if err != nil {
+				return err
+			}
+			d, err := engine.ParseTTL(ttl)
+			if err != nil {
+				return err
+			}
+			if dest == engine.DestinationSession {
+				return errors.New("--destination session: session rules live in a running permopa (POST /v1/permission/confirm), not in a file")
+			}
+			l := lf.layers()
+			_, problems := l.Load()
+			reportProblems(c.ErrOrStderr(), problems)
+			written, err := l.AddRules(c.Context(), dest, "", rules, d)
+			if err != nil {
+				return err
+			}
+			return printRules(c.OutOrStdout(), written, false)
+		},
+	}
+	c.Flags().StringVar(&dest, "destination", engine.DestinationLocal, "where to write: local, project or user")
+	c.Flags().StringVar(&behavior, "behavior", "allow", "allow, ask or deny")
+	c.Flags().StringVar(&ttl, "ttl", "", "lifetime of the rules (30m, 24h, 7d); default forever")
+	return c
+}
+
+func rulesRevokeCommand(lf *layerFlags) *cobra.Command {
+	var dest, behavior string
+	c := &cobra.Command{
+		Use:   "revoke RULE...",
+		Short: "Remove rules from a settings file (default: from the local, project and user files)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			rules, err := rulesArgs(args, behavior)
+			if err != nil {
+				return err
+			}
+			dests := []string{engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser}
+			if dest != "" {
+				dests = []string{dest}
+			}
+			l := lf.layers()
+			l.Load()
+			total := 0
+			for _, d := range dests {
+				file, err := l.DestinationFile(d)
+				if err != nil {
+					return err
+				}
+				if _, err := os.Stat(file); err != nil {
+					continue
+				}
+				n, err := l.RevokeRules(c.Context(), d, "", rules)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					fmt.Fprintf(c.OutOrStdout(), "revoked %d rule(s) from %s\n", n, file)
+				}
+				total += n
+			}
+			if total == 0 {
+				return fmt.Errorf("no %s rule %s found in %s settings", strings.ToLower(behavior), strings.Join(args, ", "), strings.Join(dests, ", "))
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dest, "destination", "", "local, project or user (default: all three)")
+	c.Flags().StringVar(&behavior, "behavior", "allow", "allow, ask or deny")
+	return c
+}

@@ -1,0 +1,461 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// Destinations an accepted rule can be written to (contract §3), lowest
+// precedence last: the session (in memory), the local project file
+// (.permopa/settings.local.yaml, not shared), the shared project file
+// (.permopa/settings.yaml) and the user's file (~/.config/permopa/settings.yaml).
+const (
+	DestinationSession = "session"
+	DestinationLocal   = "local"
+	DestinationProject = "project"
+	DestinationUser    = "user"
+)
+
+// LayerOptions say where the settings layers are. Empty fields take the
+// defaults below, and PERMOPA_MANAGED_DIR, PERMOPA_CONFIG_DIR and
+// PERMOPA_PROJECT_DIR in the environment override the defaults.
+type LayerOptions struct {
+	// ManagedDir holds the managed settings (default /etc/permopa):
+	// settings.yaml, .yml, .json or .toml. Only this layer can lock
+	// (allow_managed_rules_only, disable_bypass_mode).
+	ManagedDir string
+	// CommandLine are settings files named on the command line, highest first.
+	CommandLine []string
+	// ProjectDir is the project root, holding .permopa/settings.local.yaml
+	// and .permopa/settings.yaml (default: the process's working directory).
+	ProjectDir string
+	// UserDir holds the user's settings.yaml (default
+	// $XDG_CONFIG_HOME/permopa, else ~/.config/permopa).
+	UserDir string
+	// Environ is read for PERMOPA_* overrides (default os.Environ()).
+	Environ []string
+	// Home and Cwd go into the merged settings (defaults: the process's).
+	Home, Cwd string
+}
+
+// Environment variables read by the environment layer. Rule lists are
+// Claude Code rules separated by commas outside parentheses, or a JSON
+// array; directories are separated by the path list separator.
+var envKeys = []struct{ key, name string }{
+	{"permissions.defaultmode", "PERMOPA_DEFAULT_MODE"},
+	{"permissions.allow", "PERMOPA_ALLOW"},
+	{"permissions.ask", "PERMOPA_ASK"},
+	{"permissions.deny", "PERMOPA_DENY"},
+	{"permissions.additionaldirectories", "PERMOPA_ADDITIONAL_DIRECTORIES"},
+	{"bypass_honours_safety", "PERMOPA_BYPASS_HONOURS_SAFETY"},
+	{"dangerous_paths.files.add", "PERMOPA_DANGEROUS_FILES_ADD"},
+	{"dangerous_paths.directories.add", "PERMOPA_DANGEROUS_DIRECTORIES_ADD"},
+}
+
+// settingsNames are the file names a settings directory is searched for,
+// the first existing one being where accepted rules are written.
+var settingsExts = []string{".yaml", ".yml", ".json", ".toml"}
+
+// layer is one source of settings: its files, and the settings last read
+// from each file that parsed.
+type layer struct {
+	source string
+	// stems are file paths without extension; each is looked up with every
+	// extension of settingsExts (command-line files are exact paths instead).
+	stems []string
+	exact []string
+	base  string // relative additionalDirectories resolve against it
+	// good holds, per file, the settings of its last successful read: a
+	// file that breaks keeps them.
+	good map[string]Settings
+}
+
+func (ly *layer) files() []string {
+	out := append([]string(nil), ly.exact...)
+	for _, stem := range ly.stems {
+		for _, ext := range settingsExts {
+			out = append(out, stem+ext)
+		}
+	}
+	return out
+}
+
+// Layers reads the settings layers of contract §3, highest first: managed,
+// command line, environment (PERMOPA_*), local project, shared project,
+// user; session rules live in the engine. It merges them into one Settings,
+// keeps the last good settings of a file that breaks, applies the result to
+// an engine (Attach), writes accepted rules (AddRules), and reloads when
+// files change (Watch). It is safe for concurrent use.
+type Layers struct {
+	opts   LayerOptions
+	layers []*layer
+	env    *layer
+
+	mu       sync.Mutex // serialises loads and applies
+	merged   Settings
+	problems []error
+	engines  []*Engine
+
+	watchMu sync.Mutex
+	watch   *watcher
+}
+
+// NewLayers finds the layers' files; nothing is read until Load.
+func NewLayers(opts LayerOptions) *Layers {
+	env := envMap(opts.Environ)
+	if opts.ManagedDir == "" {
+		opts.ManagedDir = firstNonEmpty(env["PERMOPA_MANAGED_DIR"], "/etc/permopa")
+	}
+	if opts.ProjectDir == "" {
+		opts.ProjectDir = firstNonEmpty(env["PERMOPA_PROJECT_DIR"], cwdOrRoot())
+	}
+	if opts.UserDir == "" {
+		opts.UserDir = env["PERMOPA_CONFIG_DIR"]
+	}
+	if opts.UserDir == "" {
+		if xdg := env["XDG_CONFIG_HOME"]; xdg != "" {
+			opts.UserDir = filepath.Join(xdg, "permopa")
+		} else if home := firstNonEmpty(opts.Home, env["HOME"]); home != "" {
+			opts.UserDir = filepath.Join(home, ".config", "permopa")
+		}
+	}
+	if abs, err := filepath.Abs(opts.ProjectDir); err == nil {
+		opts.ProjectDir = abs
+	}
+	l := &Layers{opts: opts}
+	add := func(ly *layer) { ly.good = map[string]Settings{}; l.layers = append(l.layers, ly) }
+	add(&layer{source: SourceManaged, stems: []string{filepath.Join(opts.ManagedDir, "settings")}, base: opts.ManagedDir})
+	add(&layer{source: SourceCommandLine, exact: opts.CommandLine, base: opts.ProjectDir})
+	l.env = &layer{source: SourceEnvironment, base: opts.ProjectDir}
+	add(l.env)
+	dot := filepath.Join(opts.ProjectDir, ".permopa")
+	add(&layer{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: opts.ProjectDir})
+	add(&layer{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: opts.ProjectDir})
+	if opts.UserDir != "" {
+		add(&layer{source: SourceUser, stems: []string{filepath.Join(opts.UserDir, "settings")}, base: opts.UserDir})
+	}
+	return l
+}
+
+// LoadLayers reads every layer once and merges them: the settings for
+// `permopa decide` and other one-shot uses. The errors are problems to
+// report (an unreadable file, an invalid rule, each naming the file and the
+// rule); what could be read is in the settings.
+func LoadLayers(opts LayerOptions) (Settings, []error) {
+	return NewLayers(opts).Load()
+}
+
+// Load reads every layer and merges them. A file that cannot be read or
+// parsed keeps the settings of its last good read (none on the first) and
+// is reported; an invalid rule is reported and left out.
+func (l *Layers) Load() (Settings, []error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.loadLocked()
+}
+
+func (l *Layers) loadLocked() (Settings, []error) {
+	var problems []error
+	var parts []Settings
+	managedLock := false
+	for _, ly := range l.layers {
+		var s Settings
+		var ps []error
+		if ly == l.env {
+			s, ps = l.readEnv()
+		} else {
+			s, ps = ly.read()
+		}
+		problems = append(problems, ps...)
+		if ly.source == SourceManaged && s.AllowManagedRulesOnly {
+			managedLock = true
+		}
+		parts = append(parts, s)
+	}
+	merged := Merge(parts...)
+	if managedLock {
+		// Reported once per load so that a user wondering why an allow rule
+		// does nothing finds out.
+		for _, r := range merged.Rules {
+			if strings.EqualFold(r.Behavior, Allow) && r.Source != SourceManaged {
+				problems = append(problems, fmt.Errorf("%s: rule %s ignored: managed settings allow only managed allow rules", r.Layer, r))
+			}
+		}
+	}
+	merged.Home = firstNonEmpty(l.opts.Home, merged.Home)
+	merged.Cwd = firstNonEmpty(l.opts.Cwd, merged.Cwd)
+	merged.fillDefaults()
+	l.merged, l.problems = merged, problems
+	return merged.clone(), problems
+}
+
+// read reads the layer's files, keeping the last good settings of a file
+// that is broken. A file that does not exist contributes nothing.
+func (ly *layer) read() (Settings, []error) {
+	var parts []Settings
+	var problems []error
+	for _, f := range ly.files() {
+		info, err := os.Stat(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			delete(ly.good, f)
+			continue
+		}
+		if err == nil && info.IsDir() {
+			err = fmt.Errorf("is a directory")
+		}
+		var s Settings
+		var ps []error
+		if err == nil {
+			s, ps, err = loadSettingsFile(f, ly.source, ly.base)
+		}
+		if err != nil {
+			last, had := ly.good[f]
+			problems = append(problems, &FileProblem{File: f, Err: err, KeptLastGood: had})
+			if had {
+				parts = append(parts, last)
+			}
+			continue
+		}
+		ly.good[f] = s
+		problems = append(problems, ps...)
+		parts = append(parts, s)
+	}
+	return Merge(parts...), problems
+}
+
+// FileProblem is a settings file that exists but could not be read or
+// parsed. Its last good settings are kept when there are some.
+type FileProblem struct {
+	File         string
+	Err          error
+	KeptLastGood bool
+}
+
+func (p *FileProblem) Error() string {
+	msg := p.Err.Error()
+	if !strings.Contains(msg, p.File) {
+		msg = "settings " + p.File + ": " + msg
+	}
+	if p.KeptLastGood {
+		msg += " (keeping its last good settings)"
+	} else {
+		msg += " (none of its rules apply)"
+	}
+	return msg
+}
+
+func (p *FileProblem) Unwrap() error { return p.Err }
+
+// UnsafeProblems picks the problems that make deciding without them unsafe,
+// because a deny or ask rule may be missing: a file that could not be read
+// and has no last good settings, and a deny or ask rule that could not be
+// read. A host that must fail closed (a hook, a CI gate) refuses to decide
+// while there are any; an invalid allow rule only makes permopa ask more.
+func UnsafeProblems(problems []error) []error {
+	var out []error
+	for _, p := range problems {
+		var fp *FileProblem
+		var rp *RuleProblem
+		switch {
+		case errors.As(p, &fp) && !fp.KeptLastGood:
+			out = append(out, p)
+		case errors.As(p, &rp) && rp.Behavior != Allow:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readEnv reads the PERMOPA_* variables through viper, as one more layer.
+func (l *Layers) readEnv() (Settings, []error) {
+	env := envMap(l.opts.Environ)
+	v := viper.New()
+	for _, k := range envKeys {
+		if val, ok := env[k.name]; ok && val != "" {
+			v.Set(k.key, val)
+		}
+	}
+	if len(v.AllKeys()) == 0 {
+		return Settings{}, nil
+	}
+	return settingsFrom(v, nil, SourceEnvironment, "environment (PERMOPA_*)", l.opts.ProjectDir)
+}
+
+// Settings returns the merged settings of the last load.
+func (l *Layers) Settings() Settings {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.merged.clone()
+}
+
+// Problems returns the problems of the last load: broken files (whose last
+// good settings are kept) and invalid rules (left out).
+func (l *Layers) Problems() []error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]error(nil), l.problems...)
+}
+
+// Attach loads the layers into eng and keeps it up to date: every later
+// Reload, AddRules and RevokeRules applies the merged settings to it. The
+// engine's session rules and session modes are kept.
+func (l *Layers) Attach(ctx context.Context, eng *Engine) []error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.engines = append(l.engines, eng)
+	s, problems := l.loadLocked()
+	if err := applyTo(ctx, eng, s); err != nil {
+		problems = append(problems, err)
+	}
+	return problems
+}
+
+// Reload reads the layers again and applies them to the attached engines.
+func (l *Layers) Reload(ctx context.Context) []error {
+	problems, err := l.reload(ctx)
+	if err != nil {
+		problems = append(problems, err)
+	}
+	return problems
+}
+
+// reload is Reload with the failures to apply (the engine's store refused
+// the settings) apart from the problems of the files.
+func (l *Layers) reload(ctx context.Context) ([]error, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, problems := l.loadLocked()
+	var errs []error
+	for _, eng := range l.engines {
+		if err := applyTo(ctx, eng, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return problems, errors.Join(errs...)
+}
+
+func applyTo(ctx context.Context, eng *Engine, s Settings) error {
+	return eng.UpdateSettings(ctx, func(cur *Settings) error {
+		sessions, modes := cur.SessionRules, cur.SessionModes
+		*cur = s.clone()
+		cur.SessionRules, cur.SessionModes = sessions, modes
+		return nil
+	})
+}
+
+// DestinationFile is the file a destination writes to: the first existing
+// settings file of that layer, else its .yaml file.
+func (l *Layers) DestinationFile(dest string) (string, error) {
+	var ly *layer
+	switch dest {
+	case DestinationLocal:
+		ly = l.layerOf(SourceLocal)
+	case DestinationProject:
+		ly = l.layerOf(SourceProject)
+	case DestinationUser:
+		ly = l.layerOf(SourceUser)
+		if ly == nil {
+			return "", errors.New("destination user: no user settings directory (set HOME, XDG_CONFIG_HOME or PERMOPA_CONFIG_DIR)")
+		}
+	case DestinationSession:
+		return "", errors.New("destination session is kept in memory, not in a file")
+	default:
+		return "", fmt.Errorf("destination %q: want session, local, project or user", dest)
+	}
+	for _, f := range ly.files() {
+		if _, err := os.Stat(f); err == nil {
+			return f, nil
+		}
+	}
+	return ly.stems[0] + ".yaml", nil
+}
+
+func (l *Layers) layerOf(source string) *layer {
+	for _, ly := range l.layers {
+		if ly.source == source {
+			return ly
+		}
+	}
+	return nil
+}
+
+// LayerFile is one settings file and the layer it belongs to.
+type LayerFile struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+}
+
+// Files lists the settings files looked at, highest layer first.
+func (l *Layers) Files() []LayerFile {
+	var out []LayerFile
+	for _, ly := range l.layers {
+		for _, f := range ly.files() {
+			_, err := os.Stat(f)
+			if ly.stems != nil && err != nil && !strings.HasSuffix(f, ".yaml") {
+				continue // list only the .yaml candidate of a missing layer
+			}
+			out = append(out, LayerFile{Source: ly.source, Path: f, Exists: err == nil})
+		}
+	}
+	return out
+}
+
+// Rules lists the rules of the last load, highest layer first, expired
+// ones included (see Rule.ExpiredAt).
+func (l *Layers) Rules() []Rule {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Rule(nil), l.merged.Rules...)
+}
+
+func envMap(environ []string) map[string]string {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// ParseTTL reads a rule lifetime: a Go duration ("90m", "24h") or a number
+// of days ("7d"). "" is no expiry.
+func ParseTTL(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n > 0 && fmt.Sprint(n) == days {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("ttl %q: want a positive duration such as 30m, 24h or 7d", s)
+	}
+	return d, nil
+}

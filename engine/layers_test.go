@@ -1,0 +1,593 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// tree is a real directory tree with the layers' places: managed, project
+// (.permopa/) and user directories.
+type tree struct {
+	root, proj, managed, user, home string
+	environ                         []string
+}
+
+func newTree(t *testing.T) *tree {
+	t.Helper()
+	root := t.TempDir()
+	tr := &tree{
+		root: root, proj: filepath.Join(root, "proj"), managed: filepath.Join(root, "etc", "permopa"),
+		user: filepath.Join(root, "home", ".config", "permopa"), home: filepath.Join(root, "home"),
+		environ: []string{},
+	}
+	for _, d := range []string{tr.proj, tr.managed, tr.user} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr
+}
+
+func (tr *tree) opts() engine.LayerOptions {
+	return engine.LayerOptions{ManagedDir: tr.managed, ProjectDir: tr.proj, UserDir: tr.user, Home: tr.home, Cwd: tr.proj, Environ: tr.environ}
+}
+
+func (tr *tree) write(t *testing.T, path, content string) string {
+	t.Helper()
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(tr.proj, path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// attach builds an engine on the tree's layers; problems are returned, not fatal.
+func (tr *tree) attach(t *testing.T) (*engine.Engine, *engine.Layers, []error) {
+	t.Helper()
+	eng, err := engine.New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := engine.NewLayers(tr.opts())
+	problems := l.Attach(context.Background(), eng)
+	return eng, l, problems
+}
+
+func bashCall(dir, cmd string) map[string]any {
+	return map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": dir}
+}
+
+func decide(eng *engine.Engine, in map[string]any) engine.Decision {
+	return eng.Decide(context.Background(), in)
+}
+
+// A deny rule in the user's settings beats an allow rule in the project's,
+// and the decision names the rule and its layer.
+func TestDenyInUserBeatsAllowInProject(t *testing.T) {
+	tr := newTree(t)
+	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(git push:*)\", \"Bash(git status:*)\"]\n")
+	userFile := tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
+	eng, _, problems := tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	d := decide(eng, bashCall(tr.proj, "git push origin main"))
+	if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+		t.Fatalf("got %s/%s", d.Behavior, d.Step)
+	}
+	if d.MatchedRule.Source != engine.SourceUser || d.MatchedRule.Layer != userFile || d.MatchedRule.String() != "Bash(git push:*)" {
+		t.Errorf("matched rule %+v", d.MatchedRule)
+	}
+	// Allow rules of the project still work where nothing denies.
+	d = decide(eng, bashCall(tr.proj, "git status --short && git push"))
+	if d.Behavior != engine.Deny {
+		t.Errorf("compound with a denied leaf: %s", d.Behavior)
+	}
+}
+
+// Lists merge across layers, YAML, JSON and TOML alike; scalars come from
+// the highest layer that sets them; PERMOPA_* variables override files.
+func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
+	tr := newTree(t)
+	tr.write(t, filepath.Join(tr.user, "settings.toml"), "[permissions]\ndefaultMode = \"plan\"\nallow = [\"Bash(cargo build:*)\"]\n")
+	tr.write(t, ".permopa/settings.json", `{"permissions": {"defaultMode": "dontAsk", "allow": ["Bash(npm run:*)"], "additionalDirectories": ["../shared"]}}`)
+	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  allow:\n    - {tool_name: Bash, rule_content: 'make:*'}\n")
+	eng, l, problems := tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for cmd, src := range map[string]string{"cargo build --release": engine.SourceUser, "npm run lint": engine.SourceProject, "make all": engine.SourceLocal} {
+		d := decide(eng, bashCall(tr.proj, cmd))
+		if d.Behavior != engine.Allow || d.MatchedRule.Source != src {
+			t.Errorf("%s: %s via %+v", cmd, d.Behavior, d.MatchedRule)
+		}
+	}
+	s := l.Settings()
+	if s.DefaultMode != "dontAsk" {
+		t.Errorf("default mode %q: the project's should beat the user's", s.DefaultMode)
+	}
+	if len(s.WorkingDirectories) != 1 || s.WorkingDirectories[0] != filepath.Join(tr.root, "shared") {
+		t.Errorf("additionalDirectories relative to the project root: %v", s.WorkingDirectories)
+	}
+	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != engine.Deny || d.Step != engine.StepModeFallback {
+		t.Errorf("dontAsk fallback: %s/%s", d.Behavior, d.Step)
+	}
+
+	tr.environ = []string{
+		"PERMOPA_DEFAULT_MODE=default", "PERMOPA_DENY=Bash(npm run deploy:*),Read(./secrets/**)",
+		`PERMOPA_ALLOW=["Bash(docker run a, b)", {"tool_name": "deploy"}]`,
+		"PERMOPA_ADDITIONAL_DIRECTORIES=/opt/a" + string(os.PathListSeparator) + "/opt/b",
+		"PERMOPA_BYPASS_HONOURS_SAFETY=true",
+	}
+	eng, l, problems = tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	s = l.Settings()
+	if !s.BypassHonoursSafety || len(s.WorkingDirectories) != 3 || s.WorkingDirectories[0] != "/opt/a" {
+		t.Errorf("environment knobs: %v %v", s.BypassHonoursSafety, s.WorkingDirectories)
+	}
+	if d := decide(eng, bashCall(tr.proj, "docker run a, b")); d.Behavior != engine.Allow || d.MatchedRule == nil || d.MatchedRule.Source != engine.SourceEnvironment {
+		t.Errorf("PERMOPA_ALLOW JSON: %s via %+v", d.Behavior, d.MatchedRule)
+	}
+	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != engine.Ask {
+		t.Errorf("PERMOPA_DEFAULT_MODE=default: %s", d.Behavior)
+	}
+	d := decide(eng, bashCall(tr.proj, "npm run deploy -- --prod"))
+	if d.Behavior != engine.Deny || d.MatchedRule.Source != engine.SourceEnvironment {
+		t.Errorf("PERMOPA_DENY: %s via %+v", d.Behavior, d.MatchedRule)
+	}
+}
+
+// Managed settings lock: non-managed allow rules (files, session, the
+// input's permission_context) are ignored, managed ones work, deny rules
+// from every layer still apply; disable_bypass_mode turns BYPASS into
+// DEFAULT; the locks are ignored (and reported) outside managed settings.
+func TestManagedLocks(t *testing.T) {
+	tr := newTree(t)
+	tr.write(t, filepath.Join(tr.managed, "settings.yaml"),
+		"allow_managed_rules_only: true\ndisable_bypass_mode: true\npermissions:\n  allow: [\"Bash(make:*)\"]\n")
+	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(npm test)\"]\n  deny: [\"Bash(make clean)\"]\n")
+	eng, l, problems := tr.attach(t)
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), "Bash(npm test)") {
+		t.Errorf("the ignored allow rule should be reported once: %v", problems)
+	}
+	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != engine.Ask {
+		t.Errorf("project allow rule under the managed lock: %s", d.Behavior)
+	}
+	if d := decide(eng, bashCall(tr.proj, "make build")); d.Behavior != engine.Allow || d.MatchedRule.Source != engine.SourceManaged {
+		t.Errorf("managed allow rule: %s %+v", d.Behavior, d.MatchedRule)
+	}
+	if d := decide(eng, bashCall(tr.proj, "make clean")); d.Behavior != engine.Deny {
+		t.Errorf("project deny rule under the lock: %s", d.Behavior)
+	}
+	in := bashCall(tr.proj, "cargo build")
+	in["permission_context"] = map[string]any{"allow_rules": map[string]any{"Bash": []any{map[string]any{"tool_name": "Bash", "rule_content": "cargo:*", "behavior": "allow", "source": "managedSettings"}}}}
+	if d := decide(eng, in); d.Behavior != engine.Ask {
+		t.Errorf("permission_context allow rule under the lock: %s", d.Behavior)
+	}
+	if err := eng.AddSessionRules(context.Background(), "", engine.Rule{ToolName: "Bash", Behavior: "allow"}); err == nil || !strings.Contains(err.Error(), "managed") {
+		t.Errorf("accepting a session allow rule that would be ignored: %v", err)
+	}
+	locked := eng.Settings()
+	locked.SessionRules = map[string][]engine.Rule{"": {{ToolName: "Bash", Behavior: "ALLOW", Source: engine.SourceSession}}}
+	if err := eng.SetSettings(context.Background(), locked); err != nil {
+		t.Fatal(err)
+	}
+	if d := decide(eng, bashCall(tr.proj, "cargo build")); d.Behavior != engine.Ask {
+		t.Errorf("session allow rule under the lock: %s", d.Behavior)
+	}
+	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []engine.Rule{{ToolName: "deploy", Behavior: "allow"}}, 0); err == nil || !strings.Contains(err.Error(), "managed") {
+		t.Errorf("writing an allow rule that would be ignored: %v", err)
+	}
+	byp := bashCall(tr.proj, "terraform apply")
+	byp["permission_mode"] = "bypassPermissions"
+	if d := decide(eng, byp); d.Behavior != engine.Ask {
+		t.Errorf("BYPASS with disable_bypass_mode: %s", d.Behavior)
+	}
+
+	// The same switches in a project file are ignored and reported.
+	tr2 := newTree(t)
+	tr2.write(t, ".permopa/settings.yaml", "allow_managed_rules_only: true\ndisable_bypass_mode: true\npermissions:\n  allow: [\"Bash(npm test)\"]\n")
+	eng2, _, problems := tr2.attach(t)
+	if len(problems) != 2 || !strings.Contains(problems[0].Error(), "managed settings only") {
+		t.Errorf("locks outside managed settings: %v", problems)
+	}
+	if d := decide(eng2, bashCall(tr2.proj, "npm test")); d.Behavior != engine.Allow {
+		t.Errorf("project lock must not apply: %s", d.Behavior)
+	}
+	byp["cwd"] = tr2.proj
+	if d := decide(eng2, byp); d.Behavior != engine.Allow {
+		t.Errorf("project disable_bypass_mode must not apply: %s", d.Behavior)
+	}
+}
+
+// Invalid rules are reported naming the rule and the file; the file's
+// valid rules and other files keep working.
+func TestInvalidRulesNamed(t *testing.T) {
+	tr := newTree(t)
+	f := tr.write(t, ".permopa/settings.yaml", `permissions:
+  allow: ["Bash(npm ci)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
+  deny: ["Bash(rm:*)", {tool_name: Bash, rule_content: "curl:*", expires: "tomorrow"}]
+  defaultMode: sometimes
+`)
+	eng, _, problems := tr.attach(t)
+	want := []string{"Bash(oops", "Read(src/[a)", "WebFetch(example.com)", "tool_name", "tomorrow", "sometimes"}
+	if len(problems) != len(want) {
+		t.Fatalf("problems: %v", problems)
+	}
+	all := fmt.Sprint(problems)
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("no problem names %q: %v", w, problems)
+		}
+	}
+	for _, p := range problems {
+		if !strings.Contains(p.Error(), f) {
+			t.Errorf("problem %q does not name the file", p)
+		}
+	}
+	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Allow {
+		t.Errorf("valid allow rule: %s", d.Behavior)
+	}
+	if d := decide(eng, bashCall(tr.proj, "rm x")); d.Behavior != engine.Deny {
+		t.Errorf("valid deny rule: %s", d.Behavior)
+	}
+	if d := decide(eng, map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "README"}, "cwd": tr.proj}); d.Behavior != engine.Allow {
+		t.Errorf("a bad Read rule must not break Read: %s %s", d.Behavior, d.Message)
+	}
+}
+
+// A file that breaks keeps its last good settings and the error is
+// reported, through Reload and through the watcher; fixing it applies the
+// new rules.
+func TestBrokenFileKeepsLastGoodSettings(t *testing.T) {
+	tr := newTree(t)
+	f := tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(npm test)\"]\n  deny: [\"Bash(git push:*)\"]\n")
+	eng, l, problems := tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	ctx := context.Background()
+	reloads := make(chan []error, 16)
+	if err := l.Watch(ctx, func(p []error) { reloads <- p }); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+
+	tr.write(t, f, "permissions:\n  allow: [\"Bash(npm test)\"\n  deny: {{{\n")
+	got := waitReload(t, reloads, func(p []error) bool { return len(p) > 0 })
+	if !strings.Contains(got[0].Error(), f) || !strings.Contains(got[0].Error(), "last good") {
+		t.Errorf("problem %v should name the file and say the last good settings are kept", got)
+	}
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Deny {
+		t.Errorf("deny rule lost with the broken file: %s", d.Behavior)
+	}
+	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != engine.Allow {
+		t.Errorf("allow rule lost with the broken file: %s", d.Behavior)
+	}
+	if p := l.Problems(); len(p) != 1 {
+		t.Errorf("Problems(): %v", p)
+	}
+
+	tr.write(t, f, "permissions:\n  allow: [\"Bash(npm test)\", \"Bash(git push:*)\"]\n")
+	waitReload(t, reloads, func(p []error) bool { return len(p) == 0 })
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Allow {
+		t.Errorf("fixed file not applied: %s", d.Behavior)
+	}
+
+	// A file created later is seen too, and so is the directory being
+	// removed and created again.
+	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  deny: [\"Bash(npm test)\"]\n")
+	waitReload(t, reloads, func([]error) bool {
+		return decide(eng, bashCall(tr.proj, "npm test")).Behavior == engine.Deny
+	})
+	if err := os.RemoveAll(filepath.Join(tr.proj, ".permopa")); err != nil {
+		t.Fatal(err)
+	}
+	waitReload(t, reloads, func([]error) bool {
+		return decide(eng, bashCall(tr.proj, "git push")).Behavior == engine.Ask
+	})
+	tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
+	waitReload(t, reloads, func([]error) bool {
+		return decide(eng, bashCall(tr.proj, "git push")).Behavior == engine.Deny
+	})
+}
+
+func waitReload(t *testing.T, ch <-chan []error, done func([]error) bool) []error {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case p := <-ch:
+			if done(p) {
+				return p
+			}
+		case <-deadline:
+			t.Fatal("no reload within 5s")
+		}
+	}
+}
+
+// Switching a session's mode at runtime keeps its rules, and only that
+// session's calls see the switch.
+func TestSessionModeSwitchKeepsRules(t *testing.T) {
+	tr := newTree(t)
+	eng, l, _ := tr.attach(t)
+	ctx := context.Background()
+	if _, err := l.AddRules(ctx, engine.DestinationSession, "s1", []engine.Rule{{ToolName: "Bash", RuleContent: ptr("terraform plan"), Behavior: "allow"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	call := func(session, cmd string) map[string]any {
+		in := bashCall(tr.proj, cmd)
+		in["session_id"] = session
+		return in
+	}
+	if err := eng.SetSessionMode(ctx, "s1", "dontAsk"); err != nil {
+		t.Fatal(err)
+	}
+	if d := decide(eng, call("s1", "terraform plan")); d.Behavior != engine.Allow {
+		t.Errorf("session rule after the mode switch: %s", d.Behavior)
+	}
+	if d := decide(eng, call("s1", "terraform apply")); d.Behavior != engine.Deny || d.Step != engine.StepModeFallback {
+		t.Errorf("s1 in dontAsk: %s/%s", d.Behavior, d.Step)
+	}
+	if d := decide(eng, call("s2", "terraform apply")); d.Behavior != engine.Ask {
+		t.Errorf("s2 keeps the default mode: %s", d.Behavior)
+	}
+	explicit := call("s1", "terraform apply")
+	explicit["permission_mode"] = "default"
+	if d := decide(eng, explicit); d.Behavior != engine.Ask {
+		t.Errorf("a mode in the input wins: %s", d.Behavior)
+	}
+	// A reload of the files keeps session rules and modes.
+	l.Reload(ctx)
+	if d := decide(eng, call("s1", "terraform apply")); d.Behavior != engine.Deny {
+		t.Errorf("session mode lost on reload: %s", d.Behavior)
+	}
+	if d := decide(eng, call("s1", "terraform plan")); d.Behavior != engine.Allow {
+		t.Errorf("session rule lost on reload: %s", d.Behavior)
+	}
+	if err := eng.SetSessionMode(ctx, "s1", "sometimes"); err == nil {
+		t.Error("unknown mode accepted")
+	}
+	if err := eng.SetSessionMode(ctx, "", "plan"); err != nil {
+		t.Fatal(err)
+	}
+	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != engine.Deny {
+		t.Errorf("process-wide mode plan: %s", d.Behavior)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+// 50 goroutines accept rules into the same local settings file while 50
+// decide: every rule is in the file at the end, the file always parses, and
+// every accepted rule decides its call. Run with -race.
+func TestConcurrentConfirmAndDecide(t *testing.T) {
+	tr := newTree(t)
+	eng, l, _ := tr.attach(t)
+	ctx := context.Background()
+	file := filepath.Join(tr.proj, ".permopa", "settings.local.yaml")
+	const writers, deciders = 50, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+deciders*20)
+	stop := make(chan struct{})
+	for i := 0; i < writers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := engine.Rule{ToolName: "Bash", RuleContent: ptr(fmt.Sprintf("tool%d:*", i)), Behavior: "allow"}
+			if _, err := l.AddRules(ctx, engine.DestinationLocal, "", []engine.Rule{r}, 0); err != nil {
+				errs <- err
+				return
+			}
+			if d := decide(eng, bashCall(tr.proj, fmt.Sprintf("tool%d run", i))); d.Behavior != engine.Allow {
+				errs <- fmt.Errorf("tool%d right after its confirm: %s", i, d.Behavior)
+			}
+		}(i)
+	}
+	var readers sync.WaitGroup
+	for i := 0; i < deciders; i++ {
+		readers.Add(1)
+		go func(i int) {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+				d := decide(eng, bashCall(tr.proj, fmt.Sprintf("tool%d run", i)))
+				if d.Behavior != engine.Allow && d.Behavior != engine.Ask {
+					errs <- fmt.Errorf("decide: %s %s", d.Behavior, d.Message)
+				}
+				// The file is never torn: whenever it exists, it parses.
+				if _, err := os.Stat(file); err == nil && i%5 == 0 {
+					if _, _, err := engine.LoadSettingsFile(file, ""); err != nil {
+						errs <- err
+					}
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	s, problems, err := engine.LoadSettingsFile(file, "")
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	if len(s.Rules) != writers {
+		t.Fatalf("%d rules in the file, want %d: a write was lost", len(s.Rules), writers)
+	}
+	fresh, _, _ := tr.attach(t)
+	for i := 0; i < writers; i++ {
+		if d := decide(fresh, bashCall(tr.proj, fmt.Sprintf("tool%d run", i))); d.Behavior != engine.Allow {
+			t.Errorf("tool%d: %s", i, d.Behavior)
+		}
+	}
+}
+
+// Rules can be revoked from a file and from a session; re-adding a rule
+// does not duplicate it, and the longer lifetime wins.
+func TestRevokeAndDeduplicate(t *testing.T) {
+	tr := newTree(t)
+	eng, l, _ := tr.attach(t)
+	ctx := context.Background()
+	r := engine.Rule{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}
+	for _, ttl := range []time.Duration{time.Hour, 0, time.Hour} {
+		if _, err := l.AddRules(ctx, engine.DestinationProject, "", []engine.Rule{r}, ttl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rules := l.Rules()
+	if len(rules) != 1 || rules[0].Expires != "" {
+		t.Fatalf("want one permanent rule, got %+v", rules)
+	}
+	if n, err := l.RevokeRules(ctx, engine.DestinationProject, "", []engine.Rule{r}); err != nil || n != 1 {
+		t.Fatalf("revoke: %d %v", n, err)
+	}
+	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Ask {
+		t.Errorf("after revoke: %s", d.Behavior)
+	}
+	if _, err := l.AddRules(ctx, engine.DestinationSession, "s", []engine.Rule{r}, 0); err != nil {
+		t.Fatal(err)
+	}
+	in := bashCall(tr.proj, "npm ci")
+	in["session_id"] = "s"
+	if d := decide(eng, in); d.Behavior != engine.Allow {
+		t.Errorf("session rule: %s", d.Behavior)
+	}
+	if all := eng.Settings().AllRules(); len(all) != 1 || all[0].Layer != "session:s" || all[0].Source != engine.SourceSession {
+		t.Errorf("AllRules: %+v", all)
+	}
+	if n, _ := l.RevokeRules(ctx, engine.DestinationSession, "s", []engine.Rule{r}); n != 1 {
+		t.Errorf("session revoke removed %d", n)
+	}
+	if d := decide(eng, in); d.Behavior != engine.Ask {
+		t.Errorf("after session revoke: %s", d.Behavior)
+	}
+}
+
+// Accepted rules can go to JSON and TOML files too.
+func TestAddRulesToJSONAndTOML(t *testing.T) {
+	for _, ext := range []string{".json", ".toml"} {
+		tr := newTree(t)
+		content := map[string]string{".json": `{"permissions": {"deny": ["Bash(rm:*)"]}, "bypass_honours_safety": true}`, ".toml": "bypass_honours_safety = true\n[permissions]\ndeny = [\"Bash(rm:*)\"]\n"}[ext]
+		f := tr.write(t, ".permopa/settings"+ext, content)
+		eng, l, _ := tr.attach(t)
+		ctx := context.Background()
+		if got, _ := l.DestinationFile(engine.DestinationProject); got != f {
+			t.Fatalf("%s: destination %s", ext, got)
+		}
+		rs := []engine.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}, {ToolName: "deploy", Behavior: "ask"}}
+		if _, err := l.AddRules(ctx, engine.DestinationProject, "", rs, 24*time.Hour); err != nil {
+			t.Fatalf("%s: %v", ext, err)
+		}
+		s, problems, err := engine.LoadSettingsFile(f, "")
+		if err != nil || len(problems) > 0 || len(s.Rules) != 3 || !s.BypassHonoursSafety {
+			t.Fatalf("%s: %+v %v %v", ext, s, problems, err)
+		}
+		if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Allow {
+			t.Errorf("%s: %s", ext, d.Behavior)
+		}
+	}
+}
+
+// The three rule forms read the same in a settings file: Claude Code
+// strings, PermissionRule objects, and a whole AgentScope PermissionContext
+// document (rules keyed by tool, whose key names the tool; its mode; its
+// working directories, keyed by path).
+func TestRuleFormsInSettingsFiles(t *testing.T) {
+	tr := newTree(t)
+	tr.write(t, ".permopa/settings.json", `{
+	  "mode": "accept_edits",
+	  "working_directories": {"/srv/Shared": {"path": "/ignored", "source": "session"}},
+	  "allow_rules": {"Bash": [{"tool_name": "Bash", "rule_content": "git:*", "behavior": "allow", "source": "test"}],
+	                  "mcp__GitHub__list": [{"tool_name": "anything", "rule_content": null, "behavior": "allow", "source": "t"}]},
+	  "deny_rules": {"Bash": [{"tool_name": "Bash", "rule_content": "git push:*", "behavior": "deny", "source": "test"}]},
+	  "ask_rules": {}
+	}`)
+	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  allow: [\"Bash(npm ci)\", {tool_name: deploy, rule_content: null}]\n")
+	eng, l, problems := tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	s := l.Settings()
+	if s.DefaultMode != "accept_edits" || len(s.WorkingDirectories) != 1 || s.WorkingDirectories[0] != "/srv/Shared" {
+		t.Errorf("mode and working directories: %q %v", s.DefaultMode, s.WorkingDirectories)
+	}
+	for in, want := range map[string]string{"git log -p": engine.Allow, "git push": engine.Deny, "npm ci": engine.Allow} {
+		if d := decide(eng, bashCall(tr.proj, in)); d.Behavior != want {
+			t.Errorf("%s: %s", in, d.Behavior)
+		}
+	}
+	for tool, want := range map[string]string{"mcp__GitHub__list": engine.Allow, "deploy": engine.Allow} {
+		if d := decide(eng, map[string]any{"tool_name": tool, "tool_input": map[string]any{}, "cwd": tr.proj}); d.Behavior != want {
+			t.Errorf("%s: %s", tool, d.Behavior)
+		}
+	}
+	// Claude Code's managed settings spelling of the bypass lock.
+	tr.write(t, filepath.Join(tr.managed, "settings.json"), `{"permissions": {"disableBypassPermissionsMode": "disable"}}`)
+	eng, _, _ = tr.attach(t)
+	in := bashCall(tr.proj, "terraform apply")
+	in["permission_mode"] = "bypassPermissions"
+	if d := decide(eng, in); d.Behavior != engine.Ask {
+		t.Errorf("disableBypassPermissionsMode: %s", d.Behavior)
+	}
+}
+
+// Accepting a rule into a file that already holds an invalid rule works:
+// the old problem is reported by Problems, not blamed on the write.
+func TestAddRulesNextToAnInvalidRule(t *testing.T) {
+	tr := newTree(t)
+	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  allow: [\"Bash(oops\"]\n")
+	eng, l, problems := tr.attach(t)
+	if len(problems) != 1 {
+		t.Fatalf("problems: %v", problems)
+	}
+	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []engine.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Allow {
+		t.Errorf("npm ci: %s", d.Behavior)
+	}
+	if p := l.Problems(); len(p) != 1 || !strings.Contains(p[0].Error(), "Bash(oops") {
+		t.Errorf("the old problem: %v", p)
+	}
+}
+
+// A file broken from the start, or a deny rule that cannot be read, is an
+// unsafe problem: a host that must fail closed can tell.
+func TestUnsafeProblems(t *testing.T) {
+	tr := newTree(t)
+	tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions: [\n")
+	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(a\"]\n  deny: [\"Bash(b\"]\n")
+	_, problems := engine.LoadLayers(tr.opts())
+	unsafe := engine.UnsafeProblems(problems)
+	if len(problems) != 3 || len(unsafe) != 2 {
+		t.Fatalf("problems %v, unsafe %v", problems, unsafe)
+	}
+	all := fmt.Sprint(unsafe)
+	if !strings.Contains(all, "none of its rules apply") || !strings.Contains(all, "Bash(b") || strings.Contains(all, "Bash(a") {
+		t.Errorf("unsafe: %v", unsafe)
+	}
+}

@@ -1,0 +1,440 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// AddRules accepts rules into a destination (session, local, project or
+// user), optionally for ttl only, and applies them to the attached engines
+// before returning: the next Decide sees them. File destinations are edited
+// in place (a YAML file keeps its comments), written to a temporary file
+// and renamed over the old one, under a lock file so that concurrent
+// writers, in this process or others, never lose each other's rules. A
+// rule already there is not duplicated; the longer lifetime wins. Session
+// rules go to sessionID's session in every attached engine. It returns the
+// rules as written (with Source, Layer and Expires).
+func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []Rule, ttl time.Duration) ([]Rule, error) {
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	written, err := WithExpiry(rules, ttl)
+	if err != nil {
+		return nil, err
+	}
+	if dest == DestinationSession {
+		l.mu.Lock()
+		engines := append([]*Engine(nil), l.engines...)
+		l.mu.Unlock()
+		if len(engines) == 0 {
+			return nil, errors.New("destination session: no engine attached to hold session rules")
+		}
+		for _, eng := range engines {
+			if err := eng.AddSessionRules(ctx, sessionID, written...); err != nil {
+				return nil, err
+			}
+		}
+		for i := range written {
+			written[i].Source, written[i].Layer = SourceSession, sessionLayer(sessionID)
+		}
+		return written, nil
+	}
+	file, err := l.DestinationFile(dest)
+	if err != nil {
+		return nil, err
+	}
+	if l.Settings().AllowManagedRulesOnly {
+		for _, r := range written {
+			if r.Behavior == Allow {
+				return nil, fmt.Errorf("rule %s: managed settings allow only managed allow rules; writing it to %s would have no effect", r, file)
+			}
+		}
+	}
+	source := map[string]string{DestinationLocal: SourceLocal, DestinationProject: SourceProject, DestinationUser: SourceUser}[dest]
+	err = editSettingsFile(file, func(lists *ruleLists) error {
+		for _, r := range written {
+			lists.add(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range written {
+		written[i].Source, written[i].Layer = source, file
+	}
+	return written, l.reloadAfterWrite(ctx)
+}
+
+// RevokeRules removes rules (matched with SameRule: tool, content and
+// behavior) from a destination; it returns how many it removed.
+func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules []Rule) (int, error) {
+	if dest == DestinationSession {
+		l.mu.Lock()
+		engines := append([]*Engine(nil), l.engines...)
+		l.mu.Unlock()
+		most := 0
+		for _, eng := range engines {
+			n, err := eng.RevokeSessionRules(ctx, sessionID, rules...)
+			if err != nil {
+				return 0, err
+			}
+			most = max(most, n)
+		}
+		return most, nil
+	}
+	file, err := l.DestinationFile(dest)
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	err = editSettingsFile(file, func(lists *ruleLists) error {
+		removed = lists.remove(rules)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return removed, l.reloadAfterWrite(ctx)
+}
+
+// reloadAfterWrite applies a file just written. Problems of the files
+// (another file broken, an old invalid rule) are not this write's failure
+// and stay in Problems; a failure to apply the settings is.
+func (l *Layers) reloadAfterWrite(ctx context.Context) error {
+	_, err := l.reload(ctx)
+	return err
+}
+
+// ruleLists are the permissions.{allow,ask,deny} lists of one settings
+// file, as decoded values, with the edits to make.
+type ruleLists struct {
+	lists   map[string][]any // lower-case behavior → entries
+	now     time.Time
+	changed bool
+}
+
+// add adds r to its list, or extends the lifetime of the same rule.
+func (rl *ruleLists) add(r Rule) {
+	b := strings.ToLower(r.Behavior)
+	for i, x := range rl.lists[b] {
+		have, err := RuleFrom(x, b)
+		if err != nil || !SameRule(have, r) {
+			continue
+		}
+		if have.Expires != "" && (r.Expires == "" || laterExpiry(r, have)) {
+			rl.lists[b][i] = ruleEntry(r)
+			rl.changed = true
+		}
+		return
+	}
+	rl.lists[b] = append(rl.lists[b], ruleEntry(r))
+	rl.changed = true
+}
+
+// remove drops the entries equal to any of rules.
+func (rl *ruleLists) remove(rules []Rule) int {
+	n := 0
+	for b, list := range rl.lists {
+		kept := list[:0:0]
+		for _, x := range list {
+			have, err := RuleFrom(x, b)
+			hit := false
+			if err == nil {
+				for _, r := range rules {
+					if SameRule(have, r) {
+						hit = true
+						break
+					}
+				}
+			}
+			if hit {
+				n++
+				continue
+			}
+			kept = append(kept, x)
+		}
+		if len(kept) != len(list) {
+			rl.lists[b] = kept
+			rl.changed = true
+		}
+	}
+	return n
+}
+
+// pruneExpired drops entries that have expired: they match nothing.
+func (rl *ruleLists) pruneExpired() {
+	for b, list := range rl.lists {
+		kept := list[:0:0]
+		for _, x := range list {
+			if r, err := RuleFrom(x, b); err == nil && r.ExpiredAt(rl.now) {
+				rl.changed = true
+				continue
+			}
+			kept = append(kept, x)
+		}
+		rl.lists[b] = kept
+	}
+}
+
+// ruleEntry is how a rule is written: Claude Code's string form when it
+// has no expiry, else an object with its expiry.
+func ruleEntry(r Rule) any {
+	if r.Expires == "" {
+		return r.String()
+	}
+	obj := map[string]any{"tool_name": r.ToolName, "rule_content": nil, "behavior": strings.ToLower(r.Behavior), "expires": r.Expires}
+	if r.RuleContent != nil && *r.RuleContent != "" {
+		obj["rule_content"] = *r.RuleContent
+	}
+	return obj
+}
+
+// fileLocks serialises writers of one file inside this process; a lock on
+// its directory serialises processes.
+var fileLocks sync.Map // path → *sync.Mutex
+
+// editSettingsFile reads file (missing: empty), lets edit change its rule
+// lists, and writes it back atomically if anything changed.
+func editSettingsFile(file string, edit func(*ruleLists) error) error {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	mu, _ := fileLocks.LoadOrStore(abs, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fmt.Errorf("settings %s: %w", file, err)
+	}
+	unlock, err := lockDir(filepath.Dir(abs))
+	if err != nil {
+		return fmt.Errorf("settings %s: locking: %w", file, err)
+	}
+	defer unlock()
+
+	data, err := os.ReadFile(abs)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("settings %s: %w", file, err)
+	}
+	mode := fs.FileMode(0o644)
+	if info, err := os.Stat(abs); err == nil {
+		mode = info.Mode().Perm()
+	}
+	var out []byte
+	switch strings.ToLower(filepath.Ext(abs)) {
+	case ".yaml", ".yml":
+		out, err = editYAML(data, edit)
+	case ".json":
+		out, err = editMap(data, json.Unmarshal, func(v any) ([]byte, error) {
+			b, err := json.MarshalIndent(v, "", "  ")
+			return append(b, '\n'), err
+		}, edit)
+	case ".toml":
+		out, err = editMap(data, toml.Unmarshal, toml.Marshal, edit)
+	default:
+		err = fmt.Errorf("unknown settings format (want .yaml, .yml, .json or .toml)")
+	}
+	if err != nil {
+		return fmt.Errorf("settings %s: %w", file, err)
+	}
+	if out == nil {
+		return nil // nothing changed
+	}
+	return writeAtomic(abs, out, mode)
+}
+
+// writeAtomic writes data to a temporary file next to path, syncs it and
+// renames it over path: readers see the old file or the new, never half.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("settings %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if _, err := tmp.Write(data); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("settings %s: writing: %w", path, err)
+	}
+	return nil
+}
+
+// editMap edits a JSON or TOML settings file through a generic map (key
+// order and comments are not kept by these formats' encoders).
+func editMap(data []byte, unmarshal func([]byte, any) error, marshal func(any) ([]byte, error), edit func(*ruleLists) error) ([]byte, error) {
+	doc := map[string]any{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("cannot edit, the file does not parse: %w", err)
+		}
+	}
+	perms, ok := doc["permissions"].(map[string]any)
+	if !ok {
+		if doc["permissions"] != nil {
+			return nil, errors.New("permissions is not an object")
+		}
+		perms = map[string]any{}
+	}
+	rl := &ruleLists{lists: map[string][]any{}, now: time.Now()}
+	for _, b := range []string{"allow", "ask", "deny"} {
+		rl.lists[b] = toList(perms[b])
+	}
+	rl.pruneExpired()
+	if err := edit(rl); err != nil {
+		return nil, err
+	}
+	if !rl.changed {
+		return nil, nil
+	}
+	for _, b := range []string{"allow", "ask", "deny"} {
+		if len(rl.lists[b]) > 0 || perms[b] != nil {
+			perms[b] = rl.lists[b]
+		}
+	}
+	doc["permissions"] = perms
+	return marshal(doc)
+}
+
+// editYAML edits a YAML settings file at the node level, so comments and
+// the order of everything else are kept.
+func editYAML(data []byte, edit func(*ruleLists) error) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("cannot edit, the file does not parse: %w", err)
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, errors.New("the document is not a mapping")
+	}
+	perms := yamlChild(root, "permissions", yaml.MappingNode)
+	if perms == nil {
+		return nil, errors.New("permissions is not a mapping")
+	}
+	rl := &ruleLists{lists: map[string][]any{}, now: time.Now()}
+	nodes := map[string]*yaml.Node{}
+	for _, b := range []string{"allow", "ask", "deny"} {
+		n := yamlLookup(perms, b)
+		if n == nil {
+			continue
+		}
+		var xs []any
+		if err := n.Decode(&xs); err != nil {
+			return nil, fmt.Errorf("permissions.%s is not a list", b)
+		}
+		nodes[b], rl.lists[b] = n, xs
+	}
+	rl.pruneExpired()
+	if err := edit(rl); err != nil {
+		return nil, err
+	}
+	if !rl.changed {
+		return nil, nil
+	}
+	for _, b := range []string{"allow", "ask", "deny"} {
+		list := rl.lists[b]
+		n := nodes[b]
+		if n == nil && len(list) == 0 {
+			continue
+		}
+		if n == nil {
+			n = yamlChild(perms, b, yaml.SequenceNode)
+		}
+		if err := setYAMLList(n, list); err != nil {
+			return nil, err
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// setYAMLList rewrites a sequence node's items, reusing the nodes of
+// entries that were kept (and so their comments).
+func setYAMLList(n *yaml.Node, list []any) error {
+	old := map[string]*yaml.Node{}
+	for _, item := range n.Content {
+		var x any
+		if item.Decode(&x) == nil {
+			old[canonicalEntry(x)] = item
+		}
+	}
+	n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
+	n.Content = n.Content[:0]
+	for _, x := range list {
+		if item, ok := old[canonicalEntry(x)]; ok {
+			n.Content = append(n.Content, item)
+			continue
+		}
+		var item yaml.Node
+		if err := item.Encode(x); err != nil {
+			return err
+		}
+		if item.Kind == yaml.MappingNode {
+			item.Style = yaml.FlowStyle
+		}
+		n.Content = append(n.Content, &item)
+	}
+	return nil
+}
+
+func canonicalEntry(x any) string {
+	b, _ := json.Marshal(x)
+	return string(b)
+}
+
+func yamlLookup(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// yamlChild returns m[key], adding it with the given kind when missing;
+// nil when it is there with another kind (null counts as missing).
+func yamlChild(m *yaml.Node, key string, kind yaml.Kind) *yaml.Node {
+	if n := yamlLookup(m, key); n != nil {
+		if n.Kind == kind {
+			return n
+		}
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			n.Kind, n.Tag, n.Value = kind, "", ""
+			return n
+		}
+		return nil
+	}
+	n := &yaml.Node{Kind: kind}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, n)
+	return n
+}
