@@ -65,6 +65,12 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 		}
 		s = engine.Merge(layers...)
 	}
+	return f.newEngine(ctx, s)
+}
+
+// newEngine builds the engine over settings s with the flags' mode, bundles
+// and policy files.
+func (f *engineFlags) newEngine(ctx context.Context, s engine.Settings) (*engine.Engine, error) {
 	if f.mode != "" {
 		s.DefaultMode = f.mode
 	}

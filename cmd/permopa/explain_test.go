@@ -1,10 +1,8 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,19 +104,7 @@ func TestMatrixCommand(t *testing.T) {
 // permopaEnv runs the binary with extra environment variables.
 func permopaEnv(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(permopaBin, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return runPermopa(t, "", stdin, env, args...)
 }
 
 // explain --host explains what the hook decides for a host's payload: a

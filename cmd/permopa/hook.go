@@ -97,17 +97,7 @@ func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string) (*engine
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
 	}
-	if f.mode != "" {
-		s.DefaultMode = f.mode
-	}
-	opts := []engine.Option{engine.WithSettings(s)}
-	if len(f.bundles) > 0 {
-		opts = append(opts, engine.WithBundles(f.bundles...))
-	}
-	if len(f.policies) > 0 {
-		opts = append(opts, engine.WithPolicyPaths(f.policies...))
-	}
-	return engine.New(ctx, opts...)
+	return f.newEngine(ctx, s)
 }
 
 // sinceProcessStart is the time since the process started, in ms, from

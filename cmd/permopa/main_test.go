@@ -31,9 +31,17 @@ func TestMain(m *testing.M) {
 
 func permopa(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	return runPermopa(t, "", stdin, []string{"HOME=/root"}, args...)
+}
+
+// runPermopa runs the binary in dir ("" for the test's) with extra
+// environment variables and returns stdout, stderr and the exit code.
+func runPermopa(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(permopaBin, args...)
+	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "HOME=/root")
+	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

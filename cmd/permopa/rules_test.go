@@ -1,9 +1,6 @@
 package main_test
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,20 +9,8 @@ import (
 // permopaIn runs the binary in dir with the settings layers confined to dir.
 func permopaIn(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(permopaBin, args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), "HOME="+dir, "PERMOPA_MANAGED_DIR="+filepath.Join(dir, "etc"), "PERMOPA_CONFIG_DIR="+filepath.Join(dir, "user"))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	env := []string{"HOME=" + dir, "PERMOPA_MANAGED_DIR=" + filepath.Join(dir, "etc"), "PERMOPA_CONFIG_DIR=" + filepath.Join(dir, "user")}
+	return runPermopa(t, dir, stdin, env, args...)
 }
 
 // `permopa rules add|list|revoke` edit the layer files and show each rule
