@@ -3,7 +3,6 @@ package adapter
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,75 +10,34 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-// SettingsLayer is one settings file a hook consults, highest layer first.
-type SettingsLayer struct {
-	Path string
-	// Source names the layer in decisions (localSettings, projectSettings,
-	// userSettings, cliSettings).
-	Source string
-}
-
-// CwdSettingsLayers are the settings files that apply to a call made in
-// cwd, highest first: the command line's files, then
-// <cwd>/.permopa/settings.local.yaml, <cwd>/.permopa/settings.yaml and
-// <home>/.config/permopa/settings.yaml. Only files that exist are listed.
-//
-// This is the one place hooks learn where settings live; the layered
-// loader (managed settings, PERMOPA_* overrides) replaces it later.
-func CwdSettingsLayers(cwd, home string, cli []string) []SettingsLayer {
-	var out []SettingsLayer
-	for _, f := range cli {
-		out = append(out, SettingsLayer{Path: f, Source: "cliSettings"})
-	}
-	add := func(p, source string) {
-		if p == "" {
-			return
-		}
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			out = append(out, SettingsLayer{Path: p, Source: source})
-		}
-	}
-	if cwd != "" {
-		add(filepath.Join(cwd, ".permopa", "settings.local.yaml"), "localSettings")
-		add(filepath.Join(cwd, ".permopa", "settings.yaml"), "projectSettings")
-	}
-	if home != "" {
-		add(filepath.Join(home, ".config", "permopa", "settings.yaml"), "userSettings")
-	}
-	return out
-}
-
-// LoadCwdSettings loads and merges CwdSettingsLayers: every rule keeps its
-// file as layer and the layer's name as source. Invalid rules are returned
-// as problems (the valid ones are kept); a file that exists but cannot be
-// read is an error, so that a hook fails closed instead of deciding without
-// the user's deny rules.
+// LoadCwdSettings loads every settings layer that applies to a call made
+// in cwd (engine.LoadLayers: managed, the command line's files, PERMOPA_*
+// variables, <cwd>/.permopa/settings.local.yaml and settings.yaml, and
+// <home>/.config/permopa/settings.yaml): every rule keeps its file as layer
+// and the layer's name as source. Invalid rules are returned as problems
+// (the valid ones are kept); a settings file that exists but cannot be read
+// is an error, so that a hook fails closed instead of deciding without the
+// user's deny rules.
 func LoadCwdSettings(cwd, home string, cli []string) (engine.Settings, []error, error) {
-	var layers []engine.Settings
-	var problems []error
-	for _, l := range CwdSettingsLayers(cwd, home, cli) {
-		s, probs, err := engine.LoadSettingsFile(l.Path, "")
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && l.Source != "cliSettings" {
-				continue // removed since it was listed
-			}
-			return engine.Settings{}, problems, err
+	for _, f := range cli {
+		if _, err := os.Stat(f); err != nil {
+			return engine.Settings{}, nil, fmt.Errorf("settings %s: %w", f, err)
 		}
-		for i := range s.Rules {
-			s.Rules[i].Source = l.Source
-			s.Rules[i].Layer = l.Path
-		}
-		problems = append(problems, probs...)
-		layers = append(layers, s)
 	}
-	merged := engine.Merge(layers...)
-	if cwd != "" {
-		merged.Cwd = cwd
-	}
+	opts := engine.LayerOptions{ProjectDir: cwd, CommandLine: cli, Home: home, Cwd: cwd}
 	if home != "" {
-		merged.Home = home
+		opts.UserDir = filepath.Join(home, ".config", "permopa")
 	}
-	return merged, problems, nil
+	s, problems := engine.LoadLayers(opts)
+	var rest []error
+	for _, p := range problems {
+		var fp *engine.FileProblem
+		if errors.As(p, &fp) {
+			return engine.Settings{}, problems, p
+		}
+		rest = append(rest, p)
+	}
+	return s, rest, nil
 }
 
 // BlockingProblems is the error a hook fails closed with when a deny or ask

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,5 +291,44 @@ func TestHookInvalidDenyRuleBlocks(t *testing.T) {
 	out, _, _ = runHook(t, cwd, home, "claude/pretooluse-bash-readonly.json", "claude")
 	if jsonPath(t, out, "hookSpecificOutput.permissionDecision") != "deny" || !strings.Contains(out, "Bash(rm -rf") {
 		t.Fatalf("invalid deny rule: %s", out)
+	}
+}
+
+// Hooks read every settings layer: managed settings lock out the project's
+// allow rules and add their own deny rules.
+func TestHookHonoursManagedSettings(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "proj")
+	managed := filepath.Join(dir, "etc")
+	for p, body := range map[string]string{
+		filepath.Join(project, ".permopa", "settings.yaml"): "permissions:\n  allow: [\"Bash(npm install:*)\", \"Bash(curl:*)\"]\n",
+		filepath.Join(managed, "settings.yaml"):             "allow_managed_rules_only: true\npermissions:\n  deny: [\"Bash(curl:*)\"]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + dir, "PERMOPA_MANAGED_DIR=" + managed, "PERMOPA_CONFIG_DIR=" + filepath.Join(dir, "user")}
+	for cmd, want := range map[string]string{"npm install": "ask", "curl -s example.com": "deny"} {
+		payload := fmt.Sprintf(`{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":%q},"tool_use_id":"t1"}`, project, cmd)
+		out, stderr, code := permopaEnv(t, payload, env, "hook", "claude")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, code, stderr)
+		}
+		var got struct {
+			HookSpecificOutput struct {
+				PermissionDecision       string `json:"permissionDecision"`
+				PermissionDecisionReason string `json:"permissionDecisionReason"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: %q: %v", cmd, out, err)
+		}
+		if got.HookSpecificOutput.PermissionDecision != want {
+			t.Errorf("%s: %s (%s), want %s", cmd, got.HookSpecificOutput.PermissionDecision, got.HookSpecificOutput.PermissionDecisionReason, want)
+		}
 	}
 }
