@@ -1,7 +1,7 @@
 package permopa_test
 
 // The project's hygiene checks, part of `go test ./...`: gofmt, go vet,
-// `permopa fmt --fail`, `permopa check --strict`, vanilla `opa check` with
+// `permopa fmt --fail`, `permopa check --strict`, `permopa test`, vanilla `opa check` with
 // the shipped capabilities.json (how policy authors meet our built-ins), and
 // Regal (built from its own tools module, see tools/regal).
 
@@ -92,6 +92,11 @@ func TestPermopaFmtAndCheck(t *testing.T) {
 	dirs := existing(regoDirs)
 	run(t, ".", permopa, append([]string{"fmt", "--list", "--fail"}, dirs...)...)
 	run(t, ".", permopa, append([]string{"check", "--strict"}, dirs...)...)
+	// The Rego tests as a policy author runs them.
+	out := run(t, ".", permopa, "test", "rego", "rego_test")
+	if !strings.Contains(out, "PASS") {
+		t.Fatalf("permopa test rego rego_test: %s", out)
+	}
 }
 
 // TestVanillaOPACheck checks the policy with an OPA that has no permopa
