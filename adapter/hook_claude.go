@@ -75,7 +75,7 @@ func (claudeProtocol) answer(req hookRequest, d engine.Decision, opts HookOption
 		case engine.Ask:
 			return HookAnswer{Stdout: mustJSON(map[string]any{"systemMessage": reason})}
 		default:
-			return claudePermissionDeny(reason)
+			return permissionRequestDeny(reason)
 		}
 	}
 	return HookAnswer{Stdout: mustJSON(map[string]any{
@@ -87,7 +87,9 @@ func (claudeProtocol) answer(req hookRequest, d engine.Decision, opts HookOption
 	})}
 }
 
-func claudePermissionDeny(reason string) HookAnswer {
+// permissionRequestDeny is the deny answer to a PermissionRequest event;
+// Claude Code and Codex share its shape.
+func permissionRequestDeny(reason string) HookAnswer {
 	return HookAnswer{Stdout: mustJSON(map[string]any{
 		"hookSpecificOutput": map[string]any{
 			"hookEventName": EventPermissionRequest,
@@ -100,7 +102,7 @@ func (claudeProtocol) fail(event, reason string) HookAnswer {
 	reason = "permopa blocked this call because it could not decide it: " + reason
 	switch event {
 	case EventPermissionRequest:
-		return claudePermissionDeny(reason)
+		return permissionRequestDeny(reason)
 	case EventPreToolUse, "":
 		return HookAnswer{Stdout: mustJSON(map[string]any{
 			"hookSpecificOutput": map[string]any{

@@ -129,7 +129,7 @@ func (codexProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions
 			// No decision: Codex asks its human.
 			return HookAnswer{Stdout: mustJSON(map[string]any{"systemMessage": HookReason(d)})}
 		default:
-			return codexPermissionDeny(HookReason(d))
+			return permissionRequestDeny(HookReason(d))
 		}
 	}
 	switch d.Behavior {
@@ -142,19 +142,10 @@ func (codexProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions
 	}
 }
 
-func codexPermissionDeny(reason string) HookAnswer {
-	return HookAnswer{Stdout: mustJSON(map[string]any{
-		"hookSpecificOutput": map[string]any{
-			"hookEventName": EventPermissionRequest,
-			"decision":      map[string]any{"behavior": "deny", "message": reason},
-		},
-	})}
-}
-
 func (codexProtocol) fail(event, reason string) HookAnswer {
 	reason = "permopa blocked this call because it could not decide it: " + reason
 	if event == EventPermissionRequest {
-		return codexPermissionDeny(reason)
+		return permissionRequestDeny(reason)
 	}
 	return HookAnswer{Stderr: reason, Exit: 2}
 }
