@@ -41,19 +41,18 @@ func LoadCwdSettings(cwd, home string, cli []string) (engine.Settings, []error, 
 }
 
 // BlockingProblems is the error a hook fails closed with when a deny or ask
-// rule of the settings could not be read: deciding without it could allow
-// what the user meant to deny. Unreadable allow rules only make permopa ask
-// more, so they are reported and skipped. nil when there is none.
+// rule of the settings could not be read (engine.UnsafeProblems, in any
+// settings shape): deciding without it could allow what the user meant to
+// deny. Unreadable allow rules only make permopa ask more, so they are
+// reported and skipped. nil when there is none.
 func BlockingProblems(problems []error) error {
-	var bad []string
-	for _, p := range problems {
-		msg := p.Error()
-		if strings.Contains(msg, "permissions.deny:") || strings.Contains(msg, "permissions.ask:") {
-			bad = append(bad, msg)
-		}
-	}
-	if len(bad) == 0 {
+	unsafe := engine.UnsafeProblems(problems)
+	if len(unsafe) == 0 {
 		return nil
 	}
-	return fmt.Errorf("a deny or ask rule cannot be read, so no call is let through until it is fixed: %s", strings.Join(bad, "; "))
+	msgs := make([]string, len(unsafe))
+	for i, p := range unsafe {
+		msgs[i] = p.Error()
+	}
+	return fmt.Errorf("a deny or ask rule cannot be read, so no call is let through until it is fixed: %s", strings.Join(msgs, "; "))
 }

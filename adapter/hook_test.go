@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -266,4 +268,26 @@ func decodeLoose(s string) map[string]any {
 	dec.UseNumber()
 	_ = dec.Decode(&m)
 	return m
+}
+
+// An unreadable deny rule blocks the hook whatever the settings shape: a
+// Claude Code permissions block or an AgentScope PermissionContext.
+func TestBlockingProblemsAnyShape(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"claude.yaml":  "permissions:\n  deny: [\"Bash(unclosed\"]\n",
+		"context.json": `{"deny_rules": {"Bash": [{"tool_name": "Bash", "rule_content": 7}]}}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, problems, err := adapter.LoadCwdSettings(dir, dir, []string{p})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if adapter.BlockingProblems(problems) == nil {
+			t.Errorf("%s: an unreadable deny rule does not block (problems %v)", name, problems)
+		}
+	}
 }
