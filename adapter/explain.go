@@ -73,17 +73,17 @@ var stepTitles = map[string]string{
 // explainQuery gathers the intermediate results of the default policy in one
 // evaluation. Each is a list so that an undefined part (a bundle without that
 // package, a rule that does not match) is empty instead of undefining the rest.
-const explainQuery = `mode := [x | x := data.permopa.call.mode]
-errs := [x | some x in data.permopa.call.errors]
-deny := [x | x := data.permopa.rules.match.deny]
-ask := [x | x := data.permopa.rules.match.ask]
-allow := [x | x := data.permopa.rules.match.allow]
-ro := [x | data.permopa.tools.read_only; x := true]
-chk := [x | x := data.permopa.tools.check]
-consults := [x | data.permopa.call.mode in data.permopa.modes.consults_tools; x := true]
-analysis := [x | input.tool_name == "Bash"; x := data.permopa.tools.bash.analysis]
-creds := [x | input.tool_name == "Bash"; some x in data.permopa.tools.bash._reads.credential]
-sugg := [x | x := data.permopa.tools.suggestions]`
+const explainQuery = `mode := [x | x := data.permopa.policy.call.mode]
+errs := [x | some x in data.permopa.policy.call.errors]
+deny := [x | x := data.permopa.policy.rules.match.deny]
+ask := [x | x := data.permopa.policy.rules.match.ask]
+allow := [x | x := data.permopa.policy.rules.match.allow]
+ro := [x | data.permopa.policy.tools.read_only; x := true]
+chk := [x | x := data.permopa.policy.tools.check]
+consults := [x | data.permopa.policy.call.mode in data.permopa.policy.modes.consults_tools; x := true]
+analysis := [x | input.tool_name == "Bash"; x := data.permopa.policy.tools.bash.analysis]
+creds := [x | input.tool_name == "Bash"; some x in data.permopa.policy.tools.bash._reads.credential]
+sugg := [x | x := data.permopa.policy.tools.suggestions]`
 
 // Explain decides input and explains the decision with the engine's
 // intermediate results.
@@ -327,7 +327,7 @@ func (ex *Explanation) leavesHit(ctx context.Context, eng *engine.Engine, input 
 				continue
 			}
 			ps, _ := json.Marshal(paths)
-			q := fmt.Sprintf(`x := permopa.glob.match_any(%s, %s, object.union(data.permopa.call.path_opts, {"mode": "any"}))`, c, ps)
+			q := fmt.Sprintf(`x := permopa.glob.match_any(%s, %s, object.union(data.permopa.policy.call.path_opts, {"mode": "any"}))`, c, ps)
 			v, err := eng.Evaluate(ctx, q, input)
 			if m, ok := v.(map[string]any); err == nil && ok && fmt.Sprint(m["x"]) == "0" {
 				hits = append(hits, i)
@@ -347,7 +347,7 @@ func (ex *Explanation) allowCoverage(ctx context.Context, eng *engine.Engine, in
 	var v any
 	var err error
 	for _, fn := range []string{"for_tool", "rules_of"} {
-		if v, err = eng.Evaluate(ctx, `x := data.permopa.rules.`+fn+`("allow", "Bash")`, input); err == nil {
+		if v, err = eng.Evaluate(ctx, `x := data.permopa.policy.rules.`+fn+`("allow", "Bash")`, input); err == nil {
 			break
 		}
 	}
@@ -578,14 +578,14 @@ func BashAnalysis(ctx context.Context, eng *engine.Engine, command, cwd string) 
 	if cwd != "" {
 		in["cwd"] = cwd
 	}
-	v, err := eng.Evaluate(ctx, "x := data.permopa.tools.bash.analysis", in)
+	v, err := eng.Evaluate(ctx, "x := data.permopa.policy.tools.bash.analysis", in)
 	if err != nil {
 		return nil, err
 	}
 	m, _ := v.(map[string]any)
 	a, ok := m["x"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("the policy has no Bash analysis (data.permopa.tools.bash.analysis is undefined)")
+		return nil, fmt.Errorf("the policy has no Bash analysis (data.permopa.policy.tools.bash.analysis is undefined)")
 	}
 	return a, nil
 }

@@ -31,14 +31,18 @@ import (
 )
 
 // DefaultQuery is the decision entrypoint of the default policy.
-const DefaultQuery = "data.permopa.decision"
+const DefaultQuery = "data.permopa.policy.decision"
 
 // Engine decides tool calls. It is safe for concurrent use.
 type Engine struct {
-	query    rego.PreparedEvalQuery
-	store    storage.Store
-	mu       sync.Mutex // serialises settings writes
-	settings Settings
+	// query is swapped whole when a shared engine's compiler changes
+	// (Recompile); Decide loads it once per call.
+	query     atomic.Pointer[rego.PreparedEvalQuery]
+	store     storage.Store
+	shared    bool // the store and compiler belong to an OPA plugins.Manager
+	queryText string
+	mu        sync.Mutex // serialises settings writes
+	settings  Settings
 	// regoOpts are the options the decision query was prepared with (modules,
 	// store, query); Evaluate (explain.go) prepares further queries from them.
 	regoOpts []func(*rego.Rego)
@@ -150,7 +154,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy: %w", err)
 	}
-	e := &Engine{query: pq, store: store, settings: c.settings, regoOpts: regoOpts}
+	e := &Engine{store: store, settings: c.settings, regoOpts: regoOpts, queryText: c.query}
+	e.query.Store(&pq)
 	e.armExpiry(c.settings, time.Now())
 	return e, nil
 }
@@ -181,6 +186,17 @@ func modulesFrom(fsys fs.FS) ([]module, error) {
 // §5, as decoded by encoding/json or as an ast.Value). It never returns an
 // error: faults are DENY decisions with step "error" and a Code.
 func (e *Engine) Decide(ctx context.Context, input any) Decision {
+	return e.decide(ctx, input)
+}
+
+// DecideIn is Decide inside a store transaction the caller opened (a
+// shared engine's plugin reads bundle revisions for the decision log from
+// the same snapshot).
+func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input any) Decision {
+	return e.decide(ctx, input, rego.EvalTransaction(txn))
+}
+
+func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption) Decision {
 	if at := e.nextExpiry.Load(); at != 0 && time.Now().UnixNano() >= at {
 		if err := e.expireRules(ctx); err != nil {
 			return failClosed(CodeEvalError, "expiring rules: %v", err)
@@ -200,7 +216,7 @@ func (e *Engine) Decide(ctx context.Context, input any) Decision {
 	if err := ctx.Err(); err != nil {
 		return failClosed(CodeTimeout, "evaluation not started: %v", err)
 	}
-	rs, err := e.query.Eval(ctx, opt)
+	rs, err := e.query.Load().Eval(ctx, append(extra, opt)...)
 	if err != nil {
 		var terr *topdown.Error
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
@@ -238,10 +254,8 @@ func (e *Engine) SetSettings(ctx context.Context, s Settings) error {
 	s.fillDefaults()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	doc := s.Document()
-	err := storage.WriteOne(ctx, e.store, storage.ReplaceOp, storage.MustParsePath("/permopa/settings"), doc)
-	if err != nil {
-		return fmt.Errorf("writing settings: %w", err)
+	if err := e.writeSettings(ctx, s.Document()); err != nil {
+		return err
 	}
 	e.settings = s
 	e.armExpiry(s, time.Now())

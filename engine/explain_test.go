@@ -14,7 +14,7 @@ func TestEvaluateExtraQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls && rm x"}, "permission_mode": "plan"}
-	v, err := eng.Evaluate(ctx, "mode := data.permopa.call.mode; a := data.permopa.tools.bash.analysis", in)
+	v, err := eng.Evaluate(ctx, "mode := data.permopa.policy.call.mode; a := data.permopa.policy.tools.bash.analysis", in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,13 +26,13 @@ func TestEvaluateExtraQueries(t *testing.T) {
 		t.Fatalf("leaves %v", leaves)
 	}
 	// Same query again (prepared once), a plain expression, and an undefined one.
-	if _, err := eng.Evaluate(ctx, "mode := data.permopa.call.mode; a := data.permopa.tools.bash.analysis", in); err != nil {
+	if _, err := eng.Evaluate(ctx, "mode := data.permopa.policy.call.mode; a := data.permopa.policy.tools.bash.analysis", in); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := eng.Evaluate(ctx, "data.permopa.call.tool", in); err != nil || v != "Bash" {
+	if v, err := eng.Evaluate(ctx, "data.permopa.policy.call.tool", in); err != nil || v != "Bash" {
 		t.Fatalf("%v %v", v, err)
 	}
-	if v, err := eng.Evaluate(ctx, "data.permopa.rules.match.deny", in); err != nil || v != nil {
+	if v, err := eng.Evaluate(ctx, "data.permopa.policy.rules.match.deny", in); err != nil || v != nil {
 		t.Fatalf("undefined: %v %v", v, err)
 	}
 	if _, err := eng.Evaluate(ctx, "x := ", in); err == nil {

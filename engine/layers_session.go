@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/open-policy-agent/opa/v1/storage"
 )
 
 // UpdateSettings changes the settings in force under the engine's lock:
@@ -176,9 +174,8 @@ func (s Settings) clone() Settings {
 func (e *Engine) storeSettingsLocked(ctx context.Context, s Settings) error {
 	s.fillDefaults()
 	now := time.Now()
-	err := storage.WriteOne(ctx, e.store, storage.ReplaceOp, storage.MustParsePath("/permopa/settings"), s.DocumentAt(now))
-	if err != nil {
-		return fmt.Errorf("writing settings: %w", err)
+	if err := e.writeSettings(ctx, s.DocumentAt(now)); err != nil {
+		return err
 	}
 	e.settings = s
 	e.armExpiry(s, now)

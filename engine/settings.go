@@ -644,7 +644,7 @@ func ValidMode(name string) bool {
 	return ok
 }
 
-// canonicalModes mirrors rego/permopa/modes: the names the policy accepts.
+// canonicalModes mirrors rego/permopa/policy/modes: the names the policy accepts.
 var canonicalModes = map[string]string{
 	"default": "DEFAULT", "accept_edits": "ACCEPT_EDITS", "acceptedits": "ACCEPT_EDITS",
 	"explore": "EXPLORE", "plan": "EXPLORE", "bypass": "BYPASS", "bypasspermissions": "BYPASS",

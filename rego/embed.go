@@ -1,5 +1,5 @@
 // Package rego embeds permopa's default policy: plain, documented Rego v1,
-// one package per concern under permopa/ (decision, call, modes, rules,
+// one package per concern under permopa/policy/ (decision, call, modes, rules,
 // tools/...). The engine compiles it when no bundle replaces it.
 package rego
 

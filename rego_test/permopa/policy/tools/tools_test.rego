@@ -1,18 +1,18 @@
 # METADATA
 # title: Tool check tests
 # description: The per-tool checks of contract §2 with the real built-ins (bash analysis, path checks, globs).
-package permopa.tools_test
+package permopa.policy.tools_test
 
 _settings := {"home": "/home/u", "cwd": "/w"}
 
 _call(tool, tool_input, mode) := {"tool_name": tool, "tool_input": tool_input, "permission_mode": mode, "cwd": "/w"}
 
 _decide(tool, tool_input, mode) := d if {
-	d := data.permopa.decision with input as _call(tool, tool_input, mode) with data.permopa.settings as _settings
+	d := data.permopa.policy.decision with input as _call(tool, tool_input, mode) with data.permopa.settings as _settings
 }
 
 _with_rules(tool, tool_input, mode, rules) := d if {
-	d := data.permopa.decision with input as object.union(_call(tool, tool_input, mode), {"permission_context": rules})
+	d := data.permopa.policy.decision with input as object.union(_call(tool, tool_input, mode), {"permission_context": rules})
 		with data.permopa.settings as _settings
 }
 

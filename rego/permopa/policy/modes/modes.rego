@@ -4,7 +4,7 @@
 #   The five modes of the AgentScope permission system, the names they go by
 #   (AgentScope and Claude Code spellings), and what each mode does at the
 #   decision points that differ between modes (contract §2).
-package permopa.modes
+package permopa.policy.modes
 
 # METADATA
 # description: |

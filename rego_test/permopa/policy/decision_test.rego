@@ -1,7 +1,7 @@
 # METADATA
 # title: Decision matrix tests
 # description: Every cell of the matrix of contract §2, on a custom tool whose read-only verdict and tool check come from the input.
-package permopa_test
+package permopa.policy_test
 
 _settings := {"home": "/home/u", "cwd": "/w", "rules": {}, "tool_pattern_rules": {}}
 
@@ -17,7 +17,7 @@ _rules(bs) := {"permission_context": object.union_n([_rule(b) | some b in bs])}
 _safety := {"tool_check": {"behavior": "ASK", "bypass_immune": true, "message": "dangerous"}}
 
 _decide(call_input) := d if {
-	d := data.permopa.decision with input as call_input with data.permopa.settings as _settings
+	d := data.permopa.policy.decision with input as call_input with data.permopa.settings as _settings
 }
 
 # Each case: [mode, extra input, expected behavior, expected step].
@@ -77,7 +77,7 @@ test_matrix[name] if {
 }
 
 test_bypass_honours_safety if {
-	d := data.permopa.decision with input as _call("bypassPermissions", _safety)
+	d := data.permopa.policy.decision with input as _call("bypassPermissions", _safety)
 		with data.permopa.settings as object.union(_settings, {"bypass_honours_safety": true})
 	d.behavior == "ASK"
 	d.step == "tool_check"
@@ -85,7 +85,7 @@ test_bypass_honours_safety if {
 }
 
 test_disable_bypass_mode_runs_as_default if {
-	d := data.permopa.decision with input as _call("bypassPermissions", {})
+	d := data.permopa.policy.decision with input as _call("bypassPermissions", {})
 		with data.permopa.settings as object.union(_settings, {"disable_bypass_mode": true})
 	d.behavior == "ASK"
 	d.step == "mode_fallback"
@@ -119,7 +119,7 @@ test_settings_rule_layer if {
 		"source": "projectSettings", "layer": ".permopa/settings.yaml",
 	}
 	s := object.union(_settings, {"index": {"deny": {"deploy": {"wide": [rule], "rules": [], "contents": []}}}})
-	d := data.permopa.decision with input as _call("default", {}) with data.permopa.settings as s
+	d := data.permopa.policy.decision with input as _call("default", {}) with data.permopa.settings as s
 	d.behavior == "DENY"
 	d.matched_rule.layer == ".permopa/settings.yaml"
 	contains(d.reason, ".permopa/settings.yaml")
@@ -130,10 +130,10 @@ test_tool_pattern_rules if {
 		"tool_name": "mcp__github__*", "rule_content": null, "behavior": "DENY",
 		"source": "userSettings", "layer": "user",
 	}]}})
-	d := data.permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__github__create_issue"})
+	d := data.permopa.policy.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__github__create_issue"})
 		with data.permopa.settings as s
 	d.behavior == "DENY"
-	other := data.permopa.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__gitlab__create_issue"})
+	other := data.permopa.policy.decision with input as object.union(_call("default", {}), {"tool_name": "mcp__gitlab__create_issue"})
 		with data.permopa.settings as s
 	other.behavior == "ASK"
 }
@@ -148,7 +148,7 @@ test_custom_rule_content_matches_canonical_json if {
 }
 
 test_custom_policy_package_check if {
-	d := data.permopa.decision with input as _call("default", {})
+	d := data.permopa.policy.decision with input as _call("default", {})
 		with data.permopa.settings as _settings
 		with data.permopa.custom.deploy.check as {"behavior": "DENY", "message": "no deploys on Fridays"}
 	d.behavior == "DENY"

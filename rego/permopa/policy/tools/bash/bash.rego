@@ -5,10 +5,10 @@
 #   (leaves, wrappers, paths read and written, critical removals, dangerous
 #   patterns; contract §4) and judged here: read-only fast path, safety ASKs,
 #   and the working-directory auto-allow of ACCEPT_EDITS and DONT_ASK.
-package permopa.tools.bash
+package permopa.policy.tools.bash
 
-import data.permopa.call
-import data.permopa.modes
+import data.permopa.policy.call
+import data.permopa.policy.modes
 
 # METADATA
 # description: The command line.

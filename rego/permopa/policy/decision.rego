@@ -6,12 +6,12 @@
 #   (contract §2): 1 deny rule, 2 ask rule, 3 read-only fast path, 4 tool
 #   check, 5 allow rule, 6 the mode's fallback. Input errors decide first,
 #   as DENY with step "error".
-package permopa
+package permopa.policy
 
-import data.permopa.call
-import data.permopa.modes
-import data.permopa.rules
-import data.permopa.tools
+import data.permopa.policy.call
+import data.permopa.policy.modes
+import data.permopa.policy.rules
+import data.permopa.policy.tools
 
 # METADATA
 # title: decision

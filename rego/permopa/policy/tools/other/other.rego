@@ -8,9 +8,9 @@
 #   read_only rule and a check rule, without writing Go. Defaults: not
 #   read-only, PASSTHROUGH. Rule contents match the canonical JSON of
 #   tool_input (sorted keys, no spaces), exactly or as a glob.
-package permopa.tools.other
+package permopa.policy.tools.other
 
-import data.permopa.call
+import data.permopa.policy.call
 
 default _custom := {}
 

@@ -1,7 +1,7 @@
 # METADATA
 # title: Session rules, session modes and the managed lock
 # description: Rules accepted at runtime apply to their session only; a session's mode switch applies to its calls; allow_managed_rules_only silences the input's allow rules.
-package permopa.rules_test
+package permopa.policy.rules_test
 
 _deploy(extra) := object.union({"tool_name": "deploy", "tool_input": {}, "cwd": "/w"}, extra)
 
@@ -18,7 +18,7 @@ _settings := {
 }
 
 _decide(call_input, settings) := d if {
-	d := data.permopa.decision with input as call_input with data.permopa.settings as settings
+	d := data.permopa.policy.decision with input as call_input with data.permopa.settings as settings
 }
 
 test_session_rules_apply_to_their_session if {

@@ -8,9 +8,9 @@
 #   (permopa.call.context); the tables it applies are policy and live here.
 #   Every input problem is an entry in errors, naming the field; the decision
 #   turns any error into DENY.
-package permopa.call
+package permopa.policy.call
 
-import data.permopa.modes
+import data.permopa.policy.modes
 
 default _settings := {}
 

@@ -3,12 +3,12 @@
 # description: |
 #   Routes the read-only question (decision point 3), the tool check (point 4)
 #   and the suggested rules to the package of the call's tool.
-package permopa.tools
+package permopa.policy.tools
 
-import data.permopa.call
-import data.permopa.tools.bash
-import data.permopa.tools.files
-import data.permopa.tools.other
+import data.permopa.policy.call
+import data.permopa.policy.tools.bash
+import data.permopa.policy.tools.files
+import data.permopa.policy.tools.other
 
 # METADATA
 # description: The call is read-only (decision point 3).

@@ -5,10 +5,10 @@
 #   they touch a credential path (a safety ASK). Writes to dangerous paths are
 #   safety ASKs; in ACCEPT_EDITS and DONT_ASK a write inside a working
 #   directory is allowed by the tool check.
-package permopa.tools.files
+package permopa.policy.tools.files
 
-import data.permopa.call
-import data.permopa.modes
+import data.permopa.policy.call
+import data.permopa.policy.modes
 
 _path_field := {
 	"Read": "file_path",

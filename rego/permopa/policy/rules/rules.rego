@@ -2,22 +2,31 @@
 # title: Permission rules
 # description: |
 #   Finds the first deny, ask or allow rule that matches the call (contract §3).
-#   Rules come from the settings layers (data.permopa.settings.index, keyed by
-#   behavior and tool, merged by the engine in layer order), from the input's
+#   Rules come from an organisation's rules data bundle (data.permopa.rules,
+#   a document made by `permopa rules export`), from the settings layers
+#   (data.permopa.settings.index, keyed by behavior and tool, merged by the
+#   engine in layer order), from the input's
 #   AgentScope permission_context (keyed by tool) and from tool-name patterns
 #   such as mcp__github__*. Lookups are keyed by tool name: no rule of another
 #   tool is ever visited, and matching of rule contents against commands and
 #   paths is one built-in call per rule list.
-package permopa.rules
+package permopa.policy.rules
 
-import data.permopa.call
-import data.permopa.tools.bash
-import data.permopa.tools.files
-import data.permopa.tools.other
+import data.permopa.policy.call
+import data.permopa.policy.tools.bash
+import data.permopa.policy.tools.files
+import data.permopa.policy.tools.other
 
 default _settings := {}
 
 _settings := data.permopa.settings
+
+# An organisation's rules, shipped as an OPA data bundle with root
+# permopa/rules: the same shape as the settings document (see
+# `permopa rules export`), indexed when the bundle was built.
+default _org := {}
+
+_org := data.permopa.rules
 
 _context_key := {"deny": "deny_rules", "ask": "ask_rules", "allow": "allow_rules"}
 
@@ -32,16 +41,20 @@ behaviors := ["deny", "ask", "allow"]
 #   session_id), the permission_context and tool-name patterns, each with the
 #   layer it came from.
 for_tool(b, name) := array.flatten([
+	object.get(_org, ["rules", b, name], []),
 	object.get(_settings, ["rules", b, name], []),
 	object.get(_session, ["rules", b, name], []),
 	[_in_context(r) | some r in _context_rules(b, name)],
 	[r |
-		some r in array.concat(
-			object.get(_settings, ["tool_pattern_rules", b], []),
-			object.get(_session, ["tool_pattern_rules", b], []),
-		)
+		some r in _pattern_rules(b)
 		glob.match(r.tool_name, [], name)
 	],
+])
+
+_pattern_rules(b) := array.flatten([
+	object.get(_org, ["tool_pattern_rules", b], []),
+	object.get(_settings, ["tool_pattern_rules", b], []),
+	object.get(_session, ["tool_pattern_rules", b], []),
 ])
 
 # The call's session: its rules are keyed like the settings' rules.
@@ -70,11 +83,12 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 _contents(rs) := [r.rule_content | some r in rs]
 
 # The rule lists of behavior b for the tool called name, in order: the
-# settings layers' and the session's, indexed by the engine per data
+# organisation's bundle, the settings layers' and the session's, indexed by the engine per data
 # revision (data.permopa.settings.index[b][tool]: wide, rules, contents),
 # then the input's permission_context and the tool-name patterns, small
 # lists indexed here. No list of the settings is rebuilt per call.
 _indexes(b, name) := [
+	object.get(_org, ["index", b, name], _empty_index),
 	object.get(_settings, ["index", b, name], _empty_index),
 	object.get(_session, ["index", b, name], _empty_index),
 	_small_index(b, name),
@@ -90,10 +104,7 @@ _small_index(b, name) := {
 	rs := array.concat(
 		[_in_context(r) | some r in _context_rules(b, name)],
 		[r |
-			some r in array.concat(
-				object.get(_settings, ["tool_pattern_rules", b], []),
-				object.get(_session, ["tool_pattern_rules", b], []),
-			)
+			some r in _pattern_rules(b)
 			glob.match(r.tool_name, [], name)
 		],
 	)

@@ -1,12 +1,12 @@
 # METADATA
 # title: Input validation tests
 # description: Malformed input is DENY with step error and a message naming the field.
-package permopa.call_test
+package permopa.policy.call_test
 
 _settings := {"home": "/home/u", "cwd": "/w"}
 
 _decide(call_input) := d if {
-	d := data.permopa.decision with input as call_input with data.permopa.settings as _settings
+	d := data.permopa.policy.decision with input as call_input with data.permopa.settings as _settings
 }
 
 bad_inputs := {
@@ -50,25 +50,25 @@ test_mode_names[name] if {
 		"ACCEPT_EDITS": "ACCEPT_EDITS", "plan": "EXPLORE", "EXPLORE": "EXPLORE", "bypassPermissions": "BYPASS",
 		"BYPASS": "BYPASS", "dontAsk": "DONT_ASK", "DONT_ASK": "DONT_ASK",
 	}
-	m := data.permopa.call.mode with input as {"tool_name": "x", "tool_input": {}, "permission_mode": name}
+	m := data.permopa.policy.call.mode with input as {"tool_name": "x", "tool_input": {}, "permission_mode": name}
 		with data.permopa.settings as _settings
 	m == want
 }
 
 test_mode_precedence if {
-	m := data.permopa.call.mode with input as {"tool_name": "x", "tool_input": {}, "permission_context": {"mode": "EXPLORE"}}
+	m := data.permopa.policy.call.mode with input as {"tool_name": "x", "tool_input": {}, "permission_context": {"mode": "EXPLORE"}}
 		with data.permopa.settings as object.union(_settings, {"default_mode": "dontAsk"})
 	m == "EXPLORE"
-	n := data.permopa.call.mode with input as {"tool_name": "x", "tool_input": {}}
+	n := data.permopa.policy.call.mode with input as {"tool_name": "x", "tool_input": {}}
 		with data.permopa.settings as object.union(_settings, {"default_mode": "dontAsk"})
 	n == "DONT_ASK"
-	o := data.permopa.call.mode with input as {"tool_name": "x", "tool_input": {}}
+	o := data.permopa.policy.call.mode with input as {"tool_name": "x", "tool_input": {}}
 		with data.permopa.settings as _settings
 	o == "DEFAULT"
 }
 
 test_working_directories if {
-	dirs := data.permopa.call.working_directories with input as {
+	dirs := data.permopa.policy.call.working_directories with input as {
 		"tool_name": "x", "tool_input": {}, "cwd": "/w", "working_directories": ["/a"],
 		"permission_context": {"working_directories": {"/b": {"path": "/b", "source": "session"}, "/c": {}}},
 	}

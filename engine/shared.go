@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+
+	"github.com/permopa/permopa/builtins"
+)
+
+// SettingsPath is where an engine keeps the settings document in its
+// store: data.permopa.settings. No bundle may own it.
+var SettingsPath = storage.MustParsePath("/permopa/settings")
+
+// NewShared builds an engine over a store and compiler that belong to
+// someone else: OPA's plugins.Manager when permopa runs as an OPA server.
+// The policy is whatever the compiler holds (the embedded default, bundles,
+// files); the engine prepares the decision query against it, writes the
+// settings document to SettingsPath in the store, and decides exactly as
+// New's engines do, failing closed when the compiler has no decision.
+// Call Recompile whenever the manager's compiler changes.
+func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler, opts ...Option) (*Engine, error) {
+	builtins.Register()
+	c := config{query: DefaultQuery}
+	for _, o := range opts {
+		o(&c)
+	}
+	if len(c.paths) > 0 || len(c.bundles) > 0 {
+		return nil, fmt.Errorf("a shared engine takes its policy from the compiler, not from paths or bundles")
+	}
+	if !c.settingsLoaded {
+		c.settings = Settings{}
+	}
+	c.settings.fillDefaults()
+	e := &Engine{store: store, shared: true, settings: c.settings}
+	if err := e.writeSettings(ctx, c.settings.Document()); err != nil {
+		return nil, err
+	}
+	if err := e.recompile(ctx, compiler, c.query); err != nil {
+		return nil, err
+	}
+	e.armExpiry(c.settings, time.Now())
+	return e, nil
+}
+
+// Recompile prepares the decision query again against a new compiler (a
+// bundle or policy change in the manager). Decisions in flight finish with
+// the query they started with.
+func (e *Engine) Recompile(ctx context.Context, compiler *ast.Compiler) error {
+	if !e.shared {
+		return fmt.Errorf("recompile: the engine owns its policy (built by New)")
+	}
+	return e.recompile(ctx, compiler, e.queryText)
+}
+
+func (e *Engine) recompile(ctx context.Context, compiler *ast.Compiler, query string) error {
+	regoOpts := []func(*rego.Rego){
+		rego.Query(query),
+		rego.StrictBuiltinErrors(true),
+		rego.Compiler(compiler),
+		rego.Store(e.store),
+	}
+	pq, err := rego.New(regoOpts...).PrepareForEval(ctx)
+	if err != nil {
+		return fmt.Errorf("preparing %s: %w", query, err)
+	}
+	e.extra.mu.Lock()
+	e.regoOpts = regoOpts[1:]
+	e.extra.queries = nil
+	e.extra.mu.Unlock()
+	e.queryText = query
+	e.query.Store(&pq)
+	return nil
+}
+
+// Store is the store the engine reads settings and data from.
+func (e *Engine) Store() storage.Store { return e.store }
+
+// writeSettings replaces data.permopa.settings. In a shared store it first
+// checks that no bundle owns the path: a bundle activation would silently
+// erase a write there (OPA's data API refuses such writes; direct store
+// writes are not checked).
+func (e *Engine) writeSettings(ctx context.Context, doc map[string]any) error {
+	return storage.Txn(ctx, e.store, storage.WriteParams, func(txn storage.Transaction) error {
+		if e.shared {
+			if owner, err := BundleOwning(ctx, e.store, txn, SettingsPath); err != nil {
+				return err
+			} else if owner != "" {
+				return fmt.Errorf("writing settings: %s is owned by bundle %q; give that bundle other roots", SettingsPath, owner)
+			}
+		}
+		if err := storage.MakeDir(ctx, e.store, txn, SettingsPath[:len(SettingsPath)-1]); err != nil {
+			return fmt.Errorf("writing settings: %w", err)
+		}
+		if err := e.store.Write(ctx, txn, storage.AddOp, SettingsPath, doc); err != nil {
+			return fmt.Errorf("writing settings: %w", err)
+		}
+		return nil
+	})
+}
+
+// BundleOwning names the activated bundle whose manifest roots cover path
+// (or path's parent), "" when none does.
+func BundleOwning(ctx context.Context, store storage.Store, txn storage.Transaction, path storage.Path) (string, error) {
+	names, err := bundle.ReadBundleNamesFromStore(ctx, store, txn)
+	if err != nil {
+		if storage.IsNotFound(err) {
+			return "", nil
+		}
+		return "", err
+	}
+	for _, name := range names {
+		roots, err := bundle.ReadBundleRootsFromStore(ctx, store, txn, name)
+		if err != nil {
+			if storage.IsNotFound(err) {
+				continue
+			}
+			return "", err
+		}
+		for _, r := range roots {
+			root := storage.MustParsePath("/" + r)
+			if r == "" || path.HasPrefix(root) || root.HasPrefix(path) {
+				return name, nil
+			}
+		}
+	}
+	return "", nil
+}
