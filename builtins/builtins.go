@@ -11,6 +11,7 @@
 //	permopa.path.inside(paths, dirs, opts)              boolean  every path inside some dir
 //	permopa.glob.match_any(patterns, paths, opts)       number   first file rule hit/covering, or -1
 //	permopa.call.context(input, settings, schema)       object   validated input and derived options
+//	permopa.rules.lists(documents, tool, guards)        object   the indexed rule lists a call meets
 //
 // The bash built-ins wrap package builtins/bash, the path and glob ones
 // package builtins/paths. The path and glob built-ins read the file system
@@ -59,6 +60,7 @@ func all() []builtin {
 		{PathInside, pathInside},
 		{GlobMatchAny, globMatchAny},
 		{CallContext, callContext},
+		{RulesLists, rulesLists},
 	}
 }
 

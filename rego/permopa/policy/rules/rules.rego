@@ -82,19 +82,48 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 
 _contents(rs) := [r.rule_content | some r in rs]
 
-# The rule lists of behavior b for the tool called name, in order: the
-# organisation's bundle, the settings layers' and the session's, indexed by the engine per data
-# revision (data.permopa.settings.index[b][tool]: wide, rules, contents),
+# The rule lists the call meets, in order: the organisation's bundle, the
+# settings layers' and the session's, indexed per data revision
+# (index[b][tool]: wide, rules, contents) and looked up by one built-in;
 # then the input's permission_context and the tool-name patterns, small
-# lists indexed here. No list of the settings is rebuilt per call.
-_indexes(b, name) := [
-	object.get(_org, ["index", b, name], _empty_index),
-	object.get(_settings, ["index", b, name], _empty_index),
-	object.get(_session, ["index", b, name], _empty_index),
-	_small_index(b, name),
-]
+# lists indexed here, only when there are any. No list is rebuilt per call
+# and no rule of another tool is visited.
+_lists := permopa.rules.lists(
+	[_org, _settings, _session],
+	call.tool,
+	object.get(_cross_targets, call.tool, []),
+)
 
-_empty_index := {"wide": [], "rules": [], "contents": []}
+# Per behavior, the lists for the call's own tool that hold any rule, and
+# [what, list] for the guarding tools' lists with contents.
+_own := _lists.own if _no_small_lists
+
+_own := {b: array.concat(_lists.own[b], [ix | ix := _small_index(b, call.tool); _holds(ix)]) |
+	some b in behaviors
+} if {
+	not _no_small_lists
+}
+
+_cross_lists := _lists.cross if _no_small_lists
+
+_cross_lists := {b: array.concat(_lists.cross[b], [[what, ix] |
+	some [name, what] in object.get(_cross_targets, call.tool, [])
+	ix := _small_index(b, name)
+	count(ix.contents) > 0
+]) |
+	some b in ["deny", "ask"]
+} if {
+	not _no_small_lists
+}
+
+_no_small_lists if {
+	not _lists.patterns
+	not input.permission_context
+}
+
+_holds(ix) if count(ix.wide) > 0
+
+_holds(ix) if count(ix.contents) > 0
 
 _small_index(b, name) := {
 	"wide": [r | some r in rs; _tool_wide(r, b)],
@@ -118,16 +147,22 @@ _small_index(b, name) := {
 #   layer. Undefined when none matches.
 match[b] := r if {
 	some b in behaviors
+	_candidates(b)
 	r := _first(b)
 }
 
+# Most calls meet no rule list for most behaviors and stop here.
+_candidates(b) if count(_own[b]) > 0
+
+_candidates(b) if count(_cross_lists[b]) > 0
+
 _first(b) := wide[0] if {
-	wide := [r | some ix in _indexes(b, call.tool); some r in ix.wide]
+	wide := [r | some ix in _own[b]; some r in ix.wide]
 	count(wide) > 0
 } else := hits[0] if {
 	b != "allow"
 	hits := [rule |
-		some ix in _indexes(b, call.tool)
+		some ix in _own[b]
 		count(ix.contents) > 0
 		i := _own_index(b, ix.contents)
 		i >= 0
@@ -139,7 +174,7 @@ _first(b) := wide[0] if {
 	# layer's rules) is enough.
 	b == "allow"
 	hits := [rule |
-		some ix in _indexes(b, call.tool)
+		some ix in _own[b]
 		count(ix.contents) > 0
 		i := _own_index(b, ix.contents)
 		i >= 0
@@ -151,7 +186,7 @@ _first(b) := wide[0] if {
 	# lists from several sources are also matched as one.
 	b == "allow"
 	call.tool == "Bash"
-	lists := [ix | some ix in _indexes(b, call.tool); count(ix.contents) > 0]
+	lists := [ix | some ix in _own[b]; count(ix.contents) > 0]
 	count(lists) > 1
 	rules := array.flatten([l.rules | some l in lists])
 	i := _own_index(b, array.flatten([l.contents | some l in lists]))
@@ -192,11 +227,9 @@ _cross_targets := {
 _cross(b) := hits[0] if {
 	b != "allow"
 	hits := [rule |
-		some [name, what] in _cross_targets[call.tool]
+		some [what, ix] in _cross_lists[b]
 		paths := _cross_paths(what)
 		count(paths) > 0
-		some ix in _indexes(b, name)
-		count(ix.contents) > 0
 		i := permopa.glob.match_any(ix.contents, paths, _glob_opts(b))
 		i >= 0
 		rule := ix.rules[i]
