@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -82,13 +83,16 @@ func (e *Engine) recompile(ctx context.Context, compiler *ast.Compiler, query st
 func (e *Engine) Store() storage.Store { return e.store }
 
 // writeSettings replaces data.permopa.settings. In a shared store it first
-// checks that no bundle owns the path: a bundle activation would silently
-// erase a write there (OPA's data API refuses such writes; direct store
-// writes are not checked).
+// checks that no bundle's roots name the path: that bundle's next
+// activation would silently replace the settings (OPA's data API refuses
+// such writes; direct store writes are not checked). A bundle without
+// roots owns the whole tree and erases the settings on each activation
+// too; the writer (the OPA plugin) writes them again after each one, so
+// such a bundle is not refused here.
 func (e *Engine) writeSettings(ctx context.Context, doc map[string]any) error {
 	return storage.Txn(ctx, e.store, storage.WriteParams, func(txn storage.Transaction) error {
 		if e.shared {
-			if owner, err := BundleOwning(ctx, e.store, txn, SettingsPath); err != nil {
+			if owner, err := ExplicitBundleOwning(ctx, e.store, txn, SettingsPath); err != nil {
 				return err
 			} else if owner != "" {
 				return fmt.Errorf("writing settings: %s is owned by bundle %q; give that bundle other roots", SettingsPath, owner)
@@ -105,8 +109,19 @@ func (e *Engine) writeSettings(ctx context.Context, doc map[string]any) error {
 }
 
 // BundleOwning names the activated bundle whose manifest roots cover path
-// (or path's parent), "" when none does.
+// (or path's parent), "" when none does. A bundle without roots covers
+// every path.
 func BundleOwning(ctx context.Context, store storage.Store, txn storage.Transaction, path storage.Path) (string, error) {
+	return bundleOwning(ctx, store, txn, path, true)
+}
+
+// ExplicitBundleOwning is BundleOwning for bundles whose manifest names
+// roots: a bundle without roots is left out.
+func ExplicitBundleOwning(ctx context.Context, store storage.Store, txn storage.Transaction, path storage.Path) (string, error) {
+	return bundleOwning(ctx, store, txn, path, false)
+}
+
+func bundleOwning(ctx context.Context, store storage.Store, txn storage.Transaction, path storage.Path, rootless bool) (string, error) {
 	names, err := bundle.ReadBundleNamesFromStore(ctx, store, txn)
 	if err != nil {
 		if storage.IsNotFound(err) {
@@ -123,8 +138,17 @@ func BundleOwning(ctx context.Context, store storage.Store, txn storage.Transact
 			return "", err
 		}
 		for _, r := range roots {
-			root := storage.MustParsePath("/" + r)
-			if r == "" || path.HasPrefix(root) || root.HasPrefix(path) {
+			if r == "" {
+				if rootless {
+					return name, nil
+				}
+				continue
+			}
+			root, ok := storage.ParsePath("/" + strings.Trim(r, "/"))
+			if !ok {
+				continue
+			}
+			if path.HasPrefix(root) || root.HasPrefix(path) {
 				return name, nil
 			}
 		}

@@ -22,6 +22,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}, "permopa")
+	setupRun(root)
 	for _, c := range commands {
 		root.AddCommand(c())
 	}

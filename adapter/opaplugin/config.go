@@ -1,0 +1,224 @@
+package opaplugin
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// Values of default_policy.
+const (
+	// PolicyAuto installs the embedded policy when no policy module under
+	// data.permopa.policy is loaded (the default).
+	PolicyAuto = "auto"
+	// PolicyOn installs it next to policy files under data.permopa.policy,
+	// unless a bundle's roots claim permopa/policy.
+	PolicyOn = "on"
+	// PolicyOff never installs it: the policy comes from bundles or files.
+	PolicyOff = "off"
+)
+
+// DefaultMaxBodyBytes is the default limit on request bodies (1 MiB).
+const DefaultMaxBodyBytes = 1 << 20
+
+// DefaultPath is the default decision path, data.permopa.policy.decision.
+const DefaultPath = "permopa/policy/decision"
+
+// DefaultMask are the JSON pointers erased from the input of decision log
+// events by default: the fields that carry file contents and edits (Write's
+// content, Edit's old_string and new_string, MultiEdit's edits). Commands
+// and paths stay: they are what an audit needs.
+var DefaultMask = []string{
+	"/input/tool_input/content",
+	"/input/tool_input/new_string",
+	"/input/tool_input/old_string",
+	"/input/tool_input/edits",
+}
+
+// Config is the plugin's configuration, under plugins.permopa in OPA's
+// configuration file. Every field is optional.
+type Config struct {
+	// DefaultPolicy is auto (default), on or off.
+	DefaultPolicy string `json:"default_policy"`
+	// Settings say where the settings layers are.
+	Settings SettingsConfig `json:"settings"`
+	// ConfirmDestination is where confirmed rules go when the request names
+	// no destination: session (default), local, project or user.
+	ConfirmDestination string `json:"confirm_destination"`
+	// MaxBodyBytes limits request bodies (default 1 MiB).
+	MaxBodyBytes int64 `json:"max_body_bytes"`
+	// DecisionLogs configures the plugin's decision log events.
+	DecisionLogs DecisionLogsConfig `json:"decision_logs"`
+	// Path is the decision's path under data, slash-separated
+	// (default permopa/policy/decision).
+	Path string `json:"path"`
+	// WaitForBundles (default true) makes every check a fail-closed DENY
+	// (code bundles_not_ready) until each bundle of the configuration has
+	// been activated once: an organisation's deny rules arriving in a
+	// bundle are then never missing from a decision.
+	WaitForBundles *bool `json:"wait_for_bundles"`
+
+	query string
+}
+
+// SettingsConfig are the settings layers' locations (engine.LayerOptions).
+// Empty fields take the layers' defaults (PERMOPA_* variables, /etc/permopa,
+// the working directory, ~/.config/permopa).
+type SettingsConfig struct {
+	ManagedDir string   `json:"managed_dir"`
+	ProjectDir string   `json:"project_dir"`
+	UserDir    string   `json:"user_dir"`
+	Files      []string `json:"files"`
+	// Watch reloads the layers when one of their files changes.
+	Watch bool `json:"watch"`
+}
+
+// DecisionLogsConfig configures the events of /v1/permission/check.
+type DecisionLogsConfig struct {
+	// Mask are JSON pointers under /input erased from each event's input
+	// (default DefaultMask; an empty list erases nothing).
+	Mask *[]string `json:"mask"`
+}
+
+// waitForBundles says whether checks wait for the configured bundles.
+func (c *Config) waitForBundles() bool { return c.WaitForBundles == nil || *c.WaitForBundles }
+
+// Query is the decision query of the configured path.
+func (c *Config) Query() string { return c.query }
+
+// mask is the list of pointers to erase, as path segments under input.
+func (c *Config) mask() [][]string {
+	ptrs := DefaultMask
+	if c.DecisionLogs.Mask != nil {
+		ptrs = *c.DecisionLogs.Mask
+	}
+	out := make([][]string, 0, len(ptrs))
+	for _, p := range ptrs {
+		segs, _ := parseMaskPointer(p)
+		out = append(out, segs)
+	}
+	return out
+}
+
+// ParseConfig reads and checks the plugin configuration (JSON, as OPA hands
+// it to Validate) and fills in the defaults. Errors name the field.
+func ParseConfig(raw []byte) (*Config, error) {
+	c := &Config{}
+	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(c); err != nil {
+			return nil, configError(err)
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("plugins.%s: trailing data after the configuration object", Name)
+		}
+	}
+	switch c.DefaultPolicy {
+	case "":
+		c.DefaultPolicy = PolicyAuto
+	case PolicyAuto, PolicyOn, PolicyOff:
+	default:
+		return nil, fmt.Errorf("plugins.%s.default_policy: %q: want auto, on or off", Name, c.DefaultPolicy)
+	}
+	switch c.ConfirmDestination {
+	case "":
+		c.ConfirmDestination = engine.DestinationSession
+	case engine.DestinationSession, engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser:
+	default:
+		return nil, fmt.Errorf("plugins.%s.confirm_destination: %q: want session, local, project or user", Name, c.ConfirmDestination)
+	}
+	switch {
+	case c.MaxBodyBytes == 0:
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	case c.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("plugins.%s.max_body_bytes: %d: want a positive number of bytes", Name, c.MaxBodyBytes)
+	}
+	if c.DecisionLogs.Mask != nil {
+		for i, p := range *c.DecisionLogs.Mask {
+			if _, err := parseMaskPointer(p); err != nil {
+				return nil, fmt.Errorf("plugins.%s.decision_logs.mask[%d]: %w", Name, i, err)
+			}
+		}
+	}
+	if c.Path == "" {
+		c.Path = DefaultPath
+	}
+	q, err := pathQuery(c.Path)
+	if err != nil {
+		return nil, fmt.Errorf("plugins.%s.path: %w", Name, err)
+	}
+	c.query = q
+	for i, f := range c.Settings.Files {
+		if strings.TrimSpace(f) == "" {
+			return nil, fmt.Errorf("plugins.%s.settings.files[%d]: empty file name", Name, i)
+		}
+	}
+	return c, nil
+}
+
+func configError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			return fmt.Errorf("plugins.%s: want an object, got a JSON %s", Name, te.Value)
+		}
+		return fmt.Errorf("plugins.%s.%s: want a %s, got a JSON %s", Name, field, typeName(te.Type.Kind().String()), te.Value)
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path or wait_for_bundles; settings takes managed_dir, project_dir, user_dir, files and watch; decision_logs takes mask)", Name, f)
+	}
+	return fmt.Errorf("plugins.%s: %w", Name, err)
+}
+
+func typeName(kind string) string {
+	switch kind {
+	case "int64", "int":
+		return "number"
+	case "ptr", "slice":
+		return "list"
+	case "struct":
+		return "object"
+	case "bool":
+		return "boolean"
+	}
+	return kind
+}
+
+// pathQuery turns a slash-separated path under data into a query.
+func pathQuery(p string) (string, error) {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return "", errors.New("empty path: want a path under data such as permopa/policy/decision")
+	}
+	ref := ast.Ref{ast.DefaultRootDocument}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" {
+			return "", fmt.Errorf("%q: empty segment", p)
+		}
+		ref = append(ref, ast.StringTerm(seg))
+	}
+	return ref.String(), nil
+}
+
+// parseMaskPointer reads a JSON pointer under /input ("/input/tool_input/content")
+// into the segments below input (RFC 6901 escapes ~0 and ~1 decoded).
+func parseMaskPointer(p string) ([]string, error) {
+	rest, ok := strings.CutPrefix(p, "/input/")
+	if !ok || rest == "" {
+		return nil, fmt.Errorf("%q: want a JSON pointer under /input, such as /input/tool_input/content", p)
+	}
+	segs := strings.Split(rest, "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return segs, nil
+}

@@ -1,0 +1,118 @@
+// Package opaplugin is permopa's OPA server plugin: `permopa run --server`
+// serves the agent-facing permission API on OPA's own HTTP server (so OPA's
+// authentication, system.authz, TLS, gzip, Prometheus metrics and tracing
+// cover it), with the embedded default policy unless bundles replace it.
+//
+// # Routes
+//
+//   - POST /v1/permission/check: body, the input of contract §5 (a Claude
+//     Code PreToolUse payload is one; unknown fields are ignored); answer 200
+//     with the decision of §5. Policy faults are DENY decisions with step
+//     "error" and a code, never HTTP errors.
+//   - POST /v1/permission/confirm: body, an adapter.ConfirmResult
+//     ({"confirmed", "tool_call", "rules", "destination", "ttl"}); answer 200
+//     with an adapter.Confirmation (approved, rules written, the call decided
+//     again). Without a destination, confirm_destination applies.
+//   - GET /v1/permission/rules[?session_id=ID]: {"rules": [...]}, the rules
+//     in force: the organisation's (data.permopa.rules), the settings
+//     layers', then the sessions' (all of them, or with session_id only
+//     session "" and that session's), each with tool_name, rule_content,
+//     behavior, source, layer and expires. Expired rules are left out.
+//
+// OPA's own data API serves the same decision at
+// /v1/data/permopa/policy/decision.
+//
+// Errors are JSON {"code": "...", "message": "..."}: 400 invalid_json (the
+// body is not one JSON document), 413 body_too_large (over max_body_bytes),
+// 400 invalid_tool_call, invalid_rule, invalid_destination, invalid_ttl or
+// invalid_request (a confirm body field, named in the message), 500
+// rules_not_saved (the destination could not be written, or a managed
+// allow_managed_rules_only lock forbids the rule: nothing was approved; it
+// is a server-side condition the request cannot fix), 503 unavailable (the
+// plugin is in an error state, e.g. a bundle owns permopa/settings), 500
+// policy_unavailable (the store could not open a transaction). A host must
+// treat any answer other than a 200 decision as DENY.
+//
+// With --authorization=basic, OPA's authorizer reads and parses the bodies
+// of check and confirm before the handler (system.authz sees them as
+// input.body), so a malformed body is refused by the authorizer with OPA's
+// own 400 invalid_parameter instead of invalid_json. testdata/authz holds an
+// example system.authz: agent tokens may check, administrator tokens may
+// confirm and list.
+//
+// # Configuration (plugins.permopa; every key is optional)
+//
+//	plugins:
+//	  permopa:
+//	    default_policy: auto          # auto | on | off
+//	    path: permopa/policy/decision # the decision's path under data
+//	    confirm_destination: session  # session | local | project | user
+//	    max_body_bytes: 1048576       # limit on request bodies (1 MiB)
+//	    wait_for_bundles: true        # checks are DENY (bundles_not_ready) until every
+//	                                  #   configured bundle has been activated once
+//	    settings:
+//	      managed_dir: /etc/permopa   # defaults: as `permopa decide` (PERMOPA_* variables,
+//	      project_dir: /repo          #   /etc/permopa, the working directory,
+//	      user_dir: ~/.config/permopa #   ~/.config/permopa)
+//	      files: [/etc/agent.yaml]    # command-line layer files, highest first
+//	      watch: true                 # reload when a settings file changes
+//	    decision_logs:
+//	      mask:                       # JSON pointers under /input erased from events
+//	        - /input/tool_input/content
+//
+// `permopa run --server` enables the plugin with these defaults when the
+// configuration names neither plugins.permopa nor discovery.
+//
+// default_policy: auto installs the embedded policy (store ids
+// "permopa/embedded/...") when no loaded module is under
+// data.permopa.policy; on installs it even next to such modules (files that
+// extend it); off never does. Either way a bundle whose manifest roots cover
+// permopa/policy replaces it: OPA's activation erases store policies under
+// a bundle's roots, and the plugin does not put it back while such a bundle
+// is active. Bundles with other roots (permopa/custom/<tool>,
+// permopa/rules) extend it. A bundle without roots owns the whole tree and
+// erases it and the settings document on each activation: the plugin
+// installs (auto, on) and writes them again after each one. Files loaded
+// under data.permopa.policy in auto mode replace the embedded policy whole,
+// so a file extending it needs default_policy: on, or a package under
+// data.permopa.custom.
+//
+// The settings layers (managed, command line, environment, project, user;
+// session rules in memory) are read as by `permopa decide` and written to
+// data.permopa.settings. A bundle whose roots cover permopa/settings puts
+// the plugin in an ERROR state in which every /v1/permission/check answer
+// is DENY (code settings_owned_by_bundle): its data would silently replace
+// the deny rules. Problems in settings files never drop rules already
+// accepted (the last good settings of a broken file are kept); they are
+// logged and set the plugin status to WARN, or ERROR when a deny or ask rule
+// could not be read (engine.UnsafeProblems).
+//
+// # Decision logs
+//
+// When decision_logs is configured, each check is logged with a fresh
+// decision ID, path (the configured path), the input with the mask pointers
+// erased (custom.permopa_erased lists the ones that were present), the
+// decision as the result (behavior, step, matched_rule with its layer,
+// tool_use_id), the revisions of the bundles in the store snapshot the
+// decision was made in, and a timer_permopa_check_ns metric. The default
+// mask erases the fields that carry file contents: /input/tool_input/content
+// (Write), /input/tool_input/new_string and /input/tool_input/old_string
+// (Edit) and /input/tool_input/edits (MultiEdit). OPA's system.log.mask and
+// system.log.drop policies apply to these events as well, and they are the
+// only masking of decisions made through OPA's own data API, which OPA logs
+// itself. For example:
+//
+//	package system.log
+//
+//	mask contains "/input/tool_input/content" if input.path == "permopa/policy/decision"
+//	mask contains "/input/tool_input/edits" if input.path == "permopa/policy/decision"
+//
+// # Limits
+//
+// Routes are added to OPA's server when the plugin starts, before the
+// server starts: a plugin configured later through discovery decides for
+// OPA's data API but does not add the /v1/permission routes. After a bundle
+// activation erases data.permopa.settings, OPA's own data API decides
+// without it until the plugin has written it again (the plugin's own check
+// never does: it rewrites the settings first).
+package opaplugin

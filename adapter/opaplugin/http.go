@@ -1,0 +1,434 @@
+package opaplugin
+
+import (
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/metrics"
+	"github.com/open-policy-agent/opa/v1/plugins"
+	"github.com/open-policy-agent/opa/v1/server/authorizer"
+	"github.com/open-policy-agent/opa/v1/storage"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
+)
+
+// Routes served on OPA's HTTP server.
+const (
+	RouteCheck   = "POST /v1/permission/check"
+	RouteConfirm = "POST /v1/permission/confirm"
+	RouteRules   = "GET /v1/permission/rules"
+)
+
+// Error codes of the HTTP API (the "code" of an error answer).
+const (
+	CodeInvalidJSON     = "invalid_json"       // 400: the body is not one JSON document
+	CodeBodyTooLarge    = "body_too_large"     // 413: the body is over max_body_bytes
+	CodeInvalidRequest  = "invalid_request"    // 400: a confirm field has the wrong type
+	CodeUnavailable     = "unavailable"        // 503: the plugin is in an error state (see the message); nothing was written
+	CodePluginNotLoaded = "plugin_not_running" // 503: the route exists but the plugin was removed by a reconfiguration
+)
+
+// apiError is an error answer: {"code": "...", "message": "..."}.
+type apiError struct {
+	status  int
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+var routed sync.Map // *plugins.Manager → true
+
+// registerRoutes adds the API to the manager's server once. The handlers
+// look the plugin up on each request, so a plugin rebuilt by the manager
+// serves the same routes.
+func registerRoutes(m *plugins.Manager) {
+	if _, loaded := routed.LoadOrStore(m, true); loaded {
+		return
+	}
+	handle := func(route, prom string, f func(*Plugin, http.ResponseWriter, *http.Request)) {
+		m.ExtraRoute(route, prom, func(w http.ResponseWriter, r *http.Request) {
+			p := Lookup(m)
+			if p == nil {
+				writeError(w, &apiError{http.StatusServiceUnavailable, CodePluginNotLoaded, "the permopa plugin is not running"})
+				return
+			}
+			f(p, w, r)
+		})
+	}
+	handle(RouteCheck, "v1/permission/check", (*Plugin).serveCheck)
+	handle(RouteConfirm, "v1/permission/confirm", (*Plugin).serveConfirm)
+	handle(RouteRules, "v1/permission/rules", (*Plugin).serveRules)
+	// system.authz sees the body of check and confirm as input.body (to
+	// allow an agent its own session only, say). The authorizer then reads
+	// the body before the handler: readBody takes it from the context.
+	m.ExtraAuthorizerRoute(func(method string, path []any) bool {
+		return method == http.MethodPost && len(path) == 3 && path[0] == "v1" && path[1] == "permission" &&
+			(path[2] == "check" || path[2] == "confirm")
+	})
+}
+
+func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
+	cfg := p.cfg.Load()
+	started := time.Now()
+	input, aerr := readBody(w, r, cfg.MaxBodyBytes)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	m := metrics.New()
+	m.Timer(metricCheck).Start()
+	d, err := p.decide(r.Context(), input, func(txn storage.Transaction, d engine.Decision) {
+		m.Timer(metricCheck).Stop()
+		p.logDecision(r, txn, cfg, input, d, m, started)
+	})
+	if err != nil {
+		writeError(w, &apiError{http.StatusInternalServerError, CodePolicyUnavailable, err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+const metricCheck = "permopa_check"
+
+// decide decides input in one read transaction and calls logf with it and
+// the decision before the transaction ends (the decision log reads bundle
+// revisions from the same snapshot). Faults are DENY decisions; the error
+// is only for a store that cannot open a transaction.
+func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transaction, engine.Decision)) (engine.Decision, error) {
+	for attempt := 0; ; attempt++ {
+		eng, f := p.ready()
+		txn, err := p.m.Store.NewTransaction(ctx)
+		if err != nil {
+			return engine.Decision{}, fmt.Errorf("opening a store transaction: %w", err)
+		}
+		var d engine.Decision
+		if _, ok := input.(map[string]any); !ok {
+			d = engine.FailClosed(engine.CodeInputError, fmt.Sprintf("input: want a JSON object (a tool call), got %s", jsonKind(input)))
+		} else if f != nil {
+			d = engine.FailClosed(f.code, f.message)
+		} else if pending := p.pendingBundles(ctx, txn); len(pending) > 0 {
+			d = engine.FailClosed(CodeBundlesNotReady, fmt.Sprintf(
+				"bundles not activated yet: %s; their rules could be missing, so the call is denied until they are", strings.Join(pending, ", ")))
+		} else if _, err := p.m.Store.Read(ctx, txn, engine.SettingsPath); storage.IsNotFound(err) {
+			// A bundle activation erased the settings after ready() looked:
+			// write them again and decide again, rather than decide
+			// without the deny rules.
+			if attempt == 0 {
+				p.m.Store.Abort(ctx, txn)
+				p.gen.Add(1)
+				continue
+			}
+			d = engine.FailClosed(CodePolicyUnavailable, "data.permopa.settings is missing from the store")
+		} else {
+			d = eng.DecideIn(ctx, txn, input)
+		}
+		if logf != nil {
+			logf(txn, d)
+		}
+		p.m.Store.Abort(ctx, txn)
+		return d, nil
+	}
+}
+
+func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
+	cfg := p.cfg.Load()
+	body, aerr := readBody(w, r, cfg.MaxBodyBytes)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		writeError(w, &apiError{http.StatusBadRequest, CodeInvalidJSON, err.Error()})
+		return
+	}
+	var res adapter.ConfirmResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		writeError(w, confirmDecodeError(err))
+		return
+	}
+	if res.Destination == "" {
+		res.Destination = cfg.ConfirmDestination
+	}
+	eng, f := p.ready()
+	if f != nil {
+		writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, f.code + ": " + f.message})
+		return
+	}
+	c, err := adapter.Confirm(r.Context(), eng, p.layers.Load(), res)
+	if err != nil {
+		var ce *adapter.ConfirmError
+		if errors.As(err, &ce) {
+			status := http.StatusBadRequest
+			if ce.Code == adapter.CodeRulesNotSaved {
+				status = http.StatusInternalServerError
+			}
+			writeError(w, &apiError{status, ce.Code, ce.Error()})
+			return
+		}
+		writeError(w, &apiError{http.StatusInternalServerError, adapter.CodeRulesNotSaved, err.Error()})
+		return
+	}
+	if len(c.Rules) > 0 {
+		names := make([]string, len(c.Rules))
+		for i, rule := range c.Rules {
+			names[i] = rule.Behavior + " " + rule.String() + " → " + rule.Layer
+		}
+		p.m.Logger().WithFields(map[string]any{"session_id": res.ToolCall.SessionID, "remote_addr": r.RemoteAddr}).
+			Info("permopa: rules accepted: %s", strings.Join(names, ", "))
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// confirmDecodeError names the field of a confirm body that has the wrong
+// type, with the ConfirmError code of that field.
+func confirmDecodeError(err error) *apiError {
+	field := ""
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field = te.Field
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "rules") {
+		field = "rules"
+	}
+	code := CodeInvalidRequest
+	switch {
+	case strings.HasPrefix(field, "tool_call"):
+		code = adapter.CodeInvalidToolCall
+	case strings.HasPrefix(field, "rules"):
+		code = adapter.CodeInvalidRule
+	case field == "destination":
+		code = adapter.CodeInvalidDestination
+	case field == "ttl":
+		code = adapter.CodeInvalidTTL
+	}
+	if te != nil {
+		msg = fmt.Sprintf("%s: want a %s, got a JSON %s", field, typeName(te.Type.Kind().String()), te.Value)
+		if field == "" {
+			msg = fmt.Sprintf("want a JSON object, got a JSON %s", te.Value)
+		}
+	}
+	return &apiError{http.StatusBadRequest, code, msg}
+}
+
+// RulesAnswer is the answer of GET /v1/permission/rules.
+type RulesAnswer struct {
+	// Rules in force, in the order the policy consults their sources: the
+	// organisation's (data.permopa.rules), the settings layers' (highest
+	// first), the sessions'. Expired rules are left out.
+	Rules []engine.Rule `json:"rules"`
+}
+
+func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
+	eng, f := p.ready()
+	if f != nil {
+		writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, f.code + ": " + f.message})
+		return
+	}
+	now := time.Now()
+	org, err := p.orgRules(r.Context())
+	if err != nil {
+		writeError(w, &apiError{http.StatusInternalServerError, CodeUnavailable, err.Error()})
+		return
+	}
+	s := eng.Settings()
+	all := append(org, s.Rules...)
+	if r.URL.Query().Has("session_id") {
+		id := r.URL.Query().Get("session_id")
+		all = append(all, s.SessionRules[""]...)
+		if id != "" {
+			all = append(all, s.SessionRules[id]...)
+		}
+	} else {
+		sessions := engine.Settings{SessionRules: s.SessionRules}
+		all = append(all, sessions.AllRules()...)
+	}
+	out := RulesAnswer{Rules: []engine.Rule{}}
+	for _, rule := range all {
+		if !rule.ExpiredAt(now) {
+			out.Rules = append(out.Rules, rule)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// orgRules reads the organisation's rules from data.permopa.rules (a data
+// bundle, same shape as the settings document). A rule without a layer is
+// given the bundle's name.
+func (p *Plugin) orgRules(ctx context.Context) ([]engine.Rule, error) {
+	path := storage.MustParsePath("/permopa/rules")
+	var doc any
+	var owner string
+	err := storage.Txn(ctx, p.m.Store, storage.TransactionParams{}, func(txn storage.Transaction) error {
+		v, err := p.m.Store.Read(ctx, txn, path)
+		if storage.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		doc = v
+		owner, err = engine.BundleOwning(ctx, p.m.Store, txn, path)
+		return err
+	})
+	if err != nil || doc == nil {
+		return nil, err
+	}
+	if v, ok := doc.(ast.Value); ok {
+		if doc, err = ast.JSON(v); err != nil {
+			return nil, err
+		}
+	}
+	top, _ := doc.(map[string]any)
+	layer := "data.permopa.rules"
+	if owner != "" {
+		layer = "bundle:" + owner
+	}
+	var out []engine.Rule
+	add := func(x any, list string) {
+		obj, ok := x.(map[string]any)
+		if !ok {
+			return
+		}
+		// Listed as the policy sees them, without validation: a rule the
+		// policy cannot read is still in force (a deny rule then covers
+		// every call of its tool).
+		var rule engine.Rule
+		rule.ToolName, _ = obj["tool_name"].(string)
+		if c, ok := obj["rule_content"].(string); ok && c != "" {
+			rule.RuleContent = &c
+		}
+		b, _ := obj["behavior"].(string)
+		rule.Behavior = strings.ToUpper(cmp.Or(b, list))
+		rule.Source, _ = obj["source"].(string)
+		rule.Layer, _ = obj["layer"].(string)
+		rule.Expires, _ = obj["expires"].(string)
+		if rule.Source == "" {
+			rule.Source = "bundle"
+		}
+		if rule.Layer == "" {
+			rule.Layer = layer
+		}
+		out = append(out, rule)
+	}
+	rules, _ := top["rules"].(map[string]any)
+	patterns, _ := top["tool_pattern_rules"].(map[string]any)
+	for _, b := range []string{"deny", "ask", "allow"} {
+		byTool, _ := rules[b].(map[string]any)
+		for _, tool := range sortedKeys(byTool) {
+			list, _ := byTool[tool].([]any)
+			for _, x := range list {
+				add(x, b)
+			}
+		}
+		list, _ := patterns[b].([]any)
+		for _, x := range list {
+			add(x, b)
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// readBody reads the request's JSON body: from the context when OPA's
+// authorizer has already read and parsed it (authorization on), else from
+// r.Body, gzip-decoded when the request says so, limited to max bytes.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError) {
+	tooLarge := &apiError{http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max)}
+	if v, ok := authorizer.GetBodyOnContext(r.Context()); ok {
+		if r.ContentLength > max {
+			return nil, tooLarge
+		}
+		// A compressed or chunked body has no useful Content-Length.
+		if b, err := json.Marshal(v); err != nil || int64(len(b)) > max {
+			return nil, tooLarge
+		}
+		return v, nil
+	}
+	if r.ContentLength > max {
+		return nil, tooLarge
+	}
+	body := io.Reader(http.MaxBytesReader(w, r.Body, max))
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return nil, tooLarge
+		}
+		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "reading the request body: " + err.Error()}
+	}
+	if strings.Contains(r.Header.Get("Content-Encoding"), "gzip") {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "gzip body: " + err.Error()}
+		}
+		raw, err = io.ReadAll(io.LimitReader(zr, max+1))
+		if err != nil {
+			return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "gzip body: " + err.Error()}
+		}
+		if int64(len(raw)) > max {
+			return nil, tooLarge
+		}
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "empty request body: want a JSON object"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "request body is not valid JSON: " + err.Error()}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value"}
+	}
+	return v, nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(apiError{Code: "internal_error", Message: err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func writeError(w http.ResponseWriter, e *apiError) { writeJSON(w, e.status, e) }
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a number"
+}

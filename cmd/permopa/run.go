@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/permopa/permopa/adapter/opaplugin"
+)
+
+// setupRun makes OPA's `run` command permopa's server: the permopa plugin
+// is registered, and enabled with its defaults (the embedded policy at
+// data.permopa.policy.decision, the /v1/permission/* API) unless the
+// configuration says something about plugins.permopa itself or uses
+// discovery (which then carries the plugin's configuration).
+func setupRun(root *cobra.Command) {
+	opaplugin.Register()
+	run, _, err := root.Find([]string{"run"})
+	if err != nil || run == nil || run.Name() != "run" {
+		return
+	}
+	pre := run.PreRunE
+	run.PreRunE = func(c *cobra.Command, args []string) error {
+		// OPA's own pre-run reads OPA_RUN_* variables into the flags first,
+		// so that a configuration given that way is seen below.
+		if pre != nil {
+			if err := pre(c, args); err != nil {
+				return err
+			}
+		}
+		if configuresPlugin(c) {
+			return nil
+		}
+		return c.Flags().Set("set", "plugins."+opaplugin.Name+".default_policy="+opaplugin.PolicyAuto)
+	}
+}
+
+// configuresPlugin reports whether the user's configuration (--set,
+// --set-file, --config-file) mentions plugins.permopa or discovery.
+func configuresPlugin(c *cobra.Command) bool {
+	prefix := "plugins." + opaplugin.Name
+	for _, flag := range []string{"set", "set-file"} {
+		values, _ := c.Flags().GetStringArray(flag)
+		for _, v := range values {
+			for _, kv := range strings.Split(v, ",") {
+				key, _, _ := strings.Cut(strings.TrimSpace(kv), "=")
+				if key == prefix || strings.HasPrefix(key, prefix+".") || key == "discovery" || strings.HasPrefix(key, "discovery.") {
+					return true
+				}
+			}
+		}
+	}
+	file, _ := c.Flags().GetString("config-file")
+	if file == "" {
+		return false
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		// OPA reports the unreadable file itself.
+		return false
+	}
+	var doc struct {
+		Plugins   map[string]any `yaml:"plugins"`
+		Discovery any            `yaml:"discovery"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return false
+	}
+	_, ok := doc.Plugins[opaplugin.Name]
+	return ok || doc.Discovery != nil
+}
