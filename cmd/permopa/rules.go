@@ -48,7 +48,7 @@ user (~/.config/permopa/settings.yaml). Edits are atomic and safe against
 concurrent writers; a running permopa watching the files picks them up.`,
 	}
 	lf.register(c)
-	c.AddCommand(rulesListCommand(&lf), rulesAddCommand(&lf), rulesRevokeCommand(&lf))
+	c.AddCommand(rulesListCommand(&lf), rulesAddCommand(&lf), rulesRevokeCommand(&lf), rulesExportCommand())
 	return c
 }
 
@@ -211,5 +211,55 @@ func rulesRevokeCommand(lf *layerFlags) *cobra.Command {
 	}
 	c.Flags().StringVar(&dest, "destination", "", "local, project or user (default: all three)")
 	c.Flags().StringVar(&behavior, "behavior", "allow", "allow, ask or deny")
+	return c
+}
+
+func rulesExportCommand() *cobra.Command {
+	var layer, output string
+	c := &cobra.Command{
+		Use:   "export [--layer NAME] [-o FILE] SETTINGS_FILE...",
+		Short: "Print the rules of settings files as the data of an organisation's rules bundle (data.permopa.rules)",
+		Long: `Reads settings files (YAML, JSON or TOML, in the shape of any settings
+layer) and prints the document an organisation ships as an OPA data bundle
+with root permopa/rules: save it as permopa/rules/data.json next to a
+.manifest with "roots": ["permopa/rules"] and build it with permopa build -b.
+
+Every rule is exported with source "orgRules" and, as its layer, NAME
+(default: permopa/rules:<file name>); decisions name both. Any rule that
+cannot be read is an error naming the file and the field: an export never
+drops a deny rule silently. Expired rules are left out; an allow rule with
+a future expiry is an error, because a bundle cannot expire it. Settings
+other than rules (mode, directories, dangerous paths) are reported and not
+exported.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, files []string) error {
+			doc, warnings, err := engine.ExportRules(files, engine.ExportOptions{Layer: layer})
+			for _, w := range warnings {
+				fmt.Fprintln(c.ErrOrStderr(), "permopa: warning:", w)
+			}
+			if err != nil {
+				return err
+			}
+			var buf strings.Builder
+			enc := json.NewEncoder(&buf)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(doc); err != nil {
+				return err
+			}
+			if output == "" || output == "-" {
+				_, err := io.WriteString(c.OutOrStdout(), buf.String())
+				return err
+			}
+			// Written aside and renamed: a bundle build never sees half a file.
+			tmp := output + ".tmp"
+			if err := os.WriteFile(tmp, []byte(buf.String()), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(tmp, output)
+		},
+	}
+	c.Flags().StringVar(&layer, "layer", "", "layer name of every exported rule (default permopa/rules:<file name>)")
+	c.Flags().StringVarP(&output, "output", "o", "", "write the document to FILE instead of stdout")
 	return c
 }
