@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -89,6 +90,30 @@ func BenchmarkHookColdDecideFresh(b *testing.B) {
 		b.StartTimer()
 		var out, errb bytes.Buffer
 		if code := adapter.RunHook(context.Background(), "claude", strings.NewReader(payload), &out, &errb, opts); code != 0 {
+			b.Fatal(code)
+		}
+	}
+}
+
+// BenchmarkHookProtocol is the host protocol alone, as the small client
+// (cmd/permopa-hook) runs it around a server's answer: read and parse the
+// payload, pick the decision, write the host's answer.
+func BenchmarkHookProtocol(b *testing.B) {
+	raw, err := os.ReadFile("testdata/hooks/claude/pretooluse-bash-compound-deny.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := strings.ReplaceAll(string(raw), "{{CWD}}", "/tmp/ws")
+	content := "rm -rf:*"
+	d := hookproto.Decision{Behavior: hookproto.Deny, Message: "Bash is denied", Step: "deny_rule",
+		MatchedRule: &hookproto.Rule{ToolName: "Bash", RuleContent: &content, Behavior: "DENY", Source: "projectSettings", Layer: "/tmp/ws/.permopa/settings.yaml"}}
+	opts := hookproto.RunOptions{Decide: func(_ context.Context, req hookproto.Request, _ *hookproto.Tracer) ([]hookproto.Decision, error) {
+		return []hookproto.Decision{d}, nil
+	}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var out, errb bytes.Buffer
+		if code := hookproto.Run(context.Background(), "claude", strings.NewReader(payload), &out, &errb, opts); code != 0 {
 			b.Fatal(code)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -22,6 +23,8 @@ func hookCommand() *cobra.Command {
 	var ignoreHostMode bool
 	var destination string
 	var trace bool
+	var server, serverTimeout = "", hookproto.DefaultServerTimeout
+	var serverRequired bool
 	c := &cobra.Command{
 		Use:   "hook claude|codex|gemini",
 		Short: "Answer an agent host's permission hook (Claude Code, Codex, Gemini CLI)",
@@ -40,7 +43,16 @@ Settings: the --settings files, then <cwd>/.permopa/settings.local.yaml,
 <cwd>/.permopa/settings.yaml and ~/.config/permopa/settings.yaml, where cwd
 is the payload's. Any fault (unreadable or empty stdin, an unknown mode, a
 policy that does not compile, the --timeout) blocks: a deny in the host's
-JSON or exit 2. The exit status is never 1.`,
+JSON or exit 2. The exit status is never 1.
+
+Fast path: with --server (or PERMOPA_SERVER) the hook asks a running
+'permopa run --server' (POST /v1/permission/check) instead of compiling the
+policy; the server decides with its own settings. A server that cannot be
+connected to is skipped (the hook decides locally, as without --server)
+unless --server-required or PERMOPA_SERVER_REQUIRED=1; any other server
+fault (an error status, an answer that is not a decision, no answer within
+--server-timeout) blocks. cmd/permopa-hook is a small client that does the
+same without OPA's start-up cost.`,
 		Args:      cobra.ArbitraryArgs, // checked in RunE: a usage error must block too
 		ValidArgs: adapter.Hosts,
 		// Errors are answered in the host's protocol by RunHook; cobra's
@@ -51,7 +63,21 @@ JSON or exit 2. The exit status is never 1.`,
 				os.Exit(2)
 			}
 			home, _ := os.UserHomeDir()
+			addr, required := hookproto.ServerFromEnv(server, serverRequired, os.Getenv)
+			if local := f.localOnly(); local != "" && addr != "" {
+				if server != "" {
+					fmt.Fprintf(os.Stderr, "permopa hook: %s cannot be used with --server: the server decides with its own settings and policy; blocking\n", local)
+					os.Exit(2)
+				}
+				// PERMOPA_SERVER is a default for every hook; a command
+				// that names its own settings or policy decides locally.
+				addr, required = "", false
+			}
 			opts := adapter.HookOptions{
+				Server:         addr,
+				ServerRequired: required,
+				ServerTimeout:  serverTimeout,
+				Mode:           f.mode,
 				Timeout:        timeout,
 				IgnoreHostMode: ignoreHostMode,
 				Destination:    destination,
@@ -75,12 +101,29 @@ JSON or exit 2. The exit status is never 1.`,
 	c.Flags().BoolVar(&ignoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends; use the settings' defaultMode or --mode")
 	c.Flags().StringVar(&destination, "destination", "local", "settings destination named in the 'permopa rules add' advice (local, project, user)")
 	c.Flags().BoolVar(&trace, "trace", false, "print the time each phase takes to stderr")
+	c.Flags().StringVar(&server, "server", "", "ask a running 'permopa run --server' at this address (unix:///path/permopa.sock or http://127.0.0.1:8181); default $"+hookproto.EnvServer)
+	c.Flags().BoolVar(&serverRequired, "server-required", false, "block when the server cannot be reached instead of deciding locally (also $"+hookproto.EnvServerRequired+"=1)")
+	c.Flags().DurationVar(&serverTimeout, "server-timeout", hookproto.DefaultServerTimeout, "block when the server gives no answer within this time")
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		fmt.Fprintf(os.Stderr, "permopa hook: %v; blocking\n", err)
 		os.Exit(2)
 		return err
 	})
 	return c
+}
+
+// localOnly names the first flag that only the local path can honour
+// (settings files, bundles, policy files), or "".
+func (f *engineFlags) localOnly() string {
+	switch {
+	case len(f.settings) > 0:
+		return "--settings"
+	case len(f.bundles) > 0:
+		return "--bundle"
+	case len(f.policies) > 0:
+		return "--policy"
+	}
+	return ""
 }
 
 // hookEngine builds the engine for a hook call made in cwd: the cwd's

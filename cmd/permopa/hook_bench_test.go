@@ -1,34 +1,79 @@
 package main_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/permopa/permopa/adapter/hookproto"
 )
 
-// BenchmarkHookProcess execs a cold `permopa hook claude` per iteration:
-// process start to answer, as Claude Code sees it.
+// BenchmarkHookProcess execs a cold hook process per iteration: process
+// start to answer, as the agent host sees it.
 //
 //	go test ./cmd/permopa -run '^$' -bench HookProcess -benchtime 30x
+//
+// version:         `permopa version`, the binary's start alone (OPA's init)
+// local:           `permopa hook claude`, compiling the policy
+// server:          `permopa hook claude --server unix://…` through a running server
+// client_server:   `permopa-hook claude --server unix://…` (no OPA linked)
+// client_fallback: `permopa-hook claude` with no server: it runs `permopa hook claude`
 func BenchmarkHookProcess(b *testing.B) {
-	raw, err := os.ReadFile("../../adapter/testdata/hooks/claude/pretooluse-bash-compound-deny.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	payload := strings.ReplaceAll(string(raw), "{{CWD}}", b.TempDir())
-	home := b.TempDir()
-	for _, args := range [][]string{{"version"}, {"hook", "claude"}} {
-		b.Run(strings.Join(args, "_"), func(b *testing.B) {
+	cwd, home := hookWorkspace(b)
+	payload := readPayload(b, "claude/pretooluse-bash-compound-deny.json", cwd)
+	addr := startHookServer(b, cwd, home)
+	client := hookClient(b)
+	for _, c := range []struct {
+		name string
+		argv []string
+	}{
+		{"version", []string{permopaBin, "version"}},
+		{"local", []string{permopaBin, "hook", "claude"}},
+		{"server", []string{permopaBin, "hook", "claude", "--server", addr, "--server-required"}},
+		{"client_server", []string{client, "claude", "--server", addr, "--server-required"}},
+		{"client_fallback", []string{client, "claude"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				cmd := exec.Command(permopaBin, args...)
+				cmd := exec.Command(c.argv[0], c.argv[1:]...)
 				cmd.Stdin = strings.NewReader(payload)
-				cmd.Env = append(os.Environ(), "HOME="+home)
+				cmd.Env = append(os.Environ(), "HOME="+home, "PERMOPA_SERVER=", "PERMOPA_SERVER_REQUIRED=")
 				out, err := cmd.Output()
-				if err != nil || (args[0] == "hook" && !strings.Contains(string(out), `"permissionDecision"`)) {
+				if err != nil || (c.name != "version" && !strings.Contains(string(out), `"permissionDecision":"deny"`)) {
 					b.Fatalf("%v: %s", err, out)
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkHookServerCheck is one round trip of the hook client to a
+// running `permopa run --server` over its unix socket (in process: no
+// process start), the server's share of a hook answered through it.
+//
+//	go test ./cmd/permopa -run '^$' -bench HookServerCheck -benchtime 2000x
+func BenchmarkHookServerCheck(b *testing.B) {
+	cwd, home := hookWorkspace(b)
+	var input map[string]any
+	if err := json.Unmarshal([]byte(readPayload(b, "claude/pretooluse-bash-compound-deny.json", cwd)), &input); err != nil {
+		b.Fatal(err)
+	}
+	client, err := hookproto.NewClient(startHookServer(b, cwd, home), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := 0; i < 20; i++ { // the server's first decisions are cold
+		client.Check(ctx, input)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, err := client.Check(ctx, input)
+		if err != nil || d.Behavior != hookproto.Deny {
+			b.Fatalf("%+v %v", d, err)
+		}
 	}
 }

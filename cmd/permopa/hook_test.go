@@ -2,20 +2,25 @@ package main_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // hookWorkspace is a project directory with the hook tests' settings in
 // .permopa/settings.yaml, and an empty HOME next to it.
-func hookWorkspace(t *testing.T) (cwd, home string) {
+func hookWorkspace(t testing.TB) (cwd, home string) {
 	t.Helper()
 	root := t.TempDir()
 	cwd, home = filepath.Join(root, "app"), filepath.Join(root, "home")
@@ -330,5 +335,551 @@ func TestHookHonoursManagedSettings(t *testing.T) {
 		if got.HookSpecificOutput.PermissionDecision != want {
 			t.Errorf("%s: %s (%s), want %s", cmd, got.HookSpecificOutput.PermissionDecision, got.HookSpecificOutput.PermissionDecisionReason, want)
 		}
+	}
+}
+
+// --- The fast path: hooks answered by a running `permopa run --server`. ---
+
+var (
+	hookClientOnce sync.Once
+	hookClientBin  string
+	hookClientErr  error
+)
+
+// hookClient builds cmd/permopa-hook next to the test's permopa binary, where
+// it looks for `permopa` when it has to decide locally.
+func hookClient(t testing.TB) string {
+	t.Helper()
+	hookClientOnce.Do(func() {
+		hookClientBin = filepath.Join(filepath.Dir(permopaBin), "permopa-hook")
+		out, err := exec.Command("go", "build", "-o", hookClientBin, "../permopa-hook").CombinedOutput()
+		if err != nil {
+			hookClientErr = fmt.Errorf("building permopa-hook: %v\n%s", err, out)
+		}
+	})
+	if hookClientErr != nil {
+		t.Fatal(hookClientErr)
+	}
+	return hookClientBin
+}
+
+// shortTempDir is a temporary directory with a path short enough for a
+// unix socket (108 bytes on Linux).
+func shortTempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// unixHTTPClient talks HTTP over the unix socket sock.
+func unixHTTPClient(sock string) *http.Client {
+	return &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		},
+	}}
+}
+
+// startHookServer starts the real `permopa run --server` on a unix socket,
+// with the settings layers of project (its .permopa files) and home, and
+// returns its address once it answers /health. The server is stopped when
+// the test ends.
+func startHookServer(t testing.TB, project, home string) string {
+	t.Helper()
+	sock := filepath.Join(shortTempDir(t), "permopa.sock")
+	return startServerCommand(t, project, home, sock, permopaBin, "run", "--server", "--skip-version-check", "--log-level", "error",
+		"--addr", "unix://"+sock, "--set", "plugins.permopa.settings.project_dir="+project)
+}
+
+// startServerCommand runs argv in dir as the server listening on sock.
+func startServerCommand(t testing.TB, dir, home, sock string, argv ...string) string {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	hc := unixHTTPClient(sock)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		select {
+		case <-exited:
+			t.Fatalf("permopa run --server exited: %s", logs.String())
+		default:
+		}
+		if resp, err := hc.Get("http://permopa/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return "unix://" + sock
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("permopa run --server did not become healthy: %s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// hookExec runs bin with args, the payload on stdin and extra environment.
+func hookExec(t *testing.T, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(payload)
+	// The runner's own PERMOPA_SERVER must not leak into the tests.
+	cmd.Env = append(os.Environ(), "PERMOPA_SERVER=", "PERMOPA_SERVER_REQUIRED=")
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// fastPathPayloads are recorded payloads of every host over Bash, Write,
+// Edit, Read and MCP calls, with ALLOW, ASK and DENY answers.
+var fastPathPayloads = []string{
+	"claude/pretooluse-bash-readonly.json",
+	"claude/pretooluse-bash-compound-deny.json",
+	"claude/pretooluse-bash-ask.json",
+	"claude/pretooluse-bash-ask-rule.json",
+	"claude/pretooluse-write-acceptedits.json",
+	"claude/pretooluse-write-plan.json",
+	"claude/pretooluse-edit-git-config.json",
+	"claude/pretooluse-multiedit.json",
+	"claude/pretooluse-read.json",
+	"claude/pretooluse-read-env.json",
+	"claude/pretooluse-mcp-allowed.json",
+	"claude/pretooluse-mcp-ask.json",
+	"claude/pretooluse-unknown-mode.json",
+	"claude/permissionrequest-bash-allow.json",
+	"claude/permissionrequest-bash-ask.json",
+	"claude/permissionrequest-bash-deny.json",
+	"codex/pretooluse-bash-readonly.json",
+	"codex/pretooluse-bash-ask.json",
+	"codex/pretooluse-bash-deny.json",
+	"codex/pretooluse-apply-patch.json",
+	"codex/pretooluse-apply-patch-git-hook.json",
+	"codex/pretooluse-mcp.json",
+	"codex/permissionrequest-bash-ask.json",
+	"gemini/beforetool-shell-readonly.json",
+	"gemini/beforetool-shell-deny.json",
+	"gemini/beforetool-shell-ask.json",
+	"gemini/beforetool-write-file.json",
+	"gemini/beforetool-replace.json",
+	"gemini/beforetool-read-ssh-key.json",
+	"gemini/beforetool-mcp.json",
+}
+
+func readPayload(t testing.TB, file, cwd string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("../../adapter/testdata/hooks", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(raw), "{{CWD}}", cwd)
+}
+
+// blocked reports whether a host's answer blocks the call.
+func blocked(host, out string, code int) bool {
+	if code == 2 {
+		return true
+	}
+	if code != 0 {
+		return false
+	}
+	switch host {
+	case "claude":
+		return strings.Contains(out, `"permissionDecision":"deny"`) || strings.Contains(out, `"behavior":"deny"`)
+	case "gemini":
+		return strings.Contains(out, `"decision":"deny"`)
+	case "codex":
+		return strings.Contains(out, `"behavior":"deny"`)
+	}
+	return false
+}
+
+// Through a running server that reads the same settings layers, every host
+// gets exactly the answer the local hook gives, from `permopa hook --server`
+// and from the small permopa-hook client. --server-required proves the
+// server answered (an unreachable server would block).
+func TestHookServerSameAnswersAsLocal(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	addr := startHookServer(t, cwd, home)
+	client := hookClient(t)
+	env := []string{"HOME=" + home}
+	answers := map[string]int{}
+	for _, file := range fastPathPayloads {
+		host := strings.Split(file, "/")[0]
+		payload := readPayload(t, file, cwd)
+		out, errOut, code := hookExec(t, permopaBin, []string{"hook", host}, env, payload)
+		for name, run := range map[string][]string{
+			"permopa hook --server": {permopaBin, "hook", host, "--server", addr, "--server-required"},
+			"PERMOPA_SERVER":        {permopaBin, "hook", host},
+			"permopa-hook":          {client, host, "--server", addr, "--server-required"},
+		} {
+			e := env
+			if name == "PERMOPA_SERVER" {
+				e = append(e, "PERMOPA_SERVER="+addr, "PERMOPA_SERVER_REQUIRED=1")
+			}
+			sout, serr, scode := hookExec(t, run[0], run[1:], e, payload)
+			if sout != out || scode != code || serr != errOut {
+				t.Errorf("%s, %s:\n local:  exit %d stdout %q stderr %q\n server: exit %d stdout %q stderr %q", file, name, code, out, errOut, scode, sout, serr)
+			}
+		}
+		switch {
+		case blocked(host, out, code):
+			answers["block"]++
+		case strings.Contains(out, `"ask"`) || strings.Contains(out, "systemMessage"):
+			answers["ask"]++
+		default:
+			answers["allow"]++
+		}
+	}
+	if answers["block"] == 0 || answers["ask"] == 0 || answers["allow"] == 0 {
+		t.Errorf("the payloads do not cover allow, ask and block: %v", answers)
+	}
+}
+
+// The server decides with its own settings layers, not those of the
+// payload's cwd: a project whose rules the server does not read gets the
+// server's decision. (docs/hosts.md says so.)
+func TestHookServerDecidesWithItsOwnSettings(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	other := t.TempDir() // no .permopa: no rm -rf deny rule
+	addr := startHookServer(t, other, home)
+	payload := readPayload(t, "claude/pretooluse-bash-compound-deny.json", cwd)
+	out, _, _ := hookExec(t, permopaBin, []string{"hook", "claude"}, []string{"HOME=" + home}, payload)
+	if jsonPath(t, out, "hookSpecificOutput.permissionDecision") != "deny" {
+		t.Fatalf("local: %s", out)
+	}
+	out, _, _ = hookExec(t, permopaBin, []string{"hook", "claude", "--server", addr}, []string{"HOME=" + home}, payload)
+	if jsonPath(t, out, "hookSpecificOutput.permissionDecision") != "ask" || strings.Contains(out, "Bash(rm -rf:*)") {
+		t.Fatalf("server without the project's rules: %s", out)
+	}
+}
+
+// faultyServer serves HTTP on a unix socket with a server that answers
+// every request the way handler does: a broken permopa server.
+func faultyServer(t *testing.T, handler http.HandlerFunc) string {
+	t.Helper()
+	sock := filepath.Join(shortTempDir(t), "bad.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: handler}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return "unix://" + sock
+}
+
+// A server that answers with an error status, garbage, a decision without
+// a known behavior, or nothing in time blocks the call in every host, from
+// both clients; it never lets the call through and never decides locally.
+func TestHookServerFaultsBlock(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	client := hookClient(t)
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	faults := map[string]http.HandlerFunc{
+		"500": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(500)
+			io.WriteString(w, `{"code":"internal_error","message":"store unavailable"}`)
+		},
+		"404 HTML": func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
+		"garbage":  func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>hello</html>") },
+		"no behavior": func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"message":"fine","step":"allow_rule"}`)
+		},
+		"lowercase allow": func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"behavior":"allow"}`) },
+		"hangs": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+		},
+		"bad chunk": func(w http.ResponseWriter, r *http.Request) {
+			conn, buf, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				buf.WriteString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+				buf.Flush()
+				conn.Close()
+			}
+		},
+		"closes": func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		},
+	}
+	// Payloads the local hook would allow: a block can only come from the fault.
+	payloads := map[string]string{
+		"claude": "claude/pretooluse-bash-readonly.json",
+		"codex":  "codex/pretooluse-bash-readonly.json",
+		"gemini": "gemini/beforetool-shell-readonly.json",
+	}
+	for name, h := range faults {
+		addr := faultyServer(t, h)
+		for host, file := range payloads {
+			payload := readPayload(t, file, cwd)
+			for _, run := range [][]string{
+				{permopaBin, "hook", host, "--server", addr, "--server-timeout", "300ms"},
+				{client, host, "--server", addr, "--server-timeout", "300ms"},
+			} {
+				out, errOut, code := hookExec(t, run[0], run[1:], []string{"HOME=" + home}, payload)
+				if !blocked(host, out, code) || !strings.Contains(out+errOut, "could not decide") {
+					t.Errorf("%s, %s: not blocked: exit %d stdout %q stderr %q", name, strings.Join(run, " "), code, out, errOut)
+				}
+			}
+		}
+	}
+}
+
+// A decision that arrives in chunks (a Go server that flushes, or a large
+// answer) is read whole: the small client's HTTP reader is not net/http.
+func TestHookServerChunkedAnswer(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	client := hookClient(t)
+	addr := faultyServer(t, func(w http.ResponseWriter, r *http.Request) {
+		var in map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in["tool_name"] != "Bash" {
+			w.WriteHeader(400)
+			return
+		}
+		io.WriteString(w, `{"behavior":"DENY","message":"denied by a `)
+		w.(http.Flusher).Flush()
+		io.WriteString(w, strings.Repeat("very ", 1000)+`strict server","step":"deny_rule","matched_rule":{"tool_name":"Bash","rule_content":"git:*","behavior":"DENY","source":"orgRules","layer":"bundle"},"suggested_rules":[]}`)
+	})
+	payload := readPayload(t, "claude/pretooluse-bash-readonly.json", cwd)
+	for _, run := range [][]string{{permopaBin, "hook", "claude", "--server", addr}, {client, "claude", "--server", addr}} {
+		out, errOut, code := hookExec(t, run[0], run[1:], []string{"HOME=" + home}, payload)
+		if code != 0 || jsonPath(t, out, "hookSpecificOutput.permissionDecision") != "deny" || !strings.Contains(out, "strict server [step deny_rule; rule Bash(git:*) from bundle (orgRules)]") {
+			t.Errorf("%v: exit %d stdout %q stderr %q", run, code, out, errOut)
+		}
+	}
+}
+
+// No server at the address (no socket file, or a socket nobody listens on):
+// the hook decides locally, with the answer the local hook gives, and says
+// so on stderr; with --server-required or PERMOPA_SERVER_REQUIRED=1 it
+// blocks. The small client does the same by running `permopa hook`.
+func TestHookServerUnreachable(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	client := hookClient(t)
+	dir := shortTempDir(t)
+	stale := filepath.Join(dir, "stale.sock")
+	l, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close() // the file stays: connection refused
+	env := []string{"HOME=" + home}
+	for _, addr := range []string{"unix://" + filepath.Join(dir, "missing.sock"), "unix://" + stale, "http://127.0.0.1:1"} {
+		for _, file := range []string{"claude/pretooluse-bash-compound-deny.json", "claude/pretooluse-read.json", "codex/pretooluse-bash-ask.json", "gemini/beforetool-shell-readonly.json"} {
+			host := strings.Split(file, "/")[0]
+			payload := readPayload(t, file, cwd)
+			want, _, wantCode := hookExec(t, permopaBin, []string{"hook", host}, env, payload)
+			for _, run := range [][]string{{permopaBin, "hook", host, "--server", addr}, {client, host, "--server", addr}} {
+				out, errOut, code := hookExec(t, run[0], run[1:], env, payload)
+				if out != want || code != wantCode || !strings.Contains(errOut, "deciding locally") {
+					t.Errorf("%s %s: exit %d stdout %q stderr %q; want the local answer (exit %d %q) and a note", strings.Join(run, " "), file, code, out, errOut, wantCode, want)
+				}
+			}
+			if host != "claude" || !strings.Contains(file, "read.json") {
+				continue
+			}
+			// The local answer is an allow; required, the same call is blocked.
+			for _, run := range []struct {
+				args []string
+				env  []string
+			}{
+				{[]string{permopaBin, "hook", host, "--server", addr, "--server-required"}, env},
+				{[]string{permopaBin, "hook", host}, append(env, "PERMOPA_SERVER="+addr, "PERMOPA_SERVER_REQUIRED=1")},
+				{[]string{client, host, "--server", addr, "--server-required"}, env},
+				{[]string{client, host}, append(env, "PERMOPA_SERVER="+addr, "PERMOPA_SERVER_REQUIRED=true")},
+			} {
+				out, errOut, code := hookExec(t, run.args[0], run.args[1:], run.env, payload)
+				if !blocked(host, out, code) || !strings.Contains(out, "unreachable") {
+					t.Errorf("required, %v: exit %d stdout %q stderr %q", run.args, code, out, errOut)
+				}
+			}
+		}
+	}
+}
+
+// The small client with no server configured hands every payload to
+// `permopa hook` and gives its answers unchanged; without a permopa to hand
+// it to, or with a server required but not configured, it blocks.
+func TestHookClientWithoutServer(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	client := hookClient(t)
+	env := []string{"HOME=" + home}
+	for i, file := range fastPathPayloads {
+		if i%3 != 0 {
+			continue // a third of them, every host: the answers are permopa hook's own
+		}
+		host := strings.Split(file, "/")[0]
+		payload := readPayload(t, file, cwd)
+		want, wantErr, wantCode := hookExec(t, permopaBin, []string{"hook", host}, env, payload)
+		out, errOut, code := hookExec(t, client, []string{host}, env, payload)
+		if out != want || code != wantCode || errOut != wantErr {
+			t.Errorf("%s: exit %d stdout %q stderr %q; want exit %d stdout %q stderr %q", file, code, out, errOut, wantCode, want, wantErr)
+		}
+	}
+	// Flags before the host, and passed on to permopa hook.
+	payload := readPayload(t, "gemini/beforetool-write-file.json", cwd)
+	if out, _, _ := hookExec(t, client, []string{"--mode", "acceptEdits", "gemini"}, env, payload); jsonPath(t, out, "decision") != "allow" {
+		t.Errorf("--mode acceptEdits: %s", out)
+	}
+	payload = readPayload(t, "claude/pretooluse-read.json", cwd)
+	for name, run := range map[string]struct {
+		args []string
+		env  []string
+	}{
+		"no permopa":              {[]string{"claude", "--permopa", filepath.Join(t.TempDir(), "permopa")}, env},
+		"required, no server":     {[]string{"claude"}, append(env, "PERMOPA_SERVER_REQUIRED=1")},
+		"empty stdin":             {[]string{"claude", "--server", "unix:///nonexistent/x.sock"}, env},
+		"bad server address":      {[]string{"claude", "--server", "ftp://x"}, env},
+		"unknown host":            {[]string{"cursor"}, env},
+		"unknown flag":            {[]string{"claude", "--no-such-flag"}, env},
+		"permopa exits 1 (false)": {[]string{"claude", "--permopa", "/bin/false"}, env},
+	} {
+		in := payload
+		if name == "empty stdin" {
+			in = ""
+		}
+		out, errOut, code := hookExec(t, client, run.args, run.env, in)
+		if !blocked("claude", out, code) {
+			t.Errorf("%s: not blocked: exit %d stdout %q stderr %q", name, code, out, errOut)
+		}
+	}
+}
+
+// An explicit --server cannot be combined with flags only a local decision
+// honours (the server would ignore them): that blocks. PERMOPA_SERVER with
+// such flags decides locally.
+func TestHookServerWithLocalFlags(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	extra := filepath.Join(t.TempDir(), "extra.yaml")
+	if err := os.WriteFile(extra, []byte("permissions:\n  deny: [\"Read\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	payload := readPayload(t, "claude/pretooluse-read.json", cwd)
+	env := []string{"HOME=" + home}
+	if _, errOut, code := hookExec(t, permopaBin, []string{"hook", "claude", "--server", "unix:///nonexistent/x.sock", "--settings", extra}, env, payload); code != 2 || !strings.Contains(errOut, "--settings") {
+		t.Errorf("--server with --settings: exit %d %s", code, errOut)
+	}
+	out, errOut, _ := hookExec(t, permopaBin, []string{"hook", "claude", "--settings", extra}, append(env, "PERMOPA_SERVER=unix:///nonexistent/x.sock", "PERMOPA_SERVER_REQUIRED=1"), payload)
+	if jsonPath(t, out, "hookSpecificOutput.permissionDecision") != "deny" || !strings.Contains(out, "extra.yaml") {
+		t.Errorf("PERMOPA_SERVER with --settings must decide locally with the file: %s %s", out, errOut)
+	}
+}
+
+// The small client links no OPA package: that is what makes it start fast.
+func TestHookClientLinksNoOPA(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../permopa-hook").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, "open-policy-agent") || dep == "github.com/permopa/permopa/engine" || dep == "github.com/permopa/permopa/adapter" {
+			t.Errorf("permopa-hook depends on %s", dep)
+		}
+	}
+}
+
+// The fast path of docs/hosts.md works as written: the user service's
+// ExecStart line starts a server (in the project directory, whose settings
+// it then reads), and the documented permopa-hook commands answer through
+// it what the local hook answers.
+func TestHostsDocFastPath(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/hosts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	execStart := regexp.MustCompile(`(?m)^ExecStart=(.*)$`).FindStringSubmatch(doc)
+	cmds := regexp.MustCompile(`(?m)^permopa-hook (\w+) --server (unix:///run/user/1000/permopa\.sock)$`).FindAllStringSubmatch(doc, -1)
+	if execStart == nil || len(cmds) != 3 {
+		t.Fatalf("docs/hosts.md: ExecStart line %v, permopa-hook commands %v", execStart, cmds)
+	}
+	cwd, home := hookWorkspace(t)
+	runtime := shortTempDir(t)
+	line := strings.NewReplacer("%h/.local/bin/permopa", permopaBin, "%t", runtime).Replace(execStart[1])
+	addr := startServerCommand(t, cwd, home, filepath.Join(runtime, "permopa.sock"), strings.Fields(line)...)
+	client := hookClient(t)
+	files := map[string][]string{
+		"claude": {"claude/pretooluse-bash-compound-deny.json", "claude/pretooluse-bash-ask.json", "claude/pretooluse-read.json"},
+		"codex":  {"codex/pretooluse-bash-deny.json", "codex/pretooluse-apply-patch.json"},
+		"gemini": {"gemini/beforetool-shell-ask.json", "gemini/beforetool-mcp.json"},
+	}
+	env := []string{"HOME=" + home}
+	for _, c := range cmds {
+		host := c[1]
+		for _, file := range files[host] {
+			payload := readPayload(t, file, cwd)
+			want, wantErr, wantCode := hookExec(t, permopaBin, []string{"hook", host}, env, payload)
+			out, errOut, code := hookExec(t, client, []string{host, "--server", addr, "--server-required"}, env, payload)
+			if out != want || errOut != wantErr || code != wantCode {
+				t.Errorf("%s < %s: exit %d stdout %q stderr %q; local: exit %d stdout %q stderr %q", c[0], file, code, out, errOut, wantCode, want, wantErr)
+			}
+		}
+	}
+}
+
+// Through a server that watches its settings, the approve command an ASK
+// prints with --destination user really approves: the rule lands in the
+// user settings the server reads, and the retried call is let through.
+func TestHookServerApproveToUserSettings(t *testing.T) {
+	cwd, home := hookWorkspace(t)
+	// A user's ~/.config exists; the settings directory in it need not.
+	if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(shortTempDir(t), "permopa.sock")
+	addr := startServerCommand(t, t.TempDir(), home, sock, permopaBin, "run", "--server", "--skip-version-check", "--log-level", "error",
+		"--addr", "unix://"+sock, "--set", "plugins.permopa.settings.watch=true")
+	client := hookClient(t)
+	env := []string{"HOME=" + home}
+	payload := readPayload(t, "codex/pretooluse-bash-ask.json", cwd)
+	_, stderr, code := hookExec(t, client, []string{"codex", "--server", addr, "--server-required", "--destination", "user"}, env, payload)
+	m := regexp.MustCompile(`run: (permopa rules add .*?) , then retry`).FindStringSubmatch(stderr)
+	if code != 2 || m == nil || !strings.Contains(m[1], "--destination user") {
+		t.Fatalf("exit %d, no approve command in %q", code, stderr)
+	}
+	cmd := exec.Command("sh", "-c", m[1])
+	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+filepath.Dir(permopaBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", m[1], err, out)
+	}
+	// The server reloads on its own; wait for it (no timing asserted).
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		out, stderr, code := hookExec(t, client, []string{"codex", "--server", addr, "--server-required", "--destination", "user"}, env, payload)
+		if code == 0 && out == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after approval: exit %d stdout %q stderr %q", code, out, stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

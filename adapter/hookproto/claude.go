@@ -1,17 +1,8 @@
-package adapter
+package hookproto
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/permopa/permopa/engine"
-)
-
-// Claude Code hook events permopa answers.
-const (
-	EventPreToolUse        = "PreToolUse"
-	EventPermissionRequest = "PermissionRequest"
-	EventBeforeTool        = "BeforeTool" // Gemini CLI
 )
 
 // claudeProtocol is Claude Code's hook protocol.
@@ -37,8 +28,8 @@ var claudeToolAliases = map[string]struct{ tool, pathField string }{
 	"NotebookEdit": {"Edit", "notebook_path"},
 }
 
-func (claudeProtocol) parse(p map[string]any) (hookRequest, error) {
-	req := hookRequest{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
+func (claudeProtocol) Parse(p map[string]any) (Request, error) {
+	req := Request{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
 	if req.Event == "" {
 		req.Event = EventPreToolUse
 	}
@@ -56,29 +47,29 @@ func (claudeProtocol) parse(p map[string]any) (hookRequest, error) {
 	return req, nil
 }
 
-func (claudeProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions) HookAnswer {
-	reason := HookReason(d)
-	if d.Behavior == engine.Ask {
-		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != engine.StepAskRule {
+func (claudeProtocol) Answer(req Request, d Decision, opts Options) Answer {
+	reason := Reason(d)
+	if d.Behavior == Ask {
+		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != StepAskRule {
 			reason += ". To allow it from now on: " + cmd
 		}
 	}
 	if req.Event == EventPermissionRequest {
 		switch d.Behavior {
-		case engine.Allow:
-			return HookAnswer{Stdout: mustJSON(map[string]any{
+		case Allow:
+			return Answer{Stdout: mustJSON(map[string]any{
 				"hookSpecificOutput": map[string]any{
 					"hookEventName": EventPermissionRequest,
 					"decision":      map[string]any{"behavior": "allow"},
 				},
 			})}
-		case engine.Ask:
-			return HookAnswer{Stdout: mustJSON(map[string]any{"systemMessage": reason})}
+		case Ask:
+			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": reason})}
 		default:
 			return permissionRequestDeny(reason)
 		}
 	}
-	return HookAnswer{Stdout: mustJSON(map[string]any{
+	return Answer{Stdout: mustJSON(map[string]any{
 		"hookSpecificOutput": map[string]any{
 			"hookEventName":            EventPreToolUse,
 			"permissionDecision":       strings.ToLower(d.Behavior),
@@ -89,8 +80,8 @@ func (claudeProtocol) answer(req hookRequest, d engine.Decision, opts HookOption
 
 // permissionRequestDeny is the deny answer to a PermissionRequest event;
 // Claude Code and Codex share its shape.
-func permissionRequestDeny(reason string) HookAnswer {
-	return HookAnswer{Stdout: mustJSON(map[string]any{
+func permissionRequestDeny(reason string) Answer {
+	return Answer{Stdout: mustJSON(map[string]any{
 		"hookSpecificOutput": map[string]any{
 			"hookEventName": EventPermissionRequest,
 			"decision":      map[string]any{"behavior": "deny", "message": reason},
@@ -98,13 +89,13 @@ func permissionRequestDeny(reason string) HookAnswer {
 	})}
 }
 
-func (claudeProtocol) fail(event, reason string) HookAnswer {
+func (claudeProtocol) Fail(event, reason string) Answer {
 	reason = "permopa blocked this call because it could not decide it: " + reason
 	switch event {
 	case EventPermissionRequest:
 		return permissionRequestDeny(reason)
 	case EventPreToolUse, "":
-		return HookAnswer{Stdout: mustJSON(map[string]any{
+		return Answer{Stdout: mustJSON(map[string]any{
 			"hookSpecificOutput": map[string]any{
 				"hookEventName":            EventPreToolUse,
 				"permissionDecision":       "deny",
@@ -114,6 +105,6 @@ func (claudeProtocol) fail(event, reason string) HookAnswer {
 	default:
 		// An event whose JSON answer permopa does not know: exit 2 blocks
 		// every blockable event and shows stderr.
-		return HookAnswer{Stderr: reason, Exit: 2}
+		return Answer{Stderr: reason, Exit: 2}
 	}
 }

@@ -1,11 +1,9 @@
-package adapter
+package hookproto
 
 import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/permopa/permopa/engine"
 )
 
 // geminiProtocol is Gemini CLI's BeforeTool hook protocol.
@@ -26,8 +24,8 @@ import (
 // approves it.
 type geminiProtocol struct{}
 
-func (geminiProtocol) parse(p map[string]any) (hookRequest, error) {
-	req := hookRequest{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
+func (geminiProtocol) Parse(p map[string]any) (Request, error) {
+	req := Request{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
 	if req.Event == "" {
 		req.Event = EventBeforeTool
 	}
@@ -143,23 +141,23 @@ func firstOf(m map[string]any, keys ...string) any {
 	return nil
 }
 
-func (geminiProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions) HookAnswer {
+func (geminiProtocol) Answer(req Request, d Decision, opts Options) Answer {
 	switch d.Behavior {
-	case engine.Allow:
-		return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "allow"})}
-	case engine.Ask:
+	case Allow:
+		return Answer{Stdout: mustJSON(map[string]any{"decision": "allow"})}
+	case Ask:
 		text := askAsBlock(d, "Gemini CLI", req.Cwd, opts)
-		return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
+		return Answer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
 	default:
-		text := HookReason(d)
-		return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
+		text := Reason(d)
+		return Answer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
 	}
 }
 
-func (geminiProtocol) fail(event, reason string) HookAnswer {
+func (geminiProtocol) Fail(event, reason string) Answer {
 	reason = "permopa blocked this call because it could not decide it: " + reason
 	if event != "" && event != EventBeforeTool {
-		return HookAnswer{Stderr: reason, Exit: 2}
+		return Answer{Stderr: reason, Exit: 2}
 	}
-	return HookAnswer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": reason, "systemMessage": reason})}
+	return Answer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": reason, "systemMessage": reason})}
 }

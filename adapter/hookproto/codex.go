@@ -1,11 +1,9 @@
-package adapter
+package hookproto
 
 import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/permopa/permopa/engine"
 )
 
 // codexProtocol is OpenAI Codex's hook protocol.
@@ -27,8 +25,8 @@ import (
 // asks its human.
 type codexProtocol struct{}
 
-func (codexProtocol) parse(p map[string]any) (hookRequest, error) {
-	req := hookRequest{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
+func (codexProtocol) Parse(p map[string]any) (Request, error) {
+	req := Request{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
 	if req.Event == "" {
 		req.Event = EventPreToolUse
 	}
@@ -78,7 +76,7 @@ func argvCommand(argv []any) string {
 		}
 	}
 	for i, w := range words {
-		words[i] = shellQuote(w)
+		words[i] = ShellQuote(w)
 	}
 	return strings.Join(words, " ")
 }
@@ -115,37 +113,37 @@ func patchCalls(patch, cwd string) []patchCall {
 	return out
 }
 
-func (codexProtocol) answer(req hookRequest, d engine.Decision, opts HookOptions) HookAnswer {
+func (codexProtocol) Answer(req Request, d Decision, opts Options) Answer {
 	if req.Event == EventPermissionRequest {
 		switch d.Behavior {
-		case engine.Allow:
-			return HookAnswer{Stdout: mustJSON(map[string]any{
+		case Allow:
+			return Answer{Stdout: mustJSON(map[string]any{
 				"hookSpecificOutput": map[string]any{
 					"hookEventName": EventPermissionRequest,
 					"decision":      map[string]any{"behavior": "allow"},
 				},
 			})}
-		case engine.Ask:
+		case Ask:
 			// No decision: Codex asks its human.
-			return HookAnswer{Stdout: mustJSON(map[string]any{"systemMessage": HookReason(d)})}
+			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": Reason(d)})}
 		default:
-			return permissionRequestDeny(HookReason(d))
+			return permissionRequestDeny(Reason(d))
 		}
 	}
 	switch d.Behavior {
-	case engine.Allow:
-		return HookAnswer{}
-	case engine.Ask:
-		return HookAnswer{Stderr: askAsBlock(d, "Codex", req.Cwd, opts), Exit: 2}
+	case Allow:
+		return Answer{}
+	case Ask:
+		return Answer{Stderr: askAsBlock(d, "Codex", req.Cwd, opts), Exit: 2}
 	default:
-		return HookAnswer{Stderr: HookReason(d), Exit: 2}
+		return Answer{Stderr: Reason(d), Exit: 2}
 	}
 }
 
-func (codexProtocol) fail(event, reason string) HookAnswer {
+func (codexProtocol) Fail(event, reason string) Answer {
 	reason = "permopa blocked this call because it could not decide it: " + reason
 	if event == EventPermissionRequest {
 		return permissionRequestDeny(reason)
 	}
-	return HookAnswer{Stderr: reason, Exit: 2}
+	return Answer{Stderr: reason, Exit: 2}
 }

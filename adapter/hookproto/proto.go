@@ -1,0 +1,294 @@
+package hookproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Agent hosts whose hook protocols this package speaks.
+const (
+	HostClaude = "claude" // Claude Code: PreToolUse and PermissionRequest
+	HostCodex  = "codex"  // OpenAI Codex: PreToolUse and PermissionRequest
+	HostGemini = "gemini" // Gemini CLI: BeforeTool
+)
+
+// Hosts lists the hosts For accepts.
+var Hosts = []string{HostClaude, HostCodex, HostGemini}
+
+// Hook events answered.
+const (
+	EventPreToolUse        = "PreToolUse"
+	EventPermissionRequest = "PermissionRequest"
+	EventBeforeTool        = "BeforeTool" // Gemini CLI
+)
+
+// MaxPayload caps what a hook reads from stdin; a larger payload is refused.
+const MaxPayload = 16 << 20
+
+// Answer is what a hook process prints and how it exits.
+type Answer struct {
+	Stdout []byte
+	Stderr string
+	Exit   int
+}
+
+// Write prints the answer and returns the exit code; an answer that cannot
+// be written is a block (exit 2).
+func (a Answer) Write(stdout, stderr io.Writer) int {
+	if len(a.Stdout) > 0 {
+		if _, err := stdout.Write(a.Stdout); err != nil {
+			fmt.Fprintf(stderr, "permopa: cannot write the answer (%v); blocking\n", err)
+			return 2
+		}
+	}
+	if a.Stderr != "" {
+		fmt.Fprintln(stderr, a.Stderr)
+	}
+	return a.Exit
+}
+
+// Request is a parsed hook payload: the event, the cwd and the permopa
+// inputs to decide (one per call; a Codex patch touching several files is
+// several Write/Edit inputs, and the strictest decision answers).
+type Request struct {
+	Event  string
+	Cwd    string
+	Inputs []map[string]any
+}
+
+// Options shape the answers.
+type Options struct {
+	// Destination is the settings destination named in the approve command
+	// printed when a host cannot ask (default "local").
+	Destination string
+}
+
+// Protocol is one host's hook protocol: pure translations between the
+// host's JSON and permopa's inputs and decision.
+type Protocol interface {
+	// Parse turns a payload into the calls to decide.
+	Parse(payload map[string]any) (Request, error)
+	// Answer is the host's answer for the decision d of req.
+	Answer(req Request, d Decision, opts Options) Answer
+	// Fail is the blocking answer for any fault; event may be "" when the
+	// payload could not be read.
+	Fail(event, reason string) Answer
+}
+
+// For returns host's protocol, or nil for a host it does not know.
+func For(host string) Protocol {
+	switch strings.ToLower(host) {
+	case HostClaude, "claude-code", "claudecode":
+		return claudeProtocol{}
+	case HostCodex:
+		return codexProtocol{}
+	case HostGemini, "gemini-cli":
+		return geminiProtocol{}
+	}
+	return nil
+}
+
+// UnknownHost is the error text for a host For does not know.
+func UnknownHost(host string) string {
+	return fmt.Sprintf("unknown hook host %q (want one of %s)", host, strings.Join(Hosts, ", "))
+}
+
+// ParsePayload reads one hook payload: a single JSON object, which the
+// protocol turns into at least one call.
+func ParsePayload(proto Protocol, data []byte) (Request, error) {
+	if len(data) > MaxPayload {
+		return Request{}, fmt.Errorf("hook payload larger than %d bytes", MaxPayload)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return Request{}, errors.New("empty hook payload on stdin")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return Request{}, fmt.Errorf("hook payload is not JSON: %v", err)
+	}
+	if dec.More() {
+		return Request{}, errors.New("hook payload has data after the JSON object")
+	}
+	payload, ok := v.(map[string]any)
+	if !ok {
+		return Request{}, errors.New("hook payload is not a JSON object")
+	}
+	req, err := proto.Parse(payload)
+	if err != nil {
+		return req, err
+	}
+	if len(req.Inputs) == 0 {
+		return req, errors.New("hook payload has no tool call")
+	}
+	return req, nil
+}
+
+// Inputs translates a host's hook payload into the permopa inputs a hook
+// decides (one per call; a Codex patch gives one per file).
+func Inputs(host string, payload map[string]any) ([]map[string]any, error) {
+	proto := For(host)
+	if proto == nil {
+		return nil, errors.New(UnknownHost(host))
+	}
+	req, err := proto.Parse(payload)
+	if err != nil {
+		return nil, err
+	}
+	return req.Inputs, nil
+}
+
+// Strictest picks the decision that answers for several calls: the first
+// DENY, else the first ASK, else the first ALLOW. No decision, or one
+// without a known behavior, is a DENY.
+func Strictest(ds []Decision) Decision {
+	rank := map[string]int{Deny: 3, Ask: 2, Allow: 1}
+	best := -1
+	for i, d := range ds {
+		if !validBehavior(d.Behavior) {
+			return failClosed(CodeBadDecision, fmt.Sprintf("decision with behavior %q", d.Behavior))
+		}
+		if best < 0 || rank[d.Behavior] > rank[ds[best].Behavior] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return failClosed(CodeInputError, "no call to decide")
+	}
+	return ds[best]
+}
+
+// Reason is the text a host shows for a decision: the message, the
+// decision point, and the rule with the layer it came from.
+func Reason(d Decision) string {
+	var b strings.Builder
+	b.WriteString("permopa ")
+	b.WriteString(d.Behavior)
+	b.WriteString(": ")
+	b.WriteString(strings.TrimSpace(d.Message))
+	var facts []string
+	if d.Step != "" {
+		facts = append(facts, "step "+d.Step)
+	}
+	if r := d.MatchedRule; r != nil {
+		rule := "rule " + r.String()
+		if r.Layer != "" {
+			rule += " from " + r.Layer
+		}
+		if r.Source != "" && r.Source != r.Layer {
+			rule += " (" + r.Source + ")"
+		}
+		facts = append(facts, rule)
+	}
+	if d.Code != "" {
+		facts = append(facts, "code "+d.Code)
+	}
+	if len(facts) > 0 {
+		b.WriteString(" [")
+		b.WriteString(strings.Join(facts, "; "))
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// ApproveCommand is the `permopa rules add` command that accepts a
+// decision's suggested rules into the settings of project (the call's cwd,
+// whose settings the hooks read), or "" when there is none.
+func ApproveCommand(d Decision, destination, project string) string {
+	if destination == "" {
+		destination = "local"
+	}
+	var rules []string
+	seen := map[string]bool{}
+	for _, r := range d.SuggestedRules {
+		s := r.String()
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		rules = append(rules, ShellQuote(s))
+	}
+	if len(rules) == 0 {
+		return ""
+	}
+	cmd := "permopa rules add"
+	if project != "" {
+		cmd += " --project " + ShellQuote(project)
+	}
+	return cmd + " --destination " + destination + " " + strings.Join(rules, " ")
+}
+
+// askAsBlock is the text for an ASK that the host cannot express: a block
+// that tells the human how to approve.
+func askAsBlock(d Decision, hostName, project string, opts Options) string {
+	var b strings.Builder
+	b.WriteString(Reason(d))
+	b.WriteString(". Blocked because ")
+	b.WriteString(hostName)
+	b.WriteString(" hooks cannot ask a human.")
+	switch {
+	case d.Step == StepAskRule && d.MatchedRule != nil:
+		b.WriteString(" The ask rule " + d.MatchedRule.String() + " requires a human every time, and allow rules do not override it; run the command yourself, or remove that ask rule.")
+	case d.BypassImmune:
+		b.WriteString(" This is a safety check that no rule can approve; run it yourself if it is intended.")
+	default:
+		if cmd := ApproveCommand(d, opts.Destination, project); cmd != "" {
+			b.WriteString(" To approve it from now on, run: ")
+			b.WriteString(cmd)
+			b.WriteString(" , then retry.")
+		} else {
+			b.WriteString(" Add an allow rule with `permopa rules add` to approve it, then retry.")
+		}
+	}
+	return b.String()
+}
+
+// ShellQuote quotes s for a POSIX shell.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func mustJSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only unencodable values fail, and the answers are maps of strings.
+		return []byte(`{"decision":"deny","reason":"permopa: internal error encoding the answer"}` + "\n")
+	}
+	return buf.Bytes()
+}
+
+// copyPayload is a shallow copy of a payload, for use as permopa input.
+func copyPayload(p map[string]any) map[string]any {
+	out := make(map[string]any, len(p))
+	for k, v := range p {
+		out[k] = v
+	}
+	return out
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func firstString(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s := str(m, k); s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,204 @@
+// Command permopa-hook answers an agent host's permission hook (Claude
+// Code, Codex, Gemini CLI) by asking a running `permopa run --server`, and
+// hands the hook to `permopa hook` when there is no server to ask.
+//
+//	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock]
+//
+// It speaks the same protocols as `permopa hook <host>` with the same code
+// (adapter/hookproto) but links no OPA package, so a process starts and
+// answers in a few milliseconds instead of paying OPA's package
+// initialisation. It never fails open:
+//   - no server configured, or the server cannot be connected to (no
+//     socket, connection refused): it runs `permopa hook <host>` with the
+//     same payload and passes its answer on (the local decision); with
+//     --server-required or PERMOPA_SERVER_REQUIRED=1 it blocks instead;
+//   - any other server fault (an error status, an answer that is not a
+//     decision, no answer within --server-timeout) blocks;
+//   - a `permopa` that cannot be found or run, or that answers with an exit
+//     status other than 0 or 2, blocks.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/permopa/permopa/adapter/hookproto"
+)
+
+// config is the command line.
+type config struct {
+	host           string
+	server         string
+	serverRequired bool
+	serverTimeout  time.Duration
+	timeout        time.Duration
+	ignoreHostMode bool
+	destination    string
+	mode           string
+	permopa        string
+	trace          bool
+	hasServer      bool // a server address was configured
+}
+
+func parseArgs(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("permopa-hook", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.server, "server", "", "permopa server address (unix:///path.sock or http://host:port); default $"+hookproto.EnvServer)
+	fs.BoolVar(&c.serverRequired, "server-required", false, "block when the server cannot be reached; default $"+hookproto.EnvServerRequired)
+	fs.DurationVar(&c.serverTimeout, "server-timeout", hookproto.DefaultServerTimeout, "block when the server gives no answer within this time")
+	fs.DurationVar(&c.timeout, "timeout", hookproto.DefaultTimeout, "block when no answer is reached within this time")
+	fs.BoolVar(&c.ignoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends")
+	fs.StringVar(&c.destination, "destination", "local", "settings destination named in approval advice")
+	fs.StringVar(&c.mode, "mode", "", "mode for calls that name none")
+	fs.StringVar(&c.permopa, "permopa", "", "the permopa binary for local decisions (default: next to this one, else on PATH)")
+	fs.BoolVar(&c.trace, "trace", false, "print the time each phase takes to stderr")
+	// The host may come before or after the flags.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return c, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) != 1 {
+		return c, errors.New("want one host: claude, codex or gemini")
+	}
+	c.host = positional[0]
+	if hookproto.For(c.host) == nil {
+		return c, errors.New(hookproto.UnknownHost(c.host))
+	}
+	return c, nil
+}
+
+func main() {
+	c, err := parseArgs(os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "permopa-hook: %v; blocking\n", err)
+		os.Exit(2)
+	}
+	addr, required := hookproto.ServerFromEnv(c.server, c.serverRequired, os.Getenv)
+	decide := func(context.Context, hookproto.Request, *hookproto.Tracer) ([]hookproto.Decision, error) {
+		if required {
+			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)
+		}
+		return nil, &hookproto.UnreachableError{Addr: "(none)", Err: errors.New("no server configured")}
+	}
+	if addr != "" {
+		c.hasServer = true
+		client, err := hookproto.NewClient(addr, c.serverTimeout)
+		if err != nil {
+			decide = func(context.Context, hookproto.Request, *hookproto.Tracer) ([]hookproto.Decision, error) {
+				return nil, err
+			}
+		} else {
+			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]hookproto.Decision, error) {
+				ds, err := client.Decide(ctx, hookproto.WithMode(req, c.mode))
+				tr.Phase("server")
+				var unreachable *hookproto.UnreachableError
+				if required && errors.As(err, &unreachable) {
+					return nil, fmt.Errorf("%v, and a server is required (--server-required or %s)", err, hookproto.EnvServerRequired)
+				}
+				return ds, err
+			}
+		}
+	}
+	opts := hookproto.RunOptions{
+		Decide:         decide,
+		Timeout:        c.timeout,
+		IgnoreHostMode: c.ignoreHostMode,
+		Answer:         hookproto.Options{Destination: c.destination},
+		OnUnreachable:  c.local,
+	}
+	if c.trace {
+		opts.Trace = os.Stderr
+	}
+	os.Exit(hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts))
+}
+
+// local has `permopa hook <host>` decide the payload, and returns its
+// answer. Only exit 0 or 2 is an answer: anything else blocks.
+func (c config) local(ctx context.Context, payload []byte, why error) (hookproto.Answer, error) {
+	bin, err := c.findPermopa()
+	if err != nil {
+		return hookproto.Answer{}, fmt.Errorf("%v, and %v", why, err)
+	}
+	args := []string{"hook", c.host, "--destination", c.destination}
+	if deadline, ok := ctx.Deadline(); ok {
+		// Leave the child's own deadline inside ours, so that its block
+		// (which names the cause) is the one the host sees.
+		left := time.Until(deadline) - 100*time.Millisecond
+		if left <= 0 {
+			return hookproto.Answer{}, fmt.Errorf("%v, and no time is left to decide locally", why)
+		}
+		args = append(args, "--timeout", left.String())
+	}
+	if c.ignoreHostMode {
+		args = append(args, "--ignore-host-mode")
+	}
+	if c.mode != "" {
+		args = append(args, "--mode", c.mode)
+	}
+	if c.trace {
+		args = append(args, "--trace")
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdin = bytes.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	// The child must not try the server again.
+	cmd.Env = append(os.Environ(), hookproto.EnvServer+"=", hookproto.EnvServerRequired+"=")
+	err = cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		return hookproto.Answer{}, fmt.Errorf("%v, and %s could not run: %v", why, bin, err)
+	}
+	if code != 0 && code != 2 {
+		return hookproto.Answer{}, fmt.Errorf("%v, and %s hook %s exited %d: %s", why, bin, c.host, code, strings.TrimSpace(errb.String()))
+	}
+	note := strings.TrimRight(errb.String(), "\n")
+	if c.hasServer {
+		// Say why the fast path was not taken, as `permopa hook` does.
+		note = strings.TrimLeft(fmt.Sprintf("permopa-hook: %v; deciding locally\n%s", why, note), "\n")
+	}
+	return hookproto.Answer{Stdout: out.Bytes(), Stderr: strings.TrimRight(note, "\n"), Exit: code}, nil
+}
+
+// findPermopa is the permopa binary for local decisions: --permopa, else
+// `permopa` in this binary's directory, else on PATH.
+func (c config) findPermopa() (string, error) {
+	if c.permopa != "" {
+		return c.permopa, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		if resolved, err := filepath.EvalSymlinks(self); err == nil {
+			self = resolved
+		}
+		p := filepath.Join(filepath.Dir(self), "permopa")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("permopa")
+	if err != nil {
+		return "", fmt.Errorf("permopa is not next to permopa-hook nor on PATH (set --permopa): %v", err)
+	}
+	return p, nil
+}
