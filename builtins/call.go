@@ -13,14 +13,17 @@ import (
 // CallContext declares permopa.call.context: the input plumbing of every
 // decision in one call. It validates the input of contract §5 (each problem
 // names the field), resolves the mode through the policy's own table of mode
-// names, and derives the cwd, home, working directories and the options the
+// names (a mode switched at runtime for the call's session, the settings'
+// session_modes[session_id], stands in for the settings' default mode), and
+// derives the cwd, home, working directories and the options the
 // path and bash built-ins take. Doing this in Rego costs more than the rest
 // of the decision; the policy keeps the tables (mode names, required
 // fields), this built-in only applies them.
 var CallContext = &ast.Builtin{
 	Name: "permopa.call.context",
 	Description: "Validates a permopa input document and derives what the policy needs: " +
-		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, bash_opts, bypass_honours_safety.",
+		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, bash_opts, bypass_honours_safety. " +
+		"A mode set at runtime for the input's session_id (settings.session_modes) stands in for the settings' default_mode.",
 	Categories: []string{"permopa"},
 	Decl: types.NewFunction(
 		types.Args(
@@ -37,7 +40,6 @@ var (
 	keyErrors        = ast.StringTerm("errors")
 	keyValid         = ast.StringTerm("valid")
 	keyTool          = ast.StringTerm("tool")
-	keyRawMode       = ast.StringTerm("raw_mode")
 	keyPathOpts      = ast.StringTerm("path_opts")
 	keyBashOpts      = ast.StringTerm("bash_opts")
 	keyBypassSafety  = ast.StringTerm("bypass_honours_safety")
@@ -50,6 +52,8 @@ var (
 	keyBehavior      = ast.StringTerm("behavior")
 	keyDefaultMode   = ast.StringTerm("default_mode")
 	keyDisableBypass = ast.StringTerm("disable_bypass_mode")
+	keySessionID     = ast.StringTerm("session_id")
+	keySessionModes  = ast.StringTerm("session_modes")
 	keyModes         = ast.StringTerm("modes")
 	keyRequired      = ast.StringTerm("required")
 	keyOptional      = ast.StringTerm("optional")
@@ -72,6 +76,14 @@ type callCtx struct {
 
 func (c *callCtx) fail(format string, args ...any) {
 	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+// termAt returns the term at key of obj, nil when obj is nil or the key absent.
+func termAt(obj ast.Object, key *ast.Term) *ast.Term {
+	if obj == nil {
+		return nil
+	}
+	return obj.Get(key)
 }
 
 // get returns the value at key of obj, nil when obj is nil or the key absent.
@@ -97,6 +109,7 @@ func (c *callCtx) build() *ast.Term {
 	if c.input == nil {
 		c.fail("input: must be a JSON object")
 	}
+	toolTerm := termAt(c.input, keyToolName)
 	tool, toolOK := nonEmpty(get(c.input, keyToolName))
 	switch {
 	case c.input == nil:
@@ -130,38 +143,40 @@ func (c *callCtx) build() *ast.Term {
 		rawMode = s
 	} else if s, ok := nonEmpty(get(permContext, keyMode)); ok {
 		rawMode = s
+	} else if s, ok := c.sessionMode(); ok {
+		rawMode = s
 	} else if s, ok := nonEmpty(get(c.settings, keyDefaultMode)); ok {
 		rawMode = s
 	}
-	mode := ""
+	modeTerm := ast.InternedEmptyString
 	modes, _ := get(c.schema, keyModes).(ast.Object)
-	if m, ok := get(modes, ast.StringTerm(strings.ToLower(rawMode))).(ast.String); ok {
-		mode = string(m)
+	if m := termAt(modes, ast.InternedTerm(strings.ToLower(rawMode))); m != nil && isString(m) {
+		modeTerm = m
 	} else {
 		c.fail("permission_mode: unknown mode %q", rawMode)
 	}
-	if mode == "BYPASS" && get(c.settings, keyDisableBypass) == ast.Boolean(true) {
-		mode = "DEFAULT"
+	if modeTerm.Value.Compare(ast.String("BYPASS")) == 0 && get(c.settings, keyDisableBypass) == ast.Boolean(true) {
+		modeTerm = ast.InternedTerm("DEFAULT")
 	}
 
-	cwd := "/"
+	cwdTerm := ast.InternedTerm("/")
 	switch v := get(c.input, keyCwd).(type) {
 	case ast.String:
 		if v != "" {
-			cwd = string(v)
-		} else if s, ok := nonEmpty(get(c.settings, keyCwd)); ok {
-			cwd = s
+			cwdTerm = c.input.Get(keyCwd)
+		} else if t := termAt(c.settings, keyCwd); t != nil && t.Value.Compare(ast.InternedEmptyStringValue) != 0 && isString(t) {
+			cwdTerm = t
 		}
 	case nil, ast.Null:
-		if s, ok := nonEmpty(get(c.settings, keyCwd)); ok {
-			cwd = s
+		if t := termAt(c.settings, keyCwd); t != nil && t.Value.Compare(ast.InternedEmptyStringValue) != 0 && isString(t) {
+			cwdTerm = t
 		}
 	default:
 		c.fail("cwd: must be a string")
 	}
-	home, _ := get(c.settings, keyHome).(ast.String)
 
-	dirs := []*ast.Term{ast.StringTerm(cwd)}
+	dirs := make([]*ast.Term, 1, 4)
+	dirs[0] = cwdTerm
 	switch v := get(c.input, keyWorkingDirectories).(type) {
 	case nil, ast.Null:
 	case *ast.Array:
@@ -216,38 +231,66 @@ func (c *callCtx) build() *ast.Term {
 		c.fields(tool, toolInput)
 	}
 
-	sort.Strings(c.errs)
-	errs := make([]*ast.Term, len(c.errs))
-	for i, e := range c.errs {
-		errs[i] = ast.StringTerm(e)
+	errs := ast.InternedEmptyArray
+	if len(c.errs) > 0 {
+		sort.Strings(c.errs)
+		ts := make([]*ast.Term, len(c.errs))
+		for i, e := range c.errs {
+			ts[i] = ast.StringTerm(e)
+		}
+		errs = ast.ArrayTerm(ts...)
 	}
-	dangerous := get(c.settings, keyDangerousPaths)
-	if dangerous == nil {
-		dangerous = ast.NewObject()
+	// The result reuses the input's and the settings' terms where it can:
+	// this runs on every decision.
+	if !toolOK {
+		toolTerm = ast.InternedEmptyString
+	}
+	dangerous := ast.InternedEmptyObject
+	if t := termAt(c.settings, keyDangerousPaths); t != nil {
+		dangerous = t
+	}
+	homeTerm := ast.InternedEmptyString
+	if t := termAt(c.settings, keyHome); t != nil && isString(t) {
+		homeTerm = t
 	}
 	wdTerm := ast.ArrayTerm(dirs...)
-	cwdTerm, homeTerm := ast.StringTerm(cwd), ast.NewTerm(home)
 	return ast.ObjectTerm(
-		ast.Item(keyErrors, ast.ArrayTerm(errs...)),
-		ast.Item(keyValid, ast.BooleanTerm(len(errs) == 0)),
-		ast.Item(keyTool, ast.StringTerm(tool)),
-		ast.Item(keyRawMode, ast.StringTerm(rawMode)),
-		ast.Item(keyMode, ast.StringTerm(mode)),
+		ast.Item(keyErrors, errs),
+		ast.Item(keyValid, ast.InternedTerm(len(c.errs) == 0)),
+		ast.Item(keyTool, toolTerm),
+		ast.Item(keyMode, modeTerm),
 		ast.Item(keyCwd, cwdTerm),
 		ast.Item(keyHome, homeTerm),
 		ast.Item(keyWorkingDirectories, wdTerm),
 		ast.Item(keyPathOpts, ast.ObjectTerm(
 			ast.Item(keyCwd, cwdTerm),
 			ast.Item(keyHome, homeTerm),
-			ast.Item(keyDangerousPaths, ast.NewTerm(dangerous)),
+			ast.Item(keyDangerousPaths, dangerous),
 		)),
 		ast.Item(keyBashOpts, ast.ObjectTerm(
 			ast.Item(keyCwd, cwdTerm),
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyWorkingDirectories, wdTerm),
 		)),
-		ast.Item(keyBypassSafety, ast.BooleanTerm(get(c.settings, keyBypassSafety) == ast.Boolean(true))),
+		ast.Item(keyBypassSafety, ast.InternedTerm(get(c.settings, keyBypassSafety) == ast.Boolean(true))),
 	)
+}
+
+// isString reports whether t is a string.
+func isString(t *ast.Term) bool {
+	_, ok := t.Value.(ast.String)
+	return ok
+}
+
+// sessionMode is the mode switched at runtime for the input's session_id
+// (settings.session_modes), when there is one.
+func (c *callCtx) sessionMode() (string, bool) {
+	id := get(c.input, keySessionID)
+	if id == nil {
+		return "", false
+	}
+	modes, _ := get(c.settings, keySessionModes).(ast.Object)
+	return nonEmpty(get(modes, ast.NewTerm(id)))
 }
 
 // fields checks the tool's arguments against the policy's schema: required

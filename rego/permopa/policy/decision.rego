@@ -33,63 +33,106 @@ default decision := {
 
 decision := object.union(_decided, {"tool_use_id": object.get(input, "tool_use_id", null)}) if is_object(input)
 
-_decided := _deny(
-	"error",
-	sprintf("invalid input: %s", [_input_errors]),
-	"input_error",
-	null,
-) if {
-	not call.valid
-} else := _deny(
-	"deny_rule",
-	sprintf("%s is denied by rule %s", [call.tool, _show(rules.match.deny)]),
-	sprintf("deny rule %s (%s)", [_show(rules.match.deny), rules.match.deny.layer]),
-	rules.match.deny,
-) if {
+# Each decision point's outcome is written out as an object rather than
+# built by a helper function: OPA evaluates a function call with seven
+# arguments at several times the cost of the literal, on every decision.
+_decided := {
+	# Input errors decide first.
+	"behavior": "DENY",
+	"message": sprintf("invalid input: %s", [_input_errors]),
+	"reason": "input_error",
+	"step": "error",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
+	not call.context.valid
+} else := {
+	# Point 1: a deny rule.
+	"behavior": "DENY",
+	"message": sprintf("%s is denied by rule %s", [call.tool, _show(rules.match.deny)]),
+	"reason": sprintf("deny rule %s (%s)", [_show(rules.match.deny), rules.match.deny.layer]),
+	"step": "deny_rule",
+	"bypass_immune": false,
+	"matched_rule": rules.match.deny,
+	"suggested_rules": [],
+} if {
 	rules.match.deny
 } else := _ask_rule if {
+	# Point 2: an ask rule.
 	rules.match.ask
-} else := _decision(
-	"ALLOW",
-	"read_only",
-	sprintf("%s call is read-only", [call.tool]),
-	"read-only call",
-	false,
-	null,
-	[],
-) if {
+} else := {
+	# Point 3: the read-only fast path.
+	"behavior": "ALLOW",
+	"message": sprintf("%s call is read-only", [call.tool]),
+	"reason": "read-only call",
+	"step": "read_only",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
 	tools.read_only
 } else := _tool_check_decision if {
-	call.mode in modes.consults_tools
+	# Point 4: the tool check. PASSTHROUGH, the usual outcome, decides nothing.
+	call.context.mode in modes.consults_tools
+	tools.check.behavior != "PASSTHROUGH"
 	_tool_check_decision
-} else := _decision(
-	"ALLOW",
-	"allow_rule",
-	sprintf("%s is allowed by rule %s", [call.tool, _show(rules.match.allow)]),
-	sprintf("allow rule %s (%s)", [_show(rules.match.allow), rules.match.allow.layer]),
-	false,
-	rules.match.allow,
-	[],
-) if {
-	call.mode in modes.consults_tools
+} else := {
+	# Point 5: an allow rule.
+	"behavior": "ALLOW",
+	"message": sprintf("%s is allowed by rule %s", [call.tool, _show(rules.match.allow)]),
+	"reason": sprintf("allow rule %s (%s)", [_show(rules.match.allow), rules.match.allow.layer]),
+	"step": "allow_rule",
+	"bypass_immune": false,
+	"matched_rule": rules.match.allow,
+	"suggested_rules": [],
+} if {
+	call.context.mode in modes.consults_tools
 	rules.match.allow
-} else := _fallback
+} else := {
+	# Point 6: the mode's fallback.
+	"behavior": "ASK",
+	"message": sprintf("%s needs approval (mode %s)", [call.tool, call.context.mode]),
+	"reason": "no rule or check decided; the mode asks",
+	"step": "mode_fallback",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": tools.suggestions,
+} if {
+	modes.fallback[call.context.mode] == "ASK"
+} else := {
+	"behavior": "ALLOW",
+	"message": sprintf("%s is allowed by mode %s", [call.tool, call.context.mode]),
+	"reason": "no rule or check decided; the mode allows",
+	"step": "mode_fallback",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
+	modes.fallback[call.context.mode] == "ALLOW"
+} else := {
+	"behavior": "DENY",
+	"message": sprintf("%s is not allowed in mode %s without an allow rule", [call.tool, call.context.mode]),
+	"reason": "no rule or check decided; the mode denies",
+	"step": "mode_fallback",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": tools.suggestions,
+} if {
+	call.context.mode in modes.unattended
+} else := {
+	"behavior": "DENY",
+	"message": sprintf("%s is not read-only and mode %s only allows read-only calls", [call.tool, call.context.mode]),
+	"reason": "no rule or check decided; the mode denies",
+	"step": "mode_fallback",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+}
 
 default _input_errors := "input: not understood"
 
 _input_errors := concat("; ", sort(call.errors)) if count(call.errors) > 0
-
-_decision(behavior, step, message, reason, immune, rule, suggested) := {
-	"behavior": behavior,
-	"message": message,
-	"reason": reason,
-	"step": step,
-	"bypass_immune": immune,
-	"matched_rule": rule,
-	"suggested_rules": suggested,
-}
-
-_deny(step, message, reason, rule) := _decision("DENY", step, message, reason, false, rule, [])
 
 _show(r) := sprintf("%s(%s)", [r.tool_name, r.rule_content]) if {
 	is_string(r.rule_content)
@@ -97,92 +140,89 @@ _show(r) := sprintf("%s(%s)", [r.tool_name, r.rule_content]) if {
 } else := r.tool_name
 
 # Point 2: an ask rule asks; with nobody to ask (DONT_ASK) it denies.
-_ask_rule := _decision(
-	"DENY",
-	"ask_rule",
-	sprintf("%s needs approval by rule %s, and mode %s has nobody to ask", [call.tool, _show(rules.match.ask), call.mode]),
-	sprintf("ask rule %s (%s)", [_show(rules.match.ask), rules.match.ask.layer]),
-	false,
-	rules.match.ask,
-	tools.suggestions,
-) if {
-	call.mode in modes.unattended
-} else := _decision(
-	"ASK",
-	"ask_rule",
-	sprintf("%s needs approval by rule %s", [call.tool, _show(rules.match.ask)]),
-	sprintf("ask rule %s (%s)", [_show(rules.match.ask), rules.match.ask.layer]),
-	false,
-	rules.match.ask,
-	tools.suggestions,
-)
+_ask_rule := {
+	"behavior": "DENY",
+	"message": sprintf(
+		"%s needs approval by rule %s, and mode %s has nobody to ask",
+		[call.tool, _show(rules.match.ask), call.context.mode],
+	),
+	"reason": sprintf("ask rule %s (%s)", [_show(rules.match.ask), rules.match.ask.layer]),
+	"step": "ask_rule",
+	"bypass_immune": false,
+	"matched_rule": rules.match.ask,
+	"suggested_rules": tools.suggestions,
+} if {
+	call.context.mode in modes.unattended
+} else := {
+	"behavior": "ASK",
+	"message": sprintf("%s needs approval by rule %s", [call.tool, _show(rules.match.ask)]),
+	"reason": sprintf("ask rule %s (%s)", [_show(rules.match.ask), rules.match.ask.layer]),
+	"step": "ask_rule",
+	"bypass_immune": false,
+	"matched_rule": rules.match.ask,
+	"suggested_rules": tools.suggestions,
+}
 
 # Point 4: ALLOW and DENY decide; a safety ASK (bypass_immune) asks, is
 # denied when nobody can answer, and is skipped in BYPASS unless
 # bypass_honours_safety. A plain ASK is treated like PASSTHROUGH.
-_tool_check_decision := _decision("ALLOW", "tool_check", tools.check.message, "tool check allowed", false, null, []) if {
+_tool_check_decision := {
+	"behavior": "ALLOW",
+	"message": tools.check.message,
+	"reason": "tool check allowed",
+	"step": "tool_check",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
 	tools.check.behavior == "ALLOW"
-} else := _decision("DENY", "tool_check", tools.check.message, "tool check denied", false, null, []) if {
+} else := {
+	"behavior": "DENY",
+	"message": tools.check.message,
+	"reason": "tool check denied",
+	"step": "tool_check",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
 	tools.check.behavior == "DENY"
-} else := _decision(
-	"DENY",
-	"tool_check",
-	sprintf("%s; mode %s has nobody to ask", [tools.check.message, call.mode]),
-	"safety check",
-	true,
-	null,
-	[],
-) if {
+} else := {
+	"behavior": "DENY",
+	"message": sprintf("%s; mode %s has nobody to ask", [tools.check.message, call.context.mode]),
+	"reason": "safety check",
+	"step": "tool_check",
+	"bypass_immune": true,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
 	_safety_ask
-	call.mode in modes.unattended
-} else := _decision("ASK", "tool_check", tools.check.message, "safety check", true, null, []) if {
+	call.context.mode in modes.unattended
+} else := {
+	"behavior": "ASK",
+	"message": tools.check.message,
+	"reason": "safety check",
+	"step": "tool_check",
+	"bypass_immune": true,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
 	_safety_ask
-	call.mode != "BYPASS"
-} else := _decision("ASK", "tool_check", tools.check.message, "safety check (bypass_honours_safety)", true, null, []) if {
+	call.context.mode != "BYPASS"
+} else := {
+	"behavior": "ASK",
+	"message": tools.check.message,
+	"reason": "safety check (bypass_honours_safety)",
+	"step": "tool_check",
+	"bypass_immune": true,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
 	_safety_ask
-	call.mode == "BYPASS"
-	call.bypass_honours_safety
+	call.context.mode == "BYPASS"
+	call.context.bypass_honours_safety
 }
 
 _safety_ask if {
 	tools.check.behavior == "ASK"
 	tools.check.bypass_immune == true
 }
-
-# Point 6: the mode's fallback.
-_fallback := _decision(
-	"ASK",
-	"mode_fallback",
-	sprintf("%s needs approval (mode %s)", [call.tool, call.mode]),
-	"no rule or check decided; the mode asks",
-	false,
-	null,
-	tools.suggestions,
-) if {
-	modes.fallback[call.mode] == "ASK"
-} else := _decision(
-	"ALLOW",
-	"mode_fallback",
-	sprintf("%s is allowed by mode %s", [call.tool, call.mode]),
-	"no rule or check decided; the mode allows",
-	false,
-	null,
-	[],
-) if {
-	modes.fallback[call.mode] == "ALLOW"
-} else := _decision(
-	"DENY",
-	"mode_fallback",
-	sprintf("%s is not allowed in mode %s without an allow rule", [call.tool, call.mode]),
-	"no rule or check decided; the mode denies",
-	false,
-	null,
-	tools.suggestions,
-) if {
-	call.mode in modes.unattended
-} else := _deny(
-	"mode_fallback",
-	sprintf("%s is not read-only and mode %s only allows read-only calls", [call.tool, call.mode]),
-	"no rule or check decided; the mode denies",
-	null,
-)

@@ -10,19 +10,27 @@
 #   turns any error into DENY.
 package permopa.policy.call
 
-import data.permopa.policy.modes
-
-default _settings := {}
-
-_settings := data.permopa.settings
-
 # METADATA
 # description: |
-#   The tables permopa.call.context applies: mode names, and the arguments
-#   each built-in tool needs (required: non-empty strings; optional: strings
-#   when present).
+#   The tables permopa.call.context applies. modes: the mode names accepted
+#   (lower-cased; AgentScope and Claude Code spellings) and their canonical
+#   form; an unknown name is an input error (so: DENY), never a silent
+#   default. required: the arguments each built-in tool needs as non-empty
+#   strings; optional: strings when present. Kept free of references (a
+#   ground constant) so that OPA does not copy it on every decision.
 schema := {
-	"modes": modes.canonical,
+	"modes": {
+		"default": "DEFAULT",
+		"accept_edits": "ACCEPT_EDITS",
+		"acceptedits": "ACCEPT_EDITS",
+		"explore": "EXPLORE",
+		"plan": "EXPLORE",
+		"bypass": "BYPASS",
+		"bypasspermissions": "BYPASS",
+		"bypass_permissions": "BYPASS",
+		"dont_ask": "DONT_ASK",
+		"dontask": "DONT_ASK",
+	},
 	"required": {
 		"Bash": ["command"],
 		"Read": ["file_path"],
@@ -38,25 +46,29 @@ schema := {
 	},
 }
 
-_context := permopa.call.context(input, _call_settings, schema)
-
-# A mode switched at runtime for the call's session (session_modes) stands in
-# for the settings' default mode; a mode named in the input still wins.
-_call_settings := object.union(_settings, {"default_mode": m}) if {
-	m := _settings.session_modes[input.session_id]
-	is_string(m)
-	m != ""
-} else := _settings
+# METADATA
+# description: |
+#   The call context, from one permopa.call.context call: errors, valid,
+#   tool, mode, cwd, home, working_directories, path_opts, bash_opts,
+#   bypass_honours_safety (each also a rule below). The policy's packages
+#   read it directly: a lookup in one cached document costs OPA less than
+#   a rule per field. The settings document is optional (plain `opa eval`
+#   has none). A mode switched at runtime for the call's session
+#   (settings.session_modes) stands in for the settings' default mode; a
+#   mode named in the input still wins.
+context := c if {
+	c := permopa.call.context(input, data.permopa.settings, schema)
+} else := permopa.call.context(input, {}, schema)
 
 # METADATA
 # description: Input problems, each naming the field. Any entry makes the decision DENY with step error.
-errors := {e | some e in _context.errors}
+errors := {e | some e in context.errors}
 
 # METADATA
 # description: |
 #   The input is well formed. The decision asks for this rule to hold rather
 #   than for errors to be empty, so that anything undefined fails closed.
-valid if _context.valid == true
+valid if context.valid == true
 
 # METADATA
 # description: The tool's name.
@@ -72,28 +84,28 @@ tool_input := input.tool_input
 #   permission_context's mode, else the settings' default mode, else
 #   DEFAULT. Managed settings may disable BYPASS (disable_bypass_mode): a
 #   BYPASS request then runs as DEFAULT.
-mode := _context.mode
+mode := context.mode
 
 # METADATA
 # description: The call's working directory (the settings' cwd when the input has none).
-cwd := _context.cwd
+cwd := context.cwd
 
 # METADATA
 # description: The user's home directory, for ~ in paths and rules.
-home := _context.home
+home := context.home
 
 # METADATA
 # description: Every working directory, the cwd first, then the input's, the permission_context's and the settings'.
-working_directories := _context.working_directories
+working_directories := context.working_directories
 
 # METADATA
 # description: Options for the path built-ins.
-path_opts := _context.path_opts
+path_opts := context.path_opts
 
 # METADATA
 # description: Options for the bash built-ins.
-bash_opts := _context.bash_opts
+bash_opts := context.bash_opts
 
 # METADATA
 # description: Whether safety ASKs stay ASK in BYPASS (the Java docs' behaviour); default false.
-bypass_honours_safety := _context.bypass_honours_safety
+bypass_honours_safety := context.bypass_honours_safety

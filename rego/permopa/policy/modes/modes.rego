@@ -1,27 +1,11 @@
 # METADATA
 # title: Permission modes
 # description: |
-#   The five modes of the AgentScope permission system, the names they go by
-#   (AgentScope and Claude Code spellings), and what each mode does at the
-#   decision points that differ between modes (contract §2).
+#   The five modes of the AgentScope permission system and what each mode
+#   does at the decision points that differ between modes (contract §2). The
+#   names each mode goes by (AgentScope and Claude Code spellings) are read
+#   with the input: permopa.policy.call.schema.modes.
 package permopa.policy.modes
-
-# METADATA
-# description: |
-#   Mode names accepted (lower-cased) and their canonical form. An unknown
-#   name is an input error (so: DENY), never a silent default.
-canonical := {
-	"default": "DEFAULT",
-	"accept_edits": "ACCEPT_EDITS",
-	"acceptedits": "ACCEPT_EDITS",
-	"explore": "EXPLORE",
-	"plan": "EXPLORE",
-	"bypass": "BYPASS",
-	"bypasspermissions": "BYPASS",
-	"bypass_permissions": "BYPASS",
-	"dont_ask": "DONT_ASK",
-	"dontask": "DONT_ASK",
-}
 
 # METADATA
 # description: The behavior of decision point 6 (nothing else decided), per mode.

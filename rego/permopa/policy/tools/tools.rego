@@ -2,10 +2,11 @@
 # title: Tool dispatch
 # description: |
 #   Routes the read-only question (decision point 3), the tool check (point 4)
-#   and the suggested rules to the package of the call's tool.
+#   and the suggested rules to the package of the call's tool. The routes test
+#   input.tool_name against literal names: no rule is evaluated to route a
+#   call, and OPA's rule index skips the other routes.
 package permopa.policy.tools
 
-import data.permopa.policy.call
 import data.permopa.policy.tools.bash
 import data.permopa.policy.tools.files
 import data.permopa.policy.tools.other
@@ -14,14 +15,17 @@ import data.permopa.policy.tools.other
 # description: The call is read-only (decision point 3).
 # scope: document
 read_only if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	bash.read_only
 }
 
-read_only if files.read_only
+read_only if {
+	input.tool_name in {"Read", "Glob", "Grep"}
+	files.read_only
+}
 
 read_only if {
-	not call.tool in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
+	not input.tool_name in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
 	other.read_only
 }
 
@@ -29,15 +33,15 @@ read_only if {
 # description: |
 #   The tool check: {behavior, bypass_immune, message}.
 check := bash.check if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 } else := files.check if {
-	files.handles
+	input.tool_name in {"Read", "Write", "Edit", "Glob", "Grep"}
 } else := other.check
 
 # METADATA
 # description: The allow rules that would stop the question next time.
 suggestions := bash.suggestions if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 } else := files.suggestions if {
-	files.handles
+	input.tool_name in {"Read", "Write", "Edit", "Glob", "Grep"}
 } else := other.suggestions

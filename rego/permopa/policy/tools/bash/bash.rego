@@ -12,15 +12,15 @@ import data.permopa.policy.modes
 
 # METADATA
 # description: The command line.
-command := call.tool_input.command
+command := input.tool_input.command
 
 # METADATA
 # description: The analysis of the command (see permopa.bash.analyze).
-analysis := permopa.bash.analyze(command, call.bash_opts)
+analysis := permopa.bash.analyze(input.tool_input.command, call.context.bash_opts)
 
-_reads := permopa.path.check(analysis.reads, call.path_opts)
+_reads := permopa.path.check(analysis.reads, call.context.path_opts)
 
-_writes := permopa.path.check(analysis.writes, call.path_opts)
+_writes := permopa.path.check(analysis.writes, call.context.path_opts)
 
 # METADATA
 # description: |
@@ -41,26 +41,46 @@ read_only if {
 # scope: document
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
-check := _safety(sprintf("Bash command cannot be analysed statically: %s", [concat("; ", analysis.reasons)])) if {
+# Each outcome is written out: a helper function would cost OPA more than
+# the object on every call that reaches it.
+check := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf("Bash command cannot be analysed statically: %s", [concat("; ", analysis.reasons)]),
+} if {
 	not analysis.analysable
-} else := _safety(sprintf("Bash command writes a dangerous path: %s (%s)", [hit.path, hit.reason])) if {
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf("Bash command writes a dangerous path: %s (%s)", [hit.path, hit.reason]),
+} if {
 	some hit in _writes.dangerous
-} else := _safety(sprintf("Bash command reads a credential path: %s (%s)", [hit.path, hit.reason])) if {
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf("Bash command reads a credential path: %s (%s)", [hit.path, hit.reason]),
+} if {
 	some hit in _reads.credential
-} else := _safety(sprintf("Bash command removes a critical path: %s", [concat(", ", analysis.critical_removals)])) if {
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf("Bash command removes a critical path: %s", [concat(", ", analysis.critical_removals)]),
+} if {
 	count(analysis.critical_removals) > 0
-} else := _safety(sprintf("Bash command matches a dangerous pattern: %s", [hit.detail])) if {
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf("Bash command matches a dangerous pattern: %s", [hit.detail]),
+} if {
 	some hit in analysis.dangerous
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
 	"message": "Bash command only edits inside the working directories",
 } if {
-	call.mode in modes.auto_edits
+	call.context.mode in modes.auto_edits
 	_edits_inside
 }
-
-_safety(msg) := {"behavior": "ASK", "bypass_immune": true, "message": msg}
 
 _edits_inside if {
 	count(analysis.leaves) > 0
@@ -74,16 +94,16 @@ _leaf_edits_inside(leaf) if leaf.read_only
 
 _leaf_edits_inside(leaf) if {
 	leaf.fs_command
-	permopa.path.inside(leaf.writes, call.working_directories, call.path_opts)
+	permopa.path.inside(leaf.writes, call.context.working_directories, call.context.path_opts)
 }
 
 _writes_inside if count(analysis.writes) == 0
 
-_writes_inside if permopa.path.inside(analysis.writes, call.working_directories, call.path_opts)
+_writes_inside if permopa.path.inside(analysis.writes, call.context.working_directories, call.context.path_opts)
 
 # METADATA
 # description: |
 #   Suggested allow rules: one prefix rule per leaf that needs approval (permopa.bash.suggest).
 suggestions := [{"tool_name": "Bash", "rule_content": c, "behavior": "ALLOW", "source": "suggested"} |
-	some c in permopa.bash.suggest(command, call.bash_opts)
+	some c in permopa.bash.suggest(input.tool_input.command, call.context.bash_opts)
 ]

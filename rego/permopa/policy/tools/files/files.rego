@@ -10,27 +10,29 @@ package permopa.policy.tools.files
 import data.permopa.policy.call
 import data.permopa.policy.modes
 
-_path_field := {
-	"Read": "file_path",
-	"Write": "file_path",
-	"Edit": "file_path",
-	"Glob": "path",
-	"Grep": "path",
-}
-
-_writers := {"Write", "Edit"}
+# The guards below name the tools literally (readers: Read, Glob, Grep;
+# writers: Write, Edit) and test input.tool_name: no rule is evaluated to
+# route a call.
 
 # METADATA
 # description: The call is one of the file tools.
-handles if _path_field[call.tool]
+handles if input.tool_name in {"Read", "Write", "Edit", "Glob", "Grep"}
 
 # METADATA
-# description: The path the tool reads or writes (Glob and Grep default to the cwd).
+# description: |
+#   The path the tool reads or writes: file_path for Read, Write and Edit;
+#   path for Glob and Grep, which default to the cwd.
 path := p if {
-	p := call.tool_input[_path_field[call.tool]]
+	input.tool_name in {"Read", "Write", "Edit"}
+	p := input.tool_input.file_path
 	is_string(p)
 	p != ""
-} else := call.cwd if handles
+} else := p if {
+	input.tool_name in {"Glob", "Grep"}
+	p := input.tool_input.path
+	is_string(p)
+	p != ""
+} else := call.context.cwd if handles
 
 # METADATA
 # description: |
@@ -38,14 +40,14 @@ path := p if {
 #   its pattern names before the first wildcard (a Glob of "/root/.ssh/*"
 #   with no path lists ~/.ssh, not the cwd). Checks and rules see them all.
 targets := [path, _glob_root] if {
-	call.tool == "Glob"
+	input.tool_name == "Glob"
 	_glob_root
 } else := [path]
 
 # The pattern's segments before the first one with a wildcard; a pattern
 # without wildcards names a file, so its directory is taken.
 _glob_root := root if {
-	segs := split(call.tool_input.pattern, "/")
+	segs := split(input.tool_input.pattern, "/")
 	wild := {i | some i, seg in segs; regex.match(`[*?\[{]`, seg)}
 	n := min(wild | {count(segs) - 1})
 	n > 0
@@ -62,13 +64,15 @@ _anchor(prefix) := concat("/", [path, prefix]) if {
 	not startswith(prefix, "~")
 }
 
-_check := permopa.path.check(targets, call.path_opts)
+# Only Glob has more than one target; the others check their path directly.
+_check := permopa.path.check(targets, call.context.path_opts) if {
+	input.tool_name == "Glob"
+} else := permopa.path.check([path], call.context.path_opts)
 
 # METADATA
 # description: Reads of anything but a credential path are read-only.
 read_only if {
-	handles
-	not call.tool in _writers
+	input.tool_name in {"Read", "Glob", "Grep"}
 	count(_check.credential) == 0
 }
 
@@ -77,38 +81,43 @@ read_only if {
 # scope: document
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
-check := _safety(sprintf("%s of a credential path: %s (%s)", [call.tool, hit.path, hit.reason])) if {
-	not call.tool in _writers
+# Each outcome is written out: a helper function would cost OPA more than
+# the object on every call that reaches it.
+check := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf("%s of a credential path: %s (%s)", [input.tool_name, hit.path, hit.reason]),
+} if {
+	input.tool_name in {"Read", "Glob", "Grep"}
 	some hit in _check.credential
-} else := _safety(sprintf("%s to a dangerous path: %s (%s)", [call.tool, hit.path, hit.reason])) if {
-	call.tool in _writers
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf("%s to a dangerous path: %s (%s)", [input.tool_name, hit.path, hit.reason]),
+} if {
+	input.tool_name in {"Write", "Edit"}
 	some hit in _check.dangerous
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
-	"message": sprintf("%s inside a working directory", [call.tool]),
+	"message": sprintf("%s inside a working directory", [input.tool_name]),
 } if {
-	call.tool in _writers
-	call.mode in modes.auto_edits
-	permopa.path.inside([path], call.working_directories, call.path_opts)
+	input.tool_name in {"Write", "Edit"}
+	call.context.mode in modes.auto_edits
+	permopa.path.inside([path], call.context.working_directories, call.context.path_opts)
 }
-
-_safety(msg) := {"behavior": "ASK", "bypass_immune": true, "message": msg}
 
 # METADATA
 # description: |
 #   The suggested allow rule: the parent directory of the path, recursively.
 suggestions := [{
-	"tool_name": call.tool,
+	"tool_name": input.tool_name,
 	"rule_content": concat("", [_parent, "/**"]),
 	"behavior": "ALLOW",
 	"source": "suggested",
 }]
 
-_abs := permopa.path.resolve(path, call.path_opts).abs
-
-_parent := "" if regex.match(`^/[^/]*$`, _abs)
-
-_parent := trim_suffix(_abs, concat("", ["/", _base])) if not regex.match(`^/[^/]*$`, _abs)
-
-_base := parts[count(parts) - 1] if parts := split(_abs, "/")
+# The directory of the resolved path ("" for an entry of /).
+_parent := concat("/", array.slice(parts, 0, count(parts) - 1)) if {
+	parts := split(permopa.path.resolve(path, call.context.path_opts).abs, "/")
+}

@@ -50,11 +50,11 @@ _normalise(tc) := {
 
 # METADATA
 # description: The canonical JSON of tool_input that rule contents of custom tools match.
-canonical := json.marshal(call.tool_input)
+canonical := json.marshal(input.tool_input)
 
 _url_pattern := `^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*@)?([^/?#:]*)`
 
-_host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_pattern, call.tool_input.url, 1)[0]
+_host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_pattern, input.tool_input.url, 1)[0]
 
 # METADATA
 # description: |
