@@ -107,6 +107,10 @@ type Layers struct {
 
 	watchMu sync.Mutex
 	watch   *watcher
+
+	// projectKey is set for a project's own layers (NewProjectLayers):
+	// attached engines then get the rules as Settings.Projects[projectKey].
+	projectKey string
 }
 
 // NewLayers finds the layers' files; nothing is read until Load.
@@ -313,7 +317,7 @@ func (l *Layers) Attach(ctx context.Context, eng *Engine) []error {
 	defer l.mu.Unlock()
 	l.engines = append(l.engines, eng)
 	s, problems := l.loadLocked()
-	if err := applyTo(ctx, eng, s); err != nil {
+	if err := l.applyTo(ctx, eng, s); err != nil {
 		problems = append(problems, err)
 	}
 	return problems
@@ -336,18 +340,21 @@ func (l *Layers) reload(ctx context.Context) ([]error, error) {
 	s, problems := l.loadLocked()
 	var errs []error
 	for _, eng := range l.engines {
-		if err := applyTo(ctx, eng, s); err != nil {
+		if err := l.applyTo(ctx, eng, s); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return problems, errors.Join(errs...)
 }
 
-func applyTo(ctx context.Context, eng *Engine, s Settings) error {
+func (l *Layers) applyTo(ctx context.Context, eng *Engine, s Settings) error {
+	if l.projectKey != "" {
+		return applyProject(ctx, eng, l.projectKey, s.Rules)
+	}
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
-		sessions, modes := cur.SessionRules, cur.SessionModes
+		sessions, modes, projects := cur.SessionRules, cur.SessionModes, cur.Projects
 		*cur = s.clone()
-		cur.SessionRules, cur.SessionModes = sessions, modes
+		cur.SessionRules, cur.SessionModes, cur.Projects = sessions, modes, projects
 		return nil
 	})
 }

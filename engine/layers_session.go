@@ -166,6 +166,13 @@ func (s Settings) clone() Settings {
 		s.SessionRules = rules
 	}
 	s.SessionModes = maps.Clone(s.SessionModes)
+	if s.Projects != nil {
+		projects := make(map[string][]Rule, len(s.Projects))
+		for dir, rs := range s.Projects {
+			projects[dir] = slices.Clone(rs)
+		}
+		s.Projects = projects
+	}
 	return s
 }
 

@@ -60,6 +60,14 @@ type Settings struct {
 	// "" is the mode of every call that names neither a mode nor a session
 	// with its own. A mode named in the input still wins.
 	SessionModes map[string]string `json:"session_modes,omitempty"`
+	// Projects are rules of project directories, keyed by the exact cwd
+	// string of the calls they apply to (an OPA server's
+	// settings.projects): the rules of that directory's
+	// .permopa/settings.local and settings files, applied after the layers'
+	// rules and before the session's to calls whose input has that cwd.
+	// Only rules: a project's mode, directories and other knobs are not
+	// taken. Under allow_managed_rules_only their allow rules are left out.
+	Projects map[string][]Rule `json:"projects,omitempty"`
 }
 
 // PathEdits adds names to a default list of dangerous paths and removes names from it.
@@ -124,7 +132,8 @@ func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
 // Rules are keyed by behavior and tool name so the policy looks them up
 // instead of scanning; rules whose tool name is a pattern (mcp__github__*)
 // are kept apart in tool_pattern_rules. Rules of session "" join the layer
-// rules; other sessions' rules are under session_rules[id], in the same shape.
+// rules; other sessions' rules are under session_rules[id], and a project
+// directory's rules under projects[cwd], in the same shape.
 func (s Settings) DocumentAt(now time.Time) map[string]any {
 	keep := func(r Rule) bool {
 		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, Allow) && r.Source != SourceManaged {
@@ -141,6 +150,11 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 		r, p, ix := ruleIndex(rs, keep)
 		sessions[id] = map[string]any{"rules": r, "tool_pattern_rules": p, "index": ix}
 	}
+	projects := map[string]any{}
+	for dir, rs := range s.Projects {
+		r, p, ix := ruleIndex(rs, keep)
+		projects[dir] = map[string]any{"rules": r, "tool_pattern_rules": p, "index": ix}
+	}
 	modes := map[string]any{}
 	for id, m := range s.SessionModes {
 		if id != "" && m != "" {
@@ -153,6 +167,7 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 		"tool_pattern_rules":       patterns,
 		"session_rules":            sessions,
 		"session_modes":            modes,
+		"projects":                 projects,
 		"working_directories":      strings2any(s.WorkingDirectories),
 		"bypass_honours_safety":    s.BypassHonoursSafety,
 		"disable_bypass_mode":      s.DisableBypassMode,
@@ -229,6 +244,9 @@ func (s Settings) NextExpiry(now time.Time) time.Time {
 	}
 	check(s.Rules)
 	for _, rs := range s.SessionRules {
+		check(rs)
+	}
+	for _, rs := range s.Projects {
 		check(rs)
 	}
 	return next
@@ -644,7 +662,7 @@ func ValidMode(name string) bool {
 	return ok
 }
 
-// canonicalModes mirrors rego/permopa/policy/modes: the names the policy accepts.
+// canonicalModes mirrors the mode table of rego/permopa/policy/call (schema.modes): the names the policy accepts.
 var canonicalModes = map[string]string{
 	"default": "DEFAULT", "accept_edits": "ACCEPT_EDITS", "acceptedits": "ACCEPT_EDITS",
 	"explore": "EXPLORE", "plan": "EXPLORE", "bypass": "BYPASS", "bypasspermissions": "BYPASS",
@@ -683,6 +701,12 @@ func Merge(layers ...Settings) Settings {
 				out.SessionRules = map[string][]Rule{}
 			}
 			out.SessionRules[id] = append(out.SessionRules[id], rs...)
+		}
+		for dir, rs := range s.Projects {
+			if out.Projects == nil {
+				out.Projects = map[string][]Rule{}
+			}
+			out.Projects[dir] = append(out.Projects[dir], rs...)
 		}
 		for id, m := range s.SessionModes {
 			if out.SessionModes == nil {

@@ -48,6 +48,12 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 				dir = filepath.Join(req.Cwd, dir)
 			}
 			in["cwd"] = dir
+			// The settings that apply are still those of the payload's
+			// cwd: a server reading projects (settings.projects) keys
+			// them by project_dir.
+			if req.Cwd != "" && dir != req.Cwd {
+				in["project_dir"] = req.Cwd
+			}
 		}
 		req.Inputs = append(req.Inputs, in)
 	case "read_file":

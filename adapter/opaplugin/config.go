@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -78,6 +79,20 @@ type SettingsConfig struct {
 	Files      []string `json:"files"`
 	// Watch reloads the layers when one of their files changes.
 	Watch bool `json:"watch"`
+	// Projects apply a project directory's own rules to the checks made
+	// in it (off by default).
+	Projects ProjectsConfig `json:"projects"`
+}
+
+// ProjectsConfig is settings.projects: with FromCwd, a check whose input
+// cwd is a clean absolute directory inside one of Roots (after resolving
+// symlinks) also gets the rules of that directory's
+// .permopa/settings.local and .permopa/settings files, as a local
+// `permopa hook` run in that cwd would. Off by default: a central server
+// must not read directories its clients name.
+type ProjectsConfig struct {
+	FromCwd bool     `json:"from_cwd"`
+	Roots   []string `json:"roots"`
 }
 
 // DecisionLogsConfig configures the events of /v1/permission/check.
@@ -161,6 +176,16 @@ func ParseConfig(raw []byte) (*Config, error) {
 			return nil, fmt.Errorf("plugins.%s.settings.files[%d]: empty file name", Name, i)
 		}
 	}
+	pc := &c.Settings.Projects
+	if pc.FromCwd && len(pc.Roots) == 0 {
+		return nil, fmt.Errorf("plugins.%s.settings.projects.roots: empty, but from_cwd is true: name the directories whose projects' rules the server may read (e.g. roots: [/home/alice])", Name)
+	}
+	for i, r := range pc.Roots {
+		if !filepath.IsAbs(r) {
+			return nil, fmt.Errorf("plugins.%s.settings.projects.roots[%d]: %q: want an absolute directory", Name, i, r)
+		}
+		pc.Roots[i] = filepath.Clean(r)
+	}
 	return c, nil
 }
 
@@ -174,7 +199,7 @@ func configError(err error) error {
 		return fmt.Errorf("plugins.%s.%s: want a %s, got a JSON %s", Name, field, typeName(te.Type.Kind().String()), te.Value)
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path or wait_for_bundles; settings takes managed_dir, project_dir, user_dir, files and watch; decision_logs takes mask)", Name, f)
+		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path or wait_for_bundles; settings takes managed_dir, project_dir, user_dir, files, watch and projects (from_cwd, roots); decision_logs takes mask)", Name, f)
 	}
 	return fmt.Errorf("plugins.%s: %w", Name, err)
 }

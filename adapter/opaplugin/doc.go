@@ -13,10 +13,11 @@
 //     ({"confirmed", "tool_call", "rules", "destination", "ttl"}); answer 200
 //     with an adapter.Confirmation (approved, rules written, the call decided
 //     again). Without a destination, confirm_destination applies.
-//   - GET /v1/permission/rules[?session_id=ID]: {"rules": [...]}, the rules
-//     in force: the organisation's (data.permopa.rules), the settings
-//     layers', then the sessions' (all of them, or with session_id only
-//     session "" and that session's), each with tool_name, rule_content,
+//   - GET /v1/permission/rules[?session_id=ID][&cwd=DIR]: {"rules": [...]},
+//     the rules in force: the organisation's (data.permopa.rules), the
+//     settings layers', with cwd the rules of that project (when
+//     settings.projects reads it), then the sessions' (all of them, or with
+//     session_id only session "" and that session's), each with tool_name, rule_content,
 //     behavior, source, layer and expires. Expired rules are left out.
 //
 // OPA's own data API serves the same decision at
@@ -56,6 +57,9 @@
 //	      user_dir: ~/.config/permopa #   ~/.config/permopa)
 //	      files: [/etc/agent.yaml]    # command-line layer files, highest first
 //	      watch: true                 # reload when a settings file changes
+//	      projects:                   # off by default
+//	        from_cwd: true            # apply the rules of each check's cwd's .permopa/ files
+//	        roots: [/home/alice]      #   when the cwd is inside one of these (required)
 //	    decision_logs:
 //	      mask:                       # JSON pointers under /input erased from events
 //	        - /input/tool_input/content
@@ -86,6 +90,28 @@
 // accepted (the last good settings of a broken file are kept); they are
 // logged and set the plugin status to WARN, or ERROR when a deny or ask rule
 // could not be read (engine.UnsafeProblems).
+//
+// # Project rules (settings.projects)
+//
+// With from_cwd, a check whose input project_dir (a string), else cwd, is a
+// clean absolute directory inside one of roots (symlinks resolved) also
+// gets the rules of that directory's .permopa/settings.local.* and
+// .permopa/settings.* files (engine.NewProjectLayers), as a local `permopa
+// hook` made in that cwd does. They are written to the settings document
+// under projects[<that string>] (engine.Settings.Projects), which the
+// policy consults after the settings layers' rules and before the
+// session's; the string is used as is, so a cwd with a trailing slash,
+// "..", or a relative one gets none. Only rules are taken: a project's
+// mode, directories and other knobs are not, and the managed locks of the
+// server's layers hold over its rules. The files are read at the first
+// check from that cwd and again when a stat of them differs (size, mtime,
+// mode) at a later check; at most MaxProjects are kept, the least recently
+// used dropped. A file that cannot be read, or a deny or ask rule that
+// cannot be read, makes the project's checks DENY with code
+// project_settings_unreadable. Confirmations with destination local or
+// project for a tool_call made in such a project write its files. A cwd
+// outside the roots is decided without project rules. OPA's data API sees
+// the rules of projects that a check has read, and reads none itself.
 //
 // # Decision logs
 //

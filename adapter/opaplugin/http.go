@@ -109,6 +109,17 @@ const metricCheck = "permopa_check"
 func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transaction, engine.Decision)) (engine.Decision, error) {
 	for attempt := 0; ; attempt++ {
 		eng, f := p.ready()
+		// The project's rules are written before the read transaction
+		// opens (a write inside it would wait for it forever).
+		var projectFault *engine.Decision
+		if ps := p.projects.Load(); f == nil && ps != nil {
+			if ps.eng != eng {
+				d := engine.FailClosed(CodePolicyUnavailable, "the permopa plugin is being reconfigured")
+				projectFault = &d
+			} else {
+				projectFault = ps.prepare(ctx, input)
+			}
+		}
 		txn, err := p.m.Store.NewTransaction(ctx)
 		if err != nil {
 			return engine.Decision{}, fmt.Errorf("opening a store transaction: %w", err)
@@ -131,6 +142,8 @@ func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transa
 				continue
 			}
 			d = engine.FailClosed(CodePolicyUnavailable, "data.permopa.settings is missing from the store")
+		} else if projectFault != nil {
+			d = *projectFault
 		} else {
 			d = eng.DecideIn(ctx, txn, input)
 		}
@@ -167,7 +180,25 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, f.code + ": " + f.message})
 		return
 	}
-	c, err := adapter.Confirm(r.Context(), eng, p.layers.Load(), res)
+	layers := p.layers.Load()
+	if ps := p.projects.Load(); ps != nil && ps.eng == eng &&
+		(res.Destination == engine.DestinationLocal || res.Destination == engine.DestinationProject) {
+		// The call's project (settings.projects): its files are the
+		// destination, as `permopa rules add` run in that cwd writes them.
+		pl, blocked := ps.layersFor(r.Context(), res.ToolCall)
+		if blocked != nil {
+			writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, blocked.Code + ": " + blocked.Message})
+			return
+		}
+		if pl != nil {
+			if err := managedOnly(eng, res); err != nil {
+				writeError(w, &apiError{http.StatusInternalServerError, adapter.CodeRulesNotSaved, err.Error()})
+				return
+			}
+			layers = pl
+		}
+	}
+	c, err := adapter.Confirm(r.Context(), eng, layers, res)
 	if err != nil {
 		var ce *adapter.ConfirmError
 		if errors.As(err, &ce) {
@@ -190,6 +221,21 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 			Info("permopa: rules accepted: %s", strings.Join(names, ", "))
 	}
 	writeJSON(w, http.StatusOK, c)
+}
+
+// managedOnly refuses a confirmed allow rule for a project's files while
+// the server's managed settings allow only managed allow rules (the
+// project's layers alone do not know the lock): it would have no effect.
+func managedOnly(eng *engine.Engine, res adapter.ConfirmResult) error {
+	if !res.Confirmed || !eng.Settings().AllowManagedRulesOnly {
+		return nil
+	}
+	for _, r := range res.Rules {
+		if r.Behavior == "" || strings.EqualFold(r.Behavior, engine.Allow) {
+			return fmt.Errorf("rule %s: managed settings allow only managed allow rules; writing it to the project's settings would have no effect", r)
+		}
+	}
+	return nil
 }
 
 // confirmDecodeError names the field of a confirm body that has the wrong
@@ -228,7 +274,8 @@ func confirmDecodeError(err error) *apiError {
 type RulesAnswer struct {
 	// Rules in force, in the order the policy consults their sources: the
 	// organisation's (data.permopa.rules), the settings layers' (highest
-	// first), the sessions'. Expired rules are left out.
+	// first), with ?cwd=DIR the rules of that project (settings.projects),
+	// the sessions'. Expired rules are left out.
 	Rules []engine.Rule `json:"rules"`
 }
 
@@ -246,6 +293,18 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 	}
 	s := eng.Settings()
 	all := append(org, s.Rules...)
+	if cwd := r.URL.Query().Get("cwd"); cwd != "" {
+		// The rules of the project a call made in cwd gets (settings.projects).
+		if ps := p.projects.Load(); ps != nil && ps.eng == eng {
+			if blocked := ps.prepare(r.Context(), map[string]any{"cwd": cwd}); blocked != nil {
+				writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, blocked.Code + ": " + blocked.Message})
+				return
+			}
+			if key, _ := ps.keyOf(map[string]any{"cwd": cwd}); key != "" {
+				all = append(all, eng.Settings().Projects[key]...)
+			}
+		}
+	}
 	if r.URL.Query().Has("session_id") {
 		id := r.URL.Query().Get("session_id")
 		all = append(all, s.SessionRules[""]...)

@@ -83,7 +83,10 @@ type Plugin struct {
 
 	eng    atomic.Pointer[engine.Engine]
 	layers atomic.Pointer[engine.Layers]
-	fault  atomic.Pointer[fault]
+	// projects loads project directories' rules per cwd (settings.projects;
+	// nil when off). It is bound to the engine it was built with.
+	projects atomic.Pointer[projects]
+	fault    atomic.Pointer[fault]
 	// gen counts compiler changes, applied is the count the engine was
 	// last brought up to date with. The compiler trigger runs inside the
 	// committing write transaction, where preparing a query (which opens a
@@ -304,7 +307,10 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 	if old := p.eng.Load(); old != nil {
 		// Rebuilt by Reconfigure: the settings in force (session rules
 		// included) stay in the store until the layers are read again.
-		opts = append(opts, engine.WithSettings(old.Settings()))
+		// Projects are read again (the roots may have changed).
+		s := old.Settings()
+		s.Projects = nil
+		opts = append(opts, engine.WithSettings(s))
 	}
 	eng, err := engine.NewShared(ctx, p.m.Store, p.m.GetCompiler(), opts...)
 	if err != nil {
@@ -333,6 +339,7 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 	if old := p.layers.Swap(layers); old != nil {
 		_ = old.Close()
 	}
+	p.projects.Store(newProjects(eng, sc.Projects, p.m.Logger().Warn))
 	p.eng.Store(eng)
 	if sf := p.ensureSettings(ctx, eng); sf != nil && f == nil {
 		f = sf

@@ -434,7 +434,7 @@ func TestReconfigureKeepsSessionRules(t *testing.T) {
 // BenchmarkPluginDecide measures one check inside the plugin (store
 // transaction, settings presence check, prepared query), without HTTP.
 func BenchmarkPluginDecide(b *testing.B) {
-	h := start(b, newBundleServer(b), `{}`)
+	h := start(b, newBundleServer(b), `{"wait_for_bundles": false}`)
 	var in any
 	_ = json.Unmarshal([]byte(`{"tool_name": "Bash", "tool_input": {"command": "ls -la src | grep foo && git diff --stat"}, "cwd": "/w"}`), &in)
 	b.ResetTimer()

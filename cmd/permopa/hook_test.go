@@ -808,9 +808,10 @@ func TestHookClientLinksNoOPA(t *testing.T) {
 }
 
 // The fast path of docs/hosts.md works as written: the user service's
-// ExecStart line starts a server (in the project directory, whose settings
-// it then reads), and the documented permopa-hook commands answer through
-// it what the local hook answers.
+// ExecStart line starts a server (in another directory: it reads the
+// project's settings through settings.projects, %h standing for the
+// directory that holds the project), and the documented permopa-hook
+// commands answer through it what the local hook answers.
 func TestHostsDocFastPath(t *testing.T) {
 	raw, err := os.ReadFile("../../docs/hosts.md")
 	if err != nil {
@@ -824,8 +825,8 @@ func TestHostsDocFastPath(t *testing.T) {
 	}
 	cwd, home := hookWorkspace(t)
 	runtime := shortTempDir(t)
-	line := strings.NewReplacer("%h/.local/bin/permopa", permopaBin, "%t", runtime).Replace(execStart[1])
-	addr := startServerCommand(t, cwd, home, filepath.Join(runtime, "permopa.sock"), strings.Fields(line)...)
+	line := strings.NewReplacer("%h/.local/bin/permopa", permopaBin, "%t", runtime, "%h", filepath.Dir(cwd)).Replace(execStart[1])
+	addr := startServerCommand(t, t.TempDir(), home, filepath.Join(runtime, "permopa.sock"), strings.Fields(line)...)
 	client := hookClient(t)
 	files := map[string][]string{
 		"claude": {"claude/pretooluse-bash-compound-deny.json", "claude/pretooluse-bash-ask.json", "claude/pretooluse-read.json"},

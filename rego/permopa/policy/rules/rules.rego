@@ -37,12 +37,14 @@ behaviors := ["deny", "ask", "allow"]
 # METADATA
 # description: |
 #   for_tool(b, name): every rule of behavior b for the tool called name, from
-#   the settings layers, the call's session (rules accepted at runtime for its
+#   the settings layers, the call's project directory (settings.projects of
+#   an OPA server), the call's session (rules accepted at runtime for its
 #   session_id), the permission_context and tool-name patterns, each with the
 #   layer it came from.
 for_tool(b, name) := array.flatten([
 	object.get(_org, ["rules", b, name], []),
 	object.get(_settings, ["rules", b, name], []),
+	object.get(_project, ["rules", b, name], []),
 	object.get(_session, ["rules", b, name], []),
 	[_in_context(r) | some r in _context_rules(b, name)],
 	[r |
@@ -54,11 +56,24 @@ for_tool(b, name) := array.flatten([
 _pattern_rules(b) := array.flatten([
 	object.get(_org, ["tool_pattern_rules", b], []),
 	object.get(_settings, ["tool_pattern_rules", b], []),
+	object.get(_project, ["tool_pattern_rules", b], []),
 	object.get(_session, ["tool_pattern_rules", b], []),
 ])
 
 # The call's session: its rules are keyed like the settings' rules.
 _session := object.get(_settings, ["session_rules", object.get(input, "session_id", "")], {})
+
+# The rules of the call's project directory, keyed by the input's
+# project_dir (set by a hook when the call's cwd is not the directory whose
+# settings apply), else its cwd, exactly as written: an OPA server with
+# settings.projects.from_cwd loads them for a clean absolute directory
+# inside its roots; nothing else is ever keyed. Rules only, in the same
+# shape as the settings' rules.
+_project := object.get(_settings, ["projects", _project_key], {})
+
+_project_key := input.project_dir if {
+	is_string(input.project_dir)
+} else := object.get(input, "cwd", "")
 
 # Managed settings may allow only managed rules: the input's allow rules are then ignored.
 _context_rules(b, name) := [] if {
@@ -83,13 +98,13 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 _contents(rs) := [r.rule_content | some r in rs]
 
 # The rule lists the call meets, in order: the organisation's bundle, the
-# settings layers' and the session's, indexed per data revision
+# settings layers', the call's project's and the session's, indexed per data revision
 # (index[b][tool]: wide, rules, contents) and looked up by one built-in;
 # then the input's permission_context and the tool-name patterns, small
 # lists indexed here, only when there are any. No list is rebuilt per call
 # and no rule of another tool is visited.
 _lists := permopa.rules.lists(
-	[_org, _settings, _session],
+	[_org, _settings, _project, _session],
 	call.tool,
 	object.get(_cross_targets, call.tool, []),
 )

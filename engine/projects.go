@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+)
+
+// NewProjectLayers reads one project's own layers only: the local
+// (dir/.permopa/settings.local.*) and shared (dir/.permopa/settings.*)
+// project files, as NewLayers does with dir as ProjectDir, each rule
+// with its source and file. Engines attached to it (Attach) get the rules,
+// and nothing else, as Settings.Projects[key]: the rules of calls whose
+// input cwd is key. The engine's other settings are left alone, so the
+// merged layers' locks (allow_managed_rules_only) still hold over them.
+// AddRules with the local or project destination writes dir's files. dir
+// must be absolute.
+func NewProjectLayers(dir, key string) *Layers {
+	l := &Layers{opts: LayerOptions{ProjectDir: dir, Cwd: dir}, projectKey: key}
+	dot := filepath.Join(dir, ".permopa")
+	for _, ly := range []*layer{
+		{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: dir},
+		{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: dir},
+	} {
+		ly.good = map[string]Settings{}
+		l.layers = append(l.layers, ly)
+	}
+	return l
+}
+
+// ProjectFiles are the files NewProjectLayers(dir, …) reads, in order.
+func ProjectFiles(dir string) []string {
+	var out []string
+	for _, ly := range NewProjectLayers(dir, dir).layers {
+		out = append(out, ly.files()...)
+	}
+	return out
+}
+
+// RemoveProject takes a project's rules (Settings.Projects[key]) out of
+// the settings in force.
+func (e *Engine) RemoveProject(ctx context.Context, key string) error {
+	return e.UpdateSettings(ctx, func(s *Settings) error {
+		delete(s.Projects, key)
+		return nil
+	})
+}
+
+func applyProject(ctx context.Context, eng *Engine, key string, rules []Rule) error {
+	return eng.UpdateSettings(ctx, func(cur *Settings) error {
+		if cur.Projects == nil {
+			cur.Projects = map[string][]Rule{}
+		}
+		cur.Projects[key] = slices.Clone(rules)
+		return nil
+	})
+}
