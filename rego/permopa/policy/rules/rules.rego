@@ -159,8 +159,9 @@ _small_index(b, name) := {
 # description: |
 #   match[b]: the first rule of behavior b ("deny", "ask", "allow") that
 #   matches the call, with its tool_name, rule_content, behavior, source and
-#   layer. Undefined when none matches.
-match[b] := r if {
+#   layer. Undefined when none matches. One object computed once per call
+#   (a partial rule would evaluate again on every reference that misses).
+match := {b: r |
 	some b in behaviors
 	_candidates(b)
 	r := _first(b)
