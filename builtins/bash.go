@@ -177,6 +177,55 @@ func compileList(t *ast.Term, pos int) ([]*bash.Pattern, error) {
 	})
 }
 
+// BashCoveredLists is permopa.bash.covered_lists.
+var BashCoveredLists = &ast.Builtin{
+	Name: "permopa.bash.covered_lists",
+	Description: "permopa.bash.covered over several lists of allow-rule contents taken together (the rules of " +
+		"several sources: each leaf may be covered by a rule of any list), without joining them per call. " +
+		"`list` and `index` name the first rule used (list order, then index), both -1 when read-only leaves " +
+		"alone cover the command (or it is not covered). Each list is compiled once and cached. A rule content " +
+		"that does not compile is an error.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("rule_lists", types.NewArray(nil, stringArray())).Description("lists of Bash allow-rule contents"),
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("result", types.NewObject([]*types.StaticProperty{
+			types.NewStaticProperty("covered", types.B),
+			types.NewStaticProperty("list", types.N),
+			types.NewStaticProperty("index", types.N),
+		}, nil)).Description("`{\"covered\": boolean, \"list\": number, \"index\": number}`"),
+	),
+	CanSkipBctx: true,
+}
+
+var keyList = ast.StringTerm("list")
+
+func bashCoveredLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	outer, err := builtins.ArrayOperand(ops[0].Value, 1)
+	if err != nil {
+		return nil, err
+	}
+	lists := make([][]*bash.Pattern, outer.Len())
+	for j := range lists {
+		if lists[j], err = compileList(outer.Elem(j), 1); err != nil {
+			return nil, err
+		}
+	}
+	a, err := analyze(ops[1], ops[2], 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	l, i, ok := a.CoveredLists(lists)
+	return ast.ObjectTerm(
+		ast.Item(keyCovered, boolTerm(ok)),
+		ast.Item(keyList, indexTerm(l)),
+		ast.Item(keyIndex, indexTerm(i)),
+	), nil
+}
+
 // BashMatchAny is permopa.bash.match_any.
 var BashMatchAny = &ast.Builtin{
 	Name: "permopa.bash.match_any",

@@ -5,6 +5,7 @@
 //	permopa.bash.match(rule_content, command)           boolean  one Bash rule, deny semantics
 //	permopa.bash.match_any(rule_contents, command, opts) number  first deny/ask rule hit, or -1
 //	permopa.bash.covered(rule_contents, command, opts)  object   allow-rule coverage
+//	permopa.bash.covered_lists(rule_lists, command, opts) object allow-rule coverage by several lists
 //	permopa.bash.suggest(command, opts)                 array    suggested allow rules
 //	permopa.path.resolve(path, opts)                    object   {abs, real}
 //	permopa.path.check(paths, opts)                     object   dangerous and credential paths
@@ -54,6 +55,7 @@ func all() []builtin {
 		{BashMatch, bashMatch},
 		{BashMatchAny, bashMatchAny},
 		{BashCovered, bashCovered},
+		{BashCoveredLists, bashCoveredLists},
 		{BashSuggest, bashSuggest},
 		{PathResolve, pathResolve},
 		{PathCheck, pathCheck},

@@ -486,6 +486,50 @@ func (a *Analysis) MatchAnySet(s *PatternSet) int {
 	return best
 }
 
+// CoveredLists is Covered over several pattern lists taken together (the
+// allow rules of several sources: each leaf may be covered by a rule of any
+// list), without joining them. The rule used is reported as its list and
+// its index in that list: the first in list order, then index order.
+func (a *Analysis) CoveredLists(lists [][]*Pattern) (list, index int, ok bool) {
+	offsets := make([]int, len(lists))
+	total := 0
+	for j, ps := range lists {
+		offsets[j] = total
+		total += len(ps)
+	}
+	flat, ok := a.covered(func(argv []string) int {
+		for j, ps := range lists {
+			if i := firstIn(ps, argv); i >= 0 {
+				return offsets[j] + i
+			}
+		}
+		return -1
+	})
+	if !ok || flat < 0 {
+		return -1, -1, ok
+	}
+	for j := len(lists) - 1; j >= 0; j-- {
+		if flat >= offsets[j] && len(lists[j]) > 0 {
+			return j, flat - offsets[j], true
+		}
+	}
+	return -1, -1, ok
+}
+
+// firstIn is the lowest index of a pattern of ps matching argv, or -1;
+// long lists go through their (cached) index.
+func firstIn(ps []*Pattern, argv []string) int {
+	if len(ps) >= indexThreshold {
+		return indexFor(ps).firstMatch(argv)
+	}
+	for i, p := range ps {
+		if p != nil && p.Match(argv) {
+			return i
+		}
+	}
+	return -1
+}
+
 // CoveredSet is Covered over an indexed pattern set.
 func (a *Analysis) CoveredSet(s *PatternSet) (int, bool) {
 	if s == nil {

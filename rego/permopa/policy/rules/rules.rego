@@ -199,15 +199,16 @@ _first(b) := wide[0] if {
 	count(hits) > 0
 } else := rule if {
 	# Allow rules cover a Bash call together (each leaf by any rule), so
-	# lists from several sources are also matched as one.
+	# lists from several sources are also matched as one, without joining
+	# them per call.
 	b == "allow"
 	call.tool == "Bash"
 	lists := [ix | some ix in _own[b]; count(ix.contents) > 0]
 	count(lists) > 1
-	rules := array.flatten([l.rules | some l in lists])
-	i := _own_index(b, array.flatten([l.contents | some l in lists]))
-	i >= 0
-	rule := rules[i]
+	cov := permopa.bash.covered_lists([l.contents | some l in lists], bash.command, call.bash_opts)
+	cov.covered
+	cov.index >= 0
+	rule := lists[cov.list].rules[cov.index]
 } else := _cross(b)
 
 # Own-tool content matching, one built-in call per rule list.
