@@ -26,12 +26,17 @@ func main() {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
-	if err := root.Execute(); err != nil {
+	ran, err := root.ExecuteC()
+	if err != nil {
 		var exit *cmd.ExitError
 		if errors.As(err, &exit) {
 			os.Exit(exit.Exit)
 		}
-		fmt.Fprintln(os.Stderr, err)
+		// OPA's commands that report their own errors (run, build, ...)
+		// set SilenceErrors on themselves; printing again would repeat them.
+		if ran == nil || ran == root || !ran.SilenceErrors {
+			fmt.Fprintln(os.Stderr, err)
+		}
 		os.Exit(1)
 	}
 }

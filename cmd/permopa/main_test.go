@@ -234,3 +234,25 @@ read_only if input.tool_input.target == "staging"
 		t.Errorf("staging deploy: %+v", ds[2])
 	}
 }
+
+// An error is reported once: OPA's commands print their own (run, build),
+// permopa's and cobra's are printed by main.
+func TestErrorsReportedOnce(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--server", "--set", "plugins.permopa.default_polcy=off"}, `unknown field "default_polcy"`},
+		{[]string{"build", "-b", "/nonexistent/bundle"}, "no such file or directory"},
+		{[]string{"decide", "--settings", "/nonexistent/settings.yaml"}, "no such file or directory"},
+		{[]string{"nosuchcmd"}, `unknown command "nosuchcmd"`},
+	} {
+		stdout, stderr, code := runPermopa(t, t.TempDir(), "", nil, c.args...)
+		if code == 0 {
+			t.Errorf("%v: exit 0, want an error", c.args)
+		}
+		if n := strings.Count(stdout+stderr, c.want); n != 1 {
+			t.Errorf("%v: %q reported %d times, want once:\n%s%s", c.args, c.want, n, stdout, stderr)
+		}
+	}
+}
