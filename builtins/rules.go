@@ -14,16 +14,20 @@ var RulesLists = &ast.Builtin{
 	Name: "permopa.rules.lists",
 	Description: "Looks up, in rule documents indexed per behavior and tool (`index[behavior][tool]` = " +
 		"`{wide, rules, contents}`, as permopa's settings document and `permopa rules export` write them), " +
-		"the rule lists a call meets: `own[behavior]`, the call's tool's lists that hold any rule, in source " +
-		"order; `cross[behavior]` (deny and ask), `[what, list]` for each guarding tool's list with contents; " +
-		"`patterns`, whether any document holds tool-name pattern rules. One keyed lookup per document, " +
-		"behavior and tool: no rule is visited. A document that is not an object is skipped; a malformed " +
-		"index is an error, so a damaged deny list fails the decision instead of vanishing.",
+		"the rule lists a call meets. The documents, in source order: the organisation's, the settings " +
+		"document, then the settings' `projects[key]` (key: the call's `project_dir` when it is a string, " +
+		"else its `cwd`) and `session_rules[session_id]`. Returns `own[behavior]`, the lists of the call's " +
+		"`tool_name` that hold any rule, in source order; `cross[behavior]` (deny and ask), `[what, list]` " +
+		"for each guarding tool's list with contents; `patterns`, whether any document holds tool-name " +
+		"pattern rules. One keyed lookup per document, behavior and tool: no rule is visited. A document " +
+		"that is not an object is skipped; a malformed index is an error, so a damaged deny list fails the " +
+		"decision instead of vanishing.",
 	Categories: []string{"permopa", "permopa.rules"},
 	Decl: types.NewFunction(
 		types.Args(
-			types.Named("documents", types.NewArray(nil, types.A)).Description("rule documents, in source order"),
-			types.Named("tool", types.S).Description("the call's tool name"),
+			types.Named("org", types.A).Description("the organisation's rules document (data.permopa.rules), or {}"),
+			types.Named("settings", types.A).Description("the settings document (data.permopa.settings), or {}"),
+			types.Named("call", types.A).Description("the call (the input): tool_name, session_id, project_dir, cwd"),
 			types.Named("guards", types.NewArray(nil, types.NewArray(nil, types.S))).
 				Description("`[tool, what]` pairs: tools whose deny and ask path rules also guard the call"),
 		),
@@ -40,25 +44,76 @@ var (
 	keyPatterns   = ast.InternedTerm("tool_pattern_rules")
 )
 
+var (
+	keyProjectDir   = ast.InternedTerm("project_dir")
+	keyCwdTerm      = ast.InternedTerm("cwd")
+	keyProjects     = ast.InternedTerm("projects")
+	keySessionRules = ast.InternedTerm("session_rules")
+	emptyString     = ast.InternedTerm("")
+)
+
 func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	docs, err := builtins.ArrayOperand(ops[0].Value, 1)
+	guards, err := builtins.ArrayOperand(ops[3].Value, 4)
 	if err != nil {
 		return nil, err
 	}
-	tool, err := builtins.StringOperand(ops[1].Value, 2)
-	if err != nil {
-		return nil, err
+	var toolTerm *ast.Term
+	call, _ := ops[2].Value.(ast.Object)
+	if call != nil {
+		if t := call.Get(keyToolName); t != nil {
+			if _, ok := t.Value.(ast.String); ok {
+				toolTerm = t
+			}
+		}
 	}
-	guards, err := builtins.ArrayOperand(ops[2].Value, 3)
-	if err != nil {
-		return nil, err
+	// The documents in source order: org, settings, the call's project and
+	// session (missing ones are skipped).
+	docs := ast.NewArray(ops[0], ops[1])
+	if settings, ok := ops[1].Value.(ast.Object); ok && call != nil {
+		key := call.Get(keyProjectDir)
+		if key == nil || !isString(key) {
+			key = call.Get(keyCwdTerm)
+		}
+		if key != nil {
+			if projects := settings.Get(keyProjects); projects != nil {
+				if po, ok := projects.Value.(ast.Object); ok {
+					if d := po.Get(key); d != nil {
+						docs = docs.Append(d)
+					}
+				}
+			}
+		}
+		sid := call.Get(keySessionID)
+		if sid == nil {
+			sid = emptyString
+		}
+		if sessions := settings.Get(keySessionRules); sessions != nil {
+			if so, ok := sessions.Value.(ast.Object); ok {
+				if d := so.Get(sid); d != nil {
+					docs = docs.Append(d)
+				}
+			}
+		}
 	}
-	toolTerm := ast.StringTerm(string(tool))
+	if toolTerm == nil {
+		// Not a call the policy decides on its merits (invalid input is
+		// denied before any rule is consulted): it meets no list.
+		docs = ast.NewArray()
+		toolTerm = emptyString
+	}
 	var own [3][]*ast.Term
 	var cross [2][]*ast.Term
 	patterns := false
 	var ferr error
+	j := -1
 	docs.Foreach(func(d *ast.Term) {
+		// Errors name the operand the document came from: the org's, or
+		// the settings (with its project and session documents).
+		j++
+		pos := 2
+		if j == 0 {
+			pos = 1
+		}
 		doc, ok := d.Value.(ast.Object)
 		if !ok || ferr != nil {
 			return
@@ -78,11 +133,11 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 		}
 		index, ok := ixTerm.Value.(ast.Object)
 		if !ok {
-			ferr = builtins.NewOperandErr(1, "index: not an object")
+			ferr = builtins.NewOperandErr(pos, "index: not an object")
 			return
 		}
 		for bi, b := range behaviorTerms {
-			byTool, err := lookupObject(index, b)
+			byTool, err := lookupObject(index, b, pos)
 			if err != nil {
 				ferr = err
 				return
@@ -90,7 +145,7 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 			if byTool == nil {
 				continue
 			}
-			if l, err := ruleList(byTool, b, toolTerm); err != nil {
+			if l, err := ruleList(byTool, b, toolTerm, pos); err != nil {
 				ferr = err
 				return
 			} else if l != nil && (l.wide > 0 || l.contents > 0) {
@@ -104,7 +159,7 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 				if ferr != nil || !ok || pair.Len() != 2 {
 					return
 				}
-				l, err := ruleList(byTool, b, pair.Elem(0))
+				l, err := ruleList(byTool, b, pair.Elem(0), pos)
 				if err != nil {
 					ferr = err
 					return
@@ -124,7 +179,7 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 		var gerr error
 		guards.Foreach(func(g *ast.Term) {
 			if pair, ok := g.Value.(*ast.Array); !ok || pair.Len() != 2 {
-				gerr = builtins.NewOperandErr(3, "guards: want [tool, what] pairs")
+				gerr = builtins.NewOperandErr(4, "guards: want [tool, what] pairs")
 			}
 		})
 		if gerr != nil {
@@ -147,14 +202,14 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	), nil
 }
 
-func lookupObject(o ast.Object, key *ast.Term) (ast.Object, error) {
+func lookupObject(o ast.Object, key *ast.Term, pos int) (ast.Object, error) {
 	t := o.Get(key)
 	if t == nil {
 		return nil, nil
 	}
 	v, ok := t.Value.(ast.Object)
 	if !ok {
-		return nil, builtins.NewOperandErr(1, "index.%s: not an object", plain(key))
+		return nil, builtins.NewOperandErr(pos, "index.%s: not an object", plain(key))
 	}
 	return v, nil
 }
@@ -165,7 +220,7 @@ type list struct {
 }
 
 // ruleList is index[b][tool] with its counts; nil when absent.
-func ruleList(byTool ast.Object, b, tool *ast.Term) (*list, error) {
+func ruleList(byTool ast.Object, b, tool *ast.Term, pos int) (*list, error) {
 	t := byTool.Get(tool)
 	if t == nil {
 		return nil, nil
@@ -173,7 +228,7 @@ func ruleList(byTool ast.Object, b, tool *ast.Term) (*list, error) {
 	where := func() string { return fmt.Sprintf("index.%s[%s]", plain(b), tool.Value) }
 	o, ok := t.Value.(ast.Object)
 	if !ok {
-		return nil, builtins.NewOperandErr(1, "%s: not an object", where())
+		return nil, builtins.NewOperandErr(pos, "%s: not an object", where())
 	}
 	l := &list{term: t}
 	for _, k := range []*ast.Term{keyWide, keyContents} {
@@ -183,7 +238,7 @@ func ruleList(byTool ast.Object, b, tool *ast.Term) (*list, error) {
 		}
 		a, ok := v.Value.(*ast.Array)
 		if !ok {
-			return nil, builtins.NewOperandErr(1, "%s.%s: not an array", where(), plain(k))
+			return nil, builtins.NewOperandErr(pos, "%s.%s: not an array", where(), plain(k))
 		}
 		if k == keyWide {
 			l.wide = a.Len()

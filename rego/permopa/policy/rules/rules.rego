@@ -98,16 +98,14 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 _contents(rs) := [r.rule_content | some r in rs]
 
 # The rule lists the call meets, in order: the organisation's bundle, the
-# settings layers', the call's project's and the session's, indexed per data revision
-# (index[b][tool]: wide, rules, contents) and looked up by one built-in;
+# settings layers', the call's project's (_project) and the session's
+# (_session), indexed per data revision (index[b][tool]: wide, rules,
+# contents) and looked up by one built-in, which finds the project and the
+# session in the settings document by the same keys as the rules above;
 # then the input's permission_context and the tool-name patterns, small
 # lists indexed here, only when there are any. No list is rebuilt per call
 # and no rule of another tool is visited.
-_lists := permopa.rules.lists(
-	[_org, _settings, _project, _session],
-	call.tool,
-	object.get(_cross_targets, call.tool, []),
-)
+_lists := permopa.rules.lists(_org, _settings, input, object.get(_cross_targets, call.tool, []))
 
 # Per behavior, the lists for the call's own tool that hold any rule, and
 # [what, list] for the guarding tools' lists with contents.
