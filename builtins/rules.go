@@ -19,7 +19,8 @@ var RulesLists = &ast.Builtin{
 		"else its `cwd`) and `session_rules[session_id]`. Returns `own[behavior]`, the lists of the call's " +
 		"`tool_name` that hold any rule, in source order; `cross[behavior]` (deny and ask), `[what, list]` " +
 		"for each guarding tool's list with contents; `patterns`, whether any document holds tool-name " +
-		"pattern rules. One keyed lookup per document, behavior and tool: no rule is visited. A document " +
+		"pattern rules; `none`, whether no list at all was met. One keyed lookup per document, behavior and " +
+		"tool: no rule is visited. A document " +
 		"that is not an object is skipped; a malformed index is an error, so a damaged deny list fails the " +
 		"decision instead of vanishing.",
 	Categories: []string{"permopa", "permopa.rules"},
@@ -32,7 +33,7 @@ var RulesLists = &ast.Builtin{
 				Description("`[tool, what]` pairs: tools whose deny and ask path rules also guard the call"),
 		),
 		types.Named("lists", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).
-			Description("`{own: {deny, ask, allow}, cross: {deny, ask}, patterns}`"),
+			Description("`{own: {deny, ask, allow}, cross: {deny, ask}, patterns, none}`"),
 	),
 }
 
@@ -199,6 +200,7 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 		ast.Item(ast.InternedTerm("own"), ast.NewTerm(ownObj)),
 		ast.Item(ast.InternedTerm("cross"), ast.NewTerm(crossObj)),
 		ast.Item(ast.InternedTerm("patterns"), ast.InternedTerm(patterns)),
+		ast.Item(ast.InternedTerm("none"), ast.InternedTerm(len(own[0])+len(own[1])+len(own[2])+len(cross[0])+len(cross[1]) == 0)),
 	), nil
 }
 

@@ -159,7 +159,11 @@ _small_index(b, name) := {
 #   matches the call, with its tool_name, rule_content, behavior, source and
 #   layer. Undefined when none matches. One object computed once per call
 #   (a partial rule would evaluate again on every reference that misses).
-match := {b: r | # regal ignore:prefer-set-or-object-rule
+match := {} if {
+	# The common case: the call meets no rule list at all.
+	_lists.none
+	_no_small_lists
+} else := {b: r | # regal ignore:prefer-set-or-object-rule
 	some b in behaviors
 	_candidates(b)
 	r := _first(b)
