@@ -386,17 +386,7 @@ func (a *Analysis) firstWords() []string {
 // lowest index among the patterns that covered a leaf. An unanalysable or
 // truncated command is never covered.
 func (a *Analysis) Covered(patterns []*Pattern) (index int, ok bool) {
-	if len(patterns) >= indexThreshold {
-		return a.CoveredSet(indexFor(patterns))
-	}
-	return a.covered(func(argv []string) int {
-		for i, p := range patterns {
-			if p != nil && p.Match(argv) {
-				return i
-			}
-		}
-		return -1
-	})
+	return a.covered(firstMatcher(patterns))
 }
 
 func (a *Analysis) covered(first func([]string) int) (int, bool) {
@@ -497,9 +487,13 @@ func (a *Analysis) CoveredLists(lists [][]*Pattern) (list, index int, ok bool) {
 		offsets[j] = total
 		total += len(ps)
 	}
+	firsts := make([]func([]string) int, len(lists))
+	for j, ps := range lists {
+		firsts[j] = firstMatcher(ps)
+	}
 	flat, ok := a.covered(func(argv []string) int {
-		for j, ps := range lists {
-			if i := firstIn(ps, argv); i >= 0 {
+		for j, first := range firsts {
+			if i := first(argv); i >= 0 {
 				return offsets[j] + i
 			}
 		}
@@ -516,18 +510,21 @@ func (a *Analysis) CoveredLists(lists [][]*Pattern) (list, index int, ok bool) {
 	return -1, -1, ok
 }
 
-// firstIn is the lowest index of a pattern of ps matching argv, or -1;
-// long lists go through their (cached) index.
-func firstIn(ps []*Pattern, argv []string) int {
+// firstMatcher returns what gives the lowest index of a pattern of ps
+// matching argv, or -1; a long list goes through its (cached) index, looked
+// up once per call rather than once per leaf.
+func firstMatcher(ps []*Pattern) func([]string) int {
 	if len(ps) >= indexThreshold {
-		return indexFor(ps).firstMatch(argv)
+		return indexFor(ps).firstMatch
 	}
-	for i, p := range ps {
-		if p != nil && p.Match(argv) {
-			return i
+	return func(argv []string) int {
+		for i, p := range ps {
+			if p != nil && p.Match(argv) {
+				return i
+			}
 		}
+		return -1
 	}
-	return -1
 }
 
 // CoveredSet is Covered over an indexed pattern set.

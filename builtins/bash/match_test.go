@@ -349,3 +349,42 @@ func TestDenyThroughComposedWrappers(t *testing.T) {
 		}
 	}
 }
+
+// CoveredLists covers each leaf by a rule of any list, short or indexed
+// (long), and names the rule used by list and index as Covered would over
+// the lists joined.
+func TestCoveredLists(t *testing.T) {
+	var long []string
+	for i := range 100 {
+		long = append(long, fmt.Sprintf("tool%d run:*", i))
+	}
+	long = append(long, "make build:*")
+	short := []string{"git status:*", "npm test:*"}
+	cases := []struct {
+		cmd       string
+		list, idx int
+		ok        bool
+	}{
+		{"make build && npm test", 0, 1, true},
+		{"make build", 1, 100, true},
+		{"tool7 run x && git status", 1, 7, true}, // git status is read-only: needs no rule
+		{"make build && curl x", -1, -1, false},
+		{"ls -la", -1, -1, true},
+	}
+	lists := [][]*Pattern{mustPatterns(t, short...), mustPatterns(t, long...)}
+	joined := mustPatterns(t, append(append([]string(nil), short...), long...)...)
+	for _, c := range cases {
+		a := analyze(c.cmd, conformanceOpts)
+		l, i, ok := a.CoveredLists(lists)
+		if l != c.list || i != c.idx || ok != c.ok {
+			t.Errorf("CoveredLists(%q) = %d, %d, %v; want %d, %d, %v", c.cmd, l, i, ok, c.list, c.idx, c.ok)
+		}
+		flat, okJoined := a.Covered(joined)
+		if okJoined != ok {
+			t.Errorf("%q: joined Covered = %v, CoveredLists = %v", c.cmd, okJoined, ok)
+		}
+		if ok && flat >= 0 && (l < 0 || flat != []int{0, len(short)}[l]+i) {
+			t.Errorf("%q: joined index %d, lists (%d, %d)", c.cmd, flat, l, i)
+		}
+	}
+}
