@@ -48,6 +48,17 @@ _decided := {
 } if {
 	not call.context.valid
 } else := {
+	# The rules could not be read: no decision without them.
+	"behavior": "DENY",
+	"message": "the permission rules could not be read (a malformed rules document); denied to fail closed",
+	"reason": "rules_unreadable",
+	"step": "error",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
+	not rules.match
+} else := {
 	# Point 1: a deny rule.
 	"behavior": "DENY",
 	"message": sprintf("%s is denied by rule %s", [call.tool, _show(rules.match.deny)]),

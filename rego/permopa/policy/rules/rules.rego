@@ -157,8 +157,12 @@ _small_index(b, name) := {
 # description: |
 #   match[b]: the first rule of behavior b ("deny", "ask", "allow") that
 #   matches the call, with its tool_name, rule_content, behavior, source and
-#   layer. Undefined when none matches. One object computed once per call
-#   (a partial rule would evaluate again on every reference that misses).
+#   layer; a behavior is missing when none matches. One object computed
+#   once per call (a partial rule would evaluate again on every reference
+#   that misses). Undefined when the rule documents cannot be read (a
+#   malformed rules document where built-in errors do not stop the query,
+#   as in OPA's data API): the decision then denies instead of deciding
+#   without the rules.
 match := {} if {
 	# The common case: the call meets no rule list at all.
 	_lists.none
@@ -167,6 +171,9 @@ match := {} if {
 	some b in behaviors
 	_candidates(b)
 	r := _first(b)
+} if {
+	is_object(_own)
+	is_object(_cross_lists)
 }
 
 # Most calls meet no rule list for most behaviors and stop here.
