@@ -371,8 +371,8 @@ var manSpec = &spec{
 		--names-only --no-subpages -d --debug -D --default -C=r --config-file=r
 		-M= --manpath= -m= --systems= -R= --recode= -K --global-apropos --warnings? -Q`,
 	deny: []denial{
-		{`-H? --html? -X? --gxditview?`, "opens a browser or viewer program"},
-		{`-P= --pager=`, "runs a pager command"},
+		{`-H|--html?x -X? --gxditview?`, "opens a browser or viewer program"},
+		{`-P|--pager=x`, "runs a pager command"},
 		{`-l --local-file -T? --troff-device? -Z --ditroff -p= --preprocessor= -t --troff`, "runs troff on a chosen file or device"},
 		{`-u --update -c --catman`, "updates the manual page caches"},
 	},

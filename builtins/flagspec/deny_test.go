@@ -73,7 +73,7 @@ func flagForms(s *spec, d flagDef) [][]string {
 		// every prefix that still resolves (uniquely or ambiguously) must fail
 		for l := len(d.name) - 1; l >= 3; l-- {
 			p := d.name[:l]
-			if got, _ := s.lookupLong(p); got != nil && got.deny == "" {
+			if got, _ := s.lookupLong(p, false); got != nil && got.deny == "" {
 				// the prefix names an allowed option exactly or uniquely
 				continue
 			}

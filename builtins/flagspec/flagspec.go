@@ -37,6 +37,83 @@ type Verdict struct {
 	FSCommand bool
 	// Recursive is true for removals that recurse (rm -r, rm -R, rm --recursive).
 	Recursive bool
+	// Commands are the shell command lines the invocation runs, as written
+	// in argv (option values such as tar --to-command=CMD, sed's e
+	// command): the analyser parses each like sh -c's script.
+	Commands []Command
+	// RunsUnknown says why the invocation runs code that cannot be read
+	// from its argv (inline interpreter code, a command only known at run
+	// time, a package fetched and run); "" when it runs nothing hidden.
+	RunsUnknown string
+	// CodeWords is 1 + the index in argv of the last word that carries
+	// code (a command string, inline code), 0 when none: an allow rule
+	// must spell out at least these words (a wildcard never stands for code).
+	CodeWords int
+	// Runs is the index in argv where a command the program runs starts
+	// (flock FILE CMD ARGS: 2), 0 when none: the analyser walks it as a
+	// wrapped command.
+	Runs int
+}
+
+// Command is a shell command line an invocation runs.
+type Command struct {
+	// Source names where it comes from ("tar --to-command", "sed e").
+	Source string
+	// Line is the command line as written.
+	Line string
+}
+
+// Invocation is an argv read the way its program reads it (Parse): the
+// subcommand path, the options under their canonical names (synonyms,
+// abbreviations, clusters and implied options resolved) and the operands.
+type Invocation struct {
+	Program string
+	// Subcommand is the subcommand path ("push", "pr list"), "" for none.
+	Subcommand string
+	// SubcommandOpen: the subcommand is only known at run time; Subcommand
+	// holds the part before it.
+	SubcommandOpen bool
+	// Options in argv order, with the options each one implies after it.
+	Options []Option
+	// Operands in argv order, in canonical form (git push "+main" is "main").
+	Operands []string
+	// Open says why the argv may hold options and operands that are not
+	// listed: a word only known at run time where an option may stand, an
+	// option the spec does not know, an ambiguous abbreviation. The words
+	// after that point are not read.
+	Open string
+}
+
+// Option is one option of an Invocation.
+type Option struct {
+	// Name is the canonical name ("--recursive" for -r, -R, --rec).
+	Name string
+	// Value is the option's value; HasValue says whether one was given.
+	Value    string
+	HasValue bool
+}
+
+// Parse reads argv (argv[0] a bare program name) with the program's flag
+// spec, the same parser Judge uses, and returns its canonical form; ok is
+// false when the program has no flag spec. Deny and ask rules that name
+// options are matched this way (builtins/bash match.go).
+func Parse(argv []string) (inv Invocation, ok bool) {
+	if len(argv) == 0 || argv[0] == "" || strings.ContainsAny(argv[0], "/"+Dynamic) {
+		return inv, false
+	}
+	s := lookup(argv[0])
+	if s == nil {
+		return inv, false
+	}
+	inv.Program = argv[0]
+	if s.oldStyle && len(argv) > 1 && argv[1] != "" && argv[1][0] != '-' && !strings.Contains(argv[1], Dynamic) {
+		argv = s.expandOld(argv)
+	}
+	st := &state{argv: argv, parse: true, inv: &inv}
+	st.ops = st.opsBuf[:0]
+	st.vals = st.valsBuf[:0]
+	st.run(s, argv[1:])
+	return inv, true
 }
 
 // Judge returns the verdict for argv. argv[0] is a bare program name; an
@@ -67,6 +144,11 @@ func Judge(argv []string) Verdict {
 		}
 		return v
 	}
+	orig := len(argv)
+	expanded := false
+	if s.oldStyle && len(argv) > 1 && argv[1] != "" && argv[1][0] != '-' && !strings.Contains(argv[1], Dynamic) {
+		argv, expanded = s.expandOld(argv), true
+	}
 	st := statePool.Get().(*state)
 	st.argv = argv
 	st.v = Verdict{Known: true}
@@ -74,6 +156,7 @@ func Judge(argv []string) Verdict {
 	st.vals = st.valsBuf[:0]
 	st.marks = 0
 	st.unknown = false
+	st.parse, st.inv = false, nil
 	st.run(s, argv[1:])
 	v := st.v
 	if v.Reason == "" {
@@ -81,6 +164,9 @@ func Judge(argv []string) Verdict {
 	}
 	if st.spec.fs && !st.unknown {
 		v.FSCommand = true
+	}
+	if expanded && v.CodeWords > 0 {
+		v.CodeWords = orig
 	}
 	*st = state{}
 	statePool.Put(st)

@@ -34,8 +34,8 @@ var touchSpec = &spec{
 
 // rm removes files; -r, -R and --recursive make it recursive.
 var rmSpec = &spec{
-	allow: `-f --force -i -I --interactive? --one-file-system --no-preserve-root --preserve-root?
-		-r@r -R@r --recursive@r -d --dir -v --verbose -P -W -x`,
+	allow: `-f|--force -i -I --interactive? --one-file-system --no-preserve-root --preserve-root?
+		-r|-R|--recursive@r -d|--dir -v|--verbose -P -W -x`,
 	never: "rm removes files",
 	fs:    true,
 	ops:   opsHook,

@@ -1,5 +1,7 @@
 package flagspec
 
+import "strings"
+
 // git: global options, then a subcommand with its own options. Only
 // subcommands (and forms of them) that read the repository are listed; every
 // other subcommand is known but not read-only. Git's parse-options accepts
@@ -22,7 +24,7 @@ var gitSpec = &spec{
 		--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs
 		--html-path --man-path --info-path --exec-path? -v --namespace= --list-cmds= -h`,
 	deny: []denial{
-		{`-c= --config-env=`, "sets configuration, which can make git run programs"},
+		{`-c=@k --config-env=@e`, "sets configuration, which can make git run programs"},
 		{`--git-dir= --work-tree= --bare`, "points git at another repository whose configuration can run programs"},
 		{`-p --paginate`, "forces the pager"},
 		{`--super-prefix=`, "is internal"},
@@ -34,6 +36,16 @@ var gitSpec = &spec{
 func checkGitGlobal(st *state) {
 	if v, ok := st.val('x'); ok && v != "" {
 		st.fail("git: --exec-path=" + printable(v) + " makes git run helpers from another directory")
+		st.codeWord(len(st.argv) - 1)
+		st.runsUnknown("git: --exec-path=" + printable(v) + " runs git's helpers from another directory")
+	}
+	checkGitConfigMarks(st)
+	for _, mv := range st.vals {
+		if mv.mark == 'e' {
+			// --config-env=KEY=ENVVAR: the value comes from the environment.
+			key, _, _ := strings.Cut(mv.val, "=")
+			gitConfigCode(st, key, Dynamic, mv.idx)
+		}
 	}
 }
 
@@ -118,10 +130,10 @@ var gitBranchSpec = &spec{
 		--no-contains+@l --merged+@l --no-merged+@l --points-at=@l --sort= --format= --color? --no-color
 		--column? --no-column --abbrev? --no-abbrev -i --ignore-case --omit-empty -q --quiet`,
 	deny: []denial{
-		{`-d -D --delete`, "deletes branches"},
-		{`-m -M --move`, "renames branches"},
-		{`-c -C --copy`, "copies branches"},
-		{`-f --force`, "forces a branch change"},
+		{`-d|--delete -D>--delete>--force`, "deletes branches"},
+		{`-m|--move -M>--move>--force`, "renames branches"},
+		{`-c|--copy -C>--copy>--force`, "copies branches"},
+		{`-f|--force`, "forces a branch change"},
 		{`-u= --set-upstream-to= --unset-upstream --set-upstream`, "changes upstream configuration"},
 		{`--edit-description`, "opens an editor"},
 		{`-t? --track? --no-track --create-reflog --recurse-submodules`, "creates branches"},
@@ -136,8 +148,8 @@ var gitTagSpec = &spec{
 	allow: `-l@l --list@l -n?@l --sort= --contains+@l --no-contains+@l --merged+@l --no-merged+@l --points-at+@l
 		--format= --column? --no-column --color? -i --ignore-case --omit-empty`,
 	deny: []denial{
-		{`-a --annotate -s --sign -u= --local-user= -f --force -d --delete -m= --message= -F= --file=
-			-e --edit --cleanup= --create-reflog --trailer=`, "creates or deletes tags"},
+		{`-a|--annotate -s|--sign -u|--local-user= -f|--force -d|--delete -m|--message= -F|--file=
+			-e|--edit --cleanup= --create-reflog --trailer=`, "creates or deletes tags"},
 		{`-v --verify`, "runs gpg"},
 	},
 	ops:   opsHook,
@@ -215,8 +227,11 @@ var gitConfigSpec = &spec{
 		{`--add --unset --unset-all --replace-all --rename-section --remove-section -e --edit`,
 			"changes configuration"},
 	},
-	ops:   opsHook,
-	check: checkGitConfig,
+	ops: opsHook,
+	check: func(st *state) {
+		checkGitConfig(st)
+		checkGitConfigSet(st)
+	},
 }
 
 var gitConfigSubs = map[string]bool{"list": true, "get": true}
@@ -248,6 +263,20 @@ func checkGitConfig(st *state) {
 		// "git config NAME" prints the value
 	default:
 		st.fail("git config: " + printable(ops[0]) + " " + printable(ops[1]) + " sets a value")
+	}
+}
+
+// checkGitConfigSet classifies the value a git config call sets (git
+// config KEY VALUE, git config set KEY VALUE, --add, --replace-all): a
+// command stored now runs in later git calls, in this command line too.
+func checkGitConfigSet(st *state) {
+	ops := st.ops
+	if len(ops) > 0 && ops[0] == "set" {
+		ops = ops[1:]
+	}
+	// A key has a section: "get", "list", "unset" are subcommands.
+	if len(ops) >= 2 && !st.has('g') && strings.Contains(ops[0], ".") {
+		gitConfigCode(st, ops[0], ops[1], indexOf(st.argv, ops[1]))
 	}
 }
 

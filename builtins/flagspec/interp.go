@@ -1,5 +1,7 @@
 package flagspec
 
+import "strings"
+
 // Interpreters and shells run code, so they are never read-only. The only
 // exceptions are the exact argv forms below, which print a version and exit
 // without reading a script or stdin. "ruby -v" is not one of them: it prints
@@ -35,10 +37,13 @@ var interpreterReason = map[string]string{
 	"ksh": "is a shell and runs commands", "fish": "is a shell and runs commands",
 	"rustc": "compiles and writes files", "gcc": "compiles and writes files",
 	"clang": "compiles and writes files", "make": "runs the commands of a makefile",
+	"lua": "runs code", "Rscript": "runs code", "R": "runs code", "julia": "runs code",
+	"osascript": "runs code", "pwsh": "runs code", "powershell": "runs code", "tclsh": "runs code",
+	"wish": "runs code",
 }
 
 // judgeExact handles the interpreters' version forms; ok is false when the
-// program is not an interpreter.
+// program is not an interpreter (or has a flag spec of its own, as make).
 func judgeExact(argv []string) (Verdict, bool) {
 	why, isInterp := interpreterReason[argv[0]]
 	if !isInterp {
@@ -51,7 +56,123 @@ func judgeExact(argv []string) (Verdict, bool) {
 			}
 		}
 	}
-	return Verdict{Known: true, Reason: argv[0] + " " + why}, true
+	if registry[argv[0]] != nil {
+		return Verdict{}, false
+	}
+	v := Verdict{Known: true, Reason: argv[0] + " " + why}
+	if ic, ok := inlineCode[argv[0]]; ok {
+		v.RunsUnknown, v.CodeWords = ic.scan(argv)
+	}
+	return v, true
+}
+
+// interp says how an interpreter takes code on its command line.
+type interp struct {
+	// inline are the short options whose value (the rest of the cluster or
+	// the next word) is program text; longInline the long ones.
+	inline     string
+	longInline []string
+	// glued are short options whose value is the rest of the cluster (or
+	// the next word when the cluster ends there): the scan skips it.
+	glued string
+	// stop are options after which the remaining words belong to a module
+	// the interpreter loads (python -m): a file, not code in argv.
+	stop string
+	// sub are subcommands that take code (deno eval), run code from the
+	// network or stdin (deno run URL is still a file the analyser does not
+	// read) or run a package (bun x).
+	sub map[string]string
+	// noStdin: without a script operand the interpreter does not read its
+	// program from stdin.
+	noStdin bool
+}
+
+// inlineCode lists the interpreters whose command line can carry code:
+// program text in an option (python -c, node -e, perl -e, ...) or, with no
+// script operand, a program read from stdin. Both run code permopa cannot
+// read (it does not prove the absence of process-starting calls, so
+// "python -c 'print(1)'" counts too). A script operand is a file the
+// analyser does not read, like any script: not counted here.
+var inlineCode = map[string]interp{
+	"python":     {inline: "c", glued: "WXQ", stop: "m"},
+	"python2":    {inline: "c", glued: "WXQ", stop: "m"},
+	"python3":    {inline: "c", glued: "WXQ", stop: "m"},
+	"node":       {inline: "ep", longInline: []string{"--eval", "--print", "--interactive", "-i"}, glued: "rC", noStdin: false},
+	"nodejs":     {inline: "ep", longInline: []string{"--eval", "--print", "--interactive", "-i"}, glued: "rC"},
+	"bun":        {inline: "ep", longInline: []string{"--eval", "--print"}, sub: map[string]string{"x": "bun x runs a package's program", "repl": "bun repl reads code from stdin"}, noStdin: true},
+	"deno":       {longInline: []string{"--eval"}, sub: map[string]string{"eval": "deno eval runs inline code", "repl": "deno repl reads code from stdin"}, noStdin: true},
+	"perl":       {inline: "eEMm", glued: "IiCdDFlx0V"},
+	"ruby":       {inline: "e", glued: "IrCEFKTWx0"},
+	"php":        {inline: "rBRE", glued: "cdz", longInline: []string{"--run", "--process-begin", "--process-code", "--process-end"}},
+	"lua":        {inline: "e", glued: "l"},
+	"Rscript":    {inline: "e", longInline: []string{"--expr"}},
+	"R":          {inline: "e"},
+	"julia":      {inline: "eE", longInline: []string{"--eval", "--print"}},
+	"osascript":  {inline: "e"},
+	"pwsh":       {longInline: []string{"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}},
+	"powershell": {longInline: []string{"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}},
+	"fish":       {inline: "c", longInline: []string{"--command", "--init-command"}, glued: "C"},
+	"tclsh":      {},
+	"wish":       {},
+}
+
+// scan returns why argv runs code permopa cannot read ("" when it only
+// runs a script file) and 1 + the index of the last word holding it.
+func (ic interp) scan(argv []string) (string, int) {
+	prog := argv[0]
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if strings.HasPrefix(a, Dynamic) {
+			return prog + ": the word " + printable(a) + " is only known at run time and may be code", len(argv)
+		}
+		if why, ok := ic.sub[a]; ok && i == 1 {
+			return why, len(argv)
+		}
+		if a == "-" {
+			return prog + " reads its program from stdin", i + 1
+		}
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			if a == "--" && i+1 < len(argv) {
+				return "", 0 // a script operand follows
+			}
+			if a != "--" {
+				return "", 0 // a script file
+			}
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		for _, l := range ic.longInline {
+			if name == l {
+				return prog + " " + l + " runs inline code that can start processes", min(i+2, len(argv))
+			}
+		}
+		if a[1] == '-' {
+			continue // other long options (node --inspect, python --check-hash-based-pycs mode)
+		}
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			if strings.IndexByte(ic.inline, c) >= 0 {
+				end := i + 2
+				if j+1 < len(a) {
+					end = i + 1
+				}
+				return prog + " -" + string(c) + " runs inline code that can start processes", min(end, len(argv))
+			}
+			if strings.IndexByte(ic.stop, c) >= 0 {
+				return "", 0
+			}
+			if strings.IndexByte(ic.glued, c) >= 0 {
+				if j+1 == len(a) {
+					i++ // the value is the next word
+				}
+				break
+			}
+		}
+	}
+	if ic.noStdin {
+		return "", 0
+	}
+	return prog + " reads its program from stdin", len(argv)
 }
 
 // knownWriters are programs permopa knows and that are never read-only

@@ -55,9 +55,9 @@ var rgSpec = &spec{
 		-I --no-filename -w --word-regexp --no-word-regexp -h --help --hyperlink-format=
 		--no-hyperlink`,
 	deny: []denial{
-		{`--pre= --pre-glob=`, "runs a preprocessor program on every file searched"},
+		{`--pre=x --pre-glob=`, "runs a preprocessor program on every file searched"},
 		{`-z --search-zip`, "runs decompression programs on compressed files"},
-		{`--hostname-bin=`, "runs a program to find the host name"},
+		{`--hostname-bin=x`, "runs a program to find the host name"},
 	},
 	ops: opsPatRead,
 }

@@ -22,7 +22,17 @@ import (
 //	--long+    value taken from the next word unless the option is last (git --contains)
 //	--long==   option with two values (jq --arg NAME VALUE)
 //	...=r      the value is a path that is read; =w: a path that is written
+//	...=x      the value is a shell command line the program runs (tar
+//	           --to-command): the analyser parses it like sh -c's script
+//	...=c      the value is code the analyser cannot read (inline code in
+//	           another language, vim's -c): the invocation runs unknown code
 //	...@p      the option sets mark p, which check hooks and operand policies test
+//	-r|-R|--recursive   synonyms: one option with several spellings; the
+//	           suffix (arity, role, mark) is written once, after the last
+//	           name, and the canonical name is the first long name (else
+//	           the first name)
+//	-D>--delete>--force  the option also means the options named after ">"
+//	           (canonical names): git branch -D is --delete --force
 //
 // Parsing follows GNU getopt_long: short options cluster (-la), a value may
 // be glued (-n5) or separate (-n 5), long options take --opt=VAL or --opt VAL,
@@ -48,15 +58,22 @@ const (
 	roleNone role = iota
 	roleRead
 	roleWrite
+	// roleCmd: the value is a shell command line the program runs.
+	roleCmd
+	// roleCode: the value is code the analyser cannot read.
+	roleCode
 )
 
 // flagDef is one compiled option.
 type flagDef struct {
 	name  string // as written: "-n", "--lines", or "-name" for single-dash specs
-	arity arity
-	role  role
-	mark  byte   // 'a'..'z', 0 for none
-	deny  string // non-empty: using the option makes the call not read-only
+	canon string // the canonical name of the option's synonym group
+	// implies are the canonical names of options this one also means.
+	implies []string
+	arity   arity
+	role    role
+	mark    byte   // 'a'..'z', 0 for none
+	deny    string // non-empty: using the option makes the call not read-only
 }
 
 // denial is a group of dangerous options sharing one reason.
@@ -129,6 +146,22 @@ type spec struct {
 	// subFallback: a first operand that is no subcommand is an operand of
 	// this spec ("git reflog HEAD").
 	subFallback bool
+	// operand, for Parse: the canonical form of an operand and the options
+	// it means (git push's "+main" is "main" with --force).
+	operand func(op string) (string, []string)
+	// runs: the program runs a command given as its operands, starting at
+	// operand number runs (1-based): flock FILE CMD ARGS has runs 2. The
+	// analyser walks that command as a wrapped one.
+	runs int
+	// runsFlag: a word at the command's place that makes the next word a
+	// shell command line instead (flock FILE -c CMD).
+	runsFlag string
+	// oldStyle: a first argument without a dash is a cluster of options
+	// whose values are the following words, in order (tar xzf a.tgz).
+	oldStyle bool
+	// runsString: the command is a shell command line made of the
+	// remaining words joined by spaces (ssh HOST CMD...).
+	runsString bool
 
 	// compiled, on first use (lookup): compiling every table at start-up
 	// costs a short-lived process (a hook) ~20 ms.
@@ -142,6 +175,9 @@ type spec struct {
 	// dashWords: some option is a whole word with one dash (xxd -ps).
 	dashWords bool
 	longs     []flagDef // sorted by name; long options (and single-dash words)
+	// hasCmd: some option's value is a command or code (role x or c), so
+	// words the parser could not place may hide one.
+	hasCmd bool
 }
 
 var (
@@ -186,13 +222,15 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 	seen := map[string]bool{}
 	add := func(text, why string) {
 		for _, tok := range strings.Fields(text) {
-			d := parseToken(tok)
-			d.deny = why
-			if seen[d.name] {
-				continue
+			for _, d := range parseTokens(tok) {
+				d.deny = why
+				if seen[d.name] {
+					continue
+				}
+				seen[d.name] = true
+				s.hasCmd = s.hasCmd || d.role == roleCmd || d.role == roleCode
+				defs = append(defs, d)
 			}
-			seen[d.name] = true
-			defs = append(defs, d)
 		}
 	}
 	for _, d := range s.deny {
@@ -234,13 +272,46 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 		}
 		c.compile(name+" "+word, p, inhAllow, inhDeny)
 		subs[word] = &c
+		s.hasCmd = s.hasCmd || c.hasCmd
 	}
+	s.hasCmd = s.hasCmd || s.runs > 0
 	if s.subs != nil {
 		s.subs = subs
 	}
 }
 
-// parseToken reads one flag token of the allow/deny syntax.
+// parseTokens reads one token of the allow/deny syntax: a synonym group
+// ("-r|-R|--recursive@r"), optionally followed by the options it implies
+// (">--force").
+func parseTokens(tok string) []flagDef {
+	var implies []string
+	if k := strings.IndexByte(tok[1:], '>'); k >= 0 {
+		implies = strings.Split(tok[k+2:], ">")
+		tok = tok[:k+1]
+	}
+	names := strings.Split(tok, "|")
+	d := parseToken(names[len(names)-1])
+	names[len(names)-1] = d.name
+	canon := names[0]
+	for _, n := range names {
+		if strings.HasPrefix(n, "--") {
+			canon = n
+			break
+		}
+	}
+	out := make([]flagDef, len(names))
+	for i, n := range names {
+		if len(n) < 2 || n[0] != '-' || i < len(names)-1 && strings.ContainsAny(n[2:], "=?+@>") {
+			panic("flagspec: bad synonym group " + tok)
+		}
+		c := d
+		c.name, c.canon, c.implies = n, canon, implies
+		out[i] = c
+	}
+	return out
+}
+
+// parseToken reads one flag name with its suffix.
 func parseToken(tok string) flagDef {
 	// A name has at least two characters ("-@" is BSD ls's option).
 	i := strings.IndexAny(tok[2:], "=?+@")
@@ -266,6 +337,10 @@ func parseToken(tok string) flagDef {
 			d.role = roleRead
 		case 'w':
 			d.role = roleWrite
+		case 'x':
+			d.role = roleCmd
+		case 'c':
+			d.role = roleCode
 		case '@':
 			if len(rest) < 2 {
 				panic("flagspec: bad mark in " + tok)
@@ -282,7 +357,10 @@ func parseToken(tok string) flagDef {
 
 // lookupLong finds a long option (name includes its dashes) exactly or by
 // unambiguous prefix. ambiguous lists the candidates when there are several.
-func (s *spec) lookupLong(name string) (d *flagDef, ambiguous string) {
+//
+// With canon set (Parse), a prefix shared by options of different canonical
+// names is ambiguous too.
+func (s *spec) lookupLong(name string, canon bool) (d *flagDef, ambiguous string) {
 	ls := s.longs
 	i := sort.Search(len(ls), func(i int) bool { return ls[i].name >= name })
 	if i < len(ls) && ls[i].name == name {
@@ -299,7 +377,8 @@ func (s *spec) lookupLong(name string) (d *flagDef, ambiguous string) {
 			first = c
 			continue
 		}
-		if c.arity != first.arity || c.role != first.role || c.mark != first.mark || c.deny != first.deny {
+		if c.arity != first.arity || c.role != first.role || c.mark != first.mark || c.deny != first.deny ||
+			canon && c.canon != first.canon {
 			var b strings.Builder
 			for k := i; k < len(ls) && strings.HasPrefix(ls[k].name, name); k++ {
 				if b.Len() > 0 {
@@ -327,11 +406,69 @@ type state struct {
 	unknown bool
 	// execs is set when the arguments make the program run commands.
 	execs bool
+	// parse: the state serves Parse, which reads the argv into inv instead
+	// of judging it (no hooks, no reasons, every subcommand's options).
+	parse bool
+	inv   *Invocation
 }
 
 type markVal struct {
 	mark byte
 	val  string
+	idx  int // index in argv of the word holding the value
+}
+
+// at is the index in st.argv of args[i]: args is always a suffix of argv.
+func (st *state) at(args []string, i int) int { return len(st.argv) - len(args) + i }
+
+// command records a shell command line the invocation runs (an option
+// value, sed's e command), held by argv word idx. A line only known at run
+// time makes the invocation run unknown code.
+func (st *state) command(label, line string, idx int) {
+	st.codeWord(idx)
+	st.fail(label + " runs a command")
+	if strings.Contains(line, Dynamic) {
+		st.runsUnknown(label + ": the command is only known at run time")
+		return
+	}
+	for _, c := range st.v.Commands {
+		if c.Line == line && c.Source == label {
+			return
+		}
+	}
+	st.v.Commands = append(st.v.Commands, Command{Source: label, Line: line})
+}
+
+// runsUnknown records that the invocation runs code permopa cannot read.
+func (st *state) runsUnknown(why string) {
+	st.fail(why)
+	if st.v.RunsUnknown == "" {
+		st.v.RunsUnknown = why
+	}
+}
+
+// codeWord records that argv word idx carries code.
+func (st *state) codeWord(idx int) {
+	if idx >= 0 && idx+1 > st.v.CodeWords {
+		st.v.CodeWords = idx + 1
+	}
+}
+
+// lost records that parsing stopped before the end of argv (an unknown
+// option, a word only known at run time): in Parse, more options may
+// follow; in Judge, when the program has options that run commands, one
+// of the remaining words may be such an option.
+func (st *state) lost(s *spec, why string, idx int) {
+	if st.parse {
+		if st.inv.Open == "" {
+			st.inv.Open = why
+		}
+		return
+	}
+	if s.hasCmd || st.spec != nil && st.spec.hasCmd {
+		st.runsUnknown(why + "; a later word may be an option that runs a command")
+		st.codeWord(len(st.argv) - 1)
+	}
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -372,6 +509,9 @@ func (st *state) write(p string) {
 func (st *state) run(s *spec, args []string) {
 	st.spec = s
 	if s.anyArgs {
+		if st.parse {
+			st.ops = append(st.ops, args...)
+		}
 		st.finish(s)
 		return
 	}
@@ -379,14 +519,20 @@ func (st *state) run(s *spec, args []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if endOpts || len(a) < 2 || a[0] != '-' {
-			if !endOpts && strings.HasPrefix(a, Dynamic) && !s.harmless {
-				st.fail(s.name + ": the word " + printable(a) + " is only known at run time and may be an option")
+			if !endOpts && strings.HasPrefix(a, Dynamic) && (!s.harmless || st.parse) {
+				why := s.name + ": the word " + printable(a) + " is only known at run time and may be an option"
+				st.fail(why)
+				st.lost(s, why, st.at(args, i))
 				st.unknown = true
 				st.bestEffort(s, args[i:])
 				return
 			}
 			if s.subs != nil && len(st.ops) == 0 && (!s.subFallback || s.subs[a] != nil) {
 				st.dispatch(s, a, args[i+1:])
+				return
+			}
+			if s.runs > 0 && len(st.ops) == s.runs-1 {
+				st.startCommand(s, args, i)
 				return
 			}
 			st.ops = append(st.ops, a)
@@ -398,18 +544,21 @@ func (st *state) run(s *spec, args []string) {
 		if a == "--" {
 			if s.subs != nil && len(st.ops) == 0 && !s.subFallback {
 				st.fail(s.name + ": -- before the subcommand")
+				st.lost(s, s.name+": -- before the subcommand", st.at(args, i))
 				return
 			}
 			endOpts = true
 			continue
 		}
 		var ok bool
+		start := i
 		if s.single || a[1] == '-' {
 			i, ok = st.longOpt(s, a, args, i)
 		} else {
 			i, ok = st.shortOpts(s, a, args, i)
 		}
 		if !ok {
+			st.lost(s, s.name+": option "+printable(a)+" is not understood", st.at(args, start))
 			st.unknown = true
 			st.bestEffort(s, args[i+1:])
 			return
@@ -421,6 +570,43 @@ func (st *state) run(s *spec, args []string) {
 		}
 	}
 	st.finish(s)
+}
+
+// startCommand handles the command a program runs, starting at args[i]:
+// Verdict.Runs points at it, or it is recorded as a command line. The
+// program's own operands and options end there.
+func (st *state) startCommand(s *spec, args []string, i int) {
+	if st.parse {
+		// Rules see the command's words as operands ("ssh host rm:*").
+		st.ops = append(st.ops, args[i:]...)
+		st.finish(s)
+		return
+	}
+	switch {
+	case s.runsFlag != "" && isRunsFlag(s.runsFlag, args[i]):
+		if _, v, ok := strings.Cut(args[i], "="); ok {
+			st.command(s.name+" "+args[i][:strings.IndexByte(args[i], '=')], v, st.at(args, i))
+		} else if i+1 < len(args) {
+			st.command(s.name+" "+args[i], args[i+1], st.at(args, i+1))
+		}
+	case s.runsString:
+		st.command(s.name, strings.Join(args[i:], " "), len(st.argv)-1)
+	default:
+		st.v.Runs = st.at(args, i)
+	}
+	st.finish(s)
+}
+
+// isRunsFlag reports whether w is one of the space-separated flags (or
+// flag=value).
+func isRunsFlag(flags, w string) bool {
+	name, _, _ := strings.Cut(w, "=")
+	for _, f := range strings.Fields(flags) {
+		if name == f {
+			return true
+		}
+	}
+	return false
 }
 
 // bestEffort finishes a filesystem command whose options were not all
@@ -445,7 +631,7 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 	if k := strings.IndexByte(a, '='); k > 0 {
 		name, val, hasEq = a[:k], a[k+1:], true
 	}
-	d, amb := s.lookupLong(name)
+	d, amb := s.lookupLong(name, st.parse)
 	if d == nil {
 		if amb != "" {
 			st.fail(s.name + ": option " + name + " is ambiguous (" + amb + ")")
@@ -454,6 +640,8 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 		}
 		return i, false
 	}
+	idx := st.at(args, i)
+	hasVal := hasEq
 	switch d.arity {
 	case argNone:
 		if hasEq {
@@ -463,16 +651,20 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 	case argReq:
 		if !hasEq {
 			if i+1 >= len(args) {
+				if st.parse {
+					st.record(d, "", false)
+					return i, true
+				}
 				st.fail(s.name + ": option " + d.name + " needs a value")
 				return i, false
 			}
 			i++
-			val = args[i]
+			val, idx, hasVal = args[i], st.at(args, i), true
 		}
 	case argLast:
 		if !hasEq && i+1 < len(args) {
 			i++
-			val = args[i]
+			val, idx, hasVal = args[i], st.at(args, i), true
 		}
 	case argTwo:
 		if hasEq {
@@ -480,13 +672,17 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 			return i, false
 		}
 		if i+2 >= len(args) {
+			if st.parse {
+				st.record(d, "", false)
+				return len(args) - 1, true
+			}
 			st.fail(s.name + ": option " + d.name + " needs two values")
 			return i, false
 		}
 		i += 2
-		val = args[i]
+		val, idx, hasVal = args[i], st.at(args, i), true
 	}
-	st.apply(s, d, name, val)
+	st.apply(s, d, name, val, idx, hasVal)
 	return i, true
 }
 
@@ -494,15 +690,16 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) {
 	// A whole-word long option declared with one dash (xxd -ps, git branch -vv).
 	if len(a) > 2 && s.dashWords {
-		if d, _ := s.lookupLong(a); d != nil && d.name == a {
+		if d, _ := s.lookupLong(a, st.parse); d != nil && d.name == a {
 			return st.longOpt(s, a, args, i)
 		}
 		if k := strings.IndexByte(a, '='); k > 2 {
-			if d, _ := s.lookupLong(a[:k]); d != nil && d.name == a[:k] {
+			if d, _ := s.lookupLong(a[:k], st.parse); d != nil && d.name == a[:k] {
 				return st.longOpt(s, a, args, i)
 			}
 		}
 	}
+	idx := st.at(args, i)
 	for j := 1; j < len(a); j++ {
 		c := a[j]
 		if s.num && c >= '0' && c <= '9' {
@@ -521,50 +718,80 @@ func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) 
 		}
 		switch d.arity {
 		case argNone:
-			st.apply(s, d, d.name, "")
+			st.apply(s, d, d.name, "", idx, false)
 			continue
 		case argOpt:
-			st.apply(s, d, d.name, a[j+1:])
+			st.apply(s, d, d.name, a[j+1:], idx, j+1 < len(a))
 			return i, true
 		case argReq, argLast:
 			val := a[j+1:]
 			if val == "" {
 				if i+1 >= len(args) {
 					if d.arity == argLast {
-						st.apply(s, d, d.name, "")
+						st.apply(s, d, d.name, "", idx, false)
+						return i, true
+					}
+					if st.parse {
+						st.record(d, "", false)
 						return i, true
 					}
 					st.fail(s.name + ": option " + d.name + " needs a value")
 					return i, false
 				}
 				i++
-				val = args[i]
+				val, idx = args[i], st.at(args, i)
 			}
-			st.apply(s, d, d.name, val)
+			st.apply(s, d, d.name, val, idx, true)
 			return i, true
 		case argTwo:
 			if j+1 < len(a) || i+2 >= len(args) {
+				if st.parse && j+1 == len(a) {
+					st.record(d, "", false)
+					return len(args) - 1, true
+				}
 				st.fail(s.name + ": option " + d.name + " needs two separate values")
 				return i, false
 			}
-			st.apply(s, d, d.name, args[i+2])
+			st.apply(s, d, d.name, args[i+2], st.at(args, i+2), true)
 			return i + 2, true
 		}
 	}
 	return i, true
 }
 
-// apply records the effect of one option.
-func (st *state) apply(s *spec, d *flagDef, typed, val string) {
+// apply records the effect of one option. idx is the argv index of the
+// word holding the value (the option's own word when there is none), and
+// hasVal says whether a value was given.
+func (st *state) apply(s *spec, d *flagDef, typed, val string, idx int, hasVal bool) {
+	if st.parse {
+		st.record(d, val, hasVal)
+		return
+	}
+	if d.deny != "" {
+		shown := d.name
+		if typed != d.name {
+			shown = typed + " (" + d.name + ")"
+		}
+		st.fail(s.name + ": option " + shown + " " + d.deny)
+	}
 	switch d.role {
 	case roleRead:
 		st.read(val)
 	case roleWrite:
 		st.write(val)
+	case roleCmd:
+		if hasVal {
+			st.command(s.name+" "+d.canon, val, idx)
+		}
+	case roleCode:
+		if hasVal || d.arity == argNone {
+			st.codeWord(idx)
+			st.runsUnknown(s.name + " " + d.canon + " runs code permopa cannot read")
+		}
 	}
 	if d.mark != 0 {
 		st.marks |= 1 << (d.mark - 'a')
-		st.vals = append(st.vals, markVal{d.mark, val})
+		st.vals = append(st.vals, markVal{d.mark, val, idx})
 	}
 	if d.deny != "" {
 		shown := d.name
@@ -575,22 +802,60 @@ func (st *state) apply(s *spec, d *flagDef, typed, val string) {
 	}
 }
 
+// expandOld rewrites old-style options ("tar xzf a.tgz") as ordinary
+// ones ("tar -x -z -f a.tgz"); letters the spec does not know stay as
+// unknown options.
+func (s *spec) expandOld(argv []string) []string {
+	out := make([]string, 0, len(argv)+len(argv[1]))
+	out = append(out, argv[0])
+	next := 2
+	for i := 0; i < len(argv[1]); i++ {
+		c := argv[1][i]
+		out = append(out, "-"+string(c))
+		if c < 128 && s.short[c] != 0 {
+			if d := &s.defs[s.short[c]-1]; d.arity == argReq && next < len(argv) {
+				out = append(out, argv[next])
+				next++
+			}
+		}
+	}
+	return append(out, argv[next:]...)
+}
+
+// record adds an option, and those it implies, to the Invocation (Parse).
+func (st *state) record(d *flagDef, val string, hasVal bool) {
+	st.inv.Options = append(st.inv.Options, Option{Name: d.canon, Value: val, HasValue: hasVal})
+	for _, im := range d.implies {
+		st.inv.Options = append(st.inv.Options, Option{Name: im})
+	}
+}
+
 // dispatch selects the subcommand word and parses the rest with its spec.
 func (st *state) dispatch(s *spec, word string, rest []string) {
 	if strings.Contains(word, Dynamic) {
 		st.v.Subcommand = joinSub(s.subPath, printable(word))
 		st.fail(s.name + ": the subcommand is only known at run time")
+		if st.parse {
+			st.inv.Subcommand, st.inv.SubcommandOpen = s.subPath, true
+		}
+		st.lost(s, s.name+": the subcommand is only known at run time", len(st.argv)-len(rest)-1)
 		return
 	}
 	sub := s.subs[word]
 	if sub == nil {
 		st.v.Subcommand = joinSub(s.subPath, word)
 		st.fail(s.name + " " + word + " is not in the read-only vocabulary")
+		if st.parse {
+			st.inv.Subcommand = st.v.Subcommand
+			st.lost(s, s.name+" "+word+": the subcommand's options are not modelled", 0)
+		}
 		return
 	}
 	st.v.Subcommand = sub.subPath
-	// The parent's check sees the options given before the subcommand.
-	if s.check != nil {
+	if st.parse {
+		st.inv.Subcommand = sub.subPath
+	} else if s.check != nil {
+		// The parent's check sees the options given before the subcommand.
 		s.check(st)
 	}
 	if sub.group && sub.subs == nil {
@@ -601,9 +866,19 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 				break
 			}
 		}
+		if st.parse {
+			st.inv.Subcommand = st.v.Subcommand
+			st.lost(sub, sub.name+": the subcommand's options are not modelled", 0)
+			return
+		}
 	}
 	if sub.never != "" && !sub.fs && sub.subs == nil {
 		st.fail(sub.never)
+		// Options are still read when the spec lists them: for Parse, and
+		// for the commands some of them run (git rebase --exec).
+		if st.parse || sub.allow != "" || sub.deny != nil || sub.anyArgs || sub.runs > 0 {
+			st.run(sub, rest)
+		}
 		return
 	}
 	st.run(sub, rest)
@@ -618,6 +893,19 @@ func joinSub(a, b string) string {
 
 // finish applies the operand policy and the check hook.
 func (st *state) finish(s *spec) {
+	if st.parse {
+		for _, o := range st.ops {
+			if s.operand != nil {
+				var implied []string
+				o, implied = s.operand(o)
+				for _, im := range implied {
+					st.inv.Options = append(st.inv.Options, Option{Name: im})
+				}
+			}
+			st.inv.Operands = append(st.inv.Operands, o)
+		}
+		return
+	}
 	if s.maxOps > 0 && len(st.ops) > s.maxOps {
 		st.fail(s.name + ": extra operand " + printable(st.ops[s.maxOps]) + " (an output file)")
 	}

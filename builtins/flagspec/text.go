@@ -13,7 +13,7 @@ var sortSpec = &spec{
 		--parallel= -u --unique -z --zero-terminated --files0-from=r --debug`,
 	deny: []denial{
 		{`-o=w --output=w`, "writes its output to a file"},
-		{`--compress-program=`, "runs a program to compress temporary files"},
+		{`--compress-program=x`, "runs a program to compress temporary files"},
 		{`-T=w --temporary-directory=w`, "writes temporary files into a chosen directory"},
 	},
 	ops: opsRead,
@@ -100,12 +100,17 @@ func checkSed(st *state) {
 			st.fail("sed: no script")
 			return
 		}
-		checkSedScript(st, files[0])
+		checkSedScript(st, files[0], indexOf(st.argv, files[0]))
 		files = files[1:]
 	} else {
 		for _, mv := range st.vals {
 			if mv.mark == 's' {
-				checkSedScript(st, mv.val)
+				checkSedScript(st, mv.val, mv.idx)
+			}
+			if mv.mark == 'f' && (mv.val == "-" || mv.val == "/dev/stdin" || strings.HasPrefix(mv.val, "/dev/fd/") ||
+				strings.Contains(mv.val, Dynamic)) {
+				st.codeWord(mv.idx)
+				st.runsUnknown("sed -f " + printable(mv.val) + ": the script is not in argv and may run commands")
 			}
 		}
 	}
@@ -129,10 +134,15 @@ func checkSed(st *state) {
 var sedInPlace = &spec{fs: true}
 
 // checkSedScript scans a sed script for commands that write or execute.
-func checkSedScript(st *state, script string) {
+// idx is the argv index of the word holding the script. The e command's
+// shell command is recorded (Verdict.Commands); the whole script is read
+// so that a w command does not hide a later e.
+func checkSedScript(st *state, script string, idx int) {
 	if strings.Contains(script, Dynamic) {
 		st.fail("sed: the script is only known at run time")
 		st.execs = true
+		st.codeWord(idx)
+		st.runsUnknown("sed: the script is only known at run time and may run commands")
 		return
 	}
 	// GNU sed reads a delimiter inside a bracket expression ([/]) as a
@@ -141,11 +151,18 @@ func checkSedScript(st *state, script string) {
 	// script cannot hide a w command in the difference. The first (GNU)
 	// reading records the files read and written.
 	for _, brackets := range []bool{true, false} {
-		p := sedParser{s: script, brackets: brackets, st: st, record: brackets}
+		p := sedParser{s: script, brackets: brackets, st: st, record: brackets, idx: idx}
 		for !p.done() {
 			if why := p.command(); why != "" {
 				st.fail("sed: " + why)
-				return
+				if p.fatal || strings.HasPrefix(why, "bad ") || strings.HasPrefix(why, "unterminated ") {
+					if st.execs || strings.Contains(script[min(p.i, len(script)):], "e") {
+						// An e command may hide in what could not be read.
+						st.codeWord(idx)
+						st.runsUnknown("sed: the script could not be read to its end and may run commands")
+					}
+					break
+				}
 			}
 		}
 	}
@@ -157,6 +174,9 @@ type sedParser struct {
 	brackets bool // a regex's bracket expressions may contain the delimiter
 	st       *state
 	record   bool // report r/w files to st
+	idx      int  // argv index of the script
+	// fatal: the last reason is a parse failure, the rest cannot be read.
+	fatal bool
 }
 
 func (p *sedParser) read(f string) {
@@ -326,6 +346,13 @@ func (p *sedParser) command() string {
 		return "command " + string(c) + " writes the file " + printable(f)
 	case 'e':
 		p.st.execs = true
+		p.st.fail("sed: command e runs a shell command")
+		if cmd := p.commandText(); strings.TrimSpace(cmd) != "" {
+			p.st.command("sed e", cmd, p.idx)
+		} else {
+			p.st.codeWord(p.idx)
+			p.st.runsUnknown("sed: command e without a command runs the pattern space as a command")
+		}
 		return "command e runs a shell command"
 	case 'y':
 		d := p.peek()
@@ -352,7 +379,11 @@ func (p *sedParser) command() string {
 				p.i++
 			case f == 'e':
 				p.st.execs = true
-				return "the s///e flag runs the pattern space as a command"
+				p.st.fail("sed: the s///e flag runs the pattern space as a command")
+				p.st.codeWord(p.idx)
+				p.st.runsUnknown("sed: the s///e flag runs the pattern space as a command")
+				p.i++
+				continue
 			case f == 'w':
 				p.i++
 				w := p.toEOL()
@@ -364,7 +395,29 @@ func (p *sedParser) command() string {
 		}
 		return ""
 	}
+	p.fatal = true
 	return "command " + printable(string(c)) + " is not in the read-only vocabulary"
+}
+
+// commandText reads the e command's shell command: the rest of the line,
+// continued over lines that end with a backslash.
+func (p *sedParser) commandText() string {
+	p.skipBlanks()
+	var b strings.Builder
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == '\\' && p.i+1 < len(p.s) && p.s[p.i+1] == '\n' {
+			b.WriteByte('\n')
+			p.i += 2
+			continue
+		}
+		if c == '\n' {
+			break
+		}
+		b.WriteByte(c)
+		p.i++
+	}
+	return b.String()
 }
 
 // regex skips a regular expression to the unescaped delimiter d, past it.
@@ -494,15 +547,27 @@ func checkAwk(st *state) {
 		progs, ops = ops[:1], ops[1:]
 	}
 	for _, prog := range progs {
+		// system(), pipes to and from commands and gawk's indirect calls
+		// start processes: code permopa does not read.
+		starts := strings.Contains(prog, Dynamic) || strings.Contains(prog, "system") ||
+			strings.Contains(prog, "|") || strings.Contains(prog, "@")
+		failed := false
 		if strings.Contains(prog, Dynamic) {
 			st.fail("awk: the program is only known at run time")
-			return
+			failed = true
 		}
 		for _, d := range awkDangers {
-			if strings.Contains(prog, d.needle) {
+			if !failed && strings.Contains(prog, d.needle) {
 				st.fail("awk: " + d.why)
-				return
+				failed = true
 			}
+		}
+		if starts {
+			st.codeWord(indexOf(st.argv, prog))
+			st.runsUnknown("awk: the program can start processes (system, a pipe, an indirect call) or is only known at run time")
+		}
+		if failed {
+			return
 		}
 		// Output redirection exists only in print and printf statements,
 		// which live inside actions. A ">" before the first "{" is in a
