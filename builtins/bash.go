@@ -230,8 +230,12 @@ func bashCoveredLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, err
 var BashMatchAny = &ast.Builtin{
 	Name: "permopa.bash.match_any",
 	Description: "Matches a list of Bash rule contents against a command with deny/ask semantics: the index " +
-		"of the first rule that matches any leaf command, seen through every wrapper, or -1. The list is " +
-		"compiled once and cached. A rule content that does not compile is an error.",
+		"of the first rule that matches any leaf command, seen through every wrapper, or -1. Rules that name " +
+		"options of a program with a flag spec also match every spelling of those options (flag-aware), and a " +
+		"command that runs what permopa cannot tell (a command name built at run time, inline code, a " +
+		"command-valued option only known at run time, a construct the analyser does not model) matches every " +
+		"rule: see permopa.bash.match_reason. The list is compiled once and cached. A rule content that does " +
+		"not compile is an error.",
 	Categories: categoriesBash,
 	Decl: types.NewFunction(
 		types.Args(
@@ -257,6 +261,43 @@ func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 		return termMinusOne, nil
 	}
 	return indexTerm(a.MatchAny(ps)), nil
+}
+
+// BashMatchReason is permopa.bash.match_reason.
+var BashMatchReason = &ast.Builtin{
+	Name: "permopa.bash.match_reason",
+	Description: "Says why a Bash deny or ask rule content matches a command, for the decision's message: \"\" " +
+		"when a leaf matches the rule's words literally (or the rule does not match), else the reason: a leaf " +
+		"that carries the rule's options in another spelling (flag-aware match: `rm -fr x` for `rm -rf:*`), a leaf " +
+		"whose options permopa cannot see, or a command that runs what permopa cannot tell (a command name built " +
+		"at run time, inline interpreter code, a command-valued option only known at run time), which every " +
+		"deny and ask rule hits. A rule content that does not compile is an error.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("rule_content", types.S).Description("the content of the Bash rule that matched"),
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("reason", types.S).Description("why the rule matches; \"\" for a literal match"),
+	),
+	CanSkipBctx: true,
+}
+
+func bashMatchReason(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	rc, err := builtins.StringOperand(ops[0].Value, 1)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := compileOne(string(rc))
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyze(ops[1], ops[2], 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	return ast.StringTerm(a.MatchReason(ps[0])), nil
 }
 
 var (

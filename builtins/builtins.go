@@ -54,6 +54,7 @@ func all() []builtin {
 		{BashAnalyze, bashAnalyze},
 		{BashMatch, bashMatch},
 		{BashMatchAny, bashMatchAny},
+		{BashMatchReason, bashMatchReason},
 		{BashCovered, bashCovered},
 		{BashCoveredLists, bashCoveredLists},
 		{BashSuggest, bashSuggest},

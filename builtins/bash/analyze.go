@@ -106,13 +106,15 @@ func analyze(command string, opts Options) (res *Analysis) {
 			f, err = f2, nil
 			command = alt
 			w.src = alt
-			w.unanalysable("$(( is not arithmetic: read as a command substitution")
+			w.unanalysableSeen("$(( is not arithmetic: read as a command substitution")
 		}
 	}
 	if err != nil {
 		res.Reasons = append(w.reasons, "parse error: "+err.Error())
 		res.NotReadOnly = []string{"parse error"}
 		res.crude = crudeArgvs(command)
+		// bash may run parts of what does not parse here.
+		res.hidden = "the command does not parse"
 		return res
 	}
 	if mayDefine(command) {

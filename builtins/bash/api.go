@@ -6,6 +6,8 @@
 // analysable when the construct hides what runs.
 package bash
 
+import "sync/atomic"
+
 // Options are the facts about the call that the analysis needs.
 type Options struct {
 	// Cwd is the call's working directory; relative paths resolve against it.
@@ -65,6 +67,20 @@ type Leaf struct {
 	Layers [][]string `json:"layers,omitempty"`
 	// Subcommand is the vocabulary's subcommand path ("pr list"), if any.
 	Subcommand string `json:"subcommand,omitempty"`
+	// RunsUnknown says why permopa cannot tell what this leaf runs: a
+	// command name built at run time, inline interpreter code, a command
+	// string only known at run time (tar --to-command="$x"), a variable
+	// that loads code (LD_PRELOAD). Every Bash deny and ask rule hits such
+	// a leaf (match.go), and it is never read-only.
+	RunsUnknown string `json:"runs_unknown,omitempty"`
+	// CodeWords is how many leading words of AllowArgv an allow rule must
+	// spell out (no wildcard may stand for them) to cover this leaf: the
+	// words up to the last one that carries code (sed's e command, git -c
+	// core.pager=..., the script of bash -c); 0 when none does.
+	CodeWords int `json:"code_words,omitempty"`
+	// RedirectWrites: the leaf writes a file by redirection (> f, time -o
+	// f). No allow rule covers it: path rules and the mode decide.
+	RedirectWrites bool `json:"redirect_writes,omitempty"`
 }
 
 // Hit is a dangerous-command pattern found on parsed argv.
@@ -108,4 +124,10 @@ type Analysis struct {
 	// uncoverable: a cause of not being read-only that belongs to no leaf
 	// (a redirection without a command), so no allow rule can cover it.
 	uncoverable bool
+	// hidden says why a command may run that no leaf shows (a construct
+	// the analyser does not model, a cap hit, a parse error): every deny
+	// and ask rule hits the command.
+	hidden string
+	// canon caches the leaves' canonical forms for flag-aware rules.
+	canon atomic.Pointer[[]leafCanon]
 }

@@ -145,8 +145,28 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		w.dynWrites = true
 	}
 	lf.FSCommand = v.FSCommand && !fr.noFS && !dynWrite
+	lf.RunsUnknown = v.RunsUnknown
+	if v.CodeWords > 0 {
+		allow := fr.allowArgv
+		if allow == nil {
+			allow = sv
+		}
+		lf.CodeWords = mapWords(allow, sv, v.CodeWords)
+	}
 	w.finish(&lf, fr, ro, why)
 	w.removals(len(w.res.Leaves)-1, base, judge, st, v.Recursive)
+	// Command lines the program runs (tar --to-command, sed's e command)
+	// are walked like sh -c's script, so deny rules see their leaves;
+	// allow rules must spell them out.
+	for _, c := range v.Commands {
+		inner := fr.wrap(c.Source, sv, false, c.Source+" runs a command").withCode(sv, v.CodeWords)
+		w.script(c.Line, inner, st, c.Source)
+	}
+	// A program that runs another one given as its operands (strace,
+	// flock, chroot): that command is walked as a wrapped one.
+	if v.Runs > 0 && v.Runs < len(argv) {
+		w.command(argv[v.Runs:], fr.wrap(base, sv, false, base+" runs a command"), st, nil)
+	}
 }
 
 func isLookupFlag(s string) bool {
@@ -222,6 +242,19 @@ func (w *walker) finish(lf *Leaf, fr frame, ro bool, why string) {
 	if lf.Wrappers == nil {
 		lf.Wrappers = []string{}
 	}
+	if lf.RunsUnknown == "" {
+		lf.RunsUnknown = fr.unknown
+	}
+	if lf.RunsUnknown != "" {
+		ro = false
+		why = firstNonEmpty(why, lf.RunsUnknown)
+	}
+	lf.CodeWords = max(lf.CodeWords, fr.codeWords)
+	if lf.RunsUnknown != "" && lf.CodeWords == 0 {
+		// What runs is not in any one word: only the exact argv covers it.
+		lf.CodeWords = len(lf.AllowArgv)
+	}
+	lf.RedirectWrites = len(fr.writes) > 0
 	lf.ReadOnly = ro
 	if !ro {
 		lf.Reason = firstNonEmpty(why, "not read-only")

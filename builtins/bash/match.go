@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/permopa/permopa/builtins/flagspec"
 )
 
 // Rule contents are split into words with the shell's quoting rules:
@@ -22,6 +24,41 @@ import (
 //     are Read/Write rules).
 // Content without a wildcard matches a leaf's words exactly. Empty (or
 // blank) content matches every leaf.
+//
+// Allow rules match AllowArgv (what the leaf runs, seen only through
+// transparent wrappers) literally as above, and cover no more than their
+// words: a wildcard never stands for a word that carries code (a leaf's
+// CodeWords: sed's e command, git -c core.pager=..., bash -c's script, an
+// assignment to PAGER), and no allow rule covers a leaf that writes a file
+// by redirection (git status > out.txt: path rules and the mode decide).
+//
+// Deny and ask rules (MatchAny) hit a leaf in any of three ways:
+//   - literally, as above, on any view of the leaf (every wrapper level,
+//     the program's base name, ~ for the home directory, global options
+//     before a subcommand dropped);
+//   - flag-aware: when the rule's first word names a program with a flag
+//     spec (builtins/flagspec), the rule names options (or ends in a
+//     wildcard and names operands) and its other words parse with that spec
+//     (in-word stars only in operands and option values, no word wildcard
+//     but a trailing one), the rule and the leaf are read with the same
+//     parser (flagspec.Parse) and the rule hits a leaf of that program
+//     whose subcommand is the rule's (or, for a rule ending in a wildcard,
+//     starts with it) and that carries every option of the rule in any
+//     spelling (synonyms, GNU abbreviations, clusters, before or after
+//     operands, --opt=v or --opt v, repeated, or implied by another option
+//     or operand form: git push +main is --force), with an equal value
+//     when the rule gives one (a glob when it has stars); options the leaf
+//     has beyond the rule's do not matter. The rule's operands must appear
+//     among the leaf's in the same order (a subsequence; "./x", "x/" and
+//     "x" are one path) for a rule ending in a wildcard, and be exactly
+//     the leaf's operands for a rule without one. A leaf whose argv may
+//     hold options permopa cannot see (a word only known at run time where
+//     an option may stand, an option the spec does not know, xargs'
+//     appended arguments) hits every rule of its program and subcommand;
+//   - on uncertainty: a leaf whose program or code permopa cannot tell
+//     (Leaf.RunsUnknown), and any command that hides what it runs (a
+//     construct the analyser does not model, a cap hit, a parse error),
+//     hit every deny and ask rule. MatchReason says why a rule hit.
 
 // ruleWord is one word of a rule content: text with the positions of unquoted stars.
 type ruleWord struct {
@@ -132,6 +169,12 @@ type Pattern struct {
 	// firstHash is its hash, cheaper to compare across thousands of rules.
 	first     string
 	firstHash uint64
+	// literal is the number of leading words without a wildcard: an allow
+	// rule covers a leaf only when it spells out the leaf's CodeWords.
+	literal int
+	// canon is the rule read with its program's flag spec, for flag-aware
+	// deny and ask matching; nil when it cannot be.
+	canon *ruleCanon
 }
 
 var firstSeed = maphash.MakeSeed()
@@ -172,7 +215,192 @@ func CompilePattern(content string) (*Pattern, error) {
 		p.first = p.toks[0].parts[0]
 		p.firstHash = maphash.String(firstSeed, p.first)
 	}
+	for _, t := range p.toks {
+		if t.hasStar() {
+			break
+		}
+		p.literal++
+	}
+	p.canon = compileCanon(p)
 	return p, nil
+}
+
+// ruleCanon is a rule's content read with its program's flag spec.
+type ruleCanon struct {
+	inv    flagspec.Invocation
+	prefix bool       // the content ends with a word wildcard
+	ops    []ruleWord // the operands, as patterns
+	vals   []ruleWord // the options' values, as patterns (parallel to inv.Options)
+}
+
+// starMark stands for an unquoted star while a rule's words are parsed.
+const starMark = "\x01"
+
+// compileCanon reads a rule's words with the flag spec of its program:
+// nil when the first word is not a literal program name with a spec, when
+// a word wildcard stands anywhere but at the end, when a star is in an
+// option's name or the subcommand, or when the spec does not understand
+// the words.
+func compileCanon(p *Pattern) *ruleCanon {
+	if p.first == "" || strings.ContainsAny(p.first, "/"+starMark) {
+		return nil
+	}
+	toks := p.toks
+	prefix := false
+	if last := toks[len(toks)-1]; last.onlyStars() {
+		toks, prefix = toks[:len(toks)-1], true
+	}
+	if len(toks) < 2 {
+		return nil
+	}
+	words := make([]string, len(toks))
+	for i, t := range toks {
+		if t.onlyStars() {
+			return nil
+		}
+		for _, part := range t.parts {
+			if strings.Contains(part, starMark) || strings.Contains(part, dyn) {
+				return nil
+			}
+		}
+		words[i] = strings.Join(t.parts, starMark)
+	}
+	inv, ok := flagspec.Parse(words)
+	if !ok || inv.Open != "" || inv.SubcommandOpen || strings.Contains(inv.Subcommand, starMark) {
+		return nil
+	}
+	// A rule naming no option is flag-aware only when it ends in a
+	// wildcard and names operands (git push origin main:* also hits
+	// git push -q origin main); "git status" stays exact, and
+	// "git push:*" is matched literally (through subcommandView) already.
+	if len(inv.Options) == 0 && (!prefix || len(inv.Operands) == 0) {
+		return nil
+	}
+	rc := &ruleCanon{inv: inv, prefix: prefix}
+	for _, o := range inv.Options {
+		if strings.Contains(o.Name, starMark) {
+			return nil
+		}
+		rc.vals = append(rc.vals, canonWord(o.Value))
+	}
+	for _, o := range inv.Operands {
+		rc.ops = append(rc.ops, canonWord(o))
+	}
+	return rc
+}
+
+// canonWord turns a parsed rule word back into a pattern; a path without
+// stars is cleaned ("./x/" is "x").
+func canonWord(s string) ruleWord {
+	if !strings.Contains(s, starMark) {
+		return ruleWord{parts: []string{cleanOperand(s)}}
+	}
+	return ruleWord{parts: strings.Split(s, starMark)}
+}
+
+// cleanOperand cleans a word that looks like a path, so that "./x", "x/"
+// and "x" compare equal; other words are unchanged.
+func cleanOperand(s string) string {
+	if s == "" || !strings.ContainsAny(s, "/.") || strings.Contains(s, "://") || strings.HasPrefix(s, "-") {
+		return s
+	}
+	return path.Clean(s)
+}
+
+// leafCanon is a leaf read with its program's flag spec.
+type leafCanon struct {
+	inv flagspec.Invocation
+	ok  bool
+}
+
+// canonical returns the leaves' canonical forms, computed once per
+// analysis (the analysis is cached per command string).
+func (a *Analysis) canonical() []leafCanon {
+	if c := a.canon.Load(); c != nil {
+		return *c
+	}
+	out := make([]leafCanon, len(a.Leaves))
+	for i := range a.Leaves {
+		lf := &a.Leaves[i]
+		if len(lf.Argv) == 0 {
+			continue
+		}
+		argv := lf.Argv
+		if strings.Contains(argv[0], "/") {
+			argv = append([]string{path.Base(argv[0])}, argv[1:]...)
+		}
+		inv, ok := flagspec.Parse(argv)
+		if ok && inv.Open == "" && contains(lf.Wrappers, "xargs") {
+			inv.Open = "xargs appends arguments read from its input"
+		}
+		out[i] = leafCanon{inv: inv, ok: ok}
+	}
+	a.canon.Store(&out)
+	return out
+}
+
+// matches reports whether the rule hits the leaf read canonically, and
+// whether it did so only because the leaf may hold options nobody sees.
+func (rc *ruleCanon) matches(lc *flagspec.Invocation, home string) (hit, open bool) {
+	if lc.Program != rc.inv.Program {
+		return false, false
+	}
+	rs, ls := rc.inv.Subcommand, lc.Subcommand
+	if lc.SubcommandOpen {
+		return ls == "" || rs == ls || strings.HasPrefix(rs, ls+" "), true
+	}
+	if rs != ls && !(rc.prefix && (rs == "" || strings.HasPrefix(ls, rs+" "))) {
+		return false, false
+	}
+	if lc.Open != "" {
+		return true, true
+	}
+	for i, ro := range rc.inv.Options {
+		found := false
+		for _, lo := range lc.Options {
+			if lo.Name == ro.Name && (!ro.HasValue || matchOperand(rc.vals[i], lo.Value, home)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false, false
+		}
+	}
+	ops := lc.Operands
+	if !rc.prefix && len(ops) != len(rc.ops) {
+		return false, false
+	}
+	j := 0
+	for _, o := range ops {
+		if j < len(rc.ops) && matchOperand(rc.ops[j], o, home) {
+			j++
+		} else if !rc.prefix {
+			return false, false
+		}
+	}
+	return j == len(rc.ops), false
+}
+
+// matchOperand matches a leaf's word against a rule's: a word only known
+// at run time may be anything; paths are compared cleaned; a rule word
+// starting with ~ also stands for the home directory.
+func matchOperand(r ruleWord, s, home string) bool {
+	if strings.Contains(s, dyn) {
+		return true
+	}
+	s = cleanOperand(s)
+	if matchWord(r, s) {
+		return true
+	}
+	if home != "" && home != "/" && strings.HasPrefix(r.parts[0], "~") && (len(r.parts[0]) == 1 || r.parts[0][1] == '/') {
+		parts := append([]string{home + r.parts[0][1:]}, r.parts[1:]...)
+		if len(parts) == 1 {
+			parts[0] = cleanOperand(parts[0])
+		}
+		return matchWord(ruleWord{parts: parts}, s)
+	}
+	return false
 }
 
 // String returns the rule content.
@@ -312,9 +540,17 @@ func tildeView(argv []string, home string) ([]string, bool) {
 // of an unanalysable or truncated command that were found are matched too,
 // and for a command that does not parse, the word runs between its shell
 // operators (bash accepts some input the parser rejects: deny rules must
-// still see "rm" in it).
+// still see "rm" in it). Rules are also matched flag-aware, and a command
+// or leaf that runs what permopa cannot see hits every rule (see the rule
+// grammar above).
 func (a *Analysis) MatchAny(patterns []*Pattern) int {
-	if a == nil || (len(a.Leaves) == 0 && len(a.crude) == 0) {
+	if a == nil {
+		return -1
+	}
+	if a.uncertain() != "" {
+		return firstNonNil(patterns)
+	}
+	if len(a.Leaves) == 0 && len(a.crude) == 0 {
 		return -1
 	}
 	if len(patterns) >= indexThreshold {
@@ -348,6 +584,29 @@ func (a *Analysis) MatchAny(patterns []*Pattern) int {
 	return -1
 }
 
+func firstNonNil(patterns []*Pattern) int {
+	for i, p := range patterns {
+		if p != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// uncertain says why the command runs something permopa cannot see, ""
+// when it does not: every deny and ask rule then hits it.
+func (a *Analysis) uncertain() string {
+	if a.hidden != "" {
+		return a.hidden
+	}
+	for i := range a.Leaves {
+		if r := a.Leaves[i].RunsUnknown; r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
 func (a *Analysis) matchesAnyLeaf(p *Pattern) bool {
 	for i := range a.Leaves {
 		if a.views(&a.Leaves[i], p.Match) {
@@ -359,7 +618,64 @@ func (a *Analysis) matchesAnyLeaf(p *Pattern) bool {
 			return true
 		}
 	}
+	if p.canon != nil {
+		for _, lc := range a.canonical() {
+			if lc.ok {
+				if hit, _ := p.canon.matches(&lc.inv, a.home); hit {
+					return true
+				}
+			}
+		}
+	}
 	return false
+}
+
+// MatchReason says why a deny or ask rule content matches the command:
+// "" when a leaf matches its words literally, else the reason (a leaf that
+// carries the rule's options in another spelling, a command name only known
+// at run time, code permopa cannot read, ...). It is meant for the decision's
+// message, once a rule has matched; "" too when the rule does not match.
+func (a *Analysis) MatchReason(p *Pattern) string {
+	if a == nil || p == nil {
+		return ""
+	}
+	for i := range a.Leaves {
+		if a.views(&a.Leaves[i], p.Match) {
+			return ""
+		}
+	}
+	for _, argv := range a.crude {
+		if a.views(&Leaf{Argv: argv}, p.Match) {
+			return ""
+		}
+	}
+	if p.canon != nil {
+		for i, lc := range a.canonical() {
+			if !lc.ok {
+				continue
+			}
+			if hit, open := p.canon.matches(&lc.inv, a.home); hit {
+				shown := strings.Join(a.Leaves[i].Argv, " ")
+				if open {
+					reason := lc.inv.Open
+					if lc.inv.SubcommandOpen {
+						reason = "its subcommand is only known at run time"
+					}
+					return "permopa cannot tell which options " + printableWord(shown) + " carries (" + printableWord(reason) + ")"
+				}
+				return printableWord(shown) + " carries the rule's options (flag-aware match)"
+			}
+		}
+	}
+	if r := a.uncertain(); r != "" {
+		return "permopa cannot tell what the command runs: " + printableWord(r)
+	}
+	return ""
+}
+
+// printableWord shows words only known at run time as $….
+func printableWord(s string) string {
+	return strings.ReplaceAll(s, dyn, "$…")
 }
 
 // firstWords are the program names of every view, for fast rejection.
@@ -381,15 +697,17 @@ func (a *Analysis) firstWords() []string {
 }
 
 // Covered reports whether every leaf is read-only (and writes nothing by
-// redirection) or has its AllowArgv matched by some pattern, and the index of the first pattern used (-1 when the call
-// is covered by read-only leaves alone). Allow rules use it. "First" is the
-// lowest index among the patterns that covered a leaf. An unanalysable or
-// truncated command is never covered.
+// redirection) or has its AllowArgv matched by some pattern, and the index
+// of the first pattern used (-1 when the call is covered by read-only
+// leaves alone). Allow rules use it. "First" is the lowest index among the
+// patterns that covered a leaf. An unanalysable or truncated command is
+// never covered, nor is a leaf that writes a file by redirection, and a
+// pattern covers a leaf only when it spells out the leaf's CodeWords.
 func (a *Analysis) Covered(patterns []*Pattern) (index int, ok bool) {
 	return a.covered(firstMatcher(patterns))
 }
 
-func (a *Analysis) covered(first func([]string) int) (int, bool) {
+func (a *Analysis) covered(first func(argv []string, literal int) int) (int, bool) {
 	if a == nil || !a.Analysable || a.Truncated || a.uncoverable || len(a.Leaves) == 0 {
 		return -1, false
 	}
@@ -399,7 +717,12 @@ func (a *Analysis) covered(first func([]string) int) (int, bool) {
 		if !lf.needsRule() {
 			continue
 		}
-		idx := first(lf.AllowArgv)
+		if lf.RedirectWrites {
+			// A write by redirection is decided by path rules and the
+			// mode, not by a rule for the program.
+			return -1, false
+		}
+		idx := first(lf.AllowArgv, lf.CodeWords)
 		if idx < 0 {
 			return -1, false
 		}
@@ -410,12 +733,20 @@ func (a *Analysis) covered(first func([]string) int) (int, bool) {
 	return used, true
 }
 
+// covers reports whether p covers argv for a leaf whose first literal
+// words must be spelled out.
+func (p *Pattern) covers(argv []string, literal int) bool {
+	return p != nil && (literal == 0 || p.literal >= literal) && p.Match(argv)
+}
+
 // PatternSet indexes patterns by their literal first word so that matching
 // costs about the same for ten thousand rules as for ten. Build it once per
 // rule set; it is safe for concurrent use.
 type PatternSet struct {
 	byFirst  map[string][]int
 	wildcard []int // patterns without a literal first word
+	// canon are the flag-aware patterns by program name.
+	canon    map[string][]int
 	patterns []*Pattern
 }
 
@@ -430,19 +761,26 @@ func NewPatternSet(patterns []*Pattern) *PatternSet {
 		default:
 			s.wildcard = append(s.wildcard, i)
 		}
+		if p != nil && p.canon != nil {
+			if s.canon == nil {
+				s.canon = map[string][]int{}
+			}
+			s.canon[p.canon.inv.Program] = append(s.canon[p.canon.inv.Program], i)
+		}
 	}
 	return s
 }
 
-// firstMatch returns the lowest index of a pattern matching argv, or -1.
-func (s *PatternSet) firstMatch(argv []string) int {
+// firstMatch returns the lowest index of a pattern covering argv (see
+// covers), or -1.
+func (s *PatternSet) firstMatch(argv []string, literal int) int {
 	best := -1
 	check := func(ids []int) {
 		for _, i := range ids {
 			if best >= 0 && i >= best {
 				return
 			}
-			if s.patterns[i].Match(argv) {
+			if s.patterns[i].covers(argv, literal) {
 				best = i
 				return
 			}
@@ -460,9 +798,12 @@ func (a *Analysis) MatchAnySet(s *PatternSet) int {
 	if a == nil || s == nil {
 		return -1
 	}
+	if a.uncertain() != "" {
+		return firstNonNil(s.patterns)
+	}
 	best := -1
 	visit := func(v []string) bool {
-		if idx := s.firstMatch(v); idx >= 0 && (best < 0 || idx < best) {
+		if idx := s.firstMatch(v, 0); idx >= 0 && (best < 0 || idx < best) {
 			best = idx
 		}
 		return best == 0
@@ -472,6 +813,22 @@ func (a *Analysis) MatchAnySet(s *PatternSet) int {
 	}
 	for _, argv := range a.crude {
 		a.views(&Leaf{Argv: argv}, visit)
+	}
+	if s.canon != nil && best != 0 {
+		for _, lc := range a.canonical() {
+			if !lc.ok {
+				continue
+			}
+			for _, i := range s.canon[lc.inv.Program] {
+				if best >= 0 && i >= best {
+					break
+				}
+				if hit, _ := s.patterns[i].canon.matches(&lc.inv, a.home); hit {
+					best = i
+					break
+				}
+			}
+		}
 	}
 	return best
 }
@@ -487,13 +844,13 @@ func (a *Analysis) CoveredLists(lists [][]*Pattern) (list, index int, ok bool) {
 		offsets[j] = total
 		total += len(ps)
 	}
-	firsts := make([]func([]string) int, len(lists))
+	firsts := make([]func([]string, int) int, len(lists))
 	for j, ps := range lists {
 		firsts[j] = firstMatcher(ps)
 	}
-	flat, ok := a.covered(func(argv []string) int {
+	flat, ok := a.covered(func(argv []string, literal int) int {
 		for j, first := range firsts {
-			if i := first(argv); i >= 0 {
+			if i := first(argv, literal); i >= 0 {
 				return offsets[j] + i
 			}
 		}
@@ -511,15 +868,15 @@ func (a *Analysis) CoveredLists(lists [][]*Pattern) (list, index int, ok bool) {
 }
 
 // firstMatcher returns what gives the lowest index of a pattern of ps
-// matching argv, or -1; a long list goes through its (cached) index, looked
+// covering argv, or -1; a long list goes through its (cached) index, looked
 // up once per call rather than once per leaf.
-func firstMatcher(ps []*Pattern) func([]string) int {
+func firstMatcher(ps []*Pattern) func([]string, int) int {
 	if len(ps) >= indexThreshold {
 		return indexFor(ps).firstMatch
 	}
-	return func(argv []string) int {
+	return func(argv []string, literal int) int {
 		for i, p := range ps {
-			if p != nil && p.Match(argv) {
+			if p.covers(argv, literal) {
 				return i
 			}
 		}
@@ -574,5 +931,5 @@ func indexFor(patterns []*Pattern) *PatternSet {
 // needsRule reports a leaf an allow rule must cover: one that is not
 // read-only, or a read-only program that writes a file by redirection.
 func (lf *Leaf) needsRule() bool {
-	return !lf.ReadOnly || len(lf.Writes) > 0
+	return !lf.ReadOnly || len(lf.Writes) > 0 || lf.RunsUnknown != ""
 }

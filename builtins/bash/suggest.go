@@ -54,12 +54,20 @@ func (a *Analysis) Suggest() []string {
 		if !lf.needsRule() {
 			continue
 		}
-		if readsProgramFromStdin(lf.Argv) {
+		if readsProgramFromStdin(lf.Argv) || lf.RedirectWrites {
 			// An interpreter or shell with no script runs whatever is piped
-			// into it: no rule should allow that.
+			// into it: no rule should allow that. A write by redirection is
+			// for path rules and the mode: no Bash rule covers it.
 			return nil
 		}
 		rule, ok := suggestFor(lf.AllowArgv)
+		if ok && lf.CodeWords > 0 {
+			// A wildcard never stands for code: the rule spells out the
+			// words that carry it (the whole argv).
+			if p, err := CompilePattern(rule); err != nil || !p.covers(lf.AllowArgv, lf.CodeWords) {
+				rule, ok = exactRule(lf.AllowArgv)
+			}
+		}
 		if !ok {
 			return nil
 		}

@@ -81,6 +81,49 @@ type frame struct {
 	// placeholder is replaced at run time by paths the wrapper supplies
 	// ("{}" for find -exec, the -I string for xargs).
 	placeholder string
+	// unknown: the leaves in the frame run something permopa cannot see
+	// (Leaf.RunsUnknown).
+	unknown string
+	// codeWords: the leaves' AllowArgv carries code up to this word
+	// (Leaf.CodeWords), e.g. the script of bash -c.
+	codeWords int
+}
+
+// withCode returns the frame for commands taken from word n-1 of argv, the
+// argv of a wrapper (bash -c SCRIPT, a command-valued option): allow rules
+// must spell the leaves' AllowArgv out up to that word.
+func (f frame) withCode(argv []string, n int) frame {
+	allow := f.allowArgv
+	if allow == nil {
+		allow = argv
+	}
+	if m := mapWords(allow, argv, n); m > f.codeWords {
+		f.codeWords = m
+	}
+	return f
+}
+
+// mapWords maps a count n of leading words of argv to a count of leading
+// words of allow, the argv allow rules see (argv itself, or the argv of an
+// outer wrapper that holds argv's words in a row): all of allow when argv
+// is not found in it.
+func mapWords(allow, argv []string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	for off := len(allow) - len(argv); off >= 0; off-- {
+		match := true
+		for i := range argv {
+			if allow[off+i] != argv[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return off + min(n, len(argv))
+		}
+	}
+	return len(allow)
 }
 
 func appendStr(s []string, x ...string) []string {
@@ -132,7 +175,21 @@ type walker struct {
 	dynWrites    bool
 }
 
+// unanalysable records why the command cannot be analysed. Unless the
+// construct is one whose commands are all still listed as leaves
+// (unanalysableSeen), it may also hide a command: deny and ask rules then
+// hit the whole command (match.go).
 func (w *walker) unanalysable(reason string) {
+	w.unanalysableSeen(reason)
+	if w.res.hidden == "" {
+		w.res.hidden = reason
+	}
+}
+
+// unanalysableSeen records a reason for a construct whose commands are all
+// listed as leaves (a literal eval string, brace expansion in a command
+// name): allow rules cannot cover it, deny rules see every leaf.
+func (w *walker) unanalysableSeen(reason string) {
 	if !contains(w.reasons, reason) {
 		w.reasons = append(w.reasons, reason)
 	}
@@ -685,6 +742,7 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 	argv := []string{c.Variant.Value}
 	taint := ""
 	assigns := false
+	var envs [][2]string
 	for _, a := range c.Args {
 		val := ""
 		if a.Value != nil {
@@ -713,6 +771,7 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 				op = "+="
 			}
 			argv = append(argv, a.Name.Value+op+val)
+			envs = append(envs, [2]string{a.Name.Value, val})
 		case a.Name != nil:
 			argv = append(argv, a.Name.Value)
 		default:
@@ -725,6 +784,10 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 	reason := taint
 	if reason == "" && assigns {
 		reason = c.Variant.Value + " assigns shell variables"
+	}
+	// export PAGER=..., declare -x LD_PRELOAD=...: what later commands run.
+	for _, e := range envs {
+		fr = w.envEffects(e[0], e[1], fr, argv, len(argv), st)
 	}
 	w.leaf(fr, st, wordsOf(argv), reason)
 }

@@ -27,7 +27,7 @@ var bashLike = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": tr
 func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (state, state) {
 	ctx := evalCtx{fr: fr.substBase(), st: st, assign: true}
 	type assignment struct {
-		name, text, taint string
+		name, text, taint, val string
 	}
 	var assigns []assignment
 	for _, a := range c.Assigns {
@@ -65,6 +65,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			op = "+="
 		}
 		as.text = as.name + op + val
+		as.val = val
 		assigns = append(assigns, as)
 	}
 	if len(c.Args) == 0 {
@@ -74,7 +75,8 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			if reason == "" && !envAllowlisted(as.name) {
 				reason = "assignment to " + as.name + " is not allowlisted"
 			}
-			w.synthetic(fr, st, []string{as.text}, reason == "", reason, nil)
+			afr := w.envEffects(as.name, as.val, fr, []string{as.text}, 1, st)
+			w.synthetic(afr, st, []string{as.text}, reason == "", reason, nil)
 		}
 		return st, st
 	}
@@ -84,12 +86,13 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 		if syntax.SplitBraces(cp) {
 			// {rm,-rf,x} is rm -rf x: expanded for deny rules, but an
 			// obfuscated command name is not something to allow.
-			w.unanalysable("brace expansion in the command name")
+			w.unanalysableSeen("brace expansion in the command name")
 		}
 	}
 	argv := w.evalArgs(c.Args, ctx)
 	if len(argv) == 0 {
 		w.unanalysable("command name is not static")
+		fr.unknown = firstNonEmpty(fr.unknown, "the command name is only known at run time")
 		w.synthetic(fr, st, []string{dyn}, false, "command name is not static", nil)
 		return state{unknown: true}, state{unknown: true}
 	}
@@ -108,10 +111,14 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			}
 		}
 		full = append(full, strs(argv)...)
+		outer := fr
 		fr = fr.wrap("assign:"+assigns[0].name, full, transparent, forced)
 		fr.depth--
 		for _, as := range assigns[1:] {
 			fr.wrappers = appendStr(fr.wrappers, "assign:"+as.name)
+		}
+		for i, as := range assigns {
+			fr = w.envEffectsIn(as.name, as.val, fr, outer, full, i+1, st)
 		}
 	}
 	return w.command(argv, fr, st, stdin)
@@ -133,23 +140,32 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	prog := argv[0]
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
+		fr.unknown = firstNonEmpty(fr.unknown, "nesting too deep to analyse")
 		w.leaf(fr, st, argv, "nesting too deep")
 		return st, st
 	}
 	if prog.dynamic {
 		w.unanalysable("command name is not static")
+		fr.unknown = firstNonEmpty(fr.unknown, "the command name is only known at run time")
 		w.leaf(fr, st, argv, "command name is not static")
 		return state{unknown: true}, state{unknown: true}
 	}
 	if prog.glob {
 		w.unanalysable("command name is a glob")
+		fr.unknown = firstNonEmpty(fr.unknown, "the command name is a glob, only resolved at run time")
 		w.leaf(fr, st, argv, "command name is a glob")
 		return st, st
 	}
 	name := prog.s
+	if fr.placeholder != "" && strings.Contains(name, fr.placeholder) {
+		// find . -exec {} \; and xargs -I{} {} run the paths or lines they
+		// supply as programs.
+		fr.unknown = firstNonEmpty(fr.unknown, "the command name is supplied at run time by "+fr.wrappers[len(fr.wrappers)-1])
+	}
 	if kind, ok := w.defined[name]; ok {
 		reason := "calls " + kind + " " + name + " defined in the script"
 		w.unanalysable(reason)
+		fr.unknown = firstNonEmpty(fr.unknown, reason+": what its words run is only known at run time")
 		w.leaf(fr, st, argv, reason)
 		return state{unknown: true}, state{unknown: true}
 	}
@@ -258,7 +274,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			}
 			// watch joins its operands and runs them with sh -c.
 			if !anyDynamic(argv[i:]) {
-				w.script(strings.Join(sv[i:], " "), inner, st, "watch")
+				w.script(strings.Join(sv[i:], " "), inner.withCode(sv, len(sv)), st, "watch")
 				return st, st
 			}
 			w.unanalysable("watch command is not static")
@@ -306,6 +322,13 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	case "eval":
 		return w.evalCmd(argv, fr, st)
 	case "source", ".":
+		// A script file is a file the analyser does not read, like any
+		// script (its content is governed by Write and Edit rules); a
+		// script that is not a file on disk (a process substitution,
+		// stdin, a name only known at run time) is code nobody sees.
+		if len(argv) < 2 || unseenScript(argv[1]) {
+			fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
+		}
 		w.leaf(fr, st, argv, "source runs a script in this shell")
 		return state{unknown: true}, state{unknown: true}
 	case "alias":
@@ -315,7 +338,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 					w.defined = map[string]string{}
 				}
 				w.defined[n] = "alias"
-				w.script(v, fr.wrap("alias "+n, sv, false, "alias changes what a name runs"), st, "alias")
+				w.script(v, fr.wrap("alias "+n, sv, false, "alias changes what a name runs").withCode(sv, len(sv)), st, "alias")
 			}
 		}
 		w.leaf(fr, st, argv, "alias changes what a name runs")
@@ -323,8 +346,19 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	case "shopt", "trap", "enable", "unalias", "set", "hash":
 		reason := base + " changes shell behaviour"
 		if base == "trap" && len(argv) > 1 && !argv[1].dynamic {
-			w.unanalysable("trap runs a string as a command")
-			w.script(argv[1].s, fr.wrap("trap", sv, false, "trap runs a string as a command"), st, "trap")
+			w.unanalysableSeen("trap runs a string as a command")
+			w.script(argv[1].s, fr.wrap("trap", sv, false, "trap runs a string as a command").withCode(sv, 2), st, "trap")
+		} else if base == "trap" && len(argv) > 1 {
+			fr.unknown = "trap runs a string only known at run time"
+		}
+		if base == "hash" && len(argv) > 1 && (hashSets(sv) || anyDynamic(argv[1:])) {
+			// hash -p /bin/rm git: "git" then runs /bin/rm.
+			fr.unknown = "hash -p makes a command name run another program"
+		}
+		if base == "enable" && len(argv) > 1 {
+			// enable -f loads builtins from a shared object; enable -n
+			// makes a name run a program instead of a builtin.
+			fr.unknown = "enable changes which builtins and programs names run"
 		}
 		w.leaf(fr, st, argv, reason)
 		return st, st
@@ -365,11 +399,17 @@ func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, 
 	}
 	transparent := len(opts) == 0
 	forced := ""
+	type envAssign struct {
+		name, val string
+		idx       int
+	}
+	var assigned []envAssign
 	for ; i < len(argv); i++ {
-		n, _, isAssign := strings.Cut(argv[i].s, "=")
+		n, v, isAssign := strings.Cut(argv[i].s, "=")
 		if !isAssign || !validName(n) {
 			break
 		}
+		assigned = append(assigned, envAssign{n, v, i})
 		if !envAllowlisted(n) || argv[i].dynamic {
 			transparent = false
 			forced = firstNonEmpty(forced, "env assigns "+n+", which is not allowlisted")
@@ -397,6 +437,12 @@ func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, 
 		return st, st
 	}
 	inner := fr.wrap("env", sv, transparent, forced)
+	if _, has := hasOpt(opts, "S", "split-string"); has {
+		inner = inner.withCode(sv, len(sv))
+	}
+	for _, a := range assigned {
+		inner = w.envEffectsIn(a.name, a.val, inner, fr, sv, a.idx+1, st)
+	}
 	innerSt := st
 	if o, has := hasOpt(opts, "C", "chdir"); has {
 		innerSt = w.chdir(st, word{s: o.value, dynamic: strings.Contains(o.value, dyn)})
@@ -478,32 +524,47 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 	if !cmode {
 		switch {
 		case i < len(argv):
+			// A script file is not read (see "source"), unless it is no
+			// file on disk: bash <(curl ...), sh /dev/stdin.
+			if unseenScript(argv[i]) {
+				fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
+			}
 			w.leaf(fr, st, argv, base+" runs a script file")
 		case stdin != nil:
 			// A literal here-document or here-string is the script.
 			// Its leaves are exposed to deny rules; no allow rule can name
 			// the script, so the command stays unanalysable.
 			inner := fr.wrap(base+" <<", sv, false, firstNonEmpty(forced, base+" reads its script from stdin"))
-			w.unanalysable(base + " reads its script from stdin")
+			w.unanalysableSeen(base + " reads its script from stdin")
 			if !w.script(*stdin, inner, st, base) {
 				w.leaf(fr, st, argv, base+" reads its script from stdin")
 			}
 		default:
+			// curl ... | sh: the script is whatever arrives on stdin.
+			fr.unknown = firstNonEmpty(fr.unknown, base+" reads its script from stdin")
 			w.leaf(fr, st, argv, base+" reads its script from stdin")
 		}
 		return st, st
 	}
 	if i >= len(argv) {
+		// sh -c with the script from xargs or a later expansion.
+		fr.unknown = firstNonEmpty(fr.unknown, base+" -c without a static script")
 		w.leaf(fr, st, argv, base+" -c without a script")
 		return st, st
 	}
 	script := argv[i]
 	if script.dynamic {
 		w.unanalysable(label + " script is not static")
+		fr.unknown = firstNonEmpty(fr.unknown, label+" script is only known at run time")
 		w.leaf(fr, st, argv, label+" script is not static")
 		return st, st
 	}
-	inner := fr.wrap(label, sv, false, forced)
+	if fr.placeholder != "" && strings.Contains(script.s, fr.placeholder) {
+		// find -exec sh -c 'cat {}' and xargs -I{} sh -c '... {}': the
+		// supplied path or line becomes part of the script.
+		fr.unknown = firstNonEmpty(fr.unknown, label+" script is completed at run time by "+fr.wrappers[len(fr.wrappers)-1])
+	}
+	inner := fr.wrap(label, sv, false, forced).withCode(sv, i+1)
 	before := len(w.res.Leaves)
 	ok := w.script(script.s, inner, st, label)
 	if !bashLike[base] {
@@ -573,13 +634,18 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 // see what it runs; eval itself is never analysable.
 func (w *walker) evalCmd(argv []word, fr frame, st state) (state, state) {
 	sv := strs(argv)
-	w.unanalysable("eval runs a string as a command")
 	dynamic := false
 	for _, a := range argv[1:] {
 		dynamic = dynamic || a.dynamic
 	}
+	if dynamic {
+		w.unanalysable("eval runs a string as a command")
+		fr.unknown = firstNonEmpty(fr.unknown, "eval runs a string only known at run time")
+	} else {
+		w.unanalysableSeen("eval runs a string as a command")
+	}
 	if len(argv) > 1 && !dynamic {
-		inner := fr.wrap("eval", sv, false, "eval runs a string as a command")
+		inner := fr.wrap("eval", sv, false, "eval runs a string as a command").withCode(sv, len(sv))
 		before := len(w.res.Leaves)
 		w.script(strings.Join(sv[1:], " "), inner, st, "eval")
 		if len(w.res.Leaves) > before {
@@ -703,13 +769,97 @@ func (w *walker) suCmd(argv []word, fr frame, st state) (state, state) {
 	}
 	if script.dynamic {
 		w.unanalysable(base + " -c script is not static")
+		fr.unknown = firstNonEmpty(fr.unknown, base+" -c script is only known at run time")
 		w.leaf(fr, st, argv, base+" -c script is not static")
 		return st, st
 	}
-	inner := fr.wrap(base+" -c", sv, false, reason)
+	inner := fr.wrap(base+" -c", sv, false, reason).withCode(sv, len(sv))
 	before := len(w.res.Leaves)
 	if !w.script(script.s, inner, st, base+" -c") || len(w.res.Leaves) == before {
 		w.leaf(fr, st, argv, reason)
 	}
 	return st, st
+}
+
+// unseenScript reports a script operand that is no file on disk permopa
+// can name: stdin, a process substitution (/dev/fd/N), a word only known
+// at run time.
+func unseenScript(wd word) bool {
+	p := wd.s
+	return wd.dynamic || strings.Contains(p, dyn) || p == "-" || p == "/dev/stdin" ||
+		strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/") ||
+		strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
+}
+
+// hashSets reports a hash call that binds names to programs (-p) rather
+// than listing or clearing the table.
+func hashSets(argv []string) bool {
+	for _, a := range argv[1:] {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "-") && strings.Contains(a, "p") {
+			return true
+		}
+	}
+	return false
+}
+
+// Environment variables that change what programs run. commandVars hold
+// a command line a program runs (git log runs $GIT_PAGER); loaderVars make
+// programs load code or find other programs (LD_PRELOAD, PATH,
+// NODE_OPTIONS --require, TAR_OPTIONS --to-command, GIT_CONFIG_*).
+var commandVars = map[string]bool{
+	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "BAT_PAGER": true,
+	"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "SVN_EDITOR": true,
+	"FCEDIT": true, "SUDO_EDITOR": true, "GIT_SSH_COMMAND": true, "GIT_SSH": true,
+	"GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
+	"GIT_PROXY_COMMAND": true, "BROWSER": true, "PROMPT_COMMAND": true, "LESSOPEN": true,
+	"LESSCLOSE": true, "RSYNC_RSH": true, "CVS_RSH": true, "RSH": true, "DIFFTOOL": true,
+}
+
+var loaderVars = map[string]bool{
+	"PATH": true, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
+	"PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "PYTHONUSERBASE": true,
+	"NODE_OPTIONS": true, "NODE_PATH": true, "PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true,
+	"PERL5DB": true, "RUBYOPT": true, "RUBYLIB": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
+	"JDK_JAVA_OPTIONS": true, "GCONV_PATH": true, "TAR_OPTIONS": true, "MAKEFLAGS": true,
+	"MFLAGS": true, "GNUMAKEFLAGS": true, "LESS": true, "LESSKEY": true, "RIPGREP_CONFIG_PATH": true,
+	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "ZDOTDIR": true, "INPUTRC": true,
+	"NPM_CONFIG_NODE_OPTIONS": true,
+}
+
+// envEffects is envEffectsIn for a bare assignment (NAME=VALUE as a
+// statement, export NAME=VALUE): the frame of its own leaf.
+func (w *walker) envEffects(name, val string, fr frame, argv []string, n int, st state) frame {
+	return w.envEffectsIn(name, val, fr, fr, argv, n, st)
+}
+
+// envEffectsIn applies the assignment NAME=VALUE, word n-1 of argv, to
+// inner, the frame of the commands that see it (outer is the frame the
+// assignment is written in). A command variable's literal value is walked
+// as a script, so deny rules see what it runs; a value only known at run
+// time, or a loader variable, makes those commands run unknown code.
+// Either way allow rules must spell the assignment out.
+func (w *walker) envEffectsIn(name, val string, inner, outer frame, argv []string, n int, st state) frame {
+	upper := strings.ToUpper(name)
+	cmd := commandVars[name] || upper == "NPM_CONFIG_SCRIPT_SHELL" || upper == "NPM_CONFIG_SHELL"
+	loads := loaderVars[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG") ||
+		upper == "NPM_CONFIG_NODE_OPTIONS"
+	switch {
+	case loads:
+		inner.unknown = firstNonEmpty(inner.unknown, name+" makes programs load code or other programs permopa cannot see")
+	case cmd && strings.Contains(val, dyn):
+		inner.unknown = firstNonEmpty(inner.unknown, name+" holds a command only known at run time")
+	case cmd:
+		line := val
+		if name == "LESSOPEN" || name == "LESSCLOSE" {
+			line = strings.TrimLeft(line, "|-")
+		}
+		w.script(line, outer.wrap("assign:"+name, argv, false, name+" names a command").withCode(argv, n), st, name)
+	default:
+		return inner
+	}
+	return inner.withCode(argv, n)
 }

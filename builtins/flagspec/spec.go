@@ -454,20 +454,52 @@ func (st *state) codeWord(idx int) {
 	}
 }
 
-// lost records that parsing stopped before the end of argv (an unknown
-// option, a word only known at run time): in Parse, more options may
-// follow; in Judge, when the program has options that run commands, one
-// of the remaining words may be such an option.
-func (st *state) lost(s *spec, why string, idx int) {
+// lost records that parsing stopped at argv word idx, before the end of
+// argv. In Parse, more options may follow (Invocation.Open). In Judge, for
+// a program with options that run commands: a word only known at run time
+// (dynamic) may be such an option, so the invocation runs unknown code; an
+// option the spec does not know makes the real program fail, or is newer
+// than the spec, so the remaining words are scanned for options that run
+// commands (and, for a program that runs a command, for its operands).
+func (st *state) lost(s *spec, why string, idx int, dynamic bool) {
 	if st.parse {
 		if st.inv.Open == "" {
 			st.inv.Open = why
 		}
 		return
 	}
-	if s.hasCmd || st.spec != nil && st.spec.hasCmd {
-		st.runsUnknown(why + "; a later word may be an option that runs a command")
+	if !s.hasCmd {
+		return
+	}
+	if dynamic {
+		st.runsUnknown(why + "; it may be an option that runs a command")
 		st.codeWord(len(st.argv) - 1)
+		return
+	}
+	for i := idx + 1; i < len(st.argv); i++ {
+		a := st.argv[i]
+		hit := strings.Contains(a, Dynamic)
+		switch {
+		case len(a) < 2 || a[0] != '-':
+			hit = hit || s.runs > 0
+		case a[1] == '-' || s.single:
+			name, _, _ := strings.Cut(a, "=")
+			d, amb := s.lookupLong(name, false)
+			hit = hit || amb != "" || d != nil && (d.role == roleCmd || d.role == roleCode)
+		default:
+			for j := 1; j < len(a); j++ {
+				if c := a[j]; c < 128 && s.short[c] != 0 {
+					if d := &s.defs[s.short[c]-1]; d.role == roleCmd || d.role == roleCode {
+						hit = true
+					}
+				}
+			}
+		}
+		if hit {
+			st.runsUnknown(why + "; a later word may run a command")
+			st.codeWord(len(st.argv) - 1)
+			return
+		}
 	}
 }
 
@@ -522,7 +554,7 @@ func (st *state) run(s *spec, args []string) {
 			if !endOpts && strings.HasPrefix(a, Dynamic) && (!s.harmless || st.parse) {
 				why := s.name + ": the word " + printable(a) + " is only known at run time and may be an option"
 				st.fail(why)
-				st.lost(s, why, st.at(args, i))
+				st.lost(s, why, st.at(args, i), true)
 				st.unknown = true
 				st.bestEffort(s, args[i:])
 				return
@@ -544,7 +576,7 @@ func (st *state) run(s *spec, args []string) {
 		if a == "--" {
 			if s.subs != nil && len(st.ops) == 0 && !s.subFallback {
 				st.fail(s.name + ": -- before the subcommand")
-				st.lost(s, s.name+": -- before the subcommand", st.at(args, i))
+				st.lost(s, s.name+": -- before the subcommand", st.at(args, i), false)
 				return
 			}
 			endOpts = true
@@ -558,7 +590,7 @@ func (st *state) run(s *spec, args []string) {
 			i, ok = st.shortOpts(s, a, args, i)
 		}
 		if !ok {
-			st.lost(s, s.name+": option "+printable(a)+" is not understood", st.at(args, start))
+			st.lost(s, s.name+": option "+printable(a)+" is not understood", st.at(args, start), strings.Contains(a, Dynamic))
 			st.unknown = true
 			st.bestEffort(s, args[i+1:])
 			return
@@ -835,19 +867,26 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 	if strings.Contains(word, Dynamic) {
 		st.v.Subcommand = joinSub(s.subPath, printable(word))
 		st.fail(s.name + ": the subcommand is only known at run time")
+		if !st.parse && s.check != nil {
+			s.check(st)
+		}
 		if st.parse {
 			st.inv.Subcommand, st.inv.SubcommandOpen = s.subPath, true
 		}
-		st.lost(s, s.name+": the subcommand is only known at run time", len(st.argv)-len(rest)-1)
+		st.lost(s, s.name+": the subcommand is only known at run time", len(st.argv)-len(rest)-1, true)
 		return
 	}
 	sub := s.subs[word]
 	if sub == nil {
 		st.v.Subcommand = joinSub(s.subPath, word)
 		st.fail(s.name + " " + word + " is not in the read-only vocabulary")
+		if !st.parse && s.check != nil {
+			// The options before it still count (git -c alias.x=!cmd x).
+			s.check(st)
+		}
 		if st.parse {
 			st.inv.Subcommand = st.v.Subcommand
-			st.lost(s, s.name+" "+word+": the subcommand's options are not modelled", 0)
+			st.lost(s, s.name+" "+word+": the subcommand's options are not modelled", 0, false)
 		}
 		return
 	}
@@ -868,7 +907,7 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 		}
 		if st.parse {
 			st.inv.Subcommand = st.v.Subcommand
-			st.lost(sub, sub.name+": the subcommand's options are not modelled", 0)
+			st.lost(sub, sub.name+": the subcommand's options are not modelled", 0, false)
 			return
 		}
 	}

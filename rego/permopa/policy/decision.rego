@@ -61,8 +61,8 @@ _decided := {
 } else := {
 	# Point 1: a deny rule.
 	"behavior": "DENY",
-	"message": sprintf("%s is denied by rule %s", [call.tool, _show(rules.match.deny)]),
-	"reason": sprintf("deny rule %s (%s)", [_show(rules.match.deny), rules.match.deny.layer]),
+	"message": sprintf("%s is denied by rule %s%s", [call.tool, _show(rules.match.deny), _why("deny")]),
+	"reason": sprintf("deny rule %s (%s)%s", [_show(rules.match.deny), rules.match.deny.layer, _why("deny")]),
 	"step": "deny_rule",
 	"bypass_immune": false,
 	"matched_rule": rules.match.deny,
@@ -150,14 +150,20 @@ _show(r) := sprintf("%s(%s)", [r.tool_name, r.rule_content]) if {
 	r.rule_content != ""
 } else := r.tool_name
 
+# Why a Bash deny or ask rule matched when not by its words (a flag-aware
+# match, or a command permopa cannot see through): appended to the message.
+_why(b) := sprintf(": %s", [rules.why[b]]) if rules.why[b]
+
+else := ""
+
 # Point 2: an ask rule asks; with nobody to ask (DONT_ASK) it denies.
 _ask_rule := {
 	"behavior": "DENY",
 	"message": sprintf(
-		"%s needs approval by rule %s, and mode %s has nobody to ask",
-		[call.tool, _show(rules.match.ask), call.context.mode],
+		"%s needs approval by rule %s%s, and mode %s has nobody to ask",
+		[call.tool, _show(rules.match.ask), _why("ask"), call.context.mode],
 	),
-	"reason": sprintf("ask rule %s (%s)", [_show(rules.match.ask), rules.match.ask.layer]),
+	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
 	"matched_rule": rules.match.ask,
@@ -166,8 +172,8 @@ _ask_rule := {
 	call.context.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval by rule %s", [call.tool, _show(rules.match.ask)]),
-	"reason": sprintf("ask rule %s (%s)", [_show(rules.match.ask), rules.match.ask.layer]),
+	"message": sprintf("%s needs approval by rule %s%s", [call.tool, _show(rules.match.ask), _why("ask")]),
+	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
 	"matched_rule": rules.match.ask,

@@ -220,6 +220,23 @@ _first(b) := wide[0] if {
 	rule := lists[cov.list].rules[cov.index]
 } else := _cross(b)
 
+# METADATA
+# description: |
+#   why[b]: for the Bash deny or ask rule of match[b], why it matches the
+#   command when not by its words (README "Rules"): a leaf carries its
+#   options in another spelling, or permopa cannot tell what the command
+#   runs (every deny and ask rule hits then). Missing for a literal match.
+why[b] := w if {
+	some b in ["deny", "ask"]
+	call.tool == "Bash"
+	r := match[b]
+	not r.tool_name in {"Read", "Edit", "Write"}
+	is_string(r.rule_content)
+	r.rule_content != ""
+	w := permopa.bash.match_reason(r.rule_content, bash.command, call.bash_opts)
+	w != ""
+}
+
 # Own-tool content matching, one built-in call per rule list.
 _own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.bash_opts) if {
 	call.tool == "Bash"
