@@ -587,6 +587,7 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 	type execCmd struct {
 		label string
 		argv  []word
+		end   int // argv index of the terminator
 	}
 	var execs []execCmd
 	for i := 1; i < len(argv); i++ {
@@ -601,7 +602,7 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 				break
 			}
 		}
-		execs = append(execs, execCmd{"find " + a, argv[i+1 : min(j, len(argv))]})
+		execs = append(execs, execCmd{"find " + a, argv[i+1 : min(j, len(argv))], j})
 		if j >= len(argv) {
 			w.unanalysable("find " + a + " without a terminator")
 		}
@@ -619,7 +620,8 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 		if len(e.argv) == 0 {
 			continue
 		}
-		inner := fr.wrap(e.label, sv, false, e.label+" runs on paths not known statically")
+		// find:* does not cover what -exec runs: allow rules spell it out.
+		inner := fr.wrap(e.label, sv, false, e.label+" runs on paths not known statically").withCode(sv, e.end+1)
 		inner.placeholder = "{}"
 		innerSt := st
 		if strings.HasSuffix(e.label, "dir") {

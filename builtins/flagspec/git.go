@@ -232,6 +232,7 @@ var gitConfigSpec = &spec{
 		checkGitConfig(st)
 		checkGitConfigSet(st)
 	},
+	hasCmd: true, // a value it sets may be a command
 }
 
 var gitConfigSubs = map[string]bool{"list": true, "get": true}

@@ -152,11 +152,9 @@ func (ic interp) scan(argv []string) (string, int) {
 		for j := 1; j < len(a); j++ {
 			c := a[j]
 			if strings.IndexByte(ic.inline, c) >= 0 {
-				end := i + 2
-				if j+1 < len(a) {
-					end = i + 1
-				}
-				return prog + " -" + string(c) + " runs inline code that can start processes", min(end, len(argv))
+				// The code is the rest of the cluster or the next word
+				// (node -pe CODE): allow rules spell out both.
+				return prog + " -" + string(c) + " runs inline code that can start processes", min(i+2, len(argv))
 			}
 			if strings.IndexByte(ic.stop, c) >= 0 {
 				return "", 0

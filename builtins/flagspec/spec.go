@@ -466,6 +466,10 @@ func (st *state) lost(s *spec, why string, idx int, dynamic bool) {
 		if st.inv.Open == "" {
 			st.inv.Open = why
 		}
+		if s.subs != nil && len(st.ops) == 0 && st.inv.Subcommand == s.subPath {
+			// Stopped before the subcommand: it may be any.
+			st.inv.SubcommandOpen = true
+		}
 		return
 	}
 	if !s.hasCmd {

@@ -12,9 +12,9 @@ var sortSpec = &spec{
 		-c --check? -C -k= --key= -m --merge -s --stable -S= --buffer-size= -t= --field-separator=
 		--parallel= -u --unique -z --zero-terminated --files0-from=r --debug`,
 	deny: []denial{
-		{`-o=w --output=w`, "writes its output to a file"},
+		{`-o|--output=w`, "writes its output to a file"},
 		{`--compress-program=x`, "runs a program to compress temporary files"},
-		{`-T=w --temporary-directory=w`, "writes temporary files into a chosen directory"},
+		{`-T|--temporary-directory=w`, "writes temporary files into a chosen directory"},
 	},
 	ops: opsRead,
 }
@@ -91,6 +91,9 @@ var sedSpec = &spec{
 	},
 	ops:   opsHook,
 	check: checkSed,
+	// The script's e commands run shell commands: a word only known at
+	// run time where an option may stand may be the script.
+	hasCmd: true,
 }
 
 func checkSed(st *state) {
@@ -513,9 +516,10 @@ var awkSpec = &spec{
 		{`-D? --debug?`, "starts the interactive debugger"},
 		{`-L? --lint?`, "is not modelled"},
 	},
-	posix: true,
-	ops:   opsHook,
-	check: checkAwk,
+	posix:  true,
+	ops:    opsHook,
+	check:  checkAwk,
+	hasCmd: true, // the program can start processes
 }
 
 var awkDangers = []struct{ needle, why string }{

@@ -216,7 +216,7 @@ func gitConfigCode(st *state, key, value string, idx int) {
 	case gitIndirectLast[last] || first == "include" || first == "includeif":
 		st.codeWord(idx)
 		st.runsUnknown("git: configuration " + key + " makes git load other configuration or run other programs")
-	case gitCommandKeys[k] || gitCommandLast[last] && first != "color" && first != "advice":
+	case gitCommandKeys[k] || first == "pager" || gitCommandLast[last] && first != "color" && first != "advice":
 		if v, ok := strings.CutPrefix(value, "!"); ok {
 			value = v
 		}
@@ -641,18 +641,16 @@ var editorSpec = &spec{anyArgs: true, never: "is an interactive editor", check: 
 		if a == "--" {
 			return
 		}
-		code := false
+		code, at := false, i
 		switch {
 		case a == "-c" || a == "--cmd":
-			code = true
+			code, at = true, min(i+1, len(args)-1)
 		case strings.HasPrefix(a, "+"):
 			rest := a[1:]
 			code = !(rest == "" || isDigits(rest) || strings.HasPrefix(rest, "/") && !strings.ContainsAny(rest, "|"))
-		case strings.HasPrefix(a, "-c") && len(a) > 2 && a[1] == 'c':
-			code = true
 		}
 		if code || strings.HasPrefix(a, Dynamic) {
-			st.codeWord(min(i+1, len(args)-1))
+			st.codeWord(at)
 			st.runsUnknown(st.argv[0] + ": the startup command " + printable(a) + " is editor code that can run shell commands")
 			return
 		}
@@ -739,8 +737,9 @@ func init() {
 	pnpmSpec.subs["exec"] = packageRunner
 	yarnSpec.subs["dlx"] = packageRunner
 	yarnSpec.subs["exec"] = packageRunner
-	// --script-shell names the shell npm runs package scripts with.
-	npmSpec.allow += ` --script-shell=x --node-options=c`
+	// --script-shell names the shell npm runs package scripts with (a
+	// program, not a command line: code permopa does not read).
+	npmSpec.allow += ` --script-shell=c --node-options=c`
 	for _, sub := range []string{"run", "run-script", "test", "start", "restart", "stop"} {
 		sp := npmSpec.subs[sub]
 		if sp == nil {
@@ -750,7 +749,7 @@ func init() {
 		if sp.allow == "" {
 			sp.allow = npmCommon
 		}
-		sp.allow += ` --script-shell=x --node-options=c --if-present --ignore-scripts --foreground-scripts`
+		sp.allow += ` --script-shell=c --node-options=c --if-present --ignore-scripts --foreground-scripts`
 	}
 	for _, p := range []struct{ name, never string }{
 		{"pkexec", "pkexec runs a command as another user"},
