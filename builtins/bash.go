@@ -311,7 +311,9 @@ var BashCovered = &ast.Builtin{
 	Description: "Decides whether allow rules cover a command: covered when every leaf command is read-only " +
 		"or matched by some rule, where rules see only through transparent wrappers (`timeout`, `nice`, " +
 		"`nohup`, `time`, `stdbuf`, `command`, allowlisted assignments), so `sudo rm x` or `xargs rm` are " +
-		"never covered by a rule for `rm`. `index` is the first rule used, or -1 when read-only leaves " +
+		"never covered by a rule for `rm`. A leaf that writes a file by redirection is never covered, and a " +
+		"wildcard never stands for a word that carries code (`sed:*` does not cover `sed '1e id' f`). " +
+		"`index` is the first rule used, or -1 when read-only leaves " +
 		"alone cover the command (or it is not covered). A rule content that does not compile is an error.",
 	Categories: categoriesBash,
 	Decl: types.NewFunction(
@@ -352,7 +354,8 @@ var BashSuggest = &ast.Builtin{
 	Name: "permopa.bash.suggest",
 	Description: "Suggests at most 5 Bash allow-rule contents that, accepted, make the command covered " +
 		"(`prefix:*` per leaf that needs one; the exact leaf for interpreters, shells and privilege " +
-		"wrappers). Empty when no rule can cover the command (it cannot be analysed).",
+		"wrappers; words that carry code spelled out). Empty when no rule can cover the command (it cannot be " +
+		"analysed, or a leaf writes a file by redirection).",
 	Categories: categoriesBash,
 	Decl: types.NewFunction(
 		types.Args(

@@ -66,7 +66,23 @@ package bash
 // runs between the operators of such a command (deny and ask rules only);
 // an unparsable "$((" is first re-read as "$( (" as bash does.
 //
-// Rules. See match.go for the rule-content grammar and suggest.go for the
+// Uncertainty. A leaf whose program or code the analyser cannot tell gets
+// Leaf.RunsUnknown (a command name built at run time, a script that is no
+// file, inline interpreter code, a command-valued option or variable only
+// known at run time, hash -p, loader variables such as LD_PRELOAD and
+// PATH); an unanalysable construct that may hide a command (anything but
+// a literal eval or trap string, a literal here-document script or brace
+// expansion in a command name, whose commands are all listed) marks the
+// whole analysis. Every deny and ask rule hits both (match.go). Command
+// lines written out in options, operands and variables (sed's e command,
+// tar --to-command, git -c core.pager=..., PAGER=..., ssh HOST CMD) are
+// parsed like sh -c's script, and programs that run their operands
+// (strace, flock, chroot, busybox) are wrappers: deny rules see the
+// commands. A script file on disk (sh x.sh, . ./x.sh, make, npm run) is a
+// file the analyser does not read, governed by Write and Edit rules.
+//
+// Rules. See match.go for the rule-content grammar (literal, flag-aware
+// and uncertain matches; what allow rules cover) and suggest.go for the
 // suggestions. MatchAny and Covered index slices of 64 or more patterns
 // themselves (remembering the last few slices, checked element by element);
 // NewPatternSet builds an index explicitly.
