@@ -739,34 +739,108 @@ func (p *Pattern) covers(argv []string, literal int) bool {
 	return p != nil && (literal == 0 || p.literal >= literal) && p.Match(argv)
 }
 
-// PatternSet indexes patterns by their literal first word so that matching
-// costs about the same for ten thousand rules as for ten. Build it once per
-// rule set; it is safe for concurrent use.
+// PatternSet indexes patterns by their leading literal words (up to
+// maxKeyWords) so that matching costs about the same for ten thousand rules
+// as for ten, also when many rules share a program ("git push ..."). Build
+// it once per rule set; it is safe for concurrent use.
 type PatternSet struct {
-	byFirst  map[string][]int
+	// byFirst holds the patterns by their literal first word.
+	byFirst  map[string]*firstBucket
 	wildcard []int // patterns without a literal first word
-	// canon are the flag-aware patterns by program name.
-	canon    map[string][]int
+	// canon are the flag-aware patterns by program, subcommand, first
+	// option and last operand (each "" when the rule has none or it is a
+	// glob): a leaf looks up only the keys it carries. canonAll are all of
+	// a program's, for leaves whose options or operands cannot all be seen.
+	canon    map[canonKey][]int
+	canonAll map[string][]int
 	patterns []*Pattern
 }
 
+// firstBucket is the patterns of one first word: those with one leading
+// literal word, and, when there are many, the others by the hash of their
+// leading literal words (up to maxKeyWords; depth is the longest key).
+type firstBucket struct {
+	ids    []int
+	deeper map[uint64][]int
+	depth  int
+}
+
+// maxKeyWords caps the leading literal words a pattern is indexed by;
+// deepAfter is the bucket size from which a first word's patterns are
+// indexed by more words.
+const (
+	maxKeyWords = 6
+	deepAfter   = 32
+)
+
+// nextKey extends a prefix hash by one word.
+func nextKey(h *maphash.Hash, w string) uint64 {
+	h.WriteString(w)
+	h.WriteByte(0)
+	return h.Sum64()
+}
+
+// canonKey is the PatternSet index key of a flag-aware rule or a leaf.
+type canonKey struct{ program, sub, option, operand string }
+
 // NewPatternSet indexes patterns; indices in results are positions in patterns.
 func NewPatternSet(patterns []*Pattern) *PatternSet {
-	s := &PatternSet{byFirst: map[string][]int{}, patterns: patterns}
+	s := &PatternSet{byFirst: map[string]*firstBucket{}, patterns: patterns}
 	for i, p := range patterns {
 		switch {
 		case p == nil:
 		case p.first != "":
-			s.byFirst[p.first] = append(s.byFirst[p.first], i)
+			b := s.byFirst[p.first]
+			if b == nil {
+				b = &firstBucket{}
+				s.byFirst[p.first] = b
+			}
+			b.ids = append(b.ids, i)
 		default:
 			s.wildcard = append(s.wildcard, i)
 		}
 		if p != nil && p.canon != nil {
 			if s.canon == nil {
-				s.canon = map[string][]int{}
+				s.canon, s.canonAll = map[canonKey][]int{}, map[string][]int{}
 			}
-			s.canon[p.canon.inv.Program] = append(s.canon[p.canon.inv.Program], i)
+			inv := &p.canon.inv
+			k := canonKey{program: inv.Program, sub: inv.Subcommand}
+			if len(inv.Options) > 0 {
+				k.option = inv.Options[0].Name
+			}
+			for j := len(p.canon.ops) - 1; j >= 0; j-- {
+				if r := p.canon.ops[j]; len(r.parts) == 1 && !strings.HasPrefix(r.parts[0], "~") {
+					k.operand = r.parts[0]
+					break
+				}
+			}
+			s.canon[k] = append(s.canon[k], i)
+			s.canonAll[inv.Program] = append(s.canonAll[inv.Program], i)
 		}
+	}
+	var h maphash.Hash
+	for _, b := range s.byFirst {
+		if len(b.ids) < deepAfter {
+			continue
+		}
+		var shallow []int
+		b.deeper = map[uint64][]int{}
+		for _, i := range b.ids {
+			p := patterns[i]
+			n := min(p.literal, maxKeyWords)
+			if n < 2 {
+				shallow = append(shallow, i)
+				continue
+			}
+			h.SetSeed(firstSeed)
+			var key uint64
+			for _, t := range p.toks[1:n] {
+				key = nextKey(&h, t.parts[0])
+			}
+			b.deeper[key] = append(b.deeper[key], i)
+			b.depth = max(b.depth, n)
+		}
+		b.ids = shallow
 	}
 	return s
 }
@@ -787,7 +861,16 @@ func (s *PatternSet) firstMatch(argv []string, literal int) int {
 		}
 	}
 	if len(argv) > 0 {
-		check(s.byFirst[argv[0]])
+		if b := s.byFirst[argv[0]]; b != nil {
+			check(b.ids)
+			if b.deeper != nil {
+				var h maphash.Hash
+				h.SetSeed(firstSeed)
+				for k := 1; k < len(argv) && k < b.depth; k++ {
+					check(b.deeper[nextKey(&h, argv[k])])
+				}
+			}
+		}
 	}
 	check(s.wildcard)
 	return best
@@ -815,17 +898,54 @@ func (a *Analysis) MatchAnySet(s *PatternSet) int {
 		a.views(&Leaf{Argv: argv}, visit)
 	}
 	if s.canon != nil && best != 0 {
+		check := func(ids []int, inv *flagspec.Invocation) {
+			for _, i := range ids {
+				if best >= 0 && i >= best {
+					return
+				}
+				if hit, _ := s.patterns[i].canon.matches(inv, a.home); hit {
+					best = i
+					return
+				}
+			}
+		}
 		for _, lc := range a.canonical() {
 			if !lc.ok {
 				continue
 			}
-			for _, i := range s.canon[lc.inv.Program] {
-				if best >= 0 && i >= best {
+			inv := &lc.inv
+			if inv.Open != "" || inv.SubcommandOpen || slices.ContainsFunc(inv.Operands, func(o string) bool {
+				return strings.Contains(o, dyn)
+			}) {
+				check(s.canonAll[inv.Program], inv)
+				continue
+			}
+			// Rules for the leaf's subcommand or a leading part of it,
+			// keyed by an option the leaf carries, or by an operand it
+			// carries, or by nothing.
+			sub := inv.Subcommand
+			for {
+				for j := -1; j < len(inv.Options); j++ {
+					k := canonKey{program: inv.Program, sub: sub}
+					if j >= 0 {
+						k.option = inv.Options[j].Name
+						if slices.ContainsFunc(inv.Options[:j], func(p flagspec.Option) bool { return p.Name == k.option }) {
+							continue
+						}
+					}
+					check(s.canon[k], inv)
+					for _, o := range inv.Operands {
+						k.operand = cleanOperand(o)
+						check(s.canon[k], inv)
+					}
+				}
+				if sub == "" {
 					break
 				}
-				if hit, _ := s.patterns[i].canon.matches(&lc.inv, a.home); hit {
-					best = i
-					break
+				if k := strings.LastIndexByte(sub, ' '); k >= 0 {
+					sub = sub[:k]
+				} else {
+					sub = ""
 				}
 			}
 		}
