@@ -190,7 +190,8 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		"osascript -e 'x'", "deno eval 'x'", "bun -e 'x'", "awk 'BEGIN{system(\"rm -rf x\")}'", "awk '{print | \"sh\"}' f",
 		"sed 's/a/b/e' f", "sed e f", "npx cowsay", "npm exec -- cowsay", "npm x cowsay", "pnpm dlx cowsay", "yarn dlx cowsay",
 		"vim -c '!rm -rf x' f", "vi '+!rm x' f", "less '+!rm x' f", "parallel rm ::: a b", "gdb -ex run ./a", "script out.log",
-		"git -c include.path=/tmp/c log", "git -c frob.nicate=1 log",
+		"git -c include.path=/tmp/c log", "git -c frob.nicate=1 log", "python3 <(curl -s x)", "echo 'rm x' | at now",
+		"expect -c 'spawn rm x'", "crontab /tmp/c", "systemd-run rm x", "awk -f /dev/stdin f",
 		// what the analyser does not model, caps, parse errors
 		"echo ${x@P}", "if then rm -rf /tmp/x",
 	}
@@ -251,6 +252,7 @@ func TestDenyRulesSeeCommandStrings(t *testing.T) {
 		"sg wheel 'rm -rf x'", "env -S 'rm -rf x'", "watch 'rm -rf x'", "watch -x rm -rf x", "timeout 5 rm -rf x",
 		"npm run build --script-shell='rm -rf x'", "chroot / rm -rf x", "unshare -r rm -rf x", "taskset 1 rm -rf x",
 		"busybox rm -rf x", "pkexec rm -rf x", "valgrind rm -rf x", "nsenter -t 1 rm -rf x",
+		"git filter-branch --tree-filter 'rm -rf x' HEAD",
 	} {
 		a := analyze(c, conformanceOpts)
 		if a.MatchAny(mustPatterns(t, "rm -rf:*")) != 0 {

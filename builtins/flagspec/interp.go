@@ -39,7 +39,7 @@ var interpreterReason = map[string]string{
 	"clang": "compiles and writes files", "make": "runs the commands of a makefile",
 	"lua": "runs code", "Rscript": "runs code", "R": "runs code", "julia": "runs code",
 	"osascript": "runs code", "pwsh": "runs code", "powershell": "runs code", "tclsh": "runs code",
-	"wish": "runs code",
+	"wish": "runs code", "expect": "runs code",
 }
 
 // judgeExact handles the interpreters' version forms; ok is false when the
@@ -113,7 +113,16 @@ var inlineCode = map[string]interp{
 	"powershell": {longInline: []string{"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}},
 	"fish":       {inline: "c", longInline: []string{"--command", "--init-command"}, glued: "C"},
 	"tclsh":      {},
+	"expect":     {inline: "c"},
 	"wish":       {},
+}
+
+// unseenFile reports a script operand that is no file on disk: stdin, a
+// process substitution or another file descriptor, a word only known at
+// run time.
+func unseenFile(p string) bool {
+	return p == "-" || p == "/dev/stdin" || strings.HasPrefix(p, "/dev/fd/") ||
+		strings.HasPrefix(p, "/proc/self/fd/") || strings.Contains(p, Dynamic)
 }
 
 // scan returns why argv runs code permopa cannot read ("" when it only
@@ -133,12 +142,18 @@ func (ic interp) scan(argv []string) (string, int) {
 		}
 		if a == "--" || len(a) < 2 || a[0] != '-' {
 			if a == "--" && i+1 < len(argv) {
-				return "", 0 // a script operand follows
+				i++
+				a = argv[i]
 			}
-			if a != "--" {
-				return "", 0 // a script file
+			if a == "--" {
+				break
 			}
-			break
+			// A script file is a file the analyser does not read, unless it
+			// is no file on disk (python3 <(curl ...), node /dev/stdin).
+			if unseenFile(a) {
+				return prog + " runs a script that is not a file permopa can name", i + 1
+			}
+			return "", 0
 		}
 		name, _, _ := strings.Cut(a, "=")
 		for _, l := range ic.longInline {

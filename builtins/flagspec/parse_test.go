@@ -275,6 +275,19 @@ func TestCommandStrings(t *testing.T) {
 		{`julia -e x`, "", true, 3},
 		{`pwsh -Command x`, "", true, 3},
 		{`fish -c x`, "", true, 3},
+		{`expect -c x`, "", true, 3},
+		{`python3 /dev/stdin`, "", true, 2},
+		{`python3 -u /dev/fd/63`, "", true, 3},
+		{`node -- /dev/fd/3`, "", true, 3},
+		{`awk -f /dev/stdin f`, "", true, 3},
+		{`make -f - all`, "", true, 3},
+		{`at now`, "", true, 2},
+		{`batch`, "", true, 1},
+		{`at -l`, "", false, 0},
+		{`crontab f`, "", true, 2},
+		{`crontab -l`, "", false, 0},
+		{`systemd-run --user id`, "", true, 3},
+		{`git filter-branch --tree-filter rm\ x HEAD`, "rm x", false, 4},
 	}
 	for _, c := range cases {
 		v := Judge(words(c.argv))

@@ -510,7 +510,7 @@ var awkSpec = &spec{
 		-N --use-lc-numeric -n --non-decimal-data -O --optimize -P --posix -r --re-interval
 		-s --no-optimize -S --sandbox -t --lint-old -V`,
 	deny: []denial{
-		{`-f= --file= -i= --include= -l= --load= -E= --exec= -W=`,
+		{`-f|--file=@f -i= --include= -l= --load= -E|--exec=@f -W=`,
 			"loads program code or extensions from files"},
 		{`-o? --pretty-print? -p? --profile? -d? --dump-variables?`, "writes a file"},
 		{`-D? --debug?`, "starts the interactive debugger"},
@@ -535,6 +535,12 @@ var awkDangers = []struct{ needle, why string }{
 }
 
 func checkAwk(st *state) {
+	for _, mv := range st.vals {
+		if mv.mark == 'f' && unseenFile(mv.val) {
+			st.codeWord(mv.idx)
+			st.runsUnknown("awk -f " + printable(mv.val) + ": the program is not a file permopa can name")
+		}
+	}
 	ops := st.ops
 	var progs []string
 	if st.has('p') {

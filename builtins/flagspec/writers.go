@@ -185,6 +185,14 @@ var gitDifftoolSpec = &spec{
 	never: "git difftool runs a diff program",
 }
 
+// git filter-branch runs its filters as shell commands.
+var gitFilterBranchSpec = &spec{
+	allow: `--setup=x --subdirectory-filter= --env-filter=x --tree-filter=x --index-filter=x
+		--parent-filter=x --msg-filter=x --commit-filter=x --tag-name-filter=x --prune-empty
+		--original= -d= -f|--force --state-branch=`,
+	never: "git filter-branch rewrites history",
+}
+
 // gitConfigCode classifies one configuration assignment given on the
 // command line (git -c KEY=VALUE, git clone -c, git config KEY VALUE): a key
 // whose value is a command has that value parsed as one; a key known to
@@ -389,7 +397,7 @@ var sftpSpec = &spec{
 // variable that recipes may run as a command (CC=..., SHELL=...).
 var makeSpec = &spec{
 	allow: `-b -m -B|--always-make -C|--directory= -d --debug? -e|--environment-overrides -E|--eval=c
-		-f|--file|--makefile= -h|--help -i|--ignore-errors -I|--include-dir= -j|--jobs? -k|--keep-going
+		-f|--file|--makefile=@f -h|--help -i|--ignore-errors -I|--include-dir= -j|--jobs? -k|--keep-going
 		-l|--load-average|--max-load? -L|--check-symlink-times -n|--just-print|--dry-run|--recon
 		-o|--old-file|--assume-old= -O|--output-sync? -p|--print-data-base -q|--question
 		-r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent
@@ -399,6 +407,12 @@ var makeSpec = &spec{
 	never: "make runs the commands of a makefile",
 	noStd: true,
 	check: func(st *state) {
+		for _, mv := range st.vals {
+			if mv.mark == 'f' && unseenFile(mv.val) {
+				st.codeWord(mv.idx)
+				st.runsUnknown("make -f " + printable(mv.val) + ": the makefile is not a file permopa can name")
+			}
+		}
 		for _, o := range st.ops {
 			name, val, ok := strings.Cut(o, "=")
 			name = strings.TrimRight(name, ":+?!")
@@ -523,6 +537,39 @@ var (
 		if len(rest) > 0 {
 			st.command("sg", strings.Join(rest, " "), len(st.argv)-1)
 		}
+	}}
+)
+
+// Schedulers run commands read from their input (or a file) later, and
+// systemd-run runs one in a unit with options of its own: what runs is
+// not something permopa reads.
+var (
+	atSpec = &spec{anyArgs: true, never: "at schedules commands", check: func(st *state) {
+		for _, a := range st.argv[1:] {
+			switch a {
+			case "-l", "-r", "-d", "-c":
+				return // list, remove, print jobs
+			}
+		}
+		st.codeWord(len(st.argv) - 1)
+		st.runsUnknown(st.argv[0] + " runs commands read from its input later")
+	}}
+	crontabSpec = &spec{anyArgs: true, never: "crontab changes scheduled jobs", check: func(st *state) {
+		for _, a := range st.argv[1:] {
+			if a == "-l" || a == "-r" || a == "-e" {
+				continue
+			}
+			if strings.HasPrefix(a, "-") && a != "-" {
+				continue
+			}
+			st.codeWord(len(st.argv) - 1)
+			st.runsUnknown("crontab installs commands that run later")
+			return
+		}
+	}}
+	systemdRunSpec = &spec{anyArgs: true, never: "systemd-run runs a command in a transient unit", check: func(st *state) {
+		st.codeWord(len(st.argv) - 1)
+		st.runsUnknown("systemd-run runs a command with options permopa does not model")
 	}}
 )
 
@@ -699,6 +746,7 @@ func init() {
 	gitSubs["add"] = gitAddSpec
 	gitSubs["rm"] = gitRmSpec
 	gitSubs["difftool"] = gitDifftoolSpec
+	gitSubs["filter-branch"] = gitFilterBranchSpec
 	gitSubs["bisect"] = &spec{
 		never: "git bisect changes the work tree",
 		subs:  map[string]*spec{"run": gitBisectRunSpec},
@@ -730,6 +778,9 @@ func init() {
 	register(pagerSpec, "less", "more", "most")
 	register(editorSpec, "vi", "vim", "nvim", "view", "vimdiff", "ex", "gvim")
 	register(gdbSpec, "gdb")
+	register(atSpec, "at", "batch")
+	register(crontabSpec, "crontab")
+	register(systemdRunSpec, "systemd-run")
 	register(packageRunner, "npx", "pnpx", "bunx", "uvx")
 	npmSpec.subs["exec"] = packageRunner
 	npmSpec.subs["x"] = packageRunner
