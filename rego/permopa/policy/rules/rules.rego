@@ -227,8 +227,8 @@ _first(b) := wide[0] if {
 #   options in another spelling, or permopa cannot tell what the command
 #   runs (every deny and ask rule hits then). Missing for a literal match.
 why[b] := w if {
-	some b in ["deny", "ask"]
 	call.tool == "Bash"
+	some b in ["deny", "ask"]
 	r := match[b]
 	not r.tool_name in {"Read", "Edit", "Write"}
 	is_string(r.rule_content)
