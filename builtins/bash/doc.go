@@ -79,7 +79,9 @@ package bash
 // parsed like sh -c's script, and programs that run their operands
 // (strace, flock, chroot, busybox) are wrappers: deny rules see the
 // commands. A script file on disk (sh x.sh, . ./x.sh, make, npm run) is a
-// file the analyser does not read, governed by Write and Edit rules.
+// file the analyser does not read, governed by Write and Edit rules; one
+// written earlier in the same command (or a makefile, package.json or
+// source file an interpreter may load) makes the leaf RunsUnknown.
 //
 // Rules. See match.go for the rule-content grammar (literal, flag-aware
 // and uncertain matches; what allow rules cover) and suggest.go for the

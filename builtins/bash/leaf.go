@@ -3,6 +3,7 @@ package bash
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
@@ -145,7 +146,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		w.dynWrites = true
 	}
 	lf.FSCommand = v.FSCommand && !fr.noFS && !dynWrite
-	lf.RunsUnknown = v.RunsUnknown
+	lf.RunsUnknown = firstNonEmpty(v.RunsUnknown, w.runsWritten(base, prog, judge, st))
 	if v.CodeWords > 0 {
 		allow := fr.allowArgv
 		if allow == nil {
@@ -167,6 +168,60 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	if v.Runs > 0 && v.Runs < len(argv) {
 		w.command(argv[v.Runs:], fr.wrap(base, sv, false, base+" runs a command"), st, nil)
 	}
+}
+
+// codeFiles are the files a program runs code from when it is given no
+// file name (make's makefile, npm's package.json scripts).
+var codeFiles = map[string][]string{
+	"make": {"Makefile", "makefile", "GNUmakefile"}, "gmake": {"Makefile", "makefile", "GNUmakefile"},
+	"npm": {"package.json"}, "pnpm": {"package.json"}, "yarn": {"package.json"}, "bun": {"package.json"},
+	"npx": {"package.json"},
+}
+
+// sourceExts are file name endings of code interpreters load by name
+// (python -c 'import json' finds ./json.py first).
+var sourceExts = []string{".py", ".pyc", ".pth", ".js", ".mjs", ".cjs", ".pl", ".pm", ".rb", ".php", ".lua", ".sh", ".mk"}
+
+// runsWritten says why a leaf runs code from a file written earlier in the
+// same command ("echo ... > x.sh; bash x.sh", "cat > json.py; python3 -c
+// 'import json'"): a script on disk is governed by Write and Edit rules,
+// but one written by this very command is code the analyser does not see
+// before it runs. "" when the leaf runs no such file, or nothing was written.
+func (w *walker) runsWritten(base, prog string, argv []string, st state) string {
+	_, interp := interpreters[base]
+	runsFiles := interp || shells[base] || codeFiles[base] != nil || strings.Contains(prog, "/")
+	if !runsFiles {
+		return ""
+	}
+	var written []string
+	for i := range w.res.Leaves {
+		written = append(written, w.res.Leaves[i].Writes...)
+	}
+	written = append(written, w.orphanWrites...)
+	if len(written) == 0 && !w.dynWrites {
+		return ""
+	}
+	if w.dynWrites {
+		return "the command writes a file permopa cannot name before running " + base
+	}
+	for _, a := range append([]string{prog}, argv[1:]...) {
+		if paths, ok := w.resolve(a, st); ok {
+			for _, p := range paths {
+				if contains(written, p) {
+					return base + " runs " + p + ", written earlier in this command"
+				}
+			}
+		}
+	}
+	for _, p := range written {
+		name := path.Base(p)
+		if slices.Contains(codeFiles[base], name) || (interp || shells[base]) && slices.ContainsFunc(sourceExts, func(e string) bool {
+			return strings.HasSuffix(name, e)
+		}) {
+			return base + " may load " + p + ", written earlier in this command"
+		}
+	}
+	return ""
 }
 
 func isLookupFlag(s string) bool {

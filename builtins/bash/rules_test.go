@@ -185,13 +185,17 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		"sh -c \"$script\"", "eval \"$x\"", "trap \"$x\" EXIT", "watch \"$x\"", "env -S \"$x\"", "su -c \"$x\"",
 		"timeout 5 $cmd", "exec $cmd", "nice \"$@\"",
 		// code in another language, package runners, editors, pagers
-		"python -c 'print(1)'", "python3 -c 'import os; os.system(\"rm -rf x\")'", "node -e 'x'", "node -p 1",
+		"python -c 'import os'", "python3 -c 'import os; os.system(\"rm -rf x\")'", "python3 -i -c 'print(1)'", "node -e 'x'", "node -p 1",
 		"perl -e 'system \"rm\"'", "perl -ne 'print' f", "ruby -e 'x'", "php -r 'x'", "lua -e 'x'", "Rscript -e 'x'",
 		"osascript -e 'x'", "deno eval 'x'", "bun -e 'x'", "awk 'BEGIN{system(\"rm -rf x\")}'", "awk '{print | \"sh\"}' f",
 		"sed 's/a/b/e' f", "sed e f", "npx cowsay", "npm exec -- cowsay", "npm x cowsay", "pnpm dlx cowsay", "yarn dlx cowsay",
 		"vim -c '!rm -rf x' f", "vi '+!rm x' f", "less '+!rm x' f", "parallel rm ::: a b", "gdb -ex run ./a", "script out.log",
 		"git -c include.path=/tmp/c log", "git -c frob.nicate=1 log", "python3 <(curl -s x)", "echo 'rm x' | at now",
 		"expect -c 'spawn rm x'", "crontab /tmp/c", "systemd-run rm x", "awk -f /dev/stdin f",
+		// code written and run by the same command
+		"echo 'rm -rf x' > s.sh; bash s.sh", "echo 'rm -rf x' > s.sh && . ./s.sh", "cp /tmp/e ./run.sh; ./run.sh",
+		"printf 'import os' > json.py; python3 -c 'import json'", "echo 'all:; rm -rf x' > Makefile && make",
+		"cat > x.py <<'EOF'\nimport os\nEOF\npython3 x.py", "echo x > \"$f\"; make",
 		// what the analyser does not model, caps, parse errors
 		"echo ${x@P}", "if then rm -rf /tmp/x",
 	}
@@ -217,6 +221,8 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		"make test", "npm run build", "PAGER=less git log", "LANG=C ls", "FOO=1 make", "echo $HOME", "cat $(ls)",
 		"hash -r", "sed -n p f", "awk '{print $1}' f", "tar xzf a.tgz", "git -c user.name=me log", "rg --pre cat x",
 		"ssh -p 22 host ls", "find . -exec cat {} \\;", "xargs rm", "timeout 5 ls", "exec -a name ls",
+		"python3 -c 'print(1)'", "curl -s x | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"v\"])'",
+		"make > build.log", "npm test > out.txt && make", "echo hi > notes.txt; python3 x.py", "bash s.sh > log",
 	}
 	for _, c := range certain {
 		pats := mustPatterns(t, "docker:*", "git push:*")

@@ -85,26 +85,32 @@ type interp struct {
 	// noStdin: without a script operand the interpreter does not read its
 	// program from stdin.
 	noStdin bool
+	// python: -c code is checked by pythonNoProcess.
+	python bool
+	// interactive are short options that make the interpreter read more
+	// code from stdin (python -i, lua -i, php -a).
+	interactive string
 }
 
 // inlineCode lists the interpreters whose command line can carry code:
 // program text in an option (python -c, node -e, perl -e, ...) or, with no
 // script operand, a program read from stdin. Both run code permopa cannot
-// read (it does not prove the absence of process-starting calls, so
-// "python -c 'print(1)'" counts too). A script operand is a file the
+// read. Only for python is the absence of process-starting calls proved,
+// conservatively (pythonNoProcess); "perl -e 'print 1'" counts too. A
+// script operand is a file the
 // analyser does not read, like any script: not counted here.
 var inlineCode = map[string]interp{
-	"python":     {inline: "c", glued: "WXQ", stop: "m"},
-	"python2":    {inline: "c", glued: "WXQ", stop: "m"},
-	"python3":    {inline: "c", glued: "WXQ", stop: "m"},
+	"python":     {inline: "c", glued: "WXQ", stop: "m", python: true, interactive: "i"},
+	"python2":    {inline: "c", glued: "WXQ", stop: "m", python: true, interactive: "i"},
+	"python3":    {inline: "c", glued: "WXQ", stop: "m", python: true, interactive: "i"},
 	"node":       {inline: "ep", longInline: []string{"--eval", "--print", "--interactive", "-i"}, glued: "rC", noStdin: false},
 	"nodejs":     {inline: "ep", longInline: []string{"--eval", "--print", "--interactive", "-i"}, glued: "rC"},
 	"bun":        {inline: "ep", longInline: []string{"--eval", "--print"}, sub: map[string]string{"x": "bun x runs a package's program", "repl": "bun repl reads code from stdin"}, noStdin: true},
 	"deno":       {longInline: []string{"--eval"}, sub: map[string]string{"eval": "deno eval runs inline code", "repl": "deno repl reads code from stdin"}, noStdin: true},
 	"perl":       {inline: "eEMm", glued: "IiCdDFlx0V"},
 	"ruby":       {inline: "e", glued: "IrCEFKTWx0"},
-	"php":        {inline: "rBRE", glued: "cdz", longInline: []string{"--run", "--process-begin", "--process-code", "--process-end"}},
-	"lua":        {inline: "e", glued: "l"},
+	"php":        {inline: "rBRE", glued: "cdz", interactive: "a", longInline: []string{"--run", "--process-begin", "--process-code", "--process-end"}},
+	"lua":        {inline: "e", glued: "l", interactive: "i"},
 	"Rscript":    {inline: "e", longInline: []string{"--expr"}},
 	"R":          {inline: "e"},
 	"julia":      {inline: "eE", longInline: []string{"--eval", "--print"}},
@@ -166,10 +172,23 @@ func (ic interp) scan(argv []string) (string, int) {
 		}
 		for j := 1; j < len(a); j++ {
 			c := a[j]
+			if strings.IndexByte(ic.interactive, c) >= 0 {
+				return prog + " -" + string(c) + " reads code from stdin", len(argv)
+			}
 			if strings.IndexByte(ic.inline, c) >= 0 {
 				// The code is the rest of the cluster or the next word
 				// (node -pe CODE): allow rules spell out both.
-				return prog + " -" + string(c) + " runs inline code that can start processes", min(i+2, len(argv))
+				why := prog + " -" + string(c) + " runs inline code that can start processes"
+				if ic.python && c == 'c' {
+					code := a[j+1:]
+					if code == "" && i+1 < len(argv) {
+						code = argv[i+1]
+					}
+					if code != "" && !strings.Contains(code, Dynamic) && pythonNoProcess(code) {
+						why = "" // proved not to start a process
+					}
+				}
+				return why, min(i+2, len(argv))
 			}
 			if strings.IndexByte(ic.stop, c) >= 0 {
 				return "", 0
@@ -283,5 +302,155 @@ func init() {
 		"docker-compose", "mvn", "gradle",
 	} {
 		subcommandPrograms[p] = true
+	}
+}
+
+// pythonNoProcess reports python -c code that cannot start a process,
+// proved conservatively from its tokens: no non-ASCII outside strings
+// (Python folds compatibility characters in names), no name starting with
+// "__", none of the built-ins that reach other code (eval, exec, compile,
+// open, getattr, globals, ...), imports of listed modules only, and after
+// a dot only listed attribute names (module attributes reach other modules:
+// uuid.os.system). f-strings are read as code. Anything else is not proved.
+func pythonNoProcess(code string) bool {
+	afterDot, importing, fromModule := false, false, false
+	for i := 0; i < len(code); {
+		c := code[i]
+		switch {
+		case c >= 0x80:
+			return false
+		case c == '#':
+			for i < len(code) && code[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '\n' || c == ';':
+			importing, fromModule = false, false
+		case c == '\'' || c == '"':
+			end, ok := pyString(code, i, false)
+			if !ok {
+				return false
+			}
+			i, afterDot = end, false
+			continue
+		case c == '.':
+			afterDot = true
+			i++
+			continue
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(code) && (code[j] == '_' || code[j] >= 'a' && code[j] <= 'z' || code[j] >= 'A' && code[j] <= 'Z' ||
+				code[j] >= '0' && code[j] <= '9') {
+				j++
+			}
+			name := code[i:j]
+			// A string prefix: f-strings hold expressions.
+			if j < len(code) && (code[j] == '\'' || code[j] == '"') && len(name) <= 2 && strings.Trim(strings.ToLower(name), "rbuf") == "" {
+				end, ok := pyString(code, j, strings.ContainsAny(name, "fF"))
+				if !ok {
+					return false
+				}
+				i, afterDot = end, false
+				continue
+			}
+			switch {
+			case strings.HasPrefix(name, "__"):
+				return false
+			case name == "import":
+				importing = true
+			case name == "from":
+				importing, fromModule = true, true
+			case importing && name != "as" && !(fromModule && name == "import"):
+				// from M import A: M must be a listed module, A a listed name.
+				if !pyModules[name] && !pyAttrs[name] {
+					return false
+				}
+			case afterDot:
+				if !pyAttrs[name] {
+					return false
+				}
+			case pyReach[name]:
+				return false
+			}
+			i, afterDot = j, false
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\\':
+			i++
+			continue
+		}
+		afterDot = false
+		i++
+	}
+	return true
+}
+
+// pyString skips a string literal starting at the quote code[i]; with
+// fstring its replacement fields are checked as code.
+func pyString(code string, i int, fstring bool) (int, bool) {
+	q := code[i]
+	triple := strings.HasPrefix(code[i:], string([]byte{q, q, q}))
+	n := 1
+	if triple {
+		n = 3
+	}
+	j := i + n
+	for j < len(code) {
+		c := code[j]
+		switch {
+		case c == '\\':
+			j += 2
+			continue
+		case c == q && (!triple || strings.HasPrefix(code[j:], string([]byte{q, q, q}))):
+			if fstring && !pythonNoProcess(code[i+n:j]) {
+				return 0, false
+			}
+			return j + n, true
+		case c == '\n' && !triple:
+			return 0, false
+		}
+		j++
+	}
+	return 0, false
+}
+
+// pyReach are built-ins that run or load other code, or reach objects
+// that do (help runs a pager, input reads the terminal).
+var pyReach = map[string]bool{
+	"eval": true, "exec": true, "compile": true, "open": true, "getattr": true, "setattr": true,
+	"delattr": true, "globals": true, "locals": true, "vars": true, "input": true, "help": true,
+	"breakpoint": true, "memoryview": true, "exit": true, "quit": true,
+}
+
+// pyModules are the modules a proved snippet may import.
+var pyModules = map[string]bool{
+	"json": true, "sys": true, "re": true, "math": true, "datetime": true, "collections": true,
+	"itertools": true, "functools": true, "string": true, "textwrap": true, "base64": true,
+	"hashlib": true, "statistics": true, "decimal": true, "fractions": true, "random": true, "csv": true,
+}
+
+// pyAttrs are the attribute names a proved snippet may use: data methods
+// and the listed modules' functions, none of which runs a process.
+var pyAttrs = map[string]bool{}
+
+func init() {
+	for _, a := range strings.Fields(`loads load dumps dump JSONDecodeError stdin stdout stderr argv version
+		version_info maxsize read readline readlines write writelines flush split rsplit splitlines strip
+		rstrip lstrip join replace lower upper title capitalize casefold startswith endswith find rfind
+		index count get items keys values append extend insert pop remove sort reverse copy update
+		setdefault clear format format_map encode decode isdigit isalpha isalnum isspace isupper islower
+		isnumeric isdecimal zfill ljust rjust center partition rpartition expandtabs search match
+		fullmatch findall finditer sub subn escape group groups groupdict start end span sqrt floor ceil
+		log log2 log10 exp pow pi e inf nan isnan isinf fsum gcd prod comb perm now today date time
+		datetime timedelta strftime strptime isoformat fromisoformat fromtimestamp timestamp year month
+		day hour minute second days seconds microseconds total_seconds utcnow Counter defaultdict
+		OrderedDict deque namedtuple most_common elements chain groupby product permutations
+		combinations accumulate islice zip_longest reduce partial lru_cache b64encode b64decode
+		urlsafe_b64encode urlsafe_b64decode b32encode b32decode b16encode b16decode sha256 sha1 sha512
+		md5 hexdigest digest mean median mode stdev variance Decimal Fraction randint choice choices
+		shuffle random uniform sample seed reader writer DictReader DictWriter writerow writerows
+		writeheader fieldnames ascii_letters ascii_lowercase ascii_uppercase digits hexdigits
+		punctuation whitespace dedent indent fill wrap shorten real imag numerator denominator
+		bit_length to_bytes from_bytes hex fromhex`) {
+		pyAttrs[a] = true
 	}
 }

@@ -247,10 +247,12 @@ func TestCommandStrings(t *testing.T) {
 		{`gdb -ex run ./a`, "", true, 4},
 		{`awk BEGIN{system("id")}`, "", true, 2},
 		{`awk {print}`, "", false, 0},
-		{`python3 -c print(1)`, "", true, 3},
-		{`python3 -Ic print(1)`, "", true, 3},
-		{`python3 -cprint(1)`, "", true, 2},
-		{`python3 -cprint(1) x`, "", true, 3},
+		{`python3 -c print(1)`, "", false, 3}, // proved: see TestPythonNoProcess
+		{`python3 -Ic print(1)`, "", false, 3},
+		{`python3 -cprint(1)`, "", false, 2},
+		{`python3 -cprint(1) x`, "", false, 3},
+		{`python3 -c import\ os`, "", true, 3},
+		{`python3 -i -c print(1)`, "", true, 4},
 		{`python3 -W ignore script.py`, "", false, 0},
 		{`python3 -m http.server`, "", false, 0},
 		{`python3 script.py -c x`, "", false, 0},
@@ -338,5 +340,41 @@ func TestRunsCommand(t *testing.T) {
 	// An option the spec does not know hides where the command starts.
 	if v := Judge(words("strace --frob rm x")); v.RunsUnknown == "" {
 		t.Errorf("strace with an unknown option must run unknown code")
+	}
+}
+
+// TestPythonNoProcess: python -c code is proved not to start a process
+// only from listed names; everything that could reach another program is
+// not proved (the deny rules then hit it).
+func TestPythonNoProcess(t *testing.T) {
+	proved := []string{
+		`print(1)`, `print(sum(range(10)))`, `import json,sys; print(json.load(sys.stdin)["name"])`,
+		`import json, sys\nfor line in sys.stdin:\n    d = json.loads(line)\n    print(d.get("a", 0))`,
+		`import sys; print(sys.version)`, `import re; print(re.sub(r"a", "b", "aaa"))`,
+		`from collections import Counter; print(Counter("abca").most_common(1))`,
+		`import math; print(math.sqrt(2))`, `x = [i*i for i in range(5)]; print(x)`,
+		`print(f"{1+2} and {len('ab')}")`, `import datetime; print(datetime.datetime.now().isoformat())`,
+		`print('os.system("x")')`, `print("""a\nb""")`, `# import os\nprint(2)`, `import base64; print(base64.b64decode("eA=="))`,
+	}
+	for _, c := range proved {
+		c = strings.ReplaceAll(c, `\n`, "\n")
+		if !pythonNoProcess(c) {
+			t.Errorf("not proved: %q", c)
+		}
+	}
+	notProved := []string{
+		`import os; os.system("x")`, `import subprocess`, `__import__("os").system("x")`, `eval("1")`, `exec("x")`,
+		`getattr(x, "y")`, `print(f"{__import__('os').system('x')}")`, `import uuid; uuid.os.system("x")`,
+		`from os import system`, `import json; json.codecs.sys`, `import sys; sys.modules["os"].system("x")`,
+		`open("/etc/passwd").read()`, `().__class__.__bases__`, `help()`, `breakpoint()`, `import importlib`,
+		`import ctypes`, `x = compile("1", "", "eval")`, `import pty; pty.spawn("sh")`, `ｅｖａｌ("1")`,
+		`print("unterminated`, `import json as j; j.decoder.scanstring`, `vars()`, `globals()["x"]`,
+		`from sys import modules`, `import sys; sys.stdin.buffer`, `import datetime; datetime.sys`,
+		`print(f"{x.__class__}")`, `import random; random._os`, `input()`,
+	}
+	for _, c := range notProved {
+		if pythonNoProcess(c) {
+			t.Errorf("proved, but may start a process: %q", c)
+		}
 	}
 }
