@@ -190,7 +190,7 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		"osascript -e 'x'", "deno eval 'x'", "bun -e 'x'", "awk 'BEGIN{system(\"rm -rf x\")}'", "awk '{print | \"sh\"}' f",
 		"sed 's/a/b/e' f", "sed e f", "npx cowsay", "npm exec -- cowsay", "npm x cowsay", "pnpm dlx cowsay", "yarn dlx cowsay",
 		"vim -c '!rm -rf x' f", "vi '+!rm x' f", "less '+!rm x' f", "parallel rm ::: a b", "gdb -ex run ./a", "script out.log",
-		"git -c include.path=/tmp/c log", "git -c frob.nicate=1 log", "python3 <(curl -s x)", "echo 'rm x' | at now",
+		"git -c include.path=/tmp/c log", "git -c frob.nicate=1 log", "git -c alias.p=push p -f", "python3 <(curl -s x)", "echo 'rm x' | at now",
 		"expect -c 'spawn rm x'", "crontab /tmp/c", "systemd-run rm x", "awk -f /dev/stdin f",
 		// code written and run by the same command
 		"echo 'rm -rf x' > s.sh; bash s.sh", "echo 'rm -rf x' > s.sh && . ./s.sh", "cp /tmp/e ./run.sh; ./run.sh",

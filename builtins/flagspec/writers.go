@@ -210,13 +210,15 @@ func gitConfigCode(st *state, key, value string, idx int) {
 		st.codeWord(idx)
 		st.runsUnknown("git: a configuration key is only known at run time")
 	case first == "alias":
-		st.codeWord(idx)
+		// The alias's command line is parsed so that deny rules see it,
+		// but what it runs also depends on the arguments of the call that
+		// uses it (git -c alias.p=push p -f is git push -f): unknown.
 		if rest, ok := strings.CutPrefix(value, "!"); ok {
 			st.command(label, rest, idx)
 		} else {
-			// An alias to a git command line: "git VALUE".
 			st.command(label, "git "+value, idx)
 		}
+		st.runsUnknown("git: alias " + key + " runs a command line completed by its caller's arguments")
 	case last == "update" && first == "submodule":
 		if rest, ok := strings.CutPrefix(value, "!"); ok {
 			st.command(label, rest, idx)
