@@ -1,9 +1,9 @@
 # METADATA
 # title: Why a Bash deny or ask rule matched
 # description: A rule that hits by its words says nothing more; a flag-aware hit and a command permopa cannot see through say why, in the decision's reason and message.
-package permopa.policy.why_test
+package permopa.policy.rules_test
 
-_bash(cmd, mode) := {
+_why_bash(cmd, mode) := {
 	"tool_name": "Bash", "tool_input": {"command": cmd}, "cwd": "/w", "permission_mode": mode,
 	"permission_context": {
 		"deny_rules": {"Bash": [{"tool_name": "Bash", "rule_content": "rm -rf:*", "behavior": "DENY"}]},
@@ -11,19 +11,19 @@ _bash(cmd, mode) := {
 	},
 }
 
-_decide(call_input) := d if {
+_why_decide(call_input) := d if {
 	d := data.permopa.policy.decision with input as call_input
 		with data.permopa.settings as {"home": "/home/u", "cwd": "/w", "rules": {}, "tool_pattern_rules": {}}
 }
 
 test_literal_hit_says_nothing_more if {
-	d := _decide(_bash("rm -rf build", "bypassPermissions"))
+	d := _why_decide(_why_bash("rm -rf build", "bypassPermissions"))
 	d.behavior == "DENY"
 	d.reason == "deny rule Bash(rm -rf:*) (permission_context)"
 }
 
 test_flag_aware_hit_says_why if {
-	d := _decide(_bash("rm -fr build", "bypassPermissions"))
+	d := _why_decide(_why_bash("rm -fr build", "bypassPermissions"))
 	d.behavior == "DENY"
 	d.step == "deny_rule"
 	contains(d.reason, "flag-aware")
@@ -31,25 +31,25 @@ test_flag_aware_hit_says_why if {
 }
 
 test_uncertain_command_says_why if {
-	d := _decide(_bash("$CMD https://x.example", "default"))
+	d := _why_decide(_why_bash("$CMD https://x.example", "default"))
 	d.behavior == "DENY"
 	contains(d.reason, "cannot tell what the command runs")
-	a := _decide(_bash("npx foo", "dontAsk"))
+	a := _why_decide(_why_bash("npx foo", "dontAsk"))
 	a.behavior == "DENY"
 	a.step == "deny_rule"
 }
 
-_ask_only(cmd, mode) := {
+_why_ask_only(cmd, mode) := {
 	"tool_name": "Bash", "tool_input": {"command": cmd}, "cwd": "/w", "permission_mode": mode,
 	"permission_context": {"ask_rules": {"Bash": [{"tool_name": "Bash", "rule_content": "curl:*", "behavior": "ASK"}]}},
 }
 
 test_ask_rule_says_why if {
-	d := _decide(_ask_only("python3 -c 'import urllib.request'", "default"))
+	d := _why_decide(_why_ask_only("python3 -c 'import urllib.request'", "default"))
 	d.behavior == "ASK"
 	d.step == "ask_rule"
 	contains(d.reason, "python3 -c runs inline code")
-	n := _decide(_ask_only("python3 -c 'import urllib.request'", "dontAsk"))
+	n := _why_decide(_why_ask_only("python3 -c 'import urllib.request'", "dontAsk"))
 	n.behavior == "DENY"
 	contains(n.message, "cannot tell")
 }
