@@ -1,6 +1,6 @@
-# METADATA
-# title: Why a Bash deny or ask rule matched
-# description: A rule that hits by its words says nothing more; a flag-aware hit and a command permopa cannot see through say why, in the decision's reason and message.
+# Why a Bash deny or ask rule matched: a rule that hits by its words says
+# nothing more; a flag-aware hit and a command permopa cannot see through
+# say why, in the decision's reason and message.
 package permopa.policy.rules_test
 
 _why_bash(cmd, mode) := {
