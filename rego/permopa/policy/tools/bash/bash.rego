@@ -52,15 +52,15 @@ check := {
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("Bash command writes a dangerous path: %s (%s)", [hit.path, hit.reason]),
+	"message": sprintf("Bash command writes a dangerous path: %s", [_hits(_writes.dangerous)]),
 } if {
-	some hit in _writes.dangerous
+	count(_writes.dangerous) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("Bash command reads a credential path: %s (%s)", [hit.path, hit.reason]),
+	"message": sprintf("Bash command reads a credential path: %s", [_hits(_reads.credential)]),
 } if {
-	some hit in _reads.credential
+	count(_reads.credential) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
@@ -70,9 +70,9 @@ check := {
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("Bash command matches a dangerous pattern: %s", [hit.detail]),
+	"message": sprintf("Bash command matches a dangerous pattern: %s", [concat("; ", sort({h.detail | some h in analysis.dangerous}))]),
 } if {
-	some hit in analysis.dangerous
+	count(analysis.dangerous) > 0
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
@@ -81,6 +81,11 @@ check := {
 	call.context.mode in modes.auto_edits
 	_edits_inside
 }
+
+# Every finding of a kind in one message, sorted: a check yields one value
+# however many paths a command touches (a rule with "some hit in" would
+# yield one value per hit, which OPA reports as a conflict).
+_hits(hits) := concat("; ", sort({sprintf("%s (%s)", [h.path, h.reason]) | some h in hits}))
 
 _edits_inside if {
 	count(analysis.leaves) > 0

@@ -86,17 +86,17 @@ default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": 
 check := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("%s of a credential path: %s (%s)", [input.tool_name, hit.path, hit.reason]),
+	"message": sprintf("%s of a credential path: %s", [input.tool_name, _hits(_check.credential)]),
 } if {
 	input.tool_name in {"Read", "Glob", "Grep"}
-	some hit in _check.credential
+	count(_check.credential) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("%s to a dangerous path: %s (%s)", [input.tool_name, hit.path, hit.reason]),
+	"message": sprintf("%s to a dangerous path: %s", [input.tool_name, _hits(_check.dangerous)]),
 } if {
 	input.tool_name in {"Write", "Edit"}
-	some hit in _check.dangerous
+	count(_check.dangerous) > 0
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
@@ -106,6 +106,10 @@ check := {
 	call.context.mode in modes.auto_edits
 	permopa.path.inside([path], call.context.working_directories, call.context.path_opts)
 }
+
+# Every hit in one message, sorted: the check yields one value however many
+# paths the call touches.
+_hits(hits) := concat("; ", sort({sprintf("%s (%s)", [h.path, h.reason]) | some h in hits}))
 
 # METADATA
 # description: |
