@@ -37,11 +37,29 @@ type Verdict struct {
 	FSCommand bool
 	// Recursive is true for removals that recurse (rm -r, rm -R, rm --recursive).
 	Recursive bool
+	// RecursiveReads are the directory trees the invocation reads below a
+	// root (grep -r, rg, find, ls -R, cp -r, tar c; see trees.go). Each root
+	// is in Reads too.
+	RecursiveReads []Tree
+	// Unplaced is true when some operands may be paths the vocabulary did
+	// not place in Reads or Writes (a known writer, parsed best effort):
+	// every word that is not an option may be read or written.
+	Unplaced bool
+	// Environment says why the invocation prints environment variables
+	// (printenv, env, export -p, jq env, awk ENVIRON, ps e; see environ.go),
+	// "" when it does not. It is independent of ReadOnly.
+	Environment string
 }
 
 // Judge returns the verdict for argv. argv[0] is a bare program name; an
 // empty argv is not read-only.
 func Judge(argv []string) Verdict {
+	v := judge(argv)
+	v.Environment = environmentRead(argv)
+	return v
+}
+
+func judge(argv []string) Verdict {
 	if len(argv) == 0 {
 		return Verdict{Reason: "empty command"}
 	}
@@ -60,7 +78,13 @@ func Judge(argv []string) Verdict {
 		v := Verdict{Reason: "program " + prog + " is not in the read-only vocabulary"}
 		if why, ok := knownWriters[prog]; ok {
 			v.Known = true
+			v.Unplaced = true
 			v.Reason = prog + " " + why
+			if f := writerTrees[prog]; f != nil {
+				st := &state{argv: argv}
+				f(st, argv[1:])
+				v.Reads, v.Writes, v.RecursiveReads = st.v.Reads, st.v.Writes, st.v.RecursiveReads
+			}
 			if subcommandPrograms[prog] {
 				v.Subcommand = firstWord(argv[1:])
 			}
