@@ -1,0 +1,154 @@
+package builtins
+
+import (
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/builtins"
+	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/permopa/permopa/builtins/paths"
+)
+
+// Recursive reads in the path built-ins: an element of the paths operand
+// of permopa.path.check and permopa.glob.match_any may be a tree object
+// (an entry of the bash analysis's recursive_reads, or the policy's Grep
+// and Glob targets) instead of a string: the directory tree below "path"
+// is read. See paths.CheckTree and paths.RuleSet.MatchTrees.
+
+var (
+	keyHidden      = ast.StringTerm("hidden")
+	keyNamesOnly   = ast.StringTerm("names_only")
+	keyIgnores     = ast.StringTerm("ignores")
+	keyExcludeDirs = ast.StringTerm("exclude_dirs")
+	keyInclude     = ast.StringTerm("include")
+	keyExclude     = ast.StringTerm("exclude")
+	keyIncludeFst  = ast.StringTerm("include_first")
+	keyUnknown     = ast.StringTerm("unknown")
+)
+
+const treeDoc = "an element may also be a tree read recursively, " +
+	"`{\"path\": string, \"hidden\": bool, \"names_only\": bool, \"ignores\": bool, \"exclude_dirs\": [string], " +
+	"\"include\": [string], \"exclude\": [string], \"include_first\": bool}` " +
+	"(an entry of the bash analysis's `recursive_reads`): every path below `path` that the program reads counts"
+
+// pathOrTreeArray is the declared type of a paths operand that may hold trees.
+func pathOrTreeArray() types.Type {
+	return types.NewArray(nil, types.NewAny(types.S, types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))))
+}
+
+// pathArg is one element of a paths operand: a path, or a tree.
+type pathArg struct {
+	term *ast.Term // the element as given (a hit reports it)
+	p    string    // the path, or the tree's root
+	tree *paths.Tree
+}
+
+// pathArgs reads a paths operand whose elements are strings or tree objects.
+func pathArgs(t *ast.Term, pos int) ([]pathArg, error) {
+	a, err := builtins.ArrayOperand(t.Value, pos)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pathArg, 0, a.Len())
+	for i := range a.Len() {
+		e := a.Elem(i)
+		switch v := e.Value.(type) {
+		case ast.String:
+			out = append(out, pathArg{term: e, p: string(v)})
+		case ast.Object:
+			pa, err := treeArg(e, v, pos)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pa)
+		default:
+			return nil, builtins.NewOperandElementErr(pos, a, e.Value, "string", "object")
+		}
+	}
+	return out, nil
+}
+
+func treeArg(e *ast.Term, v ast.Object, pos int) (pathArg, error) {
+	bad := func(key, want string) error {
+		return builtins.NewOperandErr(pos, "tree %v: %s must be %s", e, key, want)
+	}
+	p, ok := v.Get(keyPath).Value.(ast.String)
+	if v.Get(keyPath) == nil || !ok {
+		return pathArg{}, bad("path", "a string")
+	}
+	t := &paths.Tree{}
+	for _, f := range []struct {
+		key *ast.Term
+		dst *bool
+	}{{keyHidden, &t.Hidden}, {keyNamesOnly, &t.NamesOnly}, {keyIgnores, &t.Ignores}, {keyIncludeFst, &t.IncludeFirst}} {
+		x := v.Get(f.key)
+		if x == nil {
+			continue
+		}
+		b, ok := x.Value.(ast.Boolean)
+		if !ok {
+			return pathArg{}, bad(string(f.key.Value.(ast.String)), "a boolean")
+		}
+		*f.dst = bool(b)
+	}
+	for _, f := range []struct {
+		key  *ast.Term
+		name string
+		dst  *[]string
+	}{{keyExcludeDirs, "exclude_dirs", &t.ExcludeDirs}, {keyInclude, "include", &t.Include}, {keyExclude, "exclude", &t.Exclude}} {
+		x := v.Get(f.key)
+		if x == nil {
+			continue
+		}
+		ss, err := stringsOf(x.Value, func() error { return bad(f.name, "an array of strings") })
+		if err != nil {
+			return pathArg{}, err
+		}
+		*f.dst = ss
+	}
+	return pathArg{term: e, p: string(p), tree: t}, nil
+}
+
+type listKey struct {
+	real, abs       string
+	hidden, ignores bool
+	includeFirst    bool
+	exclude         string
+}
+
+// listTree walks a tree at most once per evaluation (the credential check
+// and every deny or ask rule list share the walk).
+func listTree(bctx topdown.BuiltinContext, t paths.Tree) func() paths.Listing {
+	return func() paths.Listing {
+		k := listKey{real: t.Root.Real, abs: t.Root.Abs, hidden: t.Hidden, ignores: t.Ignores,
+			includeFirst: t.IncludeFirst, exclude: strings.Join(t.ExcludeDirs, "\x00") + "\x01" +
+				strings.Join(t.Include, "\x00") + "\x01" + strings.Join(t.Exclude, "\x00")}
+		if bctx.Cache != nil {
+			if v, ok := bctx.Cache.Get(k); ok {
+				return v.(paths.Listing)
+			}
+		}
+		l := paths.ListTree(t)
+		if bctx.Cache != nil {
+			bctx.Cache.Put(k, l)
+		}
+		return l
+	}
+}
+
+// treeHit is a tree's credential verdict as a hit: the tree as given, and
+// what it reaches.
+func treeHit(pa pathArg, v paths.TreeVerdict) *ast.Term {
+	var reason string
+	switch {
+	case v.Unknown:
+		reason = "recursive read that cannot be checked for credential files: " + v.Reason
+	case v.Path == pa.tree.Root.Abs || v.Path == pa.tree.Root.Real:
+		reason = "recursive read of " + v.Reason
+	default:
+		reason = "recursive read reaches " + v.Path + " (" + v.Reason + ")"
+	}
+	return ast.ObjectTerm(ast.Item(keyPath, ast.StringTerm(pa.p)), ast.Item(keyReason, ast.StringTerm(reason)))
+}
