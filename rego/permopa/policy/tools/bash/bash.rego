@@ -18,17 +18,42 @@ command := input.tool_input.command
 # description: The analysis of the command (see permopa.bash.analyze).
 analysis := permopa.bash.analyze(input.tool_input.command, call.context.bash_opts)
 
-_reads := permopa.path.check(analysis.reads, call.context.path_opts)
+# What the command reads: the paths it reads, the operands of programs the
+# vocabulary cannot place (any may be read: less ~/.ssh/id_rsa), and the
+# trees it reads recursively (grep -r KEY ~ reads ~/.ssh; see docs/opa.md,
+# "Recursive reads"). A tree too large to check is in _reads.unknown.
+_reads := permopa.path.check(
+	array.concat(array.concat(analysis.reads, analysis.touches), analysis.recursive_reads),
+	call.context.path_opts,
+)
+
+# METADATA
+# description: |
+#   Whether printing the environment (printenv, env, export -p, jq env, ps e,
+#   ...) is a credential read: true unless the settings say
+#   environment_is_secret: false.
+default environment_is_secret := true
+
+environment_is_secret := false if data.permopa.settings.environment_is_secret == false
+
+_reads_environment if {
+	count(analysis.environment) > 0
+	environment_is_secret
+}
 
 _writes := permopa.path.check(analysis.writes, call.context.path_opts)
 
 # METADATA
 # description: |
-#   The command is read-only: every leaf is, nothing is written, and no
-#   credential path is read (`cat .env` is not read-only).
+#   The command is read-only: every leaf is, nothing is written, no
+#   credential path is read (`cat .env` is not read-only), no tree read
+#   recursively holds one or is too large to tell, and the environment is
+#   not printed (unless the settings say it holds no secret).
 read_only if {
 	analysis.read_only
 	count(_reads.credential) == 0
+	count(_reads.unknown) == 0
+	not _reads_environment
 }
 
 # METADATA
@@ -37,7 +62,8 @@ read_only if {
 #   first: constructs that cannot be analysed, writes to dangerous paths,
 #   reads of credential paths, removal of critical paths, dangerous command
 #   patterns. Then, in ACCEPT_EDITS and DONT_ASK, ALLOW when every leaf is
-#   read-only or a filesystem command writing only inside working directories.
+#   read-only or a filesystem command writing only inside working directories
+#   (and no tree it reads is too large to check).
 # scope: document
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
@@ -61,6 +87,15 @@ check := {
 	"message": sprintf("Bash command reads a credential path: %s", [_hits(_reads.credential)]),
 } if {
 	count(_reads.credential) > 0
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf(
+		"Bash command prints the environment, which holds secrets: %s",
+		[concat("; ", sort(analysis.environment))],
+	),
+} if {
+	_reads_environment
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
@@ -89,6 +124,7 @@ _hits(hits) := concat("; ", sort({sprintf("%s (%s)", [h.path, h.reason]) | some 
 
 _edits_inside if {
 	count(analysis.leaves) > 0
+	count(_reads.unknown) == 0
 	every leaf in analysis.leaves {
 		_leaf_edits_inside(leaf)
 	}

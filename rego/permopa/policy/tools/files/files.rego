@@ -64,16 +64,65 @@ _anchor(prefix) := concat("/", [path, prefix]) if {
 	not startswith(prefix, "~")
 }
 
-# Only Glob has more than one target; the others check their path directly.
-_check := permopa.path.check(targets, call.context.path_opts) if {
+# METADATA
+# description: |
+#   The trees the call reads recursively (see docs/opa.md, "Recursive
+#   reads"): Grep reads the contents of every file below its path (ripgrep:
+#   hidden and ignored files only when a glob selects files); Glob lists the
+#   names below the directory its pattern starts in, hidden ones included.
+#   Read, Write and Edit read no tree.
+trees := [{
+	"path": path, "hidden": _grep_glob, "names_only": false, "ignores": _grep_ignores,
+	"include": _grep_include, "include_first": _grep_glob,
+}] if {
+	input.tool_name == "Grep"
+} else := [{"path": _glob_tree_root, "hidden": true, "names_only": true}] if {
 	input.tool_name == "Glob"
+} else := []
+
+_glob_tree_root := r if {
+	r := _glob_root
+} else := path
+
+# A Grep glob that selects files (not "!x") overrides ripgrep's hidden and
+# ignore filters.
+default _grep_glob := false
+
+default _grep_ignores := true
+
+_grep_ignores := false if _grep_glob
+
+# The files such a glob selects, by base name ("*" for a glob of a path).
+default _grep_include := []
+
+_grep_include := [input.tool_input.glob] if {
+	_grep_glob
+	not contains(input.tool_input.glob, "/")
+} else := ["*"] if _grep_glob
+
+_grep_glob if {
+	g := input.tool_input.glob
+	is_string(g)
+	g != ""
+	not startswith(g, "!")
+}
+
+# METADATA
+# description: What deny and ask rules match: the targets and the trees.
+rule_paths := array.concat(targets, trees)
+
+_check := permopa.path.check(rule_paths, call.context.path_opts) if {
+	input.tool_name in {"Glob", "Grep"}
 } else := permopa.path.check([path], call.context.path_opts)
 
 # METADATA
-# description: Reads of anything but a credential path are read-only.
+# description: |
+#   Reads of anything but a credential path (or a tree holding one, or too
+#   large to check) are read-only.
 read_only if {
 	input.tool_name in {"Read", "Glob", "Grep"}
 	count(_check.credential) == 0
+	count(_check.unknown) == 0
 }
 
 # METADATA
