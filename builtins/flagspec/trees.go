@@ -148,6 +148,25 @@ func checkRg(st *state) {
 	treesOf(st, patOperands(st), t)
 }
 
+// git grep searches tracked files (not modelled as a tree: they are in the
+// repository already), and with --untracked or --no-index the files of
+// the working tree below each pathspec (the working directory when none),
+// hidden ones included; --untracked skips what .gitignore files exclude
+// (unless --no-exclude-standard), --no-index only with --exclude-standard.
+func checkGitGrep(st *state) {
+	if !st.has('n') && !st.has('u') {
+		return
+	}
+	ignores := st.has('u') && !st.has('x') || st.has('n') && st.has('s')
+	var ops []string
+	for _, o := range patOperands(st) {
+		if o != "--" {
+			ops = append(ops, o)
+		}
+	}
+	treesOf(st, ops, Tree{Hidden: true, Ignores: ignores})
+}
+
 // ls -R lists the names below each directory; -a, -A and -f include
 // hidden ones.
 func checkLs(st *state) {

@@ -20,9 +20,9 @@ import (
 //  2. The root is an ancestor of a well-known credential location: the
 //     home directory's secret stores (~/.ssh, ~/.aws, ~/.netrc, …) and the
 //     system's (/etc/shadow, /etc/ssl/private, /proc/PID/environ, …). This
-//     is lexical: it holds whether or not permopa can see the files, and it
-//     ignores what the program skips (rg skips hidden files, but a tree
-//     that holds ~/.ssh is never read-only).
+//     is lexical: it holds whether or not permopa can see the files. Only a
+//     program that skips hidden entries (rg without --hidden) is taken not
+//     to reach a location whose path below the root has one (~/.ssh).
 //  3. Credential names that can be anywhere (.env, id_rsa*, a .ssh or .aws
 //     directory inside a project): a bounded walk of the tree as the
 //     program would walk it (hidden entries only when it reads them, minus
@@ -38,6 +38,9 @@ import (
 
 // MaxTreeEntries bounds the directory entries one tree walk reads.
 const MaxTreeEntries = 20000
+
+// treeBudget is MaxTreeEntries; tests lower it.
+var treeBudget = MaxTreeEntries
 
 // Tree is a directory tree a command reads below Root.
 type Tree struct {
@@ -190,7 +193,7 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 			continue
 		}
 		for _, p := range rootForms(t.Root) {
-			if !Within(l.path, p) || l.path == p {
+			if !Within(l.path, p) || l.path == p || !t.Hidden && hiddenBelow(l.path, p) {
 				continue
 			}
 			if _, cred, why := c.Classify(l.path); cred {
@@ -224,6 +227,12 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 		return TreeVerdict{Unknown: true, Path: real, Reason: l.Why}
 	}
 	return TreeVerdict{}
+}
+
+// hiddenBelow reports whether a segment of p below root starts with ".".
+func hiddenBelow(p, root string) bool {
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
+	return strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.")
 }
 
 func rootForms(r Resolved) []string {
@@ -285,8 +294,8 @@ func ListTree(t Tree) Listing {
 			return out
 		}
 		read += len(entries)
-		if read > MaxTreeEntries {
-			out.Why = "more than " + itoa(MaxTreeEntries) + " entries"
+		if read > treeBudget {
+			out.Why = "more than " + itoa(treeBudget) + " entries"
 			return out
 		}
 		ignored, anchored := d.ignored, []string(nil)
