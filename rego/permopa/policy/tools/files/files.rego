@@ -57,22 +57,33 @@ _glob_root := root if {
 
 _anchor(prefix) := prefix if startswith(prefix, "/")
 
+# "/**/x" starts at the file system's root.
+_anchor("") := "/" if startswith(input.tool_input.pattern, "/")
+
 _anchor(prefix) := prefix if startswith(prefix, "~")
 
 _anchor(prefix) := concat("/", [path, prefix]) if {
 	not startswith(prefix, "/")
 	not startswith(prefix, "~")
+	not _rooted_empty(prefix)
+}
+
+_rooted_empty(prefix) if {
+	prefix == ""
+	startswith(input.tool_input.pattern, "/")
 }
 
 # METADATA
 # description: |
 #   The trees the call reads recursively (see docs/opa.md, "Recursive
-#   reads"): Grep reads the contents of every file below its path (ripgrep:
-#   hidden and ignored files only when a glob selects files); Glob lists the
-#   names below the directory its pattern starts in, hidden ones included.
-#   Read, Write and Edit read no tree.
+#   reads"): Grep reads the contents of every file below its path, hidden
+#   ones included (a host's Grep may skip them, permopa does not count on
+#   it), minus what .gitignore files exclude (as ripgrep-based Grep tools
+#   do) unless a glob selects files, and then only those files; Glob lists
+#   the names below the directory its pattern starts in, hidden ones
+#   included. Read, Write and Edit read no tree.
 trees := [{
-	"path": path, "hidden": _grep_glob, "names_only": false, "ignores": _grep_ignores,
+	"path": path, "hidden": true, "names_only": false, "ignores": _grep_ignores,
 	"include": _grep_include, "include_first": _grep_glob,
 }] if {
 	input.tool_name == "Grep"
