@@ -50,7 +50,7 @@ func (o outcome) want(mode string) [2]string {
 //	home/proj: a git work tree with .gitignore (".env"), .env, src/a.go, src/b.go
 //	home/linked/keys -> home/.ssh
 //	home/big: more files than a tree walk reads
-func readsFixture(t *testing.T) (home, proj string) {
+func readsFixture(t *testing.T, big bool) (home, proj string) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -77,6 +77,9 @@ func readsFixture(t *testing.T) (home, proj string) {
 		t.Fatal(err)
 	}
 	for i := range 20001 {
+		if !big {
+			break
+		}
 		if err := os.WriteFile(fmt.Sprintf("%s/big/f%05d", home, i), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +104,7 @@ func checkTable(t *testing.T, eng *engine.Engine, cwd string, table map[outcome]
 // Recursive reads reach what single reads may not: a tree that holds a
 // credential is a credential read, whatever program reads it.
 func TestRecursiveReadsReachCredentials(t *testing.T) {
-	home, proj := readsFixture(t)
+	home, proj := readsFixture(t, true)
 	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
 	checkTable(t, eng, proj, map[outcome][]string{
 		credential: {
@@ -141,7 +144,7 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 // Read deny and ask rules hit a recursive read whose root holds what the
 // rule's pattern can match, and never a tree the program does not read.
 func TestRecursiveReadsMeetReadRules(t *testing.T) {
-	home, proj := readsFixture(t)
+	home, proj := readsFixture(t, false)
 	rule := func(b, content string) engine.Rule {
 		return engine.Rule{ToolName: "Read", RuleContent: &content, Behavior: b, Source: "userSettings", Layer: "user"}
 	}
@@ -188,7 +191,7 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 
 // The Grep and Glob tools read trees too.
 func TestGrepGlobReachCredentials(t *testing.T) {
-	home, proj := readsFixture(t)
+	home, proj := readsFixture(t, true)
 	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
 	call := func(tool string, in map[string]any, mode string) engine.Decision {
 		return eng.Decide(context.Background(), map[string]any{"tool_name": tool, "tool_input": in, "cwd": proj, "permission_mode": mode})
@@ -246,7 +249,7 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 
 // Secrets outside the shell profiles and key files, and environment dumps.
 func TestSecretsAndEnvironment(t *testing.T) {
-	home, proj := readsFixture(t)
+	home, proj := readsFixture(t, false)
 	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
 	secrets := []string{
 		"cat /etc/shadow", "head -1 /etc/gshadow", "tail /etc/shadow-", "cat /proc/1/environ", "cat /proc/self/environ",
@@ -289,7 +292,7 @@ func TestSecretsAndEnvironment(t *testing.T) {
 // directory. Every reading operand of every filesystem command reaches the
 // check.
 func TestCopyingSecretsIsNotAnEdit(t *testing.T) {
-	home, proj := readsFixture(t)
+	home, proj := readsFixture(t, false)
 	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
 	cmds := []string{
 		"cp /etc/shadow ./x", "cp ~/.ssh/id_rsa ./k", "cp -r ~/.aws ./a", "cp .env .env.bak", "cp -t src /etc/gshadow",
