@@ -269,10 +269,7 @@ _cross(b) := hits[0] if {
 # Operands of programs the vocabulary cannot place (touches) may be read or
 # written: deny and ask rules see them on both sides. Trees read
 # recursively are read below their roots (Read(~/.ssh/**) stops grep -r x ~).
-_cross_paths("reads") := array.concat(
-	array.concat(bash.analysis.reads, bash.analysis.touches),
-	bash.analysis.recursive_reads,
-)
+_cross_paths("reads") := array.flatten([bash.analysis.reads, bash.analysis.touches, bash.analysis.recursive_reads])
 
 _cross_paths("writes") := array.concat(bash.analysis.writes, bash.analysis.touches)
 

@@ -23,7 +23,7 @@ analysis := permopa.bash.analyze(input.tool_input.command, call.context.bash_opt
 # trees it reads recursively (grep -r KEY ~ reads ~/.ssh; see docs/opa.md,
 # "Recursive reads"). A tree too large to check is in _reads.unknown.
 _reads := permopa.path.check(
-	array.concat(array.concat(analysis.reads, analysis.touches), analysis.recursive_reads),
+	array.flatten([analysis.reads, analysis.touches, analysis.recursive_reads]),
 	call.context.path_opts,
 )
 
@@ -32,6 +32,7 @@ _reads := permopa.path.check(
 #   Whether printing the environment (printenv, env, export -p, jq env, ps e,
 #   ...) is a credential read: true unless the settings say
 #   environment_is_secret: false.
+# scope: document
 default environment_is_secret := true
 
 environment_is_secret := false if data.permopa.settings.environment_is_secret == false
@@ -105,7 +106,10 @@ check := {
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("Bash command matches a dangerous pattern: %s", [concat("; ", sort({h.detail | some h in analysis.dangerous}))]),
+	"message": sprintf(
+		"Bash command matches a dangerous pattern: %s",
+		[concat("; ", sort({h.detail | some h in analysis.dangerous}))],
+	),
 } if {
 	count(analysis.dangerous) > 0
 } else := {

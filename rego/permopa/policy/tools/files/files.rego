@@ -82,6 +82,9 @@ _rooted_empty(prefix) if {
 #   do) unless a glob selects files, and then only those files; Glob lists
 #   the names below the directory its pattern starts in, hidden ones
 #   included. Read, Write and Edit read no tree.
+# scope: document
+default trees := []
+
 trees := [{
 	"path": path, "hidden": true, "names_only": false, "ignores": _grep_ignores,
 	"include": _grep_include, "include_first": _grep_glob,
@@ -89,15 +92,24 @@ trees := [{
 	input.tool_name == "Grep"
 } else := [{"path": _glob_tree_root, "hidden": true, "names_only": true}] if {
 	input.tool_name == "Glob"
-} else := []
+}
 
-_glob_tree_root := r if {
-	r := _glob_root
+default _glob_tree_root := ""
+
+_glob_tree_root := _glob_root if {
+	_glob_root
 } else := path
 
 # A Grep glob that selects files (not "!x") overrides ripgrep's hidden and
 # ignore filters.
 default _grep_glob := false
+
+_grep_glob if {
+	g := input.tool_input.glob
+	is_string(g)
+	g != ""
+	not startswith(g, "!")
+}
 
 default _grep_ignores := true
 
@@ -109,17 +121,13 @@ default _grep_include := []
 _grep_include := [input.tool_input.glob] if {
 	_grep_glob
 	not contains(input.tool_input.glob, "/")
-} else := ["*"] if _grep_glob
-
-_grep_glob if {
-	g := input.tool_input.glob
-	is_string(g)
-	g != ""
-	not startswith(g, "!")
+} else := ["*"] if {
+	_grep_glob
 }
 
 # METADATA
-# description: What deny and ask rules match: the targets and the trees.
+# description: |
+#   What deny and ask rules match: the targets and the trees.
 rule_paths := array.concat(targets, trees)
 
 _check := permopa.path.check(rule_paths, call.context.path_opts) if {

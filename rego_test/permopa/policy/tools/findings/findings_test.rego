@@ -5,7 +5,7 @@
 #   credential reads, critical removals, dangerous patterns), each tool check
 #   yields one value and the decision is one object: never a conflict
 #   (eval_conflict_error), never a DENY with step error, in every mode.
-package permopa.policy.findings_test
+package permopa.policy.tools.findings_test
 
 _settings := {"home": "/home/u", "cwd": "/w"}
 
@@ -49,10 +49,13 @@ _analysis(n) := {
 	"dynamic_writes": false,
 }
 
+# regal ignore:argument-always-wildcard
 _analyze_1(_, _) := _analysis(1)
 
+# regal ignore:argument-always-wildcard
 _analyze_2(_, _) := _analysis(2)
 
+# regal ignore:argument-always-wildcard
 _analyze_7(_, _) := _analysis(7)
 
 _decide_mocked(n, mode) := d if {
