@@ -299,7 +299,7 @@ func ListTree(t Tree) Listing {
 			return out
 		}
 		ignored, anchored := d.ignored, []string(nil)
-		if t.Ignores {
+		if t.Ignores && hasIgnoreFile(entries, inRepo) {
 			var here []string
 			here, anchored = ignoreNames(d.abs, inRepo)
 			if len(here) > 0 {
@@ -375,6 +375,21 @@ func excluded(globs []string, name string) bool {
 		}
 		if ok, err := path.Match(g, name); err == nil && ok {
 			return true
+		}
+	}
+	return false
+}
+
+// hasIgnoreFile reports whether a directory's entries hold an ignore file.
+func hasIgnoreFile(entries []fs.DirEntry, inRepo bool) bool {
+	for _, e := range entries {
+		switch e.Name() {
+		case ".ignore", ".rgignore":
+			return true
+		case ".gitignore":
+			if inRepo {
+				return true
+			}
 		}
 	}
 	return false
