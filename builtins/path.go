@@ -270,11 +270,11 @@ func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 			v := cl.CheckTree(t, home, listTree(bctx, t))
 			switch {
 			case v.Credential:
-				hit := treeHit(pa, v)
+				hit := treeHit(pa, r, v)
 				dangerous = append(dangerous, hit)
 				credential = append(credential, hit)
 			case v.Unknown:
-				unknown = append(unknown, treeHit(pa, v))
+				unknown = append(unknown, treeHit(pa, r, v))
 			}
 			continue
 		}

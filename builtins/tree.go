@@ -74,8 +74,12 @@ func treeArg(e *ast.Term, v ast.Object, pos int) (pathArg, error) {
 	bad := func(key, want string) error {
 		return builtins.NewOperandErr(pos, "tree %v: %s must be %s", e, key, want)
 	}
-	p, ok := v.Get(keyPath).Value.(ast.String)
-	if v.Get(keyPath) == nil || !ok {
+	pt := v.Get(keyPath)
+	if pt == nil {
+		return pathArg{}, bad("path", "a string")
+	}
+	p, ok := pt.Value.(ast.String)
+	if !ok {
 		return pathArg{}, bad("path", "a string")
 	}
 	t := &paths.Tree{}
@@ -140,12 +144,12 @@ func listTree(bctx topdown.BuiltinContext, t paths.Tree) func() paths.Listing {
 
 // treeHit is a tree's credential verdict as a hit: the tree as given, and
 // what it reaches.
-func treeHit(pa pathArg, v paths.TreeVerdict) *ast.Term {
+func treeHit(pa pathArg, root paths.Resolved, v paths.TreeVerdict) *ast.Term {
 	var reason string
 	switch {
 	case v.Unknown:
 		reason = "recursive read that cannot be checked for credential files: " + v.Reason
-	case v.Path == pa.tree.Root.Abs || v.Path == pa.tree.Root.Real:
+	case v.Path == root.Abs || v.Path == root.Real:
 		reason = "recursive read of " + v.Reason
 	default:
 		reason = "recursive read reaches " + v.Path + " (" + v.Reason + ")"
