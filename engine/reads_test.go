@@ -11,7 +11,7 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-// Disclosure classes end to end (docs/opa.md, "Recursive reads" and
+// Disclosure classes end to end (docs/reads.md, "Recursive reads" and
 // "Secrets"): every command of each table gets the same decision in every
 // mode as the class says, through the whole engine, on a real home and
 // project on disk.
@@ -318,5 +318,37 @@ func TestCopyingSecretsIsNotAnEdit(t *testing.T) {
 	}
 	if msg := decideBash(eng, "cp /etc/shadow ./x", proj, "default").Message; !strings.Contains(msg, "/etc/shadow") {
 		t.Errorf("the message does not name the secret: %s", msg)
+	}
+}
+
+// environment_is_secret is read from settings files and the environment;
+// true in any layer wins over false in another, and a value that is not a
+// boolean is reported, not taken.
+func TestEnvironmentIsSecretSetting(t *testing.T) {
+	tr := newTree(t)
+	tr.write(t, filepath.Join(tr.user, "settings.yaml"), "environment_is_secret: false\n")
+	eng, l, problems := tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if s := l.Settings(); s.EnvironmentIsSecret == nil || *s.EnvironmentIsSecret {
+		t.Fatalf("user settings false: %v", s.EnvironmentIsSecret)
+	}
+	if d := decide(eng, bashCall(tr.proj, "printenv")); d.Behavior != engine.Allow || d.Step != engine.StepReadOnly {
+		t.Errorf("relaxed: %s/%s (%s)", d.Behavior, d.Step, d.Message)
+	}
+	tr.write(t, ".permopa/settings.yaml", "environment_is_secret: true\n")
+	eng, _, _ = tr.attach(t)
+	if d := decide(eng, bashCall(tr.proj, "printenv")); d.Step != engine.StepToolCheck {
+		t.Errorf("true in another layer wins: %s/%s", d.Behavior, d.Step)
+	}
+	tr.write(t, ".permopa/settings.yaml", "environment_is_secret: maybe\n")
+	tr.environ = []string{"PERMOPA_ENVIRONMENT_IS_SECRET=true"}
+	eng, _, problems = tr.attach(t)
+	if len(problems) == 0 || !strings.Contains(fmt.Sprint(problems), "environment_is_secret") {
+		t.Errorf("a bad value is not reported: %v", problems)
+	}
+	if d := decide(eng, bashCall(tr.proj, "env")); d.Step != engine.StepToolCheck {
+		t.Errorf("PERMOPA_ENVIRONMENT_IS_SECRET=true: %s/%s", d.Behavior, d.Step)
 	}
 }

@@ -9,7 +9,7 @@ import "strings"
 // which cat ~/.ssh/id_rsa may not read). Such a directory is reported in
 // Reads, like any path read, and also as a Tree in RecursiveReads, with
 // what the program skips, so that the policy can ask whether the tree holds
-// a credential path or a path a Read rule protects (see docs/opa.md,
+// a credential path or a path a Read rule protects (see docs/reads.md,
 // "Recursive reads").
 
 // Tree is a directory tree a command reads below Path.
@@ -185,7 +185,7 @@ func checkTree(st *state) {
 
 // du -a prints the name of every file below each directory. Without -a du
 // prints sizes and the names of directories only: not a recursive read of
-// names worth protecting (docs/opa.md, "Recursive reads").
+// names worth protecting (docs/reads.md, "Recursive reads").
 func checkDu(st *state) {
 	if st.has('a') {
 		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: true})

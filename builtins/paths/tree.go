@@ -29,7 +29,7 @@ import (
 //     the directories it excludes and the names its ignore files list)
 //     classifies every entry. The walk reads at most MaxTreeEntries
 //     directory entries; a larger tree is Unknown (not read-only, never
-//     auto-allowed: see docs/opa.md, "Recursive reads").
+//     auto-allowed: see docs/reads.md, "Recursive reads").
 //
 // A tree that lists names only (ls -R, find, tree, du -a, the Glob tool)
 // reads a credential directory it lists the contents of, not a credential
@@ -258,7 +258,7 @@ func ListTree(t Tree) Listing {
 	fi, err := os.Stat(root)
 	if err != nil {
 		// Nothing to read there (what the shell sees is what permopa sees:
-		// docs/opa.md, "Recursive reads").
+		// docs/reads.md, "Recursive reads").
 		if errors.Is(err, fs.ErrNotExist) {
 			return Listing{Complete: true}
 		}

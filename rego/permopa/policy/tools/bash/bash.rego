@@ -20,7 +20,7 @@ analysis := permopa.bash.analyze(input.tool_input.command, call.context.bash_opt
 
 # What the command reads: the paths it reads, the operands of programs the
 # vocabulary cannot place (any may be read: less ~/.ssh/id_rsa), and the
-# trees it reads recursively (grep -r KEY ~ reads ~/.ssh; see docs/opa.md,
+# trees it reads recursively (grep -r KEY ~ reads ~/.ssh; see docs/reads.md,
 # "Recursive reads"). A tree too large to check is in _reads.unknown.
 _reads := permopa.path.check(
 	array.flatten([analysis.reads, analysis.touches, analysis.recursive_reads]),

@@ -75,7 +75,7 @@ _rooted_empty(prefix) if {
 
 # METADATA
 # description: |
-#   The trees the call reads recursively (see docs/opa.md, "Recursive
+#   The trees the call reads recursively (see docs/reads.md, "Recursive
 #   reads"): Grep reads the contents of every file below its path, hidden
 #   ones included (a host's Grep may skip them, permopa does not count on
 #   it), minus what .gitignore files exclude (as ripgrep-based Grep tools
