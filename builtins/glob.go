@@ -87,9 +87,11 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 		r := resolve(bctx, pa.p, cwd, home)
 		rp = append(rp, r)
 		if pa.tree != nil && mode == paths.ModeAny {
-			t := *pa.tree
-			t.Root = r
-			trees = append(trees, paths.TreeMatch{Tree: t, List: listTree(bctx, t)})
+			for _, root := range treeRoots(bctx, r) {
+				t := *pa.tree
+				t.Root = root
+				trees = append(trees, paths.TreeMatch{Tree: t, List: listTree(bctx, t)})
+			}
 		}
 		if paths.HasGlob(r.Abs) {
 			// The shell expands the glob: rules see what it names now.

@@ -265,16 +265,14 @@ func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 		pt := pa.term
 		r := resolve(bctx, pa.p, cwd, home)
 		if pa.tree != nil {
-			t := *pa.tree
-			t.Root = r
-			v := cl.CheckTree(t, home, listTree(bctx, t))
+			v, root := checkTrees(bctx, cl, *pa.tree, r, home)
 			switch {
 			case v.Credential:
-				hit := treeHit(pa, r, v)
+				hit := treeHit(pa, root, v)
 				dangerous = append(dangerous, hit)
 				credential = append(credential, hit)
 			case v.Unknown:
-				unknown = append(unknown, treeHit(pa, r, v))
+				unknown = append(unknown, treeHit(pa, root, v))
 			}
 			continue
 		}

@@ -142,6 +142,56 @@ func listTree(bctx topdown.BuiltinContext, t paths.Tree) func() paths.Listing {
 	}
 }
 
+// checkTrees checks the tree t below r, and when r is a shell glob
+// (grep -r x ~/.*) below everything it expands to now; a glob that cannot
+// be expanded in full is unknown unless a credential is found. It returns
+// the verdict and the root it is about.
+func checkTrees(bctx topdown.BuiltinContext, cl *paths.Classifier, t paths.Tree, r paths.Resolved, home string) (paths.TreeVerdict, paths.Resolved) {
+	t.Root = r
+	v := cl.CheckTree(t, home, listTree(bctx, t))
+	if v.Credential || !paths.HasGlob(r.Abs) {
+		return v, r
+	}
+	x := expand(bctx, r.Abs)
+	for _, e := range x.paths {
+		t.Root = e
+		ev := cl.CheckTree(t, home, listTree(bctx, t))
+		if ev.Credential {
+			return ev, e
+		}
+		if ev.Unknown && !v.Unknown {
+			v = ev
+		}
+	}
+	if !x.complete {
+		// What the glob could name, by name alone.
+		if _, cred, why := cl.ClassifyGlob(r.Abs); cred {
+			return paths.TreeVerdict{Credential: true, Path: r.Abs, Reason: why + " (glob too large to expand)"}, r
+		}
+		if !v.Unknown {
+			v = paths.TreeVerdict{Unknown: true, Path: r.Abs, Reason: "the glob names too many paths to check"}
+		}
+	}
+	return v, r
+}
+
+// treeRoots returns the roots a tree at r stands for: r, and when r is a
+// shell glob what it expands to now, or when that cannot be known in full
+// the directory before its first wildcard (a superset).
+func treeRoots(bctx topdown.BuiltinContext, r paths.Resolved) []paths.Resolved {
+	if !paths.HasGlob(r.Abs) {
+		return []paths.Resolved{r}
+	}
+	x := expand(bctx, r.Abs)
+	out := append([]paths.Resolved{r}, x.paths...)
+	if !x.complete {
+		lit := r.Abs[:strings.IndexAny(r.Abs, "*?[{")]
+		lit = lit[:max(strings.LastIndexByte(lit, '/'), 1)]
+		out = append(out, paths.Resolved{Abs: lit, Real: lit})
+	}
+	return out
+}
+
 // treeHit is a tree's credential verdict as a hit: the tree as given, and
 // what it reaches.
 func treeHit(pa pathArg, root paths.Resolved, v paths.TreeVerdict) *ast.Term {

@@ -117,13 +117,14 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"find ~ -name x", "ls -aR ~", "ls -AR " + home, "tree -a ~", "du -a ~", "diff -r ~ /tmp",
 			"grep -r KEY ../linked", "rg KEY ../linked", "cat ~/.ssh/*", "wc -c ~/.aws/*",
 			"bash -c 'grep -r KEY ~'", "timeout 5 rg -uu KEY ~", "grep -r KEY ~ | head -1", "(cd ~/.ssh && grep -r KEY)",
+			"grep -r KEY ~/.*", "grep -r KEY ../*", "rg -uu KEY ~/.[a-z]*", "grep -r KEY " + home + "/../*", "tar cf x.tar ~/.*",
 		},
 		readOnly: {
 			"rg KEY .", "rg KEY", "rg --hidden KEY", "rg -g '*.go' KEY", "rg -tgo KEY", "rg -g '!.env' -uu KEY",
 			"grep -rn KEY src/", "grep -rn --include='*.go' KEY .", "grep -rn --exclude=.env KEY .",
 			"grep -rn --exclude-dir=x --exclude='.env' KEY .", "find . -name '*.go'", "find src -type f", "ls -R", "ls -laR src",
 			"tree", "tree -a src", "du -a src", "du -sh ~", "git grep KEY", "git grep --untracked KEY", "grep KEY src/a.go",
-			"find . -maxdepth 1 -type d", "ls -la ~",
+			"find . -maxdepth 1 -type d", "ls -la ~", "grep -r KEY src/*", "ls -R src/*",
 		},
 		plain: {
 			"grep -r KEY ~/big", "find ~/big -exec cat {} +",

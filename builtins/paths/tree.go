@@ -193,7 +193,11 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 			continue
 		}
 		for _, p := range rootForms(t.Root) {
-			if !Within(l.path, p) || l.path == p || !t.Hidden && hiddenBelow(l.path, p) {
+			below := Within(l.path, p) && l.path != p && (t.Hidden || !hiddenBelow(l.path, p))
+			if !below && HasGlob(p) {
+				below = globAncestor(p, l.path, t.Hidden)
+			}
+			if !below {
 				continue
 			}
 			if _, cred, why := c.Classify(l.path); cred {
@@ -227,6 +231,22 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 		return TreeVerdict{Unknown: true, Path: real, Reason: l.Why}
 	}
 	return TreeVerdict{}
+}
+
+// globAncestor reports whether the shell glob root can name a proper
+// ancestor of loc (so that a tree read below "/home/*" reaches
+// /home/u/.ssh), with no hidden segment between unless hidden.
+func globAncestor(root, loc string, hidden bool) bool {
+	for a := path.Dir(loc); ; a = path.Dir(a) {
+		if ok, err := path.Match(root, a); err != nil || ok {
+			if err != nil || hidden || !hiddenBelow(loc, a) {
+				return true
+			}
+		}
+		if a == "/" {
+			return false
+		}
+	}
 }
 
 // hiddenBelow reports whether a segment of p below root starts with ".".
