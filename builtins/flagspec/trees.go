@@ -1,6 +1,9 @@
 package flagspec
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Recursive reads. A program that reads a directory tree (grep -r, rg, find,
 // ls -R, tree, du -a, diff -r, cp -r, tar c, zip -r, rsync -r, scp -r)
@@ -269,9 +272,9 @@ func writerTar(st *state, args []string) {
 			i = len(args)
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
-			switch {
-			case strings.HasPrefix("create", name) && len(name) >= 2, name == "append", name == "update",
-				name == "catenate", name == "concatenate":
+			name = tarLong(name)
+			switch name {
+			case "create", "append", "update", "catenate", "concatenate":
 				create = true
 			}
 			long := map[string]byte{"file": 'f', "directory": 'C', "files-from": 'T', "exclude-from": 'X'}
@@ -312,6 +315,38 @@ func writerTar(st *state, args []string) {
 		st.read(o)
 		st.tree(o, Tree{Hidden: true})
 	}
+}
+
+// tarLong resolves an abbreviated long option of tar (GNU tar accepts any
+// unambiguous prefix: --dir is --directory) among the options modelled
+// here; anything else is returned as written.
+func tarLong(name string) string {
+	modelled := []string{"create", "append", "update", "catenate", "concatenate", "file", "directory",
+		"files-from", "exclude-from"}
+	if tarLongValue[name] || slices.Contains(modelled, name) {
+		return name
+	}
+	found := ""
+	for _, n := range modelled {
+		if strings.HasPrefix(n, name) && name != "" {
+			if found != "" {
+				return name
+			}
+			found = n
+		}
+	}
+	for n := range tarLongValue {
+		if strings.HasPrefix(n, name) && name != "" && found != n {
+			if found != "" {
+				return name
+			}
+			found = n
+		}
+	}
+	if found == "" {
+		return name
+	}
+	return found
 }
 
 // tarLongValue are tar's long options that take a separate value.

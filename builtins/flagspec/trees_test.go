@@ -105,6 +105,9 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"tar", "--create", "--file=x.tar", "-C", "/", "etc"}, "/etc[h]"},
 		{[]string{"tar", "-c", "-f", "-", "."}, ".[h]"},
 		{[]string{"tar", "rf", "x.tar", "~/.aws"}, "~/.aws[h]"},
+		{[]string{"tar", "--cre", "--file", "x.tar", "--direc=/home/u", "."}, "/home/u/.[h]"},
+		{[]string{"tar", "--cre", "--fi", "x.tar", "d"}, "x.tar[h]; d[h]"}, // ambiguous: both may be read
+		{[]string{"tar", "-c", "-f", "x.tar", "--exclude", ".git", "src"}, "src[h]"},
 		{[]string{"tar", "xzf", "x.tgz"}, ""},
 		{[]string{"tar", "-tvf", "x.tar"}, ""},
 		{[]string{"zip", "-r", "x.zip", "~"}, "~[h]"},

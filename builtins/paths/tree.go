@@ -319,11 +319,15 @@ func ListTree(t Tree) Listing {
 			return out
 		}
 		ignored, anchored := d.ignored, []string(nil)
+		if t.Ignores && d.rel != "" && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".git" }) {
+			// A nested repository: the enclosing one's ignore files stop here.
+			ignored = nil
+		}
 		if t.Ignores && hasIgnoreFile(entries, inRepo) {
 			var here []string
 			here, anchored = ignoreNames(d.abs, inRepo)
 			if len(here) > 0 {
-				ignored = append(append([]string(nil), d.ignored...), here...)
+				ignored = append(append([]string(nil), ignored...), here...)
 			}
 		}
 		for _, e := range entries {

@@ -209,22 +209,29 @@ func TestMatchTrees(t *testing.T) {
 func TestListTreeIgnores(t *testing.T) {
 	_, home := treeFixture(t)
 	names := func(l Listing) string {
-		var out []string
+		out := []string{""}
 		for _, e := range l.Entries {
 			out = append(out, e.Rel)
 		}
-		return strings.Join(out, " ")
+		return strings.Join(append(out, ""), " ")
 	}
 	l := ListTree(Tree{Root: ResolvePath(home+"/proj", "/", home), Hidden: true, Ignores: true})
-	if s := names(l); strings.Contains(s, "node_modules") || strings.Contains(s, ".env") || !strings.Contains(s, "src/a.go") {
+	if s := names(l); strings.Contains(s, "node_modules") || strings.Contains(s, " .env ") || !strings.Contains(s, "src/a.go") {
 		t.Errorf("ignores in a git work tree: %s", s)
+	}
+	// A nested repository does not inherit the enclosing one's ignore files.
+	mkdirs(t, home+"/proj/sub/.git")
+	touch(t, home+"/proj/sub/.env")
+	l = ListTree(Tree{Root: ResolvePath(home+"/proj", "/", home), Hidden: true, Ignores: true})
+	if s := names(l); !strings.Contains(s, " sub/.env ") || strings.Contains(s, " .env ") {
+		t.Errorf("nested repository: %s", s)
 	}
 	// Outside a git work tree .gitignore does not apply (ripgrep).
 	if err := os.Remove(home + "/proj/.git"); err != nil {
 		t.Fatal(err)
 	}
 	l = ListTree(Tree{Root: ResolvePath(home+"/proj", "/", home), Hidden: true, Ignores: true})
-	if s := names(l); !strings.Contains(s, ".env") {
+	if s := names(l); !strings.Contains(s, " .env ") {
 		t.Errorf("outside a work tree: %s", s)
 	}
 	// .ignore applies everywhere; a negation turns its file off.
@@ -232,14 +239,14 @@ func TestListTreeIgnores(t *testing.T) {
 		t.Fatal(err)
 	}
 	l = ListTree(Tree{Root: ResolvePath(home+"/proj", "/", home), Hidden: true, Ignores: true})
-	if s := names(l); strings.Contains(s, ".env") {
+	if s := names(l); strings.Contains(s, " .env ") {
 		t.Errorf(".ignore: %s", s)
 	}
 	if err := os.WriteFile(home+"/proj/.ignore", []byte(".env\n!.env\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l = ListTree(Tree{Root: ResolvePath(home+"/proj", "/", home), Hidden: true, Ignores: true})
-	if s := names(l); !strings.Contains(s, ".env") {
+	if s := names(l); !strings.Contains(s, " .env ") {
 		t.Errorf("negated .ignore: %s", s)
 	}
 }
