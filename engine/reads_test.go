@@ -258,6 +258,8 @@ func TestSecretsAndEnvironment(t *testing.T) {
 		"cat /proc/self/root/etc/shadow", "xxd /proc/1/mem", "cat /proc/1/cwd/config.yml", "ls /proc/1/fd",
 		"cat /proc/1/task/1/environ", "cat /etc/ssh/ssh_host_ed25519_key", "cat ~/.git-credentials",
 		"cat /proc/1/root" + home + "/.ssh/id_rsa", "od -c /dev/mem",
+		// Reads only known at run time, by what they could name.
+		"cat /proc/$$/environ", "cat /proc/$PPID/environ", `cat "$D/.env"`, `cat ~/.ssh/"$K"`, `head "$HOME/.aws/$P"`,
 	}
 	env := []string{
 		"printenv", "printenv GITHUB_TOKEN", "printenv -0", "env", "env -0", "env -u PATH", "env FOO=1",
@@ -271,6 +273,7 @@ func TestSecretsAndEnvironment(t *testing.T) {
 		"ps aux", "ps -ef", "ps -eo pid,etime", "jq .env src/a.go", "awk '{print $1}' src/a.go", "env -i",
 		"cat /etc/ssh/ssh_host_ed25519_key.pub", "ls /proc",
 	}
+	checkTable(t, eng, proj, map[outcome][]string{plain: {`cat "$f"`, `cat src/"$x".go`, `for f in src/*.go; do cat "$f"; done`}})
 	checkTable(t, eng, proj, map[outcome][]string{credential: append(append([]string{}, secrets...), env...), readOnly: clean})
 	// Wrappers still wrap: env -i and env FOO=1 run their command, which is judged.
 	checkTable(t, eng, proj, map[outcome][]string{

@@ -90,6 +90,14 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 				why = firstNonEmpty(why, "path operand is not static")
 				if write {
 					dynWrite = true
+				} else if g, ok := dynamicGlob(p); ok {
+					// What a read only known at run time could name
+					// (cat /proc/$$/environ): checked as a glob.
+					if gs, ok := w.resolve(g, st); ok {
+						for _, q := range gs {
+							lf.Touches = appendUnique(lf.Touches, q)
+						}
+					}
 				}
 				continue
 			}

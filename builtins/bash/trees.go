@@ -5,6 +5,48 @@ import (
 	"strings"
 )
 
+// dynamicGlob turns a path with parts only known at run time into the
+// shell glob of what it could name, each such part a "*" ("/proc/$$/environ"
+// is "/proc/*/environ", "$D/.env" is "*/.env"): the credential check and
+// Read rules then see what it may read. A path that is nothing but run-time
+// parts, or whose parts may hold a slash in a place no glob can stand for,
+// is not turned into one (ok false).
+func dynamicGlob(p string) (string, bool) {
+	if !strings.Contains(p, "/") || strings.Trim(p, dyn+"/") == "" {
+		return "", false
+	}
+	var b strings.Builder
+	static := false
+	for _, seg := range strings.Split(p, "/") {
+		if b.Len() > 0 || strings.HasPrefix(p, "/") {
+			b.WriteByte('/')
+		}
+		if !strings.Contains(seg, dyn) {
+			static = static || seg != ""
+			b.WriteString(seg)
+			continue
+		}
+		// Collapse each run of run-time parts into one "*".
+		prev := false
+		for _, r := range seg {
+			if string(r) == dyn {
+				if !prev {
+					b.WriteByte('*')
+				}
+				prev = true
+				continue
+			}
+			prev = false
+			b.WriteRune(r)
+		}
+	}
+	g := b.String()
+	if strings.HasPrefix(p, "/") {
+		g = g[1:]
+	}
+	return g, static
+}
+
 // appendTrees appends the trees not yet in ts.
 func appendTrees(ts []Tree, add ...Tree) []Tree {
 	for _, t := range add {
