@@ -56,6 +56,7 @@ type Verdict struct {
 func Judge(argv []string) Verdict {
 	v := judge(argv)
 	v.Environment = environmentRead(argv)
+	sourceReads(&v, argv)
 	return v
 }
 
@@ -80,11 +81,6 @@ func judge(argv []string) Verdict {
 			v.Known = true
 			v.Unplaced = true
 			v.Reason = prog + " " + why
-			if f := writerTrees[prog]; f != nil {
-				st := &state{argv: argv}
-				f(st, argv[1:])
-				v.Reads, v.Writes, v.RecursiveReads = st.v.Reads, st.v.Writes, st.v.RecursiveReads
-			}
 			if subcommandPrograms[prog] {
 				v.Subcommand = firstWord(argv[1:])
 			}

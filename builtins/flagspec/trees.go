@@ -211,16 +211,72 @@ func checkDiff(st *state) {
 	}
 }
 
-// writerTrees fills the reads, writes and trees of programs that are never
-// read-only but read files (knownWriters): their sources are credential
-// reads too (cp /etc/shadow ./x, tar czf x.tgz ~, rsync -a ~/.ssh host:).
-// The parse is best effort: every operand it cannot place stays a touch.
-var writerTrees = map[string]func(st *state, args []string){
+// sourceReaders add the reads, writes and trees of programs that copy,
+// archive or compress what they read (tar c, zip, rsync, scp, dd, gzip -r):
+// their sources are credential reads too (tar czf x.tgz ~, rsync -a
+// ~/.ssh host:, gzip -rc ~). They run after the program's own verdict,
+// whatever it is, and only add: the parse is best effort, and for a
+// program that is not read-only every operand it cannot place stays a
+// possible path (Unplaced).
+var sourceReaders = map[string]func(st *state, args []string){
 	"tar":   writerTar,
 	"zip":   writerZip,
 	"rsync": writerRsync,
 	"scp":   writerScp,
 	"dd":    writerDd,
+	"gzip":  recursiveCompressor,
+	"zstd":  recursiveCompressor,
+}
+
+// sourceReads applies sourceReaders to v.
+func sourceReads(v *Verdict, argv []string) {
+	if len(argv) == 0 {
+		return
+	}
+	f := sourceReaders[argv[0]]
+	if f == nil {
+		return
+	}
+	st := &state{argv: argv}
+	f(st, argv[1:])
+	for _, p := range st.v.Reads {
+		if !slices.Contains(v.Reads, p) {
+			v.Reads = append(v.Reads, p)
+		}
+	}
+	for _, p := range st.v.Writes {
+		if !slices.Contains(v.Writes, p) {
+			v.Writes = append(v.Writes, p)
+		}
+	}
+	v.RecursiveReads = append(v.RecursiveReads, st.v.RecursiveReads...)
+	if !v.ReadOnly {
+		v.Unplaced = true
+	}
+}
+
+// gzip -r and zstd -r compress every file below a directory (with -c, to
+// stdout): each operand is a tree.
+func recursiveCompressor(st *state, args []string) {
+	recursive := false
+	var ops []string
+	for _, a := range args {
+		switch {
+		case a == "--recursive":
+			recursive = true
+		case strings.HasPrefix(a, "--"):
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			recursive = recursive || strings.ContainsRune(a[1:], 'r')
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if recursive {
+		for _, o := range ops {
+			st.read(o)
+			st.tree(o, Tree{Hidden: true})
+		}
+	}
 }
 
 // tar: in create, append and update mode (c, r, u; -A concatenates

@@ -119,6 +119,9 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"rsync", "f", "g"}, ""},
 		{[]string{"scp", "-r", "~", "host:"}, "~[h]"},
 		{[]string{"scp", "-P", "22", "-r", "d", "host:x"}, "d[h]"},
+		{[]string{"gzip", "-rc", "~"}, "~[h]"},
+		{[]string{"zstd", "--recursive", "-c", "d"}, "d[h]"},
+		{[]string{"gzip", "-c", "f"}, ""},
 		// git grep: untracked and no-index read the working tree.
 		{[]string{"git", "grep", "foo"}, ""},
 		{[]string{"git", "grep", "--no-index", "foo"}, ".[h]"},
