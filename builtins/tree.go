@@ -25,12 +25,13 @@ var (
 	keyInclude     = ast.StringTerm("include")
 	keyExclude     = ast.StringTerm("exclude")
 	keyIncludeFst  = ast.StringTerm("include_first")
+	keyMaxDepth    = ast.StringTerm("max_depth")
 	keyUnknown     = ast.StringTerm("unknown")
 )
 
 const treeDoc = "an element may also be a tree read recursively, " +
 	"`{\"path\": string, \"hidden\": bool, \"names_only\": bool, \"ignores\": bool, \"exclude_dirs\": [string], " +
-	"\"include\": [string], \"exclude\": [string], \"include_first\": bool}` " +
+	"\"include\": [string], \"exclude\": [string], \"include_first\": bool, \"max_depth\": number}` " +
 	"(an entry of the bash analysis's `recursive_reads`): every path below `path` that the program reads counts"
 
 // pathOrTreeArray is the declared type of a paths operand that may hold trees.
@@ -97,6 +98,14 @@ func treeArg(e *ast.Term, v ast.Object, pos int) (pathArg, error) {
 		}
 		*f.dst = bool(b)
 	}
+	if x := v.Get(keyMaxDepth); x != nil {
+		n, ok := x.Value.(ast.Number)
+		d, isInt := n.Int()
+		if !ok || !isInt || d < 0 {
+			return pathArg{}, bad("max_depth", "a non-negative integer")
+		}
+		t.MaxDepth = d
+	}
 	for _, f := range []struct {
 		key  *ast.Term
 		name string
@@ -119,6 +128,7 @@ type listKey struct {
 	real, abs       string
 	hidden, ignores bool
 	includeFirst    bool
+	depth           int
 	exclude         string
 }
 
@@ -126,7 +136,7 @@ type listKey struct {
 // and every deny or ask rule list share the walk).
 func listTree(bctx topdown.BuiltinContext, t paths.Tree) func() paths.Listing {
 	return func() paths.Listing {
-		k := listKey{real: t.Root.Real, abs: t.Root.Abs, hidden: t.Hidden, ignores: t.Ignores,
+		k := listKey{real: t.Root.Real, abs: t.Root.Abs, hidden: t.Hidden, ignores: t.Ignores, depth: t.MaxDepth,
 			includeFirst: t.IncludeFirst, exclude: strings.Join(t.ExcludeDirs, "\x00") + "\x01" +
 				strings.Join(t.Include, "\x00") + "\x01" + strings.Join(t.Exclude, "\x00")}
 		if bctx.Cache != nil {

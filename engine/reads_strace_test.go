@@ -39,7 +39,7 @@ func TestRecursiveReadersAgainstStrace(t *testing.T) {
 		"find . -name '*.go'", "find ~ -name x", "find . -type f -exec cat {} +", "find . -print0 | xargs -0 cat",
 		"ls -R", "ls -aR", "ls -aR ~", "tree", "tree -a", "tree -a ~", "du -a", "du -a ~", "du -sh ~",
 		"diff -r src src", "diff -r . ../linked", "git grep KEY", "git grep --untracked KEY", "git grep --no-index KEY",
-		"cat ~/.ssh/*", "head -c1 src/*",
+		"cat ~/.ssh/*", "head -c1 src/*", "find ~ -maxdepth 1 -name x", "tree -a -L 1 ~", "rg -l --hidden --max-depth 1 KEY ~",
 	}
 	opened := regexp.MustCompile(`= \d+<([^>]*)>`)
 	overApprox := 0

@@ -117,7 +117,7 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"find ~ -name x", "ls -aR ~", "ls -AR " + home, "tree -a ~", "du -a ~", "diff -r ~ /tmp",
 			"grep -r KEY ../linked", "rg KEY ../linked", "cat ~/.ssh/*", "wc -c ~/.aws/*",
 			"bash -c 'grep -r KEY ~'", "timeout 5 rg -uu KEY ~", "grep -r KEY ~ | head -1", "(cd ~/.ssh && grep -r KEY)",
-			"grep -r KEY ~/.*", "grep -r KEY ../*", "rg -uu KEY ~/.[a-z]*", "grep -r KEY " + home + "/../*", "tar cf x.tar ~/.*",
+			"grep -r KEY ~/.*", "grep -r KEY ../*", "find ~ -maxdepth 2 -type f", "rg -uu --max-depth 1 KEY ~", "rg -uu KEY ~/.[a-z]*", "grep -r KEY " + home + "/../*", "tar cf x.tar ~/.*",
 		},
 		readOnly: {
 			"rg KEY .", "rg KEY", "rg --hidden KEY", "rg -g '*.go' KEY", "rg -tgo KEY", "rg -g '!.env' -uu KEY",
@@ -125,6 +125,7 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"grep -rn --exclude-dir=x --exclude='.env' KEY .", "find . -name '*.go'", "find src -type f", "ls -R", "ls -laR src",
 			"tree", "tree -a src", "du -a src", "du -sh ~", "git grep KEY", "git grep --untracked KEY", "grep KEY src/a.go",
 			"find . -maxdepth 1 -type d", "ls -la ~", "grep -r KEY src/*", "ls -R src/*",
+			"find ~ -maxdepth 1 -name '.*'", "tree -a -L 1 ~", "find ~ -maxdepth 0",
 		},
 		plain: {
 			"grep -r KEY ~/big", "find ~/big -exec cat {} +",

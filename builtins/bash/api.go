@@ -92,6 +92,9 @@ type Tree struct {
 	Include      []string `json:"include"`
 	Exclude      []string `json:"exclude"`
 	IncludeFirst bool     `json:"include_first"`
+	// MaxDepth is how many levels below Path are read (find -maxdepth,
+	// tree -L); 0 is no limit.
+	MaxDepth int `json:"max_depth"`
 }
 
 // Hit is a dangerous-command pattern found on parsed argv.

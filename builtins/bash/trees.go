@@ -53,7 +53,8 @@ func appendTrees(ts []Tree, add ...Tree) []Tree {
 		if !slices.ContainsFunc(ts, func(u Tree) bool {
 			return u.Path == t.Path && u.Hidden == t.Hidden && u.NamesOnly == t.NamesOnly &&
 				u.Ignores == t.Ignores && slices.Equal(u.ExcludeDirs, t.ExcludeDirs) &&
-				slices.Equal(u.Include, t.Include) && slices.Equal(u.Exclude, t.Exclude) && u.IncludeFirst == t.IncludeFirst
+				slices.Equal(u.Include, t.Include) && slices.Equal(u.Exclude, t.Exclude) && u.IncludeFirst == t.IncludeFirst &&
+				u.MaxDepth == t.MaxDepth
 		}) {
 			ts = append(ts, t)
 		}

@@ -80,7 +80,7 @@ var statSpec = &spec{
 var duSpec = &spec{
 	harmless: true,
 	allow: `-0 --null -a@a --all@a --apparent-size -B= --block-size= -b --bytes -c --total -D
-		--dereference-args -d= --max-depth= --files0-from=r -H --inodes -h --human-readable -k -L
+		--dereference-args -d=@d --max-depth=@d --files0-from=r -H --inodes -h --human-readable -k -L
 		--dereference -l --count-links -m -P --no-dereference -S --separate-dirs --si -s --summarize
 		-t= --threshold= --time? --time-style= -X=r --exclude-from=r --exclude= -x --one-file-system -g -A`,
 	ops:   opsRead,

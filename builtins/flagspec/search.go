@@ -1,6 +1,9 @@
 package flagspec
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // grep (and egrep, fgrep) search files. The first operand is the pattern
 // unless -e or -f gave one; -f and --exclude-from read files. No GNU grep
@@ -40,7 +43,7 @@ var rgSpec = &spec{
 		--no-ignore-file-case-insensitive --include-zero --no-include-zero -v --invert-match
 		--no-invert-match --json --no-json --line-buffered --no-line-buffered -n --line-number
 		-N --no-line-number -x --line-regexp -M= --max-columns= --max-columns-preview
-		--no-max-columns-preview -m= --max-count= -d= --max-depth= --maxdepth= --max-filesize=
+		--no-max-columns-preview -m= --max-count= -d=@d --max-depth=@d --maxdepth=@d --max-filesize=
 		--mmap --no-mmap -U --multiline --no-multiline --multiline-dotall --no-multiline-dotall
 		--no-config --no-ignore@n --ignore --no-ignore-dot@n --ignore-dot --no-ignore-exclude --ignore-exclude
 		--no-ignore-files@n --ignore-files --no-ignore-global --ignore-global --no-ignore-messages
@@ -69,7 +72,7 @@ var rgSpec = &spec{
 // formats HTML to stdout and is allowed.
 var treeSpec = &spec{
 	noAbbrev: true,
-	allow: `-a@a -d -l -f -x -L= -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst
+	allow: `-a@a -d -l -f -x -L=@l -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst
 		--prune --info --infofile=r --noreport --charset= --filelimit= --dirsfirst --filesfirst
 		-i -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r
 		--sort= -n -C -X -J -S --fromfile@f --fromtabfile --nolinks -H= -T= --hintro=r --houtro=r
@@ -166,8 +169,24 @@ func checkFind(st *state) {
 		i++
 	}
 	// find prints the name of everything below its starting points (the
-	// working directory when none is given), hidden entries included.
+	// working directory when none is given), hidden entries included, down
+	// to -maxdepth (the largest given; the trees are completed below).
+	first := len(st.v.RecursiveReads)
 	treesOf(st, starts, Tree{NamesOnly: true, Hidden: true})
+	maxDepth, badDepth := -1, false
+	defer func() {
+		if badDepth || maxDepth < 0 {
+			return // no limit known
+		}
+		trees := st.v.RecursiveReads[:first]
+		for _, t := range st.v.RecursiveReads[first:] {
+			if maxDepth > 0 { // -maxdepth 0: the starting points only
+				t.MaxDepth = maxDepth
+				trees = append(trees, t)
+			}
+		}
+		st.v.RecursiveReads = trees
+	}()
 	for ; i < len(args); i++ {
 		a := args[i]
 		if why, ok := findDenied[a]; ok {
@@ -189,6 +208,13 @@ func checkFind(st *state) {
 		if !ok {
 			st.fail("find: primary " + printable(a) + " is not in the read-only vocabulary")
 			return
+		}
+		if a == "-maxdepth" && i+1 < len(args) {
+			if d, err := strconv.Atoi(args[i+1]); err != nil || d < 0 {
+				badDepth = true
+			} else {
+				maxDepth = max(maxDepth, d)
+			}
 		}
 		switch {
 		case n == -1:

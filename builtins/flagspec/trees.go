@@ -2,6 +2,7 @@ package flagspec
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -38,11 +39,32 @@ type Tree struct {
 	// include glob is taken as read.
 	Include, Exclude []string
 	IncludeFirst     bool
+	// MaxDepth is how many levels below Path are read (find -maxdepth,
+	// tree -L, rg --max-depth, du -d); 0 is no limit.
+	MaxDepth int
+}
+
+// depthOf reads a depth limit: the last value given to an option with
+// mark, as a positive number; 0 (no limit) when absent or not a number,
+// -1 for 0 (nothing below the root).
+func depthOf(st *state, mark byte) int {
+	v, ok := st.val(mark)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil || n < 0:
+		return 0
+	case n == 0:
+		return -1
+	}
+	return n
 }
 
 // tree records a recursive read of p (and, like every path read, a read).
 func (st *state) tree(p string, t Tree) {
-	if p == "" || p == "-" {
+	if p == "" || p == "-" || t.MaxDepth < 0 {
 		return
 	}
 	t.Path = p
@@ -148,6 +170,7 @@ func checkRg(st *state) {
 	if st.has('q') {
 		return // --type-list, --version and the like search nothing
 	}
+	t.MaxDepth = depthOf(st, 'd')
 	treesOf(st, patOperands(st), t)
 }
 
@@ -182,7 +205,7 @@ func checkLs(st *state) {
 // --fromfile reads a listing instead.
 func checkTree(st *state) {
 	if !st.has('f') {
-		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: st.has('a')})
+		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: st.has('a'), MaxDepth: depthOf(st, 'l')})
 	}
 }
 
@@ -191,7 +214,7 @@ func checkTree(st *state) {
 // names worth protecting (docs/reads.md, "Recursive reads").
 func checkDu(st *state) {
 	if st.has('a') {
-		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: true})
+		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: true, MaxDepth: depthOf(st, 'd')})
 	}
 }
 

@@ -21,6 +21,9 @@ func treeString(ts []Tree) string {
 		if t.Ignores {
 			s += "i"
 		}
+		if t.MaxDepth > 0 {
+			s += fmt.Sprint(t.MaxDepth)
+		}
 		s += "]"
 		if len(t.ExcludeDirs) > 0 {
 			s += fmt.Sprintf(" xd=%v", t.ExcludeDirs)
@@ -82,7 +85,7 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"ls", "--recursive", "-f", "d"}, "d[hn]"},
 		{[]string{"ls", "-la", "~"}, ""},
 		{[]string{"tree"}, ".[n]"},
-		{[]string{"tree", "-a", "-L", "2", "~"}, "~[hn]"},
+		{[]string{"tree", "-a", "-L", "2", "~"}, "~[hn2]"},
 		{[]string{"tree", "--fromfile", "list"}, ""},
 		{[]string{"find"}, ".[hn]"},
 		{[]string{"find", "~", "-name", "id_*"}, "~[hn]"},
@@ -91,6 +94,16 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"du", "-a", "~"}, "~[hn]"},
 		{[]string{"du", "--all"}, ".[hn]"},
 		{[]string{"du", "-sh", "~"}, ""},
+		// Depth limits.
+		{[]string{"find", "~", "-maxdepth", "1", "-name", ".*"}, "~[hn1]"},
+		{[]string{"find", "~", "-maxdepth", "1", "-maxdepth", "3"}, "~[hn3]"},
+		{[]string{"find", "~", "-maxdepth", "0"}, ""},
+		{[]string{"find", "~", "-maxdepth", "x"}, "~[hn]"},
+		{[]string{"find", "~", "-name", "-maxdepth"}, "~[hn]"},
+		{[]string{"tree", "-a", "-L", "2", "/"}, "/[hn2]"},
+		{[]string{"rg", "--max-depth", "1", "x", "~"}, "~[i1]"},
+		{[]string{"rg", "-d", "0", "x", "~"}, ""},
+		{[]string{"du", "-a", "-d", "1", "~"}, "~[hn1]"},
 		// Content readers that copy or compare.
 		{[]string{"diff", "-r", "a", "b"}, "a[h]; b[h]"},
 		{[]string{"diff", "-ru", "--from-file=~", "d"}, "d[h]; ~[h]"},

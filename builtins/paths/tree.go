@@ -58,6 +58,20 @@ type Tree struct {
 	// with IncludeFirst a file matching neither is skipped (see skipsFile).
 	Include, Exclude []string
 	IncludeFirst     bool
+	// MaxDepth is how many levels below the root are read; 0 is no limit.
+	MaxDepth int
+}
+
+// reaches reports whether the program reads a location rel levels below
+// the root: a file down to MaxDepth, a directory's contents only above it.
+func (t *Tree) reaches(levels int, dir bool) bool {
+	if t.MaxDepth <= 0 {
+		return true
+	}
+	if dir {
+		return levels < t.MaxDepth
+	}
+	return levels <= t.MaxDepth
 }
 
 // skipsFile reports whether the program skips the file name: it matches no
@@ -193,7 +207,8 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 			continue
 		}
 		for _, p := range rootForms(t.Root) {
-			below := Within(l.path, p) && l.path != p && (t.Hidden || !hiddenBelow(l.path, p))
+			below := Within(l.path, p) && l.path != p && (t.Hidden || !hiddenBelow(l.path, p)) &&
+				t.reaches(levelsBelow(l.path, p), l.dir)
 			if !below && HasGlob(p) {
 				below = globAncestor(p, l.path, t.Hidden)
 			}
@@ -223,7 +238,7 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 			_, cred, why = c.Classify(e.Target)
 			why += " (symlink target " + e.Target + ")"
 		}
-		if cred && (!t.NamesOnly || e.Dir) {
+		if cred && (!t.NamesOnly || e.Dir) && t.reaches(strings.Count(e.Rel, "/")+1, e.Dir) {
 			return TreeVerdict{Credential: true, Path: p, Reason: why}
 		}
 	}
@@ -247,6 +262,15 @@ func globAncestor(root, loc string, hidden bool) bool {
 			return false
 		}
 	}
+}
+
+// levelsBelow returns how many segments p has below root.
+func levelsBelow(p, root string) int {
+	rel := strings.Trim(strings.TrimPrefix(p, root), "/")
+	if rel == "" {
+		return 0
+	}
+	return strings.Count(rel, "/") + 1
 }
 
 // hiddenBelow reports whether a segment of p below root starts with ".".
@@ -363,12 +387,12 @@ func ListTree(t Tree) Listing {
 				ent.Target = target
 				if ti, err := os.Stat(target); err == nil && ti.IsDir() {
 					ent.Dir = true
-					if !visited[target] {
+					if !visited[target] && (t.MaxDepth <= 0 || strings.Count(rel, "/")+1 < t.MaxDepth) {
 						visited[target] = true
 						queue = append(queue, dirItem{abs: target, rel: rel, ignored: ignored})
 					}
 				}
-			} else if isDir {
+			} else if isDir && (t.MaxDepth <= 0 || strings.Count(rel, "/")+1 < t.MaxDepth) {
 				queue = append(queue, dirItem{abs: full, rel: rel, ignored: ignored})
 			}
 			out.Entries = append(out.Entries, ent)

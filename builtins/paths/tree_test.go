@@ -72,6 +72,12 @@ func TestCheckTree(t *testing.T) {
 		{"grep --include=*.go", home + "/nested", Tree{Hidden: true, Include: []string{"*.go"}, IncludeFirst: true}, false, false, ""},
 		{"grep --exclude=.env", home + "/nested", Tree{Hidden: true, Exclude: []string{".env"}}, false, false, ""},
 		{"grep --exclude=.env --include=*", home + "/nested", Tree{Hidden: true, Include: []string{"*"}, Exclude: []string{".env"}}, true, false, ""},
+		// Depth limits: a directory's contents one level further down.
+		{"find ~ -maxdepth 1", home, Tree{Hidden: true, NamesOnly: true, MaxDepth: 1}, false, false, ""},
+		{"find ~ -maxdepth 2", home, Tree{Hidden: true, NamesOnly: true, MaxDepth: 2}, true, false, "/.aws"},
+		{"rg -uu --max-depth 1 ~ reads ~/.netrc", home, Tree{Hidden: true, MaxDepth: 1}, true, false, ""},
+		{"nested .env below the depth", home + "/nested", Tree{Hidden: true, MaxDepth: 2}, false, false, ""},
+		{"nested .env at the depth", home + "/nested", Tree{Hidden: true, MaxDepth: 3}, true, false, ".env"},
 		{"brace include reads everything", home + "/nested", Tree{Hidden: true, Include: []string{"*.{go,ts}"}, IncludeFirst: true}, true, false, ""},
 	}
 	for _, c := range cases {
