@@ -198,27 +198,12 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 		}
 	}
 	// 2. Well-known locations below the root.
-	locs := [][]fixedLocation{systemLocations}
+	locs := systemLocations
 	if h := normHome(home); h != "" && h != "/" {
-		locs = [][]fixedLocation{c.homeLocations(h), systemLocations}
+		locs = slices.Concat(c.homeLocations(h), systemLocations)
 	}
-	for _, l := range slices.Concat(locs...) {
-		if t.NamesOnly && !l.dir {
-			continue
-		}
-		for _, p := range rootForms(t.Root) {
-			below := Within(l.path, p) && l.path != p && (t.Hidden || !hiddenBelow(l.path, p)) &&
-				t.reaches(levelsBelow(l.path, p), l.dir)
-			if !below && HasGlob(p) {
-				below = globAncestor(p, l.path, t.Hidden)
-			}
-			if !below {
-				continue
-			}
-			if _, cred, why := c.Classify(l.path); cred {
-				return TreeVerdict{Credential: true, Path: l.path, Reason: why}
-			}
-		}
+	if v, ok := c.fixedBelow(t, locs, rootForms(t.Root), 0); ok {
+		return v
 	}
 	// 3. Credential names anywhere below the root.
 	var l Listing
@@ -233,6 +218,14 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 		if real == "/" {
 			p = "/" + e.Rel
 		}
+		if e.Target != "" && e.Dir {
+			// A link to a directory that holds a well-known location
+			// (a link to ~ inside the project).
+			if v, ok := c.fixedBelow(t, locs, []string{e.Target}, strings.Count(e.Rel, "/")+1); ok {
+				v.Reason += " (through the symlink " + p + ")"
+				return v
+			}
+		}
 		_, cred, why := c.Classify(p)
 		if !cred && e.Target != "" {
 			_, cred, why = c.Classify(e.Target)
@@ -246,6 +239,30 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 		return TreeVerdict{Unknown: true, Path: real, Reason: l.Why}
 	}
 	return TreeVerdict{}
+}
+
+// fixedBelow finds a well-known credential location below one of roots
+// that t reads; levels is how deep the roots lie below the tree's root.
+func (c *Classifier) fixedBelow(t Tree, locs []fixedLocation, roots []string, levels int) (TreeVerdict, bool) {
+	for _, l := range locs {
+		if t.NamesOnly && !l.dir {
+			continue
+		}
+		for _, p := range roots {
+			below := Within(l.path, p) && l.path != p && (t.Hidden || !hiddenBelow(l.path, p)) &&
+				t.reaches(levels+levelsBelow(l.path, p), l.dir)
+			if !below && HasGlob(p) {
+				below = globAncestor(p, l.path, t.Hidden)
+			}
+			if !below {
+				continue
+			}
+			if _, cred, why := c.Classify(l.path); cred {
+				return TreeVerdict{Credential: true, Path: l.path, Reason: why}, true
+			}
+		}
+	}
+	return TreeVerdict{}, false
 }
 
 // globAncestor reports whether the shell glob root can name a proper

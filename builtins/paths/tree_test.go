@@ -28,6 +28,8 @@ func treeFixture(t *testing.T) (root, home string) {
 		t.Fatal(err)
 	}
 	symlink(t, home+"/.ssh", home+"/proj/keys")
+	mkdirs(t, home+"/tohome")
+	symlink(t, root, home+"/tohome/up")
 	return root, home
 }
 
@@ -57,6 +59,7 @@ func TestCheckTree(t *testing.T) {
 		{"nested .env", home + "/nested", Tree{Hidden: true}, true, false, "/nested/a/b/.env"},
 		{"nested .env skipped without hidden", home + "/nested", Tree{}, false, false, ""},
 		{"a key outside .ssh", home + "/backup", Tree{}, true, false, "id_ed25519"},
+		{"a link to home", home + "/tohome", Tree{Hidden: true}, true, false, ""},
 		// Nothing to find.
 		{"clean project", home + "/clean", Tree{Hidden: true}, false, false, ""},
 		{"src only", home + "/proj/src", Tree{Hidden: true}, false, false, ""},
