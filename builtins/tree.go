@@ -132,8 +132,18 @@ type listKey struct {
 	exclude         string
 }
 
+// maxEvalEntries bounds the directory entries all the tree walks of one
+// evaluation read together (a command may name many trees).
+const maxEvalEntries = 4 * paths.MaxTreeEntries
+
+// walkBudget is the entries left to the walks of one evaluation.
+type walkBudget struct{ left int }
+
+type walkBudgetKey struct{}
+
 // listTree walks a tree at most once per evaluation (the credential check
-// and every deny or ask rule list share the walk).
+// and every deny or ask rule list share the walk), within the evaluation's
+// budget of entries.
 func listTree(bctx topdown.BuiltinContext, t paths.Tree) func() paths.Listing {
 	return func() paths.Listing {
 		k := listKey{real: t.Root.Real, abs: t.Root.Abs, hidden: t.Hidden, ignores: t.Ignores, depth: t.MaxDepth,
@@ -144,10 +154,18 @@ func listTree(bctx topdown.BuiltinContext, t paths.Tree) func() paths.Listing {
 				return v.(paths.Listing)
 			}
 		}
-		l := paths.ListTree(t)
-		if bctx.Cache != nil {
-			bctx.Cache.Put(k, l)
+		if bctx.Cache == nil {
+			return paths.ListTree(t)
 		}
+		b, _ := bctx.Cache.Get(walkBudgetKey{})
+		budget, _ := b.(*walkBudget)
+		if budget == nil {
+			budget = &walkBudget{left: maxEvalEntries}
+			bctx.Cache.Put(walkBudgetKey{}, budget)
+		}
+		l := paths.ListTreeWithin(t, budget.left)
+		budget.left = max(budget.left-l.Read, 0)
+		bctx.Cache.Put(k, l)
 		return l
 	}
 }

@@ -125,6 +125,8 @@ type Listing struct {
 	Complete bool
 	// Why says why the walk is incomplete.
 	Why string
+	// Read is how many directory entries the walk read.
+	Read int
 }
 
 // fixedLocation is a well-known credential location (step 2).
@@ -311,7 +313,12 @@ func rootForms(r Resolved) []string {
 // every symlink's target is reported, so that a link cannot hide a
 // credential whichever way the program treats links. At most
 // MaxTreeEntries entries are read.
-func ListTree(t Tree) Listing {
+func ListTree(t Tree) Listing { return ListTreeWithin(t, treeBudget) }
+
+// ListTreeWithin is ListTree reading at most limit entries (at most
+// MaxTreeEntries): the callers of one decision share a budget.
+func ListTreeWithin(t Tree, limit int) Listing {
+	limit = min(limit, treeBudget)
 	root := t.Root.Real
 	if root == "" {
 		root = t.Root.Abs
@@ -355,8 +362,12 @@ func ListTree(t Tree) Listing {
 			return out
 		}
 		read += len(entries)
-		if read > treeBudget {
-			out.Why = "more than " + itoa(treeBudget) + " entries"
+		out.Read = read
+		if read > limit {
+			out.Why = "more than " + itoa(limit) + " entries"
+			if limit < treeBudget {
+				out.Why = "the walks of this call read more than their share of entries"
+			}
 			return out
 		}
 		ignored, anchored := d.ignored, []string(nil)
