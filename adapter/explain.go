@@ -555,6 +555,23 @@ func WriteBashAnalysis(b *strings.Builder, a map[string]any) {
 		}
 	}
 	list("all reads", "reads")
+	if ts, ok := a["recursive_reads"].([]any); ok && len(ts) > 0 {
+		var out []string
+		for _, t := range ts {
+			if m, ok := t.(map[string]any); ok {
+				s := fmt.Sprint(m["path"])
+				if m["names_only"] == true {
+					s += " (names)"
+				}
+				if m["hidden"] != true {
+					s += " (not hidden files)"
+				}
+				out = append(out, s)
+			}
+		}
+		fmt.Fprintf(b, "  reads the trees below: %s\n", strings.Join(out, "; "))
+	}
+	list("prints the environment", "environment")
 	list("all writes", "writes")
 	list("not read-only because", "not_read_only")
 	list("not analysable because", "reasons")

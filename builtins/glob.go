@@ -17,14 +17,16 @@ var GlobMatchAny = &ast.Builtin{
 		"against paths, which are resolved first. Mode `any` (deny and ask rules): a pattern hits when it " +
 		"matches the lexical or the symlink-resolved form of any path. Mode `all` (allow rules): a pattern " +
 		"covers when it matches both forms of every path. A path with shell glob syntax (`cat .e*`) brings " +
-		"along what it expands to now. Returns the index of the first such pattern, or -1. " +
+		"along what it expands to now. A tree read recursively also hits (mode `any`) a pattern that names a path " +
+		"below its root, or whose wildcards match a path a bounded walk of the tree finds (or cannot rule out); " +
+		"in mode `all` a tree counts as its root. Returns the index of the first such pattern, or -1. " +
 		"Patterns are compiled once and indexed, so long rule lists stay cheap. A malformed pattern is an error. " +
 		"Reads the file system, so it is non-deterministic.",
 	Categories: []string{"permopa", "permopa.glob"},
 	Decl: types.NewFunction(
 		types.Args(
 			types.Named("patterns", stringArray()).Description("file-rule patterns (the rule contents of Read/Write/Edit rules)"),
-			types.Named("paths", stringArray()).Description("the paths of the tool call"),
+			types.Named("paths", pathOrTreeArray()).Description("the paths of the tool call; "+treeDoc),
 			namedOpts("options: "+cwdHomeDoc+", `mode` (`\"any\"`, the default, or `\"all\"`)"+unknownKeys),
 		),
 		types.Named("index", types.N).Description("index of the first pattern that hits (any) or covers (all), or -1"),
@@ -41,7 +43,7 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 	if err != nil {
 		return nil, err
 	}
-	ps, err := stringArrayOperand(ops[1], 2)
+	ps, err := pathArgs(ops[1], 2)
 	if err != nil {
 		return nil, err
 	}
@@ -74,15 +76,23 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 	if err != nil {
 		return nil, err
 	}
-	if ps.Len() == 0 || rs.Len() == 0 {
+	if len(ps) == 0 || rs.Len() == 0 {
 		return termMinusOne, nil
 	}
 	var buf [4]paths.Resolved
 	rp := buf[:0]
 	var globs []string // literal globs whose expansion was cut short
-	for i := range ps.Len() {
-		r := resolve(bctx, string(ps.Elem(i).Value.(ast.String)), cwd, home)
+	var trees []paths.TreeMatch
+	for _, pa := range ps {
+		r := resolve(bctx, pa.p, cwd, home)
 		rp = append(rp, r)
+		if pa.tree != nil && mode == paths.ModeAny {
+			for _, root := range treeRoots(bctx, r) {
+				t := *pa.tree
+				t.Root = root
+				trees = append(trees, paths.TreeMatch{Tree: t, List: listTree(bctx, t)})
+			}
+		}
 		if paths.HasGlob(r.Abs) {
 			// The shell expands the glob: rules see what it names now.
 			x := expand(bctx, r.Abs)
@@ -98,6 +108,11 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 	best := rs.Match(rp, mode)
 	for _, g := range globs {
 		if i := rs.MatchLiteralByGlob(g); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	if len(trees) > 0 {
+		if i := rs.MatchTrees(trees); i >= 0 && (best < 0 || i < best) {
 			best = i
 		}
 	}

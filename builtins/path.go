@@ -152,20 +152,25 @@ var PathCheck = &ast.Builtin{
 		"Each path is resolved and both its lexical and its symlink-resolved form are classified, " +
 		"so a symlink to `~/.ssh/id_rsa` is a credential path. A path with shell glob syntax (`.e*`) is " +
 		"also judged by what it expands to now and, when it expands to too much, by what it could name. " +
-		"Names compare case-insensitively. " +
+		"Names compare case-insensitively. A tree read recursively (`grep -r`, `rg`, `find`, the Grep tool) is a " +
+		"credential read when its root is one, when it holds a well-known credential location (`~/.ssh`, " +
+		"`/etc/shadow`, ...), or when a bounded walk of it, skipping what the program skips, finds a credential " +
+		"path; a tree too large to walk is reported under `unknown`. " +
 		"Reads the file system, so it is non-deterministic.",
 	Categories: categoriesPath,
 	Decl: types.NewFunction(
 		types.Args(
-			types.Named("paths", stringArray()).Description("the paths as written in the tool call"),
+			types.Named("paths", pathOrTreeArray()).Description("the paths as written in the tool call; "+treeDoc),
 			namedOpts("options: "+cwdHomeDoc+"; `dangerous_paths` (object, the settings block "+
 				"`{files: {add: [], remove: []}, directories: {add: [], remove: []}}`; absent: the defaults)"+unknownKeys),
 		),
 		types.Named("result", types.NewObject([]*types.StaticProperty{
 			types.NewStaticProperty("dangerous", pathReasonType),
 			types.NewStaticProperty("credential", pathReasonType),
-		}, nil)).Description("`{\"dangerous\": [{\"path\", \"reason\"}], \"credential\": [{\"path\", \"reason\"}]}`: "+
-			"each hit with the path as given and why (every credential path is also dangerous)"),
+			types.NewStaticProperty("unknown", pathReasonType),
+		}, nil)).Description("`{\"dangerous\": [{\"path\", \"reason\"}], \"credential\": [{\"path\", \"reason\"}], "+
+			"\"unknown\": [{\"path\", \"reason\"}]}`: each hit with the path (or tree root) as given and why "+
+			"(every credential path is also dangerous); unknown: trees too large to check"),
 	),
 	Nondeterministic: true,
 }
@@ -239,7 +244,7 @@ func dangerousConfig(v ast.Value, pos int) (paths.Config, error) {
 }
 
 func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	ps, err := stringArrayOperand(ops[0], 1)
+	ps, err := pathArgs(ops[0], 1)
 	if err != nil {
 		return nil, err
 	}
@@ -255,10 +260,22 @@ func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 	if err != nil {
 		return nil, err
 	}
-	var dangerous, credential []*ast.Term
-	for i := range ps.Len() {
-		pt := ps.Elem(i)
-		r := resolve(bctx, string(pt.Value.(ast.String)), cwd, home)
+	var dangerous, credential, unknown []*ast.Term
+	for _, pa := range ps {
+		pt := pa.term
+		r := resolve(bctx, pa.p, cwd, home)
+		if pa.tree != nil {
+			v, root := checkTrees(bctx, cl, *pa.tree, r, home)
+			switch {
+			case v.Credential:
+				hit := treeHit(pa, root, v)
+				dangerous = append(dangerous, hit)
+				credential = append(credential, hit)
+			case v.Unknown:
+				unknown = append(unknown, treeHit(pa, root, v))
+			}
+			continue
+		}
 		d, c, reason := classifyResolved(cl, r)
 		if !c && paths.HasGlob(r.Abs) {
 			// What the shell will expand the glob to, and, when that cannot
@@ -290,6 +307,7 @@ func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 	return ast.ObjectTerm(
 		ast.Item(keyDangerous, termsArray(dangerous)),
 		ast.Item(keyCredential, termsArray(credential)),
+		ast.Item(keyUnknown, termsArray(unknown)),
 	), nil
 }
 

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,6 +80,32 @@ decision := {"behavior": "ALLOW", "step": "read_only"} if input.tool_name != ""`
 			for b.Loop() {
 				if _, err := pq.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecideRecursiveRead measures a recursive read of this
+// repository (rg, grep -r: a bounded walk of the tree for credential
+// names) against a plain read-only command in the same directory.
+func BenchmarkDecideRecursiveRead(b *testing.B) {
+	ctx := context.Background()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: repo}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cmd := range []string{"git status", "rg foo .", "grep -rn foo ."} {
+		in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "permission_mode": "default", "cwd": repo}
+		b.Run(strings.ReplaceAll(cmd, " ", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if d := eng.Decide(ctx, in); d.Step == engine.StepError {
+					b.Fatal(d.Message)
 				}
 			}
 		})

@@ -111,5 +111,8 @@ func notExported(s Settings) []string {
 	if !s.DangerousPaths.empty() {
 		out = append(out, "dangerous_paths")
 	}
+	if s.EnvironmentIsSecret != nil {
+		out = append(out, "environment_is_secret")
+	}
 	return out
 }

@@ -57,6 +57,7 @@ var envKeys = []struct{ key, name string }{
 	{"permissions.deny", "PERMOPA_DENY"},
 	{"permissions.additionaldirectories", "PERMOPA_ADDITIONAL_DIRECTORIES"},
 	{"bypass_honours_safety", "PERMOPA_BYPASS_HONOURS_SAFETY"},
+	{"environment_is_secret", "PERMOPA_ENVIRONMENT_IS_SECRET"},
 	{"dangerous_paths.files.add", "PERMOPA_DANGEROUS_FILES_ADD"},
 	{"dangerous_paths.directories.add", "PERMOPA_DANGEROUS_DIRECTORIES_ADD"},
 }

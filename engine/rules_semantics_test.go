@@ -8,8 +8,6 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-var allModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
-
 // readmeEngine is an engine with the README's rules (testdata/readme-rules.yaml).
 func readmeEngine(t *testing.T) *engine.Engine {
 	t.Helper()
@@ -25,7 +23,8 @@ func readmeEngine(t *testing.T) *engine.Engine {
 	return eng
 }
 
-func decideBash(eng *engine.Engine, cmd, mode string) engine.Decision {
+// decideInW decides a Bash command run in /w.
+func decideInW(eng *engine.Engine, cmd, mode string) engine.Decision {
 	return eng.Decide(context.Background(), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 		"cwd": "/w", "permission_mode": mode,
@@ -57,7 +56,7 @@ func TestFlagAwareDenyRulesEveryMode(t *testing.T) {
 	}
 	for _, mode := range allModes {
 		for cmd, rule := range denied {
-			d := decideBash(eng, cmd, mode)
+			d := decideInW(eng, cmd, mode)
 			if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule || d.MatchedRule == nil || d.MatchedRule.String() != rule {
 				t.Errorf("%s: %q: %s/%s by %v, want DENY by %s (%s)", mode, cmd, d.Behavior, d.Step, d.MatchedRule, rule, d.Reason)
 				continue
@@ -78,7 +77,7 @@ func TestFlagAwareDenyRulesEveryMode(t *testing.T) {
 	}
 	for cmd, byMode := range want {
 		for mode, behavior := range byMode {
-			if d := decideBash(eng, cmd, mode); d.Behavior != behavior || d.Step == engine.StepDenyRule {
+			if d := decideInW(eng, cmd, mode); d.Behavior != behavior || d.Step == engine.StepDenyRule {
 				t.Errorf("%s: %q: %s/%s (%s), want %s", mode, cmd, d.Behavior, d.Step, d.Reason, behavior)
 			}
 		}
@@ -100,7 +99,7 @@ func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
 		"npx rimraf x", "LD_PRELOAD=/tmp/x.so ls", "PATH=/tmp/evil:$PATH git status", "eval \"$cmd\"",
 	} {
 		for _, mode := range allModes {
-			d := decideBash(eng, cmd, mode)
+			d := decideInW(eng, cmd, mode)
 			if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule || !strings.Contains(d.Reason, "cannot tell") {
 				t.Errorf("%s: %q: %s/%s (%s), want DENY by a deny rule saying why", mode, cmd, d.Behavior, d.Step, d.Reason)
 			}
@@ -114,7 +113,7 @@ func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
 		"ssh host rm -rf /srv", "git -c alias.c='!rm -rf x' c", "export EDITOR='rm -rf x'",
 	} {
 		for _, mode := range allModes {
-			if d := decideBash(eng, cmd, mode); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+			if d := decideInW(eng, cmd, mode); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
 				t.Errorf("%s: %q: %s/%s (%s), want DENY", mode, cmd, d.Behavior, d.Step, d.Reason)
 			}
 		}
@@ -135,13 +134,13 @@ func TestUncertainCommandsHitAskRules(t *testing.T) {
 		"bypassPermissions": engine.Ask, "dontAsk": engine.Deny}
 	for _, cmd := range []string{"$CMD https://x.example", "python3 -c 'import urllib.request'", "npx foo", "bash <(wget -qO- x)"} {
 		for mode, behavior := range want {
-			d := decideBash(eng, cmd, mode)
+			d := decideInW(eng, cmd, mode)
 			if d.Behavior != behavior || d.Step != engine.StepAskRule || !strings.Contains(d.Reason, "cannot tell") {
 				t.Errorf("%s: %q: %s/%s (%s), want %s by the ask rule", mode, cmd, d.Behavior, d.Step, d.Reason, behavior)
 			}
 		}
 	}
-	if d := decideBash(eng, "ls -la", "bypassPermissions"); d.Behavior != engine.Allow {
+	if d := decideInW(eng, "ls -la", "bypassPermissions"); d.Behavior != engine.Allow {
 		t.Errorf("a certain command must not hit the ask rule: %+v", d)
 	}
 }
@@ -172,7 +171,7 @@ func TestAllowRulesCoverNoMoreThanTheirWordsEndToEnd(t *testing.T) {
 		{"sed -n '1e id' f", "dontAsk", engine.Deny, engine.StepModeFallback},
 	}
 	for _, c := range cases {
-		d := decideBash(eng, c.cmd, c.mode)
+		d := decideInW(eng, c.cmd, c.mode)
 		if d.Behavior != c.behavior || d.Step != c.step {
 			t.Errorf("%s: %q: %s/%s (%s), want %s/%s", c.mode, c.cmd, d.Behavior, d.Step, d.Reason, c.behavior, c.step)
 		}

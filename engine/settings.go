@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,11 @@ type Settings struct {
 	// included. Deny and ask rules of every layer still apply: they only tighten.
 	AllowManagedRulesOnly bool           `json:"allow_managed_rules_only"`
 	DangerousPaths        DangerousPaths `json:"dangerous_paths"`
+	// EnvironmentIsSecret: printing the environment (printenv, env,
+	// export -p, jq env, ps e, ...) is a credential read (a safety ASK).
+	// nil is the default, true; false relaxes it where the agent's
+	// environment holds no secret. true in any layer wins: it only tightens.
+	EnvironmentIsSecret *bool `json:"environment_is_secret,omitempty"`
 	// Home expands ~ in paths and rules (default: the process's home).
 	Home string `json:"home"`
 	// Cwd is used for calls whose input has no cwd (default: the process's).
@@ -182,6 +188,9 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 	}
 	if !s.DangerousPaths.empty() {
 		doc["dangerous_paths"] = s.DangerousPaths.document()
+	}
+	if s.EnvironmentIsSecret != nil {
+		doc["environment_is_secret"] = *s.EnvironmentIsSecret
 	}
 	return doc
 }
@@ -543,6 +552,20 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string
 		s.WorkingDirectories = append(s.WorkingDirectories, d)
 	}
 	s.BypassHonoursSafety = v.GetBool("bypass_honours_safety")
+	if v.IsSet("environment_is_secret") {
+		switch x := v.Get("environment_is_secret").(type) {
+		case bool:
+			s.EnvironmentIsSecret = &x
+		case string:
+			if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+				s.EnvironmentIsSecret = &b
+			} else {
+				problems = append(problems, fmt.Errorf("%s: environment_is_secret: want true or false, got %q; ignored", where, x))
+			}
+		default:
+			problems = append(problems, fmt.Errorf("%s: environment_is_secret: want true or false, got %v; ignored", where, x))
+		}
+	}
 	if strings.EqualFold(v.GetString("permissions.disablebypasspermissionsmode"), "disable") {
 		// Claude Code's spelling of the same lock.
 		v.Set("disable_bypass_mode", true)
@@ -684,6 +707,9 @@ func Merge(layers ...Settings) Settings {
 			out.DefaultMode = s.DefaultMode
 		}
 		out.BypassHonoursSafety = out.BypassHonoursSafety || s.BypassHonoursSafety
+		if e := s.EnvironmentIsSecret; e != nil && (out.EnvironmentIsSecret == nil || *e) {
+			out.EnvironmentIsSecret = e
+		}
 		out.DisableBypassMode = out.DisableBypassMode || s.DisableBypassMode
 		out.AllowManagedRulesOnly = out.AllowManagedRulesOnly || s.AllowManagedRulesOnly
 		out.DangerousPaths.Files.Add = append(out.DangerousPaths.Files.Add, s.DangerousPaths.Files.Add...)

@@ -59,6 +59,7 @@ func newAnalysis(home string) *Analysis {
 	return &Analysis{
 		Reasons: []string{}, NotReadOnly: []string{}, Leaves: make([]Leaf, 0, 4), Reads: []string{}, Writes: []string{},
 		CriticalRemovals: []string{}, Dangerous: []Hit{}, home: home,
+		RecursiveReads: []Tree{}, Environment: []string{},
 	}
 }
 
@@ -148,6 +149,10 @@ func (w *walker) assemble() *Analysis {
 		for _, p := range lf.Touches {
 			res.Touches = appendUnique(res.Touches, p)
 		}
+		res.RecursiveReads = appendTrees(res.RecursiveReads, lf.RecursiveReads...)
+		if lf.Environment != "" {
+			res.Environment = appendUnique(res.Environment, lf.Program+": "+lf.Environment)
+		}
 		if !lf.ReadOnly {
 			allRO = false
 			w.notReadOnly(lf.Program + ": " + lf.Reason)
@@ -160,6 +165,7 @@ func (w *walker) assemble() *Analysis {
 			}
 		}
 	}
+	readsNames(res)
 	for _, p := range w.orphanWrites {
 		res.Writes = appendUnique(res.Writes, p)
 	}

@@ -62,6 +62,13 @@ type Leaf struct {
 	// FSCommand is true for mkdir touch rm rmdir mv cp ln and in-place sed
 	// whose every write target is known (in Writes).
 	FSCommand bool `json:"fs_command"`
+	// RecursiveReads are the directory trees the leaf reads below a root
+	// (grep -r, rg, find, ls -R, cp -r, tar c, ...), resolved like Reads;
+	// each root is also in Reads unless it is the implied working directory.
+	RecursiveReads []Tree `json:"recursive_reads"`
+	// Environment says why the leaf prints environment variables (printenv,
+	// env, export -p, jq env, ps e, ...), "" when it does not.
+	Environment string `json:"environment"`
 	// Layers are the argvs of the wrapper levels above Argv, outermost
 	// first ("sudo rm x" has [[sudo rm x]]); deny and ask rules see them all.
 	Layers [][]string `json:"layers,omitempty"`
@@ -81,6 +88,29 @@ type Leaf struct {
 	// RedirectWrites: the leaf writes a file by redirection (> f, time -o
 	// f). No allow rule covers it: path rules and the mode decide.
 	RedirectWrites bool `json:"redirect_writes,omitempty"`
+}
+
+// Tree is a directory tree read below Path (see flagspec.Tree).
+type Tree struct {
+	// Path is the root: absolute and cleaned.
+	Path string `json:"path"`
+	// Hidden: entries whose names start with "." below Path are read too.
+	Hidden bool `json:"hidden"`
+	// NamesOnly: only names are printed (ls -R, find, tree, du -a), not contents.
+	NamesOnly bool `json:"names_only"`
+	// Ignores: what .gitignore, .ignore and .rgignore files exclude is skipped (rg).
+	Ignores bool `json:"ignores"`
+	// ExcludeDirs are base-name globs of directories skipped (grep --exclude-dir).
+	ExcludeDirs []string `json:"exclude_dirs"`
+	// Include and Exclude are base-name globs of files read and skipped
+	// (grep --include/--exclude, rg -g); with IncludeFirst a file matching
+	// neither is skipped.
+	Include      []string `json:"include"`
+	Exclude      []string `json:"exclude"`
+	IncludeFirst bool     `json:"include_first"`
+	// MaxDepth is how many levels below Path are read (find -maxdepth,
+	// tree -L); 0 is no limit.
+	MaxDepth int `json:"max_depth"`
 }
 
 // Hit is a dangerous-command pattern found on parsed argv.
@@ -104,6 +134,12 @@ type Analysis struct {
 	Writes []string `json:"writes"`
 	// Touches gathers every leaf's Touches.
 	Touches []string `json:"touches"`
+	// RecursiveReads gathers every leaf's trees. When the command hands
+	// names to another program (xargs, find -exec), a names-only tree is
+	// read in full: the program may read every file listed.
+	RecursiveReads []Tree `json:"recursive_reads"`
+	// Environment gathers why leaves print environment variables.
+	Environment []string `json:"environment"`
 	// CriticalRemovals are removal targets that must never go without a
 	// human: /, top-level directories, ~, a working directory or a parent,
 	// everything in a directory (*, ./*, dir/*).

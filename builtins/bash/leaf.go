@@ -91,6 +91,14 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 				why = firstNonEmpty(why, "path operand is not static")
 				if write {
 					dynWrite = true
+				} else if g, ok := dynamicGlob(p); ok {
+					// What a read only known at run time could name
+					// (cat /proc/$$/environ): checked as a glob.
+					if gs, ok := w.resolve(g, st); ok {
+						for _, q := range gs {
+							lf.Touches = appendUnique(lf.Touches, q)
+						}
+					}
 				}
 				continue
 			}
@@ -106,7 +114,24 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	extraReads, extraWrites := shellKnownPaths(base, judge)
 	addPaths(&lf.Reads, extraReads, false)
 	addPaths(&lf.Writes, extraWrites, true)
-	if !v.ReadOnly && len(v.Reads) == 0 && len(v.Writes) == 0 {
+	for _, t := range v.RecursiveReads {
+		roots, ok := w.resolve(t.Path, st)
+		if !ok {
+			ro = false
+			why = firstNonEmpty(why, "the root of a recursive read is not static")
+			continue
+		}
+		for _, q := range roots {
+			if !pseudoDevice(q) {
+				lf.RecursiveReads = appendTrees(lf.RecursiveReads, Tree{
+					Path: q, Hidden: t.Hidden, NamesOnly: t.NamesOnly, Ignores: t.Ignores, ExcludeDirs: t.ExcludeDirs,
+					Include: t.Include, Exclude: t.Exclude, IncludeFirst: t.IncludeFirst, MaxDepth: t.MaxDepth,
+				})
+			}
+		}
+	}
+	lf.Environment = v.Environment
+	if !v.ReadOnly && (v.Unplaced || len(v.Reads) == 0 && len(v.Writes) == 0) {
 		// The vocabulary cannot say which operands are files: every word
 		// that is not an option may be one (less ~/.ssh/id_rsa).
 		for _, a := range judge[1:] {
@@ -293,6 +318,9 @@ func (w *walker) finish(lf *Leaf, fr frame, ro bool, why string) {
 	}
 	if lf.Writes == nil {
 		lf.Writes = []string{}
+	}
+	if lf.RecursiveReads == nil {
+		lf.RecursiveReads = []Tree{}
 	}
 	if lf.Wrappers == nil {
 		lf.Wrappers = []string{}

@@ -7,16 +7,17 @@ package flagspec
 // ls lists directories. No ls option writes or executes.
 var lsSpec = &spec{
 	harmless: true,
-	allow: `-a --all -A --almost-all --author -b --escape --block-size= -B --ignore-backups
-		-c -C --color? --colour? -d --directory -D --dired -f -F --classify? --file-type
+	allow: `-a@a --all@a -A@a --almost-all@a --author -b --escape --block-size= -B --ignore-backups
+		-c -C --color? --colour? -d --directory -D --dired -f@a -F --classify? --file-type
 		--format= --full-time -g --group-directories-first -G --no-group -h --human-readable
 		--si -H --dereference-command-line --dereference-command-line-symlink-to-dir
 		--hide= --hyperlink? --indicator-style= -i --inode -I= --ignore= -k --kibibytes
 		-l -L --dereference -m -n --numeric-uid-gid -N --literal -o -p -q --hide-control-chars
-		--show-control-chars -Q --quote-name --quoting-style= -r --reverse -R --recursive
+		--show-control-chars -Q --quote-name --quoting-style= -r --reverse -R@r --recursive@r
 		-s --size -S --sort= --time= --time-style= -t -T= --tabsize= -u -U -v -w= --width=
 		-x -X -Z --context --zero -1 -@ -e -O -P -W -%`,
-	ops: opsRead,
+	ops:   opsRead,
+	check: checkLs,
 }
 
 // cat concatenates files to stdout.
@@ -78,11 +79,12 @@ var statSpec = &spec{
 // du estimates disk usage.
 var duSpec = &spec{
 	harmless: true,
-	allow: `-0 --null -a --all --apparent-size -B= --block-size= -b --bytes -c --total -D
-		--dereference-args -d= --max-depth= --files0-from=r -H --inodes -h --human-readable -k -L
+	allow: `-0 --null -a@a --all@a --apparent-size -B= --block-size= -b --bytes -c --total -D
+		--dereference-args -d=@d --max-depth=@d --files0-from=r -H --inodes -h --human-readable -k -L
 		--dereference -l --count-links -m -P --no-dereference -S --separate-dirs --si -s --summarize
 		-t= --threshold= --time? --time-style= -X=r --exclude-from=r --exclude= -x --one-file-system -g -A`,
-	ops: opsRead,
+	ops:   opsRead,
+	check: checkDu,
 }
 
 // df reports file system usage; --output selects columns (it is not a file).
@@ -158,17 +160,18 @@ var diffSpec = &spec{
 	allow: `--normal -q --brief -s --report-identical-files -c -C= --context? -u -U= --unified?
 		-e --ed -n --rcs -y --side-by-side -W= --width= --left-column --suppress-common-lines
 		-p --show-c-function -F= --show-function-line= --label= --expand-tabs -t -T --initial-tab
-		--tabsize= --suppress-blank-empty -l --paginate -r --recursive --no-dereference
+		--tabsize= --suppress-blank-empty -l --paginate -r@r --recursive@r --no-dereference
 		-N --new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case
-		-x= --exclude= -X=r --exclude-from=r -S= --starting-file= --from-file=r --to-file=r
+		-x= --exclude= -X=r --exclude-from=r -S= --starting-file= --from-file=r@f --to-file=r@f
 		-i --ignore-case -E --ignore-tab-expansion -Z --ignore-trailing-space -b --ignore-space-change
 		-w --ignore-all-space -B --ignore-blank-lines -I= --ignore-matching-lines= -a --text
 		--strip-trailing-cr -D= --ifdef= --GTYPE-group-format= --old-group-format= --new-group-format=
 		--changed-group-format= --unchanged-group-format= --line-format= --old-line-format=
 		--new-line-format= --unchanged-line-format= -d --minimal --horizon-lines= --speed-large-files
 		--color? --palette= --binary`,
-	num: true,
-	ops: opsRead,
+	num:   true,
+	ops:   opsRead,
+	check: checkDiff,
 }
 
 // cmp compares two files byte by byte (operands after the files are skips).

@@ -53,6 +53,18 @@ type Verdict struct {
 	// (flock FILE CMD ARGS: 2), 0 when none: the analyser walks it as a
 	// wrapped command.
 	Runs int
+	// RecursiveReads are the directory trees the invocation reads below a
+	// root (grep -r, rg, find, ls -R, cp -r, tar c; see trees.go). Each root
+	// is in Reads too.
+	RecursiveReads []Tree
+	// Unplaced is true when some operands may be paths the vocabulary did
+	// not place in Reads or Writes (a known writer, parsed best effort):
+	// every word that is not an option may be read or written.
+	Unplaced bool
+	// Environment says why the invocation prints environment variables
+	// (printenv, env, export -p, jq env, awk ENVIRON, ps e; see environ.go),
+	// "" when it does not. It is independent of ReadOnly.
+	Environment string
 }
 
 // Command is a shell command line an invocation runs.
@@ -119,6 +131,13 @@ func Parse(argv []string) (inv Invocation, ok bool) {
 // Judge returns the verdict for argv. argv[0] is a bare program name; an
 // empty argv is not read-only.
 func Judge(argv []string) Verdict {
+	v := judge(argv)
+	v.Environment = environmentRead(argv)
+	sourceReads(&v, argv)
+	return v
+}
+
+func judge(argv []string) Verdict {
 	if len(argv) == 0 {
 		return Verdict{Reason: "empty command"}
 	}
@@ -137,6 +156,7 @@ func Judge(argv []string) Verdict {
 		v := Verdict{Reason: "program " + prog + " is not in the read-only vocabulary"}
 		if why, ok := knownWriters[prog]; ok {
 			v.Known = true
+			v.Unplaced = true
 			v.Reason = prog + " " + why
 			if subcommandPrograms[prog] {
 				v.Subcommand = firstWord(argv[1:])

@@ -95,9 +95,9 @@ var mvSpec = &spec{
 // or -t's directory) is written. Hard links (-l, --link) share the source's
 // data, so with them the sources count as written too.
 var cpSpec = &spec{
-	allow: `-a --archive --attributes-only -b --backup? --copy-contents -d -f --force -i --interactive
+	allow: `-a@r --archive@r --attributes-only -b --backup? --copy-contents -d -f --force -i --interactive
 		-H -l@l --link@l -L --dereference -n --no-clobber -P --no-dereference -p --preserve?
-		--no-preserve= --parents -R -r --recursive --reflink? --remove-destination --sparse=
+		--no-preserve= --parents -R@r -r@r --recursive@r --reflink? --remove-destination --sparse=
 		--strip-trailing-slashes -s --symbolic-link -S= --suffix= -t=w@t --target-directory=w@t
 		-T --no-target-directory -u --update? -v --verbose --keep-directory-symlink -x
 		--one-file-system -Z --context? --debug -c -X`,
@@ -112,6 +112,11 @@ var cpSpec = &spec{
 		}
 		for _, o := range ops {
 			st.read(o)
+			if st.has('r') {
+				// A recursive copy reads everything below the source
+				// (hidden entries too) into a place that can be read later.
+				st.tree(o, Tree{Hidden: true})
+			}
 			if st.has('l') {
 				st.write(o)
 			}

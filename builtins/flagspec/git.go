@@ -178,7 +178,7 @@ var gitBlameSpec = &spec{
 // git grep searches tracked files. -O/--open-files-in-pager runs a pager
 // program on the matching files.
 var gitGrepSpec = &spec{
-	allow: `--cached --no-index --untracked --no-exclude-standard --exclude-standard
+	allow: `--cached --no-index@n --untracked@u --no-exclude-standard@x --exclude-standard@s
 		--recurse-submodules -a --text --no-textconv -i --ignore-case -I --max-depth=
 		-r --recursive --no-recursive -w --word-regexp -v --invert-match -h -H --full-name
 		-E --extended-regexp -G --basic-regexp -P --perl-regexp -F --fixed-strings -n --line-number
@@ -190,8 +190,9 @@ var gitGrepSpec = &spec{
 		{`-O? --open-files-in-pager?`, "runs a pager program on the matching files"},
 		{`--textconv`, "runs textconv programs named by the configuration"},
 	},
-	num: true,
-	ops: opsPatRead,
+	num:   true,
+	ops:   opsPatRead,
+	check: checkGitGrep,
 }
 
 // git reflog: listing (with or without "show") and "exists". expire and

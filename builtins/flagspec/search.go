@@ -1,6 +1,9 @@
 package flagspec
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // grep (and egrep, fgrep) search files. The first operand is the pattern
 // unless -e or -f gave one; -f and --exclude-from read files. No GNU grep
@@ -14,11 +17,12 @@ var grepSpec = &spec{
 		-s --no-messages -b --byte-offset -H --with-filename -h --no-filename --label=
 		-n --line-number --line-buffered -T --initial-tab -u --unix-byte-offsets -Z --null
 		-z --null-data -A= --after-context= -B= --before-context= -C= --context= --group-separator=
-		--no-group-separator -a --text --binary-files= -D= --devices= -d= --directories=
-		--exclude= --exclude-from=r --exclude-dir= --include= -r --recursive -R
-		--dereference-recursive -I -U --binary -O -S -p`,
-	num: true,
-	ops: opsPatRead,
+		--no-group-separator -a --text --binary-files= -D= --devices= -d=@d --directories=@d
+		--exclude=@y --exclude-from=r --exclude-dir=@x --include=@i -r@r --recursive@r -R@r
+		--dereference-recursive@r -I -U --binary -O -S -p`,
+	num:   true,
+	ops:   opsPatRead,
+	check: checkGrep,
 }
 
 // rg (ripgrep) searches files. --pre runs a program on every file searched,
@@ -33,33 +37,34 @@ var rgSpec = &spec{
 		-c --count --count-matches --crlf --no-crlf --debug --dfa-size-limit= -E= --encoding=
 		--no-encoding --engine= --field-context-separator= --field-match-separator= --files@e
 		-l --files-with-matches --files-without-match -F --fixed-strings --no-fixed-strings
-		-L --follow --no-follow --generate= -g= --glob= --glob-case-insensitive
-		--no-glob-case-insensitive --heading --no-heading -. --hidden --no-hidden --iglob=
+		-L --follow --no-follow --generate=@q -g=@g --glob=@g --glob-case-insensitive
+		--no-glob-case-insensitive --heading --no-heading -.@h --hidden@h --no-hidden --iglob=@g
 		-i --ignore-case --ignore-file=r --ignore-file-case-insensitive
 		--no-ignore-file-case-insensitive --include-zero --no-include-zero -v --invert-match
 		--no-invert-match --json --no-json --line-buffered --no-line-buffered -n --line-number
 		-N --no-line-number -x --line-regexp -M= --max-columns= --max-columns-preview
-		--no-max-columns-preview -m= --max-count= -d= --max-depth= --maxdepth= --max-filesize=
+		--no-max-columns-preview -m= --max-count= -d=@d --max-depth=@d --maxdepth=@d --max-filesize=
 		--mmap --no-mmap -U --multiline --no-multiline --multiline-dotall --no-multiline-dotall
-		--no-config --no-ignore --ignore --no-ignore-dot --ignore-dot --no-ignore-exclude --ignore-exclude
-		--no-ignore-files --ignore-files --no-ignore-global --ignore-global --no-ignore-messages
-		--ignore-messages --no-ignore-parent --ignore-parent --no-ignore-vcs --ignore-vcs
+		--no-config --no-ignore@n --ignore --no-ignore-dot@n --ignore-dot --no-ignore-exclude --ignore-exclude
+		--no-ignore-files@n --ignore-files --no-ignore-global --ignore-global --no-ignore-messages
+		--ignore-messages --no-ignore-parent --ignore-parent --no-ignore-vcs@n --ignore-vcs
 		--no-messages --messages --no-pcre2-unicode --pcre2-unicode --no-require-git --require-git
 		--no-unicode --unicode -0 --null --null-data --one-file-system --no-one-file-system
 		-o --only-matching --no-only-matching --path-separator= --passthru --passthrough
-		-P --pcre2 --no-pcre2 --pcre2-version -p --pretty --no-pre -q --quiet --regex-size-limit=
+		-P --pcre2 --no-pcre2 --pcre2-version@q -p --pretty --no-pre -q --quiet --regex-size-limit=
 		-r= --replace= --search-zip-no --no-search-zip -S --smart-case --no-smart-case --sort=
 		--sortr= --sort-files --no-sort-files --stats --no-stats --stop-on-nonmatch -a --text
-		-j= --threads= --trace --trim --no-trim -t= --type= -T= --type-not= --type-add=
-		--type-clear= --type-list@e -u --unrestricted -V --version --vimgrep -H --with-filename
-		-I --no-filename -w --word-regexp --no-word-regexp -h --help --hyperlink-format=
+		-j= --threads= --trace --trim --no-trim -t= --type= -T= --type-not= --type-add=@t
+		--type-clear= --type-list@q -u@u --unrestricted@u -V@q --version@q --vimgrep -H --with-filename
+		-I --no-filename -w --word-regexp --no-word-regexp -h@q --help@q --hyperlink-format=
 		--no-hyperlink`,
 	deny: []denial{
 		{`--pre=x --pre-glob=`, "runs a preprocessor program on every file searched"},
 		{`-z --search-zip`, "runs decompression programs on compressed files"},
 		{`--hostname-bin=x`, "runs a program to find the host name"},
 	},
-	ops: opsPatRead,
+	ops:   opsPatRead,
+	check: checkRg,
 }
 
 // tree lists directories. -o writes the listing to a file, and -R (with
@@ -67,11 +72,12 @@ var rgSpec = &spec{
 // formats HTML to stdout and is allowed.
 var treeSpec = &spec{
 	noAbbrev: true,
-	allow: `-a -d -l -f -x -L= -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst
+	allow: `-a@a -d -l -f -x -L=@l -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst
 		--prune --info --infofile=r --noreport --charset= --filelimit= --dirsfirst --filesfirst
 		-i -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r
-		--sort= -n -C -X -J -S --fromfile --fromtabfile --nolinks -H= -T= --hintro=r --houtro=r
+		--sort= -n -C -X -J -S --fromfile@f --fromtabfile --nolinks -H= -T= --hintro=r --houtro=r
 		--hyperlink --scheme= --authority= --opt-toggle -A`,
+	check: checkTree,
 	deny: []denial{
 		{`-o=w`, "writes the listing to a file"},
 		{`-R`, "writes 00Tree.html into every directory"},
@@ -144,6 +150,7 @@ func checkFind(st *state) {
 		break
 	}
 	// starting points: up to the first word that starts an expression
+	var starts []string
 	for i < len(args) {
 		a := args[i]
 		if strings.HasPrefix(a, Dynamic) {
@@ -158,8 +165,28 @@ func checkFind(st *state) {
 			continue
 		}
 		st.read(a)
+		starts = append(starts, a)
 		i++
 	}
+	// find prints the name of everything below its starting points (the
+	// working directory when none is given), hidden entries included, down
+	// to -maxdepth (the largest given; the trees are completed below).
+	first := len(st.v.RecursiveReads)
+	treesOf(st, starts, Tree{NamesOnly: true, Hidden: true})
+	maxDepth, badDepth := -1, false
+	defer func() {
+		if badDepth || maxDepth < 0 {
+			return // no limit known
+		}
+		trees := st.v.RecursiveReads[:first]
+		for _, t := range st.v.RecursiveReads[first:] {
+			if maxDepth > 0 { // -maxdepth 0: the starting points only
+				t.MaxDepth = maxDepth
+				trees = append(trees, t)
+			}
+		}
+		st.v.RecursiveReads = trees
+	}()
 	for ; i < len(args); i++ {
 		a := args[i]
 		if why, ok := findDenied[a]; ok {
@@ -181,6 +208,13 @@ func checkFind(st *state) {
 		if !ok {
 			st.fail("find: primary " + printable(a) + " is not in the read-only vocabulary")
 			return
+		}
+		if a == "-maxdepth" && i+1 < len(args) {
+			if d, err := strconv.Atoi(args[i+1]); err != nil || d < 0 {
+				badDepth = true
+			} else {
+				maxDepth = max(maxDepth, d)
+			}
 		}
 		switch {
 		case n == -1:

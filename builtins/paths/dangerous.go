@@ -197,8 +197,8 @@ func (c Config) Compile() (*Classifier, error) {
 		}
 		*dst = s
 	}
-	set(&cl.files, "files (default)", defaultFiles)
-	set(&cl.dirs, "directories (default)", defaultDirectories)
+	set(&cl.files, "files (default)", slices.Concat(defaultFiles, secretFiles))
+	set(&cl.dirs, "directories (default)", slices.Concat(defaultDirectories, secretDirectories))
 	set(&cl.fileAdd, "files.add", namesOf(c.Files.Add))
 	set(&cl.fileRemove, "files.remove", namesOf(c.Files.Remove))
 	set(&cl.dirAdd, "directories.add", namesOf(c.Directories.Add))

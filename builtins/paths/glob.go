@@ -212,9 +212,10 @@ func compileRule(pattern, cwd, home string) (Glob, error) {
 // RuleSet is a compiled, indexed list of file-rule patterns. It is immutable
 // and safe for concurrent use.
 type RuleSet struct {
-	patterns []string
-	globs    []Glob
-	idx      map[string]*bucket // by Glob.dir; nil for small sets
+	patterns  []string
+	globs     []Glob
+	idx       map[string]*bucket // by Glob.dir; nil for small sets
+	dirsIndex                    // the idx keys sorted, for MatchTrees (treeglob.go)
 }
 
 type bucket struct {

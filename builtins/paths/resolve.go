@@ -120,6 +120,11 @@ func RealPath(p string) (real string, ok bool) {
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
+	if p == "/proc" || strings.HasPrefix(p, "/proc/") {
+		// /proc is resolved lexically (see procStep), never through the
+		// magic links of this process.
+		return walk("/", p, 0)
+	}
 	// Fast paths for a clean path: the kernel may confirm in one call that
 	// no symlink is involved; else the path is walked prefix by prefix
 	// without building strings, up to the first symlink.
@@ -184,6 +189,10 @@ func walk(dest, rest string, links int) (string, bool) {
 		next := dest + "/" + comp
 		if dest == "/" {
 			next = "/" + comp
+		}
+		if d, ok := procStep(dest, comp); ok {
+			dest = d
+			continue
 		}
 		fi, err := os.Lstat(next)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -264,4 +273,33 @@ func InsideResolved(p Resolved, dirs []Resolved) bool {
 		}
 	}
 	return false
+}
+
+// procStep resolves one component below /proc without the file system. The
+// links there are magic: /proc/self is whichever process reads it (the
+// agent's command, not permopa), and /proc/PID/root is the root directory
+// of process PID, so /proc/1/root/etc/shadow is /etc/shadow as that process
+// sees it. Within one mount namespace that is /etc/shadow: "root" after a
+// process directory (or a task directory) resolves to "/". Every other
+// component stays as written (no link of permopa's own process is
+// followed); what it can reach (cwd, fd, environ, mem) is classified by
+// the credential list (secrets.go). ok is false outside /proc.
+func procStep(dest, comp string) (string, bool) {
+	if dest != "/proc" && !strings.HasPrefix(dest, "/proc/") {
+		return "", false
+	}
+	if comp == "root" && procProcessDir(dest) {
+		return "/", true
+	}
+	return dest + "/" + comp, true
+}
+
+// procProcessDir reports whether d is /proc/X or /proc/X/task/Y.
+func procProcessDir(d string) bool {
+	rest, ok := strings.CutPrefix(d, "/proc/")
+	if !ok || rest == "" {
+		return false
+	}
+	segs := strings.Split(rest, "/")
+	return len(segs) == 1 || len(segs) == 3 && segs[1] == "task"
 }

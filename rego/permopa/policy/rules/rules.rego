@@ -247,6 +247,9 @@ _own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.b
 	cov.covered
 } else := permopa.glob.match_any(contents, files.targets, _glob_opts(b)) if {
 	files.handles
+	b == "allow"
+} else := permopa.glob.match_any(contents, files.rule_paths, _glob_opts(b)) if {
+	files.handles
 } else := other.match_index(contents) if {
 	not call.tool in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
 } else := -1
@@ -281,9 +284,10 @@ _cross(b) := hits[0] if {
 }
 
 # Operands of programs the vocabulary cannot place (touches) may be read or
-# written: deny and ask rules see them on both sides.
-_cross_paths("reads") := array.concat(bash.analysis.reads, bash.analysis.touches)
+# written: deny and ask rules see them on both sides. Trees read
+# recursively are read below their roots (Read(~/.ssh/**) stops grep -r x ~).
+_cross_paths("reads") := array.flatten([bash.analysis.reads, bash.analysis.touches, bash.analysis.recursive_reads])
 
 _cross_paths("writes") := array.concat(bash.analysis.writes, bash.analysis.touches)
 
-_cross_paths("path") := files.targets
+_cross_paths("path") := files.rule_paths

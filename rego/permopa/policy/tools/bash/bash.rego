@@ -18,17 +18,43 @@ command := input.tool_input.command
 # description: The analysis of the command (see permopa.bash.analyze).
 analysis := permopa.bash.analyze(input.tool_input.command, call.context.bash_opts)
 
-_reads := permopa.path.check(analysis.reads, call.context.path_opts)
+# What the command reads: the paths it reads, the operands of programs the
+# vocabulary cannot place (any may be read: less ~/.ssh/id_rsa), and the
+# trees it reads recursively (grep -r KEY ~ reads ~/.ssh; see docs/reads.md,
+# "Recursive reads"). A tree too large to check is in _reads.unknown.
+_reads := permopa.path.check(
+	array.flatten([analysis.reads, analysis.touches, analysis.recursive_reads]),
+	call.context.path_opts,
+)
+
+# METADATA
+# description: |
+#   Whether printing the environment (printenv, env, export -p, jq env, ps e,
+#   ...) is a credential read: true unless the settings say
+#   environment_is_secret: false.
+# scope: document
+default environment_is_secret := true
+
+environment_is_secret := false if data.permopa.settings.environment_is_secret == false
+
+_reads_environment if {
+	count(analysis.environment) > 0
+	environment_is_secret
+}
 
 _writes := permopa.path.check(analysis.writes, call.context.path_opts)
 
 # METADATA
 # description: |
-#   The command is read-only: every leaf is, nothing is written, and no
-#   credential path is read (`cat .env` is not read-only).
+#   The command is read-only: every leaf is, nothing is written, no
+#   credential path is read (`cat .env` is not read-only), no tree read
+#   recursively holds one or is too large to tell, and the environment is
+#   not printed (unless the settings say it holds no secret).
 read_only if {
 	analysis.read_only
 	count(_reads.credential) == 0
+	count(_reads.unknown) == 0
+	not _reads_environment
 }
 
 # METADATA
@@ -37,7 +63,8 @@ read_only if {
 #   first: constructs that cannot be analysed, writes to dangerous paths,
 #   reads of credential paths, removal of critical paths, dangerous command
 #   patterns. Then, in ACCEPT_EDITS and DONT_ASK, ALLOW when every leaf is
-#   read-only or a filesystem command writing only inside working directories.
+#   read-only or a filesystem command writing only inside working directories
+#   (and no tree it reads is too large to check).
 # scope: document
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
@@ -52,15 +79,24 @@ check := {
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("Bash command writes a dangerous path: %s (%s)", [hit.path, hit.reason]),
+	"message": sprintf("Bash command writes a dangerous path: %s", [_hits(_writes.dangerous)]),
 } if {
-	some hit in _writes.dangerous
+	count(_writes.dangerous) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("Bash command reads a credential path: %s (%s)", [hit.path, hit.reason]),
+	"message": sprintf("Bash command reads a credential path: %s", [_hits(_reads.credential)]),
 } if {
-	some hit in _reads.credential
+	count(_reads.credential) > 0
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf(
+		"Bash command prints the environment, which holds secrets: %s",
+		[concat("; ", sort(analysis.environment))],
+	),
+} if {
+	_reads_environment
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
@@ -70,9 +106,12 @@ check := {
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("Bash command matches a dangerous pattern: %s", [hit.detail]),
+	"message": sprintf(
+		"Bash command matches a dangerous pattern: %s",
+		[concat("; ", sort({h.detail | some h in analysis.dangerous}))],
+	),
 } if {
-	some hit in analysis.dangerous
+	count(analysis.dangerous) > 0
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
@@ -82,8 +121,14 @@ check := {
 	_edits_inside
 }
 
+# Every finding of a kind in one message, sorted: a check yields one value
+# however many paths a command touches (a rule with "some hit in" would
+# yield one value per hit, which OPA reports as a conflict).
+_hits(hits) := concat("; ", sort({sprintf("%s (%s)", [h.path, h.reason]) | some h in hits}))
+
 _edits_inside if {
 	count(analysis.leaves) > 0
+	count(_reads.unknown) == 0
 	every leaf in analysis.leaves {
 		_leaf_edits_inside(leaf)
 	}

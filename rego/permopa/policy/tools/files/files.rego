@@ -57,23 +57,91 @@ _glob_root := root if {
 
 _anchor(prefix) := prefix if startswith(prefix, "/")
 
+# "/**/x" starts at the file system's root.
+_anchor("") := "/" if startswith(input.tool_input.pattern, "/")
+
 _anchor(prefix) := prefix if startswith(prefix, "~")
 
 _anchor(prefix) := concat("/", [path, prefix]) if {
 	not startswith(prefix, "/")
 	not startswith(prefix, "~")
+	not _rooted_empty(prefix)
 }
 
-# Only Glob has more than one target; the others check their path directly.
-_check := permopa.path.check(targets, call.context.path_opts) if {
+_rooted_empty(prefix) if {
+	prefix == ""
+	startswith(input.tool_input.pattern, "/")
+}
+
+# METADATA
+# description: |
+#   The trees the call reads recursively (see docs/reads.md, "Recursive
+#   reads"): Grep reads the contents of every file below its path, hidden
+#   ones included (a host's Grep may skip them, permopa does not count on
+#   it), minus what .gitignore files exclude (as ripgrep-based Grep tools
+#   do) unless a glob selects files, and then only those files; Glob lists
+#   the names below the directory its pattern starts in, hidden ones
+#   included. Read, Write and Edit read no tree.
+# scope: document
+default trees := []
+
+trees := [{
+	"path": path, "hidden": true, "names_only": false, "ignores": _grep_ignores,
+	"include": _grep_include, "include_first": _grep_glob,
+}] if {
+	input.tool_name == "Grep"
+} else := [{"path": _glob_tree_root, "hidden": true, "names_only": true}] if {
 	input.tool_name == "Glob"
+}
+
+default _glob_tree_root := ""
+
+_glob_tree_root := _glob_root if {
+	_glob_root
+} else := path
+
+# A Grep glob that selects files (not "!x") overrides ripgrep's hidden and
+# ignore filters.
+default _grep_glob := false
+
+_grep_glob if {
+	g := input.tool_input.glob
+	is_string(g)
+	g != ""
+	not startswith(g, "!")
+}
+
+default _grep_ignores := true
+
+_grep_ignores := false if _grep_glob
+
+# The files such a glob selects, by base name ("*" for a glob of a path).
+default _grep_include := []
+
+_grep_include := [input.tool_input.glob] if {
+	_grep_glob
+	not contains(input.tool_input.glob, "/")
+} else := ["*"] if {
+	_grep_glob
+}
+
+# METADATA
+# description: |
+#   What deny and ask rules match: the targets and the trees.
+rule_paths := array.concat(targets, trees)
+
+_check := permopa.path.check(rule_paths, call.context.path_opts) if {
+	input.tool_name in {"Glob", "Grep"}
 } else := permopa.path.check([path], call.context.path_opts)
 
 # METADATA
-# description: Reads of anything but a credential path are read-only.
+# description: |
+#   Reads of anything but a credential path (or a tree holding one, or too
+#   large to check) are read-only.
 read_only if {
 	input.tool_name in {"Read", "Glob", "Grep"}
 	count(_check.credential) == 0
+	count(_check.unknown) == 0
 }
 
 # METADATA
@@ -86,17 +154,17 @@ default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": 
 check := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("%s of a credential path: %s (%s)", [input.tool_name, hit.path, hit.reason]),
+	"message": sprintf("%s of a credential path: %s", [input.tool_name, _hits(_check.credential)]),
 } if {
 	input.tool_name in {"Read", "Glob", "Grep"}
-	some hit in _check.credential
+	count(_check.credential) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"message": sprintf("%s to a dangerous path: %s (%s)", [input.tool_name, hit.path, hit.reason]),
+	"message": sprintf("%s to a dangerous path: %s", [input.tool_name, _hits(_check.dangerous)]),
 } if {
 	input.tool_name in {"Write", "Edit"}
-	some hit in _check.dangerous
+	count(_check.dangerous) > 0
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
@@ -106,6 +174,10 @@ check := {
 	call.context.mode in modes.auto_edits
 	permopa.path.inside([path], call.context.working_directories, call.context.path_opts)
 }
+
+# Every hit in one message, sorted: the check yields one value however many
+# paths the call touches.
+_hits(hits) := concat("; ", sort({sprintf("%s (%s)", [h.path, h.reason]) | some h in hits}))
 
 # METADATA
 # description: |

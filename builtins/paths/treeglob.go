@@ -1,0 +1,250 @@
+package paths
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// File rules and recursive reads. A deny or ask Read rule hits a tree read
+// (grep -r KEY ~ under Read(~/.ssh/**)) when the rule's pattern matches the
+// root, or can match a path below it that the program reads:
+//
+//   - anchored: the pattern names a literal path below the root
+//     (Read(~/.ssh/**) below ~, Read(./secrets/**) below .): a hit, whether
+//     or not the path exists now, as for the well-known credential
+//     locations (tree.go);
+//   - wild: the pattern reaches below the root only through wildcards
+//     (Read(**/.env), Read(**/*.pem)): a hit when the bounded walk of the
+//     tree finds a path it matches, or cannot finish.
+//
+// A program that skips hidden entries cannot read a path below the root
+// whose segments below it start with "."; one that lists names only reads
+// a directory rule (a pattern ending in /**, the directory's contents) and
+// no file rule. Allow rules are never widened by a tree: a tree is matched
+// by its root only.
+
+// belowRoot says whether the absolute doublestar pattern pat can match a
+// path strictly below root: anchored when it can through a literal first
+// segment below the root, wild when it can through a wildcard one. With
+// hidden false, no segment below the root may start with ".".
+func belowRoot(pat, root string, hidden bool) (anchored, wild bool) {
+	ps := splitSegments(pat, nil)
+	rs := splitSegments(root, nil)
+	var rec func(i, j int)
+	rec = func(i, j int) {
+		if anchored && wild {
+			return
+		}
+		if j == len(rs) {
+			if i == len(ps) || !satisfiable(ps[i:], hidden) {
+				return
+			}
+			if ps[i] == "**" || isWild(ps[i]) {
+				// Below the root only through a wildcard ("**" matching
+				// nothing included: Read(**/.env) names no place).
+				wild = true
+				return
+			}
+			anchored = true
+			return
+		}
+		if i == len(ps) {
+			return
+		}
+		if ps[i] == "**" {
+			rec(i+1, j)
+			rec(i, j+1)
+			return
+		}
+		if segMatch(ps[i], rs[j]) {
+			rec(i+1, j+1)
+		}
+	}
+	rec(0, 0)
+	return anchored, wild
+}
+
+// satisfiable reports whether segments can match at least one segment of
+// names (not starting with "." unless hidden).
+func satisfiable(segs []string, hidden bool) bool {
+	n := 0
+	for _, s := range segs {
+		if s == "**" {
+			continue
+		}
+		n++
+		if !hidden && (strings.HasPrefix(s, ".") || strings.HasPrefix(s, "\\.")) {
+			return false
+		}
+	}
+	return n > 0 || len(segs) > 0
+}
+
+func isWild(seg string) bool { return strings.ContainsAny(seg, "*?[{\\") }
+
+func segMatch(pat, name string) bool {
+	if !isWild(pat) {
+		return pat == name
+	}
+	return doublestar.MatchUnvalidated(pat, name)
+}
+
+// TreeMatch is a tree for MatchTrees: its resolved root, what the program
+// skips, and a function that walks it (shared with the credential check).
+type TreeMatch struct {
+	Tree
+	List func() Listing
+}
+
+// MatchTrees returns the index of the first pattern (deny and ask rules:
+// ModeAny) that hits a tree read (see the comment at the top of this file),
+// not counting a match of the root itself (Match does that), or -1.
+func (rs *RuleSet) MatchTrees(trees []TreeMatch) int {
+	best := -1
+	for _, t := range trees {
+		for _, i := range rs.treeCandidates(t.Root) {
+			if best >= 0 && i >= best {
+				break
+			}
+			if rs.hitsTree(i, t) {
+				best = i
+				break
+			}
+		}
+	}
+	return best
+}
+
+// hitsTree says whether pattern i reads below tree t.
+func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
+	g := rs.globs[i].expanded
+	if t.NamesOnly {
+		// Only a directory rule: its directory's contents are listed.
+		d, ok := strings.CutSuffix(g, "/**")
+		if !ok || d == "" {
+			return false
+		}
+		g = d
+	}
+	wild := false
+	for _, r := range rootForms(t.Root) {
+		if foldCase {
+			r = strings.ToLower(r)
+		}
+		a, w := belowRoot(g, r, t.Hidden)
+		if a {
+			return true
+		}
+		wild = wild || w
+	}
+	if !wild {
+		return false
+	}
+	l := t.List()
+	if !l.Complete {
+		return true
+	}
+	for _, e := range l.Entries {
+		if t.NamesOnly && !e.Dir {
+			continue
+		}
+		for _, r := range rootForms(t.Root) {
+			p := r + "/" + e.Rel
+			if r == "/" {
+				p = "/" + e.Rel
+			}
+			if rs.globs[i].Match(p) || e.Target != "" && rs.globs[i].Match(e.Target) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// treeCandidates returns, in ascending order, the patterns that may match
+// below root: those whose literal directory lies below root or is an
+// ancestor of it (or root itself). Small sets are scanned whole.
+func (rs *RuleSet) treeCandidates(root Resolved) []int {
+	if rs.idx == nil {
+		out := make([]int, len(rs.globs))
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	dirs := rs.sortedDirs()
+	var out []int
+	add := func(dir string) {
+		b := rs.idx[dir]
+		if b == nil {
+			return
+		}
+		for _, l := range b.byBase {
+			out = append(out, int32s(l)...)
+		}
+		for _, l := range b.byExt {
+			out = append(out, int32s(l)...)
+		}
+		out = append(out, int32s(b.rest)...)
+	}
+	seen := map[string]bool{}
+	for _, r := range rootForms(root) {
+		if foldCase {
+			r = strings.ToLower(r)
+		}
+		// Ancestors of the root, the root included.
+		for d := r; ; {
+			if !seen[d] {
+				seen[d] = true
+				add(d)
+			}
+			if d == "/" {
+				break
+			}
+			k := strings.LastIndexByte(d, '/')
+			d = d[:max(k, 1)]
+		}
+		// Directories below the root.
+		prefix := r + "/"
+		if r == "/" {
+			prefix = "/"
+		}
+		k, _ := slices.BinarySearch(dirs, prefix)
+		for ; k < len(dirs) && strings.HasPrefix(dirs[k], prefix); k++ {
+			if !seen[dirs[k]] {
+				seen[dirs[k]] = true
+				add(dirs[k])
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func int32s(l []int32) []int {
+	out := make([]int, len(l))
+	for i, x := range l {
+		out[i] = int(x)
+	}
+	return out
+}
+
+// sortedDirs returns the index's directories, sorted, computed once.
+func (rs *RuleSet) sortedDirs() []string {
+	rs.dirsOnce.Do(func() {
+		for d := range rs.idx {
+			rs.dirs = append(rs.dirs, d)
+		}
+		slices.Sort(rs.dirs)
+	})
+	return rs.dirs
+}
+
+// dirsOnce is embedded in RuleSet (glob.go) for sortedDirs.
+type dirsIndex struct {
+	dirsOnce sync.Once
+	dirs     []string
+}

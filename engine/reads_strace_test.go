@@ -1,0 +1,80 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// Recursive readers run for real: every command the engine judges
+// read-only is run under strace in a throwaway home and project, and must
+// not open a credential file. This checks the model of what each program
+// skips (rg's hidden and ignore-file handling, grep's --include/--exclude,
+// names-only listers) against the programs themselves. Commands whose
+// program is not installed are skipped; without strace the test is skipped.
+func TestRecursiveReadersAgainstStrace(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace not installed")
+	}
+	if testing.Short() {
+		t.Skip("runs programs")
+	}
+	home, proj := readsFixture(t, false)
+	secrets := []string{home + "/.ssh/id_rsa", home + "/.aws/credentials", home + "/.netrc", home + "/.git-credentials", proj + "/.env"}
+	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
+	cmds := []string{
+		"grep -r KEY ~", "grep -rl KEY .", "grep -rl KEY src", "grep -rl --include=*.go KEY .", "grep -rl --exclude=.env KEY .",
+		"grep -rl --exclude=.env --include=* KEY .", "grep -rl --include=* --exclude=.env KEY .", "grep -R KEY ../linked",
+		"grep -rl --exclude-dir=src KEY .", "egrep -rl KEY .", "grep -d recurse -l KEY .",
+		"rg -l KEY", "rg -l KEY .", "rg -l KEY ~", "rg -l --hidden KEY", "rg -l --hidden KEY ~", "rg -l -uu KEY",
+		"rg -l -uuu KEY ~", "rg -l -g '*.go' KEY", "rg -l -g '*' KEY", "rg -l -g '!.env' -uu KEY", "rg -l -tgo KEY",
+		"rg -l --no-ignore KEY", "rg --files", "rg --files --hidden", "rg -l KEY ../linked",
+		"find . -name '*.go'", "find ~ -name x", "find . -type f -exec cat {} +", "find . -print0 | xargs -0 cat",
+		"ls -R", "ls -aR", "ls -aR ~", "tree", "tree -a", "tree -a ~", "du -a", "du -a ~", "du -sh ~",
+		"diff -r src src", "diff -r . ../linked", "git grep KEY", "git grep --untracked KEY", "git grep --no-index KEY",
+		"cat ~/.ssh/*", "head -c1 src/*", "find ~ -maxdepth 1 -name x", "tree -a -L 1 ~", "rg -l --hidden --max-depth 1 KEY ~",
+	}
+	opened := regexp.MustCompile(`= \d+<([^>]*)>`)
+	overApprox := 0
+	for _, cmd := range cmds {
+		prog := strings.Fields(cmd)[0]
+		if _, err := exec.LookPath(prog); err != nil {
+			continue
+		}
+		d := decideBash(eng, cmd, proj, "default")
+		trace := t.TempDir() + "/trace"
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c := exec.CommandContext(ctx, strace, "-f", "-qq", "-y", "-e", "trace=open,openat,openat2", "-o", trace, "bash", "-c", cmd)
+		c.Dir = proj
+		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
+		_ = c.Run()
+		cancel()
+		data, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var read []string
+		for _, m := range opened.FindAllStringSubmatch(string(data), -1) {
+			for _, s := range secrets {
+				if m[1] == s {
+					read = append(read, s)
+				}
+			}
+		}
+		switch {
+		case d.Step == engine.StepReadOnly && len(read) > 0:
+			t.Errorf("%q is judged read-only but opens %v", cmd, read)
+		case d.BypassImmune && len(read) == 0:
+			overApprox++
+			t.Logf("%q asks (%s) and opened no credential here", cmd, d.Message)
+		}
+	}
+	t.Logf("%d commands asked about without opening a credential in this fixture", overApprox)
+}
