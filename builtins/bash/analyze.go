@@ -10,9 +10,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// hardMaxLength is the length beyond which a command is not even parsed.
-const hardMaxLength = 1 << 20
-
 // Analyze parses command and analyses every leaf. The result is cached per
 // (command, options) in a bounded process-wide cache; callers must not modify it.
 func Analyze(command string, opts Options) *Analysis {
@@ -94,16 +91,20 @@ func analyze(command string, opts Options) (res *Analysis) {
 	if len(command) > maxLen {
 		res.Truncated = true
 		w.unanalysable(fmt.Sprintf("command longer than %d bytes", maxLen))
-		if len(command) > hardMaxLength {
-			return w.assemble()
-		}
 	}
-	f, err := parse(command)
+	f, err := w.parseScript(command)
+	if res.LimitExceeded != "" {
+		return w.assemble()
+	}
 	if err != nil && strings.Contains(command, "$((") {
 		// bash reads "$((" that is not arithmetic as "$( (": "echo $((rm x) )"
 		// runs rm. Parse it that way, and do not call the result analysable.
 		alt := strings.ReplaceAll(command, "$((", "$( (")
-		if f2, err2 := parse(alt); err2 == nil {
+		f2, err2 := w.parseScript(alt)
+		if res.LimitExceeded != "" {
+			return w.assemble()
+		}
+		if err2 == nil {
 			f, err = f2, nil
 			command = alt
 			w.src = alt
@@ -289,7 +290,7 @@ const maxCrude = 256
 // It over-approximates what bash could run, for deny and ask rules only
 // (the command is never read-only nor covered).
 func crudeArgvs(src string) [][]string {
-	if len(src) > hardMaxLength {
+	if len(src) > HardMaxLength {
 		return nil
 	}
 	cut := strings.NewReplacer(";", "\n", "&", "\n", "|", "\n", "(", "\n", ")", "\n", "<", "\n", ">", "\n",

@@ -30,6 +30,30 @@ const (
 	DefaultMaxLeaves = 64
 )
 
+// Hard limits on the work of one analysis, whatever the options say. Beyond
+// one of them the analysis stops, LimitExceeded names it, and the policy
+// denies the call (code limit_exceeded): see SECURITY.md, "Bounded work".
+const (
+	// HardMaxLength caps the command in bytes; nested scripts and strings
+	// bash evaluates count too, up to twice as much in all.
+	HardMaxLength = 128 << 10
+	// MaxNesting caps nested substitutions, subshells, groups, compound
+	// commands, arithmetic, parameter expansions and nested scripts.
+	MaxNesting = 64
+	// MaxWords caps the words of the command and the fields its expansions make.
+	MaxWords = 16384
+	// MaxCommands caps the commands and pipeline parts of the command.
+	MaxCommands = 4096
+)
+
+// Values of Analysis.LimitExceeded.
+const (
+	LimitLength   = "command_length"
+	LimitNesting  = "nesting_depth"
+	LimitWords    = "word_count"
+	LimitCommands = "command_count"
+)
+
 // Leaf is one simple command that will run.
 type Leaf struct {
 	// Argv is the command after quote removal and every wrapper removed.
@@ -147,6 +171,10 @@ type Analysis struct {
 	Dangerous        []Hit    `json:"dangerous"`
 	// Truncated is true when a cap was hit.
 	Truncated bool `json:"truncated"`
+	// LimitExceeded names the hard limit the command exceeds (LimitLength,
+	// LimitNesting, LimitWords, LimitCommands), "" when none: the analysis
+	// stopped there, and the policy denies the call.
+	LimitExceeded string `json:"limit_exceeded"`
 	// DynamicWrites is true when something is written to a path that is not
 	// known statically (redirect to "$f", rm "$x", a relative path after an
 	// unknown cd); such targets are missing from Writes.

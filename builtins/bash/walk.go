@@ -173,7 +173,26 @@ type walker struct {
 	orphanWrites []string
 	reasons      []string
 	dynWrites    bool
+	// Counters of the work done, against the hard limits (limits.go).
+	nest, fields int
+	parsed       int
+	fieldBytes   int
+	// substs counts the command and process substitutions walked.
+	substs int
 }
+
+// enter counts one level of nesting; false (and the limit recorded) past MaxNesting.
+// Every enter is paired with a leave.
+func (w *walker) enter() bool {
+	w.nest++
+	if w.nest > MaxNesting {
+		w.limit(LimitNesting, limitDetail(LimitNesting))
+		return false
+	}
+	return true
+}
+
+func (w *walker) leave() { w.nest-- }
 
 // unanalysable records why the command cannot be analysed. Unless the
 // construct is one whose commands are all still listed as leaves
@@ -310,28 +329,21 @@ func (w *walker) walkStmtIn(s *syntax.Stmt, fr frame, st state, piped *string) (
 }
 
 func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) (after, success state) {
+	switch cmd.(type) {
+	case *syntax.CallExpr, *syntax.BinaryCmd:
+		// Lists and pipelines are sequences, not nesting.
+	default:
+		ok := w.enter()
+		defer w.leave()
+		if !ok {
+			return st, st
+		}
+	}
 	switch c := cmd.(type) {
 	case *syntax.CallExpr:
 		return w.call(c, fr, st, stdin)
 	case *syntax.BinaryCmd:
-		switch c.Op {
-		case syntax.AndStmt:
-			xa, xs := w.walkStmt(c.X, fr, st)
-			ya, ys := w.walkStmt(c.Y, fr, xs)
-			return union(xa, ya), ys
-		case syntax.OrStmt:
-			xa, xs := w.walkStmt(c.X, fr, st)
-			failed := xa
-			if isCd(c.X) {
-				failed = st // Y runs only when the cd failed
-			}
-			ya, ys := w.walkStmt(c.Y, fr, failed)
-			return union(xa, ya), union(xs, ys)
-		default: // | and |&: each side runs in a subshell
-			w.walkStmt(c.X, fr, st)
-			w.walkStmtIn(c.Y, fr, st, echoedText(c.X))
-			return st, st
-		}
+		return w.binaryChain(c, fr, st)
 	case *syntax.Block:
 		st = w.walkStmts(c.Stmts, fr, st)
 		return st, st
@@ -427,6 +439,41 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		w.unanalysable(fmt.Sprintf("unmodelled command %T", cmd))
 		return state{unknown: true}, state{unknown: true}
 	}
+}
+
+// binaryChain walks a list or pipeline. mvdan.cc/sh nests "a && b && c"
+// to the left, so the chain is walked as a loop over its left spine, not
+// by recursion as deep as it is long.
+func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, success state) {
+	spine := []*syntax.BinaryCmd{c}
+	for {
+		x := spine[len(spine)-1].X
+		b, ok := x.Cmd.(*syntax.BinaryCmd)
+		if !ok || len(x.Redirs) > 0 {
+			break
+		}
+		spine = append(spine, b)
+	}
+	after, success = w.walkStmt(spine[len(spine)-1].X, fr, st)
+	for i := len(spine) - 1; i >= 0; i-- {
+		b := spine[i]
+		switch b.Op {
+		case syntax.AndStmt:
+			ya, ys := w.walkStmt(b.Y, fr, success)
+			after, success = union(after, ya), ys
+		case syntax.OrStmt:
+			failed := after
+			if isCd(b.X) {
+				failed = st // Y runs only when the cd failed
+			}
+			ya, ys := w.walkStmt(b.Y, fr, failed)
+			after, success = union(after, ya), union(success, ys)
+		default: // | and |&: each side runs in a subshell
+			w.walkStmtIn(b.Y, fr, st, echoedText(b.X))
+			after, success = st, st
+		}
+	}
+	return after, success
 }
 
 // loopState is the cwd a loop body starts in: unknown when the body can
@@ -716,7 +763,10 @@ func (w *walker) testClause(c *syntax.TestClause, fr frame, st state) {
 			}
 		case *syntax.ParenTest:
 			argv = append(argv, "(")
-			visit(e.X)
+			if w.enter() {
+				visit(e.X)
+			}
+			w.leave()
 			argv = append(argv, ")")
 		default:
 			w.unanalysable("unmodelled test expression")
@@ -829,10 +879,17 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 		w.unanalysable("nesting too deep")
 		return false
 	}
-	f, err := parse(src)
+	if !w.enter() {
+		return false
+	}
+	defer w.leave()
+	f, err := w.parseScript(src)
 	if err != nil {
 		w.unanalysable("parse error in " + label + " script: " + err.Error())
 		return false
+	}
+	if f == nil {
+		return false // a limit was exceeded
 	}
 	saved := w.src
 	w.src = src
@@ -848,6 +905,12 @@ func (w *walker) cmdSubst(c *syntax.CmdSubst, ctx evalCtx) {
 	if c.TempFile || c.ReplyVar {
 		w.unanalysable("unmodelled command substitution form")
 	}
+	w.substs++
+	ok := w.enter()
+	defer w.leave()
+	if !ok {
+		return
+	}
 	w.walkStmts(c.Stmts, ctx.fr.wrap("$()", nil, true, ""), ctx.st)
 }
 
@@ -856,6 +919,12 @@ func (w *walker) procSubst(p *syntax.ProcSubst, ctx evalCtx) {
 	label := p.Op.String() + ")"
 	if p.Op != syntax.CmdIn && p.Op != syntax.CmdOut {
 		w.unanalysable("unmodelled process substitution " + label)
+	}
+	w.substs++
+	ok := w.enter()
+	defer w.leave()
+	if !ok {
+		return
 	}
 	w.walkStmts(p.Stmts, ctx.fr.wrap(label, nil, true, ""), ctx.st)
 }

@@ -58,6 +58,9 @@ type evalCtx struct {
 func (w *walker) evalArgs(words []*syntax.Word, ctx evalCtx) []word {
 	out := make([]word, 0, len(words))
 	for _, wd := range words {
+		if w.stop {
+			return out
+		}
 		if len(out) > maxFields*4 {
 			w.unanalysable("too many words after expansion")
 			return out
@@ -66,6 +69,7 @@ func (w *walker) evalArgs(words []*syntax.Word, ctx evalCtx) []word {
 			// Fast path: a plain literal with nothing to expand.
 			if l, ok := wd.Parts[0].(*syntax.Lit); ok && strings.IndexAny(l.Value, "\\*?[~{") < 0 {
 				out = append(out, word{s: l.Value})
+				w.countField(len(l.Value))
 				continue
 			}
 		}
@@ -79,6 +83,7 @@ func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
 	if len(wd.Parts) == 1 {
 		// Fast path: a plain literal with nothing to expand.
 		if l, ok := wd.Parts[0].(*syntax.Lit); ok && strings.IndexAny(l.Value, "\\*?[~{") < 0 {
+			w.countField(len(l.Value))
 			return []word{{s: l.Value}}
 		}
 	}
@@ -239,6 +244,7 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 		if cur.started {
 			cur.w.s = cur.b.String()
 			fields = append(fields, cur.w)
+			w.countField(len(cur.w.s))
 		}
 		cur = &fieldBuilder{}
 	}
@@ -299,6 +305,18 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 	}
 	finish()
 	return fields
+}
+
+// countField charges one field of n bytes against the hard limits.
+func (w *walker) countField(n int) {
+	w.fields++
+	w.fieldBytes += n
+	switch {
+	case w.fields > MaxWords:
+		w.limit(LimitWords, limitDetail(LimitWords)+" after expansion")
+	case w.fieldBytes > 2*HardMaxLength:
+		w.limit(LimitLength, "expansions make "+limitDetail(LimitLength))
+	}
 }
 
 // evalOne evaluates a word that must stay one field (redirect targets, assignment values).
@@ -476,6 +494,13 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 			return
 		}
 	}
+	ok := w.enter()
+	defer w.leave()
+	if !ok {
+		cur.add(dyn)
+		cur.w.dynamic = true
+		return
+	}
 	if p.Excl && p.Names == 0 {
 		// ${!x}: indirection evaluates x's value as a name, subscripts included.
 		cur.w.taint = firstNonEmpty(cur.w.taint, "indirect parameter expansion")
@@ -559,6 +584,11 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 		n, a := w.arithScan(e.X, ctx)
 		names, assigns = n, assigns || a
 	case *syntax.ParenArithm:
+		ok := w.enter()
+		defer w.leave()
+		if !ok {
+			return true, false
+		}
 		return w.arithScan(e.X, ctx)
 	case *syntax.Word:
 		for _, p := range e.Parts {

@@ -4,8 +4,8 @@
 #   The permission decision for one agent tool call: ALLOW, DENY or ASK.
 #   Every call walks six decision points and the first decisive one wins
 #   (contract §2): 1 deny rule, 2 ask rule, 3 read-only fast path, 4 tool
-#   check, 5 allow rule, 6 the mode's fallback. Input errors decide first,
-#   as DENY with step "error".
+#   check, 5 allow rule, 6 the mode's fallback. Input errors, and calls
+#   beyond the analyser's limits, decide first, as DENY with step "error".
 package permopa.policy
 
 import data.permopa.policy.call
@@ -47,6 +47,21 @@ _decided := {
 	"suggested_rules": [],
 } if {
 	not call.context.valid
+} else := {
+	# The call is beyond what the analyser does for one call (SECURITY.md,
+	# "Bounded work"): denied whatever the mode and the rules.
+	"behavior": "DENY",
+	"message": sprintf(
+		"%s call exceeds permopa's analysis limit %s; denied to fail closed (split the command)",
+		[call.tool, tools.limit_exceeded],
+	),
+	"reason": "limit_exceeded",
+	"step": "error",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
+	tools.limit_exceeded
 } else := {
 	# The rules could not be read: no decision without them.
 	"behavior": "DENY",

@@ -31,6 +31,12 @@ read_only if {
 
 # METADATA
 # description: |
+#   The hard analysis limit the call exceeds, undefined when none: the call
+#   is denied before any rule is matched (SECURITY.md, "Bounded work").
+limit_exceeded := bash.limit_exceeded if input.tool_name == "Bash"
+
+# METADATA
+# description: |
 #   The tool check: {behavior, bypass_immune, message}.
 check := bash.check if {
 	input.tool_name == "Bash"

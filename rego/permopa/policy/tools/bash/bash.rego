@@ -18,6 +18,13 @@ command := input.tool_input.command
 # description: The analysis of the command (see permopa.bash.analyze).
 analysis := permopa.bash.analyze(input.tool_input.command, call.context.bash_opts)
 
+# METADATA
+# description: |
+#   The hard analysis limit the command exceeds (command_length,
+#   nesting_depth, word_count, command_count), undefined when none. The
+#   analyser stopped there, so the call is denied (SECURITY.md, "Bounded work").
+limit_exceeded := analysis.limit_exceeded if analysis.limit_exceeded != ""
+
 # What the command reads: the paths it reads, the operands of programs the
 # vocabulary cannot place (any may be read: less ~/.ssh/id_rsa), and the
 # trees it reads recursively (grep -r KEY ~ reads ~/.ssh; see docs/reads.md,
