@@ -119,6 +119,7 @@ func analyze(command string, opts Options) (res *Analysis) {
 		res.hidden = "the command does not parse"
 		return res
 	}
+	w.addRoot(f, command)
 	if mayDefine(command) {
 		w.prescan(f)
 	}

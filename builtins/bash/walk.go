@@ -179,6 +179,10 @@ type walker struct {
 	fieldBytes   int
 	// substs counts the command and process substitutions walked.
 	substs int
+	// roots are the scripts parsed so far, and vars the facts about their
+	// variables that evaluation needs (evaluate.go), collected when needed.
+	roots []rootScript
+	vars  *varFacts
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.
@@ -362,9 +366,19 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		inner := fr
 		switch l := c.Loop.(type) {
 		case *syntax.WordIter:
-			w.evalArgs(l.Items, evalCtx{fr: fr.substBase(), st: st})
+			ctx := evalCtx{fr: fr.substBase(), st: st}
+			items := w.evalArgs(l.Items, ctx)
 			if l.Name != nil && !localName(l.Name.Value) {
 				inner.forced = appendStr(inner.forced, "loop assigns environment variable "+l.Name.Value)
+			}
+			if l.Name != nil {
+				// An integer or nameref loop variable evaluates each item.
+				for _, it := range items {
+					if r := w.assignedValue(l.Name.Value, it.s, it.dynamic, ctx, ""); r != "" {
+						inner.forced = appendStr(inner.forced, r)
+						break
+					}
+				}
 			}
 		case *syntax.CStyleLoop:
 			cur := &fieldBuilder{}
@@ -733,7 +747,19 @@ func (w *walker) testClause(c *syntax.TestClause, fr frame, st state) {
 		case *syntax.UnaryTest:
 			argv = append(argv, e.Op.String())
 			if e.Op == syntax.TsVarSet || e.Op == syntax.TsRefVar {
-				taint = firstNonEmpty(taint, "-v evaluates subscripts")
+				// -v resolves its operand as a name: a subscript is evaluated.
+				if wd, ok := e.X.(*syntax.Word); ok {
+					t := w.nameWord(w.evalOne(wd, ctx), ctx, "[[ "+e.Op.String()+" ]]")
+					if v := plainParamName(wd); v != "" {
+						w.valuesAsName(v, ctx)
+					}
+					if e.Op == syntax.TsRefVar {
+						t = firstNonEmpty(t, "-R resolves a nameref")
+					}
+					taint = firstNonEmpty(taint, t)
+				} else {
+					taint = firstNonEmpty(taint, "-v evaluates subscripts")
+				}
 			}
 			visit(e.X)
 			if isFileTest(e.Op) {
@@ -750,8 +776,20 @@ func (w *walker) testClause(c *syntax.TestClause, fr frame, st state) {
 				// [[ evaluates these operands as arithmetic expressions.
 				for _, side := range []syntax.TestExpr{e.X, e.Y} {
 					wd, ok := side.(*syntax.Word)
-					if !ok || !isNumberLit(strings.TrimPrefix(wd.Lit(), "-")) {
+					if !ok {
 						taint = firstNonEmpty(taint, "arithmetic comparison on variables can run code")
+						continue
+					}
+					if isNumberLit(strings.TrimPrefix(wd.Lit(), "-")) {
+						continue
+					}
+					taint = firstNonEmpty(taint, "arithmetic comparison on variables can run code")
+					if t, static := staticText(wd); static {
+						cur := &fieldBuilder{}
+						w.arithText(t, cur, ctx, labelArith)
+						taint = firstNonEmpty(cur.w.taint, taint)
+					} else if v := plainParamName(wd); v != "" {
+						w.valuesAsArith(v, ctx)
 					}
 				}
 			case syntax.TsNewer, syntax.TsOlder, syntax.TsDevIno:
@@ -802,6 +840,11 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 		}
 		if a.Array != nil {
 			for _, el := range a.Array.Elems {
+				if el.Index != nil {
+					cur := &fieldBuilder{}
+					w.arith(el.Index, cur, ctx)
+					taint = firstNonEmpty(taint, cur.w.taint)
+				}
 				if el.Value != nil {
 					taint = firstNonEmpty(taint, w.walkWordSubsts(el.Value, ctx))
 				}
@@ -831,6 +874,9 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 			argv = append(argv, val)
 		}
 	}
+	// What bash does with the values beyond storing them (-i, -n, -a '(...)',
+	// a subscript in a quoted name).
+	taint = firstNonEmpty(taint, w.declArgs(c.Variant.Value, wordsOf(argv[1:]), ctx))
 	reason := taint
 	if reason == "" && assigns {
 		reason = c.Variant.Value + " assigns shell variables"
@@ -840,6 +886,22 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 		fr = w.envEffects(e[0], e[1], fr, argv, len(argv), st)
 	}
 	w.leaf(fr, st, wordsOf(argv), reason)
+}
+
+// plainParamName is the variable of a word that is only "$x" or "${x}"
+// (quoted or not), "" otherwise.
+func plainParamName(wd *syntax.Word) string {
+	if len(wd.Parts) != 1 {
+		return ""
+	}
+	p := wd.Parts[0]
+	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		p = dq.Parts[0]
+	}
+	if pe, ok := p.(*syntax.ParamExp); ok && pe.Param != nil && isPlainParam(pe, pe.Param.Value) {
+		return pe.Param.Value
+	}
+	return ""
 }
 
 func wordsOf(ss []string) []word {
@@ -891,6 +953,7 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	if f == nil {
 		return false // a limit was exceeded
 	}
+	w.addRoot(f, src)
 	saved := w.src
 	w.src = src
 	w.prescan(f)

@@ -504,6 +504,9 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 	if p.Excl && p.Names == 0 {
 		// ${!x}: indirection evaluates x's value as a name, subscripts included.
 		cur.w.taint = firstNonEmpty(cur.w.taint, "indirect parameter expansion")
+		if validName(name) {
+			w.valuesAsName(name, ctx)
+		}
 	}
 	if p.Index != nil && !isAtIndex(p.Index) {
 		w.arith(p.Index, cur, ctx)
@@ -596,6 +599,10 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 			case *syntax.Lit:
 				if !isNumberLit(q.Value) {
 					names = true
+					if validName(q.Value) {
+						// Its value is evaluated as arithmetic in turn.
+						w.valuesAsArith(q.Value, ctx)
+					}
 				}
 			case *syntax.CmdSubst, *syntax.ProcSubst:
 				w.unanalysable("arithmetic with a command substitution")
@@ -604,8 +611,33 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 			case *syntax.ArithmExp:
 				n, a := w.arithScan(q.X, ctx)
 				names, assigns = names || n, assigns || a
+			case *syntax.SglQuoted:
+				// Inside arithmetic, quotes do not stop expansion: bash
+				// expands "$(cmd)" in (( 'a[$(cmd)]' )), and let and
+				// subscripts evaluate the text once the quotes are gone.
+				text := q.Value
+				if q.Dollar {
+					text = ansiC(text)
+				}
+				w.arithText(text, &fieldBuilder{}, ctx, "quoted "+labelArith)
+				names = true
 			default:
+				before := w.substs
 				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
+				if w.substs > before {
+					w.unanalysable("arithmetic with a command substitution")
+				}
+				switch q := p.(type) {
+				case *syntax.ParamExp:
+					if q.Param != nil && validName(q.Param.Value) {
+						w.valuesAsArith(q.Param.Value, ctx)
+					}
+				case *syntax.DblQuoted:
+					// "a[1]" and "x" are evaluated once the quotes are gone.
+					if t, ok := staticText(&syntax.Word{Parts: []syntax.WordPart{q}}); ok {
+						w.arithText(t, &fieldBuilder{}, ctx, "quoted "+labelArith)
+					}
+				}
 				names = true
 			}
 		}

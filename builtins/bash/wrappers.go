@@ -41,6 +41,9 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			wd := w.evalOne(a.Value, ctx)
 			val = wd.s
 			as.taint = wd.taint
+			if a.Index == nil {
+				as.taint = firstNonEmpty(as.taint, w.assignedValue(as.name, wd.s, wd.dynamic, ctx, ""))
+			}
 		}
 		if a.Array != nil {
 			for _, el := range a.Array.Elems {
@@ -81,6 +84,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 		return st, st
 	}
 	ctx.assign = false
+	redirVar := w.redirectVariables(c, ctx)
 	if hasBraceCandidate(c.Args[0]) {
 		cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), c.Args[0].Parts...)}
 		if syntax.SplitBraces(cp) {
@@ -112,6 +116,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 		}
 		full = append(full, strs(argv)...)
 		outer := fr
+		forced = firstNonEmpty(forced, redirVar)
 		fr = fr.wrap("assign:"+assigns[0].name, full, transparent, forced)
 		fr.depth--
 		for _, as := range assigns[1:] {
@@ -121,7 +126,50 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			fr = w.envEffectsIn(as.name, as.val, fr, outer, full, i+1, st)
 		}
 	}
+	if redirVar != "" && len(assigns) == 0 {
+		fr.forced = appendStr(fr.forced, redirVar)
+	}
 	return w.command(argv, fr, st, stdin)
+}
+
+// redirectVariables finds {NAME[sub]}> redirections, which mvdan.cc/sh
+// reads as a word followed by a redirection while bash assigns the file
+// descriptor to NAME[sub], evaluating the subscript.
+func (w *walker) redirectVariables(c *syntax.CallExpr, ctx evalCtx) string {
+	taint := ""
+	for _, a := range c.Args {
+		end := int(a.End().Offset())
+		src := w.source(a)
+		if len(src) < 4 || src[0] != '{' || !strings.HasSuffix(src, "]}") || end >= len(w.src) {
+			continue
+		}
+		if next := w.src[end]; next != '<' && next != '>' {
+			continue
+		}
+		// The name as bash reads it: quoted text is code in a subscript;
+		// substitutions mvdan.cc/sh parsed are walked with the word already.
+		var b strings.Builder
+		for _, p := range a.Parts {
+			switch q := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(q.Value)
+			case *syntax.SglQuoted:
+				b.WriteString(q.Value)
+			default:
+				if t, ok := staticText(&syntax.Word{Parts: []syntax.WordPart{p}}); ok {
+					b.WriteString(t)
+				} else {
+					b.WriteString("0")
+					taint = firstNonEmpty(taint, "redirection variable with an expansion in its subscript")
+				}
+			}
+		}
+		name := b.String()
+		if len(name) > 2 {
+			taint = firstNonEmpty(taint, w.nameRef(name[1:len(name)-1], ctx, "redirection variable"))
+		}
+	}
+	return taint
 }
 
 func strs(ws []word) []string {
@@ -371,7 +419,8 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	if shells[base] {
 		return w.shellCmd(argv, fr, st, stdin, base)
 	}
-	w.leafStrs(fr, st, argv, sv, "")
+	reason := w.evalBuiltin(base, argv, evalCtx{fr: fr.substBase(), st: st})
+	w.leafStrs(fr, st, argv, sv, reason)
 	return st, st
 }
 
@@ -414,6 +463,7 @@ func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, 
 			transparent = false
 			forced = firstNonEmpty(forced, "env assigns "+n+", which is not allowlisted")
 		}
+		w.assignedValue(n, v, argv[i].dynamic, evalCtx{fr: fr.substBase(), st: st}, "")
 	}
 	if len(opts) > 0 {
 		forced = firstNonEmpty(forced, "env changes the environment")
