@@ -141,6 +141,12 @@ func (w *walker) nameRef(text string, ctx evalCtx, where string) string {
 // may be any name, subscript included.
 func (w *walker) nameWord(wd word, ctx evalCtx, where string) string {
 	if wd.dynamic || wd.glob || wd.splits {
+		if i := strings.IndexByte(wd.s, '['); wd.subst && i >= 0 && strings.Contains(wd.s[i:], dyn) {
+			w.unanalysable("command substitution inside " + labelSubscript)
+		}
+		if wd.param != "" {
+			w.valuesAsNames(wd.param, ctx)
+		}
 		return where + " takes a name known only at run time"
 	}
 	return w.nameRef(wd.s, ctx, where)
@@ -352,24 +358,39 @@ func staticText(wd *syntax.Word) (string, bool) {
 // valuesAsArith walks the static values of a variable named in arithmetic,
 // each evaluated as an arithmetic expression, once per analysis.
 func (w *walker) valuesAsArith(name string, ctx evalCtx) {
-	w.walkValues(name, ctx, func(val string) {
+	w.walkValues(name, "arith", func(val string) {
 		w.arithText(val, &fieldBuilder{}, ctx, "value of "+name)
 	})
 }
 
 // valuesAsName walks the static values of a variable used as a name (${!x}).
 func (w *walker) valuesAsName(name string, ctx evalCtx) {
-	w.walkValues(name, ctx, func(val string) {
+	w.walkValues(name, "name", func(val string) {
 		w.nameRef(val, ctx, "value of "+name)
 	})
 }
 
-func (w *walker) walkValues(name string, _ evalCtx, each func(string)) {
+// valuesAsNames is valuesAsName for a word that may also split: each
+// field of a value may be a name too (x='-v a[$(cmd)]'; [ $x ]).
+func (w *walker) valuesAsNames(name string, ctx evalCtx) {
+	w.walkValues(name, "names", func(val string) {
+		w.nameRef(val, ctx, "value of "+name)
+		if f := strings.Fields(val); len(f) > 1 {
+			for _, s := range f {
+				w.nameRef(s, ctx, "value of "+name)
+			}
+		}
+	})
+}
+
+// walkValues calls each for the static values of name, once per name and
+// way of evaluating them.
+func (w *walker) walkValues(name, how string, each func(string)) {
 	if len(w.roots) == 0 || w.stop {
 		return
 	}
 	v := w.facts()
-	key := name
+	key := how + ":" + name
 	if v.done[key] || v.inFlight[key] {
 		return
 	}
@@ -636,8 +657,8 @@ func (w *walker) evalBuiltin(base string, argv []word, ctx evalCtx) string {
 				if kind, ok := w.defined[o.value]; ok {
 					w.unanalysable(base + " -F calls " + kind + " " + o.value + " defined in the script")
 				}
-			case "W", "P", "S":
-				// The word list, prefix and suffix are expanded: $(...) in them runs.
+			case "W":
+				// The word list is expanded: $(...) in it runs.
 				if strings.ContainsAny(o.value, "$`") {
 					taint = firstNonEmpty(taint, base+" -"+o.name+" expands its string")
 					w.docText(o.value, evalFrame(ctx, base+" -"+o.name), base+" -"+o.name)
@@ -679,6 +700,9 @@ func (w *walker) testArgs(base string, argv []word, ctx evalCtx) string {
 	for i, a := range args {
 		if a.splits || a.glob {
 			taint = firstNonEmpty(taint, "an unquoted expansion in "+base+" may become -v NAME, which evaluates a subscript")
+			if a.param != "" {
+				w.valuesAsNames(a.param, ctx)
+			}
 			continue
 		}
 		if i+1 >= len(args) {

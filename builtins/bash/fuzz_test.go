@@ -9,10 +9,18 @@ import (
 
 // FuzzAnalyze: no panic (the recover in analyze would hide one, so an
 // "internal error" fails), never read-only when bash cannot parse the
-// input, the matching functions hold up, and suggestions round-trip.
+// input, a limit is never read-only, code in strings bash evaluates is
+// never read-only, the matching functions hold up, and suggestions
+// round-trip. Seeds include the evaluated strings and pathological shapes.
 func FuzzAnalyze(f *testing.F) {
 	for _, c := range rmBypasses {
 		f.Add(c)
+	}
+	for _, c := range evaluatedStrings {
+		f.Add(c.with("rm -rf x"))
+	}
+	for _, p := range pathologicalShapes {
+		f.Add(p.make(200)) // small: the fuzzer grows them
 	}
 	pats := []*Pattern{}
 	for _, c := range []string{"rm:*", "git status", "npm run *", "* --force", "", "sudo:*", "a*b c"} {
@@ -35,6 +43,19 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		if a.ReadOnly && !a.Analysable {
 			t.Fatalf("%q read-only but not analysable", cmd)
+		}
+		if a.LimitExceeded != "" && (a.ReadOnly || a.Analysable || !a.Truncated) {
+			t.Fatalf("%q exceeds %s but read-only=%v analysable=%v", cmd, a.LimitExceeded, a.ReadOnly, a.Analysable)
+		}
+		// A string bash evaluates that holds a substitution is never read-only.
+		if a.ReadOnly && strings.Contains(cmd, "$(") {
+			for _, l := range a.Leaves {
+				for _, wr := range l.Wrappers {
+					if wr == labelSubscript || wr == labelArith || strings.HasPrefix(wr, "value of ") {
+						t.Fatalf("%q read-only with code in an evaluated string", cmd)
+					}
+				}
+			}
 		}
 		a.MatchAny(pats)
 		a.MatchAnySet(NewPatternSet(pats))

@@ -32,6 +32,10 @@ type word struct {
 	// taint says why this word keeps its command from being read-only
 	// (arithmetic on variables, indirect expansion, ...).
 	taint string
+	// param is the variable when the word is only "$x" or "${x}".
+	param string
+	// subst: a command or process substitution is part of the word.
+	subst bool
 }
 
 // fieldBuilder accumulates one field while a word is evaluated.
@@ -101,6 +105,9 @@ func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
 	}
 	var out []word
 	for _, parts := range alts {
+		if w.stop {
+			break
+		}
 		out = append(out, w.evalWord(&syntax.Word{Parts: parts}, ctx, true)...)
 	}
 	return out
@@ -280,7 +287,7 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 		case *syntax.CmdSubst:
 			w.cmdSubst(p, ctx)
 			cur.add(dyn)
-			cur.w.dynamic, cur.w.splits = true, true
+			cur.w.dynamic, cur.w.splits, cur.w.subst = true, true, true
 		case *syntax.ArithmExp:
 			w.arith(p.X, cur, ctx)
 			cur.add(dyn)
@@ -304,6 +311,11 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 		}
 	}
 	finish()
+	if name := plainParamName(wd); name != "" {
+		for i := range fields {
+			fields[i].param = name
+		}
+	}
 	return fields
 }
 
@@ -456,7 +468,7 @@ func (w *walker) quotedPart(part syntax.WordPart, cur *fieldBuilder, ctx evalCtx
 	case *syntax.CmdSubst:
 		w.cmdSubst(p, ctx)
 		cur.add(dyn)
-		cur.w.dynamic = true
+		cur.w.dynamic, cur.w.subst = true, true
 	case *syntax.ArithmExp:
 		w.arith(p.X, cur, ctx)
 		cur.add(dyn)
