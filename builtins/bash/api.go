@@ -42,8 +42,9 @@ const (
 	MaxNesting = 64
 	// MaxWords caps the words of the command and the fields its expansions make.
 	MaxWords = 16384
-	// MaxCommands caps the commands and pipeline parts of the command.
-	MaxCommands = 4096
+	// MaxCommands caps the commands, pipeline parts and arithmetic
+	// operations of the command (each nests the parsed tree one level).
+	MaxCommands = 2048
 )
 
 // Values of Analysis.LimitExceeded.

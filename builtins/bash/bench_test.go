@@ -126,3 +126,21 @@ func BenchmarkMatchAnyFlagAware(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPathological analyses each pathological shape (limits_test.go)
+// at 30 KB and 1 MB: each is refused (or, for here-documents, analysed) in
+// bounded time and memory. Before the limits, 30 KB of "$(" took seconds
+// and about 1 GB.
+func BenchmarkPathological(b *testing.B) {
+	for _, p := range pathologicalShapes {
+		for _, n := range []int{30 << 10, 1 << 20} {
+			cmd := p.make(n)
+			b.Run(p.name+"-"+strconv.Itoa(n>>10)+"KB", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					analyze(cmd, conformanceOpts)
+				}
+			})
+		}
+	}
+}

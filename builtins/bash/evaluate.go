@@ -185,7 +185,7 @@ func (w *walker) facts() *varFacts {
 	}
 	v := w.vars
 	for ; v.scanned < len(w.roots); v.scanned++ {
-		collectFacts(w.roots[v.scanned].f, v)
+		w.collectFacts(w.roots[v.scanned].f, v)
 	}
 	return v
 }
@@ -200,8 +200,8 @@ func (v *varFacts) add(name, value string) {
 }
 
 // collectFacts records static assignments and -i/-n attributes in f.
-func collectFacts(f *syntax.File, v *varFacts) {
-	syntax.Walk(f, func(node syntax.Node) bool {
+func (w *walker) collectFacts(f *syntax.File, v *varFacts) {
+	w.walkAST(f, func(node syntax.Node) bool {
 		switch x := node.(type) {
 		case *syntax.Assign:
 			if x.Name == nil {

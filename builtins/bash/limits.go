@@ -35,6 +35,41 @@ func (w *walker) limit(code, detail string) {
 	w.unanalysable("limit exceeded: " + detail)
 }
 
+// maxASTDepth bounds the tree walks over a parsed script. Within the
+// other limits a tree is at most about 2*MaxCommands deep (a list nests
+// one level per command, arithmetic one per operator); deeper means the
+// pre-scan misread the input.
+const maxASTDepth = 2*MaxCommands + 8*MaxNesting
+
+// walkAST is syntax.Walk that does not descend deeper than maxASTDepth;
+// false when it stopped there.
+func walkAST(n syntax.Node, f func(syntax.Node) bool) bool {
+	depth, whole := 0, true
+	syntax.Walk(n, func(node syntax.Node) bool {
+		if node == nil {
+			depth--
+			return true
+		}
+		if depth >= maxASTDepth {
+			whole = false
+			return false
+		}
+		if !f(node) {
+			return false
+		}
+		depth++
+		return true
+	})
+	return whole
+}
+
+// walkAST is walkAST that records the limit when the tree is too deep.
+func (w *walker) walkAST(n syntax.Node, f func(syntax.Node) bool) {
+	if !walkAST(n, func(node syntax.Node) bool { return !w.stop && f(node) }) {
+		w.limit(LimitNesting, limitDetail(LimitNesting))
+	}
+}
+
 // limitDetail says what a limit code means, for reasons and messages.
 func limitDetail(code string) string {
 	switch code {
@@ -235,6 +270,10 @@ type scanner struct {
 	pending  []hdocSpec
 	hdocs    []hdocSpec // bodies being read (cHdoc contexts), innermost last
 	code     string
+	// letArgs: the words of a let command, arithmetic where << is a shift.
+	letArgs bool
+	// subscript counts the open [ of the current word (a[1<<2]=x).
+	subscript int
 }
 
 // scanLimits returns "" when src is within the limits, else the Limit* code.
@@ -315,6 +354,8 @@ func (s *scanner) separator() {
 	s.sep = true
 	s.cmdPos = true
 	s.boundary = true
+	s.letArgs = false
+	s.subscript = 0
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
@@ -441,6 +482,7 @@ func (s *scanner) param() {
 }
 
 func (s *scanner) bracket() {
+	s.arithOperator(s.src[s.i])
 	switch s.src[s.i] {
 	case ']':
 		s.pop()
@@ -596,6 +638,9 @@ func (s *scanner) keyword() {
 		s.cmdPos = false
 	case "then", "do", "else", "elif", "!", "time", "coproc":
 		s.cmdPos = true
+	case "let":
+		s.letArgs = true
+		s.cmdPos = false
 	case "fi", "done":
 		if s.top() == cKeyword {
 			s.pop()
@@ -627,6 +672,7 @@ func (s *scanner) unquoted() {
 		s.word()
 		s.sep = false
 		s.boundary = false
+		s.subscript = 0
 		if s.cmdPos && t != cArith {
 			if c >= 'a' && c <= 'z' || c == '{' || c == '}' || c == '[' || c == '!' {
 				s.keyword()
@@ -643,6 +689,7 @@ func (s *scanner) unquoted() {
 	switch c {
 	case ' ', '\t', '\r':
 		s.boundary = true
+		s.subscript = 0
 		s.i++
 	case '\n':
 		s.separator()
@@ -656,7 +703,7 @@ func (s *scanner) unquoted() {
 	case '<', '>':
 		s.boundary = true
 		s.i++
-		if c == '<' && t != cArith && t != cTest && s.i < len(s.src) && s.src[s.i] == '<' {
+		if c == '<' && t != cArith && t != cTest && !s.letArgs && s.subscript == 0 && s.i < len(s.src) && s.src[s.i] == '<' {
 			if s.i+1 < len(s.src) && s.src[s.i+1] == '<' {
 				s.i += 2 // here-string
 				return
@@ -667,7 +714,7 @@ func (s *scanner) unquoted() {
 	case '(':
 		if t == cArith {
 			s.push(cArith)
-		} else if s.cmdPos && s.i+1 < len(s.src) && s.src[s.i+1] == '(' {
+		} else if s.i+1 < len(s.src) && s.src[s.i+1] == '(' {
 			s.push(cArith)
 			s.push(cArith)
 			s.i++
@@ -721,7 +768,31 @@ func (s *scanner) unquoted() {
 		s.i++
 	case '$':
 		s.dollar()
-	default:
+	case '[':
+		s.subscript++
 		s.i++
+	case ']':
+		if s.subscript > 0 {
+			s.subscript--
+		}
+		s.i++
+	default:
+		if t == cArith || s.letArgs || s.subscript > 0 {
+			s.arithOperator(c)
+		}
+		s.i++
+	}
+}
+
+// arithOperator counts an operator of an arithmetic expression like a
+// command: mvdan.cc/sh nests "1+1+1..." one level per operator, as it
+// nests a list one level per command.
+func (s *scanner) arithOperator(c byte) {
+	switch c {
+	case '+', '-', '*', '/', '%', '=', '!', '~', '^', ',', '?', ':':
+		s.cmds++
+		if s.cmds > MaxCommands {
+			s.code = LimitCommands
+		}
 	}
 }

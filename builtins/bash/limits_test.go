@@ -58,7 +58,9 @@ func limitCases() []limitCase {
 			switch {
 			case len(cmd) > HardMaxLength:
 				code = LimitLength
-			case p.name == "pipeline" || p.name == "and-chain" || p.name == "lines":
+			case p.name == "pipeline" || p.name == "and-chain" || p.name == "lines" ||
+				p.name == "arith-unary" || p.name == "arith-ternary":
+				// Arithmetic operators count like commands: each nests the tree.
 				code = LimitCommands
 			case p.name == "words" && n/2 > MaxWords:
 				code = LimitWords
@@ -158,7 +160,7 @@ func TestLimitsLeaveRealCommands(t *testing.T) {
 	for name, cmd := range map[string]string{
 		"long file list": "git add " + strings.Join(files, " "),
 		"long heredoc":   "cat > notes.md <<'EOF'\n" + repeat("Some text (with parens) and $(dollars) and 'quotes'.\n", 2000) + "EOF",
-		"many lines":     repeat("echo line\n", 3000),
+		"many lines":     repeat("echo line\n", 1500),
 		"deep but fine":  repeat("$(", 30) + "ls" + repeat(")", 30),
 		"case in subst":  `echo "$(case x in a) echo ")";; (b) echo '(';; esac)"`,
 	} {
@@ -207,6 +209,14 @@ func TestScanLimits(t *testing.T) {
 		{"cat <<EOF\n" + deep + "\nEOF", LimitNesting},
 		{`echo "$(case x in a) echo "'` + deep + `'";; esac)"`, LimitNesting},
 		{`echo "${x:-'}"` + "'" + deep, LimitNesting},
+		// << is a shift, not a here-document, in let, subscripts and (( )).
+		{"let x<<1\n" + repeat("a|", MaxCommands+1), LimitCommands},
+		{"a[1<<2]=3\n" + repeat("a|", MaxCommands+1), LimitCommands},
+		{"for ((i=1<<2;;)); do :; done\n" + repeat("a|", MaxCommands+1), LimitCommands},
+		{"cat<<EOF\n" + repeat("a|", MaxCommands+1) + "\nEOF", ""},
+		// Arithmetic nests one level per operator.
+		{"echo $((" + repeat("1+", MaxCommands+1) + "1))", LimitCommands},
+		{"(( " + repeat("x+", 100) + "1 ))", ""},
 		{repeat("a ", MaxWords+1), LimitWords},
 		{repeat("a;", MaxCommands+1), LimitCommands},
 		{repeat(" ", HardMaxLength+1), LimitLength},

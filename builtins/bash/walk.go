@@ -226,7 +226,7 @@ func (w *walker) notReadOnly(reason string) {
 
 // prescan records function and alias names and assignments to IFS.
 func (w *walker) prescan(n syntax.Node) {
-	syntax.Walk(n, func(node syntax.Node) bool {
+	w.walkAST(n, func(node syntax.Node) bool {
 		switch x := node.(type) {
 		case *syntax.FuncDecl:
 			if w.defined == nil {
@@ -506,7 +506,7 @@ func (w *walker) loopState(st state, lists ...[]*syntax.Stmt) state {
 // changesDir reports whether a statement may run cd, pushd, popd or source in this shell.
 func changesDir(n syntax.Node) bool {
 	found := false
-	syntax.Walk(n, func(node syntax.Node) bool {
+	whole := walkAST(n, func(node syntax.Node) bool {
 		if found {
 			return false
 		}
@@ -518,7 +518,7 @@ func changesDir(n syntax.Node) bool {
 		}
 		return true
 	})
-	return found
+	return found || !whole
 }
 
 func (w *walker) ifClause(c *syntax.IfClause, fr frame, st state) (state, state) {
@@ -918,7 +918,7 @@ func (w *walker) forkBomb(fd *syntax.FuncDecl, name string) {
 		return
 	}
 	hit := false
-	syntax.Walk(fd.Body, func(n syntax.Node) bool {
+	w.walkAST(fd.Body, func(n syntax.Node) bool {
 		b, ok := n.(*syntax.BinaryCmd)
 		if !ok || (b.Op != syntax.Pipe && b.Op != syntax.PipeAll) {
 			return true

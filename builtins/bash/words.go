@@ -586,12 +586,25 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 	switch e := x.(type) {
 	case nil:
 	case *syntax.BinaryArithm:
-		if e.Op >= syntax.Assgn && e.Op <= syntax.PowAssgn {
-			assigns = true
+		// mvdan.cc/sh nests "1+2+3" to the left: walk that spine as a
+		// loop, left to right, not by recursion as deep as it is long.
+		spine := []*syntax.BinaryArithm{e}
+		for {
+			x, ok := spine[len(spine)-1].X.(*syntax.BinaryArithm)
+			if !ok {
+				break
+			}
+			spine = append(spine, x)
 		}
-		n1, a1 := w.arithScan(e.X, ctx)
-		n2, a2 := w.arithScan(e.Y, ctx)
-		names, assigns = n1 || n2, assigns || a1 || a2
+		names, assigns = w.arithScan(spine[len(spine)-1].X, ctx)
+		for i := len(spine) - 1; i >= 0 && !w.stop; i-- {
+			b := spine[i]
+			if b.Op >= syntax.Assgn && b.Op <= syntax.PowAssgn {
+				assigns = true
+			}
+			n, a := w.arithScan(b.Y, ctx)
+			names, assigns = names || n, assigns || a
+		}
 	case *syntax.UnaryArithm:
 		if e.Op == syntax.Inc || e.Op == syntax.Dec {
 			assigns = true
