@@ -453,6 +453,29 @@ func (w *walker) assignedValue(name, value string, dynamic bool, ctx evalCtx, at
 	return reason
 }
 
+// elementValue is assignedValue for one element of an array literal: an
+// integer array evaluates each element (declare -ai a=('b[$(cmd)]')).
+func (w *walker) elementValue(name string, el *syntax.Word, ctx evalCtx, attrs string) string {
+	t, ok := staticText(el)
+	if !ok {
+		return ""
+	}
+	return w.assignedValue(name, t, false, ctx, strings.ReplaceAll(strings.ReplaceAll(attrs, "a", ""), "A", ""))
+}
+
+// declFlags are the option letters of a declaration ("-ai -x" gives "aix").
+func declFlags(c *syntax.DeclClause) string {
+	flags := ""
+	for _, a := range c.Args {
+		if a.Naked && a.Value != nil {
+			if s, ok := staticText(a.Value); ok && len(s) > 1 && s[0] == '-' {
+				flags += s[1:]
+			}
+		}
+	}
+	return flags
+}
+
 // mayHaveAttrs reports whether a script of the command can give a variable
 // the integer or nameref attribute.
 func (w *walker) mayHaveAttrs() bool {

@@ -85,6 +85,10 @@ var evaluatedStrings = []evalCase{
 	{tmpl: `x='a[$(CMD)]'; declare -i y=x`},
 	{tmpl: `builtin declare -i x='a[$(CMD)]'`},
 	{tmpl: `declare -i x; for x in 'a[$(CMD)]'; do :; done`},
+	{tmpl: `declare -ai a; a[0]='x[$(CMD)]'`},
+	{tmpl: `declare -ai a=('x[$(CMD)]')`},
+	{tmpl: `declare -i a; a=('x[$(CMD)]')`},
+	{tmpl: `declare -ai a; a+=('x[$(CMD)]')`},
 	// Builtins that assign to a name.
 	{tmpl: `printf -v 'a[$(CMD)]' x`},
 	{tmpl: `read 'a[$(CMD)]' <<< x`},

@@ -847,6 +847,9 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 				}
 				if el.Value != nil {
 					taint = firstNonEmpty(taint, w.walkWordSubsts(el.Value, ctx))
+					if a.Name != nil {
+						taint = firstNonEmpty(taint, w.elementValue(a.Name.Value, el.Value, ctx, declFlags(c)))
+					}
 				}
 			}
 			val = "(" + dyn + ")"

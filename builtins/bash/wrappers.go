@@ -41,9 +41,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			wd := w.evalOne(a.Value, ctx)
 			val = wd.s
 			as.taint = wd.taint
-			if a.Index == nil {
-				as.taint = firstNonEmpty(as.taint, w.assignedValue(as.name, wd.s, wd.dynamic, ctx, ""))
-			}
+			as.taint = firstNonEmpty(as.taint, w.assignedValue(as.name, wd.s, wd.dynamic, ctx, ""))
 		}
 		if a.Array != nil {
 			for _, el := range a.Array.Elems {
@@ -54,6 +52,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 				}
 				if el.Value != nil {
 					as.taint = firstNonEmpty(as.taint, w.walkWordSubsts(el.Value, ctx))
+					as.taint = firstNonEmpty(as.taint, w.elementValue(as.name, el.Value, ctx, ""))
 				}
 			}
 			val = "(" + dyn + ")"
