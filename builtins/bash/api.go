@@ -32,7 +32,7 @@ const (
 
 // Hard limits on the work of one analysis, whatever the options say. Beyond
 // one of them the analysis stops, LimitExceeded names it, and the policy
-// denies the call (code limit_exceeded): see SECURITY.md, "Bounded work".
+// denies the call (code limit_exceeded): see doc.go, "Limits".
 const (
 	// HardMaxLength caps the command in bytes; nested scripts and strings
 	// bash evaluates count too, up to twice as much in all.

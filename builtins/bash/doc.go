@@ -20,10 +20,56 @@ package bash
 // may split, a glob that starts with a metacharacter (a file named
 // "--pre=sh" matches *) — keeps its command from being read-only unless
 // the vocabulary accepts a run-time word there or the program takes no
-// harmful option (echo, printf, test). Arithmetic that names variables is
-// not read-only (bash evaluates a variable holding "a[$(cmd)]" as code);
-// ${x@P} and other transformations, extglob and arithmetic holding a
-// command substitution are unanalysable.
+// harmful option (echo, printf, test; test -v is an evaluated string).
+// Arithmetic that names variables is not read-only (bash evaluates a
+// variable holding "a[$(cmd)]" as code); ${x@P} and other transformations,
+// extglob and arithmetic holding a command substitution are unanalysable.
+//
+// Evaluated strings (evaluate.go). Bash evaluates some strings again after
+// expansion, and a subscript in them runs its "$(...)": as arithmetic in
+// (( )), $(( )), $[ ], let, for (( )), [[ ]]'s -eq -ne -lt -le -gt -ge,
+// indexed-array subscripts and substring offsets (quotes do not stop
+// expansion there: (( 'a[$(cmd)]' )) runs cmd), values assigned to an
+// integer variable (declare -i, also later plain assignments and integer
+// array elements), and the values of variables named in arithmetic; as a
+// variable name with a subscript in test -v, [ -v, [[ -v ]], printf -v,
+// read, unset, wait -p, declare/typeset/local 'a[i]=v', namerefs
+// (declare -n), ${!x} and {a[i]}> redirections; as code in declare -a/-A
+// with a quoted '(...)' value, mapfile/readarray -C, compgen/complete -C,
+// compgen -W, PS0/PS1/PS2/PS4 (prompt expansion, PS4 under set -x) and
+// PROMPT_COMMAND. Checked against bash 5.2: test's and printf's numeric
+// operands, shift, return, exit, ulimit, kill, read -n/-t/-u, mapfile
+// -n/-s/-O, getopts and export/readonly names are not evaluated. Every such
+// string known statically is parsed as bash reads it (mvdan.cc/sh's
+// Arithmetic and Document parsers, with the same limits as the command);
+// its substitutions become leaves under a label ("subscript", "arithmetic",
+// "value of x", "prompt PS4", "mapfile -C", ...), so deny rules see them;
+// a string holding one, or one that does not parse (its word runs are then
+// matched by deny rules), makes the command unanalysable. A name, a
+// subscript or an operand that is not a literal number keeps the command
+// from being read-only. Values of variables are collected from every
+// script of the command, whatever the order, and walked where a variable
+// is evaluated (x='a[$(cmd)]'; echo $((x))). test and [ treat any word
+// known only at run time as possibly "-v" (and an unquoted one as
+// possibly "-v NAME"), so the word after it is a name too.
+//
+// Limits (limits.go). Hard limits bound the work of one analysis whatever
+// the input: HardMaxLength bytes of command (and twice that with nested
+// scripts and evaluated strings), MaxNesting levels of nesting, MaxWords
+// words and fields, MaxCommands commands, pipeline parts and arithmetic
+// operations. A pre-scan reads the string once, without allocating,
+// following mvdan.cc/sh's reading of quotes, comments, here-documents,
+// case patterns and arithmetic, and refuses input beyond them before it is
+// parsed (mvdan.cc/sh recurses per nesting level: 400 KB of "((" overflows
+// the goroutine stack, which no recover catches, and 30 KB of "$(" took
+// seconds). From 1 KB on, the parser runs on its own goroutine behind a
+// reader that stops it once its stack is deeper than maxParseFrames,
+// whatever the pre-scan thought; the walk counts nesting, fields and bytes
+// and walks lists, pipelines and arithmetic chains as loops; tree walks
+// stop at maxASTDepth. A limit stops the analysis: LimitExceeded names it,
+// the leaves found so far stay (deny rules see them), and the policy
+// denies the call with code limit_exceeded in every mode. The soft caps
+// (Options.MaxLength, MaxLeaves) only make a command unanalysable.
 //
 // Wrappers. Transparent (allow rules see the inner command, read-only as
 // the inner command): assignments of LANG LC_* TZ NO_COLOR TERM COLUMNS,

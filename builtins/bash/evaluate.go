@@ -6,8 +6,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Code that runs during expansion (SECURITY.md, "Code that runs during
-// expansion"). Bash evaluates some strings a second time: as arithmetic
+// Code that runs during expansion (doc.go, "Evaluated strings"). Bash
+// evaluates some strings a second time: as arithmetic
 // ((( )), $(( )), let, [[ -eq ]], subscripts of indexed arrays, values of
 // variables named in arithmetic, declare -i values) and as variable names
 // whose subscript it expands (test -v, [[ -v ]], printf -v, read, unset,

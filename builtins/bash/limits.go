@@ -9,7 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Bounded work (SECURITY.md, "Bounded work"). mvdan.cc/sh parses nested
+// Bounded work (doc.go, "Limits"). mvdan.cc/sh parses nested
 // constructs by recursion and in time that grows faster than the input
 // (30 KB of "$(" took seconds, 400 KB of "((" overflows the goroutine
 // stack, which no recover catches). So before anything is parsed, scanLimits

@@ -48,8 +48,8 @@ _decided := {
 } if {
 	not call.context.valid
 } else := {
-	# The call is beyond what the analyser does for one call (SECURITY.md,
-	# "Bounded work"): denied whatever the mode and the rules.
+	# The call is beyond what the analyser does for one call
+	# (builtins/bash/doc.go, "Limits"): denied whatever the mode and the rules.
 	"behavior": "DENY",
 	"message": sprintf(
 		"%s call exceeds permopa's analysis limit %s; denied to fail closed (split the command)",

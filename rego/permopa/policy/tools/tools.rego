@@ -32,7 +32,7 @@ read_only if {
 # METADATA
 # description: |
 #   The hard analysis limit the call exceeds, undefined when none: the call
-#   is denied before any rule is matched (SECURITY.md, "Bounded work").
+#   is denied before any rule is matched (builtins/bash/doc.go, "Limits").
 limit_exceeded := bash.limit_exceeded if input.tool_name == "Bash"
 
 # METADATA

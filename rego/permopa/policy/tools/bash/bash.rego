@@ -22,7 +22,7 @@ analysis := permopa.bash.analyze(input.tool_input.command, call.context.bash_opt
 # description: |
 #   The hard analysis limit the command exceeds (command_length,
 #   nesting_depth, word_count, command_count), undefined when none. The
-#   analyser stopped there, so the call is denied (SECURITY.md, "Bounded work").
+#   analyser stopped there, so the call is denied (builtins/bash/doc.go, "Limits").
 limit_exceeded := analysis.limit_exceeded if analysis.limit_exceeded != ""
 
 # What the command reads: the paths it reads, the operands of programs the
