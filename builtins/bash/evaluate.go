@@ -169,6 +169,9 @@ type varFacts struct {
 
 // addRoot records a parsed script whose assignments count.
 func (w *walker) addRoot(f *syntax.File, src string) {
+	if w.roots == nil {
+		w.roots = w.rootBuf[:0]
+	}
 	w.roots = append(w.roots, rootScript{f: f, src: src})
 }
 

@@ -137,13 +137,19 @@ const guardFrom = 1024
 // on a goroutine of its own, so that guardedReader counts the parser's
 // frames and not the caller's (OPA's evaluator is thousands of frames
 // deep); a parser stopped by the guard is not returned to the pool.
-func parseWith[T any](src string, run func(*syntax.Parser, io.Reader) (T, error)) (v T, err error, deep bool) {
-	p := parsers.Get().(*syntax.Parser)
-	if len(src) < guardFrom {
-		v, err = run(p, strings.NewReader(src))
-		parsers.Put(p)
-		return v, err, false
+func parseWith[T any](src string, run func(*syntax.Parser, io.Reader) (T, error)) (T, error, bool) {
+	if len(src) >= guardFrom {
+		return parseGuarded(src, run)
 	}
+	p := parsers.Get().(*syntax.Parser)
+	v, err := run(p, strings.NewReader(src))
+	parsers.Put(p)
+	return v, err, false
+}
+
+// parseGuarded is parseWith for long input, on a goroutine of its own.
+func parseGuarded[T any](src string, run func(*syntax.Parser, io.Reader) (T, error)) (v T, err error, deep bool) {
+	p := parsers.Get().(*syntax.Parser)
 	r := &guardedReader{s: src}
 	done := make(chan any, 1)
 	go func() {

@@ -181,8 +181,9 @@ type walker struct {
 	substs int
 	// roots are the scripts parsed so far, and vars the facts about their
 	// variables that evaluation needs (evaluate.go), collected when needed.
-	roots []rootScript
-	vars  *varFacts
+	roots   []rootScript
+	rootBuf [1]rootScript
+	vars    *varFacts
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.
@@ -459,7 +460,8 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 // to the left, so the chain is walked as a loop over its left spine, not
 // by recursion as deep as it is long.
 func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, success state) {
-	spine := []*syntax.BinaryCmd{c}
+	var buf [16]*syntax.BinaryCmd
+	spine := append(buf[:0], c)
 	for {
 		x := spine[len(spine)-1].X
 		b, ok := x.Cmd.(*syntax.BinaryCmd)

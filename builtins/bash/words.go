@@ -588,7 +588,8 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 	case *syntax.BinaryArithm:
 		// mvdan.cc/sh nests "1+2+3" to the left: walk that spine as a
 		// loop, left to right, not by recursion as deep as it is long.
-		spine := []*syntax.BinaryArithm{e}
+		var buf [16]*syntax.BinaryArithm
+		spine := append(buf[:0], e)
 		for {
 			x, ok := spine[len(spine)-1].X.(*syntax.BinaryArithm)
 			if !ok {
