@@ -17,7 +17,8 @@ type Options struct {
 	// WorkingDirectories are the directories the agent may work in (Cwd is
 	// always one); removing one of them or a parent is a critical removal.
 	WorkingDirectories []string `json:"working_directories"`
-	// MaxLength caps the command length in bytes (0: DefaultMaxLength).
+	// MaxLength caps the command length in bytes (0: DefaultMaxLength);
+	// beyond it a command is not analysable. HardMaxLength applies whatever it says.
 	MaxLength int `json:"max_length"`
 	// MaxLeaves caps the number of leaf commands (0: DefaultMaxLeaves).
 	MaxLeaves int `json:"max_leaves"`

@@ -482,12 +482,11 @@ func declFlags(c *syntax.DeclClause) string {
 // mayHaveAttrs reports whether a script of the command can give a variable
 // the integer or nameref attribute.
 func (w *walker) mayHaveAttrs() bool {
-	for _, r := range w.roots {
-		if strings.Contains(r.src, "declare") || strings.Contains(r.src, "typeset") || strings.Contains(r.src, "local") {
-			return true
-		}
+	for ; w.attrScanned < len(w.roots) && !w.attrs; w.attrScanned++ {
+		src := w.roots[w.attrScanned].src
+		w.attrs = strings.Contains(src, "declare") || strings.Contains(src, "typeset") || strings.Contains(src, "local")
 	}
-	return false
+	return w.attrs
 }
 
 // compoundText walks a quoted compound assignment that declare -a/-A

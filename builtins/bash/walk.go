@@ -184,6 +184,9 @@ type walker struct {
 	roots   []rootScript
 	rootBuf [1]rootScript
 	vars    *varFacts
+	// attrs: a script read so far (attrScanned of roots) may declare -i or -n.
+	attrs       bool
+	attrScanned int
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.

