@@ -147,6 +147,10 @@ func (w *walker) nameWord(wd word, ctx evalCtx, where string) string {
 		if wd.param != "" {
 			w.valuesAsNames(wd.param, ctx)
 		}
+		if !wd.dynamic {
+			// A glob that matches no file stays as written: a[$(cmd)].
+			w.nameRef(wd.s, ctx, where)
+		}
 		return where + " takes a name known only at run time"
 	}
 	return w.nameRef(wd.s, ctx, where)
@@ -697,6 +701,17 @@ func (w *walker) evalBuiltin(base string, argv []word, ctx evalCtx) string {
 	return ""
 }
 
+// functionArgs walks the code hidden in the static arguments of a call of
+// a function or alias defined in the script: its body may evaluate them
+// (f(){ test -v "$1"; }; f 'a[$(cmd)]'). The call is unanalysable anyway.
+func (w *walker) functionArgs(name string, argv []word, ctx evalCtx) {
+	for _, a := range argv[1:] {
+		if !a.dynamic && strings.ContainsAny(a.s, "$`") {
+			w.docText(a.s, evalFrame(ctx, "argument of "+name), "argument of "+name)
+		}
+	}
+}
+
 // valueWord is an option value as a word.
 func valueWord(v string) word {
 	return word{s: v, dynamic: strings.Contains(v, dyn)}
@@ -725,9 +740,7 @@ func (w *walker) testArgs(base string, argv []word, ctx evalCtx) string {
 	for i, a := range args {
 		if a.splits || a.glob {
 			taint = firstNonEmpty(taint, "an unquoted expansion in "+base+" may become -v NAME, which evaluates a subscript")
-			if a.param != "" {
-				w.valuesAsNames(a.param, ctx)
-			}
+			w.nameWord(a, ctx, base+" -v")
 			continue
 		}
 		if i+1 >= len(args) {

@@ -19,6 +19,8 @@ import (
 type evalCase struct {
 	tmpl    string
 	nosplit bool
+	// escaped: the command's blanks are written with a backslash.
+	escaped bool
 }
 
 // evaluatedStrings is the class "code that runs during expansion": every
@@ -119,9 +121,19 @@ var evaluatedStrings = []evalCase{
 	{tmpl: `test -v 'a[$(echo $(CMD))]'`},
 	{tmpl: `x=$(let 'a[$(CMD)]')`},
 	{tmpl: `if [[ -v 'a[$(CMD)]' ]]; then :; fi`},
+	{tmpl: `test -v a['$(CMD)']`},
+	{tmpl: `[ -v a\[\$\(CMD\)\] ]`, escaped: true},
+	{tmpl: `test -v "a["'$(CMD)'"]"`},
+	{tmpl: `f(){ test -v "$1"; }; f 'a[$(CMD)]'`},
+	{tmpl: `shopt -s expand_aliases; alias t='test -v'` + "\n" + `t 'a[$(CMD)]'`},
 }
 
-func (c evalCase) with(cmd string) string { return strings.ReplaceAll(c.tmpl, "CMD", cmd) }
+func (c evalCase) with(cmd string) string {
+	if c.escaped {
+		cmd = strings.ReplaceAll(cmd, " ", `\ `)
+	}
+	return strings.ReplaceAll(c.tmpl, "CMD", cmd)
+}
 
 // analysisCmd is the payload the analysis sees.
 func (c evalCase) analysisCmd() string {

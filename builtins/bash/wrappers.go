@@ -212,6 +212,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	if kind, ok := w.defined[name]; ok {
 		reason := "calls " + kind + " " + name + " defined in the script"
 		w.unanalysable(reason)
+		w.functionArgs(name, argv, evalCtx{fr: fr.substBase(), st: st})
 		fr.unknown = firstNonEmpty(fr.unknown, reason+": what its words run is only known at run time")
 		w.leaf(fr, st, argv, reason)
 		return state{unknown: true}, state{unknown: true}
