@@ -392,11 +392,11 @@ func (s *scanner) run() {
 	}
 }
 
-// dollar handles $ at s.i in any context; it reports whether it consumed something.
-func (s *scanner) dollar() bool {
+// dollar handles $ at s.i in any context.
+func (s *scanner) dollar() {
 	if s.i+1 >= len(s.src) {
 		s.i++
-		return true
+		return
 	}
 	switch s.src[s.i+1] {
 	case '(':
@@ -404,30 +404,29 @@ func (s *scanner) dollar() bool {
 			s.push(cArith)
 			s.push(cArith)
 			s.i += 3
-			return true
+			return
 		}
 		s.push(cParen)
 		s.cmdPos, s.sep, s.boundary = true, true, true
 		s.i += 2
-		return true
+		return
 	case '{':
 		s.push(cParam)
 		s.i += 2
-		return true
+		return
 	case '[':
 		s.push(cBracket)
 		s.i += 2
-		return true
+		return
 	case '\'':
 		if t := s.top(); t == cDQ || t == cHdoc {
 			s.i++
-			return true
+			return
 		}
 		s.ansiC()
-		return true
+		return
 	}
 	s.i++
-	return true
 }
 
 // ansiC skips a $'...' string.
@@ -452,8 +451,9 @@ func (s *scanner) single() {
 	s.i += j + 2
 }
 
-// quoted scans inside double quotes (and the shared part of other quote-like contexts).
-func (s *scanner) quoted(end byte) {
+// quoted scans inside double quotes (end '"'), or the part other
+// quote-like contexts share with them (end -1).
+func (s *scanner) quoted(end int) {
 	c := s.src[s.i]
 	switch c {
 	case '\\':
@@ -465,7 +465,7 @@ func (s *scanner) quoted(end byte) {
 		s.cmdPos, s.sep, s.boundary = true, true, true
 		s.i++
 	default:
-		if c == end {
+		if int(c) == end {
 			s.pop()
 		}
 		s.i++
@@ -483,7 +483,7 @@ func (s *scanner) param() {
 		s.push(cDQ)
 		s.i++
 	default:
-		s.quoted(0)
+		s.quoted(-1)
 	}
 }
 
@@ -502,7 +502,7 @@ func (s *scanner) bracket() {
 		s.push(cDQ)
 		s.i++
 	default:
-		s.quoted(0)
+		s.quoted(-1)
 	}
 }
 
@@ -516,7 +516,7 @@ func (s *scanner) hdocBody() {
 			return
 		}
 	}
-	s.quoted(0)
+	s.quoted(-1)
 }
 
 // delimLine reports whether the line at s.i is h's delimiter, and skips it if so.
