@@ -66,14 +66,15 @@ func (w *walker) arithText(text string, cur *fieldBuilder, ctx evalCtx, where st
 	defer func() { w.src = saved }()
 	switch {
 	case err != nil:
-		w.unanalysable(where + " is not an arithmetic expression: " + shortText(t))
+		// What bash expands in it is still walked (docText): every command is a leaf.
+		w.unanalysableSeen(where + " is not an arithmetic expression: " + shortText(t))
 		cur.w.taint = firstNonEmpty(cur.w.taint, where+" cannot be analysed")
 		w.docText(t, inner, where)
 	case x != nil:
 		w.arith(x, cur, inner)
 	}
 	if w.substs > before {
-		w.unanalysable("command substitution inside " + where)
+		w.unanalysableSeen("command substitution inside " + where)
 		cur.w.taint = "command substitution inside " + where
 	}
 }
@@ -99,7 +100,7 @@ func (w *walker) docText(text string, ctx evalCtx, where string) {
 		w.walkWordSubsts(wd, ctx)
 		w.src = saved
 		if w.substs > before {
-			w.unanalysable("command substitution inside " + where)
+			w.unanalysableSeen("command substitution inside " + where)
 		}
 	}
 }
@@ -142,7 +143,7 @@ func (w *walker) nameRef(text string, ctx evalCtx, where string) string {
 func (w *walker) nameWord(wd word, ctx evalCtx, where string) string {
 	if wd.dynamic || wd.glob || wd.splits {
 		if i := strings.IndexByte(wd.s, '['); wd.subst && i >= 0 && strings.Contains(wd.s[i:], dyn) {
-			w.unanalysable("command substitution inside " + labelSubscript)
+			w.unanalysableSeen("command substitution inside " + labelSubscript)
 		}
 		if wd.param != "" {
 			w.valuesAsNames(wd.param, ctx)
@@ -531,7 +532,7 @@ func (w *walker) compoundText(name, value string, ctx evalCtx) string {
 	}
 	w.src = saved
 	if w.substs > before {
-		w.unanalysable("command substitution inside the compound value of " + name)
+		w.unanalysableSeen("command substitution inside the compound value of " + name)
 	}
 	return taint
 }
@@ -617,8 +618,28 @@ func builtinOpts(argv []word, withValue optValues) (opts []parsedOpt, operands [
 
 // evalBuiltin models the builtins that evaluate a name, a subscript, an
 // arithmetic string or a command string given as an argument. It returns a
-// reason to keep the leaf from being read-only ("" when none).
-func (w *walker) evalBuiltin(base string, argv []word, ctx evalCtx) string {
+// reason to keep the leaf from being read-only ("" when none), and why what
+// the leaf runs is unknown (a command string or function name known only at
+// run time: every deny and ask rule then hits the leaf).
+func (w *walker) evalBuiltin(base string, argv []word, ctx evalCtx) (reason, unknown string) {
+	switch base {
+	case "mapfile", "readarray", "compgen", "complete":
+		opts, _ := builtinOpts(argv, optValues{'A': true, 'C': true, 'F': true, 'G': true, 'o': true, 'P': true,
+			'S': true, 'W': true, 'X': true, 'd': true, 'n': true, 'O': true, 's': true, 'u': true, 'c': true})
+		for _, o := range opts {
+			switch {
+			case o.name == "C" && strings.Contains(o.value, dyn):
+				unknown = base + " -C runs a command known only at run time"
+			case o.name == "F" && base != "mapfile" && base != "readarray":
+				unknown = base + " -F runs shell function " + strings.ReplaceAll(o.value, dyn, "…")
+			}
+		}
+	}
+	return w.evalArgsOf(base, argv, ctx), unknown
+}
+
+// evalArgsOf is evalBuiltin's reason.
+func (w *walker) evalArgsOf(base string, argv []word, ctx evalCtx) string {
 	switch base {
 	case "test", "[":
 		return w.testArgs(base, argv, ctx)
@@ -721,10 +742,13 @@ func valueWord(v string) word {
 // compgen -C): deny rules see its commands; the command is not analysable
 // (no allow rule can name what runs).
 func (w *walker) commandString(s string, ctx evalCtx, label string) {
-	w.unanalysable(label + " runs a string as a command")
 	if strings.Contains(s, dyn) {
+		w.unanalysable(label + " runs a string known only at run time")
 		return
 	}
+	// Parsed and walked: its commands are leaves (a parse error is recorded
+	// as hiding a command by script).
+	w.unanalysableSeen(label + " runs a string as a command")
 	w.script(s, ctx.fr.wrap(label, nil, false, label+" runs a string as a command"), ctx.st, label)
 }
 

@@ -311,3 +311,36 @@ func TestEvaluatedStringsThatDoNotParse(t *testing.T) {
 		}
 	}
 }
+
+// A command string or function name a builtin runs that is only known at
+// run time is code permopa cannot see: every deny rule hits it. Code it
+// could parse is seen by the rules that name it, and only by them.
+func TestEvaluatedCodeAndDenyRules(t *testing.T) {
+	push, _ := CompilePattern("git push:*")
+	rm, _ := CompilePattern("rm:*")
+	for _, cmd := range []string{
+		`mapfile -C "$cb" -c 1 a < f`,
+		`readarray -C "$(cat cb)" a < f`,
+		`compgen -C "$x" y`,
+		`compgen -F f y`,
+		`complete -F "$f" y`,
+	} {
+		if analyze(cmd, conformanceOpts).MatchAny([]*Pattern{push}) != 0 {
+			t.Errorf("%s: a Bash(git push:*) deny rule does not hit code known only at run time", cmd)
+		}
+	}
+	for _, cmd := range []string{
+		`test -v 'a[$(rm -rf x)]'`,
+		`(( 'a[$(rm -rf x)]' ))`,
+		`mapfile -C 'rm -rf x' a < f`,
+		`declare -a a='($(rm -rf x))'`,
+	} {
+		a := analyze(cmd, conformanceOpts)
+		if a.MatchAny([]*Pattern{rm}) != 0 {
+			t.Errorf("%s: Bash(rm:*) does not hit", cmd)
+		}
+		if a.MatchAny([]*Pattern{push}) >= 0 {
+			t.Errorf("%s: Bash(git push:*) hits a command that runs no git push\n%s", cmd, brief(a))
+		}
+	}
+}

@@ -631,7 +631,7 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 					}
 				}
 			case *syntax.CmdSubst, *syntax.ProcSubst:
-				w.unanalysable("arithmetic with a command substitution")
+				w.unanalysableSeen("arithmetic with a command substitution")
 				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
 				names = true
 			case *syntax.ArithmExp:
@@ -651,7 +651,7 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 				before := w.substs
 				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
 				if w.substs > before {
-					w.unanalysable("arithmetic with a command substitution")
+					w.unanalysableSeen("arithmetic with a command substitution")
 				}
 				switch q := p.(type) {
 				case *syntax.ParamExp:

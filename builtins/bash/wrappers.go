@@ -419,7 +419,8 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	if shells[base] {
 		return w.shellCmd(argv, fr, st, stdin, base)
 	}
-	reason := w.evalBuiltin(base, argv, evalCtx{fr: fr.substBase(), st: st})
+	reason, unknown := w.evalBuiltin(base, argv, evalCtx{fr: fr.substBase(), st: st})
+	fr.unknown = firstNonEmpty(fr.unknown, unknown)
 	w.leafStrs(fr, st, argv, sv, reason)
 	return st, st
 }
