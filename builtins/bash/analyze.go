@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/permopa/permopa/builtins/flagspec"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -55,7 +56,7 @@ func parse(src string) (*syntax.File, error) {
 func newAnalysis(home string) *Analysis {
 	return &Analysis{
 		Reasons: []string{}, NotReadOnly: []string{}, Leaves: make([]Leaf, 0, 4), Reads: []string{}, Writes: []string{},
-		CriticalRemovals: []string{}, Dangerous: []Hit{}, home: home,
+		CriticalRemovals: []string{}, Dangerous: []Hit{}, CacheWrites: []string{}, home: home,
 		RecursiveReads: []Tree{}, Environment: []string{},
 	}
 }
@@ -154,6 +155,12 @@ func (w *walker) assemble() *Analysis {
 		res.RecursiveReads = appendTrees(res.RecursiveReads, lf.RecursiveReads...)
 		if lf.Environment != "" {
 			res.Environment = appendUnique(res.Environment, lf.Program+": "+lf.Environment)
+		}
+		for _, p := range lf.CacheWrites {
+			res.CacheWrites = appendUnique(res.CacheWrites, p)
+		}
+		if lf.Network == flagspec.NetRead {
+			res.NetworkRead = true
 		}
 		if !lf.ReadOnly {
 			allRO = false

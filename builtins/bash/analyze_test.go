@@ -534,11 +534,11 @@ func TestNotReadOnlyReasons(t *testing.T) {
 }
 
 // Operands of programs the vocabulary cannot place are reported as touched,
-// so path deny rules see `less ~/.ssh/id_rsa`; known programs' operands are not.
+// so path deny rules see `nano ~/.ssh/id_rsa`; known programs' operands are not.
 func TestTouches(t *testing.T) {
 	opts := Options{Cwd: "/home/u/proj", Home: "/home/u"}
 	for cmd, want := range map[string][]string{
-		"less ~/.ssh/id_rsa":           {"/home/u/.ssh/id_rsa"},
+		"nano ~/.ssh/id_rsa":           {"/home/u/.ssh/id_rsa"},
 		"scp -i key notes.txt host:/x": {"/home/u/proj/key", "/home/u/proj/notes.txt", "/home/u/proj/host:/x"},
 		"vim -O a.txt $F":              {"/home/u/proj/a.txt"},
 		"cat notes.txt":                nil,

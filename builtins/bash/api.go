@@ -114,6 +114,13 @@ type Leaf struct {
 	// RedirectWrites: the leaf writes a file by redirection (> f, time -o
 	// f). No allow rule covers it: path rules and the mode decide.
 	RedirectWrites bool `json:"redirect_writes,omitempty"`
+	// Network is the vocabulary's network kind: "" none, "read" (a service
+	// configured outside the command), "egress" (a destination named in
+	// the arguments; never read-only).
+	Network string `json:"network,omitempty"`
+	// CacheWrites are the program's own cache and log directories it may
+	// write (absolute, ~ expanded): not project writes, not in Writes.
+	CacheWrites []string `json:"cache_writes,omitempty"`
 }
 
 // Tree is a directory tree read below Path (see flagspec.Tree).
@@ -166,6 +173,11 @@ type Analysis struct {
 	RecursiveReads []Tree `json:"recursive_reads"`
 	// Environment gathers why leaves print environment variables.
 	Environment []string `json:"environment"`
+	// NetworkRead is true when some leaf is a network read (Leaf.Network
+	// "read"): read-only only while the network_reads setting allows them.
+	NetworkRead bool `json:"network_read"`
+	// CacheWrites gathers every leaf's CacheWrites.
+	CacheWrites []string `json:"cache_writes"`
 	// CriticalRemovals are removal targets that must never go without a
 	// human: /, top-level directories, ~, a working directory or a parent,
 	// everything in a directory (*, ./*, dir/*).

@@ -75,7 +75,16 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		v.ReadOnly = false
 		v.Reason = r
 	}
-	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand}
+	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand, Network: v.Network}
+	for _, c := range v.CacheWrites {
+		// The program's own directories: ~ is the home directory.
+		switch {
+		case strings.HasPrefix(c, "~/") && w.opts.Home != "":
+			lf.CacheWrites = appendUnique(lf.CacheWrites, filepath.Clean(w.opts.Home+c[1:]))
+		case filepath.IsAbs(c):
+			lf.CacheWrites = appendUnique(lf.CacheWrites, filepath.Clean(c))
+		}
+	}
 	ro := v.ReadOnly && reason == ""
 	// The wrapper's reason says more than the vocabulary's ("sudo ...", "path-qualified ...").
 	why := firstNonEmpty(reason, fr.allForced())
@@ -390,8 +399,9 @@ func shellKnownPaths(base string, argv []string) (reads, writes []string) {
 			}
 		}
 	case "find":
-		if contains(argv, "-delete") {
-			writes = findRoots(argv)
+		// A primary, not a pattern that reads "-delete" (find -name -delete).
+		if e := flagspec.ParseFind(argv); e.Has("-delete") {
+			writes = e.Roots
 		}
 	}
 	return reads, writes
@@ -414,55 +424,17 @@ func operands(argv []string) []string {
 	return out
 }
 
-// findRoots are find's starting points: the words before the expression.
-func findRoots(argv []string) []string {
-	var roots []string
-	i := 1
-	for i < len(argv) {
-		a := argv[i]
-		if a == "-H" || a == "-L" || a == "-P" {
-			i++
-			continue
-		}
-		if a == "-D" && i+1 < len(argv) {
-			i += 2
-			continue
-		}
-		if strings.HasPrefix(a, "-O") {
-			i++
-			continue
-		}
-		break
-	}
-	for ; i < len(argv); i++ {
-		a := argv[i]
-		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == "," {
-			break
-		}
-		roots = append(roots, a)
-	}
-	if len(roots) == 0 {
-		roots = []string{"."}
-	}
-	return roots
-}
-
 // findFilterless reports whether a find expression selects everything
 // (only -delete and traversal options), so -delete empties its roots.
-func findFilterless(argv []string) bool {
-	expr := false
-	for _, a := range argv[1:] {
-		if !strings.HasPrefix(a, "-") && !expr {
+func findFilterless(e flagspec.FindExpr) bool {
+	for _, p := range e.Primaries {
+		switch p.Name {
+		case "-delete", "-depth", "-xdev", "-mount", "-noleaf", "-print", "-true", "-ignore_readdir_race":
 			continue
-		}
-		expr = true
-		switch a {
-		case "-delete", "-depth", "-xdev", "-mount", "-noleaf", "-print", "-true", "-ignore_readdir_race",
-			"-mindepth", "-maxdepth", "-H", "-L", "-P":
-			continue
-		}
-		if isNumberLit(a) {
-			continue
+		case "-mindepth", "-maxdepth":
+			if len(p.Values) == 1 && isNumberLit(p.Values[0]) {
+				continue
+			}
 		}
 		return false
 	}
@@ -503,10 +475,11 @@ func (w *walker) removals(idx int, base string, argv []string, st state, recursi
 			}
 		}
 	case "find":
-		if !contains(argv, "-delete") || !findFilterless(argv) {
+		e := flagspec.ParseFind(argv)
+		if !e.Has("-delete") || !findFilterless(e) {
 			return
 		}
-		for _, r := range findRoots(argv) {
+		for _, r := range e.Roots {
 			paths, ok := w.resolve(r, st)
 			if !ok {
 				continue

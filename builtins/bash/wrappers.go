@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/permopa/permopa/builtins/flagspec"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -466,8 +467,15 @@ func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, 
 		}
 		w.assignedValue(n, v, argv[i].dynamic, evalCtx{fr: fr.substBase(), st: st}, "")
 	}
-	if len(opts) > 0 {
-		forced = firstNonEmpty(forced, "env changes the environment")
+	for _, o := range opts {
+		// -i and -u only take variables away: what runs is the inner
+		// command as the vocabulary judges it (execvp's default PATH,
+		// /bin:/usr/bin since glibc 2.24, holds no project directory).
+		// Allow rules still see env's whole argv (not transparent).
+		if o.name != "i" && o.name != "ignore-environment" && o.name != "u" && o.name != "unset" &&
+			o.name != "0" && o.name != "null" {
+			forced = firstNonEmpty(forced, "env changes the environment")
+		}
 	}
 	rest := argv[i:]
 	if o, has := hasOpt(opts, "S", "split-string"); has {
@@ -641,24 +649,23 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 		end   int // argv index of the terminator
 	}
 	var execs []execCmd
-	for i := 1; i < len(argv); i++ {
-		a := argv[i].s
-		if a != "-exec" && a != "-execdir" && a != "-ok" && a != "-okdir" {
-			own = append(own, argv[i])
+	// The expression as find reads it: a value such as -name -exec is a
+	// pattern, not a command.
+	next := 1
+	for _, p := range flagspec.ParseFind(sv).Primaries {
+		if p.Name != "-exec" && p.Name != "-execdir" && p.Name != "-ok" && p.Name != "-okdir" {
 			continue
 		}
-		j := i + 1
-		for ; j < len(argv); j++ {
-			if argv[j].s == ";" || (argv[j].s == "+" && j > i+1 && argv[j-1].s == "{}") {
-				break
-			}
+		own = append(own, argv[next:p.Index]...)
+		if !p.Terminated {
+			w.unanalysable("find " + p.Name + " without a terminator")
 		}
-		execs = append(execs, execCmd{"find " + a, argv[i+1 : min(j, len(argv))], j})
-		if j >= len(argv) {
-			w.unanalysable("find " + a + " without a terminator")
-		}
-		i = j
+		// The terminator's index (len(argv) when there is none).
+		end := p.Index + 1 + len(p.Values)
+		execs = append(execs, execCmd{"find " + p.Name, argv[p.Index+1 : end], end})
+		next = min(end+1, len(argv))
 	}
+	own = append(own, argv[next:]...)
 	ownFr := fr
 	if len(execs) > 0 {
 		ownFr.layers = append(append([][]string(nil), fr.layers...), sv)

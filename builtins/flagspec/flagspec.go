@@ -65,6 +65,18 @@ type Verdict struct {
 	// (printenv, env, export -p, jq env, awk ENVIRON, ps e; see environ.go),
 	// "" when it does not. It is independent of ReadOnly.
 	Environment string
+	// Network says how the invocation reaches the network: "" not at all;
+	// NetRead only a service configured outside the command (a cluster, a
+	// registry, a daemon, the resolver), which a read-only verdict allows
+	// unless the network_reads setting says ask; NetEgress a destination
+	// taken from its own arguments (a URL, a host), which can carry data out
+	// and is never read-only.
+	Network string
+	// CacheWrites are the directories (or files) the program writes only for
+	// its own cache, logs and state (~/.npm/_logs, ~/.cache/go-build), as
+	// written (~ is the home directory). They are not Writes: a read-only
+	// verdict stands with them, and permopa explain names them.
+	CacheWrites []string
 }
 
 // Command is a shell command line an invocation runs.
@@ -128,6 +140,12 @@ func Parse(argv []string) (inv Invocation, ok bool) {
 	return inv, true
 }
 
+// Network kinds (Verdict.Network).
+const (
+	NetRead   = "read"
+	NetEgress = "egress"
+)
+
 // Judge returns the verdict for argv. argv[0] is a bare program name; an
 // empty argv is not read-only.
 func Judge(argv []string) Verdict {
@@ -150,6 +168,13 @@ func judge(argv []string) Verdict {
 	}
 	if v, ok := judgeExact(argv); ok {
 		return v
+	}
+	if v, ok := judgeEgress(argv); ok {
+		return v
+	}
+	if prog == "unzip" && len(argv) > 1 && argv[1] == "-Z" {
+		// unzip -Z is zipinfo with zipinfo's options.
+		return Judge(append([]string{"zipinfo"}, argv[2:]...))
 	}
 	s := lookup(prog)
 	if s == nil {
@@ -177,6 +202,7 @@ func judge(argv []string) Verdict {
 	st.marks = 0
 	st.unknown = false
 	st.parse, st.inv = false, nil
+	st.help = false
 	st.run(s, argv[1:])
 	v := st.v
 	if v.Reason == "" {
@@ -187,6 +213,11 @@ func judge(argv []string) Verdict {
 	}
 	if expanded && v.CodeWords > 0 {
 		v.CodeWords = orig
+	}
+	if what := egressPrograms[prog]; what != "" && !v.ReadOnly && v.Network == "" {
+		// ssh, scp, rsync ...: their destination is an operand.
+		v.Network = NetEgress
+		v.Reason += "; it sends to a " + what + " named in its arguments (network egress)"
 	}
 	*st = state{}
 	statePool.Put(st)

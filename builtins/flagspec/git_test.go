@@ -60,7 +60,7 @@ func TestGit(t *testing.T) {
 		{cmd: "git remote -v", ro: true},
 		{cmd: "git remote get-url origin", ro: true, sub: "remote get-url"},
 		{cmd: "git remote show -n origin", ro: true},
-		{cmd: "git remote show origin", why: "contacts the remote"},
+		{cmd: "git remote show origin", ro: true, net: NetRead},
 		{cmd: "git tag", ro: true, sub: "tag"},
 		{cmd: "git tag -l v*", ro: true},
 		{cmd: "git tag --list", ro: true},

@@ -18,6 +18,8 @@ type tc struct {
 	writes []string
 	fs     bool
 	rec    bool
+	// net is the expected Verdict.Network ("-" for none; "" not checked).
+	net string
 }
 
 func (c tc) words() []string {
@@ -58,6 +60,9 @@ func runCases(t *testing.T, cases []tc) {
 		}
 		if v.Recursive != c.rec {
 			t.Errorf("%q: Recursive=%v, want %v", name, v.Recursive, c.rec)
+		}
+		if c.net != "" && v.Network != strings.TrimPrefix(c.net, "-") {
+			t.Errorf("%q: Network=%q, want %q", name, v.Network, strings.TrimPrefix(c.net, "-"))
 		}
 	}
 }

@@ -239,8 +239,8 @@ func TestCoreutils(t *testing.T) {
 		{cmd: "tee -a /dev/null /dev/null", ro: true},
 		{cmd: "tee out.txt", why: "writes", writes: []string{"out.txt"}},
 		{cmd: "tee -a ~/.bashrc", writes: []string{"~/.bashrc"}, why: "writes"},
-		{cmd: "less f", why: "pager"},
-		{cmd: "more f", why: "pager"},
+		{cmd: "less f", ro: true, reads: []string{"f"}},
+		{cmd: "more f", ro: true, reads: []string{"f"}},
 	})
 }
 
@@ -396,8 +396,8 @@ func TestPackagesAndTools(t *testing.T) {
 		{cmd: "kubectl foo", why: "not in the read-only", sub: "foo"},
 		{cmd: "curl -s http://x", why: "network"},
 		{cmd: "wget https://example.com/file", why: "downloads"},
-		{cmd: "tar -tf x.tar", why: "archives"},
-		{cmd: "tar -cf out.tar src", why: "archives"},
+		{cmd: "tar -tf x.tar", ro: true, reads: []string{"x.tar"}},
+		{cmd: "tar -cf out.tar src", why: "writes an archive"},
 		{cmd: "sudo ls", why: "another user"},
 		{cmd: "xargs rm", why: "runs commands"},
 	})
@@ -432,7 +432,7 @@ func TestSystem(t *testing.T) {
 		{cmd: "shuf -o out f", why: "writes"},
 		{cmd: "expr 1 + 2", ro: true},
 		{cmd: "cal -3", ro: true},
-		{cmd: "getent hosts example.com", ro: true},
+		{cmd: "getent hosts example.com", why: "egress"},
 		{cmd: "git -- log", why: "before the subcommand"},
 		{cmd: "docker compose config", why: ".env"},
 		{cmd: "npm help install", why: "viewer"},

@@ -227,3 +227,107 @@ func checkFind(st *state) {
 		}
 	}
 }
+
+// FindPrimary is one primary, operator or action of a find expression.
+type FindPrimary struct {
+	// Name is the word as written ("-name", "-exec", "!", "(").
+	Name string
+	// Index is its position in argv.
+	Index int
+	// Values are the words it takes: a pattern, a number, a file, or for
+	// -exec/-execdir/-ok/-okdir the command up to its terminator (";" or
+	// "{} +"), terminator excluded.
+	Values []string
+	// Terminated is false for an -exec-like primary whose command has no
+	// terminator.
+	Terminated bool
+}
+
+// FindExpr is find's command line split the way find reads it.
+type FindExpr struct {
+	// Roots are the starting points ("." when none is given).
+	Roots []string
+	// Primaries are the expression's words, each with the values it takes,
+	// so that a pattern such as -name '-delete' is a value, not an action.
+	Primaries []FindPrimary
+}
+
+// findValues gives the number of values of the find primaries that take
+// any besides those of findArity (the denied ones).
+var findValues = map[string]int{"-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2}
+
+// ParseFind splits a find command line (argv[0] is find) into its starting
+// points and its expression. Every primary's values are taken with it;
+// an unknown primary takes none (Judge refuses it anyway).
+func ParseFind(argv []string) FindExpr {
+	var e FindExpr
+	i := 1
+	for i < len(argv) {
+		a := argv[i]
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") && len(a) > 2 {
+			i++
+			continue
+		}
+		if a == "-D" && i+1 < len(argv) {
+			i += 2
+			continue
+		}
+		break
+	}
+	for ; i < len(argv); i++ {
+		a := argv[i]
+		if a != "" && (a[0] == '-' || a == "!" || a == "(") {
+			break
+		}
+		if a == "--" {
+			continue
+		}
+		e.Roots = append(e.Roots, a)
+	}
+	if len(e.Roots) == 0 {
+		e.Roots = []string{"."}
+	}
+	for ; i < len(argv); i++ {
+		a := argv[i]
+		p := FindPrimary{Name: a, Index: i, Terminated: true}
+		switch a {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for ; j < len(argv); j++ {
+				if argv[j] == ";" || argv[j] == "+" && j > i+1 && argv[j-1] == "{}" {
+					break
+				}
+			}
+			p.Values = argv[i+1 : min(j, len(argv))]
+			p.Terminated = j < len(argv)
+			e.Primaries = append(e.Primaries, p)
+			i = j
+			continue
+		}
+		n, ok := findArity[a]
+		if !ok {
+			n = findValues[a]
+			if strings.HasPrefix(a, "-newer") && len(a) == 8 {
+				n = 1
+			}
+		}
+		if n < 0 {
+			n = 1
+		}
+		end := min(i+1+n, len(argv))
+		p.Values = argv[i+1 : end]
+		e.Primaries = append(e.Primaries, p)
+		i = end - 1
+	}
+	return e
+}
+
+// Has reports whether the expression uses primary name (as a primary, not as a value).
+func (e FindExpr) Has(name string) bool {
+	for _, p := range e.Primaries {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -24,7 +24,7 @@ var jobsSpec = &spec{allow: `-l -n -p -r -s`, noStd: true, ops: opsText}
 // ss and netstat list sockets. ss -K/--kill closes sockets; ss -D/--diag
 // writes raw information to a file; -F/--filter reads a filter file.
 var ssSpec = &spec{
-	allow: `-h --help -V --version -H --no-header -O --oneline -n --numeric -r --resolve -a --all
+	allow: `-h --help -V --version -H --no-header -O --oneline -n --numeric -r@r --resolve@r -a --all
 		-l --listening -o --options -e --extended -m --memory -p --processes -T --threads -i --info
 		--tos --cgroup --tipcinfo -s --summary -E --events -Z --context -z --contexts -N= --net=
 		-b --bpf -4 --ipv4 -6 --ipv6 -0 --packet -t --tcp -M --mptcp -S --sctp -u --udp -d --dccp
@@ -37,17 +37,18 @@ var ssSpec = &spec{
 	ops: opsText,
 }
 var netstatSpec = &spec{
-	allow: `-a --all -t --tcp -u --udp -w --raw -x --unix -l --listening -n --numeric -p --program
+	allow: `-a --all -t --tcp -u --udp -w --raw -x --unix -l --listening -n@n --numeric@n -p --program
 		-e --extend -o --timers -r --route -i --interfaces -s --statistics -g --groups -M --masquerade
 		-c --continuous -W --wide -4 -6 -A= -f= -v --verbose -N -F -C -Z --context --numeric-hosts
 		--numeric-ports --numeric-users -T --notrim -b -I= -L -m -q -R -S`,
+	// -r (routes) without -n prints host names: a network read (net.go).
 	ops: opsNone,
 }
 
 // lsof lists open files; none of its options write (+|-r repeats, -F
 // formats). Its "+" options (+D dir, +c n, ...) are read as operands.
 var lsofSpec = &spec{
-	allow: `-a -b -C -h -l -n -N -O -P -R -t -U -v -V -X -w -K? -i? -c= -d= -D= -e= -E -F? -g? -k=r
+	allow: `-a -b -C -h -l -n@n -N -O -P -R -t -U -v -V -X -w -K? -i? -c= -d= -D= -e= -E -F? -g? -k=r
 		-L? -M -o? -p= -r? -s? -S? -T? -u= -x?`,
 	ops: opsText,
 }

@@ -159,6 +159,18 @@ type spec struct {
 	// oldStyle: a first argument without a dash is a cluster of options
 	// whose values are the following words, in order (tar xzf a.tgz).
 	oldStyle bool
+	// network: how the program or subcommand reaches the network (NetRead:
+	// a service configured outside the command; set on the verdict).
+	network string
+	// netAlways: the network kind holds with --help and --version too
+	// (inherited).
+	netAlways bool
+	// cache: directories the program writes only for its own cache, logs
+	// and state (Verdict.CacheWrites).
+	cache []string
+	// local: this subcommand does not reach the network although its
+	// program does; network and cache are inherited by subcommands otherwise.
+	local bool
 	// runsString: the command is a shell command line made of the
 	// remaining words joined by spaces (ssh HOST CMD...).
 	runsString bool
@@ -266,6 +278,13 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 		c := *sub
 		c.compiled = false
 		c.noAbbrev = c.noAbbrev || s.noAbbrev
+		c.netAlways = c.netAlways || s.netAlways
+		if !c.local {
+			c.network = firstNonEmptyStr(c.network, s.network)
+			if c.cache == nil {
+				c.cache = s.cache
+			}
+		}
 		p := word
 		if subPath != "" {
 			p = subPath + " " + word
@@ -278,6 +297,22 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 	if s.subs != nil {
 		s.subs = subs
 	}
+}
+
+// boolValue reports whether v is a boolean as pflag reads it.
+func boolValue(v string) bool {
+	switch v {
+	case "1", "0", "t", "f", "T", "F", "true", "false", "TRUE", "FALSE", "True", "False":
+		return true
+	}
+	return false
+}
+
+func firstNonEmptyStr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // parseTokens reads one token of the allow/deny syntax: a synonym group
@@ -406,6 +441,9 @@ type state struct {
 	unknown bool
 	// execs is set when the arguments make the program run commands.
 	execs bool
+	// help is set by --help or --version: the program prints and exits
+	// without reaching the network.
+	help bool
 	// parse: the state serves Parse, which reads the argv into inv instead
 	// of judging it (no hooks, no reasons, every subcommand's options).
 	parse bool
@@ -680,7 +718,9 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 	hasVal := hasEq
 	switch d.arity {
 	case argNone:
-		if hasEq {
+		// pflag (cobra) takes --flag=true and --flag=false for a boolean;
+		// either way the option is judged as given.
+		if hasEq && !(s.noAbbrev && boolValue(val)) {
 			st.fail(s.name + ": option " + d.name + " takes no value")
 			return i, false
 		}
@@ -802,6 +842,9 @@ func (st *state) apply(s *spec, d *flagDef, typed, val string, idx int, hasVal b
 	if st.parse {
 		st.record(d, val, hasVal)
 		return
+	}
+	if d.canon == "--help" || d.canon == "--version" || d.name == "--help" || d.name == "--version" {
+		st.help = true
 	}
 	if d.deny != "" {
 		shown := d.name
@@ -988,6 +1031,19 @@ func (st *state) finish(s *spec) {
 	if s.never != "" {
 		st.fail(s.never)
 	}
+	if s.network != "" && st.v.Network == "" && !(st.help && s.network == NetRead && !s.netAlways) {
+		st.v.Network = s.network
+	}
+	if len(s.cache) > 0 {
+		st.v.CacheWrites = append(st.v.CacheWrites, s.cache...)
+	}
+}
+
+// egress records that the invocation sends to a destination named in its
+// own arguments: never read-only.
+func (st *state) egress(what string) {
+	st.v.Network = NetEgress
+	st.fail(st.spec.name + ": sends to " + printable(what) + ", a destination named in its arguments (network egress)")
 }
 
 // printable replaces the Dynamic marker so reasons stay readable.

@@ -144,7 +144,18 @@ var shufSpec = &spec{
 
 var exprSpec = &spec{anyArgs: true}
 var calSpec = &spec{allow: `-1 -3 -y -Y -j -m -s -w -h -n= --months= -S --span -v --vertical --color?`, ops: opsText}
-var getentSpec = &spec{allow: `-s= --service= -i --no-idn`, ops: opsText}
+
+// getent looks keys up in the name service databases; a host or network
+// name is looked up through the resolver with a name the command chose:
+// network egress (getent hosts with no key lists /etc/hosts).
+var getentSpec = &spec{allow: `-s= --service= -i --no-idn`, ops: opsText, check: func(st *state) {
+	if len(st.ops) > 1 {
+		switch st.ops[0] {
+		case "hosts", "ahosts", "ahostsv4", "ahostsv6", "networks", "netgroup":
+			st.egress(st.ops[1])
+		}
+	}
+}}
 var localeSpec = &spec{allow: `-a --all-locales -m --charmaps -c --category-name -k --keyword-name -v --verbose`, ops: opsText}
 var lscpuSpec = &spec{allow: `-a --all -b --online -c --offline -e? --extended? -p? --parse? -J --json -x --hex -y --physical -B --bytes --output-all -C? --caches?`, ops: opsNone}
 

@@ -777,7 +777,7 @@ func init() {
 	register(sgSpec, "sg")
 	register(rsyncSpec, "rsync")
 	register(zipSpec, "zip")
-	register(pagerSpec, "less", "more", "most")
+	register(pagerSpec, "most") // less and more: pager.go
 	register(editorSpec, "vi", "vim", "nvim", "view", "vimdiff", "ex", "gvim")
 	register(gdbSpec, "gdb")
 	register(atSpec, "at", "batch")

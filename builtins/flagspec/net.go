@@ -1,0 +1,264 @@
+package flagspec
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// Network programs. A command whose network destination comes from its
+// own arguments (a URL, a host, a remote, a name to look up) can carry data
+// out: network egress, never read-only (curl URL, ssh host, dig NAME,
+// ping HOST, git ls-remote URL). A command that only talks to a service
+// configured outside the command (a cluster, a registry, a daemon, the
+// resolver doing reverse lookups) is a network read: read-only unless the
+// network_reads setting says ask (Verdict.Network).
+
+// egressPrograms send to a destination named in their arguments; their
+// version forms print and exit.
+var egressPrograms = map[string]string{
+	"curl": "URL", "wget": "URL", "ssh": "host", "scp": "host", "sftp": "host", "rsync": "host",
+	"nc": "host", "ncat": "host", "netcat": "host", "socat": "address", "telnet": "host", "ftp": "host",
+	"ping": "host", "ping6": "host", "traceroute": "host", "traceroute6": "host", "tracepath": "host",
+	"mtr": "host", "dig": "name", "host": "name", "nslookup": "name", "whois": "name", "drill": "name",
+	"http": "URL", "https": "URL", "xh": "URL", "aria2c": "URL", "lftp": "host", "arping": "host",
+	"nmap": "host", "tcptraceroute": "host", "resolvectl": "name",
+}
+
+// egressVersions are the version and help forms of egress programs.
+var egressVersions = map[string][]string{
+	"curl": {"--version", "-V", "--help", "-h", "--manual", "-M"}, "wget": {"--version", "-V", "--help", "-h"},
+	"ssh": {"-V"}, "dig": {"-v", "-h"}, "ping": {"-V"}, "nc": {"-h"}, "traceroute": {"--version", "-V", "--help"},
+	"tracepath": {"-V"}, "mtr": {"--version", "-v", "--help", "-h"}, "rsync": {"--version", "-V", "--help", "-h"},
+	"xh": {"--version", "-V", "--help", "-h"}, "http": {"--version", "--help"}, "nmap": {"--version", "-V", "--help", "-h"},
+	"whois": {"--version", "--help"}, "host": {"-V"}, "socat": {"-V", "-h"},
+}
+
+// judgeEgress handles the egress programs that have no spec: the version
+// forms are read-only, everything else is egress.
+func judgeEgress(argv []string) (Verdict, bool) {
+	what, ok := egressPrograms[argv[0]]
+	if !ok || what == "" {
+		return Verdict{}, false
+	}
+	if len(argv) == 2 {
+		for _, f := range egressVersions[argv[0]] {
+			if argv[1] == f {
+				return Verdict{Known: true, ReadOnly: true}, true
+			}
+		}
+	}
+	if registry[argv[0]] != nil {
+		return Verdict{}, false // its spec reads the options (Judge marks the egress)
+	}
+	reason := argv[0] + " sends to a " + what + " named in its arguments (network egress)"
+	if why, ok := knownWriters[argv[0]]; ok {
+		reason = argv[0] + " " + why + "; it sends to a " + what + " named in its arguments (network egress)"
+	}
+	return Verdict{Known: true, Reason: reason, Network: NetEgress}, true
+}
+
+// ip (iproute2): OBJECT [COMMAND]: show, list and get only (no command is
+// show). iproute2 matches abbreviated objects and commands in a per-object
+// order in which "s" is "set" for link but "show" for address, so only the
+// spellings below are accepted. -b/-batch runs commands from a file; -r
+// resolves addresses through the resolver (a network read); -n enters
+// another network namespace (read). "ip netns exec" runs a command, "ip
+// xfrm" prints IPsec keys.
+var ipObjects = map[string]string{
+	"a": "address", "addr": "address", "address": "address",
+	"r": "route", "ro": "route", "route": "route",
+	"n": "neigh", "neigh": "neigh", "neighbor": "neigh", "neighbour": "neigh",
+	"l": "link", "link": "link",
+	"ru": "rule", "rule": "rule",
+	"m": "maddress", "maddr": "maddress", "maddress": "maddress",
+	"netconf": "netconf", "ntable": "ntable", "mroute": "mroute", "tuntap": "tuntap",
+	"tunnel": "tunnel", "nexthop": "nexthop", "vrf": "vrf", "stats": "stats", "netns": "netns",
+	"addrlabel": "addrlabel", "token": "token", "monitor": "monitor", "tcp_metrics": "tcp_metrics",
+	"tcpmetrics": "tcp_metrics", "mrule": "mrule", "sr": "sr", "mptcp": "mptcp",
+}
+
+// ipShow are the read commands accepted per object (besides none).
+var ipShow = map[string]map[string]bool{
+	"address": {"show": true, "list": true, "lst": true, "s": true, "sh": true, "sho": true, "ls": true},
+	"route":   {"show": true, "list": true, "lst": true, "s": true, "sh": true, "sho": true, "ls": true, "get": true, "g": true},
+	"neigh":   {"show": true, "list": true, "lst": true, "sh": true, "ls": true, "get": true},
+	"link":    {"show": true, "list": true, "lst": true, "sh": true, "ls": true},
+	"*":       {"show": true, "list": true, "lst": true, "ls": true},
+	"netns":   {"list": true, "show": true, "identify": true, "list-id": true, "pids": true},
+	"monitor": {"all": true, "link": true, "address": true, "route": true, "neigh": true, "rule": true, "netconf": true, "nsid": true, "label": true, "prefix": true},
+}
+
+var ipSpec = &spec{anyArgs: true, check: checkIP}
+
+func checkIP(st *state) {
+	args := st.argv[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		a := strings.TrimPrefix(args[0], "-")
+		a = strings.TrimPrefix(a, "-")
+		switch a {
+		case "4", "6", "0", "M", "B", "s", "stats", "statistics", "d", "details", "h", "human", "human-readable",
+			"iec", "br", "brief", "j", "json", "p", "pretty", "o", "oneline", "t", "timestamp", "ts", "tshort",
+			"N", "Numeric", "a", "all", "c", "color", "color=always", "color=auto", "color=never", "V", "Version", "help":
+			args = args[1:]
+		case "r", "resolve":
+			st.v.Network = NetRead
+			args = args[1:]
+		case "f", "family", "l", "loops", "rc", "rcvbuf", "n", "netns":
+			if len(args) < 2 {
+				st.fail("ip: -" + a + " needs a value")
+				return
+			}
+			args = args[2:]
+		case "b", "batch", "force":
+			st.fail("ip: -" + a + " runs commands from a file")
+			return
+		default:
+			st.fail("ip: option " + printable(args[0]) + " is not in the read-only vocabulary")
+			return
+		}
+	}
+	if len(args) == 0 {
+		if st.help || len(st.argv) > 1 && (st.argv[len(st.argv)-1] == "-V" || st.argv[len(st.argv)-1] == "-Version") {
+			return
+		}
+		st.fail("ip: no object")
+		return
+	}
+	obj, ok := ipObjects[args[0]]
+	if !ok {
+		if args[0] == "help" {
+			return
+		}
+		st.fail("ip: object " + printable(args[0]) + " is not in the read-only vocabulary")
+		return
+	}
+	st.v.Subcommand = obj
+	if len(args) == 1 {
+		return // no command: show (netns: list, monitor: all)
+	}
+	cmd := args[1]
+	shows := ipShow[obj]
+	if shows == nil {
+		shows = ipShow["*"]
+	}
+	if cmd == "help" || shows[cmd] {
+		st.v.Subcommand = obj + " " + cmd
+		for _, w := range args[2:] {
+			if strings.Contains(w, Dynamic) {
+				st.fail("ip: the word " + printable(w) + " is only known at run time")
+				return
+			}
+		}
+		return
+	}
+	if obj == "monitor" || obj == "address" && cmd == "save" {
+		st.fail("ip " + obj + " " + printable(cmd) + " is not modelled")
+		return
+	}
+	st.fail("ip " + obj + " " + printable(cmd) + " changes the network configuration (only show, list and get are read-only)")
+}
+
+// ss filters: a host name after dst/src (or as a bare address) is resolved
+// through the resolver with a name chosen by the command: network egress.
+// -r/--resolve looks the listed peers' addresses up: a network read.
+var ssKeywords = map[string]bool{
+	"state": true, "exclude": true, "all": true, "connected": true, "synchronized": true, "bucket": true,
+	"big": true, "established": true, "syn-sent": true, "syn-recv": true, "fin-wait-1": true, "fin-wait-2": true,
+	"time-wait": true, "closed": true, "close-wait": true, "last-ack": true, "listening": true, "listen": true,
+	"closing": true, "and": true, "or": true, "not": true, "!": true, "(": true, ")": true, "eq": true,
+	"ne": true, "neq": true, "gt": true, "lt": true, "ge": true, "le": true, "=": true, "==": true, "!=": true,
+	">": true, "<": true, ">=": true, "<=": true, "&": true, "&&": true, "|": true, "||": true,
+	"autobound": true, "dport": true, "sport": true, "dst": true, "src": true, "dev": true, "fwmark": true,
+	"cgroup": true, "inode": true, "sk": true,
+}
+
+func checkSS(st *state) {
+	if st.has('r') {
+		st.v.Network = NetRead
+	}
+	afterDev := false
+	for _, o := range st.ops {
+		if strings.Contains(o, Dynamic) {
+			st.fail("ss: the filter word " + printable(o) + " is only known at run time")
+			return
+		}
+		if afterDev {
+			afterDev = false
+			continue
+		}
+		for _, w := range strings.Fields(o) {
+			if ssKeywords[w] {
+				afterDev = w == "dev" || w == "fwmark" || w == "cgroup" || w == "inode"
+				continue
+			}
+			if !ssAddress(w) {
+				st.egress(w)
+				return
+			}
+		}
+	}
+}
+
+// ssAddress reports whether w is an address ss does not look up: an IP
+// address or prefix, "*", or ":PORT" (a port or service name, looked up in
+// /etc/services), optionally joined with ":" or brackets.
+func ssAddress(w string) bool {
+	if w == "*" || strings.HasPrefix(w, ":") {
+		return true
+	}
+	host := w
+	if strings.HasPrefix(host, "[") {
+		if j := strings.Index(host, "]"); j > 0 {
+			host = host[1:j]
+		}
+	} else if j := strings.LastIndexByte(host, ':'); j > 0 && strings.Count(host, ":") == 1 {
+		host = host[:j]
+	}
+	if host == "*" {
+		return true
+	}
+	if k := strings.IndexByte(host, '/'); k > 0 {
+		host = host[:k]
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	// ss also reads a bare number as a port or an address.
+	return strings.Trim(host, "0123456789.") == ""
+}
+
+// netstat, arp and route print host names, looked up through the resolver,
+// unless -n: a network read.
+func reverseLookups(st *state) {
+	if !st.has('n') {
+		st.v.Network = NetRead
+	}
+}
+
+var arpSpec = &spec{
+	allow: `-a --all -e -n@n --numeric -v --verbose -i= --device= -H= --hw-type= -t=`,
+	deny:  []denial{{`-d --delete -s --set -f --file?`, "changes the ARP table"}},
+	ops:   opsText, check: reverseLookups,
+}
+var routeSpec = &spec{
+	allow: `-n@n --numeric -e --extend -v --verbose -A= -F -C --cache -4 -6 --inet --inet6 -ee`,
+	ops:   opsNone, check: reverseLookups,
+}
+
+// ifconfig with no operand or one interface prints; more operands configure it.
+var ifconfigSpec = &spec{allow: `-a -s -v -l -L -u -d -m`, ops: opsHook, noStd: true, check: func(st *state) {
+	if len(st.ops) > 1 {
+		st.fail("ifconfig: " + printable(st.ops[1]) + " changes the interface")
+	}
+}}
+
+func init() {
+	register(ipSpec, "ip")
+	register(arpSpec, "arp")
+	register(routeSpec, "route")
+	register(ifconfigSpec, "ifconfig")
+	ssSpec.ops = opsHook
+	ssSpec.check = checkSS
+	netstatSpec.check = reverseLookups
+	lsofSpec.check = reverseLookups
+}
