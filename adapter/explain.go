@@ -31,6 +31,9 @@ type Explanation struct {
 	// Command is the Bash command line.
 	Command        string        `json:"command,omitempty"`
 	SuggestedRules []engine.Rule `json:"suggested_rules"`
+	// NetworkReadAsked is true when the Bash command reads from the network
+	// and the setting network_reads (ask) kept it from being read-only.
+	NetworkReadAsked bool `json:"network_read_asked,omitempty"`
 }
 
 // ExplainPoint is one decision point in an Explanation.
@@ -83,6 +86,7 @@ chk := [x | x := data.permopa.policy.tools.check]
 consults := [x | data.permopa.policy.call.mode in data.permopa.policy.modes.consults_tools; x := true]
 analysis := [x | input.tool_name == "Bash"; x := data.permopa.policy.tools.bash.analysis]
 creds := [x | input.tool_name == "Bash"; some x in data.permopa.policy.tools.bash._reads.credential]
+netask := [x | input.tool_name == "Bash"; data.permopa.policy.tools.bash.network_read_asked; x := true]
 sugg := [x | x := data.permopa.policy.tools.suggestions]`
 
 // Explain decides input and explains the decision with the engine's
@@ -117,6 +121,7 @@ func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Exp
 	ex.Bash, _ = one("analysis").(map[string]any)
 	consults := one("consults") == true
 	readOnly := one("ro") == true
+	ex.NetworkReadAsked = one("netask") == true
 	rules := map[string]*engine.Rule{}
 	for step, key := range map[string]string{engine.StepDenyRule: "deny", engine.StepAskRule: "ask", engine.StepAllowRule: "allow"} {
 		if m, ok := one(key).(map[string]any); ok {
@@ -139,6 +144,9 @@ func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Exp
 		case i == decidedAt:
 			p.Status = "decided"
 			p.Detail = d.Behavior + ": " + d.Message
+			if step == engine.StepReadOnly {
+				p.Detail += ex.networkNote()
+			}
 		case i > decidedAt:
 			p.Status = "not reached"
 			p.Detail = ex.notReached(step, rules[step], consults, readOnly)
@@ -247,10 +255,48 @@ func (ex *Explanation) notReadOnlyWhy(cred any) string {
 	if m, ok := cred.(map[string]any); ok {
 		why = append(why, fmt.Sprintf("reads credential path %v", m["path"]))
 	}
+	if ex.NetworkReadAsked {
+		why = append(why, "it reads from the network ("+strings.Join(networkLeaves(ex.Bash, "read"), ", ")+
+			") and the setting network_reads is ask")
+	}
 	if len(why) == 0 {
 		return "see the analysis"
 	}
 	return strings.Join(why, "; ")
+}
+
+// networkNote says, for a read-only Bash command, which leaves read from a
+// service configured outside the command and which caches they may write.
+func (ex *Explanation) networkNote() string {
+	if ex.Bash == nil {
+		return ""
+	}
+	var s string
+	if net := networkLeaves(ex.Bash, "read"); len(net) > 0 {
+		s += "; a network read (" + strings.Join(net, ", ") + " talks to a service configured outside the command; network_reads: allow)"
+	}
+	if c := strs(ex.Bash["cache_writes"]); len(c) > 0 {
+		s += "; may write only its own cache and logs: " + strings.Join(c, " ")
+	}
+	return s
+}
+
+// networkLeaves names the leaves of a Bash analysis whose network kind is kind.
+func networkLeaves(a map[string]any, kind string) []string {
+	var out []string
+	leaves, _ := a["leaves"].([]any)
+	for _, l := range leaves {
+		leaf, _ := l.(map[string]any)
+		if leaf["network"] != kind {
+			continue
+		}
+		name := fmt.Sprint(leaf["program"])
+		if sub, _ := leaf["subcommand"].(string); sub != "" {
+			name += " " + sub
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 func checkText(c map[string]any) string {
@@ -527,6 +573,9 @@ func WriteBashAnalysis(b *strings.Builder, a map[string]any) {
 	if flag("dynamic_writes") {
 		head = append(head, "writes paths not known statically")
 	}
+	if flag("network_read") {
+		head = append(head, "reads from the network (a service configured outside the command)")
+	}
 	b.WriteString(strings.Join(head, ", ") + "\n")
 	leaves, _ := a["leaves"].([]any)
 	for i := range leaves {
@@ -547,6 +596,15 @@ func WriteBashAnalysis(b *strings.Builder, a map[string]any) {
 		}
 		if w := strs(leaf["writes"]); len(w) > 0 {
 			fmt.Fprintf(b, "          writes: %s\n", strings.Join(w, " "))
+		}
+		switch leaf["network"] {
+		case "read":
+			fmt.Fprintf(b, "          network: reads from a service configured outside the command (a network read)\n")
+		case "egress":
+			fmt.Fprintf(b, "          network: sends to a destination named in the command (egress)\n")
+		}
+		if c := strs(leaf["cache_writes"]); len(c) > 0 {
+			fmt.Fprintf(b, "          own cache and logs (not project writes): %s\n", strings.Join(c, " "))
 		}
 	}
 	list := func(title, key string) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
 )
 
 func denyRuleContext(rules map[string][]map[string]any) map[string]any {
@@ -165,5 +166,44 @@ func TestExplainAllowCoverage(t *testing.T) {
 	ex, _ = adapter.Explain(context.Background(), testEngine(t), in)
 	if ex.Decision.Step != "allow_rule" || ex.Points[4].Coverage[0].By != "Bash(npm run:*) from permission_context" {
 		t.Fatalf("%s %+v", ex.Decision.Step, ex.Points[4].Coverage)
+	}
+}
+
+// explain says when a read-only command reads from the network, names the
+// caches it may write, and, when network_reads is ask, that the setting
+// kept it from being read-only.
+func TestExplainNetworkRead(t *testing.T) {
+	in := map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm view react version"},
+		"cwd": "/tmp/permopa-ws", "permission_mode": "plan",
+	}
+	ex, err := adapter.Explain(context.Background(), testEngine(t), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = ex.WriteText(&out)
+	for _, s := range []string{"Decision: ALLOW at read_only", "a network read (npm view", "network_reads: allow",
+		"own cache and logs", "/root/.npm/_logs"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("explanation lacks %q:\n%s", s, out.String())
+		}
+	}
+
+	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws", NetworkReads: "ask"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err = adapter.Explain(context.Background(), eng, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	_ = ex.WriteText(&out)
+	if ex.Decision.Behavior != "DENY" || !ex.NetworkReadAsked {
+		t.Fatalf("decision %+v, asked %v", ex.Decision, ex.NetworkReadAsked)
+	}
+	if s := "reads from the network (npm view) and the setting network_reads is ask"; !strings.Contains(out.String(), s) {
+		t.Errorf("explanation lacks %q:\n%s", s, out.String())
 	}
 }

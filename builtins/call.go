@@ -22,7 +22,7 @@ import (
 var CallContext = &ast.Builtin{
 	Name: "permopa.call.context",
 	Description: "Validates a permopa input document and derives what the policy needs: " +
-		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, bash_opts, bypass_honours_safety. " +
+		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, bash_opts, bypass_honours_safety, network_reads. " +
 		"A mode set at runtime for the input's session_id (settings.session_modes) stands in for the settings' default_mode.",
 	Categories: []string{"permopa"},
 	Decl: types.NewFunction(
@@ -43,6 +43,7 @@ var (
 	keyPathOpts      = ast.StringTerm("path_opts")
 	keyBashOpts      = ast.StringTerm("bash_opts")
 	keyBypassSafety  = ast.StringTerm("bypass_honours_safety")
+	keyNetworkReads  = ast.StringTerm("network_reads")
 	keyToolName      = ast.StringTerm("tool_name")
 	keyToolInput     = ast.StringTerm("tool_input")
 	keyPermMode      = ast.StringTerm("permission_mode")
@@ -273,7 +274,17 @@ func (c *callCtx) build() *ast.Term {
 			ast.Item(keyWorkingDirectories, wdTerm),
 		)),
 		ast.Item(keyBypassSafety, ast.InternedTerm(get(c.settings, keyBypassSafety) == ast.Boolean(true))),
+		ast.Item(keyNetworkReads, networkReads(get(c.settings, keyNetworkReads))),
 	)
+}
+
+// networkReads is the settings' network_reads: "allow" when absent or
+// "allow", "ask" for anything else (a value that cannot be read tightens).
+func networkReads(v ast.Value) *ast.Term {
+	if v == nil || v.Compare(ast.String("allow")) == 0 {
+		return ast.InternedTerm("allow")
+	}
+	return ast.InternedTerm("ask")
 }
 
 // isString reports whether t is a string.

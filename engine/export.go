@@ -108,6 +108,9 @@ func notExported(s Settings) []string {
 	if s.BypassHonoursSafety {
 		out = append(out, "bypass_honours_safety")
 	}
+	if s.NetworkReads != "" {
+		out = append(out, "network_reads")
+	}
 	if !s.DangerousPaths.empty() {
 		out = append(out, "dangerous_paths")
 	}

@@ -58,6 +58,7 @@ var envKeys = []struct{ key, name string }{
 	{"permissions.additionaldirectories", "PERMOPA_ADDITIONAL_DIRECTORIES"},
 	{"bypass_honours_safety", "PERMOPA_BYPASS_HONOURS_SAFETY"},
 	{"environment_is_secret", "PERMOPA_ENVIRONMENT_IS_SECRET"},
+	{"network_reads", "PERMOPA_NETWORK_READS"},
 	{"dangerous_paths.files.add", "PERMOPA_DANGEROUS_FILES_ADD"},
 	{"dangerous_paths.directories.add", "PERMOPA_DANGEROUS_DIRECTORIES_ADD"},
 }

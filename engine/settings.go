@@ -42,6 +42,10 @@ type Settings struct {
 	WorkingDirectories []string `json:"working_directories"`
 	// BypassHonoursSafety keeps safety ASKs in BYPASS (true in any layer wins: it only tightens).
 	BypassHonoursSafety bool `json:"bypass_honours_safety"`
+	// NetworkReads is "ask" or "allow" (the default, ""): whether a command
+	// that only talks to a service configured outside it (kubectl get, gh
+	// pr view, npm view) counts as read-only. "ask" in any layer wins.
+	NetworkReads string `json:"network_reads,omitempty"`
 	// DisableBypassMode runs BYPASS requests as DEFAULT (honoured from managed settings).
 	DisableBypassMode bool `json:"disable_bypass_mode"`
 	// AllowManagedRulesOnly ignores every allow rule whose Source is not
@@ -75,6 +79,12 @@ type Settings struct {
 	// taken. Under allow_managed_rules_only their allow rules are left out.
 	Projects map[string][]Rule `json:"projects,omitempty"`
 }
+
+// Values of Settings.NetworkReads.
+const (
+	NetworkReadsAsk   = "ask"
+	NetworkReadsAllow = "allow"
+)
 
 // PathEdits adds names to a default list of dangerous paths and removes names from it.
 type PathEdits struct {
@@ -176,6 +186,7 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 		"projects":                 projects,
 		"working_directories":      strings2any(s.WorkingDirectories),
 		"bypass_honours_safety":    s.BypassHonoursSafety,
+		"network_reads":            firstNonEmpty(s.NetworkReads, NetworkReadsAllow),
 		"disable_bypass_mode":      s.DisableBypassMode,
 		"allow_managed_rules_only": s.AllowManagedRulesOnly,
 		"home":                     s.Home,
@@ -566,6 +577,16 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string
 			problems = append(problems, fmt.Errorf("%s: environment_is_secret: want true or false, got %v; ignored", where, x))
 		}
 	}
+	if v.IsSet("network_reads") {
+		switch nr := strings.ToLower(strings.TrimSpace(v.GetString("network_reads"))); nr {
+		case NetworkReadsAsk, NetworkReadsAllow:
+			s.NetworkReads = nr
+		default:
+			// Fail closed: a value that cannot be read tightens.
+			problems = append(problems, fmt.Errorf("%s: network_reads: must be \"ask\" or \"allow\", not %q; ask is used", where, v.GetString("network_reads")))
+			s.NetworkReads = NetworkReadsAsk
+		}
+	}
 	if strings.EqualFold(v.GetString("permissions.disablebypasspermissionsmode"), "disable") {
 		// Claude Code's spelling of the same lock.
 		v.Set("disable_bypass_mode", true)
@@ -709,6 +730,9 @@ func Merge(layers ...Settings) Settings {
 		out.BypassHonoursSafety = out.BypassHonoursSafety || s.BypassHonoursSafety
 		if e := s.EnvironmentIsSecret; e != nil && (out.EnvironmentIsSecret == nil || *e) {
 			out.EnvironmentIsSecret = e
+		}
+		if s.NetworkReads == NetworkReadsAsk || out.NetworkReads == "" {
+			out.NetworkReads = firstNonEmpty(s.NetworkReads, out.NetworkReads)
 		}
 		out.DisableBypassMode = out.DisableBypassMode || s.DisableBypassMode
 		out.AllowManagedRulesOnly = out.AllowManagedRulesOnly || s.AllowManagedRulesOnly

@@ -197,4 +197,34 @@ test_evaluated_string_not_read_only if {
 	d.behavior == "ASK"
 	d.step == "tool_check"
 	d.bypass_immune == true
+
+# Network reads (a service configured outside the command) are read-only
+# unless network_reads is ask; a destination named in the command is never
+# read-only. Each case: [command, mode, network_reads, behavior, step].
+network_cases := {
+	"kubectl get, plan": ["kubectl get pods", "plan", "allow", "ALLOW", "read_only"],
+	"kubectl get, plan, ask": ["kubectl get pods", "plan", "ask", "DENY", "mode_fallback"],
+	"kubectl get, default, ask": ["kubectl get pods", "default", "ask", "ASK", "mode_fallback"],
+	"gh pr view, plan, ask": ["gh pr view 12", "plan", "ask", "DENY", "mode_fallback"],
+	"npm ls, plan": ["npm ls", "plan", "allow", "ALLOW", "read_only"],
+	"npm view, plan, ask": ["npm view react version", "plan", "ask", "DENY", "mode_fallback"],
+	"docker ps | grep, plan, ask": ["docker ps | grep web", "plan", "ask", "DENY", "mode_fallback"],
+	"git ls-remote origin, plan, ask": ["git ls-remote origin", "plan", "ask", "DENY", "mode_fallback"],
+	"git status, plan, ask": ["git status", "plan", "ask", "ALLOW", "read_only"],
+	"kubectl config view, plan, ask": ["kubectl config view", "plan", "ask", "ALLOW", "read_only"],
+	"docker ps --help, plan, ask": ["docker ps --help", "plan", "ask", "ALLOW", "read_only"],
+	"unreadable setting is ask": ["kubectl get pods", "plan", "sometimes", "DENY", "mode_fallback"],
+	"git ls-remote URL, plan": ["git ls-remote https://example.com/r.git", "plan", "allow", "DENY", "mode_fallback"],
+	"curl, plan": ["curl -s https://example.com", "plan", "allow", "DENY", "mode_fallback"],
+	"dig, default": ["dig example.com", "default", "allow", "ASK", "mode_fallback"],
+	"ping, plan": ["ping -c1 example.com", "plan", "allow", "DENY", "mode_fallback"],
+	"ss dst host, plan": ["ss dst example.com", "plan", "allow", "DENY", "mode_fallback"],
+}
+
+test_network_reads[name] if {
+	some name, [command, mode, nr, behavior, step] in network_cases
+	d := data.permopa.policy.decision with input as _call("Bash", {"command": command}, mode)
+		with data.permopa.settings as object.union(_settings, {"network_reads": nr})
+	d.behavior == behavior
+	d.step == step
 }

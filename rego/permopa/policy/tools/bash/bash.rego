@@ -55,13 +55,28 @@ _writes := permopa.path.check(analysis.writes, call.context.path_opts)
 # description: |
 #   The command is read-only: every leaf is, nothing is written, no
 #   credential path is read (`cat .env` is not read-only), no tree read
-#   recursively holds one or is too large to tell, and the environment is
-#   not printed (unless the settings say it holds no secret).
+#   recursively holds one or is too large to tell, the environment is
+#   not printed (unless the settings say it holds no secret), and no
+#   network read is left to ask (network_read_asked).
 read_only if {
 	analysis.read_only
 	count(_reads.credential) == 0
 	count(_reads.unknown) == 0
 	not _reads_environment
+	not network_read_asked
+}
+
+# METADATA
+# description: |
+#   The command is read-only but reads from the network (a leaf that only
+#   talks to a service configured outside the command: kubectl get, gh pr
+#   view, npm view), and the setting network_reads says ask: it is then
+#   judged like any command that is not read-only (allow rules, the mode's
+#   fallback; EXPLORE denies). A destination named in the command (curl
+#   URL, git ls-remote URL) is never read-only (the analysis says so).
+network_read_asked if {
+	analysis.network_read
+	call.context.network_reads != "allow"
 }
 
 # METADATA
