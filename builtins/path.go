@@ -322,9 +322,9 @@ func termsArray(ts []*ast.Term) *ast.Term {
 var PathInside = &ast.Builtin{
 	Name: "permopa.path.inside",
 	Description: "Reports whether every path lies inside one of the directories. Both sides are resolved; " +
-		"a path is inside when its symlink-resolved form is within the resolved form of some directory " +
-		"and its lexical form is within the lexical or resolved form of some directory, so a symlink " +
-		"inside a working directory that points out is not inside, and `/proj-evil` is not inside `/proj`. " +
+		"a path is inside when its symlink-resolved form is within the resolved form of some directory, " +
+		"so a symlink inside a working directory that points out is not inside, a path spelled through a " +
+		"symlink to a working directory is inside it, and `/proj-evil` is not inside `/proj`. " +
 		"A path with shell glob syntax is inside only when everything it expands to is. " +
 		"No paths: false. Reads the file system, so it is non-deterministic.",
 	Categories: categoriesPath,

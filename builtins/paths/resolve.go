@@ -233,16 +233,15 @@ func Within(p, dir string) bool {
 // Inside reports whether p lies inside one of dirs. Both sides are resolved
 // (see Resolved) against cwd and home, and the rule is:
 //
-//	real(p) is within real(d) for some dir d, and
-//	abs(p) is within abs(d') or real(d') for some dir d'.
+//	real(p) is within real(d) for some dir d.
 //
-// The first condition is the one that matters: what the kernel reaches must
-// be inside a working directory, so a symlink inside a working directory that
-// points out is not inside, and a working directory that is itself a symlink
-// still contains what it points to. The second keeps the lexical view honest
-// too, so that a path spelled through an outside symlink ("/tmp/l/x" with
-// /tmp/l → /proj) or whose ".." reads differently lexically and physically
-// is not inside either. An empty p, or no dirs, is not inside.
+// What the kernel reaches must be inside a working directory: a symlink
+// inside a working directory that points out is not inside, a path whose
+// ".." reads differently lexically and physically is judged physically, a
+// working directory that is itself a symlink contains what it points to,
+// and a path spelled through a symlink to a working directory (/L/x with
+// /L → /R, as /tmp is /private/tmp on macOS) is inside /R: both sides are
+// compared after resolution. An empty p, or no dirs, is not inside.
 func Inside(p string, dirs []string, cwd, home string) bool {
 	if p == "" || len(dirs) == 0 {
 		return false
@@ -260,15 +259,8 @@ func Inside(p string, dirs []string, cwd, home string) bool {
 
 // InsideResolved is Inside on resolved paths.
 func InsideResolved(p Resolved, dirs []Resolved) bool {
-	realOK, absOK := false, false
 	for _, d := range dirs {
-		if !realOK && Within(p.Real, d.Real) {
-			realOK = true
-		}
-		if !absOK && (Within(p.Abs, d.Abs) || Within(p.Abs, d.Real)) {
-			absOK = true
-		}
-		if realOK && absOK {
+		if Within(p.Real, d.Real) {
 			return true
 		}
 	}

@@ -155,7 +155,11 @@ func TestInside(t *testing.T) {
 		{"../proj-evil/x", dirs, false},    // prefix trick
 		{root + "/proj-evil", dirs, false}, //
 		{"/proj/../etc/passwd", dirs, false},
-		{root + "/tmp/l/src/a.go", dirs, false}, // spelled through an outside link
+		{root + "/tmp/l/src/a.go", dirs, true}, // spelled through a link to the workdir: the same directory
+		{root + "/tmp/l/../x", dirs, false},    // lexically in tmp: the kernel reaches root/x
+		{root + "/tmp/l", []string{root + "/tmp/l"}, true},
+		{proj + "/src", []string{root + "/tmp/l"}, true}, // the workdir named through the link
+		{root + "/tmp/l/out/k", dirs, false},             // through two links, out
 		{"~/x", dirs, false},
 		{"lib/x", dirs, false},                  // points into shared, not a workdir here
 		{"lib/x", []string{proj, shared}, true}, // ... and is one here
