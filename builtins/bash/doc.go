@@ -78,7 +78,8 @@ package bash
 // argv): other assignments and env uses, sudo, doas, su -c, runuser, xargs,
 // find -exec, sh/bash -c, eval, watch, setsid, ionice. xargs and
 // find -exec are never read-only: the operands they append are paths no
-// one can see statically. sh -c, bash -c and bash -lc with a parsed script
+// one can see statically. watch, and env with only -i/-u (which take
+// variables away), are read-only when the command they run is. sh -c, bash -c and bash -lc with a parsed script
 // are read-only when the script is; a shell reading a here-document is
 // unanalysable (no rule can name its script) but its commands are listed;
 // zsh and ksh scripts are parsed for deny rules only. eval's static string

@@ -12,7 +12,8 @@ import (
 // harmlessOperands are programs for which any extra operand or option an
 // unknown expansion could add keeps them read-only.
 // (Not printf: "printf -v PATH x" assigns a variable.)
-var harmlessOperands = map[string]bool{"echo": true, "true": true, "false": true, ":": true, "test": true, "[": true}
+var harmlessOperands = map[string]bool{"echo": true, "true": true, "false": true, ":": true, "test": true, "[": true,
+	"ps": true} // ps: every argument selects or formats what is printed
 
 // reserve makes room for one more leaf, or records that the cap was hit.
 func (w *walker) reserve() bool {
@@ -78,11 +79,18 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand, Network: v.Network}
 	for _, c := range v.CacheWrites {
 		// The program's own directories: ~ is the home directory.
-		switch {
-		case strings.HasPrefix(c, "~/") && w.opts.Home != "":
-			lf.CacheWrites = appendUnique(lf.CacheWrites, filepath.Clean(w.opts.Home+c[1:]))
-		case filepath.IsAbs(c):
-			lf.CacheWrites = appendUnique(lf.CacheWrites, filepath.Clean(c))
+		// ~ is the home directory; a relative path is the program's own
+		// file relative to where it runs (git's .git/index).
+		if strings.HasPrefix(c, "~/") {
+			if w.opts.Home != "" {
+				lf.CacheWrites = appendUnique(lf.CacheWrites, filepath.Clean(w.opts.Home+c[1:]))
+			}
+			continue
+		}
+		if paths, ok := w.resolve(c, st); ok {
+			for _, p := range paths {
+				lf.CacheWrites = appendUnique(lf.CacheWrites, p)
+			}
 		}
 	}
 	ro := v.ReadOnly && reason == ""

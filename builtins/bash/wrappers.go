@@ -316,7 +316,9 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			return w.wrapperFailed(argv, fr, st, "watch")
 		}
 		if i < len(argv) {
-			inner := fr.wrap("watch", sv, false, "watch runs a command repeatedly")
+			// Repeating a read-only command reads; allow rules still see
+			// watch's whole argv (not transparent).
+			inner := fr.wrap("watch", sv, false, "")
 			if _, direct := hasOpt(opts, "x", "exec"); direct {
 				w.command(argv[i:], inner, st, nil)
 				return st, st

@@ -59,7 +59,83 @@ var gitHashObjectSpec = &spec{
 	ops: opsRead,
 }
 
+// gitIndexRefresh: git status and git diff refresh the stat data of the
+// index when they can take its lock (.git/index.lock renamed over
+// .git/index): git's own cache of file metadata, named as a cache write.
+// The repository is the -C directory's when one is given.
+func gitIndexRefresh(st *state) {
+	dir := ""
+	args := st.argv[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" && i+1 < len(args):
+			i++
+			dir = joinDir(dir, args[i])
+		case strings.HasPrefix(a, "-C") && len(a) > 2:
+			dir = joinDir(dir, a[2:])
+		case !strings.HasPrefix(a, "-"):
+			i = len(args)
+		}
+	}
+	st.v.CacheWrites = append(st.v.CacheWrites, joinDir(dir, ".git/index"), joinDir(dir, ".git/index.lock"))
+}
+
+// joinDir joins git -C directories as git does (a relative one is relative
+// to the previous).
+func joinDir(dir, p string) string {
+	if dir == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+		return p
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + p
+}
+
+// git fsck checks the object store (--lost-found writes the dangling
+// objects out); git prune -n lists what it would remove; git stripspace
+// filters stdin; git symbolic-ref NAME reads a symbolic ref (a second
+// operand, -d or -m changes it); git difftool --tool-help lists the tools;
+// git help -a/-g/-c lists commands, guides or config variables (a topic
+// opens a viewer); git archive writes the archive to stdout unless -o
+// names a file (--remote reaches a server, --exec runs a program there);
+// git bisect log prints the bisection log.
+var gitFsckSpec = &spec{
+	allow: `--unreachable --dangling --no-dangling --root --tags --cache --no-reflogs --full --no-full
+		--connectivity-only --strict --verbose -v --name-objects --no-name-objects --progress --no-progress`,
+	deny: []denial{{`--lost-found`, "writes dangling objects to .git/lost-found"}},
+	ops:  opsGit,
+}
+
 func init() {
+	gitSubs["fsck"] = gitFsckSpec
+	// git fsck runs these to check the commit graph and multi-pack index.
+	gitSubs["commit-graph"] = &spec{group: true, subs: map[string]*spec{
+		"verify": {allow: `--object-dir=r --shallow --progress --no-progress`, ops: opsNone}}}
+	gitSubs["multi-pack-index"] = &spec{allow: `--object-dir=r --progress --no-progress`, group: true, subs: map[string]*spec{
+		"verify": {allow: `--object-dir=r --progress --no-progress`, ops: opsNone}}}
+	// git difftool --tool-help lists the tools (gitDifftoolSpec, writers.go,
+	// reads every option); it runs git mergetool --tool-help=diff.
+	gitDifftoolSpec.allow = `--tool-help@t ` + gitDifftoolSpec.allow
+	gitDifftoolSpec.never = ""
+	gitDifftoolSpec.ops = opsNone
+	gitDifftoolSpec.check = requireMark('t', "git difftool runs a diff tool")
+	gitSubs["mergetool"] = &spec{allow: `--tool-help?@t`, ops: opsNone, check: requireMark('t', "git mergetool runs a merge tool")}
+	gitSubs["prune"] = &spec{allow: `-n@n --dry-run@n -v --verbose --progress --expire=`, ops: opsText,
+		check: requireMark('n', "git prune without -n/--dry-run removes objects")}
+	gitSubs["stripspace"] = &spec{allow: `-s --strip-comments -c --comment-lines`, ops: opsNone}
+	gitSubs["symbolic-ref"] = &spec{allow: `-q --quiet --short --no-recurse --recurse`, ops: opsText, maxOps: 1,
+		deny: []denial{{`-d --delete -m=`, "changes a symbolic ref"}}}
+	gitSubs["help"] = &spec{allow: `-a@l --all@l -g@l --guides@l -c@l --config@l --user-interfaces@l --developer-interfaces@l
+		--no-external-commands --no-aliases --verbose`, ops: opsNone,
+		check: requireMark('l', "git help opens a viewer program (only its listing forms print)")}
+	gitSubs["archive"] = &spec{allow: `--format= -l --list -v --verbose --prefix= --add-file=r --add-virtual-file=
+		--worktree-attributes --mtime= -0 -1 -2 -3 -4 -5 -6 -7 -8 -9`,
+		deny: []denial{{`-o=w --output=w`, "writes the archive to a file"}, {`--remote= --exec=`, "reaches another repository or runs a program there"}},
+		ops:  opsGit}
+	gitCherrySpec.allow += ` --verbose`
+	gitSubmoduleSpec.noSub = "" // git submodule is git submodule status
+	gitDiffTreeSpec.allow += ` --cached`
+	gitStatusSpec.check = gitIndexRefresh
+	gitDiffSpec.check = gitIndexRefresh
 	gitLsRemoteSpec.check = checkGitLsRemote
 	gitLsRemoteSpec.ops = opsHook
 	// git remote show NAME asks the remote unless -n.

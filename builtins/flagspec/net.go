@@ -79,10 +79,10 @@ var ipObjects = map[string]string{
 
 // ipShow are the read commands accepted per object (besides none).
 var ipShow = map[string]map[string]bool{
-	"address": {"show": true, "list": true, "lst": true, "s": true, "sh": true, "sho": true, "ls": true},
-	"route":   {"show": true, "list": true, "lst": true, "s": true, "sh": true, "sho": true, "ls": true, "get": true, "g": true},
-	"neigh":   {"show": true, "list": true, "lst": true, "sh": true, "ls": true, "get": true},
-	"link":    {"show": true, "list": true, "lst": true, "sh": true, "ls": true},
+	"address": {"show": true, "list": true, "lst": true, "s": true, "sh": true, "sho": true, "l": true, "ls": true},
+	"route":   {"show": true, "list": true, "lst": true, "s": true, "sh": true, "sho": true, "l": true, "ls": true, "get": true, "g": true},
+	"neigh":   {"show": true, "list": true, "lst": true, "sh": true, "l": true, "ls": true, "get": true},
+	"link":    {"show": true, "list": true, "lst": true, "sh": true, "l": true, "ls": true},
 	"*":       {"show": true, "list": true, "lst": true, "ls": true},
 	"netns":   {"list": true, "show": true, "identify": true, "list-id": true, "pids": true},
 	"monitor": {"all": true, "link": true, "address": true, "route": true, "neigh": true, "rule": true, "netconf": true, "nsid": true, "label": true, "prefix": true},

@@ -4,7 +4,7 @@ package flagspec
 // configured outside the command (a docker daemon, a Kubernetes cluster,
 // GitHub, a package registry), and the directories they write only for their
 // own cache, logs and state. Their read-only verdict stands unless the
-// network_reads setting says ask (see docs/settings.md, network_reads).
+// network_reads setting says ask (README.md, "Network reads").
 // --help and --version print without reaching the network.
 
 func init() {
@@ -14,17 +14,35 @@ func init() {
 	dockerSpec.cache = []string{"~/.docker/buildx/activity", "~/.docker/contexts/meta"}
 
 	// kubectl talks to the cluster of the current kubeconfig context and
-	// caches discovery documents; its config subcommands only read the file.
+	// caches discovery documents. Even config, version --client and --help
+	// contact the server with a version-dispatching kubectl (Google Cloud
+	// SDK's kubectl picks the binary matching the server's version), as
+	// observed under strace: every kubectl command is a network read.
 	kubectlSpec.network = NetRead
+	kubectlSpec.netAlways = true
 	kubectlSpec.cache = []string{"~/.kube/cache", "~/.kube/http-cache"}
-	kubectlSpec.subs["config"].local = true
-	kubectlSpec.subs["version"].allow = `--client@c -o= --output=`
-	kubectlSpec.subs["version"].local = true
-	kubectlSpec.subs["version"].check = func(st *state) {
-		if !st.has('c') {
-			st.v.Network = NetRead
+
+	// gh's own aliases of its listing commands, and more listing commands.
+	for _, g := range []string{"issue", "pr", "repo", "release", "workflow", "label", "run", "gist"} {
+		if l := ghSpec.subs[g].subs["list"]; l != nil {
+			ghSpec.subs[g].subs["ls"] = l
 		}
 	}
+	ghSpec.subs["pr"].subs["new"] = ghNever("gh pr new opens a pull request")
+	ghSpec.subs["issue"].subs["new"] = ghNever("gh issue new creates an issue")
+	ghSpec.subs["search"].subs["code"] = &spec{allow: ghOut + ` -L= --limit= --owner= --language= --extension= --filename= --match= --size=`,
+		deny: ghWeb, ops: opsText}
+
+	// docker system events streams the daemon's events.
+	dockerSubs["system"].subs["events"] = &spec{allow: `-f= --filter= --format= --since= --until=`, ops: opsNone}
+	dockerSubs["events"] = dockerSubs["system"].subs["events"]
+
+	// kubectl top pod|pods|po and node|nodes|no; cluster-info dump to stdout.
+	top := kubectlSpec.subs["top"].subs
+	top["pods"], top["po"], top["nodes"], top["no"] = top["pod"], top["pod"], top["node"], top["node"]
+	kubectlSpec.subs["cluster-info"] = &spec{ops: opsNone, subs: map[string]*spec{
+		"dump": {allow: `-A --all-namespaces --namespaces= -o= --output=`, deny: []denial{{`--output-directory=w`, "writes files"}}, ops: opsNone},
+	}}
 
 	// gh talks to GitHub (or GH_HOST) and keeps its update-check state.
 	ghSpec.network = NetRead

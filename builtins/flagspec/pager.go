@@ -135,6 +135,9 @@ func init() {
 	register(moreSpec, "more")
 	register(batSpec, "bat", "batcat")
 	register(infoSpec, "info")
+	// zless and zmore run less and more with a gzip -cdfq preprocessor.
+	register(copySpec(lessSpec), "zless")
+	register(copySpec(moreSpec), "zmore")
 	delete(knownWriters, "less")
 	delete(knownWriters, "more")
 }

@@ -25,6 +25,8 @@ var findmntSpec = &spec{
 		-S= --source= -T= --target= --tree -M= --mountpoint= -t= --types= -U --uniq -u --notruncate
 		-v --nofsroot -y --shell -x --verify --verbose --vfs-all -I --dfi -H --list-columns -Q= --filter=`,
 	ops: opsText,
+	// LABEL=/UUID= lookups go through libblkid, which keeps a device cache.
+	cache: []string{"/run/blkid", "/etc/blkid.tab"},
 }
 
 var vmstatSpec = &spec{
@@ -48,7 +50,7 @@ var wSpec = &spec{
 
 // last reads the login records (-f another file).
 var lastSpec = &spec{
-	allow: `-a --hostlast -d --dns -f=r --file=r -F --fulltimes -i --ip -n= --limit= -R --nohostname
+	allow: `-h -a --hostlast -d --dns -f=r --file=r -F --fulltimes -i --ip -n= --limit= -R --nohostname
 		-s= --since= -t= --until= -p= --present= -w --fullnames -x --system --time-format=`,
 	num: true,
 	ops: opsText,
@@ -82,6 +84,8 @@ var topSpec = &spec{
 		-w? --width? -1 --single-cpu-toggle -h -v -V`,
 	ops:   opsNone,
 	noStd: true,
+	// top creates its configuration directory at start.
+	cache: []string{"~/.config/procps"},
 }
 
 // pgrep and pidof find processes; they signal nothing.
@@ -154,7 +158,7 @@ var getconfSpec = &spec{allow: `-a -v=`, ops: opsText}
 // -c names another cache file (only /dev/null is not written), -g
 // garbage-collects it.
 var blkidSpec = &spec{
-	allow: `-c=@c --cache-file=@c -d --no-encoding -o= --output= -k --list-filesystems -s= --match-tag=
+	allow: `-c=@c --cache-file=@c -d --no-encoding -o=@o --output=@o -k --list-filesystems -s= --match-tag=
 		-t= --match-token= -l --list-one -L= --label= -U= --uuid= -p --probe -i --info -H= --hint=
 		-S= --size= -O= --offset= -u= --usages= -n= --match-types= -D --no-part-details -w=`,
 	deny:  []denial{{`-g --garbage-collect`, "rewrites the device cache"}},
@@ -164,6 +168,10 @@ var blkidSpec = &spec{
 		if v, ok := st.val('c'); ok && v != "/dev/null" {
 			st.write(v)
 			st.fail("blkid: -c writes the cache file " + printable(v))
+		}
+		if v, _ := st.val('o'); v == "list" {
+			// The list format tests mount points by creating a file in each.
+			st.fail("blkid: -o list creates a test file in each mount point")
 		}
 	},
 }
@@ -183,7 +191,7 @@ var lsmemSpec = &spec{
 }
 var lsipcSpec = &spec{
 	allow: `-m --shmems -q --queues -s --semaphores -g --global -i= --id= --noheadings --notruncate
-		--time-format= -b --bytes -c --creator -e --export -J --json -n --newline -l --list -o? --output?
+		--time-format= -b --bytes -c --creator -e --export -J --json -n --newline -l --list -o= --output=
 		-P --numeric-perms -r --raw -t --time -y --shell -H --list-columns -M --posix-mqueues -Q --posix-shmems -S --posix-semaphores --name=`,
 	ops: opsNone,
 }
@@ -210,7 +218,8 @@ var lsbReleaseSpec = &spec{allow: `-v --version -i --id -d --description -r --re
 var uuidgenSpec = &spec{allow: `-r --random -t --time -m --md5 -s --sha1 -n= --namespace= -N= --name= -x --hex -C= --count= -6 --time-v6 -7 --time-v7`, ops: opsNone}
 
 // whereis, whatis and apropos look names up in man-db's indexes.
-var whereisSpec = &spec{allow: `-b -m -s -u -l -g -f -B -M -S`, ops: opsText}
+// (No whereis option writes or runs anything: harmless.)
+var whereisSpec = &spec{harmless: true, allow: `-b -m -s -u -l -g -f -B -M -S`, ops: opsText}
 var whatisSpec = &spec{
 	allow: `-d --debug -v --verbose -r --regex -w --wildcard -l --long -C=r --config-file=r -L= --locale=
 		-m= --systems= -M= --manpath= -s= --sections= --section= -e --exact -a --and --usage -?`,
@@ -277,8 +286,38 @@ var readelfSpec = binutils(`-a --all -h --file-header -l --program-headers --seg
 	-X --extra-sym-info --no-extra-sym-info`)
 var sizeSpec = binutils(`-A -B -G --format= -o -d -x --radix= --common -t --totals --target= -h -v -V`)
 
+// dpkg: its query actions only (-l, -L, -s, -S, -p, -V, -C,
+// --get-selections, --print-architecture, -c a .deb's contents ...).
+// Installing, removing, unpacking, selections and architectures change the
+// system; --pre-invoke/--post-invoke run commands; --root/--instdir act on
+// another tree.
+var dpkgSpec = &spec{
+	allow: `-l@a --list@a -L@a --listfiles@a -s@a --status@a -S@a --search@a -p@a --print-avail@a -V@a
+		--verify@a -C@a --audit@a --get-selections@a --print-architecture@a --print-foreign-architectures@a
+		--compare-versions@a --yet-to-unpack@a --predep-package@a -c@a --contents@a --assert-help@a --force-help@a
+		--admindir=r --no-pager --verify-format= --debug= -D= -?`,
+	deny: []denial{
+		{`-i --install --unpack -A --record-avail --configure --triggers-only -r --remove -P --purge
+			--set-selections --clear-selections --update-avail --merge-avail --clear-avail --forget-old-unavail
+			--add-architecture= --remove-architecture= -x --extract -X --vextract -b --build -e --control
+			-R --recursive`, "changes installed packages or writes files"},
+		{`--pre-invoke= --post-invoke= --status-logger= --root= --instdir= --log=`, "runs commands, writes a log or acts on another tree"},
+	},
+	ops: opsText,
+	check: func(st *state) {
+		if !st.has('a') && !st.help {
+			st.fail("dpkg: no query action")
+		}
+	},
+}
+
+// getopt (util-linux) parses arguments for a shell script and prints them.
+var getoptSpec = &spec{anyArgs: true}
+
 // ldd may run the program it inspects (and its ELF interpreter).
 func init() {
+	register(dpkgSpec, "dpkg")
+	register(getoptSpec, "getopt")
 	register(lsblkSpec, "lsblk")
 	register(findmntSpec, "findmnt")
 	register(vmstatSpec, "vmstat")

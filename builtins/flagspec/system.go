@@ -143,7 +143,8 @@ var shufSpec = &spec{
 }
 
 var exprSpec = &spec{anyArgs: true}
-var calSpec = &spec{allow: `-1 -3 -y -Y -j -m -s -w -h -n= --months= -S --span -v --vertical --color?`, ops: opsText}
+var calSpec = &spec{allow: `-1 --one -3 --three -y --year -Y --twelve -j --julian -m --monday -s --sunday -w --week?
+	-h -n= --months= -S --span -v --vertical --color? --reform= --iso -c= --columns=`, ops: opsText}
 
 // getent looks keys up in the name service databases; a host or network
 // name is looked up through the resolver with a name the command chose:

@@ -751,7 +751,8 @@ func init() {
 	gitSubs["filter-branch"] = gitFilterBranchSpec
 	gitSubs["bisect"] = &spec{
 		never: "git bisect changes the work tree",
-		subs:  map[string]*spec{"run": gitBisectRunSpec},
+		// log and help only print (gitnet.go).
+		subs: map[string]*spec{"run": gitBisectRunSpec, "log": {ops: opsNone}, "help": {ops: opsNone}},
 		// Other bisect words (start, good, bad, reset, ...) are operands.
 		subFallback: true,
 	}

@@ -1,0 +1,280 @@
+package flagspec
+
+import "strings"
+
+// More everyday programs found in real-world usage (tldr-pages): text
+// utilities, searchers, and the query forms of systemd's control programs
+// and of gem, cargo, tldr, yq. Options that write, run programs or reach a
+// destination of the command's choosing are denied or left out.
+
+var numfmtSpec = &spec{
+	allow: `--debug -d= --delimiter= --field= --format= --from= --from-unit= --grouping --header? --invalid=
+		--padding= --round= --suffix= --to= --to-unit= -z --zero-terminated`,
+	ops: opsText,
+}
+
+var prSpec = &spec{
+	allow: `-a --across -c --show-control-chars -d --double-space -D= --date-format= -e? --expand-tabs? -F -f
+		--form-feed -h= --header= -i? --output-tabs? -J --join-lines -l= --length= -m --merge -n? --number-lines?
+		-N= --first-line-number= -o= --indent= -r --no-file-warnings -s? --separator? -S? --sep-string? -t
+		--omit-header -T --omit-pagination -v --show-nonprinting -w= --width= -W= --page-width=`,
+	num: true,
+	ops: opsHook,
+	check: func(st *state) {
+		// +FIRST[:LAST] selects pages.
+		for _, o := range st.ops {
+			if !strings.HasPrefix(o, "+") {
+				st.read(o)
+			}
+		}
+	},
+}
+
+var factorSpec = &spec{allow: `-h --exponents`, ops: opsText}
+var tsortSpec = &spec{harmless: true, ops: opsRead, maxOps: 1}
+var pathchkSpec = &spec{allow: `-p -P --portability`, ops: opsText}
+var lookSpec = &spec{allow: `-a --alternative -d --alphanum -f --ignore-case -t= --terminate= -h -V`, ops: opsHook,
+	check: func(st *state) {
+		if len(st.ops) > 1 {
+			st.read(st.ops[1])
+		}
+	}}
+var dircolorsSpec = &spec{allow: `-b --sh --bourne-shell -c --csh --c-shell -p --print-database --print-ls-colors`, ops: opsRead}
+var yesSpec = &spec{anyArgs: true}
+
+// gettext, ngettext and envsubst translate or substitute text to stdout
+// (git's shell scripts run them for their messages).
+var gettextSpec = &spec{anyArgs: true}
+var syncSpec = &spec{allow: `-d --data -f --file-system`, ops: opsRead}
+
+// sdiff merges interactively into -o FILE (whose commands include running
+// an editor); without -o it prints side by side. --diff-program runs a program.
+var sdiffSpec = &spec{
+	allow: `-i --ignore-case -E --ignore-tab-expansion -Z --ignore-trailing-space -b --ignore-space-change
+		-W --ignore-all-space -B --ignore-blank-lines -I= --ignore-matching-lines= --strip-trailing-cr -a --text
+		-w= --width= -l --left-column -s --suppress-common-lines -t --expand-tabs --tabsize= -d --minimal
+		-H --speed-large-files -v`,
+	deny: []denial{{`-o=w --output=w`, "merges interactively into a file"}, {`--diff-program=`, "runs a program"}},
+	ops:  opsRead,
+}
+var diff3Spec = &spec{
+	allow: `-A --show-all -e --ed -E --show-overlap -3 --easy-only -x --overlap-only -X -i -m --merge -a --text
+		--strip-trailing-cr -T --initial-tab -L= --label= -v`,
+	deny: []denial{{`--diff-program=`, "runs a program"}},
+	ops:  opsRead,
+}
+
+// iconv converts to stdout; -o writes a file.
+var iconvSpec = &spec{
+	allow: `-f= --from-code= -t= --to-code= -l --list -c -s --silent --verbose --usage -V -?`,
+	deny:  []denial{{`-o=w --output=w`, "writes its output to a file"}},
+	ops:   opsRead,
+}
+
+// locate and plocate search the file-name database; -d names another one.
+var locateSpec = &spec{
+	allow: `-A --all -b --basename -c --count -d=r --database=r -e --existing -L --follow -i --ignore-case
+		-p --ignore-spaces -t --transliterate -l= --limit= -n= -m --mmap -P --nofollow -H --nofollow -0 --null
+		-S --statistics -q --quiet -r= --regexp= --regex -s --stdio -w --wholename -V`,
+	ops: opsText,
+}
+
+// nice with no command prints the niceness (the analyser unwraps the
+// command form).
+var niceSpec = &spec{allow: `-n= --adjustment=`, ops: opsNone}
+
+// mktemp -u only prints a name; without it mktemp creates the file.
+var mktempSpec = &spec{
+	allow: `-u@u --dry-run@u -d --directory -q --quiet --suffix= -p= --tmpdir? -t`,
+	ops:   opsText,
+	check: requireMark('u', "mktemp creates a file or directory (only -u/--dry-run prints a name)"),
+}
+
+// zgrep, zegrep, zfgrep: grep over gzip -cdfq of each file (scripts that
+// run gzip and grep from PATH). zdiff and zcmp compare through gzip -cd.
+var zgrepSpec = copySpec(grepSpec)
+var zdiffSpec = copySpec(diffSpec)
+
+// copySpec returns an uncompiled copy of s to register under other names
+// (it is not harmless: the copy runs other programs).
+func copySpec(s *spec) *spec {
+	c := *s
+	c.regName, c.once, c.compiled, c.harmless = "", nil, false, false
+	return &c
+}
+
+// fd finds files; -x/--exec and -X/--exec-batch run commands on them
+// (-l/--list-details runs ls, which only reads).
+var fdSpec = &spec{
+	noAbbrev: true,
+	allow: `-H --hidden -I --no-ignore --no-ignore-vcs --no-ignore-parent --no-global-ignore-file -u --unrestricted
+		-s --case-sensitive -i --ignore-case -g --glob --regex -F --fixed-strings --and= -a --absolute-path
+		-l --list-details -L --follow -p --full-path -0 --print0 --max-results= -1 -q --quiet --show-errors
+		--strip-cwd-prefix? --one-file-system --mount --xdev -d= --max-depth= --min-depth= --exact-depth= --prune
+		-t= --type= -e= --extension= -S= --size= --changed-within= --changed-before= --newer= --older=
+		-o= --owner= --format= -E= --exclude= --ignore-file=r -c= --color= -j= --threads= --base-directory=r
+		--path-separator= --search-path=r --hyperlink? --no-require-git --require-git -h -V`,
+	deny: []denial{{`-x= --exec= -X= --exec-batch= --batch-size=`, "runs a command on every file found"}},
+	ops:  opsPatRead,
+}
+
+// ag (the silver searcher); --pager runs a pager program.
+var agSpec = &spec{
+	allow: `--ackmate -A? --after? -B? --before? --break --nobreak -c --count --color --nocolor --color-line-number=
+		--color-match= --color-path= --column --filename --nofilename -H --heading --noheading -C? --context?
+		--group --nogroup -g= --filename-pattern= -l --files-with-matches -L --files-without-matches
+		--print-all-files --numbers --nonumbers -o --only-matching --print-long-lines --passthrough --passthru
+		--silent --stats --stats-only --vimgrep -0 --null --print0 -a --all-types -D --debug --depth= -f --follow
+		-F --fixed-strings -G= --file-search-regex= --hidden -i --ignore-case --ignore= --ignore-dir= -m= --max-count=
+		--one-device -p=r --path-to-ignore=r -Q --literal -s --case-sensitive -S --smart-case --search-binary
+		-t --all-text -u --unrestricted -U --skip-vcs-ignores -v --invert-match -w --word-regexp -W= --width=
+		-z --search-zip --list-file-types --workers= -r -R --recurse --norecurse -V`,
+	deny: []denial{{`--pager=`, "runs a pager program"}},
+	ops:  opsPatRead,
+}
+
+// pidstat reports; -e runs a program and monitors it.
+var pidstatSpec = &spec{
+	allow: `-d -H -h -I -l -R -r -s -t -U? -u -V -v -w -C= -G= -p= -T= --human --dec=`,
+	deny:  []denial{{`-e`, "runs a program"}},
+	ops:   opsText,
+}
+
+// systemd's control programs: their query verbs (over D-Bus to the local
+// daemon); -H/--host reaches another machine over ssh, -M a container.
+func systemdQuery(verbs, allow string) *spec {
+	s := &spec{
+		allow:   allow + ` --no-pager -a --all --no-legend -l --full -p= --property= -P= --value --json= -q --quiet -h`,
+		deny:    []denial{{`-H= --host= -M= --machine=`, "reaches another machine"}},
+		subs:    map[string]*spec{},
+		inherit: true,
+	}
+	for _, v := range strings.Fields(verbs) {
+		s.subs[v] = &spec{ops: opsText}
+	}
+	return s
+}
+
+var loginctlSpec = systemdQuery(`list-sessions session-status show-session list-users user-status show-user
+	list-seats seat-status show-seat`, ``)
+var hostnamectlSpec = systemdQuery(`status hostname`, `--static --transient --pretty`)
+var timedatectlSpec = systemdQuery(`status show list-timezones timesync-status show-timesync`, `--adjust-system-clock --monitor`)
+
+// tldr prints a page, fetching its page cache when it is missing or old
+// (a network read of the client's configured source, into its cache).
+var tldrSpec = &spec{
+	allow:   `-p= --platform= -L= --language= -l --list -u --update -q --quiet -v --version -h --help --color= --raw`,
+	ops:     opsText,
+	noStd:   true,
+	network: NetRead,
+	cache:   []string{"~/.cache/tldr", "~/.cache/tealdeer", "~/.tldr", "~/.tldrc", "~/.local/share/tldr"},
+}
+
+// gem: list, search, info, contents, environment, which, specification,
+// help. search (and list/info with -r/--remote) query the gem server.
+var gemQuery = `-l --local -r@r --remote@r -b --both -a --all -d --details -e --exact -i --installed -v= --version=
+	--prerelease --no-prerelease -q --quiet --verbose --no-verbose --norc --no-details --versions --no-versions`
+var gemSpec = &spec{
+	allow: `-v --version -h --help`,
+	subs: map[string]*spec{
+		"list":          {allow: gemQuery, ops: opsText, check: gemRemote},
+		"search":        {allow: gemQuery, ops: opsText, network: NetRead},
+		"info":          {allow: gemQuery, ops: opsText, check: gemRemote},
+		"contents":      {allow: `-l --lib-only --no-prefix --prefix -s= --spec-dir= -v= --version= -a --all`, ops: opsText},
+		"environment":   {ops: opsText},
+		"which":         {allow: `-a --all -g --gems-first`, ops: opsText},
+		"specification": {allow: gemQuery + ` --ruby --yaml --marshal --json`, ops: opsText, check: gemRemote},
+		"help":          {ops: opsText},
+		"install":       {never: "gem install installs gems and runs their extensions' build code"},
+		"uninstall":     {never: "gem uninstall removes gems"},
+		"update":        {never: "gem update installs gems"},
+	},
+}
+
+func gemRemote(st *state) {
+	if st.has('r') {
+		st.v.Network = NetRead
+	}
+}
+
+// cargo search queries crates.io; cargo install --list lists installed
+// crates. (cargo tree and metadata may write Cargo.lock.)
+func init() {
+	cargoSpec.subs["search"] = &spec{allow: `--limit= --index= --registry= -q --quiet -v --verbose --color=`, ops: opsText, network: NetRead,
+		cache: []string{"~/.cargo/registry"}}
+	cargoSpec.subs["install"] = &spec{allow: `--list@l --root=r -q --quiet -v --verbose --color=`, ops: opsNone,
+		check: requireMark('l', "cargo install builds and installs a crate (only --list is read-only)")}
+}
+
+// yq: Python yq (a jq wrapper for YAML) and Go yq (eval/e, eval-all/ea;
+// version 3's read, merge, compare, validate). -i/--in-place and Go yq's
+// --split-exp write files, --from-file/-f read the expression from a file,
+// -L adds a module path. Expressions that load files (load, import,
+// include) or read the environment (env, $ENV, strenv) are not read-only.
+var yqSubs = map[string]bool{"eval": true, "e": true, "eval-all": true, "ea": true, "read": true, "r": true,
+	"merge": true, "m": true, "compare": true, "x": true, "validate": true, "v": true}
+
+var yqSpec = &spec{
+	noAbbrev: true,
+	allow: `-y --yaml-output --yml-output -Y --yaml-roundtrip --yml-roundtrip --yaml-output-grammar-version=
+		--yml-out-ver= -w= --width= --indentless-lists --indentless -r --raw-output -c --compact-output -e
+		--exit-status --slurp -n --null-input -j --join-output -a --ascii-output -S --sort-keys -C
+		--color-output --colors -M --monochrome-output --no-colors --tab --indent= --arg== --argjson==
+		--slurpfile==r --rawfile==r --args --jsonargs -P --prettyPrint -o= --output-format= -p= --input-format=
+		-I= -N --no-doc -v --verbose -V --version -x --xml-output -t --tsv-output --unwrapScalar? -0 --nul-output
+		--front-matter= --header-preprocess? --expression= --tojson -h`,
+	deny: []denial{
+		{`-i --in-place --inplace -s= --split-exp=`, "writes files (in place, or one per document)"},
+		{`-f= --from-file= -L=`, "reads its expression or modules from files"},
+	},
+	ops: opsHook,
+	check: func(st *state) {
+		ops := st.ops
+		if len(ops) > 0 && yqSubs[ops[0]] {
+			ops = ops[1:]
+		}
+		for i, o := range ops {
+			low := strings.ToLower(o)
+			for _, w := range []string{"load", "import", "include", "env", "input_filename", "$__loc__"} {
+				if strings.Contains(low, w) {
+					st.fail("yq: " + printable(o) + " may read files or the environment (" + w + ")")
+					return
+				}
+			}
+			if i > 0 {
+				st.read(o)
+			}
+		}
+	},
+}
+
+func init() {
+	register(numfmtSpec, "numfmt")
+	register(prSpec, "pr")
+	register(factorSpec, "factor")
+	register(tsortSpec, "tsort")
+	register(pathchkSpec, "pathchk")
+	register(lookSpec, "look")
+	register(dircolorsSpec, "dircolors")
+	register(yesSpec, "yes")
+	register(gettextSpec, "gettext", "ngettext", "envsubst")
+	register(syncSpec, "sync")
+	register(sdiffSpec, "sdiff")
+	register(diff3Spec, "diff3")
+	register(iconvSpec, "iconv")
+	register(locateSpec, "locate", "plocate", "mlocate")
+	register(niceSpec, "nice")
+	register(mktempSpec, "mktemp")
+	register(zgrepSpec, "zgrep", "zegrep", "zfgrep")
+	register(zdiffSpec, "zdiff", "zcmp")
+	register(fdSpec, "fd", "fdfind")
+	register(agSpec, "ag")
+	register(pidstatSpec, "pidstat")
+	register(loginctlSpec, "loginctl")
+	register(hostnamectlSpec, "hostnamectl")
+	register(timedatectlSpec, "timedatectl")
+	register(tldrSpec, "tldr", "tealdeer")
+	register(gemSpec, "gem")
+	register(yqSpec, "yq")
+	delete(knownWriters, "gem")
+}
