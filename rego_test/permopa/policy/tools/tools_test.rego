@@ -211,7 +211,8 @@ network_cases := {
 	"docker ps | grep, plan, ask": ["docker ps | grep web", "plan", "ask", "DENY", "mode_fallback"],
 	"git ls-remote origin, plan, ask": ["git ls-remote origin", "plan", "ask", "DENY", "mode_fallback"],
 	"git status, plan, ask": ["git status", "plan", "ask", "ALLOW", "read_only"],
-	"kubectl config view, plan, ask": ["kubectl config view", "plan", "ask", "ALLOW", "read_only"],
+	"kubectl config view, plan, ask": ["kubectl config view", "plan", "ask", "DENY", "mode_fallback"],
+	"gh version, plan, ask": ["gh version", "plan", "ask", "ALLOW", "read_only"],
 	"docker ps --help, plan, ask": ["docker ps --help", "plan", "ask", "ALLOW", "read_only"],
 	"unreadable setting is ask": ["kubectl get pods", "plan", "sometimes", "DENY", "mode_fallback"],
 	"git ls-remote URL, plan": ["git ls-remote https://example.com/r.git", "plan", "allow", "DENY", "mode_fallback"],
@@ -227,4 +228,24 @@ test_network_reads[name] if {
 		with data.permopa.settings as object.union(_settings, {"network_reads": nr})
 	d.behavior == behavior
 	d.step == step
+}
+
+# Glob and Grep suggest the directory they search, not its parent; the
+# file tools suggest the file's directory.
+suggestion_dir_cases := {
+	"Grep path": ["Grep", {"pattern": "TODO", "path": "/srv/app/src"}, "/srv/app/src/**"],
+	"Grep relative path": ["Grep", {"pattern": "TODO", "path": "src"}, "/w/src/**"],
+	"Grep no path": ["Grep", {"pattern": "TODO"}, "/w/**"],
+	"Glob path": ["Glob", {"pattern": "*.go", "path": "/srv/app"}, "/srv/app/**"],
+	"Glob pattern root": ["Glob", {"pattern": "/srv/app/src/**/*.go"}, "/srv/app/src/**"],
+	"Glob root dir": ["Glob", {"pattern": "*", "path": "/"}, "/**"],
+	"Read file": ["Read", {"file_path": "/srv/app/src/main.go"}, "/srv/app/src/**"],
+	"Write file": ["Write", {"file_path": "/opt/app/x.txt", "content": "x"}, "/opt/app/**"],
+}
+
+test_suggestion_names_directory[name] if {
+	some name, [tool, tool_input, want] in suggestion_dir_cases
+	s := data.permopa.policy.tools.files.suggestions with input as _call(tool, tool_input, "default")
+		with data.permopa.settings as _settings
+	s[0].rule_content == want
 }

@@ -181,15 +181,26 @@ _hits(hits) := concat("; ", sort({sprintf("%s (%s)", [h.path, h.reason]) | some 
 
 # METADATA
 # description: |
-#   The suggested allow rule: the parent directory of the path, recursively.
+#   The suggested allow rule: the directory the tool works in, recursively:
+#   the file's parent directory for Read, Write and Edit, the searched
+#   directory itself for Glob and Grep (their path, or the directory a Glob
+#   pattern names).
 suggestions := [{
 	"tool_name": input.tool_name,
-	"rule_content": concat("", [_parent, "/**"]),
+	"rule_content": concat("", [_dir, "/**"]),
 	"behavior": "ALLOW",
 	"source": "suggested",
 }]
 
-# The directory of the resolved path ("" for an entry of /).
-_parent := concat("/", array.slice(parts, 0, count(parts) - 1)) if {
+# The directory of the resolved path ("" for an entry of /); for Glob and
+# Grep the searched directory ("" for /).
+_dir := trim_suffix(permopa.path.resolve(_searched, call.context.path_opts).abs, "/") if {
+	input.tool_name in {"Glob", "Grep"}
+} else := concat("/", array.slice(parts, 0, count(parts) - 1)) if {
 	parts := split(permopa.path.resolve(path, call.context.path_opts).abs, "/")
 }
+
+_searched := _glob_root if {
+	input.tool_name == "Glob"
+	_glob_root
+} else := path
