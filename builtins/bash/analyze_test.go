@@ -550,3 +550,28 @@ func TestTouches(t *testing.T) {
 		}
 	}
 }
+
+// A value of a find test that reads like an action (-name '-delete',
+// -path '*/-exec/*', -newer -ok) is a value: find stays read-only and no
+// command is split off; the actions themselves still count.
+func TestFindValuesAreNotActions(t *testing.T) {
+	for _, tc := range []want{
+		{cmd: "find . -name '-delete'", ro: true, leaves: []string{"find . -name -delete | "}},
+		{cmd: "find . -iname -delete -print", ro: true},
+		{cmd: "find . -name -exec -print", ro: true, leaves: []string{"find . -name -exec -print | "}},
+		{cmd: "find . -path '*/-execdir/*' -prune -o -print", ro: true},
+		{cmd: "find . -regex '.*-fprint.*' -o -lname -fls", ro: true},
+		{cmd: "find . -wholename -ok -or -ipath -okdir", ro: true},
+		{cmd: "find . -newer -delete", ro: true, reads: []string{"/home/u/proj", "/home/u/proj/-delete"}},
+		{cmd: "find . -user -delete -group -exec", ro: true},
+		{cmd: "find -L src -name '-delete' -type f", ro: true},
+		{cmd: "find . -name x -delete", ro: false, writes: []string{"/home/u/proj"}},
+		{cmd: "find . -name -delete -delete", ro: false, writes: []string{"/home/u/proj"}},
+		{cmd: "find . -name -exec -exec rm {} ';'", ro: false,
+			leaves: []string{"find . -name -exec | ", "rm {} | find -exec"}},
+		{cmd: "find . -name '-delete' -fprint out", ro: false},
+		{cmd: "find . -name -exec -ok cat {} ';'", ro: false},
+	} {
+		check(t, tc)
+	}
+}

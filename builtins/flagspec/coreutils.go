@@ -28,11 +28,14 @@ var catSpec = &spec{
 	ops: opsRead,
 }
 
-// tac prints files last line first.
+// tac prints files last line first. Input it cannot seek (a pipe) is
+// buffered in a scratch file in TMPDIR (mkstemp, removed at once), as
+// observed under strace: named as its own scratch space.
 var tacSpec = &spec{
 	harmless: true,
 	allow:    `-b --before -r --regex -s= --separator=`,
 	ops:      opsRead,
+	cache:    []string{"/tmp"},
 }
 
 // head prints the first part of files.

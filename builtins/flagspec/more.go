@@ -249,6 +249,9 @@ var yqSpec = &spec{
 }
 
 func init() {
+	// sort spills large inputs into scratch files in TMPDIR (-T, a chosen
+	// directory, stays denied).
+	sortSpec.cache = []string{"/tmp"}
 	register(numfmtSpec, "numfmt")
 	register(prSpec, "pr")
 	register(factorSpec, "factor")

@@ -311,12 +311,25 @@ var dpkgSpec = &spec{
 	},
 }
 
+// dpkg-deb --contents lists a package's files (dpkg -c runs it); --show
+// prints its fields.
+var dpkgDebSpec = &spec{
+	allow: `-c@a --contents@a -W@a --show@a --showformat= -v --verbose`,
+	ops:   opsRead,
+	check: func(st *state) {
+		if !st.has('a') && !st.help {
+			st.fail("dpkg-deb: only --contents and --show are read-only")
+		}
+	},
+}
+
 // getopt (util-linux) parses arguments for a shell script and prints them.
 var getoptSpec = &spec{anyArgs: true}
 
 // ldd may run the program it inspects (and its ELF interpreter).
 func init() {
 	register(dpkgSpec, "dpkg")
+	register(dpkgDebSpec, "dpkg-deb")
 	register(getoptSpec, "getopt")
 	register(lsblkSpec, "lsblk")
 	register(findmntSpec, "findmnt")

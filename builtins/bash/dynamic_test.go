@@ -1,0 +1,976 @@
+package bash
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/permopa/permopa/builtins/flagspec"
+)
+
+// The dynamic check runs commands under strace in a throwaway copy of a
+// fixture tree — a home directory with fake credentials and a git project —
+// with no network (a new network namespace), in a new PID namespace, as an
+// unprivileged user (nobody when the test runs as root), and reports every
+// effect a read-only command must not have: writing, creating, truncating,
+// deleting, renaming, linking, changing modes, owners or times, connecting
+// or sending to a network socket (netlink requests other than queries
+// included), signalling a process outside the command, mounting and the like,
+// and executing a program that the analyser does not itself judge read-only
+// (a pager, an editor, a shell running something else). Writes are allowed
+// only to /dev/null, /dev/tty, pipes and the cache and log directories the
+// analysis names (Analysis.CacheWrites).
+
+// dynamicTracer says how to run commands under strace, or why it cannot.
+type dynamicTracer struct {
+	strace, unshare, setpriv, bash string
+	root                           bool
+}
+
+func newDynamicTracer() (*dynamicTracer, string) {
+	if runtime.GOOS != "linux" {
+		return nil, "the dynamic check needs Linux (strace, namespaces)"
+	}
+	d := &dynamicTracer{root: os.Geteuid() == 0}
+	var err error
+	if d.strace, err = exec.LookPath("strace"); err != nil {
+		return nil, "strace is not installed (apt-get install strace); .ci/run installs it"
+	}
+	if d.unshare, err = exec.LookPath("unshare"); err != nil {
+		return nil, "unshare (util-linux) is not installed"
+	}
+	if d.bash, err = exec.LookPath("bash"); err != nil {
+		return nil, "bash is not installed"
+	}
+	if d.root {
+		if d.setpriv, err = exec.LookPath("setpriv"); err != nil {
+			return nil, "running as root and setpriv (util-linux) is not installed to drop to nobody"
+		}
+	}
+	// Namespaces and mounts may be forbidden (containers without user
+	// namespaces).
+	dir, err := os.MkdirTemp("", "permopa-probe-")
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer os.RemoveAll(dir)
+	probe := exec.Command(d.unshare, append(d.nsFlags(), "--", "/bin/sh", "-c",
+		`mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -f -qq -o /dev/null true`, "sh", dir, d.strace)...)
+	if out, err := probe.CombinedOutput(); err != nil {
+		return nil, fmt.Sprintf("unshare/strace do not work here (%v: %s)", err, bytes.TrimSpace(out))
+	}
+	return d, ""
+}
+
+func (d *dynamicTracer) nsFlags() []string {
+	// --kill-child: when unshare is killed (the timeout), its child, the
+	// namespace's init, dies and takes every process of the namespace with it.
+	f := []string{"--net", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child"}
+	if !d.root {
+		f = append([]string{"--map-root-user"}, f...)
+	}
+	return f
+}
+
+// tracedSyscalls are the system calls whose use can be an effect (plus
+// execve, whose programs are judged).
+var tracedSyscalls = strings.Join([]string{
+	"execve", "execveat",
+	"open", "openat", "openat2", "creat", "truncate", "ftruncate",
+	"unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "mknod", "mknodat",
+	"chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+	"link", "linkat", "symlink", "symlinkat", "utime", "utimes", "utimensat", "futimesat",
+	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+	"connect", "sendto", "sendmsg", "sendmmsg", "bind",
+	"kill", "tkill", "tgkill",
+	"mount", "umount2", "sethostname", "setdomainname", "settimeofday", "clock_settime", "adjtimex",
+	"reboot", "init_module", "finit_module", "delete_module", "swapon", "swapoff", "acct", "pivot_root", "chroot",
+	"ptrace", "process_vm_writev", "io_uring_setup",
+}, ",")
+
+// dynamicResult is what one traced run did.
+type dynamicResult struct {
+	exit    int
+	timeout bool
+	effects []string
+	output  string
+}
+
+// run executes cmd with bash in the fixture, which is bind-mounted
+// read-only inside the command's mount namespace: a write fails (EROFS)
+// and is still seen in the trace, so every command runs on the same,
+// unchanged tree without a copy. cache are absolute paths (cache and log
+// directories) that may be written; helpers are programs the command may
+// execute besides those the analyser judges read-only.
+func (d *dynamicTracer) run(t testing.TB, root, cmd string, cache []string, helpers []string, timeout time.Duration) dynamicResult {
+	t.Helper()
+	traces, err := os.MkdirTemp("", "permopa-dyn-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(traces)
+	inner := []string{d.strace, "-ff", "-qq", "-v", "-yy", "-s", "512", "-e", "signal=none",
+		"-e", "trace=" + tracedSyscalls, "-o", filepath.Join(traces, "st"), "--"}
+	if d.root {
+		inner = append(inner, d.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs", "--")
+	}
+	inner = append(inner, d.bash, "-c", cmd)
+	// sh $0=sh $1=root: bind the fixture over itself read-only, then exec strace.
+	mountRO := append([]string{"/bin/sh", "-c",
+		`mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`, "sh", root}, inner...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, d.unshare, append(d.nsFlags(), append([]string{"--"}, mountRO...)...)...)
+	home := filepath.Join(root, "home")
+	c.Dir = filepath.Join(home, "proj")
+	c.Env = []string{
+		"HOME=" + home, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"LANG=C.UTF-8", "TERM=dumb", "USER=nobody", "LOGNAME=nobody", "SHELL=/bin/bash",
+		"GIT_CONFIG_NOSYSTEM=1", "PWD=" + c.Dir, "TZ=UTC",
+	}
+	var out limitedBuffer
+	out.max = 4096
+	c.Stdout, c.Stderr = &out, &out
+	// No controlling terminal: /dev/tty cannot be opened.
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	c.WaitDelay = 2 * time.Second
+	err = c.Run()
+	res := dynamicResult{output: out.String()}
+	if ctx.Err() != nil {
+		res.timeout = true
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		res.exit = ee.ExitCode()
+	} else if err != nil {
+		res.exit = -1
+	}
+	res.effects = traceEffects(t, traces, cmd, cache, helpers)
+	return res
+}
+
+type limitedBuffer struct {
+	mu  sync.Mutex
+	b   bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := l.max - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+var (
+	straceLine   = regexp.MustCompile(`^([a-z0-9_]+)\((.*)\)\s+= (-?\d+|\?|0x[0-9a-f]+)(.*)$`)
+	straceString = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\.\.\.)?`)
+	fdDecor      = regexp.MustCompile(`(?:AT_FDCWD|-?\d+)<([^>]*)>`)
+	nlType       = regexp.MustCompile(`nlmsg_type=([A-Za-z0-9_]+|0x[0-9a-f]+)`)
+	sockFamily   = regexp.MustCompile(`sa_family=(AF_[A-Z0-9]+)`)
+	sunPath      = regexp.MustCompile(`sun_path=@?"((?:[^"\\]|\\.)*)"`)
+	openFlags    = regexp.MustCompile(`\b(O_[A-Z_|]+)`)
+)
+
+// traceEffects reads the per-process strace files and lists the effects.
+func traceEffects(t testing.TB, dir, cmd string, allowed []string, helpers []string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "st.*"))
+	pids := map[int]bool{}
+	for _, f := range files {
+		if n, err := strconv.Atoi(strings.TrimPrefix(filepath.Ext(f), ".")); err == nil {
+			pids[n] = true
+		}
+	}
+	var effects []string
+	add := func(format string, args ...any) {
+		e := fmt.Sprintf(format, args...)
+		for _, x := range effects {
+			if x == e {
+				return
+			}
+		}
+		effects = append(effects, e)
+	}
+	writable := func(p string) bool {
+		p = filepath.Clean(p)
+		switch {
+		case p == "/dev/null" || p == "/dev/tty" || p == "/dev/stdout" || p == "/dev/stderr" ||
+			strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/") ||
+			strings.HasPrefix(p, "pipe:[") || strings.HasPrefix(p, "/dev/pts/"):
+			return true
+		}
+		for _, a := range allowed {
+			if p == a || strings.HasPrefix(p, a+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	// A missing parent of an allowed directory may be created.
+	ancestor := func(p string) bool {
+		p = filepath.Clean(p)
+		for _, a := range allowed {
+			if strings.HasPrefix(a, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := true
+		lastExec := ""
+		for _, line := range strings.Split(string(b), "\n") {
+			m := straceLine.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			name, args, ret := m[1], m[2], m[3]
+			ok := ret != "?" && !strings.HasPrefix(ret, "-")
+			switch name {
+			case "execve", "execveat":
+				if !ok {
+					continue
+				}
+				argv := execArgv(args)
+				if len(argv) == 0 {
+					add("exec of an unreadable argv: %s", line)
+					continue
+				}
+				base := filepath.Base(argv[0])
+				path := ""
+				if ps := straceString.FindStringSubmatch(args); ps != nil {
+					path = unescapeC(ps[1])
+				}
+				prev := lastExec
+				lastExec = path
+				if first && base == "setpriv" {
+					continue
+				}
+				if base == "bash" && len(argv) == 3 && argv[1] == "-c" && argv[2] == cmd {
+					first = false
+					continue
+				}
+				first = false
+				// The interpreter of a script just executed (#!/usr/bin/env
+				// node runs node /usr/bin/npm): the script was judged.
+				if len(argv) > 1 && prev != "" && argv[1] == prev {
+					continue
+				}
+				words := append([]string{base}, argv[1:]...)
+				if isHelper(words, helpers) {
+					continue
+				}
+				// git runs its scripted subcommands as git-NAME from its
+				// exec path: judge them as git NAME.
+				if sub, ok := strings.CutPrefix(base, "git-"); ok && flagspec.HasSubcommands("git") {
+					words = append([]string{"git", sub}, argv[1:]...)
+				}
+				if isHelper(words, helpers) {
+					continue
+				}
+				quoted := make([]string, len(words))
+				for i, a := range words {
+					quoted[i] = shellQuote(a)
+				}
+				if a := analyze(strings.Join(quoted, " "), Options{Cwd: "/", Home: "/"}); !a.ReadOnly {
+					add("executes %s (not read-only: %s)", strings.Join(argv, " "), strings.Join(a.NotReadOnly, "; "))
+				}
+			case "open", "openat", "openat2", "creat":
+				fl := ""
+				if fm := openFlags.FindStringSubmatch(args); fm != nil {
+					fl = fm[1]
+				}
+				if name != "creat" && !strings.Contains(fl, "O_WRONLY") && !strings.Contains(fl, "O_RDWR") &&
+					!strings.Contains(fl, "O_CREAT") && !strings.Contains(fl, "O_TRUNC") {
+					continue
+				}
+				if strings.Contains(fl, "O_TMPFILE") {
+					// An unnamed file that disappears when closed; giving it
+					// a name takes linkat, which is reported.
+					continue
+				}
+				for _, p := range syscallPaths(args, 1) {
+					if !writable(p) {
+						add("%s %s %s (%s)", name, p, fl, retText(ok, m[4], ret))
+					}
+				}
+			case "mkdir", "mkdirat":
+				for _, p := range syscallPaths(args, 1) {
+					if !writable(p) && !ancestor(p) {
+						add("%s %s (%s)", name, p, retText(ok, m[4], ret))
+					}
+				}
+			case "unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2", "mknod", "mknodat",
+				"chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat", "link", "linkat",
+				"symlink", "symlinkat", "utime", "utimes", "utimensat", "futimesat", "truncate", "ftruncate",
+				"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr":
+				ps := syscallPaths(args, 2)
+				if len(ps) == 0 {
+					add("%s on an unknown file (%s)", name, retText(ok, m[4], ret))
+				}
+				for _, p := range ps {
+					if !writable(p) {
+						add("%s %s (%s)", name, p, retText(ok, m[4], ret))
+					}
+				}
+			case "connect", "sendto", "sendmsg", "sendmmsg", "bind":
+				if e := socketEffect(name, args); e != "" {
+					add("%s %s (%s)", name, e, retText(ok, m[4], ret))
+				}
+			case "kill", "tkill", "tgkill":
+				fs := strings.Split(args, ", ")
+				if len(fs) < 2 {
+					continue
+				}
+				target, err := strconv.Atoi(fs[0])
+				if name == "tgkill" {
+					target, err = strconv.Atoi(fs[1])
+				}
+				if err != nil {
+					add("%s %s (%s)", name, args, retText(ok, m[4], ret))
+					continue
+				}
+				sig := fs[len(fs)-1]
+				// Signal 0 only probes; pid 0 is the caller's own process
+				// group (timeout signals its child that way).
+				if sig == "0" || target == 0 || pids[target] {
+					continue
+				}
+				add("%s %s (%s)", name, args, retText(ok, m[4], ret))
+			default:
+				add("%s(%s) (%s)", name, args, retText(ok, m[4], ret))
+			}
+		}
+	}
+	sort.Strings(effects)
+	return effects
+}
+
+func retText(ok bool, rest, ret string) string {
+	if ok {
+		return "succeeded"
+	}
+	return "attempted:" + strings.TrimSpace(rest)
+}
+
+// execArgv returns the argv array of an execve line: the C strings of the
+// second argument, up to the "]" that closes it outside any string.
+func execArgv(args string) []string {
+	i := strings.Index(args, ", [")
+	if i < 0 {
+		return nil
+	}
+	rest := args[i+3:]
+	var argv []string
+	for {
+		loc := straceString.FindStringSubmatchIndex(rest)
+		if loc == nil || strings.TrimSpace(rest[:loc[0]]) != "" {
+			return argv
+		}
+		argv = append(argv, unescapeC(rest[loc[2]:loc[3]]))
+		rest = rest[loc[1]:]
+		if !strings.HasPrefix(rest, ", ") {
+			return argv // "]" closes the array
+		}
+		rest = rest[2:]
+	}
+}
+
+// syscallPaths returns the file paths of a file system call: its string
+// arguments, resolved against the directory decoration of the fd before
+// each (AT_FDCWD</dir>, 3</dir>), or the fd's own path when the call names
+// no string (fchmod(3</f>)). At most n strings are taken.
+func syscallPaths(args string, n int) []string {
+	var out []string
+	strs := straceString.FindAllStringSubmatchIndex(args, -1)
+	if len(strs) == 0 {
+		for _, m := range fdDecor.FindAllStringSubmatch(args, 1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	for k, s := range strs {
+		if k >= n {
+			break
+		}
+		p := unescapeC(args[s[2]:s[3]])
+		if !filepath.IsAbs(p) {
+			dir := ""
+			for _, m := range fdDecor.FindAllStringSubmatchIndex(args[:s[0]], -1) {
+				dir = args[m[2]:m[3]]
+			}
+			if dir == "" {
+				out = append(out, "(relative) "+p)
+				continue
+			}
+			p = filepath.Join(dir, p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// ipcPrefix marks a reported connection to a local daemon's socket (not an effect).
+const ipcPrefix = "ipc "
+
+// socketEffect says why a socket call is an effect, "" when it is not:
+// local IPC over AF_UNIX, and netlink queries (RTM_GET*, sock_diag).
+func socketEffect(name, args string) string {
+	fd := ""
+	if m := fdDecor.FindStringSubmatch(args); m != nil {
+		fd = m[1]
+	}
+	fam := ""
+	if m := sockFamily.FindStringSubmatch(args); m != nil {
+		fam = m[1]
+	}
+	switch {
+	case strings.HasPrefix(fd, "NETLINK:[SOCK_DIAG"):
+		// Socket diagnostics only read, except SOCK_DESTROY (ss -K).
+		if strings.Contains(args, "SOCK_DESTROY") {
+			return "netlink SOCK_DESTROY"
+		}
+		return ""
+	case strings.HasPrefix(fd, "NETLINK") || fam == "AF_NETLINK":
+		if name == "bind" || name == "connect" {
+			return ""
+		}
+		types := nlType.FindAllStringSubmatch(args, -1)
+		if len(types) == 0 {
+			return "netlink message of an unknown type: " + abbrev(args)
+		}
+		for _, ty := range types {
+			v := ty[1]
+			if strings.Contains(v, "_GET") || v == "SOCK_DIAG_BY_FAMILY" || v == "NLMSG_DONE" || v == "NLMSG_NOOP" ||
+				v == "0" /* an empty trailing message */ || v == "nlctrl" || v == "0x10" /* GENL_ID_CTRL */ {
+				continue
+			}
+			// iproute2 probes for RTM_NEWLINK support with an empty
+			// request (no interface, no attributes), which changes nothing.
+			if v == "RTM_NEWLINK" && strings.Contains(args, "nlmsg_len=32,") && strings.Contains(args, "ifi_index=0,") &&
+				strings.Contains(args, "ifi_change=0}") {
+				continue
+			}
+			return "netlink " + v
+		}
+		return ""
+	case strings.HasPrefix(fd, "UNIX") || fam == "AF_UNIX":
+		if m := sunPath.FindStringSubmatch(args); m != nil && name == "bind" && !strings.Contains(args, `sun_path=@`) {
+			return "binds the unix socket " + unescapeC(m[1])
+		}
+		if m := sunPath.FindStringSubmatch(args); m != nil && name == "connect" {
+			// Local IPC (name service, journal, a daemon): reported, not an
+			// effect by itself; what the daemon does is the program's verdict.
+			return ipcPrefix + unescapeC(m[1])
+		}
+		return ""
+	case fam == "AF_INET" || fam == "AF_INET6" || strings.HasPrefix(fd, "TCP") || strings.HasPrefix(fd, "UDP"):
+		if name == "bind" {
+			return ""
+		}
+		return "network " + abbrev(args)
+	case fam == "":
+		if name == "sendto" || name == "sendmsg" || name == "sendmmsg" {
+			if fd == "" || strings.HasPrefix(fd, "pipe:") || strings.HasPrefix(fd, "/") {
+				return ""
+			}
+		}
+		return "socket " + abbrev(args)
+	}
+	return "socket " + abbrev(args)
+}
+
+func abbrev(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// unescapeC decodes strace's C string escapes.
+func unescapeC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'v':
+			b.WriteByte('\v')
+		case 'f':
+			b.WriteByte('\f')
+		case 'x':
+			if i+2 < len(s) {
+				if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+					b.WriteByte(byte(v))
+					i += 2
+					continue
+				}
+			}
+			b.WriteByte('x')
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 8)
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// buildFixture writes the fixture tree under root: root/home (HOME, with
+// fake credentials) and root/home/proj (the project, a git repository with
+// history, archives, certificates, data files). Optional tools (git, bzip2,
+// xz, zstd, lz4) are used when installed; a missing one leaves its files out.
+func buildFixture(t testing.TB, root string) {
+	t.Helper()
+	home := filepath.Join(root, "home")
+	proj := filepath.Join(home, "proj")
+	write := func(rel, content string, mode os.FileMode) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := "first line\nTODO: second line\nthird line\nfoo bar baz\n"
+	files := map[string]string{
+		// Fake credentials: what a read-only command must never change.
+		"home/.ssh/id_rsa":           "-----BEGIN OPENSSH PRIVATE KEY-----\nZmFrZSBrZXkgZm9yIHRlc3Rz\n-----END OPENSSH PRIVATE KEY-----\n",
+		"home/.ssh/id_rsa.pub":       "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeFakeFakeFakeFakeFakeFakeFakeFakeFake alice@example\n",
+		"home/.ssh/known_hosts":      "example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeFakeFakeFakeFakeFakeFakeFakeFakeFake\n",
+		"home/.ssh/config":           "Host example\n  HostName example.com\n",
+		"home/.aws/credentials":      "[default]\naws_access_key_id = AKIAFAKEFAKEFAKE\naws_secret_access_key = fakefakefake\n",
+		"home/.netrc":                "machine example.com login alice password fake\n",
+		"home/.npmrc":                "//registry.npmjs.org/:_authToken=npm_fake\n",
+		"home/.gitconfig":            "[user]\n\tname = Alice\n\temail = alice@example.com\n[init]\n\tdefaultBranch = main\n",
+		"home/.bashrc":               "# fixture\n",
+		"home/.docker/config.json":   `{"auths":{"example.com":{"auth":"ZmFrZTpmYWtl"}}}` + "\n",
+		"home/.kube/config":          "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://127.0.0.1:6443\n  name: c\ncontexts:\n- context:\n    cluster: c\n    user: u\n    namespace: default\n  name: c\ncurrent-context: c\nusers:\n- name: u\n  user:\n    token: fake\n",
+		"home/proj/.env":             "API_KEY=fake-secret\n",
+		"home/proj/notes.txt":        notes,
+		"home/proj/other.txt":        "alpha\nbeta\nTODO gamma\n",
+		"home/proj/README.md":        "# proj\n\nA fixture project.\n",
+		"home/proj/app.log":          "2024-01-01 INFO start\n2024-01-01 ERROR boom\n",
+		"home/proj/data.json":        `{"name":"proj","items":[{"id":1,"tags":["a"]},{"id":2,"tags":["b"]}]}` + "\n",
+		"home/proj/other.json":       `{"name":"other"}` + "\n",
+		"home/proj/config.yaml":      "name: proj\nitems:\n  - a\n  - b\n",
+		"home/proj/other.yaml":       "name: other\n",
+		"home/proj/data.csv":         "id,name\n1,a\n2,b\n",
+		"home/proj/data.xml":         "<root><item>a</item></root>\n",
+		"home/proj/index.html":       "<html><body>hi</body></html>\n",
+		"home/proj/index.js":         "console.log('hi')\n",
+		"home/proj/app.py":           "print('hi')\n",
+		"home/proj/main.go":          "package main\n\nfunc main() {}\n",
+		"home/proj/go.mod":           "module example.com/proj\n\ngo 1.21\n",
+		"home/proj/main.c":           "int main(void) { return 0; }\n",
+		"home/proj/package.json":     `{"name":"proj","version":"1.0.0","scripts":{"build":"echo build"}}` + "\n",
+		"home/proj/requirements.txt": "requests==2.0\n",
+		"home/proj/Makefile":         "all:\n\techo all\n",
+		"home/proj/Dockerfile":       "FROM scratch\n",
+		"home/proj/src/lib.go":       "package src\n\n// TODO: more\n",
+		"home/proj/src/util.py":      "x = 1\n",
+		"home/proj/docs/guide.md":    "# guide\n",
+		"home/proj/.gitignore":       "*.log\nout/\n",
+		"home/proj/patch.diff":       "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n-first line\n+first line changed\n TODO: second line\n",
+	}
+	for rel, content := range files {
+		mode := os.FileMode(0o644)
+		if strings.Contains(rel, ".ssh/id_rsa") && !strings.HasSuffix(rel, ".pub") || strings.Contains(rel, "credentials") {
+			mode = 0o600
+		}
+		write(rel, content, mode)
+	}
+	write("home/proj/script.sh", "#!/bin/sh\necho hi\n", 0o755)
+	for ext, sum := range map[string]func([]byte) []byte{
+		".md5":    nil,
+		".sha1":   func(b []byte) []byte { s := sha1.Sum(b); return s[:] },
+		".sha256": func(b []byte) []byte { s := sha256.Sum256(b); return s[:] },
+		".sha512": func(b []byte) []byte { s := sha512.Sum512(b); return s[:] },
+	} {
+		if sum == nil {
+			continue
+		}
+		write("home/proj/notes.txt"+ext, hex.EncodeToString(sum([]byte(notes)))+"  notes.txt\n", 0o644)
+	}
+	if err := os.Symlink("notes.txt", filepath.Join(proj, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile("/bin/true"); err == nil {
+		write("home/proj/bin/app", string(b), 0o755)
+	}
+	// Archives.
+	tarball := func(gz bool) []byte {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		for _, f := range []string{"notes.txt", "other.txt"} {
+			body := files["home/proj/"+f]
+			tw.WriteHeader(&tar.Header{Name: "a/" + f, Mode: 0o644, Size: int64(len(body)), ModTime: time.Unix(1700000000, 0)})
+			tw.Write([]byte(body))
+		}
+		tw.Close()
+		if !gz {
+			return buf.Bytes()
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(buf.Bytes())
+		zw.Close()
+		return z.Bytes()
+	}
+	write("home/proj/a.tar", string(tarball(false)), 0o644)
+	write("home/proj/a.tar.gz", string(tarball(true)), 0o644)
+	write("home/proj/a.tgz", string(tarball(true)), 0o644)
+	for _, name := range []string{"a.zip", "b.zip"} {
+		var zb bytes.Buffer
+		zw := zip.NewWriter(&zb)
+		for _, f := range []string{"notes.txt", "other.txt"} {
+			w, _ := zw.Create("a/" + f)
+			w.Write([]byte(files["home/proj/"+f]))
+		}
+		zw.Close()
+		write("home/proj/"+name, zb.String(), 0o644)
+	}
+	var gz bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Name = "notes.txt"
+	gw.Write([]byte(notes))
+	gw.Close()
+	write("home/proj/f.gz", gz.String(), 0o644)
+	for _, c := range []struct{ tool, ext string }{{"bzip2", "bz2"}, {"xz", "xz"}, {"zstd", "zst"}, {"lz4", "lz4"}} {
+		if _, err := exec.LookPath(c.tool); err != nil {
+			continue
+		}
+		for _, in := range []struct{ name, data string }{{"f." + c.ext, notes}, {"a.tar." + c.ext, string(tarball(false))}} {
+			cmd := exec.Command(c.tool, "-c")
+			cmd.Stdin = strings.NewReader(in.data)
+			if b, err := cmd.Output(); err == nil {
+				write("home/proj/"+in.name, string(b), 0o644)
+			}
+		}
+	}
+	// A certificate, its key and a request.
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "example.com"},
+		NotBefore: time.Unix(1700000000, 0), NotAfter: time.Unix(2000000000, 0), DNSNames: []string{"example.com"}}
+	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	write("home/proj/cert.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), 0o644)
+	write("home/proj/cert.der", string(der), 0o644)
+	kb, _ := x509.MarshalPKCS8PrivateKey(key)
+	write("home/proj/key.pem", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb})), 0o600)
+	csr, _ := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "example.com"}}, key)
+	write("home/proj/req.csr", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: csr})), 0o644)
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
+	var pb bytes.Buffer
+	png.Encode(&pb, img)
+	write("home/proj/image.png", pb.String(), 0o644)
+	// The git history: two commits on main, a branch, a tag, a remote.
+	if gitPath, err := exec.LookPath("git"); err == nil {
+		env := append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
+		for _, args := range [][]string{
+			{"init", "-q", "-b", "main"},
+			{"add", "notes.txt", "other.txt", "README.md", "src", "docs", "main.go", "go.mod", "package.json"},
+			{"commit", "-q", "-m", "first"},
+			{"tag", "v1.0"},
+			{"branch", "feature"},
+			{"add", "data.json", "config.yaml"},
+			{"commit", "-q", "-m", "second"},
+			{"remote", "add", "origin", "https://example.com/repo.git"},
+		} {
+			c := exec.Command(gitPath, args...)
+			c.Dir, c.Env = proj, env
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v %s", args, err, out)
+			}
+		}
+		// A change in the work tree, for git diff and git status.
+		write("home/proj/notes.txt", notes+"fifth line\n", 0o644)
+	}
+}
+
+// fixtureTemplate builds the fixture once per test binary, owned by nobody
+// when the tracer drops to it.
+var (
+	fixtureOnce sync.Once
+	fixtureDir  string
+)
+
+func fixtureTemplate(t testing.TB, d *dynamicTracer) string {
+	fixtureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "permopa-fixture-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(dir, 0o755)
+		buildFixture(t, dir)
+		if d.root {
+			if out, err := exec.Command("chown", "-R", "65534:65534", dir).CombinedOutput(); err != nil {
+				t.Fatalf("chown fixture: %v %s", err, out)
+			}
+		}
+		fixtureDir = dir
+	})
+	return fixtureDir
+}
+
+// dynamicHelpers are programs a read-only program runs as a fixed part of
+// its own work, keyed by that program, as argv prefixes: man's formatting
+// pipeline, and git's transport helpers for a network read of a configured
+// remote (git remote show, git ls-remote). Anything else a command executes
+// must be judged read-only by the analyser on its own argv.
+var dynamicHelpers = map[string][]string{
+	"man": {"preconv", "tbl", "eqn", "pic", "refer", "grap", "vgrind", "nroff", "groff", "troff", "grotty",
+		"col", "zsoelim", "manconv", "gtbl", "geqn", "gpic", "soelim"},
+	"git": {"git remote-https", "git remote-http", "git remote-ftp", "git remote-ftps", "git-remote-https",
+		"git-remote-http", "git-remote-ftp", "git-remote-ftps", "git-upload-pack", "sh -c git-upload-pack", "ssh",
+		"git bisect--helper log", "git submodule--helper status"},
+	// Python's yq is a jq wrapper: it runs jq with the command's own filter
+	// and options, which the yq spec judged.
+	"yq": {"jq"},
+	// zless and zmore set LESSOPEN to gzip -cdfq -- %s, which less runs
+	// through the shell named by SHELL.
+	"zless": {`sh -c /bin/bash -c gzip\ -cdfq\ --\`, `sh -c /bin/sh -c gzip\ -cdfq\ --\`, "sh -c gzip -cdfq --"},
+	"zmore": {`sh -c /bin/bash -c gzip\ -cdfq\ --\`, `sh -c /bin/sh -c gzip\ -cdfq\ --\`, "sh -c gzip -cdfq --"},
+}
+
+// helpersFor returns the helpers allowed for the leaves of a.
+func helpersFor(a *Analysis) []string {
+	var out []string
+	for _, l := range a.Leaves {
+		out = append(out, dynamicHelpers[filepath.Base(l.Program)]...)
+	}
+	return out
+}
+
+// isHelper reports whether argv starts with one of the helper prefixes.
+func isHelper(argv []string, helpers []string) bool {
+	joined := strings.Join(argv, " ") + " "
+	for _, h := range helpers {
+		if strings.HasPrefix(joined, h+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// dynamicTimeout bounds one traced command; commands that follow files or
+// loop (tail -f, watch) are stopped there and judged on what they did so far.
+const dynamicTimeout = 4 * time.Second
+
+// TestDynamicReadOnly runs every command of the real-world corpus and of the
+// analyser's read-only tables that the analyser judges read-only under
+// strace in a throwaway fixture, and fails on any effect. Set
+// PERMOPA_DYNAMIC_ALL=FILE to trace every corpus command, judged read-only
+// or not, and write what each did to FILE (the corpus is labelled from it).
+func TestDynamicReadOnly(t *testing.T) {
+	d, why := newDynamicTracer()
+	if d == nil {
+		t.Skip("dynamic check skipped: " + why)
+	}
+	template := fixtureTemplate(t, d)
+	type job struct{ cmd, label, source string }
+	var jobs []job
+	all := os.Getenv("PERMOPA_DYNAMIC_ALL")
+	only := os.Getenv("PERMOPA_DYNAMIC_ONLY")
+	full := all != "" || only != "" || os.Getenv("PERMOPA_DYNAMIC_FULL") != ""
+	seen := map[string]bool{}
+	// By default two commands per shape (the program, and its subcommand
+	// for programs that have them) keep the run to a few minutes on a busy
+	// machine; PERMOPA_DYNAMIC_FULL=1 traces every one.
+	shapes := map[string]int{}
+	opts := realWorldOpts(template)
+	for _, r := range loadRealWorld(t) {
+		if only != "" && !strings.Contains(r.cmd, only) {
+			continue
+		}
+		if all == "" && !analyze(r.cmd, opts).ReadOnly {
+			continue
+		}
+		if seen[r.cmd] {
+			continue
+		}
+		if !full {
+			shape := commandShape(r.cmd)
+			if shapes[shape] >= 2 {
+				continue
+			}
+			shapes[shape]++
+		}
+		seen[r.cmd] = true
+		jobs = append(jobs, job{r.cmd, r.label, r.source})
+	}
+	if all == "" {
+		for _, c := range dynamicExtra {
+			if !seen[c] && analyze(c, opts).ReadOnly {
+				seen[c] = true
+				jobs = append(jobs, job{c, "readonly", "dynamicExtra"})
+			}
+		}
+	}
+	if testing.Short() && len(jobs) > 150 {
+		jobs = jobs[:150]
+	}
+	type result struct {
+		job
+		ro, net bool
+		res     dynamicResult
+	}
+	results := make([]result, len(jobs))
+	workers := 4
+	var wg sync.WaitGroup
+	next := make(chan int)
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				a := analyze(j.cmd, opts)
+				// The fixture copy lives elsewhere: allow the cache
+				// directories relative to the copy's home.
+				results[i] = result{job: j, ro: a.ReadOnly, net: a.NetworkRead}
+				results[i].res = d.run(t, template, j.cmd, a.CacheWrites, helpersFor(a), dynamicTimeout)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	t.Logf("traced %d commands in %s with %d workers", len(jobs), time.Since(start).Round(time.Millisecond), workers)
+	var report strings.Builder
+	for _, r := range results {
+		if all != "" {
+			fmt.Fprintf(&report, "%s\t%s\t%v\t%d\t%v\t%s\t%s\n", r.cmd, r.label, r.ro, r.res.exit, r.res.timeout,
+				strings.Join(r.res.effects, " | "), strings.ReplaceAll(strings.ReplaceAll(abbrev(r.res.output), "\n", "⏎"), "\t", " "))
+		}
+		var bad []string
+		for _, e := range r.res.effects {
+			// A network read talks to its configured service (here: fails
+			// to, there is no network); local IPC is reported only.
+			if strings.Contains(e, " "+ipcPrefix) || r.net && strings.Contains(e, " network ") {
+				continue
+			}
+			bad = append(bad, e)
+		}
+		if r.ro && len(bad) > 0 {
+			t.Errorf("judged read-only but has effects (%s): %q\n\t%s", r.source, r.cmd, strings.Join(bad, "\n\t"))
+		}
+	}
+	if all != "" {
+		if err := os.WriteFile(all, []byte(report.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dynamicExtra are commands of the analyser's own tables that must hold
+// under strace too (beyond the corpus).
+var dynamicExtra = []string{
+	"find . -name '-delete'",
+	"find . -name -delete -print",
+}
+
+// commandShape is the program of a command line's first word, with its
+// subcommand when the program takes subcommands ("git log", "ls").
+func commandShape(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return ""
+	}
+	if len(f) > 1 && flagspec.HasSubcommands(f[0]) && !strings.HasPrefix(f[1], "-") {
+		return f[0] + " " + f[1]
+	}
+	return f[0]
+}
+
+// The trace parser reads argv arrays whose strings hold "], " and escapes,
+// and file paths relative to the decorated directory fd.
+func TestTraceParsing(t *testing.T) {
+	argv := execArgv(`"/usr/bin/jq", [".[a], .[b],", "-r", "x\"y\\n"], 0x7ff /* 3 vars */`)
+	if strings.Join(argv, "|") != `.[a], .[b],|-r|x"y\n` {
+		t.Errorf("execArgv: %q", argv)
+	}
+	if ps := syscallPaths(`AT_FDCWD</w/p>, "a/b", O_WRONLY`, 1); len(ps) != 1 || ps[0] != "/w/p/a/b" {
+		t.Errorf("syscallPaths: %q", ps)
+	}
+	if e := socketEffect("sendto", `3<NETLINK:[ROUTE:1]>, [{nlmsg_len=32, nlmsg_type=RTM_NEWADDR, nlmsg_flags=NLM_F_REQUEST}], 32`); e == "" {
+		t.Error("RTM_NEWADDR not an effect")
+	}
+	if e := socketEffect("sendto", `3<NETLINK:[ROUTE:1]>, [{nlmsg_len=40, nlmsg_type=RTM_GETLINK, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP}], 40`); e != "" {
+		t.Errorf("RTM_GETLINK: %s", e)
+	}
+	if e := socketEffect("connect", `3<TCP:[1]>, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("1.2.3.4")}, 16`); !strings.HasPrefix(e, "network") {
+		t.Errorf("connect: %q", e)
+	}
+}
