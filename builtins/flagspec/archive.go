@@ -17,7 +17,7 @@ import "strings"
 // the options that write or run programs are denied, with the same
 // synonyms and roles so that deny rules still see the commands they run.
 const tarMarked = `-t|--list@t -d|--diff|--compare@d -x|--extract|--get@x -O|--to-stdout@o -f|--file=@f
-	--force-local@l`
+	--force-local@l -C|--directory=@c -T|--files-from=@r -X|--exclude-from=@r`
 
 var tarDeny = []denial{
 	{`-c|--create -r|--append -u|--update -A|--catenate|--concatenate --delete`, "writes an archive"},
@@ -53,8 +53,9 @@ func checkTar(st *state) {
 	}
 	// The archive is read (in create mode it is written: trees.go's
 	// writerTar names what tar c reads).
+	// -C is the directory --diff compares in, -T and -X list names.
 	for _, mv := range st.vals {
-		if mv.mark == 'f' {
+		if mv.mark == 'f' || mv.mark == 'c' || mv.mark == 'r' {
 			st.read(mv.val)
 		}
 	}

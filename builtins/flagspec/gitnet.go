@@ -81,15 +81,6 @@ func gitIndexRefresh(st *state) {
 	st.v.CacheWrites = append(st.v.CacheWrites, joinDir(dir, ".git/index"), joinDir(dir, ".git/index.lock"))
 }
 
-// joinDir joins git -C directories as git does (a relative one is relative
-// to the previous).
-func joinDir(dir, p string) string {
-	if dir == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
-		return p
-	}
-	return strings.TrimSuffix(dir, "/") + "/" + p
-}
-
 // git fsck checks the object store (--lost-found writes the dangling
 // objects out); git prune -n lists what it would remove; git stripspace
 // filters stdin; git symbolic-ref NAME reads a symbolic ref (a second
