@@ -276,10 +276,12 @@ func TestSecretsAndEnvironment(t *testing.T) {
 	}
 	checkTable(t, eng, proj, map[outcome][]string{plain: {`cat "$f"`, `cat src/"$x".go`, `for f in src/*.go; do cat "$f"; done`}})
 	checkTable(t, eng, proj, map[outcome][]string{credential: append(append([]string{}, secrets...), env...), readOnly: clean})
-	// Wrappers still wrap: env -i and env FOO=1 run their command, which is judged.
+	// Wrappers still wrap: env -i and env FOO=1 run their command, which is
+	// judged (env -i only takes variables away: read-only when its command is).
 	checkTable(t, eng, proj, map[outcome][]string{
 		credential: {"env -i cat /etc/shadow", "env FOO=1 cat /proc/1/environ", "env -i grep -r KEY ~"},
-		plain:      {"env -i cat src/a.go", "env FOO=1 git status"},
+		plain:      {"env FOO=1 git status"},
+		readOnly:   {"env -i cat src/a.go", "env -u HOME cat src/a.go"},
 	})
 
 	// environment_is_secret: false relaxes the dumps, not the secret files.
