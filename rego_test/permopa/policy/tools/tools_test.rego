@@ -197,6 +197,7 @@ test_evaluated_string_not_read_only if {
 	d.behavior == "ASK"
 	d.step == "tool_check"
 	d.bypass_immune == true
+}
 
 # Network reads (a service configured outside the command) are read-only
 # unless network_reads is ask; a destination named in the command is never
