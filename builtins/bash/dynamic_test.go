@@ -974,3 +974,12 @@ func TestTraceParsing(t *testing.T) {
 		t.Errorf("connect: %q", e)
 	}
 }
+
+// TestMain removes the dynamic check's fixture, built once per test binary.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDir != "" {
+		os.RemoveAll(fixtureDir)
+	}
+	os.Exit(code)
+}
