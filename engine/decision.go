@@ -31,6 +31,9 @@ const (
 	CodeTimeout           = "timeout"            // evaluation was cancelled or timed out
 	CodeUndefinedDecision = "undefined_decision" // the policy produced no decision
 	CodeBadDecision       = "bad_decision"       // the policy produced something that is not a decision
+	// CodeSettingsUnreadable: a settings file's deny or ask rules could not
+	// be read (Settings.Unreadable); every call is denied until it is fixed.
+	CodeSettingsUnreadable = "settings_unreadable"
 )
 
 // Rule is a permission rule: Claude Code's Tool(content) or AgentScope's

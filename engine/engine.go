@@ -7,6 +7,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,11 @@ type Engine struct {
 	// nextExpiry is when the next rule expires (Unix ns, 0: none); Decide
 	// then rebuilds the settings document without it (layers_session.go).
 	nextExpiry atomic.Int64
+	// timeout bounds each decision (WithTimeout); 0: the caller's context only.
+	timeout time.Duration
+	// slots caps the evaluations running at once, those whose answer was
+	// already given up on included (WithMaxConcurrent); nil: no cap.
+	slots chan struct{}
 }
 
 type config struct {
@@ -60,6 +66,9 @@ type config struct {
 	query          string
 	settings       Settings
 	settingsLoaded bool
+	timeout        time.Duration
+	timeoutSet     bool
+	maxConcurrent  int
 }
 
 // Option configures New.
@@ -82,6 +91,41 @@ func WithoutDefaultPolicy() Option { return func(c *config) { c.noDefault = true
 
 // WithQuery sets the decision query (default DefaultQuery).
 func WithQuery(q string) Option { return func(c *config) { c.query = q } }
+
+// DefaultTimeout bounds one decision of an engine built without
+// WithTimeout: past it, Decide returns a DENY with code timeout.
+const DefaultTimeout = 10 * time.Second
+
+// WithTimeout bounds each decision (default DefaultTimeout; 0 or less:
+// only the caller's context bounds it). Past the deadline, or when the
+// caller's context ends first, Decide returns a DENY with code "timeout"
+// at once, even while a built-in is still working on the input; that
+// evaluation stops at its next step and its result is dropped.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout, c.timeoutSet = d, true }
+}
+
+// WithMaxConcurrent caps the evaluations Decide runs at once (0: no cap).
+// An evaluation abandoned at its deadline keeps its slot until it really
+// ends, so the cap also bounds the memory and CPU that inputs taking too
+// long can hold; a decision that finds no free slot before its deadline is
+// a DENY with code timeout.
+func WithMaxConcurrent(n int) Option { return func(c *config) { c.maxConcurrent = max(n, 0) } }
+
+func (c config) slots() chan struct{} {
+	if c.maxConcurrent == 0 {
+		return nil
+	}
+	return make(chan struct{}, c.maxConcurrent)
+}
+
+// timeoutOf is the per-decision bound a configuration asks for.
+func (c config) timeoutOf() time.Duration {
+	if !c.timeoutSet {
+		return DefaultTimeout
+	}
+	return max(c.timeout, 0)
+}
 
 // WithSettings sets the initial settings (rules, mode, working directories, ...).
 func WithSettings(s Settings) Option {
@@ -154,7 +198,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy: %w", err)
 	}
-	e := &Engine{store: store, settings: c.settings, regoOpts: regoOpts, queryText: c.query}
+	e := &Engine{store: store, settings: c.settings, regoOpts: regoOpts, queryText: c.query, timeout: c.timeoutOf(), slots: c.slots()}
 	e.query.Store(&pq)
 	e.armExpiry(c.settings, time.Now())
 	return e, nil
@@ -184,16 +228,81 @@ func modulesFrom(fsys fs.FS) ([]module, error) {
 
 // Decide evaluates the policy for one input (the JSON object of contract
 // §5, as decoded by encoding/json or as an ast.Value). It never returns an
-// error: faults are DENY decisions with step "error" and a Code.
+// error: faults are DENY decisions with step "error" and a Code. It returns
+// by the engine's deadline (WithTimeout) or when ctx ends, whichever comes
+// first, with a DENY of code "timeout".
 func (e *Engine) Decide(ctx context.Context, input any) Decision {
-	return e.decide(ctx, input)
+	ctx, cancel := e.bound(ctx)
+	defer cancel()
+	if e.slots != nil {
+		select {
+		case e.slots <- struct{}{}:
+		case <-ctx.Done():
+			return failClosed(CodeTimeout, "no decision within the deadline: %d evaluations already running; denied to fail closed", cap(e.slots))
+		}
+	}
+	if ctx.Done() == nil {
+		if e.slots != nil {
+			defer func() { <-e.slots }()
+		}
+		return e.decide(ctx, input)
+	}
+	// The evaluation runs apart so that a built-in busy with a huge input
+	// (which does not look at ctx) cannot hold the answer past the
+	// deadline; OPA stops the evaluation at its next step.
+	done := make(chan Decision, 1)
+	go func() {
+		if e.slots != nil {
+			defer func() { <-e.slots }()
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				done <- failClosed(CodeEvalError, "policy evaluation failed: %v", r)
+			}
+		}()
+		done <- e.decide(ctx, input)
+	}()
+	select {
+	case d := <-done:
+		return d
+	case <-ctx.Done():
+		return timedOut(ctx)
+	}
 }
 
 // DecideIn is Decide inside a store transaction the caller opened (a
 // shared engine's plugin reads bundle revisions for the decision log from
-// the same snapshot).
+// the same snapshot). The deadline stops the evaluation at its next step,
+// but DecideIn returns only when the evaluation does, since it reads txn
+// until then: a caller that must answer by a deadline runs DecideIn apart
+// and keeps txn open until it returns (the OPA plugin does).
 func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input any) Decision {
-	return e.decide(ctx, input, rego.EvalTransaction(txn))
+	ctx, cancel := e.bound(ctx)
+	defer cancel()
+	d := e.decide(ctx, input, rego.EvalTransaction(txn))
+	if ctx.Err() != nil && d.Code != CodeTimeout {
+		// A built-in that finished after the deadline: the answer is late.
+		return timedOut(ctx)
+	}
+	return d
+}
+
+// Timeout is the engine's per-decision bound (0: none but the caller's).
+func (e *Engine) Timeout() time.Duration { return e.timeout }
+
+// bound adds the engine's deadline to ctx.
+func (e *Engine) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if e.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, e.timeout)
+}
+
+func timedOut(ctx context.Context) Decision {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return failClosed(CodeTimeout, "no decision within the deadline; denied to fail closed")
+	}
+	return failClosed(CodeTimeout, "the decision was cancelled (%v); denied to fail closed", ctx.Err())
 }
 
 func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption) Decision {
@@ -204,6 +313,12 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 	}
 	var opt rego.EvalOption
 	switch v := input.(type) {
+	case jsonDocument:
+		val, err := ast.ValueFromReader(bytes.NewReader(v))
+		if err != nil {
+			return failClosed(CodeInvalidJSON, "input is not valid JSON: %v", err)
+		}
+		opt = rego.EvalParsedInput(val)
 	case ast.Value:
 		opt = rego.EvalParsedInput(v)
 	default:
@@ -214,14 +329,14 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 		opt = rego.EvalParsedInput(val)
 	}
 	if err := ctx.Err(); err != nil {
-		return failClosed(CodeTimeout, "evaluation not started: %v", err)
+		return timedOut(ctx)
 	}
 	rs, err := e.query.Load().Eval(ctx, append(extra, opt)...)
 	if err != nil {
 		var terr *topdown.Error
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-			(errors.As(err, &terr) && terr.Code == topdown.CancelErr) {
-			return failClosed(CodeTimeout, "evaluation stopped: %v", err)
+			(errors.As(err, &terr) && terr.Code == topdown.CancelErr) || ctx.Err() != nil {
+			return timedOut(ctx)
 		}
 		return failClosed(CodeEvalError, "policy evaluation failed: %v", err)
 	}
@@ -232,14 +347,13 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 }
 
 // DecideJSON decides one JSON document; input that is not JSON is a DENY
-// with code invalid_json.
+// with code invalid_json. Parsing is inside the decision's deadline.
 func (e *Engine) DecideJSON(ctx context.Context, doc []byte) Decision {
-	v, err := ast.ValueFromReader(strings.NewReader(string(doc)))
-	if err != nil {
-		return failClosed(CodeInvalidJSON, "input is not valid JSON: %v", err)
-	}
-	return e.Decide(ctx, v)
+	return e.Decide(ctx, jsonDocument(doc))
 }
+
+// jsonDocument is an input still to be parsed (DecideJSON).
+type jsonDocument []byte
 
 // Settings returns the settings in force.
 func (e *Engine) Settings() Settings {

@@ -197,6 +197,12 @@ func (l *Layers) loadLocked() (Settings, []error) {
 			}
 		}
 	}
+	// A deny or ask rule that may be missing makes every decision DENY
+	// (the policy reads settings.unreadable), in every embedding: the
+	// server, `permopa decide`, engines attached to these layers.
+	for _, p := range UnsafeProblems(problems) {
+		merged.Unreadable = append(merged.Unreadable, p.Error())
+	}
 	merged.Home = firstNonEmpty(l.opts.Home, merged.Home)
 	merged.Cwd = firstNonEmpty(l.opts.Cwd, merged.Cwd)
 	merged.fillDefaults()

@@ -31,3 +31,10 @@ func lockDir(dir string) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// openNonBlocking opens a file for reading without blocking on a named
+// pipe (whose open would wait for a writer); the caller checks that it is
+// a regular file before reading.
+func openNonBlocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}

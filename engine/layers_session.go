@@ -154,6 +154,7 @@ func laterExpiry(a, b Rule) bool {
 func (s Settings) clone() Settings {
 	s.Rules = slices.Clone(s.Rules)
 	s.WorkingDirectories = slices.Clone(s.WorkingDirectories)
+	s.Unreadable = slices.Clone(s.Unreadable)
 	s.DangerousPaths.Files.Add = slices.Clone(s.DangerousPaths.Files.Add)
 	s.DangerousPaths.Files.Remove = slices.Clone(s.DangerousPaths.Files.Remove)
 	s.DangerousPaths.Directories.Add = slices.Clone(s.DangerousPaths.Directories.Add)

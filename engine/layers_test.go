@@ -215,8 +215,10 @@ func TestManagedLocks(t *testing.T) {
 	}
 }
 
-// Invalid rules are reported naming the rule and the file; the file's
-// valid rules and other files keep working.
+// Invalid rules are reported naming the rule and the file. While a deny
+// or ask rule cannot be read every call is denied (the rule could be the
+// one that matters); once it is fixed, the file's valid rules work and the
+// invalid allow rules are only left out.
 func TestInvalidRulesNamed(t *testing.T) {
 	tr := newTree(t)
 	f := tr.write(t, ".permopa/settings.yaml", `permissions:
@@ -224,7 +226,7 @@ func TestInvalidRulesNamed(t *testing.T) {
   deny: ["Bash(rm:*)", {tool_name: Bash, rule_content: "curl:*", expires: "tomorrow"}]
   defaultMode: sometimes
 `)
-	eng, _, problems := tr.attach(t)
+	eng, l, problems := tr.attach(t)
 	want := []string{"Bash(oops", "Read(src/[a)", "WebFetch(example.com)", "tool_name", "tomorrow", "sometimes"}
 	if len(problems) != len(want) {
 		t.Fatalf("problems: %v", problems)
@@ -240,14 +242,29 @@ func TestInvalidRulesNamed(t *testing.T) {
 			t.Errorf("problem %q does not name the file", p)
 		}
 	}
+	readme := map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "README"}, "cwd": tr.proj}
+	for _, in := range []map[string]any{bashCall(tr.proj, "npm ci"), bashCall(tr.proj, "curl x"), readme} {
+		d := decide(eng, in)
+		if d.Behavior != engine.Deny || d.Code != engine.CodeSettingsUnreadable || !strings.Contains(d.Message, "tomorrow") || !strings.Contains(d.Message, f) {
+			t.Errorf("%v with an unreadable deny rule: %+v", in, d)
+		}
+	}
+
+	tr.write(t, f, `permissions:
+  allow: ["Bash(npm ci)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
+  deny: ["Bash(rm:*)"]
+`)
+	if problems := l.Reload(context.Background()); len(problems) != 4 || len(engine.UnsafeProblems(problems)) != 0 {
+		t.Fatalf("problems after the fix: %v", problems)
+	}
 	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Allow {
 		t.Errorf("valid allow rule: %s", d.Behavior)
 	}
 	if d := decide(eng, bashCall(tr.proj, "rm x")); d.Behavior != engine.Deny {
 		t.Errorf("valid deny rule: %s", d.Behavior)
 	}
-	if d := decide(eng, map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "README"}, "cwd": tr.proj}); d.Behavior != engine.Allow {
-		t.Errorf("a bad Read rule must not break Read: %s %s", d.Behavior, d.Message)
+	if d := decide(eng, readme); d.Behavior != engine.Allow {
+		t.Errorf("a bad Read allow rule must not break Read: %s %s", d.Behavior, d.Message)
 	}
 }
 

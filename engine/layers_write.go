@@ -55,6 +55,9 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []R
 	if err != nil {
 		return nil, err
 	}
+	if err := l.checkDestinationDir(dest); err != nil {
+		return nil, err
+	}
 	if l.Settings().AllowManagedRulesOnly {
 		for _, r := range written {
 			if r.Behavior == Allow {
@@ -99,6 +102,9 @@ func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules 
 	if err != nil {
 		return 0, err
 	}
+	if err := l.checkDestinationDir(dest); err != nil {
+		return 0, err
+	}
 	removed := 0
 	err = editSettingsFile(file, func(lists *ruleLists) error {
 		removed = lists.remove(rules)
@@ -108,6 +114,23 @@ func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules 
 		return 0, err
 	}
 	return removed, l.reloadAfterWrite(ctx)
+}
+
+// checkDestinationDir refuses to write a project's rules through a
+// .permopa directory that is a symbolic link: it could lead to another
+// project's or the user's own settings (a repository shipping
+// `.permopa -> ~/.config/permopa` would turn a local approval into a
+// global one).
+func (l *Layers) checkDestinationDir(dest string) error {
+	if dest != DestinationLocal && dest != DestinationProject {
+		return nil
+	}
+	dir := filepath.Join(l.opts.ProjectDir, ".permopa")
+	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(dir)
+		return fmt.Errorf("settings directory %s is a symbolic link (to %s): permopa does not write a project's rules through links; replace it with a directory", dir, target)
+	}
+	return nil
 }
 
 // reloadAfterWrite applies a file just written. Problems of the files
@@ -225,7 +248,14 @@ func editSettingsFile(file string, edit func(*ruleLists) error) error {
 	}
 	defer unlock()
 
-	data, err := os.ReadFile(abs)
+	// A link is never written through nor replaced: rewriting it would
+	// copy its target's content (a key, another project's settings) into
+	// this file, and writing through would change a file elsewhere.
+	if info, err := os.Lstat(abs); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(abs)
+		return fmt.Errorf("settings %s is a symbolic link (to %s): permopa does not write rules through links; edit the file it points to yourself, or replace the link with a regular file", file, target)
+	}
+	data, _, err := readSettingsBytes(abs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("settings %s: %w", file, err)
 	}
@@ -288,7 +318,7 @@ func editMap(data []byte, unmarshal func([]byte, any) error, marshal func(any) (
 	doc := map[string]any{}
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("cannot edit, the file does not parse: %w", err)
+			return nil, fmt.Errorf("cannot edit, the file does not parse: %w", parseError("settings", err))
 		}
 	}
 	perms, ok := doc["permissions"].(map[string]any)
@@ -323,7 +353,7 @@ func editMap(data []byte, unmarshal func([]byte, any) error, marshal func(any) (
 func editYAML(data []byte, edit func(*ruleLists) error) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("cannot edit, the file does not parse: %w", err)
+		return nil, fmt.Errorf("cannot edit, the file does not parse: %w", parseError("yaml", err))
 	}
 	if doc.Kind == 0 {
 		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}

@@ -78,6 +78,14 @@ type Settings struct {
 	// Only rules: a project's mode, directories and other knobs are not
 	// taken. Under allow_managed_rules_only their allow rules are left out.
 	Projects map[string][]Rule `json:"projects,omitempty"`
+	// Unreadable lists, one message each, the settings problems that may
+	// have left a deny or ask rule out (UnsafeProblems: a file that could
+	// not be read with no last good settings, a deny or ask rule that
+	// could not be read). While it is not empty every decision is DENY
+	// with code settings_unreadable: permopa does not decide without the
+	// user's deny rules. Layers fill it in; the messages name files, never
+	// their content.
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // Values of Settings.NetworkReads.
@@ -202,6 +210,9 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 	}
 	if s.EnvironmentIsSecret != nil {
 		doc["environment_is_secret"] = *s.EnvironmentIsSecret
+	}
+	if len(s.Unreadable) > 0 {
+		doc["unreadable"] = strings2any(s.Unreadable)
 	}
 	return doc
 }
@@ -465,19 +476,24 @@ func LoadSettingsFile(file, source string) (Settings, []error, error) {
 // loadSettingsFile is LoadSettingsFile with relative additionalDirectories
 // resolved against base.
 func loadSettingsFile(file, source, base string) (Settings, []error, error) {
-	v := viper.New()
-	v.SetConfigFile(file)
-	if err := v.ReadInConfig(); err != nil {
+	data, _, err := readSettingsBytes(file)
+	if err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
+	}
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
+	v := viper.New()
+	v.SetConfigType(format)
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
 	}
 	if source == "" {
 		source = "settings"
 	}
 	// viper lower-cases map keys; the PermissionContext sections are keyed
 	// by tool names and paths, so they are read from the file as written.
-	raw, err := rawDocument(file)
+	raw, err := rawDocument(data, format)
 	if err != nil {
-		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
+		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
 	}
 	s, problems := settingsFrom(v, raw, source, file, base)
 	return s, problems, nil
@@ -485,19 +501,16 @@ func loadSettingsFile(file, source, base string) (Settings, []error, error) {
 
 // rawDocument decodes a settings file with its format's own decoder, keys
 // as written.
-func rawDocument(file string) (map[string]any, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
+func rawDocument(data []byte, format string) (map[string]any, error) {
 	doc := map[string]any{}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return doc, nil
 	}
-	switch strings.ToLower(filepath.Ext(file)) {
-	case ".json":
+	var err error
+	switch format {
+	case "json":
 		err = json.Unmarshal(data, &doc)
-	case ".toml":
+	case "toml":
 		err = toml.Unmarshal(data, &doc)
 	default:
 		err = yaml.Unmarshal(data, &doc)
@@ -746,6 +759,7 @@ func Merge(layers ...Settings) Settings {
 		if out.Cwd == "" {
 			out.Cwd = s.Cwd
 		}
+		out.Unreadable = append(out.Unreadable, s.Unreadable...)
 		for id, rs := range s.SessionRules {
 			if out.SessionRules == nil {
 				out.SessionRules = map[string][]Rule{}

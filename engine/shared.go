@@ -38,7 +38,7 @@ func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler,
 		c.settings = Settings{}
 	}
 	c.settings.fillDefaults()
-	e := &Engine{store: store, shared: true, settings: c.settings}
+	e := &Engine{store: store, shared: true, settings: c.settings, timeout: c.timeoutOf(), slots: c.slots()}
 	if err := e.writeSettings(ctx, c.settings.Document()); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,8 @@ type engineFlags struct {
 	mode     string
 	bundles  []string
 	policies []string
+	// timeout bounds each decision (engine.WithTimeout); 0 keeps the engine's default.
+	timeout time.Duration
 }
 
 func (f *engineFlags) register(c *cobra.Command) {
@@ -31,9 +34,11 @@ func (f *engineFlags) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&f.policies, "policy", nil, "Rego file or directory added to the embedded policy")
 }
 
-// engine builds the engine; settings problems (an unreadable rule) are
-// reported on stderr and the valid rules are kept. A --settings file that
-// cannot be read at all is an error: the user named it.
+// engine builds the engine. A --settings file that cannot be read at all
+// is an error: the user named it. Other settings problems are reported on
+// stderr; the valid rules are kept, but while a deny or ask rule may be
+// missing (engine.UnsafeProblems) every decision is DENY with code
+// settings_unreadable, as a hook blocks.
 func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 	var s engine.Settings
 	if f.layered {
@@ -49,23 +54,39 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 			if errors.As(p, &fp) && slices.Contains(f.settings, fp.File) {
 				return nil, p
 			}
-			fmt.Fprintln(os.Stderr, "permopa: warning:", p)
 		}
+		reportSettingsProblems(problems)
 	} else {
 		var layers []engine.Settings
+		var all []error
 		for _, file := range f.settings {
 			ls, problems, err := engine.LoadSettingsFile(file, "")
 			if err != nil {
 				return nil, err
 			}
-			for _, p := range problems {
-				fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
+			for _, p := range engine.UnsafeProblems(problems) {
+				ls.Unreadable = append(ls.Unreadable, p.Error())
 			}
+			all = append(all, problems...)
 			layers = append(layers, ls)
 		}
+		reportSettingsProblems(all)
 		s = engine.Merge(layers...)
 	}
 	return f.newEngine(ctx, s)
+}
+
+// reportSettingsProblems prints settings problems on stderr, saying which ones
+// stop every call.
+func reportSettingsProblems(problems []error) {
+	unsafe := engine.UnsafeProblems(problems)
+	for _, p := range problems {
+		if slices.Contains(unsafe, p) {
+			fmt.Fprintln(os.Stderr, "permopa: error: every call is denied until this is fixed:", p)
+			continue
+		}
+		fmt.Fprintln(os.Stderr, "permopa: warning:", p)
+	}
 }
 
 // newEngine builds the engine over settings s with the flags' mode, bundles
@@ -75,6 +96,12 @@ func (f *engineFlags) newEngine(ctx context.Context, s engine.Settings) (*engine
 		s.DefaultMode = f.mode
 	}
 	opts := []engine.Option{engine.WithSettings(s)}
+	if f.timeout > 0 {
+		opts = append(opts, engine.WithTimeout(f.timeout))
+	}
+	// One decision at a time plus one abandoned at its deadline: an input
+	// that takes too long cannot pile up work behind the answers.
+	opts = append(opts, engine.WithMaxConcurrent(2))
 	if len(f.bundles) > 0 {
 		opts = append(opts, engine.WithBundles(f.bundles...))
 	}
@@ -97,7 +124,12 @@ line was decided (DENY included).
 Settings come from every layer, highest first: managed (/etc/permopa), the
 --settings files, PERMOPA_* environment variables, the working directory's
 .permopa/settings.local.yaml and .permopa/settings.yaml, and the user's
-~/.config/permopa/settings.yaml.`,
+~/.config/permopa/settings.yaml. While a deny or ask rule of any of them
+cannot be read (or a settings file is a symbolic link to something that is
+not a settings file), every line is a DENY with code settings_unreadable.
+
+Each decision has --timeout (a DENY with code timeout past it); an input
+over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
@@ -109,5 +141,10 @@ Settings come from every layer, highest first: managed (/etc/permopa), the
 		},
 	}
 	f.register(c)
+	c.Flags().DurationVar(&f.timeout, "timeout", decideTimeout, "deny (code timeout) a decision that takes longer than this")
 	return c
 }
+
+// decideTimeout bounds each decision of `permopa decide`, as a hook's
+// --timeout does.
+const decideTimeout = 5 * time.Second

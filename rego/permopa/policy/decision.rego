@@ -48,6 +48,21 @@ _decided := {
 } if {
 	not call.context.valid
 } else := {
+	# A settings file's deny or ask rules could not be read (the engine's
+	# layers list them in settings.unreadable): no decision without them.
+	"behavior": "DENY",
+	"message": sprintf(
+		"a deny or ask rule cannot be read, so no call is let through until it is fixed: %s",
+		[concat("; ", data.permopa.settings.unreadable)],
+	),
+	"reason": "settings_unreadable",
+	"step": "error",
+	"bypass_immune": false,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
+	count(data.permopa.settings.unreadable) > 0
+} else := {
 	# The call is beyond what the analyser does for one call
 	# (builtins/bash/doc.go, "Limits"): denied whatever the mode and the rules.
 	"behavior": "DENY",

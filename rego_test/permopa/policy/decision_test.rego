@@ -155,3 +155,23 @@ test_custom_policy_package_check if {
 	d.step == "tool_check"
 	d.message == "no deploys on Fridays"
 }
+
+# A settings file whose deny or ask rules could not be read denies every
+# call, in every mode and even a read-only one, naming the file.
+test_unreadable_settings_deny_every_call if {
+	s := object.union(_settings, {"unreadable": ["/p/.permopa/settings.yaml: permissions.deny: rule Bash(rm: unclosed"]})
+	every mode in ["default", "bypassPermissions", "plan", "dontAsk"] {
+		d := data.permopa.policy.decision with input as _call(mode, {"read_only": true})
+			with data.permopa.settings as s
+		d.behavior == "DENY"
+		d.step == "error"
+		d.reason == "settings_unreadable"
+		contains(d.message, "/p/.permopa/settings.yaml")
+	}
+}
+
+test_empty_unreadable_list_decides if {
+	d := data.permopa.policy.decision with input as _call("default", {"read_only": true})
+		with data.permopa.settings as object.union(_settings, {"unreadable": []})
+	d.step == "read_only"
+}

@@ -1,0 +1,371 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// secret is text that must never leave a file that is not settings: no
+// problem, message or decision may quote it.
+const secret = "s3cr3t-KEY-0xDEADBEEF"
+
+// Every way a settings file can hide its deny or ask rules makes every
+// decision DENY (code settings_unreadable), through attached layers (the
+// server, a Go embedder) and through LoadLayers and engine.New (`permopa
+// decide`); the messages name the file, never what is in it.
+func TestUnreadableSettingsFailClosed(t *testing.T) {
+	cases := []struct {
+		name string
+		// setup makes the project's settings file; it returns the text the
+		// problem must mention.
+		setup func(t *testing.T, tr *tree, file string) string
+	}{
+		{"invalid deny rule", func(t *testing.T, tr *tree, file string) string {
+			tr.write(t, file, "permissions:\n  deny: [\"Bash(rm:*\"]\n  allow: [\"Read\"]\n")
+			return "Bash(rm:*"
+		}},
+		{"invalid ask rule", func(t *testing.T, tr *tree, file string) string {
+			tr.write(t, file, "permissions:\n  ask: [{tool_name: Bash, rule_content: \"git push:*\", expires: soon}]\n")
+			return "soon"
+		}},
+		{"invalid rule in an AgentScope deny list", func(t *testing.T, tr *tree, file string) string {
+			tr.write(t, file, "deny_rules:\n  Bash: [{rule_content: 7}]\n")
+			return "deny_rules.Bash"
+		}},
+		{"not YAML", func(t *testing.T, tr *tree, file string) string {
+			tr.write(t, file, "permissions: {deny: [\""+secret+"\"\n")
+			return "not valid yaml"
+		}},
+		{"a scalar document (a key file renamed)", func(t *testing.T, tr *tree, file string) string {
+			tr.write(t, file, "-----BEGIN OPENSSH PRIVATE KEY-----\n"+secret+"\n-----END OPENSSH PRIVATE KEY-----\n")
+			return "not valid yaml"
+		}},
+		{"symlink to a file without extension", func(t *testing.T, tr *tree, file string) string {
+			target := tr.write(t, filepath.Join(tr.root, "etc", "shadow"), "root:"+secret+":19000:0:99999:7:::\n")
+			symlink(t, target, file)
+			return "symbolic link"
+		}},
+		{"symlink to a private key", func(t *testing.T, tr *tree, file string) string {
+			target := tr.write(t, filepath.Join(tr.home, ".ssh", "id_rsa"), secret)
+			symlink(t, target, file)
+			return "symbolic link"
+		}},
+		{"symlink to a YAML file in a credential directory", func(t *testing.T, tr *tree, file string) string {
+			target := tr.write(t, filepath.Join(tr.home, ".aws", "creds.yaml"), "permissions: {}\nkey: "+secret+"\n")
+			symlink(t, target, file)
+			return "credential"
+		}},
+		{"symlinked .permopa directory leading to a non-settings file", func(t *testing.T, tr *tree, file string) string {
+			dir := filepath.Join(tr.root, "elsewhere")
+			tr.write(t, filepath.Join(dir, "settings.yaml.real"), secret)
+			symlink(t, filepath.Join(dir, "settings.yaml.real"), filepath.Join(dir, "settings.yaml"))
+			if err := os.RemoveAll(filepath.Dir(file)); err != nil {
+				t.Fatal(err)
+			}
+			symlink(t, dir, filepath.Dir(file))
+			return "symbolic link"
+		}},
+		{"named pipe", func(t *testing.T, tr *tree, file string) string {
+			if err := syscall.Mkfifo(file, 0o644); err != nil {
+				t.Skip("no named pipes:", err)
+			}
+			return "named pipe"
+		}},
+		{"symlink to a named pipe with the right extension", func(t *testing.T, tr *tree, file string) string {
+			fifo := filepath.Join(tr.root, "pipe.yaml")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Skip("no named pipes:", err)
+			}
+			symlink(t, fifo, file)
+			return "named pipe"
+		}},
+		{"directory", func(t *testing.T, tr *tree, file string) string {
+			if err := os.Mkdir(file, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return "directory"
+		}},
+		{"too large", func(t *testing.T, tr *tree, file string) string {
+			tr.write(t, file, "permissions:\n  deny: [\"Bash(rm:*)\"]\n# "+strings.Repeat("x", engine.MaxSettingsBytes)+"\n")
+			return "bytes"
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := newTree(t)
+			file := filepath.Join(tr.proj, ".permopa", "settings.yaml")
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			mention := c.setup(t, tr, file)
+			calls := []map[string]any{
+				bashCall(tr.proj, "ls"),
+				{"tool_name": "Read", "tool_input": map[string]any{"file_path": filepath.Join(tr.proj, "README")}, "cwd": tr.proj},
+				{"tool_name": "mcp__x__y", "tool_input": map[string]any{}, "cwd": tr.proj, "permission_mode": "bypassPermissions"},
+			}
+			check := func(how string, eng *engine.Engine, problems []error) {
+				t.Helper()
+				all := fmt.Sprint(problems)
+				if !strings.Contains(strings.ToLower(all), strings.ToLower(mention)) || !strings.Contains(all, file) {
+					t.Errorf("%s: problems %v, want them to name %s and %q", how, problems, file, mention)
+				}
+				if len(engine.UnsafeProblems(problems)) == 0 {
+					t.Errorf("%s: %v are not unsafe problems", how, problems)
+				}
+				for _, in := range calls {
+					d := decide(eng, in)
+					if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != engine.CodeSettingsUnreadable {
+						t.Errorf("%s: %v: %+v, want DENY %s", how, in["tool_name"], d, engine.CodeSettingsUnreadable)
+					}
+					if strings.Contains(d.Message, secret) || strings.Contains(d.Reason, secret) {
+						t.Errorf("%s: the decision quotes the file: %s", how, d.Message)
+					}
+				}
+				if strings.Contains(all, secret) {
+					t.Errorf("%s: a problem quotes the file: %s", how, all)
+				}
+			}
+			eng, _, problems := tr.attach(t)
+			check("attached layers", eng, problems)
+
+			s, problems := engine.LoadLayers(tr.opts())
+			eng, err := engine.New(context.Background(), engine.WithSettings(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("LoadLayers", eng, problems)
+		})
+	}
+}
+
+// A file that was read once and is then swapped for a link to a
+// non-settings file keeps its last good settings (and says so), never
+// reads the target, and decisions go on with its rules.
+func TestSymlinkSwapKeepsLastGood(t *testing.T) {
+	tr := newTree(t)
+	file := tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\n  allow: [\"Bash(npm test)\"]\n")
+	eng, l, problems := tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	target := tr.write(t, filepath.Join(tr.home, ".ssh", "id_ed25519"), secret)
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, target, file)
+	problems = l.Reload(context.Background())
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), "last good") || strings.Contains(problems[0].Error(), secret) {
+		t.Fatalf("problems: %v", problems)
+	}
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+		t.Errorf("git push: %+v", d)
+	}
+	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != engine.Allow {
+		t.Errorf("npm test: %+v", d)
+	}
+}
+
+// A settings file kept elsewhere and linked in (a dotfiles repository) is
+// read like any other.
+func TestSymlinkToSettingsFileIsRead(t *testing.T) {
+	tr := newTree(t)
+	target := tr.write(t, filepath.Join(tr.home, "dotfiles", "permopa", "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
+	symlink(t, target, filepath.Join(tr.user, "settings.yaml"))
+	eng, _, problems := tr.attach(t)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+		t.Errorf("git push: %+v", d)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var registerStall = func() func() {
+	done := false
+	return func() {
+		if done {
+			return
+		}
+		done = true
+		// A built-in that ignores its context, as a parser busy with a
+		// huge input does.
+		rego.RegisterBuiltin1(&rego.Function{
+			Name: "permopa_test.stall",
+			Decl: types.NewFunction(types.Args(types.N), types.B),
+		}, func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
+			ms, _ := a.Value.(ast.Number).Int()
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+			return ast.BooleanTerm(true), nil
+		})
+	}
+}()
+
+const stallPolicy = `package permopa.policy
+
+decision := {"behavior": "ALLOW", "message": "late", "reason": "late", "step": "read_only", "suggested_rules": []} if permopa_test.stall(input.stall_ms)
+`
+
+// The engine's deadline answers DENY with code timeout even while a
+// built-in is still busy, and so does a caller's context that ends first;
+// DecideIn (which must wait for the transaction's reader) never returns a
+// late answer as a decision.
+func TestDecideDeadline(t *testing.T) {
+	registerStall()
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "stall.rego")
+	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior != engine.Allow {
+		t.Fatalf("a quick decision: %+v", d)
+	}
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 3000}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+		t.Errorf("past the engine's deadline: %+v", d)
+	}
+	if d := eng.DecideJSON(ctx, []byte(`{"stall_ms": 3000}`)); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+		t.Errorf("DecideJSON past the deadline: %+v", d)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
+	unbounded, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := unbounded.Decide(cctx, map[string]any{"stall_ms": 3000}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+		t.Errorf("a cancelled caller: %+v", d)
+	}
+	err = storage.Txn(ctx, eng.Store(), storage.TransactionParams{}, func(txn storage.Transaction) error {
+		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 200}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+			t.Errorf("DecideIn past the deadline: %+v", d)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Accepting a rule never copies a link's target into the settings file
+// nor writes through the link: a symlinked destination file, or a
+// symlinked .permopa directory for the project destinations, is refused
+// and left as it was.
+func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
+	ctx := context.Background()
+	rule := engine.Rule{ToolName: "Bash", Behavior: engine.Allow}
+	cases := []struct {
+		name  string
+		dest  string
+		setup func(t *testing.T, tr *tree) (link, target string)
+	}{
+		{"local file linked to a JSON credential file", engine.DestinationLocal, func(t *testing.T, tr *tree) (string, string) {
+			target := tr.write(t, filepath.Join(tr.home, ".docker", "config.json"), `{"auths": {"r.example": {"auth": "`+secret+`"}}}`)
+			link := filepath.Join(tr.proj, ".permopa", "settings.local.json")
+			symlink(t, target, link)
+			return link, target
+		}},
+		{"project file linked to another project's settings", engine.DestinationProject, func(t *testing.T, tr *tree) (string, string) {
+			target := tr.write(t, filepath.Join(tr.root, "other", ".permopa", "settings.yaml"), "# "+secret+"\npermissions: {deny: [\"Bash(rm:*)\"]}\n")
+			link := filepath.Join(tr.proj, ".permopa", "settings.yaml")
+			symlink(t, target, link)
+			return link, target
+		}},
+		{"user file linked", engine.DestinationUser, func(t *testing.T, tr *tree) (string, string) {
+			target := tr.write(t, filepath.Join(tr.home, "dotfiles", "settings.yaml"), "# "+secret+"\npermissions: {}\n")
+			link := filepath.Join(tr.user, "settings.yaml")
+			symlink(t, target, link)
+			return link, target
+		}},
+		{".permopa directory linked to the user's settings", engine.DestinationLocal, func(t *testing.T, tr *tree) (string, string) {
+			target := tr.write(t, filepath.Join(tr.user, "settings.local.yaml"), "# "+secret+"\npermissions: {}\n")
+			link := filepath.Join(tr.proj, ".permopa")
+			symlink(t, tr.user, link)
+			return link, target
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := newTree(t)
+			link, target := c.setup(t, tr)
+			before, err := os.ReadFile(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, l, _ := tr.attach(t)
+			_, err = l.AddRules(ctx, c.dest, "", []engine.Rule{rule}, 0)
+			if err == nil || !strings.Contains(err.Error(), "symbolic link") || strings.Contains(err.Error(), secret) {
+				t.Fatalf("AddRules: %v, want a refusal naming the link", err)
+			}
+			if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link was replaced: %v %v", info, err)
+			}
+			if after, _ := os.ReadFile(target); string(after) != string(before) {
+				t.Errorf("the target was changed:\n%s", after)
+			}
+			if _, err := l.RevokeRules(ctx, c.dest, "", []engine.Rule{rule}); err == nil {
+				t.Errorf("RevokeRules wrote through the link")
+			}
+		})
+	}
+}
+
+// WithMaxConcurrent counts evaluations abandoned at their deadline until
+// they end: a decision that finds every slot taken by them is a DENY with
+// code timeout, and once they end decisions go on.
+func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
+	registerStall()
+	policy := filepath.Join(t.TempDir(), "stall.rego")
+	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy),
+		engine.WithTimeout(100*time.Millisecond), engine.WithMaxConcurrent(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 1500}); d.Code != engine.CodeTimeout {
+		t.Fatalf("the stalled decision: %+v", d)
+	}
+	// Its evaluation still holds the only slot.
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Code != engine.CodeTimeout || !strings.Contains(d.Message, "already running") {
+		t.Errorf("while the slot is held: %+v", d)
+	}
+	// Bounded wait for the stalled evaluation to end, not a timing assertion.
+	for i := 0; ; i++ {
+		if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior == engine.Allow {
+			break
+		}
+		if i == 100 {
+			t.Fatal("the slot was never given back")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
