@@ -69,6 +69,10 @@ type Decision struct {
 	ToolUseID      any    `json:"tool_use_id"`
 	// Code is set on step "error" decisions: one of the Code* constants.
 	Code string `json:"code,omitempty"`
+	// DecisionID names the decision in a server's answers and decision
+	// logs; a confirmation of an ASK names it (docs/opa.md). The engine
+	// leaves it empty.
+	DecisionID string `json:"decision_id,omitempty"`
 }
 
 // failClosed is the decision for any fault: DENY, step "error".

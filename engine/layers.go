@@ -152,6 +152,10 @@ func NewLayers(opts LayerOptions) *Layers {
 	return l
 }
 
+// UserDir is the user's settings directory the layers use ("" when
+// there is none: no HOME, XDG_CONFIG_HOME nor PERMOPA_CONFIG_DIR).
+func (l *Layers) UserDir() string { return l.opts.UserDir }
+
 // LoadLayers reads every layer once and merges them: the settings for
 // `permopa decide` and other one-shot uses. The errors are problems to
 // report (an unreadable file, an invalid rule, each naming the file and the

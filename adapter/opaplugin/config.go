@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -28,6 +31,22 @@ const (
 
 // DefaultMaxBodyBytes is the default limit on request bodies (1 MiB).
 const DefaultMaxBodyBytes = 1 << 20
+
+// Defaults of the bounds on work (limits, decision_timeout) and of confirm.
+const (
+	// DefaultDecisionTimeout bounds one check: past it the answer is a
+	// DENY with code timeout. Ordinary checks take well under a
+	// millisecond; a hook client gives up after 2 s.
+	DefaultDecisionTimeout = time.Second
+	// DefaultLargeBodyBytes: a check whose body is larger waits for one of
+	// the few large-body slots, so that large inputs cannot take the CPUs
+	// from ordinary ones.
+	DefaultLargeBodyBytes = 16 << 10
+	// DefaultConfirmWindow is how long a check's ASK can be confirmed.
+	DefaultConfirmWindow = 15 * time.Minute
+	// DefaultMaxPending caps the ASKs remembered for confirmation.
+	DefaultMaxPending = 10000
+)
 
 // DefaultPath is the default decision path, data.permopa.policy.decision.
 const DefaultPath = "permopa/policy/decision"
@@ -65,8 +84,56 @@ type Config struct {
 	// been activated once: an organisation's deny rules arriving in a
 	// bundle are then never missing from a decision.
 	WaitForBundles *bool `json:"wait_for_bundles"`
+	// DecisionTimeout bounds each check (a Go duration, default 1s).
+	DecisionTimeout string `json:"decision_timeout"`
+	// Limits bound the work checks may take at once.
+	Limits LimitsConfig `json:"limits"`
+	// HTTP guards the server's routes: tokens, hosts, origins.
+	HTTP HTTPConfig `json:"http"`
+	// Confirm says how long checks' ASKs can be confirmed.
+	Confirm ConfirmConfig `json:"confirm"`
 
-	query string
+	query           string
+	decisionTimeout time.Duration
+	confirmWindow   time.Duration
+}
+
+// LimitsConfig bounds the checks evaluated at once. A check evaluation
+// that passed its deadline keeps its slot until it really ends, so these
+// also bound the CPU and memory that slow inputs can hold.
+type LimitsConfig struct {
+	// MaxConcurrent caps the checks evaluated at once (default 4 per CPU).
+	MaxConcurrent int `json:"max_concurrent"`
+	// LargeBodyBytes: checks with a larger body (default 16 KiB) are
+	// evaluated in their own, smaller pool.
+	LargeBodyBytes int64 `json:"large_body_bytes"`
+	// MaxLargeConcurrent caps the large checks evaluated at once (default:
+	// half the CPUs, at least 1).
+	MaxLargeConcurrent int `json:"max_large_concurrent"`
+}
+
+// HTTPConfig guards the routes (docs/opa.md, "Authentication").
+type HTTPConfig struct {
+	// TokenFile holds the agents' token (default <user_dir>/server-token,
+	// created at the first start).
+	TokenFile string `json:"token_file"`
+	// AdminTokenFile holds the administrators' token (default
+	// <user_dir>/server-admin-token, created at the first start).
+	AdminTokenFile string `json:"admin_token_file"`
+	// AllowedHosts are Host header values accepted besides the listener's
+	// own address ("permopa.internal" for any port, or with a port).
+	AllowedHosts []string `json:"allowed_hosts"`
+	// AllowedOrigins are browser origins (scheme://host[:port]) whose
+	// requests are accepted; every other request with an Origin is refused.
+	AllowedOrigins []string `json:"allowed_origins"`
+}
+
+// ConfirmConfig bounds what the server remembers of checks' ASKs.
+type ConfirmConfig struct {
+	// Window is how long an ASK can be confirmed (a Go duration, default 15m).
+	Window string `json:"window"`
+	// MaxPending caps the ASKs remembered (default 10000; the oldest go first).
+	MaxPending int `json:"max_pending"`
 }
 
 // SettingsConfig are the settings layers' locations (engine.LayerOptions).
@@ -107,6 +174,25 @@ func (c *Config) waitForBundles() bool { return c.WaitForBundles == nil || *c.Wa
 
 // Query is the decision query of the configured path.
 func (c *Config) Query() string { return c.query }
+
+// Timeout is the deadline of one check.
+func (c *Config) Timeout() time.Duration { return c.decisionTimeout }
+
+// maxConcurrent is limits.max_concurrent with its default.
+func (c *Config) maxConcurrent() int {
+	if c.Limits.MaxConcurrent > 0 {
+		return c.Limits.MaxConcurrent
+	}
+	return 4 * runtime.GOMAXPROCS(0)
+}
+
+// maxLargeConcurrent is limits.max_large_concurrent with its default.
+func (c *Config) maxLargeConcurrent() int {
+	if c.Limits.MaxLargeConcurrent > 0 {
+		return c.Limits.MaxLargeConcurrent
+	}
+	return max(1, runtime.GOMAXPROCS(0)/2)
+}
 
 // mask is the list of pointers to erase, as path segments under input.
 func (c *Config) mask() [][]string {
@@ -171,6 +257,37 @@ func ParseConfig(raw []byte) (*Config, error) {
 		return nil, fmt.Errorf("plugins.%s.path: %w", Name, err)
 	}
 	c.query = q
+	if c.decisionTimeout, err = duration(c.DecisionTimeout, DefaultDecisionTimeout); err != nil {
+		return nil, fmt.Errorf("plugins.%s.decision_timeout: %w", Name, err)
+	}
+	if c.confirmWindow, err = duration(c.Confirm.Window, DefaultConfirmWindow); err != nil {
+		return nil, fmt.Errorf("plugins.%s.confirm.window: %w", Name, err)
+	}
+	for field, n := range map[string]int64{
+		"limits.max_concurrent": int64(c.Limits.MaxConcurrent), "limits.max_large_concurrent": int64(c.Limits.MaxLargeConcurrent),
+		"limits.large_body_bytes": c.Limits.LargeBodyBytes, "confirm.max_pending": int64(c.Confirm.MaxPending),
+	} {
+		if n < 0 {
+			return nil, fmt.Errorf("plugins.%s.%s: %d: want a positive number (or leave it out for the default)", Name, field, n)
+		}
+	}
+	if c.Limits.LargeBodyBytes == 0 {
+		c.Limits.LargeBodyBytes = DefaultLargeBodyBytes
+	}
+	if c.Confirm.MaxPending == 0 {
+		c.Confirm.MaxPending = DefaultMaxPending
+	}
+	for i, h := range c.HTTP.AllowedHosts {
+		if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ ") {
+			return nil, fmt.Errorf("plugins.%s.http.allowed_hosts[%d]: %q: want a host name or host:port", Name, i, h)
+		}
+	}
+	for i, o := range c.HTTP.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return nil, fmt.Errorf("plugins.%s.http.allowed_origins[%d]: %q: want scheme://host[:port]", Name, i, o)
+		}
+	}
 	for i, f := range c.Settings.Files {
 		if strings.TrimSpace(f) == "" {
 			return nil, fmt.Errorf("plugins.%s.settings.files[%d]: empty file name", Name, i)
@@ -199,7 +316,7 @@ func configError(err error) error {
 		return fmt.Errorf("plugins.%s.%s: want a %s, got a JSON %s", Name, field, typeName(te.Type.Kind().String()), te.Value)
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path or wait_for_bundles; settings takes managed_dir, project_dir, user_dir, files, watch and projects (from_cwd, roots); decision_logs takes mask)", Name, f)
+		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path, wait_for_bundles, decision_timeout, limits, http or confirm; settings takes managed_dir, project_dir, user_dir, files, watch and projects (from_cwd, roots); decision_logs takes mask; limits takes max_concurrent, large_body_bytes and max_large_concurrent; http takes token_file, admin_token_file, allowed_hosts and allowed_origins; confirm takes window and max_pending)", Name, f)
 	}
 	return fmt.Errorf("plugins.%s: %w", Name, err)
 }
@@ -216,6 +333,18 @@ func typeName(kind string) string {
 		return "boolean"
 	}
 	return kind
+}
+
+// duration reads a positive Go duration ("" is def).
+func duration(s string, def time.Duration) (time.Duration, error) {
+	if strings.TrimSpace(s) == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: want a positive duration such as 500ms, 2s or 15m", s)
+	}
+	return d, nil
 }
 
 // pathQuery turns a slash-separated path under data into a query.

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -39,6 +40,11 @@ const (
 	CodeInvalidRequest  = "invalid_request"    // 400: a confirm field has the wrong type
 	CodeUnavailable     = "unavailable"        // 503: the plugin is in an error state (see the message); nothing was written
 	CodePluginNotLoaded = "plugin_not_running" // 503: the route exists but the plugin was removed by a reconfiguration
+	// Confirmations bound to checks (docs/opa.md, "Confirm").
+	CodeDecisionRequired = "decision_required"  // 400: a confirm names no decision_id (and is not an admin confirm)
+	CodeUnknownDecision  = "unknown_decision"   // 409: no pending ASK has that decision_id (never checked, expired, already answered)
+	CodeToolCallMismatch = "tool_call_mismatch" // 409: the confirm's tool_call is not the call that was checked
+	CodeRuleNotSuggested = "rule_not_suggested" // 403: a rule the check did not suggest (only an admin confirm may add any rule)
 )
 
 // apiError is an error answer: {"code": "...", "message": "..."}.
@@ -67,6 +73,8 @@ func registerRoutes(m *plugins.Manager) {
 			f(p, w, r)
 		})
 	}
+	// Every route, OPA's own included, goes through the guard (guard.go).
+	m.ExtraMiddleware(guardMiddleware(m))
 	handle(RouteCheck, "v1/permission/check", (*Plugin).serveCheck)
 	handle(RouteConfirm, "v1/permission/confirm", (*Plugin).serveConfirm)
 	handle(RouteRules, "v1/permission/rules", (*Plugin).serveRules)
@@ -81,23 +89,101 @@ func registerRoutes(m *plugins.Manager) {
 
 func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	cfg := p.cfg.Load()
+	if !jsonContentType(r) {
+		writeError(w, unsupportedMedia(r))
+		return
+	}
 	started := time.Now()
+	ctx, cancel := context.WithTimeout(r.Context(), cfg.Timeout())
+	defer cancel()
+	id := newDecisionID()
+	// A slot is taken before the body is read: bodies waiting for one are
+	// not in memory, and large ones (or of unknown length) have their own,
+	// smaller pool, so they cannot take every CPU from ordinary checks.
+	ln := p.lanes.Load()
+	if ln == nil {
+		ln = newLanes(cfg)
+		p.lanes.CompareAndSwap(nil, ln)
+		ln = p.lanes.Load()
+	}
+	sem := ln.normal
+	if r.ContentLength < 0 || r.ContentLength > cfg.Limits.LargeBodyBytes {
+		sem = ln.large
+	}
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		d := engine.FailClosed(engine.CodeTimeout, fmt.Sprintf("no decision within %s: the server is busy with %d checks like this one; denied to fail closed", cfg.Timeout(), cap(sem)))
+		d.DecisionID = id
+		p.logDecision(r, nil, cfg, map[string]any{}, d, metrics.New(), started, id)
+		writeJSON(w, http.StatusOK, d)
+		return
+	}
+	release := func() { <-sem }
 	input, aerr := readBody(w, r, cfg.MaxBodyBytes)
 	if aerr != nil {
+		release()
 		writeError(w, aerr)
 		return
 	}
+	// The evaluation runs apart: past the deadline the answer is a DENY
+	// at once, while the evaluation (which holds its slot) stops at its
+	// next step. Whoever claims first, the evaluation or the deadline,
+	// is what is logged and answered.
+	var claimed atomic.Bool
+	type result struct {
+		d   engine.Decision
+		err error
+	}
+	done := make(chan result, 1)
 	m := metrics.New()
-	m.Timer(metricCheck).Start()
-	d, err := p.decide(r.Context(), input, func(txn storage.Transaction, d engine.Decision) {
-		m.Timer(metricCheck).Stop()
-		p.logDecision(r, txn, cfg, input, d, m, started)
-	})
-	if err != nil {
-		writeError(w, &apiError{http.StatusInternalServerError, CodePolicyUnavailable, err.Error()})
+	go func() {
+		defer release()
+		m.Timer(metricCheck).Start()
+		d, err := p.decide(ctx, input, func(txn storage.Transaction, d engine.Decision) {
+			m.Timer(metricCheck).Stop()
+			if claimed.CompareAndSwap(false, true) {
+				d.DecisionID = id
+				p.logDecision(r, txn, cfg, input, d, m, started, id)
+			}
+		})
+		done <- result{d, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		if !claimed.CompareAndSwap(false, true) {
+			res = <-done // the evaluation finished as the deadline passed
+			break
+		}
+		res.d = engine.FailClosed(engine.CodeTimeout, fmt.Sprintf("no decision within %s (plugins.permopa.decision_timeout); denied to fail closed", cfg.Timeout()))
+		if r.Context().Err() != nil {
+			res.d.Message = "the client went away before the decision; denied"
+		}
+		res.d.DecisionID = id
+		p.logDecision(r, nil, cfg, input, res.d, m, started, id)
+	}
+	if res.err != nil {
+		writeError(w, &apiError{http.StatusInternalServerError, CodePolicyUnavailable, res.err.Error()})
 		return
 	}
+	d := res.d
+	d.DecisionID = id
+	if d.Behavior == engine.Ask {
+		if ps := p.pending.Load(); ps != nil {
+			ps.add(id, input, d.SuggestedRules, time.Now())
+		}
+	}
 	writeJSON(w, http.StatusOK, d)
+}
+
+func unsupportedMedia(r *http.Request) *apiError {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "none"
+	}
+	return &apiError{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, fmt.Sprintf("Content-Type %s: want application/json", ct)}
 }
 
 const metricCheck = "permopa_check"
@@ -157,6 +243,16 @@ func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transa
 
 func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	cfg := p.cfg.Load()
+	if !jsonContentType(r) {
+		writeError(w, unsupportedMedia(r))
+		return
+	}
+	c := callerOf(r)
+	if !c.mayWrite() {
+		writeError(w, &apiError{http.StatusUnauthorized, CodeUnauthorized,
+			"over TCP, confirm needs a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)"})
+		return
+	}
 	body, aerr := readBody(w, r, cfg.MaxBodyBytes)
 	if aerr != nil {
 		writeError(w, aerr)
@@ -170,6 +266,12 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	var res adapter.ConfirmResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		writeError(w, confirmDecodeError(err))
+		return
+	}
+	fields, _ := body.(map[string]any)
+	pa, aerr := p.bindConfirm(c, fields, &res)
+	if aerr != nil {
+		writeError(w, aerr)
 		return
 	}
 	if res.Destination == "" {
@@ -198,7 +300,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 			layers = pl
 		}
 	}
-	c, err := adapter.Confirm(r.Context(), eng, layers, res)
+	conf, err := adapter.Confirm(r.Context(), eng, layers, res)
 	if err != nil {
 		var ce *adapter.ConfirmError
 		if errors.As(err, &ce) {
@@ -212,15 +314,63 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusInternalServerError, adapter.CodeRulesNotSaved, err.Error()})
 		return
 	}
-	if len(c.Rules) > 0 {
-		names := make([]string, len(c.Rules))
-		for i, rule := range c.Rules {
+	if len(conf.Rules) > 0 {
+		names := make([]string, len(conf.Rules))
+		for i, rule := range conf.Rules {
 			names[i] = rule.Behavior + " " + rule.String() + " → " + rule.Layer
 		}
 		p.m.Logger().WithFields(map[string]any{"session_id": res.ToolCall.SessionID, "remote_addr": r.RemoteAddr}).
 			Info("permopa: rules accepted: %s", strings.Join(names, ", "))
 	}
-	writeJSON(w, http.StatusOK, c)
+	if pa != nil {
+		// One answer per question: the ASK cannot be confirmed again.
+		p.pending.Load().remove(pa)
+	}
+	writeJSON(w, http.StatusOK, conf)
+}
+
+// bindConfirm holds a confirm to a checked call: it must name the
+// decision_id of a check answered ASK (not yet confirmed, within
+// confirm.window), its tool_call (when it names one) must be that call,
+// and its rules must be among those the check suggested. An admin confirm
+// ("admin": true, the administrators' token or system.authz) may name any
+// call and any rules.
+func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.ConfirmResult) (*pendingAsk, *apiError) {
+	if admin, _ := fields["admin"].(bool); admin {
+		if !c.isAdmin() {
+			return nil, &apiError{http.StatusForbidden, CodeAdminRequired, `"admin": true needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz`}
+		}
+		return nil, nil
+	}
+	id, _ := fields["decision_id"].(string)
+	if id == "" {
+		return nil, &apiError{http.StatusBadRequest, CodeDecisionRequired, "decision_id: missing: name the decision_id of the check that answered ASK (only an admin confirm may name none)"}
+	}
+	ps := p.pending.Load()
+	var pa *pendingAsk
+	if ps != nil {
+		pa = ps.get(id, time.Now())
+	}
+	if pa == nil {
+		return nil, &apiError{http.StatusConflict, CodeUnknownDecision, fmt.Sprintf("decision_id %q: no ASK waiting for an answer has it (never checked here, already answered, or older than confirm.window): check the call again", id)}
+	}
+	if tc, ok := fields["tool_call"]; ok && tc != nil {
+		if got, ok := normalizedCall(tc); !ok || !bytes.Equal(got, pa.call) {
+			return nil, &apiError{http.StatusConflict, CodeToolCallMismatch, fmt.Sprintf("tool_call: not the call decision %s was made for", id)}
+		}
+	} else {
+		var call adapter.Call
+		if err := json.Unmarshal(pa.call, &call); err != nil {
+			return nil, &apiError{http.StatusInternalServerError, CodeInvalidRequest, err.Error()}
+		}
+		res.ToolCall = call
+	}
+	for _, r := range res.Rules {
+		if !pa.suggestedRule(r) {
+			return nil, &apiError{http.StatusForbidden, CodeRuleNotSuggested, fmt.Sprintf("rule %s was not suggested for decision %s: accept its suggested rules, or have an administrator confirm (\"admin\": true)", r, id)}
+		}
+	}
+	return pa, nil
 }
 
 // managedOnly refuses a confirmed allow rule for a project's files while

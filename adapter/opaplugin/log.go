@@ -1,6 +1,7 @@
 package opaplugin
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -23,19 +24,31 @@ import (
 // configured: the input with the mask pointers erased, the decision as
 // the result, and the revisions of the bundles in the snapshot the
 // decision was made in.
-func (p *Plugin) logDecision(r *http.Request, txn storage.Transaction, cfg *Config, input any, d engine.Decision, m metrics.Metrics, started time.Time) {
+func (p *Plugin) logDecision(r *http.Request, txn storage.Transaction, cfg *Config, input any, d engine.Decision, m metrics.Metrics, started time.Time, id string) {
 	lp := logs.Lookup(p.m)
 	if lp == nil {
 		return
 	}
-	ctx := r.Context()
+	// The request's context may have ended (a client gone, a deadline
+	// passed): the event is still written.
+	ctx := context.WithoutCancel(r.Context())
+	if txn == nil {
+		// A decision made without evaluating (the deadline passed): the
+		// bundle revisions of the store as it is now.
+		t, err := p.m.Store.NewTransaction(ctx)
+		if err == nil {
+			defer p.m.Store.Abort(ctx, t)
+			txn = t
+		}
+	}
 	masked, erased := maskInput(input, cfg.mask())
 	var result any
 	if b, err := json.Marshal(d); err == nil {
 		_ = json.Unmarshal(b, &result)
 	}
 	bundles := map[string]server.BundleInfo{}
-	if names, err := bundle.ReadBundleNamesFromStore(ctx, p.m.Store, txn); err == nil {
+	if txn != nil {
+		names, _ := bundle.ReadBundleNamesFromStore(ctx, p.m.Store, txn)
 		for _, name := range names {
 			if rev, err := bundle.ReadBundleRevisionFromStore(ctx, p.m.Store, txn, name); err == nil {
 				bundles[name] = server.BundleInfo{Revision: rev}
@@ -44,7 +57,7 @@ func (p *Plugin) logDecision(r *http.Request, txn storage.Transaction, cfg *Conf
 	}
 	info := &server.Info{
 		Txn:                txn,
-		DecisionID:         newDecisionID(),
+		DecisionID:         id,
 		Path:               cfg.Path,
 		Input:              &masked,
 		Results:            &result,

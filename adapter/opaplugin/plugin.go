@@ -114,6 +114,21 @@ type Plugin struct {
 	// bundlesReady is set once every configured bundle has been activated
 	// (bundles stay activated: OPA keeps the last good one).
 	bundlesReady atomic.Bool
+
+	// tokens are the server's tokens (guard.go); nil until Start.
+	tokens atomic.Pointer[tokens]
+	// pending remembers recent ASKs for confirmation (pending.go).
+	pending atomic.Pointer[pendingAsks]
+	// lanes bound the checks evaluated at once (http.go).
+	lanes atomic.Pointer[lanes]
+}
+
+// lanes are the semaphores of check evaluations: ordinary bodies, and
+// large ones (over limits.large_body_bytes, or of unknown length).
+type lanes struct{ normal, large chan struct{} }
+
+func newLanes(cfg *Config) *lanes {
+	return &lanes{normal: make(chan struct{}, cfg.maxConcurrent()), large: make(chan struct{}, cfg.maxLargeConcurrent())}
 }
 
 // pendingBundles names the bundles of OPA's configuration that have not
@@ -296,6 +311,10 @@ func (p *Plugin) refresh() {
 // setupLocked (re)builds the engine and the settings layers. p.mu is held.
 func (p *Plugin) setupLocked(ctx context.Context) {
 	cfg := p.cfg.Load()
+	p.lanes.Store(newLanes(cfg))
+	if old := p.pending.Load(); old == nil || old.max != cfg.Confirm.MaxPending || old.window != cfg.confirmWindow {
+		p.pending.Store(newPendingAsks(cfg.Confirm.MaxPending, cfg.confirmWindow))
+	}
 	var f *fault
 	if _, err := p.ensurePolicy(ctx, cfg); err != nil {
 		f = &fault{CodeEmbeddedPolicyFail, err.Error()}
@@ -340,6 +359,11 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 		_ = old.Close()
 	}
 	p.projects.Store(newProjects(eng, sc.Projects, p.m.Logger().Warn))
+	if !OPAAuthorization() {
+		toks, tproblems := loadTokens(cfg, layers.UserDir())
+		p.tokens.Store(toks)
+		problems = append(problems, tproblems...)
+	}
 	p.eng.Store(eng)
 	if sf := p.ensureSettings(ctx, eng); sf != nil && f == nil {
 		f = sf

@@ -356,9 +356,10 @@ func TestMaskInput(t *testing.T) {
 	}
 }
 
-// Settings problems are reported in the plugin status without dropping the
-// rules that could be read: WARN for an invalid allow rule, ERROR for an
-// invalid deny rule (a deny rule may be missing).
+// Settings problems are reported in the plugin status: WARN for an
+// invalid allow rule (the rules that could be read apply), ERROR for an
+// invalid deny rule, where every check is DENY (a deny rule may be
+// missing).
 func TestSettingsProblemsStatus(t *testing.T) {
 	for _, c := range []struct {
 		yaml  string
@@ -374,8 +375,12 @@ func TestSettingsProblemsStatus(t *testing.T) {
 			t.Errorf("%q: status %+v, want %s naming the rule", c.yaml, st, c.state)
 		}
 		d := h.decide(t, `{"tool_name": "Bash", "tool_input": {"command": "git push"}, "cwd": "/tmp"}`)
-		if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+		if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule && (c.state != plugins.StateErr || d.Code != engine.CodeSettingsUnreadable) {
 			t.Errorf("%q: the valid deny rule: %+v", c.yaml, d)
+		}
+		d = h.decide(t, `{"tool_name": "Read", "tool_input": {"file_path": "/tmp/x"}, "cwd": "/tmp"}`)
+		if (d.Behavior == engine.Allow) != (c.state == plugins.StateWarn) {
+			t.Errorf("%q: a read-only call: %+v", c.yaml, d)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -255,21 +256,14 @@ func TestProjectConfirm(t *testing.T) {
 	app := projectDir(t, filepath.Join(root, "app"), "permissions:\n  ask: [\"Bash(git push:*)\"]\n", "")
 	server := t.TempDir()
 	h := start(t, newBundleServer(t), projectsConfig(server, root))
-	srv := httptest.NewServer(http.HandlerFunc(h.p.serveConfirm))
-	t.Cleanup(srv.Close)
+	// Administrators' confirms: any call, any rule (TestConfirmBoundToCheckedCall
+	// holds the agents' to checked calls).
+	srv := h.serve(t, serveOpts{})
+	admin := h.token(t, hookproto.AdminTokenFileName)
 	confirm := func(cwd, dest string) (int, map[string]any) {
 		t.Helper()
-		body := fmt.Sprintf(`{"confirmed": true, "destination": %q, "rules": ["Bash(npm install:*)"], "tool_call": {"tool_name": "Bash", "tool_input": {"command": "npm install x"}, "cwd": %q}}`, dest, cwd)
-		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, out
+		body := fmt.Sprintf(`{"confirmed": true, "admin": true, "destination": %q, "rules": ["Bash(npm install:*)"], "tool_call": {"tool_name": "Bash", "tool_input": {"command": "npm install x"}, "cwd": %q}}`, dest, cwd)
+		return srv.do(t, req{path: "/v1/permission/confirm", body: body, token: admin})
 	}
 	if code, out := confirm(app, "project"); code != http.StatusOK || out["approved"] != true {
 		t.Fatalf("confirm: %d %v", code, out)

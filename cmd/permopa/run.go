@@ -30,11 +30,69 @@ func setupRun(root *cobra.Command) {
 				return err
 			}
 		}
+		// With system.authz on, it judges every route and the plugin
+		// does not ask for its own tokens (docs/opa.md, "Authentication").
+		if f := c.Flags().Lookup("authorization"); f != nil {
+			opaplugin.SetOPAAuthorization(f.Value.String() == "basic")
+		}
+		// OPA reads request bodies of up to 256 MiB (512 MiB after gzip) by
+		// default: a permission server takes far less from anyone who
+		// reaches its port, unless the configuration says otherwise.
+		if !configures(c, "server.decoding") {
+			for _, kv := range []string{"server.decoding.max_length=" + maxRequestBytes, "server.decoding.gzip.max_length=" + maxRequestBytes} {
+				if err := c.Flags().Set("set", kv); err != nil {
+					return err
+				}
+			}
+		}
 		if configuresPlugin(c) {
 			return nil
 		}
 		return c.Flags().Set("set", "plugins."+opaplugin.Name+".default_policy="+opaplugin.PolicyAuto)
 	}
+}
+
+// maxRequestBytes is the default server.decoding.max_length (and gzip
+// max_length) of `permopa run`: 16 MiB.
+const maxRequestBytes = "16777216"
+
+// configures reports whether the user's configuration (--set, --set-file,
+// --config-file) sets the dotted key prefix (e.g. server.decoding).
+func configures(c *cobra.Command, prefix string) bool {
+	for _, flag := range []string{"set", "set-file"} {
+		values, _ := c.Flags().GetStringArray(flag)
+		for _, v := range values {
+			for _, kv := range strings.Split(v, ",") {
+				key, _, _ := strings.Cut(strings.TrimSpace(kv), "=")
+				if key == prefix || strings.HasPrefix(key, prefix+".") {
+					return true
+				}
+			}
+		}
+	}
+	file, _ := c.Flags().GetString("config-file")
+	if file == "" {
+		return false
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return false
+	}
+	var cur any = doc
+	for _, k := range strings.Split(prefix, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		if cur, ok = m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // configuresPlugin reports whether the user's configuration (--set,
