@@ -38,9 +38,15 @@ const maxAnswer = 4 << 20
 type UnreachableError struct {
 	Addr string
 	Err  error
+	// NotAsked: the client would not send to this server (a TCP server
+	// and no token to present); nothing was sent either.
+	NotAsked bool
 }
 
 func (e *UnreachableError) Error() string {
+	if e.NotAsked {
+		return fmt.Sprintf("permopa server %s was not asked: %v", e.Addr, e.Err)
+	}
 	return fmt.Sprintf("permopa server %s is unreachable: %v", e.Addr, e.Err)
 }
 
@@ -57,11 +63,19 @@ type Client struct {
 	network, target string
 	host            string
 	timeout         time.Duration
+	// token is presented to a TCP server (Authorization: Bearer);
+	// tokenErr says why there is none. A TCP server is asked only with one.
+	token    string
+	tokenErr error
 }
 
 // NewClient is a client for addr: unix:///path/to/permopa.sock,
 // http://ip:port or http://localhost:port (no TLS and no DNS: a unix socket
-// or loopback). timeout bounds each answer (0: DefaultServerTimeout).
+// or loopback). timeout bounds each answer (0: DefaultServerTimeout). A
+// TCP server is asked only with the token of DefaultTokenFile (the server
+// writes it at its first start; docs/hosts.md, "Fast path"): without one
+// the client sends nothing and Check returns an *UnreachableError with
+// NotAsked. Prefer the socket: its file permissions say who may connect.
 func NewClient(addr string, timeout time.Duration) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultServerTimeout
@@ -85,6 +99,7 @@ func NewClient(addr string, timeout time.Duration) (*Client, error) {
 			return nil, fmt.Errorf("server address %q: %v", addr, err)
 		}
 		c.network, c.target, c.host = "tcp", hostport, hostport
+		c.token, c.tokenErr = ReadTokenFile(DefaultTokenFile(os.Getenv))
 	default:
 		return nil, fmt.Errorf("server address %q: want unix:///path/to/permopa.sock or http://host:port", addr)
 	}
@@ -94,11 +109,22 @@ func NewClient(addr string, timeout time.Duration) (*Client, error) {
 // Addr is the address the client was made for.
 func (c *Client) Addr() string { return c.addr }
 
+// SetToken sets the token presented to a TCP server (instead of the one
+// of DefaultTokenFile).
+func (c *Client) SetToken(tok string) { c.token, c.tokenErr = tok, nil }
+
 // Check asks the server to decide one input (contract §5). The answer must
 // be a decision with a known behavior; anything else (an error status, a
 // body that is not a decision, no answer within the timeout) is an error.
 // A server that cannot be connected to is an *UnreachableError.
 func (c *Client) Check(ctx context.Context, input map[string]any) (Decision, error) {
+	if c.network == "tcp" && c.token == "" {
+		err := c.tokenErr
+		if err == nil {
+			err = errors.New("no token")
+		}
+		return Decision{}, &UnreachableError{Addr: c.addr, NotAsked: true, Err: fmt.Errorf("a TCP server is asked only with its token (%v); use its unix socket, or set %s", err, EnvServerTokenFile)}
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	body, err := json.Marshal(input)
@@ -166,7 +192,11 @@ func (c *Client) post(ctx context.Context, path string, body []byte) (int, []byt
 	// would not (a cancelled parent context).
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", path, c.host, len(body))
+	auth := ""
+	if c.network == "tcp" {
+		auth = "Authorization: Bearer " + c.token + "\r\n"
+	}
+	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", path, c.host, auth, len(body))
 	if _, err := conn.Write(append([]byte(req), body...)); err != nil {
 		return 0, nil, fmt.Errorf("sending the call: %w", err)
 	}

@@ -139,6 +139,10 @@ func TestClientTCPAndTimeout(t *testing.T) {
 				defer conn.Close()
 				buf := make([]byte, 64<<10)
 				n, _ := conn.Read(buf)
+				if !strings.Contains(string(buf[:n]), "\r\nAuthorization: Bearer tok-0123456789abcdef\r\n") {
+					conn.Write([]byte("HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n"))
+					return
+				}
 				if strings.Contains(string(buf[:n]), `"hang"`) {
 					<-hang
 					return
@@ -151,6 +155,7 @@ func TestClientTCPAndTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.SetToken("tok-0123456789abcdef")
 	got, err := c.Check(context.Background(), map[string]any{"tool_name": "Bash"})
 	if err != nil || got.Behavior != hookproto.Deny {
 		t.Fatalf("%+v %v", got, err)
@@ -177,5 +182,88 @@ func TestClientRefusesAnotherUsersSocket(t *testing.T) {
 	var unreachable *hookproto.UnreachableError
 	if err == nil || errors.As(err, &unreachable) || !strings.Contains(err.Error(), "belongs to uid 12345") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A TCP server is asked only with a token: with no token file, or one that
+// others could read or that is a link, the client sends nothing (a
+// NotAsked UnreachableError, so the hook decides locally or, required,
+// blocks); with the file the server wrote, the token is presented.
+func TestClientTCPNeedsToken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan string, 16)
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 64<<10)
+			n, _ := conn.Read(buf)
+			got <- string(buf[:n])
+			const d = `{"behavior":"ALLOW","message":"ok","step":"read_only"}`
+			conn.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: " + itoa(len(d)) + "\r\n\r\n" + d))
+			conn.Close()
+		}
+	}()
+	dir := t.TempDir()
+	file := filepath.Join(dir, hookproto.TokenFileName)
+	link := filepath.Join(dir, "link")
+	cases := map[string]func(){
+		"no token file": func() {},
+		"a token file others can read": func() {
+			if err := os.WriteFile(file, []byte("tok-0123456789abcdef\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a token file that is a link": func() {
+			if err := os.Chmod(file, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(file, link); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv(hookproto.EnvServerTokenFile, link)
+		},
+		"a token too short": func() {
+			short := filepath.Join(dir, "short")
+			if err := os.WriteFile(short, []byte("abc\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv(hookproto.EnvServerTokenFile, short)
+		},
+	}
+	t.Setenv("PERMOPA_CONFIG_DIR", dir)
+	for _, name := range []string{"no token file", "a token file others can read", "a token file that is a link", "a token too short"} {
+		cases[name]()
+		c, err := hookproto.NewClient("http://"+l.Addr().String(), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Check(context.Background(), map[string]any{"tool_name": "Bash"})
+		var unreachable *hookproto.UnreachableError
+		if !errors.As(err, &unreachable) || !unreachable.NotAsked {
+			t.Errorf("%s: %v, want a NotAsked UnreachableError", name, err)
+		}
+	}
+	select {
+	case req := <-got:
+		t.Fatalf("the client sent without a token: %q", req)
+	default:
+	}
+	t.Setenv(hookproto.EnvServerTokenFile, "")
+	c, err := hookproto.NewClient("http://"+l.Addr().String(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := c.Check(context.Background(), map[string]any{"tool_name": "Bash"}); err != nil || d.Behavior != hookproto.Allow {
+		t.Fatalf("with the token file: %+v %v", d, err)
+	}
+	if req := <-got; !strings.Contains(req, "Authorization: Bearer tok-0123456789abcdef\r\n") {
+		t.Errorf("request without the token: %q", req)
 	}
 }

@@ -187,8 +187,22 @@ func TestServerConfirmToProject(t *testing.T) {
 	cwd, home := hookWorkspace(t)
 	addr := startProjectsServer(t, home, filepath.Dir(cwd))
 	hc := unixHTTPClient(strings.TrimPrefix(addr, "unix://"))
-	body := fmt.Sprintf(`{"confirmed": true, "destination": "local", "rules": ["Bash(npm install:*)"],
-		"tool_call": {"tool_name": "Bash", "tool_input": {"command": "npm install left-pad"}, "cwd": %q, "session_id": "s1"}}`, cwd)
+	// The call is checked first (ASK), and the confirm names that check.
+	call := fmt.Sprintf(`{"tool_name": "Bash", "tool_input": {"command": "npm install left-pad"}, "cwd": %q, "session_id": "s1"}`, cwd)
+	checked, err := hc.Post("http://permopa/v1/permission/check", "application/json", strings.NewReader(call))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ask struct {
+		Behavior   string `json:"behavior"`
+		DecisionID string `json:"decision_id"`
+	}
+	err = json.NewDecoder(checked.Body).Decode(&ask)
+	checked.Body.Close()
+	if err != nil || ask.Behavior != "ASK" || ask.DecisionID == "" {
+		t.Fatalf("check: %+v %v", ask, err)
+	}
+	body := fmt.Sprintf(`{"confirmed": true, "decision_id": %q, "destination": "local", "rules": ["Bash(npm install:*)"], "tool_call": %s}`, ask.DecisionID, call)
 	resp, err := hc.Post("http://permopa/v1/permission/confirm", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)

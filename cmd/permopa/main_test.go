@@ -152,11 +152,13 @@ func TestDecideMalformedInput(t *testing.T) {
 	}
 }
 
-// Settings files give rules with their layer, and --mode sets the default mode.
+// Settings files give rules with their layer, and --mode sets the default
+// mode; an invalid allow rule is reported and left out (an invalid deny
+// rule denies every call: TestDecideFailsClosedOnUnreadableSettings).
 func TestDecideWithSettings(t *testing.T) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "settings.json")
-	if err := os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(npm run:*)"], "deny": ["Bash(git push:*)", "Bash(bad"]}}`), 0o644); err != nil {
+	if err := os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(npm run:*)", "Bash(bad"], "deny": ["Bash(git push:*)"]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	in := `{"tool_name":"Bash","tool_input":{"command":"npm run build"},"cwd":"/tmp"}` + "\n" +

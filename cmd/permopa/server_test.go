@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/permopa/permopa/adapter/hookproto"
 )
 
 // lockedBuffer collects a process's output while the test reads it.
@@ -108,6 +110,9 @@ func (s *server) do(method, path, token, body string) (int, map[string]any) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -167,6 +172,17 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// adminToken reads the administrators' token a server started with
+// isolatedEnv(dir) made at its first start.
+func adminToken(t *testing.T, dir string) string {
+	t.Helper()
+	tok, err := hookproto.ReadTokenFile(filepath.Join(dir, "xdg", "permopa", hookproto.AdminTokenFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
 // isolatedEnv keeps the server away from the machine's managed and user settings.
@@ -247,7 +263,7 @@ plugins:
 		d := s.check(call)
 		want(t, "npm install", d, "ASK", "mode_fallback")
 		rules, _ := json.Marshal(d["suggested_rules"])
-		code, c := s.do("POST", "/v1/permission/confirm", "", `{"confirmed": true, "tool_call": `+call+`, "rules": `+string(rules)+`}`)
+		code, c := s.do("POST", "/v1/permission/confirm", "", `{"confirmed": true, "decision_id": "`+d["decision_id"].(string)+`", "tool_call": `+call+`, "rules": `+string(rules)+`}`)
 		if code != http.StatusOK || c["approved"] != true {
 			t.Fatalf("confirm: %d %v", code, c)
 		}
@@ -278,7 +294,8 @@ plugins:
 	t.Run("confirm project file", func(t *testing.T) {
 		call := `{"tool_name": "Bash", "tool_input": {"command": "make build"}, "cwd": "/tmp"}`
 		want(t, "make", s.check(call), "ASK", "mode_fallback")
-		code, c := s.do("POST", "/v1/permission/confirm", "", `{"confirmed": true, "tool_call": `+call+`, "rules": ["Bash(make:*)"], "destination": "project", "ttl": "24h"}`)
+		// An administrator's confirm: a rule of their choosing.
+		code, c := s.do("POST", "/v1/permission/confirm", adminToken(t, dir), `{"confirmed": true, "admin": true, "tool_call": `+call+`, "rules": ["Bash(make:*)"], "destination": "project", "ttl": "24h"}`)
 		if code != http.StatusOK || c["approved"] != true {
 			t.Fatalf("confirm: %d %v", code, c)
 		}
@@ -321,7 +338,9 @@ plugins:
 			{"/v1/permission/confirm", `{"confirmed": true, "tool_call": {"tool_name": "Bash"}, "ttl": "soon"}`, 400, "invalid_ttl"},
 			{"/v1/permission/confirm", `{"confirmed": true, "tool_call": {"tool_name": "Bash", "tool_input": "ls"}}`, 400, "invalid_tool_call"},
 		} {
-			code, e := s.do("POST", c.path, "", c.body)
+			// Administrators' confirms, so that every field is checked.
+			body := strings.Replace(c.body, `{"confirmed": true,`, `{"confirmed": true, "admin": true,`, 1)
+			code, e := s.do("POST", c.path, adminToken(t, dir), body)
 			if code != c.status || e["code"] != c.code || e["message"] == "" {
 				t.Errorf("%s %.60q: %d %v, want %d %s", c.path, c.body, code, e, c.status, c.code)
 			}
@@ -456,7 +475,7 @@ decision := {
 	if code != http.StatusUnauthorized {
 		t.Errorf("check without a token: %d", code)
 	}
-	confirm := `{"confirmed": true, "tool_call": ` + call + `, "rules": ["Read"]}`
+	confirm := `{"confirmed": true, "admin": true, "tool_call": ` + call + `, "rules": ["Read"]}`
 	code, e := s.do("POST", "/v1/permission/confirm", "agent-token", confirm)
 	if code != http.StatusUnauthorized {
 		t.Errorf("agent confirm: %d %v", code, e)
