@@ -7,12 +7,16 @@
 //
 //   - POST /v1/permission/check: body, the input of contract §5 (a Claude
 //     Code PreToolUse payload is one; unknown fields are ignored); answer 200
-//     with the decision of §5. Policy faults are DENY decisions with step
-//     "error" and a code, never HTTP errors.
+//     with the decision of §5 and its decision_id. Policy faults, and a
+//     check not decided within decision_timeout (code timeout), are DENY
+//     decisions with step "error" and a code, never HTTP errors.
 //   - POST /v1/permission/confirm: body, an adapter.ConfirmResult
-//     ({"confirmed", "tool_call", "rules", "destination", "ttl"}); answer 200
-//     with an adapter.Confirmation (approved, rules written, the call decided
-//     again). Without a destination, confirm_destination applies.
+//     ({"confirmed", "tool_call", "rules", "destination", "ttl"}) with the
+//     decision_id of the check that answered ASK; only that check's
+//     suggested rules are accepted, once (an admin confirm, "admin": true,
+//     may name any call and rule); answer 200 with an adapter.Confirmation
+//     (approved, rules written, the call decided again). Without a
+//     destination, confirm_destination applies.
 //   - GET /v1/permission/rules[?session_id=ID][&cwd=DIR]: {"rules": [...]},
 //     the rules in force: the organisation's (data.permopa.rules), the
 //     settings layers', with cwd the rules of that project (when
@@ -33,6 +37,20 @@
 // plugin is in an error state, e.g. a bundle owns permopa/settings), 500
 // policy_unavailable (the store could not open a transaction). A host must
 // treat any answer other than a 200 decision as DENY.
+//
+// Every route of the server, OPA's own included, is guarded (guard.go;
+// docs/opa.md §7): a Host that is not the server's address (403
+// forbidden_host), a cross-site Origin (403 cross_origin), a permopa POST
+// that is not application/json (415 unsupported_media_type), a wrong
+// Bearer token (401 unauthorized). Over TCP (or a unix socket others can
+// connect to) confirm needs a token (401 unauthorized): the agents' token
+// (server-token) or the administrators' (server-admin-token), both written
+// in the user directory at the first start; OPA's data and policy writes
+// need the administrators' token (403 admin_required). A confirm that
+// names no checked ASK is 400 decision_required or 409 unknown_decision,
+// one with another call 409 tool_call_mismatch, one with a rule the check
+// did not suggest 403 rule_not_suggested. With system.authz
+// (SetOPAAuthorization), it judges every route instead of the tokens.
 //
 // With --authorization=basic, OPA's authorizer reads and parses the bodies
 // of check and confirm before the handler (system.authz sees them as
@@ -63,6 +81,19 @@
 //	    decision_logs:
 //	      mask:                       # JSON pointers under /input erased from events
 //	        - /input/tool_input/content
+//	    decision_timeout: 1s          # a check not decided by then is DENY (timeout)
+//	    limits:                       # checks evaluated at once (past their deadline too)
+//	      max_concurrent: 8           #   default 4 per CPU
+//	      large_body_bytes: 16384     #   larger bodies use the large pool
+//	      max_large_concurrent: 1     #   default half the CPUs
+//	    http:
+//	      token_file: ...             # default <user_dir>/server-token
+//	      admin_token_file: ...       # default <user_dir>/server-admin-token
+//	      allowed_hosts: []           # Host names besides the listener's address
+//	      allowed_origins: []         # browser origins accepted
+//	    confirm:
+//	      window: 15m                 # how long an ASK can be confirmed
+//	      max_pending: 10000          # ASKs remembered
 //
 // `permopa run --server` enables the plugin with these defaults when the
 // configuration names neither plugins.permopa nor discovery.
@@ -89,7 +120,8 @@
 // the deny rules. Problems in settings files never drop rules already
 // accepted (the last good settings of a broken file are kept); they are
 // logged and set the plugin status to WARN, or ERROR when a deny or ask rule
-// could not be read (engine.UnsafeProblems).
+// could not be read (engine.UnsafeProblems): then every check is DENY with
+// code settings_unreadable until the file is fixed.
 //
 // # Project rules (settings.projects)
 //

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,18 +128,26 @@ func TestDecideHostileInputs(t *testing.T) {
 // into the pathological part (a Write's content).
 func checkRefused(t *testing.T, d map[string]any) {
 	t.Helper()
+	if p := refusalProblem(d); p != "" {
+		t.Error(p)
+	}
+}
+
+// refusalProblem is what checkRefused reports ("" when d is a refusal).
+func refusalProblem(d map[string]any) string {
 	switch d["behavior"] {
 	case "DENY":
 		if d["step"] == "error" && d["code"] == nil {
-			t.Errorf("a DENY without a code: %v", d)
+			return fmt.Sprintf("a DENY without a code: %v", d)
 		}
 	case "ASK":
 		if d["bypass_immune"] != true && d["step"] != "mode_fallback" {
-			t.Errorf("an ASK that an allow rule could silence: %v", d)
+			return fmt.Sprintf("an ASK that an allow rule could silence: %v", d)
 		}
 	default:
-		if d["step"] != "tool_check" || !strings.Contains(d["message"].(string), "Write") {
-			t.Errorf("let through: %v", d)
+		if msg, _ := d["message"].(string); d["step"] != "tool_check" || !strings.Contains(msg, "Write") {
+			return fmt.Sprintf("let through: %v", d)
 		}
 	}
+	return ""
 }
