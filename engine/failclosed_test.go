@@ -369,3 +369,36 @@ func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A permopa server's token files are credentials: reading one (which
+// would let an agent confirm its own rules over TCP) is a safety ASK that
+// no allow rule silences, and a DENY in dontAsk, through every read form.
+func TestServerTokensAreCredentials(t *testing.T) {
+	ctx := context.Background()
+	allowAll := engine.Settings{Home: "/home/u", Cwd: "/home/u/app", Rules: []engine.Rule{
+		{ToolName: "Read", Behavior: engine.Allow}, {ToolName: "Bash", Behavior: engine.Allow},
+	}}
+	eng, err := engine.New(ctx, engine.WithSettings(allowAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]map[string]any{
+		"Read token":        {"tool_name": "Read", "tool_input": map[string]any{"file_path": "/home/u/.config/permopa/server-token"}},
+		"Read admin token":  {"tool_name": "Read", "tool_input": map[string]any{"file_path": "~/.config/permopa/server-admin-token"}},
+		"cat token":         {"tool_name": "Bash", "tool_input": map[string]any{"command": "cat ~/.config/permopa/server-token"}},
+		"curl with token":   {"tool_name": "Bash", "tool_input": map[string]any{"command": "curl -H \"Authorization: Bearer $(cat /home/u/.config/permopa/server-admin-token)\" http://127.0.0.1:8181/v1/permission/confirm"}},
+		"redirect in token": {"tool_name": "Bash", "tool_input": map[string]any{"command": "head -c 64 < /home/u/.config/permopa/server-token"}},
+	}
+	for name, call := range calls {
+		for mode, want := range map[string]string{"default": engine.Ask, "acceptEdits": engine.Ask, "dontAsk": engine.Deny} {
+			in := map[string]any{"permission_mode": mode, "cwd": "/home/u/app"}
+			for k, v := range call {
+				in[k] = v
+			}
+			d := eng.Decide(ctx, in)
+			if d.Behavior != want || (want == engine.Ask && !d.BypassImmune) {
+				t.Errorf("%s in %s: %s %s (%s)", name, mode, d.Behavior, d.Step, d.Message)
+			}
+		}
+	}
+}

@@ -41,6 +41,8 @@ func TestClassifyDefaults(t *testing.T) {
 		{"/home/u/.gnupg/x", true, true, "`.gnupg` directory"},
 		{"/home/u/.docker/config.json", true, true, "`.docker/config.json` file"},
 		{"/home/u/.docker/daemon.json", true, false, "`.docker` directory"},
+		{"/home/u/.config/permopa/server-token", true, true, "`server-token` file"},
+		{"/etc/permopa/server-admin-token", true, true, "`server-admin-token` file"},
 		{"/home/u/.config/gh/hosts.yml", true, true, "`.config/gh` directory"},
 		{"/home/u/.config/gh", true, true, "`.config/gh` directory"},
 		{"/home/u/.config/git/config", true, false, "`.config/git` directory"},
