@@ -469,8 +469,16 @@ func ValidateRule(r Rule) error {
 // The error is for a file that cannot be read or parsed at all.
 // allow_managed_rules_only and disable_bypass_mode are honoured only when
 // source is SourceManaged.
+//
+// A deny or ask rule that cannot be read is also listed in the settings'
+// Unreadable, so that an engine built on them denies every call until it
+// is fixed (UnsafeProblems).
 func LoadSettingsFile(file, source string) (Settings, []error, error) {
-	return loadSettingsFile(file, source, filepath.Dir(file))
+	s, problems, err := loadSettingsFile(file, source, filepath.Dir(file))
+	for _, p := range UnsafeProblems(problems) {
+		s.Unreadable = append(s.Unreadable, p.Error())
+	}
+	return s, problems, err
 }
 
 // loadSettingsFile is LoadSettingsFile with relative additionalDirectories

@@ -64,9 +64,6 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 			if err != nil {
 				return nil, err
 			}
-			for _, p := range engine.UnsafeProblems(problems) {
-				ls.Unreadable = append(ls.Unreadable, p.Error())
-			}
 			all = append(all, problems...)
 			layers = append(layers, ls)
 		}
