@@ -31,6 +31,9 @@ func dial(ctx context.Context, network, target string) (conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkTCPListener(ap); err != nil {
+			return nil, err
+		}
 		if ap.Addr().Is4() {
 			family = syscall.AF_INET
 			sa = &syscall.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
