@@ -52,9 +52,9 @@ var (
 		{name: "id_ed25519*", credential: true, except: []string{"*.pub"}},
 		{name: "authorized_keys"},
 		{name: ".docker/config.json", credential: true},
-		// A permopa server's tokens (docs/opa.md §7): with one, a caller
-		// confirms rules over TCP.
-		{name: "server-token", credential: true}, {name: "server-admin-token", credential: true},
+		// A permopa server's tokens, where it writes them (docs/opa.md §7):
+		// with one, a caller confirms rules over TCP.
+		{name: ".config/permopa/server-token", credential: true}, {name: ".config/permopa/server-admin-token", credential: true},
 	}
 	defaultDirectories = []entrySpec{
 		{name: ".git"}, {name: ".ssh", credential: true}, {name: ".aws", credential: true},
