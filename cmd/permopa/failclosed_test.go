@@ -117,6 +117,9 @@ func TestDecideHostileInputs(t *testing.T) {
 				t.Errorf("the ordinary call: %v", ds[0])
 			}
 			checkRefused(t, ds[1])
+			if p := stableRefusal(in, ds[1]); p != "" {
+				t.Error(p)
+			}
 		})
 	}
 }
@@ -131,6 +134,19 @@ func checkRefused(t *testing.T, d map[string]any) {
 	if p := refusalProblem(d); p != "" {
 		t.Error(p)
 	}
+}
+
+// stableRefusal requires a call beyond the analyser's limits to be a DENY
+// of step error with a stable code (limit_exceeded, or timeout past the
+// deadline): "" when it is.
+func stableRefusal(in hostile.Input, d map[string]any) string {
+	if !in.Refused {
+		return ""
+	}
+	if code, _ := d["code"].(string); d["behavior"] != "DENY" || d["step"] != "error" || (code != "limit_exceeded" && code != "timeout") {
+		return fmt.Sprintf("%s: %v, want a DENY with code limit_exceeded or timeout", in.Name, d)
+	}
+	return ""
 }
 
 // refusalProblem is what checkRefused reports ("" when d is a refusal).

@@ -18,7 +18,7 @@ import (
 // hostileLoad sends the pathological calls of internal/hostile to a
 // server from n goroutines, round robin, until stop is closed; each answer
 // goes to check.
-func hostileLoad(url string, n int, stop <-chan struct{}, check func(name string, code int, d map[string]any, err error)) *sync.WaitGroup {
+func hostileLoad(url string, n int, stop <-chan struct{}, check func(in hostile.Input, code int, d map[string]any, err error)) *sync.WaitGroup {
 	inputs := hostile.Inputs()
 	bodies := make([][]byte, len(inputs))
 	for i, in := range inputs {
@@ -36,7 +36,7 @@ func hostileLoad(url string, n int, stop <-chan struct{}, check func(name string
 				}
 				k := i % len(bodies)
 				code, d, err := postJSON(client, url+"/v1/permission/check", bodies[k])
-				check(inputs[k].Name, code, d, err)
+				check(inputs[k], code, d, err)
 			}
 		})
 	}
@@ -82,17 +82,17 @@ func TestServerHostileLoad(t *testing.T) {
 	var mu sync.Mutex
 	var problems []string
 	stop := make(chan struct{})
-	wg := hostileLoad(srv.URL, 2, stop, func(name string, code int, d map[string]any, err error) {
+	wg := hostileLoad(srv.URL, 2, stop, func(in hostile.Input, code int, d map[string]any, err error) {
 		hostileAnswers.Add(1)
 		if err != nil || code != http.StatusOK {
 			mu.Lock()
-			problems = append(problems, fmt.Sprintf("%s: %d %v", name, code, err))
+			problems = append(problems, fmt.Sprintf("%s: %d %v", in.Name, code, err))
 			mu.Unlock()
 			return
 		}
-		if p := refusalProblem(d); p != "" {
+		if p := refusalProblem(d) + stableRefusal(in, d); p != "" {
 			mu.Lock()
-			problems = append(problems, name+": "+p)
+			problems = append(problems, in.Name+": "+p)
 			mu.Unlock()
 		}
 	})
@@ -168,7 +168,7 @@ func BenchmarkServerHostileLoad(b *testing.B) {
 	quiet := measure()
 	var refused atomic.Int64
 	stop := make(chan struct{})
-	wg := hostileLoad(srv.URL, 2, stop, func(_ string, code int, _ map[string]any, err error) {
+	wg := hostileLoad(srv.URL, 2, stop, func(_ hostile.Input, code int, _ map[string]any, err error) {
 		if err == nil && code == http.StatusOK {
 			refused.Add(1)
 		}

@@ -17,6 +17,11 @@ type Input struct {
 	Name string
 	// Call is the tool call (the input of /v1/permission/check).
 	Call map[string]any
+	// Refused: the call is beyond what permopa analyses, so the answer is
+	// a DENY with step "error" and a code (limit_exceeded from the Bash
+	// analyser's limits, or timeout). The others (huge or deep JSON that
+	// the policy does not look into) get their ordinary decision.
+	Refused bool
 }
 
 // JSON is the call as one line of JSON (without HTML escapes, so that
@@ -51,16 +56,16 @@ func Inputs() []Input {
 		wide[fmt.Sprintf("k%05d", i)] = strings.Repeat("v", 20)
 	}
 	return []Input{
-		{"deep command substitution", bash("echo " + strings.Repeat("$(", 7500) + "x" + strings.Repeat(")", 7500))},
-		{"deep backquote substitution", bash("echo " + strings.Repeat("$(echo `", 2000) + "x" + strings.Repeat("`)", 2000))},
-		{"100k-part pipeline", bash(strings.Repeat("a|", 100000) + "a")},
-		{"100k && chain", bash(strings.Repeat("a&&", 100000) + "a")},
-		{"100k ; list", bash(strings.Repeat("a;", 100000) + "a")},
-		{"deep subshells", bash(strings.Repeat("(", 20000) + "a" + strings.Repeat(")", 20000))},
-		{"long word", bash("echo " + strings.Repeat("x", 900000))},
-		{"huge Write content", map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": "/work/app/big.txt", "content": strings.Repeat("line of text\n", 70000)}, "cwd": "/work/app", "permission_mode": "acceptEdits"}},
-		{"deeply nested MCP input", map[string]any{"tool_name": "mcp__db__query", "tool_input": map[string]any{"q": deepObj}, "cwd": "/work/app", "permission_mode": "default"}},
-		{"wide MCP input", map[string]any{"tool_name": "mcp__db__query", "tool_input": wide, "cwd": "/work/app", "permission_mode": "default"}},
+		{"deep command substitution", bash("echo " + strings.Repeat("$(", 7500) + "x" + strings.Repeat(")", 7500)), true},
+		{"deep backquote substitution", bash("echo " + strings.Repeat("$(echo `", 2000) + "x" + strings.Repeat("`)", 2000)), true},
+		{"100k-part pipeline", bash(strings.Repeat("a|", 100000) + "a"), true},
+		{"100k && chain", bash(strings.Repeat("a&&", 100000) + "a"), true},
+		{"100k ; list", bash(strings.Repeat("a;", 100000) + "a"), true},
+		{"deep subshells", bash(strings.Repeat("(", 20000) + "a" + strings.Repeat(")", 20000)), true},
+		{"long word", bash("echo " + strings.Repeat("x", 900000)), true},
+		{"huge Write content", map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": "/work/app/big.txt", "content": strings.Repeat("line of text\n", 70000)}, "cwd": "/work/app", "permission_mode": "acceptEdits"}, false},
+		{"deeply nested MCP input", map[string]any{"tool_name": "mcp__db__query", "tool_input": map[string]any{"q": deepObj}, "cwd": "/work/app", "permission_mode": "default"}, false},
+		{"wide MCP input", map[string]any{"tool_name": "mcp__db__query", "tool_input": wide, "cwd": "/work/app", "permission_mode": "default"}, false},
 	}
 }
 
