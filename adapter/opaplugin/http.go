@@ -119,7 +119,20 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, d)
 		return
 	}
+	acquired := time.Now()
 	release := func() { <-sem }
+	if sem == ln.large {
+		// A large check keeps its slot for twice the time it took before
+		// the next one may start: a stream of huge inputs gets at most a
+		// third of a CPU per large slot, and the rest stays for ordinary
+		// checks. Its own answer is not delayed.
+		release = func() {
+			go func() {
+				time.Sleep(min(2*time.Since(acquired), cfg.Timeout()))
+				<-sem
+			}()
+		}
+	}
 	input, aerr := readBody(w, r, cfg.MaxBodyBytes)
 	if aerr != nil {
 		release()
