@@ -17,11 +17,14 @@ import (
 // read_many_files → one Glob per path, web_fetch with a url → WebFetch);
 // other tools, MCP tools (mcp__server__tool) included, keep their names.
 //
-// The answer is exit 0 with {"decision":"allow"} or
+// The answer is exit 0 with {"decision":"allow"}, {"decision":"ask",...}
+// (Gemini CLI then asks for confirmation, whatever its approval mode) or
 // {"decision":"deny","reason":...,"systemMessage":...}: reason goes to the
-// model, systemMessage to the user. BeforeTool has no documented "ask", so
-// an ASK is a deny whose text tells the human the `permopa rules add` that
-// approves it.
+// model, systemMessage to the user. Gemini's "allow" does not override its
+// own policy (a call its policy asks about or denies still is), so a hook
+// cannot loosen Gemini CLI. In an unattended mode (--mode dontAsk, for
+// headless runs) an ASK is a deny whose text gives the `permopa rules add`
+// that approves it.
 type geminiProtocol struct{}
 
 func (geminiProtocol) Parse(p map[string]any) (Request, error) {
@@ -32,9 +35,14 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 	if req.Event != EventBeforeTool {
 		return req, fmt.Errorf("hook event %q is not one permopa answers (BeforeTool)", req.Event)
 	}
+	mode, err := payloadMode(p)
+	if err != nil {
+		return req, err
+	}
+	req.Mode = mode
 	ti, _ := p["tool_input"].(map[string]any)
 	base := func(tool string, toolInput map[string]any) map[string]any {
-		in := copyPayload(p)
+		in := hostInput(p)
 		in["tool_name"] = tool
 		in["tool_input"] = toolInput
 		return in
@@ -88,16 +96,16 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 			req.Inputs = append(req.Inputs, base(globCall(s, "")))
 		}
 		if len(paths) == 0 {
-			req.Inputs = append(req.Inputs, copyPayload(p))
+			req.Inputs = append(req.Inputs, hostInput(p))
 		}
 	case "web_fetch":
 		if u := str(ti, "url"); u != "" {
 			req.Inputs = append(req.Inputs, base("WebFetch", map[string]any{"url": u}))
 		} else {
-			req.Inputs = append(req.Inputs, copyPayload(p))
+			req.Inputs = append(req.Inputs, hostInput(p))
 		}
 	default:
-		req.Inputs = append(req.Inputs, copyPayload(p))
+		req.Inputs = append(req.Inputs, hostInput(p))
 	}
 	return req, nil
 }
@@ -147,15 +155,32 @@ func firstOf(m map[string]any, keys ...string) any {
 	return nil
 }
 
-func (geminiProtocol) Answer(req Request, d Decision, opts Options) Answer {
-	switch d.Behavior {
-	case Allow:
+func (geminiProtocol) Answer(req Request, v Verdict, opts Options) Answer {
+	d := v.Decision
+	text := Reason(d)
+	if v.Kind == KindDeny && d.Behavior == Ask {
+		text = askAsBlock(d, "Gemini CLI", req.Cwd, v.Unattended, opts)
+	} else if v.Kind == KindAsk {
+		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != StepAskRule && !d.BypassImmune {
+			text += ". To allow it from now on: " + cmd
+		}
+	}
+	if v.Note != "" {
+		text += ". " + v.Note
+	}
+	switch v.Kind {
+	case KindAllow:
 		return Answer{Stdout: mustJSON(map[string]any{"decision": "allow"})}
-	case Ask:
-		text := askAsBlock(d, "Gemini CLI", req.Cwd, opts)
-		return Answer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
+	case KindAsk:
+		// Gemini CLI asks for confirmation (its "ask" decision), showing
+		// systemMessage.
+		return Answer{Stdout: mustJSON(map[string]any{"decision": "ask", "reason": text, "systemMessage": text})}
+	case KindDefer:
+		if v.Note != "" {
+			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": text})}
+		}
+		return Answer{Stdout: []byte("{}\n")}
 	default:
-		text := Reason(d)
 		return Answer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
 	}
 }

@@ -1,0 +1,169 @@
+package adapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
+)
+
+// The calls of the mode tables, each with what decides it under the test
+// settings (settingsEngine: deny Bash(rm -rf:*), ask Bash(git push:*),
+// allow Bash(npm run:*)).
+var modeCalls = []struct {
+	name string
+	bash string // a Bash command, or
+	tool string // a file tool with path
+	path string
+}{
+	{name: "read-only", bash: "ls -la"},
+	{name: "deny-rule", bash: "rm -rf victim"},
+	{name: "ask-rule", bash: "git push origin main"},
+	{name: "allow-rule", bash: "npm run build"},
+	{name: "no-rule", bash: "make install"},
+	{name: "edit-in-project", tool: "Edit", path: "/w/src/a.go"},
+	{name: "safety", tool: "Write", path: "/root/.bashrc"},
+}
+
+// modeEngine is settingsEngine's, built once for the tables.
+var modeEngine func(context.Context, string) (*engine.Engine, error)
+
+// hookKind runs one call through the hook and names the answer the host
+// gets: allow, deny, ask, or defer (no decision: the host decides as if
+// no hook ran).
+func hookKind(t *testing.T, host, event, mode, flagMode string, call int) string {
+	t.Helper()
+	c := modeCalls[call]
+	p := map[string]any{"hook_event_name": event, "cwd": "/w", "session_id": "s", "tool_use_id": "t"}
+	if mode != "" {
+		p["permission_mode"] = mode
+	}
+	switch host {
+	case "gemini":
+		if c.bash != "" {
+			p["tool_name"], p["tool_input"] = "run_shell_command", map[string]any{"command": c.bash}
+		} else {
+			name := map[string]string{"Edit": "replace", "Write": "write_file"}[c.tool]
+			p["tool_name"], p["tool_input"] = name, map[string]any{"file_path": c.path, "content": "x"}
+		}
+	default:
+		if c.bash != "" {
+			p["tool_name"], p["tool_input"] = "Bash", map[string]any{"command": c.bash}
+		} else {
+			p["tool_name"], p["tool_input"] = c.tool, map[string]any{"file_path": c.path, "content": "x", "old_string": "a", "new_string": "b"}
+		}
+	}
+	payload, _ := json.Marshal(p)
+	if modeEngine == nil {
+		modeEngine = settingsEngine(t)
+	}
+	out, errOut, code := runHook(t, host, string(payload), adapter.HookOptions{Engine: modeEngine, Mode: flagMode})
+	var m map[string]any
+	if strings.TrimSpace(out) != "" {
+		m = decode(t, out)
+	}
+	switch {
+	case host == "codex" && event == "PreToolUse":
+		switch code {
+		case 2:
+			return "deny"
+		case 0:
+			if out != "" {
+				t.Fatalf("codex PreToolUse printed %q", out)
+			}
+			return "defer"
+		}
+		t.Fatalf("exit %d: %s", code, errOut)
+	case code != 0:
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	case host == "gemini":
+		if d, ok := m["decision"].(string); ok {
+			return d
+		}
+		return "defer"
+	case event == "PermissionRequest":
+		hso, _ := m["hookSpecificOutput"].(map[string]any)
+		if d, ok := hso["decision"].(map[string]any); ok {
+			return d["behavior"].(string)
+		}
+		return "defer"
+	default:
+		hso, _ := m["hookSpecificOutput"].(map[string]any)
+		if d, ok := hso["permissionDecision"].(string); ok {
+			return d
+		}
+		return "defer"
+	}
+	return ""
+}
+
+// A hook never loosens its host: for every mode each host documents, the
+// answer to each kind of call (columns: modeCalls) is no more permissive
+// than the host alone would be, unless permopa's settings said so (the
+// allow rule). docs/hosts.md has the same tables with the reasoning.
+func TestHookNeverLoosensItsHost(t *testing.T) {
+	type row struct {
+		host, event, mode, flag string
+		want                    string // one answer per modeCalls entry
+	}
+	rows := []row{
+		// Claude Code PreToolUse.
+		{"claude", "PreToolUse", "default", "", "allow deny ask allow ask ask ask"},
+		{"claude", "PreToolUse", "manual", "", "allow deny ask allow ask ask ask"},
+		{"claude", "PreToolUse", "acceptEdits", "", "allow deny ask allow ask allow ask"},
+		{"claude", "PreToolUse", "plan", "", "allow deny ask deny deny deny deny"},
+		// auto: permopa's mode-fallback ASK defers to the classifier.
+		{"claude", "PreToolUse", "auto", "", "allow deny ask allow defer defer ask"},
+		// dontAsk: only allow rules approve; every ASK is a deny.
+		{"claude", "PreToolUse", "dontAsk", "", "defer deny deny allow deny deny deny"},
+		// bypassPermissions: the host runs what permopa's mode would allow.
+		{"claude", "PreToolUse", "bypassPermissions", "", "allow deny ask allow defer defer defer"},
+		// A mode permopa does not know: decided as default, never approved.
+		{"claude", "PreToolUse", "turbo", "", "defer deny ask defer ask ask ask"},
+		// PermissionRequest: never an approval.
+		{"claude", "PermissionRequest", "default", "", "defer deny defer defer defer defer defer"},
+		{"claude", "PermissionRequest", "acceptEdits", "", "defer deny defer defer defer defer defer"},
+		{"claude", "PermissionRequest", "auto", "", "defer deny defer defer defer defer defer"},
+		{"claude", "PermissionRequest", "dontAsk", "", "defer deny deny defer deny deny deny"},
+		{"claude", "PermissionRequest", "bypassPermissions", "", "defer deny defer defer defer defer defer"},
+
+		// Codex PreToolUse honours only a refusal (deny = exit 2).
+		{"codex", "PreToolUse", "default", "", "defer deny deny defer deny deny deny"},
+		{"codex", "PreToolUse", "acceptEdits", "", "defer deny deny defer deny defer deny"},
+		{"codex", "PreToolUse", "plan", "", "defer deny deny deny deny deny deny"},
+		// codex exec and approval_policy=never report bypassPermissions:
+		// unattended, never BYPASS.
+		{"codex", "PreToolUse", "bypassPermissions", "", "defer deny deny defer deny deny deny"},
+		{"codex", "PermissionRequest", "default", "", "defer deny defer defer defer defer defer"},
+		{"codex", "PermissionRequest", "bypassPermissions", "", "defer deny deny defer deny deny deny"},
+
+		// Gemini CLI names no mode; --mode sets it. Its "allow" does not
+		// override Gemini's own policy.
+		{"gemini", "BeforeTool", "", "", "allow deny ask allow ask ask ask"},
+		{"gemini", "BeforeTool", "", "default", "allow deny ask allow ask ask ask"},
+		{"gemini", "BeforeTool", "", "auto_edit", "allow deny ask allow ask allow ask"},
+		{"gemini", "BeforeTool", "", "plan", "allow deny ask deny deny deny deny"},
+		{"gemini", "BeforeTool", "", "yolo", "allow deny ask allow defer defer defer"},
+		{"gemini", "BeforeTool", "", "dontAsk", "allow deny deny allow deny allow deny"},
+	}
+	for _, r := range rows {
+		want := strings.Fields(r.want)
+		if len(want) != len(modeCalls) {
+			t.Fatalf("%+v: %d answers for %d calls", r, len(want), len(modeCalls))
+		}
+		for i := range modeCalls {
+			got := hookKind(t, r.host, r.event, r.mode, r.flag, i)
+			if got != want[i] {
+				t.Errorf("%s %s mode %q%s, %s call: got %s, want %s", r.host, r.event, r.mode, r.flag, modeCalls[i].name, got, want[i])
+			}
+			// The invariant itself: only an allow rule (the user's word)
+			// approves in a mode whose host would not run the call alone.
+			if got == "allow" && r.event == "PermissionRequest" {
+				t.Errorf("%s PermissionRequest approved %s in %q", r.host, modeCalls[i].name, r.mode)
+			}
+		}
+	}
+}
