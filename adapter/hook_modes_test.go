@@ -167,3 +167,52 @@ func TestHookNeverLoosensItsHost(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI names MCP tools mcp_<server>_<tool>; permopa decides them as
+// mcp__<server>__<tool>, so one set of rules serves every host. Without
+// Gemini's mcp_context every split of the name is decided and the
+// strictest answers: a deny rule holds for any reading.
+func TestGeminiMCPNamesMatchClaudeRules(t *testing.T) {
+	rule := func(s, b string) engine.Rule {
+		r, err := engine.ParseRule(s, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", Rules: []engine.Rule{
+		rule("mcp__memory__*", "ALLOW"), rule("mcp__db__drop_table", "DENY"), rule("mcp__my_db__query", "ALLOW"),
+		rule("mcp__my_db__drop", "DENY"), rule("mcp__github", "ASK"),
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
+	for _, c := range []struct {
+		name, ctx, want string
+	}{
+		{"mcp_memory_read_graph", `{"server_name":"memory","tool_name":"read_graph"}`, "allow"},
+		{"mcp_memory_read_graph", ``, "ask"}, // memory_read__graph is another reading: not allowed by the rule
+		{"mcp_db_drop_table", `{"server_name":"db","tool_name":"drop_table"}`, "deny"},
+		{"mcp_db_drop_table", ``, "deny"},
+		{"mcp_my_db_query", `{"server_name":"my_db","tool_name":"query"}`, "allow"},
+		{"mcp_my_db_drop", ``, "deny"},
+		{"mcp_my_db_drop", `{"server_name":"my","tool_name":"db_drop"}`, "ask"},
+		{"mcp_github_create_issue", `{"server_name":"github","tool_name":"create_issue"}`, "ask"},
+		{"mcp_github_create_issue", ``, "ask"},
+		{"mcp_weather_now", `{"server_name":"weather","tool_name":"now"}`, "ask"},
+	} {
+		p := `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"` + c.name + `","tool_input":{"q":"x"}`
+		if c.ctx != "" {
+			p += `,"mcp_context":` + c.ctx
+		}
+		p += "}"
+		out, errOut, code := runHook(t, "gemini", p, opts)
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s", p, code, errOut)
+		}
+		if got := decode(t, out)["decision"]; got != c.want {
+			t.Errorf("%s: got %v, want %s (%s)", p, got, c.want, out)
+		}
+	}
+}

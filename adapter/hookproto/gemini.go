@@ -15,7 +15,8 @@ import (
 // Bash, read_file → Read, write_file → Write, replace → Edit, glob → Glob,
 // search_file_content/grep_search → Grep, list_directory → Glob,
 // read_many_files → one Glob per path, web_fetch with a url → WebFetch);
-// other tools, MCP tools (mcp__server__tool) included, keep their names.
+// MCP tools, which Gemini names mcp_<server>_<tool>, are decided as
+// mcp__<server>__<tool> (geminiMCPNames); other tools keep their names.
 //
 // The answer is exit 0 with {"decision":"allow"}, {"decision":"ask",...}
 // (Gemini CLI then asks for confirmation, whatever its approval mode) or
@@ -105,9 +106,48 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 			req.Inputs = append(req.Inputs, hostInput(p))
 		}
 	default:
+		if names := geminiMCPNames(name, p["mcp_context"]); len(names) > 0 {
+			for _, n := range names {
+				req.Inputs = append(req.Inputs, base(n, ti))
+			}
+			break
+		}
 		req.Inputs = append(req.Inputs, hostInput(p))
 	}
 	return req, nil
+}
+
+// geminiMCPNames is the canonical permopa name of a Gemini CLI MCP tool
+// call, mcp__<server>__<tool> as Claude Code and Codex name them, so that
+// the same rules (mcp__memory__*, mcp__db__query) match on every host.
+// Gemini names the tool mcp_<server>_<tool> (one underscore) and says
+// which server and tool in mcp_context; without that context the name
+// cannot be split reliably (server and tool names hold underscores), so
+// every split is returned and each is decided: the strictest answers, so
+// a deny rule for any reading holds. nil when name is not an MCP name.
+func geminiMCPNames(name string, mcpContext any) []string {
+	rest, ok := strings.CutPrefix(name, "mcp_")
+	if !ok || strings.HasPrefix(rest, "_") {
+		return nil
+	}
+	if ctx, ok := mcpContext.(map[string]any); ok {
+		server, tool := str(ctx, "server_name"), str(ctx, "tool_name")
+		if server != "" && tool != "" {
+			return []string{"mcp__" + server + "__" + tool}
+		}
+	}
+	var out []string
+	for i := 1; i < len(rest)-1; i++ {
+		if rest[i] == '_' {
+			out = append(out, "mcp__"+rest[:i]+"__"+rest[i+1:])
+		}
+	}
+	if len(out) == 0 {
+		// One word after mcp_: no server/tool split; keep the name
+		// whole as the server (rules such as mcp__name match it).
+		out = append(out, "mcp__"+rest)
+	}
+	return out
 }
 
 // globCall is the permopa call for reading what a glob pattern names. The
