@@ -64,6 +64,7 @@ func (claudeProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 	if v.Kind == KindDeny && v.Unattended {
 		reason = askAsBlock(d, "Claude Code", req.Cwd, true, opts)
 	}
+	reason += denyAdvice(d, req.Cwd, opts)
 	if v.Note != "" {
 		reason += ". " + v.Note
 	}

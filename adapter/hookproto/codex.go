@@ -126,6 +126,7 @@ func (codexProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 	if d.Behavior == Ask {
 		text = askAsBlock(d, "Codex", req.Cwd, v.Unattended, opts)
 	}
+	text += denyAdvice(d, req.Cwd, opts)
 	if v.Note != "" {
 		text += ". " + v.Note
 	}

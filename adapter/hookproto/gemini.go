@@ -205,6 +205,7 @@ func (geminiProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 			text += ". To allow it from now on: " + cmd
 		}
 	}
+	text += denyAdvice(d, req.Cwd, opts)
 	if v.Note != "" {
 		text += ". " + v.Note
 	}

@@ -259,6 +259,19 @@ func askAsBlock(d Decision, hostName, project string, unattended bool, opts Opti
 	return b.String()
 }
 
+// denyAdvice is the approve command for a DENY that an allow rule would
+// have prevented (an unattended mode's fallback), as " To allow it from
+// now on: …", or "".
+func denyAdvice(d Decision, project string, opts Options) string {
+	if d.Behavior != Deny || d.Step != StepModeFallback {
+		return ""
+	}
+	if cmd := ApproveCommand(d, opts.Destination, project); cmd != "" {
+		return ". To allow it from now on: " + cmd
+	}
+	return ""
+}
+
 // ShellQuote quotes s for a POSIX shell.
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
