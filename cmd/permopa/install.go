@@ -40,6 +40,7 @@ type installFlags struct {
 	command string
 	dryRun  bool
 	codex   string
+	mode    string
 }
 
 // target is one host's settings file for a scope.
@@ -54,6 +55,7 @@ func (f *installFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.command, "command", "", "the hook command to install (default: this permopa binary's absolute path, `hook <host>`)")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the change and write nothing")
 	c.Flags().StringVar(&f.codex, "codex", "", "the codex binary that records the hooks' trust (default: codex on PATH)")
+	c.Flags().StringVar(&f.mode, "mode", "", "add --mode M to the hook command: the mode for payloads that name none (Gemini CLI's: default, auto_edit, plan, yolo, dontAsk for headless runs)")
 }
 
 func (f *installFlags) target(host string) (target, error) {
@@ -85,6 +87,9 @@ func (f *installFlags) target(host string) (target, error) {
 			self = r
 		}
 		t.command = hookproto.ShellQuote(self) + " hook " + t.host
+		if f.mode != "" {
+			t.command += " --mode " + hookproto.ShellQuote(f.mode)
+		}
 	}
 	switch t.host + "/" + t.scope {
 	case "claude/user":

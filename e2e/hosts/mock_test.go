@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -334,7 +334,7 @@ func (m *modelMock) gemini() http.Handler {
 			part = map[string]any{"text": text}
 		}
 		chunk := map[string]any{
-			"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
 			"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
 			"modelVersion":  "gemini-mock",
 		}
