@@ -24,13 +24,14 @@ func TestClaudeCode(t *testing.T) {
 		{"default", scNoRule, outcome{false, "permopa rules add"}},
 		{"default", scRead, outcome{true, "victim"}},
 		{"manual", scDeny, outcome{false, "Bash(rm -rf:*)"}},
-		{"acceptEdits", scDeny, outcome{false, "Bash(rm -rf:*)"}},
 		{"acceptEdits", scAllow, outcome{true, ""}},
-		{"plan", scDeny, outcome{false, "Bash(rm -rf:*)"}},
 		{"plan", scAllow, outcome{false, permopaReason}},
-		{"auto", scDeny, outcome{false, "Bash(rm -rf:*)"}},
 		{"auto", scAllow, outcome{true, ""}},
 		{"auto", scAskRule, outcome{false, "needs approval by rule"}},
+		// No rule: permopa leaves the call to auto mode, which runs a
+		// file command in the working directory unasked (as it would
+		// without the hook) and sends the rest to its classifier.
+		{"auto", scNoRule, outcome{true, ""}},
 		{"dontAsk", scDeny, outcome{false, "Bash(rm -rf:*)"}},
 		{"dontAsk", scAllow, outcome{true, ""}},
 		{"dontAsk", scNoRule, outcome{false, "nobody can answer"}},
