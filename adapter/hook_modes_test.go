@@ -3,6 +3,8 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,6 +63,12 @@ func hookKind(t *testing.T, host, event, mode, flagMode string, call int) string
 		modeEngine = settingsEngine(t)
 	}
 	out, errOut, code := runHook(t, host, string(payload), adapter.HookOptions{Engine: modeEngine, Mode: flagMode})
+	return answerKind(t, host, event, out, errOut, code)
+}
+
+// answerKind names the answer a host gets from a hook's output.
+func answerKind(t *testing.T, host, event, out, errOut string, code int) string {
+	t.Helper()
 	var m map[string]any
 	if strings.TrimSpace(out) != "" {
 		m = decode(t, out)
@@ -213,6 +221,46 @@ func TestGeminiMCPNamesMatchClaudeRules(t *testing.T) {
 		}
 		if got := decode(t, out)["decision"]; got != c.want {
 			t.Errorf("%s: got %v, want %s (%s)", p, got, c.want, out)
+		}
+	}
+}
+
+// Payloads captured from the real CLIs in the end-to-end runs (e2e/hosts,
+// PERMOPA_E2E_CAPTURE): the fields today's hosts send (Claude Code's
+// prompt_id and effort object, Codex's turn_id and model, Gemini's
+// timestamp) are tolerated, and each gets the answer of the mode tables.
+func TestCapturedHostPayloads(t *testing.T) {
+	for file, want := range map[string]string{
+		"claude/pretooluse-default-rm-rf.json":        "deny",
+		"claude/pretooluse-default-ls.json":           "allow",
+		"claude/pretooluse-auto-touch.json":           "defer",
+		"claude/pretooluse-dontask-touch.json":        "deny",
+		"claude/permissionrequest-default-touch.json": "defer",
+		"codex/pretooluse-exec-rm-rf.json":            "deny",
+		"codex/pretooluse-exec-touch.json":            "deny",
+		"codex/pretooluse-exec-ls.json":               "defer",
+		"gemini/beforetool-rm-rf.json":                "deny",
+		"gemini/beforetool-touch.json":                "ask",
+	} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "hooks", "captured", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p map[string]any
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		host := strings.Split(file, "/")[0]
+		if modeEngine == nil {
+			modeEngine = settingsEngine(t)
+		}
+		payload := strings.ReplaceAll(string(raw), "{{CWD}}", "/w")
+		out, errOut, code := runHook(t, host, payload, adapter.HookOptions{Engine: modeEngine})
+		if strings.Contains(out+errOut, "could not decide") {
+			t.Errorf("%s: a fault: %s %s", file, out, errOut)
+		}
+		if got := answerKind(t, host, p["hook_event_name"].(string), out, errOut, code); got != want {
+			t.Errorf("%s: got %s, want %s (%s %s)", file, got, want, out, errOut)
 		}
 	}
 }
