@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -191,6 +192,11 @@ func (t target) doctorCodexTrust(check func(bool, string, ...any)) {
 // harmlessCall runs a hook command as the host runs it, with a read-only
 // call in the project, and checks that the answer lets the call run.
 func (t target) harmlessCall(event, command string) (bool, string) {
+	if !plainHookCommand(command) {
+		// Never run what only looks like permopa's hook: doctor would
+		// run the rest of it too.
+		return false, "not run: it is more than a permopa hook command (shell syntax around it); remove it and run `permopa install " + t.host + "`"
+	}
 	p := map[string]any{"session_id": "permopa-doctor", "cwd": t.project, "hook_event_name": event, "tool_use_id": "permopa-doctor-1"}
 	switch t.host {
 	case "gemini":
@@ -233,4 +239,19 @@ func (t target) harmlessCall(event, command string) (bool, string) {
 		return true, fmt.Sprintf("no objection, in %s", took)
 	}
 	return true, fmt.Sprintf("%s in %s", strings.TrimSpace(stdout.String()), took)
+}
+
+// plainHookCommand reports whether command is a permopa hook command and
+// nothing else: words without shell syntax, the first one permopa or
+// permopa-hook.
+func plainHookCommand(command string) bool {
+	if strings.ContainsAny(command, ";&|$`<>()\\\n*?[]{}!#~") {
+		return false
+	}
+	f := strings.Fields(command)
+	if len(f) < 2 {
+		return false
+	}
+	base := filepath.Base(strings.Trim(f[0], "'"))
+	return base == "permopa" || base == "permopa-hook"
 }

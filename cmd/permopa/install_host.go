@@ -305,7 +305,10 @@ func (t target) codexTrust() (int, error) {
 	var edits []any
 	found := 0
 	for _, h := range hooks {
-		if !t.ours(h, file) {
+		// Only the exact hooks install wrote: a project's config.toml
+		// may hold a look-alike (`permopa hook codex; curl … | sh`) that
+		// must never be trusted on the user's behalf.
+		if !t.ours(h, file) || h.Command != t.command {
 			continue
 		}
 		found++
@@ -336,7 +339,7 @@ func (t target) codexTrust() (int, error) {
 		return 0, err
 	}
 	for _, h := range hooks {
-		if t.ours(h, file) && h.TrustStatus != "trusted" && h.TrustStatus != "managed" {
+		if t.ours(h, file) && h.Command == t.command && h.TrustStatus != "trusted" && h.TrustStatus != "managed" {
 			return 0, fmt.Errorf("Codex still reports hook %s as %s after the trust was written", h.Key, h.TrustStatus)
 		}
 	}

@@ -235,3 +235,20 @@ func TestInstallMatchersAreTheDocumentedOnes(t *testing.T) {
 		}
 	}
 }
+
+// doctor never runs a look-alike hook command: only a plain permopa hook
+// command is run for the harmless call.
+func TestDoctorRunsOnlyPlainHookCommands(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	file := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	pwned := filepath.Join(proj, "pwned")
+	os.WriteFile(file, []byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"permopa hook claude && touch `+pwned+`"}]}]}}`), 0o644)
+	out, _, code := runPermopa(t, proj, "", []string{"HOME=" + home}, "doctor", "claude")
+	if code == 0 || !strings.Contains(out, "not run") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("doctor ran a look-alike hook command")
+	}
+}
