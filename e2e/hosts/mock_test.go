@@ -324,8 +324,6 @@ func (m *modelMock) gemini() http.Handler {
 				}
 			}
 		}
-		// Only the last user turn counts for the marker: the conversation
-		// repeats it after the tool call.
 		call, text := m.next(offers, strings.Contains(string(body), m.marker), result, found)
 		var part map[string]any
 		if call {

@@ -3,15 +3,11 @@
 package hosts_test
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 // The permopa settings every run uses (the project's .permopa/settings.yaml).
@@ -57,8 +53,6 @@ type hostRun struct {
 
 // limit bounds how many host CLIs run at once (2 cores).
 var limit = make(chan struct{}, 3)
-
-var captureMu sync.Mutex
 
 func newHostRun(t *testing.T, host string, sc scenario, tool string, args map[string]any) *hostRun {
 	t.Helper()
@@ -120,18 +114,3 @@ func (r *hostRun) check(sc scenario, want outcome, out string) {
 		}
 	}
 }
-
-func modeName(m string) string {
-	if m == "" {
-		return "none"
-	}
-	return m
-}
-
-func jsonString(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-var _ = fmt.Sprint
-var _ = time.Second
