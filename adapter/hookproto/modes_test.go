@@ -3,6 +3,7 @@ package hookproto_test
 import (
 	"bytes"
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
@@ -51,5 +52,36 @@ func TestResolveMode(t *testing.T) {
 		if got := hookproto.ResolveMode(c.host, c.payload, c.flag, c.ignore); got != c.want {
 			t.Errorf("%s %q --mode %q ignore=%v: %+v, want %+v", c.host, c.payload, c.flag, c.ignore, got, c.want)
 		}
+	}
+}
+
+// Fields the hosts add are tolerated and never reach the decision: only
+// the documented ones do, so no host field can stand in for one of
+// permopa's inputs (working_directories, read_only, tool_check).
+func TestExtraPayloadFieldsTolerated(t *testing.T) {
+	payload := `{"hook_event_name":"PermissionRequest","cwd":"/w","session_id":"s","permission_mode":"default",
+		"prompt_id":"p-1","effort":{"level":"high","budget":{"tokens":100}},"model":"m","turn_id":"t",
+		"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash"}],"behavior":"allow","destination":"localSettings"},
+			{"type":"setMode","mode":"acceptEdits"},{"type":"someFutureKind","x":[1,2]}],
+		"working_directories":["/"],"read_only":true,"tool_check":{"behavior":"ALLOW"},"permission_context":{"mode":"bypass"},
+		"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`
+	var seen map[string]any
+	var out, errb bytes.Buffer
+	code := hookproto.Run(context.Background(), "claude", strings.NewReader(payload), &out, &errb, hookproto.RunOptions{
+		Decide: func(_ context.Context, req hookproto.Request, _ *hookproto.Tracer) ([]hookproto.Decision, error) {
+			seen = req.Inputs[0]
+			return []hookproto.Decision{{Behavior: hookproto.Deny, Message: "no"}}, nil
+		},
+	})
+	if code != 0 || !strings.Contains(out.String(), `"behavior":"deny"`) {
+		t.Fatalf("exit %d %s %s", code, out.String(), errb.String())
+	}
+	var keys []string
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != "cwd,hook_event_name,permission_mode,session_id,tool_input,tool_name" {
+		t.Errorf("fields passed on: %v", keys)
 	}
 }
