@@ -51,8 +51,8 @@ type HookOptions struct {
 	ServerRequired bool
 	// ServerTimeout bounds each server answer (0: hookproto.DefaultServerTimeout).
 	ServerTimeout time.Duration
-	// Mode, on the server path only, is sent as permission_mode for calls
-	// that name none (the local path puts it in the settings' default mode).
+	// Mode is the host mode for payloads that name none (--mode; Gemini
+	// CLI's), read with the host's mode table (hookproto.ResolveMode).
 	Mode string
 	// Timeout bounds the whole run (0: DefaultHookTimeout). Past it the hook
 	// answers with a block.
@@ -111,6 +111,7 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 		Decide:         decide,
 		Timeout:        opts.Timeout,
 		IgnoreHostMode: opts.IgnoreHostMode,
+		Mode:           opts.Mode,
 		Answer:         hookproto.Options{Destination: opts.Destination},
 		Trace:          opts.Trace,
 	})

@@ -151,9 +151,12 @@ func TestCodexApplyPatchIsDecidedPerFile(t *testing.T) {
 
 func TestIgnoreHostMode(t *testing.T) {
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
-	payload := `{"hook_event_name":"PreToolUse","cwd":"/w","permission_mode":"auto","tool_name":"Bash","tool_input":{"command":"ls"}}`
-	if out, _, _ := runHook(t, "claude", payload, opts); !strings.Contains(out, `"deny"`) || !strings.Contains(out, "auto") {
-		t.Fatalf("unknown host mode must block: %s", out)
+	// A mode permopa does not know: the call is decided as in default mode,
+	// nothing is approved (the read-only ALLOW is left to the host), and the
+	// human is told which mode was not known.
+	payload := `{"hook_event_name":"PreToolUse","cwd":"/w","permission_mode":"turbo","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	if out, _, code := runHook(t, "claude", payload, opts); code != 0 || strings.Contains(out, "permissionDecision") || !strings.Contains(out, `permission mode \"turbo\"`) {
+		t.Fatalf("unknown host mode must leave the call to the host and say so: %s", out)
 	}
 	opts.IgnoreHostMode = true
 	if out, _, _ := runHook(t, "claude", payload, opts); !strings.Contains(out, `"permissionDecision":"allow"`) {
@@ -180,7 +183,7 @@ func TestGeminiGlobsReadWhereTheyPoint(t *testing.T) {
 		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"glob","tool_input":{"pattern":"*/id_rsa","dir_path":"/root/.ssh"}}`,
 	} {
 		out, _, code := runHook(t, "gemini", p, opts)
-		if code != 0 || decode(t, out)["decision"] != "deny" {
+		if d := decode(t, out)["decision"]; code != 0 || d != "ask" {
 			t.Errorf("%s: exit %d %s", p, code, out)
 		}
 	}

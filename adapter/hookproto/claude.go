@@ -2,7 +2,6 @@ package hookproto
 
 import (
 	"fmt"
-	"strings"
 )
 
 // claudeProtocol is Claude Code's hook protocol.
@@ -12,13 +11,15 @@ import (
 // the answer is exit 0 with
 // {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow|deny|ask","permissionDecisionReason":"..."}}.
 //
-// PermissionRequest (the permission dialog is about to be shown): ALLOW
-// answers {"decision":{"behavior":"allow"}} and DENY {"decision":{"behavior":"deny","message":...}}.
-// The event has no "ask": for an ASK permopa gives no decision, so Claude
-// Code shows its dialog to the human, and says in systemMessage which
-// `permopa rules add` would stop the question. permopa never answers an ASK
-// with updatedPermissions: that would approve the call (and write a rule)
-// without the human who was to be asked.
+// PermissionRequest (the permission dialog is about to be shown): DENY
+// answers {"decision":{"behavior":"deny","message":...}}; anything else
+// gives no decision, so Claude Code shows its dialog to the human (a
+// systemMessage carries permopa's reason). permopa never approves here:
+// the dialog may come from one of Claude Code's own ask rules, which a
+// hook must not answer for the human, and never answers with
+// updatedPermissions (that would write a rule without the human).
+//
+// What each permission mode lets permopa answer is Shape's (modes.go).
 type claudeProtocol struct{}
 
 // claudeToolAliases maps Claude Code's other editing tools onto permopa's
@@ -36,7 +37,12 @@ func (claudeProtocol) Parse(p map[string]any) (Request, error) {
 	if req.Event != EventPreToolUse && req.Event != EventPermissionRequest {
 		return req, fmt.Errorf("hook event %q is not one permopa answers (PreToolUse, PermissionRequest)", req.Event)
 	}
-	in := copyPayload(p)
+	mode, err := payloadMode(p)
+	if err != nil {
+		return req, err
+	}
+	req.Mode = mode
+	in := hostInput(p)
 	if alias, ok := claudeToolAliases[str(p, "tool_name")]; ok {
 		if ti, ok := p["tool_input"].(map[string]any); ok {
 			in["tool_name"] = alias.tool
@@ -47,35 +53,52 @@ func (claudeProtocol) Parse(p map[string]any) (Request, error) {
 	return req, nil
 }
 
-func (claudeProtocol) Answer(req Request, d Decision, opts Options) Answer {
+func (claudeProtocol) Answer(req Request, v Verdict, opts Options) Answer {
+	d := v.Decision
 	reason := Reason(d)
-	if d.Behavior == Ask {
+	if d.Behavior == Ask && !v.Unattended {
 		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != StepAskRule {
 			reason += ". To allow it from now on: " + cmd
 		}
 	}
+	if v.Kind == KindDeny && v.Unattended {
+		reason = askAsBlock(d, "Claude Code", req.Cwd, true, opts)
+	}
+	reason += denyAdvice(d, req.Cwd, opts)
+	if v.Note != "" {
+		reason += ". " + v.Note
+	}
 	if req.Event == EventPermissionRequest {
-		switch d.Behavior {
-		case Allow:
-			return Answer{Stdout: mustJSON(map[string]any{
-				"hookSpecificOutput": map[string]any{
-					"hookEventName": EventPermissionRequest,
-					"decision":      map[string]any{"behavior": "allow"},
-				},
-			})}
-		case Ask:
-			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": reason})}
-		default:
+		switch v.Kind {
+		case KindDeny:
 			return permissionRequestDeny(reason)
+		default:
+			// No decision: Claude Code asks its human, as it would without
+			// the hook. A hook never approves here: the dialog may be one
+			// of Claude Code's own ask rules.
+			return deferAnswer(d, reason, v.Note)
 		}
+	}
+	if v.Kind == KindDefer {
+		// No decision: Claude Code's own permission system decides.
+		return deferAnswer(d, reason, v.Note)
 	}
 	return Answer{Stdout: mustJSON(map[string]any{
 		"hookSpecificOutput": map[string]any{
 			"hookEventName":            EventPreToolUse,
-			"permissionDecision":       strings.ToLower(d.Behavior),
+			"permissionDecision":       v.Kind,
 			"permissionDecisionReason": reason,
 		},
 	})}
+}
+
+// deferAnswer gives no decision; the human sees permopa's reason when
+// permopa would have asked, or a note (an unknown mode).
+func deferAnswer(d Decision, reason, note string) Answer {
+	if d.Behavior != Ask && note == "" {
+		return Answer{}
+	}
+	return Answer{Stdout: mustJSON(map[string]any{"systemMessage": reason})}
 }
 
 // permissionRequestDeny is the deny answer to a PermissionRequest event;

@@ -20,9 +20,11 @@ import (
 // 2 and the reason on stderr, which needs no JSON parsing on Codex's side.
 // An ASK's reason tells the human the exact `permopa rules add` to approve.
 //
-// PermissionRequest (Codex is about to ask for approval): ALLOW and DENY
-// answer with hookSpecificOutput.decision; ASK gives no decision, so Codex
-// asks its human.
+// PermissionRequest (Codex is about to ask for approval): DENY answers with
+// hookSpecificOutput.decision; anything else gives no decision, so Codex
+// asks its human. permopa never approves what Codex wants to ask about.
+//
+// What each permission mode lets permopa answer is Shape's (modes.go).
 type codexProtocol struct{}
 
 func (codexProtocol) Parse(p map[string]any) (Request, error) {
@@ -33,11 +35,16 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 	if req.Event != EventPreToolUse && req.Event != EventPermissionRequest {
 		return req, fmt.Errorf("hook event %q is not one permopa answers (PreToolUse, PermissionRequest)", req.Event)
 	}
+	mode, err := payloadMode(p)
+	if err != nil {
+		return req, err
+	}
+	req.Mode = mode
 	if str(p, "tool_name") == "apply_patch" {
 		ti, _ := p["tool_input"].(map[string]any)
 		if calls := patchCalls(str(ti, "command"), req.Cwd); len(calls) > 0 {
 			for _, c := range calls {
-				in := copyPayload(p)
+				in := hostInput(p)
 				in["tool_name"] = c.tool
 				in["tool_input"] = map[string]any{"file_path": c.path}
 				req.Inputs = append(req.Inputs, in)
@@ -45,7 +52,7 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 			return req, nil
 		}
 	}
-	in := copyPayload(p)
+	in := hostInput(p)
 	if ti, ok := p["tool_input"].(map[string]any); ok && str(p, "tool_name") == "Bash" {
 		if argv, ok := ti["command"].([]any); ok {
 			t2 := copyPayload(ti)
@@ -113,30 +120,34 @@ func patchCalls(patch, cwd string) []patchCall {
 	return out
 }
 
-func (codexProtocol) Answer(req Request, d Decision, opts Options) Answer {
-	if req.Event == EventPermissionRequest {
-		switch d.Behavior {
-		case Allow:
-			return Answer{Stdout: mustJSON(map[string]any{
-				"hookSpecificOutput": map[string]any{
-					"hookEventName": EventPermissionRequest,
-					"decision":      map[string]any{"behavior": "allow"},
-				},
-			})}
-		case Ask:
-			// No decision: Codex asks its human.
-			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": Reason(d)})}
-		default:
-			return permissionRequestDeny(Reason(d))
-		}
+func (codexProtocol) Answer(req Request, v Verdict, opts Options) Answer {
+	d := v.Decision
+	text := Reason(d)
+	if d.Behavior == Ask {
+		text = askAsBlock(d, "Codex", req.Cwd, v.Unattended, opts)
 	}
-	switch d.Behavior {
-	case Allow:
+	text += denyAdvice(d, req.Cwd, opts)
+	if v.Note != "" {
+		text += ". " + v.Note
+	}
+	if req.Event == EventPermissionRequest {
+		if v.Kind == KindDeny {
+			return permissionRequestDeny(text)
+		}
+		// No decision: Codex asks its human, as without the hook. A hook
+		// never approves what Codex wants to ask about.
+		if d.Behavior == Ask || v.Note != "" {
+			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": text})}
+		}
 		return Answer{}
-	case Ask:
-		return Answer{Stderr: askAsBlock(d, "Codex", req.Cwd, opts), Exit: 2}
+	}
+	switch v.Kind {
+	case KindDeny, KindAsk:
+		// PreToolUse honours only a refusal: an ASK blocks.
+		return Answer{Stderr: text, Exit: 2}
 	default:
-		return Answer{Stderr: Reason(d), Exit: 2}
+		// Nothing, exit 0: Codex's approval policy and sandbox apply.
+		return Answer{Stderr: v.Note}
 	}
 }
 

@@ -25,8 +25,10 @@ const (
 
 // Steps of a Decision that the answers look at.
 const (
-	StepAskRule = "ask_rule"
-	StepError   = "error"
+	StepAskRule      = "ask_rule"
+	StepAllowRule    = "allow_rule"
+	StepModeFallback = "mode_fallback"
+	StepError        = "error"
 )
 
 // Codes of step "error" decisions that the answers look at.

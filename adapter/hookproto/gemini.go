@@ -15,13 +15,17 @@ import (
 // Bash, read_file → Read, write_file → Write, replace → Edit, glob → Glob,
 // search_file_content/grep_search → Grep, list_directory → Glob,
 // read_many_files → one Glob per path, web_fetch with a url → WebFetch);
-// other tools, MCP tools (mcp__server__tool) included, keep their names.
+// MCP tools, which Gemini names mcp_<server>_<tool>, are decided as
+// mcp__<server>__<tool> (geminiMCPNames); other tools keep their names.
 //
-// The answer is exit 0 with {"decision":"allow"} or
+// The answer is exit 0 with {"decision":"allow"}, {"decision":"ask",...}
+// (Gemini CLI then asks for confirmation, whatever its approval mode) or
 // {"decision":"deny","reason":...,"systemMessage":...}: reason goes to the
-// model, systemMessage to the user. BeforeTool has no documented "ask", so
-// an ASK is a deny whose text tells the human the `permopa rules add` that
-// approves it.
+// model, systemMessage to the user. Gemini's "allow" does not override its
+// own policy (a call its policy asks about or denies still is), so a hook
+// cannot loosen Gemini CLI. In an unattended mode (--mode dontAsk, for
+// headless runs) an ASK is a deny whose text gives the `permopa rules add`
+// that approves it.
 type geminiProtocol struct{}
 
 func (geminiProtocol) Parse(p map[string]any) (Request, error) {
@@ -32,9 +36,14 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 	if req.Event != EventBeforeTool {
 		return req, fmt.Errorf("hook event %q is not one permopa answers (BeforeTool)", req.Event)
 	}
+	mode, err := payloadMode(p)
+	if err != nil {
+		return req, err
+	}
+	req.Mode = mode
 	ti, _ := p["tool_input"].(map[string]any)
 	base := func(tool string, toolInput map[string]any) map[string]any {
-		in := copyPayload(p)
+		in := hostInput(p)
 		in["tool_name"] = tool
 		in["tool_input"] = toolInput
 		return in
@@ -88,18 +97,57 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 			req.Inputs = append(req.Inputs, base(globCall(s, "")))
 		}
 		if len(paths) == 0 {
-			req.Inputs = append(req.Inputs, copyPayload(p))
+			req.Inputs = append(req.Inputs, hostInput(p))
 		}
 	case "web_fetch":
 		if u := str(ti, "url"); u != "" {
 			req.Inputs = append(req.Inputs, base("WebFetch", map[string]any{"url": u}))
 		} else {
-			req.Inputs = append(req.Inputs, copyPayload(p))
+			req.Inputs = append(req.Inputs, hostInput(p))
 		}
 	default:
-		req.Inputs = append(req.Inputs, copyPayload(p))
+		if names := geminiMCPNames(name, p["mcp_context"]); len(names) > 0 {
+			for _, n := range names {
+				req.Inputs = append(req.Inputs, base(n, ti))
+			}
+			break
+		}
+		req.Inputs = append(req.Inputs, hostInput(p))
 	}
 	return req, nil
+}
+
+// geminiMCPNames is the canonical permopa name of a Gemini CLI MCP tool
+// call, mcp__<server>__<tool> as Claude Code and Codex name them, so that
+// the same rules (mcp__memory__*, mcp__db__query) match on every host.
+// Gemini names the tool mcp_<server>_<tool> (one underscore) and says
+// which server and tool in mcp_context; without that context the name
+// cannot be split reliably (server and tool names hold underscores), so
+// every split is returned and each is decided: the strictest answers, so
+// a deny rule for any reading holds. nil when name is not an MCP name.
+func geminiMCPNames(name string, mcpContext any) []string {
+	rest, ok := strings.CutPrefix(name, "mcp_")
+	if !ok || strings.HasPrefix(rest, "_") {
+		return nil
+	}
+	if ctx, ok := mcpContext.(map[string]any); ok {
+		server, tool := str(ctx, "server_name"), str(ctx, "tool_name")
+		if server != "" && tool != "" {
+			return []string{"mcp__" + server + "__" + tool}
+		}
+	}
+	var out []string
+	for i := 1; i < len(rest)-1; i++ {
+		if rest[i] == '_' {
+			out = append(out, "mcp__"+rest[:i]+"__"+rest[i+1:])
+		}
+	}
+	if len(out) == 0 {
+		// One word after mcp_: no server/tool split; keep the name
+		// whole as the server (rules such as mcp__name match it).
+		out = append(out, "mcp__"+rest)
+	}
+	return out
 }
 
 // globCall is the permopa call for reading what a glob pattern names. The
@@ -147,15 +195,33 @@ func firstOf(m map[string]any, keys ...string) any {
 	return nil
 }
 
-func (geminiProtocol) Answer(req Request, d Decision, opts Options) Answer {
-	switch d.Behavior {
-	case Allow:
+func (geminiProtocol) Answer(req Request, v Verdict, opts Options) Answer {
+	d := v.Decision
+	text := Reason(d)
+	if v.Kind == KindDeny && d.Behavior == Ask {
+		text = askAsBlock(d, "Gemini CLI", req.Cwd, v.Unattended, opts)
+	} else if v.Kind == KindAsk {
+		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != StepAskRule && !d.BypassImmune {
+			text += ". To allow it from now on: " + cmd
+		}
+	}
+	text += denyAdvice(d, req.Cwd, opts)
+	if v.Note != "" {
+		text += ". " + v.Note
+	}
+	switch v.Kind {
+	case KindAllow:
 		return Answer{Stdout: mustJSON(map[string]any{"decision": "allow"})}
-	case Ask:
-		text := askAsBlock(d, "Gemini CLI", req.Cwd, opts)
-		return Answer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
+	case KindAsk:
+		// Gemini CLI asks for confirmation (its "ask" decision), showing
+		// systemMessage.
+		return Answer{Stdout: mustJSON(map[string]any{"decision": "ask", "reason": text, "systemMessage": text})}
+	case KindDefer:
+		if v.Note != "" {
+			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": text})}
+		}
+		return Answer{Stdout: []byte("{}\n")}
 	default:
-		text := Reason(d)
 		return Answer{Stdout: mustJSON(map[string]any{"decision": "deny", "reason": text, "systemMessage": text})}
 	}
 }

@@ -58,6 +58,8 @@ type Request struct {
 	Event  string
 	Cwd    string
 	Inputs []map[string]any
+	// Mode is the permission_mode the payload names ("" when none).
+	Mode string
 }
 
 // Options shape the answers.
@@ -72,8 +74,9 @@ type Options struct {
 type Protocol interface {
 	// Parse turns a payload into the calls to decide.
 	Parse(payload map[string]any) (Request, error)
-	// Answer is the host's answer for the decision d of req.
-	Answer(req Request, d Decision, opts Options) Answer
+	// Answer is the host's answer for the verdict v on req (Shape of the
+	// strictest decision in the payload's host mode).
+	Answer(req Request, v Verdict, opts Options) Answer
 	// Fail is the blocking answer for any fault; event may be "" when the
 	// payload could not be read.
 	Fail(event, reason string) Answer
@@ -224,14 +227,21 @@ func ApproveCommand(d Decision, destination, project string) string {
 	return cmd + " --destination " + destination + " " + strings.Join(rules, " ")
 }
 
-// askAsBlock is the text for an ASK that the host cannot express: a block
-// that tells the human how to approve.
-func askAsBlock(d Decision, hostName, project string, opts Options) string {
+// askAsBlock is the text for an ASK that the host cannot express, or that
+// nobody could answer (unattended): a block that tells the human how to
+// approve.
+func askAsBlock(d Decision, hostName, project string, unattended bool, opts Options) string {
 	var b strings.Builder
 	b.WriteString(Reason(d))
-	b.WriteString(". Blocked because ")
-	b.WriteString(hostName)
-	b.WriteString(" hooks cannot ask a human.")
+	if unattended {
+		b.WriteString(". Blocked because nobody can answer a question in this ")
+		b.WriteString(hostName)
+		b.WriteString(" mode.")
+	} else {
+		b.WriteString(". Blocked because ")
+		b.WriteString(hostName)
+		b.WriteString(" hooks cannot ask a human.")
+	}
 	switch {
 	case d.Step == StepAskRule && d.MatchedRule != nil:
 		b.WriteString(" The ask rule " + d.MatchedRule.String() + " requires a human every time, and allow rules do not override it; run the command yourself, or remove that ask rule.")
@@ -247,6 +257,19 @@ func askAsBlock(d Decision, hostName, project string, opts Options) string {
 		}
 	}
 	return b.String()
+}
+
+// denyAdvice is the approve command for a DENY that an allow rule would
+// have prevented (an unattended mode's fallback), as " To allow it from
+// now on: …", or "".
+func denyAdvice(d Decision, project string, opts Options) string {
+	if d.Behavior != Deny || d.Step != StepModeFallback {
+		return ""
+	}
+	if cmd := ApproveCommand(d, opts.Destination, project); cmd != "" {
+		return ". To allow it from now on: " + cmd
+	}
+	return ""
 }
 
 // ShellQuote quotes s for a POSIX shell.
@@ -270,6 +293,26 @@ func mustJSON(v any) []byte {
 	return buf.Bytes()
 }
 
+// inputFields are the payload fields a hook passes to the decision: the
+// ones the hosts send whose meaning permopa's input shares. Anything else
+// a host adds (prompt_id, effort, model, turn_id, timestamp, mcp_context,
+// permission_suggestions, fields of later versions) is tolerated and not
+// passed on, so that no host field can stand in for one of permopa's
+// inputs (working_directories, read_only, tool_check, permission_context)
+// and widen what is allowed.
+var inputFields = []string{"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "tool_name", "tool_input", "tool_use_id"}
+
+// hostInput is the permopa input of a host payload: its inputFields.
+func hostInput(p map[string]any) map[string]any {
+	out := make(map[string]any, len(inputFields))
+	for _, k := range inputFields {
+		if v, ok := p[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // copyPayload is a shallow copy of a payload, for use as permopa input.
 func copyPayload(p map[string]any) map[string]any {
 	out := make(map[string]any, len(p))
@@ -277,6 +320,20 @@ func copyPayload(p map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// payloadMode is the payload's permission_mode; a value that is not a
+// string is an error (the hook blocks), never "no mode".
+func payloadMode(p map[string]any) (string, error) {
+	v, ok := p["permission_mode"]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", errors.New("permission_mode: must be a string")
+	}
+	return s, nil
 }
 
 func str(m map[string]any, key string) string {

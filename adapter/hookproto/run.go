@@ -24,9 +24,12 @@ type RunOptions struct {
 	// Timeout bounds the whole run (0: DefaultTimeout). Past it the hook
 	// answers with a block.
 	Timeout time.Duration
-	// IgnoreHostMode drops the permission_mode the host sends, so that the
-	// settings' default mode applies.
+	// IgnoreHostMode drops the permission_mode the host sends, so that
+	// Mode or the settings' default mode applies.
 	IgnoreHostMode bool
+	// Mode is the host mode for payloads that name none (--mode), read
+	// with the host's mode table (ResolveMode).
+	Mode string
 	// Answer shapes the host's answer.
 	Answer Options
 	// OnUnreachable, when set, handles a Decide error that is an
@@ -100,7 +103,7 @@ func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Wr
 			done <- proto.Fail(event, err.Error())
 			return
 		}
-		done <- decide(ctx, proto, req, data, opts, tr)
+		done <- decide(ctx, host, proto, req, data, opts, tr)
 	}()
 
 	var ans Answer
@@ -117,15 +120,12 @@ func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Wr
 	return ans.Write(stdout, stderr)
 }
 
-func decide(ctx context.Context, proto Protocol, req Request, payload []byte, opts RunOptions, tr *Tracer) Answer {
+func decide(ctx context.Context, host string, proto Protocol, req Request, payload []byte, opts RunOptions, tr *Tracer) Answer {
 	if opts.Decide == nil {
 		return proto.Fail(req.Event, "no decider configured")
 	}
-	if opts.IgnoreHostMode {
-		for _, in := range req.Inputs {
-			delete(in, "permission_mode")
-		}
-	}
+	hm := ResolveMode(host, req.Mode, opts.Mode, opts.IgnoreHostMode)
+	applyMode(req, hm)
 	ds, err := opts.Decide(ctx, req, tr)
 	var unreachable *UnreachableError
 	if err != nil && opts.OnUnreachable != nil && errors.As(err, &unreachable) {
@@ -146,5 +146,5 @@ func decide(ctx context.Context, proto Protocol, req Request, payload []byte, op
 	if d.Step == StepError && d.Code == CodeTimeout {
 		return proto.Fail(req.Event, d.Message)
 	}
-	return proto.Answer(req, d, opts.Answer)
+	return proto.Answer(req, Shape(hm, req.Event, d), opts.Answer)
 }

@@ -120,6 +120,7 @@ func main() {
 		Decide:         decide,
 		Timeout:        c.timeout,
 		IgnoreHostMode: c.ignoreHostMode,
+		Mode:           c.mode,
 		Answer:         hookproto.Options{Destination: c.destination},
 		OnUnreachable:  c.local,
 	}

@@ -31,19 +31,26 @@ func hookCommand() *cobra.Command {
 		Long: `Reads one hook payload on stdin and answers in the host's protocol:
 
   claude   Claude Code PreToolUse (allow/deny/ask with a reason naming the rule
-           and layer) and PermissionRequest (allow/deny; no decision on ASK so
-           the dialog asks the human).
+           and layer) and PermissionRequest (deny, or no decision so the
+           dialog asks the human; never an approval).
   codex    OpenAI Codex PreToolUse: DENY and ASK block (exit 2, reason on
            stderr; an ASK says which 'permopa rules add' approves it), ALLOW
-           prints nothing. PermissionRequest: allow/deny, no decision on ASK.
-  gemini   Gemini CLI BeforeTool: {"decision":"allow"} or a deny; an ASK is a
-           deny that says which 'permopa rules add' approves it.
+           prints nothing. PermissionRequest: deny or no decision.
+  gemini   Gemini CLI BeforeTool: allow, ask (Gemini asks for confirmation)
+           or deny; with --mode dontAsk an ASK is a deny that says which
+           'permopa rules add' approves it.
+
+A hook never loosens its host: each host's permission modes are read with
+their own meaning (docs/hosts.md), permopa approves in a mode only what the
+host would run unasked or what a permopa allow rule approves, an ASK where
+nobody can answer (Claude Code's dontAsk, codex exec) is a deny, and a mode
+permopa does not know is decided as default and never approved.
 
 Settings: the --settings files, then <cwd>/.permopa/settings.local.yaml,
 <cwd>/.permopa/settings.yaml and ~/.config/permopa/settings.yaml, where cwd
-is the payload's. Any fault (unreadable or empty stdin, an unknown mode, a
-policy that does not compile, the --timeout) blocks: a deny in the host's
-JSON or exit 2. The exit status is never 1.
+is the payload's. Any fault (unreadable or empty stdin, a policy that does
+not compile, the --timeout) blocks: a deny in the host's JSON or exit 2.
+The exit status is never 1. 'permopa install <host>' writes the hooks.
 
 Fast path: with --server (or PERMOPA_SERVER) the hook asks a running
 'permopa run --server' (POST /v1/permission/check) instead of compiling the

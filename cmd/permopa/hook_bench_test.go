@@ -3,10 +3,13 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
 )
@@ -74,6 +77,58 @@ func BenchmarkHookServerCheck(b *testing.B) {
 		d, err := client.Check(ctx, input)
 		if err != nil || d.Behavior != hookproto.Deny {
 			b.Fatalf("%+v %v", d, err)
+		}
+	}
+}
+
+// BenchmarkHookLatency is the answer time of a hook process per host, as
+// the host runs it (a new process per call), with its p50 and p95: cold
+// `permopa hook <host>` deciding locally, and `permopa-hook <host>`
+// asking a running server.
+//
+//	go test ./cmd/permopa -run '^$' -bench HookLatency -benchtime 40x
+func BenchmarkHookLatency(b *testing.B) {
+	cwd, home := hookWorkspace(b)
+	addr := startHookServer(b, cwd, home)
+	client := hookClient(b)
+	payloads := map[string]string{
+		"claude": "claude/pretooluse-bash-compound-deny.json",
+		"codex":  "codex/pretooluse-bash-deny.json",
+		"gemini": "gemini/beforetool-shell-deny.json",
+	}
+	for _, host := range []string{"claude", "codex", "gemini"} {
+		payload := readPayload(b, payloads[host], cwd)
+		for _, c := range []struct {
+			name string
+			argv []string
+		}{
+			{"cold", []string{permopaBin, "hook", host}},
+			{"client_server", []string{client, host, "--server", addr, "--server-required"}},
+		} {
+			b.Run(host+"/"+c.name, func(b *testing.B) {
+				var took []time.Duration
+				for i := 0; i < b.N; i++ {
+					cmd := exec.Command(c.argv[0], c.argv[1:]...)
+					cmd.Stdin = strings.NewReader(payload)
+					cmd.Env = append(os.Environ(), "HOME="+home, "PERMOPA_SERVER=", "PERMOPA_SERVER_REQUIRED=")
+					start := time.Now()
+					out, err := cmd.CombinedOutput()
+					took = append(took, time.Since(start))
+					var exit *exec.ExitError
+					if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 2) {
+						b.Fatalf("%v: %s", err, out)
+					}
+					if !strings.Contains(string(out), "rm -rf") {
+						b.Fatalf("not the deny: %s", out)
+					}
+				}
+				sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+				pct := func(p float64) float64 {
+					return float64(took[int(p*float64(len(took)-1))].Microseconds()) / 1000
+				}
+				b.ReportMetric(pct(0.50), "p50-ms")
+				b.ReportMetric(pct(0.95), "p95-ms")
+			})
 		}
 	}
 }

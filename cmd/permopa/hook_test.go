@@ -117,8 +117,11 @@ func TestHookClaude(t *testing.T) {
 		{file: "pretooluse-mcp-allowed.json", want: map[string]string{pd: "allow"}, contains: []string{"mcp__memory__*"}},
 		{file: "pretooluse-mcp-ask.json", want: map[string]string{pd: "ask"}},
 		{file: "pretooluse-extra-fields.json", want: map[string]string{pd: "allow"}},
-		{file: "pretooluse-unknown-mode.json", want: map[string]string{pd: "deny"}, contains: []string{"yolo"}},
-		{file: "permissionrequest-bash-allow.json", want: map[string]string{"hookSpecificOutput.hookEventName": "PermissionRequest", "hookSpecificOutput.decision.behavior": "allow"}},
+		// An unknown mode: decided as default, never approved, and named.
+		{file: "pretooluse-unknown-mode.json", want: map[string]string{pd: "-"}, contains: []string{"yolo", "approves nothing"}},
+		// PermissionRequest never approves (the dialog may be one of
+		// Claude Code's own ask rules): no decision.
+		{file: "permissionrequest-bash-allow.json", want: map[string]string{"stdout": ""}},
 		{file: "permissionrequest-bash-deny.json", want: map[string]string{"hookSpecificOutput.decision.behavior": "deny"}, contains: []string{"Bash(rm -rf:*)"}},
 		// ASK: no decision, so Claude Code shows its dialog; the message says how to stop asking.
 		{file: "permissionrequest-bash-ask.json", want: map[string]string{"hookSpecificOutput": "-"}, contains: []string{"permopa rules add"}},
@@ -139,7 +142,7 @@ func TestHookCodex(t *testing.T) {
 		{file: "pretooluse-apply-patch-default.json", exit: 2, contains: []string{"permopa rules add"}},
 		{file: "pretooluse-apply-patch-git-hook.json", exit: 2, contains: []string{".git/hooks/pre-commit", "safety"}},
 		{file: "pretooluse-mcp.json", exit: 2, contains: []string{"--destination local mcp__github__create_issue"}},
-		{file: "permissionrequest-bash-allow.json", want: map[string]string{"hookSpecificOutput.decision.behavior": "allow"}},
+		{file: "permissionrequest-bash-allow.json", want: map[string]string{"stdout": ""}},
 		{file: "permissionrequest-bash-deny.json", want: map[string]string{"hookSpecificOutput.decision.behavior": "deny"}},
 		{file: "permissionrequest-bash-ask.json", want: map[string]string{"hookSpecificOutput": "-"}},
 		{file: "malformed.txt", exit: 2, contains: []string{"not JSON"}},
@@ -153,18 +156,21 @@ func TestHookGemini(t *testing.T) {
 	cases := []hookCase{
 		{file: "beforetool-shell-readonly.json", want: map[string]string{"decision": "allow"}},
 		{file: "beforetool-shell-deny.json", want: map[string]string{"decision": "deny"}, contains: []string{"Bash(rm -rf:*)"}},
-		{file: "beforetool-shell-ask.json", want: map[string]string{"decision": "deny"},
+		// Gemini CLI asks for confirmation on "ask".
+		{file: "beforetool-shell-ask.json", want: map[string]string{"decision": "ask"},
 			contains: []string{"--destination local 'Bash(npm install:*)'"}},
-		{file: "beforetool-write-file.json", want: map[string]string{"decision": "deny"}, contains: []string{"permopa rules add"}},
+		{file: "beforetool-shell-ask.json", args: []string{"--mode", "dontAsk"}, want: map[string]string{"decision": "deny"},
+			contains: []string{"DONT_ASK", "--destination local 'Bash(npm install:*)'"}},
+		{file: "beforetool-write-file.json", want: map[string]string{"decision": "ask"}, contains: []string{"permopa rules add"}},
 		{file: "beforetool-write-file.json", args: []string{"--mode", "acceptEdits"}, want: map[string]string{"decision": "allow"}},
 		{file: "beforetool-replace.json", args: []string{"--mode", "acceptEdits"}, want: map[string]string{"decision": "allow"}},
 		{file: "beforetool-read-file.json", want: map[string]string{"decision": "allow"}},
-		{file: "beforetool-read-ssh-key.json", want: map[string]string{"decision": "deny"}, contains: []string{"credential"}},
+		{file: "beforetool-read-ssh-key.json", want: map[string]string{"decision": "ask"}, contains: []string{"credential"}},
 		{file: "beforetool-mcp.json", want: map[string]string{"decision": "allow"}},
 		{file: "malformed.txt", want: map[string]string{"decision": "deny"}},
 		{file: "empty.txt", want: map[string]string{"decision": "deny"}},
-		// An unknown mode blocks.
-		{file: "beforetool-shell-readonly.json", args: []string{"--mode", "sometimes"}, want: map[string]string{"decision": "deny"}, contains: []string{"sometimes"}},
+		// An unknown mode: decided as default, never approved, and named.
+		{file: "beforetool-shell-readonly.json", args: []string{"--mode", "sometimes"}, want: map[string]string{"decision": "-"}, contains: []string{"sometimes"}},
 	}
 	runHookCases(t, "gemini", cwd, home, cases)
 }

@@ -79,7 +79,7 @@ func TestHostsDocSnippets(t *testing.T) {
 		"claude": {
 			{"claude/pretooluse-bash-readonly.json", 0, `"permissionDecision":"allow"`},
 			{"claude/pretooluse-bash-compound-deny.json", 0, `"permissionDecision":"deny"`},
-			{"claude/permissionrequest-bash-allow.json", 0, `"behavior":"allow"`},
+			{"claude/permissionrequest-bash-deny.json", 0, `"behavior":"deny"`},
 			{"claude/empty.txt", 0, `"permissionDecision":"deny"`},
 		},
 		"codex": {

@@ -1,0 +1,466 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/permopa/permopa/adapter/hookproto"
+)
+
+func init() { commands = append(commands, installCommand, uninstallCommand) }
+
+// Matchers of the installed hooks: the tools permopa has a model of, and
+// MCP tools (docs/hosts.md explains why the hosts' bookkeeping tools stay
+// out).
+const (
+	claudeMatcher = "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|WebFetch|mcp__.*"
+	codexMatcher  = "Bash|apply_patch|mcp__.*"
+	geminiMatcher = "run_shell_command|read_file|write_file|replace|glob|search_file_content|grep_search|list_directory|read_many_files|web_fetch|mcp_.*"
+)
+
+// Codex's config.toml has comments worth keeping, and no library here
+// edits TOML in place: permopa's hooks go in one marked block, which
+// install replaces and uninstall removes, leaving every other line as is.
+// Codex itself writes the hooks' trust (tables under [hooks.state]) right
+// after the last hooks table, so the block has no end marker: it is the
+// marker line and the fixed lines that follow it (codexBlockRE).
+const codexBlockBegin = "# permopa hooks (written by `permopa install codex`; `permopa uninstall codex` removes them)"
+
+type installFlags struct {
+	scope   string
+	project string
+	command string
+	dryRun  bool
+	codex   string
+	mode    string
+}
+
+// target is one host's settings file for a scope.
+type target struct {
+	host, scope, file, project, home, command string
+	codexBin                                  string
+}
+
+func (f *installFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.scope, "scope", "user", "where the hooks go: user (every project), project (the project's shared settings) or local (Claude Code's settings.local.json)")
+	c.Flags().StringVar(&f.project, "project", "", "the project directory for --scope project|local (default: the current directory)")
+	c.Flags().StringVar(&f.command, "command", "", "the hook command to install (default: this permopa binary's absolute path, `hook <host>`)")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the change and write nothing")
+	c.Flags().StringVar(&f.codex, "codex", "", "the codex binary that records the hooks' trust (default: codex on PATH)")
+	c.Flags().StringVar(&f.mode, "mode", "", "add --mode M to the hook command: the mode for payloads that name none (Gemini CLI's: default, auto_edit, plan, yolo, dontAsk for headless runs)")
+}
+
+func (f *installFlags) target(host string) (target, error) {
+	t := target{host: host, scope: f.scope, command: f.command, codexBin: f.codex}
+	if hookproto.For(host) == nil {
+		return t, errors.New(hookproto.UnknownHost(host))
+	}
+	t.host = canonicalInstallHost(host)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return t, fmt.Errorf("cannot find the home directory: %v", err)
+	}
+	t.home = home
+	t.project = f.project
+	if t.project == "" {
+		if t.project, err = os.Getwd(); err != nil {
+			return t, err
+		}
+	}
+	if t.project, err = filepath.Abs(t.project); err != nil {
+		return t, err
+	}
+	if t.command == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return t, fmt.Errorf("cannot find this binary's path (give --command): %v", err)
+		}
+		if r, err := filepath.EvalSymlinks(self); err == nil {
+			self = r
+		}
+		t.command = hookproto.ShellQuote(self) + " hook " + t.host
+		if f.mode != "" {
+			t.command += " --mode " + hookproto.ShellQuote(f.mode)
+		}
+	}
+	switch t.host + "/" + t.scope {
+	case "claude/user":
+		dir := os.Getenv("CLAUDE_CONFIG_DIR")
+		if dir == "" {
+			dir = filepath.Join(home, ".claude")
+		}
+		t.file = filepath.Join(dir, "settings.json")
+	case "claude/project":
+		t.file = filepath.Join(t.project, ".claude", "settings.json")
+	case "claude/local":
+		t.file = filepath.Join(t.project, ".claude", "settings.local.json")
+	case "codex/user":
+		t.file = filepath.Join(codexHome(home), "config.toml")
+	case "codex/project":
+		t.file = filepath.Join(t.project, ".codex", "config.toml")
+	case "gemini/user":
+		t.file = filepath.Join(home, ".gemini", "settings.json")
+	case "gemini/project":
+		t.file = filepath.Join(t.project, ".gemini", "settings.json")
+	default:
+		return t, fmt.Errorf("--scope %q is not one %s has (user, project%s)", t.scope, t.host, map[bool]string{true: ", local"}[t.host == "claude"])
+	}
+	return t, nil
+}
+
+func canonicalInstallHost(host string) string {
+	switch strings.ToLower(host) {
+	case "claude", "claude-code", "claudecode":
+		return "claude"
+	case "gemini", "gemini-cli":
+		return "gemini"
+	}
+	return strings.ToLower(host)
+}
+
+func codexHome(home string) string {
+	if d := os.Getenv("CODEX_HOME"); d != "" {
+		return d
+	}
+	return filepath.Join(home, ".codex")
+}
+
+func installCommand() *cobra.Command {
+	var f installFlags
+	c := &cobra.Command{
+		Use:   "install claude|codex|gemini",
+		Short: "Install permopa's hooks in an agent host's settings (shows the change first)",
+		Long: `Writes permopa's hooks into a host's settings, as docs/hosts.md describes:
+Claude Code's PreToolUse and PermissionRequest hooks (~/.claude/settings.json,
+or the project's .claude/settings.json or settings.local.json), Codex's
+PreToolUse and PermissionRequest hooks (~/.codex/config.toml or the project's
+.codex/config.toml) with their trust recorded through Codex's own app server,
+and Gemini CLI's BeforeTool hook (~/.gemini/settings.json or the project's
+.gemini/settings.json). The change is printed as a diff before it is written;
+--dry-run writes nothing. Running it again changes nothing. The user's other
+settings keep their order (JSON) and comments (TOML). It warns where the host
+will not run the hook (an untrusted Codex project or Gemini folder).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			t, err := f.target(args[0])
+			if err != nil {
+				return err
+			}
+			return t.apply(c.OutOrStdout(), c.ErrOrStderr(), f.dryRun, false)
+		},
+	}
+	f.register(c)
+	return c
+}
+
+func uninstallCommand() *cobra.Command {
+	var f installFlags
+	c := &cobra.Command{
+		Use:   "uninstall claude|codex|gemini",
+		Short: "Remove permopa's hooks from an agent host's settings (shows the change first)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			t, err := f.target(args[0])
+			if err != nil {
+				return err
+			}
+			return t.apply(c.OutOrStdout(), c.ErrOrStderr(), f.dryRun, true)
+		},
+	}
+	f.register(c)
+	return c
+}
+
+// apply installs (or removes) the hooks: the new file, its diff, the write,
+// and for Codex the trust.
+func (t target) apply(out, errOut io.Writer, dryRun, remove bool) error {
+	old, err := os.ReadFile(t.file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var next []byte
+	switch t.host {
+	case "codex":
+		next, err = t.codexConfig(old, remove)
+	default:
+		next, err = t.jsonSettings(old, remove)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", t.file, err)
+	}
+	verb := "install"
+	if remove {
+		verb = "uninstall"
+	}
+	if string(next) == string(old) {
+		fmt.Fprintf(out, "%s: already up to date, nothing to %s\n", t.file, verb)
+	} else {
+		fmt.Fprint(out, unifiedDiff(t.file, string(old), string(next)))
+		if dryRun {
+			fmt.Fprintln(out, "(--dry-run: nothing written)")
+			return nil
+		}
+		if err := writeKeepingMode(t.file, next); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "wrote %s\n", t.file)
+	}
+	if remove || dryRun {
+		return nil
+	}
+	for _, w := range t.warnings() {
+		fmt.Fprintln(errOut, "permopa install: warning:", w)
+	}
+	if t.host == "codex" {
+		n, err := t.codexTrust()
+		if err != nil {
+			return fmt.Errorf("the hooks are written but Codex does not run a hook it has not trusted, and recording the trust failed: %v. Open codex, run /hooks and trust the permopa hooks, or rerun with --codex PATH", err)
+		}
+		if n > 0 {
+			fmt.Fprintf(out, "trusted %d permopa hook(s) in Codex\n", n)
+		} else {
+			fmt.Fprintln(out, "Codex already trusts the permopa hooks")
+		}
+	}
+	return nil
+}
+
+func writeKeepingMode(file string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(file); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp := file + ".permopa-tmp"
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+// isPermopaHook reports whether a hook command is one of permopa's for
+// host: `permopa hook <host>` or `permopa-hook <host>`, by any path.
+func isPermopaHook(command, host string) bool {
+	f := strings.Fields(command)
+	for i, w := range f {
+		base := filepath.Base(strings.Trim(w, `'"`))
+		if base == "permopa" && i+2 < len(f) && f[i+1] == "hook" && canonicalInstallHost(f[i+2]) == host {
+			return true
+		}
+		if base == "permopa-hook" && i+1 < len(f) && canonicalInstallHost(f[i+1]) == host {
+			return true
+		}
+	}
+	return false
+}
+
+// hookEvents are the events and the hook entry permopa installs for a JSON host.
+func (t target) hookEntries() map[string]*jsonObject {
+	switch t.host {
+	case "claude":
+		entry := func() *jsonObject {
+			return ordered("matcher", claudeMatcher, "hooks", []any{ordered("type", "command", "command", t.command, "timeout", 10)})
+		}
+		return map[string]*jsonObject{"PreToolUse": entry(), "PermissionRequest": entry()}
+	case "gemini":
+		return map[string]*jsonObject{"BeforeTool": ordered("matcher", geminiMatcher, "hooks", []any{
+			ordered("name", "permopa", "type", "command", "command", t.command, "timeout", 10000)})}
+	}
+	return nil
+}
+
+var hookEventOrder = []string{"PreToolUse", "PermissionRequest", "BeforeTool"}
+
+// jsonSettings is the host's settings JSON with permopa's hooks installed
+// (replacing any permopa hook already there, by command) or removed.
+func (t target) jsonSettings(old []byte, remove bool) ([]byte, error) {
+	root, err := parseJSONObject(old)
+	if err != nil {
+		return nil, err
+	}
+	hooksV, ok := root.get("hooks")
+	hooks, isObj := hooksV.(*jsonObject)
+	if ok && !isObj {
+		return nil, errors.New(`"hooks" is not an object`)
+	}
+	if !ok {
+		if remove {
+			return old, nil
+		}
+		hooks = newJSONObject()
+		root.set("hooks", hooks)
+	}
+	entries := t.hookEntries()
+	for _, event := range hookEventOrder {
+		entry, want := entries[event]
+		if !want {
+			continue
+		}
+		var groups []any
+		if v, ok := hooks.get(event); ok {
+			if groups, ok = v.([]any); !ok {
+				return nil, fmt.Errorf(`"hooks.%s" is not an array`, event)
+			}
+		}
+		// Drop permopa's hooks from every group (a group left empty goes),
+		// then add one group where the first one was.
+		at := -1
+		var kept []any
+		for _, g := range groups {
+			go_, ok := g.(*jsonObject)
+			if !ok {
+				kept = append(kept, g)
+				continue
+			}
+			hv, _ := go_.get("hooks")
+			hs, _ := hv.([]any)
+			var rest []any
+			mine := false
+			for _, h := range hs {
+				ho, _ := h.(*jsonObject)
+				if ho != nil {
+					if cv, _ := ho.get("command"); isPermopaHook(fmt.Sprint(cv), t.host) {
+						mine = true
+						continue
+					}
+				}
+				rest = append(rest, h)
+			}
+			if mine && at < 0 {
+				at = len(kept)
+			}
+			if mine && len(rest) == 0 {
+				continue
+			}
+			if mine {
+				go_.set("hooks", rest)
+			}
+			kept = append(kept, g)
+		}
+		if !remove {
+			if at < 0 {
+				at = len(kept)
+			}
+			kept = append(kept[:at], append([]any{entry}, kept[at:]...)...)
+		}
+		if len(kept) == 0 {
+			hooks.del(event)
+		} else {
+			hooks.set(event, kept)
+		}
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	}
+	if len(old) > 0 && remove && len(root.keys) == 0 {
+		return []byte("{}\n"), nil
+	}
+	next := encodeJSON(root)
+	if string(next) == string(encodeJSON(mustParse(old))) {
+		return old, nil // nothing changed: keep the file byte for byte
+	}
+	return next, nil
+}
+
+func mustParse(data []byte) *jsonObject {
+	o, err := parseJSONObject(data)
+	if err != nil {
+		return newJSONObject()
+	}
+	return o
+}
+
+// codexBlock is permopa's block of config.toml.
+func (t target) codexBlock() string {
+	var b strings.Builder
+	b.WriteString(codexBlockBegin + "\n")
+	for i, event := range []string{"PreToolUse", "PermissionRequest"} {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[[hooks.%s]]\nmatcher = %q\n[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = 10\n", event, codexMatcher, event, tomlString(t.command))
+	}
+	return b.String()
+}
+
+// tomlString is s as a TOML literal string when it can be one (no quote
+// to escape), else a basic string.
+func tomlString(s string) string {
+	if !strings.ContainsAny(s, "'\n") {
+		return "'" + s + "'"
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
+
+var codexBlockRE = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(codexBlockBegin) + `\n` +
+	`\[\[hooks\.PreToolUse\]\]\nmatcher = .*\n\[\[hooks\.PreToolUse\.hooks\]\]\ntype = "command"\ncommand = .*\ntimeout = .*\n\n` +
+	`\[\[hooks\.PermissionRequest\]\]\nmatcher = .*\n\[\[hooks\.PermissionRequest\.hooks\]\]\ntype = "command"\ncommand = .*\ntimeout = .*\n`)
+
+// codexConfig is config.toml with permopa's block put in (replacing the
+// block already there, in place) or removed; every other line is kept.
+func (t target) codexConfig(old []byte, remove bool) ([]byte, error) {
+	text := string(old)
+	var v map[string]any
+	if err := toml.Unmarshal(old, &v); err != nil {
+		return nil, fmt.Errorf("not valid TOML, so permopa does not edit it: %v", err)
+	}
+	block := t.codexBlock()
+	var next string
+	switch {
+	case codexBlockRE.MatchString(text) && remove:
+		next = codexBlockRE.ReplaceAllLiteralString(text, "")
+		next = strings.TrimRight(next, "\n") + "\n"
+		if strings.TrimSpace(next) == "" {
+			next = ""
+		}
+	case codexBlockRE.MatchString(text):
+		next = codexBlockRE.ReplaceAllLiteralString(text, block)
+	case remove:
+		return old, nil
+	default:
+		next = text
+		if next != "" && !strings.HasSuffix(next, "\n") {
+			next += "\n"
+		}
+		if next != "" {
+			next += "\n"
+		}
+		next += block
+	}
+	var after map[string]any
+	if err := toml.Unmarshal([]byte(next), &after); err != nil {
+		return nil, fmt.Errorf("adding permopa's hooks would make it invalid TOML (%v): add them by hand as docs/hosts.md shows", err)
+	}
+	return []byte(next), nil
+}
+
+// warnings name what will keep the host from running the hook.
+func (t target) warnings() []string {
+	var w []string
+	switch t.host {
+	case "codex":
+		if t.scope == "project" {
+			w = append(w, fmt.Sprintf("Codex loads %s only when it trusts the project %s (projects.%q.trust_level = \"trusted\" in %s, or `codex --trust`); `permopa doctor codex --scope project` checks it", t.file, t.project, t.project, filepath.Join(codexHome(t.home), "config.toml")))
+		}
+	case "gemini":
+		trusted, how := geminiFolderTrusted(t.home, t.project)
+		if !trusted {
+			w = append(w, fmt.Sprintf("Gemini CLI runs no settings hooks (user or project) in a folder it does not trust, and %s is not trusted (%s): trust it in Gemini CLI (/permissions) or in %s", t.project, how, filepath.Join(t.home, ".gemini", "trustedFolders.json")))
+		}
+		if t.scope == "project" {
+			w = append(w, "`gemini --skip-trust` and GEMINI_CLI_TRUST_WORKSPACE=true trust the folder for one run; a project hook is only as good as the folder's trust, so prefer --scope user")
+		}
+	}
+	return w
+}
