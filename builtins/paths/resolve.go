@@ -2,9 +2,12 @@ package paths
 
 import (
 	"os"
+	"os/user"
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/permopa/permopa/builtins/internal/lru"
 )
 
 // Resolved is one path in its two forms.
@@ -295,3 +298,124 @@ func procProcessDir(d string) bool {
 	segs := strings.Split(rest, "/")
 	return len(segs) == 1 || len(segs) == 3 && segs[1] == "task"
 }
+// OtherRoads returns the other forms under which the kernel reaches the
+// file p names, beyond the lexical and symlink-resolved ones of
+// ResolvePath: "/proc/<pid>/root/x" (also self, thread-self and
+// /proc/<pid>/task/<tid>/root) is "/x" in the root that process sees, taken
+// to be this one (the magic link cannot be read for another user's process,
+// so RealPath cannot follow it); "~name/x" is x in the home of user name, as
+// bash expands it when the user exists. Each form is resolved as
+// ResolvePath does. Checks that protect something (deny and ask rules) hit
+// when any form does; checks that grant something need every form to pass.
+// Paths other processes reach through descriptors or their cwd
+// (/proc/<pid>/fd/N, /proc/<pid>/cwd, /dev/fd/N) name no file permopa can
+// know; they are not forms of anything here.
+func OtherRoads(p, cwd, home string, r Resolved) []Resolved {
+	var out []Resolved
+	add := func(x string) {
+		x = path.Clean(x)
+		if x == r.Abs || x == r.Real {
+			return
+		}
+		for _, o := range out {
+			if o.Abs == x {
+				return
+			}
+		}
+		real, ok := RealPath(x)
+		if !ok {
+			real = x
+		}
+		out = append(out, Resolved{Abs: x, Real: real})
+	}
+	if name, rest, ok := tildeUser(p); ok {
+		if h := lookupHome(name); h != "" {
+			add(h + "/" + rest)
+		}
+	}
+	for _, x := range [...]string{r.Abs, r.Real} {
+		if y, ok := procRoot(x); ok {
+			add(y)
+		}
+	}
+	// A form found above may itself go through /proc/<pid>/root.
+	for i := 0; i < len(out) && i < 8; i++ {
+		for _, x := range [...]string{out[i].Abs, out[i].Real} {
+			if y, ok := procRoot(x); ok {
+				add(y)
+			}
+		}
+	}
+	return out
+}
+
+// procRoot strips every leading /proc/<pid>/root (or task/<tid>/root) from
+// the clean absolute path p.
+func procRoot(p string) (string, bool) {
+	stripped := false
+	for i := 0; i < 64; i++ {
+		rest, ok := strings.CutPrefix(p, "/proc/")
+		if !ok {
+			break
+		}
+		pid, rest, _ := strings.Cut(rest, "/")
+		if !(pid == "self" || pid == "thread-self" || allDigits(pid)) {
+			break
+		}
+		if tid, after, ok := strings.Cut(strings.TrimPrefix(rest, "task/"), "/"); strings.HasPrefix(rest, "task/") && ok && allDigits(tid) {
+			rest = after
+		}
+		if rest != "root" && !strings.HasPrefix(rest, "root/") {
+			break
+		}
+		p = "/" + strings.TrimPrefix(strings.TrimPrefix(rest, "root"), "/")
+		stripped = true
+	}
+	return path.Clean(p), stripped
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// tildeUser splits "~name/rest" (name a user name as bash reads it).
+func tildeUser(p string) (name, rest string, ok bool) {
+	if !strings.HasPrefix(p, "~") {
+		return "", "", false
+	}
+	name, rest, _ = strings.Cut(p[1:], "/")
+	if name == "" || name == "+" || name == "-" {
+		return "", "", false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c == '-' || c == '.' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return "", "", false
+		}
+	}
+	return name, rest, true
+}
+
+// lookupHome is the home directory of user name, "" when there is no such
+// user. Answers are kept: the user database rarely changes while permopa runs.
+func lookupHome(name string) string {
+	if h, ok := homes.Get(name); ok {
+		return h
+	}
+	h := ""
+	if u, err := user.Lookup(name); err == nil && strings.HasPrefix(u.HomeDir, "/") {
+		h = u.HomeDir
+	}
+	homes.Put(name, h)
+	return h
+}
+
+var homes = lru.New[string, string](1024) // user name → home ("" when unknown)
