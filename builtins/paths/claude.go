@@ -136,7 +136,9 @@ func ClaudeReadings(pattern, project string, own bool) Readings {
 			x = "**/" + x
 		}
 		w := join(b, x)
-		w = strings.TrimSuffix(w, "/") + "/**"
+		if w != "/**" && !strings.HasSuffix(w, "/**") {
+			w = strings.TrimSuffix(w, "/") + "/**"
+		}
 		for _, v := range variants(w, false) {
 			if !seen[v] {
 				seen[v] = true

@@ -92,9 +92,10 @@ func TestClaudeReadingsProject(t *testing.T) {
 		own              bool
 		narrow, wide     []string
 	}{
-		{"/src/**", "/proj", true, []string{"/proj/src/**"}, []string{"/proj/src/**/**", "/src/**/**"}},
-		{"/src/**", "/proj", false, []string{"/proj/src/**"}, []string{"/proj/src/**/**", "/src/**/**", "./src/**/**"}},
-		{"/src/**", "", false, []string{"./src/**"}, []string{"./src/**/**", "/src/**/**"}},
+		{"/src/**", "/proj", true, []string{"/proj/src/**"}, []string{"/proj/src/**", "/src/**"}},
+		{"/src/**", "/proj", false, []string{"/proj/src/**"}, []string{"/proj/src/**", "/src/**", "./src/**"}},
+		{"/src/**", "", false, []string{"./src/**"}, []string{"./src/**", "/src/**"}},
+		{"/src/*.ts", "/proj", true, []string{"/proj/src/*.ts"}, []string{"/proj/src/*.ts/**", "/src/*.ts/**"}},
 		{"/my[x]", "/p[1]", true, []string{`/p\[1\]/my[x]`}, []string{`/p\[1\]/my[x]/**`, "/my[x]/**"}},
 		{"//", "", true, []string{"/**"}, []string{"/**"}},
 		{"~", "", true, []string{"~"}, []string{"~/**"}},

@@ -69,8 +69,12 @@ type Glob struct {
 	literal  bool
 	folded   bool
 	// fn is set for a pattern with FnmatchPrefix: it matches path strings
-	// as AgentScope does, not clean absolute paths.
-	fn *fnmatch
+	// as AgentScope does, not clean absolute paths. fnHome is the same
+	// pattern with a leading "~" read as the home directory, which deny and
+	// ask rules also try.
+	fn, fnHome *fnmatch
+	fnStyle    byte   // how the fnmatch pattern writes paths: '/' absolute, '~' at the home, '.' relative
+	home       string // the home, for '~'-style patterns
 	// For the index: the literal directory every match lies in (or is), the
 	// literal last segment, or the literal extension of the last segment.
 	dir, base, ext string
@@ -99,6 +103,25 @@ func (g Glob) match(p string) bool {
 		return g.expanded == p
 	}
 	return doublestar.MatchUnvalidated(g.expanded, p)
+}
+
+// fnmatchEscape makes s literal in an fnmatch pattern.
+func fnmatchEscape(s string) string {
+	if !strings.ContainsAny(s, "*?[") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '*', '?', '[':
+			b.WriteByte('[')
+			b.WriteRune(r)
+			b.WriteByte(']')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 type globKey struct {
@@ -151,6 +174,8 @@ const (
 
 func anchorOf(p string) anchor {
 	switch {
+	case strings.HasPrefix(p, FnmatchPrefix+"~"):
+		return anchorHome // the home stands in for "~" in deny rules
 	case strings.HasPrefix(p, FnmatchPrefix):
 		return anchorAbs // matched as written: nothing to anchor
 	case p == "" || strings.HasPrefix(p, "/"):
@@ -187,6 +212,19 @@ func compileRule(pattern, cwd, home string, fold bool) (Glob, error) {
 			return g, err
 		}
 		g.fn, g.expanded = fn, pattern
+		g.fnStyle = '.'
+		if strings.HasPrefix(rest, "/") {
+			g.fnStyle = '/'
+		}
+		if rest == "~" || strings.HasPrefix(rest, "~/") {
+			g.fnStyle = '~'
+			if h := normHome(home); h != "" {
+				g.home = h
+				if g.fnHome, err = compileFnmatch(fnmatchEscape(h)+rest[1:], fold); err != nil {
+					return g, err
+				}
+			}
+		}
 		return g, nil
 	}
 	p := pattern
@@ -400,49 +438,82 @@ func (rs *RuleSet) MatchTargets(ts []Target, cwd string, mode Mode) int {
 }
 
 // fnHit applies an fnmatch pattern to the targets (see MatchTargets).
+//
+// A deny or ask rule (ModeAny) hits when the pattern matches the path as
+// written, or any form of it, absolute, relative to the cwd (also with
+// "./") or as a directory ("/w/secret/" for a Grep of /w/secret meets
+// "/w/secret/**"); a pattern starting with "~" is also tried at the home.
+//
+// An allow rule (ModeAll) covers a path when every form of it, written the
+// way the pattern writes paths (absolute, "~/..." at the home, or relative
+// to the cwd), matches, and so does the path as written when it is written
+// that way too: a relative path is covered by an absolute rule on the files
+// it names, but "..", a symlink or another road cannot carry a spelling the
+// rule matches to a file it does not.
 func (rs *RuleSet) fnHit(g *Glob, ts []Target, cwd string, mode Mode) bool {
 	dir := absDir(cwd, "")
-	rel := func(p string) (string, bool) {
-		if p == dir {
+	under := func(p, d string) (string, bool) {
+		switch {
+		case d == "":
+			return "", false
+		case p == d:
 			return ".", true
-		}
-		if dir == "/" {
+		case d == "/":
 			return strings.TrimPrefix(p, "/"), true
-		}
-		if Within(p, dir) {
-			return p[len(dir)+1:], true
+		case Within(p, d):
+			return p[len(d)+1:], true
 		}
 		return "", false
 	}
+	rel := func(p string) (string, bool) { return under(p, dir) }
 	for _, t := range ts {
-		absolute := t.Raw == "" || strings.HasPrefix(t.Raw, "/")
 		if mode == ModeAny {
-			if t.Raw != "" && g.Match(t.Raw) {
+			hit := func(x string) bool {
+				return g.Match(x) || g.Match(x+"/") || g.fnHome != nil && (g.fnHome.match(x) || g.fnHome.match(x+"/"))
+			}
+			if t.Raw != "" && hit(t.Raw) {
 				return true
 			}
 			for _, f := range t.Forms {
 				for _, x := range [...]string{f.Abs, f.Real} {
-					if g.Match(x) {
+					if hit(x) {
 						return true
 					}
-					if r, ok := rel(x); ok && g.Match(r) {
+					if r, ok := rel(x); ok && (hit(r) || hit("./"+r)) {
 						return true
 					}
 				}
 			}
 			continue
 		}
-		if t.Raw != "" && !g.Match(t.Raw) {
+		style := byte('.')
+		switch {
+		case strings.HasPrefix(t.Raw, "/"):
+			style = '/'
+		case t.Raw == "~" || strings.HasPrefix(t.Raw, "~/"):
+			style = '~'
+		}
+		if t.Raw != "" && style == g.fnStyle && !g.Match(t.Raw) {
 			return false
 		}
 		for _, f := range t.Forms {
 			for _, x := range [...]string{f.Abs, f.Real} {
-				if !absolute {
+				switch g.fnStyle {
+				case '.':
 					r, ok := rel(x)
 					if !ok {
 						return false
 					}
 					x = r
+				case '~':
+					r, ok := under(x, g.home)
+					if !ok {
+						return false
+					}
+					x = "~/" + r
+					if r == "." {
+						x = "~"
+					}
 				}
 				if !g.Match(x) {
 					return false

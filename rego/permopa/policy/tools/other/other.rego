@@ -42,11 +42,29 @@ check := _normalise(_custom.check) if {
 	is_object(input.tool_check)
 }
 
+# Behaviors are read in any case (AgentScope Java's wire form is
+# lower-case: "allow", "passthrough"). A safety ASK is bypass_immune, or, in
+# Java's wire form, an ASK whose decision_reason mentions safety. A check
+# whose behavior is none of the four denies: a policy that cannot be
+# understood must not fall through to the allow rules.
 _normalise(tc) := {
-	"behavior": upper(object.get(tc, "behavior", "PASSTHROUGH")),
-	"bypass_immune": object.get(tc, "bypass_immune", false) == true,
+	"behavior": b,
+	"bypass_immune": _immune(tc),
 	"message": object.get(tc, "message", ""),
+} if {
+	b := upper(object.get(tc, "behavior", "PASSTHROUGH"))
+	b in {"ALLOW", "DENY", "ASK", "PASSTHROUGH"}
+} else := {
+	"behavior": "DENY",
+	"bypass_immune": false,
+	"message": sprintf("the tool check for %s gave behavior %v, not allow, deny, ask or passthrough; denied to fail closed", [call.tool, object.get(tc, "behavior", null)]),
 }
+
+_immune(tc) := true if {
+	object.get(tc, "bypass_immune", false) == true
+} else := true if {
+	contains(lower(object.get(tc, "decision_reason", "")), "safety")
+} else := false
 
 # METADATA
 # description: The canonical JSON of tool_input that rule contents of custom tools match.
