@@ -329,7 +329,7 @@ func OtherRoads(p, cwd, home string, r Resolved) []Resolved {
 		out = append(out, Resolved{Abs: x, Real: real})
 	}
 	if name, rest, ok := tildeUser(p); ok {
-		if h := lookupHome(name); h != "" {
+		if h := LookupHome(name); h != "" {
 			add(h + "/" + rest)
 		}
 	}
@@ -386,6 +386,15 @@ func allDigits(s string) bool {
 	return true
 }
 
+// UserHome is the home of user name as bash expands "~name" ("" when name
+// is not a user name or there is no such user).
+func UserHome(name string) string {
+	if _, _, ok := tildeUser("~" + name); !ok || strings.Contains(name, "/") {
+		return ""
+	}
+	return LookupHome(name)
+}
+
 // tildeUser splits "~name/rest" (name a user name as bash reads it).
 func tildeUser(p string) (name, rest string, ok bool) {
 	if !strings.HasPrefix(p, "~") {
@@ -404,9 +413,10 @@ func tildeUser(p string) (name, rest string, ok bool) {
 	return name, rest, true
 }
 
-// lookupHome is the home directory of user name, "" when there is no such
-// user. Answers are kept: the user database rarely changes while permopa runs.
-func lookupHome(name string) string {
+// LookupHome is the home directory of user name, as bash expands "~name",
+// "" when there is no such user. Answers are kept: the user database rarely
+// changes while permopa runs.
+func LookupHome(name string) string {
 	if h, ok := homes.Get(name); ok {
 		return h
 	}

@@ -191,7 +191,7 @@ func BenchmarkResolve(b *testing.B) {
 // Paths that reach the same file by another road: each form is matched by
 // deny rules (and must be covered by allow rules).
 func TestOtherRoads(t *testing.T) {
-	rootHome := lookupHome("root")
+	rootHome := LookupHome("root")
 	cases := []struct {
 		path string
 		want string // a form OtherRoads or ResolvePath gives; "" none besides Abs
