@@ -205,6 +205,8 @@ func (l *Layers) loadLocked() (Settings, []error) {
 			}
 		}
 	}
+	// Rules that do not mean what they look like (permopa rules lint).
+	problems = append(problems, LintProblems(LintRules(merged.Rules))...)
 	merged.Home = firstNonEmpty(l.opts.Home, merged.Home)
 	merged.Cwd = firstNonEmpty(l.opts.Cwd, merged.Cwd)
 	merged.fillDefaults()
@@ -245,6 +247,11 @@ func (ly *layer) read() (Settings, []error) {
 		}
 		ly.good[f] = s
 		problems = append(problems, ps...)
+		// Keys permopa does not read (a typo such as "denny:" would drop
+		// rules without a word), each naming the file and line.
+		if fs, err := LintFile(f); err == nil {
+			problems = append(problems, LintProblems(fs)...)
+		}
 		parts = append(parts, s)
 	}
 	return Merge(parts...), problems

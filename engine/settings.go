@@ -458,6 +458,13 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 		if b != "" && !strings.EqualFold(b, behavior) {
 			return r, fmt.Errorf("rule %s: behavior %q listed under %s", r, b, strings.ToLower(behavior))
 		}
+		for k := range v {
+			// A misspelt rule_content would make the rule cover every call
+			// of its tool: such a rule is not read at all.
+			if !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
+				return r, fmt.Errorf("rule %s: unknown key %q (did you mean \"rule_content\"?)", r, k)
+			}
+		}
 		if src, ok := v["source"].(string); ok {
 			r.Source = src
 		}
@@ -759,7 +766,12 @@ type RuleProblem struct {
 	Err      error  // names the rule
 }
 
-func (p *RuleProblem) Error() string { return p.Where + ": " + p.Key + ": " + p.Err.Error() }
+func (p *RuleProblem) Error() string {
+	if f, ok := p.Err.(Finding); ok {
+		return f.Error() // names the file, line and key itself
+	}
+	return p.Where + ": " + p.Key + ": " + p.Err.Error()
+}
 
 func (p *RuleProblem) Unwrap() error { return p.Err }
 
