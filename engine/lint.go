@@ -722,4 +722,3 @@ func (gi *guardIndex) dirHolding(tool, p string) (Rule, bool) {
 		d = d[:j]
 	}
 }
-

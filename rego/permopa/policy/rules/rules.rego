@@ -120,7 +120,8 @@ _lists := permopa.rules.lists(_org, _settings, input, object.get(_cross_targets,
 	"patterns": count([x | some x in [a.patterns, n.patterns]; x == true]) > 0,
 	"none": count([x | some x in [a.none, n.none]; x != true]) == 0,
 } if {
-	a := permopa.rules.lists(_org, _settings, object.union(input, {"tool_name": _alias[call.tool]}), object.get(_cross_targets, call.tool, []))
+	as_edit := object.union(input, {"tool_name": _alias[call.tool]})
+	a := permopa.rules.lists(_org, _settings, as_edit, object.get(_cross_targets, call.tool, []))
 	n := permopa.rules.lists(_org, _settings, input, [])
 }
 

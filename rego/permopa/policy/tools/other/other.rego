@@ -57,12 +57,15 @@ _normalise(tc) := {
 } else := {
 	"behavior": "DENY",
 	"bypass_immune": false,
-	"message": sprintf("the tool check for %s gave behavior %v, not allow, deny, ask or passthrough; denied to fail closed", [call.tool, object.get(tc, "behavior", null)]),
+	"message": sprintf(
+		"the tool check for %s gave behavior %v, not allow, deny, ask or passthrough; denied to fail closed",
+		[call.tool, object.get(tc, "behavior", null)],
+	),
 }
 
-_immune(tc) := true if {
-	object.get(tc, "bypass_immune", false) == true
-} else := true if {
+_immune(tc) if {
+	tc.bypass_immune == true
+} else if {
 	contains(lower(object.get(tc, "decision_reason", "")), "safety")
 } else := false
 
