@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -279,5 +280,31 @@ func TestEveryEditToolIsAnEditTool(t *testing.T) {
 	d := st.decide("MultiEdit", "/var/x/a.go", "default")
 	if len(d.SuggestedRules) != 1 || d.SuggestedRules[0].ToolName != "Edit" {
 		t.Errorf("MultiEdit suggestion: %+v", d.SuggestedRules)
+	}
+}
+
+// The engine reads path rules for the policy's file tools: its list is the
+// policy's (data.permopa.policy.tools.files.tools).
+func TestPathRuleToolsAreThePolicysFileTools(t *testing.T) {
+	eng, err := engine.New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := eng.Evaluate(context.Background(), "x := data.permopa.policy.tools.files.tools", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range v.(map[string]any)["x"].([]any) {
+		got = append(got, x.(string))
+	}
+	var want []string
+	for name := range engine.PathRuleTools {
+		want = append(want, name)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("policy file tools %v, engine.PathRuleTools %v", got, want)
 	}
 }

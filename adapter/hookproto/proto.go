@@ -199,8 +199,9 @@ func Reason(d Decision) string {
 	return b.String()
 }
 
-// pathTools are the tools whose rule contents are paths (engine.PathRuleTools).
-var pathTools = map[string]bool{
+// PathTools are the tools whose rule contents are paths (engine.PathRuleTools;
+// a test holds the two equal).
+var PathTools = map[string]bool{
 	"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Glob": true, "Grep": true,
 }
 
@@ -210,7 +211,7 @@ var pathTools = map[string]bool{
 // where "/dir" is relative to the project, so it is written "//dir/**"
 // (docs/rules.md).
 func claudeForm(r Rule) string {
-	if r.RuleContent != nil && pathTools[r.ToolName] {
+	if r.RuleContent != nil && PathTools[r.ToolName] {
 		if c, ok := paths.FnmatchToClaude(*r.RuleContent); ok {
 			return r.ToolName + "(" + c + ")"
 		}

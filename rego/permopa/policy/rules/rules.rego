@@ -97,7 +97,8 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 
 # Claude Code's MultiEdit and NotebookEdit meet Edit's rules as their own
 # (Claude Code applies Edit rules to every tool that edits files), besides
-# the rules written for them by name.
+# the rules written for them by name: ["Edit", "own"] in _cross_targets for
+# the indexed lists, _alias for the small ones.
 _alias := {"MultiEdit": "Edit", "NotebookEdit": "Edit"}
 
 _own_names := [_alias[call.tool], call.tool] if _alias[call.tool]
@@ -112,18 +113,7 @@ _own_names := [call.tool] if not _alias[call.tool]
 # then the input's permission_context and the tool-name patterns, small
 # lists indexed here, only when there are any. No list is rebuilt per call
 # and no rule of another tool is visited.
-_lists := permopa.rules.lists(_org, _settings, input, object.get(_cross_targets, call.tool, [])) if {
-	not _alias[call.tool]
-} else := {
-	"own": {b: array.concat(a.own[b], n.own[b]) | some b in behaviors},
-	"cross": a.cross,
-	"patterns": count([x | some x in [a.patterns, n.patterns]; x == true]) > 0,
-	"none": count([x | some x in [a.none, n.none]; x != true]) == 0,
-} if {
-	as_edit := object.union(input, {"tool_name": _alias[call.tool]})
-	a := permopa.rules.lists(_org, _settings, as_edit, object.get(_cross_targets, call.tool, []))
-	n := permopa.rules.lists(_org, _settings, input, [])
-}
+_lists := permopa.rules.lists(_org, _settings, input, object.get(_cross_targets, call.tool, []))
 
 # Per behavior, the lists for the call's own tool that hold any rule, and
 # [what, list] for the guarding tools' lists with contents.
@@ -139,6 +129,7 @@ _cross_lists := _lists.cross if _no_small_lists
 
 _cross_lists := {b: array.concat(_lists.cross[b], [[what, ix] |
 	some [name, what] in object.get(_cross_targets, call.tool, [])
+	what != "own"
 	ix := _small_index(b, name)
 	count(ix.contents) > 0
 ]) |
@@ -178,11 +169,11 @@ _small_index(b, name) := {
 }
 
 _context_contents(r, name) := [concat("", ["fnmatch:", r.rule_content])] if {
-	name in files.tools
+	name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := [r.rule_content]
 
 _pattern_contents(r, name) := r.path_contents if {
-	name in files.tools
+	name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 	is_array(r.path_contents)
 } else := [r.rule_content]
 
@@ -285,7 +276,7 @@ _own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.b
 	files.handles
 } else := other.match_index(contents) if {
 	call.tool != "Bash"
-	not call.tool in files.tools
+	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := -1
 
 _glob_opts("allow") := object.union(call.path_opts, {"mode": "all"})
@@ -303,8 +294,8 @@ _cross_targets := {
 	"Grep": [["Read", "path"]],
 	"Write": [["Edit", "path"]],
 	"Edit": [["Write", "path"]],
-	"MultiEdit": [["Write", "path"]],
-	"NotebookEdit": [["Write", "path"]],
+	"MultiEdit": [["Edit", "own"], ["Write", "path"]],
+	"NotebookEdit": [["Edit", "own"], ["Write", "path"]],
 }
 
 _cross(b) := hits[0] if {

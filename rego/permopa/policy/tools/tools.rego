@@ -20,13 +20,13 @@ read_only if {
 }
 
 read_only if {
-	input.tool_name in files.readers
+	input.tool_name in {"Read", "Glob", "Grep"}
 	files.read_only
 }
 
 read_only if {
 	input.tool_name != "Bash"
-	not input.tool_name in files.tools
+	not input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 	other.read_only
 }
 
@@ -42,7 +42,7 @@ limit_exceeded := bash.limit_exceeded if input.tool_name == "Bash"
 check := bash.check if {
 	input.tool_name == "Bash"
 } else := files.check if {
-	input.tool_name in files.tools
+	input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := other.check
 
 # METADATA
@@ -50,5 +50,5 @@ check := bash.check if {
 suggestions := bash.suggestions if {
 	input.tool_name == "Bash"
 } else := files.suggestions if {
-	input.tool_name in files.tools
+	input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := other.suggestions

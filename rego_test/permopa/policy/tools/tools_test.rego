@@ -273,3 +273,26 @@ test_suggestion_names_directory[name] if {
 		with data.permopa.settings as _settings
 	s[0].rule_content == want
 }
+
+# The routes spell the file tools out literally: they must agree with the
+# sets in the files package, the one list of file tools.
+test_file_tool_sets_agree_with_the_routes if {
+	data.permopa.policy.tools.files.tools == data.permopa.policy.tools.files.readers | data.permopa.policy.tools.files.writers
+	every t in data.permopa.policy.tools.files.tools {
+		data.permopa.policy.tools.files.handles with input as {"tool_name": t}
+	}
+	not data.permopa.policy.tools.files.handles with input as {"tool_name": "Bash"}
+	every t in data.permopa.policy.tools.files.readers {
+		d := _decide(t, {"file_path": "/w/a", "pattern": "x", "path": "/w"}, "plan")
+		d.step == "read_only"
+	}
+	every t in data.permopa.policy.tools.files.writers {
+		d := _decide(t, {"file_path": "/w/.git/config", "notebook_path": "/w/.git/config"}, "default")
+		d.step == "tool_check"
+		d.bypass_immune
+	}
+	every t in data.permopa.policy.tools.files.tools {
+		d := _with_rules(t, {"file_path": "/w/a", "notebook_path": "/w/a", "pattern": "x", "path": "/w/a"}, "bypassPermissions", _rules("deny", t, "/w/a"))
+		d.step == "deny_rule"
+	}
+}

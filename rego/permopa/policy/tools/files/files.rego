@@ -13,8 +13,11 @@ import data.permopa.policy.modes
 
 # METADATA
 # description: |
-#   The file tools that read. These sets are the one list of file tools:
-#   the routing (tools), the rules (rules) and the checks below use them.
+#   The file tools that read. These sets are the one list of file tools.
+#   The routes (here, in tools and in rules) spell them out literally, since
+#   a reference to a rule costs OPA an evaluation on every decision;
+#   rego_test (tools_test) and the engine's tests hold every literal, and
+#   the engine's PathRuleTools, to these sets.
 readers := {"Read", "Glob", "Grep"}
 
 # METADATA
@@ -30,7 +33,7 @@ tools := readers | writers
 
 # METADATA
 # description: The call is one of the file tools.
-handles if input.tool_name in tools
+handles if input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 
 # METADATA
 # description: |
@@ -159,7 +162,7 @@ _check := permopa.path.check(rule_paths, call.context.path_opts) if {
 #   Reads of anything but a credential path (or a tree holding one, or too
 #   large to check) are read-only.
 read_only if {
-	input.tool_name in readers
+	input.tool_name in {"Read", "Glob", "Grep"}
 	count(_check.credential) == 0
 	count(_check.unknown) == 0
 }
@@ -176,21 +179,21 @@ check := {
 	"bypass_immune": true,
 	"message": sprintf("%s of a credential path: %s", [input.tool_name, _hits(_check.credential)]),
 } if {
-	input.tool_name in readers
+	input.tool_name in {"Read", "Glob", "Grep"}
 	count(_check.credential) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("%s to a dangerous path: %s", [input.tool_name, _hits(_check.dangerous)]),
 } if {
-	input.tool_name in writers
+	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 	count(_check.dangerous) > 0
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
 	"message": sprintf("%s inside a working directory", [input.tool_name]),
 } if {
-	input.tool_name in writers
+	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 	call.context.mode in modes.auto_edits
 	permopa.path.inside([path], call.context.working_directories, call.context.path_opts)
 }
