@@ -131,7 +131,10 @@ func LintProblems(fs []Finding) []error {
 		}
 		if f.Check == CheckUnknownKey && f.Level == LevelError && f.Rule == "" {
 			b := Deny
-			if k := strings.ToLower(f.Key); strings.Contains(k, "ask") && !strings.Contains(k, "deny") {
+			switch k := strings.ToLower(f.Key); {
+			case strings.HasPrefix(k, "permissions.allow"), strings.HasPrefix(k, "allow_rules"):
+				b = Allow // an allow rule's key: deciding without it only asks more
+			case strings.Contains(k, "ask") && !strings.Contains(k, "deny"):
 				b = Ask
 			}
 			out = append(out, &RuleProblem{Where: f.File, Key: f.Key, Behavior: b, Err: f})

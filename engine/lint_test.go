@@ -64,12 +64,17 @@ func TestLintFileKeys(t *testing.T) {
 	}
 }
 
-// A misspelt rule_content is not read as a rule covering every call of its
-// tool: the rule is reported and left out.
+// A misspelt rule_content is not read as an allow rule covering every call
+// of its tool: the rule is reported and left out. A deny rule stays
+// tool-wide: too strict, never too lenient.
 func TestRuleObjectWithMisspeltContentIsNotRead(t *testing.T) {
 	_, err := engine.RuleFrom(map[string]any{"tool_name": "Bash", "rule_contnet": "rm:*"}, "allow")
 	if err == nil || !strings.Contains(err.Error(), "rule_contnet") {
 		t.Fatalf("got %v", err)
+	}
+	r, err := engine.RuleFrom(map[string]any{"tool_name": "Bash", "rule_contnet": "rm:*"}, "deny")
+	if err != nil || r.RuleContent != nil {
+		t.Fatalf("deny: %+v %v", r, err)
 	}
 }
 

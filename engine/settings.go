@@ -459,10 +459,12 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 			return r, fmt.Errorf("rule %s: behavior %q listed under %s", r, b, strings.ToLower(behavior))
 		}
 		for k := range v {
-			// A misspelt rule_content would make the rule cover every call
-			// of its tool: such a rule is not read at all.
-			if !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
-				return r, fmt.Errorf("rule %s: unknown key %q (did you mean \"rule_content\"?)", r, k)
+			// A misspelt rule_content would make an allow rule cover every
+			// call of its tool: such a rule is not read at all. A deny or
+			// ask rule stays tool-wide (too strict, never too lenient), and
+			// `permopa rules lint` reports the key.
+			if strings.EqualFold(behavior, Allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
+				return r, fmt.Errorf("rule %s: unknown key %q (did you mean \"rule_content\"?); an allow rule without its content would allow every call of its tool", r, k)
 			}
 		}
 		if src, ok := v["source"].(string); ok {
