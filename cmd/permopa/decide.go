@@ -59,6 +59,11 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 				return nil, err
 			}
 			for _, p := range problems {
+				var lint engine.Finding
+				if errors.As(p, &lint) {
+					fmt.Fprintln(os.Stderr, "permopa:", p)
+					continue
+				}
 				fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
 			}
 			layers = append(layers, ls)
