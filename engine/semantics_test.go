@@ -308,3 +308,60 @@ func TestPathRuleToolsAreThePolicysFileTools(t *testing.T) {
 		t.Errorf("policy file tools %v, engine.PathRuleTools %v", got, want)
 	}
 }
+
+// The other rule forms, in a settings file, decided end to end (the table
+// of docs/rules.md, "Other rule forms").
+func TestOtherRuleForms(t *testing.T) {
+	st := newSemanticsTree(t)
+	file := filepath.Join(".permopa", "settings.yaml")
+	cases := []struct {
+		rule, tool string
+		input      map[string]any
+		want       bool
+	}{
+		{"WebFetch(domain:example.com)", "WebFetch", map[string]any{"url": "https://example.com/a"}, true},
+		{"WebFetch(domain:example.com)", "WebFetch", map[string]any{"url": "https://EXAMPLE.com:8443/a"}, true},
+		{"WebFetch(domain:example.com)", "WebFetch", map[string]any{"url": "https://docs.example.com/a"}, false},
+		{"WebFetch(domain:example.com)", "WebFetch", map[string]any{"url": "https://example.com.evil.net/a"}, false},
+		{"WebFetch(domain:*.example.com)", "WebFetch", map[string]any{"url": "https://docs.example.com/a"}, true},
+		{"WebFetch(domain:*.example.com)", "WebFetch", map[string]any{"url": "https://a.b.example.com/a"}, false},
+		{"WebFetch", "WebFetch", map[string]any{"url": "https://any.where/"}, true},
+		{"mcp__github__create_issue", "mcp__github__create_issue", map[string]any{"title": "x"}, true},
+		{"mcp__github__create_issue", "mcp__github__delete_repo", map[string]any{}, false},
+		{"mcp__github__*", "mcp__github__delete_repo", map[string]any{}, true},
+		{"mcp__github__*", "mcp__gitlab__delete_repo", map[string]any{}, false},
+		{"deploy", "deploy", map[string]any{"env": "prod"}, true},
+		{`deploy({"env":"staging"})`, "deploy", map[string]any{"env": "staging"}, true},
+		{`deploy({"env":"staging"})`, "deploy", map[string]any{"env": "prod"}, false},
+		{`deploy({"env":"stag*"})`, "deploy", map[string]any{"env": "staging"}, true},
+		{`deploy({"env":"stag*"})`, "deploy", map[string]any{"env": "prod"}, false},
+		{`mcp__fetch__get({"url":"https://docs.example.com/*"})`, "mcp__fetch__get", map[string]any{"url": "https://docs.example.com/a.b/c"}, true},
+		{`mcp__fetch__get({"url":"https://docs.example.com/*"})`, "mcp__fetch__get", map[string]any{"url": "https://evil.example.net/"}, false},
+	}
+	// An allow rule's "*" stays inside one JSON string; a deny rule's
+	// crosses anything.
+	for _, c := range []struct {
+		b    string
+		want bool
+	}{{"allow", false}, {"deny", true}} {
+		st.rules(t, file, c.b, `deploy({"env":"stag*"})`)
+		d := st.eng.Decide(context.Background(), map[string]any{"tool_name": "deploy", "tool_input": map[string]any{"env": "stag", "target": "prod"}, "cwd": st.cwd, "permission_mode": "bypassPermissions"})
+		if got := d.Step == engine.StepAllowRule || d.Step == engine.StepDenyRule; got != c.want {
+			t.Errorf("%s deploy({\"env\":\"stag*\"}) on {env: stag, target: prod}: %s/%s, want match %v", c.b, d.Behavior, d.Step, c.want)
+		}
+	}
+	for _, c := range cases {
+		for _, b := range []string{"allow", "deny"} {
+			st.rules(t, file, b, c.rule)
+			mode := "default"
+			step := engine.StepAllowRule
+			if b == "deny" {
+				mode, step = "bypassPermissions", engine.StepDenyRule
+			}
+			d := st.eng.Decide(context.Background(), map[string]any{"tool_name": c.tool, "tool_input": c.input, "cwd": st.cwd, "permission_mode": mode})
+			if (d.Step == step) != c.want {
+				t.Errorf("%s %s on %s %v: %s/%s, want match %v", b, c.rule, c.tool, c.input, d.Behavior, d.Step, c.want)
+			}
+		}
+	}
+}

@@ -274,7 +274,7 @@ _own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.b
 	b == "allow"
 } else := permopa.glob.match_any(contents, files.rule_paths, _glob_opts(b)) if {
 	files.handles
-} else := other.match_index(contents) if {
+} else := other.match_index(contents, b) if {
 	call.tool != "Bash"
 	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := -1

@@ -79,15 +79,18 @@ _host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_patte
 
 # METADATA
 # description: |
-#   match_index(contents): the index of the first rule content that matches
-#   the call, or -1. WebFetch: domain:host or domain:*.host. Others: the
-#   canonical JSON, exactly or as a glob.
-match_index(contents) := i if {
+#   match_index(contents, b): the index of the first rule content of
+#   behavior b that matches the call, or -1. WebFetch: domain:host or
+#   domain:*.host. Others: the canonical JSON, exactly or as a glob whose
+#   "*" matches any run of characters: within one JSON string for allow
+#   rules (an allow rule on {"env":"stag*"} does not cover more keys), across
+#   anything for deny and ask rules.
+match_index(contents, b) := i if {
 	call.tool == "WebFetch"
 	hits := [j | some j, c in contents; _domain_match(c)]
 	i := _first_or_none(hits)
 } else := i if {
-	hits := [j | some j, c in contents; _json_match(c)]
+	hits := [j | some j, c in contents; _json_match(c, b)]
 	i := _first_or_none(hits)
 }
 
@@ -100,12 +103,18 @@ _domain_match(c) if {
 	glob.match(lower(trim_prefix(c, "domain:")), ["."], _host)
 }
 
-_json_match(c) if c == canonical
+_json_match(c, _) if c == canonical
 
-_json_match(c) if {
+# Everything but "*" is literal: OPA's glob would read "{...}" as
+# alternatives, so the content is quoted around its stars. The delimiter
+# keeps an allow rule's "*" inside one JSON string ("\""); for deny and ask
+# rules it is NUL, which canonical JSON never holds.
+_json_match(c, b) if {
 	contains(c, "*")
-	glob.match(c, [], canonical)
+	glob.match(concat("*", [glob.quote_meta(p) | some p in split(c, "*")]), [_json_delimiter[b]], canonical)
 }
+
+_json_delimiter := {"allow": "\"", "deny": "\u0000", "ask": "\u0000"}
 
 # METADATA
 # description: |
