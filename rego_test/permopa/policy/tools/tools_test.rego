@@ -37,17 +37,6 @@ tool_cases := {
 	"Edit .git/config in workdir, acceptEdits": ["Edit", {"file_path": "/w/.git/config"}, "acceptEdits", "ASK", "tool_check"],
 	"Edit .claude settings, dontAsk": ["Edit", {"file_path": "/w/.claude/settings.json"}, "dontAsk", "DENY", "tool_check"],
 	"Write in workdir, plan": ["Write", {"file_path": "/w/a", "content": "x"}, "plan", "DENY", "mode_fallback"],
-	"MultiEdit in workdir": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, "default", "ASK", "mode_fallback"],
-	"MultiEdit in workdir, acceptEdits": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, "acceptEdits", "ALLOW", "tool_check"],
-	"MultiEdit outside, acceptEdits": ["MultiEdit", {"file_path": "/etc/hosts", "edits": []}, "acceptEdits", "ASK", "mode_fallback"],
-	"MultiEdit .bashrc, acceptEdits": ["MultiEdit", {"file_path": "/home/u/.bashrc", "edits": []}, "acceptEdits", "ASK", "tool_check"],
-	"MultiEdit .git/hooks, dontAsk": ["MultiEdit", {"file_path": "/w/.git/hooks/pre-commit", "edits": []}, "dontAsk", "DENY", "tool_check"],
-	"MultiEdit, plan": ["MultiEdit", {"file_path": "/w/a", "edits": []}, "plan", "DENY", "mode_fallback"],
-	"MultiEdit without file_path": ["MultiEdit", {"edits": []}, "default", "DENY", "error"],
-	"NotebookEdit in workdir, acceptEdits": ["NotebookEdit", {"notebook_path": "/w/a.ipynb", "new_source": ""}, "acceptEdits", "ALLOW", "tool_check"],
-	"NotebookEdit outside, acceptEdits": ["NotebookEdit", {"notebook_path": "/tmp/a.ipynb", "new_source": ""}, "acceptEdits", "ASK", "mode_fallback"],
-	"NotebookEdit .git, acceptEdits": ["NotebookEdit", {"notebook_path": "/w/.git/a.ipynb", "new_source": ""}, "acceptEdits", "ASK", "tool_check"],
-	"NotebookEdit without notebook_path": ["NotebookEdit", {"file_path": "/w/a.ipynb"}, "default", "DENY", "error"],
 	"WebFetch": ["WebFetch", {"url": "https://example.com/x"}, "default", "ASK", "mode_fallback"],
 	"WebFetch, plan": ["WebFetch", {"url": "https://example.com/x"}, "plan", "DENY", "mode_fallback"],
 	"Bash read-only": ["Bash", {"command": "git status && ls -la | wc -l"}, "plan", "ALLOW", "read_only"],
@@ -66,6 +55,29 @@ tool_cases := {
 	"Bash npm install, acceptEdits": ["Bash", {"command": "npm install"}, "acceptEdits", "ASK", "mode_fallback"],
 	"Bash npm install, dontAsk": ["Bash", {"command": "npm install"}, "dontAsk", "DENY", "mode_fallback"],
 	"Bash rm -rf /, bypass": ["Bash", {"command": "rm -rf /"}, "bypassPermissions", "ALLOW", "mode_fallback"],
+}
+
+# Every edit tool is an edit tool: MultiEdit and NotebookEdit meet the
+# checks Edit does.
+edit_tool_cases := {
+	"MultiEdit in workdir": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, "default", "ASK", "mode_fallback"],
+	"MultiEdit in workdir, acceptEdits": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, "acceptEdits", "ALLOW", "tool_check"],
+	"MultiEdit outside, acceptEdits": ["MultiEdit", {"file_path": "/etc/hosts", "edits": []}, "acceptEdits", "ASK", "mode_fallback"],
+	"MultiEdit .bashrc, acceptEdits": ["MultiEdit", {"file_path": "/home/u/.bashrc", "edits": []}, "acceptEdits", "ASK", "tool_check"],
+	"MultiEdit .git/hooks, dontAsk": ["MultiEdit", {"file_path": "/w/.git/hooks/pre-commit", "edits": []}, "dontAsk", "DENY", "tool_check"],
+	"MultiEdit, plan": ["MultiEdit", {"file_path": "/w/a", "edits": []}, "plan", "DENY", "mode_fallback"],
+	"MultiEdit without file_path": ["MultiEdit", {"edits": []}, "default", "DENY", "error"],
+	"NotebookEdit in workdir, acceptEdits": ["NotebookEdit", {"notebook_path": "/w/a.ipynb", "new_source": ""}, "acceptEdits", "ALLOW", "tool_check"],
+	"NotebookEdit outside, acceptEdits": ["NotebookEdit", {"notebook_path": "/tmp/a.ipynb", "new_source": ""}, "acceptEdits", "ASK", "mode_fallback"],
+	"NotebookEdit .git, acceptEdits": ["NotebookEdit", {"notebook_path": "/w/.git/a.ipynb", "new_source": ""}, "acceptEdits", "ASK", "tool_check"],
+	"NotebookEdit without notebook_path": ["NotebookEdit", {"file_path": "/w/a.ipynb"}, "default", "DENY", "error"],
+}
+
+test_edit_tools[name] if {
+	some name, [tool, tool_input, mode, behavior, step] in edit_tool_cases
+	d := _decide(tool, tool_input, mode)
+	d.behavior == behavior
+	d.step == step
 }
 
 test_tool_check[name] if {
@@ -99,7 +111,15 @@ rule_cases := {
 	"Read deny other file": ["Read", {"file_path": "/w/public/a"}, ["deny", "Read", "secret/**"], "ALLOW", "read_only"],
 	"Write allow glob": ["Write", {"file_path": "/w/src/a/b.go", "content": ""}, ["allow", "Write", "/w/src/**"], "ALLOW", "allow_rule"],
 	"Write allow glob outside": ["Write", {"file_path": "/w/other/b.go", "content": ""}, ["allow", "Write", "/w/src/**"], "ASK", "mode_fallback"],
-	# permission_context rules are AgentScope's: fnmatch, "*" crosses "/".
+	"Edit deny anywhere": ["Edit", {"file_path": "/w/x/.npmrc"}, ["deny", "Edit", "**/.npmrc"], "DENY", "deny_rule"],
+	"WebFetch allow domain": ["WebFetch", {"url": "https://docs.example.com/a"}, ["allow", "WebFetch", "domain:*.example.com"], "ALLOW", "allow_rule"],
+	"WebFetch allow other domain": ["WebFetch", {"url": "https://example.org/a"}, ["allow", "WebFetch", "domain:example.com"], "ASK", "mode_fallback"],
+	"WebFetch deny domain": ["WebFetch", {"url": "http://user@Evil.example.com:8080/a"}, ["deny", "WebFetch", "domain:evil.example.com"], "DENY", "deny_rule"],
+}
+
+# permission_context rules are AgentScope's: fnmatch, "*" crosses "/";
+# Edit's rules are every edit tool's.
+agentscope_rule_cases := {
 	"Write allow star crosses segments": ["Write", {"file_path": "/w/src/a/b.go", "content": ""}, ["allow", "Write", "/w/src/*"], "ALLOW", "allow_rule"],
 	"Write allow relative is the path as written": ["Write", {"file_path": "src/a.go", "content": ""}, ["allow", "Write", "src/*"], "ALLOW", "allow_rule"],
 	"Write allow relative covers the absolute spelling of its files": ["Write", {"file_path": "/w/src/a.go", "content": ""}, ["allow", "Write", "src/*"], "ALLOW", "allow_rule"],
@@ -111,10 +131,13 @@ rule_cases := {
 	"Edit allow covers MultiEdit": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, ["allow", "Edit", "/w/src/*"], "ALLOW", "allow_rule"],
 	"Write deny guards NotebookEdit": ["NotebookEdit", {"notebook_path": "/w/a.ipynb", "new_source": ""}, ["deny", "Write", "*.ipynb"], "DENY", "deny_rule"],
 	"MultiEdit deny by name": ["MultiEdit", {"file_path": "/w/a.go", "edits": []}, ["deny", "MultiEdit", "/w/*"], "DENY", "deny_rule"],
-	"Edit deny anywhere": ["Edit", {"file_path": "/w/x/.npmrc"}, ["deny", "Edit", "**/.npmrc"], "DENY", "deny_rule"],
-	"WebFetch allow domain": ["WebFetch", {"url": "https://docs.example.com/a"}, ["allow", "WebFetch", "domain:*.example.com"], "ALLOW", "allow_rule"],
-	"WebFetch allow other domain": ["WebFetch", {"url": "https://example.org/a"}, ["allow", "WebFetch", "domain:example.com"], "ASK", "mode_fallback"],
-	"WebFetch deny domain": ["WebFetch", {"url": "http://user@Evil.example.com:8080/a"}, ["deny", "WebFetch", "domain:evil.example.com"], "DENY", "deny_rule"],
+}
+
+test_agentscope_rules[name] if {
+	some name, [tool, tool_input, [b, rule_tool, content], behavior, step] in agentscope_rule_cases
+	d := _with_rules(tool, tool_input, "default", _rules(b, rule_tool, content))
+	d.behavior == behavior
+	d.step == step
 }
 
 test_rules[name] if {
