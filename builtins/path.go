@@ -72,7 +72,7 @@ type otherRoadsKey struct{ p, cwd, home string }
 
 // otherRoads is paths.OtherRoads, once per evaluation.
 func otherRoads(bctx topdown.BuiltinContext, p, cwd, home string, r paths.Resolved) []paths.Resolved {
-	if !strings.HasPrefix(p, "~") && !strings.Contains(r.Abs, "/proc/") && !strings.Contains(r.Real, "/proc/") {
+	if !strings.HasPrefix(p, "~") || strings.HasPrefix(p, "~/") || p == "~" {
 		return nil // the common case, without a lookup
 	}
 	if bctx.Cache == nil {

@@ -300,90 +300,29 @@ func procProcessDir(d string) bool {
 }
 // OtherRoads returns the other forms under which the kernel reaches the
 // file p names, beyond the lexical and symlink-resolved ones of
-// ResolvePath: "/proc/<pid>/root/x" (also self, thread-self and
-// /proc/<pid>/task/<tid>/root) is "/x" in the root that process sees, taken
-// to be this one (the magic link cannot be read for another user's process,
-// so RealPath cannot follow it); "~name/x" is x in the home of user name, as
-// bash expands it when the user exists. Each form is resolved as
-// ResolvePath does. Checks that protect something (deny and ask rules) hit
-// when any form does; checks that grant something need every form to pass.
-// Paths other processes reach through descriptors or their cwd
-// (/proc/<pid>/fd/N, /proc/<pid>/cwd, /dev/fd/N) name no file permopa can
-// know; they are not forms of anything here.
+// ResolvePath (whose Real form already reads /proc/<pid>/root as "/", see
+// procStep): "~name/x" is x in the home of user name, as bash expands it
+// when the user exists. Each form is resolved as ResolvePath does. Checks
+// that protect something (deny and ask rules) hit when any form does;
+// checks that grant something need every form to pass.
 func OtherRoads(p, cwd, home string, r Resolved) []Resolved {
-	var out []Resolved
-	add := func(x string) {
-		x = path.Clean(x)
-		if x == r.Abs || x == r.Real {
-			return
-		}
-		for _, o := range out {
-			if o.Abs == x {
-				return
-			}
-		}
-		real, ok := RealPath(x)
-		if !ok {
-			real = x
-		}
-		out = append(out, Resolved{Abs: x, Real: real})
+	name, rest, ok := tildeUser(p)
+	if !ok {
+		return nil
 	}
-	if name, rest, ok := tildeUser(p); ok {
-		if h := LookupHome(name); h != "" {
-			add(h + "/" + rest)
-		}
+	h := LookupHome(name)
+	if h == "" {
+		return nil
 	}
-	for _, x := range [...]string{r.Abs, r.Real} {
-		if y, ok := procRoot(x); ok {
-			add(y)
-		}
+	x := path.Clean(h + "/" + rest)
+	if x == r.Abs || x == r.Real {
+		return nil
 	}
-	// A form found above may itself go through /proc/<pid>/root.
-	for i := 0; i < len(out) && i < 8; i++ {
-		for _, x := range [...]string{out[i].Abs, out[i].Real} {
-			if y, ok := procRoot(x); ok {
-				add(y)
-			}
-		}
+	real, ok := RealPath(x)
+	if !ok {
+		real = x
 	}
-	return out
-}
-
-// procRoot strips every leading /proc/<pid>/root (or task/<tid>/root) from
-// the clean absolute path p.
-func procRoot(p string) (string, bool) {
-	stripped := false
-	for i := 0; i < 64; i++ {
-		rest, ok := strings.CutPrefix(p, "/proc/")
-		if !ok {
-			break
-		}
-		pid, rest, _ := strings.Cut(rest, "/")
-		if !(pid == "self" || pid == "thread-self" || allDigits(pid)) {
-			break
-		}
-		if tid, after, ok := strings.Cut(strings.TrimPrefix(rest, "task/"), "/"); strings.HasPrefix(rest, "task/") && ok && allDigits(tid) {
-			rest = after
-		}
-		if rest != "root" && !strings.HasPrefix(rest, "root/") {
-			break
-		}
-		p = "/" + strings.TrimPrefix(strings.TrimPrefix(rest, "root"), "/")
-		stripped = true
-	}
-	return path.Clean(p), stripped
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return []Resolved{{Abs: x, Real: real}}
 }
 
 // UserHome is the home of user name as bash expands "~name" ("" when name

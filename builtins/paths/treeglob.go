@@ -169,10 +169,13 @@ func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
 
 // fnHitsTree is hitsTree for an fnmatch pattern (an AgentScope rule): a hit
 // when its literal beginning names a path below the root (whether or not it
-// exists now), or when it matches a path the walk finds, or the walk cannot
-// finish.
+// exists now), or when it matches a path the walk finds (absolute, or below
+// the root for a relative pattern), or the walk cannot finish.
 func (rs *RuleSet) fnHitsTree(g *Glob, t TreeMatch) bool {
 	pat := strings.TrimPrefix(g.expanded, FnmatchPrefix)
+	if g.fnStyle == '~' && g.home != "" {
+		pat = g.home + strings.TrimPrefix(pat, "~")
+	}
 	lit := pat
 	if k := strings.IndexAny(pat, "*?["); k >= 0 {
 		lit = pat[:k]
@@ -198,7 +201,9 @@ func (rs *RuleSet) fnHitsTree(g *Glob, t TreeMatch) bool {
 		}
 		for _, r := range rootForms(t.Root) {
 			p := strings.TrimSuffix(r, "/") + "/" + e.Rel
-			if g.Match(p) || e.Target != "" && g.Match(e.Target) {
+			// A relative pattern is also tried on the path below the root
+			// (as a deny rule: wider when the root is not the cwd).
+			if g.Match(p) || g.Match(e.Rel) || g.fnHome != nil && g.fnHome.match(p) || e.Target != "" && g.Match(e.Target) {
 				return true
 			}
 		}
