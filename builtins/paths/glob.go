@@ -283,13 +283,13 @@ func compileRule(pattern, cwd, home string, fold bool) (Glob, error) {
 // RuleSet is a compiled, indexed list of file-rule patterns. It is immutable
 // and safe for concurrent use.
 type RuleSet struct {
-	patterns []string
-	globs    []Glob
-	fold     bool
-	idx      map[string]*bucket // by Glob.dir; nil for small sets
-	fn       []int32            // the fnmatch patterns, ascending
-	nfn      int                // patterns that are not fnmatch ones
-	dirsIndex                   // the idx keys sorted, for MatchTrees (treeglob.go)
+	patterns  []string
+	globs     []Glob
+	fold      bool
+	idx       map[string]*bucket // by Glob.dir; nil for small sets
+	fn        []int32            // the fnmatch patterns, ascending
+	nfn       int                // patterns that are not fnmatch ones
+	dirsIndex                    // the idx keys sorted, for MatchTrees (treeglob.go)
 }
 
 type bucket struct {

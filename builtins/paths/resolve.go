@@ -298,6 +298,7 @@ func procProcessDir(d string) bool {
 	segs := strings.Split(rest, "/")
 	return len(segs) == 1 || len(segs) == 3 && segs[1] == "task"
 }
+
 // OtherRoads returns the other forms under which the kernel reaches the
 // file p names, beyond the lexical and symlink-resolved ones of
 // ResolvePath (whose Real form already reads /proc/<pid>/root as "/", see
