@@ -108,7 +108,7 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 			for _, root := range treeRoots(bctx, r) {
 				tr := *pa.tree
 				tr.Root = root
-				trees = append(trees, paths.TreeMatch{Tree: tr, List: listTree(bctx, tr)})
+				trees = append(trees, paths.TreeMatch{Tree: tr, List: listTree(bctx, tr), Cwd: cwd})
 			}
 		}
 		if paths.HasGlob(r.Abs) {

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -97,6 +98,8 @@ func segMatch(pat, name string) bool {
 type TreeMatch struct {
 	Tree
 	List func() Listing
+	// Cwd anchors relative fnmatch patterns (AgentScope rules); "" is "/".
+	Cwd string
 }
 
 // MatchTrees returns the index of the first pattern (deny and ask rules:
@@ -173,12 +176,25 @@ func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
 // the root for a relative pattern), or the walk cannot finish.
 func (rs *RuleSet) fnHitsTree(g *Glob, t TreeMatch) bool {
 	pat := strings.TrimPrefix(g.expanded, FnmatchPrefix)
-	if g.fnStyle == '~' && g.home != "" {
-		pat = g.home + strings.TrimPrefix(pat, "~")
+	switch g.fnStyle {
+	case '~':
+		if g.home != "" {
+			pat = g.home + strings.TrimPrefix(pat, "~")
+		}
+	case '.':
+		pat = strings.TrimSuffix(absDir(t.Cwd, ""), "/") + "/" + strings.TrimPrefix(pat, "./")
 	}
 	lit := pat
 	if k := strings.IndexAny(pat, "*?["); k >= 0 {
 		lit = pat[:k]
+	}
+	if k := strings.LastIndexByte(lit, '/'); k >= 0 && lit != pat {
+		lit = lit[:k+1] // the literal directories only
+	}
+	dir := strings.HasSuffix(lit, "/")
+	lit = path.Clean(lit)
+	if dir && lit != "/" {
+		lit += "/"
 	}
 	if rs.fold {
 		lit = strings.ToLower(lit)
