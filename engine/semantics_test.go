@@ -365,3 +365,16 @@ func TestOtherRuleForms(t *testing.T) {
 		}
 	}
 }
+
+// A rule whose tool name is a pattern reads its content as a path rule when
+// it meets a path tool (its readings are indexed with it: path_contents).
+func TestToolPatternPathRules(t *testing.T) {
+	st := newSemanticsTree(t)
+	st.rules(t, filepath.Join(".permopa", "settings.yaml"), "deny", "E*(prod.cfg)")
+	for path, want := range map[string]bool{"{C}/prod.cfg": true, "{C}/deep/prod.cfg": true, "{P}/prod.cfg": false} {
+		d := st.decide("Edit", st.expand(path), "bypassPermissions")
+		if (d.Step == engine.StepDenyRule) != want {
+			t.Errorf("deny E*(prod.cfg) on Edit %s: %s/%s, want denied %v", path, d.Behavior, d.Step, want)
+		}
+	}
+}
