@@ -81,7 +81,7 @@ var (
 		"permissions": true, "allow_rules": true, "ask_rules": true, "deny_rules": true,
 		"working_directories": true, "mode": true, "bypass_honours_safety": true,
 		"allow_managed_rules_only": true, "disable_bypass_mode": true, "dangerous_paths": true,
-		"case_insensitive_paths": true, "environment_is_secret": true,
+		"case_insensitive_paths": true, "environment_is_secret": true, "network_reads": true,
 	}
 	claudeTopKeys = map[string]bool{
 		"$schema": true, "apiKeyHelper": true, "awsAuthRefresh": true, "awsCredentialExport": true,
