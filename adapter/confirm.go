@@ -46,6 +46,11 @@ func (rl *RuleList) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return fmt.Errorf("rules[%d]: %w", i, err)
 		}
+		if _, obj := x.(map[string]any); obj && r.Syntax == "" {
+			// AgentScope's PermissionRule objects match as AgentScope
+			// matches them; Claude Code strings as Claude Code does.
+			r.Syntax = engine.SyntaxAgentScope
+		}
 		out = append(out, r)
 	}
 	*rl = out
@@ -94,6 +99,11 @@ func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res
 	for _, r := range res.Rules {
 		if r.Behavior == "" {
 			r.Behavior = engine.Allow
+		}
+		if r.Syntax == "" && r.Source == "suggested" {
+			// A decision's suggested_rules are AgentScope objects: an
+			// absolute "/dir/**" is absolute, not relative to a project.
+			r.Syntax = engine.SyntaxAgentScope
 		}
 		r.Behavior = strings.ToUpper(r.Behavior)
 		if !res.Confirmed && r.Behavior == engine.Allow {

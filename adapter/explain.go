@@ -176,6 +176,11 @@ func ruleFromMap(m map[string]any) engine.Rule {
 	r.Behavior, _ = m["behavior"].(string)
 	r.Source, _ = m["source"].(string)
 	r.Layer, _ = m["layer"].(string)
+	r.Syntax, _ = m["syntax"].(string)
+	r.Project, _ = m["project"].(string)
+	if r.Layer == "permission_context" && r.Syntax == "" {
+		r.Syntax = engine.SyntaxAgentScope
+	}
 	return r
 }
 
@@ -365,7 +370,9 @@ func (ex *Explanation) leavesHit(ctx context.Context, eng *engine.Engine, input 
 		if r.ToolName == "Read" {
 			field = "reads"
 		}
-		c, _ := json.Marshal([]string{content})
+		// The patterns the rule stands for (its readings), as the policy
+		// matches them.
+		c, _ := json.Marshal(r.MatchContents())
 		for i, l := range leaves {
 			leaf, _ := l.(map[string]any)
 			paths := strs(leaf[field])
@@ -375,7 +382,7 @@ func (ex *Explanation) leavesHit(ctx context.Context, eng *engine.Engine, input 
 			ps, _ := json.Marshal(paths)
 			q := fmt.Sprintf(`x := permopa.glob.match_any(%s, %s, object.union(data.permopa.policy.call.path_opts, {"mode": "any"}))`, c, ps)
 			v, err := eng.Evaluate(ctx, q, input)
-			if m, ok := v.(map[string]any); err == nil && ok && fmt.Sprint(m["x"]) == "0" {
+			if m, ok := v.(map[string]any); err == nil && ok && m["x"] != nil && fmt.Sprint(m["x"]) != "-1" {
 				hits = append(hits, i)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -292,5 +294,25 @@ func TestBlockingProblemsAnyShape(t *testing.T) {
 		if adapter.BlockingProblems(problems) == nil {
 			t.Errorf("%s: an unreadable deny rule does not block (problems %v)", name, problems)
 		}
+	}
+}
+
+// The hook client knows the path-rule tools without importing the engine:
+// its list must be the engine's.
+func TestHookPathToolsAreTheEngines(t *testing.T) {
+	if !maps.Equal(hookproto.PathTools, engine.PathRuleTools) {
+		t.Errorf("hookproto.PathTools %v, engine.PathRuleTools %v", hookproto.PathTools, engine.PathRuleTools)
+	}
+}
+
+// A suggested path rule is offered as the Claude Code rule that covers the
+// same files: "/dir/**" is absolute in the decision (AgentScope) and
+// "//dir/**" in a settings file.
+func TestApproveCommandWritesClaudePaths(t *testing.T) {
+	c1, c2 := "/var/tmp/out/**", "npm run:*"
+	d := hookproto.Decision{Behavior: "ASK", SuggestedRules: []hookproto.Rule{{ToolName: "Write", RuleContent: &c1}, {ToolName: "Bash", RuleContent: &c2}}}
+	got := hookproto.ApproveCommand(d, "local", "")
+	if !strings.Contains(got, "'Write(//var/tmp/out/**)'") || !strings.Contains(got, "'Bash(npm run:*)'") {
+		t.Errorf("ApproveCommand: %s", got)
 	}
 }

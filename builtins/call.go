@@ -58,6 +58,8 @@ var (
 	keyModes         = ast.StringTerm("modes")
 	keyRequired      = ast.StringTerm("required")
 	keyOptional      = ast.StringTerm("optional")
+
+	keyCaseInsensitivePaths = ast.StringTerm("case_insensitive_paths")
 )
 
 var toolCheckBehaviors = map[string]bool{"ALLOW": true, "DENY": true, "ASK": true, "PASSTHROUGH": true}
@@ -224,8 +226,10 @@ func (c *callCtx) build() *ast.Term {
 	if v := get(c.input, keyToolCheck); !isNull(v) {
 		obj, _ := v.(ast.Object)
 		b, _ := get(obj, keyBehavior).(ast.String)
-		if obj == nil || !toolCheckBehaviors[string(b)] {
-			c.fail("tool_check: must be an object with a behavior of ALLOW, DENY, ASK or PASSTHROUGH")
+		// Any case: AgentScope Java's wire form is lower-case ("allow",
+		// "passthrough"), Python's PermissionBehavior upper-case.
+		if obj == nil || !toolCheckBehaviors[strings.ToUpper(string(b))] {
+			c.fail("tool_check: must be an object with a behavior of ALLOW, DENY, ASK or PASSTHROUGH (any case)")
 		}
 	}
 	if toolOK && toolInputOK {
@@ -267,6 +271,7 @@ func (c *callCtx) build() *ast.Term {
 			ast.Item(keyCwd, cwdTerm),
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyDangerousPaths, dangerous),
+			ast.Item(keyCaseInsensitive, ast.InternedTerm(get(c.settings, keyCaseInsensitivePaths) == ast.Boolean(true))),
 		)),
 		ast.Item(keyBashOpts, ast.ObjectTerm(
 			ast.Item(keyCwd, cwdTerm),

@@ -13,10 +13,13 @@ import (
 var GlobMatchAny = &ast.Builtin{
 	Name: "permopa.glob.match_any",
 	Description: "Matches file-rule patterns (doublestar: `*` within a segment, `**` across; `/abs/**` and " +
-		"`//abs/**` absolute, `~/x` home, `./x` or `x/**` relative to the cwd, `**/x` anywhere, `\"\"` every path) " +
-		"against paths, which are resolved first. Mode `any` (deny and ask rules): a pattern hits when it " +
-		"matches the lexical or the symlink-resolved form of any path. Mode `all` (allow rules): a pattern " +
-		"covers when it matches both forms of every path. A path with shell glob syntax (`cat .e*`) brings " +
+		"`//abs/**` absolute, `~/x` home, `./x` or `x/**` relative to the cwd, `**/x` anywhere, `\"\"` every path; " +
+		"`fnmatch:p` AgentScope's fnmatch, `*` crossing `/`, on the path as written) " +
+		"against paths, which are resolved first: lexically, through symlinks and through other roads to the " +
+		"same file (`/proc/<pid>/root/x`, `~user/x`). Mode `any` (deny and ask rules): a pattern hits when it " +
+		"matches any form of any path; with `case_insensitive` (or on macOS and Windows) without regard to case. " +
+		"Mode `all` (allow rules): a pattern covers when it matches every form of every path, case as spelled. " +
+		"A path with shell glob syntax (`cat .e*`) brings " +
 		"along what it expands to now. A tree read recursively also hits (mode `any`) a pattern that names a path " +
 		"below its root, or whose wildcards match a path a bounded walk of the tree finds (or cannot rule out); " +
 		"in mode `all` a tree counts as its root. Returns the index of the first such pattern, or -1. " +
@@ -27,7 +30,8 @@ var GlobMatchAny = &ast.Builtin{
 		types.Args(
 			types.Named("patterns", stringArray()).Description("file-rule patterns (the rule contents of Read/Write/Edit rules)"),
 			types.Named("paths", pathOrTreeArray()).Description("the paths of the tool call; "+treeDoc),
-			namedOpts("options: "+cwdHomeDoc+", `mode` (`\"any\"`, the default, or `\"all\"`)"+unknownKeys),
+			namedOpts("options: "+cwdHomeDoc+", `mode` (`\"any\"`, the default, or `\"all\"`), "+
+				"`case_insensitive` (boolean: mode `any` ignores case; default: true on macOS and Windows)"+unknownKeys),
 		),
 		types.Named("index", types.N).Description("index of the first pattern that hits (any) or covers (all), or -1"),
 	),
@@ -63,13 +67,27 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 	if err != nil {
 		return nil, builtins.NewOperandErr(3, "option %v", err)
 	}
-	rs, err := ruleSets.get(pats, cwd, home, func() (*paths.RuleSet, error) {
+	fold, err := o.bool(keyCaseInsensitive)
+	if err != nil {
+		return nil, err
+	}
+	// Allow rules cover a path only as spelled; deny and ask rules fold
+	// case where the file system does (docs/rules.md).
+	fold = (fold || paths.FoldByDefault) && mode == paths.ModeAny
+	key := cwd
+	if fold {
+		key = "\x00fold\x00" + cwd
+	}
+	rs, err := ruleSets.get(pats, key, home, func() (*paths.RuleSet, error) {
 		ss, err := stringsOf(pats, func() error {
 			_, err := stringArrayOperand(ops[0], 1)
 			return err
 		})
 		if err != nil {
 			return nil, err
+		}
+		if fold {
+			return paths.CompileRulesFolded(ss, cwd, home)
 		}
 		return paths.CompileRules(ss, cwd, home)
 	})
@@ -79,24 +97,24 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 	if len(ps) == 0 || rs.Len() == 0 {
 		return termMinusOne, nil
 	}
-	var buf [4]paths.Resolved
-	rp := buf[:0]
+	var buf [4]paths.Target
+	ts := buf[:0]
 	var globs []string // literal globs whose expansion was cut short
 	var trees []paths.TreeMatch
 	for _, pa := range ps {
 		r := resolve(bctx, pa.p, cwd, home)
-		rp = append(rp, r)
+		t := paths.Target{Raw: pa.p, Forms: append([]paths.Resolved{r}, otherRoads(bctx, pa.p, cwd, home, r)...)}
 		if pa.tree != nil && mode == paths.ModeAny {
 			for _, root := range treeRoots(bctx, r) {
-				t := *pa.tree
-				t.Root = root
-				trees = append(trees, paths.TreeMatch{Tree: t, List: listTree(bctx, t)})
+				tr := *pa.tree
+				tr.Root = root
+				trees = append(trees, paths.TreeMatch{Tree: tr, List: listTree(bctx, tr), Cwd: cwd})
 			}
 		}
 		if paths.HasGlob(r.Abs) {
 			// The shell expands the glob: rules see what it names now.
 			x := expand(bctx, r.Abs)
-			rp = append(rp, x.paths...)
+			t.Forms = append(t.Forms, x.paths...)
 			if !x.complete {
 				if mode == paths.ModeAll {
 					return termMinusOne, nil // coverage cannot be shown
@@ -104,8 +122,9 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 				globs = append(globs, r.Abs)
 			}
 		}
+		ts = append(ts, t)
 	}
-	best := rs.Match(rp, mode)
+	best := rs.MatchTargets(ts, cwd, mode)
 	for _, g := range globs {
 		if i := rs.MatchLiteralByGlob(g); i >= 0 && (best < 0 || i < best) {
 			best = i

@@ -17,6 +17,7 @@ var (
 	keyMaxLeaves          = ast.StringTerm("max_leaves")
 	keyDangerousPaths     = ast.StringTerm("dangerous_paths")
 	keyMode               = ast.StringTerm("mode")
+	keyCaseInsensitive    = ast.StringTerm("case_insensitive")
 	keyFiles              = ast.StringTerm("files")
 	keyDirectories        = ast.StringTerm("directories")
 	keyAdd                = ast.StringTerm("add")
@@ -57,6 +58,21 @@ func (o opts) str(key *ast.Term) (string, error) {
 		return "", nil
 	}
 	return "", builtins.NewOperandErr(o.pos, "option %v must be a string, got %s", key, ast.ValueName(t.Value))
+}
+
+// bool returns the boolean option key (false when absent or null).
+func (o opts) bool(key *ast.Term) (bool, error) {
+	t := o.obj.Get(key)
+	if t == nil {
+		return false, nil
+	}
+	switch v := t.Value.(type) {
+	case ast.Boolean:
+		return bool(v), nil
+	case ast.Null:
+		return false, nil
+	}
+	return false, builtins.NewOperandErr(o.pos, "option %v must be a boolean, got %s", key, ast.ValueName(t.Value))
 }
 
 // int returns the integer option key (0 when absent or null).

@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"strings"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/topdown/builtins"
@@ -64,6 +66,25 @@ func resolve(bctx topdown.BuiltinContext, p, cwd, home string) paths.Resolved {
 	r := paths.ResolvePath(p, cwd, home)
 	bctx.Cache.Put(k, r)
 	return r
+}
+
+type otherRoadsKey struct{ p, cwd, home string }
+
+// otherRoads is paths.OtherRoads, once per evaluation.
+func otherRoads(bctx topdown.BuiltinContext, p, cwd, home string, r paths.Resolved) []paths.Resolved {
+	if !strings.HasPrefix(p, "~") || strings.HasPrefix(p, "~/") || p == "~" {
+		return nil // the common case, without a lookup
+	}
+	if bctx.Cache == nil {
+		return paths.OtherRoads(p, cwd, home, r)
+	}
+	k := otherRoadsKey{p, cwd, home}
+	if v, ok := bctx.Cache.Get(k); ok {
+		return v.([]paths.Resolved)
+	}
+	x := paths.OtherRoads(p, cwd, home, r)
+	bctx.Cache.Put(k, x)
+	return x
 }
 
 // classifyResolved classifies both forms of a path; the reason names the

@@ -18,7 +18,8 @@ var RulesLists = &ast.Builtin{
 		"document, then the settings' `projects[key]` (key: the call's `project_dir` when it is a string, " +
 		"else its `cwd`) and `session_rules[session_id]`. Returns `own[behavior]`, the lists of the call's " +
 		"`tool_name` that hold any rule, in source order; `cross[behavior]` (deny and ask), `[what, list]` " +
-		"for each guarding tool's list with contents; `patterns`, whether any document holds tool-name " +
+		"for each guarding tool's list with contents (a guard `[tool, \"own\"]` makes that tool's lists, allow " +
+		"included, part of `own`: Claude Code's MultiEdit meets Edit's rules as its own); `patterns`, whether any document holds tool-name " +
 		"pattern rules; `none`, whether no list at all was met. One keyed lookup per document, behavior and " +
 		"tool: no rule is visited. A document " +
 		"that is not an object is skipped; a malformed index is an error, so a damaged deny list fails the " +
@@ -30,7 +31,7 @@ var RulesLists = &ast.Builtin{
 			types.Named("settings", types.A).Description("the settings document (data.permopa.settings), or {}"),
 			types.Named("call", types.A).Description("the call (the input): tool_name, session_id, project_dir, cwd"),
 			types.Named("guards", types.NewArray(nil, types.NewArray(nil, types.S))).
-				Description("`[tool, what]` pairs: tools whose deny and ask path rules also guard the call"),
+				Description("`[tool, what]` pairs: tools whose deny and ask path rules also guard the call; `[tool, \"own\"]`: tools whose rules are the call's own"),
 		),
 		types.Named("lists", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).
 			Description("`{own: {deny, ask, allow}, cross: {deny, ask}, patterns, none}`"),
@@ -43,6 +44,7 @@ var (
 	keyWide       = ast.InternedTerm("wide")
 	keyContents   = ast.InternedTerm("contents")
 	keyPatterns   = ast.InternedTerm("tool_pattern_rules")
+	ownGuard      = ast.String("own")
 )
 
 var (
@@ -152,9 +154,6 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 			} else if l != nil && (l.wide > 0 || l.contents > 0) {
 				own[bi] = append(own[bi], l.term)
 			}
-			if bi == 2 {
-				continue
-			}
 			guards.Foreach(func(g *ast.Term) {
 				pair, ok := g.Value.(*ast.Array)
 				if ferr != nil || !ok || pair.Len() != 2 {
@@ -165,7 +164,14 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 					ferr = err
 					return
 				}
-				if l != nil && l.contents > 0 {
+				switch {
+				case l == nil:
+				case pair.Elem(1).Value.Compare(ownGuard) == 0:
+					// The call meets this tool's rules as its own.
+					if l.wide > 0 || l.contents > 0 {
+						own[bi] = append(own[bi], l.term)
+					}
+				case bi < 2 && l.contents > 0:
 					cross[bi] = append(cross[bi], ast.ArrayTerm(pair.Elem(1), l.term))
 				}
 			})

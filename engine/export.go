@@ -80,7 +80,10 @@ func ExportRules(files []string, opts ExportOptions) (doc map[string]any, warnin
 			if r.Expires != "" {
 				warnings = append(warnings, fmt.Sprintf("%s: %s rule %s expires at %s, but a bundle keeps it until it is rebuilt", file, r.Behavior, r, r.Expires))
 			}
-			r.Source, r.Layer = SourceOrg, layer
+			// A bundle's rules apply to whatever project a call comes
+			// from: "/path" is read from the call's cwd, not from the
+			// exporting machine's project (docs/rules.md).
+			r.Source, r.Layer, r.Project = SourceOrg, layer, ""
 			all = append(all, r)
 		}
 		if len(s.Rules) == 0 && len(problems) == 0 {

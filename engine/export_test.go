@@ -195,3 +195,20 @@ func ExampleExportRules() {
 	// Output:
 	// {"allow":{"Bash":[{"behavior":"ALLOW","layer":"permopa/rules:org-rules.yaml","rule_content":"make test:*","source":"orgRules","tool_name":"Bash"}]},"ask":{},"deny":{"Bash":[{"behavior":"DENY","layer":"permopa/rules:org-rules.yaml","rule_content":"curl:*","source":"orgRules","tool_name":"Bash"}]}}
 }
+
+// An exported path rule's "/path" is not tied to the exporting machine's
+// project: a call reads it from its own cwd.
+func TestExportedPathRulesAreNotTiedToTheExporter(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "proj", ".permopa", "settings.yaml")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("permissions:\n  allow: [\"Edit(/src/**)\"]\n"), 0o644)
+	doc, _, err := engine.ExportRules([]string{file}, engine.ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(doc["index"])
+	if strings.Contains(string(b), dir) || !strings.Contains(string(b), `"./src/**"`) {
+		t.Errorf("index: %s", b)
+	}
+}

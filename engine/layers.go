@@ -76,6 +76,9 @@ type layer struct {
 	stems []string
 	exact []string
 	base  string // relative additionalDirectories resolve against it
+	// project is what "/path" in path rules is relative to (ProjectOf
+	// refines it per file).
+	project string
 	// good holds, per file, the settings of its last successful read: a
 	// file that breaks keeps them.
 	good map[string]Settings
@@ -139,15 +142,20 @@ func NewLayers(opts LayerOptions) *Layers {
 	}
 	l := &Layers{opts: opts}
 	add := func(ly *layer) { ly.good = map[string]Settings{}; l.layers = append(l.layers, ly) }
-	add(&layer{source: SourceManaged, stems: []string{filepath.Join(opts.ManagedDir, "settings")}, base: opts.ManagedDir})
-	add(&layer{source: SourceCommandLine, exact: opts.CommandLine, base: opts.ProjectDir})
-	l.env = &layer{source: SourceEnvironment, base: opts.ProjectDir}
+	// Every layer's "/path" rules are relative to the project permopa
+	// decides for, as Claude Code reads its user and managed settings
+	// against the session's project (docs/rules.md); a command-line file
+	// inside a project's .permopa/ or .claude/ belongs to that project.
+	pd := opts.ProjectDir
+	add(&layer{source: SourceManaged, stems: []string{filepath.Join(opts.ManagedDir, "settings")}, base: opts.ManagedDir, project: pd})
+	add(&layer{source: SourceCommandLine, exact: opts.CommandLine, base: pd, project: pd})
+	l.env = &layer{source: SourceEnvironment, base: pd, project: pd}
 	add(l.env)
-	dot := filepath.Join(opts.ProjectDir, ".permopa")
-	add(&layer{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: opts.ProjectDir})
-	add(&layer{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: opts.ProjectDir})
+	dot := filepath.Join(pd, ".permopa")
+	add(&layer{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: pd, project: pd})
+	add(&layer{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: pd, project: pd})
 	if opts.UserDir != "" {
-		add(&layer{source: SourceUser, stems: []string{filepath.Join(opts.UserDir, "settings")}, base: opts.UserDir})
+		add(&layer{source: SourceUser, stems: []string{filepath.Join(opts.UserDir, "settings")}, base: opts.UserDir, project: pd})
 	}
 	return l
 }
@@ -207,6 +215,8 @@ func (l *Layers) loadLocked() (Settings, []error) {
 	for _, p := range UnsafeProblems(problems) {
 		merged.Unreadable = append(merged.Unreadable, p.Error())
 	}
+	// Rules that do not mean what they look like (permopa rules lint).
+	problems = append(problems, LintProblems(LintRules(merged.Rules))...)
 	merged.Home = firstNonEmpty(l.opts.Home, merged.Home)
 	merged.Cwd = firstNonEmpty(l.opts.Cwd, merged.Cwd)
 	merged.fillDefaults()
@@ -231,7 +241,11 @@ func (ly *layer) read() (Settings, []error) {
 		var s Settings
 		var ps []error
 		if err == nil {
-			s, ps, err = loadSettingsFile(f, ly.source, ly.base)
+			project := ly.project
+			if ly.source == SourceCommandLine {
+				project = ProjectOf(f, project)
+			}
+			s, ps, err = loadSettingsFile(f, ly.source, ly.base, project)
 		}
 		if err != nil {
 			last, had := ly.good[f]
@@ -243,6 +257,11 @@ func (ly *layer) read() (Settings, []error) {
 		}
 		ly.good[f] = s
 		problems = append(problems, ps...)
+		// Keys permopa does not read (a typo such as "denny:" would drop
+		// rules without a word), each naming the file and line.
+		if fs, err := LintFile(f); err == nil {
+			problems = append(problems, LintProblems(fs)...)
+		}
 		parts = append(parts, s)
 	}
 	return Merge(parts...), problems
@@ -303,7 +322,7 @@ func (l *Layers) readEnv() (Settings, []error) {
 	if len(v.AllKeys()) == 0 {
 		return Settings{}, nil
 	}
-	return settingsFrom(v, nil, SourceEnvironment, "environment (PERMOPA_*)", l.opts.ProjectDir)
+	return settingsFrom(v, nil, SourceEnvironment, "environment (PERMOPA_*)", l.opts.ProjectDir, l.opts.ProjectDir)
 }
 
 // Settings returns the merged settings of the last load.

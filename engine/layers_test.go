@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,7 +82,9 @@ func TestDenyInUserBeatsAllowInProject(t *testing.T) {
 	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(git push:*)\", \"Bash(git status:*)\"]\n")
 	userFile := tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	eng, _, problems := tr.attach(t)
-	if len(problems) > 0 {
+	// The load says the project's allow rule never allows anything.
+	var f engine.Finding
+	if len(problems) != 1 || !errors.As(problems[0], &f) || f.Check != engine.CheckShadowed || f.Rule != "Bash(git push:*)" || f.Line != 2 {
 		t.Fatal(problems)
 	}
 	d := decide(eng, bashCall(tr.proj, "git push origin main"))

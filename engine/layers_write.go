@@ -15,6 +15,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/permopa/permopa/builtins/paths"
 )
 
 // AddRules accepts rules into a destination (session, local, project or
@@ -151,6 +153,7 @@ type ruleLists struct {
 
 // add adds r to its list, or extends the lifetime of the same rule.
 func (rl *ruleLists) add(r Rule) {
+	r = fileForm(r)
 	b := strings.ToLower(r.Behavior)
 	for i, x := range rl.lists[b] {
 		have, err := RuleFrom(x, b)
@@ -177,7 +180,7 @@ func (rl *ruleLists) remove(rules []Rule) int {
 			hit := false
 			if err == nil {
 				for _, r := range rules {
-					if SameRule(have, r) {
+					if SameRule(have, r) || SameRule(have, fileForm(r)) {
 						hit = true
 						break
 					}
@@ -212,13 +215,41 @@ func (rl *ruleLists) pruneExpired() {
 	}
 }
 
+// fileForm is r as a settings file's permissions lists hold it: an
+// AgentScope path rule (an accepted suggestion, "/repo/src/**") is
+// rewritten as the Claude Code pattern that covers the same files
+// ("//repo/src/**"), when there is one; else it keeps its syntax, which
+// ruleEntry writes down.
+func fileForm(r Rule) Rule {
+	if r.Syntax != SyntaxAgentScope || r.RuleContent == nil || *r.RuleContent == "" {
+		return r
+	}
+	if !PathRuleTools[r.ToolName] {
+		r.Syntax = ""
+		return r
+	}
+	if c, ok := paths.FnmatchToClaude(*r.RuleContent); ok {
+		r.RuleContent, r.Syntax = &c, ""
+	}
+	return r
+}
+
 // ruleEntry is how a rule is written: Claude Code's string form when it
-// has no expiry, else an object with its expiry.
+// has no expiry and reads as Claude Code reads it, else an object with its
+// expiry and syntax.
 func ruleEntry(r Rule) any {
-	if r.Expires == "" {
+	r = fileForm(r)
+	agentscope := r.Syntax == SyntaxAgentScope && PathRuleTools[r.ToolName] && r.RuleContent != nil && *r.RuleContent != ""
+	if r.Expires == "" && !agentscope {
 		return r.String()
 	}
-	obj := map[string]any{"tool_name": r.ToolName, "rule_content": nil, "behavior": strings.ToLower(r.Behavior), "expires": r.Expires}
+	obj := map[string]any{"tool_name": r.ToolName, "rule_content": nil, "behavior": strings.ToLower(r.Behavior)}
+	if r.Expires != "" {
+		obj["expires"] = r.Expires
+	}
+	if agentscope {
+		obj["syntax"] = SyntaxAgentScope
+	}
 	if r.RuleContent != nil && *r.RuleContent != "" {
 		obj["rule_content"] = *r.RuleContent
 	}

@@ -19,8 +19,8 @@ func NewProjectLayers(dir, key string) *Layers {
 	l := &Layers{opts: LayerOptions{ProjectDir: dir, Cwd: dir}, projectKey: key}
 	dot := filepath.Join(dir, ".permopa")
 	for _, ly := range []*layer{
-		{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: dir},
-		{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: dir},
+		{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: dir, project: dir},
+		{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: dir, project: dir},
 	} {
 		ly.good = map[string]Settings{}
 		l.layers = append(l.layers, ly)

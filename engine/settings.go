@@ -58,6 +58,10 @@ type Settings struct {
 	// nil is the default, true; false relaxes it where the agent's
 	// environment holds no secret. true in any layer wins: it only tightens.
 	EnvironmentIsSecret *bool `json:"environment_is_secret,omitempty"`
+	// CaseInsensitivePaths makes deny and ask path rules compare without
+	// regard to case, as they always do on macOS and Windows (true in any
+	// layer wins: it only tightens). Allow rules never fold case.
+	CaseInsensitivePaths bool `json:"case_insensitive_paths,omitempty"`
 	// Home expands ~ in paths and rules (default: the process's home).
 	Home string `json:"home"`
 	// Cwd is used for calls whose input has no cwd (default: the process's).
@@ -197,6 +201,7 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 		"network_reads":            firstNonEmpty(s.NetworkReads, NetworkReadsAllow),
 		"disable_bypass_mode":      s.DisableBypassMode,
 		"allow_managed_rules_only": s.AllowManagedRulesOnly,
+		"case_insensitive_paths":   s.CaseInsensitivePaths,
 		"home":                     s.Home,
 		"cwd":                      s.Cwd,
 	}
@@ -234,6 +239,9 @@ func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[stri
 		}
 		obj := ruleDoc(r)
 		if isToolPattern(r.ToolName) {
+			if pc := patternPathContents(r); pc != nil {
+				obj["path_contents"] = pc
+			}
 			patterns[b] = append(patterns[b].([]any), obj)
 			continue
 		}
@@ -253,13 +261,71 @@ func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[stri
 			}
 			continue
 		}
-		ix["rules"] = append(ix["rules"].([]any), obj)
-		ix["contents"] = append(ix["contents"].([]any), *r.RuleContent)
+		// A path rule stands for one or more patterns (its readings, see
+		// MatchContents); each is matched for the same rule, which is shown
+		// as written.
+		for _, c := range r.MatchContents() {
+			ix["rules"] = append(ix["rules"].([]any), obj)
+			ix["contents"] = append(ix["contents"].([]any), c)
+		}
 	}
 	return rules, patterns, index
 }
 
+// PathRuleTools are the tools whose rule contents are paths.
+var PathRuleTools = map[string]bool{
+	"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Glob": true, "Grep": true,
+}
+
+// MatchContents are the patterns the policy matches for the rule's
+// content: the content itself, except for path rules (PathRuleTools),
+// whose content stands for the patterns of its readings, in the language
+// of permopa.glob.match_any: an AgentScope rule (SyntaxAgentScope) is one
+// fnmatch pattern; a Claude Code rule is read as Claude Code documents it
+// (paths.ClaudeReadings, relative to r.Project), deny and ask rules under
+// every reading the documentation leaves open, allow rules under the
+// documented one only (docs/rules.md). A rule without content has none.
+func (r Rule) MatchContents() []string {
+	if r.RuleContent == nil || *r.RuleContent == "" {
+		return nil
+	}
+	c := *r.RuleContent
+	if !PathRuleTools[r.ToolName] {
+		return []string{c}
+	}
+	if r.Syntax == SyntaxAgentScope {
+		return []string{paths.FnmatchPrefix + c}
+	}
+	rd := paths.ClaudeReadings(c, r.Project, r.Source == SourceLocal || r.Source == SourceProject)
+	if strings.EqualFold(r.Behavior, Allow) {
+		return rd.Narrow
+	}
+	return rd.Wide
+}
+
 func isToolPattern(name string) bool { return strings.ContainsAny(name, "*?[{") }
+
+// patternPathContents are the patterns a rule whose tool name is a pattern
+// stands for when it meets a path tool (its content read as a path rule,
+// see MatchContents); nil when the pattern matches no path tool or the rule
+// has no content.
+func patternPathContents(r Rule) []any {
+	if r.RuleContent == nil || *r.RuleContent == "" {
+		return nil
+	}
+	g, err := glob.Compile(r.ToolName)
+	if err != nil {
+		return nil
+	}
+	for name := range PathRuleTools {
+		if g.Match(name) {
+			pr := r
+			pr.ToolName = "Read"
+			return strings2any(pr.MatchContents())
+		}
+	}
+	return nil
+}
 
 // NextExpiry is the earliest expiry after now among the rules, or the zero
 // time when no rule will expire.
@@ -296,6 +362,15 @@ func ruleDoc(r Rule) map[string]any {
 	}
 	if r.Expires != "" {
 		obj["expires"] = r.Expires
+	}
+	// How a path rule reads (decisions and `permopa explain` show it).
+	if PathRuleTools[r.ToolName] && r.RuleContent != nil && *r.RuleContent != "" {
+		if r.Syntax != "" {
+			obj["syntax"] = r.Syntax
+		}
+		if r.Project != "" {
+			obj["project"] = r.Project
+		}
 	}
 	return obj
 }
@@ -394,8 +469,31 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 		if b != "" && !strings.EqualFold(b, behavior) {
 			return r, fmt.Errorf("rule %s: behavior %q listed under %s", r, b, strings.ToLower(behavior))
 		}
+		for k := range v {
+			// A misspelt rule_content would make an allow rule cover every
+			// call of its tool: such a rule is not read at all. A deny or
+			// ask rule stays tool-wide (too strict, never too lenient), and
+			// `permopa rules lint` reports the key.
+			if strings.EqualFold(behavior, Allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
+				return r, fmt.Errorf("rule %s: unknown key %q (did you mean \"rule_content\"?); an allow rule without its content would allow every call of its tool", r, k)
+			}
+		}
 		if src, ok := v["source"].(string); ok {
 			r.Source = src
+		}
+		switch sx := v["syntax"].(type) {
+		case nil:
+		case string:
+			switch strings.ToLower(sx) {
+			case "", SyntaxClaude:
+				r.Syntax = SyntaxClaude
+			case SyntaxAgentScope, "fnmatch":
+				r.Syntax = SyntaxAgentScope
+			default:
+				return r, fmt.Errorf("rule %s: syntax %q: want claude or agentscope", r, sx)
+			}
+		default:
+			return r, fmt.Errorf("rule %s: syntax must be claude or agentscope", r)
 		}
 		switch e := v["expires"].(type) {
 		case nil:
@@ -442,8 +540,12 @@ func ValidateRule(r Rule) error {
 	switch r.ToolName {
 	case "Bash":
 		_, err = bash.CompilePattern(c)
-	case "Read", "Write", "Edit", "Glob", "Grep":
-		_, err = paths.CompileRule(c, "/", "/")
+	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep":
+		for _, m := range r.MatchContents() {
+			if _, err = paths.CompileRule(m, "/", "/"); err != nil {
+				break
+			}
+		}
 	case "WebFetch":
 		if !strings.HasPrefix(c, "domain:") || len(c) == len("domain:") {
 			err = errors.New("WebFetch rules name a domain: domain:example.com or domain:*.example.com")
@@ -474,16 +576,36 @@ func ValidateRule(r Rule) error {
 // Unreadable, so that an engine built on them denies every call until it
 // is fixed (UnsafeProblems).
 func LoadSettingsFile(file, source string) (Settings, []error, error) {
-	s, problems, err := loadSettingsFile(file, source, filepath.Dir(file))
+	s, problems, err := loadSettingsFile(file, source, filepath.Dir(file), ProjectOf(file, ""))
 	for _, p := range UnsafeProblems(problems) {
 		s.Unreadable = append(s.Unreadable, p.Error())
 	}
 	return s, problems, err
 }
 
+// ProjectOf is the project a settings file belongs to, for its path rules'
+// "/path": the directory holding its .permopa/ or .claude/ directory (but
+// not the home directory: ~/.claude/settings.json is the user's), else
+// fallback.
+func ProjectOf(file, fallback string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return fallback
+	}
+	dir := filepath.Dir(abs)
+	if b := filepath.Base(dir); b != ".permopa" && b != ".claude" {
+		return fallback
+	}
+	project := filepath.Dir(dir)
+	if home, err := os.UserHomeDir(); err == nil && filepath.Clean(home) == project && filepath.Base(dir) == ".claude" {
+		return fallback
+	}
+	return project
+}
+
 // loadSettingsFile is LoadSettingsFile with relative additionalDirectories
-// resolved against base.
-func loadSettingsFile(file, source, base string) (Settings, []error, error) {
+// resolved against base and "/path" in path rules against project.
+func loadSettingsFile(file, source, base, project string) (Settings, []error, error) {
 	data, _, err := readSettingsBytes(file)
 	if err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
@@ -503,7 +625,7 @@ func loadSettingsFile(file, source, base string) (Settings, []error, error) {
 	if err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
 	}
-	s, problems := settingsFrom(v, raw, source, file, base)
+	s, problems := settingsFrom(v, raw, source, file, base, project)
 	return s, problems, nil
 }
 
@@ -528,7 +650,7 @@ func rawDocument(data []byte, format string) (map[string]any, error) {
 
 // settingsFrom reads the settings keys from a viper instance (a file or the
 // environment). Problems name where: the file, or the variable.
-func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string) (Settings, []error) {
+func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, project string) (Settings, []error) {
 	var s Settings
 	var problems []error
 	for _, b := range []string{"deny", "ask", "allow"} {
@@ -538,7 +660,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string
 				problems = append(problems, &RuleProblem{Where: where, Key: "permissions." + b, Behavior: strings.ToUpper(b), Err: err})
 				continue
 			}
-			r.Source, r.Layer = source, where
+			r.Source, r.Layer, r.Project = source, where, project
 			s.Rules = append(s.Rules, r)
 		}
 	}
@@ -552,6 +674,10 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string
 				if obj, ok := x.(map[string]any); ok {
 					obj = maps.Clone(obj)
 					obj["tool_name"] = tool
+					if _, set := obj["syntax"]; !set {
+						// AgentScope's objects match as AgentScope matches them.
+						obj["syntax"] = SyntaxAgentScope
+					}
 					x = obj
 				}
 				r, err := RuleFrom(x, b)
@@ -559,7 +685,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string
 					problems = append(problems, &RuleProblem{Where: where, Key: b + "_rules." + tool, Behavior: strings.ToUpper(b), Err: err})
 					continue
 				}
-				r.Source, r.Layer = source, where
+				r.Source, r.Layer, r.Project = source, where, project
 				s.Rules = append(s.Rules, r)
 			}
 		}
@@ -608,6 +734,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base string
 			s.NetworkReads = NetworkReadsAsk
 		}
 	}
+	s.CaseInsensitivePaths = v.GetBool("case_insensitive_paths")
 	if strings.EqualFold(v.GetString("permissions.disablebypasspermissionsmode"), "disable") {
 		// Claude Code's spelling of the same lock.
 		v.Set("disable_bypass_mode", true)
@@ -662,7 +789,12 @@ type RuleProblem struct {
 	Err      error  // names the rule
 }
 
-func (p *RuleProblem) Error() string { return p.Where + ": " + p.Key + ": " + p.Err.Error() }
+func (p *RuleProblem) Error() string {
+	if f, ok := p.Err.(Finding); ok {
+		return f.Error() // names the file, line and key itself
+	}
+	return p.Where + ": " + p.Key + ": " + p.Err.Error()
+}
 
 func (p *RuleProblem) Unwrap() error { return p.Err }
 
@@ -755,6 +887,7 @@ func Merge(layers ...Settings) Settings {
 		if s.NetworkReads == NetworkReadsAsk || out.NetworkReads == "" {
 			out.NetworkReads = firstNonEmpty(s.NetworkReads, out.NetworkReads)
 		}
+		out.CaseInsensitivePaths = out.CaseInsensitivePaths || s.CaseInsensitivePaths
 		out.DisableBypassMode = out.DisableBypassMode || s.DisableBypassMode
 		out.AllowManagedRulesOnly = out.AllowManagedRulesOnly || s.AllowManagedRulesOnly
 		out.DangerousPaths.Files.Add = append(out.DangerousPaths.Files.Add, s.DangerousPaths.Files.Add...)

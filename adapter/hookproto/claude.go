@@ -22,13 +22,6 @@ import (
 // What each permission mode lets permopa answer is Shape's (modes.go).
 type claudeProtocol struct{}
 
-// claudeToolAliases maps Claude Code's other editing tools onto permopa's
-// built-in tools, with the field that holds their path.
-var claudeToolAliases = map[string]struct{ tool, pathField string }{
-	"MultiEdit":    {"Edit", "file_path"},
-	"NotebookEdit": {"Edit", "notebook_path"},
-}
-
 func (claudeProtocol) Parse(p map[string]any) (Request, error) {
 	req := Request{Event: str(p, "hook_event_name"), Cwd: str(p, "cwd")}
 	if req.Event == "" {
@@ -42,14 +35,10 @@ func (claudeProtocol) Parse(p map[string]any) (Request, error) {
 		return req, err
 	}
 	req.Mode = mode
-	in := hostInput(p)
-	if alias, ok := claudeToolAliases[str(p, "tool_name")]; ok {
-		if ti, ok := p["tool_input"].(map[string]any); ok {
-			in["tool_name"] = alias.tool
-			in["tool_input"] = map[string]any{"file_path": ti[alias.pathField]}
-		}
-	}
-	req.Inputs = []map[string]any{in}
+	// MultiEdit and NotebookEdit go to the policy as they are: it treats
+	// every edit tool as one (rego/permopa/policy/tools/files), so decide
+	// and the Go API decide them as the hook does.
+	req.Inputs = []map[string]any{hostInput(p)}
 	return req, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/permopa/permopa/builtins/paths"
 )
 
 // Agent hosts whose hook protocols this package speaks.
@@ -200,6 +202,26 @@ func Reason(d Decision) string {
 	return b.String()
 }
 
+// PathTools are the tools whose rule contents are paths (engine.PathRuleTools;
+// a test holds the two equal).
+var PathTools = map[string]bool{
+	"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Glob": true, "Grep": true,
+}
+
+// claudeForm renders a suggested rule as a `permopa rules add` argument. A
+// decision's suggestions are AgentScope objects, whose path "/dir/**" is
+// absolute; in a settings file a path rule reads as Claude Code reads it,
+// where "/dir" is relative to the project, so it is written "//dir/**"
+// (docs/rules.md).
+func claudeForm(r Rule) string {
+	if r.RuleContent != nil && PathTools[r.ToolName] {
+		if c, ok := paths.FnmatchToClaude(*r.RuleContent); ok {
+			return r.ToolName + "(" + c + ")"
+		}
+	}
+	return r.String()
+}
+
 // ApproveCommand is the `permopa rules add` command that accepts a
 // decision's suggested rules into the settings of project (the call's cwd,
 // whose settings the hooks read), or "" when there is none.
@@ -210,7 +232,7 @@ func ApproveCommand(d Decision, destination, project string) string {
 	var rules []string
 	seen := map[string]bool{}
 	for _, r := range d.SuggestedRules {
-		s := r.String()
+		s := claudeForm(r)
 		if s == "" || seen[s] {
 			continue
 		}

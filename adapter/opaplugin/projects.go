@@ -194,8 +194,14 @@ func blockingDecision(key string, problems []error) *engine.Decision {
 	var msgs []string
 	for _, p := range problems {
 		var rp *engine.RuleProblem
-		if errors.As(p, &rp) && rp.Behavior == engine.Allow {
-			continue // only makes permopa ask more
+		var lint engine.Finding
+		switch {
+		case errors.As(p, &rp):
+			if rp.Behavior == engine.Allow {
+				continue // only makes permopa ask more
+			}
+		case errors.As(p, &lint):
+			continue // a rule read as written that may not mean what it looks like (docs/rules.md)
 		}
 		// A file that cannot be read (even one whose last good rules are
 		// kept: the local hook blocks on it too), a deny or ask rule that

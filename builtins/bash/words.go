@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/paths"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -415,6 +416,10 @@ func (w *walker) tilde(v string, cur *fieldBuilder, ctx evalCtx) string {
 		cur.add(ctx.st.single())
 	case strings.ContainsAny(user, "\\'\"$`"):
 		return v // quoted characters: no tilde expansion
+	case paths.UserHome(user) != "":
+		// ~name is name's home, as bash expands it: "~root/../etc/x" is
+		// /etc/x to the path rules (docs/rules.md).
+		cur.add(paths.UserHome(user))
 	default:
 		cur.add(dyn)
 		cur.w.dynamic = true

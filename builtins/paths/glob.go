@@ -43,10 +43,12 @@ func (m Mode) String() string {
 	return "any"
 }
 
-// foldCase makes rule globs case-insensitive, as the file systems of macOS
-// and Windows are by default: there a deny rule on ".env" must also stop
-// ".ENV".
-var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+// FoldByDefault says whether the file system compares names without
+// regard to case by default, as those of macOS and Windows do: there a deny
+// rule on ".env" must also stop ".ENV". Deny and ask rules fold case when it
+// is set or the settings ask for it (case_insensitive_paths); allow rules
+// never do (docs/rules.md): an allow rule covers a path only as spelled.
+var FoldByDefault = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
 // Glob is a compiled file-rule pattern (contract §3): a doublestar pattern
 // over clean absolute paths, where "*" stays within a segment and "**"
@@ -65,6 +67,14 @@ type Glob struct {
 	pattern  string
 	expanded string
 	literal  bool
+	folded   bool
+	// fn is set for a pattern with FnmatchPrefix: it matches path strings
+	// as AgentScope does, not clean absolute paths. fnHome is the same
+	// pattern with a leading "~" read as the home directory, which deny and
+	// ask rules also try.
+	fn, fnHome *fnmatch
+	fnStyle    byte   // how the fnmatch pattern writes paths: '/' absolute, '~' at the home, '.' relative
+	home       string // the home, for '~'-style patterns
 	// For the index: the literal directory every match lies in (or is), the
 	// literal last segment, or the literal extension of the last segment.
 	dir, base, ext string
@@ -76,22 +86,48 @@ func (g Glob) Pattern() string { return g.pattern }
 // Expanded returns the absolute doublestar pattern the Glob matches with.
 func (g Glob) Expanded() string { return g.expanded }
 
-// Match reports whether the clean absolute path p matches.
+// Match reports whether the clean absolute path p matches (for an fnmatch
+// pattern: whether the string p does).
 func (g Glob) Match(p string) bool {
-	if foldCase {
+	if g.folded {
 		p = strings.ToLower(p)
 	}
 	return g.match(p)
 }
 
 func (g Glob) match(p string) bool {
+	if g.fn != nil {
+		return g.fn.match(p)
+	}
 	if g.literal {
 		return g.expanded == p
 	}
 	return doublestar.MatchUnvalidated(g.expanded, p)
 }
 
-type globKey struct{ pattern, cwd, home string }
+// fnmatchEscape makes s literal in an fnmatch pattern.
+func fnmatchEscape(s string) string {
+	if !strings.ContainsAny(s, "*?[") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '*', '?', '[':
+			b.WriteByte('[')
+			b.WriteRune(r)
+			b.WriteByte(']')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+type globKey struct {
+	pattern, cwd, home string
+	fold               bool
+}
 
 var globs = lru.New[globKey, Glob](1 << 16)
 
@@ -99,7 +135,17 @@ var globs = lru.New[globKey, Glob](1 << 16)
 // home (see Glob), through a process-wide bounded cache. A malformed pattern
 // is an error naming it.
 func CompileRule(pattern, cwd, home string) (Glob, error) {
-	k := globKey{pattern: pattern}
+	return compileCached(pattern, cwd, home, false)
+}
+
+// CompileRuleFolded is CompileRule comparing without regard to case (for
+// deny and ask rules on a case-insensitive file system).
+func CompileRuleFolded(pattern, cwd, home string) (Glob, error) {
+	return compileCached(pattern, cwd, home, true)
+}
+
+func compileCached(pattern, cwd, home string, fold bool) (Glob, error) {
+	k := globKey{pattern: pattern, fold: fold}
 	switch anchorOf(pattern) {
 	case anchorHome:
 		k.home = home
@@ -109,7 +155,7 @@ func CompileRule(pattern, cwd, home string) (Glob, error) {
 	if g, ok := globs.Get(k); ok {
 		return g, nil
 	}
-	g, err := compileRule(pattern, cwd, home)
+	g, err := compileRule(pattern, cwd, home, fold)
 	if err != nil {
 		return g, err
 	}
@@ -128,6 +174,10 @@ const (
 
 func anchorOf(p string) anchor {
 	switch {
+	case strings.HasPrefix(p, FnmatchPrefix+"~"):
+		return anchorHome // the home stands in for "~" in deny rules
+	case strings.HasPrefix(p, FnmatchPrefix):
+		return anchorAbs // matched as written: nothing to anchor
 	case p == "" || strings.HasPrefix(p, "/"):
 		return anchorAbs
 	case p == "~" || strings.HasPrefix(p, "~/"):
@@ -154,8 +204,29 @@ func escapeGlob(s string) string {
 	return b.String()
 }
 
-func compileRule(pattern, cwd, home string) (Glob, error) {
-	g := Glob{pattern: pattern}
+func compileRule(pattern, cwd, home string, fold bool) (Glob, error) {
+	g := Glob{pattern: pattern, folded: fold}
+	if rest, ok := strings.CutPrefix(pattern, FnmatchPrefix); ok {
+		fn, err := compileFnmatch(rest, fold)
+		if err != nil {
+			return g, err
+		}
+		g.fn, g.expanded = fn, pattern
+		g.fnStyle = '.'
+		if strings.HasPrefix(rest, "/") {
+			g.fnStyle = '/'
+		}
+		if rest == "~" || strings.HasPrefix(rest, "~/") {
+			g.fnStyle = '~'
+			if h := normHome(home); h != "" {
+				g.home = h
+				if g.fnHome, err = compileFnmatch(fnmatchEscape(h)+rest[1:], fold); err != nil {
+					return g, err
+				}
+			}
+		}
+		return g, nil
+	}
 	p := pattern
 	switch anchorOf(p) {
 	case anchorAbs:
@@ -181,7 +252,7 @@ func compileRule(pattern, cwd, home string) (Glob, error) {
 		p += "**"
 	}
 	p = path.Clean(p)
-	if foldCase {
+	if fold {
 		p = strings.ToLower(p)
 	}
 	if !doublestar.ValidatePattern(p) {
@@ -214,7 +285,10 @@ func compileRule(pattern, cwd, home string) (Glob, error) {
 type RuleSet struct {
 	patterns  []string
 	globs     []Glob
+	fold      bool
 	idx       map[string]*bucket // by Glob.dir; nil for small sets
+	fn        []int32            // the fnmatch patterns, ascending
+	nfn       int                // patterns that are not fnmatch ones
 	dirsIndex                    // the idx keys sorted, for MatchTrees (treeglob.go)
 }
 
@@ -231,17 +305,35 @@ const indexFrom = 4
 // CompileRules compiles patterns for a call with the given cwd and home. The
 // first malformed pattern is an error naming it.
 func CompileRules(patterns []string, cwd, home string) (*RuleSet, error) {
-	rs := &RuleSet{patterns: slices.Clone(patterns), globs: make([]Glob, len(patterns))}
+	return compileRules(patterns, cwd, home, false)
+}
+
+// CompileRulesFolded is CompileRules comparing without regard to case: for
+// deny and ask rules where the file system does (FoldByDefault, or a
+// setting). Allow rules are never folded.
+func CompileRulesFolded(patterns []string, cwd, home string) (*RuleSet, error) {
+	return compileRules(patterns, cwd, home, true)
+}
+
+func compileRules(patterns []string, cwd, home string, fold bool) (*RuleSet, error) {
+	rs := &RuleSet{patterns: slices.Clone(patterns), globs: make([]Glob, len(patterns)), fold: fold}
 	for i, p := range patterns {
-		g, err := CompileRule(p, cwd, home)
+		g, err := compileCached(p, cwd, home, fold)
 		if err != nil {
 			return nil, err
 		}
 		rs.globs[i] = g
+		if g.fn != nil {
+			rs.fn = append(rs.fn, int32(i))
+		}
 	}
-	if len(rs.globs) >= indexFrom {
+	rs.nfn = len(rs.globs) - len(rs.fn)
+	if rs.nfn >= indexFrom {
 		rs.idx = make(map[string]*bucket)
 		for i, g := range rs.globs {
+			if g.fn != nil {
+				continue
+			}
 			b := rs.idx[g.dir]
 			if b == nil {
 				b = &bucket{}
@@ -272,50 +364,173 @@ func (rs *RuleSet) Len() int { return len(rs.globs) }
 // Patterns returns the patterns as written; callers must not modify it.
 func (rs *RuleSet) Patterns() []string { return rs.patterns }
 
+// Folded reports whether the set compares without regard to case.
+func (rs *RuleSet) Folded() bool { return rs.fold }
+
+// Target is one path of a call: the string as written (Raw, "" when not
+// known) and every form under which it reaches a file: its Resolved forms,
+// OtherRoads, and what a shell glob in it expands to.
+type Target struct {
+	Raw   string
+	Forms []Resolved
+}
+
 // Match returns the index of the first pattern that hits (ModeAny) or covers
 // (ModeAll) paths, or -1.
 func (rs *RuleSet) Match(paths []Resolved, mode Mode) int {
 	if len(paths) == 0 || len(rs.globs) == 0 {
 		return -1
 	}
-	if mode == ModeAll {
-		return rs.matchAll(paths)
+	return rs.MatchTargets([]Target{{Forms: paths}}, "/", mode)
+}
+
+// MatchTargets returns the index of the first pattern that hits (ModeAny)
+// or covers (ModeAll) the targets, or -1. A doublestar pattern hits when it
+// matches any form of any target and covers when it matches every form of
+// every target. An fnmatch pattern (FnmatchPrefix) is matched the way
+// AgentScope matches it, against the path as written, and further: it hits
+// when it matches the raw string, any form, or any form relative to cwd;
+// it covers when it matches the raw string and every form written the way
+// the raw string is (absolute, or relative to cwd), so that ".." or a
+// symlink cannot carry an allowed spelling elsewhere. No targets: -1.
+func (rs *RuleSet) MatchTargets(ts []Target, cwd string, mode Mode) int {
+	if len(ts) == 0 || len(rs.globs) == 0 {
+		return -1
+	}
+	var buf [8]Resolved
+	forms := buf[:0]
+	for _, t := range ts {
+		forms = append(forms, t.Forms...)
+	}
+	if rs.fold {
+		folded := make([]Resolved, len(forms))
+		for i, r := range forms {
+			folded[i] = Resolved{Abs: strings.ToLower(r.Abs), Real: strings.ToLower(r.Real)}
+		}
+		forms = folded
 	}
 	best := -1
-	for _, r := range paths {
-		abs, real := r.Abs, r.Real
-		if foldCase {
-			abs, real = strings.ToLower(abs), strings.ToLower(real)
+	if rs.nfn > 0 && len(forms) > 0 {
+		if mode == ModeAll {
+			best = rs.first(forms[0].Abs, -1, forms)
+		} else {
+			for _, r := range forms {
+				best = rs.first(r.Abs, best, nil)
+				if r.Real != r.Abs {
+					best = rs.first(r.Real, best, nil)
+				}
+				if best == 0 {
+					break
+				}
+			}
 		}
-		best = rs.first(abs, best, nil)
-		if real != abs {
-			best = rs.first(real, best, nil)
+	}
+	for _, i := range rs.fn {
+		if best >= 0 && int(i) >= best {
+			break
 		}
-		if best == 0 {
+		if rs.fnHit(&rs.globs[i], ts, cwd, mode) {
+			best = int(i)
 			break
 		}
 	}
 	return best
 }
 
-func (rs *RuleSet) matchAll(paths []Resolved) int {
-	fold := paths
-	if foldCase {
-		fold = make([]Resolved, len(paths))
-		for i, r := range paths {
-			fold[i] = Resolved{Abs: strings.ToLower(r.Abs), Real: strings.ToLower(r.Real)}
+// fnHit applies an fnmatch pattern to the targets (see MatchTargets).
+//
+// A deny or ask rule (ModeAny) hits when the pattern matches the path as
+// written, or any form of it, absolute, relative to the cwd (also with
+// "./") or as a directory ("/w/secret/" for a Grep of /w/secret meets
+// "/w/secret/**"); a pattern starting with "~" is also tried at the home.
+//
+// An allow rule (ModeAll) covers a path when every form of it, written the
+// way the pattern writes paths (absolute, "~/..." at the home, or relative
+// to the cwd), matches, and so does the path as written when it is written
+// that way too: a relative path is covered by an absolute rule on the files
+// it names, but "..", a symlink or another road cannot carry a spelling the
+// rule matches to a file it does not.
+func (rs *RuleSet) fnHit(g *Glob, ts []Target, cwd string, mode Mode) bool {
+	dir := absDir(cwd, "")
+	under := func(p, d string) (string, bool) {
+		switch {
+		case d == "":
+			return "", false
+		case p == d:
+			return ".", true
+		case d == "/":
+			return strings.TrimPrefix(p, "/"), true
+		case Within(p, d):
+			return p[len(d)+1:], true
+		}
+		return "", false
+	}
+	rel := func(p string) (string, bool) { return under(p, dir) }
+	for _, t := range ts {
+		if mode == ModeAny {
+			hit := func(x string) bool {
+				return g.Match(x) || g.Match(x+"/") || g.fnHome != nil && (g.fnHome.match(x) || g.fnHome.match(x+"/"))
+			}
+			if t.Raw != "" && hit(t.Raw) {
+				return true
+			}
+			for _, f := range t.Forms {
+				for _, x := range [...]string{f.Abs, f.Real} {
+					if hit(x) {
+						return true
+					}
+					if r, ok := rel(x); ok && (hit(r) || hit("./"+r)) {
+						return true
+					}
+				}
+			}
+			continue
+		}
+		style := byte('.')
+		switch {
+		case strings.HasPrefix(t.Raw, "/"):
+			style = '/'
+		case t.Raw == "~" || strings.HasPrefix(t.Raw, "~/"):
+			style = '~'
+		}
+		if t.Raw != "" && style == g.fnStyle && !g.Match(t.Raw) {
+			return false
+		}
+		for _, f := range t.Forms {
+			for _, x := range [...]string{f.Abs, f.Real} {
+				switch g.fnStyle {
+				case '.':
+					r, ok := rel(x)
+					if !ok {
+						return false
+					}
+					x = r
+				case '~':
+					r, ok := under(x, g.home)
+					if !ok {
+						return false
+					}
+					x = "~/" + r
+					if r == "." {
+						x = "~"
+					}
+				}
+				if !g.Match(x) {
+					return false
+				}
+			}
 		}
 	}
-	return rs.first(fold[0].Abs, -1, fold)
+	return mode == ModeAll
 }
 
 // first returns the lowest index below best (or any, when best is -1) of a
-// pattern that matches p and, when all is not nil, matches the Abs and Real
-// form of every path in all; else best.
+// doublestar pattern that matches p and, when all is not nil, matches the
+// Abs and Real form of every path in all; else best.
 func (rs *RuleSet) first(p string, best int, all []Resolved) int {
 	ok := func(i int) bool {
 		g := &rs.globs[i]
-		if !g.match(p) {
+		if g.fn != nil || !g.match(p) {
 			return false
 		}
 		for _, r := range all {
@@ -381,13 +596,21 @@ func (rs *RuleSet) first(p string, best int, all []Resolved) int {
 
 // MatchLiteralByGlob returns the index of the first pattern without
 // wildcards that the shell glob g could name (`/p/.e*` names a rule on
-// `/p/.env`), or -1: the fallback for a glob too large to expand.
+// `/p/.env`), or -1: the fallback for a glob too large to expand. An
+// fnmatch pattern is tried on g itself.
 func (rs *RuleSet) MatchLiteralByGlob(g string) int {
-	if foldCase {
+	if rs.fold {
 		g = strings.ToLower(g)
 	}
 	for i := range rs.globs {
-		if rs.globs[i].literal && globNames(g, rs.globs[i].expanded) {
+		gl := &rs.globs[i]
+		if gl.fn != nil {
+			if gl.fn.match(g) {
+				return i
+			}
+			continue
+		}
+		if gl.literal && globNames(g, gl.expanded) {
 			return i
 		}
 	}
@@ -398,6 +621,7 @@ type rulesKey struct {
 	h         uint64
 	cwd, home string
 	n         int
+	fold      bool
 }
 
 var (
@@ -408,22 +632,35 @@ var (
 // CachedRules is CompileRules through a process-wide bounded cache keyed by
 // the patterns (hashed, then compared), cwd and home.
 func CachedRules(patterns []string, cwd, home string) (*RuleSet, error) {
+	return cachedRules(patterns, cwd, home, false)
+}
+
+func cachedRules(patterns []string, cwd, home string, fold bool) (*RuleSet, error) {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	for _, p := range patterns {
 		h.WriteString(p)
 		h.WriteByte(0)
 	}
-	k := rulesKey{h: h.Sum64(), cwd: cwd, home: home, n: len(patterns)}
+	k := rulesKey{h: h.Sum64(), cwd: cwd, home: home, n: len(patterns), fold: fold}
 	if rs, ok := ruleSets.Get(k); ok && slices.Equal(rs.patterns, patterns) {
 		return rs, nil
 	}
-	rs, err := CompileRules(patterns, cwd, home)
+	rs, err := compileRules(patterns, cwd, home, fold)
 	if err != nil {
 		return nil, err
 	}
 	ruleSets.PutWeighted(k, rs, len(patterns))
 	return rs, nil
+}
+
+// MatchOptions configure MatchPaths.
+type MatchOptions struct {
+	Cwd, Home string
+	Mode      Mode
+	// Fold compares without regard to case in ModeAny (deny and ask
+	// rules); ModeAll never folds.
+	Fold bool
 }
 
 // MatchAny resolves every path against cwd and home (see Resolve) and returns
@@ -432,13 +669,20 @@ func CachedRules(patterns []string, cwd, home string) (*RuleSet, error) {
 // literally: shell globs in them are not expanded (the built-in
 // permopa.glob.match_any adds the expansions, see Expand).
 func MatchAny(patterns, paths []string, cwd, home string, mode Mode) (int, error) {
-	rs, err := CachedRules(patterns, cwd, home)
+	return MatchPaths(patterns, paths, MatchOptions{Cwd: cwd, Home: home, Mode: mode, Fold: FoldByDefault})
+}
+
+// MatchPaths is MatchAny with options: each path is taken with its
+// OtherRoads too.
+func MatchPaths(patterns, paths []string, o MatchOptions) (int, error) {
+	rs, err := cachedRules(patterns, o.Cwd, o.Home, o.Fold && o.Mode == ModeAny)
 	if err != nil {
 		return -1, err
 	}
-	rp := make([]Resolved, len(paths))
+	ts := make([]Target, len(paths))
 	for i, p := range paths {
-		rp[i] = ResolvePath(p, cwd, home)
+		r := ResolvePath(p, o.Cwd, o.Home)
+		ts[i] = Target{Raw: p, Forms: append([]Resolved{r}, OtherRoads(p, o.Cwd, o.Home, r)...)}
 	}
-	return rs.Match(rp, mode), nil
+	return rs.MatchTargets(ts, o.Cwd, o.Mode), nil
 }

@@ -138,15 +138,30 @@ func TestMatchAnyModes(t *testing.T) {
 	}
 }
 
+// Deny and ask rules fold case where the file system does; allow rules
+// never do: an allow rule covers a path only as spelled.
 func TestFoldCase(t *testing.T) {
-	old := foldCase
-	foldCase = true
-	globs.Clear()
-	ruleSets.Clear()
-	defer func() { foldCase = old; globs.Clear(); ruleSets.Clear() }()
-	i, err := MatchAny([]string{"**/.env"}, []string{"/p/.ENV"}, "/p", "/h", ModeAny)
-	if err != nil || i != 0 {
-		t.Errorf("fold: %d %v", i, err)
+	cases := []struct {
+		pattern, path string
+		mode          Mode
+		fold, want    bool
+	}{
+		{"**/.env", "/p/.ENV", ModeAny, true, true},
+		{"**/.env", "/p/.ENV", ModeAny, false, false},
+		{"/etc/**", "/ETC/passwd", ModeAny, true, true},
+		{"/ETC/**", "/etc/passwd", ModeAny, true, true},
+		{"~/.SSH/**", "/h/.ssh/id_rsa", ModeAny, true, true},
+		{"fnmatch:*.PEM", "/p/k.pem", ModeAny, true, true},
+		{"fnmatch:*.PEM", "/p/k.pem", ModeAny, false, false},
+		{"/etc/**", "/ETC/passwd", ModeAll, true, false},
+		{"/p/src/**", "/P/SRC/a.go", ModeAll, true, false},
+		{"/p/src/**", "/p/src/a.go", ModeAll, true, true},
+	}
+	for _, c := range cases {
+		i, err := MatchPaths([]string{c.pattern}, []string{c.path}, MatchOptions{Cwd: "/p", Home: "/h", Mode: c.mode, Fold: c.fold})
+		if err != nil || (i == 0) != c.want {
+			t.Errorf("%q on %q (%v, fold %v) = %d %v, want hit %v", c.pattern, c.path, c.mode, c.fold, i, err, c.want)
+		}
 	}
 }
 

@@ -2,9 +2,12 @@ package paths
 
 import (
 	"os"
+	"os/user"
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/permopa/permopa/builtins/internal/lru"
 )
 
 // Resolved is one path in its two forms.
@@ -295,3 +298,74 @@ func procProcessDir(d string) bool {
 	segs := strings.Split(rest, "/")
 	return len(segs) == 1 || len(segs) == 3 && segs[1] == "task"
 }
+
+// OtherRoads returns the other forms under which the kernel reaches the
+// file p names, beyond the lexical and symlink-resolved ones of
+// ResolvePath (whose Real form already reads /proc/<pid>/root as "/", see
+// procStep): "~name/x" is x in the home of user name, as bash expands it
+// when the user exists. Each form is resolved as ResolvePath does. Checks
+// that protect something (deny and ask rules) hit when any form does;
+// checks that grant something need every form to pass.
+func OtherRoads(p, cwd, home string, r Resolved) []Resolved {
+	name, rest, ok := tildeUser(p)
+	if !ok {
+		return nil
+	}
+	h := LookupHome(name)
+	if h == "" {
+		return nil
+	}
+	x := path.Clean(h + "/" + rest)
+	if x == r.Abs || x == r.Real {
+		return nil
+	}
+	real, ok := RealPath(x)
+	if !ok {
+		real = x
+	}
+	return []Resolved{{Abs: x, Real: real}}
+}
+
+// UserHome is the home of user name as bash expands "~name" ("" when name
+// is not a user name or there is no such user).
+func UserHome(name string) string {
+	if _, _, ok := tildeUser("~" + name); !ok || strings.Contains(name, "/") {
+		return ""
+	}
+	return LookupHome(name)
+}
+
+// tildeUser splits "~name/rest" (name a user name as bash reads it).
+func tildeUser(p string) (name, rest string, ok bool) {
+	if !strings.HasPrefix(p, "~") {
+		return "", "", false
+	}
+	name, rest, _ = strings.Cut(p[1:], "/")
+	if name == "" || name == "+" || name == "-" {
+		return "", "", false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c == '-' || c == '.' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return "", "", false
+		}
+	}
+	return name, rest, true
+}
+
+// LookupHome is the home directory of user name, as bash expands "~name",
+// "" when there is no such user. Answers are kept: the user database rarely
+// changes while permopa runs.
+func LookupHome(name string) string {
+	if h, ok := homes.Get(name); ok {
+		return h
+	}
+	h := ""
+	if u, err := user.Lookup(name); err == nil && strings.HasPrefix(u.HomeDir, "/") {
+		h = u.HomeDir
+	}
+	homes.Put(name, h)
+	return h
+}
+
+var homes = lru.New[string, string](1024) // user name → home ("" when unknown)

@@ -2,6 +2,7 @@ package paths
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 )
@@ -184,5 +185,51 @@ func BenchmarkResolve(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ResolvePath(p, root, "/home/u")
+	}
+}
+
+// Paths that reach the same file by another road: each form is matched by
+// deny rules (and must be covered by allow rules).
+func TestOtherRoads(t *testing.T) {
+	rootHome := LookupHome("root")
+	cases := []struct {
+		path string
+		want string // a form OtherRoads or ResolvePath gives; "" none besides Abs
+	}{
+		{"/proc/self/root/etc/shadow", "/etc/shadow"},
+		{"/proc/1/root/etc/shadow", "/etc/shadow"},
+		{"/proc/thread-self/root/etc/x", "/etc/x"},
+		{"/proc/42/task/43/root/etc/x", "/etc/x"},
+		{"/proc/1/root/proc/self/root/etc/x", "/etc/x"},
+		{"/proc/1/root", "/"},
+		{"/proc/1/rootx/etc", ""},
+		{"/proc/1/cwd/x", ""},
+		{"/proc/abc/root/etc/x", ""},
+		{"/etc/./x", "/etc/x"},
+		{"//etc/x", "/etc/x"},
+		{"/etc/../etc/x", "/etc/x"},
+	}
+	if rootHome != "" {
+		cases = append(cases,
+			struct{ path, want string }{"~root/../etc/x", path.Clean(rootHome + "/../etc/x")},
+			struct{ path, want string }{"~root/.ssh/id_rsa", rootHome + "/.ssh/id_rsa"},
+		)
+	}
+	cases = append(cases, struct{ path, want string }{"~no-such-user-here/x", ""})
+	for _, c := range cases {
+		r := ResolvePath(c.path, "/w", "/h")
+		forms := append([]Resolved{r}, OtherRoads(c.path, "/w", "/h", r)...)
+		found := c.want == ""
+		for _, f := range forms {
+			if f.Abs == c.want || f.Real == c.want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%q: forms %v lack %q", c.path, forms, c.want)
+		}
+		if c.want == "" && len(forms) != 1 {
+			t.Errorf("%q: unexpected other roads %v", c.path, forms[1:])
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -97,6 +98,8 @@ func segMatch(pat, name string) bool {
 type TreeMatch struct {
 	Tree
 	List func() Listing
+	// Cwd anchors relative fnmatch patterns (AgentScope rules); "" is "/".
+	Cwd string
 }
 
 // MatchTrees returns the index of the first pattern (deny and ask rules:
@@ -120,6 +123,9 @@ func (rs *RuleSet) MatchTrees(trees []TreeMatch) int {
 
 // hitsTree says whether pattern i reads below tree t.
 func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
+	if rs.globs[i].fn != nil {
+		return rs.fnHitsTree(&rs.globs[i], t)
+	}
 	g := rs.globs[i].expanded
 	if t.NamesOnly {
 		// Only a directory rule: its directory's contents are listed.
@@ -131,7 +137,7 @@ func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
 	}
 	wild := false
 	for _, r := range rootForms(t.Root) {
-		if foldCase {
+		if rs.fold {
 			r = strings.ToLower(r)
 		}
 		a, w := belowRoot(g, r, t.Hidden)
@@ -157,6 +163,63 @@ func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
 				p = "/" + e.Rel
 			}
 			if rs.globs[i].Match(p) || e.Target != "" && rs.globs[i].Match(e.Target) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fnHitsTree is hitsTree for an fnmatch pattern (an AgentScope rule): a hit
+// when its literal beginning names a path below the root (whether or not it
+// exists now), or when it matches a path the walk finds (absolute, or below
+// the root for a relative pattern), or the walk cannot finish.
+func (rs *RuleSet) fnHitsTree(g *Glob, t TreeMatch) bool {
+	pat := strings.TrimPrefix(g.expanded, FnmatchPrefix)
+	switch g.fnStyle {
+	case '~':
+		if g.home != "" {
+			pat = g.home + strings.TrimPrefix(pat, "~")
+		}
+	case '.':
+		pat = strings.TrimSuffix(absDir(t.Cwd, ""), "/") + "/" + strings.TrimPrefix(pat, "./")
+	}
+	lit := pat
+	if k := strings.IndexAny(pat, "*?["); k >= 0 {
+		lit = pat[:k]
+	}
+	if k := strings.LastIndexByte(lit, '/'); k >= 0 && lit != pat {
+		lit = lit[:k+1] // the literal directories only
+	}
+	dir := strings.HasSuffix(lit, "/")
+	lit = path.Clean(lit)
+	if dir && lit != "/" {
+		lit += "/"
+	}
+	if rs.fold {
+		lit = strings.ToLower(lit)
+	}
+	for _, r := range rootForms(t.Root) {
+		if rs.fold {
+			r = strings.ToLower(r)
+		}
+		if strings.HasPrefix(lit, strings.TrimSuffix(r, "/")+"/") && len(lit) > len(r)+1 {
+			return true
+		}
+	}
+	l := t.List()
+	if !l.Complete {
+		return true
+	}
+	for _, e := range l.Entries {
+		if t.NamesOnly && !e.Dir {
+			continue
+		}
+		for _, r := range rootForms(t.Root) {
+			p := strings.TrimSuffix(r, "/") + "/" + e.Rel
+			// A relative pattern is also tried on the path below the root
+			// (as a deny rule: wider when the root is not the cwd).
+			if g.Match(p) || g.Match(e.Rel) || g.fnHome != nil && g.fnHome.match(p) || e.Target != "" && g.Match(e.Target) {
 				return true
 			}
 		}
@@ -192,7 +255,7 @@ func (rs *RuleSet) treeCandidates(root Resolved) []int {
 	}
 	seen := map[string]bool{}
 	for _, r := range rootForms(root) {
-		if foldCase {
+		if rs.fold {
 			r = strings.ToLower(r)
 		}
 		// Ancestors of the root, the root included.

@@ -82,6 +82,12 @@ func reportSettingsProblems(problems []error) {
 			fmt.Fprintln(os.Stderr, "permopa: error: every call is denied until this is fixed:", p)
 			continue
 		}
+		// A rules-lint finding (permopa rules lint) already says what it is.
+		var lint engine.Finding
+		if errors.As(p, &lint) {
+			fmt.Fprintln(os.Stderr, "permopa:", p)
+			continue
+		}
 		fmt.Fprintln(os.Stderr, "permopa: warning:", p)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -145,6 +146,14 @@ func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string) (*engine
 		return nil, err
 	}
 	for _, p := range problems {
+		var lint engine.Finding
+		if errors.As(p, &lint) {
+			// A rule read as written that may not mean what it looks like:
+			// `permopa rules lint` and decide report it. A hook stays quiet
+			// (a host may show stderr to the model) and answers as the
+			// server's fast path does.
+			continue
+		}
 		fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
 	}
 	return f.newEngine(ctx, s)

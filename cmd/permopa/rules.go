@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/open-policy-agent/opa/cmd"
 	"github.com/spf13/cobra"
 
 	"github.com/permopa/permopa/engine"
@@ -48,7 +49,7 @@ user (~/.config/permopa/settings.yaml). Edits are atomic and safe against
 concurrent writers; a running permopa watching the files picks them up.`,
 	}
 	lf.register(c)
-	c.AddCommand(rulesListCommand(&lf), rulesAddCommand(&lf), rulesRevokeCommand(&lf), rulesExportCommand())
+	c.AddCommand(rulesListCommand(&lf), rulesAddCommand(&lf), rulesRevokeCommand(&lf), rulesExportCommand(), rulesLintCommand(&lf))
 	return c
 }
 
@@ -262,4 +263,167 @@ exported.`,
 	c.Flags().StringVar(&layer, "layer", "", "layer name of every exported rule (default permopa/rules:<file name>)")
 	c.Flags().StringVarP(&output, "output", "o", "", "write the document to FILE instead of stdout")
 	return c
+}
+
+func rulesLintCommand(lf *layerFlags) *cobra.Command {
+	var format, failOn string
+	c := &cobra.Command{
+		Use:   "lint [SETTINGS_FILE...]",
+		Short: "Report rules and keys that do not mean what they look like; exit 1 for CI",
+		Long: `Checks the settings files given, or every settings layer's files (managed,
+--settings, environment, local project, shared project, user), and reports:
+
+  unknown-key     a key permopa does not read ("denny:", "premissions:"):
+                  an error when deny or ask rules sit under it (a hook then
+                  refuses to decide), else a warning
+  unknown-tool    a near miss of a built-in tool name ("bash", "Reed"): the
+                  rule matches nothing (an error for deny and ask rules)
+  invalid-rule    a rule that cannot be read
+  shadowed        an allow rule a deny or ask rule always beats
+  ambiguous-path  a "/path" rule: relative to the project in Claude Code,
+                  perhaps meant as absolute ("//path")
+  claude-differs  a rule or key Claude Code reads differently
+  wide            an allow rule that covers more than it looks
+                  (Bash(*), Bash(sudo:*), Bash(python:*), Bash(git:*), Edit(//**))
+  never-decides   a rule that can never decide a call
+
+Each finding names its file and line. Exit status 1 when a finding is at
+or above --fail-on (error, warning, info; never: always 0). Settings loads
+(decide, hook, run) report the same findings, except wide rules.`,
+		RunE: func(c *cobra.Command, files []string) error {
+			if engine.LevelRank(failOn) == 0 && failOn != "never" {
+				return fmt.Errorf("--fail-on %q: want error, warning, info or never", failOn)
+			}
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: want text or json", format)
+			}
+			fs := lintFindings(lf, files)
+			if err := printFindings(c.OutOrStdout(), fs, format); err != nil {
+				return err
+			}
+			for _, f := range fs {
+				if failOn != "never" && engine.LevelRank(f.Level) >= engine.LevelRank(failOn) {
+					return &cmd.ExitError{Exit: 1}
+				}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "text", "text or json")
+	c.Flags().StringVar(&failOn, "fail-on", engine.LevelWarning, "exit 1 when a finding is at or above this level: error, warning, info or never")
+	return c
+}
+
+// lintFindings lints the files given, or every layer's existing files.
+func lintFindings(lf *layerFlags, files []string) []engine.Finding {
+	var fs []engine.Finding
+	var rules []engine.Rule
+	lintOne := func(file string) {
+		more, err := engine.LintFile(file)
+		if err != nil {
+			fs = append(fs, engine.Finding{Level: engine.LevelError, Check: "unreadable", File: file, Message: err.Error()})
+			return
+		}
+		fs = append(fs, more...)
+	}
+	problemFinding := func(p error) {
+		var rp *engine.RuleProblem
+		var f engine.Finding
+		switch {
+		case errors.As(p, &f):
+			// Already a finding of LintFile or LintRules.
+		case errors.As(p, &rp):
+			level := engine.LevelError
+			if rp.Behavior == engine.Allow {
+				level = engine.LevelWarning
+			}
+			fs = append(fs, engine.Finding{Level: level, Check: "invalid-rule", File: rp.Where, Key: rp.Key, Message: rp.Err.Error()})
+		default:
+			fs = append(fs, engine.Finding{Level: engine.LevelError, Check: "unreadable", Message: p.Error()})
+		}
+	}
+	if len(files) == 0 {
+		l := lf.layers()
+		for _, f := range l.Files() {
+			if f.Exists {
+				lintOne(f.Path)
+			}
+		}
+		_, problems := l.Load()
+		for _, p := range problems {
+			problemFinding(p)
+		}
+		rules = l.Rules()
+	} else {
+		project := lf.projectDir
+		if project == "" {
+			project, _ = os.Getwd()
+		}
+		for _, file := range files {
+			lintOne(file)
+			source := engine.SourceCommandLine
+			if engine.ProjectOf(file, "") != "" {
+				source = engine.SourceProject
+			}
+			s, problems, err := engine.LoadSettingsFile(file, source)
+			if err != nil {
+				continue // reported by LintFile
+			}
+			for _, p := range problems {
+				problemFinding(p)
+			}
+			for _, r := range s.Rules {
+				if r.Project == "" {
+					r.Project = project
+				}
+				rules = append(rules, r)
+			}
+		}
+	}
+	fs = append(fs, engine.LintRules(rules)...)
+	return dedupFindings(fs)
+}
+
+func dedupFindings(fs []engine.Finding) []engine.Finding {
+	seen := map[engine.Finding]bool{}
+	out := make([]engine.Finding, 0, len(fs))
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func printFindings(w io.Writer, fs []engine.Finding, format string) error {
+	counts := map[string]int{engine.LevelError: 0, engine.LevelWarning: 0, engine.LevelInfo: 0}
+	for _, f := range fs {
+		counts[f.Level]++
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"findings": fs, "counts": counts})
+	}
+	for _, f := range fs {
+		where := f.File
+		if where == "" {
+			where = "-"
+		}
+		if f.Line > 0 {
+			where += fmt.Sprintf(":%d", f.Line)
+		}
+		what := f.Key
+		if f.Rule != "" {
+			what = f.Rule
+		}
+		if what != "" {
+			what += ": "
+		}
+		fmt.Fprintf(w, "%s: %s: %s%s [%s]\n", where, f.Level, what, f.Message, f.Check)
+	}
+	_, err := fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", counts[engine.LevelError], counts[engine.LevelWarning], counts[engine.LevelInfo])
+	return err
 }

@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,5 +77,157 @@ func TestRulesAddConcurrentProcesses(t *testing.T) {
 	out, _, _ := permopaIn(t, dir, "", "rules", "list")
 	if got := strings.Count(out, "Bash(job"); got != n {
 		t.Fatalf("%d rules listed, want %d:\n%s", got, n, out)
+	}
+}
+
+// `permopa rules lint` reports what settings do not mean what they look
+// like, each finding with its file and line, and exits 1 for CI when a
+// finding is at or above --fail-on.
+func TestRulesLint(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(file, []byte(`{
+  "permissions": {
+    "allow": ["Bash(sudo:*)", "Edit(/src/**)", "Bash(git status:*)"],
+    "denny": ["Bash(rm -rf:*)"],
+    "deny": ["Reed(./.env)", "Read(/etc/passwd)", "Bash(git:*)"]
+  },
+  "model": "opus"
+}
+`), 0o644)
+	out, stderr, code := permopaIn(t, dir, "", "rules", "lint", "--format", "json", file)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s %s", code, out, stderr)
+	}
+	var res struct {
+		Findings []struct {
+			Level, Check, File, Key, Rule string
+			Line                          int
+		}
+		Counts map[string]int
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := []struct {
+		check, what string
+		line        int
+		level       string
+	}{
+		{"unknown-key", "permissions.denny", 4, "error"},
+		{"unknown-tool", "Reed(./.env)", 5, "error"},
+		{"wide", "Bash(sudo:*)", 3, "warning"},
+		{"shadowed", "Bash(git status:*)", 3, "warning"},
+		{"ambiguous-path", "Read(/etc/passwd)", 5, "warning"},
+		{"ambiguous-path", "Edit(/src/**)", 3, "info"},
+	}
+	for _, w := range want {
+		found := false
+		for _, f := range res.Findings {
+			if f.Check == w.check && (f.Key == w.what || f.Rule == w.what) && f.Line == w.line && f.Level == w.level && f.File == file {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no %s finding for %s at line %d (%s): %s", w.check, w.what, w.line, w.level, out)
+		}
+	}
+	// The text form names file and line; --fail-on never always exits 0.
+	out, _, code = permopaIn(t, dir, "", "rules", "lint", "--fail-on", "never", file)
+	if code != 0 || !strings.Contains(out, file+":4: error: permissions.denny") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	// Clean settings pass; a bad level is an error.
+	clean := filepath.Join(dir, "clean.yaml")
+	os.WriteFile(clean, []byte("permissions:\n  allow: [\"Bash(npm run build)\"]\n  deny: [\"Read(//etc/shadow)\"]\n"), 0o644)
+	if out, stderr, code := permopaIn(t, dir, "", "rules", "lint", clean); code != 0 {
+		t.Errorf("clean: exit %d %s %s", code, out, stderr)
+	}
+	if _, stderr, code := permopaIn(t, dir, "", "rules", "lint", "--fail-on", "loud", clean); code == 0 || !strings.Contains(stderr, "--fail-on") {
+		t.Errorf("bad --fail-on: exit %d %s", code, stderr)
+	}
+	// Without files, every layer is linted: here the project's .permopa file.
+	os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  asks: [\"Bash(git push:*)\"]\n"), 0o644)
+	out, _, code = permopaIn(t, dir, "", "rules", "lint", "--fail-on", "error")
+	if code != 1 || !strings.Contains(out, "settings.yaml:2: error: permissions.asks") {
+		t.Errorf("layers: exit %d\n%s", code, out)
+	}
+}
+
+// A typo'd deny list makes the hook fail closed and decide warn, naming the
+// file and line.
+func TestTypoedDenyListFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  allow: [\"Bash(ls:*)\"]\n  denny: [\"Bash(rm:*)\"]\n"), 0o644)
+	in := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"},"cwd":"` + dir + `","permission_mode":"bypassPermissions"}`
+	out, _, _ := permopaIn(t, dir, in, "hook", "claude")
+	if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "denny") {
+		t.Errorf("hook: %s", out)
+	}
+	out, stderr, code := permopaIn(t, dir, in, "decide")
+	if code != 0 || !strings.Contains(stderr, "settings.yaml:3") || !strings.Contains(stderr, "denny") {
+		t.Errorf("decide: exit %d, stderr %s, out %s", code, stderr, out)
+	}
+}
+
+// A Claude Code settings.json given to `permopa decide --settings` means
+// what it means in Claude Code: "/path" from the project holding .claude/,
+// "./x" and "x" from the cwd (at any depth for deny rules), "//path"
+// absolute; Edit rules cover MultiEdit and NotebookEdit; tool-check
+// behaviors are read in any case.
+func TestDecideClaudeSettings(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	file := filepath.Join(proj, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte(`{"permissions": {
+  "allow": ["Edit(/src/**)", "Write(//var/tmp/out/**)"],
+  "deny": ["Read(./.env)", "Read(/etc/passwd)", "Edit(*.lock)"]
+}}`), 0o644)
+	cwd := filepath.Join(proj, "pkg")
+	line := func(tool, field, path, mode string) string {
+		b, _ := json.Marshal(map[string]any{"tool_name": tool, "tool_input": map[string]any{field: path}, "cwd": cwd, "permission_mode": mode})
+		return string(b)
+	}
+	cases := []struct {
+		in, behavior, step string
+	}{
+		{line("Edit", "file_path", proj+"/src/a.go", "default"), "ALLOW", "allow_rule"},
+		{line("Edit", "file_path", "/src/a.go", "default"), "ASK", "mode_fallback"},
+		{line("Edit", "file_path", cwd+"/src/a.go", "default"), "ASK", "mode_fallback"},
+		{line("MultiEdit", "file_path", proj+"/src/a.go", "default"), "ALLOW", "allow_rule"},
+		{line("NotebookEdit", "notebook_path", proj+"/src/a.ipynb", "default"), "ALLOW", "allow_rule"},
+		{line("Write", "file_path", "/var/tmp/out/x", "default"), "ALLOW", "allow_rule"},
+		{line("Read", "file_path", cwd+"/.env", "bypassPermissions"), "DENY", "deny_rule"},
+		{line("Read", "file_path", cwd+"/deep/.env", "bypassPermissions"), "DENY", "deny_rule"},
+		{line("Read", "file_path", "/etc/passwd", "bypassPermissions"), "DENY", "deny_rule"},
+		{line("Read", "file_path", proj+"/etc/passwd", "bypassPermissions"), "DENY", "deny_rule"},
+		{line("MultiEdit", "file_path", cwd+"/x/go.lock", "bypassPermissions"), "DENY", "deny_rule"},
+		{line("NotebookEdit", "notebook_path", cwd+"/go.lock", "acceptEdits"), "DENY", "deny_rule"},
+		{line("MultiEdit", "file_path", dir+"/outside.go", "acceptEdits"), "ASK", "mode_fallback"},
+		{`{"tool_name":"deploy","tool_input":{},"cwd":"` + cwd + `","tool_check":{"behavior":"allow"}}`, "ALLOW", "tool_check"},
+		{`{"tool_name":"deploy","tool_input":{},"cwd":"` + cwd + `","tool_check":{"behavior":"ask","decision_reason":"safety: prod"},"permission_mode":"acceptEdits"}`, "ASK", "tool_check"},
+	}
+	var stdin strings.Builder
+	for _, c := range cases {
+		stdin.WriteString(c.in + "\n")
+	}
+	out, stderr, code := permopaIn(t, dir, stdin.String(), "decide", "--settings", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ds := decisions(t, out)
+	if len(ds) != len(cases) {
+		t.Fatalf("%d decisions for %d calls: %s", len(ds), len(cases), out)
+	}
+	for i, c := range cases {
+		if ds[i].Behavior != c.behavior || ds[i].Step != c.step {
+			t.Errorf("%s: %s/%s (%s), want %s/%s", c.in, ds[i].Behavior, ds[i].Step, ds[i].Message, c.behavior, c.step)
+		}
 	}
 }

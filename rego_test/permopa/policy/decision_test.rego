@@ -68,6 +68,41 @@ matrix_cases := {
 	"fallback/DONT_ASK": ["dontAsk", {}, "DENY", "mode_fallback"],
 }
 
+# Tool-check behaviors in any case: AgentScope Java's wire form is
+# lower-case, and a Java safety ASK says so in decision_reason.
+interop_cases := {
+	"lower-case allow": [{"tool_check": {"behavior": "allow"}}, "ALLOW", "tool_check", false],
+	"mixed-case deny": [{"tool_check": {"behavior": "Deny"}}, "DENY", "tool_check", false],
+	"lower-case passthrough": [{"tool_check": {"behavior": "passthrough"}}, "ASK", "mode_fallback", false],
+	"PassThrough": [{"tool_check": {"behavior": "PassThrough"}}, "ASK", "mode_fallback", false],
+	"lower-case plain ask": [{"tool_check": {"behavior": "ask"}}, "ASK", "mode_fallback", false],
+	"Java safety ask": [{"tool_check": {"behavior": "ask", "message": "m", "decision_reason": "Safety check: dangerous path"}}, "ASK", "tool_check", true],
+	"lower-case safety ask": [{"tool_check": {"behavior": "ask", "bypass_immune": true}}, "ASK", "tool_check", true],
+	"unknown behavior": [{"tool_check": {"behavior": "maybe"}}, "DENY", "error", false],
+}
+
+test_tool_check_interop[name] if {
+	some name, [extra, behavior, step, immune] in interop_cases
+	d := _decide(_call("default", extra))
+	d.behavior == behavior
+	d.step == step
+	d.bypass_immune == immune
+}
+
+# A custom check (a policy package) whose behavior is not one of the four
+# denies: it must not fall through to the allow rules.
+test_custom_check_unknown_behavior_denies if {
+	d := _decide(_call("default", _rules(["allow"]))) with data.permopa.custom.deploy.check as {"behavior": "sometimes"}
+	d.behavior == "DENY"
+	d.step == "tool_check"
+}
+
+test_custom_check_lower_case if {
+	d := _decide(_call("default", {})) with data.permopa.custom.deploy.check as {"behavior": "allow"}
+	d.behavior == "ALLOW"
+	d.step == "tool_check"
+}
+
 test_matrix[name] if {
 	some name, [mode, extra, behavior, step] in matrix_cases
 	d := _decide(_call(mode, extra))

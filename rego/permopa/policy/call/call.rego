@@ -36,6 +36,8 @@ schema := {
 		"Read": ["file_path"],
 		"Write": ["file_path"],
 		"Edit": ["file_path"],
+		"MultiEdit": ["file_path"],
+		"NotebookEdit": ["notebook_path"],
 		"Glob": ["pattern"],
 		"Grep": ["pattern"],
 		"WebFetch": ["url"],

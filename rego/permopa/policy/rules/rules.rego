@@ -95,7 +95,15 @@ _tool_wide(r, b) if {
 
 _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_content != ""]
 
-_contents(rs) := [r.rule_content | some r in rs]
+# Claude Code's MultiEdit and NotebookEdit meet Edit's rules as their own
+# (Claude Code applies Edit rules to every tool that edits files), besides
+# the rules written for them by name: ["Edit", "own"] in _cross_targets for
+# the indexed lists, _alias for the small ones.
+_alias := {"MultiEdit": "Edit", "NotebookEdit": "Edit"}
+
+_own_names := [_alias[call.tool], call.tool] if _alias[call.tool]
+
+_own_names := [call.tool] if not _alias[call.tool]
 
 # The rule lists the call meets, in order: the organisation's bundle, the
 # settings layers', the call's project's (_project) and the session's
@@ -111,7 +119,7 @@ _lists := permopa.rules.lists(_org, _settings, input, object.get(_cross_targets,
 # [what, list] for the guarding tools' lists with contents.
 _own := _lists.own if _no_small_lists
 
-_own := {b: array.concat(_lists.own[b], [ix | ix := _small_index(b, call.tool); _holds(ix)]) |
+_own := {b: array.concat(_lists.own[b], [ix | some name in _own_names; ix := _small_index(b, name); _holds(ix)]) |
 	some b in behaviors
 } if {
 	not _no_small_lists
@@ -121,6 +129,7 @@ _cross_lists := _lists.cross if _no_small_lists
 
 _cross_lists := {b: array.concat(_lists.cross[b], [[what, ix] |
 	some [name, what] in object.get(_cross_targets, call.tool, [])
+	what != "own"
 	ix := _small_index(b, name)
 	count(ix.contents) > 0
 ]) |
@@ -138,20 +147,35 @@ _holds(ix) if count(ix.wide) > 0
 
 _holds(ix) if count(ix.contents) > 0
 
+# The permission_context's rules are AgentScope objects: their path rules
+# match as AgentScope matches them (fnmatch, "*" crossing "/", on the path
+# as written; permopa.glob.match_any's "fnmatch:" patterns, docs/rules.md).
+# Tool-name pattern rules come from settings, where the engine has read a
+# path rule's content into the patterns it stands for (path_contents).
 _small_index(b, name) := {
-	"wide": [r | some r in rs; _tool_wide(r, b)],
-	"rules": content,
-	"contents": _contents(content),
+	"wide": [r | some r in array.concat(ctx, pats); _tool_wide(r, b)],
+	"rules": [p[0] | some p in pairs],
+	"contents": [p[1] | some p in pairs],
 } if {
-	rs := array.concat(
-		[_in_context(r) | some r in _context_rules(b, name)],
-		[r |
-			some r in _pattern_rules(b)
-			glob.match(r.tool_name, [], name)
-		],
+	ctx := [_in_context(r) | some r in _context_rules(b, name)]
+	pats := [r |
+		some r in _pattern_rules(b)
+		glob.match(r.tool_name, [], name)
+	]
+	pairs := array.concat(
+		[[r, c] | some r in _with_content(ctx); some c in _context_contents(r, name)],
+		[[r, c] | some r in _with_content(pats); some c in _pattern_contents(r, name)],
 	)
-	content := _with_content(rs)
 }
+
+_context_contents(r, name) := [concat("", ["fnmatch:", r.rule_content])] if {
+	name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
+} else := [r.rule_content]
+
+_pattern_contents(r, name) := r.path_contents if {
+	name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
+	is_array(r.path_contents)
+} else := [r.rule_content]
 
 # METADATA
 # description: |
@@ -250,8 +274,9 @@ _own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.b
 	b == "allow"
 } else := permopa.glob.match_any(contents, files.rule_paths, _glob_opts(b)) if {
 	files.handles
-} else := other.match_index(contents) if {
-	not call.tool in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
+} else := other.match_index(contents, b) if {
+	call.tool != "Bash"
+	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := -1
 
 _glob_opts("allow") := object.union(call.path_opts, {"mode": "all"})
@@ -260,7 +285,8 @@ _glob_opts(b) := object.union(call.path_opts, {"mode": "any"}) if b != "allow"
 
 # Path rules cut across tools (deny and ask only): Read(...) rules also
 # guard Glob, Grep and every path a Bash command reads; Edit(...) and
-# Write(...) rules guard each other and every path a Bash command writes.
+# Write(...) rules guard each other, MultiEdit and NotebookEdit (which meet
+# Edit's rules as their own) and every path a Bash command writes.
 
 _cross_targets := {
 	"Bash": [["Read", "reads"], ["Edit", "writes"], ["Write", "writes"]],
@@ -268,6 +294,8 @@ _cross_targets := {
 	"Grep": [["Read", "path"]],
 	"Write": [["Edit", "path"]],
 	"Edit": [["Write", "path"]],
+	"MultiEdit": [["Edit", "own"], ["Write", "path"]],
+	"NotebookEdit": [["Edit", "own"], ["Write", "path"]],
 }
 
 _cross(b) := hits[0] if {

@@ -25,7 +25,8 @@ read_only if {
 }
 
 read_only if {
-	not input.tool_name in {"Bash", "Read", "Write", "Edit", "Glob", "Grep"}
+	input.tool_name != "Bash"
+	not input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 	other.read_only
 }
 
@@ -41,7 +42,7 @@ limit_exceeded := bash.limit_exceeded if input.tool_name == "Bash"
 check := bash.check if {
 	input.tool_name == "Bash"
 } else := files.check if {
-	input.tool_name in {"Read", "Write", "Edit", "Glob", "Grep"}
+	input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := other.check
 
 # METADATA
@@ -49,5 +50,5 @@ check := bash.check if {
 suggestions := bash.suggestions if {
 	input.tool_name == "Bash"
 } else := files.suggestions if {
-	input.tool_name in {"Read", "Write", "Edit", "Glob", "Grep"}
+	input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := other.suggestions

@@ -17,7 +17,7 @@ test_context_fields if {
 	c.cwd == "/w"
 	c.home == "/home/u"
 	c.bypass_honours_safety == true
-	c.path_opts == {"cwd": "/w", "home": "/home/u", "dangerous_paths": {}}
+	c.path_opts == {"cwd": "/w", "home": "/home/u", "dangerous_paths": {}, "case_insensitive": false}
 	c.bash_opts == {"cwd": "/w", "home": "/home/u", "working_directories": ["/w"]}
 }
 

@@ -57,6 +57,29 @@ tool_cases := {
 	"Bash rm -rf /, bypass": ["Bash", {"command": "rm -rf /"}, "bypassPermissions", "ALLOW", "mode_fallback"],
 }
 
+# Every edit tool is an edit tool: MultiEdit and NotebookEdit meet the
+# checks Edit does.
+edit_tool_cases := {
+	"MultiEdit in workdir": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, "default", "ASK", "mode_fallback"],
+	"MultiEdit in workdir, acceptEdits": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, "acceptEdits", "ALLOW", "tool_check"],
+	"MultiEdit outside, acceptEdits": ["MultiEdit", {"file_path": "/etc/hosts", "edits": []}, "acceptEdits", "ASK", "mode_fallback"],
+	"MultiEdit .bashrc, acceptEdits": ["MultiEdit", {"file_path": "/home/u/.bashrc", "edits": []}, "acceptEdits", "ASK", "tool_check"],
+	"MultiEdit .git/hooks, dontAsk": ["MultiEdit", {"file_path": "/w/.git/hooks/pre-commit", "edits": []}, "dontAsk", "DENY", "tool_check"],
+	"MultiEdit, plan": ["MultiEdit", {"file_path": "/w/a", "edits": []}, "plan", "DENY", "mode_fallback"],
+	"MultiEdit without file_path": ["MultiEdit", {"edits": []}, "default", "DENY", "error"],
+	"NotebookEdit in workdir, acceptEdits": ["NotebookEdit", {"notebook_path": "/w/a.ipynb", "new_source": ""}, "acceptEdits", "ALLOW", "tool_check"],
+	"NotebookEdit outside, acceptEdits": ["NotebookEdit", {"notebook_path": "/tmp/a.ipynb", "new_source": ""}, "acceptEdits", "ASK", "mode_fallback"],
+	"NotebookEdit .git, acceptEdits": ["NotebookEdit", {"notebook_path": "/w/.git/a.ipynb", "new_source": ""}, "acceptEdits", "ASK", "tool_check"],
+	"NotebookEdit without notebook_path": ["NotebookEdit", {"file_path": "/w/a.ipynb"}, "default", "DENY", "error"],
+}
+
+test_edit_tools[name] if {
+	some name, [tool, tool_input, mode, behavior, step] in edit_tool_cases
+	d := _decide(tool, tool_input, mode)
+	d.behavior == behavior
+	d.step == step
+}
+
 test_tool_check[name] if {
 	some name, [tool, tool_input, mode, behavior, step] in tool_cases
 	d := _decide(tool, tool_input, mode)
@@ -88,11 +111,33 @@ rule_cases := {
 	"Read deny other file": ["Read", {"file_path": "/w/public/a"}, ["deny", "Read", "secret/**"], "ALLOW", "read_only"],
 	"Write allow glob": ["Write", {"file_path": "/w/src/a/b.go", "content": ""}, ["allow", "Write", "/w/src/**"], "ALLOW", "allow_rule"],
 	"Write allow glob outside": ["Write", {"file_path": "/w/other/b.go", "content": ""}, ["allow", "Write", "/w/src/**"], "ASK", "mode_fallback"],
-	"Write allow star stays in segment": ["Write", {"file_path": "/w/src/a/b.go", "content": ""}, ["allow", "Write", "/w/src/*"], "ASK", "mode_fallback"],
 	"Edit deny anywhere": ["Edit", {"file_path": "/w/x/.npmrc"}, ["deny", "Edit", "**/.npmrc"], "DENY", "deny_rule"],
 	"WebFetch allow domain": ["WebFetch", {"url": "https://docs.example.com/a"}, ["allow", "WebFetch", "domain:*.example.com"], "ALLOW", "allow_rule"],
 	"WebFetch allow other domain": ["WebFetch", {"url": "https://example.org/a"}, ["allow", "WebFetch", "domain:example.com"], "ASK", "mode_fallback"],
 	"WebFetch deny domain": ["WebFetch", {"url": "http://user@Evil.example.com:8080/a"}, ["deny", "WebFetch", "domain:evil.example.com"], "DENY", "deny_rule"],
+}
+
+# permission_context rules are AgentScope's: fnmatch, "*" crosses "/";
+# Edit's rules are every edit tool's.
+agentscope_rule_cases := {
+	"Write allow star crosses segments": ["Write", {"file_path": "/w/src/a/b.go", "content": ""}, ["allow", "Write", "/w/src/*"], "ALLOW", "allow_rule"],
+	"Write allow relative is the path as written": ["Write", {"file_path": "src/a.go", "content": ""}, ["allow", "Write", "src/*"], "ALLOW", "allow_rule"],
+	"Write allow relative covers the absolute spelling of its files": ["Write", {"file_path": "/w/src/a.go", "content": ""}, ["allow", "Write", "src/*"], "ALLOW", "allow_rule"],
+	"Write allow relative does not cover other files": ["Write", {"file_path": "/w/lib/a.go", "content": ""}, ["allow", "Write", "src/*"], "ASK", "mode_fallback"],
+	"Write allow does not cover a traversal": ["Write", {"file_path": "/w/src/../../etc/x", "content": ""}, ["allow", "Write", "/w/src/*"], "ASK", "mode_fallback"],
+	"Write deny relative hits the absolute spelling": ["Write", {"file_path": "/w/src/a.go", "content": ""}, ["deny", "Write", "src/*"], "DENY", "deny_rule"],
+	"Read deny on another road": ["Read", {"file_path": "/proc/1/root/etc/shadow"}, ["deny", "Read", "/etc/*"], "DENY", "deny_rule"],
+	"Edit deny guards MultiEdit": ["MultiEdit", {"file_path": "/w/prod.cfg", "edits": []}, ["deny", "Edit", "*.cfg"], "DENY", "deny_rule"],
+	"Edit allow covers MultiEdit": ["MultiEdit", {"file_path": "/w/src/a.go", "edits": []}, ["allow", "Edit", "/w/src/*"], "ALLOW", "allow_rule"],
+	"Write deny guards NotebookEdit": ["NotebookEdit", {"notebook_path": "/w/a.ipynb", "new_source": ""}, ["deny", "Write", "*.ipynb"], "DENY", "deny_rule"],
+	"MultiEdit deny by name": ["MultiEdit", {"file_path": "/w/a.go", "edits": []}, ["deny", "MultiEdit", "/w/*"], "DENY", "deny_rule"],
+}
+
+test_agentscope_rules[name] if {
+	some name, [tool, tool_input, [b, rule_tool, content], behavior, step] in agentscope_rule_cases
+	d := _with_rules(tool, tool_input, "default", _rules(b, rule_tool, content))
+	d.behavior == behavior
+	d.step == step
 }
 
 test_rules[name] if {
@@ -109,6 +154,7 @@ round_trip_cases := {
 	"bash wrapper": ["Bash", {"command": "timeout 60 cargo build --release"}],
 	"write outside": ["Write", {"file_path": "/opt/app/x.txt", "content": "x"}],
 	"edit in workdir": ["Edit", {"file_path": "/w/src/main.go"}],
+	"multiedit": ["MultiEdit", {"file_path": "/opt/app/x.txt", "edits": []}],
 	"webfetch": ["WebFetch", {"url": "https://example.com/docs"}],
 	"mcp tool": ["mcp__github__create_issue", {"title": "x"}],
 }
@@ -249,4 +295,27 @@ test_suggestion_names_directory[name] if {
 	s := data.permopa.policy.tools.files.suggestions with input as _call(tool, tool_input, "default")
 		with data.permopa.settings as _settings
 	s[0].rule_content == want
+}
+
+# The routes spell the file tools out literally: they must agree with the
+# sets in the files package, the one list of file tools.
+test_file_tool_sets_agree_with_the_routes if {
+	data.permopa.policy.tools.files.tools == data.permopa.policy.tools.files.readers | data.permopa.policy.tools.files.writers
+	every t in data.permopa.policy.tools.files.tools {
+		data.permopa.policy.tools.files.handles with input as {"tool_name": t}
+	}
+	not data.permopa.policy.tools.files.handles with input as {"tool_name": "Bash"}
+	every t in data.permopa.policy.tools.files.readers {
+		d := _decide(t, {"file_path": "/w/a", "pattern": "x", "path": "/w"}, "plan")
+		d.step == "read_only"
+	}
+	every t in data.permopa.policy.tools.files.writers {
+		d := _decide(t, {"file_path": "/w/.git/config", "notebook_path": "/w/.git/config"}, "default")
+		d.step == "tool_check"
+		d.bypass_immune
+	}
+	every t in data.permopa.policy.tools.files.tools {
+		d := _with_rules(t, {"file_path": "/w/a", "notebook_path": "/w/a", "pattern": "x", "path": "/w/a"}, "bypassPermissions", _rules("deny", t, "/w/a"))
+		d.step == "deny_rule"
+	}
 }

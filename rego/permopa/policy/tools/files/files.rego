@@ -1,30 +1,53 @@
 # METADATA
 # title: File tools
 # description: |
-#   Read, Glob and Grep read; Write and Edit write. Reads are read-only unless
-#   they touch a credential path (a safety ASK). Writes to dangerous paths are
-#   safety ASKs; in ACCEPT_EDITS and DONT_ASK a write inside a working
-#   directory is allowed by the tool check.
+#   Read, Glob and Grep read; Write, Edit and Claude Code's MultiEdit and
+#   NotebookEdit write. Reads are read-only unless they touch a credential
+#   path (a safety ASK). Writes to dangerous paths are safety ASKs; in
+#   ACCEPT_EDITS and DONT_ASK a write inside a working directory is allowed
+#   by the tool check.
 package permopa.policy.tools.files
 
 import data.permopa.policy.call
 import data.permopa.policy.modes
 
-# The guards below name the tools literally (readers: Read, Glob, Grep;
-# writers: Write, Edit) and test input.tool_name: no rule is evaluated to
-# route a call.
-
 # METADATA
-# description: The call is one of the file tools.
-handles if input.tool_name in {"Read", "Write", "Edit", "Glob", "Grep"}
+# description: |
+#   The file tools that read. These sets are the one list of file tools.
+#   The routes (here, in tools and in rules) spell them out literally, since
+#   a reference to a rule costs OPA an evaluation on every decision;
+#   rego_test (tools_test) and the engine's tests hold every literal, and
+#   the engine's PathRuleTools, to these sets.
+readers := {"Read", "Glob", "Grep"}
 
 # METADATA
 # description: |
-#   The path the tool reads or writes: file_path for Read, Write and Edit;
-#   path for Glob and Grep, which default to the cwd.
+#   The file tools that write: every edit tool is an edit tool everywhere
+#   (Claude Code's MultiEdit and NotebookEdit meet the checks and the
+#   Edit and Write rules like Edit does).
+writers := {"Write", "Edit", "MultiEdit", "NotebookEdit"}
+
+# METADATA
+# description: Every file tool.
+tools := readers | writers
+
+# METADATA
+# description: The call is one of the file tools.
+handles if input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
+
+# METADATA
+# description: |
+#   The path the tool reads or writes: file_path for Read, Write, Edit and
+#   MultiEdit; notebook_path for NotebookEdit; path for Glob and Grep, which
+#   default to the cwd.
 path := p if {
-	input.tool_name in {"Read", "Write", "Edit"}
+	input.tool_name in {"Read", "Write", "Edit", "MultiEdit"}
 	p := input.tool_input.file_path
+	is_string(p)
+	p != ""
+} else := p if {
+	input.tool_name == "NotebookEdit"
+	p := input.tool_input.notebook_path
 	is_string(p)
 	p != ""
 } else := p if {
@@ -163,14 +186,14 @@ check := {
 	"bypass_immune": true,
 	"message": sprintf("%s to a dangerous path: %s", [input.tool_name, _hits(_check.dangerous)]),
 } if {
-	input.tool_name in {"Write", "Edit"}
+	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 	count(_check.dangerous) > 0
 } else := {
 	"behavior": "ALLOW",
 	"bypass_immune": false,
 	"message": sprintf("%s inside a working directory", [input.tool_name]),
 } if {
-	input.tool_name in {"Write", "Edit"}
+	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 	call.context.mode in modes.auto_edits
 	permopa.path.inside([path], call.context.working_directories, call.context.path_opts)
 }
@@ -184,9 +207,10 @@ _hits(hits) := concat("; ", sort({sprintf("%s (%s)", [h.path, h.reason]) | some 
 #   The suggested allow rule: the directory the tool works in, recursively:
 #   the file's parent directory for Read, Write and Edit, the searched
 #   directory itself for Glob and Grep (their path, or the directory a Glob
-#   pattern names).
+#   pattern names). MultiEdit and NotebookEdit calls are covered by Edit
+#   rules, so an Edit rule is suggested for them.
 suggestions := [{
-	"tool_name": input.tool_name,
+	"tool_name": object.get({"MultiEdit": "Edit", "NotebookEdit": "Edit"}, input.tool_name, input.tool_name),
 	"rule_content": concat("", [_dir, "/**"]),
 	"behavior": "ALLOW",
 	"source": "suggested",

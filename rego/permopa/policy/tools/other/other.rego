@@ -42,11 +42,32 @@ check := _normalise(_custom.check) if {
 	is_object(input.tool_check)
 }
 
+# Behaviors are read in any case (AgentScope Java's wire form is
+# lower-case: "allow", "passthrough"). A safety ASK is bypass_immune, or, in
+# Java's wire form, an ASK whose decision_reason mentions safety. A check
+# whose behavior is none of the four denies: a policy that cannot be
+# understood must not fall through to the allow rules.
 _normalise(tc) := {
-	"behavior": upper(object.get(tc, "behavior", "PASSTHROUGH")),
-	"bypass_immune": object.get(tc, "bypass_immune", false) == true,
+	"behavior": b,
+	"bypass_immune": _immune(tc),
 	"message": object.get(tc, "message", ""),
+} if {
+	b := upper(object.get(tc, "behavior", "PASSTHROUGH"))
+	b in {"ALLOW", "DENY", "ASK", "PASSTHROUGH"}
+} else := {
+	"behavior": "DENY",
+	"bypass_immune": false,
+	"message": sprintf(
+		"the tool check for %s gave behavior %v, not allow, deny, ask or passthrough; denied to fail closed",
+		[call.tool, object.get(tc, "behavior", null)],
+	),
 }
+
+_immune(tc) if {
+	tc.bypass_immune == true
+} else if {
+	contains(lower(object.get(tc, "decision_reason", "")), "safety")
+} else := false
 
 # METADATA
 # description: The canonical JSON of tool_input that rule contents of custom tools match.
@@ -58,15 +79,18 @@ _host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_patte
 
 # METADATA
 # description: |
-#   match_index(contents): the index of the first rule content that matches
-#   the call, or -1. WebFetch: domain:host or domain:*.host. Others: the
-#   canonical JSON, exactly or as a glob.
-match_index(contents) := i if {
+#   match_index(contents, b): the index of the first rule content of
+#   behavior b that matches the call, or -1. WebFetch: domain:host or
+#   domain:*.host. Others: the canonical JSON, exactly or as a glob whose
+#   "*" matches any run of characters: within one JSON string for allow
+#   rules (an allow rule on {"env":"stag*"} does not cover more keys), across
+#   anything for deny and ask rules.
+match_index(contents, b) := i if {
 	call.tool == "WebFetch"
 	hits := [j | some j, c in contents; _domain_match(c)]
 	i := _first_or_none(hits)
 } else := i if {
-	hits := [j | some j, c in contents; _json_match(c)]
+	hits := [j | some j, c in contents; _json_match(c, b)]
 	i := _first_or_none(hits)
 }
 
@@ -79,12 +103,18 @@ _domain_match(c) if {
 	glob.match(lower(trim_prefix(c, "domain:")), ["."], _host)
 }
 
-_json_match(c) if c == canonical
+_json_match(c, _) if c == canonical
 
-_json_match(c) if {
+# Everything but "*" is literal: OPA's glob would read "{...}" as
+# alternatives, so the content is quoted around its stars. The delimiter
+# keeps an allow rule's "*" inside one JSON string ("\""); for deny and ask
+# rules it is NUL, which canonical JSON never holds.
+_json_match(c, b) if {
 	contains(c, "*")
-	glob.match(c, [], canonical)
+	glob.match(concat("*", [glob.quote_meta(p) | some p in split(c, "*")]), [_json_delimiter[b]], canonical)
 }
+
+_json_delimiter := {"allow": "\"", "deny": "\u0000", "ask": "\u0000"}
 
 # METADATA
 # description: |

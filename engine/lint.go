@@ -1,0 +1,732 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/permopa/permopa/builtins/paths"
+)
+
+// Lint levels, most severe first.
+const (
+	LevelError   = "error"   // a rule or key that silently does nothing, or a deny/ask rule that can never match
+	LevelWarning = "warning" // a rule that likely does not mean what its author meant
+	LevelInfo    = "info"    // worth knowing; nothing to fix
+)
+
+// LevelRank orders the levels: error 3, warning 2, info 1; 0 for anything else.
+func LevelRank(level string) int {
+	switch level {
+	case LevelError:
+		return 3
+	case LevelWarning:
+		return 2
+	case LevelInfo:
+		return 1
+	}
+	return 0
+}
+
+// Finding is one thing `permopa rules lint` reports (and settings loads
+// report as problems, from level warning up). It names the file and line
+// when it can. docs/rules.md lists the checks.
+type Finding struct {
+	Level   string `json:"level"`
+	Check   string `json:"check"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message"`
+}
+
+// Checks (Finding.Check).
+const (
+	CheckUnknownKey    = "unknown-key"    // a key permopa does not read
+	CheckUnknownTool   = "unknown-tool"   // a tool name that is a near miss of a built-in tool
+	CheckShadowed      = "shadowed"       // an allow rule a deny or ask rule always beats
+	CheckAmbiguousPath = "ambiguous-path" // a "/path" that may have been meant as absolute
+	CheckClaudeDiffers = "claude-differs" // Claude Code would read the rule or key differently
+	CheckWide          = "wide"           // an allow rule that covers more than it looks
+	CheckNeverDecides  = "never-decides"  // a rule that can never decide a call
+)
+
+func (f Finding) Error() string {
+	var b strings.Builder
+	b.WriteString(f.Level)
+	if f.File != "" {
+		b.WriteString(": " + f.File)
+		if f.Line > 0 {
+			fmt.Fprintf(&b, ":%d", f.Line)
+		}
+	}
+	if f.Key != "" {
+		b.WriteString(": " + f.Key)
+	}
+	if f.Rule != "" {
+		b.WriteString(": " + f.Rule)
+	}
+	b.WriteString(": " + f.Message + " [" + f.Check + "]")
+	return b.String()
+}
+
+// Keys a settings file may hold. Claude Code's own settings keys are known
+// too (a Claude Code settings.json reads as is): permopa ignores them.
+var (
+	topKeys = map[string]bool{
+		"permissions": true, "allow_rules": true, "ask_rules": true, "deny_rules": true,
+		"working_directories": true, "mode": true, "bypass_honours_safety": true,
+		"allow_managed_rules_only": true, "disable_bypass_mode": true, "dangerous_paths": true,
+		"case_insensitive_paths": true, "environment_is_secret": true, "network_reads": true,
+	}
+	claudeTopKeys = map[string]bool{
+		"$schema": true, "apiKeyHelper": true, "awsAuthRefresh": true, "awsCredentialExport": true,
+		"cleanupPeriodDays": true, "companyAnnouncements": true, "env": true, "forceLoginMethod": true,
+		"forceLoginOrgUUID": true, "hooks": true, "disableAllHooks": true, "includeCoAuthoredBy": true,
+		"model": true, "otelHeadersHelper": true, "outputStyle": true, "statusLine": true,
+		"enableAllProjectMcpServers": true, "enabledMcpjsonServers": true, "disabledMcpjsonServers": true,
+		"allowedMcpServers": true, "deniedMcpServers": true, "sandbox": true, "spinnerTipsEnabled": true,
+		"alwaysThinkingEnabled": true, "enabledPlugins": true, "extraKnownMarketplaces": true,
+		"attribution": true, "fileSuggestion": true, "respectGitignore": true, "language": true,
+		"autoUpdatesChannel": true, "allowManagedHooksOnly": true, "allowManagedPermissionRulesOnly": true,
+		"strictKnownMarketplaces": true, "plansDirectory": true, "showTurnDuration": true,
+		"subagentStatusLine": true, "feedbackSurveyState": true, "theme": true, "verbose": true,
+	}
+	permissionsKeys = map[string]bool{
+		"allow": true, "ask": true, "deny": true, "defaultMode": true, "additionalDirectories": true,
+		"disableBypassPermissionsMode": true, "disableAutoMode": true,
+	}
+	ruleObjectKeys = map[string]bool{
+		"tool_name": true, "rule_content": true, "behavior": true, "source": true, "expires": true, "syntax": true,
+	}
+	pathEditKeys = map[string]bool{"add": true, "remove": true}
+)
+
+// builtinTools are the tool names of Claude Code, AgentScope and permopa
+// whose near misses ("bash", "Reed") are typos: a rule for them matches
+// nothing. MCP and custom tools are open-ended and never reported.
+var builtinTools = []string{
+	"Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "Glob", "Grep", "LS",
+	"WebFetch", "WebSearch", "Task", "Agent", "TodoWrite", "ExitPlanMode", "BashOutput", "KillShell",
+	"SlashCommand", "Skill", "PowerShell",
+}
+
+// LintProblems are the findings of a settings file and its rules that a
+// load reports, as errors: findings from level warning up (but not wide
+// rules, which are often meant), and a key that
+// hides deny or ask rules as a RuleProblem with that behavior, so that a
+// host that must fail closed (a hook) refuses to decide without them
+// (UnsafeProblems).
+func LintProblems(fs []Finding) []error {
+	var out []error
+	for _, f := range fs {
+		// Wide rules are often meant: `permopa rules lint` reports them,
+		// a load does not.
+		if LevelRank(f.Level) < LevelRank(LevelWarning) || f.Check == CheckWide {
+			continue
+		}
+		if f.Check == CheckUnknownKey && f.Level == LevelError && f.Rule == "" {
+			b := Deny
+			switch k := strings.ToLower(f.Key); {
+			case strings.HasPrefix(k, "permissions.allow"), strings.HasPrefix(k, "allow_rules"):
+				b = Allow // an allow rule's key: deciding without it only asks more
+			case strings.Contains(k, "ask") && !strings.Contains(k, "deny"):
+				b = Ask
+			}
+			out = append(out, &RuleProblem{Where: f.File, Key: f.Key, Behavior: b, Err: f})
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// LintFile reads a settings file as written and reports keys permopa does
+// not read: a typo such as "denny:" or "premissions:" would otherwise drop
+// rules without a word. A near miss of a deny or ask list is an error, and
+// LintProblems turns it into a RuleProblem, which makes hooks fail closed.
+func LintFile(file string) ([]Finding, error) {
+	data, _, err := readSettingsBytes(file)
+	if err != nil {
+		return nil, fmt.Errorf("settings %s: %w", file, err)
+	}
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
+	raw, err := rawDocument(data, format)
+	if err != nil {
+		return nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
+	}
+	l := &fileLinter{file: file, text: string(data)}
+	l.top(raw)
+	sortFindings(l.out)
+	return l.out, nil
+}
+
+type fileLinter struct {
+	file, text string
+	out        []Finding
+}
+
+func (l *fileLinter) add(level, check, key, msg string) {
+	last := key
+	if i := strings.LastIndexAny(key, ".["); i >= 0 {
+		last = strings.TrimSuffix(key[i+1:], "]")
+	}
+	l.out = append(l.out, Finding{Level: level, Check: check, File: l.file, Line: lineOf(l.text, last), Key: key, Message: msg})
+}
+
+func (l *fileLinter) top(raw map[string]any) {
+	for _, k := range sortedKeys(raw) {
+		v := raw[k]
+		switch {
+		case topKeys[k]:
+		case claudeTopKeys[k]:
+			continue
+		case topKeys[strings.ToLower(k)]:
+			l.add(LevelWarning, CheckClaudeDiffers, k, fmt.Sprintf("permopa reads %q as %q, but keys are case-sensitive elsewhere (Claude Code, AgentScope); write %q", k, strings.ToLower(k), strings.ToLower(k)))
+			k = strings.ToLower(k)
+		default:
+			l.unknown(k, v, topKeys, "")
+			continue
+		}
+		switch k {
+		case "permissions":
+			l.permissions(v)
+		case "allow_rules", "ask_rules", "deny_rules":
+			l.contextRules(k, v)
+		case "dangerous_paths":
+			l.dangerous(v)
+		}
+	}
+}
+
+// unknown reports key k (under prefix) that permopa does not read. It is an
+// error when it looks like a deny or ask list or holds one: its rules are
+// not read at all.
+func (l *fileLinter) unknown(k string, v any, known map[string]bool, prefix string) {
+	full := prefix + k
+	guess := nearest(k, known)
+	holdsGuard := false
+	if m, ok := v.(map[string]any); ok {
+		for _, g := range []string{"deny", "ask", "deny_rules", "ask_rules"} {
+			for mk := range m {
+				if strings.EqualFold(mk, g) {
+					holdsGuard = true
+				}
+			}
+		}
+	}
+	guard := slices.Contains([]string{"deny", "ask", "deny_rules", "ask_rules", "permissions"}, guess)
+	msg := "permopa does not read this key"
+	if guess != "" {
+		msg += fmt.Sprintf("; did you mean %q?", guess)
+	}
+	if guard || holdsGuard {
+		l.add(LevelError, CheckUnknownKey, full, msg+" Deny or ask rules under it are not read at all")
+		return
+	}
+	l.add(LevelWarning, CheckUnknownKey, full, msg+"; it is ignored")
+}
+
+func (l *fileLinter) permissions(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v != nil {
+			l.add(LevelError, CheckUnknownKey, "permissions", "must be an object (allow, ask, deny, defaultMode, additionalDirectories)")
+		}
+		return
+	}
+	for _, k := range sortedKeys(m) {
+		switch {
+		case permissionsKeys[k]:
+		case permissionsKeys[lowerFirstKey(k, permissionsKeys)]:
+			l.add(LevelWarning, CheckClaudeDiffers, "permissions."+k, fmt.Sprintf("permopa reads it as %q, Claude Code does not: keys are case-sensitive there", lowerFirstKey(k, permissionsKeys)))
+			k = lowerFirstKey(k, permissionsKeys)
+		default:
+			l.unknown(k, m[k], permissionsKeys, "permissions.")
+			continue
+		}
+		if k == "allow" || k == "ask" || k == "deny" {
+			l.ruleList("permissions."+k, m[k])
+		}
+	}
+}
+
+// lowerFirstKey is the known key that k spells in another case, or "".
+func lowerFirstKey(k string, known map[string]bool) string {
+	for kk := range known {
+		if strings.EqualFold(kk, k) {
+			return kk
+		}
+	}
+	return ""
+}
+
+func (l *fileLinter) ruleList(key string, v any) {
+	for i, x := range toList(v) {
+		obj, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, k := range sortedKeys(obj) {
+			if ruleObjectKeys[k] {
+				continue
+			}
+			msg := "permopa does not read this key of a rule object"
+			if g := nearest(k, ruleObjectKeys); g != "" {
+				msg += fmt.Sprintf("; did you mean %q?", g)
+			}
+			level := LevelWarning
+			if _, has := obj["rule_content"]; !has && nearest(k, ruleObjectKeys) == "rule_content" {
+				level = LevelError
+				msg += " Without rule_content the rule covers every call of its tool"
+			}
+			l.add(level, CheckUnknownKey, fmt.Sprintf("%s[%d].%s", key, i, k), msg)
+		}
+	}
+}
+
+func (l *fileLinter) contextRules(key string, v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, tool := range sortedKeys(m) {
+		l.ruleList(key+"."+tool, m[tool])
+	}
+}
+
+func (l *fileLinter) dangerous(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range sortedKeys(m) {
+		if k != "files" && k != "directories" {
+			l.unknown(k, m[k], map[string]bool{"files": true, "directories": true}, "dangerous_paths.")
+			continue
+		}
+		sub, _ := m[k].(map[string]any)
+		for _, sk := range sortedKeys(sub) {
+			if !pathEditKeys[sk] {
+				l.unknown(sk, sub[sk], pathEditKeys, "dangerous_paths."+k+".")
+			}
+		}
+	}
+}
+
+// nearest is the known key within two edits of k (case aside), or "".
+func nearest(k string, known map[string]bool) string {
+	best, bestD := "", 3
+	for kk := range known {
+		d := editDistance(strings.ToLower(k), strings.ToLower(kk))
+		if d < bestD || d == bestD && kk < best {
+			best, bestD = kk, d
+		}
+	}
+	if bestD > 2 || len(k) < 3 {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and swaps of neighbours each cost one.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+c)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// lineOf is the 1-based line of the first place the text names key (as a
+// key: followed by ":" or "=" or a closing bracket), or 0.
+func lineOf(text, key string) int {
+	if key == "" || text == "" {
+		return 0
+	}
+	re, err := regexp.Compile(`(?m)(^|[\s"'{,\[])` + regexp.QuoteMeta(key) + `["']?\s*[:=\]]`)
+	if err != nil {
+		return 0
+	}
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return 0
+	}
+	return strings.Count(text[:loc[0]], "\n") + 1 + boolInt(text[loc[0]] == '\n')
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lineOfRule is the line where the rule is written in text, or 0.
+func lineOfRule(text string, r Rule) int {
+	if text == "" {
+		return 0
+	}
+	for _, needle := range []string{r.String(), ruleContent(r)} {
+		if needle == "" {
+			continue
+		}
+		if i := strings.Index(text, needle); i >= 0 {
+			return strings.Count(text[:i], "\n") + 1
+		}
+	}
+	return 0
+}
+
+func ruleContent(r Rule) string {
+	if r.RuleContent == nil {
+		return ""
+	}
+	return *r.RuleContent
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].File != fs[j].File {
+			return fs[i].File < fs[j].File
+		}
+		if fs[i].Line != fs[j].Line {
+			return fs[i].Line < fs[j].Line
+		}
+		return LevelRank(fs[i].Level) > LevelRank(fs[j].Level)
+	})
+}
+
+// LintRules reports rules that do not mean what they look like: near
+// misses of built-in tool names, allow rules a deny or ask rule always
+// beats, "/path" patterns that may have been meant as absolute, rules
+// Claude Code reads differently, allow rules wider than they look, rules
+// that can never decide. Each finding names the rule's file (Layer) and,
+// when it can find it there, the line.
+func LintRules(rules []Rule) []Finding {
+	texts := map[string]string{}
+	text := func(file string) string {
+		if t, ok := texts[file]; ok {
+			return t
+		}
+		b, _ := os.ReadFile(file)
+		texts[file] = string(b)
+		return texts[file]
+	}
+	gi := newGuardIndex(rules)
+	var out []Finding
+	for _, r := range rules {
+		add := func(level, check, msg string) {
+			out = append(out, Finding{Level: level, Check: check, File: r.Layer, Line: lineOfRule(text(r.Layer), r),
+				Key: strings.ToLower(r.Behavior), Rule: r.String(), Message: msg})
+		}
+		lintTool(r, add)
+		lintPath(r, add)
+		lintWide(r, add)
+		if strings.EqualFold(r.Behavior, Allow) {
+			if g, ok := gi.shadowing(r); ok {
+				add(LevelWarning, CheckShadowed, fmt.Sprintf("the %s rule %s (%s) matches every call this allow rule does, and %s rules come first: this rule never allows anything", strings.ToLower(g.Behavior), g, g.Layer, strings.ToLower(g.Behavior)))
+			}
+		}
+	}
+	sortFindings(out)
+	return out
+}
+
+func lintTool(r Rule, add func(level, check, msg string)) {
+	name := r.ToolName
+	if slices.Contains(builtinTools, name) || strings.HasPrefix(name, "mcp__") || isToolPattern(name) {
+		return
+	}
+	for _, b := range builtinTools {
+		if strings.EqualFold(name, b) || len(name) >= 3 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 1 ||
+			len(name) >= 5 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 2 {
+			level := LevelWarning
+			if !strings.EqualFold(r.Behavior, Allow) {
+				level = LevelError
+			}
+			add(level, CheckUnknownTool, fmt.Sprintf("no tool is called %q (tool names are case-sensitive); did you mean %q? This rule matches nothing", name, b))
+			return
+		}
+	}
+}
+
+// rootNames are top-level directories a "/path" most likely meant as
+// absolute starts with.
+var rootNames = map[string]bool{
+	"etc": true, "usr": true, "var": true, "tmp": true, "home": true, "Users": true, "opt": true, "root": true,
+	"bin": true, "sbin": true, "lib": true, "lib64": true, "dev": true, "proc": true, "sys": true, "private": true,
+	"Library": true, "Applications": true, "Volumes": true, "System": true, "srv": true, "mnt": true, "media": true,
+	"nix": true, "snap": true, "boot": true, "run": true,
+}
+
+func lintPath(r Rule, add func(level, check, msg string)) {
+	if !PathRuleTools[r.ToolName] || r.RuleContent == nil || *r.RuleContent == "" {
+		return
+	}
+	c := *r.RuleContent
+	if r.Syntax == SyntaxAgentScope {
+		if strings.Contains(c, "*") {
+			add(LevelInfo, CheckClaudeDiffers, "an AgentScope rule: \"*\" crosses \"/\" (fnmatch) and the path is matched as the call writes it; Claude Code's \"*\" stays within a directory")
+		}
+		return
+	}
+	rd := paths.ClaudeReadings(c, r.Project, r.Source == SourceLocal || r.Source == SourceProject)
+	for _, n := range rd.Notes {
+		switch {
+		case strings.Contains(n, "relative to the project root"):
+			first, _, _ := strings.Cut(strings.TrimPrefix(c, "/"), "/")
+			level := LevelInfo
+			if rootNames[first] || existsAtRoot(first) {
+				level = LevelWarning
+			}
+			add(level, CheckAmbiguousPath, n)
+		default:
+			add(LevelInfo, CheckClaudeDiffers, n)
+		}
+	}
+	if strings.HasPrefix(c, "~") && !strings.HasPrefix(c, "~/") && c != "~" {
+		add(LevelWarning, CheckClaudeDiffers, "\"~name\" is not a home directory in a rule: it is a file name relative to the current directory")
+	}
+	if strings.Contains(c, `\`) && !strings.Contains(c, `\*`) && !strings.Contains(c, `\?`) && !strings.Contains(c, `\[`) {
+		add(LevelWarning, CheckClaudeDiffers, "\"\\\" escapes the next character in a pattern; write paths with \"/\"")
+	}
+	if strings.EqualFold(r.Behavior, Allow) && (r.ToolName == "Read" || r.ToolName == "Glob" || r.ToolName == "Grep") {
+		add(LevelInfo, CheckNeverDecides, "an allow rule for a tool that only reads never decides: such a call is read-only (allowed before allow rules) or reads a credential path (a safety question allow rules cannot answer)")
+	}
+}
+
+func existsAtRoot(name string) bool {
+	if name == "" || strings.ContainsAny(name, "*?[{") {
+		return false
+	}
+	_, err := os.Stat("/" + name)
+	return err == nil
+}
+
+// wideFirstWords are programs whose prefix rule covers far more than its
+// words say, with why.
+var wideFirstWords = map[string]string{
+	"sh": "runs any code it is given", "bash": "runs any code it is given", "zsh": "runs any code it is given",
+	"dash": "runs any code it is given", "ksh": "runs any code it is given", "fish": "runs any code it is given",
+	"python": "runs any code it is given", "python3": "runs any code it is given", "python2": "runs any code it is given",
+	"node": "runs any code it is given", "deno": "runs any code it is given", "bun": "runs any code it is given",
+	"perl": "runs any code it is given", "ruby": "runs any code it is given", "php": "runs any code it is given",
+	"lua": "runs any code it is given", "Rscript": "runs any code it is given", "osascript": "runs any code it is given",
+	"pwsh": "runs any code it is given", "powershell": "runs any code it is given", "awk": "runs any code it is given (system())",
+	"sudo": "runs any command after it", "doas": "runs any command after it", "su": "runs any command",
+	"env": "runs any command after it", "xargs": "runs any command after it", "nohup": "runs any command after it",
+	"timeout": "runs any command after it", "nice": "runs any command after it", "time": "runs any command after it",
+	"command": "runs any command after it", "builtin": "runs any command after it", "exec": "runs any command after it",
+	"eval": "runs any code it is given", "watch": "runs any command after it", "strace": "runs any command after it",
+	"chroot": "runs any command after it", "unshare": "runs any command after it", "flock": "runs any command after it",
+	"ssh": "runs any command on another machine (and ProxyCommand here)",
+	"npx": "downloads and runs any package", "bunx": "downloads and runs any package", "uvx": "downloads and runs any package",
+	"pipx": "downloads and runs any package",
+	"git":  "covers every git subcommand (push --force, reset --hard, clean -fdx), and git runs programs a repository configures (hooks, aliases, pagers)",
+	"find": "covers find -exec and -delete", "docker": "covers docker run, which runs anything with the host's files",
+	"kubectl": "covers every kubectl subcommand (delete, exec)", "gh": "covers every gh subcommand (repo delete, api)",
+	"npm": "covers every npm subcommand, and npm runs the scripts of package.json", "make": "runs whatever the Makefile says",
+	"cargo": "covers every cargo subcommand, and build scripts run code", "pip": "installs and runs any package's setup code",
+	"rm": "covers every removal, rm -rf included", "curl": "covers uploads (-T, -d @file) and writes (-o)",
+}
+
+func lintWide(r Rule, add func(level, check, msg string)) {
+	if !strings.EqualFold(r.Behavior, Allow) {
+		return
+	}
+	c := strings.TrimSpace(ruleContent(r))
+	if c == "" {
+		switch r.ToolName {
+		case "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "PowerShell":
+			add(LevelWarning, CheckWide, "allows every call of "+r.ToolName)
+		}
+		if r.ToolName == "*" || r.ToolName == "mcp__*" {
+			add(LevelWarning, CheckWide, "allows every call of every tool it names")
+		}
+		return
+	}
+	switch {
+	case r.ToolName == "Bash":
+		switch c {
+		case "*", ":*", "**", "* *":
+			add(LevelWarning, CheckWide, "allows every Bash command, as a bare Bash rule does")
+			return
+		}
+		words := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(c, ":*"), " *"), "*"))
+		if len(words) == 0 {
+			return
+		}
+		why, ok := wideFirstWords[words[0]]
+		if !ok {
+			return
+		}
+		prefix := strings.HasSuffix(c, ":*") || strings.HasSuffix(c, "*")
+		switch {
+		case len(words) == 1 && prefix:
+			add(LevelWarning, CheckWide, fmt.Sprintf("allows every %s command: %s", words[0], why))
+		case prefix && strings.Contains(why, "runs any"):
+			add(LevelWarning, CheckWide, fmt.Sprintf("%s %s", words[0], why))
+		}
+	case PathRuleTools[r.ToolName]:
+		if r.Syntax == SyntaxAgentScope {
+			if c == "*" || c == "**" || c == "/**" || c == "/*" {
+				add(LevelWarning, CheckWide, "allows every file")
+			}
+			return
+		}
+		switch c {
+		case "//**", "//", "/**", "**", "*", "**/*":
+			add(LevelWarning, CheckWide, "allows every file (below "+map[bool]string{true: "the file-system root", false: "the current directory or project"}[strings.HasPrefix(c, "//")]+")")
+		case "~", "~/", "~/**", "~/*":
+			add(LevelWarning, CheckWide, "allows every file of the home directory, ~/.ssh and the shell profiles included")
+		}
+	}
+}
+
+// guardIndex files the deny and ask rules so that each allow rule is
+// checked against them in a few lookups (settings may hold thousands of
+// rules): a tool-wide rule, the same rule, a Bash prefix of the allow
+// rule's words, a directory ("D/**") holding the allow rule's files.
+type guardIndex struct {
+	wide, exact, prefix, dirs map[string]Rule
+}
+
+func newGuardIndex(rules []Rule) *guardIndex {
+	gi := &guardIndex{wide: map[string]Rule{}, exact: map[string]Rule{}, prefix: map[string]Rule{}, dirs: map[string]Rule{}}
+	put := func(m map[string]Rule, k string, r Rule) {
+		if _, ok := m[k]; !ok {
+			m[k] = r
+		}
+	}
+	for _, g := range rules {
+		if strings.EqualFold(g.Behavior, Allow) || isToolPattern(g.ToolName) {
+			continue
+		}
+		c := ruleContent(g)
+		if c == "" {
+			put(gi.wide, g.ToolName, g)
+			continue
+		}
+		put(gi.exact, g.ToolName+"\x00"+g.Syntax+"\x00"+c, g)
+		switch {
+		case g.ToolName == "Bash":
+			if p, ok := strings.CutSuffix(c, ":*"); ok && len(strings.Fields(p)) > 0 {
+				put(gi.prefix, strings.Join(strings.Fields(p), " "), g)
+			}
+		case PathRuleTools[g.ToolName]:
+			for _, gp := range g.MatchContents() {
+				if d, ok := strings.CutSuffix(gp, "/**"); ok && !strings.ContainsAny(d, "*?[{\\") && !strings.HasPrefix(d, paths.FnmatchPrefix) {
+					put(gi.dirs, g.ToolName+"\x00"+d, g)
+				}
+			}
+		}
+	}
+	return gi
+}
+
+// guardTools are the tools whose deny and ask rules guard calls of tool
+// (the policy's cross-tool path rules: Edit and Write guard each other and
+// every edit tool, Read guards Glob and Grep).
+func guardTools(tool string) []string {
+	switch tool {
+	case "Edit":
+		return []string{"Edit", "Write"}
+	case "Write":
+		return []string{"Write", "Edit"}
+	case "MultiEdit", "NotebookEdit":
+		return []string{tool, "Edit", "Write"}
+	case "Glob", "Grep":
+		return []string{tool, "Read"}
+	}
+	return []string{tool}
+}
+
+// shadowing is the deny or ask rule that matches every call the allow rule
+// a does, if the index can tell.
+func (gi *guardIndex) shadowing(a Rule) (Rule, bool) {
+	ac := ruleContent(a)
+	for _, t := range guardTools(a.ToolName) {
+		if g, ok := gi.wide[t]; ok && (t == a.ToolName || ac != "") {
+			return g, true
+		}
+		if ac == "" {
+			continue
+		}
+		if g, ok := gi.exact[t+"\x00"+a.Syntax+"\x00"+ac]; ok {
+			return g, true
+		}
+		if a.ToolName == "Bash" {
+			words := strings.Fields(strings.TrimSuffix(ac, ":*"))
+			for k := 1; k <= len(words); k++ {
+				if g, ok := gi.prefix[strings.Join(words[:k], " ")]; ok {
+					return g, true
+				}
+			}
+			continue
+		}
+		if !PathRuleTools[a.ToolName] {
+			continue
+		}
+		var hit Rule
+		all := true
+		for _, ap := range a.MatchContents() {
+			g, ok := gi.dirHolding(t, ap)
+			if !ok {
+				all = false
+				break
+			}
+			hit = g
+		}
+		if all && hit.ToolName != "" {
+			return hit, true
+		}
+	}
+	return Rule{}, false
+}
+
+// dirHolding is a guard of tool whose directory holds every path the
+// pattern p can match.
+func (gi *guardIndex) dirHolding(tool, p string) (Rule, bool) {
+	lit := p
+	if i := strings.IndexAny(p, "*?[{\\"); i >= 0 {
+		j := strings.LastIndexByte(p[:i], '/')
+		if j < 0 {
+			return Rule{}, false
+		}
+		lit = p[:j]
+	}
+	for d := lit; ; {
+		if g, ok := gi.dirs[tool+"\x00"+d]; ok {
+			return g, true
+		}
+		j := strings.LastIndexByte(d, '/')
+		if j < 0 {
+			return Rule{}, false
+		}
+		d = d[:j]
+	}
+}
