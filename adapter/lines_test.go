@@ -141,7 +141,7 @@ func TestDecideStreamAnswersBeforeEOF(t *testing.T) {
 func TestDecideStreamTruncatedDocument(t *testing.T) {
 	eng := newEngine(t)
 	ds := decideAll(t, eng, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n"+`{"tool_name":"Bash",`+"\n")
-	if len(ds) != 2 || ds[0].Behavior != engine.Allow || ds[1].Code != engine.CodeInvalidJSON {
+	if len(ds) != 2 || ds[0].Behavior != engine.Allow || ds[1].Code != engine.CodeInvalidJSON || ds[1].Line != 2 {
 		t.Fatalf("got %+v", ds)
 	}
 }

@@ -89,6 +89,9 @@ type Decision struct {
 	// logs; a confirmation of an ASK names it (docs/opa.md). The engine
 	// leaves it empty.
 	DecisionID string `json:"decision_id,omitempty"`
+	// Line is the input line an error decision of `permopa decide` answers
+	// (adapter.DecideStream), 0 elsewhere.
+	Line int `json:"line,omitempty"`
 }
 
 // failClosed is the decision for any fault: DENY, step "error".

@@ -119,10 +119,15 @@ func decideCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "decide",
 		Short: "Decide tool calls: JSON inputs on stdin, one decision per line on stdout",
-		Long: `Reads one JSON input per line (or one JSON document) on stdin and writes one
-decision per line on stdout. Every line is decided: a line that is not JSON
-or fails validation gets a DENY with step "error". Exit status 0 when every
-line was decided (DENY included).
+		Long: `Reads one JSON input per line on stdin and writes one decision per line on
+stdout, in the same order, each as soon as its line is read. Every non-blank
+line gets exactly one decision: a line that is not JSON, is cut short or fails
+validation gets a DENY with step "error", its "line" number and, when the line
+shows it, the call's "tool_use_id"; the next line is decided as usual. A line
+longer than 16 MiB is such a DENY too. A pretty-printed document (a line that
+is "{" alone, indented lines, a line that is "}" alone) is one input when it is
+a whole JSON object; otherwise each of its lines is decided on its own. Exit
+status 0 when every line was decided (DENY included).
 
 Settings come from every layer, highest first: managed (/etc/permopa), the
 --settings files, PERMOPA_* environment variables, the working directory's

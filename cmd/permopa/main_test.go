@@ -56,6 +56,8 @@ func runPermopa(t *testing.T, dir, stdin string, env []string, args ...string) (
 
 type decision struct {
 	Behavior       string           `json:"behavior"`
+	ToolUseID      any              `json:"tool_use_id"`
+	Line           int              `json:"line"`
 	Step           string           `json:"step"`
 	Message        string           `json:"message"`
 	Code           string           `json:"code"`
@@ -149,6 +151,36 @@ func TestDecideMalformedInput(t *testing.T) {
 	}
 	if ds[5].Behavior != "ALLOW" {
 		t.Errorf("the valid last line: %+v", ds[5])
+	}
+}
+
+// TestDecideLineFraming: four lines in, four decisions out, in order, even
+// when one is cut short; the error decision names the line and the call's
+// tool_use_id; a pretty-printed document is one input.
+func TestDecideLineFraming(t *testing.T) {
+	in := `{"tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"a"}` + "\n" +
+		`{"tool_use_id":"b","tool_name":"Bash",` + "\n" +
+		`{"tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"c"}` + "\n" +
+		`{"tool_name":"Bash","tool_input":{"command":"git status"},"tool_use_id":"d"}` + "\n" +
+		"{\n  \"tool_name\": \"Bash\",\n  \"tool_input\": {\"command\": \"pwd\"},\n  \"tool_use_id\": \"e\"\n}\n"
+	out, stderr, code := permopa(t, in, "decide")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ds := decisions(t, out)
+	if len(ds) != 5 {
+		t.Fatalf("%d decisions for 4 lines and a document:\n%s", len(ds), out)
+	}
+	for i, id := range []string{"a", "b", "c", "d", "e"} {
+		if ds[i].ToolUseID != id {
+			t.Errorf("decision %d answers %v, want %s", i+1, ds[i].ToolUseID, id)
+		}
+	}
+	if ds[1].Behavior != "DENY" || ds[1].Code != "invalid_json" || ds[1].Line != 2 || !strings.Contains(ds[1].Message, "line 2") {
+		t.Errorf("the cut line: %+v", ds[1])
+	}
+	if ds[0].Behavior != "ALLOW" || ds[2].Behavior != "ASK" || ds[3].Behavior != "ALLOW" || ds[4].Behavior != "ALLOW" || ds[0].Line != 0 {
+		t.Errorf("the whole lines: %+v", ds)
 	}
 }
 
