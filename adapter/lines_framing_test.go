@@ -147,7 +147,9 @@ func TestDecideStreamRandomLines(t *testing.T) {
 			id := fmt.Sprint("cut", n)
 			return `{"tool_use_id":"` + id + `","tool_name":"Bash",`, bad(engine.CodeInvalidJSON, n, id, "not valid JSON")
 		},
-		func(n int) (string, want) { return `{"tool_name":"Bash","tool_in`, bad(engine.CodeInvalidJSON, n, nil, "not valid JSON") },
+		func(n int) (string, want) {
+			return `{"tool_name":"Bash","tool_in`, bad(engine.CodeInvalidJSON, n, nil, "not valid JSON")
+		},
 		func(n int) (string, want) { return `}`, bad(engine.CodeInvalidJSON, n, nil, "not valid JSON") },
 		func(n int) (string, want) { return `  ]`, bad(engine.CodeInvalidJSON, n, nil, "not valid JSON") },
 		func(n int) (string, want) { return `"str"`, bad(engine.CodeInputError, n, nil, "one JSON object") },
