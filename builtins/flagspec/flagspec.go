@@ -106,6 +106,10 @@ type Invocation struct {
 	// option the spec does not know, an ambiguous abbreviation. The words
 	// after that point are not read.
 	Open string
+	// Unmodelled: the subcommand's options are not in the flag spec at
+	// all, so no option of it, one that runs code included, is recognised
+	// (suggested rules then put no wildcard after the subcommand).
+	Unmodelled bool
 }
 
 // Option is one option of an Invocation.

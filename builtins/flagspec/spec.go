@@ -932,7 +932,7 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 			s.check(st)
 		}
 		if st.parse {
-			st.inv.Subcommand = st.v.Subcommand
+			st.inv.Subcommand, st.inv.Unmodelled = st.v.Subcommand, true
 			st.lost(s, s.name+" "+word+": the subcommand's options are not modelled", 0, false)
 		}
 		return
@@ -953,13 +953,16 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 			}
 		}
 		if st.parse {
-			st.inv.Subcommand = st.v.Subcommand
+			st.inv.Subcommand, st.inv.Unmodelled = st.v.Subcommand, true
 			st.lost(sub, sub.name+": the subcommand's options are not modelled", 0, false)
 			return
 		}
 	}
 	if sub.never != "" && !sub.fs && sub.subs == nil {
 		st.fail(sub.never)
+		if st.parse && sub.allow == "" && sub.deny == nil && !sub.anyArgs {
+			st.inv.Unmodelled = true
+		}
 		// Options are still read when the spec lists them: for Parse, and
 		// for the commands some of them run (git rebase --exec).
 		if st.parse || sub.allow != "" || sub.deny != nil || sub.anyArgs || sub.runs > 0 {

@@ -792,9 +792,10 @@ func init() {
 	yarnSpec.subs["dlx"] = packageRunner
 	yarnSpec.subs["exec"] = packageRunner
 	// --script-shell names the shell npm runs package scripts with (a
-	// program, not a command line: code permopa does not read).
+	// program, not a command line: code permopa does not read). Installs
+	// run the packages' lifecycle scripts with it too.
 	npmSpec.allow += ` --script-shell=c --node-options=c`
-	for _, sub := range []string{"run", "run-script", "test", "start", "restart", "stop"} {
+	for _, sub := range []string{"run", "run-script", "test", "start", "restart", "stop", "install", "i", "ci"} {
 		sp := npmSpec.subs[sub]
 		if sp == nil {
 			sp = &spec{never: "npm " + sub + " runs a package script"}
