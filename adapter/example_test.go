@@ -106,7 +106,7 @@ func ExampleGuard() {
 	// c1 ran: ls -la
 	// c2 TOOL_ERROR: {"callId":"c2","error":"Bash requires a non-empty command","errorType":"invalid_tool_call","tool":"Bash"}
 	// c3 TOOL_ERROR: {"callId":"c3","error":"Tool permission denied: Bash (Bash is denied by rule Bash(rm:*))","errorType":"permission_denied","tool":"Bash"}
-	// c4 ask the user: Bash(make:*)
+	// c4 ask the user: Bash(make deploy)
 	// c4 ran: make deploy
 }
 

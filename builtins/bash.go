@@ -353,9 +353,10 @@ func bashCovered(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 var BashSuggest = &ast.Builtin{
 	Name: "permopa.bash.suggest",
 	Description: "Suggests at most 5 Bash allow-rule contents that, accepted, make the command covered " +
-		"(`prefix:*` per leaf that needs one; the exact leaf for interpreters, shells and privilege " +
-		"wrappers; words that carry code spelled out). Empty when no rule can cover the command (it cannot be " +
-		"analysed, or a leaf writes a file by redirection).",
+		"and never a more destructive form of it: the exact leaf, or `program subcommand:*` for a write " +
+		"subcommand of a read-mostly program whose options are modelled and that has no more destructive " +
+		"form; never a bare program prefix; words that carry code spelled out. Empty when no rule can cover " +
+		"the command (it cannot be analysed, or a leaf writes a file by redirection).",
 	Categories: categoriesBash,
 	Decl: types.NewFunction(
 		types.Args(

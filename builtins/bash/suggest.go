@@ -37,13 +37,16 @@ var interpreters = map[string]bool{"python": true, "python2": true, "python3": t
 // a redirection without a command, a rule would need an unknown word) or
 // when more than 5 would be needed.
 //
-// A leaf gets "program subcommand:*" when the program has subcommands and
-// its second word is one, else "program:*"; a leaf whose allow argv starts
-// with an interpreter, shell, privilege or indirection program, a
-// path-qualified program or an assignment gets its exact allow argv. No
-// rule is suggested (nil) for an interpreter or shell with no operand, which
-// runs whatever is piped into it, nor for an exact argv holding a word only
-// known at run time.
+// A suggestion must be safe to accept: it never covers the same program in
+// a more destructive form than the leaf asked about (README "Rules"). So a
+// leaf gets its exact allow argv ("rm -rf build", not "rm:*") unless its
+// program has subcommands and the leaf names one that is not destructive in
+// any form (see destructiveSubcommands): then "program subcommand:*" ("npm
+// install:*", "gh pr create:*"). A bare program prefix ("rm:*", "make:*")
+// is never suggested: it would cover every form of the program, its most
+// destructive ones included. No rule is suggested (nil) for an interpreter
+// or shell with no operand, which runs whatever is piped into it, nor for
+// an exact argv holding a word only known at run time.
 func (a *Analysis) Suggest() []string {
 	if a == nil || !a.Analysable || a.Truncated || a.uncoverable {
 		return nil
@@ -82,25 +85,83 @@ func (a *Analysis) Suggest() []string {
 }
 
 func suggestFor(argv []string) (string, bool) {
-	if len(argv) == 0 {
-		return "", false
-	}
-	prog := argv[0]
-	exact := exactOnly[prog] || strings.Contains(prog, "/") || strings.Contains(prog, "=") || prog == "" ||
-		strings.ContainsAny(prog, "*")
-	if exact {
+	if len(argv) < 2 {
 		return exactRule(argv)
 	}
-	prefix := argv[:1]
-	if flagspec.HasSubcommands(prog) && len(argv) > 1 {
-		if strings.HasPrefix(argv[1], "-") || argv[1] == "" || strings.Contains(argv[1], dyn) {
-			// Global options before the subcommand ("git -c x=y log"):
-			// "git:*" would allow every subcommand, so only the exact argv.
+	prog := argv[0]
+	if exactOnly[prog] || !flagspec.HasSubcommands(prog) {
+		// Interpreters, wrappers, paths, assignments, unknown programs and
+		// every program without subcommands: a prefix would cover forms
+		// more destructive than this one (rm -rf /, make any-target).
+		return exactRule(argv)
+	}
+	inv, ok := flagspec.Parse(argv)
+	sub := strings.Fields(inv.Subcommand)
+	if !ok || inv.Unmodelled || inv.SubcommandOpen || len(sub) == 0 || len(argv) <= len(sub) || destructive(prog, sub) {
+		// A subcommand whose options permopa does not model: a wildcard
+		// would stand for options it cannot read, code-running ones
+		// included (terraform plan, cargo build, docker compose up).
+		return exactRule(argv)
+	}
+	for i, w := range sub {
+		// The subcommand must be the words right after the program: global
+		// options before it ("git -c x=y log", "git -C d push") would be
+		// left out of the rule and a prefix would allow any of them.
+		if argv[1+i] != w {
 			return exactRule(argv)
 		}
-		prefix = argv[:2]
 	}
-	return quoteWords(prefix) + ":*", true
+	return quoteWords(argv[:1+len(sub)]) + ":*", true
+}
+
+// destructiveSubcommands are subcommands (or, with "", whole programs) that
+// have a more destructive form than some of their invocations: forcing,
+// deleting, discarding work, rewriting history, escaping a sandbox, changing
+// what runs on a system or a cluster. A wildcard after them would cover
+// those forms (git push:* covers git push --force), so their leaves get the
+// exact rule. A subcommand path is looked up whole and by its first word
+// ("stash drop", then "stash").
+var destructiveSubcommands = map[string]map[string]bool{
+	"git": set("push", "fetch", "pull", "clean", "reset", "checkout", "restore", "switch", "rm", "mv", "branch", "tag",
+		"stash drop", "stash clear", "reflog", "gc", "prune", "update-ref", "symbolic-ref", "filter-branch",
+		"filter-repo", "replace", "worktree", "remote", "rebase", "am", "apply", "submodule", "config",
+		"notes", "lfs", "sparse-checkout", "maintenance", "hook", "bisect", "init", "clone", "daemon",
+		"credential", "send-email"),
+	"docker":    set("run", "exec", "rm", "rmi", "kill", "system", "volume", "container", "image", "network", "builder", "buildx", "compose down", "compose rm", "compose run", "compose exec", "swarm", "service", "stack", "secret", "config", "plugin", "context", "login", "push", "cp", "update", "prune"),
+	"podman":    set(""),
+	"kubectl":   set(""),
+	"helm":      set(""),
+	"gh":        set("api", "repo", "release", "secret", "variable", "ssh-key", "gpg-key", "auth", "extension", "codespace", "workflow", "run", "pr merge", "pr close", "issue close", "issue delete", "issue transfer", "label", "ruleset", "cache", "alias", "config", "gist"),
+	"npm":       set("uninstall", "remove", "rm", "r", "un", "unlink", "publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "token", "team", "org", "hook", "cache", "prune", "dedupe", "exec", "x", "login", "logout", "adduser", "config", "set", "star", "unstar"),
+	"pnpm":      set("remove", "rm", "uninstall", "un", "unlink", "publish", "dlx", "exec", "store", "prune", "config", "setup", "env"),
+	"yarn":      set("remove", "unlink", "publish", "npm", "dlx", "exec", "cache", "config", "set", "policies", "global", "plugin"),
+	"pip":       set("uninstall", "cache", "config", "download"),
+	"pip3":      set("uninstall", "cache", "config", "download"),
+	"cargo":     set("publish", "yank", "owner", "login", "logout", "uninstall", "clean", "install"),
+	"go":        set("clean", "env", "install", "get", "mod", "work", "tool", "generate", "run"),
+	"brew":      set("uninstall", "remove", "rm", "cleanup", "untap", "tap", "link", "unlink", "services", "autoremove"),
+	"apt":       set(""),
+	"apt-get":   set(""),
+	"dnf":       set(""),
+	"yum":       set(""),
+	"systemctl": set(""),
+	"terraform": set("apply", "destroy", "import", "state", "taint", "untaint", "workspace", "force-unlock", "console"),
+	"tofu":      set("apply", "destroy", "import", "state", "taint", "untaint", "workspace", "force-unlock", "console"),
+}
+
+func set(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// destructive reports a subcommand of destructiveSubcommands (the program's
+// "" entry: all of them).
+func destructive(prog string, sub []string) bool {
+	subs := destructiveSubcommands[prog]
+	return subs[""] || subs[strings.Join(sub, " ")] || subs[sub[0]]
 }
 
 // quoteWords writes words so that tokenize gives them back unchanged.
