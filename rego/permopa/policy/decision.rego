@@ -186,29 +186,40 @@ _why(b) := sprintf(": %s", [rules.why[b]]) if rules.why[b]
 
 else := ""
 
-# Point 2: an ask rule asks; with nobody to ask (DONT_ASK) it denies.
+# Point 2: an ask rule asks; with nobody to ask (DONT_ASK) it denies. An
+# ask rule comes before every allow rule, so no allow rule can stop its
+# question: the decision says so and suggests no rule (README "The
+# decision").
 _ask_rule := {
 	"behavior": "DENY",
 	"message": sprintf(
-		"%s needs approval by rule %s%s, and mode %s has nobody to ask",
-		[call.tool, _show(rules.match.ask), _why("ask"), call.context.mode],
+		"%s needs approval by rule %s%s, and mode %s has nobody to ask; %s",
+		[call.tool, _show(rules.match.ask), _why("ask"), call.context.mode, _ask_rule_note],
 	),
 	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
 	"matched_rule": rules.match.ask,
-	"suggested_rules": tools.suggestions,
+	"suggested_rules": [],
 } if {
 	call.context.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval by rule %s%s", [call.tool, _show(rules.match.ask), _why("ask")]),
+	"message": sprintf("%s needs approval by rule %s%s; %s", [call.tool, _show(rules.match.ask), _why("ask"), _ask_rule_note]),
 	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
 	"matched_rule": rules.match.ask,
-	"suggested_rules": tools.suggestions,
+	"suggested_rules": [],
 }
+
+_ask_rule_note := sprintf(
+	"an ask rule asks every time and no allow rule overrides it (to stop the question, remove or narrow the ask rule in %s)",
+	[rules.match.ask.layer],
+) if {
+	rules.match.ask.layer
+	rules.match.ask.layer != ""
+} else := "an ask rule asks every time and no allow rule overrides it (to stop the question, remove or narrow the ask rule)"
 
 # Point 4: ALLOW and DENY decide; a safety ASK (bypass_immune) asks, is
 # denied when nobody can answer, and is skipped in BYPASS unless

@@ -131,6 +131,17 @@ test_safety_ask_has_no_suggestions if {
 	d.suggested_rules == []
 }
 
+# An ask rule comes before every allow rule: its ASK (and its DENY with
+# nobody to ask) suggests no allow rule, and says why.
+test_ask_rule_suggests_nothing_and_says_why[mode] if {
+	some mode in ["default", "acceptEdits", "bypassPermissions", "dontAsk"]
+	d := _decide(_call(mode, _rules(["ask"])))
+	d.step == "ask_rule"
+	d.suggested_rules == []
+	contains(d.message, "no allow rule overrides it")
+	contains(d.message, "remove or narrow the ask rule in permission_context")
+}
+
 test_fallback_ask_suggests_tool_wide_rule if {
 	d := _decide(_call("default", {}))
 	d.suggested_rules == [{"tool_name": "deploy", "rule_content": null, "behavior": "ALLOW", "source": "suggested"}]
