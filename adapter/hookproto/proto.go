@@ -169,6 +169,77 @@ func Strictest(ds []Decision) Decision {
 	return ds[best]
 }
 
+// Combine is the decision that answers for several calls of one host call
+// (a Codex patch gives one per file): the behavior of the strictest (DENY,
+// then ASK, then ALLOW), and every finding of that behavior named, each
+// with the file it is about, so that the human sees all of them at once
+// and a retry does not meet the next one. The suggested rules are those of
+// every finding together, and none when one of them no rule can approve
+// (a safety check, an ask rule, a deny rule): accepting the others would
+// not let the call through. inputs are the calls, in the order of ds.
+func Combine(inputs []map[string]any, ds []Decision) Decision {
+	d := Strictest(ds)
+	if len(ds) <= 1 || d.Behavior == Allow {
+		return d
+	}
+	for _, x := range ds {
+		if !validBehavior(x.Behavior) {
+			return d // Strictest failed closed
+		}
+	}
+	var found []int
+	for i, x := range ds {
+		if x.Behavior == d.Behavior {
+			found = append(found, i)
+		}
+	}
+	if len(found) == 1 {
+		return d
+	}
+	// The finding that decides how a host words the answer: one that no
+	// rule can approve (a safety check, an ask rule) comes first.
+	primary := found[0]
+	for _, i := range found {
+		if ds[i].BypassImmune || ds[i].Step == StepAskRule || len(ds[i].SuggestedRules) == 0 {
+			primary = i
+			break
+		}
+	}
+	out := ds[primary]
+	var msgs []string
+	var rules []Rule
+	seen := map[string]bool{}
+	approvable := true
+	for _, i := range found {
+		x := ds[i]
+		m := strings.TrimSpace(x.Message)
+		if i < len(inputs) {
+			if ti, ok := inputs[i]["tool_input"].(map[string]any); ok {
+				if f := str(ti, "file_path"); f != "" && !strings.Contains(m, f) {
+					m = f + ": " + m
+				}
+			}
+		}
+		msgs = append(msgs, m)
+		out.BypassImmune = out.BypassImmune || x.BypassImmune
+		if len(x.SuggestedRules) == 0 {
+			approvable = false
+		}
+		for _, r := range x.SuggestedRules {
+			if k := r.String() + " " + r.Behavior; !seen[k] {
+				seen[k] = true
+				rules = append(rules, r)
+			}
+		}
+	}
+	out.Message = fmt.Sprintf("%d findings: %s", len(found), strings.Join(msgs, "; "))
+	out.SuggestedRules = nil
+	if approvable {
+		out.SuggestedRules = rules
+	}
+	return out
+}
+
 // Reason is the text a host shows for a decision: the message, the
 // decision point, and the rule with the layer it came from.
 func Reason(d Decision) string {

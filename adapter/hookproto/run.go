@@ -141,7 +141,7 @@ func decide(ctx context.Context, host string, proto Protocol, req Request, paylo
 	if len(ds) != len(req.Inputs) {
 		return proto.Fail(req.Event, fmt.Sprintf("%d decisions for %d calls", len(ds), len(req.Inputs)))
 	}
-	d := Strictest(ds)
+	d := Combine(req.Inputs, ds)
 	tr.Phase("decide")
 	if d.Step == StepError && d.Code == CodeTimeout {
 		return proto.Fail(req.Event, d.Message)
