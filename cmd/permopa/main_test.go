@@ -123,7 +123,7 @@ func TestReadmeCommand(t *testing.T) {
 	if len(ds) != 1 || ds[0].Behavior != "ASK" || ds[0].Step != "mode_fallback" {
 		t.Fatalf("got %+v", ds)
 	}
-	if len(ds[0].SuggestedRules) != 1 || ds[0].SuggestedRules[0]["rule_content"] != "rm:*" {
+	if len(ds[0].SuggestedRules) != 1 || ds[0].SuggestedRules[0]["rule_content"] != "rm -rf build" {
 		t.Fatalf("suggestions: %+v", ds[0].SuggestedRules)
 	}
 }
