@@ -275,15 +275,20 @@ type FileProblem struct {
 	KeptLastGood bool
 }
 
+// Error names the file, the line and column when the file does not parse,
+// and what permopa does about it: keep the file's last good settings, or
+// leave every rule of the file out. What that means for the decisions is
+// the host's to say (a hook refuses to decide, `permopa decide` stops when
+// the file was named on its command line).
 func (p *FileProblem) Error() string {
 	msg := p.Err.Error()
 	if !strings.Contains(msg, p.File) {
 		msg = "settings " + p.File + ": " + msg
 	}
 	if p.KeptLastGood {
-		msg += " (keeping its last good settings)"
+		msg += " (its last good settings are kept)"
 	} else {
-		msg += " (none of its rules apply)"
+		msg += " (its rules are left out)"
 	}
 	return msg
 }

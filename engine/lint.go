@@ -158,7 +158,7 @@ func LintFile(file string) ([]Finding, error) {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
 	raw, err := rawDocument(data, format)
 	if err != nil {
-		return nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
+		return nil, syntaxError(file, format, data, err)
 	}
 	l := &fileLinter{file: file, text: string(data)}
 	l.top(raw)

@@ -611,6 +611,14 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
 	}
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
+	// The file is decoded first with its format's own decoder, whose
+	// errors name the line (settings_pos.go); viper then reads the keys.
+	// viper lower-cases map keys; the PermissionContext sections are keyed
+	// by tool names and paths, so they are read from the file as written.
+	raw, err := rawDocument(data, format)
+	if err != nil {
+		return Settings{}, nil, syntaxError(file, format, data, err)
+	}
 	v := viper.New()
 	v.SetConfigType(format)
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
@@ -619,13 +627,10 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 	if source == "" {
 		source = "settings"
 	}
-	// viper lower-cases map keys; the PermissionContext sections are keyed
-	// by tool names and paths, so they are read from the file as written.
-	raw, err := rawDocument(data, format)
-	if err != nil {
-		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
-	}
 	s, problems := settingsFrom(v, raw, source, file, base, project)
+	if len(problems) > 0 {
+		placeProblems(problems, file, keyLines(format, data))
+	}
 	return s, problems, nil
 }
 
@@ -654,10 +659,10 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 	var s Settings
 	var problems []error
 	for _, b := range []string{"deny", "ask", "allow"} {
-		for _, x := range ruleList(v.Get("permissions." + b)) {
+		for i, x := range ruleList(v.Get("permissions." + b)) {
 			r, err := RuleFrom(x, b)
 			if err != nil {
-				problems = append(problems, &RuleProblem{Where: where, Key: "permissions." + b, Behavior: strings.ToUpper(b), Err: err})
+				problems = append(problems, &RuleProblem{Where: where, Key: "permissions." + b, Index: i, Behavior: strings.ToUpper(b), Err: err})
 				continue
 			}
 			r.Source, r.Layer, r.Project = source, where, project
@@ -670,7 +675,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 	for _, b := range []string{"deny", "ask", "allow"} {
 		byTool, _ := raw[b+"_rules"].(map[string]any)
 		for _, tool := range sortedKeys(byTool) {
-			for _, x := range toList(byTool[tool]) {
+			for i, x := range toList(byTool[tool]) {
 				if obj, ok := x.(map[string]any); ok {
 					obj = maps.Clone(obj)
 					obj["tool_name"] = tool
@@ -682,7 +687,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 				}
 				r, err := RuleFrom(x, b)
 				if err != nil {
-					problems = append(problems, &RuleProblem{Where: where, Key: b + "_rules." + tool, Behavior: strings.ToUpper(b), Err: err})
+					problems = append(problems, &RuleProblem{Where: where, Key: b + "_rules." + tool, Index: i, Behavior: strings.ToUpper(b), Err: err})
 					continue
 				}
 				r.Source, r.Layer, r.Project = source, where, project
@@ -700,7 +705,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 	}
 	s.DefaultMode = firstNonEmpty(v.GetString("permissions.defaultmode"), v.GetString("mode"))
 	if s.DefaultMode != "" && !ValidMode(s.DefaultMode) {
-		problems = append(problems, fmt.Errorf("%s: permissions.defaultMode: unknown mode %q", where, s.DefaultMode))
+		problems = append(problems, &KeyProblem{Where: where, Key: "permissions.defaultMode", Err: fmt.Errorf("unknown mode %q", s.DefaultMode)})
 		s.DefaultMode = ""
 	}
 	for _, d := range stringList(v.Get("permissions.additionaldirectories")) {
@@ -745,7 +750,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		}
 		if source != SourceManaged {
 			if v.GetBool(lock) {
-				problems = append(problems, fmt.Errorf("%s: %s is honoured in managed settings only; ignored", where, lock))
+				problems = append(problems, &KeyProblem{Where: where, Key: lock, Err: errors.New("honoured in managed settings only; ignored")})
 			}
 			continue
 		}
@@ -772,7 +777,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 			Directories: paths.Edits{Add: s.DangerousPaths.Directories.Add, Remove: s.DangerousPaths.Directories.Remove},
 		}
 		if _, err := cfg.Compile(); err != nil {
-			problems = append(problems, fmt.Errorf("%s: %w; dangerous_paths of this file ignored", where, err))
+			problems = append(problems, &KeyProblem{Where: where, Key: "dangerous_paths", Err: fmt.Errorf("%w; dangerous_paths of this file ignored", err)})
 			s.DangerousPaths = DangerousPaths{}
 		}
 	}
@@ -784,7 +789,9 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 // these with errors.As and look at Behavior.
 type RuleProblem struct {
 	Where    string // the file, or the environment
+	Line     int    // the rule's line in the file, 0 when not known
 	Key      string // permissions.deny, allow_rules.Bash, ...
+	Index    int    // the rule's place in the list, from 0
 	Behavior string // ALLOW, ASK or DENY
 	Err      error  // names the rule
 }
@@ -793,7 +800,7 @@ func (p *RuleProblem) Error() string {
 	if f, ok := p.Err.(Finding); ok {
 		return f.Error() // names the file, line and key itself
 	}
-	return p.Where + ": " + p.Key + ": " + p.Err.Error()
+	return at(p.Where, p.Line) + ": " + p.Key + ": " + p.Err.Error()
 }
 
 func (p *RuleProblem) Unwrap() error { return p.Err }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,7 +53,13 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 		for _, p := range problems {
 			var fp *engine.FileProblem
 			if errors.As(p, &fp) && slices.Contains(f.settings, fp.File) {
-				return nil, p
+				// Nothing is decided: the error says what is wrong and
+				// where, not what would happen to the file's rules.
+				err := fp.Err
+				if !strings.Contains(err.Error(), fp.File) {
+					err = fmt.Errorf("settings %s: %w", fp.File, err)
+				}
+				return nil, err
 			}
 		}
 		reportSettingsProblems(problems)

@@ -290,3 +290,35 @@ func TestErrorsReportedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideSettingsErrorsNameTheLine: a --settings file that does not
+// parse stops `permopa decide` with the file, line and column of the
+// mistake, and no word about rules applying (nothing was decided); a rule
+// that cannot be read is a warning naming its file, line and key.
+func TestDecideSettingsErrorsNameTheLine(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct{ file, want string }{
+		{write("bad.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n"), "bad.yaml:6: not valid yaml: did not find expected key"},
+		{write("bad.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}"), "bad.json:3:1: not valid json: invalid character (…)"},
+	} {
+		out, stderr, code := permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", c.file)
+		if code == 0 || out != "" {
+			t.Errorf("%s: exit %d, stdout %q: want no decision", c.file, code, out)
+		}
+		if !strings.Contains(stderr, c.want) || strings.Contains(stderr, "rules apply") || strings.Contains(stderr, "While parsing") {
+			t.Errorf("%s: stderr %q, want %q", c.file, stderr, c.want)
+		}
+	}
+	rules := write("rules.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n    - \"Bash(oops\"\n  defaultMode: yolo\n")
+	_, stderr, code := permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", rules)
+	if code != 0 || !strings.Contains(stderr, rules+`:4: permissions.allow: rule "Bash(oops"`) || !strings.Contains(stderr, rules+`:5: permissions.defaultMode`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,108 @@
+package engine_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// TestSettingsErrorsNameFileLineKey: a settings file that does not parse
+// is reported at the line (and column) of the mistake, in each format; a
+// value that cannot be read is reported with its line and key, and the
+// rest of the file is kept.
+func TestSettingsErrorsNameFileLineKey(t *testing.T) {
+	syntax := []struct {
+		name, file, text string
+		want             []string // parts of the error, after the file name
+	}{
+		{"YAML key indented wrongly", "s.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n", []string{":6: not valid yaml: did not find expected key"}},
+		{"YAML list never closed", "s.yaml", "permissions:\n  allow: [\"Bash(x)\"\n  deny: []\n", []string{":3: not valid yaml: did not find expected (…) or (…)"}},
+		{"YAML tab indentation", "s.yml", "permissions:\n\tallow: []\n", []string{":2: not valid yaml: found character that cannot start any token"}},
+		{"YAML quote never closed", "s.yaml", "permissions:\n  allow: ['Bash(x)\n", []string{":3: not valid yaml:"}},
+		{"YAML duplicate key", "s.yaml", "permissions:\n  allow: []\n  allow: []\n", []string{"line 3", "already defined at line 2"}},
+		{"JSON trailing comma", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}", []string{":3:1: not valid json: invalid character (…)"}},
+		{"JSON cut short", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\"", []string{":2:", "not valid json:"}},
+		{"JSON not an object", "s.json", "[\"Bash(ls:*)\"]\n", []string{":1:", "must be one object, not a JSON array"}},
+		{"TOML bad value", "s.toml", "[permissions]\nallow = [\"Bash(x)\"\ndeny = 3\n", []string{":3:", "not valid toml:"}},
+	}
+	for _, c := range syntax {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), c.file)
+			if err := os.WriteFile(file, []byte(c.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := engine.LoadSettingsFile(file, "")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "settings "+file) {
+				t.Errorf("%q does not start with the file", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "While parsing config") {
+				t.Errorf("%q: viper's wording", msg)
+			}
+		})
+	}
+
+	values := []struct {
+		name, file, text string
+		want             []string // each problem, after the file name
+		rules            int      // rules kept
+	}{
+		{"YAML rules and mode", "s.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n    - \"Bash(oops\"\n  deny:\n    - 7\n  defaultMode: yolo\n",
+			[]string{`:4: permissions.allow: rule "Bash(oops"`, ":6: permissions.deny: rule 7", `:7: permissions.defaultMode: unknown mode "yolo"`}, 1},
+		{"JSON rules", "s.json", "{\n  \"permissions\": {\n    \"deny\": [\n      \"Bash(rm:*)\",\n      \"Bash(\"\n    ]\n  }\n}\n",
+			[]string{`:5: permissions.deny: rule "Bash("`}, 1},
+		{"AgentScope rules keyed by tool", "s.yaml", "allow_rules:\n  Bash:\n    - {tool_name: Bash, rule_content: 'ls:*'}\n    - 12\n",
+			[]string{":4: allow_rules.Bash:"}, 1},
+		{"a lock outside managed settings", "s.yaml", "permissions:\n  allow: [\"Read\"]\ndisable_bypass_mode: true\n",
+			[]string{":3: disable_bypass_mode: honoured in managed settings only"}, 1},
+		{"TOML: file and key", "s.toml", "[permissions]\nallow = [\"Bash(x\"]\n", []string{`: permissions.allow: rule "Bash(x"`}, 0},
+	}
+	for _, c := range values {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), c.file)
+			if err := os.WriteFile(file, []byte(c.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, problems, err := engine.LoadSettingsFile(file, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Rules) != c.rules {
+				t.Errorf("%d rules kept, want %d", len(s.Rules), c.rules)
+			}
+			all := fmt.Sprint(problems)
+			for _, w := range c.want {
+				if !strings.Contains(all, file+w) {
+					t.Errorf("problems %v do not say %q", problems, file+w)
+				}
+			}
+		})
+	}
+}
+
+// TestFileProblemSaysWhatHappens: a broken file in the layers is reported
+// with its line and what permopa does with its rules.
+func TestFileProblemSaysWhatHappens(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cli.yaml")
+	if err := os.WriteFile(file, []byte("permissions:\n  deny: [\"Bash(rm:*)\"]\n   ask: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := engine.LoadLayers(engine.LayerOptions{CommandLine: []string{file}, Home: dir, Cwd: dir, ManagedDir: filepath.Join(dir, "managed")})
+	all := fmt.Sprint(problems)
+	if !strings.Contains(all, file+":3: yaml: did not find expected key (its rules are left out)") {
+		t.Errorf("problems: %v", problems)
+	}
+}
