@@ -133,6 +133,17 @@ func WithSettings(s Settings) Option {
 }
 
 // New compiles the policy and prepares the decision query.
+//
+// New reads no settings file and no environment variable: without
+// WithSettings the engine decides with no rules, in the default mode, as
+// the input's permission_context alone says. The permopa command line
+// (`permopa decide`, `permopa explain`) reads every settings layer:
+// managed (/etc/permopa), --settings files, PERMOPA_* variables, the
+// project's .permopa/settings.local.yaml and .permopa/settings.yaml, the
+// user's ~/.config/permopa/settings.yaml. To decide as it does, load them
+// with LoadLayers and pass them with WithSettings (ExampleNew_layers); to
+// keep the engine in step with the files as they change, use NewLayers,
+// Attach and Watch (ExampleLayers).
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	builtins.Register()
 	c := config{policyFS: defaultpolicy.FS, query: DefaultQuery}

@@ -26,6 +26,8 @@ func main() {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	replaceCommand(root, versionCommand())
+	proofread(root)
 	ran, err := root.ExecuteC()
 	if err != nil {
 		var exit *cmd.ExitError
