@@ -18,7 +18,6 @@ import (
 	"encoding/pem"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -296,20 +295,6 @@ func TestOrgPolicyRegoTests(t *testing.T) {
 	stdout, stderr, code := runPermopa(t, repoRoot, "", nil, "test", "bundles/org-policy", "rego")
 	if code != 0 || !strings.Contains(stdout, "PASS: 6/6") {
 		t.Fatalf("permopa test bundles/org-policy rego: exit %d\n%s%s", code, stdout, stderr)
-	}
-}
-
-// A vanilla OPA, given only builtins/capabilities.json, accepts the org
-// policy together with the default policy: how policy authors check it.
-func TestOrgPolicyVanillaOPACheck(t *testing.T) {
-	opa := filepath.Join(t.TempDir(), "opa")
-	if out, err := exec.Command("go", "build", "-o", opa, "github.com/open-policy-agent/opa").CombinedOutput(); err != nil {
-		t.Skipf("cannot build vanilla opa: %v\n%s", err, out)
-	}
-	cmd := exec.Command(opa, "check", "--strict", "--capabilities", "builtins/capabilities.json", "bundles/org-policy", "rego")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("opa check: %v\n%s", err, out)
 	}
 }
 

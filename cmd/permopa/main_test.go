@@ -29,6 +29,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// sample returns every case with -tags slow; without, every third one,
+// the first included, so that `go test ./...` stays quick while CI runs
+// them all. For tables whose cases each run several permopa processes (the
+// local hook, the server, the small client) to compare their answers.
+func sample[T any](cases []T) []T {
+	if slowTests {
+		return cases
+	}
+	var out []T
+	for i := 0; i < len(cases); i += 3 {
+		out = append(out, cases[i])
+	}
+	return out
+}
+
 func permopa(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	return runPermopa(t, "", stdin, []string{"HOME=/root"}, args...)
@@ -158,6 +173,7 @@ func TestDecideMalformedInput(t *testing.T) {
 // when one is cut short; the error decision names the line and the call's
 // tool_use_id; a pretty-printed document is one input.
 func TestDecideLineFraming(t *testing.T) {
+	t.Parallel()
 	in := `{"tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"a"}` + "\n" +
 		`{"tool_use_id":"b","tool_name":"Bash",` + "\n" +
 		`{"tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"c"}` + "\n" +
@@ -296,6 +312,7 @@ func TestErrorsReportedOnce(t *testing.T) {
 // mistake, and no word about rules applying (nothing was decided); a rule
 // that cannot be read is a warning naming its file, line and key.
 func TestDecideSettingsErrorsNameTheLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

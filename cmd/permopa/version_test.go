@@ -10,6 +10,7 @@ import (
 // TestVersionCommand: `permopa version` names permopa's version first and
 // the OPA version it embeds, the one go.mod pins.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	out, stderr, code := permopa(t, "", "version")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -38,6 +39,7 @@ func TestVersionCommand(t *testing.T) {
 // no "an permopa", no OPA release presented as permopa's, no reference to
 // documents outside the repository.
 func TestHelpProofread(t *testing.T) {
+	t.Parallel()
 	bad := regexp.MustCompile(`(?i)\ban permopa\b|permopa release|permopa v\d|contract §`)
 	sub := regexp.MustCompile(`(?m)^  (\S+)\s`)
 	seen := 0

@@ -1,0 +1,8 @@
+//go:build !slow
+
+package main_test
+
+// slowTests is false without -tags slow: the long equivalence tables run a
+// sample (sample), and the tests that build other binaries are left out.
+// .ci/run runs the whole suite with -tags slow (README "Set up").
+const slowTests = false
