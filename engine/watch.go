@@ -41,6 +41,15 @@ func (l *Layers) Watch(ctx context.Context, onReload func([]error)) error {
 	watched := map[string]bool{}
 	relevant := map[string]bool{}
 	addWatches := func() {
+		watch := func(d string) bool {
+			if watched[d] {
+				return true
+			}
+			if info, err := os.Stat(d); err == nil && info.IsDir() && fw.Add(d) == nil {
+				watched[d] = true
+			}
+			return watched[d]
+		}
 		for _, ly := range l.layers {
 			for _, f := range ly.files() {
 				relevant[f] = true
@@ -48,12 +57,16 @@ func (l *Layers) Watch(ctx context.Context, onReload func([]error)) error {
 				relevant[dir] = true
 				// The parent too, so that the directory being created,
 				// removed or replaced is seen.
-				for _, d := range []string{dir, filepath.Dir(dir)} {
-					if watched[d] {
-						continue
-					}
-					if info, err := os.Stat(d); err == nil && info.IsDir() && fw.Add(d) == nil {
-						watched[d] = true
+				watch(dir)
+				watch(filepath.Dir(dir))
+				// A directory missing more than one level down
+				// (~/.config/permopa on a fresh account without ~/.config)
+				// is seen being created from its nearest existing
+				// ancestor.
+				for d := filepath.Dir(dir); !watched[d] && filepath.Dir(d) != d; d = filepath.Dir(d) {
+					relevant[d] = true
+					if watch(filepath.Dir(d)) {
+						break
 					}
 				}
 			}

@@ -91,6 +91,10 @@ func main() {
 		os.Exit(2)
 	}
 	addr, required := hookproto.ServerFromEnv(c.server, c.serverRequired, os.Getenv)
+	if addr == "" {
+		// The user's own server on the per-user socket, when one runs.
+		addr = hookproto.DefaultServer(os.LookupEnv)
+	}
 	decide := func(context.Context, hookproto.Request, *hookproto.Tracer) ([]hookproto.Decision, error) {
 		if required {
 			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)

@@ -55,7 +55,10 @@ The exit status is never 1. 'permopa install <host>' writes the hooks.
 
 Fast path: with --server (or PERMOPA_SERVER) the hook asks a running
 'permopa run --server' (POST /v1/permission/check) instead of compiling the
-policy; the server decides with its own settings. A server that cannot be
+policy; the server decides with its own settings. Without either, it asks
+the server on the per-user socket ($XDG_RUNTIME_DIR/permopa/permopa.sock,
+where 'permopa run --server' listens when given no --addr) when one runs;
+PERMOPA_SERVER= (set, empty) turns that off. A server that cannot be
 connected to is skipped (the hook decides locally, as without --server)
 unless --server-required or PERMOPA_SERVER_REQUIRED=1; any other server
 fault (an error status, an answer that is not a decision, no answer within
@@ -72,6 +75,11 @@ same without OPA's start-up cost.`,
 			}
 			home, _ := os.UserHomeDir()
 			addr, required := hookproto.ServerFromEnv(server, serverRequired, os.Getenv)
+			if addr == "" && f.localOnly() == "" {
+				// The user's own server on the per-user socket, when one
+				// runs (unreachable: decided locally, as below).
+				addr = hookproto.DefaultServer(os.LookupEnv)
+			}
 			if local := f.localOnly(); local != "" && addr != "" {
 				if server != "" {
 					fmt.Fprintf(os.Stderr, "permopa hook: %s cannot be used with --server: the server decides with its own settings and policy; blocking\n", local)

@@ -19,6 +19,14 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	permopaBin = filepath.Join(dir, "permopa")
+	// A runtime directory of the tests' own: the hooks ask a server on the
+	// per-user socket by default, and a server some other process runs on
+	// this machine must not answer the tests' hooks.
+	rt := filepath.Join(dir, "rt")
+	if err := os.Mkdir(rt, 0o700); err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_RUNTIME_DIR", rt)
 	out, err := exec.Command("go", "build", "-o", permopaBin, ".").CombinedOutput()
 	if err != nil {
 		os.Stderr.Write(out)

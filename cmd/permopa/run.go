@@ -1,20 +1,24 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/adapter/opaplugin"
 )
 
 // setupRun makes OPA's `run` command permopa's server: the permopa plugin
 // is registered, and enabled with its defaults (the embedded policy at
-// data.permopa.policy.decision, the /v1/permission/* API) unless the
-// configuration says something about plugins.permopa itself or uses
-// discovery (which then carries the plugin's configuration).
+// data.permopa.policy.decision, the /v1/permission/* API, settings files
+// watched) unless the configuration says something about plugins.permopa
+// itself or uses discovery (which then carries the plugin's
+// configuration). A server given no --addr listens on the per-user socket
+// (hookproto.DefaultSocket), which the hooks ask by default.
 func setupRun(root *cobra.Command) {
 	opaplugin.Register()
 	run, _, err := root.Find([]string{"run"})
@@ -45,10 +49,41 @@ func setupRun(root *cobra.Command) {
 				}
 			}
 		}
+		defaultSocket := false
+		if server, _ := c.Flags().GetBool("server"); server && !c.Flags().Changed("addr") {
+			// OPA's default, :8181 on every interface, is no place for a
+			// permission server: the per-user socket instead, in a
+			// directory only this user can enter (docs/hosts.md).
+			sock := hookproto.DefaultSocket()
+			if err := hookproto.PrepareSocket(sock); err != nil {
+				return fmt.Errorf("permopa run --server: %w (or give --addr)", err)
+			}
+			if err := c.Flags().Set("addr", "unix://"+sock); err != nil {
+				return err
+			}
+			defaultSocket = true
+		}
 		if configuresPlugin(c) {
 			return nil
 		}
-		return c.Flags().Set("set", "plugins."+opaplugin.Name+".default_policy="+opaplugin.PolicyAuto)
+		set := []string{
+			"default_policy=" + opaplugin.PolicyAuto,
+			// Rules added with `permopa rules add` and edits of the
+			// settings files apply at the next check, without a restart.
+			"settings.watch=true",
+		}
+		if defaultSocket {
+			// Only this user reaches the per-user socket, and the hooks
+			// ask it by default: it reads each call's project settings
+			// as the local hook does, wherever this user works.
+			set = append(set, "settings.projects.from_cwd=true", "settings.projects.roots[0]=/")
+		}
+		for _, kv := range set {
+			if err := c.Flags().Set("set", "plugins."+opaplugin.Name+"."+kv); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 

@@ -1,0 +1,36 @@
+package hookproto
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// The per-user default server (docs/hosts.md, "Fast path"): `permopa run
+// --server` without --addr listens on DefaultSocket, in a directory only its
+// user can enter, and the hooks ask it when no server is configured and
+// PERMOPA_SERVER is not set at all (PERMOPA_SERVER= turns it off).
+
+// DefaultSocket is $XDG_RUNTIME_DIR/permopa/permopa.sock, or without a
+// runtime directory /tmp/permopa-UID/permopa.sock.
+func DefaultSocket() string {
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		return filepath.Join(rt, "permopa", "permopa.sock")
+	}
+	return filepath.Join(os.TempDir(), "permopa-"+strconv.Itoa(os.Getuid()), "permopa.sock")
+}
+
+// DefaultServer is the address of the default socket when a server of
+// this user may be listening there (the socket exists, in a private
+// directory of this user), else "". lookupEnv is os.LookupEnv: a
+// PERMOPA_SERVER that is set, even empty, is the user's choice.
+func DefaultServer(lookupEnv func(string) (string, bool)) string {
+	if _, set := lookupEnv(EnvServer); set {
+		return ""
+	}
+	sock := DefaultSocket()
+	if privateDir(filepath.Dir(sock)) != nil || !ownSocket(sock) {
+		return ""
+	}
+	return "unix://" + sock
+}

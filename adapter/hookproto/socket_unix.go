@@ -1,0 +1,68 @@
+//go:build unix
+
+package hookproto
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// privateDir checks that dir is a directory (not a link) owned by this
+// user that no other user can enter or write.
+func privateDir(dir string) error {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	switch {
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	case !ok || int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to another user", dir)
+	case info.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("%s is open to other users (mode %#o, want 0700)", dir, info.Mode().Perm())
+	}
+	return nil
+}
+
+// ownSocket reports a unix socket owned by this user at path.
+func ownSocket(path string) bool {
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode().Type() != fs.ModeSocket {
+		return false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
+
+// PrepareSocket readies sock for a server to listen on: its directory is
+// created 0700, or must be a private directory of this user (not a link,
+// no access for others); a socket left by a server that is gone is
+// removed; a live one is an error.
+func PrepareSocket(sock string) error {
+	dir := filepath.Dir(sock)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	if err := privateDir(dir); err != nil {
+		return fmt.Errorf("socket directory: %w; refusing to listen there", err)
+	}
+	if _, err := os.Lstat(sock); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if !ownSocket(sock) {
+		return fmt.Errorf("%s exists and is not a socket of this user; refusing to replace it", sock)
+	}
+	if c, err := net.DialTimeout("unix", sock, time.Second); err == nil {
+		c.Close()
+		return fmt.Errorf("a server already listens on %s", sock)
+	}
+	return os.Remove(sock)
+}

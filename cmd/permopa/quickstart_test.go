@@ -1,0 +1,137 @@
+package main_test
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServerQuickStart follows README's server quick start as a normal
+// user: `permopa run --server` with no --addr listens on the per-user
+// socket in a private runtime directory; the hooks ask it without being
+// told; a rule added with `permopa rules add` and an edit of a settings file
+// apply at the next check, without a restart; a second server is refused;
+// a socket left by a killed server is replaced.
+func TestServerQuickStart(t *testing.T) {
+	t.Parallel()
+	rt := shortTempDir(t)
+	home, project := t.TempDir(), t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PERMOPA_") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HOME="+home, "XDG_RUNTIME_DIR="+rt, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	sock := filepath.Join(rt, "permopa", "permopa.sock")
+
+	start := func() *exec.Cmd {
+		cmd := exec.Command(permopaBin, "run", "--server", "--skip-version-check", "--log-level", "error")
+		cmd.Dir, cmd.Env = home, env
+		var logs strings.Builder
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+		for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			select {
+			case <-exited:
+				t.Fatalf("permopa run --server exited: %s", logs.String())
+			default:
+			}
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close()
+				return cmd
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no server on %s: %s", sock, logs.String())
+			}
+		}
+	}
+	server := start()
+	info, err := os.Stat(filepath.Dir(sock))
+	if err != nil || info.Mode().Perm() != 0o700 {
+		t.Fatalf("socket directory: %v %v", info.Mode(), err)
+	}
+	if st, _ := info.Sys().(*syscall.Stat_t); st == nil || int(st.Uid) != os.Getuid() {
+		t.Fatalf("socket directory owner: %+v", info.Sys())
+	}
+
+	payload := `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"` + project + `","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"npm install lodash"}}`
+	hook := func() (decision, trace string) {
+		cmd := exec.Command(permopaBin, "hook", "claude", "--trace")
+		cmd.Dir, cmd.Env = project, env
+		cmd.Stdin = strings.NewReader(payload)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("permopa hook: %v\n%s%s", err, out.String(), errb.String())
+		}
+		return jsonPath(t, out.String(), "hookSpecificOutput.permissionDecision"), errb.String()
+	}
+	waitFor := func(want, why string) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			got, trace := hook()
+			if got == want && strings.Contains(trace, "trace: server") {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the server answers %q, want %q\n%s", why, got, want, trace)
+			}
+		}
+	}
+	waitFor("ask", "no rule yet")
+
+	// The command an ASK recommends, run in the project.
+	add := exec.Command(permopaBin, "rules", "add", "--destination", "local", "Bash(npm install:*)")
+	add.Dir, add.Env = project, env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("permopa rules add: %v\n%s", err, out)
+	}
+	waitFor("allow", "after permopa rules add")
+
+	// An edit of the user's settings file: a deny rule wins.
+	user := filepath.Join(home, ".config", "permopa", "settings.yaml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte("permissions:\n  deny: [\"Bash(npm install:*)\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("deny", "after editing the user's settings")
+
+	// A second server on the same socket is refused.
+	second := exec.Command(permopaBin, "run", "--server", "--skip-version-check")
+	second.Dir, second.Env = home, env
+	if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), "already listens") {
+		t.Errorf("a second server: %v %s", err, out)
+	}
+
+	// Killed, the server leaves its socket: the hook decides locally and
+	// says so; a new server replaces the socket.
+	server.Process.Kill()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if c, err := net.Dial("unix", sock); err != nil {
+			break
+		} else {
+			c.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the killed server still answers")
+		}
+	}
+	if got, trace := hook(); got != "deny" || !strings.Contains(trace, "deciding locally") {
+		t.Errorf("no server: %q\n%s", got, trace)
+	}
+	start()
+	waitFor("deny", "a new server")
+}
