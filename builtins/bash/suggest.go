@@ -122,34 +122,37 @@ func suggestFor(argv []string) (string, bool) {
 // exact rule. A subcommand path is looked up whole and by its first word
 // ("stash drop", then "stash").
 var destructiveSubcommands = map[string]map[string]bool{
-	"git": set("push", "fetch", "pull", "clean", "reset", "checkout", "restore", "switch", "rm", "mv", "branch", "tag",
+	"git": subSet("push", "fetch", "pull", "clean", "reset", "checkout", "restore", "switch", "rm", "mv", "branch", "tag",
 		"stash drop", "stash clear", "reflog", "gc", "prune", "update-ref", "symbolic-ref", "filter-branch",
 		"filter-repo", "replace", "worktree", "remote", "rebase", "am", "apply", "submodule", "config",
 		"notes", "lfs", "sparse-checkout", "maintenance", "hook", "bisect", "init", "clone", "daemon",
 		"credential", "send-email"),
-	"docker":    set("run", "exec", "rm", "rmi", "kill", "system", "volume", "container", "image", "network", "builder", "buildx", "compose down", "compose rm", "compose run", "compose exec", "swarm", "service", "stack", "secret", "config", "plugin", "context", "login", "push", "cp", "update", "prune"),
-	"podman":    set(""),
-	"kubectl":   set(""),
-	"helm":      set(""),
-	"gh":        set("api", "repo", "release", "secret", "variable", "ssh-key", "gpg-key", "auth", "extension", "codespace", "workflow", "run", "pr merge", "pr close", "issue close", "issue delete", "issue transfer", "label", "ruleset", "cache", "alias", "config", "gist"),
-	"npm":       set("uninstall", "remove", "rm", "r", "un", "unlink", "publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "token", "team", "org", "hook", "cache", "prune", "dedupe", "exec", "x", "login", "logout", "adduser", "config", "set", "star", "unstar"),
-	"pnpm":      set("remove", "rm", "uninstall", "un", "unlink", "publish", "dlx", "exec", "store", "prune", "config", "setup", "env"),
-	"yarn":      set("remove", "unlink", "publish", "npm", "dlx", "exec", "cache", "config", "set", "policies", "global", "plugin"),
-	"pip":       set("uninstall", "cache", "config", "download"),
-	"pip3":      set("uninstall", "cache", "config", "download"),
-	"cargo":     set("publish", "yank", "owner", "login", "logout", "uninstall", "clean", "install"),
-	"go":        set("clean", "env", "install", "get", "mod", "work", "tool", "generate", "run"),
-	"brew":      set("uninstall", "remove", "rm", "cleanup", "untap", "tap", "link", "unlink", "services", "autoremove"),
-	"apt":       set(""),
-	"apt-get":   set(""),
-	"dnf":       set(""),
-	"yum":       set(""),
-	"systemctl": set(""),
-	"terraform": set("apply", "destroy", "import", "state", "taint", "untaint", "workspace", "force-unlock", "console"),
-	"tofu":      set("apply", "destroy", "import", "state", "taint", "untaint", "workspace", "force-unlock", "console"),
+	"docker":  subSet("run", "exec", "rm", "rmi", "kill", "system", "volume", "container", "image", "network", "builder", "buildx", "compose down", "compose rm", "compose run", "compose exec", "swarm", "service", "stack", "secret", "config", "plugin", "context", "login", "push", "cp", "update", "prune"),
+	"podman":  subSet(""),
+	"kubectl": subSet(""),
+	"helm":    subSet(""),
+	"gh":      subSet("api", "repo", "release", "secret", "variable", "ssh-key", "gpg-key", "auth", "extension", "codespace", "workflow", "run", "pr merge", "pr close", "issue close", "issue delete", "issue transfer", "label", "ruleset", "cache", "alias", "config", "gist"),
+	"npm":     subSet("uninstall", "remove", "rm", "r", "un", "unlink", "publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "token", "team", "org", "hook", "cache", "prune", "dedupe", "exec", "x", "login", "logout", "adduser", "config", "set", "star", "unstar"),
+	"pnpm":    subSet("remove", "rm", "uninstall", "un", "unlink", "publish", "dlx", "exec", "store", "prune", "config", "setup", "env"),
+	"yarn":    subSet("remove", "unlink", "publish", "npm", "dlx", "exec", "cache", "config", "set", "policies", "global", "plugin"),
+	"pip":     subSet("uninstall", "cache", "config", "download"),
+	"pip3":    subSet("uninstall", "cache", "config", "download"),
+	// go and cargo take toolchain options that run programs permopa does
+	// not read (go build -toolexec, go test -exec, cargo --config
+	// build.rustc-wrapper=...): a wildcard after any subcommand covers them.
+	"cargo":     subSet(""),
+	"go":        subSet(""),
+	"brew":      subSet("uninstall", "remove", "rm", "cleanup", "untap", "tap", "link", "unlink", "services", "autoremove"),
+	"apt":       subSet(""),
+	"apt-get":   subSet(""),
+	"dnf":       subSet(""),
+	"yum":       subSet(""),
+	"systemctl": subSet(""),
+	"terraform": subSet("apply", "destroy", "import", "state", "taint", "untaint", "workspace", "force-unlock", "console"),
+	"tofu":      subSet("apply", "destroy", "import", "state", "taint", "untaint", "workspace", "force-unlock", "console"),
 }
 
-func set(xs ...string) map[string]bool {
+func subSet(xs ...string) map[string]bool {
 	m := make(map[string]bool, len(xs))
 	for _, x := range xs {
 		m[x] = true
