@@ -13,8 +13,9 @@ import (
 
 // TestServerQuickStart follows README's server quick start as a normal
 // user: `permopa run --server` with no --addr listens on the per-user
-// socket in a private runtime directory; the hooks ask it without being
-// told; a rule added with `permopa rules add` and an edit of a settings file
+// socket in a private runtime directory; the hooks (`permopa hook` and
+// permopa-hook) ask it without being told, and PERMOPA_SERVER= keeps them
+// local; a rule added with `permopa rules add` and an edit of a settings file
 // apply at the next check, without a restart; a second server is refused;
 // a socket left by a killed server is replaced.
 func TestServerQuickStart(t *testing.T) {
@@ -66,30 +67,49 @@ func TestServerQuickStart(t *testing.T) {
 	}
 
 	payload := `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"` + project + `","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"npm install lodash"}}`
-	hook := func() (decision, trace string) {
-		cmd := exec.Command(permopaBin, "hook", "claude", "--trace")
-		cmd.Dir, cmd.Env = project, env
+	// Both hook commands a host may run: `permopa hook` and the small
+	// permopa-hook client, neither told where the server is.
+	clients := map[string]string{"permopa hook": permopaBin, "permopa-hook": hookClient(t)}
+	hookWith := func(bin string, extraEnv ...string) (decision, trace string) {
+		cmd := exec.Command(bin, "hook", "claude", "--trace")
+		if bin != permopaBin {
+			cmd = exec.Command(bin, "claude", "--trace")
+		}
+		cmd.Dir, cmd.Env = project, append(append([]string(nil), env...), extraEnv...)
 		cmd.Stdin = strings.NewReader(payload)
 		var out, errb strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("permopa hook: %v\n%s%s", err, out.String(), errb.String())
+			t.Fatalf("%s: %v\n%s%s", bin, err, out.String(), errb.String())
 		}
 		return jsonPath(t, out.String(), "hookSpecificOutput.permissionDecision"), errb.String()
 	}
+	hook := func() (decision, trace string) { return hookWith(permopaBin) }
 	waitFor := func(want, why string) {
 		t.Helper()
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 			got, trace := hook()
 			if got == want && strings.Contains(trace, "trace: server") {
-				return
+				break
 			}
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: the server answers %q, want %q\n%s", why, got, want, trace)
 			}
 		}
+		// The server has seen the change: every client gets its answer.
+		for name, bin := range clients {
+			if got, trace := hookWith(bin); got != want || !strings.Contains(trace, "trace: server") {
+				t.Errorf("%s: %s answers %q, want %q from the server\n%s", why, name, got, want, trace)
+			}
+		}
 	}
 	waitFor("ask", "no rule yet")
+	// PERMOPA_SERVER set and empty: the user's choice to decide locally.
+	for name, bin := range clients {
+		if got, trace := hookWith(bin, "PERMOPA_SERVER="); got != "ask" || strings.Contains(trace, "trace: server") {
+			t.Errorf("PERMOPA_SERVER=: %s answers %q\n%s", name, got, trace)
+		}
+	}
 
 	// The command an ASK recommends, run in the project.
 	add := exec.Command(permopaBin, "rules", "add", "--destination", "local", "Bash(npm install:*)")
@@ -129,8 +149,10 @@ func TestServerQuickStart(t *testing.T) {
 			t.Fatal("the killed server still answers")
 		}
 	}
-	if got, trace := hook(); got != "deny" || !strings.Contains(trace, "deciding locally") {
-		t.Errorf("no server: %q\n%s", got, trace)
+	for name, bin := range clients {
+		if got, trace := hookWith(bin); got != "deny" || !strings.Contains(trace, "deciding locally") {
+			t.Errorf("no server: %s answers %q\n%s", name, got, trace)
+		}
 	}
 	start()
 	waitFor("deny", "a new server")
