@@ -99,7 +99,7 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 		}
 		switch {
 		case tooLong:
-			d := engine.FailClosed(engine.CodeInputError, fmt.Sprintf("line %d is longer than %d bytes, the limit of one input; not decided", num, MaxLineBytes))
+			d := engine.FailClosed(engine.CodeInputError, fmt.Sprintf("line %d is over %d bytes, longer than one input may be; not decided", num, MaxLineBytes))
 			d.Line = num
 			d.ToolUseID = recoverToolUseID(text)
 			err = emit(d)
@@ -146,6 +146,11 @@ func checkJSON(text []byte) error {
 		return nil
 	}
 	var v json.RawMessage
+	if dec := json.NewDecoder(bytes.NewReader(text)); dec.Decode(&v) == nil && v[0] == '{' {
+		// A whole value, then more: two inputs on one line are not
+		// split, guessing where one ends.
+		return fmt.Errorf(", column %d: data after the document", dec.InputOffset()+1)
+	}
 	err := json.Unmarshal(text, &v)
 	var se *json.SyntaxError
 	switch {

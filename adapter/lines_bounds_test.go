@@ -9,21 +9,22 @@ import (
 
 // DecideStream keeps one decision per input whatever the input: a line
 // over the 16 MiB cap, data after a document, nesting deeper than JSON
-// decoders take, a document cut short, and a long pretty-printed document
-// (scanned once, not once per line) each get their own answer, and the
-// lines after them are still decided.
+// decoders take, a document cut short (one decision per line: README
+// "Input and output"), and a long pretty-printed document (scanned once,
+// not once per line) each get their own answer, and the lines after them
+// are still decided.
 func TestDecideStreamBoundedInputs(t *testing.T) {
 	eng := newEngine(t)
 	ok := `{"tool_name":"Bash","tool_input":{"command":"git status"},"tool_use_id":"ok"}`
-	pretty := "{\n\"tool_name\": \"Bash\",\n\"tool_input\": {\"command\": \"git status\"},\n\"pad\": [\n" +
-		strings.Repeat("1,\n", 200000) + "1\n]\n}"
+	pretty := "{\n  \"tool_name\": \"Bash\",\n  \"tool_input\": {\"command\": \"git status\"},\n  \"pad\": [\n" +
+		strings.Repeat("    1,\n", 200000) + "    1\n  ]\n}"
 	cases := []struct {
 		name, in string
 		code     string // "" for a decision of the policy
 		mention  string
 	}{
-		{"a line over 16 MiB", `{"tool_name":"Write","tool_input":{"content":"` + strings.Repeat("x", 17<<20) + `"}}`, engine.CodeInvalidJSON, "over 16777216 bytes"},
-		{"a line over 16 MiB without JSON", strings.Repeat("x", 17<<20), engine.CodeInvalidJSON, "not valid JSON"},
+		{"a line over 16 MiB", `{"tool_name":"Write","tool_input":{"content":"` + strings.Repeat("x", 17<<20) + `"}}`, engine.CodeInputError, "over 16777216 bytes"},
+		{"a line over 16 MiB without JSON", strings.Repeat("x", 17<<20), engine.CodeInputError, "over 16777216 bytes"},
 		{"data after the document", ok + ` {"tool_name":"Read"}`, engine.CodeInvalidJSON, "data after"},
 		{"nesting deeper than decoders take", strings.Repeat("[", 100000), engine.CodeInvalidJSON, "not valid JSON"},
 		{"a long pretty-printed document", pretty, "", ""},
@@ -49,8 +50,13 @@ func TestDecideStreamBoundedInputs(t *testing.T) {
 			}
 		})
 	}
-	ds := decideAll(t, eng, ok+"\n{\"tool_name\": \"Bash\",\n\"tool_input\": {")
-	if len(ds) != 2 || ds[1].Code != engine.CodeInvalidJSON {
-		t.Errorf("a document cut short by the end of input: %+v", ds)
+	ds := decideAll(t, eng, ok+"\n{\n  \"tool_name\": \"Bash\",\n  \"tool_input\": {")
+	if len(ds) != 4 || ds[0].ToolUseID != "ok" {
+		t.Fatalf("a document cut short by the end of input: %+v", ds)
+	}
+	for i, d := range ds[1:] {
+		if d.Behavior != engine.Deny || d.Code != engine.CodeInvalidJSON || d.Line != i+2 {
+			t.Errorf("a document cut short by the end of input, line %d: %+v", i+2, d)
+		}
 	}
 }
