@@ -35,8 +35,8 @@ func TestCodexPatchNamesEveryFinding(t *testing.T) {
 		{"a git hook and a shell profile", []string{".git/hooks/pre-commit", "../../home/u/.bashrc"},
 			[]string{"2 findings", ".git/hooks/pre-commit", "/home/u/.bashrc"}, false, nil},
 		{"two source directories", []string{"src/a.go", "lib/b.go"},
-			[]string{"2 findings", "/w/app/src/a.go", "/w/app/lib/b.go"}, true, []string{"Edit(/w/app/src/**)", "Edit(/w/app/lib/**)"}},
-		{"one file", []string{"src/a.go"}, []string{"Edit needs approval"}, true, []string{"Edit(/w/app/src/**)"}},
+			[]string{"2 findings", "/w/app/src/a.go", "/w/app/lib/b.go"}, true, []string{"Edit(//w/app/src/**)", "Edit(//w/app/lib/**)"}},
+		{"one file", []string{"src/a.go"}, []string{"Edit needs approval"}, true, []string{"Edit(//w/app/src/**)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

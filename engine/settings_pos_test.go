@@ -102,7 +102,7 @@ func TestFileProblemSaysWhatHappens(t *testing.T) {
 	}
 	_, problems := engine.LoadLayers(engine.LayerOptions{CommandLine: []string{file}, Home: dir, Cwd: dir, ManagedDir: filepath.Join(dir, "managed")})
 	all := fmt.Sprint(problems)
-	if !strings.Contains(all, file+":3: yaml: did not find expected key (its rules are left out)") {
+	if !strings.Contains(all, file+":3: not valid yaml: did not find expected key (its rules are left out)") {
 		t.Errorf("problems: %v", problems)
 	}
 }

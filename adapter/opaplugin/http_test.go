@@ -312,7 +312,7 @@ func TestConfirmBoundToCheckedCall(t *testing.T) {
 		t.Errorf("a second confirm of the same ASK: %d %v", code, e)
 	}
 	// Declining keeps a suggestion as a deny rule ("never ask again").
-	code, c = s.do(t, req{path: "/v1/permission/confirm", body: `{"confirmed": false, "decision_id": "` + other["decision_id"].(string) + `", "rules": [{"tool_name": "Bash", "rule_content": "make:*", "behavior": "DENY"}]}`})
+	code, c = s.do(t, req{path: "/v1/permission/confirm", body: `{"confirmed": false, "decision_id": "` + other["decision_id"].(string) + `", "rules": [{"tool_name": "Bash", "rule_content": "make build", "behavior": "DENY"}]}`})
 	if code != 200 || c["approved"] != false {
 		t.Fatalf("declined: %d %v", code, c)
 	}

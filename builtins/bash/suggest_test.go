@@ -35,7 +35,7 @@ func TestSuggestionClasses(t *testing.T) {
 		}},
 		{"destructive subcommands of read-mostly programs: the exact leaf", map[string]string{
 			"git push origin main": "git push origin main", "git checkout main": "git checkout main", "git reset HEAD~1": "git reset 'HEAD~1'",
-			"git branch -d old": "git branch -d old", "git stash drop": "git stash drop", "git clean -n": "git clean -n",
+			"git branch -d old": "git branch -d old", "git stash drop": "git stash drop", "git clean -fd build": "git clean -fd build",
 			"git restore a.go": "git restore a.go", "git fetch origin": "git fetch origin", "git rebase main": "git rebase main",
 			"docker run --rm img": "docker run --rm img", "docker rm c1": "docker rm c1", "kubectl apply -f x.yaml": "kubectl apply -f x.yaml",
 			"kubectl delete pod p": "kubectl delete pod p", "go test ./...": "go test ./...", "go build ./...": "go build ./...",
