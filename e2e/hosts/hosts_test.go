@@ -25,6 +25,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bins.dir = dir
+	// A runtime directory of the tests' own: the hooks ask a permopa server
+	// on the per-user socket under it by default (docs/hosts.md, "Fast
+	// path"), and a server the machine's user runs must not answer here.
+	rt := filepath.Join(dir, "rt")
+	if err := os.Mkdir(rt, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_RUNTIME_DIR", rt)
 	bins.permopa = filepath.Join(dir, "permopa")
 	bins.permopaHook = filepath.Join(dir, "permopa-hook")
 	for _, b := range [][2]string{{bins.permopa, "../../cmd/permopa"}, {bins.permopaHook, "../../cmd/permopa-hook"}} {
