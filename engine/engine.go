@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -56,6 +57,12 @@ type Engine struct {
 	// slots caps the evaluations running at once, those whose answer was
 	// already given up on included (WithMaxConcurrent); nil: no cap.
 	slots chan struct{}
+	// compiler holds the rules the decision query evaluates (trace.go).
+	compiler atomic.Pointer[ast.Compiler]
+	// observer, when set, sees every Decide (trace.go).
+	observer atomic.Pointer[func(input any, d Decision)]
+	// bundleRevisions are the revisions of the bundles loaded by New, by path.
+	bundleRevisions map[string]string
 }
 
 type config struct {
@@ -183,11 +190,13 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 	}
+	revisions := map[string]string{}
 	for _, path := range c.bundles {
 		b, err := loader.NewFileLoader().AsBundle(path)
 		if err != nil {
 			return nil, fmt.Errorf("loading bundle %s: %w", path, err)
 		}
+		revisions[path] = b.Manifest.Revision
 		for _, m := range b.Modules {
 			regoOpts = append(regoOpts, rego.ParsedModule(withName(m.Parsed, path+"/"+m.Path)))
 		}
@@ -205,11 +214,14 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// converting the document from Go values each time would dominate.
 	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))
 	regoOpts = append(regoOpts, rego.Store(store))
-	pq, err := rego.New(regoOpts...).PrepareForEval(ctx)
+	var compiler *ast.Compiler
+	pq, err := rego.New(append(slices.Clip(regoOpts), rego.CompilerHook(func(c *ast.Compiler) { compiler = c }))...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy: %w", err)
 	}
 	e := &Engine{store: store, settings: c.settings, regoOpts: regoOpts, queryText: c.query, timeout: c.timeoutOf(), slots: c.slots()}
+	e.compiler.Store(compiler)
+	e.bundleRevisions = revisions
 	e.query.Store(&pq)
 	e.armExpiry(c.settings, time.Now())
 	return e, nil
@@ -242,7 +254,8 @@ func modulesFrom(fsys fs.FS) ([]module, error) {
 // error: faults are DENY decisions with step "error" and a Code. It returns
 // by the engine's deadline (WithTimeout) or when ctx ends, whichever comes
 // first, with a DENY of code "timeout".
-func (e *Engine) Decide(ctx context.Context, input any) Decision {
+func (e *Engine) Decide(ctx context.Context, input any) (d Decision) {
+	defer e.observe(input, &d)
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
 	if e.slots != nil {

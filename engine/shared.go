@@ -75,6 +75,7 @@ func (e *Engine) recompile(ctx context.Context, compiler *ast.Compiler, query st
 	e.extra.queries = nil
 	e.extra.mu.Unlock()
 	e.queryText = query
+	e.compiler.Store(compiler)
 	e.query.Store(&pq)
 	return nil
 }

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
+)
+
+// Compiler is the compiler whose rules the decision query evaluates: the
+// rules DecideTraced reports are its rules (`permopa replay` analyses them
+// to tell whether a decision read an input field a decision log masked).
+func (e *Engine) Compiler() *ast.Compiler { return e.compiler.Load() }
+
+// BundleRevisions are the manifest revisions of the bundles New loaded
+// (WithBundles), by path; "" for a bundle without one.
+func (e *Engine) BundleRevisions() map[string]string {
+	out := make(map[string]string, len(e.bundleRevisions))
+	for k, v := range e.bundleRevisions {
+		out[k] = v
+	}
+	return out
+}
+
+// DecideTraced is Decide that also calls enter with every rule (else
+// branches and functions included) whose body the evaluation enters. Rule
+// indexing is off for it: an index lookup reads input values without
+// entering the rules it skips, and a caller asking which rules read a field
+// must see every rule that could have. It is slower than Decide and
+// decides the same; the observer (SetObserver) does not see it.
+func (e *Engine) DecideTraced(ctx context.Context, input any, enter func(*ast.Rule)) Decision {
+	return e.decide(ctx, input, rego.EvalQueryTracer(ruleTracer(enter)), rego.EvalRuleIndexing(false))
+}
+
+// ruleTracer passes the rules of Enter events on.
+type ruleTracer func(*ast.Rule)
+
+func (ruleTracer) Enabled() bool { return true }
+
+func (ruleTracer) Config() topdown.TraceConfig { return topdown.TraceConfig{} }
+
+func (t ruleTracer) TraceEvent(ev topdown.Event) {
+	if ev.Op != topdown.EnterOp {
+		return
+	}
+	if r, ok := ev.Node.(*ast.Rule); ok {
+		t(r)
+	}
+}
+
+// SetObserver makes every later Decide call observe with the input and
+// the decision, after deciding (nil: none). `permopa decide --log` writes
+// its decision log from it. The observer must not keep or change the
+// input; a panic in it is recovered and the decision returned unchanged.
+func (e *Engine) SetObserver(observe func(input any, d Decision)) {
+	if observe == nil {
+		e.observer.Store(nil)
+		return
+	}
+	e.observer.Store(&observe)
+}
+
+// observe calls the observer, if any, with the decision *d; nothing it
+// does changes the decision.
+func (e *Engine) observe(input any, d *Decision) {
+	obs := e.observer.Load()
+	if obs == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	(*obs)(input, *d)
+}
+
+// InputValue is an input as Decide receives it (a Go value decoded by
+// encoding/json, or an ast.Value) as plain Go values, for writing it out.
+func InputValue(input any) (any, error) {
+	if v, ok := input.(ast.Value); ok {
+		return ast.JSON(v)
+	}
+	return input, nil
+}
