@@ -1,0 +1,526 @@
+// Package replay decides recorded tool calls again under a candidate
+// policy and reports what changed (`permopa replay`), and says where the
+// prompts and denials of a log come from (`permopa insights`). Logs are
+// read with adapter/decisionlog; see docs/replay.md.
+//
+// Nothing from a log is ever run: a recorded call is an input to the
+// policy, as a live call is, and the policy does not execute commands.
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/permopa/permopa/adapter/decisionlog"
+	"github.com/permopa/permopa/engine"
+)
+
+// Source is one log to read.
+type Source struct {
+	// Name names the log in positions ("-" reads as "stdin").
+	Name string
+	// Open opens it.
+	Open func() (io.ReadCloser, error)
+}
+
+// Outcome is one decision, as the report shows it.
+type Outcome struct {
+	Behavior string `json:"behavior"`
+	Step     string `json:"step"`
+	Rule     string `json:"rule,omitempty"`
+	Layer    string `json:"layer,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Code     string `json:"code,omitempty"`
+	Message  string `json:"message,omitempty"`
+	// From says where the decision comes from: "recorded" (the log),
+	// "base" (decided again by the base policy) or "candidate".
+	From string `json:"from"`
+	// Suggested are the rules an ASK suggests.
+	Suggested []string `json:"suggested_rules,omitempty"`
+	// BypassImmune marks a safety ASK.
+	BypassImmune bool `json:"bypass_immune,omitempty"`
+}
+
+func outcome(d engine.Decision, from string) *Outcome {
+	o := &Outcome{Behavior: d.Behavior, Step: d.Step, Code: d.Code, Message: d.Message, From: from, BypassImmune: d.BypassImmune}
+	if d.MatchedRule != nil {
+		o.Rule, o.Layer, o.Source = d.MatchedRule.String(), d.MatchedRule.Layer, d.MatchedRule.Source
+	}
+	for _, r := range d.SuggestedRules {
+		o.Suggested = append(o.Suggested, r.String())
+	}
+	return o
+}
+
+// MaskedRead is an erased input field a decision could have read, and the
+// rule that reads it.
+type MaskedRead struct {
+	Pointer string `json:"pointer"`
+	Rule    string `json:"rule"`
+}
+
+// Change kinds.
+const (
+	// Widened: the new behavior is more permissive (DENY → ASK or ALLOW,
+	// ASK → ALLOW).
+	Widened = "widened"
+	// Narrowed: the new behavior is stricter.
+	Narrowed = "narrowed"
+	// Reason: the same behavior, decided by another step, rule or layer.
+	Reason = "reason"
+	// Unknown: the new decision reads a field the log erased; its outcome
+	// cannot be known from the log.
+	Unknown = "unknown"
+	// Same: nothing changed.
+	Same = "same"
+)
+
+// Call is one replayed call.
+type Call struct {
+	Pos        decisionlog.Pos `json:"pos"`
+	DecisionID string          `json:"decision_id,omitempty"`
+	ToolUseID  string          `json:"tool_use_id,omitempty"`
+	Time       *time.Time      `json:"time,omitempty"`
+	Tool       string          `json:"tool"`
+	// Subject is what the call acts on: the command, the path, the URL, or
+	// the tool input's JSON.
+	Subject string   `json:"subject"`
+	Cwd     string   `json:"cwd,omitempty"`
+	Mode    string   `json:"mode,omitempty"`
+	Old     *Outcome `json:"old,omitempty"`
+	// New is nil when Change is Unknown.
+	New    *Outcome `json:"new,omitempty"`
+	Change string   `json:"change"`
+	// Erased are the input fields the log does not have.
+	Erased []string `json:"erased,omitempty"`
+	// Masked are the erased fields the new decision could have read.
+	Masked []MaskedRead `json:"masked,omitempty"`
+}
+
+// Options configure Run.
+type Options struct {
+	// Candidate decides every call again.
+	Candidate *engine.Engine
+	// Base decides the calls the log has no decision for, and every call
+	// when Rebase is set; it is called at most once, when first needed.
+	// Nil: such calls have no old decision.
+	Base func(context.Context) (*engine.Engine, error)
+	// Rebase compares with the base policy's decisions, not the log's.
+	Rebase bool
+	// Jobs is how many calls are decided at once (0: GOMAXPROCS).
+	Jobs int
+	// Reader configures the log reader.
+	Reader decisionlog.ReaderOptions
+	// OnCall receives every replayed call, in log order (the report keeps
+	// the changed ones).
+	OnCall func(*Call) error
+	// OnError receives every value of a log that is not a call, in order.
+	OnError func(error)
+	// Progress, when set, is called now and then with the calls done.
+	Progress func(Progress)
+}
+
+// Progress is how far a run is.
+type Progress struct {
+	Calls   int
+	Changed int
+	Elapsed time.Duration
+}
+
+// Summary counts a run.
+type Summary struct {
+	Files   []string `json:"files"`
+	Calls   int      `json:"calls"`
+	Skipped int      `json:"skipped"`
+	Errors  int      `json:"errors"`
+	// Behaviors counts calls per "OLD → NEW" behavior (unchanged ones too).
+	Behaviors map[string]int `json:"behaviors"`
+	// Steps counts calls per "old step → new step".
+	Steps    map[string]int `json:"steps"`
+	Widened  int            `json:"widened"`
+	Narrowed int            `json:"narrowed"`
+	Reason   int            `json:"reason_changed"`
+	Unknown  int            `json:"unknown"`
+	// Masked counts the calls with erased fields; MaskedExact those the
+	// new policy decided without reading any.
+	Masked      int `json:"masked"`
+	MaskedExact int `json:"masked_exact"`
+	// NoOld counts the calls without an old decision (no base policy).
+	NoOld   int     `json:"no_old_decision"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Changed is the number of calls whose behavior changed or is unknown.
+func (s *Summary) Changed() int { return s.Widened + s.Narrowed + s.Unknown }
+
+// Run replays the calls of the sources in order. It returns an error only
+// when a log cannot be read at all or ctx ends; values that are not calls
+// go to OnError and are counted.
+func Run(ctx context.Context, sources []Source, opts Options) (*Summary, error) {
+	if opts.Candidate == nil {
+		return nil, errors.New("replay: no candidate policy")
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	r := &runner{opts: opts, sum: &Summary{Behaviors: map[string]int{}, Steps: map[string]int{}}}
+	started := time.Now()
+	err := pipeline(ctx, sources, opts.Reader, jobs, r.work, func(res *result) error {
+		return r.collect(res, started)
+	}, func(name string) { r.sum.Files = append(r.sum.Files, name) }, func(n int) { r.sum.Skipped += n })
+	r.sum.Seconds = time.Since(started).Seconds()
+	return r.sum, err
+}
+
+type runner struct {
+	opts Options
+	sum  *Summary
+
+	baseOnce sync.Once
+	base     *engine.Engine
+	baseErr  error
+
+	maskMu sync.Mutex
+	masks  map[*engine.Engine]*analysis
+}
+
+// result is a worker's answer for one record.
+type result struct {
+	call *Call
+	err  error
+}
+
+func (r *runner) baseEngine(ctx context.Context) (*engine.Engine, error) {
+	r.baseOnce.Do(func() {
+		if r.opts.Base == nil {
+			return
+		}
+		r.base, r.baseErr = r.opts.Base(ctx)
+	})
+	return r.base, r.baseErr
+}
+
+// analysis is the masked-field analysis of eng's policy, made once per engine.
+func (r *runner) analysis(eng *engine.Engine) *analysis {
+	r.maskMu.Lock()
+	defer r.maskMu.Unlock()
+	if a, ok := r.masks[eng]; ok {
+		return a
+	}
+	var a *analysis
+	if c := eng.Compiler(); c != nil {
+		a = newAnalysis(c)
+	}
+	if r.masks == nil {
+		r.masks = map[*engine.Engine]*analysis{}
+	}
+	r.masks[eng] = a
+	return a
+}
+
+// decide decides input with eng; with erased fields, it also returns the
+// erased fields the decision could have read (then its outcome is unknown).
+func (r *runner) decide(ctx context.Context, eng *engine.Engine, input ast.Value, erased []string) (engine.Decision, []MaskedRead) {
+	if len(erased) == 0 {
+		return eng.Decide(ctx, input), nil
+	}
+	a := r.analysis(eng)
+	if a == nil {
+		hits := make([]MaskedRead, 0, len(erased))
+		for _, p := range erased {
+			hits = append(hits, MaskedRead{Pointer: p, Rule: "the policy (its rules cannot be analysed)"})
+		}
+		return eng.Decide(ctx, input), hits
+	}
+	paths := erasedPaths(erased)
+	var hits []MaskedRead
+	seen := map[string]bool{}
+	d := eng.DecideTraced(ctx, input, func(rule *ast.Rule) {
+		for _, rd := range a.readsOf(rule) {
+			for _, p := range paths {
+				if !rd.reaches(p) {
+					continue
+				}
+				hit := MaskedRead{Pointer: decisionlog.Pointer(p), Rule: where(rd.rule)}
+				if key := hit.Pointer + " " + hit.Rule; !seen[key] {
+					seen[key] = true
+					hits = append(hits, hit)
+				}
+			}
+		}
+	})
+	return d, hits
+}
+
+// work decides one record again.
+func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
+	call, input, err := callOf(rec)
+	if err != nil {
+		return &result{err: &decisionlog.LineError{Pos: rec.Pos, Err: err}}
+	}
+	// The old decision.
+	var oldMasked bool
+	switch {
+	case r.opts.Rebase || (rec.Result == nil && rec.Error == ""):
+		base, err := r.baseEngine(ctx)
+		if err != nil {
+			return &result{err: fmt.Errorf("building the base policy: %w", err)}
+		}
+		if base != nil {
+			d, hits := r.decide(ctx, base, input, rec.Erased)
+			if len(hits) == 0 {
+				call.Old = outcome(d, "base")
+			}
+			oldMasked = len(hits) > 0
+			call.Masked = append(call.Masked, hits...)
+		}
+	case rec.Result != nil:
+		var d engine.Decision
+		if err := json.Unmarshal(rec.Result, &d); err != nil {
+			return &result{err: &decisionlog.LineError{Pos: rec.Pos, Err: fmt.Errorf("result: %v", err)}}
+		}
+		if d.MatchedRule != nil && d.MatchedRule.RuleContent != nil && *d.MatchedRule.RuleContent == "" {
+			d.MatchedRule.RuleContent = nil
+		}
+		if d.Step == engine.StepError && d.Code == "" {
+			d.Code = d.Reason
+		}
+		call.Old = outcome(d, "recorded")
+	default:
+		call.Old = outcome(engine.FailClosed(engine.CodeEvalError, rec.Error), "recorded")
+	}
+	// The new decision.
+	d, hits := r.decide(ctx, r.opts.Candidate, input, rec.Erased)
+	if len(hits) == 0 {
+		call.New = outcome(d, "candidate")
+	}
+	call.Masked = append(call.Masked, hits...)
+	if oldMasked {
+		call.Change = Unknown
+		return &result{call: call}
+	}
+	call.Change = classify(call.Old, call.New)
+	return &result{call: call}
+}
+
+// rank orders behaviors by how much they let through.
+func rank(b string) int {
+	switch b {
+	case engine.Allow:
+		return 2
+	case engine.Ask:
+		return 1
+	}
+	return 0
+}
+
+func classify(old, new *Outcome) string {
+	switch {
+	case new == nil:
+		return Unknown
+	case old == nil:
+		return Same
+	case rank(new.Behavior) > rank(old.Behavior):
+		return Widened
+	case rank(new.Behavior) < rank(old.Behavior):
+		return Narrowed
+	case old.Step != new.Step || old.Rule != new.Rule || old.Layer != new.Layer:
+		return Reason
+	}
+	return Same
+}
+
+func (r *runner) collect(res *result, started time.Time) error {
+	if res.err != nil {
+		var le *decisionlog.LineError
+		if errors.As(res.err, &le) {
+			r.sum.Errors++
+			if r.opts.OnError != nil {
+				r.opts.OnError(res.err)
+			}
+			return nil
+		}
+		return res.err
+	}
+	c := res.call
+	s := r.sum
+	s.Calls++
+	if len(c.Erased) > 0 {
+		s.Masked++
+		if len(c.Masked) == 0 {
+			s.MaskedExact++
+		}
+	}
+	oldB, oldS := "NONE", "none"
+	if c.Old != nil {
+		oldB, oldS = c.Old.Behavior, c.Old.Step
+	} else {
+		s.NoOld++
+	}
+	newB, newS := "UNKNOWN", "unknown"
+	if c.New != nil {
+		newB, newS = c.New.Behavior, c.New.Step
+	}
+	s.Behaviors[oldB+" → "+newB]++
+	s.Steps[oldS+" → "+newS]++
+	switch c.Change {
+	case Widened:
+		s.Widened++
+	case Narrowed:
+		s.Narrowed++
+	case Reason:
+		s.Reason++
+	case Unknown:
+		s.Unknown++
+	}
+	if r.opts.OnCall != nil {
+		if err := r.opts.OnCall(c); err != nil {
+			return err
+		}
+	}
+	if r.opts.Progress != nil && s.Calls%1000 == 0 {
+		r.opts.Progress(Progress{Calls: s.Calls, Changed: s.Changed(), Elapsed: time.Since(started)})
+	}
+	return nil
+}
+
+// callOf reads a record's call: the report's fields and the input the
+// policy decides, with a placeholder where the log erased a field (so
+// that the input keeps its keys; what reads the value is reported).
+func callOf(rec *decisionlog.Record) (*Call, ast.Value, error) {
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(rec.Input))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil || doc == nil {
+		return nil, nil, fmt.Errorf("input: not a JSON object")
+	}
+	c := &Call{Pos: rec.Pos, DecisionID: rec.DecisionID, Erased: rec.Erased}
+	if !rec.Time.IsZero() {
+		t := rec.Time
+		c.Time = &t
+	}
+	c.Tool, _ = doc["tool_name"].(string)
+	c.ToolUseID = str(doc["tool_use_id"])
+	c.Cwd, _ = doc["cwd"].(string)
+	c.Mode = modeOf(doc)
+	ti, _ := doc["tool_input"].(map[string]any)
+	c.Subject = subject(c.Tool, ti)
+	if len(rec.Erased) > 0 {
+		for i := len(rec.Erased) - 1; i >= 0; i-- {
+			if segs, err := decisionlog.ParsePointer(rec.Erased[i]); err == nil {
+				doc = restore(doc, segs).(map[string]any)
+			}
+		}
+	}
+	v, err := ast.InterfaceToValue(doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input: %v", err)
+	}
+	return c, v, nil
+}
+
+// Placeholder stands for an erased value in a replayed input.
+const Placeholder = "(erased by the decision log mask)"
+
+// restore puts Placeholder back at segs where the key is missing.
+func restore(v any, segs []string) any {
+	if len(segs) == 0 {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(segs) == 1 {
+			if _, ok := x[segs[0]]; !ok {
+				x[segs[0]] = Placeholder
+			}
+			return x
+		}
+		if child, ok := x[segs[0]]; ok {
+			x[segs[0]] = restore(child, segs[1:])
+		}
+		return x
+	case []any:
+		i, err := strconv.Atoi(segs[0])
+		if err != nil || i < 0 || i > len(x) {
+			return x
+		}
+		if len(segs) == 1 {
+			x = append(x, nil)
+			copy(x[i+1:], x[i:])
+			x[i] = Placeholder
+			return x
+		}
+		if i < len(x) {
+			x[i] = restore(x[i], segs[1:])
+		}
+		return x
+	}
+	return v
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	case json.Number:
+		return x.String()
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// modeOf is the mode the call names (permission_mode, else the
+// permission_context's mode); "" when it names none.
+func modeOf(doc map[string]any) string {
+	if m, ok := doc["permission_mode"].(string); ok && m != "" {
+		return m
+	}
+	if pc, ok := doc["permission_context"].(map[string]any); ok {
+		if m, ok := pc["mode"].(string); ok {
+			return m
+		}
+	}
+	return ""
+}
+
+// subject is what a call acts on, for the report.
+func subject(tool string, ti map[string]any) string {
+	for _, k := range []string{"command", "file_path", "notebook_path", "path", "pattern", "url"} {
+		if s, ok := ti[k].(string); ok && s != "" {
+			if k == "pattern" {
+				if p, ok := ti["path"].(string); ok && p != "" {
+					return s + " in " + p
+				}
+			}
+			return s
+		}
+	}
+	if ti == nil {
+		return ""
+	}
+	b, _ := json.Marshal(ti)
+	return string(b)
+}
+
+// Short cuts s to n runes for a one-line display.
+func Short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
