@@ -69,6 +69,10 @@ type HookOptions struct {
 	// Stderr receives notes that are not the answer (a server that could
 	// not be reached); nil: os.Stderr.
 	Stderr io.Writer
+	// OnDecided, when set, sees each call decided and its decision (the
+	// server's or the local engine's), before the answer is written:
+	// `permopa hook --log` logs them. It cannot change the answer.
+	OnDecided func(input map[string]any, d hookproto.Decision)
 }
 
 // RunHook answers one hook invocation of host: it reads the payload on
@@ -107,6 +111,16 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 			}
 		}
 	}
+	if opts.OnDecided != nil {
+		inner := decide
+		decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]hookproto.Decision, error) {
+			ds, err := inner(ctx, req, tr)
+			if err == nil && len(ds) == len(req.Inputs) {
+				observeDecided(opts.OnDecided, req.Inputs, ds)
+			}
+			return ds, err
+		}
+	}
 	return hookproto.Run(ctx, host, stdin, stdout, stderr, hookproto.RunOptions{
 		Decide:         decide,
 		Timeout:        opts.Timeout,
@@ -115,6 +129,15 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 		Answer:         hookproto.Options{Destination: opts.Destination},
 		Trace:          opts.Trace,
 	})
+}
+
+// observeDecided hands each call and its decision to observe; a panic in
+// it does not reach the answer.
+func observeDecided(observe func(map[string]any, hookproto.Decision), inputs []map[string]any, ds []hookproto.Decision) {
+	defer func() { _ = recover() }()
+	for i, in := range inputs {
+		observe(in, ds[i])
+	}
 }
 
 // decideLocally builds the engine for the payload's cwd and decides.

@@ -123,6 +123,7 @@ func (f *engineFlags) newEngine(ctx context.Context, s engine.Settings) (*engine
 
 func decideCommand() *cobra.Command {
 	f := engineFlags{layered: true}
+	var logFile string
 	c := &cobra.Command{
 		Use:   "decide",
 		Short: "Decide tool calls: JSON inputs on stdin, one decision per line on stdout",
@@ -152,11 +153,16 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 			if err != nil {
 				return err
 			}
+			if l := newCallLog(logFile, "decide", eng.BundleRevisions); l != nil {
+				eng.SetObserver(l.decision)
+				defer l.close(5 * time.Second)
+			}
 			return adapter.DecideStream(ctx, eng, os.Stdin, os.Stdout)
 		},
 	}
 	f.register(c)
 	c.Flags().DurationVar(&f.timeout, "timeout", decideTimeout, "deny (code timeout) a decision that takes longer than this")
+	c.Flags().StringVar(&logFile, "log", "", logFlagUsage)
 	return c
 }
 

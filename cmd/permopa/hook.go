@@ -26,6 +26,7 @@ func hookCommand() *cobra.Command {
 	var trace bool
 	var server, serverTimeout = "", hookproto.DefaultServerTimeout
 	var serverRequired bool
+	var logFile string
 	c := &cobra.Command{
 		Use:   "hook claude|codex|gemini",
 		Short: "Answer an agent host's permission hook (Claude Code, Codex, Gemini CLI)",
@@ -89,6 +90,13 @@ same without OPA's start-up cost.`,
 				// that names its own settings or policy decides locally.
 				addr, required = "", false
 			}
+			var eng *engine.Engine
+			calls := newCallLog(logFile, "hook "+args[0], func() map[string]string {
+				if eng == nil {
+					return nil // decided by the server, which logs its own revisions
+				}
+				return eng.BundleRevisions()
+			})
 			opts := adapter.HookOptions{
 				Server:         addr,
 				ServerRequired: required,
@@ -98,14 +106,20 @@ same without OPA's start-up cost.`,
 				IgnoreHostMode: ignoreHostMode,
 				Destination:    destination,
 				Engine: func(ctx context.Context, cwd string) (*engine.Engine, error) {
-					return f.hookEngine(ctx, cwd, home)
+					e, err := f.hookEngine(ctx, cwd, home)
+					eng = e
+					return e, err
 				},
+			}
+			if calls != nil {
+				opts.OnDecided = calls.hookDecision
 			}
 			if trace {
 				opts.Trace = os.Stderr
 				fmt.Fprintf(os.Stderr, "permopa trace: start    %8.2f ms (process start to the hook command, Go package initialisation included)\n", sinceProcessStart())
 			}
 			code := adapter.RunHook(c.Context(), args[0], os.Stdin, os.Stdout, os.Stderr, opts)
+			calls.close(time.Second) // after the answer: the log never holds it back
 			if code != 0 {
 				os.Exit(code)
 			}
@@ -120,6 +134,7 @@ same without OPA's start-up cost.`,
 	c.Flags().StringVar(&server, "server", "", "ask a running 'permopa run --server' at this address (unix:///path/permopa.sock or http://127.0.0.1:8181); default $"+hookproto.EnvServer)
 	c.Flags().BoolVar(&serverRequired, "server-required", false, "block when the server cannot be reached instead of deciding locally (also $"+hookproto.EnvServerRequired+"=1)")
 	c.Flags().DurationVar(&serverTimeout, "server-timeout", hookproto.DefaultServerTimeout, "block when the server gives no answer within this time")
+	c.Flags().StringVar(&logFile, "log", "", logFlagUsage)
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		fmt.Fprintf(os.Stderr, "permopa hook: %v; blocking\n", err)
 		os.Exit(2)
