@@ -199,6 +199,7 @@ type runner struct {
 // result is a worker's answer for one record.
 type result struct {
 	call *Call
+	obs  *observation
 	err  error
 }
 

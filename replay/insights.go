@@ -1,0 +1,659 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/permopa/permopa/adapter/decisionlog"
+	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/builtins/bash"
+	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/engine"
+)
+
+// InsightsOptions configure Insights.
+type InsightsOptions struct {
+	// Engine decides the calls the log has no decision for (and every call
+	// with Redecide); it is called at most once, when first needed. Nil:
+	// such calls are counted as undecided.
+	Engine func(context.Context) (*engine.Engine, error)
+	// Redecide decides every call with Engine instead of using the log's
+	// decisions.
+	Redecide bool
+	// Home expands ~ in the Bash analysis of commands (default: none).
+	Home string
+	// Top is how many rows each table keeps in the text and HTML reports
+	// (the JSON report has every row up to the caps).
+	Top int
+	// Jobs, Reader, OnError, Progress: as for Run.
+	Jobs     int
+	Reader   decisionlog.ReaderOptions
+	OnError  func(error)
+	Progress func(Progress)
+}
+
+// Row is one line of a breakdown: the calls of one key, per behavior.
+type Row struct {
+	Key   string `json:"key"`
+	Ask   int    `json:"ask"`
+	Deny  int    `json:"deny"`
+	Allow int    `json:"allow"`
+}
+
+// Prompts is ASK and DENY together: the calls that stopped the agent.
+func (r Row) Prompts() int { return r.Ask + r.Deny }
+
+// Bucket is one slice of the timeline.
+type Bucket struct {
+	Start time.Time `json:"start"`
+	Ask   int       `json:"ask"`
+	Deny  int       `json:"deny"`
+	Allow int       `json:"allow"`
+}
+
+// Risk is what a set of calls did: how many were not read-only, touched a
+// dangerous or credential path, or ran code permopa cannot see.
+type Risk struct {
+	NotReadOnly int `json:"not_read_only"`
+	Dangerous   int `json:"dangerous_paths"`
+	RunsUnknown int `json:"runs_unknown"`
+	// DangerousPaths are examples of the dangerous paths touched.
+	DangerousPaths []string `json:"dangerous_path_examples,omitempty"`
+}
+
+// Level is "high" (a dangerous path or unseen code), "medium" (writes or
+// runs something) or "low" (every call read-only).
+func (r Risk) Level() string {
+	switch {
+	case r.Dangerous > 0 || r.RunsUnknown > 0:
+		return "high"
+	case r.NotReadOnly > 0:
+		return "medium"
+	}
+	return "low"
+}
+
+// Suggestion is a set of suggested rules that would have removed ASKs:
+// every ASK whose suggested rules were exactly these.
+type Suggestion struct {
+	Rules []string `json:"rules"`
+	// Command adds the rules ('permopa rules add', to the project's local
+	// settings when every call was made in one project).
+	Command string `json:"command"`
+	// Calls is the ASKs it would have removed.
+	Calls int `json:"calls"`
+	// Projects are the calls' working directories (the first few).
+	Projects []string `json:"projects"`
+	projects map[string]bool
+	Risk     Risk     `json:"risk"`
+	Level    string   `json:"risk_level"`
+	Examples []string `json:"examples"`
+}
+
+// BroadAllow is an allow rule that covers a whole tool, any input, or any
+// code, and the calls it allowed.
+type BroadAllow struct {
+	Rule     string   `json:"rule"`
+	Layer    string   `json:"layer,omitempty"`
+	Why      string   `json:"why"`
+	Calls    int      `json:"calls"`
+	Risk     Risk     `json:"risk"`
+	Level    string   `json:"risk_level"`
+	Examples []string `json:"examples"`
+}
+
+// Insights is where a log's prompts and denials come from.
+type Insights struct {
+	Files   []string `json:"files"`
+	Calls   int      `json:"calls"`
+	Skipped int      `json:"skipped"`
+	Errors  int      `json:"errors"`
+	// Undecided counts calls without a decision (no recorded one, no engine).
+	Undecided int            `json:"undecided"`
+	Behaviors map[string]int `json:"behaviors"`
+	From      time.Time      `json:"from,omitzero"`
+	To        time.Time      `json:"to,omitzero"`
+
+	ByTool    []Row `json:"by_tool"`
+	ByProgram []Row `json:"by_program"`
+	ByRule    []Row `json:"by_step_and_rule"`
+	ByMode    []Row `json:"by_mode"`
+	ByProject []Row `json:"by_project"`
+
+	BucketSeconds int64    `json:"bucket_seconds"`
+	Timeline      []Bucket `json:"timeline"`
+
+	Suggestions []Suggestion `json:"suggestions"`
+	BroadAllows []BroadAllow `json:"broad_allows"`
+	Seconds     float64      `json:"seconds"`
+}
+
+// maxKeys caps the distinct keys of each breakdown: past it, calls count
+// under "(other)", so memory stays bounded whatever the log holds.
+const maxKeys = 20000
+
+type table struct {
+	rows  map[string]*Row
+	order []string
+}
+
+func newTable() *table { return &table{rows: map[string]*Row{}} }
+
+func (t *table) add(key, behavior string) {
+	r, ok := t.rows[key]
+	if !ok {
+		if len(t.rows) >= maxKeys {
+			key = "(other)"
+			r = t.rows[key]
+		}
+		if r == nil {
+			r = &Row{Key: key}
+			t.rows[key] = r
+		}
+	}
+	switch behavior {
+	case engine.Ask:
+		r.Ask++
+	case engine.Deny:
+		r.Deny++
+	case engine.Allow:
+		r.Allow++
+	}
+}
+
+// sorted is the rows by prompts (ASK + DENY), then calls, then key.
+func (t *table) sorted() []Row {
+	out := make([]Row, 0, len(t.rows))
+	for _, r := range t.rows {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Prompts() != b.Prompts() {
+			return a.Prompts() > b.Prompts()
+		}
+		if a.Allow != b.Allow {
+			return a.Allow > b.Allow
+		}
+		return a.Key < b.Key
+	})
+	return out
+}
+
+// observation is what one call adds to the insights.
+type observation struct {
+	pos      decisionlog.Pos
+	time     time.Time
+	tool     string
+	mode     string
+	project  string
+	subject  string
+	d        *engine.Decision
+	programs []string
+	risk     Risk
+	undec    bool
+}
+
+type insightsRun struct {
+	opts InsightsOptions
+	out  *Insights
+
+	tools, programs, rules, modes, projects *table
+
+	bucket  int64 // seconds
+	buckets map[int64]*Bucket
+
+	suggestions map[string]*Suggestion
+	broad       map[string]*BroadAllow
+
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+}
+
+// maxBuckets bounds the timeline: past it, buckets double in width.
+const maxBuckets = 4000
+
+// RunInsights reads the sources and says where their prompts and denials
+// come from.
+func RunInsights(ctx context.Context, sources []Source, opts InsightsOptions) (*Insights, error) {
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	r := &insightsRun{
+		opts: opts, out: &Insights{Behaviors: map[string]int{}},
+		tools: newTable(), programs: newTable(), rules: newTable(), modes: newTable(), projects: newTable(),
+		bucket: 60, buckets: map[int64]*Bucket{}, suggestions: map[string]*Suggestion{}, broad: map[string]*BroadAllow{},
+	}
+	started := time.Now()
+	err := pipeline(ctx, sources, opts.Reader, jobs, func(ctx context.Context, rec *decisionlog.Record) *result {
+		obs, err := r.observe(ctx, rec)
+		return &result{obs: obs, err: err}
+	}, func(res *result) error {
+		if res.err != nil {
+			var le *decisionlog.LineError
+			if !errors.As(res.err, &le) {
+				return res.err
+			}
+			r.out.Errors++
+			if opts.OnError != nil {
+				opts.OnError(res.err)
+			}
+			return nil
+		}
+		r.add(res.obs)
+		if opts.Progress != nil && r.out.Calls%1000 == 0 {
+			opts.Progress(Progress{Calls: r.out.Calls, Elapsed: time.Since(started)})
+		}
+		return nil
+	}, func(name string) { r.out.Files = append(r.out.Files, name) }, func(n int) { r.out.Skipped += n })
+	if err != nil {
+		return nil, err
+	}
+	r.finish()
+	r.out.Seconds = time.Since(started).Seconds()
+	return r.out, nil
+}
+
+func (r *insightsRun) engine(ctx context.Context) (*engine.Engine, error) {
+	r.engOnce.Do(func() {
+		if r.opts.Engine != nil {
+			r.eng, r.engErr = r.opts.Engine(ctx)
+		}
+	})
+	return r.eng, r.engErr
+}
+
+// observe reads one record (in a worker): its decision and, for the calls
+// the report looks into, the Bash analysis.
+func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*observation, error) {
+	call, input, err := callOf(rec)
+	if err != nil {
+		return nil, &decisionlog.LineError{Pos: rec.Pos, Err: err}
+	}
+	o := &observation{pos: rec.Pos, time: rec.Time, tool: call.Tool, mode: call.Mode, project: call.Cwd, subject: call.Subject}
+	switch {
+	case rec.Result != nil && !r.opts.Redecide:
+		var d engine.Decision
+		if err := json.Unmarshal(rec.Result, &d); err != nil {
+			return nil, &decisionlog.LineError{Pos: rec.Pos, Err: fmt.Errorf("result: %v", err)}
+		}
+		o.d = &d
+	case rec.Error != "" && !r.opts.Redecide:
+		d := engine.FailClosed(engine.CodeEvalError, rec.Error)
+		o.d = &d
+	default:
+		eng, err := r.engine(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("building the policy: %w", err)
+		}
+		if eng == nil {
+			o.undec = true
+			return o, nil
+		}
+		d := eng.Decide(ctx, input)
+		o.d = &d
+	}
+	interesting := o.d.Behavior != engine.Allow || broadWhy(o.d) != ""
+	if interesting {
+		var doc map[string]any
+		_ = json.Unmarshal(rec.Input, &doc)
+		o.programs, o.risk = riskOf(call.Tool, doc, r.opts.Home)
+	}
+	return o, nil
+}
+
+// riskOf analyses a call: the programs of a Bash command, whether it is
+// read-only, and the dangerous paths it touches.
+func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
+	var risk Risk
+	ti, _ := doc["tool_input"].(map[string]any)
+	cwd, _ := doc["cwd"].(string)
+	if cwd == "" {
+		cwd = "/"
+	}
+	dangerous := func(p string) {
+		if p == "" {
+			return
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if d, _, _ := paths.Classify(filepath.Clean(p), nil); d {
+			if risk.Dangerous == 0 {
+				risk.Dangerous = 1
+			}
+			if len(risk.DangerousPaths) < 3 {
+				risk.DangerousPaths = append(risk.DangerousPaths, p)
+			}
+		}
+	}
+	switch tool {
+	case "Bash":
+		cmd, _ := ti["command"].(string)
+		a := bash.Analyze(cmd, bash.Options{Cwd: cwd, Home: home})
+		seen := map[string]bool{}
+		var programs []string
+		for _, l := range a.Leaves {
+			p := filepath.Base(l.Program)
+			if p == "" || p == "." {
+				continue
+			}
+			if !seen[p] {
+				seen[p] = true
+				programs = append(programs, p)
+			}
+			if l.RunsUnknown != "" {
+				risk.RunsUnknown = 1
+			}
+		}
+		if !a.ReadOnly || !a.Analysable {
+			risk.NotReadOnly = 1
+		}
+		if !a.Analysable {
+			risk.RunsUnknown = 1
+		}
+		for _, list := range [][]string{a.Writes, a.Reads, a.Touches} {
+			for _, p := range list {
+				dangerous(p)
+			}
+		}
+		for _, t := range a.RecursiveReads {
+			dangerous(t.Path)
+		}
+		return programs, risk
+	case "Read", "Glob", "Grep", "WebFetch", "WebSearch":
+	default:
+		risk.NotReadOnly = 1
+	}
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		if s, ok := ti[k].(string); ok {
+			dangerous(s)
+		}
+	}
+	return nil, risk
+}
+
+func (rk *Risk) add(o Risk) {
+	rk.NotReadOnly += o.NotReadOnly
+	rk.Dangerous += o.Dangerous
+	rk.RunsUnknown += o.RunsUnknown
+	for _, p := range o.DangerousPaths {
+		if len(rk.DangerousPaths) < 5 && !contains(rk.DangerousPaths, p) {
+			rk.DangerousPaths = append(rk.DangerousPaths, p)
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// add counts one observation (in log order).
+func (r *insightsRun) add(o *observation) {
+	out := r.out
+	out.Calls++
+	if o.undec {
+		out.Undecided++
+		return
+	}
+	d := o.d
+	b := d.Behavior
+	out.Behaviors[b]++
+	if !o.time.IsZero() {
+		if out.From.IsZero() || o.time.Before(out.From) {
+			out.From = o.time
+		}
+		if o.time.After(out.To) {
+			out.To = o.time
+		}
+		r.addTime(o.time, b)
+	}
+	r.tools.add(orNone(o.tool), b)
+	mode := o.mode
+	if mode == "" {
+		mode = "(the settings' default)"
+	}
+	r.modes.add(mode, b)
+	r.projects.add(orNone(o.project), b)
+	r.rules.add(ruleKey(d), b)
+	if b != engine.Allow {
+		for _, p := range o.programs {
+			r.programs.add(p, b)
+		}
+	}
+	if b == engine.Ask && len(d.SuggestedRules) > 0 {
+		rules := make([]string, 0, len(d.SuggestedRules))
+		for _, s := range d.SuggestedRules {
+			rules = append(rules, s.String())
+		}
+		sort.Strings(rules)
+		key := strings.Join(rules, "\x00")
+		s, ok := r.suggestions[key]
+		if !ok && len(r.suggestions) < maxKeys {
+			s = &Suggestion{Rules: rules}
+			r.suggestions[key] = s
+		}
+		if s != nil {
+			s.Calls++
+			s.Risk.add(o.risk)
+			if s.projects == nil {
+				s.projects = map[string]bool{}
+			}
+			if len(s.projects) <= 10 {
+				s.projects[o.project] = true
+			}
+			if len(s.Examples) < 3 && !contains(s.Examples, o.subject) {
+				s.Examples = append(s.Examples, o.subject)
+			}
+		}
+	}
+	if why := broadWhy(d); why != "" {
+		key := d.MatchedRule.String() + "\x00" + d.MatchedRule.Layer
+		ba, ok := r.broad[key]
+		if !ok && len(r.broad) < maxKeys {
+			ba = &BroadAllow{Rule: d.MatchedRule.String(), Layer: d.MatchedRule.Layer, Why: why}
+			r.broad[key] = ba
+		}
+		if ba != nil {
+			ba.Calls++
+			ba.Risk.add(o.risk)
+			if len(ba.Examples) < 3 && !contains(ba.Examples, o.subject) {
+				ba.Examples = append(ba.Examples, o.subject)
+			}
+		}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// ruleKey is the step and what decided in it: the rule and its layer, or
+// the reason.
+func ruleKey(d *engine.Decision) string {
+	switch {
+	case d.MatchedRule != nil:
+		k := d.Step + ": " + d.MatchedRule.String()
+		if d.MatchedRule.Layer != "" {
+			k += " (" + d.MatchedRule.Layer + ")"
+		}
+		return k
+	case d.Step == engine.StepError:
+		return d.Step + ": " + d.Code
+	case d.Step == engine.StepModeFallback:
+		return d.Step
+	}
+	return d.Step + ": " + d.Reason
+}
+
+// codeRunners are programs whose arguments are code or another command: an
+// allow rule "prog:*" for one of them allows anything.
+var codeRunners = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "csh": true, "tcsh": true,
+	"python": true, "python2": true, "python3": true, "node": true, "deno": true, "bun": true, "perl": true,
+	"ruby": true, "php": true, "lua": true, "Rscript": true, "osascript": true, "pwsh": true,
+	"env": true, "sudo": true, "doas": true, "su": true, "xargs": true, "eval": true, "exec": true, "command": true,
+	"nohup": true, "timeout": true, "nice": true, "time": true, "watch": true, "ssh": true, "docker": true,
+	"kubectl": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true, "find": true, "awk": true, "gawk": true,
+}
+
+var onlyWildcards = regexp.MustCompile(`^[\s*:/~.]*$`)
+
+// broadWhy says why the allow rule that allowed d is broad, "" when it is
+// not (or d is not an ALLOW by an allow rule).
+func broadWhy(d *engine.Decision) string {
+	if d.Behavior != engine.Allow || d.MatchedRule == nil || !strings.EqualFold(d.MatchedRule.Behavior, engine.Allow) {
+		return ""
+	}
+	r := d.MatchedRule
+	if r.RuleContent == nil || *r.RuleContent == "" {
+		return "covers every call of the tool"
+	}
+	c := strings.TrimSpace(*r.RuleContent)
+	if onlyWildcards.MatchString(c) {
+		return "its content is only wildcards"
+	}
+	if strings.HasPrefix(r.ToolName, "Bash") {
+		prog, rest, _ := strings.Cut(c, " ")
+		prog = strings.TrimSuffix(prog, ":*")
+		if codeRunners[filepath.Base(prog)] && (rest == "" || strings.HasSuffix(c, "*")) && strings.HasSuffix(c, "*") {
+			return "its wildcard stands for code or a command run by " + filepath.Base(prog)
+		}
+	}
+	if strings.ContainsAny(r.ToolName, "*?") {
+		return "its tool name is a pattern"
+	}
+	return ""
+}
+
+// addTime counts a call in the timeline, widening the buckets when there
+// are too many.
+func (r *insightsRun) addTime(t time.Time, behavior string) {
+	k := t.Unix() / r.bucket * r.bucket
+	b, ok := r.buckets[k]
+	if !ok {
+		b = &Bucket{Start: time.Unix(k, 0).UTC()}
+		r.buckets[k] = b
+	}
+	switch behavior {
+	case engine.Ask:
+		b.Ask++
+	case engine.Deny:
+		b.Deny++
+	default:
+		b.Allow++
+	}
+	for len(r.buckets) > maxBuckets {
+		r.bucket *= 2
+		merged := map[int64]*Bucket{}
+		for k, b := range r.buckets {
+			nk := k / r.bucket * r.bucket
+			m, ok := merged[nk]
+			if !ok {
+				m = &Bucket{Start: time.Unix(nk, 0).UTC()}
+				merged[nk] = m
+			}
+			m.Ask += b.Ask
+			m.Deny += b.Deny
+			m.Allow += b.Allow
+		}
+		r.buckets = merged
+	}
+}
+
+func (r *insightsRun) finish() {
+	out := r.out
+	out.ByTool, out.ByProgram, out.ByRule = r.tools.sorted(), r.programs.sorted(), r.rules.sorted()
+	out.ByMode, out.ByProject = r.modes.sorted(), r.projects.sorted()
+	// The timeline, without gaps, in at most ~60 buckets.
+	if len(r.buckets) > 0 {
+		first, last := int64(-1), int64(0)
+		for k := range r.buckets {
+			if first < 0 || k < first {
+				first = k
+			}
+			if k > last {
+				last = k
+			}
+		}
+		width := r.bucket
+		for (last-first)/width+1 > 60 {
+			width *= 2
+		}
+		first = first / width * width
+		for k := first; k <= last; k += width {
+			out.Timeline = append(out.Timeline, Bucket{Start: time.Unix(k, 0).UTC()})
+		}
+		for k, b := range r.buckets {
+			i := (k/width*width - first) / width
+			out.Timeline[i].Ask += b.Ask
+			out.Timeline[i].Deny += b.Deny
+			out.Timeline[i].Allow += b.Allow
+		}
+		out.BucketSeconds = width
+	}
+	for _, s := range r.suggestions {
+		s.Level = s.Risk.Level()
+		for p := range s.projects {
+			s.Projects = append(s.Projects, p)
+		}
+		sort.Strings(s.Projects)
+		s.Command = "permopa rules add "
+		if len(s.Projects) == 1 && s.Projects[0] != "" {
+			s.Command += "--project " + hookproto.ShellQuote(s.Projects[0]) + " "
+		}
+		s.Command += strings.Join(quoteAll(s.Rules), " ")
+		out.Suggestions = append(out.Suggestions, *s)
+	}
+	sort.Slice(out.Suggestions, func(i, j int) bool {
+		a, b := out.Suggestions[i], out.Suggestions[j]
+		if a.Calls != b.Calls {
+			return a.Calls > b.Calls
+		}
+		return strings.Join(a.Rules, " ") < strings.Join(b.Rules, " ")
+	})
+	for _, b := range r.broad {
+		b.Level = b.Risk.Level()
+		out.BroadAllows = append(out.BroadAllows, *b)
+	}
+	sort.Slice(out.BroadAllows, func(i, j int) bool {
+		a, b := out.BroadAllows[i], out.BroadAllows[j]
+		if a.Calls != b.Calls {
+			return a.Calls > b.Calls
+		}
+		return a.Rule+a.Layer < b.Rule+b.Layer
+	})
+	if out.Suggestions == nil {
+		out.Suggestions = []Suggestion{}
+	}
+	if out.BroadAllows == nil {
+		out.BroadAllows = []BroadAllow{}
+	}
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = hookproto.ShellQuote(x)
+	}
+	return out
+}
