@@ -139,7 +139,7 @@ func barChart[T any](items []T, of func(T) (string, int, string), split bool) ht
 // timelineChart lays out one stacked column (ASK under DENY) per bucket.
 func timelineChart(in *Insights) htmlChart {
 	const height, top, bottom = 180, 10, 24
-	c := htmlChart{Width: chartWidth, Height: height + bottom, AxisY: top + height, Empty: len(in.Timeline) == 0}
+	c := htmlChart{Width: chartWidth, Height: top + height + bottom, AxisY: top + height, Empty: len(in.Timeline) == 0}
 	for _, b := range in.Timeline {
 		c.Max = max(c.Max, b.Ask+b.Deny)
 	}
