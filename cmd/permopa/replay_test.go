@@ -499,3 +499,135 @@ func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayBadLines: a log value that is not a call is an error naming
+// its line, the calls around it are replayed, the exit status says the
+// replay is incomplete, and nothing a log holds is ever run.
+func TestReplayBadLines(t *testing.T) {
+	dir, env := replayEnv(t)
+	pwned := filepath.Join(dir, "pwned")
+	good := func(id, cmd string) string {
+		b, _ := json.Marshal(map[string]any{"input": map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": id, "cwd": dir, "permission_mode": "default"},
+			"result": map[string]any{"behavior": "ASK", "step": "mode_fallback", "matched_rule": nil, "suggested_rules": []any{}}})
+		return string(b)
+	}
+	log := strings.Join([]string{
+		good("first", "touch "+pwned),
+		`{"input": {"tool_name": "Bash", "tool_input": {"command": "touch ` + pwned + `"}`, // cut short
+		`$(touch ` + pwned + `)`,
+		`{"input": "touch ` + pwned + `", "result": {"behavior": "ALLOW"}}`,
+		`{"input": {"tool_name": "Bash", "tool_input": {"command": "id"}}, "result": {"behavior": "ALLOW; touch ` + pwned + `"}}`,
+		`{"input": {"tool_name": "Bash", "tool_input": {"command": "x"}}, "custom": {"permopa_erased": ["/input"]}}`,
+		good("last", "bash -c 'touch "+pwned+"'"),
+	}, "\n") + "\n"
+	file := putFile(t, filepath.Join(dir, "bad.log"), log)
+	rep, stderr, code := runReplay(t, dir, env, "--isolated", file)
+	if code != 2 {
+		t.Errorf("exit %d, want 2 (log values could not be read)", code)
+	}
+	if got := rep.Summary.Calls; got != 2 || rep.Summary.Errors != 5 {
+		t.Errorf("%d calls, %d errors; want the 2 good calls replayed and 5 errors", got, rep.Summary.Errors)
+	}
+	for _, line := range []string{"bad.log:2:", "bad.log:3:", "bad.log:4: input: not a JSON object", "bad.log:5: result: behavior: ALLOW; touch", "bad.log:6: custom.permopa_erased: the whole input was erased"} {
+		if !strings.Contains(strings.Join(rep.Errors, "\n"), line) || !strings.Contains(stderr, line) {
+			t.Errorf("no error naming %q: errors %q, stderr %q", line, rep.Errors, stderr)
+		}
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("replaying the log ran a command from it")
+	}
+	// The insights of the same log: the same errors, the same two calls.
+	out, stderr, code := runPermopa(t, dir, "", env, "insights", "--format", "json", "--isolated", file)
+	var ins insightsReport
+	_ = json.Unmarshal([]byte(out), &ins)
+	if code != 2 || ins.Calls != 2 || !strings.Contains(stderr, "bad.log:4: input: not a JSON object") {
+		t.Errorf("insights: exit %d, %d calls, stderr %q", code, ins.Calls, stderr)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("insights ran a command from the log")
+	}
+}
+
+// TestReplayMaskedFieldDecides: a candidate policy whose check reads a
+// field the log masked (here Write's content, through a custom tool) gets
+// UNKNOWN for the calls it reads it in, naming the field and the rule,
+// and an allow-widened gate counts them; calls it decides without the
+// field are exact.
+func TestReplayMaskedFieldDecides(t *testing.T) {
+	dir, env := replayEnv(t)
+	log := filepath.Join(dir, "calls.log")
+	calls := []map[string]any{
+		{"tool_name": "mcp__notes__write", "tool_input": map[string]any{"title": "t", "content": "AWS_SECRET_ACCESS_KEY=x"}, "tool_use_id": "notes", "permission_mode": "default", "cwd": dir},
+		{"tool_name": "Write", "tool_input": map[string]any{"file_path": dir + "/a.txt", "content": "hello"}, "tool_use_id": "write", "permission_mode": "default", "cwd": dir},
+	}
+	var in bytes.Buffer
+	for _, c := range calls {
+		b, _ := json.Marshal(c)
+		in.Write(append(b, '\n'))
+	}
+	if _, stderr, code := runPermopa(t, dir, in.String(), env, "decide", "--log", log); code != 0 {
+		t.Fatalf("decide --log: %d %s", code, stderr)
+	}
+	policy := putFile(t, filepath.Join(dir, "policy", "notes.rego"), `package permopa.custom.mcp__notes__write
+
+# A note that holds a secret is denied; any other note is allowed.
+check := {"behavior": "DENY", "message": "secret"} if contains(input.tool_input.content, "SECRET")
+
+check := {"behavior": "ALLOW", "message": "note"} if not contains(input.tool_input.content, "SECRET")
+`)
+	rep, stderr, code := runReplay(t, dir, env, "--isolated", "--policy", filepath.Dir(policy), "--fail-on", "allow-widened", log)
+	if code != 1 {
+		t.Errorf("exit %d (%s), want 1: the note's outcome is unknown and it was not ALLOW", code, stderr)
+	}
+	if rep.Summary.Unknown != 1 || rep.Summary.Masked != 2 || rep.Summary.MaskedExact != 1 || len(rep.Changes) != 1 {
+		t.Fatalf("summary %+v, changes %+v", rep.Summary, rep.Changes)
+	}
+	c := rep.Changes[0]
+	if c.ToolUseID != "notes" || c.Change != "unknown" || c.New != nil || len(c.Masked) == 0 ||
+		c.Masked[0].Pointer != "/input/tool_input/content" || !strings.Contains(c.Masked[0].Rule, "notes.rego:") {
+		t.Errorf("change %+v; want the note UNKNOWN, naming /input/tool_input/content and notes.rego", c)
+	}
+	out, _, _ := runPermopa(t, dir, "", env, "replay", "--isolated", "--policy", filepath.Dir(policy), log)
+	if !strings.Contains(out, "UNKNOWN: the decision reads fields the log's mask erased: /input/tool_input/content (read at ") {
+		t.Errorf("the text report does not say why the outcome is unknown:\n%s", out)
+	}
+}
+
+// TestHookLogNeverChangesTheAnswer: a --log that cannot be written is a
+// warning; the hook answers exactly as without it. The log a hook writes
+// masks contents and is private to the user.
+func TestHookLogNeverChangesTheAnswer(t *testing.T) {
+	dir, env := replayEnv(t)
+	payloads := []map[string]any{
+		{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf /"}, "cwd": dir, "permission_mode": "bypassPermissions", "session_id": "s"},
+		{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "git status"}, "cwd": dir, "permission_mode": "default", "session_id": "s"},
+		{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": dir + "/.bashrc", "content": "SECRET-CONTENT"}, "cwd": dir, "permission_mode": "default", "session_id": "s"},
+	}
+	good := filepath.Join(dir, "hook.log")
+	for _, p := range payloads {
+		raw, _ := json.Marshal(p)
+		want, _, wantCode := runPermopa(t, dir, string(raw), env, "hook", "claude")
+		for _, logFile := range []string{good, dir /* a directory: cannot be opened */, filepath.Join(dir, "missing", "x.log")} {
+			got, stderr, code := runPermopa(t, dir, string(raw), env, "hook", "claude", "--log", logFile)
+			if got != want || code != wantCode {
+				t.Errorf("--log %s changed the answer to %v: %q (exit %d), want %q (exit %d)", logFile, p["tool_input"], got, code, want, wantCode)
+			}
+			if logFile != good && !strings.Contains(stderr, "decision log") {
+				t.Errorf("--log %s: no warning on stderr: %q", logFile, stderr)
+			}
+		}
+	}
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(raw), "\n"); n != len(payloads) {
+		t.Errorf("%d events for %d hook calls", n, len(payloads))
+	}
+	if strings.Contains(string(raw), "SECRET-CONTENT") || !strings.Contains(string(raw), `"permopa_erased":["/input/tool_input/content"]`) {
+		t.Errorf("the hook's log does not mask the written content:\n%s", raw)
+	}
+	if st, _ := os.Stat(good); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+}
