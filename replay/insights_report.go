@@ -62,7 +62,7 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 		fmt.Fprintln(&s, "  none: no ASK suggested a rule")
 	}
 	for i, sg := range top(in.Suggestions, n) {
-		fmt.Fprintf(&s, "%3d. %s: %d ASKs; risk %s (%s)\n", i+1, strings.Join(sg.Rules, " + "), sg.Calls, sg.Level, riskText(sg.Risk, sg.Calls))
+		fmt.Fprintf(&s, "%3d. %s: %s; risk %s (%s)\n", i+1, strings.Join(sg.Rules, " + "), plural(sg.Calls, "ASK"), sg.Level, riskText(sg.Risk, sg.Calls))
 		fmt.Fprintf(&s, "     %s\n", sg.Command)
 		fmt.Fprintf(&s, "     e.g. %s\n", examples(sg.Examples))
 	}
@@ -75,7 +75,7 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 		if ba.Layer != "" {
 			layer = " (" + ba.Layer + ")"
 		}
-		fmt.Fprintf(&s, "  %s%s: %d calls; %s; risk %s (%s)\n", ba.Rule, layer, ba.Calls, ba.Why, ba.Level, riskText(ba.Risk, ba.Calls))
+		fmt.Fprintf(&s, "  %s%s: %s; %s; risk %s (%s)\n", ba.Rule, layer, plural(ba.Calls, "call"), ba.Why, ba.Level, riskText(ba.Risk, ba.Calls))
 		fmt.Fprintf(&s, "     e.g. %s\n", examples(ba.Examples))
 	}
 	if in.Skipped > 0 {

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -129,7 +131,17 @@ type Options struct {
 	OnError func(error)
 	// Progress, when set, is called now and then with the calls done.
 	Progress func(Progress)
+	// ProjectRules applies, to each call, the rules of its cwd's project
+	// (<cwd>/.permopa/settings.local.* and settings.*) as `permopa hook`
+	// does for a call made there, when that directory exists here.
+	ProjectRules bool
+	// OnWarning receives problems that are not the log's (a project's
+	// settings that cannot be read).
+	OnWarning func(string)
 }
+
+// maxProjects bounds the projects whose rules a run keeps loaded.
+const maxProjects = 1024
 
 // Progress is how far a run is.
 type Progress struct {
@@ -194,6 +206,52 @@ type runner struct {
 
 	maskMu sync.Mutex
 	masks  map[*engine.Engine]*analysis
+
+	projMu   sync.Mutex
+	projects map[projectKey]*sync.Once
+}
+
+type projectKey struct {
+	eng *engine.Engine
+	cwd string
+}
+
+// project loads the rules of the call's project into eng, once per
+// engine and directory (ProjectRules).
+func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) {
+	if !r.opts.ProjectRules || cwd == "" || !filepath.IsAbs(cwd) || filepath.Clean(cwd) != cwd {
+		return
+	}
+	if st, err := os.Stat(filepath.Join(cwd, ".permopa")); err != nil || !st.IsDir() {
+		return
+	}
+	r.projMu.Lock()
+	if r.projects == nil {
+		r.projects = map[projectKey]*sync.Once{}
+	}
+	k := projectKey{eng, cwd}
+	once, ok := r.projects[k]
+	if !ok {
+		if len(r.projects) >= maxProjects {
+			r.projMu.Unlock()
+			r.warn("more than %d projects: the rules of %s are not applied", maxProjects, cwd)
+			return
+		}
+		once = &sync.Once{}
+		r.projects[k] = once
+	}
+	r.projMu.Unlock()
+	once.Do(func() {
+		for _, p := range engine.NewProjectLayers(cwd, cwd).Attach(ctx, eng) {
+			r.warn("settings of project %s: %v", cwd, p)
+		}
+	})
+}
+
+func (r *runner) warn(format string, args ...any) {
+	if r.opts.OnWarning != nil {
+		r.opts.OnWarning(fmt.Sprintf(format, args...))
+	}
 }
 
 // result is a worker's answer for one record.
@@ -280,6 +338,7 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 			return &result{err: fmt.Errorf("building the base policy: %w", err)}
 		}
 		if base != nil {
+			r.project(ctx, base, call.Cwd)
 			d, hits := r.decide(ctx, base, input, rec.Erased)
 			if len(hits) == 0 {
 				call.Old = outcome(d, "base")
@@ -303,6 +362,7 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 		call.Old = outcome(engine.FailClosed(engine.CodeEvalError, rec.Error), "recorded")
 	}
 	// The new decision.
+	r.project(ctx, r.opts.Candidate, call.Cwd)
 	d, hits := r.decide(ctx, r.opts.Candidate, input, rec.Erased)
 	if len(hits) == 0 {
 		call.New = outcome(d, "candidate")

@@ -144,7 +144,7 @@ func (t *TextReport) Finish(s *Summary) error {
 	if t.opts.Title != "" {
 		title = " under " + t.opts.Title
 	}
-	fmt.Fprintf(w, "Replayed %d calls from %s%s in %.1fs.\n", s.Calls, plural(len(s.Files), "log"), title, s.Seconds)
+	fmt.Fprintf(w, "Replayed %s from %s%s in %.1fs.\n", plural(s.Calls, "call"), plural(len(s.Files), "log"), title, s.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nBEHAVIOR (old → new)\tCALLS\t")
 	for _, k := range sortedByCount(s.Behaviors) {
@@ -160,10 +160,10 @@ func (t *TextReport) Finish(s *Summary) error {
 	fmt.Fprintf(w, "\n%d widened, %d narrowed, %d unknown (a masked field decides), %d with another step, rule or layer.\n",
 		s.Widened, s.Narrowed, s.Unknown, s.Reason)
 	if s.Masked > 0 {
-		fmt.Fprintf(w, "%d calls had fields erased by the log's mask; %d of them were decided without reading one (exact).\n", s.Masked, s.MaskedExact)
+		fmt.Fprintf(w, "%s had fields erased by the log's mask; %d of them decided without reading one (exact).\n", plural(s.Masked, "call"), s.MaskedExact)
 	}
 	if s.NoOld > 0 {
-		fmt.Fprintf(w, "%d calls had no recorded decision and no base policy to compare with.\n", s.NoOld)
+		fmt.Fprintf(w, "%s had no recorded decision and no base policy to compare with.\n", plural(s.NoOld, "call"))
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "%d log values were not calls and were skipped (console lines, events of other decision paths).\n", s.Skipped)

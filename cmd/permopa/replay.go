@@ -106,7 +106,7 @@ func replayCommand() *cobra.Command {
 	f := engineFlags{layered: true}
 	var base engineFlags
 	var lf logFlags
-	var rebase, reasons bool
+	var rebase, reasons, projectRules bool
 	var failOn string
 	var maxChanges, jobs int
 	c := &cobra.Command{
@@ -194,7 +194,9 @@ read or the replay could not run.`,
 						fmt.Fprintln(os.Stderr, "permopa replay:", err)
 					}
 				},
-				Progress: func(p replay.Progress) { prog.update(p.Calls, p.Changed, p.Elapsed) },
+				Progress:     func(p replay.Progress) { prog.update(p.Calls, p.Changed, p.Elapsed) },
+				ProjectRules: projectRules,
+				OnWarning:    func(s string) { fmt.Fprintln(os.Stderr, "permopa replay: warning:", s) },
 			})
 			prog.done()
 			if runErr != nil {
@@ -226,6 +228,7 @@ read or the replay could not run.`,
 	c.Flags().BoolVar(&reasons, "reasons", false, "also list the calls whose behavior is the same but whose step, rule or layer changed")
 	c.Flags().IntVar(&maxChanges, "max-changes", 0, "list at most this many changed calls (0: all; the text report lists 200 unless set)")
 	c.Flags().IntVar(&jobs, "jobs", 0, "calls decided at once (default: the number of CPUs)")
+	c.Flags().BoolVar(&projectRules, "project-rules", false, "apply to each call the rules of its cwd's project (.permopa/settings.local.* and settings.*), as 'permopa hook' does, when the directory exists here")
 	lf.register(c, "text or json")
 	return c
 }

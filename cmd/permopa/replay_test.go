@@ -631,3 +631,32 @@ func TestHookLogNeverChangesTheAnswer(t *testing.T) {
 		t.Errorf("mode %v, want 0600", st.Mode().Perm())
 	}
 }
+
+// TestReplayProjectRules: with --project-rules each call gets the rules of
+// its own cwd's project, as the hook that decided it did; without it,
+// only the layers of the replay's own working directory apply.
+func TestReplayProjectRules(t *testing.T) {
+	dir, env := replayEnv(t)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	var in bytes.Buffer
+	for i, cwd := range []string{a, b, a} {
+		c, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "npm test"}, "tool_use_id": fmt.Sprintf("%s-%d", filepath.Base(cwd), i), "permission_mode": "default", "cwd": cwd})
+		in.Write(append(c, '\n'))
+	}
+	log := filepath.Join(dir, "calls.log")
+	if _, stderr, code := runPermopa(t, dir, in.String(), env, "decide", "--log", log); code != 0 {
+		t.Fatalf("decide: %s", stderr)
+	}
+	putFile(t, filepath.Join(a, ".permopa", "settings.local.yaml"), "permissions:\n  allow: [\"Bash(npm test:*)\"]\n")
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, _, _ := runReplay(t, dir, env, log)
+	if len(rep.Changes) != 0 {
+		t.Errorf("without --project-rules: changes %v", rep.changedIDs())
+	}
+	rep, stderr, code := runReplay(t, dir, env, "--project-rules", log)
+	if code != 0 || !reflect.DeepEqual(rep.changedIDs(), []string{"a-0", "a-2"}) {
+		t.Errorf("--project-rules: exit %d (%s), changes %v; want the calls made in project a", code, stderr, rep.changedIDs())
+	}
+}
