@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"reflect"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -73,10 +76,28 @@ func (e *Engine) observe(input any, d *Decision) {
 }
 
 // InputValue is an input as Decide receives it (a Go value decoded by
-// encoding/json, or an ast.Value) as plain Go values, for writing it out.
+// encoding/json, an ast.Value, or JSON text still to be parsed, of any
+// type whose underlying type is []byte) as plain Go values, for writing
+// it out.
 func InputValue(input any) (any, error) {
-	if v, ok := input.(ast.Value); ok {
+	switch v := input.(type) {
+	case ast.Value:
 		return ast.JSON(v)
+	case []byte:
+		return decodeJSON(v)
+	}
+	if rv := reflect.ValueOf(input); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+		return decodeJSON(rv.Bytes())
 	}
 	return input, nil
+}
+
+func decodeJSON(b []byte) (any, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
