@@ -84,17 +84,18 @@ func (t *TextReport) Call(c *Call) error {
 		id = "  (" + strings.Join(parts, ", ") + ")"
 	}
 	fmt.Fprintf(t.w, "%s  %s %s  %s%s\n", c.Pos, strings.ToUpper(c.Change), Short(c.Tool, 40), Short(c.Subject, 100), id)
-	fmt.Fprintf(t.w, "    old  %s\n", describe(c.Old))
+	var reads []string
+	for _, m := range c.Masked {
+		reads = append(reads, m.Pointer+" (read at "+m.Rule+")")
+	}
+	unknown := "UNKNOWN: the decision reads fields the log's mask erased: " + strings.Join(reads, ", ")
+	if c.Old == nil && c.Change == Unknown {
+		fmt.Fprintf(t.w, "    old  %s\n", unknown)
+	} else {
+		fmt.Fprintf(t.w, "    old  %s\n", describe(c.Old))
+	}
 	if c.New == nil {
-		var reads []string
-		for _, m := range c.Masked {
-			reads = append(reads, m.Pointer+" (read at "+m.Rule+")")
-		}
-		if c.Old == nil && len(c.Masked) > 0 {
-			fmt.Fprintf(t.w, "    new  UNKNOWN: the decisions read fields the log's mask erased: %s\n", strings.Join(reads, ", "))
-		} else {
-			fmt.Fprintf(t.w, "    new  UNKNOWN: the decision reads fields the log's mask erased: %s\n", strings.Join(reads, ", "))
-		}
+		fmt.Fprintf(t.w, "    new  %s\n", unknown)
 	} else {
 		fmt.Fprintf(t.w, "    new  %s\n", describe(c.New))
 	}
