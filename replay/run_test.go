@@ -1,0 +1,72 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// TestRunKeepsLogOrder: calls are decided by several workers and reach
+// OnCall in log order, bad values among them in their place.
+func TestRunKeepsLogOrder(t *testing.T) {
+	ctx := context.Background()
+	deny := engine.Rule{ToolName: "Bash", Behavior: engine.Deny}
+	content := "rm:*"
+	deny.RuleContent = &content
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []engine.Rule{deny}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	const n = 300
+	removals := 0
+	for i := range n {
+		if i%50 == 7 {
+			log.WriteString("not json\n")
+			continue
+		}
+		cmd := "ls"
+		if i%3 == 0 {
+			removals++
+			cmd = fmt.Sprintf("rm -f x%d", i)
+		}
+		line, _ := json.Marshal(map[string]any{
+			"input":  map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": fmt.Sprint(i), "cwd": "/tmp", "permission_mode": "default"},
+			"result": map[string]any{"behavior": "ASK", "step": "mode_fallback"},
+		})
+		log.Write(append(line, '\n'))
+	}
+	src := Source{Name: "log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(log.Bytes())), nil }}
+	var order []string
+	var errs []string
+	sum, err := Run(ctx, []Source{src}, Options{
+		Candidate: eng, Jobs: 4,
+		OnCall:  func(c *Call) error { order = append(order, c.ToolUseID); return nil },
+		OnError: func(err error) { errs = append(errs, err.Error()) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, id := range order {
+		for want%50 == 7 {
+			want++
+		}
+		if id != fmt.Sprint(want) {
+			t.Fatalf("call %s reached OnCall where %d was due: %v", id, want, order)
+		}
+		want++
+	}
+	if len(order) != n-6 || len(errs) != 6 || !strings.HasPrefix(errs[0], "log:8: not JSON") {
+		t.Errorf("%d calls, errors %q", len(order), errs)
+	}
+	if sum.Behaviors["ASK → DENY"] != removals || sum.Narrowed != removals || sum.Behaviors["ASK → ALLOW"] != n-6-removals {
+		t.Errorf("summary %+v", sum.Behaviors)
+	}
+}
