@@ -248,3 +248,43 @@ func TestInsightsCounts(t *testing.T) {
 	}
 	_ = decisionlog.DefaultPath
 }
+
+// TestBroadAllowRules: which allow rules count as broad, and why.
+func TestBroadAllowRules(t *testing.T) {
+	cases := []struct {
+		rule  string
+		broad string // a word of the reason, "" for not broad
+	}{
+		{"Bash", "every call"},
+		{"Write", "every call"},
+		{"Bash(*)", "wildcards"},
+		{"Bash(:*)", "wildcards"},
+		{"Read(/**)", "wildcards"},
+		{"Edit(**)", "wildcards"},
+		{"Read(~/**)", "wildcards"},
+		{"Bash(python3:*)", "python3"},
+		{"Bash(sudo:*)", "sudo"},
+		{"Bash(xargs:*)", "xargs"},
+		{"Bash(bash:*)", "bash"},
+		{"Bash(/usr/bin/env:*)", "env"},
+		{"Bash(npx:*)", "npx"},
+		{"mcp__*", "pattern"},
+		{"Bash(npm test:*)", ""},
+		{"Bash(git status)", ""},
+		{"Bash(python3 scripts/seed.py)", ""},
+		{"Write(src/**)", ""},
+		{"WebFetch(domain:example.com)", ""},
+	}
+	for _, c := range cases {
+		tool, content, _ := strings.Cut(strings.TrimSuffix(c.rule, ")"), "(")
+		r := engine.Rule{ToolName: tool, Behavior: "ALLOW"}
+		if content != "" {
+			r.RuleContent = &content
+		}
+		d := &engine.Decision{Behavior: "ALLOW", Step: "allow_rule", MatchedRule: &r}
+		why := broadWhy(d)
+		if (c.broad == "") != (why == "") || !strings.Contains(why, c.broad) {
+			t.Errorf("%s: broad %q, want %q", c.rule, why, c.broad)
+		}
+	}
+}

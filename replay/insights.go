@@ -525,6 +525,9 @@ func broadWhy(d *engine.Decision) string {
 		return ""
 	}
 	r := d.MatchedRule
+	if strings.ContainsAny(r.ToolName, "*?[") {
+		return "its tool name is a pattern: every call of every tool it names"
+	}
 	if r.RuleContent == nil || *r.RuleContent == "" {
 		return "covers every call of the tool"
 	}
@@ -538,9 +541,6 @@ func broadWhy(d *engine.Decision) string {
 		if codeRunners[filepath.Base(prog)] && (rest == "" || strings.HasSuffix(c, "*")) && strings.HasSuffix(c, "*") {
 			return "its wildcard stands for code or a command run by " + filepath.Base(prog)
 		}
-	}
-	if strings.ContainsAny(r.ToolName, "*?") {
-		return "its tool name is a pattern"
 	}
 	return ""
 }
