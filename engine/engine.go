@@ -256,6 +256,12 @@ func modulesFrom(fsys fs.FS) ([]module, error) {
 // first, with a DENY of code "timeout".
 func (e *Engine) Decide(ctx context.Context, input any) (d Decision) {
 	defer e.observe(input, &d)
+	return e.decideBounded(ctx, input)
+}
+
+// decideBounded is Decide without the observer: within the engine's
+// deadline and concurrency cap, with extra evaluation options.
+func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.EvalOption) Decision {
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
 	if e.slots != nil {
@@ -269,7 +275,7 @@ func (e *Engine) Decide(ctx context.Context, input any) (d Decision) {
 		if e.slots != nil {
 			defer func() { <-e.slots }()
 		}
-		return e.decide(ctx, input)
+		return e.decide(ctx, input, extra...)
 	}
 	// The evaluation runs apart so that a built-in busy with a huge input
 	// (which does not look at ctx) cannot hold the answer past the
@@ -284,7 +290,7 @@ func (e *Engine) Decide(ctx context.Context, input any) (d Decision) {
 				done <- failClosed(CodeEvalError, "policy evaluation failed: %v", r)
 			}
 		}()
-		done <- e.decide(ctx, input)
+		done <- e.decide(ctx, input, extra...)
 	}()
 	select {
 	case d := <-done:

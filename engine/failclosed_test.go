@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -333,6 +334,32 @@ func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
 				t.Errorf("RevokeRules wrote through the link")
 			}
 		})
+	}
+}
+
+// DecideTraced (which permopa replay uses for calls whose log erased a
+// field) answers by the same deadline as Decide: a DENY with code timeout,
+// never a late decision, and the rules it entered up to then.
+func TestDecideTracedDeadline(t *testing.T) {
+	registerStall()
+	policy := filepath.Join(t.TempDir(), "stall.rego")
+	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entered []string
+	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 0}, func(r *ast.Rule) { entered = append(entered, r.Head.Name.String()) }); d.Behavior != engine.Allow {
+		t.Fatalf("a quick traced decision: %+v", d)
+	}
+	if !slices.Contains(entered, "decision") {
+		t.Errorf("a quick traced decision entered %v, not the decision rule", entered)
+	}
+	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 3000}, func(*ast.Rule) {}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+		t.Errorf("a traced decision past the deadline: %+v", d)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -31,9 +32,26 @@ func (e *Engine) BundleRevisions() map[string]string {
 // indexing is off for it: an index lookup reads input values without
 // entering the rules it skips, and a caller asking which rules read a field
 // must see every rule that could have. It is slower than Decide and
-// decides the same; the observer (SetObserver) does not see it.
+// decides the same, under the same deadline and concurrency cap (a DENY
+// with code timeout past it); enter is not called once DecideTraced has
+// returned, even while an abandoned evaluation is still winding down. The
+// observer (SetObserver) does not see it.
 func (e *Engine) DecideTraced(ctx context.Context, input any, enter func(*ast.Rule)) Decision {
-	return e.decide(ctx, input, rego.EvalQueryTracer(ruleTracer(enter)), rego.EvalRuleIndexing(false))
+	var mu sync.Mutex
+	returned := false
+	defer func() {
+		mu.Lock()
+		returned = true
+		mu.Unlock()
+	}()
+	tracer := ruleTracer(func(r *ast.Rule) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !returned {
+			enter(r)
+		}
+	})
+	return e.decideBounded(ctx, input, rego.EvalQueryTracer(tracer), rego.EvalRuleIndexing(false))
 }
 
 // ruleTracer passes the rules of Enter events on.
