@@ -84,6 +84,10 @@ const (
 	// Unknown: the new decision reads a field the log erased; its outcome
 	// cannot be known from the log.
 	Unknown = "unknown"
+	// TimedOut: the base or candidate policy gave no decision within the
+	// deadline (--timeout); the call is listed and not compared, since a
+	// live call would have been denied for the time taken, not by a rule.
+	TimedOut = "timeout"
 	// Same: nothing changed.
 	Same = "same"
 )
@@ -164,6 +168,9 @@ type Summary struct {
 	Narrowed int            `json:"narrowed"`
 	Reason   int            `json:"reason_changed"`
 	Unknown  int            `json:"unknown"`
+	// TimedOut counts the calls the base or candidate policy gave no
+	// decision for within the deadline.
+	TimedOut int `json:"timed_out"`
 	// Masked counts the calls with erased fields; MaskedExact those the
 	// new policy decided without reading any.
 	Masked      int `json:"masked"`
@@ -173,8 +180,9 @@ type Summary struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Changed is the number of calls whose behavior changed or is unknown.
-func (s *Summary) Changed() int { return s.Widened + s.Narrowed + s.Unknown }
+// Changed is the number of calls whose behavior changed or is unknown
+// (masked or timed out).
+func (s *Summary) Changed() int { return s.Widened + s.Narrowed + s.Unknown + s.TimedOut }
 
 // Run replays the calls of the sources in order. It returns an error only
 // when a log cannot be read at all or ctx ends; values that are not calls
@@ -330,7 +338,7 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 		return &result{err: &decisionlog.LineError{Pos: rec.Pos, Err: err}}
 	}
 	// The old decision.
-	var oldMasked bool
+	var oldMasked, timedOut bool
 	switch {
 	case r.opts.Rebase || (rec.Result == nil && rec.Error == ""):
 		base, err := r.baseEngine(ctx)
@@ -344,6 +352,7 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 				call.Old = outcome(d, "base")
 			}
 			oldMasked = len(hits) > 0
+			timedOut = isTimeout(d)
 			call.Masked = append(call.Masked, hits...)
 		}
 	case rec.Result != nil:
@@ -364,16 +373,25 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 	// The new decision.
 	r.project(ctx, r.opts.Candidate, call.Cwd)
 	d, hits := r.decide(ctx, r.opts.Candidate, input, rec.Erased)
-	if len(hits) == 0 {
+	if len(hits) == 0 || isTimeout(d) {
 		call.New = outcome(d, "candidate")
 	}
 	call.Masked = append(call.Masked, hits...)
+	if timedOut || isTimeout(d) {
+		call.Change = TimedOut
+		return &result{call: call}
+	}
 	if oldMasked {
 		call.Change = Unknown
 		return &result{call: call}
 	}
 	call.Change = classify(call.Old, call.New)
 	return &result{call: call}
+}
+
+// isTimeout reports whether d is the engine's answer past its deadline.
+func isTimeout(d engine.Decision) bool {
+	return d.Step == engine.StepError && d.Code == engine.CodeTimeout
 }
 
 // rank orders behaviors by how much they let through.
@@ -431,7 +449,10 @@ func (r *runner) collect(res *result, started time.Time) error {
 		s.NoOld++
 	}
 	newB, newS := "UNKNOWN", "unknown"
-	if c.New != nil {
+	switch {
+	case c.Change == TimedOut:
+		newB, newS = "TIMEOUT", "timeout"
+	case c.New != nil:
 		newB, newS = c.New.Behavior, c.New.Step
 	}
 	s.Behaviors[oldB+" → "+newB]++
@@ -445,6 +466,8 @@ func (r *runner) collect(res *result, started time.Time) error {
 		s.Reason++
 	case Unknown:
 		s.Unknown++
+	case TimedOut:
+		s.TimedOut++
 	}
 	if r.opts.OnCall != nil {
 		if err := r.opts.OnCall(c); err != nil {

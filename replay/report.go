@@ -32,7 +32,7 @@ type ReportOptions struct {
 // listed reports whether a call belongs in the list of changes.
 func (o ReportOptions) listed(c *Call) bool {
 	switch c.Change {
-	case Widened, Narrowed, Unknown:
+	case Widened, Narrowed, Unknown, TimedOut:
 		return true
 	case Reason:
 		return o.Reasons
@@ -160,6 +160,9 @@ func (t *TextReport) Finish(s *Summary) error {
 	}
 	fmt.Fprintf(w, "\n%d widened, %d narrowed, %d unknown (a masked field decides), %d with another step, rule or layer.\n",
 		s.Widened, s.Narrowed, s.Unknown, s.Reason)
+	if s.TimedOut > 0 {
+		fmt.Fprintf(w, "%s had no decision within the deadline (--timeout) and could not be compared; they are listed as TIMEOUT.\n", plural(s.TimedOut, "call"))
+	}
 	if s.Masked > 0 {
 		fmt.Fprintf(w, "%s had fields erased by the log's mask; %d of them decided without reading one (exact).\n", plural(s.Masked, "call"), s.MaskedExact)
 	}
@@ -186,6 +189,8 @@ func behaviorNote(k string) string {
 	switch {
 	case new == "UNKNOWN":
 		return "unknown"
+	case new == "TIMEOUT":
+		return "timed out, not compared"
 	case old == "NONE" || old == new:
 		return ""
 	case rank(new) > rank(old):
@@ -282,8 +287,8 @@ const (
 )
 
 // GateCounter counts the calls that trip a gate. A call whose new outcome
-// is unknown (a masked field decides) counts as possibly widened unless it
-// was ALLOW already.
+// is unknown (a masked field decides, or a decision timed out) counts as
+// possibly widened unless it was ALLOW already.
 type GateCounter struct {
 	Gate  Gate
 	Calls int
@@ -293,11 +298,11 @@ type GateCounter struct {
 func (g *GateCounter) Add(c *Call) {
 	switch g.Gate {
 	case GateAny:
-		if c.Change == Widened || c.Change == Narrowed || c.Change == Unknown {
+		if c.Change == Widened || c.Change == Narrowed || c.Change == Unknown || c.Change == TimedOut {
 			g.Calls++
 		}
 	case GateAllowWidened:
-		if c.Change == Widened || (c.Change == Unknown && (c.Old == nil || c.Old.Behavior != "ALLOW")) {
+		if c.Change == Widened || ((c.Change == Unknown || c.Change == TimedOut) && (c.Old == nil || c.Old.Behavior != "ALLOW")) {
 			g.Calls++
 		}
 	}

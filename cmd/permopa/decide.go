@@ -26,6 +26,8 @@ type engineFlags struct {
 	policies []string
 	// timeout bounds each decision (engine.WithTimeout); 0 keeps the engine's default.
 	timeout time.Duration
+	// concurrent is how many decisions the command makes at once (0: one).
+	concurrent int
 }
 
 func (f *engineFlags) register(c *cobra.Command) {
@@ -109,9 +111,10 @@ func (f *engineFlags) newEngine(ctx context.Context, s engine.Settings) (*engine
 	if f.timeout > 0 {
 		opts = append(opts, engine.WithTimeout(f.timeout))
 	}
-	// One decision at a time plus one abandoned at its deadline: an input
-	// that takes too long cannot pile up work behind the answers.
-	opts = append(opts, engine.WithMaxConcurrent(2))
+	// Each decision the command makes at once (one for decide) plus one
+	// abandoned at its deadline: an input that takes too long cannot pile
+	// up work behind the answers.
+	opts = append(opts, engine.WithMaxConcurrent(2*max(f.concurrent, 1)))
 	if len(f.bundles) > 0 {
 		opts = append(opts, engine.WithBundles(f.bundles...))
 	}

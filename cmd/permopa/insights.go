@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/open-policy-agent/opa/cmd"
 	"github.com/spf13/cobra"
@@ -51,7 +52,10 @@ Exit status 2 when a log value could not be read.`,
 			if err != nil {
 				return exit2(err)
 			}
-			f.layered = !lf.isolated
+			if jobs <= 0 {
+				jobs = runtime.GOMAXPROCS(0)
+			}
+			f.layered, f.concurrent = !lf.isolated, jobs
 			home, _ := os.UserHomeDir()
 			prog := newProgress("permopa insights")
 			in, err := replay.RunInsights(ctx, sources, replay.InsightsOptions{
@@ -96,6 +100,7 @@ Exit status 2 when a log value could not be read.`,
 		},
 	}
 	f.register(c)
+	c.Flags().DurationVar(&f.timeout, "timeout", decideTimeout, "deny (code timeout) a decision that takes longer than this, as 'permopa decide' does")
 	c.Flags().BoolVar(&redecide, "redecide", false, "decide every call with the policy of the flags instead of using the recorded decisions")
 	c.Flags().IntVar(&topN, "top", 15, "rows per table and chart in the text and HTML reports")
 	c.Flags().IntVar(&jobs, "jobs", 0, "calls read at once (default: the number of CPUs)")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -134,10 +135,13 @@ Fields the log's mask erased (file contents and edits by default) stay
 erased: a call whose new decision could read one is reported as UNKNOWN,
 naming the field and the rule, never as a guess. Nothing in a log is run.
 
+A decision that takes longer than --timeout (base or candidate) is listed
+as TIMEOUT and not compared: it says nothing about the rules.
+
 Exit status: 0; 1 when --fail-on trips (allow-widened: a call is now more
-permissive, DENY → ASK or ALLOW, ASK → ALLOW, or unknown and was not ALLOW;
-any: any behavior changed or is unknown); 2 when a log value could not be
-read or the replay could not run.`,
+permissive, DENY → ASK or ALLOW, ASK → ALLOW, or unknown or timed out and
+was not ALLOW; any: any behavior changed, is unknown or timed out); 2 when
+a log value could not be read or the replay could not run.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
 			gate := replay.Gate(failOn)
@@ -153,12 +157,16 @@ read or the replay could not run.`,
 			if err != nil {
 				return exit2(err)
 			}
-			f.layered = !lf.isolated
+			if jobs <= 0 {
+				jobs = runtime.GOMAXPROCS(0)
+			}
+			// Each worker decides one call at a time with each engine.
+			f.layered, f.concurrent = !lf.isolated, jobs
 			cand, err := f.engine(ctx)
 			if err != nil {
 				return exit2(fmt.Errorf("candidate policy: %w", err))
 			}
-			base.layered, base.mode = !lf.isolated, f.mode
+			base.layered, base.mode, base.timeout, base.concurrent = !lf.isolated, f.mode, f.timeout, jobs
 			baseGiven := len(base.settings)+len(base.bundles)+len(base.policies) > 0
 			w, closeOut, err := lf.outputFile()
 			if err != nil {
@@ -220,6 +228,7 @@ read or the replay could not run.`,
 		},
 	}
 	f.register(c)
+	c.Flags().DurationVar(&f.timeout, "timeout", decideTimeout, "a decision that takes longer than this is reported as timed out (not compared), as 'permopa decide' would deny it")
 	c.Flags().StringArrayVar(&base.settings, "base-settings", nil, "settings file of the base policy (for calls without a recorded decision, or with --rebase); repeat for more layers")
 	c.Flags().StringArrayVar(&base.bundles, "base-bundle", nil, "OPA bundle of the base policy")
 	c.Flags().StringArrayVar(&base.policies, "base-policy", nil, "Rego file or directory of the base policy")
