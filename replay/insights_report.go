@@ -62,8 +62,8 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 		fmt.Fprintln(&s, "  none: no ASK suggested a rule")
 	}
 	for i, sg := range top(in.Suggestions, n) {
-		fmt.Fprintf(&s, "%3d. %s: %s; risk %s (%s)\n", i+1, strings.Join(sg.Rules, " + "), plural(sg.Calls, "ASK"), sg.Level, riskText(sg.Risk, sg.Calls))
-		fmt.Fprintf(&s, "     %s\n", sg.Command)
+		fmt.Fprintf(&s, "%3d. %s: %s; risk %s (%s)\n", i+1, Printable(strings.Join(sg.Rules, " + ")), plural(sg.Calls, "ASK"), sg.Level, riskText(sg.Risk, sg.Calls))
+		fmt.Fprintf(&s, "     %s\n", Printable(sg.Command))
 		fmt.Fprintf(&s, "     e.g. %s\n", examples(sg.Examples))
 	}
 	fmt.Fprintln(&s, "\nALLOWS BY BROAD RULES")
@@ -73,9 +73,9 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 	for _, ba := range top(in.BroadAllows, n) {
 		layer := ""
 		if ba.Layer != "" {
-			layer = " (" + ba.Layer + ")"
+			layer = " (" + Printable(ba.Layer) + ")"
 		}
-		fmt.Fprintf(&s, "  %s%s: %s; %s; risk %s (%s)\n", ba.Rule, layer, plural(ba.Calls, "call"), ba.Why, ba.Level, riskText(ba.Risk, ba.Calls))
+		fmt.Fprintf(&s, "  %s%s: %s; %s; risk %s (%s)\n", Printable(ba.Rule), layer, plural(ba.Calls, "call"), ba.Why, ba.Level, riskText(ba.Risk, ba.Calls))
 		fmt.Fprintf(&s, "     e.g. %s\n", examples(ba.Examples))
 	}
 	if in.Skipped > 0 {
@@ -91,7 +91,7 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 func riskText(r Risk, calls int) string {
 	parts := []string{fmt.Sprintf("%d of %d not read-only", r.NotReadOnly, calls)}
 	if r.Dangerous > 0 {
-		parts = append(parts, fmt.Sprintf("%d touched dangerous paths such as %s", r.Dangerous, strings.Join(r.DangerousPaths, ", ")))
+		parts = append(parts, fmt.Sprintf("%d touched dangerous paths such as %s", r.Dangerous, Printable(strings.Join(r.DangerousPaths, ", "))))
 	}
 	if r.RunsUnknown > 0 {
 		parts = append(parts, fmt.Sprintf("%d ran code permopa cannot see", r.RunsUnknown))

@@ -17,10 +17,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -112,6 +115,9 @@ type Call struct {
 	Erased []string `json:"erased,omitempty"`
 	// Masked are the erased fields the new decision could have read.
 	Masked []MaskedRead `json:"masked,omitempty"`
+	// Revisions are the bundle revisions the log says decided the call,
+	// by bundle name: the log's claim, shown and never acted on.
+	Revisions map[string]string `json:"recorded_revisions,omitempty"`
 }
 
 // Options configure Run.
@@ -176,8 +182,16 @@ type Summary struct {
 	Masked      int `json:"masked"`
 	MaskedExact int `json:"masked_exact"`
 	// NoOld counts the calls without an old decision (no base policy).
-	NoOld   int     `json:"no_old_decision"`
-	Seconds float64 `json:"seconds"`
+	NoOld int `json:"no_old_decision"`
+	// Revisions counts the calls per set of bundle revisions the log says
+	// decided them ("name=revision", sorted, joined by ", "; "(none)" when
+	// it names none). It is what the log claims: replay decides every call
+	// with the candidate whatever revision a call names.
+	Revisions map[string]int `json:"recorded_revisions"`
+	// CandidateRevisions are the revisions of the candidate's bundles, by
+	// path.
+	CandidateRevisions map[string]string `json:"candidate_revisions,omitempty"`
+	Seconds            float64           `json:"seconds"`
 }
 
 // Changed is the number of calls whose behavior changed or is unknown
@@ -195,7 +209,8 @@ func Run(ctx context.Context, sources []Source, opts Options) (*Summary, error) 
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	r := &runner{opts: opts, sum: &Summary{Behaviors: map[string]int{}, Steps: map[string]int{}}}
+	r := &runner{opts: opts, sum: &Summary{Behaviors: map[string]int{}, Steps: map[string]int{}, Revisions: map[string]int{},
+		CandidateRevisions: opts.Candidate.BundleRevisions()}}
 	started := time.Now()
 	err := pipeline(ctx, sources, opts.Reader, jobs, r.work, func(res *result) error {
 		return r.collect(res, started)
@@ -456,6 +471,11 @@ func (r *runner) collect(res *result, started time.Time) error {
 		newB, newS = c.New.Behavior, c.New.Step
 	}
 	s.Behaviors[oldB+" → "+newB]++
+	rk := revisionsKey(c.Revisions)
+	if _, ok := s.Revisions[rk]; !ok && len(s.Revisions) >= maxRevisionKeys {
+		rk = "(other)"
+	}
+	s.Revisions[rk]++
 	s.Steps[oldS+" → "+newS]++
 	switch c.Change {
 	case Widened:
@@ -490,7 +510,7 @@ func callOf(rec *decisionlog.Record) (*Call, ast.Value, error) {
 	if err := dec.Decode(&doc); err != nil || doc == nil {
 		return nil, nil, fmt.Errorf("input: not a JSON object")
 	}
-	c := &Call{Pos: rec.Pos, DecisionID: rec.DecisionID, Erased: rec.Erased}
+	c := &Call{Pos: rec.Pos, DecisionID: rec.DecisionID, Erased: rec.Erased, Revisions: rec.Bundles}
 	if !rec.Time.IsZero() {
 		t := rec.Time
 		c.Time = &t
@@ -513,6 +533,22 @@ func callOf(rec *decisionlog.Record) (*Call, ast.Value, error) {
 		return nil, nil, fmt.Errorf("input: %v", err)
 	}
 	return c, v, nil
+}
+
+// maxRevisionKeys bounds the sets of revisions a summary counts apart.
+const maxRevisionKeys = 100
+
+// revisionsKey names a call's recorded bundle revisions in the summary.
+func revisionsKey(revs map[string]string) string {
+	if len(revs) == 0 {
+		return "(none)"
+	}
+	parts := make([]string, 0, len(revs))
+	for name, rev := range revs {
+		parts = append(parts, name+"="+rev)
+	}
+	sort.Strings(parts)
+	return Short(strings.Join(parts, ", "), 200)
 }
 
 // Placeholder stands for an erased value in a replayed input.
@@ -600,11 +636,53 @@ func subject(tool string, ti map[string]any) string {
 	return string(b)
 }
 
-// Short cuts s to n runes for a one-line display.
+// Short cuts s to n runes for a one-line display, its runs of white space
+// made one space and anything a terminal would act on escaped (Printable).
 func Short(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+		s = string(r[:n-1]) + "…"
 	}
-	return s
+	return Printable(s)
+}
+
+// Printable is s safe to print on a terminal: control characters (escape
+// sequences that move the cursor, set the title or the clipboard; line
+// breaks and tabs that would forge lines or columns of a report), Unicode
+// format characters (bidirectional overrides, zero-width characters that
+// hide text) and invalid UTF-8 are written as Go escapes (\x1b, \u202e).
+// Every string a text report or an error message takes from a log goes
+// through it: a log is written by whoever could write to it.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if !printableRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case printableRune(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func printableRune(r rune) bool {
+	return r != utf8.RuneError && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) &&
+		r != '\u2028' && r != '\u2029'
 }

@@ -86,13 +86,16 @@ func (t *TextReport) Call(c *Call) error {
 	fmt.Fprintf(t.w, "%s  %s %s  %s%s\n", c.Pos, strings.ToUpper(c.Change), Short(c.Tool, 40), Short(c.Subject, 100), id)
 	var reads []string
 	for _, m := range c.Masked {
-		reads = append(reads, m.Pointer+" (read at "+m.Rule+")")
+		reads = append(reads, Printable(m.Pointer)+" (read at "+Printable(m.Rule)+")")
 	}
 	unknown := "UNKNOWN: the decision reads fields the log's mask erased: " + strings.Join(reads, ", ")
 	if c.Old == nil && c.Change == Unknown {
 		fmt.Fprintf(t.w, "    old  %s\n", unknown)
 	} else {
 		fmt.Fprintf(t.w, "    old  %s\n", describe(c.Old))
+	}
+	if len(c.Revisions) > 0 && c.Old != nil && c.Old.From == "recorded" {
+		fmt.Fprintf(t.w, "         by bundle revisions %s (as the log says)\n", revisionsKey(c.Revisions))
 	}
 	if c.New == nil {
 		fmt.Fprintf(t.w, "    new  %s\n", unknown)
@@ -106,15 +109,16 @@ func describe(o *Outcome) string {
 	if o == nil {
 		return "none (the log has no decision and there is no base policy)"
 	}
-	parts := []string{fmt.Sprintf("%-5s", o.Behavior), o.Step}
+	// A recorded outcome is the log's: every string of it is printed safe.
+	parts := []string{fmt.Sprintf("%-5s", Printable(o.Behavior)), Printable(o.Step)}
 	if o.Rule != "" {
-		parts = append(parts, o.Rule)
+		parts = append(parts, Printable(o.Rule))
 		if o.Layer != "" {
-			parts = append(parts, "("+o.Layer+")")
+			parts = append(parts, "("+Printable(o.Layer)+")")
 		}
 	}
 	if o.Code != "" && o.Step == "error" {
-		parts = append(parts, "code "+o.Code)
+		parts = append(parts, "code "+Printable(o.Code))
 	}
 	if o.BypassImmune {
 		parts = append(parts, "safety check")
@@ -128,7 +132,7 @@ func describe(o *Outcome) string {
 // Error records a bad line (the first ones are repeated in the summary).
 func (t *TextReport) Error(err error) {
 	if len(t.errs) < maxErrorsShown {
-		t.errs = append(t.errs, err.Error())
+		t.errs = append(t.errs, Printable(err.Error()))
 	}
 }
 
@@ -149,11 +153,11 @@ func (t *TextReport) Finish(s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nBEHAVIOR (old → new)\tCALLS\t")
 	for _, k := range sortedByCount(s.Behaviors) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", k, s.Behaviors[k], behaviorNote(k))
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", Printable(k), s.Behaviors[k], behaviorNote(k))
 	}
 	fmt.Fprintln(tw, "\nSTEP (old → new)\tCALLS\t")
 	for _, k := range sortedByCount(s.Steps) {
-		fmt.Fprintf(tw, "%s\t%d\t\n", k, s.Steps[k])
+		fmt.Fprintf(tw, "%s\t%d\t\n", Printable(k), s.Steps[k])
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -165,6 +169,20 @@ func (t *TextReport) Finish(s *Summary) error {
 	}
 	if s.Masked > 0 {
 		fmt.Fprintf(w, "%s had fields erased by the log's mask; %d of them decided without reading one (exact).\n", plural(s.Masked, "call"), s.MaskedExact)
+	}
+	if len(s.Revisions) > 1 || (len(s.Revisions) == 1 && s.Revisions["(none)"] == 0) {
+		fmt.Fprintln(w, "The log says its decisions were made by these bundle revisions (its claim; every call was decided again):")
+		for _, k := range sortedByCount(s.Revisions) {
+			fmt.Fprintf(w, "  %s: %s\n", Printable(k), plural(s.Revisions[k], "call"))
+		}
+		if len(s.CandidateRevisions) > 0 {
+			var cand []string
+			for path, rev := range s.CandidateRevisions {
+				cand = append(cand, path+"="+rev)
+			}
+			sort.Strings(cand)
+			fmt.Fprintf(w, "  the candidate's bundles: %s\n", Printable(strings.Join(cand, ", ")))
+		}
 	}
 	if s.NoOld > 0 {
 		fmt.Fprintf(w, "%s had no recorded decision and no base policy to compare with.\n", plural(s.NoOld, "call"))

@@ -446,7 +446,13 @@ func checkResult(raw json.RawMessage) error {
 	case "ALLOW", "DENY", "ASK":
 		return nil
 	}
-	return fmt.Errorf("behavior: %v is not ALLOW, DENY or ASK", d.Behavior)
+	// Quoted as JSON: the value is the log's, and an error message is
+	// printed on a terminal.
+	b, _ := json.Marshal(d.Behavior)
+	if len(b) > 80 {
+		b = append(b[:77:77], "..."...)
+	}
+	return fmt.Errorf("behavior: %s is not ALLOW, DENY or ASK", b)
 }
 
 func present(raw json.RawMessage) bool {

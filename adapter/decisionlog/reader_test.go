@@ -105,7 +105,7 @@ func TestReaderShapes(t *testing.T) {
 				"error log:4[2]: not a JSON object (want a decision log event, a decide input or a decision)",
 				"error log:5: not a JSON object (want a decision log event, a decide input or a decision)",
 				"error log:6: input: not a JSON object",
-				"error log:7: result: behavior: MAYBE is not ALLOW, DENY or ASK",
+				`error log:7: result: behavior: "MAYBE" is not ALLOW, DENY or ASK`,
 				"error log:8: a decision with no decide input on the line before it",
 				"error log:9: not a decision log event, decide input or decision: no input, tool_name or behavior field",
 				"error log:10: custom.permopa_erased: not an array of JSON pointers",

@@ -66,7 +66,7 @@ Exit status 2 when a log value could not be read.`,
 				Jobs:     jobs,
 				Reader:   decisionlog.ReaderOptions{Paths: lf.paths},
 				OnError: func(err error) {
-					fmt.Fprintln(os.Stderr, "permopa insights:", err)
+					fmt.Fprintln(os.Stderr, "permopa insights:", replay.Printable(err.Error()))
 				},
 				Progress: func(p replay.Progress) { prog.update(p.Calls, 0, p.Elapsed) },
 			})

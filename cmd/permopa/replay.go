@@ -199,12 +199,12 @@ a log value could not be read or the replay could not run.`,
 				OnError: func(err error) {
 					report.Error(err)
 					if lf.format == "json" || lf.output != "" {
-						fmt.Fprintln(os.Stderr, "permopa replay:", err)
+						fmt.Fprintln(os.Stderr, "permopa replay:", replay.Printable(err.Error()))
 					}
 				},
 				Progress:     func(p replay.Progress) { prog.update(p.Calls, p.Changed, p.Elapsed) },
 				ProjectRules: projectRules,
-				OnWarning:    func(s string) { fmt.Fprintln(os.Stderr, "permopa replay: warning:", s) },
+				OnWarning:    func(s string) { fmt.Fprintln(os.Stderr, "permopa replay: warning:", replay.Printable(s)) },
 			})
 			prog.done()
 			if runErr != nil {

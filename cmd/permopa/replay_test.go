@@ -528,7 +528,7 @@ func TestReplayBadLines(t *testing.T) {
 	if got := rep.Summary.Calls; got != 2 || rep.Summary.Errors != 5 {
 		t.Errorf("%d calls, %d errors; want the 2 good calls replayed and 5 errors", got, rep.Summary.Errors)
 	}
-	for _, line := range []string{"bad.log:2:", "bad.log:3:", "bad.log:4: input: not a JSON object", "bad.log:5: result: behavior: ALLOW; touch", "bad.log:6: custom.permopa_erased: the whole input was erased"} {
+	for _, line := range []string{"bad.log:2:", "bad.log:3:", "bad.log:4: input: not a JSON object", `bad.log:5: result: behavior: "ALLOW; touch`, "bad.log:6: custom.permopa_erased: the whole input was erased"} {
 		if !strings.Contains(strings.Join(rep.Errors, "\n"), line) || !strings.Contains(stderr, line) {
 			t.Errorf("no error naming %q: errors %q, stderr %q", line, rep.Errors, stderr)
 		}
