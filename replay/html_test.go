@@ -52,6 +52,9 @@ func hostileLog(t *testing.T) []byte {
 			}
 			if behavior == "ASK" {
 				ev["result"].(map[string]any)["matched_rule"] = nil
+				// A mode the policy knows, so that it suggests rules of
+				// its own (insights never offers the log's).
+				ev["input"].(map[string]any)["permission_mode"] = "default"
 			}
 			_ = rule
 			line, err := json.Marshal(ev)
@@ -67,7 +70,7 @@ func hostileLog(t *testing.T) []byte {
 func insightsOf(t *testing.T, log []byte) *Insights {
 	t.Helper()
 	src := Source{Name: "hostile.log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(log)), nil }}
-	in, err := RunInsights(context.Background(), []Source{src}, InsightsOptions{Engine: func(context.Context) (*engine.Engine, error) { return nil, nil }})
+	in, err := RunInsights(context.Background(), []Source{src}, InsightsOptions{Engine: func(ctx context.Context) (*engine.Engine, error) { return engine.New(ctx) }})
 	if err != nil {
 		t.Fatal(err)
 	}

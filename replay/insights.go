@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/builtins/bash"
@@ -97,6 +99,10 @@ type Suggestion struct {
 	Risk     Risk     `json:"risk"`
 	Level    string   `json:"risk_level"`
 	Examples []string `json:"examples"`
+	// Broad says why one of the rules covers far more than the calls
+	// counted (a whole tool, only wildcards, code run by a wildcard); then
+	// Level is "high" whatever the calls did.
+	Broad string `json:"broad,omitempty"`
 }
 
 // BroadAllow is an allow rule that covers a whole tool, any input, or any
@@ -118,10 +124,15 @@ type Insights struct {
 	Skipped int      `json:"skipped"`
 	Errors  int      `json:"errors"`
 	// Undecided counts calls without a decision (no recorded one, no engine).
-	Undecided int            `json:"undecided"`
-	Behaviors map[string]int `json:"behaviors"`
-	From      time.Time      `json:"from,omitzero"`
-	To        time.Time      `json:"to,omitzero"`
+	Undecided int `json:"undecided"`
+	// AsksWithoutRule counts the ASKs no suggested rule would remove: the
+	// policy no longer asks, suggests no rule, or its rules, added, would
+	// still leave an ASK (an ask rule, a safety check); and the ASKs past
+	// the suggestions insights can check (maxVerified).
+	AsksWithoutRule int            `json:"asks_without_rule"`
+	Behaviors       map[string]int `json:"behaviors"`
+	From            time.Time      `json:"from,omitzero"`
+	To              time.Time      `json:"to,omitzero"`
 
 	ByTool    []Row `json:"by_tool"`
 	ByProgram []Row `json:"by_program"`
@@ -201,6 +212,10 @@ type observation struct {
 	programs []string
 	risk     Risk
 	undec    bool
+	// suggested are the rules that would remove this ASK, sorted: the
+	// policy's own suggestion, checked (verify); nil when none would.
+	suggested      []string
+	suggestedRules []engine.Rule
 }
 
 type insightsRun struct {
@@ -218,7 +233,27 @@ type insightsRun struct {
 	engOnce sync.Once
 	eng     *engine.Engine
 	engErr  error
+
+	// The engine that checks suggested rules, each set added to a session
+	// of its own (verify).
+	verOnce  sync.Once
+	ver      *engine.Engine
+	verErr   error
+	verMu    sync.Mutex
+	sessions map[string]*verified
 }
+
+// verified is one set of suggested rules added to the checking engine for
+// one project.
+type verified struct {
+	once sync.Once
+	id   string
+	err  error
+}
+
+// maxVerified bounds the (rules, project) pairs checked: each is a session
+// of the checking engine, and adding one rewrites its settings document.
+const maxVerified = 2000
 
 // maxBuckets bounds the timeline: past it, buckets double in width.
 const maxBuckets = 4000
@@ -304,6 +339,11 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 		d := eng.Decide(ctx, input)
 		o.d = &d
 	}
+	if o.d.Behavior == engine.Ask {
+		if err := r.suggest(ctx, o, input, call.Cwd, rec.Result == nil || r.opts.Redecide); err != nil {
+			return nil, err
+		}
+	}
 	interesting := o.d.Behavior != engine.Allow || broadWhy(o.d) != ""
 	if interesting {
 		var doc map[string]any
@@ -311,6 +351,89 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 		o.programs, o.risk = riskOf(call.Tool, doc, r.opts.Home)
 	}
 	return o, nil
+}
+
+// suggest finds the rules that would remove an ASK. A log's own suggested
+// rules are never offered: a log is written by whoever could write to it,
+// and a rule there may cover far more than its call. The rules are those
+// the policy suggests for the call now (decided again unless decided just
+// now), and they count only when the policy, with them added for the
+// call's project, allows the call: an ask rule or a safety check that no
+// allow rule silences leaves the ASK, and is no suggestion.
+func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Value, cwd string, decidedNow bool) error {
+	eng, err := r.engine(ctx)
+	if err != nil {
+		return fmt.Errorf("building the policy: %w", err)
+	}
+	if eng == nil {
+		return nil
+	}
+	d := *o.d
+	if !decidedNow {
+		d = eng.Decide(ctx, input)
+	}
+	if d.Behavior != engine.Ask || len(d.SuggestedRules) == 0 {
+		return nil
+	}
+	rules := make([]string, 0, len(d.SuggestedRules))
+	for _, s := range d.SuggestedRules {
+		rules = append(rules, s.String())
+	}
+	sort.Strings(rules)
+	ok, err := r.verify(ctx, rules, d.SuggestedRules, cwd, input)
+	if err != nil || !ok {
+		return err
+	}
+	o.suggested, o.suggestedRules = rules, d.SuggestedRules
+	return nil
+}
+
+// verify decides the call with rules added, as 'permopa rules add
+// --project CWD' would add them: true when it is then an ALLOW.
+func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.Rule, cwd string, input ast.Value) (bool, error) {
+	r.verOnce.Do(func() {
+		if r.opts.Engine != nil {
+			r.ver, r.verErr = r.opts.Engine(ctx)
+		}
+	})
+	if r.verErr != nil {
+		return false, fmt.Errorf("building the policy: %w", r.verErr)
+	}
+	obj, isObj := input.(ast.Object)
+	if r.ver == nil || !isObj {
+		return false, nil
+	}
+	k := strings.Join(key, "\x00") + "\x00\x00" + cwd
+	r.verMu.Lock()
+	if r.sessions == nil {
+		r.sessions = map[string]*verified{}
+	}
+	v, ok := r.sessions[k]
+	if !ok {
+		if len(r.sessions) >= maxVerified {
+			r.verMu.Unlock()
+			return false, nil
+		}
+		// Not a session id a host sends: the rules apply to this check only.
+		v = &verified{id: fmt.Sprintf("\x00permopa-insights-%d", len(r.sessions))}
+		r.sessions[k] = v
+	}
+	r.verMu.Unlock()
+	v.once.Do(func() {
+		add := make([]engine.Rule, 0, len(rules))
+		for _, s := range rules {
+			add = append(add, engine.Rule{ToolName: s.ToolName, RuleContent: s.RuleContent, Behavior: engine.Allow, Syntax: engine.SyntaxClaude, Project: cwd})
+		}
+		v.err = r.ver.AddSessionRules(ctx, v.id, add...)
+	})
+	if v.err != nil {
+		// Rules the settings would not take (allow_managed_rules_only):
+		// adding them would remove nothing.
+		return false, nil
+	}
+	in := obj.Copy()
+	in.Insert(ast.StringTerm("session_id"), ast.StringTerm(v.id))
+	return r.ver.Decide(ctx, in).Behavior == engine.Allow, nil
 }
 
 // riskOf analyses a call: the programs of a Bash command, whether it is
@@ -437,16 +560,20 @@ func (r *insightsRun) add(o *observation) {
 			r.programs.add(p, b)
 		}
 	}
-	if b == engine.Ask && len(d.SuggestedRules) > 0 {
-		rules := make([]string, 0, len(d.SuggestedRules))
-		for _, s := range d.SuggestedRules {
-			rules = append(rules, s.String())
-		}
-		sort.Strings(rules)
+	if b == engine.Ask && len(o.suggested) == 0 {
+		out.AsksWithoutRule++
+	}
+	if b == engine.Ask && len(o.suggested) > 0 {
+		rules := o.suggested
 		key := strings.Join(rules, "\x00")
 		s, ok := r.suggestions[key]
 		if !ok && len(r.suggestions) < maxKeys {
 			s = &Suggestion{Rules: rules}
+			for _, sr := range o.suggestedRules {
+				if why := broadRuleWhy(sr); why != "" && s.Broad == "" {
+					s.Broad = sr.String() + ": " + why
+				}
+			}
 			r.suggestions[key] = s
 		}
 		if s != nil {
@@ -524,7 +651,11 @@ func broadWhy(d *engine.Decision) string {
 	if d.Behavior != engine.Allow || d.MatchedRule == nil || !strings.EqualFold(d.MatchedRule.Behavior, engine.Allow) {
 		return ""
 	}
-	r := d.MatchedRule
+	return broadRuleWhy(*d.MatchedRule)
+}
+
+// broadRuleWhy says why an allow rule is broad, "" when it is not.
+func broadRuleWhy(r engine.Rule) string {
 	if strings.ContainsAny(r.ToolName, "*?[") {
 		return "its tool name is a pattern: every call of every tool it names"
 	}
@@ -613,6 +744,9 @@ func (r *insightsRun) finish() {
 	}
 	for _, s := range r.suggestions {
 		s.Level = s.Risk.Level()
+		if s.Broad != "" {
+			s.Level = "high"
+		}
 		for p := range s.projects {
 			s.Projects = append(s.Projects, p)
 		}

@@ -61,8 +61,14 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 	if len(in.Suggestions) == 0 {
 		fmt.Fprintln(&s, "  none: no ASK suggested a rule")
 	}
+	if in.AsksWithoutRule > 0 {
+		fmt.Fprintf(&s, "  (%s that no rule the policy suggests would remove: it no longer asks, suggests nothing, or an ask rule or safety check would still ask)\n", plural(in.AsksWithoutRule, "ASK"))
+	}
 	for i, sg := range top(in.Suggestions, n) {
 		fmt.Fprintf(&s, "%3d. %s: %s; risk %s (%s)\n", i+1, Printable(strings.Join(sg.Rules, " + ")), plural(sg.Calls, "ASK"), sg.Level, riskText(sg.Risk, sg.Calls))
+		if sg.Broad != "" {
+			fmt.Fprintf(&s, "     BROAD: %s\n", Printable(sg.Broad))
+		}
 		fmt.Fprintf(&s, "     %s\n", Printable(sg.Command))
 		fmt.Fprintf(&s, "     e.g. %s\n", examples(sg.Examples))
 	}
