@@ -660,3 +660,101 @@ func TestReplayProjectRules(t *testing.T) {
 		t.Errorf("--project-rules: exit %d (%s), changes %v; want the calls made in project a", code, stderr, rep.changedIDs())
 	}
 }
+
+// TestReplayHostileLog: a log line is the agent's (or an attacker's) text.
+// Escape sequences, line breaks and bidi overrides in any field a report
+// shows (the command, the tool name, the recorded step, rule and layer,
+// the bundle revisions, a bad value's error) reach the terminal escaped,
+// in the text reports and on stderr; a value nested deeper than JSON
+// decoding allows is a bad line and one nested just below is replayed;
+// the bundle revisions a log claims are shown as its claim and every call
+// is decided again whatever revision it names; nothing is run.
+func TestReplayHostileLog(t *testing.T) {
+	dir, env := replayEnv(t)
+	pwned := filepath.Join(dir, "pwned")
+	esc := "\x1b]0;owned\x07\x1b[2J\x1b[H\u202e\r"
+	var log bytes.Buffer
+	line := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log.Write(append(b, '\n'))
+	}
+	line(map[string]any{
+		"decision_id": "d1", "path": "permopa/policy/decision",
+		"input": map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "touch " + pwned + " " + esc + "\n0 widened, 0 narrowed"},
+			"tool_use_id": "hostile", "cwd": dir, "permission_mode": "default"},
+		"result": map[string]any{"behavior": "DENY", "step": "deny_rule" + esc, "suggested_rules": []any{},
+			"matched_rule": map[string]any{"tool_name": "Bash" + esc, "rule_content": "touch" + esc + ":*", "behavior": "DENY", "layer": "\x1b]8;;https://evil.example\x07org" + esc}},
+		"bundles": map[string]any{"rules" + esc: map[string]any{"revision": "r9\x1b]52;c;cm0gLXJmIH4=\x07"}},
+	})
+	line(map[string]any{
+		"input":   map[string]any{"tool_name": "mcp__x__" + esc, "tool_input": map[string]any{"q": esc}, "tool_use_id": "tool", "cwd": dir, "permission_mode": "default"},
+		"result":  map[string]any{"behavior": "DENY", "step": "tool_check"},
+		"bundles": map[string]any{"rules": map[string]any{"revision": "r1"}},
+	})
+	line(map[string]any{"input": map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}, "result": map[string]any{"behavior": esc}})
+	nest := func(depth int) string {
+		return `{"input": {"tool_name": "Bash", "tool_use_id": "deep", "cwd": "` + dir + `", "permission_mode": "default", "tool_input": {"command": "ls", "x": ` +
+			strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}, "result": {"behavior": "ASK", "step": "mode_fallback"}}` + "\n"
+	}
+	log.WriteString(nest(5000))
+	log.WriteString(nest(20000))
+	file := putFile(t, filepath.Join(dir, "hostile.log"), log.String())
+
+	clean := func(what, s string) {
+		t.Helper()
+		for i, r := range s {
+			if (r < 0x20 && r != '\n') || (r >= 0x7f && r < 0xa0) || r == '\u202e' || r == '\u2028' || r == '\u2029' {
+				t.Errorf("%s: character %U at %d reaches the terminal:\n%q", what, r, i, s)
+				return
+			}
+		}
+	}
+	out, stderr, code := runPermopa(t, dir, "", env, "replay", "--isolated", "--reasons", file)
+	if code != 2 {
+		t.Errorf("replay: exit %d, want 2 (bad values)", code)
+	}
+	clean("replay stdout", out)
+	clean("replay stderr", stderr)
+	for _, want := range []string{`deny_rule\x1b]0;owned\x07\x1b[2J\x1b[H\u202e\x0d`, `(\x1b]8;;https://evil.example\x07org`, `r9\x1b]52;c;cm0gLXJmIH4=\x07`,
+		`hostile.log:3: result: behavior: "\u001b]0;owned`, "hostile.log:5: not JSON", "as the log says", "every call was decided again"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text report does not show %q:\n%s", want, out)
+		}
+	}
+	rep, _, _ := runReplay(t, dir, env, "--isolated", file)
+	var sum struct {
+		Summary struct {
+			Calls     int
+			Revisions map[string]int `json:"recorded_revisions"`
+		}
+	}
+	o, _, _ := runPermopa(t, dir, "", env, "replay", "--isolated", "--format", "json", file)
+	if err := json.Unmarshal([]byte(o), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Calls != 3 || rep.Summary.Errors != 2 || sum.Summary.Revisions["rules=r1"] != 1 || sum.Summary.Revisions["(none)"] != 1 || len(sum.Summary.Revisions) != 3 {
+		t.Errorf("replay: %d calls, %d errors, revisions %v; want the 3 calls (the deep one too) decided whatever revision they name", rep.Summary.Calls, rep.Summary.Errors, sum.Summary.Revisions)
+	}
+	found := false
+	for _, c := range rep.Changes {
+		if c.ToolUseID == "hostile" {
+			found = c.Change == "widened" && c.New != nil && c.New.Behavior != "DENY"
+		}
+	}
+	if !found {
+		t.Errorf("the call whose log claims another bundle revision was not decided again: %+v", rep.Changes)
+	}
+
+	out, stderr, code = runPermopa(t, dir, "", env, "insights", "--isolated", file)
+	if code != 2 {
+		t.Errorf("insights: exit %d, want 2 (bad values)", code)
+	}
+	clean("insights stdout", out)
+	clean("insights stderr", stderr)
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("a command from the log was run")
+	}
+}
