@@ -376,16 +376,40 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 		return nil
 	}
 	rules := make([]string, 0, len(d.SuggestedRules))
+	forms := make([]engine.Rule, 0, len(d.SuggestedRules))
 	for _, s := range d.SuggestedRules {
-		rules = append(rules, s.String())
+		f, ok := fileForm(s)
+		if !ok {
+			return nil
+		}
+		forms = append(forms, f)
+		rules = append(rules, f.String())
 	}
 	sort.Strings(rules)
-	ok, err := r.verify(ctx, rules, d.SuggestedRules, cwd, input)
+	ok, err := r.verify(ctx, rules, forms, cwd, input)
 	if err != nil || !ok {
 		return err
 	}
-	o.suggested, o.suggestedRules = rules, d.SuggestedRules
+	o.suggested, o.suggestedRules = rules, forms
 	return nil
+}
+
+// fileForm is a suggested rule as 'permopa rules add' takes it on its
+// command line, a Claude Code rule: the policy suggests path rules as
+// AgentScope patterns ("/repo/src/**", docs/rules.md), which a settings
+// file holds as the Claude Code pattern covering the same files
+// ("//repo/src/**"). ok is false for a path pattern without one.
+func fileForm(r engine.Rule) (engine.Rule, bool) {
+	r.Syntax, r.Behavior = engine.SyntaxClaude, engine.Allow
+	if r.RuleContent == nil || *r.RuleContent == "" || !engine.PathRuleTools[r.ToolName] {
+		return r, true
+	}
+	c, ok := paths.FnmatchToClaude(*r.RuleContent)
+	if !ok {
+		return r, false
+	}
+	r.RuleContent = &c
+	return r, true
 }
 
 // verify decides the call with rules added, as 'permopa rules add
@@ -422,7 +446,7 @@ func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.R
 	v.once.Do(func() {
 		add := make([]engine.Rule, 0, len(rules))
 		for _, s := range rules {
-			add = append(add, engine.Rule{ToolName: s.ToolName, RuleContent: s.RuleContent, Behavior: engine.Allow, Syntax: engine.SyntaxClaude, Project: cwd})
+			add = append(add, engine.Rule{ToolName: s.ToolName, RuleContent: s.RuleContent, Behavior: engine.Allow, Syntax: s.Syntax, Project: cwd})
 		}
 		v.err = r.ver.AddSessionRules(ctx, v.id, add...)
 	})

@@ -461,10 +461,19 @@ func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
 		t.Errorf("top suggestion %+v; want Bash(npm test:*) for the 5 npm test calls (4 decided, 1 hooked), none read-only, in %s", s, project)
 	}
 
-	// Apply the top suggestions one after the other: each removes exactly
+	// A path rule is suggested in the form a settings file holds (an
+	// absolute "//path"), so that rules add reads it as the policy meant.
+	foundWrite := false
+	for _, s := range ins.Suggestions {
+		foundWrite = foundWrite || reflect.DeepEqual(s.Rules, []string{"Write(/" + project + "/src/**)"})
+	}
+	if !foundWrite {
+		t.Errorf("no suggestion Write(/%s/src/**) for the Write call: %+v", project, ins.Suggestions)
+	}
+	// Apply every suggestion, one after the other: each removes exactly
 	// the ASKs it was counted for.
 	removed := map[string]bool{}
-	for _, s := range ins.Suggestions[:3] {
+	for _, s := range ins.Suggestions {
 		args := append([]string{"rules", "add", "--project", project}, s.Rules...)
 		if !strings.HasPrefix(s.Command, "permopa rules add --project ") {
 			t.Errorf("suggestion command %q does not add the rules to the calls' project", s.Command)
