@@ -68,6 +68,9 @@ type Risk struct {
 	NotReadOnly int `json:"not_read_only"`
 	Dangerous   int `json:"dangerous_paths"`
 	RunsUnknown int `json:"runs_unknown"`
+	// ErasedRead counts the calls the policy decided by a field the log
+	// erased: what they did cannot be judged from the log.
+	ErasedRead int `json:"erased_fields_read"`
 	// DangerousPaths are examples of the dangerous paths touched.
 	DangerousPaths []string `json:"dangerous_path_examples,omitempty"`
 }
@@ -76,7 +79,7 @@ type Risk struct {
 // runs something) or "low" (every call read-only).
 func (r Risk) Level() string {
 	switch {
-	case r.Dangerous > 0 || r.RunsUnknown > 0:
+	case r.Dangerous > 0 || r.RunsUnknown > 0 || r.ErasedRead > 0:
 		return "high"
 	case r.NotReadOnly > 0:
 		return "medium"
@@ -216,6 +219,8 @@ type observation struct {
 	// policy's own suggestion, checked (verify); nil when none would.
 	suggested      []string
 	suggestedRules []engine.Rule
+	// erasedRead: the policy's decision read a field the log erased.
+	erasedRead bool
 }
 
 type insightsRun struct {
@@ -233,6 +238,10 @@ type insightsRun struct {
 	engOnce sync.Once
 	eng     *engine.Engine
 	engErr  error
+
+	// an decides calls with erased fields as replay does, telling when a
+	// decision read one (masked.go).
+	an runner
 
 	// The engine that checks suggested rules, each set added to a session
 	// of its own (verify).
@@ -336,11 +345,17 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 			o.undec = true
 			return o, nil
 		}
-		d := eng.Decide(ctx, input)
+		d, hits := r.an.decide(ctx, eng, input, rec.Erased)
+		if len(hits) > 0 {
+			// No policy, or its decision read a field the log erased:
+			// what it would decide is not known.
+			o.undec = true
+			return o, nil
+		}
 		o.d = &d
 	}
 	if o.d.Behavior == engine.Ask {
-		if err := r.suggest(ctx, o, input, call.Cwd, rec.Result == nil || r.opts.Redecide); err != nil {
+		if err := r.suggest(ctx, o, input, call.Cwd, rec.Erased, rec.Result == nil || r.opts.Redecide); err != nil {
 			return nil, err
 		}
 	}
@@ -349,6 +364,9 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 		var doc map[string]any
 		_ = json.Unmarshal(rec.Input, &doc)
 		o.programs, o.risk = riskOf(call.Tool, doc, r.opts.Home)
+		if o.erasedRead {
+			o.risk.ErasedRead = 1
+		}
 	}
 	return o, nil
 }
@@ -360,7 +378,7 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 // now), and they count only when the policy, with them added for the
 // call's project, allows the call: an ask rule or a safety check that no
 // allow rule silences leaves the ASK, and is no suggestion.
-func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Value, cwd string, decidedNow bool) error {
+func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Value, cwd string, erased []string, decidedNow bool) error {
 	eng, err := r.engine(ctx)
 	if err != nil {
 		return fmt.Errorf("building the policy: %w", err)
@@ -370,7 +388,13 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 	}
 	d := *o.d
 	if !decidedNow {
-		d = eng.Decide(ctx, input)
+		var hits []MaskedRead
+		if d, hits = r.an.decide(ctx, eng, input, erased); len(hits) > 0 {
+			// The policy read a field the log erased: neither its
+			// suggestion nor the call's risk can be judged from the log.
+			o.erasedRead = true
+			return nil
+		}
 	}
 	if d.Behavior != engine.Ask || len(d.SuggestedRules) == 0 {
 		return nil
@@ -386,7 +410,7 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 		rules = append(rules, f.String())
 	}
 	sort.Strings(rules)
-	ok, err := r.verify(ctx, rules, forms, cwd, input)
+	ok, err := r.verify(ctx, rules, forms, cwd, input, erased)
 	if err != nil || !ok {
 		return err
 	}
@@ -414,7 +438,7 @@ func fileForm(r engine.Rule) (engine.Rule, bool) {
 
 // verify decides the call with rules added, as 'permopa rules add
 // --project CWD' would add them: true when it is then an ALLOW.
-func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.Rule, cwd string, input ast.Value) (bool, error) {
+func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.Rule, cwd string, input ast.Value, erased []string) (bool, error) {
 	r.verOnce.Do(func() {
 		if r.opts.Engine != nil {
 			r.ver, r.verErr = r.opts.Engine(ctx)
@@ -457,7 +481,10 @@ func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.R
 	}
 	in := obj.Copy()
 	in.Insert(ast.StringTerm("session_id"), ast.StringTerm(v.id))
-	return r.ver.Decide(ctx, in).Behavior == engine.Allow, nil
+	// A custom tool's rule matches its whole input: with a field erased,
+	// an ALLOW that read it is no evidence.
+	d, hits := r.an.decide(ctx, r.ver, in, erased)
+	return len(hits) == 0 && d.Behavior == engine.Allow, nil
 }
 
 // riskOf analyses a call: the programs of a Bash command, whether it is
@@ -487,7 +514,12 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 	}
 	switch tool {
 	case "Bash":
-		cmd, _ := ti["command"].(string)
+		cmd, ok := ti["command"].(string)
+		if !ok {
+			// Erased by the log's mask, or not a string: nothing is seen.
+			risk.NotReadOnly, risk.RunsUnknown = 1, 1
+			return nil, risk
+		}
 		a := bash.Analyze(cmd, bash.Options{Cwd: cwd, Home: home})
 		seen := map[string]bool{}
 		var programs []string
@@ -535,6 +567,7 @@ func (rk *Risk) add(o Risk) {
 	rk.NotReadOnly += o.NotReadOnly
 	rk.Dangerous += o.Dangerous
 	rk.RunsUnknown += o.RunsUnknown
+	rk.ErasedRead += o.ErasedRead
 	for _, p := range o.DangerousPaths {
 		if len(rk.DangerousPaths) < 5 && !contains(rk.DangerousPaths, p) {
 			rk.DangerousPaths = append(rk.DangerousPaths, p)

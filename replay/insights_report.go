@@ -33,7 +33,7 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 	fmt.Fprintf(&b, "%d calls from %s%s: %d ALLOW, %d ASK, %d DENY.\n", in.Calls, plural(len(in.Files), "log"), span,
 		in.Behaviors["ALLOW"], in.Behaviors["ASK"], in.Behaviors["DENY"])
 	if in.Undecided > 0 {
-		fmt.Fprintf(&b, "%d calls had no decision (no recorded one, and no policy to decide them).\n", in.Undecided)
+		fmt.Fprintf(&b, "%d calls had no decision (no recorded one, and no policy to decide them, or one that read a field the log erased).\n", in.Undecided)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	breakdown := func(title string, rows []Row) {
@@ -101,6 +101,9 @@ func riskText(r Risk, calls int) string {
 	}
 	if r.RunsUnknown > 0 {
 		parts = append(parts, fmt.Sprintf("%d ran code permopa cannot see", r.RunsUnknown))
+	}
+	if r.ErasedRead > 0 {
+		parts = append(parts, fmt.Sprintf("%d decided by fields the log erased", r.ErasedRead))
 	}
 	return strings.Join(parts, ", ")
 }

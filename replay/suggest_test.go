@@ -115,3 +115,42 @@ func TestBroadSuggestionIsHighRisk(t *testing.T) {
 		t.Errorf("Bash(ls:*): %+v", s)
 	}
 }
+
+// TestInsightsErasedCommand: a log whose mask erased what decides a call
+// (here a Bash command) gives no suggestion for it, and the broad allow
+// that let such a call through is high risk: nothing of it can be judged.
+func TestInsightsErasedCommand(t *testing.T) {
+	ctx := context.Background()
+	var b bytes.Buffer
+	ev := func(result map[string]any) {
+		line, _ := json.Marshal(map[string]any{
+			"input":  map[string]any{"tool_name": "Bash", "tool_input": map[string]any{}, "cwd": "/w", "permission_mode": "default"},
+			"result": result, "custom": map[string]any{"permopa_erased": []string{"/input/tool_input/command"}},
+		})
+		b.Write(append(line, '\n'))
+	}
+	ev(map[string]any{"behavior": "ASK", "step": "mode_fallback", "suggested_rules": []any{map[string]any{"tool_name": "Bash", "rule_content": "ls:*", "behavior": "ALLOW"}}})
+	ev(map[string]any{"behavior": "ALLOW", "step": "allow_rule", "matched_rule": map[string]any{"tool_name": "Bash", "rule_content": nil, "behavior": "ALLOW", "layer": "user"}})
+	src := Source{Name: "erased.log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b.Bytes())), nil }}
+	for _, redecide := range []bool{false, true} {
+		in, err := RunInsights(ctx, []Source{src}, InsightsOptions{Redecide: redecide, Engine: func(ctx context.Context) (*engine.Engine, error) { return engine.New(ctx) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(in.Suggestions) != 0 {
+			t.Errorf("redecide %v: suggestions %+v for a call whose command the log erased", redecide, in.Suggestions)
+		}
+		if redecide {
+			if in.Undecided != 2 {
+				t.Errorf("redecide: %d undecided, want both calls (the policy reads the erased command)", in.Undecided)
+			}
+			continue
+		}
+		if in.AsksWithoutRule != 1 {
+			t.Errorf("%d ASKs without a rule, want 1", in.AsksWithoutRule)
+		}
+		if len(in.BroadAllows) != 1 || in.BroadAllows[0].Level != "high" || in.BroadAllows[0].Risk.RunsUnknown != 1 {
+			t.Errorf("broad allows %+v: want Bash, high risk, its command unseen", in.BroadAllows)
+		}
+	}
+}
