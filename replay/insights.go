@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -151,6 +152,22 @@ type Insights struct {
 	Seconds     float64      `json:"seconds"`
 }
 
+// maxKeyBytes caps a key or example kept for the report: a log value may
+// be 64 MiB, and memory must not grow with the length of its strings.
+const maxKeyBytes = 512
+
+// capKey is s cut to maxKeyBytes, at a rune boundary, marked with "…".
+func capKey(s string) string {
+	if len(s) <= maxKeyBytes {
+		return s
+	}
+	cut := maxKeyBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // maxKeys caps the distinct keys of each breakdown: past it, calls count
 // under "(other)", so memory stays bounded whatever the log holds.
 const maxKeys = 20000
@@ -163,6 +180,7 @@ type table struct {
 func newTable() *table { return &table{rows: map[string]*Row{}} }
 
 func (t *table) add(key, behavior string) {
+	key = capKey(key)
 	r, ok := t.rows[key]
 	if !ok {
 		if len(t.rows) >= maxKeys {
@@ -508,7 +526,7 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 				risk.Dangerous = 1
 			}
 			if len(risk.DangerousPaths) < 3 {
-				risk.DangerousPaths = append(risk.DangerousPaths, p)
+				risk.DangerousPaths = append(risk.DangerousPaths, capKey(p))
 			}
 		}
 	}
@@ -643,7 +661,7 @@ func (r *insightsRun) add(o *observation) {
 				s.projects[o.project] = true
 			}
 			if len(s.Examples) < 3 && !contains(s.Examples, o.subject) {
-				s.Examples = append(s.Examples, o.subject)
+				s.Examples = append(s.Examples, capKey(o.subject))
 			}
 		}
 	}
@@ -658,7 +676,7 @@ func (r *insightsRun) add(o *observation) {
 			ba.Calls++
 			ba.Risk.add(o.risk)
 			if len(ba.Examples) < 3 && !contains(ba.Examples, o.subject) {
-				ba.Examples = append(ba.Examples, o.subject)
+				ba.Examples = append(ba.Examples, capKey(o.subject))
 			}
 		}
 	}

@@ -476,7 +476,13 @@ func (r *runner) collect(res *result, started time.Time) error {
 		rk = "(other)"
 	}
 	s.Revisions[rk]++
-	s.Steps[oldS+" → "+newS]++
+	// Recorded steps are the log's strings: the keys are capped in length
+	// and number, so that memory does not grow with the log.
+	sk := capKey(oldS) + " → " + newS
+	if _, ok := s.Steps[sk]; !ok && len(s.Steps) >= maxStepKeys {
+		sk = "(other)"
+	}
+	s.Steps[sk]++
 	switch c.Change {
 	case Widened:
 		s.Widened++
@@ -534,6 +540,9 @@ func callOf(rec *decisionlog.Record) (*Call, ast.Value, error) {
 	}
 	return c, v, nil
 }
+
+// maxStepKeys bounds the "old step → new step" pairs a summary counts apart.
+const maxStepKeys = 1000
 
 // maxRevisionKeys bounds the sets of revisions a summary counts apart.
 const maxRevisionKeys = 100

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/permopa/permopa/engine"
 )
@@ -68,5 +69,54 @@ func TestRunKeepsLogOrder(t *testing.T) {
 	}
 	if sum.Behaviors["ASK → DENY"] != removals || sum.Narrowed != removals || sum.Behaviors["ASK → ALLOW"] != n-6-removals {
 		t.Errorf("summary %+v", sum.Behaviors)
+	}
+}
+
+// TestLogStringsDoNotGrowMemory: the strings a log controls (recorded
+// steps, tool names, modes, cwds) are kept only cut short and in bounded
+// numbers, however many distinct and long ones a log holds.
+func TestLogStringsDoNotGrowMemory(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	const n = 1500
+	long := strings.Repeat("é", 2000)
+	for i := range n {
+		line, _ := json.Marshal(map[string]any{
+			"input": map[string]any{"tool_name": fmt.Sprintf("mcp__x__%d%s", i, long), "tool_input": map[string]any{"q": 1},
+				"cwd": fmt.Sprintf("/w/%d%s", i, long), "permission_mode": "default"},
+			"result": map[string]any{"behavior": "DENY", "step": fmt.Sprintf("step%d%s", i, long)},
+		})
+		log.Write(append(line, '\n'))
+	}
+	src := Source{Name: "log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(log.Bytes())), nil }}
+	sum, err := Run(ctx, []Source{src}, Options{Candidate: eng, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Calls != n || len(sum.Steps) > maxStepKeys+1 || sum.Steps["(other)"] != n-maxStepKeys {
+		t.Errorf("%d calls, %d step keys, %d under (other)", sum.Calls, len(sum.Steps), sum.Steps["(other)"])
+	}
+	for k := range sum.Steps {
+		if len(k) > 2*maxKeyBytes {
+			t.Fatalf("a step key of %d bytes is kept", len(k))
+		}
+	}
+	in, err := RunInsights(ctx, []Source{src}, InsightsOptions{Engine: func(ctx context.Context) (*engine.Engine, error) { return eng, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range [][]Row{in.ByTool, in.ByProject, in.ByRule} {
+		if len(rows) != n {
+			t.Errorf("%d rows, want %d", len(rows), n)
+		}
+		for _, r := range rows {
+			if len(r.Key) > maxKeyBytes+len("…") || !utf8.ValidString(r.Key) {
+				t.Fatalf("a key of %d bytes (valid UTF-8: %v) is kept", len(r.Key), utf8.ValidString(r.Key))
+			}
+		}
 	}
 }
