@@ -66,6 +66,7 @@ func WriteInsightsHTML(w io.Writer, in *Insights, n int) error {
 	if n <= 0 {
 		n = 15
 	}
+	in = printableInsights(in)
 	p := htmlPage{In: in, Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Top: n}
 	if !in.From.IsZero() {
 		p.Span = in.From.UTC().Format("2006-01-02 15:04") + " to " + in.To.UTC().Format("2006-01-02 15:04 UTC")
@@ -88,6 +89,49 @@ func WriteInsightsHTML(w io.Writer, in *Insights, n int) error {
 	p.Suggestions = sugg
 	p.Broad = top(in.BroadAllows, n)
 	return htmlReport.Execute(w, p)
+}
+
+// printableInsights is a copy of in whose strings are Printable: HTML
+// escaping keeps a log's markup out of the document, but a bidirectional
+// override or a zero-width character would still reorder or hide what a
+// reader sees of a command in the browser.
+func printableInsights(in *Insights) *Insights {
+	out := *in
+	all := func(xs []string) []string {
+		if xs == nil {
+			return nil
+		}
+		ys := make([]string, len(xs))
+		for i, x := range xs {
+			ys[i] = Printable(x)
+		}
+		return ys
+	}
+	rows := func(rs []Row) []Row {
+		out := make([]Row, len(rs))
+		for i, r := range rs {
+			r.Key = Printable(r.Key)
+			out[i] = r
+		}
+		return out
+	}
+	out.Files = all(in.Files)
+	out.ByTool, out.ByProgram, out.ByRule = rows(in.ByTool), rows(in.ByProgram), rows(in.ByRule)
+	out.ByMode, out.ByProject = rows(in.ByMode), rows(in.ByProject)
+	out.Suggestions = make([]Suggestion, len(in.Suggestions))
+	for i, s := range in.Suggestions {
+		s.Rules, s.Projects, s.Examples = all(s.Rules), all(s.Projects), all(s.Examples)
+		s.Command, s.Broad = Printable(s.Command), Printable(s.Broad)
+		s.Risk.DangerousPaths = all(s.Risk.DangerousPaths)
+		out.Suggestions[i] = s
+	}
+	out.BroadAllows = make([]BroadAllow, len(in.BroadAllows))
+	for i, b := range in.BroadAllows {
+		b.Rule, b.Layer, b.Why = Printable(b.Rule), Printable(b.Layer), Printable(b.Why)
+		b.Examples, b.Risk.DangerousPaths = all(b.Examples), all(b.Risk.DangerousPaths)
+		out.BroadAllows[i] = b
+	}
+	return &out
 }
 
 func joinRules(rules []string) string {

@@ -91,6 +91,11 @@ func TestHTMLReportEscapesTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := out.Bytes()
+	// A bidirectional override from the log would reorder what a reader
+	// sees of a command: it is shown as an escape.
+	if bytes.ContainsRune(doc, '\u202e') || !bytes.Contains(doc, []byte(`\u202e`)) {
+		t.Errorf("the report holds the log's bidirectional override as is")
+	}
 
 	// Only the report's own elements and attributes, none from the log.
 	allowedTags := map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "h1": true, "h2": true, "h3": true,
