@@ -133,10 +133,14 @@ type Insights struct {
 	// policy no longer asks, suggests no rule, or its rules, added, would
 	// still leave an ASK (an ask rule, a safety check); and the ASKs past
 	// the suggestions insights can check (maxVerified).
-	AsksWithoutRule int            `json:"asks_without_rule"`
-	Behaviors       map[string]int `json:"behaviors"`
-	From            time.Time      `json:"from,omitzero"`
-	To              time.Time      `json:"to,omitzero"`
+	AsksWithoutRule int `json:"asks_without_rule"`
+	// TimedOut counts the calls the policy gave no decision for within
+	// the deadline (--timeout): they are in no breakdown.
+	TimedOut int `json:"timed_out"`
+
+	Behaviors map[string]int `json:"behaviors"`
+	From      time.Time      `json:"from,omitzero"`
+	To        time.Time      `json:"to,omitzero"`
 
 	ByTool    []Row `json:"by_tool"`
 	ByProgram []Row `json:"by_program"`
@@ -239,6 +243,8 @@ type observation struct {
 	suggestedRules []engine.Rule
 	// erasedRead: the policy's decision read a field the log erased.
 	erasedRead bool
+	// timedOut: the policy gave no decision within the deadline.
+	timedOut bool
 }
 
 type insightsRun struct {
@@ -364,6 +370,11 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 			return o, nil
 		}
 		d, hits := r.an.decide(ctx, eng, input, rec.Erased)
+		if isTimeout(d) {
+			// No decision within the deadline: not a DENY of the policy.
+			o.timedOut = true
+			return o, nil
+		}
 		if len(hits) > 0 {
 			// No policy, or its decision read a field the log erased:
 			// what it would decide is not known.
@@ -606,6 +617,10 @@ func contains(xs []string, x string) bool {
 func (r *insightsRun) add(o *observation) {
 	out := r.out
 	out.Calls++
+	if o.timedOut {
+		out.TimedOut++
+		return
+	}
 	if o.undec {
 		out.Undecided++
 		return

@@ -32,6 +32,9 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 	}
 	fmt.Fprintf(&b, "%d calls from %s%s: %d ALLOW, %d ASK, %d DENY.\n", in.Calls, plural(len(in.Files), "log"), span,
 		in.Behaviors["ALLOW"], in.Behaviors["ASK"], in.Behaviors["DENY"])
+	if in.TimedOut > 0 {
+		fmt.Fprintf(&b, "%d calls had no decision within the deadline (--timeout) and are in no table.\n", in.TimedOut)
+	}
 	if in.Undecided > 0 {
 		fmt.Fprintf(&b, "%d calls had no decision (no recorded one, and no policy to decide them, or one that read a field the log erased).\n", in.Undecided)
 	}

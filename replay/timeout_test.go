@@ -106,3 +106,30 @@ func TestReplayTimeoutIsReported(t *testing.T) {
 		}
 	}
 }
+
+// TestInsightsTimeoutIsNoDenial: a call the policy gives no decision for
+// within its deadline is counted as timed out, in no breakdown, never as
+// a DENY.
+func TestInsightsTimeoutIsNoDenial(t *testing.T) {
+	registerStall()
+	policy := filepath.Join(t.TempDir(), "stall.rego")
+	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var log bytes.Buffer
+	for _, stall := range []int{0, 3000} {
+		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls", "stall_ms": stall}, "cwd": "/tmp"})
+		log.Write(append(b, '\n'))
+	}
+	src := Source{Name: "log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(log.Bytes())), nil }}
+	in, err := RunInsights(ctx, []Source{src}, InsightsOptions{Jobs: 2, Engine: func(ctx context.Context) (*engine.Engine, error) {
+		return engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(100*time.Millisecond))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Calls != 2 || in.TimedOut != 1 || in.Behaviors[engine.Allow] != 1 || in.Behaviors[engine.Deny] != 0 {
+		t.Errorf("%d calls, %d timed out, behaviors %v; want the stalled call timed out, not denied", in.Calls, in.TimedOut, in.Behaviors)
+	}
+}
