@@ -17,6 +17,10 @@ import (
 // next line.
 const MaxValue = 64 << 20
 
+// MaxErased caps the erased fields an event may list (a mask erases a
+// few named fields; OPA's own masks list one pointer per erased field).
+const MaxErased = 1024
+
 // maxValue is MaxValue (tests lower it).
 var maxValue int64 = MaxValue
 
@@ -422,6 +426,11 @@ func pointers(raw json.RawMessage, field string, to []string) ([]string, error) 
 	var ps []string
 	if err := json.Unmarshal(raw, &ps); err != nil {
 		return to, fmt.Errorf("%s: not an array of JSON pointers", field)
+	}
+	if len(to)+len(ps) > MaxErased {
+		// Replay matches every erased field against every rule a decision
+		// enters: a log must not make that work grow without bound.
+		return to, fmt.Errorf("%s: more than %d fields erased", field, MaxErased)
 	}
 	for _, p := range ps {
 		if p == "/input" {

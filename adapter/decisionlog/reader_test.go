@@ -96,6 +96,7 @@ func TestReaderShapes(t *testing.T) {
 				`{"behavior": "ALLOW"}` + "\n" +
 				`{"hello": "world"}` + "\n" +
 				`{"input": {"tool_name": "Write"}, "custom": {"permopa_erased": "/input"}}` + "\n" +
+				`{"input": {"tool_name": "Write"}, "custom": {"permopa_erased": [` + strings.Repeat(`"/input/tool_input/x",`, MaxErased) + `"/input/tool_input/y"]}}` + "\n" +
 				event("b", "DENY") + "\n",
 			[]string{
 				"event log:1 a ALLOW",
@@ -109,7 +110,8 @@ func TestReaderShapes(t *testing.T) {
 				"error log:8: a decision with no decide input on the line before it",
 				"error log:9: not a decision log event, decide input or decision: no input, tool_name or behavior field",
 				"error log:10: custom.permopa_erased: not an array of JSON pointers",
-				"event log:11 b DENY",
+				"error log:11: custom.permopa_erased: more than 1024 fields erased",
+				"event log:12 b DENY",
 			}},
 	}
 	for _, c := range cases {
