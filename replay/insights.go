@@ -580,8 +580,11 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 			dangerous(t.Path)
 		}
 		return programs, risk
-	case "Read", "Glob", "Grep", "WebFetch", "WebSearch":
+	case "Read", "Glob", "Grep":
 	default:
+		// Every other tool writes, runs or sends something; WebFetch and
+		// WebSearch send their URL or query off the machine (what a call
+		// read can leave in them), which the policy asks about too.
 		risk.NotReadOnly = 1
 	}
 	for _, k := range []string{"file_path", "notebook_path", "path"} {
