@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sync"
 	"time"
 
@@ -71,10 +73,22 @@ func (l *callLog) log(input any, result any) {
 		return
 	}
 	select {
-	case l.events <- logItem{input, result}:
+	case l.events <- logItem{detach(input), result}:
 	default:
 		l.dropped++
 	}
+}
+
+// detach returns an input the writer may keep: an input still to be
+// parsed (decide's line, a byte slice) is copied, since the caller reuses
+// its buffer for the next line once Decide returns (engine.SetObserver:
+// the observer must not keep the input). Decoded values and ast.Values
+// are not changed after a decision and are kept as they are.
+func detach(input any) any {
+	if rv := reflect.ValueOf(input); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+		return bytes.Clone(rv.Bytes())
+	}
+	return input
 }
 
 // write opens the file (at the first call, when the engine and its bundle

@@ -767,3 +767,49 @@ func TestReplayHostileLog(t *testing.T) {
 		t.Fatal("a command from the log was run")
 	}
 }
+
+// TestDecideLogKeepsEveryInput: `permopa decide --log` reuses its line
+// buffer once a line is decided, and the log is written apart: every event
+// must still hold its own call, whole, beside its own decision, whatever
+// the lengths of the lines around it.
+func TestDecideLogKeepsEveryInput(t *testing.T) {
+	dir, env := replayEnv(t)
+	log := filepath.Join(dir, "calls.log")
+	const n = 300
+	var in bytes.Buffer
+	for i := range n {
+		cmd := fmt.Sprintf("echo %d %s", i, strings.Repeat("x", (i*37)%400))
+		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": fmt.Sprintf("c%d", i), "cwd": dir, "permission_mode": "default"})
+		in.Write(append(b, '\n'))
+	}
+	if _, stderr, code := runPermopa(t, dir, in.String(), env, "decide", "--log", log); code != 0 || stderr != "" {
+		t.Fatalf("decide --log: exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d events for %d calls", len(lines), n)
+	}
+	for i, line := range lines {
+		var ev struct {
+			Input struct {
+				ToolUseID string                   `json:"tool_use_id"`
+				ToolInput struct{ Command string } `json:"tool_input"`
+			}
+			Result struct {
+				ToolUseID string `json:"tool_use_id"`
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("event %d: %v", i+1, err)
+		}
+		id := ev.Input.ToolUseID
+		k, _ := strconv.Atoi(strings.TrimPrefix(id, "c"))
+		if want := fmt.Sprintf("echo %d %s", k, strings.Repeat("x", (k*37)%400)); ev.Input.ToolInput.Command != want || ev.Result.ToolUseID != id {
+			t.Fatalf("event %d: input %s with command %q, decision of %s; want the call's own command and decision", i+1, id, ev.Input.ToolInput.Command, ev.Result.ToolUseID)
+		}
+	}
+}
