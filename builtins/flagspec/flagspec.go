@@ -77,6 +77,9 @@ type Verdict struct {
 	// written (~ is the home directory). They are not Writes: a read-only
 	// verdict stands with them, and permopa explain names them.
 	CacheWrites []string
+	// Links are the links (and moves and link-keeping copies) the
+	// invocation makes: later paths under a Name may lead to its Target.
+	Links []Link
 }
 
 // Command is a shell command line an invocation runs.
@@ -148,6 +151,30 @@ func Parse(argv []string) (inv Invocation, ok bool) {
 const (
 	NetRead   = "read"
 	NetEgress = "egress"
+)
+
+// Link says that after an invocation a path under Name may lead where the
+// same path under Target leads. Both are as written in argv. When the link
+// name may be a directory that the link goes into (ln -s T DIR makes
+// DIR/T), both names are listed.
+type Link struct {
+	Name, Target string
+	Kind         LinkKind
+}
+
+// LinkKind says what a Link is and what a relative Target is relative to.
+type LinkKind uint8
+
+const (
+	// LinkSymbolic is a symbolic link whose relative target is relative
+	// to the directory of Name (ln -s).
+	LinkSymbolic LinkKind = iota
+	// LinkSymbolicCwd is a symbolic link whose target is written relative
+	// to the cwd (ln -rs, cp -s).
+	LinkSymbolicCwd
+	// LinkSame: Name is what Target was, relative to the cwd: a hard link, a
+	// move, a copy that keeps symbolic links (cp -r, cp -a, cp -P).
+	LinkSame
 )
 
 // Judge returns the verdict for argv. argv[0] is a bare program name; an

@@ -20,6 +20,9 @@ type tc struct {
 	rec    bool
 	// net is the expected Verdict.Network ("-" for none; "" not checked).
 	net string
+	// links, when non-nil, are the Links as "name>target" (symbolic),
+	// "name>>target" (symbolic, cwd-relative) or "name=target" (same).
+	links []string
 }
 
 func (c tc) words() []string {
@@ -63,6 +66,14 @@ func runCases(t *testing.T, cases []tc) {
 		}
 		if c.net != "" && v.Network != strings.TrimPrefix(c.net, "-") {
 			t.Errorf("%q: Network=%q, want %q", name, v.Network, strings.TrimPrefix(c.net, "-"))
+		}
+		if c.links != nil {
+			var got []string
+			for _, l := range v.Links {
+				op := map[LinkKind]string{LinkSymbolic: ">", LinkSymbolicCwd: ">>", LinkSame: "="}[l.Kind]
+				got = append(got, l.Name+op+l.Target)
+			}
+			checkList(t, name, "Links", got, c.links)
 		}
 	}
 }

@@ -285,6 +285,84 @@ func TestFS(t *testing.T) {
 	})
 }
 
+// Writers whose operands are write targets, so that dangerous-path checks
+// and the working-directory test see them (issue: "chmod 777
+// ~/.ssh/authorized_keys" under a chmod allow rule).
+func TestWritersTargets(t *testing.T) {
+	runCases(t, []tc{
+		{cmd: "chmod 777 ~/.ssh/authorized_keys", why: "modes", writes: []string{"~/.ssh/authorized_keys"}, fs: true},
+		{cmd: "chmod +x a b", writes: []string{"a", "b"}, fs: true},
+		{cmd: "chmod -R u=rwX,go= dir", writes: []string{"dir"}, fs: true},
+		{cmd: "chmod -x script.sh", writes: []string{"script.sh"}, fs: true},
+		{cmd: "chmod -rwx f", writes: []string{"f"}, fs: true},
+		{cmd: "chmod --reference=ref f g", reads: []string{"ref"}, writes: []string{"f", "g"}, fs: true},
+		{cmd: "chmod -v 600 -- -f", writes: []string{"-f"}, fs: true},
+		{cmd: "chmod -0755 f", writes: []string{"f"}, fs: false},
+		{cmd: "chmod --frob 600 ~/.bashrc", writes: []string{"600", "~/.bashrc"}, fs: false},
+		{cmd: "chown root:root /etc/sudoers", why: "owners", writes: []string{"/etc/sudoers"}, fs: true},
+		{cmd: "chown -R u .", writes: []string{"."}, fs: true},
+		{cmd: "chown --from=a b ~/.bashrc", writes: []string{"~/.bashrc"}, fs: true},
+		{cmd: "chgrp -h staff link", why: "groups", writes: []string{"link"}, fs: true},
+		{cmd: "chgrp --reference=r a", reads: []string{"r"}, writes: []string{"a"}, fs: true},
+		{cmd: "truncate -s 0 ~/.bash_history", writes: []string{"~/.bash_history"}, fs: true},
+		{cmd: "truncate --size=+1K -c a b", writes: []string{"a", "b"}, fs: true},
+		{cmd: "truncate -r ref out", reads: []string{"ref"}, writes: []string{"out"}, fs: true},
+		{cmd: "mkfifo -m 600 p", writes: []string{"p"}, fs: true},
+		{cmd: "mknod dev c 1 1", writes: []string{"dev"}, fs: false},
+		{cmd: "mknod -m 600 p p", writes: []string{"p"}, fs: false},
+		{cmd: "shred -u -n 3 secret", writes: []string{"secret"}, fs: true},
+		{cmd: "shred --random-source=/dev/urandom f", writes: []string{"f"}, fs: true},
+		{cmd: "unlink f", writes: []string{"f"}, fs: true},
+		{cmd: "link ~/.bashrc b", writes: []string{"~/.bashrc", "b"}, fs: true, links: []string{"b=~/.bashrc"}},
+		{cmd: "install -m 755 tool ~/.local/bin/tool", reads: []string{"tool"}, writes: []string{"~/.local/bin/tool"}, fs: true},
+		{cmd: "install a b dir", reads: []string{"a", "b"}, writes: []string{"dir"}, fs: true},
+		{cmd: "install -t dir a", reads: []string{"a"}, writes: []string{"dir"}, fs: true},
+		{cmd: "install -d a b", writes: []string{"a", "b"}, fs: true},
+		{cmd: "install -Dm644 x .git/hooks/pre-commit", writes: []string{".git/hooks/pre-commit"}, fs: true},
+		{cmd: "install -s a b", fs: false, writes: []string{"b"}},
+		{cmd: "install --strip-program=sh a b", fs: false},
+		{cmd: "split -l 10 big", reads: []string{"big"}, writes: []string{"x*"}, fs: true},
+		{cmd: "split -a1 -l1 f .bashr", reads: []string{"f"}, writes: []string{".bashr*"}, fs: true},
+		{cmd: "split -b 1M f ~/.ssh/part", writes: []string{"~/.ssh/part*"}, fs: true},
+		{cmd: "split -1 f out", writes: []string{"out*"}, fs: true},
+		{cmd: "split --filter=sh f", fs: false},
+		{cmd: "csplit f /x/", reads: []string{"f"}, writes: []string{"xx*"}, fs: true},
+		{cmd: "csplit -f ~/.ssh/k f 3", writes: []string{"~/.ssh/k*"}, fs: true},
+		{cmd: "setfacl -m u:x:rwx ~/.ssh", why: "access control", writes: []string{"~/.ssh"}, fs: false},
+		{cmd: "setfacl -R -b dir", writes: []string{"dir"}, fs: false},
+		{cmd: "chattr +i f", writes: []string{"+i", "f"}, fs: false},
+		{cmd: "chattr -i ~/.bashrc", writes: []string{"~/.bashrc"}, fs: false},
+	})
+}
+
+// The links, moves and link-keeping copies a command makes: later paths
+// under a link name lead to the target.
+func TestLinks(t *testing.T) {
+	runCases(t, []tc{
+		{cmd: "ln -s /etc nl", links: []string{"nl>/etc", "nl/etc>/etc"}, fs: true},
+		{cmd: "ln -sT /etc nl", links: []string{"nl>/etc"}, fs: true},
+		{cmd: "ln -sfn ../lib cur", links: []string{"cur>../lib", "cur/lib>../lib"}, fs: true},
+		{cmd: "ln -s ~/.ssh/id_rsa", links: []string{"id_rsa>~/.ssh/id_rsa"}, fs: true},
+		{cmd: "ln -sr a/b c/d", links: []string{"c/d>>a/b", "c/d/b>>a/b"}, fs: true},
+		{cmd: "ln -s a b dir/", links: []string{"dir/a>a", "dir/b>b"}, fs: true},
+		{cmd: "ln -st dir /x/a b", links: []string{"dir/a>/x/a", "dir/b>b"}, fs: true},
+		{cmd: "ln --target-directory=/ -s x", links: []string{"/x>x"}, fs: true},
+		{cmd: "ln ~/.bashrc b", writes: []string{"b", "~/.bashrc"}, links: []string{"b=~/.bashrc", "b/.bashrc=~/.bashrc"}, fs: true},
+		{cmd: "cp -s /etc/passwd p", links: []string{"p>>/etc/passwd", "p/passwd>>/etc/passwd"}, fs: true},
+		{cmd: "cp -l a b", links: []string{"b=a", "b/a=a"}, fs: true},
+		{cmd: "cp -r src dst", links: []string{"dst=src", "dst/src=src"}, fs: true},
+		{cmd: "cp -a x y z", links: []string{"z/x=x", "z/y=y"}, fs: true},
+		{cmd: "cp -PT l m", links: []string{"m=l"}, fs: true},
+		{cmd: "cp -t d -R s", links: []string{"d/s=s"}, fs: true},
+		{cmd: "cp a b", links: none, fs: true},
+		{cmd: "cp -L a b", links: none, fs: true},
+		{cmd: "mv l x", links: []string{"x=l", "x/l=l"}, fs: true},
+		{cmd: "mv -T l x", links: []string{"x=l"}, fs: true},
+		{cmd: "mv a b d", links: []string{"d/a=a", "d/b=b"}, fs: true},
+		{cmd: "mv -t d a", links: []string{"d/a=a"}, fs: true},
+	})
+}
+
 func TestPackagesAndTools(t *testing.T) {
 	runCases(t, []tc{
 		{cmd: "npm list", ro: true, sub: "list"},

@@ -120,8 +120,12 @@ type spec struct {
 	never string
 	// fs marks a filesystem command (contract §2): its hook fills Writes,
 	// and FSCommand is set when every option was understood.
-	fs    bool
-	check func(*state)
+	fs bool
+	// writer: the hook fills Writes as for fs, but the program is no
+	// filesystem command the working-directory test may allow (mknod,
+	// setfacl, chattr).
+	writer bool
+	check  func(*state)
 	// subs are the subcommands; the first operand selects one.
 	subs map[string]*spec
 	// group: this subcommand is a noun whose own subcommand follows
@@ -579,6 +583,41 @@ func (st *state) write(p string) {
 	}
 }
 
+// link records that name leads to target (see Link).
+func (st *state) link(name, target string, kind LinkKind) {
+	if name != "" && target != "" {
+		st.v.Links = append(st.v.Links, Link{Name: name, Target: target, Kind: kind})
+	}
+}
+
+// links records the links of a command that puts each source at dest:
+// into dest when it is a directory given by -t (intoDir), else at dest
+// itself and, unless -T (noDir), also into dest in case it is a directory.
+func (st *state) links(kind LinkKind, sources []string, dest string, intoDir, noDir bool) {
+	for _, s := range sources {
+		into := strings.TrimRight(dest, "/") + "/" + baseName(s)
+		if strings.TrimRight(dest, "/") == "" {
+			into = "/" + baseName(s)
+		}
+		if !intoDir && len(sources) == 1 {
+			st.link(dest, s, kind)
+			if noDir {
+				continue
+			}
+		}
+		st.link(into, s, kind)
+	}
+}
+
+// baseName is the last segment of p, trailing slashes ignored.
+func baseName(p string) string {
+	p = strings.TrimRight(p, "/")
+	if k := strings.LastIndexByte(p, '/'); k >= 0 {
+		return p[k+1:]
+	}
+	return p
+}
+
 // run parses args (the words after the program or subcommand) against s.
 func (st *state) run(s *spec, args []string) {
 	st.spec = s
@@ -688,7 +727,7 @@ func isRunsFlag(flags, w string) bool {
 // as operands, so that Writes still names the likely targets (FSCommand
 // stays false: they cannot be trusted).
 func (st *state) bestEffort(s *spec, rest []string) {
-	if !s.fs {
+	if !s.fs && !s.writer {
 		return
 	}
 	for _, w := range rest {

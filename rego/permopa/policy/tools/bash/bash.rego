@@ -51,6 +51,10 @@ _reads_environment if {
 
 _writes := permopa.path.check(analysis.writes, call.context.path_opts)
 
+# Operands of programs the vocabulary cannot place (less, tar, scp, an
+# unknown writer): any of them may be written.
+_touches := permopa.path.check(analysis.touches, call.context.path_opts)
+
 # METADATA
 # description: |
 #   The command is read-only: every leaf is, nothing is written, no
@@ -104,6 +108,15 @@ check := {
 	"message": sprintf("Bash command writes a dangerous path: %s", [_hits(_writes.dangerous)]),
 } if {
 	count(_writes.dangerous) > 0
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf(
+		"Bash command may write a dangerous path: %s, an operand of a program permopa cannot model",
+		[_hits(_touches.dangerous)],
+	),
+} if {
+	count(_touches.dangerous) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,

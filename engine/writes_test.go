@@ -1,0 +1,160 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// modes are every mode, in Claude Code spelling.
+var modes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
+
+// bashEngine is an engine whose user settings hold the given rules (Claude
+// Code form, allow rules unless prefixed "deny:" or "ask:").
+func bashEngine(t *testing.T, rules ...string) *engine.Engine {
+	t.Helper()
+	var rs []engine.Rule
+	for _, s := range rules {
+		b := "ALLOW"
+		if k, rest, ok := strings.Cut(s, ":"); ok && (k == "deny" || k == "ask") {
+			b, s = strings.ToUpper(k), rest
+		}
+		r, err := engine.ParseRule(s, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Source, r.Layer = engine.SourceUser, "user"
+		rs = append(rs, r)
+	}
+	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w", Rules: rs}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+func decideBash(eng *engine.Engine, cmd, mode string) engine.Decision {
+	return eng.Decide(context.Background(), map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": "/w", "permission_mode": mode,
+	})
+}
+
+// wantSafetyAsk asserts the outcome of a safety ASK in every mode: ASK in
+// DEFAULT and ACCEPT_EDITS, DENY in DONT_ASK (nobody to ask) and EXPLORE
+// (not read-only), ALLOW in BYPASS unless immune (self-protection).
+func wantSafetyAsk(t *testing.T, eng *engine.Engine, cmd, message string, immuneInBypass bool) {
+	t.Helper()
+	for _, mode := range modes {
+		d := decideBash(eng, cmd, mode)
+		want, step := engine.Ask, engine.StepToolCheck
+		switch mode {
+		case "plan":
+			want, step = engine.Deny, engine.StepModeFallback
+		case "dontAsk":
+			want = engine.Deny
+		case "bypassPermissions":
+			if !immuneInBypass {
+				want, step = engine.Allow, ""
+			}
+		}
+		if d.Behavior != want || (step != "" && d.Step != step) {
+			t.Errorf("%s: %q: %s/%s (%s), want %s/%s", mode, cmd, d.Behavior, d.Step, d.Message, want, step)
+			continue
+		}
+		if step == engine.StepToolCheck && (!d.BypassImmune || !strings.Contains(d.Message, message)) {
+			t.Errorf("%s: %q: message %q (bypass_immune %v), want a safety check mentioning %q", mode, cmd, d.Message, d.BypassImmune, message)
+		}
+	}
+}
+
+// Writers whose targets were not in the model: their targets are writes,
+// so a dangerous target is a safety ASK that an allow rule for the program
+// cannot silence (issue 10, "writes the model misses").
+func TestWritersToDangerousPathsAsk(t *testing.T) {
+	programs := []string{"chmod", "chown", "chgrp", "truncate", "install", "mkfifo", "mknod", "shred", "dd",
+		"tee", "split", "csplit", "setfacl", "chattr", "touch", "link", "unlink", "tar", "gzip", "less", "patch",
+		"rsync", "ln", "cp", "mv", "sed", "vim", "unzip", "zip"}
+	var rules []string
+	for _, p := range programs {
+		rules = append(rules, "Bash("+p+":*)")
+	}
+	eng := bashEngine(t, rules...)
+	for _, cmd := range []string{
+		"chmod 777 ~/.ssh/authorized_keys",
+		"chmod -R go+w ~/.ssh",
+		"chmod -x ~/.bashrc",
+		"chmod --reference=/w/f 600 /home/u/.zshrc",
+		"chown u:u ~/.gitconfig",
+		"chown -R nobody /w/.git",
+		"chgrp staff ~/.profile",
+		"truncate -s 0 ~/.bash_history ~/.bashrc",
+		"install -m 755 evil ~/.bashrc",
+		"install -D hook .git/hooks/pre-commit",
+		"install -t ~/.ssh key",
+		"mkfifo ~/.zshenv",
+		"mknod ~/.bashrc p",
+		"shred -u ~/.ssh/id_ed25519",
+		"dd if=/dev/zero of=/home/u/.bashrc",
+		"tee -a ~/.bashrc",
+		"echo x | tee ~/.ssh/authorized_keys >/dev/null",
+		"split -l 1 keys ~/.ssh/authorized_key",
+		"csplit -f .git/hooks/pre f 2",
+		"setfacl -m u:eve:rw ~/.ssh/id_rsa",
+		"chattr -i ~/.bashrc",
+		"touch .git/hooks/post-checkout",
+		"link payload ~/.bashrc",
+		"unlink ~/.ssh/known_hosts",
+		"tar xf a.tar -C ~/.ssh",
+		"gzip ~/.bashrc",
+		"less ~/.bashrc",
+		"patch ~/.bashrc fix.diff",
+		"rsync a ~/.bashrc",
+		"vim ~/.zshrc",
+		"unzip a.zip -d .git/hooks",
+		"zip -m out.zip ~/.profile",
+		"cd ~ && chmod 600 .bashrc",
+		"cd ~/.ssh && truncate -s0 authorized_keys",
+	} {
+		wantSafetyAsk(t, eng, cmd, "dangerous path", false)
+	}
+}
+
+// Inside the working directories, the writers that are filesystem commands
+// are allowed in ACCEPT_EDITS like mkdir and cp; the ones that change who
+// may do what (setfacl, chattr, mknod) still ask.
+func TestWritersInsideWorkingDirectories(t *testing.T) {
+	eng := bashEngine(t)
+	for _, c := range []struct {
+		cmd  string
+		want string
+	}{
+		{"chmod +x scripts/run.sh", engine.Allow},
+		{"chmod -R u+rwX build", engine.Allow},
+		{"chown -R 1000:1000 out", engine.Allow},
+		{"truncate -s 0 log.txt", engine.Allow},
+		{"install -D -m 644 a build/a", engine.Allow},
+		{"mkfifo pipe", engine.Allow},
+		{"shred -u tmp.key", engine.Allow},
+		{"split -l 100 big.csv part-", engine.Allow},
+		{"csplit -f sec doc.md /^#/ {*}", engine.Allow},
+		{"unlink old", engine.Allow},
+		{"link a b", engine.Allow},
+		{"setfacl -m u:eve:r notes.txt", engine.Ask},
+		{"chattr +i notes.txt", engine.Ask},
+		{"mknod mem c 1 1", engine.Ask},
+		{"chmod 600 /tmp/x", engine.Ask},
+		{"install x /usr/local/bin/x", engine.Ask},
+		{"split -l 1 f /tmp/p", engine.Ask},
+		{"install -s a b", engine.Ask},
+	} {
+		d := decideBash(eng, c.cmd, "acceptEdits")
+		if d.Behavior != c.want {
+			t.Errorf("acceptEdits: %q: %s/%s (%s), want %s", c.cmd, d.Behavior, d.Step, d.Message, c.want)
+		}
+		if d := decideBash(eng, c.cmd, "default"); d.Behavior != engine.Ask {
+			t.Errorf("default: %q: %s/%s (%s), want ASK", c.cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+}
