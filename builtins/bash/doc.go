@@ -107,6 +107,16 @@ package bash
 // /dev/tcp and /dev/udp are network access. A write whose target is not
 // static sets Analysis.DynamicWrites.
 //
+// Links. The links a leaf makes (ln, link, cp -s/-l/-r/-a/-P, mv; see
+// flagspec.Link) are recorded for the rest of the walk, and every later
+// path is resolved through them as well as taken as written: after
+// "ln -s /etc nl", nl/f is /etc/f and nl/f. A symbolic link's target is in
+// the leaf's Writes (writing through the link writes it). Loop bodies and
+// pipelines see the links made anywhere in them. After a link whose name is
+// not static, or a program that makes links no one can place (tar x, unzip,
+// rsync, git checkout, ln with an unknown option), no later leaf that names
+// a path is read-only or a filesystem command. links.go has the details.
+//
 // Parse errors. A command that does not parse has no leaves, is not
 // read-only and not analysable. Bash accepts some input mvdan.cc/sh
 // rejects ("echo $((rm x) )" runs rm), so MatchAny still sees the word

@@ -184,6 +184,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		ro = false
 		why = firstNonEmpty(why, f)
 	}
+	// The targets of symbolic links the leaf makes are written in effect.
+	for _, t := range w.leafLinks(fr, st, base, v) {
+		lf.Writes = appendUnique(lf.Writes, t)
+	}
 	if dynWrite {
 		w.dynWrites = true
 	}
@@ -355,6 +359,10 @@ func (w *walker) finish(lf *Leaf, fr frame, ro bool, why string) {
 		lf.CodeWords = len(lf.AllowArgv)
 	}
 	lf.RedirectWrites = len(fr.writes) > 0
+	if r := w.opaqueReason(lf); r != "" {
+		ro, why = false, firstNonEmpty(why, r)
+		lf.FSCommand = false
+	}
 	lf.ReadOnly = ro
 	if !ro {
 		lf.Reason = firstNonEmpty(why, "not read-only")
@@ -604,21 +612,41 @@ func (w *walker) resolve(p string, st state) ([]string, bool) {
 	if p == "" {
 		return nil, true
 	}
-	if filepath.IsAbs(p) {
-		return []string{filepath.Clean(p)}, true
-	}
-	var out []string
-	if (p == "~" || strings.HasPrefix(p, "~/")) && w.opts.Home != "" {
-		out = append(out, filepath.Clean(w.opts.Home+p[1:]))
-	}
-	if st.unknown || len(st.dirs) == 0 {
-		if len(out) > 0 {
-			return out, true
+	var raw []string
+	switch {
+	case filepath.IsAbs(p):
+		raw = []string{p}
+	default:
+		if (p == "~" || strings.HasPrefix(p, "~/")) && w.opts.Home != "" {
+			raw = append(raw, w.opts.Home+p[1:])
 		}
-		return nil, false
+		if st.unknown || len(st.dirs) == 0 {
+			if len(raw) == 0 {
+				return nil, false
+			}
+			break
+		}
+		for _, d := range st.dirs {
+			raw = append(raw, d+"/"+p)
+		}
 	}
-	for _, d := range st.dirs {
-		out = appendUnique(out, filepath.Join(d, p))
+	if len(w.links) > 0 {
+		// Links made earlier in the command (links.go).
+		var out []string
+		for _, r := range raw {
+			ps, ok := w.throughLinks(r)
+			if !ok {
+				return nil, false
+			}
+			for _, q := range ps {
+				out = appendUnique(out, q)
+			}
+		}
+		return out, true
+	}
+	out := make([]string, 0, len(raw))
+	for _, r := range raw {
+		out = appendUnique(out, filepath.Clean(r))
 	}
 	return out, true
 }

@@ -187,6 +187,13 @@ type walker struct {
 	// attrs: a script read so far (attrScanned of roots) may declare -i or -n.
 	attrs       bool
 	attrScanned int
+	// links are the links the command made so far, and linksOpaque names
+	// a program that made links no one can place (links.go). They sit
+	// beside the tracked cwd (state) but outlive subshells: they are on disk.
+	links       []link
+	linksOpaque string
+	// scratch: a walk that only learns links (preLinks).
+	scratch bool
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.
@@ -362,6 +369,8 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		return w.ifClause(c, fr, st)
 	case *syntax.WhileClause:
 		body := w.loopState(st, c.Cond, c.Do)
+		// A later iteration runs through the links an earlier one made.
+		w.preLinks(fr, body, append(append([]*syntax.Stmt(nil), c.Cond...), c.Do...)...)
 		w.walkStmts(c.Cond, fr, body)
 		end := w.walkStmts(c.Do, fr, body)
 		out := union(st, end)
@@ -400,6 +409,7 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 			inner.forced = appendStr(inner.forced, "select reads input interactively")
 		}
 		body := w.loopState(st, nil, c.Do)
+		w.preLinks(inner, body, c.Do...)
 		end := w.walkStmts(c.Do, inner, body)
 		out := union(st, end)
 		return out, out
@@ -472,6 +482,13 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 			break
 		}
 		spine = append(spine, b)
+	}
+	for _, b := range spine {
+		if b.Op == syntax.Pipe || b.Op == syntax.PipeAll {
+			// The parts of a pipeline run concurrently: links a later part
+			// makes may be there for an earlier one (links.go).
+			w.preLinks(fr, st, b.Y)
+		}
 	}
 	after, success = w.walkStmt(spine[len(spine)-1].X, fr, st)
 	for i := len(spine) - 1; i >= 0; i-- {

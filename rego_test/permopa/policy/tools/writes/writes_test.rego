@@ -44,3 +44,33 @@ test_writer_targets[name] if {
 	d.behavior == behavior
 	d.step == step
 }
+
+_linkers := _allow_bash(["ln:*", "cp:*", "mv:*", "echo:*", "cat:*", "touch:*"])
+
+# Each case: [command, mode, expected behavior, expected step]. The programs
+# are allowed by rule: a link to a dangerous or credential path is a safety
+# ASK, a link out of the working directories is no edit inside them.
+link_cases := {
+	"link to a key, read": ["ln -s ~/.ssh/id_rsa k; cat k", "default", "ASK", "tool_check"],
+	"link to a key, dontAsk": ["ln -s ~/.ssh/id_rsa k; cat k", "dontAsk", "DENY", "tool_check"],
+	"link to bashrc, append": ["ln -s ~/.bashrc b && echo x >> b", "acceptEdits", "ASK", "tool_check"],
+	"hard link to profile": ["ln ~/.profile p; echo x >> p", "acceptEdits", "ASK", "tool_check"],
+	"move ssh dir, read": ["mv ~/.ssh s && cat s/id_rsa", "default", "ASK", "tool_check"],
+	"link into hooks": ["ln -s .git/hooks h && touch h/post-merge", "acceptEdits", "ASK", "tool_check"],
+	"link to etc, acceptEdits by rule": ["ln -s /etc nl && echo x > nl/f", "acceptEdits", "ALLOW", "allow_rule"],
+	"link inside, acceptEdits": ["ln -sfn build/v2 current", "acceptEdits", "ALLOW", "tool_check"],
+}
+
+test_links[name] if {
+	some name, [command, mode, behavior, step] in link_cases
+	d := _decide(command, mode, _linkers)
+	d.behavior == behavior
+	d.step == step
+}
+
+# Without rules, a link out of the working directories asks in ACCEPT_EDITS.
+test_link_out_of_workdir_asks if {
+	d := _decide("ln -s /etc nl && echo x > nl/f", "acceptEdits", {})
+	d.behavior == "ASK"
+	d.step == "mode_fallback"
+}
