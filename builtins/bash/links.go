@@ -52,6 +52,20 @@ var opaqueLinkers = map[string]bool{
 	"toybox": true, "ditto": true, "dpkg-deb": true, "unsquashfs": true, "bsdcpio": true,
 }
 
+// gitKeepsWorkTree are git subcommands that check out no file (so no
+// symbolic link either); every other git subcommand that is not read-only
+// may (checkout, pull, merge, stash, apply, clone, ...).
+var gitKeepsWorkTree = map[string]bool{
+	"commit": true, "add": true, "push": true, "fetch": true, "tag": true, "branch": true, "config": true,
+	"remote": true, "notes": true, "gc": true, "init": true, "update-ref": true, "format-patch": true,
+	"reflog": true, "help": true, "rm": true,
+}
+
+func firstWordOf(s string) string {
+	w, _, _ := strings.Cut(s, " ")
+	return w
+}
+
 // linkMakers are programs the vocabulary reads links from.
 var linkMakers = map[string]bool{"ln": true, "link": true, "cp": true, "mv": true}
 
@@ -122,7 +136,7 @@ func (w *walker) addLink(l link) {
 // symbolic links, which the leaf writes in effect (writing through the
 // link writes them), for its Writes.
 func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) (targets []string) {
-	if opaqueLinkers[base] && !v.ReadOnly {
+	if opaqueLinkers[base] && !v.ReadOnly && (base != "git" || !gitKeepsWorkTree[firstWordOf(v.Subcommand)]) {
 		w.linksOpaque = firstNonEmpty(w.linksOpaque, base)
 		return nil
 	}

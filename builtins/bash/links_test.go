@@ -142,3 +142,18 @@ func TestLinkLoops(t *testing.T) {
 		}
 	}
 }
+
+// git subcommands that check nothing out make no links.
+func TestGitWithoutCheckoutMakesNoLinks(t *testing.T) {
+	for _, cmd := range []string{
+		"git commit -m x && cat README",
+		"git add . && git status && head f",
+		"git push origin main; ls src",
+	} {
+		a := analyze(cmd, conformanceOpts)
+		last := a.Leaves[len(a.Leaves)-1]
+		if !last.ReadOnly {
+			t.Errorf("%q: last leaf not read-only: %s", cmd, last.Reason)
+		}
+	}
+}
