@@ -10,6 +10,7 @@
 //	permopa.path.resolve(path, opts)                    object   {abs, real}
 //	permopa.path.check(paths, opts)                     object   dangerous and credential paths
 //	permopa.path.inside(paths, dirs, opts)              boolean  every path inside some dir
+//	permopa.path.git_repositories(dirs, opts)           array    git repositories that are not a .git directory
 //	permopa.glob.match_any(patterns, paths, opts)       number   first file rule hit/covering, or -1
 //	permopa.call.context(input, settings, schema)       object   validated input and derived options
 //	permopa.rules.lists(documents, tool, guards)        object   the indexed rule lists a call meets
@@ -61,6 +62,7 @@ func all() []builtin {
 		{PathResolve, pathResolve},
 		{PathCheck, pathCheck},
 		{PathInside, pathInside},
+		{PathGitRepositories, pathGitRepositories},
 		{GlobMatchAny, globMatchAny},
 		{CallContext, callContext},
 		{RulesLists, rulesLists},

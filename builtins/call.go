@@ -22,7 +22,7 @@ import (
 var CallContext = &ast.Builtin{
 	Name: "permopa.call.context",
 	Description: "Validates a permopa input document and derives what the policy needs: " +
-		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, bash_opts, bypass_honours_safety, network_reads. " +
+		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, write_opts, bash_opts, bypass_honours_safety, network_reads. " +
 		"A mode set at runtime for the input's session_id (settings.session_modes) stands in for the settings' default_mode.",
 	Categories: []string{"permopa"},
 	Decl: types.NewFunction(
@@ -42,6 +42,7 @@ var (
 	keyTool          = ast.StringTerm("tool")
 	keyPathOpts      = ast.StringTerm("path_opts")
 	keyBashOpts      = ast.StringTerm("bash_opts")
+	keyWriteOpts     = ast.StringTerm("write_opts")
 	keyBypassSafety  = ast.StringTerm("bypass_honours_safety")
 	keyNetworkReads  = ast.StringTerm("network_reads")
 	keyToolName      = ast.StringTerm("tool_name")
@@ -258,6 +259,12 @@ func (c *callCtx) build() *ast.Term {
 	if t := termAt(c.settings, keyHome); t != nil && isString(t) {
 		homeTerm = t
 	}
+	protectedTerm := ast.InternedEmptyArray
+	if t := termAt(c.settings, keyProtectedPaths); t != nil {
+		if _, ok := t.Value.(*ast.Array); ok {
+			protectedTerm = t
+		}
+	}
 	wdTerm := ast.ArrayTerm(dirs...)
 	return ast.ObjectTerm(
 		ast.Item(keyErrors, errs),
@@ -272,6 +279,15 @@ func (c *callCtx) build() *ast.Term {
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyDangerousPaths, dangerous),
 			ast.Item(keyCaseInsensitive, ast.InternedTerm(get(c.settings, keyCaseInsensitivePaths) == ast.Boolean(true))),
+		)),
+		// The path options for what a call writes: also look on disk, and
+		// protect the settings files the engine reads (settings.protected_paths).
+		ast.Item(keyWriteOpts, ast.ObjectTerm(
+			ast.Item(keyCwd, cwdTerm),
+			ast.Item(keyHome, homeTerm),
+			ast.Item(keyDangerousPaths, dangerous),
+			ast.Item(keyWrites, ast.InternedTerm(true)),
+			ast.Item(keyProtectedPaths, protectedTerm),
 		)),
 		ast.Item(keyBashOpts, ast.ObjectTerm(
 			ast.Item(keyCwd, cwdTerm),

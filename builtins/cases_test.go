@@ -65,19 +65,25 @@ type caseFile struct {
 //	proj/alias       -> proj/src       (inside → inside)
 //	outside/file, proj-evil/x
 //	work             -> data/work      (a working directory that is a symlink)
+//	repo/.git/{HEAD,objects,refs}      (a work tree)
+//	repo/bare/{HEAD,objects,refs,config} (a bare repository inside it)
+//	repo/half/{objects,refs}           (two thirds of one)
+//	repo/.permopa/settings.yaml        (permopa's project settings)
 func fixture(t testing.TB) string {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"home/.ssh", "proj/src", "outside", "proj-evil", "data/work"} {
+	for _, d := range []string{"home/.ssh", "proj/src", "outside", "proj-evil", "data/work", "repo/.git/objects",
+		"repo/.git/refs", "repo/bare/objects", "repo/bare/refs", "repo/half/objects", "repo/half/refs", "repo/src", "repo/.permopa"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, f := range []string{"home/.ssh/id_rsa", "home/.ssh/id_rsa.pub", "home/.bashrc", "proj/src/main.go",
-		"proj/.env", "proj/.env.example", "outside/file", "proj-evil/x", "data/work/f"} {
+		"proj/.env", "proj/.env.example", "outside/file", "proj-evil/x", "data/work/f", "repo/.git/HEAD",
+		"repo/bare/HEAD", "repo/bare/config", "repo/.permopa/settings.yaml"} {
 		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -176,22 +176,27 @@ var PathCheck = &ast.Builtin{
 		"Names compare case-insensitively. A tree read recursively (`grep -r`, `rg`, `find`, the Grep tool) is a " +
 		"credential read when its root is one, when it holds a well-known credential location (`~/.ssh`, " +
 		"`/etc/shadow`, ...), or when a bounded walk of it, skipping what the program skips, finds a credential " +
-		"path; a tree too large to walk is reported under `unknown`. " +
+		"path; a tree too large to walk is reported under `unknown`. Permission settings of permopa and of agent " +
+		"hosts (`.permopa`, `.claude`, `.codex`, `.gemini`, `.mcp.json`, ...) and files that make tools run code " +
+		"(`.husky`, `.githooks`, `.vscode/tasks.json`, ...; configurable) are dangerous. " +
 		"Reads the file system, so it is non-deterministic.",
 	Categories: categoriesPath,
 	Decl: types.NewFunction(
 		types.Args(
 			types.Named("paths", pathOrTreeArray()).Description("the paths as written in the tool call; "+treeDoc),
 			namedOpts("options: "+cwdHomeDoc+"; `dangerous_paths` (object, the settings block "+
-				"`{files: {add: [], remove: []}, directories: {add: [], remove: []}}`; absent: the defaults)"+unknownKeys),
+				"`{files: {add: [], remove: []}, directories: {add: [], remove: []}, code_running: {add: [], remove: []}}`; "+
+				"absent: the defaults); "+writesDoc+unknownKeys),
 		),
 		types.Named("result", types.NewObject([]*types.StaticProperty{
 			types.NewStaticProperty("dangerous", pathReasonType),
 			types.NewStaticProperty("credential", pathReasonType),
 			types.NewStaticProperty("unknown", pathReasonType),
+			types.NewStaticProperty("protected", pathReasonType),
 		}, nil)).Description("`{\"dangerous\": [{\"path\", \"reason\"}], \"credential\": [{\"path\", \"reason\"}], "+
-			"\"unknown\": [{\"path\", \"reason\"}]}`: each hit with the path (or tree root) as given and why "+
-			"(every credential path is also dangerous); unknown: trees too large to check"),
+			"\"unknown\": [{\"path\", \"reason\"}], \"protected\": [...]}`: each hit with the path (or tree root) as given "+
+			"and why (every credential path is also dangerous); unknown: trees too large to check; protected, only "+
+			"with `writes`: the hits (also dangerous) that are permission settings of permopa or an agent host"),
 	),
 	Nondeterministic: true,
 }
@@ -230,7 +235,8 @@ func dangerousConfig(v ast.Value, pos int) (paths.Config, error) {
 		key   *ast.Term
 		name  string
 		edits *paths.Edits
-	}{{keyFiles, "files", &cfg.Files}, {keyDirectories, "directories", &cfg.Directories}} {
+	}{{keyFiles, "files", &cfg.Files}, {keyDirectories, "directories", &cfg.Directories},
+		{keyCodeRunning, "code_running", &cfg.CodeRunning}} {
 		st := obj.Get(sec.key)
 		if st == nil {
 			continue
@@ -281,7 +287,11 @@ func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 	if err != nil {
 		return nil, err
 	}
-	var dangerous, credential, unknown []*ast.Term
+	wc, err := newWriteCheck(bctx, o, cl, cwd, home)
+	if err != nil {
+		return nil, err
+	}
+	var dangerous, credential, unknown, protected []*ast.Term
 	for _, pa := range ps {
 		pt := pa.term
 		r := resolve(bctx, pa.p, cwd, home)
@@ -316,6 +326,10 @@ func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 				}
 			}
 		}
+		prot := false
+		if wc != nil {
+			d, prot, reason = wc.check(r, d, c, reason)
+		}
 		if !d {
 			continue
 		}
@@ -324,12 +338,20 @@ func pathCheck(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 		if c {
 			credential = append(credential, hit)
 		}
+		if prot {
+			protected = append(protected, hit)
+		}
 	}
-	return ast.ObjectTerm(
+	out := ast.NewObject(
 		ast.Item(keyDangerous, termsArray(dangerous)),
 		ast.Item(keyCredential, termsArray(credential)),
 		ast.Item(keyUnknown, termsArray(unknown)),
-	), nil
+	)
+	if wc != nil {
+		// Only with writes: the protected settings are a question of writes.
+		out.Insert(keyProtected, termsArray(protected))
+	}
+	return ast.NewTerm(out), nil
 }
 
 func termsArray(ts []*ast.Term) *ast.Term {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -219,9 +220,31 @@ func (l *Layers) loadLocked() (Settings, []error) {
 	problems = append(problems, LintProblems(LintRules(merged.Rules))...)
 	merged.Home = firstNonEmpty(l.opts.Home, merged.Home)
 	merged.Cwd = firstNonEmpty(l.opts.Cwd, merged.Cwd)
+	merged.ProtectedPaths = append(merged.ProtectedPaths, l.protectedPaths()...)
 	merged.fillDefaults()
 	l.merged, l.problems = merged, problems
 	return merged.clone(), problems
+}
+
+// protectedPaths are the settings files and directories the layers read,
+// absolute: the managed directory, the command-line files, the project's
+// .permopa directory and the user's directory. An agent that wrote them
+// would choose its own rules (Settings.ProtectedPaths).
+func (l *Layers) protectedPaths() []string {
+	var out []string
+	for _, ly := range l.layers {
+		for _, f := range ly.exact {
+			if abs, err := filepath.Abs(f); err == nil {
+				out = append(out, abs)
+			}
+		}
+		for _, stem := range ly.stems {
+			if abs, err := filepath.Abs(filepath.Dir(stem)); err == nil && !slices.Contains(out, abs) {
+				out = append(out, abs)
+			}
+		}
+	}
+	return out
 }
 
 // read reads the layer's files, keeping the last good settings of a file

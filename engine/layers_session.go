@@ -159,6 +159,9 @@ func (s Settings) clone() Settings {
 	s.DangerousPaths.Files.Remove = slices.Clone(s.DangerousPaths.Files.Remove)
 	s.DangerousPaths.Directories.Add = slices.Clone(s.DangerousPaths.Directories.Add)
 	s.DangerousPaths.Directories.Remove = slices.Clone(s.DangerousPaths.Directories.Remove)
+	s.DangerousPaths.CodeRunning.Add = slices.Clone(s.DangerousPaths.CodeRunning.Add)
+	s.DangerousPaths.CodeRunning.Remove = slices.Clone(s.DangerousPaths.CodeRunning.Remove)
+	s.ProtectedPaths = slices.Clone(s.ProtectedPaths)
 	if s.SessionRules != nil {
 		rules := make(map[string][]Rule, len(s.SessionRules))
 		for id, rs := range s.SessionRules {

@@ -66,6 +66,11 @@ type Settings struct {
 	Home string `json:"home"`
 	// Cwd is used for calls whose input has no cwd (default: the process's).
 	Cwd string `json:"cwd"`
+	// ProtectedPaths are the settings files and directories the engine
+	// reads (managed, --settings, the project's .permopa, the user's):
+	// writing them, or a directory holding them, is a safety ASK that
+	// BYPASS does not skip (Layers fills it in).
+	ProtectedPaths []string `json:"protected_paths,omitempty"`
 	// SessionRules are rules accepted at runtime, keyed by session id. The
 	// rules of session "" apply to every call; the others only to calls
 	// whose input has that session_id.
@@ -105,10 +110,14 @@ type PathEdits struct {
 }
 
 // DangerousPaths is the settings block dangerous_paths: edits to the
-// default dangerous file and directory names (contract §2).
+// default dangerous file and directory names (contract §2), and to the
+// files that make tools run code (code_running: .husky, .githooks,
+// .vscode/tasks.json, ...). The permission settings of permopa and of the
+// agent hosts are protected whatever the edits.
 type DangerousPaths struct {
 	Files       PathEdits `json:"files"`
 	Directories PathEdits `json:"directories"`
+	CodeRunning PathEdits `json:"code_running"`
 }
 
 // AllRules lists every rule: the layers' rules, then each session's
@@ -125,14 +134,15 @@ func (s Settings) AllRules() []Rule {
 }
 
 func (d DangerousPaths) empty() bool {
-	return len(d.Files.Add)+len(d.Files.Remove)+len(d.Directories.Add)+len(d.Directories.Remove) == 0
+	return len(d.Files.Add)+len(d.Files.Remove)+len(d.Directories.Add)+len(d.Directories.Remove)+
+		len(d.CodeRunning.Add)+len(d.CodeRunning.Remove) == 0
 }
 
 func (d DangerousPaths) document() map[string]any {
 	edits := func(e PathEdits) map[string]any {
 		return map[string]any{"add": strings2any(e.Add), "remove": strings2any(e.Remove)}
 	}
-	return map[string]any{"files": edits(d.Files), "directories": edits(d.Directories)}
+	return map[string]any{"files": edits(d.Files), "directories": edits(d.Directories), "code_running": edits(d.CodeRunning)}
 }
 
 func strings2any(xs []string) []any {
@@ -218,6 +228,9 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 	}
 	if len(s.Unreadable) > 0 {
 		doc["unreadable"] = strings2any(s.Unreadable)
+	}
+	if len(s.ProtectedPaths) > 0 {
+		doc["protected_paths"] = strings2any(s.ProtectedPaths)
 	}
 	return doc
 }
@@ -768,6 +781,8 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		{"dangerous_paths.files.remove", &s.DangerousPaths.Files.Remove},
 		{"dangerous_paths.directories.add", &s.DangerousPaths.Directories.Add},
 		{"dangerous_paths.directories.remove", &s.DangerousPaths.Directories.Remove},
+		{"dangerous_paths.code_running.add", &s.DangerousPaths.CodeRunning.Add},
+		{"dangerous_paths.code_running.remove", &s.DangerousPaths.CodeRunning.Remove},
 	} {
 		*e.dst = stringList(v.Get(e.key))
 	}
@@ -775,6 +790,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		cfg := paths.Config{
 			Files:       paths.Edits{Add: s.DangerousPaths.Files.Add, Remove: s.DangerousPaths.Files.Remove},
 			Directories: paths.Edits{Add: s.DangerousPaths.Directories.Add, Remove: s.DangerousPaths.Directories.Remove},
+			CodeRunning: paths.Edits{Add: s.DangerousPaths.CodeRunning.Add, Remove: s.DangerousPaths.CodeRunning.Remove},
 		}
 		if _, err := cfg.Compile(); err != nil {
 			problems = append(problems, &KeyProblem{Where: where, Key: "dangerous_paths", Err: fmt.Errorf("%w; dangerous_paths of this file ignored", err)})
@@ -901,6 +917,9 @@ func Merge(layers ...Settings) Settings {
 		out.DangerousPaths.Files.Remove = append(out.DangerousPaths.Files.Remove, s.DangerousPaths.Files.Remove...)
 		out.DangerousPaths.Directories.Add = append(out.DangerousPaths.Directories.Add, s.DangerousPaths.Directories.Add...)
 		out.DangerousPaths.Directories.Remove = append(out.DangerousPaths.Directories.Remove, s.DangerousPaths.Directories.Remove...)
+		out.DangerousPaths.CodeRunning.Add = append(out.DangerousPaths.CodeRunning.Add, s.DangerousPaths.CodeRunning.Add...)
+		out.DangerousPaths.CodeRunning.Remove = append(out.DangerousPaths.CodeRunning.Remove, s.DangerousPaths.CodeRunning.Remove...)
+		out.ProtectedPaths = append(out.ProtectedPaths, s.ProtectedPaths...)
 		if out.Home == "" {
 			out.Home = s.Home
 		}
@@ -931,6 +950,7 @@ func Merge(layers ...Settings) Settings {
 	}
 	out.DangerousPaths.Files.Remove = withoutNames(out.DangerousPaths.Files.Remove, out.DangerousPaths.Files.Add)
 	out.DangerousPaths.Directories.Remove = withoutNames(out.DangerousPaths.Directories.Remove, out.DangerousPaths.Directories.Add)
+	out.DangerousPaths.CodeRunning.Remove = withoutNames(out.DangerousPaths.CodeRunning.Remove, out.DangerousPaths.CodeRunning.Add)
 	return out
 }
 

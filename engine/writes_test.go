@@ -35,7 +35,7 @@ func bashEngine(t *testing.T, rules ...string) *engine.Engine {
 	return eng
 }
 
-func decideBash(eng *engine.Engine, cmd, mode string) engine.Decision {
+func bashDecide(eng *engine.Engine, cmd, mode string) engine.Decision {
 	return eng.Decide(context.Background(), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": "/w", "permission_mode": mode,
 	})
@@ -47,7 +47,7 @@ func decideBash(eng *engine.Engine, cmd, mode string) engine.Decision {
 func wantSafetyAsk(t *testing.T, eng *engine.Engine, cmd, message string, immuneInBypass bool) {
 	t.Helper()
 	for _, mode := range modes {
-		d := decideBash(eng, cmd, mode)
+		d := bashDecide(eng, cmd, mode)
 		want, step := engine.Ask, engine.StepToolCheck
 		switch mode {
 		case "plan":
@@ -149,11 +149,11 @@ func TestWritersInsideWorkingDirectories(t *testing.T) {
 		{"split -l 1 f /tmp/p", engine.Ask},
 		{"install -s a b", engine.Ask},
 	} {
-		d := decideBash(eng, c.cmd, "acceptEdits")
+		d := bashDecide(eng, c.cmd, "acceptEdits")
 		if d.Behavior != c.want {
 			t.Errorf("acceptEdits: %q: %s/%s (%s), want %s", c.cmd, d.Behavior, d.Step, d.Message, c.want)
 		}
-		if d := decideBash(eng, c.cmd, "default"); d.Behavior != engine.Ask {
+		if d := bashDecide(eng, c.cmd, "default"); d.Behavior != engine.Ask {
 			t.Errorf("default: %q: %s/%s (%s), want ASK", c.cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -196,12 +196,12 @@ func TestLinksMadeAndUsedInOneCall(t *testing.T) {
 		"ln -s /opt o; cd o && touch x",
 	} {
 		for _, mode := range []string{"acceptEdits", "dontAsk"} {
-			d := decideBash(eng, cmd, mode)
+			d := bashDecide(eng, cmd, mode)
 			if d.Behavior == engine.Allow && d.Step == engine.StepToolCheck {
 				t.Errorf("%s: %q allowed by the tool check: %s", mode, cmd, d.Message)
 			}
 		}
-		if d := decideBash(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Ask {
+		if d := bashDecide(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Ask {
 			t.Errorf("acceptEdits, no rules: %q: %s/%s (%s), want ASK", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -211,7 +211,7 @@ func TestLinksMadeAndUsedInOneCall(t *testing.T) {
 		"ln -s ../w/shared/config.json config.json && cat config.json",
 		"mkdir -p out && ln -s ../src out/src && touch out/src/x",
 	} {
-		if d := decideBash(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Allow {
+		if d := bashDecide(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Allow {
 			t.Errorf("acceptEdits: %q: %s/%s (%s), want ALLOW", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}

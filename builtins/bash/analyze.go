@@ -56,7 +56,7 @@ func parse(src string) (*syntax.File, error) {
 func newAnalysis(home string) *Analysis {
 	return &Analysis{
 		Reasons: []string{}, NotReadOnly: []string{}, Leaves: make([]Leaf, 0, 4), Reads: []string{}, Writes: []string{},
-		CriticalRemovals: []string{}, Dangerous: []Hit{}, CacheWrites: []string{}, home: home,
+		CriticalRemovals: []string{}, Dangerous: []Hit{}, CacheWrites: []string{}, GitDirs: []string{}, home: home,
 		RecursiveReads: []Tree{}, Environment: []string{},
 	}
 }
@@ -136,6 +136,7 @@ func analyze(command string, opts Options) (res *Analysis) {
 // assemble derives the command-level fields from the leaves.
 func (w *walker) assemble() *Analysis {
 	res := w.res
+	w.gitDirInTheMaking()
 	res.Reasons = append(res.Reasons, w.reasons...)
 	res.Analysable = len(res.Reasons) == 0 && !res.Truncated
 	res.DynamicWrites = w.dynWrites

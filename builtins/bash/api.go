@@ -193,6 +193,10 @@ type Analysis struct {
 	// known statically (redirect to "$f", rm "$x", a relative path after an
 	// unknown cd); such targets are missing from Writes.
 	DynamicWrites bool `json:"dynamic_writes"`
+	// GitDirs are the directories git commands look for their repository
+	// from (the cwd in force, then -C; --git-dir), for the policy to check on
+	// disk that each finds the .git directory of a work tree (git.go).
+	GitDirs []string `json:"git_dirs"`
 
 	// home is Options.Home, for matching rules written with ~.
 	home string

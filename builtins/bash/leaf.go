@@ -76,6 +76,12 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		v.ReadOnly = false
 		v.Reason = r
 	}
+	if base == "git" {
+		if r := w.gitLeaf(st, judge); r != "" && v.ReadOnly {
+			v.ReadOnly = false
+			v.Reason = r
+		}
+	}
 	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand, Network: v.Network}
 	for _, c := range v.CacheWrites {
 		// The program's own directories: ~ is the home directory.
@@ -108,6 +114,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 				why = firstNonEmpty(why, "path operand is not static")
 				if write {
 					dynWrite = true
+					w.unplacedWrite(len(w.res.Leaves), p)
 				} else if g, ok := dynamicGlob(p); ok {
 					// What a read only known at run time could name
 					// (cat /proc/$$/environ): checked as a glob.
@@ -161,6 +168,8 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 						lf.Touches = appendUnique(lf.Touches, q)
 					}
 				}
+			} else {
+				w.unplacedWrite(len(w.res.Leaves), a)
 			}
 		}
 	}
@@ -368,6 +377,7 @@ func (w *walker) finish(lf *Leaf, fr frame, ro bool, why string) {
 		lf.Reason = firstNonEmpty(why, "not read-only")
 	}
 	w.res.Leaves = append(w.res.Leaves, *lf)
+	w.written = append(w.written, lf.Writes...)
 	if len(lf.Writes) > 0 {
 		idx := len(w.res.Leaves) - 1
 		for _, p := range lf.Writes {

@@ -7,6 +7,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/paths"
 )
 
 // Links made and used in one command. The path built-ins resolve the
@@ -238,4 +239,18 @@ func (w *walker) opaqueReason(lf *Leaf) string {
 		return ""
 	}
 	return w.linksOpaque + " may have made links that its paths go through"
+}
+
+// unplacedWrite looks at a written path whose place is not known (a
+// relative path after an unknown cd, a path with an expansion): when its
+// literal segments name protected settings (.permopa, .claude, ...), it is
+// the dangerous pattern protected-write, which the policy treats as a write
+// to them (docs/protected-paths.md). Written with ${…} for the unknown parts.
+func (w *walker) unplacedWrite(leaf int, p string) {
+	if p == "" || w.scratch {
+		return
+	}
+	if _, ok := paths.Default().Protected("/" + p); ok {
+		w.hit("protected-write", leaf, strings.ReplaceAll(p, dyn, "${…}"))
+	}
 }

@@ -194,6 +194,8 @@ type walker struct {
 	linksOpaque string
 	// scratch: a walk that only learns links (preLinks).
 	scratch bool
+	// written are the paths written so far, for git's repository (git.go).
+	written []string
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.
@@ -327,6 +329,7 @@ func (w *walker) walkStmtIn(s *syntax.Stmt, fr frame, st state, piped *string) (
 		if wrote {
 			w.orphan = true
 			w.orphanWrites = append(w.orphanWrites, cmdFrame.writes...)
+			w.written = append(w.written, cmdFrame.writes...)
 			w.notReadOnly("redirection without a command writes a file")
 		} else if len(cmdFrame.reads) > 0 || len(cmdFrame.redirForced) > 0 {
 			// "$(< file)" reads file: a leaf ":" carries the read.
@@ -738,6 +741,7 @@ func (w *walker) redirWrite(fr frame, st state, target word, wrote bool) (frame,
 	paths, ok := w.resolveWord(target, st)
 	if !ok {
 		w.dynWrites = true
+		w.unplacedWrite(-1, target.s)
 		fr.redirForced = appendStr(fr.redirForced, "redirection target is not static")
 		return fr, true
 	}

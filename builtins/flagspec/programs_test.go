@@ -616,3 +616,18 @@ func TestArityTraps(t *testing.T) {
 		{cmd: "git tag --points-at", ro: true},
 	})
 }
+
+// permopa's own rules commands write its settings.
+func TestPermopaRules(t *testing.T) {
+	runCases(t, []tc{
+		{cmd: "permopa rules list", ro: true, sub: "rules list"},
+		{cmd: "permopa rules list --json --files", ro: true},
+		{cmd: "permopa rules add Bash", why: "writes permission settings", writes: []string{"./.permopa", "~/.config/permopa"}},
+		{cmd: "permopa rules --project /p add --destination local Bash(*)", writes: []string{"/p/.permopa", "~/.config/permopa"}},
+		{cmd: "permopa rules revoke --behavior deny Bash(rm:*) --user-dir /u", writes: []string{"./.permopa", "/u"}},
+		{cmd: "permopa rules --managed-dir /m add x", writes: []string{"./.permopa", "~/.config/permopa", "/m"}},
+		{cmd: "permopa rules export -o out.json s.yaml", why: "writes the document", reads: []string{"s.yaml"}, writes: []string{"out.json"}},
+		{cmd: "permopa rules export s.yaml", ro: true, reads: []string{"s.yaml"}},
+		{cmd: "permopa rules frob", why: "not in the read-only vocabulary"},
+	})
+}

@@ -997,7 +997,7 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 			return
 		}
 	}
-	if sub.never != "" && !sub.fs && sub.subs == nil {
+	if sub.never != "" && !sub.fs && !sub.writer && sub.subs == nil {
 		st.fail(sub.never)
 		if st.parse && sub.allow == "" && sub.deny == nil && !sub.anyArgs {
 			st.inv.Unmodelled = true

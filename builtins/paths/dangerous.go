@@ -33,6 +33,9 @@ type Edits struct {
 type Config struct {
 	Files       Edits `json:"files"       yaml:"files"       mapstructure:"files"`
 	Directories Edits `json:"directories" yaml:"directories" mapstructure:"directories"`
+	// CodeRunning edits the files that make tools run code later
+	// (protected.go); they match like directories.
+	CodeRunning Edits `json:"code_running" yaml:"code_running" mapstructure:"code_running"`
 }
 
 // The defaults. A credential entry protects reads too; for a directory it
@@ -59,7 +62,7 @@ var (
 	defaultDirectories = []entrySpec{
 		{name: ".git"}, {name: ".ssh", credential: true}, {name: ".aws", credential: true},
 		{name: ".kube", credential: true}, {name: ".gnupg", credential: true}, {name: ".docker"},
-		{name: ".claude"}, {name: ".vscode"}, {name: ".idea"},
+		{name: ".vscode"}, {name: ".idea"},
 		{name: ".config/gh", credential: true}, {name: ".config/git"},
 	}
 )
@@ -187,6 +190,10 @@ func (s *nameSet) matchEnd(segs []string, end int) *entry {
 type Classifier struct {
 	files, fileAdd, fileRemove nameSet
 	dirs, dirAdd, dirRemove    nameSet
+	// locked are the protected settings (no edit applies), code the files
+	// that make tools run code (protected.go).
+	locked                    nameSet
+	code, codeAdd, codeRemove nameSet
 }
 
 // Compile checks and compiles c.
@@ -206,6 +213,10 @@ func (c Config) Compile() (*Classifier, error) {
 	set(&cl.fileRemove, "files.remove", namesOf(c.Files.Remove))
 	set(&cl.dirAdd, "directories.add", namesOf(c.Directories.Add))
 	set(&cl.dirRemove, "directories.remove", namesOf(c.Directories.Remove))
+	set(&cl.locked, "protected (default)", protectedNames)
+	set(&cl.code, "code_running (default)", defaultCodeRunning)
+	set(&cl.codeAdd, "code_running.add", namesOf(c.CodeRunning.Add))
+	set(&cl.codeRemove, "code_running.remove", namesOf(c.CodeRunning.Remove))
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -228,13 +239,15 @@ func Default() *Classifier { return defaultClassifier }
 
 // IsDefault reports whether c changes nothing.
 func (c Config) IsDefault() bool {
-	return len(c.Files.Add)+len(c.Files.Remove)+len(c.Directories.Add)+len(c.Directories.Remove) == 0
+	return len(c.Files.Add)+len(c.Files.Remove)+len(c.Directories.Add)+len(c.Directories.Remove)+
+		len(c.CodeRunning.Add)+len(c.CodeRunning.Remove) == 0
 }
 
 // Key is a string that identifies c; equal Configs have equal keys.
 func (c Config) Key() string {
 	var b strings.Builder
-	for _, l := range [][]string{c.Files.Add, c.Files.Remove, c.Directories.Add, c.Directories.Remove} {
+	for _, l := range [][]string{c.Files.Add, c.Files.Remove, c.Directories.Add, c.Directories.Remove,
+		c.CodeRunning.Add, c.CodeRunning.Remove} {
 		for _, n := range l {
 			b.WriteString(n)
 			b.WriteByte(0)
@@ -290,6 +303,20 @@ func (c *Classifier) Classify(p string) (dangerous, credential bool, reason stri
 		}
 	}
 	last := len(segs) - 1
+
+	// Protected settings and files that make tools run code are dangerous
+	// to write too (protected.go); no edit of the file and directory lists
+	// changes that.
+	defer func() {
+		if dangerous {
+			return
+		}
+		if r, ok := c.protectedSegs(segs, orig); ok {
+			dangerous, reason = true, r
+		} else if r, ok := c.codeSegs(segs, orig); ok {
+			dangerous, reason = true, r
+		}
+	}()
 
 	// The file rules look at the trailing segments.
 	if e := c.fileMatch(segs, last); e != nil {

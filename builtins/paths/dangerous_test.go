@@ -52,7 +52,7 @@ func TestClassifyDefaults(t *testing.T) {
 		{"/p/.git/hooks/pre-commit", true, false, "`.git` directory"},
 		{"/p/.git", true, false, "`.git` directory"},
 		{"/p/.github/workflows/ci.yml", false, false, ""},
-		{"/p/.claude/settings.json", true, false, "`.claude` directory"},
+		{"/p/.claude/settings.json", true, false, "`.claude` (permission settings of permopa or an agent host)"},
 		{"/p/.vscode/settings.json", true, false, "`.vscode` directory"},
 		{"/p/.idea/workspace.xml", true, false, "`.idea` directory"},
 		// A dangerous file under a dangerous directory: the credential wins.

@@ -222,7 +222,8 @@ _ask_rule_note := sprintf(
 
 # Point 4: ALLOW and DENY decide; a safety ASK (bypass_immune) asks, is
 # denied when nobody can answer, and is skipped in BYPASS unless
-# bypass_honours_safety. A plain ASK is treated like PASSTHROUGH.
+# bypass_honours_safety or it protects permission settings
+# (self_protection). A plain ASK is treated like PASSTHROUGH.
 _tool_check_decision := {
 	"behavior": "ALLOW",
 	"message": tools.check.message,
@@ -277,6 +278,20 @@ _tool_check_decision := {
 	_safety_ask
 	call.context.mode == "BYPASS"
 	call.context.bypass_honours_safety
+} else := {
+	# Self-protection holds in BYPASS too: BYPASS still honours deny rules,
+	# and an agent that could rewrite its settings would lift them.
+	"behavior": "ASK",
+	"message": tools.check.message,
+	"reason": "safety check (self-protection)",
+	"step": "tool_check",
+	"bypass_immune": true,
+	"matched_rule": null,
+	"suggested_rules": [],
+} if {
+	_safety_ask
+	call.context.mode == "BYPASS"
+	tools.check.self_protection == true
 }
 
 _safety_ask if {

@@ -51,7 +51,7 @@ schema := {
 # METADATA
 # description: |
 #   The call context, from one permopa.call.context call: errors, valid,
-#   tool, mode, cwd, home, working_directories, path_opts, bash_opts,
+#   tool, mode, cwd, home, working_directories, path_opts, write_opts, bash_opts,
 #   bypass_honours_safety (each also a rule below). The policy's packages
 #   read it directly: a lookup in one cached document costs OPA less than
 #   a rule per field. The settings document is optional (plain `opa eval`
@@ -103,6 +103,13 @@ working_directories := context.working_directories
 # METADATA
 # description: Options for the path built-ins.
 path_opts := context.path_opts
+
+# METADATA
+# description: |
+#   Options for the path built-ins on paths a call writes: path_opts, plus
+#   writes (look on disk: git repositories, directories holding protected
+#   settings) and the settings files the engine reads (protected_paths).
+write_opts := context.write_opts
 
 # METADATA
 # description: Options for the bash built-ins.

@@ -49,25 +49,44 @@ _reads_environment if {
 	environment_is_secret
 }
 
-_writes := permopa.path.check(analysis.writes, call.context.path_opts)
+_writes := permopa.path.check(analysis.writes, call.context.write_opts)
+
+# Writes of permission settings: placed paths, and paths whose place is
+# not known that name them (protected-write: "cd $D; echo x > .permopa/s").
+_protected_writes := array.flatten([_writes.protected, _touches.protected, [
+{"path": h.detail, "reason": "names permission settings; its directory is not known statically"} |
+	some h in analysis.dangerous
+	h.pattern == "protected-write"
+]])
 
 # Operands of programs the vocabulary cannot place (less, tar, scp, an
 # unknown writer): any of them may be written.
-_touches := permopa.path.check(analysis.touches, call.context.path_opts)
+_touches := permopa.path.check(analysis.touches, call.context.write_opts)
+
+# The git commands' repositories that are not a .git directory (a bare
+# repository runs programs from its config on "git status"), looked up on
+# disk only when the command runs git.
+default _git_repos := []
+
+_git_repos := permopa.path.git_repositories(analysis.git_dirs, call.context.path_opts) if {
+	count(analysis.git_dirs) > 0
+}
 
 # METADATA
 # description: |
 #   The command is read-only: every leaf is, nothing is written, no
 #   credential path is read (`cat .env` is not read-only), no tree read
 #   recursively holds one or is too large to tell, the environment is
-#   not printed (unless the settings say it holds no secret), and no
-#   network read is left to ask (network_read_asked).
+#   not printed (unless the settings say it holds no secret), no network
+#   read is left to ask (network_read_asked), and git finds the .git
+#   directory of a work tree wherever it runs.
 read_only if {
 	analysis.read_only
 	count(_reads.credential) == 0
 	count(_reads.unknown) == 0
 	not _reads_environment
 	not network_read_asked
+	count(_git_repos) == 0
 }
 
 # METADATA
@@ -95,13 +114,34 @@ network_read_asked if {
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
 # Each outcome is written out: a helper function would cost OPA more than
-# the object on every call that reaches it.
+# the object on every call that reaches it. Writing permission settings
+# comes first: it is the one safety ASK that BYPASS does not skip
+# (self_protection; see decision.rego).
 check := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"self_protection": true,
+	"message": sprintf(
+		"Bash command writes permission settings, which the agent may not change on its own: %s",
+		[_hits(_protected_writes)],
+	),
+} if {
+	count(_protected_writes) > 0
+} else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("Bash command cannot be analysed statically: %s", [concat("; ", analysis.reasons)]),
 } if {
 	not analysis.analysable
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf(
+		"Bash command runs git where its repository is not a .git directory (its configuration can run programs): %s",
+		[concat("; ", sort({sprintf("%s: %s %s", [h.path, h.reason, h.repository]) | some h in _git_repos}))],
+	),
+} if {
+	count(_git_repos) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,

@@ -3,9 +3,9 @@
 # description: |
 #   Read, Glob and Grep read; Write, Edit and Claude Code's MultiEdit and
 #   NotebookEdit write. Reads are read-only unless they touch a credential
-#   path (a safety ASK). Writes to dangerous paths are safety ASKs; in
-#   ACCEPT_EDITS and DONT_ASK a write inside a working directory is allowed
-#   by the tool check.
+#   path (a safety ASK). Writes to permission settings and to dangerous
+#   paths are safety ASKs; in ACCEPT_EDITS and DONT_ASK a write inside a
+#   working directory is allowed by the tool check.
 package permopa.policy.tools.files
 
 import data.permopa.policy.call
@@ -153,8 +153,12 @@ _grep_include := [input.tool_input.glob] if {
 #   What deny and ask rules match: the targets and the trees.
 rule_paths := array.concat(targets, trees)
 
+# The writers check with the write options (protected settings, git
+# repositories on disk).
 _check := permopa.path.check(rule_paths, call.context.path_opts) if {
 	input.tool_name in {"Glob", "Grep"}
+} else := permopa.path.check([path], call.context.write_opts) if {
+	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 } else := permopa.path.check([path], call.context.path_opts)
 
 # METADATA
@@ -173,8 +177,20 @@ read_only if {
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
 # Each outcome is written out: a helper function would cost OPA more than
-# the object on every call that reaches it.
+# the object on every call that reaches it. Writing permission settings is
+# the one safety ASK that BYPASS does not skip (self_protection).
 check := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"self_protection": true,
+	"message": sprintf(
+		"%s to permission settings, which the agent may not change on its own: %s",
+		[input.tool_name, _hits(_check.protected)],
+	),
+} if {
+	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
+	count(_check.protected) > 0
+} else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("%s of a credential path: %s", [input.tool_name, _hits(_check.credential)]),

@@ -57,7 +57,7 @@ link_cases := {
 	"hard link to profile": ["ln ~/.profile p; echo x >> p", "acceptEdits", "ASK", "tool_check"],
 	"move ssh dir, read": ["mv ~/.ssh s && cat s/id_rsa", "default", "ASK", "tool_check"],
 	"link into hooks": ["ln -s .git/hooks h && touch h/post-merge", "acceptEdits", "ASK", "tool_check"],
-	"link to etc, acceptEdits by rule": ["ln -s /etc nl && echo x > nl/f", "acceptEdits", "ALLOW", "allow_rule"],
+	"link to etc, acceptEdits by rule": ["ln -s /etc nl && echo x > nl/f", "acceptEdits", "ASK", "mode_fallback"],
 	"link inside, acceptEdits": ["ln -sfn build/v2 current", "acceptEdits", "ALLOW", "tool_check"],
 }
 
@@ -73,4 +73,104 @@ test_link_out_of_workdir_asks if {
 	d := _decide("ln -s /etc nl && echo x > nl/f", "acceptEdits", {})
 	d.behavior == "ASK"
 	d.step == "mode_fallback"
+}
+
+test_split_names_bashrc if {
+	d := _decide("split -a1 -l1 f ~/.bashr", "default", _writers)
+	d.behavior == "ASK"
+	d.step == "tool_check"
+}
+
+# Each case: [command, mode, expected behavior, expected step]. git is
+# allowed by rule; where it runs decides whether it is read-only.
+git_cases := {
+	"status in the work tree": ["git status", "plan", "ALLOW", "read_only"],
+	"-C a subdirectory": ["git -C src log", "plan", "ALLOW", "read_only"],
+	"-C outside": ["git -C /tmp/e status", "plan", "DENY", "mode_fallback"],
+	"cd outside": ["cd /srv/x && git log", "plan", "DENY", "mode_fallback"],
+	"-C not static": ["git -C \"$D\" status", "plan", "DENY", "mode_fallback"],
+	"built in one call": [
+		"mkdir -p e/objects e/refs && echo 'ref: refs/heads/main' > e/HEAD && printf '[core]' > e/config && git -C e status",
+		"acceptEdits", "ASK", "tool_check",
+	],
+	"built in one call, by rule": [
+		"mkdir -p e/objects e/refs && echo x > e/HEAD && git -C e status",
+		"default", "ASK", "tool_check",
+	],
+	"written before git": ["echo x > sub/HEAD; cd sub && git status", "plan", "DENY", "mode_fallback"],
+}
+
+test_git[name] if {
+	some name, [command, mode, behavior, step] in git_cases
+	d := _decide(command, mode, _allow_bash(["git:*", "mkdir:*", "echo:*", "printf:*"]))
+	d.behavior == behavior
+	d.step == step
+}
+
+# Each case: [tool, tool_input, mode, expected behavior, expected step].
+# Permission settings: a safety ASK in every mode that asks, BYPASS too.
+protected_cases := {
+	"Write local settings, acceptEdits": ["Write", {"file_path": "/w/.permopa/settings.local.yaml", "content": "x"}, "acceptEdits", "ASK", "tool_check"],
+	"Write local settings, bypass": ["Write", {"file_path": ".permopa/settings.local.yaml", "content": "x"}, "bypassPermissions", "ASK", "tool_check"],
+	"Edit project settings, dontAsk": ["Edit", {"file_path": "/w/.permopa/settings.yaml"}, "dontAsk", "DENY", "tool_check"],
+	"MultiEdit claude settings, bypass": ["MultiEdit", {"file_path": "/w/.claude/settings.json", "edits": []}, "bypassPermissions", "ASK", "tool_check"],
+	"NotebookEdit in .claude": ["NotebookEdit", {"notebook_path": "/w/.claude/x.ipynb"}, "acceptEdits", "ASK", "tool_check"],
+	"Write user settings": ["Write", {"file_path": "~/.config/permopa/settings.yaml", "content": "x"}, "bypassPermissions", "ASK", "tool_check"],
+	"Write claude.json": ["Write", {"file_path": "/home/u/.claude.json", "content": "{}"}, "bypassPermissions", "ASK", "tool_check"],
+	"Write mcp.json": ["Write", {"file_path": "/w/.mcp.json", "content": "{}"}, "acceptEdits", "ASK", "tool_check"],
+	"Write codex config": ["Write", {"file_path": "/home/u/.codex/config.toml", "content": ""}, "bypassPermissions", "ASK", "tool_check"],
+	"Write gemini settings": ["Write", {"file_path": "/w/.gemini/settings.json", "content": ""}, "default", "ASK", "tool_check"],
+	"Bash redirect, bypass": ["Bash", {"command": "echo 'allow: [Bash]' > .permopa/settings.local.yaml"}, "bypassPermissions", "ASK", "tool_check"],
+	"Bash sed -i, acceptEdits": ["Bash", {"command": "sed -i /deny/d .permopa/settings.yaml"}, "acceptEdits", "ASK", "tool_check"],
+	"Bash mv the directory": ["Bash", {"command": "mv .permopa .old"}, "bypassPermissions", "ASK", "tool_check"],
+	"Bash rm claude": ["Bash", {"command": "rm -rf .claude"}, "bypassPermissions", "ASK", "tool_check"],
+	"Bash permopa rules add": ["Bash", {"command": "permopa rules add Bash"}, "bypassPermissions", "ASK", "tool_check"],
+	"Bash through a link": ["Bash", {"command": "ln -s .permopa p && echo x > p/settings.local.yaml"}, "bypassPermissions", "ASK", "tool_check"],
+	"Bash unanalysable, bypass": ["Bash", {"command": "eval x; echo y > .permopa/settings.yaml"}, "bypassPermissions", "ASK", "tool_check"],
+	"Bash plan": ["Bash", {"command": "echo x > .permopa/settings.yaml"}, "plan", "DENY", "mode_fallback"],
+	"code-running, acceptEdits": ["Write", {"file_path": "/w/.husky/pre-commit", "content": "x"}, "acceptEdits", "ASK", "tool_check"],
+	"code-running, bypass": ["Write", {"file_path": "/w/.husky/pre-commit", "content": "x"}, "bypassPermissions", "ALLOW", "mode_fallback"],
+	"ordinary file, bypass": ["Write", {"file_path": "/w/src/a.go", "content": "x"}, "bypassPermissions", "ALLOW", "mode_fallback"],
+}
+
+test_protected[name] if {
+	some name, [tool, tool_input, mode, behavior, step] in protected_cases
+	d := data.permopa.policy.decision with input as {"tool_name": tool, "tool_input": tool_input, "permission_mode": mode, "cwd": "/w"}
+		with data.permopa.settings as _settings
+	d.behavior == behavior
+	d.step == step
+}
+
+# Settings may relax code-running names, never the protected settings.
+test_settings_relax_code_running_only if {
+	relaxing := object.union(_settings, {"dangerous_paths": {
+		"code_running": {"remove": [".husky", ".permopa"]},
+		"directories": {"remove": [".claude"]},
+	}})
+	husky := data.permopa.policy.decision with input as {
+		"tool_name": "Write", "tool_input": {"file_path": "/w/.husky/pre-commit", "content": "x"},
+		"permission_mode": "acceptEdits", "cwd": "/w",
+	}
+		with data.permopa.settings as relaxing
+	husky.behavior == "ALLOW"
+	every f in ["/w/.permopa/settings.yaml", "/w/.claude/settings.json"] {
+		d := data.permopa.policy.decision with input as {
+			"tool_name": "Write", "tool_input": {"file_path": f, "content": "x"},
+			"permission_mode": "bypassPermissions", "cwd": "/w",
+		}
+			with data.permopa.settings as relaxing
+		d.behavior == "ASK"
+	}
+}
+
+# The settings files the engine reads (protected_paths) are protected
+# wherever they are, with the directories that hold them.
+test_protected_paths_from_the_engine if {
+	settings := object.union(_settings, {"protected_paths": ["/srv/ci/permopa.yaml"]})
+	every cmd in ["echo x > /srv/ci/permopa.yaml", "rm -rf /srv/ci", "mv /srv /old"] {
+		d := data.permopa.policy.decision with input as _call(cmd, "bypassPermissions")
+			with data.permopa.settings as settings
+		d.behavior == "ASK"
+		d.reason == "safety check (self-protection)"
+	}
 }

@@ -1,0 +1,198 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// runGit runs the real git in dir with an empty configuration of its own.
+func runGit(t *testing.T, root, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(root, "home"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	_ = cmd.Run() // the exit status does not matter: what ran does
+}
+
+// bareRepository lays out dir as a repository without a .git segment whose
+// config runs "touch marker" on "git status" (core.fsmonitor), the way an
+// agent could write it with echo and mkdir.
+func bareRepository(t *testing.T, dir, marker string) {
+	t.Helper()
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"HEAD":   "ref: refs/heads/main\n",
+		"config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = touch " + marker + "\n",
+	}
+	for f, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// git runs programs named by a repository's configuration; a directory laid
+// out as a bare repository has no .git segment. Checked against the real
+// git first (the attack works, and safe.bareRepository=explicit stops it),
+// then through the engine: such a repository is never read-only, in every
+// mode, and writing one is a safety ASK (issue 10, "programs that run
+// repository-configured code").
+func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := filepath.Join(root, "w")
+	if err := os.MkdirAll(filepath.Join(root, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(w, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runGit(t, root, w, "init", "-q")
+	marker := filepath.Join(root, "pwn")
+	bareRepository(t, filepath.Join(w, "e"), marker)
+
+	// The real git: "git -C e status", and "git status" anywhere below e,
+	// run e/config's fsmonitor; safe.bareRepository=explicit refuses.
+	for _, c := range []struct {
+		dir  string
+		args []string
+		runs bool
+	}{
+		{w, []string{"-C", "e", "status"}, true},
+		{filepath.Join(w, "e", "objects"), []string{"status"}, true},
+		{w, []string{"-c", "safe.bareRepository=explicit", "-C", "e", "status"}, false},
+		{w, []string{"status"}, false},
+	} {
+		os.Remove(marker)
+		runGit(t, root, c.dir, c.args...)
+		_, err := os.Stat(marker)
+		if ran := err == nil; ran != c.runs {
+			t.Fatalf("real git %v in %s: fsmonitor ran %v, want %v", c.args, c.dir, ran, c.runs)
+		}
+	}
+	os.Remove(marker)
+
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: filepath.Join(root, "home"), Cwd: w,
+		Rules: []engine.Rule{mustRule(t, "Bash(git status:*)"), mustRule(t, "Bash(git log:*)"), mustRule(t, "Bash(git:*)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd, mode string) engine.Decision {
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": w, "permission_mode": mode})
+	}
+	for _, cmd := range []string{
+		"git -C e status",
+		"cd e && git status",
+		"git -C e/objects log --oneline",
+		"cd e/refs && git diff",
+		"git -C e ls-files",
+		"git -C " + filepath.Join(w, "e") + " grep x",
+		"git --git-dir=e log",
+	} {
+		for _, mode := range modes {
+			d := decide(cmd, mode)
+			want, step := engine.Ask, engine.StepToolCheck
+			switch mode {
+			case "plan":
+				want, step = engine.Deny, engine.StepModeFallback
+			case "dontAsk":
+				want = engine.Deny
+			case "bypassPermissions":
+				want, step = engine.Allow, ""
+			}
+			if d.Behavior != want || (step != "" && d.Step != step) {
+				t.Errorf("%s: %q: %s/%s (%s), want %s/%s", mode, cmd, d.Behavior, d.Step, d.Message, want, step)
+			}
+		}
+	}
+	// The work tree's own repository is read-only as before.
+	for _, cmd := range []string{"git status", "git log --oneline", "cd src 2>/dev/null; git diff"} {
+		if d := decide(cmd, "plan"); d.Behavior != engine.Allow || d.Step != engine.StepReadOnly {
+			t.Errorf("plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+
+	// Built and run in one call: the writes make a repository.
+	oneCall := "mkdir -p f/objects f/refs && echo 'ref: refs/heads/main' > f/HEAD && " +
+		"printf '[core]\\n\\tfsmonitor = touch " + marker + "\\n' > f/config && git -C f status"
+	for _, mode := range []string{"acceptEdits", "default", "dontAsk"} {
+		if d := decide(oneCall, mode); d.Behavior == engine.Allow {
+			t.Errorf("%s: the one-call build was allowed: %s", mode, d.Message)
+		}
+	}
+	noRules, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: filepath.Join(root, "home"), Cwd: w}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(tool string, input map[string]any) engine.Decision {
+		return noRules.Decide(ctx, map[string]any{"tool_name": tool, "tool_input": input, "cwd": w, "permission_mode": "acceptEdits"})
+	}
+	if d := step("Bash", map[string]any{"command": oneCall}); d.Behavior != engine.Ask || !d.BypassImmune {
+		t.Errorf("acceptEdits, no rules: the one-call build: %s/%s (%s), want a safety ASK", d.Behavior, d.Step, d.Message)
+	}
+
+	// Built over several calls: the call that completes it asks, and so
+	// does every later write into it.
+	g := filepath.Join(w, "g")
+	if d := step("Bash", map[string]any{"command": "mkdir -p g/objects"}); d.Behavior != engine.Allow {
+		t.Fatalf("mkdir -p g/objects: %s (%s)", d.Behavior, d.Message)
+	}
+	if err := os.MkdirAll(filepath.Join(g, "objects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"Bash", map[string]any{"command": "mkdir g/refs"}},
+		{"Bash", map[string]any{"command": "echo 'ref: refs/heads/main' > g/HEAD"}},
+		{"Write", map[string]any{"file_path": filepath.Join(g, "HEAD"), "content": "ref: refs/heads/main\n"}},
+	} {
+		if d := step(c.tool, c.input); d.Behavior != engine.Ask || !d.BypassImmune {
+			t.Errorf("%s %v: %s/%s (%s), want a safety ASK", c.tool, c.input, d.Behavior, d.Step, d.Message)
+		}
+	}
+	bareRepository(t, g, marker)
+	for _, c := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"Write", map[string]any{"file_path": filepath.Join(g, "config"), "content": "[core]\n"}},
+		{"Edit", map[string]any{"file_path": "g/config", "old_string": "a", "new_string": "b"}},
+		{"Bash", map[string]any{"command": "echo '#!/bin/sh' > g/hooks/post-checkout"}},
+		{"Bash", map[string]any{"command": "cp /tmp/attributes g/info/attributes"}},
+	} {
+		if d := step(c.tool, c.input); d.Behavior != engine.Ask || !d.BypassImmune {
+			t.Errorf("%s %v: %s/%s (%s), want a safety ASK", c.tool, c.input, d.Behavior, d.Step, d.Message)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a check ran the repository's fsmonitor")
+	}
+}
+
+func mustRule(t *testing.T, s string) engine.Rule {
+	t.Helper()
+	r, err := engine.ParseRule(s, engine.Allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Source, r.Layer = engine.SourceUser, "user"
+	return r
+}
