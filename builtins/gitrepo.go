@@ -34,27 +34,39 @@ var PathGitRepositories = &ast.Builtin{
 
 var keyRepository = ast.StringTerm("repository")
 
-// gitShapeKey keys the per-evaluation memo of directory shapes.
+// gitShapeKey keys the memo of directory shapes.
 type gitShapeKey struct {
 	dir  string
 	full bool
 }
+
+// gitShapes is the per-evaluation memo of directory shapes, kept in the
+// query's built-in cache under one key (one lookup per built-in call).
+type gitShapes map[gitShapeKey]paths.GitShape
+
+type gitShapesKey struct{}
 
 // gitShape is paths.ShapeOf once per directory and evaluation.
 func gitShape(bctx topdown.BuiltinContext) func(string, bool) paths.GitShape {
 	if bctx.Cache == nil {
 		return paths.ShapeOf
 	}
+	var memo gitShapes
+	if v, ok := bctx.Cache.Get(gitShapesKey{}); ok {
+		memo = v.(gitShapes)
+	} else {
+		memo = gitShapes{}
+		bctx.Cache.Put(gitShapesKey{}, memo)
+	}
 	return func(dir string, full bool) paths.GitShape {
-		k := gitShapeKey{dir, full}
-		if v, ok := bctx.Cache.Get(k); ok {
-			return v.(paths.GitShape)
+		if s, ok := memo[gitShapeKey{dir, full}]; ok {
+			return s
 		}
 		s := paths.ShapeOf(dir, full)
-		bctx.Cache.Put(k, s)
+		memo[gitShapeKey{dir, full}] = s
 		if s&paths.GitHead == 0 {
 			// Without HEAD the short look is the whole answer.
-			bctx.Cache.Put(gitShapeKey{dir, false}, paths.GitShape(0))
+			memo[gitShapeKey{dir, false}] = 0
 		}
 		return s
 	}

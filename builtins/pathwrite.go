@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"path"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
@@ -28,6 +30,7 @@ type writeCheck struct {
 	cl        *paths.Classifier
 	protected []paths.Resolved
 	shape     func(string, bool) paths.GitShape
+	home      string
 }
 
 func newWriteCheck(bctx topdown.BuiltinContext, o opts, cl *paths.Classifier, cwd, home string) (*writeCheck, error) {
@@ -39,7 +42,7 @@ func newWriteCheck(bctx topdown.BuiltinContext, o opts, cl *paths.Classifier, cw
 	if err != nil {
 		return nil, err
 	}
-	wc := &writeCheck{bctx: bctx, cl: cl, shape: gitShape(bctx)}
+	wc := &writeCheck{bctx: bctx, cl: cl, shape: gitShape(bctx), home: resolve(bctx, "~", cwd, home).Abs}
 	for _, p := range pp {
 		if p != "" {
 			wc.protected = append(wc.protected, resolve(bctx, p, cwd, home))
@@ -86,21 +89,33 @@ func (wc *writeCheck) protectedReason(r paths.Resolved) (string, bool) {
 		if pr, ok := wc.cl.Protected(p); ok {
 			return pr, true
 		}
+		broad := wc.broad(p)
 		for _, pp := range wc.protected {
 			for _, q := range distinct(pp) {
 				if paths.Within(p, q) {
 					return "`" + q + "` (settings permopa reads)", true
 				}
-				if paths.Within(q, p) {
+				if !broad && paths.Within(q, p) {
 					return "holds `" + q + "` (settings permopa reads)", true
 				}
 			}
+		}
+		if broad {
+			continue
 		}
 		if name, ok := paths.HoldsProtected(p); ok {
 			return "holds `" + name + "` (permission settings of permopa or an agent host)", true
 		}
 	}
 	return "", false
+}
+
+// broad reports the directories whose removal is a critical removal
+// rather than a write of what they hold: /, a top-level directory, the
+// home directory and its parents. Removing them is judged as such (a safety
+// ASK that BYPASS skips, as the decision matrix says), not as self-protection.
+func (wc *writeCheck) broad(p string) bool {
+	return p == "/" || path.Dir(p) == "/" || paths.Within(wc.home, p)
 }
 
 func distinct(r paths.Resolved) []string {

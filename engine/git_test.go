@@ -121,6 +121,19 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 			}
 		}
 	}
+	// Configuration that makes git run programs is a dangerous write, even
+	// under a git allow rule.
+	for _, cmd := range []string{
+		"git config core.fsmonitor 'touch /tmp/x'",
+		"git config --global core.pager 'sh -c x'",
+		"git -C e config core.hooksPath /tmp/h",
+		"git config --local --add alias.st '!sh -c x'",
+		"git config -f e/config core.fsmonitor x",
+	} {
+		if d := decide(cmd, "default"); d.Behavior != engine.Ask || !d.BypassImmune {
+			t.Errorf("default: %q: %s/%s (%s), want a safety ASK", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
 	// The work tree's own repository is read-only as before.
 	for _, cmd := range []string{"git status", "git log --oneline", "cd src 2>/dev/null; git diff"} {
 		if d := decide(cmd, "plan"); d.Behavior != engine.Allow || d.Step != engine.StepReadOnly {

@@ -221,7 +221,7 @@ var gitReflogSpec = &spec{
 // --edit change configuration.
 var gitConfigSpec = &spec{
 	allow: `-l@g --list@g --get@g --get-all@g --get-regexp@g --get-urlmatch@g --get-color@g
-		--get-colorbool@g --global --system --local --worktree -f=r --file=r --blob= --show-origin
+		--get-colorbool@g --global@o --system@y --local --worktree -f=r@f --file=r@f --blob= --show-origin
 		--show-scope -z --null --name-only --includes --no-includes --type= --bool --int
 		--bool-or-int --path --expiry-date --no-type --default= --fixed-value`,
 	deny: []denial{
@@ -238,11 +238,33 @@ var gitConfigSpec = &spec{
 
 var gitConfigSubs = map[string]bool{"list": true, "get": true}
 
+// gitConfigWrites names the file a git config that changes configuration
+// writes, so the path checks see it: keys such as core.fsmonitor and
+// core.hooksPath make git run programs. The repository's own file is
+// reported as .git/config, whatever its real place (a dangerous name).
+func gitConfigWrites(st *state) {
+	if st.v.Reason == "" {
+		return
+	}
+	switch {
+	case st.has('f'):
+		f, _ := st.val('f')
+		st.write(f)
+	case st.has('o'):
+		st.write("~/.gitconfig")
+	case st.has('y'):
+		st.write("/etc/gitconfig")
+	default:
+		st.write(".git/config")
+	}
+}
+
 func checkGitConfig(st *state) {
 	ops := st.ops
 	if st.has('g') {
 		return
 	}
+	defer gitConfigWrites(st)
 	if len(ops) > 0 {
 		switch ops[0] {
 		case "list":

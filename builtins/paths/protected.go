@@ -66,21 +66,27 @@ var defaultCodeRunning = []entrySpec{
 // settings, or lies inside one, and why. The list is fixed: no
 // configuration removes a name.
 func (c *Classifier) Protected(p string) (reason string, ok bool) {
-	segs, orig := bothSegments(p)
+	var lb, ob [32]string
+	segs, orig := bothSegments(p, lb[:0], ob[:0])
 	return c.protectedSegs(segs, orig)
 }
 
 // CodeRunning says whether the clean absolute path p is a file that makes
 // tools run code later (or lies in such a directory), and why.
 func (c *Classifier) CodeRunning(p string) (reason string, ok bool) {
-	segs, orig := bothSegments(p)
+	var lb, ob [32]string
+	segs, orig := bothSegments(p, lb[:0], ob[:0])
 	return c.codeSegs(segs, orig)
 }
 
 // bothSegments splits p lower-cased and as written.
-func bothSegments(p string) (lower, orig []string) {
-	lower = splitSegments(strings.ToLower(p), nil)
-	orig = splitSegments(p, nil)
+func bothSegments(p string, lower, orig []string) ([]string, []string) {
+	lp := strings.ToLower(p)
+	lower = splitSegments(lp, lower)
+	if lp == p {
+		return lower, lower
+	}
+	orig = splitSegments(p, orig)
 	if len(orig) != len(lower) {
 		orig = lower
 	}
