@@ -11,15 +11,17 @@ import (
 
 var (
 	keyWrites         = ast.StringTerm("writes")
+	keyRemoves        = ast.StringTerm("removes")
 	keyProtectedPaths = ast.StringTerm("protected_paths")
 	keyProtected      = ast.StringTerm("protected")
 	keyCodeRunning    = ast.StringTerm("code_running")
 )
 
 const writesDoc = "`writes` (boolean: the paths are written, so also look on disk for what a write " +
-	"would change: a git repository that is not a .git directory, a directory holding protected settings, and " +
-	"judge a glob by every name it could make); `protected_paths` (array of strings: settings files and " +
-	"directories the engine reads, protected with everything below and above them, with `writes`)"
+	"would change: a git repository that is not a .git directory, and judge a glob by every name it could " +
+	"make); `removes` (boolean, with `writes`: the paths are removed or renamed away, so a directory holding " +
+	"protected settings is protected too); `protected_paths` (array of strings: settings files and " +
+	"directories the engine reads, protected with everything below them, and above them with `removes`)"
 
 // writeCheck is what permopa.path.check adds for paths that are written
 // (option writes): the protected settings, including the files the engine
@@ -31,6 +33,8 @@ type writeCheck struct {
 	protected []paths.Resolved
 	shape     func(string, bool) paths.GitShape
 	home      string
+	// removes: the paths are removed or renamed, with what they hold.
+	removes bool
 }
 
 func newWriteCheck(bctx topdown.BuiltinContext, o opts, cl *paths.Classifier, cwd, home string) (*writeCheck, error) {
@@ -43,6 +47,9 @@ func newWriteCheck(bctx topdown.BuiltinContext, o opts, cl *paths.Classifier, cw
 		return nil, err
 	}
 	wc := &writeCheck{bctx: bctx, cl: cl, shape: gitShape(bctx), home: resolve(bctx, "~", cwd, home).Abs}
+	if t := o.obj.Get(keyRemoves); t != nil && t.Value.Compare(ast.Boolean(true)) == 0 {
+		wc.removes = true
+	}
 	for _, p := range pp {
 		if p != "" {
 			wc.protected = append(wc.protected, resolve(bctx, p, cwd, home))
@@ -80,16 +87,18 @@ func (wc *writeCheck) check(r paths.Resolved, d, c bool, reason string) (bool, b
 }
 
 // protectedReason says why writing r writes protected settings: it is one
-// or lies in one, it is a settings file (or directory) the engine reads or
-// lies in one, it holds one (removing or renaming a directory removes what
-// it holds), or it is an existing directory directly holding a project's or
-// a home's protected settings.
+// or lies in one, or it is a settings file (or directory) the engine reads
+// or lies in one; and for a removal (removing or renaming a directory
+// removes what it holds), it holds one of those, or it is an existing
+// directory directly holding a project's or a home's protected settings.
+// Copying into a directory, touching it or changing its mode leaves what it
+// holds alone.
 func (wc *writeCheck) protectedReason(r paths.Resolved) (string, bool) {
 	for _, p := range distinct(r) {
 		if pr, ok := wc.cl.Protected(p); ok {
 			return pr, true
 		}
-		broad := wc.broad(p)
+		broad := !wc.removes || wc.broad(p)
 		for _, pp := range wc.protected {
 			for _, q := range distinct(pp) {
 				if paths.Within(p, q) {

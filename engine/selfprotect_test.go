@@ -140,6 +140,10 @@ func TestSelfProtection(t *testing.T) {
 		`rm .permopa/settings.yaml`,
 		`rm -rf .claude`,
 		`mv . ../elsewhere`,
+		`find . -delete`,
+		`rmdir .claude`,
+		`unlink .mcp.json`,
+		`rm -r ../proj`,
 		`cd .. && mv proj other`,
 		`ln -sf /tmp/mine .permopa/settings.local.yaml`,
 		`ln -s /tmp/mine .permopa`,
@@ -161,6 +165,9 @@ func TestSelfProtection(t *testing.T) {
 		`mv ` + s.user + ` /tmp/u`,
 		`echo x > ` + filepath.Join(s.managed, "settings.yaml"),
 		`sed -i s/ask/allow/ ../ci/perm.yaml`,
+		`cp /tmp/perm.yaml ../ci/`,
+		`mv /tmp/other/.permopa .`,
+		`cp -r /tmp/evil/.claude ./`,
 	} {
 		s.wantProtected(t, "Bash", map[string]any{"command": cmd})
 	}
@@ -206,6 +213,14 @@ func TestCodeRunningFiles(t *testing.T) {
 		}
 		if !c.relaxable && d.Behavior == engine.Allow {
 			t.Errorf("relaxed project, acceptEdits: %s %v allowed (%s)", c.tool, c.input, d.Message)
+		}
+	}
+	// Writing into, touching or changing the mode of a directory that holds
+	// settings leaves them alone.
+	for _, cmd := range []string{"cp /tmp/x .", "mv /tmp/x .", "touch .", "chmod 755 .", "cp -r ../lib/* .",
+		"mkdir -p . src", "cp " + filepath.Join(s.root, "ci", "perm.yaml") + " /tmp/copy"} {
+		if d := s.decide("Bash", map[string]any{"command": cmd}, "acceptEdits"); d.Behavior == engine.Ask && d.BypassImmune {
+			t.Errorf("acceptEdits: %q: %s (%s), want no safety check", cmd, d.Behavior, d.Message)
 		}
 	}
 	// Ordinary project files stay ordinary edits.

@@ -193,6 +193,10 @@ type Analysis struct {
 	// known statically (redirect to "$f", rm "$x", a relative path after an
 	// unknown cd); such targets are missing from Writes.
 	DynamicWrites bool `json:"dynamic_writes"`
+	// Removals are the paths removed or renamed away (rm, rmdir, unlink,
+	// shred, the sources of mv, the roots of find -delete): whatever they
+	// hold goes with them, so the policy checks what they hold.
+	Removals []string `json:"removals"`
 	// GitDirs are the directories git commands look for their repository
 	// from (the cwd in force, then -C; --git-dir), for the policy to check on
 	// disk that each finds the .git directory of a work tree (git.go).

@@ -197,6 +197,13 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	for _, t := range w.leafLinks(fr, st, base, v) {
 		lf.Writes = appendUnique(lf.Writes, t)
 	}
+	for _, r := range removedPaths(base, judge, v) {
+		if ps, ok := w.resolve(r, st); ok {
+			for _, q := range ps {
+				w.res.Removals = appendUnique(w.res.Removals, q)
+			}
+		}
+	}
 	if dynWrite {
 		w.dynWrites = true
 	}
@@ -431,6 +438,27 @@ func shellKnownPaths(base string, argv []string) (reads, writes []string) {
 		}
 	}
 	return reads, writes
+}
+
+// removedPaths are the paths a leaf removes or renames away, as written.
+func removedPaths(base string, argv []string, v flagspec.Verdict) []string {
+	switch base {
+	case "rm", "rmdir", "unlink", "shred":
+		return operands(argv)
+	case "mv":
+		var out []string
+		for _, l := range v.Links {
+			out = appendUnique(out, l.Target)
+		}
+		return out
+	case "find":
+		// Only when it deletes everything below: with a filter, what it
+		// removes is not known (docs/protected-paths.md, limits).
+		if e := flagspec.ParseFind(argv); e.Has("-delete") && findFilterless(e) {
+			return e.Roots
+		}
+	}
+	return nil
 }
 
 // operands returns the non-option words of argv[1:] ("--" ends options).

@@ -91,8 +91,10 @@ var mvSpec = &spec{
 		// What was at each source is now at the destination.
 		ops := st.ops
 		if t, ok := st.val('t'); ok {
+			st.intoWrites(ops, t, false)
 			st.links(LinkSame, ops, t, true, false)
 		} else if len(ops) >= 2 {
+			st.intoWrites(ops[:len(ops)-1], ops[len(ops)-1], st.has('n'))
 			st.links(LinkSame, ops[:len(ops)-1], ops[len(ops)-1], len(ops) > 2, st.has('n'))
 		}
 	},
@@ -133,6 +135,7 @@ var cpSpec = &spec{
 				st.write(o)
 			}
 		}
+		st.intoWrites(ops, dest, st.has('n'))
 		// -s makes symbolic links, -l hard links; -r, -R, -a, -d and -P
 		// copy symbolic links as links (GNU cp, also for operands). -L and
 		// -H follow them, but a later -P wins: kept as a copy of links.
@@ -173,6 +176,7 @@ var lnSpec = &spec{
 		case st.has('t'):
 			targets = ops
 			t, _ := st.val('t')
+			st.intoWrites(targets, t, false)
 			st.links(kind, targets, t, true, false)
 		case len(ops) == 1:
 			base := baseName(ops[0])
@@ -183,6 +187,7 @@ var lnSpec = &spec{
 			dest := ops[len(ops)-1]
 			st.write(dest)
 			targets = ops[:len(ops)-1]
+			st.intoWrites(targets, dest, st.has('n'))
 			st.links(kind, targets, dest, len(targets) > 1, st.has('n'))
 		}
 		if !st.has('s') {
@@ -314,7 +319,7 @@ var linkSpec = &spec{
 // they are not in the table: an install using them is no filesystem command.
 var installSpec = &spec{
 	allow: `-b --backup? -c -C --compare -d@d --directory@d -D -g= --group= -m= --mode= -o= --owner=
-		-p --preserve-timestamps -S= --suffix= -t=w@t --target-directory=w@t -T --no-target-directory
+		-p --preserve-timestamps -S= --suffix= -t=w@t --target-directory=w@t -T@n --no-target-directory@n
 		-v --verbose --preserve-context -Z --context? --debug`,
 	never: "install copies files",
 	fs:    true,
@@ -329,7 +334,11 @@ var installSpec = &spec{
 			return
 		case !st.has('t') && len(ops) > 0:
 			st.write(ops[len(ops)-1])
+			st.intoWrites(ops[:len(ops)-1], ops[len(ops)-1], st.has('n'))
 			ops = ops[:len(ops)-1]
+		default:
+			t, _ := st.val('t')
+			st.intoWrites(ops, t, false)
 		}
 		for _, o := range ops {
 			st.read(o)

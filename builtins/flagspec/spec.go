@@ -609,6 +609,26 @@ func (st *state) links(kind LinkKind, sources []string, dest string, intoDir, no
 	}
 }
 
+// intoWrites writes the names the sources get inside dest, for when dest
+// is a directory ("cp x dir" writes dir/x), unless -T said it is not.
+func (st *state) intoWrites(sources []string, dest string, noDir bool) {
+	if noDir || dest == "" {
+		return
+	}
+	for _, s := range sources {
+		if strings.ContainsAny(baseName(s), "*?[") {
+			// The names come from the source's directory, not dest's: a
+			// glob here would match dest's entries instead.
+			continue
+		}
+		if d := strings.TrimRight(dest, "/"); d == "" {
+			st.write("/" + baseName(s))
+		} else {
+			st.write(d + "/" + baseName(s))
+		}
+	}
+}
+
 // baseName is the last segment of p, trailing slashes ignored.
 func baseName(p string) string {
 	p = strings.TrimRight(p, "/")

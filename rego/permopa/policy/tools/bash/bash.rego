@@ -53,11 +53,20 @@ _writes := permopa.path.check(analysis.writes, call.context.write_opts)
 
 # Writes of permission settings: placed paths, and paths whose place is
 # not known that name them (protected-write: "cd $D; echo x > .permopa/s").
-_protected_writes := array.flatten([_writes.protected, _touches.protected, [
+_protected_writes := array.flatten([_writes.protected, _touches.protected, _removals.protected, [
 {"path": h.detail, "reason": "names permission settings; its directory is not known statically"} |
 	some h in analysis.dangerous
 	h.pattern == "protected-write"
 ]])
+
+# What is removed or renamed away takes what it holds along (mv .permopa
+# .old, rm -rf of a project holding .permopa); looked at only when the
+# command removes something.
+default _removals := {"protected": []}
+
+_removals := permopa.path.check(analysis.removals, object.union(call.context.write_opts, {"removes": true})) if {
+	count(analysis.removals) > 0
+}
 
 # Operands of programs the vocabulary cannot place (less, tar, scp, an
 # unknown writer): any of them may be written.

@@ -164,13 +164,21 @@ test_settings_relax_code_running_only if {
 }
 
 # The settings files the engine reads (protected_paths) are protected
-# wherever they are, with the directories that hold them.
+# wherever they are, with the directories that hold them when those are
+# removed or renamed; copying into such a directory is no write of them.
 test_protected_paths_from_the_engine if {
-	settings := object.union(_settings, {"protected_paths": ["/srv/ci/permopa.yaml"]})
-	every cmd in ["echo x > /srv/ci/permopa.yaml", "rm -rf /srv/ci", "mv /srv /old"] {
+	settings := object.union(_settings, {"protected_paths": ["/srv/a/ci/permopa.yaml"]})
+	every cmd in ["echo x > /srv/a/ci/permopa.yaml", "rm -rf /srv/a/ci", "mv /srv/a /old", "cp x /srv/a/ci/permopa.yaml"] {
 		d := data.permopa.policy.decision with input as _call(cmd, "bypassPermissions")
 			with data.permopa.settings as settings
 		d.behavior == "ASK"
 		d.reason == "safety check (self-protection)"
 	}
+}
+
+test_copy_into_a_settings_directory_is_no_settings_write if {
+	settings := object.union(_settings, {"protected_paths": ["/srv/a/ci/permopa.yaml"]})
+	d := data.permopa.policy.decision with input as _call("cp x /srv/a/ci/", "bypassPermissions")
+		with data.permopa.settings as settings
+	d.behavior == "ALLOW"
 }
