@@ -141,6 +141,7 @@ func TestSelfProtection(t *testing.T) {
 		`rm -rf .claude`,
 		`mv . ../elsewhere`,
 		`find . -delete`,
+		`git clean -fdx`,
 		`rmdir .claude`,
 		`unlink .mcp.json`,
 		`rm -r ../proj`,

@@ -451,6 +451,10 @@ func removedPaths(base string, argv []string, v flagspec.Verdict) []string {
 			out = appendUnique(out, l.Target)
 		}
 		return out
+	case "git":
+		if v.Subcommand == "clean" {
+			return v.Writes
+		}
 	case "find":
 		// Only when it deletes everything below: with a filter, what it
 		// removes is not known (docs/protected-paths.md, limits).

@@ -447,6 +447,26 @@ var gitLsRemoteSpec = &spec{
 	},
 }
 
+// git clean -n lists what it would delete; otherwise it deletes untracked
+// (with -x also ignored) files under its pathspecs, or the whole work tree:
+// those are its write targets (a local settings file is often untracked).
+var gitCleanSpec = &spec{
+	allow: `-n@n --dry-run@n -f --force -d -x -X -q --quiet -e= --exclude= -i@i --interactive@i`,
+	ops:   opsHook,
+	check: func(st *state) {
+		if st.has('n') && !st.has('i') {
+			return
+		}
+		st.fail("git clean deletes files")
+		if len(st.ops) == 0 {
+			st.write(".")
+		}
+		for _, o := range st.ops {
+			st.write(o)
+		}
+	},
+}
+
 // gitSubs are git's read-only subcommands, and the writing ones with the
 // reason they are not read-only (every other word is not read-only too).
 var gitSubs = map[string]*spec{
@@ -501,7 +521,7 @@ var gitSubs = map[string]*spec{
 	"checkout":      {never: "git checkout changes the work tree"},
 	"switch":        {never: "git switch changes the work tree"},
 	"restore":       {never: "git restore changes the work tree"},
-	"clean":         {never: "git clean deletes files"},
+	"clean":         gitCleanSpec,
 	"rm":            {never: "git rm deletes files"},
 	"mv":            {never: "git mv moves files"},
 	"merge":         {never: "git merge changes the work tree"},

@@ -136,6 +136,11 @@ func TestGit(t *testing.T) {
 		// reflog, config, remote, stash writes
 		{cmd: "git reflog expire --expire=now --all", why: "rewrites", sub: "reflog expire"},
 		{cmd: "git reflog delete HEAD@{1}", why: "rewrites"},
+		{cmd: "git clean -n", ro: true, sub: "clean", writes: none},
+		{cmd: "git clean --dry-run -d src", ro: true},
+		{cmd: "git clean -fdx", why: "deletes files", writes: []string{"."}},
+		{cmd: "git clean -f -- build dist", why: "deletes files", writes: []string{"build", "dist"}},
+		{cmd: "git clean -ni", why: "deletes files"},
 		{cmd: "git config user.name attacker", why: "sets a value", writes: []string{".git/config"}},
 		{cmd: "git config --global user.name attacker", why: "sets a value", writes: []string{"~/.gitconfig"}},
 		{cmd: "git config core.fsmonitor touch", why: "sets a value", writes: []string{".git/config"}},
