@@ -46,9 +46,10 @@ func newWriteCheck(bctx topdown.BuiltinContext, o opts, cl *paths.Classifier, cw
 	if err != nil {
 		return nil, err
 	}
-	wc := &writeCheck{bctx: bctx, cl: cl, shape: gitShape(bctx), home: resolve(bctx, "~", cwd, home).Abs}
+	wc := &writeCheck{bctx: bctx, cl: cl, shape: gitShape(bctx)}
 	if t := o.obj.Get(keyRemoves); t != nil && t.Value.Compare(ast.Boolean(true)) == 0 {
 		wc.removes = true
+		wc.home = paths.Abs("~", cwd, home)
 	}
 	for _, p := range pp {
 		if p != "" {

@@ -51,13 +51,12 @@ _reads_environment if {
 
 _writes := permopa.path.check(analysis.writes, call.context.write_opts)
 
-# Writes of permission settings: placed paths, and paths whose place is
-# not known that name them (protected-write: "cd $D; echo x > .permopa/s").
-_protected_writes := array.flatten([_writes.protected, _touches.protected, _removals.protected, [
-{"path": h.detail, "reason": "names permission settings; its directory is not known statically"} |
+# Writes of permission settings whose place is not known but whose
+# spelling names them (protected-write: "cd $D; echo x > .permopa/s").
+_unplaced_protected := [{"path": h.detail, "reason": "names permission settings; its directory is not known statically"} |
 	some h in analysis.dangerous
 	h.pattern == "protected-write"
-]])
+]
 
 # What is removed or renamed away takes what it holds along (mv .permopa
 # .old, rm -rf of a project holding .permopa); looked at only when the
@@ -70,7 +69,9 @@ _removals := permopa.path.check(analysis.removals, object.union(call.context.wri
 
 # Operands of programs the vocabulary cannot place (less, tar, scp, an
 # unknown writer): any of them may be written.
-_touches := permopa.path.check(analysis.touches, call.context.write_opts)
+default _touches := {"dangerous": [], "credential": [], "protected": []}
+
+_touches := permopa.path.check(analysis.touches, call.context.write_opts) if count(analysis.touches) > 0
 
 # The git commands' repositories that are not a .git directory (a bare
 # repository runs programs from its config on "git status"), looked up on
@@ -132,10 +133,10 @@ check := {
 	"self_protection": true,
 	"message": sprintf(
 		"Bash command writes permission settings, which the agent may not change on its own: %s",
-		[_hits(_protected_writes)],
+		[_hits(array.flatten([_writes.protected, _touches.protected, _removals.protected, _unplaced_protected]))],
 	),
 } if {
-	count(_protected_writes) > 0
+	((count(_writes.protected) + count(_touches.protected)) + count(_removals.protected)) + count(_unplaced_protected) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,
