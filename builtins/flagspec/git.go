@@ -451,7 +451,7 @@ var gitLsRemoteSpec = &spec{
 // (with -x also ignored) files under its pathspecs, or the whole work tree:
 // those are its write targets (a local settings file is often untracked).
 var gitCleanSpec = &spec{
-	allow: `-n@n --dry-run@n -f --force -d -x -X -q --quiet -e= --exclude= -i@i --interactive@i`,
+	allow: `-d -f|--force -i|--interactive@i -n|--dry-run@n -q|--quiet -e|--exclude= -x -X`,
 	ops:   opsHook,
 	check: func(st *state) {
 		if st.has('n') && !st.has('i') {

@@ -172,7 +172,7 @@ func TestWriterSources(t *testing.T) {
 		cmd           string
 		reads, writes string
 	}{
-		{"cp /etc/shadow ./x", "/etc/shadow", "./x"},
+		{"cp /etc/shadow ./x", "/etc/shadow", "./x ./x/shadow"}, // ./x may be a directory
 		{"dd if=/etc/shadow of=x bs=1", "/etc/shadow", "x"},
 		{"tar czf /tmp/x.tgz -C /home u", "/home/u", "/tmp/x.tgz"},
 		{"tar xf a.tar", "a.tar", ""},

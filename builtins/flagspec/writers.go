@@ -60,11 +60,6 @@ var gitResetSpec = &spec{
 	never: "git reset changes the index or the work tree",
 }
 
-var gitCleanSpec = &spec{
-	allow: `-d -f|--force -i|--interactive -n|--dry-run -q|--quiet -e|--exclude= -x -X`,
-	never: "git clean deletes files",
-}
-
 var gitCheckoutSpec = &spec{
 	allow: `-q|--quiet --progress --no-progress -f|--force --ours --theirs -b= -B= -t|--track?
 		--no-track --guess --no-guess -l --detach --orphan= --ignore-skip-worktree-bits -m|--merge
