@@ -454,10 +454,14 @@ var gitCleanSpec = &spec{
 	allow: `-d -f|--force -i|--interactive@i -n|--dry-run@n -q|--quiet -e|--exclude= -x -X`,
 	ops:   opsHook,
 	check: func(st *state) {
-		if st.has('n') && !st.has('i') {
+		switch {
+		case st.has('i'):
+			st.fail("git clean -i deletes files chosen at the terminal")
+		case st.has('n'):
 			return
+		default:
+			st.fail("git clean deletes files")
 		}
-		st.fail("git clean deletes files")
 		if len(st.ops) == 0 {
 			st.write(".")
 		}

@@ -137,10 +137,5 @@ func init() {
 	}}
 	gitSubs["hash-object"] = gitHashObjectSpec
 	// git clean -n/--dry-run lists what would be removed; -i asks at the
-	// terminal and removes. gitCleanSpec (writers.go) reads its options.
-	gitCleanSpec.allow = `-n|--dry-run@n ` + gitCleanSpec.allow
-	gitCleanSpec.deny = append([]denial{{`-i|--interactive`, "removes files chosen at the terminal"}}, gitCleanSpec.deny...)
-	gitCleanSpec.never = ""
-	gitCleanSpec.ops = opsRead
-	gitCleanSpec.check = requireMark('n', "git clean without -n/--dry-run deletes files")
+	// terminal and removes: gitCleanSpec (git.go) with its removal targets.
 }
