@@ -306,8 +306,8 @@ func (l *fileLinter) dangerous(v any) {
 		return
 	}
 	for _, k := range sortedKeys(m) {
-		if k != "files" && k != "directories" {
-			l.unknown(k, m[k], map[string]bool{"files": true, "directories": true}, "dangerous_paths.")
+		if k != "files" && k != "directories" && k != "code_running" {
+			l.unknown(k, m[k], map[string]bool{"files": true, "directories": true, "code_running": true}, "dangerous_paths.")
 			continue
 		}
 		sub, _ := m[k].(map[string]any)

@@ -157,7 +157,7 @@ var lz4Spec = func() *spec {
 // pager; -T sets the archive's time; -f and -u are extraction modes. After
 // -x come patterns to exclude. "unzip -Z" is zipinfo (judged as such).
 var unzipSpec = &spec{
-	allow: `-l@m -v@m -t@m -c@m -p@m -z@m -q -a -b -B -C -L -n -o -j -X -U -V -W -K -s -D -x -d= -P=
+	allow: `-l@m -v@m -t@m -c@m -p@m -z@m -q -a -b -B -C -L -n -o -j -X -U -V -W -K -s -D -x -d=@d -P=
 		-O= -I= -h -hh`,
 	deny: []denial{
 		{`-M`, "pipes its output through a pager"},
@@ -174,6 +174,11 @@ var unzipSpec = &spec{
 		}
 		if !st.has('m') {
 			st.fail("unzip: extracts files (only -l, -v, -t, -c, -p, -z and -Z are read-only)")
+			// The directory it extracts into is written (-d .git/hooks is a
+			// dangerous write); the member names are not known.
+			if d, ok := st.val('d'); ok {
+				st.write(d)
+			}
 		}
 		if len(st.ops) > 0 {
 			st.read(st.ops[0])

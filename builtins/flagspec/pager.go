@@ -67,15 +67,22 @@ var lessSpec = &spec{
 		-z= --window= -~ --tilde -#= --shift= --file-size --follow-name --incsearch --line-num-width= --mouse
 		--no-keypad --no-histdups --rscroll= --status-col-width= --use-backslash --use-color --wheel-lines=
 		--header= --no-number-headers --no-search-headers --redraw-on-quit --search-options= --exit-follow-on-close
-		--no-vbell --intr= --wordwrap --form-feed --match-shift= --show-preproc-errors`,
+		--no-vbell --intr= --wordwrap --form-feed --match-shift= --show-preproc-errors
+		-o=w@o --log-file=w@o -O=w@o --LOG-FILE=w@o`,
 	deny: []denial{
-		{`-o= --log-file= -O= --LOG-FILE=`, "copies its input to a log file"},
 		{`-k= --lesskey-file= --lesskey-src= --lesskey-content=`, "reads key bindings, which can also set environment variables such as LESSOPEN"},
 		{`-t= --tag= -T= --tag-file=`, "looks tags up (with a tags program)"},
 		{`--save-marks`, "writes its marks to the history file"},
 	},
-	ops:   opsHook,
-	check: checkPagerOps,
+	ops: opsHook,
+	check: func(st *state) {
+		// The log file is named as a write (a dangerous or protected path
+		// is then a safety ASK even under a less allow rule).
+		if st.has('o') {
+			st.fail(st.spec.name + " copies its input to a log file")
+		}
+		checkPagerOps(st)
+	},
 	// Interactive sessions keep their search history here.
 	cache: []string{"~/.lesshst", "~/.local/state/lesshst"},
 }

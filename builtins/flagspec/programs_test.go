@@ -334,6 +334,14 @@ func TestWritersTargets(t *testing.T) {
 		{cmd: "setfacl -R -b dir", writes: []string{"dir"}, fs: false},
 		{cmd: "chattr +i f", writes: []string{"+i", "f"}, fs: false},
 		{cmd: "chattr -i ~/.bashrc", writes: []string{"~/.bashrc"}, fs: false},
+		// A pager's log file and an archive's extraction directory.
+		{cmd: "less -o ~/.bashrc notes.txt", why: "log file", reads: []string{"notes.txt"}, writes: []string{"~/.bashrc"}},
+		{cmd: "less --log-file=out.log f", why: "log file", writes: []string{"out.log"}},
+		{cmd: "zless -O .git/hooks/pre-commit f.gz", why: "log file", writes: []string{".git/hooks/pre-commit"}},
+		{cmd: "less -N f", ro: true, writes: none},
+		{cmd: "unzip a.zip -d .git/hooks", why: "extracts", reads: []string{"a.zip"}, writes: []string{".git/hooks"}},
+		{cmd: "unzip -oq -d ~/.ssh a.zip", why: "extracts", writes: []string{"~/.ssh"}},
+		{cmd: "unzip -l a.zip -d x", ro: true, writes: none},
 	})
 }
 
