@@ -198,6 +198,29 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a check ran the repository's fsmonitor")
 	}
+
+	// A repository git itself makes without a .git segment (init --bare,
+	// clone --bare/--mirror, --separate-git-dir) is a safety ASK even
+	// under a git allow rule, and so is a chain that then writes its config
+	// and runs git there; a work tree's own init or clone is not.
+	for _, cmd := range []string{
+		"git init --bare h",
+		"git init -q --bare h && cp /tmp/evil h/config && git -C h status",
+		"git clone --bare https://example.com/r.git && git -C r.git log",
+		"git clone --mirror https://example.com/r.git m",
+		"git init --separate-git-dir=sep wt",
+		"git clone --separate-git-dir=../sep https://example.com/r.git",
+		"git init --template=t n",
+	} {
+		if d := decide(cmd, "default"); d.Behavior != engine.Ask || !d.BypassImmune {
+			t.Errorf("default: %q: %s/%s (%s), want a safety ASK", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+	for _, cmd := range []string{"git init", "git init -q n", "git clone https://example.com/r.git"} {
+		if d := decide(cmd, "default"); d.Behavior != engine.Allow || d.Step != engine.StepAllowRule {
+			t.Errorf("default: %q: %s/%s (%s), want ALLOW by rule", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
 }
 
 func mustRule(t *testing.T, s string) engine.Rule {

@@ -471,6 +471,51 @@ var gitCleanSpec = &spec{
 	},
 }
 
+// git init makes a repository. A bare one (--bare) or one kept apart from
+// its work tree (--separate-git-dir) is a repository that is not a .git
+// directory: its HEAD, objects and refs are named as writes, so the
+// analysis sees a repository being made (docs/protected-paths.md, git
+// repositories) and later git commands there are not trusted. A template
+// (--template) copies its hooks into the new .git directory.
+var gitInitSpec = &spec{
+	allow: `-q|--quiet --bare@b --template=@t --separate-git-dir=@s -b|--initial-branch= --object-format=
+		--ref-format= --shared?`,
+	never: "git init writes a repository",
+	ops:   opsHook,
+	check: func(st *state) {
+		dir := "."
+		if len(st.ops) > 0 {
+			dir = st.ops[0]
+		}
+		gitRepositoryWrites(st, dir, st.has('b'))
+	},
+}
+
+// gitRepositoryWrites names what making a repository for directory dir
+// writes: a bare repository's own layout, a separate git directory's, and a
+// template's hooks in dir/.git.
+func gitRepositoryWrites(st *state, dir string, bare bool) {
+	dir = strings.TrimRight(dir, "/")
+	if dir == "" {
+		dir = "/"
+	}
+	repo := dir + "/.git"
+	if bare {
+		repo = dir
+	}
+	if s, ok := st.val('s'); ok && s != "" {
+		repo, bare = strings.TrimRight(s, "/"), true
+	}
+	if bare {
+		for _, n := range []string{"HEAD", "objects", "refs", "config"} {
+			st.write(repo + "/" + n)
+		}
+	}
+	if _, ok := st.val('t'); ok {
+		st.write(repo + "/hooks")
+	}
+}
+
 // gitSubs are git's read-only subcommands, and the writing ones with the
 // reason they are not read-only (every other word is not read-only too).
 var gitSubs = map[string]*spec{
@@ -536,7 +581,7 @@ var gitSubs = map[string]*spec{
 	"archive":       {never: "git archive writes archives"},
 	"gc":            {never: "git gc rewrites the object store"},
 	"clone":         {never: "git clone writes a repository"},
-	"init":          {never: "git init writes a repository"},
+	"init":          gitInitSpec,
 	"apply":         {never: "git apply changes files"},
 	"am":            {never: "git am changes files and history"},
 	"bisect":        {never: "git bisect changes the work tree"},

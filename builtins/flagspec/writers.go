@@ -136,15 +136,38 @@ var gitPullSpec = &spec{
 // new repository, which can name programs (mark k, see gitConfigCode).
 var gitCloneSpec = &spec{
 	allow: `-l|--local --no-hardlinks -s|--shared --dissociate -q|--quiet -v|--verbose --progress
-		--server-option= -n|--no-checkout --bare --mirror -o|--origin= -b|--branch=
+		--server-option= -n|--no-checkout --bare@b --mirror@b -o|--origin= -b|--branch=
 		-u|--upload-pack=x --reference= --reference-if-able= --depth= --shallow-since=
 		--shallow-exclude= --single-branch --no-single-branch --no-tags --tags
 		--recurse-submodules? --shallow-submodules --no-shallow-submodules --remote-submodules
-		--no-remote-submodules -j|--jobs= --separate-git-dir= --template= -c|--config=@k --filter=
+		--no-remote-submodules -j|--jobs= --separate-git-dir=@s --template=@t -c|--config=@k --filter=
 		--also-filter-submodules --bundle-uri= --sparse --reject-shallow --no-reject-shallow
 		--ref-format=`,
 	never: "git clone writes a repository",
-	check: checkGitConfigMarks,
+	check: func(st *state) {
+		checkGitConfigMarks(st)
+		// The repository it makes (gitRepositoryWrites): the directory
+		// operand, or the URL's last segment (NAME.git when bare).
+		if len(st.ops) == 0 {
+			return
+		}
+		dir := ""
+		if len(st.ops) > 1 {
+			dir = st.ops[1]
+		} else {
+			u := strings.TrimSuffix(strings.TrimRight(st.ops[0], "/"), "/.git")
+			dir = strings.TrimSuffix(baseName(u), ".git")
+			if i := strings.LastIndexAny(dir, ":"); i >= 0 {
+				dir = dir[i+1:]
+			}
+			if st.has('b') {
+				dir += ".git"
+			}
+		}
+		if dir != "" {
+			gitRepositoryWrites(st, dir, st.has('b'))
+		}
+	},
 }
 
 var gitAddSpec = &spec{
