@@ -169,6 +169,10 @@ func TestSelfProtection(t *testing.T) {
 		`cp /tmp/perm.yaml ../ci/`,
 		`mv /tmp/other/.permopa .`,
 		`cp -r /tmp/evil/.claude ./`,
+		`echo x > .perm*/settings.yaml`,
+		`echo x >> .permopa/setti?gs.yaml`,
+		`less -o .permopa/settings.yaml notes.txt`,
+		`unzip -o a.zip -d .permopa`,
 	} {
 		s.wantProtected(t, "Bash", map[string]any{"command": cmd})
 	}

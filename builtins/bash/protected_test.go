@@ -18,6 +18,7 @@ func TestUnplacedProtectedWrites(t *testing.T) {
 		{"cd \"$D\" && cp a .mcp.json", true},
 		{"cd \"$D\" && vim .codex/config.toml", true},
 		{"cd \"$D\" && sed -i s/a/b/ .gemini/settings.json", true},
+		{"cd \"$D\"; echo y > .permopa/settings.y*", true},
 		{"echo y > \"$f\"", false},
 		{"cd \"$D\" && echo y > notes.txt", false},
 		{"echo y > .permopa/settings.yaml", false}, // placed: the path checks see it

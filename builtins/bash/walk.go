@@ -736,6 +736,15 @@ func (w *walker) redirWrite(fr frame, st state, target word, wrote bool) (frame,
 		// bash expands a glob in a redirection when it names one file.
 		w.dynWrites = true
 		fr.redirForced = appendStr(fr.redirForced, "redirection target is a glob")
+		// The glob is a write all the same: the path checks expand it (what
+		// it names now, > .perm*/settings.yaml) and judge what it could name.
+		if ps, ok := w.resolveWord(target, st); ok {
+			for _, p := range ps {
+				fr.writes = appendStr(fr.writes, p)
+			}
+		} else {
+			w.unplacedWrite(-1, target.s)
+		}
 		return fr, true
 	}
 	paths, ok := w.resolveWord(target, st)
