@@ -213,12 +213,17 @@ _ask_rule := {
 	"suggested_rules": [],
 }
 
-default _ask_rule_note := "an ask rule asks every time and no allow rule overrides it (to stop the question, remove or narrow the ask rule)"
-
 _ask_rule_note := sprintf(
-	"an ask rule asks every time and no allow rule overrides it (to stop the question, remove or narrow the ask rule in %s)",
-	[rules.match.ask.layer],
-) if rules.match.ask.layer != ""
+	"an ask rule asks every time and no allow rule overrides it (to stop the question, remove or narrow the ask rule%s)",
+	[_ask_rule_layer],
+)
+
+# The layer holding the ask rule, when the match names one.
+default _ask_rule_layer := ""
+
+_ask_rule_layer := sprintf(" in %s", [rules.match.ask.layer]) if {
+	rules.match.ask.layer != ""
+}
 
 # Point 4: ALLOW and DENY decide; a safety ASK (bypass_immune) asks, is
 # denied when nobody can answer, and is skipped in BYPASS unless
