@@ -151,17 +151,24 @@ func bashMatch(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	return boolTerm(bash.Analyze(string(c), bash.Options{}).MatchAny(ps) >= 0), nil
 }
 
-// patternLists caches compiled lists of rule contents.
-var patternLists = newValueCache[[]*bash.Pattern](1 << 18)
+// patternLists caches compiled lists of rule contents with their index
+// (bash.IndexList): a list stored in the data (a rule index, per data
+// revision) is compiled and indexed once and found again by identity.
+var patternLists = newValueCache[*compiledList](1 << 18)
 
-func compileList(t *ast.Term, pos int) ([]*bash.Pattern, error) {
+type compiledList struct {
+	ps  []*bash.Pattern
+	set *bash.PatternSet // nil for a short list
+}
+
+func compileList(t *ast.Term, pos int) (*compiledList, error) {
 	// The elements are checked only when compiled: a cache hit is an array
 	// equal to one that was checked.
 	a, err := builtins.ArrayOperand(t.Value, pos)
 	if err != nil {
 		return nil, err
 	}
-	return patternLists.get(a, "", "", func() ([]*bash.Pattern, error) {
+	return patternLists.get(a, "", "", func() (*compiledList, error) {
 		if _, err := stringArrayOperand(t, pos); err != nil {
 			return nil, err
 		}
@@ -173,7 +180,7 @@ func compileList(t *ast.Term, pos int) ([]*bash.Pattern, error) {
 			}
 			ps[i] = one[0]
 		}
-		return ps, nil
+		return &compiledList{ps: ps, set: bash.IndexList(ps)}, nil
 	})
 }
 
@@ -209,16 +216,19 @@ func bashCoveredLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, err
 		return nil, err
 	}
 	lists := make([][]*bash.Pattern, outer.Len())
+	sets := make([]*bash.PatternSet, outer.Len())
 	for j := range lists {
-		if lists[j], err = compileList(outer.Elem(j), 1); err != nil {
+		c, err := compileList(outer.Elem(j), 1)
+		if err != nil {
 			return nil, err
 		}
+		lists[j], sets[j] = c.ps, c.set
 	}
 	a, err := analyze(ops[1], ops[2], 2, 3)
 	if err != nil {
 		return nil, err
 	}
-	l, i, ok := a.CoveredLists(lists)
+	l, i, ok := a.CoveredListsIndexed(lists, sets)
 	return ast.ObjectTerm(
 		ast.Item(keyCovered, boolTerm(ok)),
 		ast.Item(keyList, indexTerm(l)),
@@ -249,7 +259,7 @@ var BashMatchAny = &ast.Builtin{
 }
 
 func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	ps, err := compileList(ops[0], 1)
+	c, err := compileList(ops[0], 1)
 	if err != nil {
 		return nil, err
 	}
@@ -257,10 +267,13 @@ func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 	if err != nil {
 		return nil, err
 	}
-	if len(ps) == 0 {
+	if len(c.ps) == 0 {
 		return termMinusOne, nil
 	}
-	return indexTerm(a.MatchAny(ps)), nil
+	if c.set != nil {
+		return indexTerm(a.MatchAnySet(c.set)), nil
+	}
+	return indexTerm(a.MatchAny(c.ps)), nil
 }
 
 // BashMatchReason is permopa.bash.match_reason.
@@ -331,7 +344,7 @@ var BashCovered = &ast.Builtin{
 }
 
 func bashCovered(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	ps, err := compileList(ops[0], 1)
+	c, err := compileList(ops[0], 1)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +352,13 @@ func bashCovered(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	if err != nil {
 		return nil, err
 	}
-	i, ok := a.Covered(ps)
+	var i int
+	var ok bool
+	if c.set != nil {
+		i, ok = a.CoveredSet(c.set)
+	} else {
+		i, ok = a.Covered(c.ps)
+	}
 	if !ok {
 		i = -1
 	}

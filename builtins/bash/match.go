@@ -958,6 +958,24 @@ func (a *Analysis) MatchAnySet(s *PatternSet) int {
 // list), without joining them. The rule used is reported as its list and
 // its index in that list: the first in list order, then index order.
 func (a *Analysis) CoveredLists(lists [][]*Pattern) (list, index int, ok bool) {
+	return a.CoveredListsIndexed(lists, nil)
+}
+
+// IndexList is the index MatchAny and Covered use for a list as long as
+// ps, nil for a short list (they scan it). A caller that keeps compiled
+// lists (the built-ins, per data revision) keeps this beside them and calls
+// MatchAnySet, CoveredSet and CoveredListsIndexed, so that no call has to
+// find the index of its list again.
+func IndexList(ps []*Pattern) *PatternSet {
+	if len(ps) < indexThreshold {
+		return nil
+	}
+	return NewPatternSet(ps)
+}
+
+// CoveredListsIndexed is CoveredLists with the lists' indexes (IndexList)
+// given: sets[j] is lists[j]'s, or nil (sets may be nil).
+func (a *Analysis) CoveredListsIndexed(lists [][]*Pattern, sets []*PatternSet) (list, index int, ok bool) {
 	offsets := make([]int, len(lists))
 	total := 0
 	for j, ps := range lists {
@@ -966,7 +984,11 @@ func (a *Analysis) CoveredLists(lists [][]*Pattern) (list, index int, ok bool) {
 	}
 	firsts := make([]func([]string, int) int, len(lists))
 	for j, ps := range lists {
-		firsts[j] = firstMatcher(ps)
+		if j < len(sets) && sets[j] != nil {
+			firsts[j] = sets[j].firstMatch
+		} else {
+			firsts[j] = firstMatcher(ps)
+		}
 	}
 	flat, ok := a.covered(func(argv []string, literal int) int {
 		for j, first := range firsts {
