@@ -12,6 +12,7 @@
 //	permopa.path.inside(paths, dirs, opts)              boolean  every path inside some dir
 //	permopa.path.git_repositories(dirs, opts)           array    git repositories that are not a .git directory
 //	permopa.glob.match_any(patterns, paths, opts)       number   first file rule hit/covering, or -1
+//	permopa.glob.first(patterns, subject, opts)         number   first glob matching a string, or -1
 //	permopa.call.context(input, settings, schema)       object   validated input and derived options
 //	permopa.rules.lists(documents, tool, guards)        object   the indexed rule lists a call meets
 //
@@ -64,6 +65,7 @@ func all() []builtin {
 		{PathInside, pathInside},
 		{PathGitRepositories, pathGitRepositories},
 		{GlobMatchAny, globMatchAny},
+		{GlobFirst, globFirst},
 		{CallContext, callContext},
 		{RulesLists, rulesLists},
 	}

@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
@@ -106,7 +107,19 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	}
 	var own [3][]*ast.Term
 	var cross [2][]*ast.Term
-	patterns := false
+	// The tools whose rules the call meets: its own and the guards'.
+	names := []string{}
+	if s, ok := toolTerm.Value.(ast.String); ok && s != "" {
+		names = append(names, string(s))
+	}
+	guards.Foreach(func(g *ast.Term) {
+		if pair, ok := g.Value.(*ast.Array); ok && pair.Len() == 2 {
+			if s, ok := pair.Elem(0).Value.(ast.String); ok && !slices.Contains(names, string(s)) {
+				names = append(names, string(s))
+			}
+		}
+	})
+	patterns := map[string]*[3][]*ast.Term{}
 	var ferr error
 	j := -1
 	docs.Foreach(func(d *ast.Term) {
@@ -122,12 +135,9 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 			return
 		}
 		if p := doc.Get(keyPatterns); p != nil {
-			if po, ok := p.Value.(ast.Object); ok {
-				po.Foreach(func(_, v *ast.Term) {
-					if a, ok := v.Value.(*ast.Array); ok && a.Len() > 0 {
-						patterns = true
-					}
-				})
+			if err := patternRules(p, names, pos, patterns); err != nil {
+				ferr = err
+				return
 			}
 		}
 		ixTerm := doc.Get(keyRuleIndex)
@@ -202,12 +212,90 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 		ast.Item(behaviorTerms[0], ast.ArrayTerm(cross[0]...)),
 		ast.Item(behaviorTerms[1], ast.ArrayTerm(cross[1]...)),
 	)
+	patObj := ast.NewObject()
+	for _, name := range names {
+		if p := patterns[name]; p != nil {
+			patObj.Insert(ast.StringTerm(name), ast.ObjectTerm(
+				ast.Item(behaviorTerms[0], ast.ArrayTerm(p[0]...)),
+				ast.Item(behaviorTerms[1], ast.ArrayTerm(p[1]...)),
+				ast.Item(behaviorTerms[2], ast.ArrayTerm(p[2]...)),
+			))
+		}
+	}
 	return ast.ObjectTerm(
 		ast.Item(ast.InternedTerm("own"), ast.NewTerm(ownObj)),
 		ast.Item(ast.InternedTerm("cross"), ast.NewTerm(crossObj)),
-		ast.Item(ast.InternedTerm("patterns"), ast.InternedTerm(patterns)),
+		ast.Item(ast.InternedTerm("patterns"), ast.InternedTerm(len(patterns) > 0)),
+		ast.Item(ast.InternedTerm("pattern_rules"), ast.NewTerm(patObj)),
 		ast.Item(ast.InternedTerm("none"), ast.InternedTerm(len(own[0])+len(own[1])+len(own[2])+len(cross[0])+len(cross[1]) == 0)),
 	), nil
+}
+
+// patternRules adds to out[name][behavior], for each of names, the rules of
+// one document's tool_pattern_rules whose tool_name (a glob.match pattern,
+// "." its delimiter as glob.match's default) matches name, in order. The
+// tool names of a list are compiled and indexed once (cached with the list,
+// which is stored per data revision), so no rule is visited per call. A
+// malformed list is an error: a pattern deny rule must not vanish.
+func patternRules(p *ast.Term, names []string, pos int, out map[string]*[3][]*ast.Term) error {
+	po, ok := p.Value.(ast.Object)
+	if !ok {
+		return builtins.NewOperandErr(pos, "tool_pattern_rules: not an object")
+	}
+	for bi, b := range behaviorTerms {
+		t := po.Get(b)
+		if t == nil {
+			continue
+		}
+		rules, ok := t.Value.(*ast.Array)
+		if !ok {
+			return builtins.NewOperandErr(pos, "tool_pattern_rules.%s: not an array", plain(b))
+		}
+		if rules.Len() == 0 {
+			continue
+		}
+		set, err := globSets.get(rules, "\x00tool_names", "", func() (*globSet, error) {
+			ns := make([]string, rules.Len())
+			for i := range ns {
+				r, ok := rules.Elem(i).Value.(ast.Object)
+				var n *ast.Term
+				if ok {
+					n = r.Get(keyToolName)
+				}
+				if n == nil {
+					return nil, builtins.NewOperandErr(pos, "tool_pattern_rules.%s[%d].tool_name: missing", plain(b), i)
+				}
+				s, ok := n.Value.(ast.String)
+				if !ok {
+					return nil, builtins.NewOperandErr(pos, "tool_pattern_rules.%s[%d].tool_name: not a string", plain(b), i)
+				}
+				ns[i] = string(s)
+			}
+			set, err := newGlobSet(ns, globSpec{delims: []rune{'.'}})
+			if err != nil {
+				return nil, builtins.NewOperandErr(pos, "tool_pattern_rules.%s: %v", plain(b), err)
+			}
+			return set, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			ids := set.all(name)
+			if len(ids) == 0 {
+				continue
+			}
+			o := out[name]
+			if o == nil {
+				o = &[3][]*ast.Term{}
+				out[name] = o
+			}
+			for _, i := range ids {
+				o[bi] = append(o[bi], rules.Elem(i))
+			}
+		}
+	}
+	return nil
 }
 
 func lookupObject(o ast.Object, key *ast.Term, pos int) (ast.Object, error) {

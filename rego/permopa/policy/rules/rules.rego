@@ -110,8 +110,10 @@ _own_names := [call.tool] if not _alias[call.tool]
 # (_session), indexed per data revision (index[b][tool]: wide, rules,
 # contents) and looked up by one built-in, which finds the project and the
 # session in the settings document by the same keys as the rules above;
-# then the input's permission_context and the tool-name patterns, small
-# lists indexed here, only when there are any. No list is rebuilt per call
+# then the input's permission_context and the tool-name pattern rules that
+# match the call's tool or a guarding tool (found by the same built-in in a
+# glob set compiled per data revision), small lists indexed here, only when
+# there are any. No list is rebuilt per call
 # and no rule of another tool is visited.
 _lists := permopa.rules.lists(_org, _settings, input, object.get(_cross_targets, call.tool, []))
 
@@ -151,17 +153,16 @@ _holds(ix) if count(ix.contents) > 0
 # match as AgentScope matches them (fnmatch, "*" crossing "/", on the path
 # as written; permopa.glob.match_any's "fnmatch:" patterns, docs/rules.md).
 # Tool-name pattern rules come from settings, where the engine has read a
-# path rule's content into the patterns it stands for (path_contents).
+# path rule's content into the patterns it stands for (path_contents);
+# permopa.rules.lists has picked those whose tool name matches (glob.match
+# with its default delimiter ".") from the lists' compiled tool names.
 _small_index(b, name) := {
 	"wide": [r | some r in array.concat(ctx, pats); _tool_wide(r, b)],
 	"rules": [p[0] | some p in pairs],
 	"contents": [p[1] | some p in pairs],
 } if {
 	ctx := [_in_context(r) | some r in _context_rules(b, name)]
-	pats := [r |
-		some r in _pattern_rules(b)
-		glob.match(r.tool_name, [], name)
-	]
+	pats := object.get(_lists.pattern_rules, [name, b], [])
 	pairs := array.concat(
 		[[r, c] | some r in _with_content(ctx); some c in _context_contents(r, name)],
 		[[r, c] | some r in _with_content(pats); some c in _pattern_contents(r, name)],

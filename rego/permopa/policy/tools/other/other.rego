@@ -85,36 +85,27 @@ _host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_patte
 #   "*" matches any run of characters: within one JSON string for allow
 #   rules (an allow rule on {"env":"stag*"} does not cover more keys), across
 #   anything for deny and ask rules.
-match_index(contents, b) := i if {
+match_index(contents, b) := permopa.glob.first(contents, _host, _domain_glob) if {
 	call.tool == "WebFetch"
-	hits := [j | some j, c in contents; _domain_match(c)]
-	i := _first_or_none(hits)
-} else := i if {
-	hits := [j | some j, c in contents; _json_match(c, b)]
-	i := _first_or_none(hits)
+} else := -1 if {
+	call.tool == "WebFetch"
+} else := permopa.glob.first(contents, canonical, _json_glob[b])
+
+# Domain rules are domain:<glob> (lower-cased, "*" within one label) for
+# the host as a lower-case string; other contents of WebFetch rules match
+# nothing. One built-in call per rule list: the list's patterns are
+# compiled and indexed once per data revision.
+_domain_glob := {"prefix": "domain:", "lower": true, "delimiters": ["."]}
+
+# Everything but "*" is literal (OPA's glob would read "{...}" as
+# alternatives). The delimiter keeps an allow rule's "*" inside one JSON
+# string ("\""); for deny and ask rules there is none, so "*" matches across
+# anything.
+_json_glob := {
+	"allow": {"syntax": "stars", "delimiters": ["\""]},
+	"deny": {"syntax": "stars"},
+	"ask": {"syntax": "stars"},
 }
-
-_first_or_none(hits) := hits[0] if count(hits) > 0
-
-_first_or_none(hits) := -1 if count(hits) == 0
-
-_domain_match(c) if {
-	startswith(c, "domain:")
-	glob.match(lower(trim_prefix(c, "domain:")), ["."], _host)
-}
-
-_json_match(c, _) if c == canonical
-
-# Everything but "*" is literal: OPA's glob would read "{...}" as
-# alternatives, so the content is quoted around its stars. The delimiter
-# keeps an allow rule's "*" inside one JSON string ("\""); for deny and ask
-# rules it is NUL, which canonical JSON never holds.
-_json_match(c, b) if {
-	contains(c, "*")
-	glob.match(concat("*", [glob.quote_meta(p) | some p in split(c, "*")]), [_json_delimiter[b]], canonical)
-}
-
-_json_delimiter := {"allow": "\"", "deny": "\u0000", "ask": "\u0000"}
 
 # METADATA
 # description: |
