@@ -134,7 +134,7 @@ func globFirst(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 // literal end; only patterns with neither are tried on every subject.
 type globSet struct {
 	globs      []*glob.Pattern // nil: the pattern never matches (it lacks the prefix)
-	exact      map[string]int
+	exact      map[string][]int // ascending
 	byPrefix   map[string][]int
 	prefixLens []int
 	bySuffix   map[string][]int
@@ -148,7 +148,7 @@ type globSet struct {
 const globSpecials = `*?\[]{}`
 
 func newGlobSet(patterns []string, spec globSpec) (*globSet, error) {
-	s := &globSet{globs: make([]*glob.Pattern, len(patterns)), exact: map[string]int{}, byPrefix: map[string][]int{}, bySuffix: map[string][]int{}}
+	s := &globSet{globs: make([]*glob.Pattern, len(patterns)), exact: map[string][]int{}, byPrefix: map[string][]int{}, bySuffix: map[string][]int{}}
 	specials := globSpecials
 	if spec.stars {
 		specials = "*"
@@ -178,9 +178,7 @@ func newGlobSet(patterns []string, spec globSpec) (*globSet, error) {
 		start := strings.IndexAny(p, specials)
 		switch {
 		case start < 0:
-			if _, ok := s.exact[p]; !ok {
-				s.exact[p] = i
-			}
+			s.exact[p] = append(s.exact[p], i)
 		case start > 0:
 			s.byPrefix[p[:start]] = append(s.byPrefix[p[:start]], i)
 			prefixLens[start] = true
@@ -205,10 +203,7 @@ func newGlobSet(patterns []string, spec globSpec) (*globSet, error) {
 
 // all are the indexes of every pattern matching subject, ascending.
 func (s *globSet) all(subject string) []int {
-	var out []int
-	if i, ok := s.exact[subject]; ok {
-		out = append(out, i)
-	}
+	out := slices.Clone(s.exact[subject])
 	try := func(ids []int) {
 		for _, i := range ids {
 			if s.globs[i].Match(subject) {
@@ -234,8 +229,8 @@ func (s *globSet) all(subject string) []int {
 // first is the lowest index of a pattern matching subject, or -1.
 func (s *globSet) first(subject string) int {
 	best := -1
-	if i, ok := s.exact[subject]; ok {
-		best = i
+	if ids := s.exact[subject]; len(ids) > 0 {
+		best = ids[0]
 	}
 	try := func(ids []int) {
 		for _, i := range ids {

@@ -70,7 +70,7 @@ var manyRulesCalls = map[string][]string{
 // turn) over every layer: user, project and local settings, the call's
 // session and an organisation's rules bundle (returned as a rules
 // document); a third of them deny, a third ask, a third allow.
-func manyRulesSettings(b *testing.B, kind string, n int) (engine.Settings, map[string]any) {
+func manyRulesSettings(b testing.TB, kind string, n int) (engine.Settings, map[string]any) {
 	s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]engine.Rule{}}
 	var org engine.Settings
 	behaviors := []string{"allow", "deny", "ask"}
@@ -98,7 +98,7 @@ func manyRulesSettings(b *testing.B, kind string, n int) (engine.Settings, map[s
 }
 
 // orgBundle writes an organisation's rules document as a bundle directory.
-func orgBundle(b *testing.B, doc map[string]any) string {
+func orgBundle(b testing.TB, doc map[string]any) string {
 	dir := b.TempDir()
 	p := filepath.Join(dir, "permopa", "rules")
 	if err := os.MkdirAll(p, 0o755); err != nil {
