@@ -133,7 +133,7 @@ func globFirst(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 // wildcards by equality, the others by their literal beginning, else their
 // literal end; only patterns with neither are tried on every subject.
 type globSet struct {
-	globs      []*glob.Pattern // nil: the pattern never matches (it lacks the prefix)
+	globs      []*glob.Pattern  // nil: the pattern never matches (it lacks the prefix)
 	exact      map[string][]int // ascending
 	byPrefix   map[string][]int
 	prefixLens []int
