@@ -1,0 +1,160 @@
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// cliRuleKinds are the rule kinds of BENCHMARKS.md "Many rules", rule i as
+// a settings file writes it; none matches cliManyRulesCalls.
+var cliRuleKinds = []func(i int) string{
+	func(i int) string { return fmt.Sprintf("Bash(tool%d:*)", i) },
+	func(i int) string { return fmt.Sprintf("mcp__srv%d__*", i) },
+	func(i int) string { return fmt.Sprintf("WebFetch(domain:*.d%d.example.org)", i) },
+	func(i int) string { return fmt.Sprintf(`deploy({"target":"stag%d*"})`, i) },
+	func(i int) string {
+		return []string{"Read(/data/d%d/**)", "Edit(src/gen%d/**)", "Write(/out/o%d/*)", "Glob(~/g%d/**)", "Grep(//abs%d/**)"}[(i/5)%5]
+	},
+}
+
+var cliManyRulesCalls = []string{
+	`{"tool_name":"Bash","tool_input":{"command":"make build && npm test"},"cwd":"/w"}`,
+	`{"tool_name":"mcp__zzz__do","tool_input":{"q":1},"cwd":"/w"}`,
+	`{"tool_name":"WebFetch","tool_input":{"url":"https://api.github.com/repos"},"cwd":"/w"}`,
+	`{"tool_name":"deploy","tool_input":{"target":"prod"},"cwd":"/w"}`,
+	`{"tool_name":"Read","tool_input":{"file_path":"/w/src/main.go"},"cwd":"/w"}`,
+	`{"tool_name":"Edit","tool_input":{"file_path":"/w/src/a.go","old_string":"a","new_string":"b"},"cwd":"/w"}`,
+}
+
+// manyRulesFiles writes n rules of every kind in turn, a third each deny,
+// ask and allow, over three settings files and an org rules bundle, and
+// returns the `permopa decide` arguments that load them.
+func manyRulesFiles(b *testing.B, n int) []string {
+	dir := b.TempDir()
+	type perms struct{ Allow, Ask, Deny []string }
+	files := make([]perms, 3)
+	var org engine.Settings
+	for i := 0; i < n; i++ {
+		kind := cliRuleKinds[i%len(cliRuleKinds)]
+		spec := kind(i)
+		if strings.Contains(spec, "%d") {
+			spec = fmt.Sprintf(spec, i)
+		}
+		where := (i / 3) % 4
+		behavior := []string{"allow", "deny", "ask"}[i%3]
+		if where == 3 {
+			r, err := engine.ParseRule(spec, behavior)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.Source = engine.SourceOrg
+			org.Rules = append(org.Rules, r)
+			continue
+		}
+		p := &files[where]
+		switch behavior {
+		case "allow":
+			p.Allow = append(p.Allow, spec)
+		case "deny":
+			p.Deny = append(p.Deny, spec)
+		default:
+			p.Ask = append(p.Ask, spec)
+		}
+	}
+	args := []string{"decide"}
+	for i, p := range files {
+		doc, err := json.Marshal(map[string]any{"permissions": map[string]any{"allow": p.Allow, "ask": p.Ask, "deny": p.Deny}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("settings%d.json", i))
+		if err := os.WriteFile(f, doc, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		args = append(args, "--settings", f)
+	}
+	bundle := filepath.Join(dir, "org")
+	if err := os.MkdirAll(filepath.Join(bundle, "permopa", "rules"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	doc, err := json.Marshal(engine.RulesDocument(org, time.Now()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bundle, "permopa", "rules", "data.json"), doc, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return append(args, "-b", bundle)
+}
+
+// BenchmarkDecideCLIManyRules measures `permopa decide --settings` per
+// line with 10 and with 10,000 rules of every kind (Bash, tool-name globs,
+// WebFetch domains, custom-tool contents, path rules of every tool) in
+// three settings files and an org rules bundle. The process is started and
+// has answered each call once before the clock starts: the figure is the
+// cost per line, not the loading of the rules.
+func BenchmarkDecideCLIManyRules(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		args := manyRulesFiles(b, n)
+		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
+			cmd := exec.Command(permopaBin, args...)
+			cmd.Env = append(os.Environ(), "HOME=/home/u")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			out := bufio.NewReader(stdout)
+			// Each call once: the rule lists it meets are compiled per data
+			// revision, on first use.
+			for _, c := range cliManyRulesCalls {
+				fmt.Fprintln(stdin, c)
+				line, err := out.ReadString('\n')
+				if err != nil || strings.Contains(line, `"step":"error"`) {
+					b.Fatalf("first lines: %q %v", line, err)
+				}
+			}
+			var lines strings.Builder
+			for i := 0; i < b.N; i++ {
+				lines.WriteString(cliManyRulesCalls[i%len(cliManyRulesCalls)])
+				lines.WriteByte('\n')
+			}
+			in := lines.String()
+			b.ResetTimer()
+			go func() {
+				io.WriteString(stdin, in)
+				stdin.Close()
+			}()
+			for i := 0; i < b.N; i++ {
+				line, err := out.ReadString('\n')
+				if err != nil {
+					b.Fatalf("line %d: %v", i, err)
+				}
+				if strings.Contains(line, `"step":"error"`) || strings.Contains(line, `"matched_rule":{`) {
+					b.Fatalf("line %d: %s", i, line)
+				}
+			}
+			b.StopTimer()
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
