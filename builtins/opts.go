@@ -179,6 +179,12 @@ func keyOf(v ast.Value, a, b string) valueKey {
 func (c valueCache[T]) get(v ast.Value, a, b string, compile func() (T, error)) (T, error) {
 	k := keyOf(v, a, b)
 	if e, ok := c.c.Get(k); ok && same(e.v, v) {
+		if e.v != v {
+			// An equal value, not the same one (another copy of the same
+			// data): keep this one, so the next call finds it by identity
+			// instead of comparing every element again.
+			c.c.PutWeighted(k, valueEntry[T]{v: v, t: e.t}, k.n)
+		}
 		return e.t, nil
 	}
 	t, err := compile()

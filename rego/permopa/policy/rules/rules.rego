@@ -47,18 +47,13 @@ for_tool(b, name) := array.flatten([
 	object.get(_project, ["rules", b, name], []),
 	object.get(_session, ["rules", b, name], []),
 	[_in_context(r) | some r in _context_rules(b, name)],
-	[r |
-		some r in _pattern_rules(b)
-		glob.match(r.tool_name, [], name)
-	],
+	object.get(permopa.rules.lists(_org, _settings, _call_of(name), []).pattern_rules, [name, b], []),
 ])
 
-_pattern_rules(b) := array.flatten([
-	object.get(_org, ["tool_pattern_rules", b], []),
-	object.get(_settings, ["tool_pattern_rules", b], []),
-	object.get(_project, ["tool_pattern_rules", b], []),
-	object.get(_session, ["tool_pattern_rules", b], []),
-])
+# The input as a call of the tool name (for_tool asks about any tool).
+_call_of(name) := object.union(input, {"tool_name": name}) if {
+	is_object(input)
+} else := {"tool_name": name}
 
 # The call's session: its rules are keyed like the settings' rules.
 _session := object.get(_settings, ["session_rules", object.get(input, "session_id", "")], {})
