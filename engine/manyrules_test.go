@@ -63,7 +63,7 @@ func withCall(in map[string]any) map[string]any {
 	return out
 }
 
-func mustRule(t testing.TB, spec, behavior, source string) engine.Rule {
+func parsedRule(t testing.TB, spec, behavior, source string) engine.Rule {
 	t.Helper()
 	r, err := engine.ParseRule(spec, behavior)
 	if err != nil {
@@ -86,7 +86,7 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 			s, org := manyRulesSettings(t, "mixed", 10000)
 			var extra []engine.Rule
 			for _, k := range manyRulesTargets {
-				extra = append(extra, mustRule(t, k.deny, "deny", engine.SourceUser), mustRule(t, k.allow, "allow", engine.SourceUser))
+				extra = append(extra, parsedRule(t, k.deny, "deny", engine.SourceUser), parsedRule(t, k.allow, "allow", engine.SourceUser))
 			}
 			var orgRules engine.Settings
 			for i := range extra {
@@ -186,13 +186,13 @@ func TestToolNamePatternsAcrossLayers(t *testing.T) {
 			s, orgDoc := manyRulesSettings(t, "mixed", 10000)
 			orgs := orgRulesOf(t, orgDoc)
 			for _, p := range c.org {
-				orgs = append(orgs, mustRule(t, p, "deny", engine.SourceOrg))
+				orgs = append(orgs, parsedRule(t, p, "deny", engine.SourceOrg))
 			}
 			for _, p := range c.user {
-				s.Rules = append(s.Rules, mustRule(t, p, "ask", engine.SourceUser))
+				s.Rules = append(s.Rules, parsedRule(t, p, "ask", engine.SourceUser))
 			}
 			for _, p := range c.sess {
-				s.SessionRules["s1"] = append(s.SessionRules["s1"], mustRule(t, p, "allow", engine.SourceSession))
+				s.SessionRules["s1"] = append(s.SessionRules["s1"], parsedRule(t, p, "allow", engine.SourceSession))
 			}
 			doc := engine.RulesDocument(engine.Settings{Rules: orgs}, time.Now())
 			eng, err := engine.New(ctx, engine.WithSettings(s), engine.WithBundles(orgBundle(t, doc)))
@@ -222,10 +222,10 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 		}
 		var err error
 		if i%2 == 0 {
-			err = eng.AddSessionRules(ctx, "s1", mustRule(t, k.deny, "deny", engine.SourceSession))
+			err = eng.AddSessionRules(ctx, "s1", parsedRule(t, k.deny, "deny", engine.SourceSession))
 		} else {
 			err = eng.UpdateSettings(ctx, func(s *engine.Settings) error {
-				s.Rules = append(s.Rules, mustRule(t, k.deny, "deny", engine.SourceLocal))
+				s.Rules = append(s.Rules, parsedRule(t, k.deny, "deny", engine.SourceLocal))
 				return nil
 			})
 		}
@@ -237,7 +237,7 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 		}
 		// A revoked session rule stops denying at the next decision too.
 		if i%2 == 0 {
-			if _, err := eng.RevokeSessionRules(ctx, "s1", mustRule(t, k.deny, "deny", engine.SourceSession)); err != nil {
+			if _, err := eng.RevokeSessionRules(ctx, "s1", parsedRule(t, k.deny, "deny", engine.SourceSession)); err != nil {
 				t.Fatal(err)
 			}
 			if d := eng.Decide(ctx, withCall(k.denied)); d.Step == engine.StepDenyRule {
