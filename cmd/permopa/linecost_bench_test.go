@@ -3,7 +3,6 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -28,8 +27,8 @@ var lineCostCalls = []string{
 // alone; (2) the same with the deadline and concurrency bound `permopa
 // decide` sets; (3) by adapter.DecideStream in process, bytes in and out
 // (reading, parsing, encoding, flushing); (4) by a `permopa decide`
-// process over pipes. Reported: the median per line of each and the
-// ratios of (2), (3) and (4) to (1).
+// process over pipes. Reported: the median per line of each, the ratios
+// of (2), (3) and (4) to (1), and allocations per line of (1) to (3).
 func BenchmarkDecideLineCost(b *testing.B) {
 	ctx := context.Background()
 	s := engine.Settings{Home: "/home/u", Cwd: "/w"}
@@ -83,6 +82,12 @@ func BenchmarkDecideLineCost(b *testing.B) {
 		},
 		func() { proc.block(b, block, perBlock) },
 	}
+	// Allocations do not depend on the machine's load: per line, for the
+	// three in-process ways.
+	allocs := map[string]float64{}
+	for j, name := range []string{"decide", "bounded", "stream"} {
+		allocs[name+"-allocs/line"] = testing.AllocsPerRun(3, ways[j]) / perBlock
+	}
 	ts := make([][]float64, len(ways))
 	i := 0
 	for b.Loop() {
@@ -106,5 +111,7 @@ func BenchmarkDecideLineCost(b *testing.B) {
 	b.ReportMetric(med[1]/med[0], "bounded/decide")
 	b.ReportMetric(med[2]/med[0], "stream/decide")
 	b.ReportMetric(med[3]/med[0], "process/decide")
-	_ = io.Discard
+	for unit, n := range allocs {
+		b.ReportMetric(n, unit)
+	}
 }
