@@ -6,7 +6,8 @@ package permopa_test
 // that build binaries: `permopa fmt --fail`, `permopa check --strict`,
 // `permopa test` as a policy author runs them, vanilla `opa check` with the
 // shipped capabilities.json (how policy authors meet our built-ins), and
-// Regal (built from its own tools module, see tools/regal).
+// Regal (built from its own tools module, see tools/regal). Also that no
+// tracked file points outside the repository.
 
 import (
 	"bytes"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -88,4 +90,63 @@ func TestGofmt(t *testing.T) {
 
 func TestGoVet(t *testing.T) {
 	run(t, ".", "go", "vet", "./...")
+}
+
+// outsidePointer matches what must not appear in a tracked file: a section
+// of the old design contract, which is not in the repository (the design is
+// in docs/, see docs/architecture.md), and paths to material outside it.
+var outsidePointer = regexp.MustCompile(`(?i)contract[\s/#*(]*§|(\.\./)+shared/(design|spec|reference|conformance)\b|/work/(shared|main|wt)\b`)
+
+// TestNoPointersOutsideRepository keeps comments, Rego METADATA, docs and
+// test data pointing at the repository's own files.
+func TestNoPointersOutsideRepository(t *testing.T) {
+	var files []string
+	if out, err := exec.Command("git", "ls-files", "-z").Output(); err == nil {
+		files = strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	} else {
+		// No git (an exported tree): every file but build output.
+		err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checked := 0
+	for _, f := range files {
+		switch filepath.Ext(f) {
+		case ".go", ".rego", ".md", ".yaml", ".yml":
+		default:
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for i, line := range strings.Split(string(src), "\n") {
+			if m := outsidePointer.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q points outside the repository; cite docs/ or SECURITY.md instead", f, i+1, m)
+			}
+		}
+		// A citation wrapped over two comment lines.
+		for _, m := range outsidePointer.FindAllStringIndex(string(src), -1) {
+			if s := string(src[m[0]:m[1]]); strings.Contains(s, "\n") {
+				t.Errorf("%s:%d: %q points outside the repository; cite docs/ or SECURITY.md instead",
+					f, 1+strings.Count(string(src[:m[0]]), "\n"), s)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no Go, Rego, Markdown or YAML file found to check")
+	}
 }

@@ -19,7 +19,7 @@ type ToolCheck struct {
 	Message      string `json:"message,omitempty"`
 }
 
-// Call is one tool call an agent wants to make (contract §5).
+// Call is one tool call an agent wants to make (docs/api.md).
 type Call struct {
 	ToolName  string         `json:"tool_name"`
 	ToolInput map[string]any `json:"tool_input"`

@@ -12,8 +12,8 @@ import (
 )
 
 // ConfirmResult is the human's answer to an ASK, in AgentScope's
-// ConfirmResult shape (contract §6): whether the call is confirmed, the
-// call itself (the input of §5), the rules the human accepted (usually the
+// ConfirmResult shape (docs/api.md): whether the call is confirmed, the
+// call itself (an input), the rules the human accepted (usually the
 // decision's suggested_rules, possibly edited), where to keep them and for
 // how long.
 type ConfirmResult struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-// MatrixModes are the columns of the decision matrix (contract §2).
+// MatrixModes are the columns of the decision matrix (docs/decision.md).
 var MatrixModes = []string{"DEFAULT", "ACCEPT_EDITS", "EXPLORE", "BYPASS", "DONT_ASK"}
 
 // MatrixRow is one representative call: it exercises one decision point.

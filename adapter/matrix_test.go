@@ -30,7 +30,7 @@ func testEngine(t *testing.T) *engine.Engine {
 	return defaultEngine
 }
 
-// contractMatrix is contract §2's table, transcribed per representative
+// documentedMatrix is docs/decision.md's table, transcribed per representative
 // row: "BEHAVIOR" when the row's own point decides, "BEHAVIOR via STEP"
 // when the point is skipped or not decisive in that mode.
 //
@@ -44,7 +44,7 @@ func testEngine(t *testing.T) *engine.Engine {
 //
 // A plain (not bypass-immune) ASK is treated like PASSTHROUGH, so that row
 // falls through to the fallback in every mode.
-var contractMatrix = map[string][5]string{
+var documentedMatrix = map[string][5]string{
 	"deny rule matches":               {"DENY", "DENY", "DENY", "DENY", "DENY"},
 	"ask rule matches":                {"ASK", "ASK", "ASK", "ASK", "DENY"},
 	"call is read-only":               {"ALLOW", "ALLOW", "ALLOW", "ALLOW", "ALLOW"},
@@ -57,20 +57,20 @@ var contractMatrix = map[string][5]string{
 	"nothing decides (fallback)":      {"ASK", "ASK", "DENY", "ALLOW", "DENY"},
 }
 
-func TestMatrixIsContractSection2(t *testing.T) {
+func TestMatrixIsDocumented(t *testing.T) {
 	m := adapter.BuildMatrix(context.Background(), testEngine(t))
-	if len(m.Rows) != len(contractMatrix) {
-		t.Fatalf("%d rows, want %d", len(m.Rows), len(contractMatrix))
+	if len(m.Rows) != len(documentedMatrix) {
+		t.Fatalf("%d rows, want %d", len(m.Rows), len(documentedMatrix))
 	}
 	for _, r := range m.Rows {
-		want, ok := contractMatrix[r.Title]
+		want, ok := documentedMatrix[r.Title]
 		if !ok {
-			t.Errorf("row %q is not in the transcribed contract", r.Title)
+			t.Errorf("row %q is not in the transcribed docs/decision.md", r.Title)
 			continue
 		}
 		for i, mode := range adapter.MatrixModes {
 			if got := r.Cells[mode].Text(r.Step); got != want[i] {
-				t.Errorf("%d %s / %s: %s (%s), contract says %s", r.Point, r.Title, mode, got, r.Cells[mode].Message, want[i])
+				t.Errorf("%d %s / %s: %s (%s), docs/decision.md says %s", r.Point, r.Title, mode, got, r.Cells[mode].Message, want[i])
 			}
 		}
 	}

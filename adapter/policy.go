@@ -47,7 +47,7 @@ type PolicyFunc func(ctx context.Context, req Request) engine.Decision
 func (f PolicyFunc) Evaluate(ctx context.Context, req Request) engine.Decision { return f(ctx, req) }
 
 // EnginePolicy is the permopa engine as a Policy: the full decision of
-// contract §2 (rules, modes, tool checks, suggestions).
+// docs/decision.md (rules, modes, tool checks, suggestions).
 func EnginePolicy(eng *engine.Engine) Policy {
 	return PolicyFunc(func(ctx context.Context, req Request) engine.Decision {
 		c := req.Call

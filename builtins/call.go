@@ -11,7 +11,7 @@ import (
 )
 
 // CallContext declares permopa.call.context: the input plumbing of every
-// decision in one call. It validates the input of contract §5 (each problem
+// decision in one call. It validates the input of docs/api.md (each problem
 // names the field), resolves the mode through the policy's own table of mode
 // names (a mode switched at runtime for the call's session, the settings'
 // session_modes[session_id], stands in for the settings' default mode), and
@@ -27,7 +27,7 @@ var CallContext = &ast.Builtin{
 	Categories: []string{"permopa"},
 	Decl: types.NewFunction(
 		types.Args(
-			types.Named("input", types.A).Description("the decision input (contract §5)"),
+			types.Named("input", types.A).Description("the decision input (docs/api.md)"),
 			types.Named("settings", types.A).Description("data.permopa.settings"),
 			types.Named("schema", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).
 				Description(`{"modes": {lower-case name: canonical mode}, "required": {tool: [string fields]}, "optional": {tool: [string fields]}}`),

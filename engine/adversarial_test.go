@@ -8,7 +8,7 @@ import (
 )
 
 // No deny rule is escaped through composition, wrappers or quoting
-// (contract §8): a `Bash(rm:*)` deny rule stops every one of these, in
+// (SECURITY.md): a `Bash(rm:*)` deny rule stops every one of these, in
 // every mode, through the whole engine.
 func TestDenyRuleCannotBeEscaped(t *testing.T) {
 	ctx := context.Background()

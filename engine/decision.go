@@ -12,7 +12,7 @@ const (
 	Ask   = "ASK"
 )
 
-// Steps name the decision point that decided (contract §5).
+// Steps name the decision point that decided (docs/api.md).
 const (
 	StepDenyRule     = "deny_rule"
 	StepAskRule      = "ask_rule"
@@ -73,7 +73,7 @@ func (r Rule) String() string {
 	return r.ToolName + "(" + *r.RuleContent + ")"
 }
 
-// Decision is the answer for one tool call (contract §5).
+// Decision is the answer for one tool call (docs/api.md).
 type Decision struct {
 	Behavior       string `json:"behavior"`
 	Message        string `json:"message"`

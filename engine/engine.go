@@ -249,8 +249,8 @@ func modulesFrom(fsys fs.FS) ([]module, error) {
 	return mods, err
 }
 
-// Decide evaluates the policy for one input (the JSON object of contract
-// §5, as decoded by encoding/json or as an ast.Value). It never returns an
+// Decide evaluates the policy for one input (the JSON object of
+// docs/api.md, as decoded by encoding/json or as an ast.Value). It never returns an
 // error: faults are DENY decisions with step "error" and a Code. It returns
 // by the engine's deadline (WithTimeout) or when ctx ends, whichever comes
 // first, with a DENY of code "timeout".

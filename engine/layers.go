@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/viper"
 )
 
-// Destinations an accepted rule can be written to (contract §3), lowest
+// Destinations an accepted rule can be written to (docs/api.md, Go API), lowest
 // precedence last: the session (in memory), the local project file
 // (.permopa/settings.local.yaml, not shared), the shared project file
 // (.permopa/settings.yaml) and the user's file (~/.config/permopa/settings.yaml).
@@ -95,7 +95,7 @@ func (ly *layer) files() []string {
 	return out
 }
 
-// Layers reads the settings layers of contract §3, highest first: managed,
+// Layers reads the settings layers (README, Rules), highest first: managed,
 // command line, environment (PERMOPA_*), local project, shared project,
 // user; session rules live in the engine. It merges them into one Settings,
 // keeps the last good settings of a file that breaks, applies the result to

@@ -35,7 +35,7 @@ const (
 )
 
 // Settings is what the policy reads from data.permopa.settings: the merged
-// rules of every layer and the knobs of contract §3.
+// rules of every layer and the knobs of docs/architecture.md.
 type Settings struct {
 	DefaultMode        string   `json:"default_mode"`
 	Rules              []Rule   `json:"rules"`
@@ -110,7 +110,7 @@ type PathEdits struct {
 }
 
 // DangerousPaths is the settings block dangerous_paths: edits to the
-// default dangerous file and directory names (contract §2), and to the
+// default dangerous file and directory names (docs/decision.md), and to the
 // files that make tools run code (code_running: .husky, .githooks,
 // .vscode/tasks.json, ...). The permission settings of permopa and of the
 // agent hosts are protected whatever the edits.
@@ -577,7 +577,7 @@ func ValidateRule(r Rule) error {
 }
 
 // LoadSettingsFile reads one settings file (YAML, JSON or TOML, by
-// extension) in the shape of contract §3. source names the layer
+// extension) in the shape the README's Rules describe. source names the layer
 // (SourceProject, ...; "" means "settings"); every rule gets it as Source
 // and the file as Layer. Rules that cannot be read are returned as
 // problems, each naming the rule and the file; the valid ones are kept.
@@ -876,7 +876,7 @@ func toList(x any) []any {
 	}
 }
 
-// ValidMode reports whether name is a mode of contract §2, in either spelling.
+// ValidMode reports whether name is a mode of docs/decision.md, in either spelling.
 func ValidMode(name string) bool {
 	_, ok := canonicalModes[strings.ToLower(name)]
 	return ok

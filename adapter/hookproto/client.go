@@ -23,7 +23,7 @@ const (
 	EnvServerRequired = "PERMOPA_SERVER_REQUIRED"
 )
 
-// CheckPath is the server's decision endpoint (contract §6).
+// CheckPath is the server's decision endpoint (docs/api.md).
 const CheckPath = "/v1/permission/check"
 
 // DefaultServerTimeout bounds one server answer; past it the hook blocks.
@@ -113,7 +113,7 @@ func (c *Client) Addr() string { return c.addr }
 // of DefaultTokenFile).
 func (c *Client) SetToken(tok string) { c.token, c.tokenErr = tok, nil }
 
-// Check asks the server to decide one input (contract §5). The answer must
+// Check asks the server to decide one input (docs/api.md). The answer must
 // be a decision with a known behavior; anything else (an error status, a
 // body that is not a decision, no answer within the timeout) is an error.
 // A server that cannot be connected to is an *UnreachableError.

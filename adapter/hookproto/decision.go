@@ -1,6 +1,6 @@
 // Package hookproto speaks the agent hosts' hook protocols (Claude Code,
 // OpenAI Codex, Gemini CLI): it turns a host's hook payload into permopa
-// inputs (contract §5), a permopa decision into the host's answer, and any
+// inputs (docs/api.md), a permopa decision into the host's answer, and any
 // fault into a blocking answer. It also asks a running `permopa run
 // --server` for decisions (Client).
 //
@@ -16,7 +16,7 @@ import (
 	"fmt"
 )
 
-// Behaviors of a Decision (the engine's, contract §5).
+// Behaviors of a Decision (the engine's, docs/api.md).
 const (
 	Allow = "ALLOW"
 	Deny  = "DENY"
@@ -38,7 +38,7 @@ const (
 	CodeInputError  = "input_error"
 )
 
-// Rule is a permission rule as a Decision carries it (contract §5).
+// Rule is a permission rule as a Decision carries it (docs/api.md).
 type Rule struct {
 	ToolName    string  `json:"tool_name"`
 	RuleContent *string `json:"rule_content"`
@@ -56,7 +56,7 @@ func (r Rule) String() string {
 	return r.ToolName + "(" + *r.RuleContent + ")"
 }
 
-// Decision is permopa's answer for one call, in the JSON of contract §5
+// Decision is permopa's answer for one call, in the JSON of docs/api.md
 // (what `permopa decide` prints and /v1/permission/check answers).
 type Decision struct {
 	Behavior       string `json:"behavior"`

@@ -5,9 +5,9 @@
 //
 // # Routes
 //
-//   - POST /v1/permission/check: body, the input of contract §5 (a Claude
+//   - POST /v1/permission/check: body, the input of docs/api.md (a Claude
 //     Code PreToolUse payload is one; unknown fields are ignored); answer 200
-//     with the decision of §5 and its decision_id. Policy faults, and a
+//     with the decision (docs/api.md) and its decision_id. Policy faults, and a
 //     check not decided within decision_timeout (code timeout), are DENY
 //     decisions with step "error" and a code, never HTTP errors.
 //   - POST /v1/permission/confirm: body, an adapter.ConfirmResult

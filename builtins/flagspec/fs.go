@@ -2,7 +2,7 @@ package flagspec
 
 import "strings"
 
-// Filesystem commands (contract §2): never read-only, but when every option
+// Filesystem commands (docs/shell.md): never read-only, but when every option
 // is understood their write targets are exactly the operands listed in
 // Writes, so the policy can allow them inside the working directories.
 

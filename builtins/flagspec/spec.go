@@ -118,7 +118,7 @@ type spec struct {
 	// read-only; the string is the reason. A filesystem command's options
 	// are still parsed (for Writes); a subcommand's are not.
 	never string
-	// fs marks a filesystem command (contract §2): its hook fills Writes,
+	// fs marks a filesystem command (docs/shell.md): its hook fills Writes,
 	// and FSCommand is set when every option was understood.
 	fs bool
 	// writer: the hook fills Writes as for fs, but the program is no

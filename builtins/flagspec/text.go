@@ -124,7 +124,7 @@ func checkSed(st *state) {
 		}
 	}
 	if st.has('i') {
-		// In-place sed is a filesystem command (contract §2) when its
+		// In-place sed is a filesystem command (docs/shell.md) when its
 		// script neither runs commands nor hides its targets.
 		st.spec = sedInPlace
 		if st.has('f') || st.execs {

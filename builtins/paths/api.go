@@ -16,7 +16,7 @@
 // glob hides nothing either.
 //
 // File-rule patterns (CompileRule, CompileRules, MatchAny) are doublestar
-// globs anchored as in the contract (§3); a RuleSet indexes them by literal
+// globs anchored as docs/rules.md says; a RuleSet indexes them by literal
 // directory, last segment and extension, so ten thousand rules cost about
 // what ten do.
 //

@@ -20,7 +20,7 @@ type Edits struct {
 }
 
 // Config is the settings block `dangerous_paths`. The zero Config is the
-// defaults of the contract (§2 "Dangerous paths").
+// defaults (docs/decision.md, "Dangerous and credential paths").
 //
 // A path is a dangerous file when its trailing segments (usually just the
 // basename) match a file name, and lies in a dangerous directory when any run

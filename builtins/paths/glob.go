@@ -50,7 +50,7 @@ func (m Mode) String() string {
 // never do (docs/rules.md): an allow rule covers a path only as spelled.
 var FoldByDefault = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
-// Glob is a compiled file-rule pattern (contract §3): a doublestar pattern
+// Glob is a compiled file-rule pattern (docs/rules.md): a doublestar pattern
 // over clean absolute paths, where "*" stays within a segment and "**"
 // crosses segments. The pattern is anchored by its first characters:
 //

@@ -321,8 +321,8 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 // second a revision is live within a few seconds; 30 s means it never came.
 const distWait = 30 * time.Second
 
-// TestDistRulesBundleReachesFleet is the fleet of §7 of the engineering
-// reference, end to end: an organisation publishes its rules as a data
+// TestDistRulesBundleReachesFleet is the central service of docs/opa.md
+// §2, end to end: an organisation publishes its rules as a data
 // bundle (root permopa/rules) on a static HTTP server; two `permopa run
 // --server` processes poll it; a new revision that turns an ASK into a DENY
 // reaches both without a restart, each says which revision it runs, and one

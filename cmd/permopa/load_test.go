@@ -20,7 +20,7 @@ import (
 // the server busy without measuring the clients' scheduling.
 const loadClients = 8
 
-// trivialModule is the OPA floor of contract §8: a trivial policy, loaded
+// trivialModule is the OPA floor of BENCHMARKS.md: a trivial policy, loaded
 // into the same server as permopa's, asked through OPA's own data API.
 const trivialModule = `package trivial
 
@@ -50,7 +50,7 @@ type loadTarget struct {
 //   - data_decision: POST /v1/data/permopa/policy/decision, permopa's
 //     policy through OPA's data API;
 //   - ratio: data_trivial and check, b.N requests each, taking turns in
-//     rounds, and check/trivial (contract §8 wants ≥ 0.8); its ns/op
+//     rounds, and check/trivial (BENCHMARKS.md's target: ≥ 0.8); its ns/op
 //     covers both halves.
 //
 // Run: go test -run XXX -bench Server -benchtime 3000x ./cmd/permopa

@@ -21,8 +21,7 @@ func matrixCommand() *cobra.Command {
 		Long: `Evaluates the policy (the embedded default, or with --bundle/--policy/--settings)
 over representative calls, one or more per decision point, in each of the
 five modes, and prints the matrix it really implements: what a policy
-author's change did. The default policy's matrix is the table in README.md,
-"The decision".`,
+author's change did. The default policy's matrix is docs/decision.md's.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			eng, err := f.engine(c.Context())

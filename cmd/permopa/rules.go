@@ -18,7 +18,7 @@ import (
 
 func init() { commands = append(commands, rulesCommand) }
 
-// layerFlags locate the settings layers (contract §3).
+// layerFlags locate the settings layers (README, Rules).
 type layerFlags struct {
 	managedDir, projectDir, userDir string
 	settings                        []string

@@ -40,7 +40,7 @@ func TestVersionCommand(t *testing.T) {
 // documents outside the repository.
 func TestHelpProofread(t *testing.T) {
 	t.Parallel()
-	bad := regexp.MustCompile(`(?i)\ban permopa\b|permopa release|permopa v\d|contract §`)
+	bad := regexp.MustCompile(`(?i)\ban permopa\b|permopa release|permopa v\d|contract \x{a7}`)
 	sub := regexp.MustCompile(`(?m)^  (\S+)\s`)
 	seen := 0
 	var walk func(path []string)

@@ -3,7 +3,7 @@
 # description: |
 #   The permission decision for one agent tool call: ALLOW, DENY or ASK.
 #   Every call walks six decision points and the first decisive one wins
-#   (contract §2): 1 deny rule, 2 ask rule, 3 read-only fast path, 4 tool
+#   (docs/decision.md): 1 deny rule, 2 ask rule, 3 read-only fast path, 4 tool
 #   check, 5 allow rule, 6 the mode's fallback. Input errors, and calls
 #   beyond the analyser's limits, decide first, as DENY with step "error".
 package permopa.policy
@@ -16,7 +16,7 @@ import data.permopa.policy.tools
 # METADATA
 # title: decision
 # description: |
-#   The decision object of contract §5: behavior, message, reason, step,
+#   The decision object of docs/api.md: behavior, message, reason, step,
 #   bypass_immune, matched_rule, suggested_rules, tool_use_id. Never
 #   undefined: anything the chain below does not decide is DENY.
 # entrypoint: true

@@ -1,6 +1,6 @@
 # METADATA
 # title: Decision matrix tests
-# description: Every cell of the matrix of contract §2, on a custom tool whose read-only verdict and tool check come from the input.
+# description: Every cell of the matrix of docs/decision.md, on a custom tool whose read-only verdict and tool check come from the input.
 package permopa.policy_test
 
 _settings := {"home": "/home/u", "cwd": "/w", "rules": {}, "tool_pattern_rules": {}}

@@ -1,7 +1,7 @@
 # METADATA
 # title: The call
 # description: |
-#   Reads and validates the input of contract §5 (a Claude Code PreToolUse
+#   Reads and validates the input of docs/api.md (a Claude Code PreToolUse
 #   payload is valid as is) and derives what the other packages need: the
 #   canonical mode, the cwd, the working directories and the options passed
 #   to permopa's built-ins. The mechanics are one built-in call

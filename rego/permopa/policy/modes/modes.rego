@@ -2,7 +2,7 @@
 # title: Permission modes
 # description: |
 #   The five modes of the AgentScope permission system and what each mode
-#   does at the decision points that differ between modes (contract §2). The
+#   does at the decision points that differ between modes (docs/decision.md). The
 #   names each mode goes by (AgentScope and Claude Code spellings) are read
 #   with the input: permopa.policy.call.schema.modes.
 package permopa.policy.modes

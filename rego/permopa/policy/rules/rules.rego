@@ -1,7 +1,7 @@
 # METADATA
 # title: Permission rules
 # description: |
-#   Finds the first deny, ask or allow rule that matches the call (contract §3).
+#   Finds the first deny, ask or allow rule that matches the call (docs/decision.md).
 #   Rules come from an organisation's rules data bundle (data.permopa.rules,
 #   a document made by `permopa rules export`), from the settings layers
 #   (data.permopa.settings.index, keyed by behavior and tool, merged by the

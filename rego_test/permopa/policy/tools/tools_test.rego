@@ -1,6 +1,6 @@
 # METADATA
 # title: Tool check tests
-# description: The per-tool checks of contract §2 with the real built-ins (bash analysis, path checks, globs).
+# description: The per-tool checks of docs/decision.md with the real built-ins (bash analysis, path checks, globs).
 package permopa.policy.tools_test
 
 _settings := {"home": "/home/u", "cwd": "/w"}

@@ -4,7 +4,7 @@
 #   Checks for the MCP tool mcp__db__query, whose tool_input is
 #   {"database": "<name>", "sql": "<statement>"}. The default policy consults
 #   this package at decision points 3 (read_only) and 4 (check) for every call
-#   of the tool (contract §2, custom tools):
+#   of the tool (docs/decision.md, custom tools):
 #   - one plain SELECT (or WITH ... SELECT, EXPLAIN, SHOW) statement is
 #     read-only, so it is allowed in every mode;
 #   - DROP TABLE/DATABASE/SCHEMA and TRUNCATE are denied, whatever the rules;

@@ -3,7 +3,7 @@
 # description: |
 #   The Bash tool: the command is analysed once by permopa.bash.analyze
 #   (leaves, wrappers, paths read and written, critical removals, dangerous
-#   patterns; contract §4) and judged here: read-only fast path, safety ASKs,
+#   patterns; docs/shell.md) and judged here: read-only fast path, safety ASKs,
 #   and the working-directory auto-allow of ACCEPT_EDITS and DONT_ASK.
 package permopa.policy.tools.bash
 
