@@ -1,0 +1,7 @@
+//go:build slow
+
+package bash
+
+// slowTests is true with -tags slow (.ci/run, README "Set up"): the dynamic
+// check traces its whole selection of the real-world corpus.
+const slowTests = true
