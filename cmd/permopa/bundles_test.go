@@ -101,6 +101,7 @@ func inspectManifest(t *testing.T, tarball string) map[string]any {
 // Each bundle builds with `permopa build` and carries the roots its
 // .manifest gives: disjoint, so the three load together.
 func TestBundlesBuild(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	want := map[string][]any{
 		"default":    {"permopa/policy"},
@@ -123,6 +124,7 @@ func TestBundlesBuild(t *testing.T) {
 // operator runs) and through an engine that loads only the bundle, with
 // settings rules, compared field by field with the embedded engine.
 func TestDefaultBundleMatchesEmbeddedPolicy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tarball := buildRepoBundle(t, t.TempDir(), "default")
 	calls := []map[string]any{
@@ -151,7 +153,7 @@ func TestDefaultBundleMatchesEmbeddedPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, call := range calls {
+	for _, call := range sample(calls) {
 		want, got := embedded.Decide(ctx, call), fromBundle.Decide(ctx, call)
 		if !reflect.DeepEqual(want, got) {
 			t.Errorf("%v: bundle engine %+v, embedded %+v", call["tool_input"], got, want)
@@ -172,6 +174,7 @@ func strPtr(s string) *string { return &s }
 // disjoint roots): the org's deny, ask and allow rules and the custom
 // tool's checks decide, and decisions name the org layer.
 func TestOrgBundlesTogether(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bundles := []string{buildRepoBundle(t, dir, "default"), buildRepoBundle(t, dir, "org-rules"), buildRepoBundle(t, dir, "org-policy")}
 	cases := []struct {
@@ -190,7 +193,7 @@ func TestOrgBundlesTogether(t *testing.T) {
 		{dbCall("orders-staging", "DROP TABLE orders"), "DENY", "tool_check", "", false},
 		{dbCall("orders-staging", "UPDATE orders SET total = 0"), "ASK", "mode_fallback", "", false},
 	}
-	for _, c := range cases {
+	for _, c := range sample(cases) {
 		// ~ in Read(~/.aws/**) expands against the settings' home, which
 		// the engine writes; here a data file gives it.
 		d := evalDecision(t, bundles, c.input, "--data", writeSettingsData(t, dir))
@@ -292,6 +295,7 @@ func TestRulesExportCommand(t *testing.T) {
 // The org policy's own Rego tests, as its author runs them: with the
 // default policy loaded next to it.
 func TestOrgPolicyRegoTests(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := runPermopa(t, repoRoot, "", nil, "test", "bundles/org-policy", "rego")
 	if code != 0 || !strings.Contains(stdout, "PASS: 6/6") {
 		t.Fatalf("permopa test bundles/org-policy rego: exit %d\n%s%s", code, stdout, stderr)
@@ -303,6 +307,7 @@ func TestOrgPolicyRegoTests(t *testing.T) {
 // verification; an unsigned or tampered bundle, or the wrong key, is
 // refused.
 func TestSignedBundle(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {

@@ -329,6 +329,7 @@ const distWait = 30 * time.Second
 // of them ships its decision logs (with the rule, the layer and the bundle
 // revision, and the written content masked) to a collector.
 func TestDistRulesBundleReachesFleet(t *testing.T) {
+	slowOnly(t) // nginx and a fleet of servers
 	bundles := startBundleServer(t)
 	collector := startLogCollector(t)
 

@@ -50,6 +50,7 @@ func startTCPServer(t *testing.T, home string, args ...string) string {
 // file the server wrote at its first start); without one they send
 // nothing and decide locally, or block when the server is required.
 func TestHookClientsPresentTokenOverTCP(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	addr := startTCPServer(t, home)
 	if info, err := os.Stat(filepath.Join(home, ".config", "permopa", "server-token")); err != nil || info.Mode().Perm() != 0o600 {

@@ -84,6 +84,7 @@ func TestHookServerProjectOutsideRoots(t *testing.T) {
 // server reads it at the next check from that cwd, and answers like the
 // local hook. Editing the project's file again changes the next answer.
 func TestHookServerProjectApproveAndEdit(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	addr := startProjectsServer(t, home, filepath.Dir(cwd))
 	client := hookClient(t)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -603,6 +604,7 @@ func faultyServer(t *testing.T, handler http.HandlerFunc) string {
 // a known behavior, or nothing in time blocks the call in every host, from
 // both clients; it never lets the call through and never decides locally.
 func TestHookServerFaultsBlock(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	client := hookClient(t)
 	hang := make(chan struct{})
@@ -646,9 +648,21 @@ func TestHookServerFaultsBlock(t *testing.T) {
 		"codex":  "codex/pretooluse-bash-readonly.json",
 		"gemini": "gemini/beforetool-shell-readonly.json",
 	}
-	for name, h := range faults {
-		addr := faultyServer(t, h)
-		for host, file := range payloads {
+	hosts := []string{"claude", "codex", "gemini"}
+	names := make([]string, 0, len(faults))
+	for name := range faults {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for i, name := range names {
+		addr := faultyServer(t, faults[name])
+		for j, host := range hosts {
+			// Without -tags slow each fault meets one host (in turn),
+			// from both clients; with it, every host.
+			if !slowTests && j != i%len(hosts) {
+				continue
+			}
+			file := payloads[host]
 			payload := readPayload(t, file, cwd)
 			for _, run := range [][]string{
 				{permopaBin, "hook", host, "--server", addr, "--server-timeout", "300ms"},
@@ -830,6 +844,7 @@ func TestHookClientLinksNoOPA(t *testing.T) {
 // directory that holds the project), and the documented permopa-hook
 // commands answer through it what the local hook answers.
 func TestHostsDocFastPath(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../docs/hosts.md")
 	if err != nil {
 		t.Fatal(err)

@@ -75,6 +75,7 @@ func ordinaryCalls() (bodies [][]byte, behavior, step []string) {
 // call is refused (a DENY with a code, or a safety ASK). The latencies
 // are measured by BenchmarkServerHostileLoad, not asserted here.
 func TestServerHostileLoad(t *testing.T) {
+	slowOnly(t) // a load test
 	// A deadline well above any ordinary check on a busy machine: this
 	// test is about answers, not speed.
 	srv := startPermopaServer(t, "hostile", map[string]any{"plugins": map[string]any{"permopa": map[string]any{"decision_timeout": "5s"}}}, "error")

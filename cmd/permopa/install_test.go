@@ -22,6 +22,7 @@ func readFile(t *testing.T, p string) string {
 // shows the change before writing it, is idempotent, and `uninstall`
 // removes only permopa's hooks.
 func TestInstallClaudeKeepsSettings(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	file := filepath.Join(home, ".claude", "settings.json")
 	orig := `{

@@ -52,6 +52,16 @@ func sample[T any](cases []T) []T {
 	return out
 }
 
+// slowOnly skips a test without -tags slow: load tests, checks of every
+// help text and of the fleet distribution through nginx. .ci/run runs them
+// on every CI run (README "Set up").
+func slowOnly(t *testing.T) {
+	t.Helper()
+	if !slowTests {
+		t.Skip("a slow check: runs with -tags slow (.ci/run)")
+	}
+}
+
 func permopa(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	return runPermopa(t, "", stdin, []string{"HOME=/root"}, args...)

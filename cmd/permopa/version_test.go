@@ -39,6 +39,7 @@ func TestVersionCommand(t *testing.T) {
 // no "an permopa", no OPA release presented as permopa's, no reference to
 // documents outside the repository.
 func TestHelpProofread(t *testing.T) {
+	slowOnly(t) // every command's help: some forty processes
 	t.Parallel()
 	bad := regexp.MustCompile(`(?i)\ban permopa\b|permopa release|permopa v\d|contract \x{a7}`)
 	sub := regexp.MustCompile(`(?m)^  (\S+)\s`)
