@@ -1,0 +1,7 @@
+//go:build slow
+
+package flagspec
+
+// slowTests is true with -tags slow (.ci/run, README "Set up"): the checks
+// against real programs run their full number of cases.
+const slowTests = true
