@@ -241,6 +241,7 @@ func writeSettingsData(t *testing.T, dir string) string {
 // The checked-in data of the org rules bundle is what `permopa rules
 // export` makes of org-rules.yaml.
 func TestOrgRulesDataIsFresh(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := runPermopa(t, repoRoot, "", nil, "rules", "export", "bundles/org-rules/org-rules.yaml")
 	if code != 0 || stderr != "" {
 		t.Fatalf("permopa rules export: exit %d\n%s", code, stderr)
@@ -258,6 +259,7 @@ func TestOrgRulesDataIsFresh(t *testing.T) {
 // `permopa rules export` fails on an unreadable rule, naming file and
 // field, and writes nothing; -o writes the document; --layer labels it.
 func TestRulesExportCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("permissions:\n  deny: [\"Bash(curl:*)\", \"Read(/etc/[x)\"]\n"), 0o644)
@@ -417,6 +419,7 @@ func tamper(t *testing.T, tarball string) string {
 // plugins.permopa sections are accepted by the plugin's own parser, and it
 // builds the bundles with the commands these tests run.
 func TestOPADocConfigurations(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "docs/opa.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -406,6 +406,7 @@ func (l *distLog) String() string {
 // with an ETag, a request with that ETag in If-None-Match gets 304 and no
 // body, and a new revision gets a new ETag and a 200.
 func TestBundleServerAnswers304(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"nginx", "go"} {
 		t.Run(kind, func(t *testing.T) {
 			var s *bundleServer

@@ -11,6 +11,7 @@ import (
 // `permopa explain` on a denied compound command names the leaf and the
 // rule (with its file) that denied it; --json carries the same.
 func TestExplainCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "settings.yaml")
 	if err := os.WriteFile(settings, []byte("permissions:\n  deny: [\"Bash(rm -rf:*)\"]\n"), 0o644); err != nil {
@@ -49,6 +50,7 @@ func TestExplainCommand(t *testing.T) {
 
 // explain --project-settings reads the settings of the input's cwd, as hooks do.
 func TestExplainProjectSettings(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	raw, _ := os.ReadFile("../../adapter/testdata/hooks/claude/pretooluse-bash-ask-rule.json")
 	in := strings.ReplaceAll(string(raw), "{{CWD}}", cwd)
@@ -59,6 +61,7 @@ func TestExplainProjectSettings(t *testing.T) {
 }
 
 func TestBashAnalyzeCommand(t *testing.T) {
+	t.Parallel()
 	out, stderr, code := permopa(t, "", "bash", "analyze", "--cwd", "/tmp", "find . -name '*.go' | xargs rm")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -79,6 +82,7 @@ func TestBashAnalyzeCommand(t *testing.T) {
 }
 
 func TestMatrixCommand(t *testing.T) {
+	t.Parallel()
 	out, stderr, code := permopa(t, "", "matrix")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -110,6 +114,7 @@ func permopaEnv(t *testing.T, stdin string, env []string, args ...string) (strin
 // explain --host explains what the hook decides for a host's payload: a
 // Codex patch is one explanation per file.
 func TestExplainHostPayload(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	raw, _ := os.ReadFile("../../adapter/testdata/hooks/codex/pretooluse-apply-patch-git-hook.json")
 	in := strings.ReplaceAll(string(raw), "{{CWD}}", cwd)

@@ -17,6 +17,7 @@ const secretText = "s3cr3t-KEY-0xDEADBEEF"
 // cannot be read, as the hooks do: every line is a DENY with code
 // settings_unreadable, and no output quotes a file that is not settings.
 func TestDecideFailsClosedOnUnreadableSettings(t *testing.T) {
+	t.Parallel()
 	cases := map[string]func(t *testing.T, dir string){
 		"invalid deny rule": func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, ".permopa", "settings.yaml"), "permissions:\n  deny: [\"Bash(rm:*\"]\n  allow: [\"Bash\"]\n")
@@ -67,6 +68,7 @@ func TestDecideFailsClosedOnUnreadableSettings(t *testing.T) {
 // leaves the link and its target alone: a rule never copies a key into a
 // project file.
 func TestRulesAddRefusesSymlinkedDestination(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := filepath.Join(dir, "home", ".docker", "config.json")
 	writeFile(t, key, `{"auths": {"r.example": {"auth": "`+secretText+`"}}}`)

@@ -37,7 +37,7 @@ func TestHookServerProjectRulesSameAsLocal(t *testing.T) {
 	env := []string{"HOME=" + home}
 	projectRule := 0
 	payloads := map[string]string{}
-	for _, file := range sample(fastPathPayloads) {
+	for _, file := range fastPathSample() {
 		payloads[file] = readPayload(t, file, cwd)
 	}
 	// A Gemini shell call in a subdirectory (dir_path) is decided with the
@@ -70,6 +70,7 @@ func TestHookServerProjectRulesSameAsLocal(t *testing.T) {
 // A cwd outside the roots gets no project rules: the server decides with
 // its own layers, as without settings.projects.
 func TestHookServerProjectOutsideRoots(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	addr := startProjectsServer(t, home, t.TempDir())
 	payload := readPayload(t, "claude/pretooluse-bash-compound-deny.json", cwd)
@@ -149,6 +150,7 @@ func TestHookServerProjectManagedLocks(t *testing.T) {
 // A project whose deny rule cannot be read blocks through the server, as
 // the local hook blocks; another project keeps its own rules.
 func TestHookServerProjectUnreadableDenyRuleBlocks(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	other := filepath.Join(filepath.Dir(cwd), "other")
 	writeFile(t, filepath.Join(other, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(ls:*)\"]\n")
@@ -174,6 +176,7 @@ func TestHookServerProjectUnreadableDenyRuleBlocks(t *testing.T) {
 // settings.projects with from_cwd and no roots is a configuration error
 // naming the field; the server does not start.
 func TestServerProjectsConfigError(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(permopaBin, "run", "--server", "--skip-version-check", "--addr", "127.0.0.1:0",
 		"--set", "plugins.permopa.settings.projects.from_cwd=true").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "plugins.permopa.settings.projects.roots") {
@@ -186,6 +189,7 @@ func TestServerProjectsConfigError(t *testing.T) {
 // `permopa rules add` run there does); the next check from that cwd is
 // ALLOW, through the server and in the local hook alike.
 func TestServerConfirmToProject(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	addr := startProjectsServer(t, home, filepath.Dir(cwd))
 	hc := unixHTTPClient(strings.TrimPrefix(addr, "unix://"))

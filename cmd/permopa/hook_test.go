@@ -243,6 +243,7 @@ func TestHookTimeoutBlocks(t *testing.T) {
 
 // Usage errors block too: never exit 1.
 func TestHookUsageErrorsBlock(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"hook"}, {"hook", "cursor"}, {"hook", "claude", "--no-such-flag"}} {
 		_, stderr, code := permopa(t, "{}", args...)
 		if code != 2 {
@@ -253,6 +254,7 @@ func TestHookUsageErrorsBlock(t *testing.T) {
 
 // A settings file that cannot be read blocks instead of deciding without it.
 func TestHookBrokenSettingsBlock(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.local.yaml"), []byte("permissions: [unclosed\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -266,6 +268,7 @@ func TestHookBrokenSettingsBlock(t *testing.T) {
 // The approve command a blocked ASK prints really approves the call: run
 // it (`permopa rules add`), and the same payload is let through.
 func TestHookAskApproveCommandRoundTrip(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	_, stderr, code := runHook(t, cwd, home, "codex/pretooluse-bash-ask.json", "codex")
 	m := regexp.MustCompile(`run: (permopa rules add .*?) , then retry`).FindStringSubmatch(stderr)
@@ -291,6 +294,7 @@ func TestHookAskApproveCommandRoundTrip(t *testing.T) {
 // An unreadable deny rule blocks every call (it might have denied this
 // one); an unreadable allow rule is skipped.
 func TestHookInvalidDenyRuleBlocks(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	local := filepath.Join(cwd, ".permopa", "settings.local.yaml")
 	if err := os.WriteFile(local, []byte("permissions:\n  allow: [\"Bash(oops\"]\n"), 0o644); err != nil {
@@ -312,6 +316,7 @@ func TestHookInvalidDenyRuleBlocks(t *testing.T) {
 // Hooks read every settings layer: managed settings lock out the project's
 // allow rules and add their own deny rules.
 func TestHookHonoursManagedSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	project := filepath.Join(dir, "proj")
 	managed := filepath.Join(dir, "etc")
@@ -496,6 +501,21 @@ var fastPathPayloads = []string{
 	"gemini/beforetool-mcp.json",
 }
 
+// fastPathSample is every payload with -tags slow; without, every fifth
+// (the first included): six payloads of the three hosts with allow, ask
+// and block answers, for the tables that run each payload through several
+// processes (the local hook, the server, the small client) and compare.
+func fastPathSample() []string {
+	if slowTests {
+		return fastPathPayloads
+	}
+	var out []string
+	for i := 0; i < len(fastPathPayloads); i += 5 {
+		out = append(out, fastPathPayloads[i])
+	}
+	return out
+}
+
 func readPayload(t testing.TB, file, cwd string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("../../adapter/testdata/hooks", file))
@@ -535,7 +555,7 @@ func TestHookServerSameAnswersAsLocal(t *testing.T) {
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
 	answers := map[string]int{}
-	for _, file := range sample(fastPathPayloads) {
+	for _, file := range fastPathSample() {
 		host := strings.Split(file, "/")[0]
 		payload := readPayload(t, file, cwd)
 		out, errOut, code := hookExec(t, permopaBin, []string{"hook", host}, env, payload)
@@ -571,6 +591,7 @@ func TestHookServerSameAnswersAsLocal(t *testing.T) {
 // payload's cwd: a project whose rules the server does not read gets the
 // server's decision. (docs/hosts.md says so.)
 func TestHookServerDecidesWithItsOwnSettings(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	other := t.TempDir() // no .permopa: no rm -rf deny rule
 	addr := startHookServer(t, other, home)
@@ -680,6 +701,7 @@ func TestHookServerFaultsBlock(t *testing.T) {
 // A decision that arrives in chunks (a Go server that flushes, or a large
 // answer) is read whole: the small client's HTTP reader is not net/http.
 func TestHookServerChunkedAnswer(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	client := hookClient(t)
 	addr := faultyServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -764,10 +786,7 @@ func TestHookClientWithoutServer(t *testing.T) {
 	cwd, home := hookWorkspace(t)
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
-	for i, file := range fastPathPayloads {
-		if i%3 != 0 {
-			continue // a third of them, every host: the answers are permopa hook's own
-		}
+	for _, file := range fastPathSample() {
 		host := strings.Split(file, "/")[0]
 		payload := readPayload(t, file, cwd)
 		want, wantErr, wantCode := hookExec(t, permopaBin, []string{"hook", host}, env, payload)
@@ -809,6 +828,7 @@ func TestHookClientWithoutServer(t *testing.T) {
 // honours (the server would ignore them): that blocks. PERMOPA_SERVER with
 // such flags decides locally.
 func TestHookServerWithLocalFlags(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	extra := filepath.Join(t.TempDir(), "extra.yaml")
 	if err := os.WriteFile(extra, []byte("permissions:\n  deny: [\"Read\"]\n"), 0o644); err != nil {
@@ -827,6 +847,7 @@ func TestHookServerWithLocalFlags(t *testing.T) {
 
 // The small client links no OPA package: that is what makes it start fast.
 func TestHookClientLinksNoOPA(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "../permopa-hook").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -883,6 +904,7 @@ func TestHostsDocFastPath(t *testing.T) {
 // prints with --destination user really approves: the rule lands in the
 // user settings the server reads, and the retried call is let through.
 func TestHookServerApproveToUserSettings(t *testing.T) {
+	t.Parallel()
 	cwd, home := hookWorkspace(t)
 	// A user's ~/.config exists; the settings directory in it need not.
 	if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {

@@ -131,6 +131,7 @@ func TestHostsDocSnippets(t *testing.T) {
 // The snippets' matchers select every tool of the recorded payloads of
 // their host, so the tested payloads are the ones the host sends to permopa.
 func TestHostsDocMatchers(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../docs/hosts.md")
 	if err != nil {
 		t.Fatal(err)

@@ -126,6 +126,7 @@ func TestInstallClaudeKeepsSettings(t *testing.T) {
 // Project and local scopes write the project's files; a settings file
 // that is not JSON (or has comments) is refused, not rewritten.
 func TestInstallScopesAndRefusals(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home}
 	for scope, file := range map[string]string{
@@ -155,6 +156,7 @@ func TestInstallScopesAndRefusals(t *testing.T) {
 // runs no hooks in a folder it does not trust; doctor fails there until
 // the folder is trusted.
 func TestInstallGeminiWarnsAboutTrust(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home, "GEMINI_CLI_TRUSTED_FOLDERS_PATH="}
 	out, errOut, code := runPermopa(t, proj, "", env, "install", "gemini", "--mode", "dontAsk")
@@ -183,6 +185,7 @@ func TestInstallGeminiWarnsAboutTrust(t *testing.T) {
 // removes it. Without a codex binary the trust cannot be recorded: install
 // says so and exits 1 (the e2e tests record it with the real Codex).
 func TestInstallCodexKeepsComments(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	codexHome := filepath.Join(home, ".codex")
 	file := filepath.Join(codexHome, "config.toml")
@@ -221,6 +224,7 @@ func TestInstallCodexKeepsComments(t *testing.T) {
 
 // The matchers install writes are the ones docs/hosts.md documents.
 func TestInstallMatchersAreTheDocumentedOnes(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	doc := readFile(t, "../../docs/hosts.md")
 	for _, host := range []string{"claude", "gemini"} {
@@ -240,6 +244,7 @@ func TestInstallMatchersAreTheDocumentedOnes(t *testing.T) {
 // doctor never runs a look-alike hook command: only a plain permopa hook
 // command is run for the harmless call.
 func TestDoctorRunsOnlyPlainHookCommands(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	file := filepath.Join(home, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(file), 0o755)

@@ -116,6 +116,7 @@ func decisions(t *testing.T, out string) []decision {
 // TestDecideMatrixConformance pipes every case of the AgentScope matrix
 // through `permopa decide` in one process.
 func TestDecideMatrixConformance(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../engine/testdata/matrix-cases.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +148,7 @@ func TestDecideMatrixConformance(t *testing.T) {
 
 // TestReadmeCommand runs the README's first set-up command.
 func TestReadmeCommand(t *testing.T) {
+	t.Parallel()
 	in := `{"tool_name":"Bash","tool_input":{"command":"git status && rm -rf build"},"permission_mode":"default","cwd":"/tmp"}`
 	out, stderr, code := permopa(t, in+"\n", "decide")
 	if code != 0 {
@@ -163,6 +165,7 @@ func TestReadmeCommand(t *testing.T) {
 
 // Malformed lines are each a DENY with step error; the process keeps going and exits 0.
 func TestDecideMalformedInput(t *testing.T) {
+	t.Parallel()
 	in := "not json\n" +
 		`{"tool_input":{}}` + "\n" +
 		`{"tool_name":"Bash","tool_input":[]}` + "\n" +
@@ -222,6 +225,7 @@ func TestDecideLineFraming(t *testing.T) {
 // mode; an invalid allow rule is reported and left out (an invalid deny
 // rule denies every call: TestDecideFailsClosedOnUnreadableSettings).
 func TestDecideWithSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "settings.json")
 	if err := os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(npm run:*)", "Bash(bad"], "deny": ["Bash(git push:*)"]}}`), 0o644); err != nil {
@@ -271,6 +275,7 @@ func BenchmarkDecideCLI(b *testing.B) {
 // A policy author extends the embedded policy with a package for their
 // custom tool, without Go: `permopa decide --policy dir`.
 func TestDecideWithCustomToolPolicy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := `# METADATA
 # title: deploy tool checks

@@ -18,6 +18,7 @@ func permopaIn(t *testing.T, dir, stdin string, args ...string) (string, string,
 // `permopa rules add|list|revoke` edit the layer files and show each rule
 // with its layer and expiry.
 func TestRulesCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := permopaIn(t, dir, "", "rules", "add", "Bash(npm run:*)", "mcp__github__*"); code != 0 {
 		t.Fatalf("add: %s", stderr)
@@ -55,6 +56,7 @@ func TestRulesCommand(t *testing.T) {
 // Separate processes adding rules to the same file at once lose none: the
 // lock file serialises them across processes.
 func TestRulesAddConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const n = 12
 	errs := make(chan string, n)
@@ -84,6 +86,7 @@ func TestRulesAddConcurrentProcesses(t *testing.T) {
 // like, each finding with its file and line, and exits 1 for CI when a
 // finding is at or above --fail-on.
 func TestRulesLint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, ".claude", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -161,6 +164,7 @@ func TestRulesLint(t *testing.T) {
 // A typo'd deny list makes the hook fail closed and decide warn, naming the
 // file and line.
 func TestTypoedDenyListFailsClosed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  allow: [\"Bash(ls:*)\"]\n  denny: [\"Bash(rm:*)\"]\n"), 0o644)
@@ -181,6 +185,7 @@ func TestTypoedDenyListFailsClosed(t *testing.T) {
 // absolute; Edit rules cover MultiEdit and NotebookEdit; tool-check
 // behaviors are read in any case.
 func TestDecideClaudeSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "proj")
 	file := filepath.Join(proj, ".claude", "settings.json")

@@ -194,6 +194,7 @@ func isolatedEnv(dir string) []string {
 // `permopa run --server` with no other flag serves the embedded policy on
 // both APIs.
 func TestServerDefaults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, isolatedEnv(dir))
 	d := s.check(`{"tool_name": "Bash", "tool_input": {"command": "git status && rm -rf build"}, "cwd": "/tmp", "tool_use_id": "toolu_1"}`)
@@ -217,6 +218,7 @@ func TestServerDefaults(t *testing.T) {
 // extends the embedded policy (a custom tool and organisation rules) and
 // console decision logs: the API end to end.
 func TestServerAPI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	project := filepath.Join(dir, "project")
 	writeFile(t, filepath.Join(project, ".permopa", "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
@@ -446,6 +448,7 @@ func hasRule(list map[string]any, tool, content, behavior, layer string) bool {
 // in a second bundle), agents may check but only administrators confirm,
 // and the body read by OPA's authorizer reaches the check.
 func TestServerPolicyBundleAndAuthz(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy")
 	writeFile(t, filepath.Join(policy, ".manifest"), `{"revision": "org-3", "roots": ["permopa/policy"]}`)
@@ -507,6 +510,7 @@ decision := {
 // default_policy off and no bundle there is no policy, and every check
 // fails closed.
 func TestServerDefaultPolicyOff(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	config := filepath.Join(dir, "config.yaml")
 	writeFile(t, config, "plugins:\n  permopa:\n    default_policy: \"off\"\n")
