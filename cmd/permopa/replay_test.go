@@ -251,6 +251,7 @@ func startLoggingServer(t *testing.T, dir string, config map[string]any) (string
 // differently under the two settings), keeps the masked contents masked,
 // and gates CI with --fail-on.
 func TestReplayServerDecisionLogs(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	base := putFile(t, filepath.Join(dir, "base.yaml"), replayBase)
 	candidate := putFile(t, filepath.Join(dir, "candidate.yaml"), replayCandidate)
@@ -407,6 +408,7 @@ type insightsReport struct {
 // exactly the ASKs insights counted for each rule become ALLOW, and no
 // other call changes.
 func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	project := filepath.Join(dir, "app")
 	if err := os.MkdirAll(project, 0o755); err != nil {
@@ -513,6 +515,7 @@ func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
 // its line, the calls around it are replayed, the exit status says the
 // replay is incomplete, and nothing a log holds is ever run.
 func TestReplayBadLines(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	pwned := filepath.Join(dir, "pwned")
 	good := func(id, cmd string) string {
@@ -563,6 +566,7 @@ func TestReplayBadLines(t *testing.T) {
 // and an allow-widened gate counts them; calls it decides without the
 // field are exact.
 func TestReplayMaskedFieldDecides(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	log := filepath.Join(dir, "calls.log")
 	calls := []map[string]any{
@@ -606,6 +610,7 @@ check := {"behavior": "ALLOW", "message": "note"} if not contains(input.tool_inp
 // warning; the hook answers exactly as without it. The log a hook writes
 // masks contents and is private to the user.
 func TestHookLogNeverChangesTheAnswer(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	payloads := []map[string]any{
 		{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf /"}, "cwd": dir, "permission_mode": "bypassPermissions", "session_id": "s"},
@@ -645,6 +650,7 @@ func TestHookLogNeverChangesTheAnswer(t *testing.T) {
 // its own cwd's project, as the hook that decided it did; without it,
 // only the layers of the replay's own working directory apply.
 func TestReplayProjectRules(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	var in bytes.Buffer
@@ -679,6 +685,7 @@ func TestReplayProjectRules(t *testing.T) {
 // the bundle revisions a log claims are shown as its claim and every call
 // is decided again whatever revision it names; nothing is run.
 func TestReplayHostileLog(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	pwned := filepath.Join(dir, "pwned")
 	esc := "\x1b]0;owned\x07\x1b[2J\x1b[H\u202e\r"
@@ -773,6 +780,7 @@ func TestReplayHostileLog(t *testing.T) {
 // must still hold its own call, whole, beside its own decision, whatever
 // the lengths of the lines around it.
 func TestDecideLogKeepsEveryInput(t *testing.T) {
+	t.Parallel()
 	dir, env := replayEnv(t)
 	log := filepath.Join(dir, "calls.log")
 	const n = 300
