@@ -85,6 +85,8 @@ _ex_rule("allow_rule") := object.get(_ex_match, "allow", null)
 
 _ex_rule(s) := null if not s in {"deny_rule", "ask_rule", "allow_rule"}
 
+default _ex_error_point := []
+
 _ex_error_point := [{
 	"point": 0,
 	"step": "error",
@@ -95,7 +97,7 @@ _ex_error_point := [{
 	"coverage": [],
 }] if {
 	decision.step == "error"
-} else := []
+}
 
 _ex_point(n) := {
 	"point": n,
@@ -211,16 +213,20 @@ _ex_cache_writes := concat("", ["; may write only its own cache and logs: ", con
 
 _ex_check_text := concat("", [tools.check.behavior, _ex_check_kind, _ex_check_message])
 
+default _ex_check_kind := ""
+
 _ex_check_kind := " (safety, bypass-immune)" if {
 	tools.check.bypass_immune == true
 } else := " (plain ASK, treated as PASSTHROUGH)" if {
 	tools.check.behavior == "ASK"
-} else := ""
+}
+
+default _ex_check_message := ""
 
 _ex_check_message := concat("", [": ", tools.check.message]) if {
 	is_string(tools.check.message)
 	tools.check.message != ""
-} else := ""
+}
 
 _ex_rule_text(r) := concat("", [_show(r), _ex_layer(r), _ex_source(r)])
 

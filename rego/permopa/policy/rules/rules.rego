@@ -290,6 +290,7 @@ _cross_paths("path") := files.rule_paths
 #   of permopa.bash.match_any; a Read, Edit or Write rule on the paths a
 #   leaf reads or writes, with the contents and options the decision
 #   matched them with. Not evaluated by the decision.
+# scope: document
 leaves_hit[b] := permopa.bash.leaves_hit(_content(r), bash.command, call.bash_opts) if {
 	call.tool == "Bash"
 	some b in ["deny", "ask"]
