@@ -112,6 +112,19 @@ func assertExplainAgrees(t *testing.T, eng *engine.Engine, in map[string]any, na
 	if ex.Tool != "Bash" || d.Step == engine.StepError {
 		return
 	}
+	// Why a command is not read-only lists a reason exactly when the
+	// read-only rule does not hold.
+	v, err := eng.Evaluate(ctx, `ro := [x | data.permopa.policy.tools.bash.read_only; x := true]
+why := data.permopa.policy.tools.bash.not_read_only_because`, in)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, _ := v.(map[string]any)
+	ro, _ := b["ro"].([]any)
+	why, _ := b["why"].([]any)
+	if (len(ro) == 1) != (len(why) == 0) {
+		t.Errorf("%s: read-only %v, but not read-only because %v", name, len(ro) == 1, why)
+	}
 	switch d.Step {
 	case engine.StepDenyRule, engine.StepAskRule:
 		if len(p.Leaves) == 0 {
