@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -59,11 +57,6 @@ type LeafCoverage struct {
 	Rule *engine.Rule `json:"rule,omitempty"`
 }
 
-var explainSteps = []string{
-	engine.StepDenyRule, engine.StepAskRule, engine.StepReadOnly,
-	engine.StepToolCheck, engine.StepAllowRule, engine.StepModeFallback,
-}
-
 var stepTitles = map[string]string{
 	engine.StepDenyRule:     "deny rule",
 	engine.StepAskRule:      "ask rule",
@@ -73,24 +66,42 @@ var stepTitles = map[string]string{
 	engine.StepModeFallback: "mode fallback",
 }
 
-// explainQuery gathers the intermediate results of the default policy in one
-// evaluation. Each is a list so that an undefined part (a bundle without that
-// package, a rule that does not match) is empty instead of undefining the rest.
-const explainQuery = `mode := [x | x := data.permopa.policy.call.mode]
-errs := [x | some x in data.permopa.policy.call.errors]
-deny := [x | x := data.permopa.policy.rules.match.deny]
-ask := [x | x := data.permopa.policy.rules.match.ask]
-allow := [x | x := data.permopa.policy.rules.match.allow]
-ro := [x | data.permopa.policy.tools.read_only; x := true]
-chk := [x | x := data.permopa.policy.tools.check]
-consults := [x | data.permopa.policy.call.mode in data.permopa.policy.modes.consults_tools; x := true]
-analysis := [x | input.tool_name == "Bash"; x := data.permopa.policy.tools.bash.analysis]
-creds := [x | input.tool_name == "Bash"; some x in data.permopa.policy.tools.bash._reads.credential]
-netask := [x | input.tool_name == "Bash"; data.permopa.policy.tools.bash.network_read_asked; x := true]
-sugg := [x | x := data.permopa.policy.tools.suggestions]`
+// ExplanationQuery is the policy's explanation entrypoint: what each
+// decision point saw, computed by the rules the decision reads
+// (docs/decision.md, "Explanations"). It is evaluated apart from the
+// decision, so the decision path does not pay for it.
+const ExplanationQuery = "data.permopa.policy.explanation"
 
-// Explain decides input and explains the decision with the engine's
-// intermediate results.
+// wireExplanation is the policy's explanation document.
+type wireExplanation struct {
+	Decision         map[string]any   `json:"decision"`
+	Mode             *string          `json:"mode"`
+	InputErrors      []string         `json:"input_errors"`
+	ToolCheck        map[string]any   `json:"tool_check"`
+	Bash             map[string]any   `json:"bash_analysis"`
+	NetworkReadAsked bool             `json:"network_read_asked"`
+	Points           []wireExplainPnt `json:"points"`
+}
+
+type wireExplainPnt struct {
+	Point    int            `json:"point"`
+	Step     string         `json:"step"`
+	Status   string         `json:"status"`
+	Detail   string         `json:"detail"`
+	Rule     map[string]any `json:"rule"`
+	Leaves   []int          `json:"leaves"`
+	Coverage []struct {
+		Leaf      int            `json:"leaf"`
+		NeedsRule bool           `json:"needs_rule"`
+		Rule      map[string]any `json:"rule"`
+	} `json:"coverage"`
+}
+
+// Explain decides input and renders the policy's explanation of that
+// decision (ExplanationQuery). The explanation is the policy's: no decision
+// point is judged here. It is an error when the policy has no explanation
+// or when its decision is not the engine's (an evaluation that failed or
+// timed out).
 func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Explanation, error) {
 	d := eng.Decide(ctx, input)
 	ex := Explanation{Decision: d, SuggestedRules: d.SuggestedRules}
@@ -99,70 +110,50 @@ func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Exp
 	if ti, ok := input["tool_input"].(map[string]any); ok && ex.Tool == "Bash" {
 		ex.Command, _ = ti["command"].(string)
 	}
-	raw, err := eng.Evaluate(ctx, explainQuery, input)
+	raw, err := eng.Evaluate(ctx, ExplanationQuery, input)
 	if err != nil {
 		return ex, fmt.Errorf("explain: %w", err)
 	}
-	b, _ := raw.(map[string]any)
-	one := func(k string) any {
-		if xs, ok := b[k].([]any); ok && len(xs) > 0 {
-			return xs[0]
-		}
-		return nil
+	if raw == nil {
+		return ex, fmt.Errorf("explain: the policy has no explanation (%s is undefined)", ExplanationQuery)
 	}
-	ex.Mode, _ = one("mode").(string)
-	if xs, ok := b["errs"].([]any); ok {
-		for _, x := range xs {
-			ex.InputErrors = append(ex.InputErrors, fmt.Sprint(x))
-		}
-		sort.Strings(ex.InputErrors)
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return ex, fmt.Errorf("explain: %w", err)
 	}
-	ex.ToolCheck, _ = one("chk").(map[string]any)
-	ex.Bash, _ = one("analysis").(map[string]any)
-	consults := one("consults") == true
-	readOnly := one("ro") == true
-	ex.NetworkReadAsked = one("netask") == true
-	rules := map[string]*engine.Rule{}
-	for step, key := range map[string]string{engine.StepDenyRule: "deny", engine.StepAskRule: "ask", engine.StepAllowRule: "allow"} {
-		if m, ok := one(key).(map[string]any); ok {
-			r := ruleFromMap(m)
-			rules[step] = &r
-		}
+	var w wireExplanation
+	if err := json.Unmarshal(b, &w); err != nil {
+		return ex, fmt.Errorf("explain: the policy's explanation: %w", err)
 	}
-	decidedAt := -1
-	for i, s := range explainSteps {
-		if s == d.Step {
-			decidedAt = i
-		}
+	if step, _ := w.Decision["step"].(string); step != d.Step || w.Decision["behavior"] != d.Behavior {
+		return ex, fmt.Errorf("explain: the policy explains %v at %v, the engine decided %s at %s: %s",
+			w.Decision["behavior"], w.Decision["step"], d.Behavior, d.Step, d.Message)
 	}
-	for i, step := range explainSteps {
-		p := ExplainPoint{Point: i + 1, Step: step, Rule: rules[step]}
-		switch {
-		case d.Step == engine.StepError:
-			p.Status = "not reached"
-			p.Detail = "the input or the evaluation failed first"
-		case i == decidedAt:
-			p.Status = "decided"
-			p.Detail = d.Behavior + ": " + d.Message
-			if step == engine.StepReadOnly {
-				p.Detail += ex.networkNote()
+	if w.Mode != nil {
+		ex.Mode = *w.Mode
+	}
+	ex.InputErrors = w.InputErrors
+	ex.ToolCheck = w.ToolCheck
+	ex.Bash = w.Bash
+	ex.NetworkReadAsked = w.NetworkReadAsked
+	for _, wp := range w.Points {
+		p := ExplainPoint{Point: wp.Point, Step: wp.Step, Status: wp.Status, Detail: wp.Detail, Leaves: wp.Leaves}
+		if wp.Rule != nil {
+			r := ruleFromMap(wp.Rule)
+			p.Rule = &r
+		}
+		for _, c := range wp.Coverage {
+			lc := LeafCoverage{Leaf: c.Leaf}
+			switch {
+			case !c.NeedsRule:
+				lc.By = "read-only"
+			case c.Rule != nil:
+				r := ruleFromMap(c.Rule)
+				lc.Rule, lc.By = &r, ruleText(r)
 			}
-		case i > decidedAt:
-			p.Status = "not reached"
-			p.Detail = ex.notReached(step, rules[step], consults, readOnly)
-		default:
-			p.Status, p.Detail = ex.passed(step, consults, rules[step], readOnly, one("creds"))
-		}
-		if p.Rule != nil && step != engine.StepAllowRule {
-			p.Leaves = ex.leavesHit(ctx, eng, input, *p.Rule)
-		}
-		if step == engine.StepAllowRule && ex.Bash != nil && d.Step != engine.StepError && (p.Status == "decided" || p.Status == "passed") {
-			p.Coverage = ex.allowCoverage(ctx, eng, input)
+			p.Coverage = append(p.Coverage, lc)
 		}
 		ex.Points = append(ex.Points, p)
-	}
-	if d.Step == engine.StepError {
-		ex.Points = append([]ExplainPoint{{Point: 0, Step: engine.StepError, Status: "decided", Detail: d.Behavior + ": " + d.Message}}, ex.Points...)
 	}
 	return ex, nil
 }
@@ -184,142 +175,6 @@ func ruleFromMap(m map[string]any) engine.Rule {
 	return r
 }
 
-func (ex *Explanation) notReached(step string, rule *engine.Rule, consults, readOnly bool) string {
-	switch step {
-	case engine.StepAskRule, engine.StepDenyRule:
-		if rule != nil {
-			return "a " + stepTitles[step] + " would also match: " + ruleText(*rule)
-		}
-	case engine.StepReadOnly:
-		if readOnly {
-			return "the call is read-only"
-		}
-		return "the call is not read-only"
-	case engine.StepToolCheck:
-		if !consults {
-			return "the mode " + ex.Mode + " does not consult tool checks"
-		}
-		if ex.ToolCheck != nil {
-			return "the tool check says " + checkText(ex.ToolCheck)
-		}
-	case engine.StepAllowRule:
-		if rule != nil {
-			return "an allow rule would also match: " + ruleText(*rule)
-		}
-	}
-	return ""
-}
-
-func (ex *Explanation) passed(step string, consults bool, rule *engine.Rule, readOnly bool, cred any) (string, string) {
-	switch step {
-	case engine.StepDenyRule:
-		return "passed", "no deny rule matches"
-	case engine.StepAskRule:
-		return "passed", "no ask rule matches"
-	case engine.StepReadOnly:
-		return "passed", "not read-only: " + ex.notReadOnlyWhy(cred)
-	case engine.StepToolCheck:
-		if !consults {
-			return "skipped", "the mode " + ex.Mode + " does not consult tool checks"
-		}
-		if ex.Mode == "BYPASS" && ex.ToolCheck != nil && ex.ToolCheck["bypass_immune"] == true {
-			return "passed", "the tool check says " + checkText(ex.ToolCheck) + "; BYPASS ignores it (bypass_honours_safety is off)"
-		}
-		if ex.ToolCheck != nil && ex.ToolCheck["behavior"] == "ASK" && ex.ToolCheck["bypass_immune"] != true {
-			return "passed", "the tool check says " + checkText(ex.ToolCheck)
-		}
-		return "passed", "the tool check says " + checkText(ex.ToolCheck) + "; not decisive here"
-	case engine.StepAllowRule:
-		if !consults {
-			if rule != nil {
-				return "skipped", "the mode " + ex.Mode + " does not consult allow rules (" + ruleText(*rule) + " would match)"
-			}
-			return "skipped", "the mode " + ex.Mode + " does not consult allow rules"
-		}
-		if ex.Tool == "Bash" {
-			return "passed", "no set of allow rules covers every leaf that is not read-only"
-		}
-		return "passed", "no allow rule matches"
-	}
-	return "passed", ""
-}
-
-func (ex *Explanation) notReadOnlyWhy(cred any) string {
-	if ex.Bash == nil {
-		if ex.ToolCheck != nil && ex.ToolCheck["bypass_immune"] == true {
-			return fmt.Sprint(ex.ToolCheck["message"])
-		}
-		return ex.Tool + " is not a read-only tool (or the host did not say read_only)"
-	}
-	var why []string
-	if xs, ok := ex.Bash["not_read_only"].([]any); ok {
-		for _, x := range xs {
-			why = append(why, fmt.Sprint(x))
-		}
-	}
-	if m, ok := cred.(map[string]any); ok {
-		why = append(why, fmt.Sprintf("reads credential path %v", m["path"]))
-	}
-	if ex.NetworkReadAsked {
-		why = append(why, "it reads from the network ("+strings.Join(networkLeaves(ex.Bash, "read"), ", ")+
-			") and the setting network_reads is ask")
-	}
-	if len(why) == 0 {
-		return "see the analysis"
-	}
-	return strings.Join(why, "; ")
-}
-
-// networkNote says, for a read-only Bash command, which leaves read from a
-// service configured outside the command and which caches they may write.
-func (ex *Explanation) networkNote() string {
-	if ex.Bash == nil {
-		return ""
-	}
-	var s string
-	if net := networkLeaves(ex.Bash, "read"); len(net) > 0 {
-		s += "; a network read (" + strings.Join(net, ", ") + " talks to a service configured outside the command; network_reads: allow)"
-	}
-	if c := strs(ex.Bash["cache_writes"]); len(c) > 0 {
-		s += "; may write only its own cache and logs: " + strings.Join(c, " ")
-	}
-	return s
-}
-
-// networkLeaves names the leaves of a Bash analysis whose network kind is kind.
-func networkLeaves(a map[string]any, kind string) []string {
-	var out []string
-	leaves, _ := a["leaves"].([]any)
-	for _, l := range leaves {
-		leaf, _ := l.(map[string]any)
-		if leaf["network"] != kind {
-			continue
-		}
-		name := fmt.Sprint(leaf["program"])
-		if sub, _ := leaf["subcommand"].(string); sub != "" {
-			name += " " + sub
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-func checkText(c map[string]any) string {
-	if c == nil {
-		return "nothing"
-	}
-	s := fmt.Sprint(c["behavior"])
-	if c["bypass_immune"] == true {
-		s += " (safety, bypass-immune)"
-	} else if c["behavior"] == "ASK" {
-		s += " (plain ASK, treated as PASSTHROUGH)"
-	}
-	if m, _ := c["message"].(string); m != "" {
-		s += ": " + m
-	}
-	return s
-}
-
 func ruleText(r engine.Rule) string {
 	s := r.String()
 	if r.Layer != "" {
@@ -329,124 +184,6 @@ func ruleText(r engine.Rule) string {
 		s += " (" + r.Source + ")"
 	}
 	return s
-}
-
-// leavesHit says which leaves of a Bash command a deny or ask rule hits:
-// a Bash rule seen through every wrapper, or a Read/Edit/Write path rule
-// on the paths a leaf reads or writes.
-func (ex *Explanation) leavesHit(ctx context.Context, eng *engine.Engine, input map[string]any, r engine.Rule) []int {
-	leaves, _ := ex.Bash["leaves"].([]any)
-	if len(leaves) == 0 {
-		return nil
-	}
-	content := ""
-	if r.RuleContent != nil {
-		content = *r.RuleContent
-	}
-	var hits []int
-	switch r.ToolName {
-	case "Bash":
-		p, err := bash.CompilePattern(content)
-		if err != nil {
-			return nil
-		}
-		for i, l := range leaves {
-			leaf, _ := l.(map[string]any)
-			argvs := [][]string{strs(leaf["argv"])}
-			if layers, ok := leaf["layers"].([]any); ok {
-				for _, a := range layers {
-					argvs = append(argvs, strs(a))
-				}
-			}
-			for _, argv := range argvs {
-				if p.Match(argv) {
-					hits = append(hits, i)
-					break
-				}
-			}
-		}
-	case "Read", "Edit", "Write":
-		field := "writes"
-		if r.ToolName == "Read" {
-			field = "reads"
-		}
-		// The patterns the rule stands for (its readings), as the policy
-		// matches them.
-		c, _ := json.Marshal(r.MatchContents())
-		for i, l := range leaves {
-			leaf, _ := l.(map[string]any)
-			paths := strs(leaf[field])
-			if len(paths) == 0 {
-				continue
-			}
-			ps, _ := json.Marshal(paths)
-			q := fmt.Sprintf(`x := permopa.glob.match_any(%s, %s, object.union(data.permopa.policy.call.path_opts, {"mode": "any"}))`, c, ps)
-			v, err := eng.Evaluate(ctx, q, input)
-			if m, ok := v.(map[string]any); err == nil && ok && m["x"] != nil && fmt.Sprint(m["x"]) != "-1" {
-				hits = append(hits, i)
-			}
-		}
-	}
-	return hits
-}
-
-// allowCoverage says what covers each leaf for the allow-rule point: a
-// read-only leaf needs no rule; another needs an allow rule matching what
-// allow rules see of it (allow_argv: wrappers that are not transparent stay).
-func (ex *Explanation) allowCoverage(ctx context.Context, eng *engine.Engine, input map[string]any) []LeafCoverage {
-	leaves, _ := ex.Bash["leaves"].([]any)
-	// The rule list function of the default policy (for_tool; rules_of in
-	// its first version). A policy without either gets no coverage.
-	var v any
-	var err error
-	for _, fn := range []string{"for_tool", "rules_of"} {
-		if v, err = eng.Evaluate(ctx, `x := data.permopa.policy.rules.`+fn+`("allow", "Bash")`, input); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		return nil
-	}
-	m, _ := v.(map[string]any)
-	raw, _ := m["x"].([]any)
-	type compiled struct {
-		rule engine.Rule
-		p    *bash.Pattern
-	}
-	var rules []compiled
-	for _, x := range raw {
-		rm, ok := x.(map[string]any)
-		if !ok {
-			continue
-		}
-		r := ruleFromMap(rm)
-		content := ""
-		if r.RuleContent != nil {
-			content = *r.RuleContent
-		}
-		if p, err := bash.CompilePattern(content); err == nil {
-			rules = append(rules, compiled{r, p})
-		}
-	}
-	var out []LeafCoverage
-	for i, l := range leaves {
-		leaf, _ := l.(map[string]any)
-		c := LeafCoverage{Leaf: i}
-		if ro, _ := leaf["read_only"].(bool); ro {
-			c.By = "read-only"
-		} else {
-			argv := strs(leaf["allow_argv"])
-			for _, r := range rules {
-				if r.p.Match(argv) {
-					rule := r.rule
-					c.Rule, c.By = &rule, ruleText(rule)
-					break
-				}
-			}
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 func strs(x any) []string {

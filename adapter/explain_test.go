@@ -207,3 +207,35 @@ func TestExplainNetworkRead(t *testing.T) {
 		t.Errorf("explanation lacks %q:\n%s", s, out.String())
 	}
 }
+
+// explain shows what the decision matched, not a re-match of the rule's
+// words: a flag-aware deny hit names its leaf, and a leaf that writes a
+// file by redirection is not covered by a rule for its program.
+func TestExplainLeavesAsTheDecisionMatches(t *testing.T) {
+	eng := testEngine(t)
+	ex, err := adapter.Explain(context.Background(), eng, map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "ls && rm -fr build"}, "cwd": "/tmp/permopa-ws",
+		"permission_context": denyRuleContext(map[string][]map[string]any{
+			"Bash": {{"tool_name": "Bash", "rule_content": "rm -rf:*", "behavior": "DENY"}},
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Decision.Step != "deny_rule" || len(ex.Points[0].Leaves) != 1 || ex.Points[0].Leaves[0] != 1 {
+		t.Fatalf("decision %s, leaves %v", ex.Decision.Step, ex.Points[0].Leaves)
+	}
+	ex, err = adapter.Explain(context.Background(), eng, map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi > out.txt && npm test"}, "cwd": "/tmp/permopa-ws",
+		"permission_context": map[string]any{"allow_rules": map[string][]map[string]any{
+			"Bash": {{"tool_name": "Bash", "rule_content": "npm test", "behavior": "ALLOW"}},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := ex.Points[4].Coverage
+	if ex.Decision.Step == "allow_rule" || len(cov) != 2 || cov[0].By != "" || cov[1].Rule == nil {
+		t.Fatalf("decision %s, coverage %+v", ex.Decision.Step, cov)
+	}
+}

@@ -26,6 +26,9 @@ type MatrixRow struct {
 	input func(mode string) map[string]any
 }
 
+// Input is the row's representative call in mode.
+func (r MatrixRow) Input(mode string) map[string]any { return r.input(mode) }
+
 // MatrixCell is what the live policy decided for a row in a mode.
 type MatrixCell struct {
 	Behavior string `json:"behavior"`

@@ -6,6 +6,8 @@
 //	permopa.bash.match_any(rule_contents, command, opts) number  first deny/ask rule hit, or -1
 //	permopa.bash.covered(rule_contents, command, opts)  object   allow-rule coverage
 //	permopa.bash.covered_lists(rule_lists, command, opts) object allow-rule coverage by several lists
+//	permopa.bash.leaves_hit(rule_content, command, opts) array  leaves one deny/ask rule hits (explanations)
+//	permopa.bash.leaf_coverage(rule_lists, command, opts) array allow-rule coverage per leaf (explanations)
 //	permopa.bash.suggest(command, opts)                 array    suggested allow rules
 //	permopa.path.resolve(path, opts)                    object   {abs, real}
 //	permopa.path.check(paths, opts)                     object   dangerous and credential paths
@@ -59,6 +61,8 @@ func all() []builtin {
 		{BashMatchReason, bashMatchReason},
 		{BashCovered, bashCovered},
 		{BashCoveredLists, bashCoveredLists},
+		{BashLeavesHit, bashLeavesHit},
+		{BashLeafCoverage, bashLeafCoverage},
 		{BashSuggest, bashSuggest},
 		{PathResolve, pathResolve},
 		{PathCheck, pathCheck},

@@ -619,15 +619,26 @@ func (a *Analysis) matchesAnyLeaf(p *Pattern) bool {
 		}
 	}
 	if p.canon != nil {
-		for _, lc := range a.canonical() {
-			if lc.ok {
-				if hit, _ := p.canon.matches(&lc.inv, a.home); hit {
-					return true
-				}
+		for i := range a.Leaves {
+			if a.canonHit(i, p) {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// canonHit reports whether p, read with its program's flag spec, hits leaf i.
+func (a *Analysis) canonHit(i int, p *Pattern) bool {
+	if p.canon == nil {
+		return false
+	}
+	lc := a.canonical()[i]
+	if !lc.ok {
+		return false
+	}
+	hit, _ := p.canon.matches(&lc.inv, a.home)
+	return hit
 }
 
 // MatchReason says why a deny or ask rule content matches the command:
@@ -717,12 +728,7 @@ func (a *Analysis) covered(first func(argv []string, literal int) int) (int, boo
 		if !lf.needsRule() {
 			continue
 		}
-		if lf.RedirectWrites {
-			// A write by redirection is decided by path rules and the
-			// mode, not by a rule for the program.
-			return -1, false
-		}
-		idx := first(lf.AllowArgv, lf.CodeWords)
+		idx := lf.coveredBy(first)
 		if idx < 0 {
 			return -1, false
 		}
@@ -731,6 +737,17 @@ func (a *Analysis) covered(first func(argv []string, literal int) int) (int, boo
 		}
 	}
 	return used, true
+}
+
+// coveredBy is the index of the first allow rule that covers a leaf that
+// needs one, or -1.
+func (lf *Leaf) coveredBy(first func(argv []string, literal int) int) int {
+	if lf.RedirectWrites {
+		// A write by redirection is decided by path rules and the
+		// mode, not by a rule for the program.
+		return -1
+	}
+	return first(lf.AllowArgv, lf.CodeWords)
 }
 
 // covers reports whether p covers argv for a leaf whose first literal
@@ -982,14 +999,7 @@ func (a *Analysis) CoveredListsIndexed(lists [][]*Pattern, sets []*PatternSet) (
 		offsets[j] = total
 		total += len(ps)
 	}
-	firsts := make([]func([]string, int) int, len(lists))
-	for j, ps := range lists {
-		if j < len(sets) && sets[j] != nil {
-			firsts[j] = sets[j].firstMatch
-		} else {
-			firsts[j] = firstMatcher(ps)
-		}
-	}
+	firsts := firstMatchers(lists, sets)
 	flat, ok := a.covered(func(argv []string, literal int) int {
 		for j, first := range firsts {
 			if i := first(argv, literal); i >= 0 {
@@ -1007,6 +1017,20 @@ func (a *Analysis) CoveredListsIndexed(lists [][]*Pattern, sets []*PatternSet) (
 		}
 	}
 	return -1, -1, ok
+}
+
+// firstMatchers are the firstMatcher of each list, through its index
+// when the caller keeps one.
+func firstMatchers(lists [][]*Pattern, sets []*PatternSet) []func([]string, int) int {
+	firsts := make([]func([]string, int) int, len(lists))
+	for j, ps := range lists {
+		if j < len(sets) && sets[j] != nil {
+			firsts[j] = sets[j].firstMatch
+		} else {
+			firsts[j] = firstMatcher(ps)
+		}
+	}
+	return firsts
 }
 
 // firstMatcher returns what gives the lowest index of a pattern of ps

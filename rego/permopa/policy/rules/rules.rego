@@ -34,42 +34,6 @@ _context_key := {"deny": "deny_rules", "ask": "ask_rules", "allow": "allow_rules
 # description: The three rule behaviors, in the order the decision consults them.
 behaviors := ["deny", "ask", "allow"]
 
-# METADATA
-# description: |
-#   for_tool(b, name): every rule of behavior b for the tool called name, from
-#   the settings layers, the call's project directory (settings.projects of
-#   an OPA server), the call's session (rules accepted at runtime for its
-#   session_id), the permission_context and tool-name patterns, each with the
-#   layer it came from.
-for_tool(b, name) := array.flatten([
-	object.get(_org, ["rules", b, name], []),
-	object.get(_settings, ["rules", b, name], []),
-	object.get(_project, ["rules", b, name], []),
-	object.get(_session, ["rules", b, name], []),
-	[_in_context(r) | some r in _context_rules(b, name)],
-	object.get(permopa.rules.lists(_org, _settings, _call_of(name), []).pattern_rules, [name, b], []),
-])
-
-# The input as a call of the tool name (for_tool asks about any tool).
-_call_of(name) := object.union(input, {"tool_name": name}) if {
-	is_object(input)
-} else := {"tool_name": name}
-
-# The call's session: its rules are keyed like the settings' rules.
-_session := object.get(_settings, ["session_rules", object.get(input, "session_id", "")], {})
-
-# The rules of the call's project directory, keyed by the input's
-# project_dir (set by a hook when the call's cwd is not the directory whose
-# settings apply), else its cwd, exactly as written: an OPA server with
-# settings.projects.from_cwd loads them for a clean absolute directory
-# inside its roots; nothing else is ever keyed. Rules only, in the same
-# shape as the settings' rules.
-_project := object.get(_settings, ["projects", _project_key], {})
-
-_project_key := input.project_dir if {
-	is_string(input.project_dir)
-} else := object.get(input, "cwd", "")
-
 # Managed settings may allow only managed rules: the input's allow rules are then ignored.
 _context_rules(b, name) := [] if {
 	b == "allow"
@@ -101,10 +65,12 @@ _own_names := [_alias[call.tool], call.tool] if _alias[call.tool]
 _own_names := [call.tool] if not _alias[call.tool]
 
 # The rule lists the call meets, in order: the organisation's bundle, the
-# settings layers', the call's project's (_project) and the session's
-# (_session), indexed per data revision (index[b][tool]: wide, rules,
-# contents) and looked up by one built-in, which finds the project and the
-# session in the settings document by the same keys as the rules above;
+# settings layers', the call's project's (settings.projects keyed by the
+# input's project_dir, set by a hook when the call's cwd is not the
+# directory whose settings apply, else its cwd, exactly as written) and the
+# session's (settings.session_rules keyed by session_id), indexed per data
+# revision (index[b][tool]: wide, rules, contents) and looked up by one
+# built-in;
 # then the input's permission_context and the tool-name pattern rules that
 # match the call's tool or a guarding tool (found by the same built-in in a
 # glob set compiled per data revision), small lists indexed here, only when
@@ -315,3 +281,67 @@ _cross_paths("reads") := array.flatten([bash.analysis.reads, bash.analysis.touch
 _cross_paths("writes") := array.concat(bash.analysis.writes, bash.analysis.touches)
 
 _cross_paths("path") := files.rule_paths
+
+# METADATA
+# description: |
+#   leaves_hit[b]: for a Bash call, the leaves (0-based) that the deny or
+#   ask rule of match[b] hits, for explanations (docs/decision.md,
+#   "Explanations"): a Bash rule by permopa.bash.leaves_hit, the matching
+#   of permopa.bash.match_any; a Read, Edit or Write rule on the paths a
+#   leaf reads or writes, with the contents and options the decision
+#   matched them with. Not evaluated by the decision.
+# scope: document
+leaves_hit[b] := permopa.bash.leaves_hit(_content(r), bash.command, call.bash_opts) if {
+	call.tool == "Bash"
+	some b in ["deny", "ask"]
+	r := match[b]
+	not r.tool_name in {"Read", "Edit", "Write"}
+}
+
+leaves_hit[b] := [i |
+	some i, leaf in bash.analysis.leaves
+	paths := _leaf_paths(what, leaf)
+	count(paths) > 0
+	permopa.glob.match_any(contents, paths, _glob_opts(b)) >= 0
+] if {
+	call.tool == "Bash"
+	some b in ["deny", "ask"]
+	r := match[b]
+	r.tool_name in {"Read", "Edit", "Write"}
+	some [what, ix] in _cross_lists[b]
+	contents := [ix.contents[i] | some i, x in ix.rules; x == r]
+	count(contents) > 0
+}
+
+# A rule whose content is not a string covers every call (_tool_wide).
+_content(r) := r.rule_content if is_string(r.rule_content)
+
+else := ""
+
+_leaf_paths("reads", leaf) := array.flatten([leaf.reads, leaf.touches, leaf.recursive_reads])
+
+_leaf_paths("writes", leaf) := array.concat(leaf.writes, leaf.touches)
+
+# METADATA
+# description: |
+#   coverage: for a Bash call, per leaf, what covers it for the allow-rule
+#   point, for explanations: {"leaf", "needs_rule", "rule"}, rule null when
+#   the leaf is read-only or no allow rule covers it. The decision's allow
+#   rule lists (a tool-wide rule first, then every list with contents taken
+#   together, by permopa.bash.leaf_coverage, the matching of
+#   permopa.bash.covered_lists). Not evaluated by the decision.
+coverage := [{"leaf": i, "needs_rule": c.needs_rule, "rule": _covering(c, wide, lists)} |
+	some i, c in permopa.bash.leaf_coverage([l.contents | some l in lists], bash.command, call.bash_opts)
+] if {
+	call.tool == "Bash"
+	wide := [r | some ix in _own.allow; some r in ix.wide]
+	lists := [ix | some ix in _own.allow; count(ix.contents) > 0]
+}
+
+_covering(c, wide, lists) := null if not c.needs_rule
+
+else := wide[0] if count(wide) > 0
+
+else := lists[c.list].rules[c.index] if c.list >= 0
+
+else := null

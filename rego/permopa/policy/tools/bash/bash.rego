@@ -101,6 +101,32 @@ read_only if {
 
 # METADATA
 # description: |
+#   Why the command is not read-only, for explanations: one reason per
+#   condition of read_only above that fails, from the same intermediate
+#   rules (docs/decision.md, "Explanations"). Empty when it is read-only.
+not_read_only_because := array.flatten([
+	analysis.not_read_only,
+	[sprintf("reads credential path %s", [h.path]) | some h in _reads.credential],
+	[sprintf("reads a tree too large to check: %s (%s)", [h.path, h.reason]) | some h in _reads.unknown],
+	[r | _reads_environment; r := "prints the environment, which may hold secrets (environment_is_secret)"],
+	[r |
+		network_read_asked
+		r := sprintf("it reads from the network (%s) and the setting network_reads is ask", [concat(", ", network_leaves)])
+	],
+	[sprintf("git in %s uses %s (%s)", [g.path, g.repository, g.reason]) | some g in _git_repos],
+])
+
+# METADATA
+# description: |
+#   The leaves that read from a service configured outside the command
+#   (program and subcommand), for explanations.
+network_leaves := [trim_space(concat(" ", [l.program, object.get(l, "subcommand", "")])) |
+	some l in analysis.leaves
+	l.network == "read"
+]
+
+# METADATA
+# description: |
 #   The command is read-only but reads from the network (a leaf that only
 #   talks to a service configured outside the command: kubectl get, gh pr
 #   view, npm view), and the setting network_reads says ask: it is then
