@@ -185,6 +185,7 @@ func (l *Layers) Load() (Settings, []error) {
 func (l *Layers) loadLocked() (Settings, []error) {
 	var problems []error
 	var parts []Settings
+	var seen []os.FileInfo // files read by a higher layer
 	managedLock := false
 	for _, ly := range l.layers {
 		var s Settings
@@ -192,7 +193,7 @@ func (l *Layers) loadLocked() (Settings, []error) {
 		if ly == l.env {
 			s, ps = l.readEnv()
 		} else {
-			s, ps = ly.read()
+			s, ps = ly.read(&seen)
 		}
 		problems = append(problems, ps...)
 		if ly.source == SourceManaged && s.AllowManagedRulesOnly {
@@ -248,8 +249,11 @@ func (l *Layers) protectedPaths() []string {
 }
 
 // read reads the layer's files, keeping the last good settings of a file
-// that is broken. A file that does not exist contributes nothing.
-func (ly *layer) read() (Settings, []error) {
+// that is broken. A file that does not exist contributes nothing. A file a
+// higher layer already read (in seen: `--settings .permopa/settings.yaml`
+// in that project) is that layer's, so that its rules and problems come
+// once; the files this layer reads are added to seen.
+func (ly *layer) read(seen *[]os.FileInfo) (Settings, []error) {
 	var parts []Settings
 	var problems []error
 	for _, f := range ly.files() {
@@ -257,6 +261,12 @@ func (ly *layer) read() (Settings, []error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			delete(ly.good, f)
 			continue
+		}
+		if err == nil {
+			if slices.ContainsFunc(*seen, func(o os.FileInfo) bool { return os.SameFile(o, info) }) {
+				continue
+			}
+			*seen = append(*seen, info)
 		}
 		if err == nil && info.IsDir() {
 			err = fmt.Errorf("is a directory")

@@ -611,3 +611,43 @@ func TestUnsafeProblems(t *testing.T) {
 		t.Errorf("unsafe: %v", unsafe)
 	}
 }
+
+// A project's settings file named again with --settings is read once, by
+// the higher command-line layer: its rules and its problems come once, and
+// the decision names the command-line layer.
+func TestSettingsFileNamedTwiceReadOnce(t *testing.T) {
+	tr := newTree(t)
+	file := tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\", \"Write(/etc/**)\"]\n")
+	// Another name of the same file: relative to the project, as a user in
+	// it types it.
+	rel, err := filepath.Rel(tr.proj, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(tr.proj)
+	opts := tr.opts()
+	opts.CommandLine = []string{rel}
+	s, problems := engine.LoadLayers(opts)
+	n := 0
+	for _, r := range s.Rules {
+		if r.String() == "Bash(git push:*)" {
+			n++
+			if r.Source != engine.SourceCommandLine {
+				t.Errorf("rule from %s, want the command line's layer", r.Source)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the deny rule is merged %d times, want once: %v", n, s.Rules)
+	}
+	ambiguous := 0
+	for _, p := range problems {
+		var f engine.Finding
+		if errors.As(p, &f) && strings.Contains(f.Rule, "/etc/**") {
+			ambiguous++
+		}
+	}
+	if ambiguous != 1 {
+		t.Errorf("the ambiguous /etc/** rule is reported %d times, want once: %v", ambiguous, problems)
+	}
+}
