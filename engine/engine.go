@@ -7,7 +7,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -344,7 +343,7 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 	var opt rego.EvalOption
 	switch v := input.(type) {
 	case jsonDocument:
-		val, err := ast.ValueFromReader(bytes.NewReader(v))
+		val, err := parseInput(v)
 		if err != nil {
 			return failClosed(CodeInvalidJSON, "input is not valid JSON: %v", err)
 		}
