@@ -18,8 +18,9 @@ import (
 const MaxLineBytes = 16 << 20
 
 // DecideStream implements `permopa decide`: it reads JSON inputs from r and
-// writes one decision per input to w, in input order, flushed as soon as it
-// is made so a host can keep the process open and talk to it line by line.
+// writes one decision per input to w, in input order. A decision is written
+// out before DecideStream waits for more input, so a host can keep the
+// process open and talk to it line by line.
 // The error is for I/O failures only.
 //
 // Framing (README "Input and output"): every non-blank line is one input
@@ -38,16 +39,25 @@ const MaxLineBytes = 16 << 20
 // with step "error" and a code; that decision carries the line number
 // ("line") and, when it can be read from the line even if the line is
 // broken, the call's tool_use_id. The lines after it are still decided.
-func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Writer) error {
-	out := bufio.NewWriter(w)
+func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Writer) (err error) {
+	out := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	emit := func(d engine.Decision) error {
 		if err := enc.Encode(d); err != nil {
 			return fmt.Errorf("writing decision: %w", err)
 		}
-		return out.Flush()
+		return nil
 	}
+	// Decisions are written out whenever reading could wait for the host
+	// (no whole line is buffered) and at the end: a host that sends one
+	// line and waits for its answer gets it at once, and a batch of lines
+	// costs one write, not one per decision.
+	defer func() {
+		if ferr := out.Flush(); ferr != nil && err == nil {
+			err = fmt.Errorf("writing decision: %w", ferr)
+		}
+	}()
 	lr := lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxLineBytes}
 	var doc document
 	// flush decides a document's lines one by one: its framing did not hold.
@@ -62,6 +72,11 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 		return nil
 	}
 	for {
+		if out.Buffered() > 0 && !lr.lineBuffered() {
+			if err := out.Flush(); err != nil {
+				return fmt.Errorf("writing decision: %w", err)
+			}
+		}
 		text, num, tooLong, err := lr.next()
 		if err != nil {
 			// Nothing read is lost: what a document had gathered is
@@ -222,6 +237,17 @@ type lineReader struct {
 	max int
 	n   int
 	buf []byte
+}
+
+// lineBuffered reports whether a whole line is buffered: next returns it
+// without reading.
+func (lr *lineReader) lineBuffered() bool {
+	n := lr.br.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := lr.br.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // next returns the next line without its newline, and its number. A longer

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
@@ -143,5 +145,118 @@ func TestDecideStreamTruncatedDocument(t *testing.T) {
 	ds := decideAll(t, eng, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n"+`{"tool_name":"Bash",`+"\n")
 	if len(ds) != 2 || ds[0].Behavior != engine.Allow || ds[1].Code != engine.CodeInvalidJSON || ds[1].Line != 2 {
 		t.Fatalf("got %+v", ds)
+	}
+}
+
+// Answers are written out before DecideStream waits for input, whatever
+// the framing of what came before: single lines, a pretty-printed document,
+// a line that arrives in pieces, a bad line. The host writes each input
+// only after it has read the previous answer, so a decision held back in
+// the output buffer would stall both sides.
+func TestDecideStreamInteractiveNoStall(t *testing.T) {
+	eng := newEngine(t)
+	pr, pw := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- adapter.DecideStream(context.Background(), eng, pr, outW); outW.Close() }()
+	answers := make(chan string)
+	go func() {
+		lines := bufio.NewReader(outR)
+		for {
+			l, err := lines.ReadString('\n')
+			if err != nil {
+				close(answers)
+				return
+			}
+			answers <- l
+		}
+	}()
+	steps := []struct {
+		writes []string
+		want   string // a word of the answer's message or its behavior
+		id     string
+	}{
+		{[]string{`{"tool_name":"Bash","tool_input":{"command":"git status"},"tool_use_id":"a"}` + "\n"}, engine.Allow, "a"},
+		{[]string{"{\n", `  "tool_name": "Bash",` + "\n", `  "tool_input": {"command": "ls"},` + "\n", `  "tool_use_id": "b"` + "\n", "}\n"}, engine.Allow, "b"},
+		{[]string{`{"tool_name":"Bash","tool_inp`, `ut":{"command":"rm -rf /"},"tool_use_id":"c"}` + "\n"}, engine.Ask, "c"},
+		{[]string{`{"tool_name":"Bash","tool_use_id":"d",` + "\n"}, engine.Deny, "d"},
+		{[]string{"\n", `{"tool_name":"Read","tool_input":{"file_path":"/w/x"},"tool_use_id":"e"}`}, engine.Allow, "e"},
+	}
+	for i, s := range steps {
+		for _, w := range s.writes {
+			if _, err := io.WriteString(pw, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i == len(steps)-1 {
+			// The last input has no newline: its end is the end of the input.
+			pw.Close()
+		}
+		var got string
+		select {
+		case got = <-answers:
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("step %d: no answer while the host waits for it", i+1)
+		}
+		var d engine.Decision
+		if err := json.Unmarshal([]byte(got), &d); err != nil || d.Behavior != s.want || d.ToolUseID != s.id {
+			t.Fatalf("step %d: %q (%v), want %s for %s", i+1, got, err, s.want, s.id)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if extra, ok := <-answers; ok {
+		t.Fatalf("an answer too many: %q", extra)
+	}
+}
+
+// writeCounter counts the writes a host would see as separate reads.
+type writeCounter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *writeCounter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// Lines that are all there already are answered in one write, every one
+// of them still answered in order.
+func TestDecideStreamBatchOneWrite(t *testing.T) {
+	eng := newEngine(t)
+	var in strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&in, `{"tool_name":"Bash","tool_input":{"command":"ls %d"},"tool_use_id":"id%d"}`+"\n", i, i)
+	}
+	var out writeCounter
+	if err := adapter.DecideStream(context.Background(), eng, strings.NewReader(in.String()), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.writes != 1 {
+		t.Errorf("%d writes for 20 decisions, want 1", out.writes)
+	}
+	for i, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var d engine.Decision
+		if err := json.Unmarshal([]byte(l), &d); err != nil || d.ToolUseID != fmt.Sprintf("id%d", i) || d.Behavior != engine.Allow {
+			t.Fatalf("decision %d: %q (%v)", i, l, err)
+		}
+	}
+}
+
+// failWriter refuses every write: the host has gone.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// A decision that cannot be written is an error of DecideStream, also when
+// it was only buffered until the end of the input.
+func TestDecideStreamWriteErrorReported(t *testing.T) {
+	eng := newEngine(t)
+	in := `{"tool_name":"Bash","tool_input":{"command":"ls"}}` + "\n" + `{"tool_name":"Bash","tool_input":{"command":"pwd"}}`
+	err := adapter.DecideStream(context.Background(), eng, strings.NewReader(in), failWriter{})
+	if !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("got %v, want the write error", err)
 	}
 }
