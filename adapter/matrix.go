@@ -10,8 +10,9 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-// MatrixModes are the columns of the decision matrix (docs/decision.md).
-var MatrixModes = []string{"DEFAULT", "ACCEPT_EDITS", "EXPLORE", "BYPASS", "DONT_ASK"}
+// MatrixModes are the columns of the decision matrix (docs/decision.md):
+// the policy's canonical modes, read from its mode table (engine.Modes).
+var MatrixModes = engine.Modes()
 
 // MatrixRow is one representative call: it exercises one decision point.
 type MatrixRow struct {

@@ -876,19 +876,6 @@ func toList(x any) []any {
 	}
 }
 
-// ValidMode reports whether name is a mode of docs/decision.md, in either spelling.
-func ValidMode(name string) bool {
-	_, ok := canonicalModes[strings.ToLower(name)]
-	return ok
-}
-
-// canonicalModes mirrors the mode table of rego/permopa/policy/call (schema.modes): the names the policy accepts.
-var canonicalModes = map[string]string{
-	"default": "DEFAULT", "accept_edits": "ACCEPT_EDITS", "acceptedits": "ACCEPT_EDITS",
-	"explore": "EXPLORE", "plan": "EXPLORE", "bypass": "BYPASS", "bypasspermissions": "BYPASS",
-	"bypass_permissions": "BYPASS", "dont_ask": "DONT_ASK", "dontask": "DONT_ASK",
-}
-
 // Merge layers settings, given highest first: rules from every layer are
 // kept (deny anywhere wins in the policy), lists concatenate, the default
 // mode, home and cwd come from the first layer that sets them, and the

@@ -15,7 +15,10 @@ package permopa.policy.call
 #   The tables permopa.call.context applies. modes: the mode names accepted
 #   (lower-cased; AgentScope and Claude Code spellings) and their canonical
 #   form; an unknown name is an input error (so: DENY), never a silent
-#   default. required: the arguments each built-in tool needs as non-empty
+#   default. This is permopa's one table of mode names: Go reads it from
+#   here (engine.ValidMode, engine.Modes: the canonical modes in the order
+#   first named below, the columns of `permopa matrix`), and
+#   permopa.policy.modes keys what each mode does by its values. required: the arguments each built-in tool needs as non-empty
 #   strings; optional: strings when present. Kept free of references (a
 #   ground constant) so that OPA does not copy it on every decision.
 schema := {

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	defaultpolicy "github.com/permopa/permopa/rego"
+)
+
+// The mode table is policy (docs/decision.md, "Modes"): the names a mode
+// goes by live in rego/permopa/policy/call/call.rego (schema.modes, every
+// accepted spelling → its canonical mode) and what each canonical mode
+// does in rego/permopa/policy/modes/modes.rego. Go keeps no copy: it reads
+// both tables from the embedded default policy, once, by parsing the two
+// modules (no compilation, nothing on the decision path).
+// TestModeTableIsThePolicys holds the two sides together.
+
+// modeTable is the policy's mode table as Go reads it.
+type modeTable struct {
+	// spellings maps every lower-cased name the policy accepts to its
+	// canonical mode.
+	spellings map[string]string
+	// canonical lists the canonical modes in the order schema.modes first
+	// names them (the order docs/decision.md and `permopa matrix` show).
+	canonical []string
+	// fallback is modes.fallback: decision point 6's behavior per mode.
+	fallback map[string]string
+}
+
+var policyModes = sync.OnceValue(func() modeTable {
+	t, err := readModeTable(defaultpolicy.FS)
+	if err != nil {
+		// The embedded policy is part of the binary: a table that cannot
+		// be read is a build defect, caught by every test of this package.
+		panic("engine: the embedded policy's mode table: " + err.Error())
+	}
+	return t
+})
+
+// readModeTable parses schema.modes of call.rego and fallback of modes.rego.
+func readModeTable(fsys fs.FS) (modeTable, error) {
+	schema, err := ruleValue(fsys, "permopa/policy/call/call.rego", "schema")
+	if err != nil {
+		return modeTable{}, err
+	}
+	obj, ok := schema.Value.(ast.Object)
+	if !ok {
+		return modeTable{}, fmt.Errorf("call.rego: schema is not an object")
+	}
+	modesTerm := obj.Get(ast.StringTerm("modes"))
+	if modesTerm == nil {
+		return modeTable{}, fmt.Errorf("call.rego: schema has no modes")
+	}
+	modes, ok := modesTerm.Value.(ast.Object)
+	if !ok {
+		return modeTable{}, fmt.Errorf("call.rego: schema.modes is not an object")
+	}
+	t := modeTable{spellings: map[string]string{}, fallback: map[string]string{}}
+	type first struct {
+		mode   string
+		offset int
+	}
+	var order []first
+	for _, k := range modes.Keys() {
+		name, ok1 := k.Value.(ast.String)
+		mode, ok2 := modes.Get(k).Value.(ast.String)
+		if !ok1 || !ok2 {
+			return modeTable{}, fmt.Errorf("call.rego: schema.modes[%v] is not a string to a string", k)
+		}
+		t.spellings[strings.ToLower(string(name))] = string(mode)
+		off := 0
+		if k.Location != nil {
+			off = k.Location.Offset
+		}
+		i := slices.IndexFunc(order, func(f first) bool { return f.mode == string(mode) })
+		if i < 0 {
+			order = append(order, first{string(mode), off})
+		} else if off < order[i].offset {
+			order[i].offset = off
+		}
+	}
+	slices.SortStableFunc(order, func(a, b first) int { return a.offset - b.offset })
+	for _, f := range order {
+		t.canonical = append(t.canonical, f.mode)
+	}
+	fb, err := ruleValue(fsys, "permopa/policy/modes/modes.rego", "fallback")
+	if err != nil {
+		return modeTable{}, err
+	}
+	fbo, ok := fb.Value.(ast.Object)
+	if !ok {
+		return modeTable{}, fmt.Errorf("modes.rego: fallback is not an object")
+	}
+	for _, k := range fbo.Keys() {
+		m, ok1 := k.Value.(ast.String)
+		b, ok2 := fbo.Get(k).Value.(ast.String)
+		if !ok1 || !ok2 {
+			return modeTable{}, fmt.Errorf("modes.rego: fallback[%v] is not a string to a string", k)
+		}
+		t.fallback[string(m)] = string(b)
+	}
+	return t, nil
+}
+
+// ruleValue is the value term of the constant rule name in the module at path.
+func ruleValue(fsys fs.FS, path, name string) (*ast.Term, error) {
+	src, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range mod.Rules {
+		if r.Head.Name.String() == name && r.Head.Value != nil {
+			return r.Head.Value, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no rule %s", path, name)
+}
+
+// ValidMode reports whether name is a mode of docs/decision.md, in any
+// spelling the policy accepts (case-insensitive).
+func ValidMode(name string) bool {
+	_, ok := CanonicalMode(name)
+	return ok
+}
+
+// CanonicalMode is the canonical form of the mode name (DEFAULT,
+// ACCEPT_EDITS, ...), as the policy's permopa.call.context computes it.
+func CanonicalMode(name string) (string, bool) {
+	m, ok := policyModes().spellings[strings.ToLower(name)]
+	return m, ok
+}
+
+// Modes lists the canonical modes in the policy's order (the columns of
+// the decision matrix). The caller owns the slice.
+func Modes() []string { return slices.Clone(policyModes().canonical) }
+
+// ModeSpellings lists every name the policy accepts for a mode, lower-cased
+// and sorted.
+func ModeSpellings() []string {
+	out := make([]string, 0, len(policyModes().spellings))
+	for k := range policyModes().spellings {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,125 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// TestModeTableIsThePolicys holds Go's view of the mode table to the
+// policy's: every spelling Go accepts is one the policy accepts, with the
+// same canonical mode, and every name Go rejects the policy rejects
+// (decided through engine.Decide, so the table and permopa.call.context
+// agree). The Rego side holds its own tables together
+// (rego_test/permopa/policy/modes/modes_test.rego).
+func TestModeTableIsThePolicys(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := engine.Modes()
+	// The canonical modes are the values of the policy's spellings table
+	// and the keys of every per-mode table, as the compiled policy sees them.
+	for _, q := range []string{
+		"{m | some m in data.permopa.policy.call.schema.modes}",
+		"object.keys(data.permopa.policy.modes.fallback)",
+	} {
+		v, err := eng.Evaluate(ctx, q, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range v.([]any) {
+			got = append(got, m.(string))
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(modes))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s = %v; engine.Modes() = %v", q, got, want)
+		}
+	}
+	spellings := engine.ModeSpellings()
+	v, err := eng.Evaluate(ctx, "object.keys(data.permopa.policy.call.schema.modes)", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var policySpellings []string
+	for _, m := range v.([]any) {
+		policySpellings = append(policySpellings, m.(string))
+	}
+	slices.Sort(policySpellings)
+	if !slices.Equal(spellings, policySpellings) {
+		t.Errorf("engine.ModeSpellings() = %v; the policy accepts %v", spellings, policySpellings)
+	}
+	// Every spelling, in any case, is the canonical mode the policy's
+	// permopa.call.context computes for a call.
+	for _, name := range spellings {
+		for _, spelled := range []string{name, strings.ToUpper(name)} {
+			want, ok := engine.CanonicalMode(spelled)
+			if !ok {
+				t.Errorf("CanonicalMode(%q): not accepted", spelled)
+				continue
+			}
+			in := map[string]any{"tool_name": "deploy", "tool_input": map[string]any{}, "permission_mode": spelled, "cwd": "/w"}
+			got, err := eng.Evaluate(ctx, "data.permopa.policy.call.context.mode", in)
+			if err != nil || got != want {
+				t.Errorf("mode %q: the policy computes %v (%v); engine.CanonicalMode says %q", spelled, got, err, want)
+			}
+		}
+	}
+	// Names the policy refuses, Go refuses (a settings file naming one is
+	// reported, a call naming one is an input error).
+	for _, name := range []string{"yolo", "auto", "manual", "accept-edits", "bypass-permissions", "dont ask", "DEFAULT "} {
+		if engine.ValidMode(name) {
+			t.Errorf("ValidMode(%q) = true; the policy does not know it", name)
+		}
+		in := map[string]any{"tool_name": "deploy", "tool_input": map[string]any{}, "permission_mode": name, "cwd": "/w"}
+		if d := eng.Decide(ctx, in); d.Step != engine.StepError {
+			t.Errorf("mode %q: policy decided %s at %s; want an input error", name, d.Behavior, d.Step)
+		}
+	}
+}
+
+// TestNoGoCopyOfTheModeTable fails when a Go file outside tests spells the
+// canonical modes or the policy's own spellings again: the table is read
+// from the policy (engine/modes.go). Host mode tables (adapter/hookproto)
+// map a host's names to permopa's and are held by
+// adapter.TestHostModesMapToPolicyModes.
+func TestNoGoCopyOfTheModeTable(t *testing.T) {
+	copyRE := regexp.MustCompile(`"(ACCEPT_EDITS|DONT_ASK|bypasspermissions|bypass_permissions)"\s*[:,]`)
+	root := ".."
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "testdata", "hookproto", "e2e":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range copyRE.FindAllIndex(src, -1) {
+			line := 1 + strings.Count(string(src[:m[0]]), "\n")
+			t.Errorf("%s:%d: a mode table spelled in Go (%s); read it from the policy: engine.Modes, engine.CanonicalMode", path, line, src[m[0]:m[1]])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
