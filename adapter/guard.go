@@ -161,13 +161,6 @@ func evaluate(ctx context.Context, p Policy, req Request) (d engine.Decision) {
 	}
 }
 
-// requiredArguments are the arguments the built-in tools cannot run
-// without (the same as the policy's input check).
-var requiredArguments = map[string]string{
-	"Bash": "command", "Read": "file_path", "Write": "file_path", "Edit": "file_path",
-	"Glob": "pattern", "Grep": "pattern", "WebFetch": "url",
-}
-
 // Sanitize checks a call's structure only (ai4j's AgentToolCallSanitizer):
 // a tool name, arguments, and for the built-in tools the argument they
 // cannot run without as a non-empty string. It never decides permission.
@@ -182,7 +175,8 @@ func Sanitize(call Call) error {
 	if call.ToolInput == nil {
 		return invalid("%s arguments are required", name)
 	}
-	if field, ok := requiredArguments[name]; ok {
+	// The arguments the policy's input check requires (call.schema.required).
+	for _, field := range engine.RequiredArguments(name) {
 		v, present := call.ToolInput[field]
 		s, isString := v.(string)
 		switch {

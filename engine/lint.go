@@ -514,7 +514,7 @@ func lintPath(r Rule, add func(level, check, msg string)) {
 	if strings.Contains(c, `\`) && !strings.Contains(c, `\*`) && !strings.Contains(c, `\?`) && !strings.Contains(c, `\[`) {
 		add(LevelWarning, CheckClaudeDiffers, "\"\\\" escapes the next character in a pattern; write paths with \"/\"")
 	}
-	if strings.EqualFold(r.Behavior, Allow) && (r.ToolName == "Read" || r.ToolName == "Glob" || r.ToolName == "Grep") {
+	if strings.EqualFold(r.Behavior, Allow) && policyModes().readers[r.ToolName] {
 		add(LevelInfo, CheckNeverDecides, "an allow rule for a tool that only reads never decides: such a call is read-only (allowed before allow rules) or reads a credential path (a safety question allow rules cannot answer)")
 	}
 }
@@ -560,8 +560,7 @@ func lintWide(r Rule, add func(level, check, msg string)) {
 	}
 	c := strings.TrimSpace(ruleContent(r))
 	if c == "" {
-		switch r.ToolName {
-		case "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "PowerShell":
+		if policyModes().writers[r.ToolName] || slices.Contains([]string{"Bash", "WebFetch", "PowerShell"}, r.ToolName) {
 			add(LevelWarning, CheckWide, "allows every call of "+r.ToolName)
 		}
 		if r.ToolName == "*" || r.ToolName == "mcp__*" {
@@ -652,14 +651,14 @@ func newGuardIndex(rules []Rule) *guardIndex {
 // (the policy's cross-tool path rules: Edit and Write guard each other and
 // every edit tool, Read guards Glob and Grep).
 func guardTools(tool string) []string {
-	switch tool {
-	case "Edit":
+	switch t := policyModes(); {
+	case tool == "Edit":
 		return []string{"Edit", "Write"}
-	case "Write":
+	case tool == "Write":
 		return []string{"Write", "Edit"}
-	case "MultiEdit", "NotebookEdit":
+	case t.writers[tool]: // every other edit tool meets Edit's rules as its own
 		return []string{tool, "Edit", "Write"}
-	case "Glob", "Grep":
+	case t.readers[tool] && tool != "Read":
 		return []string{tool, "Read"}
 	}
 	return []string{tool}

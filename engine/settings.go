@@ -285,10 +285,9 @@ func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[stri
 	return rules, patterns, index
 }
 
-// PathRuleTools are the tools whose rule contents are paths.
-var PathRuleTools = map[string]bool{
-	"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Glob": true, "Grep": true,
-}
+// PathRuleTools are the tools whose rule contents are paths: the policy's
+// file tools (FileTools, read from rego/permopa/policy/tools/files).
+var PathRuleTools = FileTools()
 
 // MatchContents are the patterns the policy matches for the rule's
 // content: the content itself, except for path rules (PathRuleTools),
@@ -550,16 +549,16 @@ func ValidateRule(r Rule) error {
 	}
 	c := *r.RuleContent
 	var err error
-	switch r.ToolName {
-	case "Bash":
+	switch {
+	case r.ToolName == "Bash":
 		_, err = bash.CompilePattern(c)
-	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep":
+	case PathRuleTools[r.ToolName]:
 		for _, m := range r.MatchContents() {
 			if _, err = paths.CompileRule(m, "/", "/"); err != nil {
 				break
 			}
 		}
-	case "WebFetch":
+	case r.ToolName == "WebFetch":
 		if !strings.HasPrefix(c, "domain:") || len(c) == len("domain:") {
 			err = errors.New("WebFetch rules name a domain: domain:example.com or domain:*.example.com")
 		} else {

@@ -53,6 +53,9 @@ type Row struct {
 }
 
 // Prompts is ASK and DENY together: the calls that stopped the agent.
+// readTools are the policy's file tools that read.
+var readTools = engine.FileReadTools()
+
 func (r Row) Prompts() int { return r.Ask + r.Deny }
 
 // Bucket is one slice of the timeline.
@@ -541,8 +544,8 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 			}
 		}
 	}
-	switch tool {
-	case "Bash":
+	switch {
+	case tool == "Bash":
 		cmd, ok := ti["command"].(string)
 		if !ok {
 			// Erased by the log's mask, or not a string: nothing is seen.
@@ -580,7 +583,7 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 			dangerous(t.Path)
 		}
 		return programs, risk
-	case "Read", "Glob", "Grep":
+	case readTools[tool]: // the policy's file tools that read (engine.FileReadTools)
 	default:
 		// Every other tool writes, runs or sends something; WebFetch and
 		// WebSearch send their URL or query off the machine (what a call

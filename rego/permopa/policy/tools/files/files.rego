@@ -16,8 +16,10 @@ import data.permopa.policy.modes
 #   The file tools that read. These sets are the one list of file tools.
 #   The routes (here, in tools and in rules) spell them out literally, since
 #   a reference to a rule costs OPA an evaluation on every decision;
-#   rego_test (tools_test) and the engine's tests hold every literal, and
-#   the engine's PathRuleTools, to these sets.
+#   TestToolSetLiteralsAreTheOneDefinition (rego_test/tables_test.go)
+#   holds every literal to these sets; Go reads them from here
+#   (engine.FileReadTools, FileEditTools, PathRuleTools), held by
+#   TestToolTablesAreThePolicys (engine/tables_test.go).
 readers := {"Read", "Glob", "Grep"}
 
 # METADATA

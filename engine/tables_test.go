@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,13 +88,17 @@ func TestModeTableIsThePolicys(t *testing.T) {
 	}
 }
 
-// TestNoGoCopyOfTheModeTable fails when a Go file outside tests spells the
-// canonical modes or the policy's own spellings again: the table is read
-// from the policy (engine/modes.go). Host mode tables (adapter/hookproto)
-// map a host's names to permopa's and are held by
-// adapter.TestHostModesMapToPolicyModes.
-func TestNoGoCopyOfTheModeTable(t *testing.T) {
-	copyRE := regexp.MustCompile(`"(ACCEPT_EDITS|DONT_ASK|bypasspermissions|bypass_permissions)"\s*[:,]`)
+// TestNoGoCopyOfThePolicysTables fails when a Go file outside tests spells the
+// canonical modes, the policy's own mode spellings or its file tool classes
+// again: the tables are read from the policy (engine/tables.go). Host mode
+// tables (adapter/hookproto, which links no OPA) map a host's names to
+// permopa's and are held by adapter.TestHostModesMapToPolicyModes;
+// hookproto.PathTools by adapter.TestHookPathToolsAreTheEngines.
+func TestNoGoCopyOfThePolicysTables(t *testing.T) {
+	copyRE := regexp.MustCompile(`"(ACCEPT_EDITS|DONT_ASK|bypasspermissions|bypass_permissions)"\s*[:,]` +
+		// the file tool classes (files.readers, files.writers)
+		`|"(Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep)":\s*true` +
+		`|"Read",\s*"Glob",\s*"Grep"|"MultiEdit",\s*"NotebookEdit"\s*[:}]|"NotebookEdit",\s*"Glob"`)
 	root := ".."
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -115,11 +120,50 @@ func TestNoGoCopyOfTheModeTable(t *testing.T) {
 		}
 		for _, m := range copyRE.FindAllIndex(src, -1) {
 			line := 1 + strings.Count(string(src[:m[0]]), "\n")
-			t.Errorf("%s:%d: a mode table spelled in Go (%s); read it from the policy: engine.Modes, engine.CanonicalMode", path, line, src[m[0]:m[1]])
+			t.Errorf("%s:%d: a policy table spelled in Go (%s); read it from the policy: engine.Modes, CanonicalMode, FileReadTools, FileEditTools", path, line, src[m[0]:m[1]])
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestToolTablesAreThePolicys holds the file tool classes and the required
+// arguments Go reads (FileReadTools, FileEditTools, RequiredArguments) to
+// the compiled policy's.
+func TestToolTablesAreThePolicys(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(q string) []string {
+		v, err := eng.Evaluate(ctx, q, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, x := range v.([]any) {
+			out = append(out, x.(string))
+		}
+		slices.Sort(out)
+		return out
+	}
+	keys := func(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+	if got, want := keys(engine.FileReadTools()), names("data.permopa.policy.tools.files.readers"); !slices.Equal(got, want) {
+		t.Errorf("FileReadTools %v; files.readers %v", got, want)
+	}
+	if got, want := keys(engine.FileEditTools()), names("data.permopa.policy.tools.files.writers"); !slices.Equal(got, want) {
+		t.Errorf("FileEditTools %v; files.writers %v", got, want)
+	}
+	for _, tool := range names("object.keys(data.permopa.policy.call.schema.required)") {
+		want := names(`data.permopa.policy.call.schema.required["` + tool + `"]`)
+		if got := slices.Sorted(slices.Values(engine.RequiredArguments(tool))); !slices.Equal(got, want) {
+			t.Errorf("RequiredArguments(%s) = %v; schema.required %v", tool, got, want)
+		}
+	}
+	if got := engine.RequiredArguments("mcp__x__y"); got != nil {
+		t.Errorf("RequiredArguments of a custom tool = %v", got)
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -12,13 +13,16 @@ import (
 	defaultpolicy "github.com/permopa/permopa/rego"
 )
 
-// The mode table is policy (docs/decision.md, "Modes"): the names a mode
-// goes by live in rego/permopa/policy/call/call.rego (schema.modes, every
-// accepted spelling → its canonical mode) and what each canonical mode
-// does in rego/permopa/policy/modes/modes.rego. Go keeps no copy: it reads
-// both tables from the embedded default policy, once, by parsing the two
-// modules (no compilation, nothing on the decision path).
-// TestModeTableIsThePolicys holds the two sides together.
+// The tables are policy (docs/decision.md): the names a mode goes by live
+// in rego/permopa/policy/call/call.rego (schema.modes, every accepted
+// spelling → its canonical mode; schema.required, the argument each
+// built-in tool needs), what each canonical mode does in
+// rego/permopa/policy/modes/modes.rego, and the file tools that read and
+// that write in rego/permopa/policy/tools/files/files.rego (readers,
+// writers). Go keeps no copy: it reads them from the embedded default
+// policy, once, by parsing those modules (no compilation, nothing on the
+// decision path). TestModeTableIsThePolicys and TestToolTablesAreThePolicys
+// hold the two sides together.
 
 // modeTable is the policy's mode table as Go reads it.
 type modeTable struct {
@@ -30,6 +34,11 @@ type modeTable struct {
 	canonical []string
 	// fallback is modes.fallback: decision point 6's behavior per mode.
 	fallback map[string]string
+	// readers and writers are files.readers and files.writers: the file
+	// tools that read (Read, Glob, Grep) and that write (the edit tools).
+	readers, writers map[string]bool
+	// required is schema.required: the arguments each built-in tool needs.
+	required map[string][]string
 }
 
 var policyModes = sync.OnceValue(func() modeTable {
@@ -104,7 +113,96 @@ func readModeTable(fsys fs.FS) (modeTable, error) {
 		}
 		t.fallback[string(m)] = string(b)
 	}
+	if t.required, err = stringLists(schema, "required"); err != nil {
+		return modeTable{}, err
+	}
+	if t.readers, err = stringSet(fsys, "permopa/policy/tools/files/files.rego", "readers"); err != nil {
+		return modeTable{}, err
+	}
+	if t.writers, err = stringSet(fsys, "permopa/policy/tools/files/files.rego", "writers"); err != nil {
+		return modeTable{}, err
+	}
 	return t, nil
+}
+
+// stringLists reads obj[key], an object of arrays of strings.
+func stringLists(obj *ast.Term, key string) (map[string][]string, error) {
+	o, _ := obj.Value.(ast.Object)
+	var v *ast.Term
+	if o != nil {
+		v = o.Get(ast.StringTerm(key))
+	}
+	lists, ok := (ast.Object)(nil), false
+	if v != nil {
+		lists, ok = v.Value.(ast.Object)
+	}
+	if !ok {
+		return nil, fmt.Errorf("call.rego: schema.%s is not an object", key)
+	}
+	out := map[string][]string{}
+	for _, k := range lists.Keys() {
+		arr, ok1 := lists.Get(k).Value.(*ast.Array)
+		name, ok2 := k.Value.(ast.String)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("call.rego: schema.%s[%v] is not an array", key, k)
+		}
+		var fields []string
+		for i := range arr.Len() {
+			f, ok := arr.Elem(i).Value.(ast.String)
+			if !ok {
+				return nil, fmt.Errorf("call.rego: schema.%s[%v] holds a non-string", key, k)
+			}
+			fields = append(fields, string(f))
+		}
+		out[string(name)] = fields
+	}
+	return out, nil
+}
+
+// stringSet reads the constant rule name, a set of strings, of the module at path.
+func stringSet(fsys fs.FS, path, name string) (map[string]bool, error) {
+	v, err := ruleValue(fsys, path, name)
+	if err != nil {
+		return nil, err
+	}
+	set, ok := v.Value.(ast.Set)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s is not a set", path, name)
+	}
+	out := map[string]bool{}
+	for _, e := range set.Slice() {
+		s, ok := e.Value.(ast.String)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s holds a non-string", path, name)
+		}
+		out[string(s)] = true
+	}
+	return out, nil
+}
+
+// FileTools are the policy's file tools (files.readers and files.writers):
+// their rule contents are paths.
+func FileTools() map[string]bool {
+	out := map[string]bool{}
+	for k := range policyModes().readers {
+		out[k] = true
+	}
+	for k := range policyModes().writers {
+		out[k] = true
+	}
+	return out
+}
+
+// FileReadTools are the policy's file tools that read (files.readers).
+func FileReadTools() map[string]bool { return maps.Clone(policyModes().readers) }
+
+// FileEditTools are the policy's file tools that write (files.writers).
+func FileEditTools() map[string]bool { return maps.Clone(policyModes().writers) }
+
+// RequiredArguments are the arguments the policy requires of a built-in
+// tool as non-empty strings (call.schema.required); nil for other tools.
+func RequiredArguments(tool string) []string {
+	return slices.Clone(policyModes().required[tool])
 }
 
 // ruleValue is the value term of the constant rule name in the module at path.
