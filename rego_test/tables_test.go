@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/permopa/permopa/builtins/paths"
 	defaultpolicy "github.com/permopa/permopa/rego"
 )
 
@@ -174,4 +175,38 @@ func arrayHas(a *ast.Array, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestPolicySpellsNoDangerousPath: the dangerous and credential path lists
+// are Go's (builtins/paths dangerous.go, secrets.go, protected.go), which
+// the policy reads through permopa.path.check; no string of the policy
+// names such a path itself (a second list would drift from the first).
+func TestPolicySpellsNoDangerousPath(t *testing.T) {
+	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		src, err := fs.ReadFile(defaultpolicy.FS, p)
+		if err != nil {
+			return err
+		}
+		m, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return err
+		}
+		ast.WalkTerms(m, func(term *ast.Term) bool {
+			s, ok := term.Value.(ast.String)
+			if !ok || strings.ContainsAny(string(s), " \n") {
+				return false // messages, not paths
+			}
+			if dangerous, _, why := paths.Classify(string(s), nil); dangerous {
+				t.Errorf("%s:%d: %q is a dangerous path (%s): leave the list to builtins/paths", p, term.Location.Row, string(s), why)
+			}
+			return false
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

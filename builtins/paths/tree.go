@@ -138,12 +138,14 @@ type fixedLocation struct {
 // System credential locations, as samples of their entries in secrets.go
 // (a process id stands for every process); filtered by the classifier, so
 // that a name removed in the settings stops counting.
+// TestSystemLocationsAreTheSecretsList holds each sample to the lists and
+// each system secret to a sample.
 var systemLocations = []fixedLocation{
 	{"/etc/shadow", false}, {"/etc/shadow-", false}, {"/etc/gshadow", false}, {"/etc/gshadow-", false},
 	{"/etc/master.passwd", false}, {"/etc/security/opasswd", false}, {"/etc/ssl/private", true},
 	{"/etc/ssh/ssh_host_ed25519_key", false}, {"/etc/krb5.keytab", false},
 	{"/proc/1/environ", false}, {"/proc/1/mem", false}, {"/proc/1/cwd", true}, {"/proc/1/fd", true},
-	{"/proc/kcore", false}, {"/dev/mem", false},
+	{"/proc/1/map_files", true}, {"/proc/kcore", false}, {"/dev/mem", false}, {"/dev/kmem", false},
 	{"/root/.ssh", true}, {"/root/.aws", true}, {"/root/.gnupg", true},
 }
 
