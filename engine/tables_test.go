@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/permopa/permopa/engine"
 )
 
@@ -165,5 +167,18 @@ func TestToolTablesAreThePolicys(t *testing.T) {
 	}
 	if got := engine.RequiredArguments("mcp__x__y"); got != nil {
 		t.Errorf("RequiredArguments of a custom tool = %v", got)
+	}
+}
+
+// TestBuiltinNamesIndexedWithPermopas: reading the tables parses Rego at
+// package initialisation; OPA indexes built-in names on first use, so the
+// built-ins must be registered by then, or the index lacks them and every
+// decision pays allocations (BenchmarkDecide).
+func TestBuiltinNamesIndexedWithPermopas(t *testing.T) {
+	_ = engine.Modes()
+	for _, name := range []string{"permopa.call.context", "permopa.path.check", "permopa.bash.analyze"} {
+		if got, ok := ast.BuiltinNameFromRef(ast.MustParseRef(name)); !ok || got != name {
+			t.Errorf("BuiltinNameFromRef(%s) = %q, %v: OPA indexed the built-in names before permopa's were registered", name, got, ok)
+		}
 	}
 }
