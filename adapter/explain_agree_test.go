@@ -152,7 +152,7 @@ func TestExplainAgreesWithMatrix(t *testing.T) {
 	eng := testEngine(t)
 	m := adapter.BuildMatrix(context.Background(), eng)
 	for _, row := range m.Rows {
-		for _, mode := range adapter.MatrixModes {
+		for _, mode := range adapter.MatrixModes() {
 			assertExplainAgrees(t, eng, row.Input(mode), row.Title+" / "+mode)
 		}
 	}

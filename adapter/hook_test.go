@@ -300,8 +300,8 @@ func TestBlockingProblemsAnyShape(t *testing.T) {
 // The hook client knows the path-rule tools without importing the engine:
 // its list must be the engine's.
 func TestHookPathToolsAreTheEngines(t *testing.T) {
-	if !maps.Equal(hookproto.PathTools, engine.PathRuleTools) {
-		t.Errorf("hookproto.PathTools %v, engine.PathRuleTools %v", hookproto.PathTools, engine.PathRuleTools)
+	if !maps.Equal(hookproto.PathTools, engine.PathRuleTools()) {
+		t.Errorf("hookproto.PathTools %v, engine.PathRuleTools() %v", hookproto.PathTools, engine.PathRuleTools())
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 // MatrixModes are the columns of the decision matrix (docs/decision.md):
 // the policy's canonical modes, read from its mode table (engine.Modes).
-var MatrixModes = engine.Modes()
+func MatrixModes() []string { return engine.Modes() }
 
 // MatrixRow is one representative call: it exercises one decision point.
 type MatrixRow struct {
@@ -129,7 +129,7 @@ func BuildMatrix(ctx context.Context, eng *engine.Engine) Matrix {
 	m := Matrix{Workspace: matrixWorkspace}
 	for _, row := range matrixRows() {
 		row.Cells = map[string]MatrixCell{}
-		for _, mode := range MatrixModes {
+		for _, mode := range MatrixModes() {
 			d := eng.Decide(ctx, row.input(mode))
 			row.Cells[mode] = MatrixCell{Behavior: d.Behavior, Step: d.Step, Message: d.Message}
 		}
@@ -141,11 +141,11 @@ func BuildMatrix(ctx context.Context, eng *engine.Engine) Matrix {
 // WriteMarkdown prints the matrix as a Markdown table.
 func (m Matrix) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| point | representative call | " + strings.Join(MatrixModes, " | ") + " |\n")
-	b.WriteString("|---|---|" + strings.Repeat("---|", len(MatrixModes)) + "\n")
+	b.WriteString("| point | representative call | " + strings.Join(MatrixModes(), " | ") + " |\n")
+	b.WriteString("|---|---|" + strings.Repeat("---|", len(MatrixModes())) + "\n")
 	for _, r := range m.Rows {
 		fmt.Fprintf(&b, "| %d %s | `%s` |", r.Point, r.Title, r.Call)
-		for _, mode := range MatrixModes {
+		for _, mode := range MatrixModes() {
 			b.WriteString(" " + r.Cells[mode].Text(r.Step) + " |")
 		}
 		b.WriteString("\n")
@@ -168,13 +168,13 @@ td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
 </style></head><body>
 <h1>permopa decision matrix</h1>
 <table><thead><tr><th>point</th><th>representative call</th>`)
-	for _, mode := range MatrixModes {
+	for _, mode := range MatrixModes() {
 		b.WriteString("<th>" + mode + "</th>")
 	}
 	b.WriteString("</tr></thead><tbody>\n")
 	for _, r := range m.Rows {
 		fmt.Fprintf(&b, "<tr><td>%d %s</td><td><code>%s</code></td>", r.Point, html.EscapeString(r.Title), html.EscapeString(r.Call))
-		for _, mode := range MatrixModes {
+		for _, mode := range MatrixModes() {
 			c := r.Cells[mode]
 			via := ""
 			if c.Step != r.Step {

@@ -68,7 +68,7 @@ func TestMatrixIsDocumented(t *testing.T) {
 			t.Errorf("row %q is not in the transcribed docs/decision.md", r.Title)
 			continue
 		}
-		for i, mode := range adapter.MatrixModes {
+		for i, mode := range adapter.MatrixModes() {
 			if got := r.Cells[mode].Text(r.Step); got != want[i] {
 				t.Errorf("%d %s / %s: %s (%s), docs/decision.md says %s", r.Point, r.Title, mode, got, r.Cells[mode].Message, want[i])
 			}

@@ -41,11 +41,11 @@ func TestHostModesMapToPolicyModes(t *testing.T) {
 // TestMatrixColumnsAreThePolicysModes: the matrix shows every canonical
 // mode of the policy, once, in the policy's order.
 func TestMatrixColumnsAreThePolicysModes(t *testing.T) {
-	if !slices.Equal(adapter.MatrixModes, engine.Modes()) {
-		t.Errorf("MatrixModes = %v; the policy's modes are %v", adapter.MatrixModes, engine.Modes())
+	if !slices.Equal(adapter.MatrixModes(), engine.Modes()) {
+		t.Errorf("MatrixModes = %v; the policy's modes are %v", adapter.MatrixModes(), engine.Modes())
 	}
 	want := []string{"DEFAULT", "ACCEPT_EDITS", "EXPLORE", "BYPASS", "DONT_ASK"} // docs/decision.md's column order
-	if !slices.Equal(adapter.MatrixModes, want) {
-		t.Errorf("MatrixModes = %v; docs/decision.md shows %v", adapter.MatrixModes, want)
+	if !slices.Equal(adapter.MatrixModes(), want) {
+		t.Errorf("MatrixModes = %v; docs/decision.md shows %v", adapter.MatrixModes(), want)
 	}
 }

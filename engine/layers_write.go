@@ -224,7 +224,7 @@ func fileForm(r Rule) Rule {
 	if r.Syntax != SyntaxAgentScope || r.RuleContent == nil || *r.RuleContent == "" {
 		return r
 	}
-	if !PathRuleTools[r.ToolName] {
+	if !PathRuleTools()[r.ToolName] {
 		r.Syntax = ""
 		return r
 	}
@@ -239,7 +239,7 @@ func fileForm(r Rule) Rule {
 // expiry and syntax.
 func ruleEntry(r Rule) any {
 	r = fileForm(r)
-	agentscope := r.Syntax == SyntaxAgentScope && PathRuleTools[r.ToolName] && r.RuleContent != nil && *r.RuleContent != ""
+	agentscope := r.Syntax == SyntaxAgentScope && PathRuleTools()[r.ToolName] && r.RuleContent != nil && *r.RuleContent != ""
 	if r.Expires == "" && !agentscope {
 		return r.String()
 	}

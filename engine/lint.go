@@ -484,7 +484,7 @@ var rootNames = map[string]bool{
 }
 
 func lintPath(r Rule, add func(level, check, msg string)) {
-	if !PathRuleTools[r.ToolName] || r.RuleContent == nil || *r.RuleContent == "" {
+	if !PathRuleTools()[r.ToolName] || r.RuleContent == nil || *r.RuleContent == "" {
 		return
 	}
 	c := *r.RuleContent
@@ -590,7 +590,7 @@ func lintWide(r Rule, add func(level, check, msg string)) {
 		case prefix && strings.Contains(why, "runs any"):
 			add(LevelWarning, CheckWide, fmt.Sprintf("%s %s", words[0], why))
 		}
-	case PathRuleTools[r.ToolName]:
+	case PathRuleTools()[r.ToolName]:
 		if r.Syntax == SyntaxAgentScope {
 			if c == "*" || c == "**" || c == "/**" || c == "/*" {
 				add(LevelWarning, CheckWide, "allows every file")
@@ -636,7 +636,7 @@ func newGuardIndex(rules []Rule) *guardIndex {
 			if p, ok := strings.CutSuffix(c, ":*"); ok && len(strings.Fields(p)) > 0 {
 				put(gi.prefix, strings.Join(strings.Fields(p), " "), g)
 			}
-		case PathRuleTools[g.ToolName]:
+		case PathRuleTools()[g.ToolName]:
 			for _, gp := range g.MatchContents() {
 				if d, ok := strings.CutSuffix(gp, "/**"); ok && !strings.ContainsAny(d, "*?[{\\") && !strings.HasPrefix(d, paths.FnmatchPrefix) {
 					put(gi.dirs, g.ToolName+"\x00"+d, g)
@@ -687,7 +687,7 @@ func (gi *guardIndex) shadowing(a Rule) (Rule, bool) {
 			}
 			continue
 		}
-		if !PathRuleTools[a.ToolName] {
+		if !PathRuleTools()[a.ToolName] {
 			continue
 		}
 		var hit Rule

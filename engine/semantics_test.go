@@ -299,13 +299,13 @@ func TestPathRuleToolsAreThePolicysFileTools(t *testing.T) {
 		got = append(got, x.(string))
 	}
 	var want []string
-	for name := range engine.PathRuleTools {
+	for name := range engine.PathRuleTools() {
 		want = append(want, name)
 	}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Errorf("policy file tools %v, engine.PathRuleTools %v", got, want)
+		t.Errorf("policy file tools %v, engine.PathRuleTools() %v", got, want)
 	}
 }
 

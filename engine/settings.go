@@ -286,8 +286,9 @@ func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[stri
 }
 
 // PathRuleTools are the tools whose rule contents are paths: the policy's
-// file tools (FileTools, read from rego/permopa/policy/tools/files).
-var PathRuleTools = FileTools()
+// file tools (FileTools, read from rego/permopa/policy/tools/files, on
+// first use rather than at start-up). The map is shared: never modify it.
+func PathRuleTools() map[string]bool { return FileTools() }
 
 // MatchContents are the patterns the policy matches for the rule's
 // content: the content itself, except for path rules (PathRuleTools),
@@ -302,7 +303,7 @@ func (r Rule) MatchContents() []string {
 		return nil
 	}
 	c := *r.RuleContent
-	if !PathRuleTools[r.ToolName] {
+	if !PathRuleTools()[r.ToolName] {
 		return []string{c}
 	}
 	if r.Syntax == SyntaxAgentScope {
@@ -329,7 +330,7 @@ func patternPathContents(r Rule) []any {
 	if err != nil {
 		return nil
 	}
-	for name := range PathRuleTools {
+	for name := range PathRuleTools() {
 		if g.Match(name) {
 			pr := r
 			pr.ToolName = "Read"
@@ -376,7 +377,7 @@ func ruleDoc(r Rule) map[string]any {
 		obj["expires"] = r.Expires
 	}
 	// How a path rule reads (decisions and `permopa explain` show it).
-	if PathRuleTools[r.ToolName] && r.RuleContent != nil && *r.RuleContent != "" {
+	if PathRuleTools()[r.ToolName] && r.RuleContent != nil && *r.RuleContent != "" {
 		if r.Syntax != "" {
 			obj["syntax"] = r.Syntax
 		}
@@ -552,7 +553,7 @@ func ValidateRule(r Rule) error {
 	switch {
 	case r.ToolName == "Bash":
 		_, err = bash.CompilePattern(c)
-	case PathRuleTools[r.ToolName]:
+	case PathRuleTools()[r.ToolName]:
 		for _, m := range r.MatchContents() {
 			if _, err = paths.CompileRule(m, "/", "/"); err != nil {
 				break

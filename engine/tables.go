@@ -38,6 +38,8 @@ type modeTable struct {
 	// readers and writers are files.readers and files.writers: the file
 	// tools that read (Read, Glob, Grep) and that write (the edit tools).
 	readers, writers map[string]bool
+	// files is readers and writers: every file tool.
+	files map[string]bool
 	// required is schema.required: the arguments each built-in tool needs.
 	required map[string][]string
 }
@@ -59,6 +61,7 @@ var policyModes = sync.OnceValue(func() modeTable {
 
 // readModeTable parses schema.modes of call.rego and fallback of modes.rego.
 func readModeTable(fsys fs.FS) (modeTable, error) {
+	fsys = &moduleCache{FS: fsys, mods: map[string]*ast.Module{}}
 	schema, err := ruleValue(fsys, "permopa/policy/call/call.rego", "schema")
 	if err != nil {
 		return modeTable{}, err
@@ -128,6 +131,9 @@ func readModeTable(fsys fs.FS) (modeTable, error) {
 	if t.writers, err = stringSet(fsys, "permopa/policy/tools/files/files.rego", "writers"); err != nil {
 		return modeTable{}, err
 	}
+	t.files = map[string]bool{}
+	maps.Copy(t.files, t.readers)
+	maps.Copy(t.files, t.writers)
 	return t, nil
 }
 
@@ -186,24 +192,15 @@ func stringSet(fsys fs.FS, path, name string) (map[string]bool, error) {
 	return out, nil
 }
 
-// FileTools are the policy's file tools (files.readers and files.writers):
-// their rule contents are paths.
-func FileTools() map[string]bool {
-	out := map[string]bool{}
-	for k := range policyModes().readers {
-		out[k] = true
-	}
-	for k := range policyModes().writers {
-		out[k] = true
-	}
-	return out
-}
+// FileTools are the policy's file tools (files.readers and files.writers).
+// The maps these functions return are shared: read them, never modify them.
+func FileTools() map[string]bool { return policyModes().files }
 
 // FileReadTools are the policy's file tools that read (files.readers).
-func FileReadTools() map[string]bool { return maps.Clone(policyModes().readers) }
+func FileReadTools() map[string]bool { return policyModes().readers }
 
 // FileEditTools are the policy's file tools that write (files.writers).
-func FileEditTools() map[string]bool { return maps.Clone(policyModes().writers) }
+func FileEditTools() map[string]bool { return policyModes().writers }
 
 // RequiredArguments are the arguments the policy requires of a built-in
 // tool as non-empty strings (call.schema.required); nil for other tools.
@@ -211,15 +208,31 @@ func RequiredArguments(tool string) []string {
 	return slices.Clone(policyModes().required[tool])
 }
 
+// moduleCache parses each module of the policy once while the tables are read.
+type moduleCache struct {
+	fs.FS
+	mods map[string]*ast.Module
+}
+
 // ruleValue is the value term of the constant rule name in the module at path.
 func ruleValue(fsys fs.FS, path, name string) (*ast.Term, error) {
-	src, err := fs.ReadFile(fsys, path)
-	if err != nil {
-		return nil, err
+	mc, _ := fsys.(*moduleCache)
+	var mod *ast.Module
+	if mc != nil {
+		mod = mc.mods[path]
 	}
-	mod, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		return nil, err
+	if mod == nil {
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return nil, err
+		}
+		mod, err = ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		if mc != nil {
+			mc.mods[path] = mod
+		}
 	}
 	for _, r := range mod.Rules {
 		if r.Head.Name.String() == name && r.Head.Value != nil {

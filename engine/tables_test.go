@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -170,12 +171,21 @@ func TestToolTablesAreThePolicys(t *testing.T) {
 	}
 }
 
-// TestBuiltinNamesIndexedWithPermopas: reading the tables parses Rego at
-// package initialisation; OPA indexes built-in names on first use, so the
-// built-ins must be registered by then, or the index lacks them and every
-// decision pays allocations (BenchmarkDecide).
+// TestBuiltinNamesIndexedWithPermopas: reading the tables parses Rego; OPA
+// indexes built-in names on first use, so the built-ins must be registered
+// by then, or the index lacks them and every decision pays allocations
+// (BenchmarkDecide). Run in a fresh process, where reading a table is the
+// first thing that parses.
 func TestBuiltinNamesIndexedWithPermopas(t *testing.T) {
-	_ = engine.Modes()
+	if os.Getenv("PERMOPA_TABLES_FRESH") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBuiltinNamesIndexedWithPermopas$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "PERMOPA_TABLES_FRESH=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("in a fresh process: %v\n%s", err, out)
+		}
+		return
+	}
+	_ = engine.ValidMode("default") // the first use, as when a settings file is read
 	for _, name := range []string{"permopa.call.context", "permopa.path.check", "permopa.bash.analyze"} {
 		if got, ok := ast.BuiltinNameFromRef(ast.MustParseRef(name)); !ok || got != name {
 			t.Errorf("BuiltinNameFromRef(%s) = %q, %v: OPA indexed the built-in names before permopa's were registered", name, got, ok)

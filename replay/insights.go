@@ -53,9 +53,6 @@ type Row struct {
 }
 
 // Prompts is ASK and DENY together: the calls that stopped the agent.
-// readTools are the policy's file tools that read.
-var readTools = engine.FileReadTools()
-
 func (r Row) Prompts() int { return r.Ask + r.Deny }
 
 // Bucket is one slice of the timeline.
@@ -457,7 +454,7 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 // ("//repo/src/**"). ok is false for a path pattern without one.
 func fileForm(r engine.Rule) (engine.Rule, bool) {
 	r.Syntax, r.Behavior = engine.SyntaxClaude, engine.Allow
-	if r.RuleContent == nil || *r.RuleContent == "" || !engine.PathRuleTools[r.ToolName] {
+	if r.RuleContent == nil || *r.RuleContent == "" || !engine.PathRuleTools()[r.ToolName] {
 		return r, true
 	}
 	c, ok := paths.FnmatchToClaude(*r.RuleContent)
@@ -583,7 +580,7 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 			dangerous(t.Path)
 		}
 		return programs, risk
-	case readTools[tool]: // the policy's file tools that read (engine.FileReadTools)
+	case engine.FileReadTools()[tool]:
 	default:
 		// Every other tool writes, runs or sends something; WebFetch and
 		// WebSearch send their URL or query off the machine (what a call

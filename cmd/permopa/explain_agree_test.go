@@ -29,7 +29,7 @@ func TestExplainAgreesWithDecide(t *testing.T) {
 		lines = append(lines, string(b))
 	}
 	for _, row := range adapter.BuildMatrix(context.Background(), eng).Rows {
-		for _, mode := range adapter.MatrixModes {
+		for _, mode := range adapter.MatrixModes() {
 			add(row.Input(mode))
 		}
 	}
