@@ -66,13 +66,21 @@ func Pointer(segs []string) string {
 // Only the maps and arrays on the way to an erased value are copied; input
 // is not changed.
 func MaskInput(input any, pointers []string) (any, []string) {
+	segs := make([][]string, 0, len(pointers))
+	for _, p := range pointers {
+		if ps, err := ParsePointer(p); err == nil {
+			segs = append(segs, ps)
+		}
+	}
+	return MaskSegments(input, segs)
+}
+
+// MaskSegments is MaskInput with the pointers already parsed (ParsePointer),
+// for a caller that masks every decision with the same pointers.
+func MaskSegments(input any, pointers [][]string) (any, []string) {
 	var erased []string
 	out := input
-	for _, p := range pointers {
-		segs, err := ParsePointer(p)
-		if err != nil {
-			continue
-		}
+	for _, segs := range pointers {
 		var ok bool
 		out, ok = eraseAt(out, segs)
 		if ok {

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/permopa/permopa/adapter/opaplugin"
 )
 
 // got is what a test reads from a log: each record as "kind pos tool_use_id
@@ -175,13 +173,6 @@ func TestReaderTooLarge(t *testing.T) {
 	want := []string{"event log:1 a ALLOW", "error log:2: a value longer than 4096 bytes; skipped to the next line", "event log:3 b DENY"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-// TestMaskIsThePlugins: permopa's own logs erase what the OPA plugin's do.
-func TestMaskIsThePlugins(t *testing.T) {
-	if !reflect.DeepEqual(DefaultMask, opaplugin.DefaultMask) {
-		t.Errorf("DefaultMask %q differs from the plugin's %q", DefaultMask, opaplugin.DefaultMask)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -55,12 +56,9 @@ const DefaultPath = "permopa/policy/decision"
 // events by default: the fields that carry file contents and edits (Write's
 // content, Edit's old_string and new_string, MultiEdit's edits). Commands
 // and paths stay: they are what an audit needs.
-var DefaultMask = []string{
-	"/input/tool_input/content",
-	"/input/tool_input/new_string",
-	"/input/tool_input/old_string",
-	"/input/tool_input/edits",
-}
+// It is decisionlog's, so that a log `permopa hook --log` writes keeps what
+// a server's log keeps.
+var DefaultMask = decisionlog.DefaultMask
 
 // Config is the plugin's configuration, under plugins.permopa in OPA's
 // configuration file. Every field is optional.
@@ -202,7 +200,7 @@ func (c *Config) mask() [][]string {
 	}
 	out := make([][]string, 0, len(ptrs))
 	for _, p := range ptrs {
-		segs, _ := parseMaskPointer(p)
+		segs, _ := decisionlog.ParsePointer(p)
 		out = append(out, segs)
 	}
 	return out
@@ -244,7 +242,7 @@ func ParseConfig(raw []byte) (*Config, error) {
 	}
 	if c.DecisionLogs.Mask != nil {
 		for i, p := range *c.DecisionLogs.Mask {
-			if _, err := parseMaskPointer(p); err != nil {
+			if _, err := decisionlog.ParsePointer(p); err != nil {
 				return nil, fmt.Errorf("plugins.%s.decision_logs.mask[%d]: %w", Name, i, err)
 			}
 		}
@@ -361,18 +359,4 @@ func pathQuery(p string) (string, error) {
 		ref = append(ref, ast.StringTerm(seg))
 	}
 	return ref.String(), nil
-}
-
-// parseMaskPointer reads a JSON pointer under /input ("/input/tool_input/content")
-// into the segments below input (RFC 6901 escapes ~0 and ~1 decoded).
-func parseMaskPointer(p string) ([]string, error) {
-	rest, ok := strings.CutPrefix(p, "/input/")
-	if !ok || rest == "" {
-		return nil, fmt.Errorf("%q: want a JSON pointer under /input, such as /input/tool_input/content", p)
-	}
-	segs := strings.Split(rest, "/")
-	for i, s := range segs {
-		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return segs, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -96,7 +97,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(r.Context(), cfg.Timeout())
 	defer cancel()
-	id := newDecisionID()
+	id := decisionlog.NewDecisionID()
 	// A slot is taken before the body is read: bodies waiting for one are
 	// not in memory, and large ones (or of unknown length) have their own,
 	// smaller pool, so they cannot take every CPU from ordinary checks.

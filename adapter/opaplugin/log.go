@@ -2,12 +2,8 @@ package opaplugin
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -17,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/server"
 	"github.com/open-policy-agent/opa/v1/storage"
 
+	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -41,7 +38,7 @@ func (p *Plugin) logDecision(r *http.Request, txn storage.Transaction, cfg *Conf
 			txn = t
 		}
 	}
-	masked, erased := maskInput(input, cfg.mask())
+	masked, erased := decisionlog.MaskSegments(input, cfg.mask())
 	var result any
 	if b, err := json.Marshal(d); err == nil {
 		_ = json.Unmarshal(b, &result)
@@ -73,81 +70,4 @@ func (p *Plugin) logDecision(r *http.Request, txn storage.Transaction, cfg *Conf
 	if err := lp.Log(ctx, info); err != nil {
 		p.m.Logger().Error("permopa: decision log: %v", err)
 	}
-}
-
-// maskInput returns a copy of input without the values at the pointers
-// (segments under input) and the pointers it erased. Only the maps and
-// arrays on the way to an erased value are copied; input is not changed.
-func maskInput(input any, ptrs [][]string) (any, []string) {
-	var erased []string
-	out := input
-	for _, segs := range ptrs {
-		var ok bool
-		out, ok = eraseAt(out, segs)
-		if ok {
-			erased = append(erased, pointer(segs))
-		}
-	}
-	return out, erased
-}
-
-func eraseAt(v any, segs []string) (any, bool) {
-	if len(segs) == 0 {
-		return v, false
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		child, ok := x[segs[0]]
-		if !ok {
-			return v, false
-		}
-		cp := make(map[string]any, len(x))
-		for k, val := range x {
-			cp[k] = val
-		}
-		if len(segs) == 1 {
-			delete(cp, segs[0])
-			return cp, true
-		}
-		sub, erased := eraseAt(child, segs[1:])
-		if !erased {
-			return v, false
-		}
-		cp[segs[0]] = sub
-		return cp, true
-	case []any:
-		i, err := strconv.Atoi(segs[0])
-		if err != nil || i < 0 || i >= len(x) {
-			return v, false
-		}
-		cp := append([]any(nil), x...)
-		if len(segs) == 1 {
-			cp = append(cp[:i], cp[i+1:]...)
-			return cp, true
-		}
-		sub, erased := eraseAt(x[i], segs[1:])
-		if !erased {
-			return v, false
-		}
-		cp[i] = sub
-		return cp, true
-	}
-	return v, false
-}
-
-func pointer(segs []string) string {
-	s := "/input"
-	for _, seg := range segs {
-		s += "/" + strings.ReplaceAll(strings.ReplaceAll(seg, "~", "~0"), "/", "~1")
-	}
-	return s
-}
-
-// newDecisionID is a random (version 4) UUID, as OPA's decision IDs are.
-func newDecisionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -344,7 +345,7 @@ func TestParseConfig(t *testing.T) {
 // Masking erases content fields from a copy; the evaluated input keeps them.
 func TestMaskInput(t *testing.T) {
 	in := map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": "/a", "content": "secret"}}
-	out, erased := maskInput(in, (&Config{}).mask())
+	out, erased := decisionlog.MaskSegments(in, (&Config{}).mask())
 	if got := out.(map[string]any)["tool_input"].(map[string]any); got["content"] != nil || got["file_path"] != "/a" {
 		t.Fatalf("masked %v", got)
 	}
