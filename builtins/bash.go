@@ -210,19 +210,29 @@ var BashCoveredLists = &ast.Builtin{
 
 var keyList = ast.StringTerm("list")
 
-func bashCoveredLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	outer, err := builtins.ArrayOperand(ops[0].Value, 1)
+// compileLists compiles an array of Bash rule lists (operand 1), each
+// through the cache compileList keeps per list.
+func compileLists(op *ast.Term) ([][]*bash.Pattern, []*bash.PatternSet, error) {
+	outer, err := builtins.ArrayOperand(op.Value, 1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lists := make([][]*bash.Pattern, outer.Len())
 	sets := make([]*bash.PatternSet, outer.Len())
 	for j := range lists {
 		c, err := compileList(outer.Elem(j), 1)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		lists[j], sets[j] = c.ps, c.set
+	}
+	return lists, sets, nil
+}
+
+func bashCoveredLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	lists, sets, err := compileLists(ops[0])
+	if err != nil {
+		return nil, err
 	}
 	a, err := analyze(ops[1], ops[2], 2, 3)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/topdown/builtins"
 	"github.com/open-policy-agent/opa/v1/types"
-
-	"github.com/permopa/permopa/builtins/bash"
 )
 
 // BashLeavesHit is permopa.bash.leaves_hit.
@@ -76,18 +74,9 @@ var BashLeafCoverage = &ast.Builtin{
 var keyNeedsRule = ast.StringTerm("needs_rule")
 
 func bashLeafCoverage(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	outer, err := builtins.ArrayOperand(ops[0].Value, 1)
+	lists, sets, err := compileLists(ops[0])
 	if err != nil {
 		return nil, err
-	}
-	lists := make([][]*bash.Pattern, outer.Len())
-	sets := make([]*bash.PatternSet, outer.Len())
-	for j := range lists {
-		c, err := compileList(outer.Elem(j), 1)
-		if err != nil {
-			return nil, err
-		}
-		lists[j], sets[j] = c.ps, c.set
 	}
 	a, err := analyze(ops[1], ops[2], 2, 3)
 	if err != nil {

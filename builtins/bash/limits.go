@@ -176,52 +176,37 @@ func parseDocument(p *syntax.Parser, r io.Reader) (*syntax.Word, error) { return
 // parseScript pre-scans and parses a script (the command, bash -c, eval,
 // trap, ...); nil with the limit recorded, or nil with a parse error.
 func (w *walker) parseScript(src string) (*syntax.File, error) {
-	if !w.budget(len(src)) {
-		return nil, nil
-	}
-	if code := scanLimits(src, scanScript); code != "" {
-		w.limit(code, limitDetail(code))
-		return nil, nil
-	}
-	f, err, deep := parseWith(src, parseFile)
-	if deep {
-		w.limit(LimitNesting, limitDetail(LimitNesting))
-		return nil, nil
-	}
-	return f, err
+	return parseBounded(w, src, scanScript, parseFile)
 }
 
 // parseArithText parses text as bash evaluates it as an arithmetic expression.
 func (w *walker) parseArithText(src string) (syntax.ArithmExpr, error) {
-	if !w.budget(len(src)) {
-		return nil, nil
-	}
-	if code := scanLimits(src, scanArith); code != "" {
-		w.limit(code, limitDetail(code))
-		return nil, nil
-	}
-	x, err, deep := parseWith(src, parseArithm)
-	if deep {
-		w.limit(LimitNesting, limitDetail(LimitNesting))
-		return nil, nil
-	}
-	return x, err
+	return parseBounded(w, src, scanArith, parseArithm)
 }
 
 // parseDocText parses text as bash expands a here-document body or a
 // double-quoted string (quotes are not special, expansions are).
 func (w *walker) parseDocText(src string) (*syntax.Word, error) {
+	return parseBounded(w, src, scanDocument, parseDocument)
+}
+
+// parseBounded is every parse of text the walker meets: within the
+// command's budget, pre-scanned in its lexing mode, and parsed with the
+// stack guard; the zero value with the limit recorded, or with a parse
+// error.
+func parseBounded[T any](w *walker, src string, mode int, run func(*syntax.Parser, io.Reader) (T, error)) (T, error) {
+	var zero T
 	if !w.budget(len(src)) {
-		return nil, nil
+		return zero, nil
 	}
-	if code := scanLimits(src, scanDocument); code != "" {
+	if code := scanLimits(src, mode); code != "" {
 		w.limit(code, limitDetail(code))
-		return nil, nil
+		return zero, nil
 	}
-	x, err, deep := parseWith(src, parseDocument)
+	x, err, deep := parseWith(src, run)
 	if deep {
 		w.limit(LimitNesting, limitDetail(LimitNesting))
-		return nil, nil
+		return zero, nil
 	}
 	return x, err
 }
