@@ -149,6 +149,16 @@ func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
 	if !wild {
 		return false
 	}
+	return walkFinds(t, func(p, _ string, target string) bool {
+		return rs.globs[i].Match(p) || target != "" && rs.globs[i].Match(target)
+	})
+}
+
+// walkFinds says whether the walk of t finds an entry the program reads
+// (a directory only, when it prints names) for which match holds, given
+// its path under each form of the root, its path below the root and its
+// link target (""); a walk that cannot finish counts as found.
+func walkFinds(t TreeMatch, match func(path, rel, target string) bool) bool {
 	l := t.List()
 	if !l.Complete {
 		return true
@@ -158,11 +168,7 @@ func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
 			continue
 		}
 		for _, r := range rootForms(t.Root) {
-			p := r + "/" + e.Rel
-			if r == "/" {
-				p = "/" + e.Rel
-			}
-			if rs.globs[i].Match(p) || e.Target != "" && rs.globs[i].Match(e.Target) {
+			if match(strings.TrimSuffix(r, "/")+"/"+e.Rel, e.Rel, e.Target) {
 				return true
 			}
 		}
@@ -207,24 +213,11 @@ func (rs *RuleSet) fnHitsTree(g *Glob, t TreeMatch) bool {
 			return true
 		}
 	}
-	l := t.List()
-	if !l.Complete {
-		return true
-	}
-	for _, e := range l.Entries {
-		if t.NamesOnly && !e.Dir {
-			continue
-		}
-		for _, r := range rootForms(t.Root) {
-			p := strings.TrimSuffix(r, "/") + "/" + e.Rel
-			// A relative pattern is also tried on the path below the root
-			// (as a deny rule: wider when the root is not the cwd).
-			if g.Match(p) || g.Match(e.Rel) || g.fnHome != nil && g.fnHome.match(p) || e.Target != "" && g.Match(e.Target) {
-				return true
-			}
-		}
-	}
-	return false
+	// A relative pattern is also tried on the path below the root (as a
+	// deny rule: wider when the root is not the cwd).
+	return walkFinds(t, func(p, rel, target string) bool {
+		return g.Match(p) || g.Match(rel) || g.fnHome != nil && g.fnHome.match(p) || target != "" && g.Match(target)
+	})
 }
 
 // treeCandidates returns, in ascending order, the patterns that may match
