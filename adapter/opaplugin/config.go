@@ -93,6 +93,7 @@ type Config struct {
 
 	query           string
 	decisionTimeout time.Duration
+	maskSegs        [][]string // mask() parsed once by ParseConfig
 	confirmWindow   time.Duration
 }
 
@@ -194,6 +195,9 @@ func (c *Config) maxLargeConcurrent() int {
 
 // mask is the list of pointers to erase, as path segments under input.
 func (c *Config) mask() [][]string {
+	if c.maskSegs != nil {
+		return c.maskSegs
+	}
 	ptrs := DefaultMask
 	if c.DecisionLogs.Mask != nil {
 		ptrs = *c.DecisionLogs.Mask
@@ -247,6 +251,7 @@ func ParseConfig(raw []byte) (*Config, error) {
 			}
 		}
 	}
+	c.maskSegs = c.mask()
 	if c.Path == "" {
 		c.Path = DefaultPath
 	}
