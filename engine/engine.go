@@ -75,6 +75,7 @@ type config struct {
 	timeout        time.Duration
 	timeoutSet     bool
 	maxConcurrent  int
+	checked        bool
 }
 
 // Option configures New.
@@ -94,6 +95,34 @@ func WithBundles(paths ...string) Option {
 // WithoutDefaultPolicy leaves the embedded policy out: the policy then comes
 // from WithPolicyPaths and WithBundles alone.
 func WithoutDefaultPolicy() Option { return func(c *config) { c.noDefault = true } }
+
+// WithCheckedPolicy skips OPA's compile stages that only check a policy
+// (types, recursion, rule conflicts, unsafe and undefined calls, imports,
+// required capabilities) when the policy is the embedded one alone: the
+// test suite compiles that policy with every check, so a process that
+// compiles it once and exits (a cold hook, docs/hosts.md) need not check it
+// again. The stages that rewrite rules for evaluation all run, so the
+// decisions are the same (TestCheckedPolicyDecidesTheSame). Policy files and
+// bundles are always compiled with every check.
+func WithCheckedPolicy() Option { return func(c *config) { c.checked = true } }
+
+// checkOnlyStages are the compile stages WithCheckedPolicy skips: each only
+// reports errors (or records what a check or `opa build` needs) and changes
+// nothing evaluation reads.
+var checkOnlyStages = []ast.StageID{
+	ast.StageCheckUnusedImports,
+	ast.StageCheckKeywordOverrides,
+	ast.StageCheckDuplicateImports,
+	ast.StageCheckVoidCalls,
+	ast.StageCheckRuleConflicts,
+	ast.StageCheckUndefinedFuncs,
+	ast.StageCheckSafetyRuleHeads,
+	ast.StageCheckRecursion,
+	ast.StageCheckTypes,
+	ast.StageCheckUnsafeBuiltins,
+	ast.StageCheckDeprecatedBuiltins,
+	ast.StageBuildRequiredCapabilities,
+}
 
 // WithQuery sets the decision query (default DefaultQuery).
 func WithQuery(q string) Option { return func(c *config) { c.query = q } }
@@ -214,7 +243,13 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))
 	regoOpts = append(regoOpts, rego.Store(store))
 	var compiler *ast.Compiler
-	pq, err := rego.New(append(slices.Clip(regoOpts), rego.CompilerHook(func(c *ast.Compiler) { compiler = c }))...).PrepareForEval(ctx)
+	skip := c.checked && !c.noDefault && len(c.paths) == 0 && len(c.bundles) == 0
+	pq, err := rego.New(append(slices.Clip(regoOpts), rego.CompilerHook(func(c *ast.Compiler) {
+		if skip {
+			c.WithSkipStages(checkOnlyStages...)
+		}
+		compiler = c
+	}))...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy: %w", err)
 	}

@@ -1,0 +1,102 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+)
+
+// TestCheckedPolicyDecidesTheSame holds WithCheckedPolicy (the embedded
+// policy compiled without OPA's check-only stages, as a cold hook process
+// compiles it) to the engine compiled with every check: the same decision,
+// field for field, for every case of the decision matrix in every mode it
+// names, and for every command of the Bash tables (the read-only table and
+// the real-world corpus) with the README's rules, in default and
+// acceptEdits mode.
+func TestCheckedPolicyDecidesTheSame(t *testing.T) {
+	ctx := context.Background()
+	pair := func(s engine.Settings) (full, checked *engine.Engine) {
+		t.Helper()
+		full, err := engine.New(ctx, engine.WithSettings(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked, err = engine.New(ctx, engine.WithSettings(s), engine.WithCheckedPolicy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return full, checked
+	}
+	same := func(what string, full, checked *engine.Engine, input map[string]any) {
+		t.Helper()
+		want, got := full.Decide(ctx, input), checked.Decide(ctx, input)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: checked policy decided\n%+v\nthe fully checked one\n%+v", what, got, want)
+		}
+	}
+
+	full, checked := pair(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"})
+	for _, c := range loadMatrix(t) {
+		same("matrix "+c.ID, full, checked, c.raw)
+	}
+
+	s, problems, err := engine.LoadSettingsFile("testdata/readme-rules.yaml", engine.SourceProject)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("settings: %v %v", err, problems)
+	}
+	s.Home, s.Cwd = "/home/u", "/w"
+	full, checked = pair(s)
+	cmds := bashTable(t, "../builtins/bash/testdata/bash-readonly.tsv")
+	cmds = append(cmds, bashTable(t, "../builtins/bash/testdata/realworld.tsv")...)
+	if len(cmds) < 3000 {
+		t.Fatalf("only %d commands in the Bash tables", len(cmds))
+	}
+	for i, cmd := range cmds {
+		modes := []string{"default", "acceptEdits"}
+		switch {
+		case slowTests: // -tags slow: every command in both modes
+		case i%12 == 0:
+		case i%3 == 0:
+			modes = modes[:1]
+		default:
+			continue // a deterministic sample keeps the quick suite quick
+		}
+		for _, mode := range modes {
+			same(mode+" "+cmd, full, checked, map[string]any{
+				"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+				"cwd": "/w", "permission_mode": mode,
+			})
+		}
+	}
+}
+
+// bashTable is the first column of a Bash table (tab-separated, # comments,
+// a header line naming the column "command").
+func bashTable(t *testing.T, file string) []string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cmds []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "command\t") {
+			continue
+		}
+		cmd, _, _ := strings.Cut(line, "\t")
+		cmds = append(cmds, cmd)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cmds
+}
