@@ -1,11 +1,14 @@
 package adapter
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/permopa/permopa/engine"
 )
@@ -55,4 +58,71 @@ func BlockingProblems(problems []error) error {
 		msgs[i] = p.Error()
 	}
 	return fmt.Errorf("a deny or ask rule cannot be read, so no call is let through until it is fixed: %s", strings.Join(msgs, "; "))
+}
+
+// HookEngineOptions are what a hook's command line adds to the settings
+// of the call's cwd: settings files (highest first), OPA bundles and Rego
+// files added to the embedded policy, the default mode, the per-decision
+// timeout (0: engine.DefaultTimeout) and how many decisions run at once.
+type HookEngineOptions struct {
+	Settings   []string
+	Bundles    []string
+	Policies   []string
+	Mode       string
+	Timeout    time.Duration
+	Concurrent int
+	// Stderr receives the settings problems a hook reports and decides
+	// without (an allow rule that cannot be read); nil: os.Stderr.
+	Stderr io.Writer
+}
+
+// NewHookEngine builds the engine that decides a hook call made in cwd:
+// the cwd's settings layers (LoadCwdSettings) with o.Settings first,
+// o.Mode as the default mode, and o's bundles and policy files. It is the
+// one engine of `permopa hook`, `permopa explain --host` and
+// permopa-hook-local, so the three decide alike. A deny or ask rule that
+// cannot be read is an error (BlockingProblems): the hook blocks.
+//
+// The embedded policy alone is compiled without OPA's check-only stages
+// (engine.WithCheckedPolicy): a hook process compiles it once and exits.
+func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (*engine.Engine, error) {
+	s, problems, err := LoadCwdSettings(cwd, home, o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	if err := BlockingProblems(problems); err != nil {
+		return nil, err
+	}
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	for _, p := range problems {
+		var lint engine.Finding
+		if errors.As(p, &lint) {
+			// A rule read as written that may not mean what it looks like:
+			// `permopa rules lint` and decide report it. A hook stays quiet
+			// (a host may show stderr to the model) and answers as the
+			// server's fast path does.
+			continue
+		}
+		fmt.Fprintln(stderr, "permopa: ignoring invalid rule:", p)
+	}
+	if o.Mode != "" {
+		s.DefaultMode = o.Mode
+	}
+	opts := []engine.Option{engine.WithSettings(s), engine.WithCheckedPolicy()}
+	if o.Timeout > 0 {
+		opts = append(opts, engine.WithTimeout(o.Timeout))
+	}
+	// Each decision made at once plus one abandoned at its deadline: an
+	// input that takes too long cannot pile up work behind the answers.
+	opts = append(opts, engine.WithMaxConcurrent(2*max(o.Concurrent, 1)))
+	if len(o.Bundles) > 0 {
+		opts = append(opts, engine.WithBundles(o.Bundles...))
+	}
+	if len(o.Policies) > 0 {
+		opts = append(opts, engine.WithPolicyPaths(o.Policies...))
+	}
+	return engine.New(ctx, opts...)
 }

@@ -1,21 +1,25 @@
 // Command permopa-hook answers an agent host's permission hook (Claude
 // Code, Codex, Gemini CLI) by asking a running `permopa run --server`, and
-// hands the hook to `permopa hook` when there is no server to ask.
+// hands the hook to permopa-hook-local (a lean binary that decides
+// locally, as `permopa hook` does) when there is no server to ask.
 //
 //	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock]
 //
 // It speaks the same protocols as `permopa hook <host>` with the same code
 // (adapter/hookproto) but links no OPA package, so a process starts and
 // answers in a few milliseconds instead of paying OPA's package
-// initialisation. It never fails open:
+// initialisation. Without a server it runs permopa-hook-local as a child
+// and waits for it (not exec'ing over itself), so that a decider that dies
+// or exits with anything but 0 or 2 is still answered with a block. It
+// never fails open:
 //   - no server configured, or the server cannot be connected to (no
-//     socket, connection refused): it runs `permopa hook <host>` with the
-//     same payload and passes its answer on (the local decision); with
+//     socket, connection refused): permopa-hook-local (else `permopa hook
+//     <host>`) decides the same payload and its answer is passed on; with
 //     --server-required or PERMOPA_SERVER_REQUIRED=1 it blocks instead;
 //   - any other server fault (an error status, an answer that is not a
 //     decision, no answer within --server-timeout) blocks;
-//   - a `permopa` that cannot be found or run, or that answers with an exit
-//     status other than 0 or 2, blocks.
+//   - a local decider that cannot be found or run, or that answers with
+//     an exit status other than 0 or 2, blocks.
 package main
 
 import (
@@ -60,7 +64,7 @@ func parseArgs(args []string) (config, error) {
 	fs.BoolVar(&c.ignoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends")
 	fs.StringVar(&c.destination, "destination", "local", "settings destination named in approval advice")
 	fs.StringVar(&c.mode, "mode", "", "mode for calls that name none")
-	fs.StringVar(&c.permopa, "permopa", "", "the permopa binary for local decisions (default: next to this one, else on PATH)")
+	fs.StringVar(&c.permopa, "permopa", "", "the binary for local decisions: permopa-hook-local, or permopa (default: permopa-hook-local next to this one, else permopa next to it, else either on PATH)")
 	fs.BoolVar(&c.trace, "trace", false, "print the time each phase takes to stderr")
 	// The host may come before or after the flags.
 	var positional []string
@@ -134,32 +138,24 @@ func main() {
 	os.Exit(hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts))
 }
 
-// local has `permopa hook <host>` decide the payload, and returns its
-// answer. Only exit 0 or 2 is an answer: anything else blocks.
+// local has the local decider (permopa-hook-local, else `permopa hook
+// <host>`) decide the payload, and returns its answer. Only exit 0 or 2 is
+// an answer: anything else blocks.
 func (c config) local(ctx context.Context, payload []byte, why error) (hookproto.Answer, error) {
-	bin, err := c.findPermopa()
+	bin, lean, err := c.findLocal()
 	if err != nil {
 		return hookproto.Answer{}, fmt.Errorf("%v, and %v", why, err)
 	}
-	args := []string{"hook", c.host, "--destination", c.destination}
+	var left time.Duration
 	if deadline, ok := ctx.Deadline(); ok {
 		// Leave the child's own deadline inside ours, so that its block
 		// (which names the cause) is the one the host sees.
-		left := time.Until(deadline) - 100*time.Millisecond
+		left = time.Until(deadline) - 100*time.Millisecond
 		if left <= 0 {
 			return hookproto.Answer{}, fmt.Errorf("%v, and no time is left to decide locally", why)
 		}
-		args = append(args, "--timeout", left.String())
 	}
-	if c.ignoreHostMode {
-		args = append(args, "--ignore-host-mode")
-	}
-	if c.mode != "" {
-		args = append(args, "--mode", c.mode)
-	}
-	if c.trace {
-		args = append(args, "--trace")
-	}
+	args := c.localArgs(lean, left)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer
@@ -176,7 +172,7 @@ func (c config) local(ctx context.Context, payload []byte, why error) (hookproto
 		return hookproto.Answer{}, fmt.Errorf("%v, and %s could not run: %v", why, bin, err)
 	}
 	if code != 0 && code != 2 {
-		return hookproto.Answer{}, fmt.Errorf("%v, and %s hook %s exited %d: %s", why, bin, c.host, code, strings.TrimSpace(errb.String()))
+		return hookproto.Answer{}, fmt.Errorf("%v, and %s exited %d: %s", why, strings.Join(append([]string{bin}, args...), " "), code, strings.TrimSpace(errb.String()))
 	}
 	note := strings.TrimRight(errb.String(), "\n")
 	if c.hasServer {
@@ -186,24 +182,55 @@ func (c config) local(ctx context.Context, payload []byte, why error) (hookproto
 	return hookproto.Answer{Stdout: out.Bytes(), Stderr: strings.TrimRight(note, "\n"), Exit: code}, nil
 }
 
-// findPermopa is the permopa binary for local decisions: --permopa, else
-// `permopa` in this binary's directory, else on PATH.
-func (c config) findPermopa() (string, error) {
+// localArgs is the command line of the local decider for this hook:
+// `permopa-hook-local <host> …` when lean, else `permopa hook <host> …`;
+// timeout 0 leaves the decider's default.
+func (c config) localArgs(lean bool, timeout time.Duration) []string {
+	args := []string{"hook", c.host}
+	if lean {
+		args = args[1:]
+	}
+	args = append(args, "--destination", c.destination)
+	if timeout > 0 {
+		args = append(args, "--timeout", timeout.String())
+	}
+	if c.ignoreHostMode {
+		args = append(args, "--ignore-host-mode")
+	}
+	if c.mode != "" {
+		args = append(args, "--mode", c.mode)
+	}
+	if c.trace {
+		args = append(args, "--trace")
+	}
+	return args
+}
+
+// findLocal is the binary that decides locally, and whether it is the lean
+// permopa-hook-local (else the full permopa): --permopa, else
+// permopa-hook-local in this binary's directory, else permopa there, else
+// permopa-hook-local or permopa on PATH.
+func (c config) findLocal() (string, bool, error) {
 	if c.permopa != "" {
-		return c.permopa, nil
+		return c.permopa, filepath.Base(c.permopa) == "permopa-hook-local", nil
 	}
 	if self, err := os.Executable(); err == nil {
 		if resolved, err := filepath.EvalSymlinks(self); err == nil {
 			self = resolved
 		}
-		p := filepath.Join(filepath.Dir(self), "permopa")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
+		for _, name := range []string{"permopa-hook-local", "permopa"} {
+			p := filepath.Join(filepath.Dir(self), name)
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+				return p, name == "permopa-hook-local", nil
+			}
 		}
+	}
+	if p, err := exec.LookPath("permopa-hook-local"); err == nil {
+		return p, true, nil
 	}
 	p, err := exec.LookPath("permopa")
 	if err != nil {
-		return "", fmt.Errorf("permopa is not next to permopa-hook nor on PATH (set --permopa): %v", err)
+		return "", false, fmt.Errorf("neither permopa-hook-local nor permopa is next to permopa-hook or on PATH (set --permopa): %v", err)
 	}
-	return p, nil
+	return p, false, nil
 }

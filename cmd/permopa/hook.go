@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -157,29 +156,15 @@ func (f *engineFlags) localOnly() string {
 	return ""
 }
 
-// hookEngine builds the engine for a hook call made in cwd: the cwd's
-// settings layers (adapter.LoadCwdSettings) with the command line's files
-// first, --mode as the default mode, and the bundles and policies flags.
+// hookEngine builds the engine for a hook call made in cwd
+// (adapter.NewHookEngine): the cwd's settings layers with the command
+// line's files first, --mode as the default mode, and the bundles and
+// policies flags.
 func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string) (*engine.Engine, error) {
-	s, problems, err := adapter.LoadCwdSettings(cwd, home, f.settings)
-	if err != nil {
-		return nil, err
-	}
-	if err := adapter.BlockingProblems(problems); err != nil {
-		return nil, err
-	}
-	for _, p := range problems {
-		var lint engine.Finding
-		if errors.As(p, &lint) {
-			// A rule read as written that may not mean what it looks like:
-			// `permopa rules lint` and decide report it. A hook stays quiet
-			// (a host may show stderr to the model) and answers as the
-			// server's fast path does.
-			continue
-		}
-		fmt.Fprintln(os.Stderr, "permopa: ignoring invalid rule:", p)
-	}
-	return f.newEngine(ctx, s)
+	return adapter.NewHookEngine(ctx, cwd, home, adapter.HookEngineOptions{
+		Settings: f.settings, Bundles: f.bundles, Policies: f.policies,
+		Mode: f.mode, Timeout: f.timeout, Concurrent: f.concurrent,
+	})
 }
 
 // sinceProcessStart is the time since the process started, in ms, from

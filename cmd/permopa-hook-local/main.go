@@ -1,0 +1,80 @@
+// Command permopa-hook-local answers an agent host's permission hook
+// (Claude Code, Codex, Gemini CLI) by deciding locally, as `permopa hook`
+// does without a server, in a binary that links only what a local decision
+// needs: the engine with the embedded policy and the built-ins, the
+// settings layers and the hook protocols. No OPA command line, no server,
+// no bundle downloads or plugins, so the process starts in a fraction of
+// the time the full permopa binary takes (BENCHMARKS.md, "Hooks").
+//
+//	permopa-hook-local claude|codex|gemini [--mode M] [--destination D] [--timeout T] [--ignore-host-mode] [--trace]
+//
+// permopa-hook runs it when no permopa server answers (docs/hosts.md,
+// "Fast path"); it never asks a server itself. The settings are those of
+// `permopa hook` (the payload's cwd's .permopa files, the user's, managed,
+// PERMOPA_* variables), read and decided by the same code
+// (adapter.NewHookEngine, adapter.RunHook), so it answers exactly as
+// `permopa hook <host>` does with PERMOPA_SERVER= set. It never fails
+// open: a bad command line, unreadable or empty input, a settings file
+// that cannot be read, a policy that does not compile or the timeout is a
+// block (a deny in the host's JSON, or exit 2), never exit 1.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/engine"
+)
+
+func main() {
+	opts, host, err := parseArgs(os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "permopa-hook-local: %v; blocking\n", err)
+		os.Exit(2)
+	}
+	os.Exit(adapter.RunHook(context.Background(), host, os.Stdin, os.Stdout, os.Stderr, opts))
+}
+
+// parseArgs reads the command line: the host, before or after the flags
+// permopa-hook passes on.
+func parseArgs(args []string) (adapter.HookOptions, string, error) {
+	var (
+		opts  adapter.HookOptions
+		trace bool
+	)
+	fs := flag.NewFlagSet("permopa-hook-local", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.DurationVar(&opts.Timeout, "timeout", adapter.DefaultHookTimeout, "block when no answer is reached within this time")
+	fs.BoolVar(&opts.IgnoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends")
+	fs.StringVar(&opts.Destination, "destination", "local", "settings destination named in approval advice")
+	fs.StringVar(&opts.Mode, "mode", "", "mode for calls that name none")
+	fs.BoolVar(&trace, "trace", false, "print the time each phase takes to stderr")
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return opts, "", err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) != 1 {
+		return opts, "", errors.New("want one host: claude, codex or gemini")
+	}
+	home, _ := os.UserHomeDir()
+	mode := opts.Mode
+	opts.Engine = func(ctx context.Context, cwd string) (*engine.Engine, error) {
+		return adapter.NewHookEngine(ctx, cwd, home, adapter.HookEngineOptions{Mode: mode})
+	}
+	if trace {
+		opts.Trace = os.Stderr
+	}
+	return opts, positional[0], nil
+}

@@ -1,0 +1,175 @@
+package main_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	hookLocalOnce sync.Once
+	hookLocalDir  string
+	hookLocalErr  error
+)
+
+// hookLocal builds cmd/permopa-hook-local with a copy of permopa-hook
+// beside it, as `go install` puts them (the client finds its local decider
+// in its own directory), in a directory of their own: the other tests'
+// permopa-hook, next to permopaBin, keeps deciding through `permopa hook`.
+// It returns the two binaries.
+func hookLocal(t testing.TB) (local, client string) {
+	t.Helper()
+	hookLocalOnce.Do(func() {
+		hookLocalDir = filepath.Join(filepath.Dir(permopaBin), "lean")
+		if hookLocalErr = os.MkdirAll(hookLocalDir, 0o755); hookLocalErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(hookLocalDir, "permopa-hook-local"), "../permopa-hook-local").CombinedOutput()
+		if err != nil {
+			hookLocalErr = fmt.Errorf("building permopa-hook-local: %v\n%s", err, out)
+			return
+		}
+		hookLocalErr = copyExecutable(hookClient(t), filepath.Join(hookLocalDir, "permopa-hook"))
+	})
+	if hookLocalErr != nil {
+		t.Fatal(hookLocalErr)
+	}
+	return filepath.Join(hookLocalDir, "permopa-hook-local"), filepath.Join(hookLocalDir, "permopa-hook")
+}
+
+func copyExecutable(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
+}
+
+// The lean local hook answers every host exactly as `permopa hook` does
+// without a server (stdout, stderr and exit status), itself and through
+// permopa-hook when no server listens: recorded payloads with allow, ask
+// and deny answers, empty and malformed input, flags passed on, and the
+// faults that must block (a settings file that cannot be parsed, a deny
+// rule that cannot be read, an unknown host or flag).
+func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
+	t.Parallel()
+	local, client := hookLocal(t)
+	cwd, home := hookWorkspace(t)
+	env := []string{"HOME=" + home}
+	type run struct {
+		file string
+		args []string // after the host
+	}
+	runs := []run{}
+	for _, file := range fastPathSample() {
+		runs = append(runs, run{file: file})
+	}
+	for _, host := range []string{"claude", "codex", "gemini"} {
+		runs = append(runs, run{file: host + "/empty.txt"})
+		if host != "gemini" {
+			runs = append(runs, run{file: host + "/malformed.txt"})
+		}
+	}
+	runs = append(runs,
+		run{"gemini/beforetool-write-file.json", []string{"--mode", "acceptEdits"}},
+		run{"claude/pretooluse-bash-ask.json", []string{"--ignore-host-mode", "--destination", "project"}},
+		run{"codex/pretooluse-bash-ask.json", []string{"--timeout", "1ns"}},
+	)
+	compare := func(name, host string, args []string, payload string, env []string) {
+		t.Helper()
+		want, wantErr, wantCode := hookExec(t, permopaBin, append([]string{"hook", host}, args...), env, payload)
+		for _, c := range []struct {
+			name string
+			argv []string
+		}{
+			{"permopa-hook-local", append([]string{local, host}, args...)},
+			{"permopa-hook", append([]string{client, host}, args...)},
+		} {
+			out, errOut, code := hookExec(t, c.argv[0], c.argv[1:], env, payload)
+			if out != want || code != wantCode || errOut != wantErr {
+				t.Errorf("%s %s: exit %d stdout %q stderr %q; permopa hook: exit %d stdout %q stderr %q", c.name, name, code, out, errOut, wantCode, want, wantErr)
+			}
+		}
+	}
+	for _, r := range runs {
+		host := strings.Split(r.file, "/")[0]
+		compare(r.file+" "+strings.Join(r.args, " "), host, r.args, readPayload(t, r.file, cwd), env)
+	}
+
+	// Settings that must block: each in a workspace of its own.
+	for name, settings := range map[string]string{
+		"unparsable settings":        "permissions: [unclosed\n",
+		"unreadable deny rule":       "permissions:\n  deny: [\"Bash(git push\"]\n",
+		"deny rule of another shape": "permissions:\n  deny: [{tool: Bash}]\n",
+	} {
+		cwd, home := hookWorkspace(t)
+		if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.local.yaml"), []byte(settings), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range []string{"claude/pretooluse-bash-readonly.json", "codex/pretooluse-bash-readonly.json"} {
+			host := strings.Split(file, "/")[0]
+			payload := readPayload(t, file, cwd)
+			out, errOut, code := hookExec(t, local, []string{host}, []string{"HOME=" + home}, payload)
+			if !blocked(host, out, code) {
+				t.Errorf("%s, %s: permopa-hook-local did not block: exit %d stdout %q stderr %q", name, file, code, out, errOut)
+			}
+			compare(name+" "+file, host, nil, payload, []string{"HOME=" + home})
+		}
+	}
+
+	// A bad command line blocks (exit 2), never exit 1.
+	payload := readPayload(t, "claude/pretooluse-bash-readonly.json", cwd)
+	for _, args := range [][]string{{}, {"cursor"}, {"claude", "--no-such-flag"}, {"claude", "codex"}, {"claude", "--settings", "x.yaml"}} {
+		out, errOut, code := hookExec(t, local, args, env, payload)
+		if code != 2 {
+			t.Errorf("permopa-hook-local %v: exit %d stdout %q stderr %q, want 2", args, code, out, errOut)
+		}
+	}
+}
+
+// The lean local hook links what a local decision needs and none of the
+// full binary's command line, server, plugins, bundle downloads or
+// telemetry: that is what makes it start faster than `permopa hook`.
+func TestHookLocalLinksNoCLI(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", "../permopa-hook-local").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	for _, dep := range deps {
+		for _, banned := range []string{
+			"github.com/spf13/cobra", "oras.land/", "google.golang.org/grpc", "github.com/prometheus/",
+			"go.opentelemetry.io/", "github.com/open-policy-agent/opa/cmd", "github.com/open-policy-agent/opa/v1/server",
+			"github.com/open-policy-agent/opa/v1/plugins", "github.com/open-policy-agent/opa/v1/runtime",
+			"github.com/permopa/permopa/adapter/opaplugin",
+		} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("permopa-hook-local depends on %s", dep)
+			}
+		}
+	}
+	for _, need := range []string{"github.com/permopa/permopa/engine", "github.com/permopa/permopa/adapter"} {
+		found := false
+		for _, dep := range deps {
+			found = found || dep == need
+		}
+		if !found {
+			t.Errorf("permopa-hook-local does not link %s: it must decide with the same code as permopa hook", need)
+		}
+	}
+}
