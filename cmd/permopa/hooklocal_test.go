@@ -173,3 +173,41 @@ func TestHookLocalLinksNoCLI(t *testing.T) {
 		}
 	}
 }
+
+// With permopa-hook and permopa-hook-local beside it, `permopa install`
+// writes permopa-hook as the hook command, and the command it wrote
+// answers as `permopa hook` does.
+func TestInstallWritesTheFastHook(t *testing.T) {
+	t.Parallel()
+	_, client := hookLocal(t)
+	self := filepath.Join(filepath.Dir(client), "permopa")
+	if err := os.Link(permopaBin, self); err != nil && !os.IsExist(err) {
+		if err := copyExecutable(permopaBin, self); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cwd, home := hookWorkspace(t)
+	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
+	cmd := exec.Command(self, "install", "claude", "--scope", "user")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := client + " claude"
+	if strings.Count(string(raw), `"command": "`+want+`"`) != 2 {
+		t.Fatalf("install did not write %q for both events:\n%s", want, raw)
+	}
+	for _, file := range []string{"claude/pretooluse-bash-compound-deny.json", "claude/pretooluse-bash-readonly.json"} {
+		payload := readPayload(t, file, cwd)
+		wantOut, wantErr, wantCode := hookExec(t, permopaBin, []string{"hook", "claude"}, env, payload)
+		out, errOut, code := hookExec(t, client, []string{"claude"}, env, payload)
+		if out != wantOut || errOut != wantErr || code != wantCode {
+			t.Errorf("%s: installed hook: exit %d %q %q; permopa hook: exit %d %q %q", file, code, out, errOut, wantCode, wantOut, wantErr)
+		}
+	}
+}

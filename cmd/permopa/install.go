@@ -52,7 +52,7 @@ type target struct {
 func (f *installFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.scope, "scope", "user", "where the hooks go: user (every project), project (the project's shared settings) or local (Claude Code's settings.local.json)")
 	c.Flags().StringVar(&f.project, "project", "", "the project directory for --scope project|local (default: the current directory)")
-	c.Flags().StringVar(&f.command, "command", "", "the hook command to install (default: this permopa binary's absolute path, `hook <host>`)")
+	c.Flags().StringVar(&f.command, "command", "", "the hook command to install (default: permopa-hook <host> when permopa-hook and permopa-hook-local sit next to this binary, else this binary's absolute path, `hook <host>`)")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the change and write nothing")
 	c.Flags().StringVar(&f.codex, "codex", "", "the codex binary that records the hooks' trust (default: codex on PATH)")
 	c.Flags().StringVar(&f.mode, "mode", "", "add --mode M to the hook command: the mode for payloads that name none (Gemini CLI's: default, auto_edit, plan, yolo, dontAsk for headless runs)")
@@ -87,6 +87,9 @@ func (f *installFlags) target(host string) (target, error) {
 			self = r
 		}
 		t.command = hookproto.ShellQuote(self) + " hook " + t.host
+		if hook, ok := fastHook(filepath.Dir(self)); ok {
+			t.command = hookproto.ShellQuote(hook) + " " + t.host
+		}
 		if f.mode != "" {
 			t.command += " --mode " + hookproto.ShellQuote(f.mode)
 		}
@@ -114,6 +117,20 @@ func (f *installFlags) target(host string) (target, error) {
 		return t, fmt.Errorf("--scope %q is not one %s has (user, project%s)", t.scope, t.host, map[bool]string{true: ", local"}[t.host == "claude"])
 	}
 	return t, nil
+}
+
+// fastHook is permopa-hook in dir when permopa-hook-local is there too:
+// the hook command that answers fastest, through a running server or,
+// without one, deciding locally in the lean binary (docs/hosts.md, "Fast
+// path"), with the same answers as `permopa hook`.
+func fastHook(dir string) (string, bool) {
+	for _, name := range []string{"permopa-hook-local", "permopa-hook"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", false
+		}
+	}
+	return filepath.Join(dir, "permopa-hook"), true
 }
 
 func canonicalInstallHost(host string) string {
@@ -147,7 +164,13 @@ and Gemini CLI's BeforeTool hook (~/.gemini/settings.json or the project's
 .gemini/settings.json). The change is printed as a diff before it is written;
 --dry-run writes nothing. Running it again changes nothing. The user's other
 settings keep their order (JSON) and comments (TOML). It warns where the host
-will not run the hook (an untrusted Codex project or Gemini folder).`,
+will not run the hook (an untrusted Codex project or Gemini folder).
+
+The hook command is permopa-hook <host> when permopa-hook and
+permopa-hook-local sit next to this binary (as 'go install ./cmd/...' puts
+them): it asks a running server, else decides locally in the lean binary,
+with the answers of 'permopa hook' in a fraction of its start-up time.
+Otherwise it is this binary's 'hook <host>'. --command installs another.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := f.target(args[0])
