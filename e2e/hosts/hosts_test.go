@@ -36,7 +36,14 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_RUNTIME_DIR", rt)
 	bins.permopa = filepath.Join(dir, "permopa")
 	bins.permopaHook = filepath.Join(dir, "permopa-hook")
-	for _, b := range [][2]string{{bins.permopa, "../../cmd/permopa"}, {bins.permopaHook, "../../cmd/permopa-hook"}} {
+	// All three, side by side as `go install ./cmd/...` puts them:
+	// `permopa install` then writes permopa-hook, which decides through
+	// permopa-hook-local (docs/hosts.md, "Fast path").
+	for _, b := range [][2]string{
+		{bins.permopa, "../../cmd/permopa"},
+		{bins.permopaHook, "../../cmd/permopa-hook"},
+		{filepath.Join(dir, "permopa-hook-local"), "../../cmd/permopa-hook-local"},
+	} {
 		cmd := exec.Command("go", "build", "-o", b[0], b[1])
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {

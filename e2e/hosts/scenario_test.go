@@ -67,12 +67,14 @@ func newHostRun(t *testing.T, host string, sc scenario, tool string, args map[st
 	return r
 }
 
-// install runs `permopa install host` as a user would, in the run's home.
+// install runs `permopa install host` as a user would, in the run's home:
+// the hook command it writes is permopa-hook (bins holds all three
+// binaries), deciding locally through permopa-hook-local.
 func (r *hostRun) install(host string, extra ...string) string {
 	r.t.Helper()
 	args := append([]string{"install", host}, extra...)
 	if r.capture != "" {
-		args = append(args, "--command", "tee -a "+r.capture+" | "+bins.permopa+" hook "+host)
+		args = append(args, "--command", "tee -a "+r.capture+" | "+bins.permopaHook+" "+host)
 	}
 	cmd := exec.Command(bins.permopa, args...)
 	cmd.Dir = r.proj
