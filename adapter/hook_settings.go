@@ -86,6 +86,31 @@ type HookEngineOptions struct {
 // The embedded policy alone is compiled without OPA's check-only stages
 // (engine.WithCheckedPolicy): a hook process compiles it once and exits.
 func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (*engine.Engine, error) {
+	opts := []engine.Option{engine.WithCheckedPolicy()}
+	if o.Timeout > 0 {
+		opts = append(opts, engine.WithTimeout(o.Timeout))
+	}
+	// Each decision made at once plus one abandoned at its deadline: an
+	// input that takes too long cannot pile up work behind the answers.
+	opts = append(opts, engine.WithMaxConcurrent(2*max(o.Concurrent, 1)))
+	if len(o.Bundles) > 0 {
+		opts = append(opts, engine.WithBundles(o.Bundles...))
+	}
+	if len(o.Policies) > 0 {
+		opts = append(opts, engine.WithPolicyPaths(o.Policies...))
+	}
+	// The policy does not depend on the settings: it compiles while they
+	// are read (a cold hook's two largest costs, on two cores), and the
+	// settings go into the store afterwards, as a settings change does.
+	type built struct {
+		e   *engine.Engine
+		err error
+	}
+	compiled := make(chan built, 1)
+	go func() {
+		e, err := engine.New(ctx, opts...)
+		compiled <- built{e, err}
+	}()
 	s, problems, err := LoadCwdSettings(cwd, home, o.Settings)
 	if err != nil {
 		return nil, err
@@ -111,18 +136,17 @@ func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (
 	if o.Mode != "" {
 		s.DefaultMode = o.Mode
 	}
-	opts := []engine.Option{engine.WithSettings(s), engine.WithCheckedPolicy()}
-	if o.Timeout > 0 {
-		opts = append(opts, engine.WithTimeout(o.Timeout))
+	var b built
+	select {
+	case b = <-compiled:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	// Each decision made at once plus one abandoned at its deadline: an
-	// input that takes too long cannot pile up work behind the answers.
-	opts = append(opts, engine.WithMaxConcurrent(2*max(o.Concurrent, 1)))
-	if len(o.Bundles) > 0 {
-		opts = append(opts, engine.WithBundles(o.Bundles...))
+	if b.err != nil {
+		return nil, b.err
 	}
-	if len(o.Policies) > 0 {
-		opts = append(opts, engine.WithPolicyPaths(o.Policies...))
+	if err := b.e.SetSettings(ctx, s); err != nil {
+		return nil, err
 	}
-	return engine.New(ctx, opts...)
+	return b.e, nil
 }
