@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -15,37 +16,53 @@ import (
 )
 
 // BenchmarkHookProcess execs a cold hook process per iteration: process
-// start to answer, as the agent host sees it.
+// start to answer, as the agent host sees it, with the machine's floor in
+// the same run (the machine is shared: compare ratios to the floor).
 //
 //	go test ./cmd/permopa -run '^$' -bench HookProcess -benchtime 30x
 //
-// version:         `permopa version`, the binary's start alone (OPA's init)
+// true:            /bin/true, the floor of any process
+// hello:           a Go hello-world, the floor of a Go process
+// version:         `permopa version`, the full binary's start alone (OPA's init)
 // local:           `permopa hook claude`, compiling the policy
+// lean:            `permopa-hook-local claude`, the lean local hook
 // server:          `permopa hook claude --server unix://…` through a running server
 // client_server:   `permopa-hook claude --server unix://…` (no OPA linked)
-// client_fallback: `permopa-hook claude` with no server: it runs `permopa hook claude`
+// client_lean:     `permopa-hook claude` with no server: it runs permopa-hook-local
+// client_fallback: `permopa-hook claude` with no server and no
+// permopa-hook-local beside it: it runs `permopa hook claude`
 func BenchmarkHookProcess(b *testing.B) {
 	cwd, home := hookWorkspace(b)
 	payload := readPayload(b, "claude/pretooluse-bash-compound-deny.json", cwd)
 	addr := startHookServer(b, cwd, home)
 	client := hookClient(b)
+	lean, leanClient := hookLocal(b)
+	hello := filepath.Join(b.TempDir(), "hello")
+	if out, err := exec.Command("go", "build", "-o", hello, "./testdata/hello").CombinedOutput(); err != nil {
+		b.Fatalf("%v\n%s", err, out)
+	}
 	for _, c := range []struct {
 		name string
 		argv []string
 	}{
+		{"true", []string{"/bin/true"}},
+		{"hello", []string{hello}},
 		{"version", []string{permopaBin, "version"}},
 		{"local", []string{permopaBin, "hook", "claude"}},
+		{"lean", []string{lean, "claude"}},
 		{"server", []string{permopaBin, "hook", "claude", "--server", addr, "--server-required"}},
 		{"client_server", []string{client, "claude", "--server", addr, "--server-required"}},
+		{"client_lean", []string{leanClient, "claude"}},
 		{"client_fallback", []string{client, "claude"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			answers := c.argv[0] != "/bin/true" && c.argv[0] != hello && c.name != "version"
 			for i := 0; i < b.N; i++ {
 				cmd := exec.Command(c.argv[0], c.argv[1:]...)
 				cmd.Stdin = strings.NewReader(payload)
 				cmd.Env = append(os.Environ(), "HOME="+home, "PERMOPA_SERVER=", "PERMOPA_SERVER_REQUIRED=")
 				out, err := cmd.Output()
-				if err != nil || (c.name != "version" && !strings.Contains(string(out), `"permissionDecision":"deny"`)) {
+				if err != nil || (answers && !strings.Contains(string(out), `"permissionDecision":"deny"`)) {
 					b.Fatalf("%v: %s", err, out)
 				}
 			}
@@ -83,14 +100,17 @@ func BenchmarkHookServerCheck(b *testing.B) {
 
 // BenchmarkHookLatency is the answer time of a hook process per host, as
 // the host runs it (a new process per call), with its p50 and p95: cold
-// `permopa hook <host>` deciding locally, and `permopa-hook <host>`
-// asking a running server.
+// `permopa hook <host>` deciding locally, `permopa-hook-local <host>`,
+// `permopa-hook <host>` without a server (running permopa-hook-local, what
+// `permopa install` writes), and `permopa-hook <host>` asking a running
+// server.
 //
 //	go test ./cmd/permopa -run '^$' -bench HookLatency -benchtime 40x
 func BenchmarkHookLatency(b *testing.B) {
 	cwd, home := hookWorkspace(b)
 	addr := startHookServer(b, cwd, home)
 	client := hookClient(b)
+	lean, leanClient := hookLocal(b)
 	payloads := map[string]string{
 		"claude": "claude/pretooluse-bash-compound-deny.json",
 		"codex":  "codex/pretooluse-bash-deny.json",
@@ -103,6 +123,8 @@ func BenchmarkHookLatency(b *testing.B) {
 			argv []string
 		}{
 			{"cold", []string{permopaBin, "hook", host}},
+			{"lean", []string{lean, host}},
+			{"client_lean", []string{leanClient, host}},
 			{"client_server", []string{client, host, "--server", addr, "--server-required"}},
 		} {
 			b.Run(host+"/"+c.name, func(b *testing.B) {
