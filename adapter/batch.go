@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // StopAllToolsDenied is the stop reason when every call of a step was
@@ -17,16 +17,16 @@ const StopAllToolsDenied = "ALL_TOOLS_DENIED"
 // (AgentScope's HITL pause).
 type Step struct {
 	Calls     []Call
-	Decisions []engine.Decision
+	Decisions []permission.Decision
 }
 
 // DecideStep sanitizes and decides every call of a step with policy. A
 // malformed call is a DENY with step "error" and code input_error.
 func DecideStep(ctx context.Context, policy Policy, calls []Call) *Step {
-	s := &Step{Calls: calls, Decisions: make([]engine.Decision, len(calls))}
+	s := &Step{Calls: calls, Decisions: make([]permission.Decision, len(calls))}
 	for i, c := range calls {
 		if err := Sanitize(c); err != nil {
-			s.Decisions[i] = engine.FailClosed(engine.CodeInputError, err.Error())
+			s.Decisions[i] = permission.FailClosed(permission.CodeInputError, err.Error())
 			continue
 		}
 		s.Decisions[i] = evaluate(ctx, policy, RequestFor(c))
@@ -35,7 +35,7 @@ func DecideStep(ctx context.Context, policy Policy, calls []Call) *Step {
 }
 
 // Asking lists the calls waiting for a human.
-func (s *Step) Asking() []int { return s.indices(engine.Ask) }
+func (s *Step) Asking() []int { return s.indices(permission.Ask) }
 
 // Runnable lists the calls that may run now: the allowed ones, once no
 // call of the step is still asking.
@@ -43,7 +43,7 @@ func (s *Step) Runnable() []int {
 	if len(s.Asking()) > 0 {
 		return nil
 	}
-	return s.indices(engine.Allow)
+	return s.indices(permission.Allow)
 }
 
 func (s *Step) indices(behavior string) []int {
@@ -64,9 +64,9 @@ func (s *Step) Resolve(i int, c Confirmation) error {
 	}
 	d := c.Decision
 	if c.Approved {
-		d.Behavior = engine.Allow
+		d.Behavior = permission.Allow
 	} else {
-		d.Behavior = engine.Deny
+		d.Behavior = permission.Deny
 		d.Message = c.Message
 	}
 	s.Decisions[i] = d
@@ -76,7 +76,7 @@ func (s *Step) Resolve(i int, c Confirmation) error {
 // AllDenied reports whether the step had calls and every one was denied,
 // by the policy or by the human.
 func (s *Step) AllDenied() bool {
-	return len(s.Decisions) > 0 && len(s.indices(engine.Deny)) == len(s.Decisions)
+	return len(s.Decisions) > 0 && len(s.indices(permission.Deny)) == len(s.Decisions)
 }
 
 // StopReason is StopAllToolsDenied when every call was denied, else "".

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // ToolCheck is a host's own check_permissions result for a custom tool.
@@ -82,6 +83,6 @@ func (c Call) Input() map[string]any {
 }
 
 // Decide asks the engine about one call.
-func Decide(ctx context.Context, eng *engine.Engine, c Call) engine.Decision {
+func Decide(ctx context.Context, eng *engine.Engine, c Call) permission.Decision {
 	return eng.Decide(ctx, c.Input())
 }

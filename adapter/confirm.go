@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // ConfirmResult is the human's answer to an ASK, in AgentScope's
@@ -31,7 +32,7 @@ type ConfirmResult struct {
 
 // RuleList is a list of rules that reads both AgentScope PermissionRule
 // objects and Claude Code strings from JSON.
-type RuleList []engine.Rule
+type RuleList []permission.Rule
 
 // UnmarshalJSON reads each entry with engine.RuleFrom; an entry that is not
 // a valid rule is an error naming it.
@@ -49,7 +50,7 @@ func (rl *RuleList) UnmarshalJSON(b []byte) error {
 		if _, obj := x.(map[string]any); obj && r.Syntax == "" {
 			// AgentScope's PermissionRule objects match as AgentScope
 			// matches them; Claude Code strings as Claude Code does.
-			r.Syntax = engine.SyntaxAgentScope
+			r.Syntax = permission.SyntaxAgentScope
 		}
 		out = append(out, r)
 	}
@@ -65,11 +66,11 @@ type Confirmation struct {
 	// Message is for the agent when the call is not approved.
 	Message string `json:"message,omitempty"`
 	// Rules are the rules written, with their source, layer and expiry.
-	Rules []engine.Rule `json:"rules"`
+	Rules []permission.Rule `json:"rules"`
 	// Decision is the call decided again after the rules were written: ALLOW
 	// when the accepted rules cover it, so the next identical call runs
 	// without asking.
-	Decision engine.Decision `json:"decision"`
+	Decision permission.Decision `json:"decision"`
 }
 
 // Confirm applies a human's answer. When confirmed, the accepted rules are
@@ -81,7 +82,7 @@ type Confirmation struct {
 // (Layers.Attach), which may be nil when only the session destination is used.
 func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res ConfirmResult) (Confirmation, error) {
 	if strings.TrimSpace(res.ToolCall.ToolName) == "" {
-		return Confirmation{}, confirmError(CodeInvalidToolCall, errors.New("tool_call.tool_name: missing"))
+		return Confirmation{}, confirmError(permission.CodeInvalidToolCall, errors.New("tool_call.tool_name: missing"))
 	}
 	dest := res.Destination
 	switch dest {
@@ -89,32 +90,32 @@ func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res
 		dest = engine.DestinationSession
 	case engine.DestinationSession, engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser:
 	default:
-		return Confirmation{}, confirmError(CodeInvalidDestination, fmt.Errorf("destination %q: want session, local, project or user", dest))
+		return Confirmation{}, confirmError(permission.CodeInvalidDestination, fmt.Errorf("destination %q: want session, local, project or user", dest))
 	}
 	ttl, err := engine.ParseTTL(res.TTL)
 	if err != nil {
-		return Confirmation{}, confirmError(CodeInvalidTTL, err)
+		return Confirmation{}, confirmError(permission.CodeInvalidTTL, err)
 	}
-	var rules []engine.Rule
+	var rules []permission.Rule
 	for _, r := range res.Rules {
 		if r.Behavior == "" {
-			r.Behavior = engine.Allow
+			r.Behavior = permission.Allow
 		}
 		if r.Syntax == "" && r.Source == "suggested" {
 			// A decision's suggested_rules are AgentScope objects: an
 			// absolute "/dir/**" is absolute, not relative to a project.
-			r.Syntax = engine.SyntaxAgentScope
+			r.Syntax = permission.SyntaxAgentScope
 		}
 		r.Behavior = strings.ToUpper(r.Behavior)
-		if !res.Confirmed && r.Behavior == engine.Allow {
+		if !res.Confirmed && r.Behavior == permission.Allow {
 			continue
 		}
 		if err := engine.ValidateRule(r); err != nil {
-			return Confirmation{}, confirmError(CodeInvalidRule, err)
+			return Confirmation{}, confirmError(permission.CodeInvalidRule, err)
 		}
 		rules = append(rules, r)
 	}
-	var written []engine.Rule
+	var written []permission.Rule
 	switch {
 	case len(rules) == 0:
 	case dest == engine.DestinationSession:
@@ -125,16 +126,16 @@ func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res
 		err = fmt.Errorf("destination %s: needs settings layers (engine.NewLayers)", dest)
 	}
 	if err != nil {
-		return Confirmation{}, confirmError(CodeRulesNotSaved, err)
+		return Confirmation{}, confirmError(permission.CodeRulesNotSaved, err)
 	}
 	c := Confirmation{Rules: written, Decision: Decide(ctx, eng, res.ToolCall)}
 	if c.Rules == nil {
-		c.Rules = []engine.Rule{}
+		c.Rules = []permission.Rule{}
 	}
 	switch {
 	case !res.Confirmed:
 		c.Message = "Permission denied by user"
-	case c.Decision.Behavior == engine.Deny:
+	case c.Decision.Behavior == permission.Deny:
 		c.Message = "confirmed, but the policy now denies the call: " + c.Decision.Message
 	default:
 		c.Approved = true
@@ -142,29 +143,11 @@ func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res
 	return c, nil
 }
 
-// Codes of a ConfirmError, stable strings for HTTP answers.
-const (
-	CodeInvalidToolCall    = "invalid_tool_call"
-	CodeInvalidDestination = "invalid_destination"
-	CodeInvalidTTL         = "invalid_ttl"
-	CodeInvalidRule        = "invalid_rule"
-	CodeRulesNotSaved      = "rules_not_saved" // the destination could not be written (or a managed lock forbids the rule); nothing was approved
-)
-
-// ConfirmError is why Confirm did nothing: a stable Code and the error,
+// confirmError is why Confirm did nothing: a stable code and the error,
 // which names the field, rule or file.
-type ConfirmError struct {
-	Code string
-	Err  error
-}
+func confirmError(code string, err error) error { return permission.NewError(code, err) }
 
-func (e *ConfirmError) Error() string { return e.Err.Error() }
-
-func (e *ConfirmError) Unwrap() error { return e.Err }
-
-func confirmError(code string, err error) error { return &ConfirmError{Code: code, Err: err} }
-
-func sessionRules(ctx context.Context, eng *engine.Engine, session string, rules []engine.Rule, ttl time.Duration) ([]engine.Rule, error) {
+func sessionRules(ctx context.Context, eng *engine.Engine, session string, rules []permission.Rule, ttl time.Duration) ([]permission.Rule, error) {
 	written, err := engine.WithExpiry(rules, ttl)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // project is a real project on disk with its own managed, user and project
@@ -103,7 +104,7 @@ func TestSuggestionsRoundTrip(t *testing.T) {
 			for name, call := range askingCalls(p.dir) {
 				call.SessionID = "s1"
 				d := adapter.Decide(ctx, p.eng, call)
-				if d.Behavior != engine.Ask || len(d.SuggestedRules) == 0 {
+				if d.Behavior != permission.Ask || len(d.SuggestedRules) == 0 {
 					t.Errorf("%s: want ASK with suggestions, got %s/%s %v", name, d.Behavior, d.Step, d.SuggestedRules)
 					continue
 				}
@@ -117,7 +118,7 @@ func TestSuggestionsRoundTrip(t *testing.T) {
 					t.Errorf("%s: confirmation %+v", name, c)
 				}
 				again := adapter.Decide(ctx, p.eng, call)
-				if again.Behavior != engine.Allow || again.Step != engine.StepAllowRule {
+				if again.Behavior != permission.Allow || again.Step != permission.StepAllowRule {
 					t.Errorf("%s: after accepting %v: %s/%s %s", name, d.SuggestedRules, again.Behavior, again.Step, again.Message)
 					continue
 				}
@@ -135,7 +136,7 @@ func TestSuggestionsRoundTrip(t *testing.T) {
 					t.Fatal(problems)
 				}
 				for name, call := range askingCalls(p.dir) {
-					if d := adapter.Decide(ctx, fresh, call); d.Behavior != engine.Allow {
+					if d := adapter.Decide(ctx, fresh, call); d.Behavior != permission.Allow {
 						t.Errorf("%s: a new engine on the same files: %s %s", name, d.Behavior, d.Message)
 					}
 				}
@@ -158,7 +159,7 @@ func TestSafetyAsksHaveNoSuggestions(t *testing.T) {
 		"host safety ASK (MCP)": {ToolName: "mcp__db__drop", ToolInput: map[string]any{}, Cwd: p.dir, ToolCheck: &adapter.ToolCheck{Behavior: "ASK", BypassImmune: true, Message: "drops a table"}},
 	} {
 		d := adapter.Decide(ctx, p.eng, call)
-		if d.Behavior != engine.Ask || !d.BypassImmune || d.Step != engine.StepToolCheck {
+		if d.Behavior != permission.Ask || !d.BypassImmune || d.Step != permission.StepToolCheck {
 			t.Errorf("%s: want a safety ASK, got %s/%s immune=%v", name, d.Behavior, d.Step, d.BypassImmune)
 		}
 		if len(d.SuggestedRules) != 0 {
@@ -174,7 +175,7 @@ func TestConfirmedRuleExpires(t *testing.T) {
 	call := adapter.Call{ToolName: "Bash", ToolInput: map[string]any{"command": "npm test"}, Cwd: p.dir}
 	for _, dest := range []string{"session", "local"} {
 		d := adapter.Decide(ctx, p.eng, call)
-		if d.Behavior != engine.Ask {
+		if d.Behavior != permission.Ask {
 			t.Fatalf("%s: before: %+v", dest, d)
 		}
 		c, err := adapter.Confirm(ctx, p.eng, p.layers, adapter.ConfirmResult{Confirmed: true, ToolCall: call, Rules: d.SuggestedRules, Destination: dest, TTL: "1s"})
@@ -184,12 +185,12 @@ func TestConfirmedRuleExpires(t *testing.T) {
 		if c.Rules[0].Expires == "" {
 			t.Fatalf("%s: rule written without expiry: %+v", dest, c.Rules)
 		}
-		if d := adapter.Decide(ctx, p.eng, call); d.Behavior != engine.Allow {
+		if d := adapter.Decide(ctx, p.eng, call); d.Behavior != permission.Allow {
 			t.Fatalf("%s: before expiry: %+v", dest, d)
 		}
 		exp, _ := time.Parse(time.RFC3339, c.Rules[0].Expires)
 		time.Sleep(time.Until(exp) + 20*time.Millisecond)
-		if d := adapter.Decide(ctx, p.eng, call); d.Behavior != engine.Ask {
+		if d := adapter.Decide(ctx, p.eng, call); d.Behavior != permission.Ask {
 			t.Fatalf("%s: after expiry: %s via %+v", dest, d.Behavior, d.MatchedRule)
 		}
 	}
@@ -213,12 +214,12 @@ func TestConfirmDeniedAndOneShot(t *testing.T) {
 		t.Error("a denied confirmation wrote the local settings file")
 	}
 	c, err = adapter.Confirm(ctx, p.eng, p.layers, adapter.ConfirmResult{Confirmed: true, ToolCall: call})
-	if err != nil || !c.Approved || c.Decision.Behavior != engine.Ask {
+	if err != nil || !c.Approved || c.Decision.Behavior != permission.Ask {
 		t.Fatalf("one-shot: %+v %v", c, err)
 	}
 	// "No, and never": a deny rule in a refusal is kept.
 	c, err = adapter.Confirm(ctx, p.eng, p.layers, adapter.ConfirmResult{Confirmed: false, ToolCall: call, Rules: adapter.RuleList{{ToolName: "deploy", Behavior: "deny"}}, Destination: "project"})
-	if err != nil || c.Approved || c.Decision.Behavior != engine.Deny || c.Decision.MatchedRule.Source != engine.SourceProject {
+	if err != nil || c.Approved || c.Decision.Behavior != permission.Deny || c.Decision.MatchedRule.Source != engine.SourceProject {
 		t.Fatalf("deny and remember: %+v %v", c, err)
 	}
 }
@@ -236,13 +237,13 @@ func TestConfirmResultJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := adapter.Confirm(ctx, p.eng, p.layers, res)
-	if err != nil || !c.Approved || c.Decision.Behavior != engine.Allow || c.Decision.MatchedRule.Layer != "session:s9" {
+	if err != nil || !c.Approved || c.Decision.Behavior != permission.Allow || c.Decision.MatchedRule.Layer != "session:s9" {
 		t.Fatalf("%+v %v", c, err)
 	}
 	// Session rules belong to their session.
 	other := res.ToolCall
 	other.SessionID = "s10"
-	if d := adapter.Decide(ctx, p.eng, other); d.Behavior != engine.Ask {
+	if d := adapter.Decide(ctx, p.eng, other); d.Behavior != permission.Ask {
 		t.Errorf("another session: %s", d.Behavior)
 	}
 	for doc, want := range map[string]string{
@@ -259,13 +260,13 @@ func TestConfirmResultJSON(t *testing.T) {
 		}
 	}
 	for res, want := range map[*adapter.ConfirmResult][2]string{
-		{Confirmed: true, ToolCall: res.ToolCall, Destination: "team"}:                                                              {"team", adapter.CodeInvalidDestination},
-		{Confirmed: true, ToolCall: res.ToolCall, Rules: res.Rules, TTL: "soon"}:                                                    {"soon", adapter.CodeInvalidTTL},
-		{Confirmed: true, Rules: res.Rules}:                                                                                         {"tool_call.tool_name", adapter.CodeInvalidToolCall},
-		{Confirmed: true, ToolCall: res.ToolCall, Rules: adapter.RuleList{{ToolName: "WebFetch", RuleContent: ptr("example.com")}}}: {"WebFetch(example.com)", adapter.CodeInvalidRule},
+		{Confirmed: true, ToolCall: res.ToolCall, Destination: "team"}:                                                              {"team", permission.CodeInvalidDestination},
+		{Confirmed: true, ToolCall: res.ToolCall, Rules: res.Rules, TTL: "soon"}:                                                    {"soon", permission.CodeInvalidTTL},
+		{Confirmed: true, Rules: res.Rules}:                                                                                         {"tool_call.tool_name", permission.CodeInvalidToolCall},
+		{Confirmed: true, ToolCall: res.ToolCall, Rules: adapter.RuleList{{ToolName: "WebFetch", RuleContent: ptr("example.com")}}}: {"WebFetch(example.com)", permission.CodeInvalidRule},
 	} {
 		_, err := adapter.Confirm(ctx, p.eng, p.layers, *res)
-		var ce *adapter.ConfirmError
+		var ce *permission.Error
 		if !errors.As(err, &ce) || ce.Code != want[1] || !strings.Contains(err.Error(), want[0]) {
 			t.Errorf("error %v should name %s with code %s", err, want[0], want[1])
 		}

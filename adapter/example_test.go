@@ -9,6 +9,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Embedding: an engine with the default policy and a few rules, asked
@@ -17,7 +18,7 @@ func Example_embedding() {
 	ctx := context.Background()
 	npm := "npm run:*"
 	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
-		Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &npm, Behavior: "ALLOW", Source: "embedder", Layer: "main.go"}},
+		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &npm, Behavior: "ALLOW", Source: "embedder", Layer: "main.go"}},
 	}))
 	if err != nil {
 		panic(err)
@@ -73,7 +74,7 @@ func ExampleGuard() {
 	ctx := context.Background()
 	rm := "rm:*"
 	eng, _ := engine.New(ctx, engine.WithSettings(engine.Settings{
-		Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "embedder"}},
+		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "embedder"}},
 	}))
 	shell := adapter.ExecutorFunc(func(_ context.Context, c adapter.Call) (string, error) {
 		return "ran: " + c.ToolInput["command"].(string), nil

@@ -8,17 +8,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Explanation is a readable trace of one decision: what each of the six
 // decision points saw, which one decided, the rule and the layer it came
 // from, the Bash analysis and the suggested rules.
 type Explanation struct {
-	Tool     string          `json:"tool"`
-	Mode     string          `json:"mode"`
-	Cwd      string          `json:"cwd,omitempty"`
-	Decision engine.Decision `json:"decision"`
+	Tool     string              `json:"tool"`
+	Mode     string              `json:"mode"`
+	Cwd      string              `json:"cwd,omitempty"`
+	Decision permission.Decision `json:"decision"`
 	// InputErrors are the input problems that made the decision an error.
 	InputErrors []string       `json:"input_errors,omitempty"`
 	Points      []ExplainPoint `json:"points"`
@@ -27,8 +29,8 @@ type Explanation struct {
 	// Bash is the analysis of a Bash command (see builtins/bash.Analysis).
 	Bash map[string]any `json:"bash_analysis,omitempty"`
 	// Command is the Bash command line.
-	Command        string        `json:"command,omitempty"`
-	SuggestedRules []engine.Rule `json:"suggested_rules"`
+	Command        string            `json:"command,omitempty"`
+	SuggestedRules []permission.Rule `json:"suggested_rules"`
 	// NetworkReadAsked is true when the Bash command reads from the network
 	// and the setting network_reads (ask) kept it from being read-only.
 	NetworkReadAsked bool `json:"network_read_asked,omitempty"`
@@ -40,9 +42,9 @@ type ExplainPoint struct {
 	Step  string `json:"step"`
 	// Status is "decided", "passed" (consulted, not decisive), "skipped"
 	// (the mode does not consult it) or "not reached".
-	Status string       `json:"status"`
-	Detail string       `json:"detail"`
-	Rule   *engine.Rule `json:"rule,omitempty"`
+	Status string           `json:"status"`
+	Detail string           `json:"detail"`
+	Rule   *permission.Rule `json:"rule,omitempty"`
 	// Leaves are the indexes (0-based) of the Bash leaves the rule hits.
 	Leaves []int `json:"leaves,omitempty"`
 	// Coverage says, for point 5 of a Bash call, what covers each leaf: an
@@ -52,18 +54,18 @@ type ExplainPoint struct {
 
 // LeafCoverage is what covers one Bash leaf at the allow-rule point.
 type LeafCoverage struct {
-	Leaf int          `json:"leaf"`
-	By   string       `json:"by"`
-	Rule *engine.Rule `json:"rule,omitempty"`
+	Leaf int              `json:"leaf"`
+	By   string           `json:"by"`
+	Rule *permission.Rule `json:"rule,omitempty"`
 }
 
 var stepTitles = map[string]string{
-	engine.StepDenyRule:     "deny rule",
-	engine.StepAskRule:      "ask rule",
-	engine.StepReadOnly:     "read-only",
-	engine.StepToolCheck:    "tool check",
-	engine.StepAllowRule:    "allow rule",
-	engine.StepModeFallback: "mode fallback",
+	permission.StepDenyRule:     "deny rule",
+	permission.StepAskRule:      "ask rule",
+	permission.StepReadOnly:     "read-only",
+	permission.StepToolCheck:    "tool check",
+	permission.StepAllowRule:    "allow rule",
+	permission.StepModeFallback: "mode fallback",
 }
 
 // ExplanationQuery is the policy's explanation entrypoint: what each
@@ -158,8 +160,8 @@ func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Exp
 	return ex, nil
 }
 
-func ruleFromMap(m map[string]any) engine.Rule {
-	var r engine.Rule
+func ruleFromMap(m map[string]any) permission.Rule {
+	var r permission.Rule
 	r.ToolName, _ = m["tool_name"].(string)
 	if c, ok := m["rule_content"].(string); ok && c != "" {
 		r.RuleContent = &c
@@ -170,12 +172,12 @@ func ruleFromMap(m map[string]any) engine.Rule {
 	r.Syntax, _ = m["syntax"].(string)
 	r.Project, _ = m["project"].(string)
 	if r.Layer == "permission_context" && r.Syntax == "" {
-		r.Syntax = engine.SyntaxAgentScope
+		r.Syntax = permission.SyntaxAgentScope
 	}
 	return r
 }
 
-func ruleText(r engine.Rule) string {
+func ruleText(r permission.Rule) string {
 	s := r.String()
 	if r.Layer != "" {
 		s += " from " + r.Layer
@@ -230,7 +232,7 @@ func (ex Explanation) WriteText(w io.Writer) error {
 			mark = ">"
 		}
 		fmt.Fprintf(&b, " %s %d %-13s %-11s %s\n", mark, p.Point, stepTitles[p.Step], p.Status, p.Detail)
-		if p.Rule != nil && (p.Status == "decided" || p.Step != engine.StepAllowRule) {
+		if p.Rule != nil && (p.Status == "decided" || p.Step != permission.StepAllowRule) {
 			fmt.Fprintf(&b, "      rule: %s\n", ruleText(*p.Rule))
 		}
 		for _, i := range p.Leaves {
@@ -261,7 +263,7 @@ func (ex Explanation) WriteText(w io.Writer) error {
 		for _, r := range ex.SuggestedRules {
 			fmt.Fprintf(&b, "  %s\n", r.String())
 		}
-		if cmd := ApproveCommand(d, "local", ex.Cwd); cmd != "" {
+		if cmd := hookproto.ApproveCommand(d, "local", ex.Cwd); cmd != "" {
 			fmt.Fprintf(&b, "  accept with: %s\n", cmd)
 		}
 	}
@@ -284,7 +286,7 @@ func leafText(a map[string]any, i int) string {
 	leaf, _ := leaves[i].(map[string]any)
 	words := strs(leaf["argv"])
 	for j, w := range words {
-		words[j] = shellQuote(w)
+		words[j] = hookproto.ShellQuote(w)
 	}
 	s := strings.Join(words, " ")
 	if ws := strs(leaf["wrappers"]); len(ws) > 0 {

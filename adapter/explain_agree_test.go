@@ -11,6 +11,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // explainModes are the modes every call is explained in.
@@ -92,7 +93,7 @@ func assertExplainAgrees(t *testing.T, eng *engine.Engine, in map[string]any, na
 			t.Errorf("%s: point %d before the decided one is %s (%s)", name, p.Point, p.Status, p.Detail)
 		}
 	}
-	if len(ex.Points) != 6 && !(d.Step == engine.StepError && len(ex.Points) == 7) {
+	if len(ex.Points) != 6 && !(d.Step == permission.StepError && len(ex.Points) == 7) {
 		t.Errorf("%s: %d points", name, len(ex.Points))
 	}
 	if len(decided) != 1 || decided[0].Step != d.Step {
@@ -100,7 +101,7 @@ func assertExplainAgrees(t *testing.T, eng *engine.Engine, in map[string]any, na
 	}
 	p := decided[0]
 	switch d.Step {
-	case engine.StepDenyRule, engine.StepAskRule, engine.StepAllowRule:
+	case permission.StepDenyRule, permission.StepAskRule, permission.StepAllowRule:
 		if p.Rule == nil || d.MatchedRule == nil || ruleKey(*p.Rule) != ruleKey(*d.MatchedRule) {
 			t.Errorf("%s: point %d rule %+v, decision's %+v", name, p.Point, p.Rule, d.MatchedRule)
 		}
@@ -109,7 +110,7 @@ func assertExplainAgrees(t *testing.T, eng *engine.Engine, in map[string]any, na
 			t.Errorf("%s: decision at %s has rule %v", name, d.Step, d.MatchedRule)
 		}
 	}
-	if ex.Tool != "Bash" || d.Step == engine.StepError {
+	if ex.Tool != "Bash" || d.Step == permission.StepError {
 		return
 	}
 	// Why a command is not read-only lists a reason exactly when the
@@ -126,11 +127,11 @@ why := data.permopa.policy.tools.bash.not_read_only_because`, in)
 		t.Errorf("%s: read-only %v, but not read-only because %v", name, len(ro) == 1, why)
 	}
 	switch d.Step {
-	case engine.StepDenyRule, engine.StepAskRule:
+	case permission.StepDenyRule, permission.StepAskRule:
 		if len(p.Leaves) == 0 {
 			t.Errorf("%s: the %s hits no leaf", name, d.Step)
 		}
-	case engine.StepAllowRule:
+	case permission.StepAllowRule:
 		if len(p.Coverage) == 0 {
 			t.Errorf("%s: allowed by rule, no coverage", name)
 		}
@@ -142,7 +143,7 @@ why := data.permopa.policy.tools.bash.not_read_only_because`, in)
 	}
 }
 
-func ruleKey(r engine.Rule) string {
+func ruleKey(r permission.Rule) string {
 	return r.String() + "|" + r.Behavior + "|" + r.Layer + "|" + r.Source
 }
 
@@ -174,8 +175,8 @@ func TestExplainAgreesOnBashCalls(t *testing.T) {
 		}
 	}
 	// The table reaches every decision point.
-	for _, s := range []string{engine.StepError, engine.StepDenyRule, engine.StepAskRule, engine.StepReadOnly,
-		engine.StepToolCheck, engine.StepAllowRule, engine.StepModeFallback} {
+	for _, s := range []string{permission.StepError, permission.StepDenyRule, permission.StepAskRule, permission.StepReadOnly,
+		permission.StepToolCheck, permission.StepAllowRule, permission.StepModeFallback} {
 		if !steps[s] {
 			t.Errorf("no call of the table is decided at %s", s)
 		}

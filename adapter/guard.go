@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Executor runs a tool call and returns its output (ai4j's ToolExecutor).
@@ -34,7 +35,7 @@ func (e *ValidationError) Error() string { return e.Message }
 // a tool result the model sees (ToolErrorResult) and carry on.
 type PermissionDeniedError struct {
 	Call     Call
-	Decision engine.Decision
+	Decision permission.Decision
 }
 
 func (e *PermissionDeniedError) Error() string {
@@ -48,7 +49,7 @@ func (e *PermissionDeniedError) Error() string {
 // rules to offer.
 type ApprovalRequiredError struct {
 	Call     Call
-	Decision engine.Decision
+	Decision permission.Decision
 }
 
 func (e *ApprovalRequiredError) Error() string {
@@ -94,9 +95,9 @@ func (g *Guard) Execute(ctx context.Context, call Call) (string, error) {
 		return "", err
 	}
 	switch d.Behavior {
-	case engine.Allow:
+	case permission.Allow:
 		return g.next.Execute(ctx, call)
-	case engine.Ask:
+	case permission.Ask:
 		return "", &ApprovalRequiredError{Call: call, Decision: d}
 	default:
 		return "", &PermissionDeniedError{Call: call, Decision: d}
@@ -125,15 +126,15 @@ func (g *Guard) RunApproved(ctx context.Context, call Call) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if d.Behavior != engine.Allow && d.Behavior != engine.Ask {
+	if d.Behavior != permission.Allow && d.Behavior != permission.Ask {
 		return "", &PermissionDeniedError{Call: call, Decision: d}
 	}
 	return g.next.Execute(ctx, call)
 }
 
-func (g *Guard) check(ctx context.Context, call Call) (Call, engine.Decision, error) {
+func (g *Guard) check(ctx context.Context, call Call) (Call, permission.Decision, error) {
 	if err := Sanitize(call); err != nil {
-		return call, engine.Decision{}, err
+		return call, permission.Decision{}, err
 	}
 	if call.Environment == "" {
 		call.Environment = g.environment
@@ -143,18 +144,18 @@ func (g *Guard) check(ctx context.Context, call Call) (Call, engine.Decision, er
 
 // evaluate asks the policy, failing closed: no policy, a panic or an
 // answer that is not ALLOW, DENY or ASK is a DENY.
-func evaluate(ctx context.Context, p Policy, req Request) (d engine.Decision) {
+func evaluate(ctx context.Context, p Policy, req Request) (d permission.Decision) {
 	if p == nil {
-		return engine.FailClosed(engine.CodeEvalError, "no permission policy")
+		return permission.FailClosed(permission.CodeEvalError, "no permission policy")
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			d = engine.FailClosed(engine.CodeEvalError, fmt.Sprintf("permission policy failed: %v", r))
+			d = permission.FailClosed(permission.CodeEvalError, fmt.Sprintf("permission policy failed: %v", r))
 		}
 	}()
 	d = p.Evaluate(ctx, req)
 	switch d.Behavior {
-	case engine.Allow, engine.Deny, engine.Ask:
+	case permission.Allow, permission.Deny, permission.Ask:
 		return d
 	default:
 		return failedPolicy(d)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // countingExecutor is a real executor that records what ran.
@@ -24,9 +25,9 @@ func (e *countingExecutor) Execute(_ context.Context, c adapter.Call) (string, e
 func TestGuardSanitizerRunsFirst(t *testing.T) {
 	ctx := context.Background()
 	var asked atomic.Int32
-	policy := adapter.PolicyFunc(func(context.Context, adapter.Request) engine.Decision {
+	policy := adapter.PolicyFunc(func(context.Context, adapter.Request) permission.Decision {
 		asked.Add(1)
-		return engine.Decision{Behavior: engine.Allow}
+		return permission.Decision{Behavior: permission.Allow}
 	})
 	exec := &countingExecutor{}
 	g := adapter.NewGuard(policy, exec, "")
@@ -106,8 +107,8 @@ func TestGuardWithEngine(t *testing.T) {
 	}
 
 	for name, policy := range map[string]adapter.Policy{
-		"panics":      adapter.PolicyFunc(func(context.Context, adapter.Request) engine.Decision { panic("boom") }),
-		"no behavior": adapter.PolicyFunc(func(context.Context, adapter.Request) engine.Decision { return engine.Decision{} }),
+		"panics":      adapter.PolicyFunc(func(context.Context, adapter.Request) permission.Decision { panic("boom") }),
+		"no behavior": adapter.PolicyFunc(func(context.Context, adapter.Request) permission.Decision { return permission.Decision{} }),
 		"nil":         nil,
 	} {
 		_, err := adapter.NewGuard(policy, exec, "").Execute(ctx, adapter.Call{ToolName: "x", ToolInput: map[string]any{}})
@@ -124,11 +125,11 @@ func TestGuardWithEngine(t *testing.T) {
 // carries); it relaxes nothing by itself.
 func TestEnvironmentReachesPolicy(t *testing.T) {
 	ctx := context.Background()
-	browserOnlyRemote := adapter.PolicyFunc(func(_ context.Context, r adapter.Request) engine.Decision {
+	browserOnlyRemote := adapter.PolicyFunc(func(_ context.Context, r adapter.Request) permission.Decision {
 		if r.ToolName == "browser" && r.Environment != adapter.EnvironmentRemoteSandbox {
-			return engine.Decision{Behavior: engine.Deny, Message: "browser must run in remote sandbox"}
+			return permission.Decision{Behavior: permission.Deny, Message: "browser must run in remote sandbox"}
 		}
-		return engine.Decision{Behavior: engine.Allow}
+		return permission.Decision{Behavior: permission.Allow}
 	})
 	call := adapter.Call{ToolName: "browser", ToolInput: map[string]any{"url": "x"}}
 	exec := &countingExecutor{}
@@ -155,13 +156,13 @@ func TestPolicyFactories(t *testing.T) {
 		tool   string
 		want   string
 	}{
-		{allow, "search", engine.Allow}, {allow, "bash", engine.Deny}, {allow, "", engine.Deny},
-		{adapter.AllowTools(), "search", engine.Deny},
-		{deny, "bash", engine.Deny}, {deny, "search", engine.Allow}, {deny, "Bash", engine.Allow},
-		{approve, "write_file", engine.Ask}, {approve, "bash", engine.Allow},
-		{adapter.AllOf(allow, approve), "write_file", engine.Deny},
-		{adapter.AllOf(adapter.AllowTools("write_file"), approve), "write_file", engine.Ask},
-		{adapter.AllOf(), "search", engine.Deny},
+		{allow, "search", permission.Allow}, {allow, "bash", permission.Deny}, {allow, "", permission.Deny},
+		{adapter.AllowTools(), "search", permission.Deny},
+		{deny, "bash", permission.Deny}, {deny, "search", permission.Allow}, {deny, "Bash", permission.Allow},
+		{approve, "write_file", permission.Ask}, {approve, "bash", permission.Allow},
+		{adapter.AllOf(allow, approve), "write_file", permission.Deny},
+		{adapter.AllOf(adapter.AllowTools("write_file"), approve), "write_file", permission.Ask},
+		{adapter.AllOf(), "search", permission.Deny},
 	} {
 		if d := c.policy.Evaluate(ctx, adapter.Request{ToolName: c.tool}); d.Behavior != c.want {
 			t.Errorf("%s: got %s, want %s", c.tool, d.Behavior, c.want)
@@ -187,7 +188,7 @@ func TestStepAllDenied(t *testing.T) {
 	if got := step.Asking(); len(got) != 1 || got[0] != 1 {
 		t.Fatalf("asking: %v", got)
 	}
-	if step.Decisions[2].Behavior != engine.Deny || step.Decisions[2].Code != engine.CodeInputError {
+	if step.Decisions[2].Behavior != permission.Deny || step.Decisions[2].Code != permission.CodeInputError {
 		t.Errorf("malformed call: %+v", step.Decisions[2])
 	}
 	if step.AllDenied() || step.StopReason() != "" {

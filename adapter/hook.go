@@ -9,32 +9,8 @@ import (
 
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
-
-// Agent hosts whose hook protocols RunHook speaks (hookproto has the
-// protocols themselves, without OPA).
-const (
-	HostClaude = hookproto.HostClaude // Claude Code: PreToolUse and PermissionRequest
-	HostCodex  = hookproto.HostCodex  // OpenAI Codex: PreToolUse and PermissionRequest
-	HostGemini = hookproto.HostGemini // Gemini CLI: BeforeTool
-)
-
-// Hook events permopa answers.
-const (
-	EventPreToolUse        = hookproto.EventPreToolUse
-	EventPermissionRequest = hookproto.EventPermissionRequest
-	EventBeforeTool        = hookproto.EventBeforeTool // Gemini CLI
-)
-
-// Hosts lists the hosts RunHook accepts.
-var Hosts = hookproto.Hosts
-
-// DefaultHookTimeout bounds a hook's whole answer: reading stdin, loading
-// settings, compiling the policy (or asking the server) and deciding.
-const DefaultHookTimeout = hookproto.DefaultTimeout
-
-// HookAnswer is what a hook process prints and how it exits.
-type HookAnswer = hookproto.Answer
 
 // HookOptions configure RunHook.
 type HookOptions struct {
@@ -72,7 +48,7 @@ type HookOptions struct {
 	// OnDecided, when set, sees each call decided and its decision (the
 	// server's or the local engine's), before the answer is written:
 	// `permopa hook --log` logs them. It cannot change the answer.
-	OnDecided func(input map[string]any, d hookproto.Decision)
+	OnDecided func(input map[string]any, d permission.Decision)
 }
 
 // RunHook answers one hook invocation of host: it reads the payload on
@@ -84,14 +60,14 @@ type HookOptions struct {
 // in the host's JSON, or exit 2 with the reason on stderr. It never returns
 // 1 and never answers a fault with silence.
 func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Writer, opts HookOptions) int {
-	local := func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]hookproto.Decision, error) {
+	local := func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]permission.Decision, error) {
 		return decideLocally(ctx, req, opts, tr)
 	}
 	decide := local
 	if opts.Server != "" {
 		client, err := hookproto.NewClient(opts.Server, opts.ServerTimeout)
 		if err != nil {
-			decide = func(context.Context, hookproto.Request, *hookproto.Tracer) ([]hookproto.Decision, error) {
+			decide = func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
 				return nil, err
 			}
 		} else {
@@ -99,7 +75,7 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 			if note == nil {
 				note = stderr
 			}
-			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]hookproto.Decision, error) {
+			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]permission.Decision, error) {
 				ds, err := client.Decide(ctx, hookproto.WithMode(req, opts.Mode))
 				tr.Phase("server")
 				var unreachable *hookproto.UnreachableError
@@ -113,7 +89,7 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 	}
 	if opts.OnDecided != nil {
 		inner := decide
-		decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]hookproto.Decision, error) {
+		decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]permission.Decision, error) {
 			ds, err := inner(ctx, req, tr)
 			if err == nil && len(ds) == len(req.Inputs) {
 				observeDecided(opts.OnDecided, req.Inputs, ds)
@@ -133,7 +109,7 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 
 // observeDecided hands each call and its decision to observe; a panic in
 // it does not reach the answer.
-func observeDecided(observe func(map[string]any, hookproto.Decision), inputs []map[string]any, ds []hookproto.Decision) {
+func observeDecided(observe func(map[string]any, permission.Decision), inputs []map[string]any, ds []permission.Decision) {
 	defer func() { _ = recover() }()
 	for i, in := range inputs {
 		observe(in, ds[i])
@@ -141,7 +117,7 @@ func observeDecided(observe func(map[string]any, hookproto.Decision), inputs []m
 }
 
 // decideLocally builds the engine for the payload's cwd and decides.
-func decideLocally(ctx context.Context, req hookproto.Request, opts HookOptions, tr *hookproto.Tracer) ([]hookproto.Decision, error) {
+func decideLocally(ctx context.Context, req hookproto.Request, opts HookOptions, tr *hookproto.Tracer) ([]permission.Decision, error) {
 	if opts.Engine == nil {
 		return nil, errors.New("no engine configured")
 	}
@@ -150,56 +126,9 @@ func decideLocally(ctx context.Context, req hookproto.Request, opts HookOptions,
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the policy or settings: %v", err)
 	}
-	ds := make([]hookproto.Decision, 0, len(req.Inputs))
+	ds := make([]permission.Decision, 0, len(req.Inputs))
 	for _, in := range req.Inputs {
-		ds = append(ds, HookDecision(eng.Decide(ctx, in)))
+		ds = append(ds, eng.Decide(ctx, in))
 	}
 	return ds, nil
-}
-
-// HookDecision is d in the form the hook protocols answer from (the same
-// fields as its JSON, which a server sends).
-func HookDecision(d engine.Decision) hookproto.Decision {
-	out := hookproto.Decision{
-		Behavior:     d.Behavior,
-		Message:      d.Message,
-		Reason:       d.Reason,
-		Step:         d.Step,
-		BypassImmune: d.BypassImmune,
-		ToolUseID:    d.ToolUseID,
-		Code:         d.Code,
-	}
-	if d.MatchedRule != nil {
-		r := hookRule(*d.MatchedRule)
-		out.MatchedRule = &r
-	}
-	for _, r := range d.SuggestedRules {
-		out.SuggestedRules = append(out.SuggestedRules, hookRule(r))
-	}
-	return out
-}
-
-func hookRule(r engine.Rule) hookproto.Rule {
-	return hookproto.Rule{ToolName: r.ToolName, RuleContent: r.RuleContent, Behavior: r.Behavior, Source: r.Source, Layer: r.Layer, Expires: r.Expires}
-}
-
-// HookReason is the text a host shows for a decision: the message, the
-// decision point, and the rule with the layer it came from.
-func HookReason(d engine.Decision) string { return hookproto.Reason(HookDecision(d)) }
-
-// ApproveCommand is the `permopa rules add` command that accepts a
-// decision's suggested rules into the settings of project (the call's cwd,
-// whose settings the hooks read), or "" when there is none.
-func ApproveCommand(d engine.Decision, destination, project string) string {
-	return hookproto.ApproveCommand(HookDecision(d), destination, project)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string { return hookproto.ShellQuote(s) }
-
-// HookInputs translates a host's hook payload into the permopa inputs the
-// hook decides (one per call; a Codex patch gives one per file), for
-// `permopa explain --host`.
-func HookInputs(host string, payload map[string]any) ([]map[string]any, error) {
-	return hookproto.Inputs(host, payload)
 }

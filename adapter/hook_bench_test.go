@@ -11,6 +11,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // The parts of a cold `permopa hook` answer, in process. The process start
@@ -105,10 +106,10 @@ func BenchmarkHookProtocol(b *testing.B) {
 	}
 	payload := strings.ReplaceAll(string(raw), "{{CWD}}", "/tmp/ws")
 	content := "rm -rf:*"
-	d := hookproto.Decision{Behavior: hookproto.Deny, Message: "Bash is denied", Step: "deny_rule",
-		MatchedRule: &hookproto.Rule{ToolName: "Bash", RuleContent: &content, Behavior: "DENY", Source: "projectSettings", Layer: "/tmp/ws/.permopa/settings.yaml"}}
-	opts := hookproto.RunOptions{Decide: func(_ context.Context, req hookproto.Request, _ *hookproto.Tracer) ([]hookproto.Decision, error) {
-		return []hookproto.Decision{d}, nil
+	d := permission.Decision{Behavior: permission.Deny, Message: "Bash is denied", Step: "deny_rule",
+		MatchedRule: &permission.Rule{ToolName: "Bash", RuleContent: &content, Behavior: "DENY", Source: "projectSettings", Layer: "/tmp/ws/.permopa/settings.yaml"}}
+	opts := hookproto.RunOptions{Decide: func(_ context.Context, req hookproto.Request, _ *hookproto.Tracer) ([]permission.Decision, error) {
+		return []permission.Decision{d}, nil
 	}}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -15,12 +15,13 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // settingsEngine is the default policy with project rules, as a hook would load them.
 func settingsEngine(t *testing.T) func(context.Context, string) (*engine.Engine, error) {
 	t.Helper()
-	rule := func(s, b string) engine.Rule {
+	rule := func(s, b string) permission.Rule {
 		r, err := engine.ParseRule(s, b)
 		if err != nil {
 			t.Fatal(err)
@@ -28,7 +29,7 @@ func settingsEngine(t *testing.T) func(context.Context, string) (*engine.Engine,
 		r.Source, r.Layer = "projectSettings", "/w/.permopa/settings.yaml"
 		return r
 	}
-	s := engine.Settings{Home: "/root", Rules: []engine.Rule{
+	s := engine.Settings{Home: "/root", Rules: []permission.Rule{
 		rule("Bash(rm -rf:*)", "DENY"), rule("Bash(git push:*)", "ASK"), rule("Bash(npm run:*)", "ALLOW"),
 	}}
 	eng, err := engine.New(context.Background(), engine.WithSettings(s))
@@ -168,8 +169,8 @@ func TestIgnoreHostMode(t *testing.T) {
 
 func TestApproveCommandsQuote(t *testing.T) {
 	c := "it's:*"
-	d := engine.Decision{Behavior: "ASK", SuggestedRules: []engine.Rule{{ToolName: "Bash", RuleContent: &c}, {ToolName: "Bash", RuleContent: &c}}}
-	got := adapter.ApproveCommand(d, "project", "/home/me/my app")
+	d := permission.Decision{Behavior: "ASK", SuggestedRules: []permission.Rule{{ToolName: "Bash", RuleContent: &c}, {ToolName: "Bash", RuleContent: &c}}}
+	got := hookproto.ApproveCommand(d, "project", "/home/me/my app")
 	if got != `permopa rules add --project '/home/me/my app' --destination project 'Bash(it'\''s:*)'` {
 		t.Fatalf("%q", got)
 	}
@@ -232,7 +233,7 @@ func FuzzRunHook(f *testing.F) {
 	}
 	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
 	f.Fuzz(func(t *testing.T, payload string) {
-		for _, host := range adapter.Hosts {
+		for _, host := range hookproto.Hosts {
 			var out, errb bytes.Buffer
 			code := adapter.RunHook(context.Background(), host, strings.NewReader(payload), &out, &errb, opts)
 			if code != 0 && code != 2 {
@@ -244,7 +245,7 @@ func FuzzRunHook(f *testing.F) {
 				}
 				continue
 			}
-			if host == adapter.HostCodex && out.Len() == 0 {
+			if host == hookproto.HostCodex && out.Len() == 0 {
 				continue // Codex ALLOW (checked below against the engine)
 			}
 			if !json.Valid(out.Bytes()) {
@@ -254,7 +255,7 @@ func FuzzRunHook(f *testing.F) {
 		// Codex stays silent only for a call the engine allows.
 		var out, errb bytes.Buffer
 		if code := adapter.RunHook(context.Background(), "codex", strings.NewReader(payload), &out, &errb, opts); code == 0 && out.Len() == 0 {
-			inputs, err := adapter.HookInputs("codex", decodeLoose(payload))
+			inputs, err := hookproto.Inputs("codex", decodeLoose(payload))
 			if err != nil || len(inputs) == 0 {
 				t.Fatalf("codex let %q through, but it does not parse: %v", payload, err)
 			}
@@ -310,7 +311,7 @@ func TestHookPathToolsAreTheEngines(t *testing.T) {
 // "//dir/**" in a settings file.
 func TestApproveCommandWritesClaudePaths(t *testing.T) {
 	c1, c2 := "/var/tmp/out/**", "npm run:*"
-	d := hookproto.Decision{Behavior: "ASK", SuggestedRules: []hookproto.Rule{{ToolName: "Write", RuleContent: &c1}, {ToolName: "Bash", RuleContent: &c2}}}
+	d := permission.Decision{Behavior: "ASK", SuggestedRules: []permission.Rule{{ToolName: "Write", RuleContent: &c1}, {ToolName: "Bash", RuleContent: &c2}}}
 	got := hookproto.ApproveCommand(d, "local", "")
 	if !strings.Contains(got, "'Write(//var/tmp/out/**)'") || !strings.Contains(got, "'Bash(npm run:*)'") {
 		t.Errorf("ApproveCommand: %s", got)

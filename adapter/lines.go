@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // MaxLineBytes bounds one input line of DecideStream, and one multi-line
@@ -43,7 +44,7 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 	out := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	emit := func(d engine.Decision) error {
+	emit := func(d permission.Decision) error {
 		if err := enc.Encode(d); err != nil {
 			return fmt.Errorf("writing decision: %w", err)
 		}
@@ -114,7 +115,7 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 		}
 		switch {
 		case tooLong:
-			d := engine.FailClosed(engine.CodeInputError, fmt.Sprintf("line %d is over %d bytes, longer than one input may be; not decided", num, MaxLineBytes))
+			d := permission.FailClosed(permission.CodeInputError, fmt.Sprintf("line %d is over %d bytes, longer than one input may be; not decided", num, MaxLineBytes))
 			d.Line = num
 			d.ToolUseID = recoverToolUseID(text)
 			err = emit(d)
@@ -132,20 +133,20 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 
 // decideLine decides one input: a line, or a multi-line document that
 // starts at line num.
-func decideLine(ctx context.Context, eng *engine.Engine, text []byte, num int, multi bool) engine.Decision {
-	var d engine.Decision
+func decideLine(ctx context.Context, eng *engine.Engine, text []byte, num int, multi bool) permission.Decision {
+	var d permission.Decision
 	if err := checkJSON(text); err != nil {
 		where := fmt.Sprintf("line %d", num)
 		if multi {
 			where = fmt.Sprintf("the document starting at line %d", num)
 		}
-		d = engine.FailClosed(engine.CodeInvalidJSON, fmt.Sprintf("input is not valid JSON (%s%s)", where, err))
+		d = permission.FailClosed(permission.CodeInvalidJSON, fmt.Sprintf("input is not valid JSON (%s%s)", where, err))
 	} else if t := bytes.TrimSpace(text); t[0] != '{' {
-		d = engine.FailClosed(engine.CodeInputError, fmt.Sprintf("invalid input: line %d: an input is one JSON object (a tool call), not a JSON %s", num, jsonKind(text)))
+		d = permission.FailClosed(permission.CodeInputError, fmt.Sprintf("invalid input: line %d: an input is one JSON object (a tool call), not a JSON %s", num, jsonKind(text)))
 	} else {
 		d = eng.DecideJSON(ctx, text)
 	}
-	if d.Step == engine.StepError {
+	if d.Step == permission.StepError {
 		d.Line = num
 		if d.ToolUseID == nil {
 			d.ToolUseID = recoverToolUseID(text)

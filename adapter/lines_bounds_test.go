@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // DecideStream keeps one decision per input whatever the input: a line
@@ -23,10 +23,10 @@ func TestDecideStreamBoundedInputs(t *testing.T) {
 		code     string // "" for a decision of the policy
 		mention  string
 	}{
-		{"a line over 16 MiB", `{"tool_name":"Write","tool_input":{"content":"` + strings.Repeat("x", 17<<20) + `"}}`, engine.CodeInputError, "over 16777216 bytes"},
-		{"a line over 16 MiB without JSON", strings.Repeat("x", 17<<20), engine.CodeInputError, "over 16777216 bytes"},
-		{"data after the document", ok + ` {"tool_name":"Read"}`, engine.CodeInvalidJSON, "data after"},
-		{"nesting deeper than decoders take", strings.Repeat("[", 100000), engine.CodeInvalidJSON, "not valid JSON"},
+		{"a line over 16 MiB", `{"tool_name":"Write","tool_input":{"content":"` + strings.Repeat("x", 17<<20) + `"}}`, permission.CodeInputError, "over 16777216 bytes"},
+		{"a line over 16 MiB without JSON", strings.Repeat("x", 17<<20), permission.CodeInputError, "over 16777216 bytes"},
+		{"data after the document", ok + ` {"tool_name":"Read"}`, permission.CodeInvalidJSON, "data after"},
+		{"nesting deeper than decoders take", strings.Repeat("[", 100000), permission.CodeInvalidJSON, "not valid JSON"},
 		{"a long pretty-printed document", pretty, "", ""},
 	}
 	for _, c := range cases {
@@ -36,16 +36,16 @@ func TestDecideStreamBoundedInputs(t *testing.T) {
 				t.Fatalf("%d decisions, want 2", len(ds))
 			}
 			d := ds[0]
-			if c.code != "" && (d.Behavior != engine.Deny || d.Code != c.code || !strings.Contains(d.Message, c.mention)) {
+			if c.code != "" && (d.Behavior != permission.Deny || d.Code != c.code || !strings.Contains(d.Message, c.mention)) {
 				t.Errorf("first input: %+v, want DENY %s naming %q", d, c.code, c.mention)
 			}
-			if c.code == "" && (d.Behavior != engine.Allow || d.Step != engine.StepReadOnly) {
+			if c.code == "" && (d.Behavior != permission.Allow || d.Step != permission.StepReadOnly) {
 				t.Errorf("first input: %+v", d)
 			}
 			if len(d.Message) > 1000 {
 				t.Errorf("the message quotes the input at length: %d bytes", len(d.Message))
 			}
-			if ds[1].Behavior != engine.Allow || ds[1].ToolUseID != "ok" {
+			if ds[1].Behavior != permission.Allow || ds[1].ToolUseID != "ok" {
 				t.Errorf("the line after: %+v", ds[1])
 			}
 		})
@@ -55,7 +55,7 @@ func TestDecideStreamBoundedInputs(t *testing.T) {
 		t.Fatalf("a document cut short by the end of input: %+v", ds)
 	}
 	for i, d := range ds[1:] {
-		if d.Behavior != engine.Deny || d.Code != engine.CodeInvalidJSON || d.Line != i+2 {
+		if d.Behavior != permission.Deny || d.Code != permission.CodeInvalidJSON || d.Line != i+2 {
 			t.Errorf("a document cut short by the end of input, line %d: %+v", i+2, d)
 		}
 	}

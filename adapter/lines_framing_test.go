@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/adapter"
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // want is what one decision of a framing case must say.
@@ -26,7 +26,7 @@ type want struct {
 func ok(id string) want { return want{id: id} }
 
 func bad(code string, line int, id any, msg string) want {
-	return want{behavior: engine.Deny, code: code, line: line, id: id, msg: msg}
+	return want{behavior: permission.Deny, code: code, line: line, id: id, msg: msg}
 }
 
 func call(id, cmd string) string {
@@ -44,46 +44,46 @@ func TestDecideStreamFraming(t *testing.T) {
 		want  []want
 	}{
 		{"the issue's four lines, one truncated", []string{call("a", "ls"), `{"tool_name":"Bash",`, call("c", "git status"), call("d", "pwd")},
-			[]want{ok("a"), bad(engine.CodeInvalidJSON, 2, nil, "line 2, column"), ok("c"), ok("d")}},
+			[]want{ok("a"), bad(permission.CodeInvalidJSON, 2, nil, "line 2, column"), ok("c"), ok("d")}},
 		{"a truncated line keeps its tool_use_id", []string{`{"tool_use_id":"t1","tool_name":"Bash","tool_input":{"command":"rm -rf`, call("b", "ls")},
-			[]want{bad(engine.CodeInvalidJSON, 1, "t1", "not valid JSON"), ok("b")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, "t1", "not valid JSON"), ok("b")}},
 		{"an id after the cut is lost, not guessed", []string{`{"tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t`, call("b", "ls")},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1"), ok("b")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1"), ok("b")}},
 		{"garbage around the id", []string{`{oops, "tool_use_id" : "g1", nope}`, call("b", "ls")},
-			[]want{bad(engine.CodeInvalidJSON, 1, "g1", "line 1"), ok("b")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, "g1", "line 1"), ok("b")}},
 		{"an escaped id", []string{`{"tool_use_id":"a\"b\u00e9","tool_name":`},
-			[]want{bad(engine.CodeInvalidJSON, 1, `a"bé`, "line 1")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, `a"bé`, "line 1")}},
 		{"two different ids: none echoed", []string{`{"tool_use_id":"x","tool_use_id":"y",`},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1")}},
 		{"an id inside tool_input is not the call's", []string{`{"tool_name":"mcp__x","tool_input":{"tool_use_id":"inner"},`},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1")}},
 		{"an id inside a string is not a key", []string{`{"tool_input":{"command":"echo \"tool_use_id\":\"s\""},`},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1")}},
 		{"two documents on one line are one bad input", []string{call("a", "ls") + " " + call("b", "rm -rf /"), call("c", "ls")},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1"), ok("c")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1"), ok("c")}},
 		{"not an object", []string{`[` + call("a", "ls") + `]`, `"ls"`, `42`, `null`, call("e", "ls")},
-			[]want{bad(engine.CodeInputError, 1, nil, "not a JSON array"), bad(engine.CodeInputError, 2, nil, "JSON string"),
-				bad(engine.CodeInputError, 3, nil, "JSON number"), bad(engine.CodeInputError, 4, nil, "JSON null"), ok("e")}},
+			[]want{bad(permission.CodeInputError, 1, nil, "not a JSON array"), bad(permission.CodeInputError, 2, nil, "JSON string"),
+				bad(permission.CodeInputError, 3, nil, "JSON number"), bad(permission.CodeInputError, 4, nil, "JSON null"), ok("e")}},
 		{"validation errors name the line and keep the id", []string{call("a", "ls"), `{"tool_input":{"command":"ls"},"tool_use_id":"v"}`},
-			[]want{ok("a"), bad(engine.CodeInputError, 2, "v", "tool_name")}},
+			[]want{ok("a"), bad(permission.CodeInputError, 2, "v", "tool_name")}},
 		{"blank lines get no decision but count", []string{"", call("a", "ls"), "   \t", `{"x":`},
-			[]want{ok("a"), bad(engine.CodeInvalidJSON, 4, nil, "line 4")}},
+			[]want{ok("a"), bad(permission.CodeInvalidJSON, 4, nil, "line 4")}},
 		{"CRLF line ends", []string{call("a", "ls") + "\r", `{"tool_name":` + "\r", call("c", "ls") + "\r"},
-			[]want{ok("a"), bad(engine.CodeInvalidJSON, 2, nil, "line 2"), ok("c")}},
+			[]want{ok("a"), bad(permission.CodeInvalidJSON, 2, nil, "line 2"), ok("c")}},
 		{"a pretty-printed document is one input", []string{pretty, call("b", "ls")},
 			[]want{ok("p"), ok("b")}},
 		{"a pretty-printed document that fails validation names its first line", []string{call("a", "ls"), "{\n  \"tool_input\": {},\n  \"tool_use_id\": \"q\"\n}"},
-			[]want{ok("a"), bad(engine.CodeInputError, 2, "q", "tool_name")}},
+			[]want{ok("a"), bad(permission.CodeInputError, 2, "q", "tool_name")}},
 		{"a lone { does not swallow the lines after it", []string{"{", call("a", "ls"), call("b", "ls")},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1"), ok("a"), ok("b")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1"), ok("a"), ok("b")}},
 		{"a lone { before indented lines and a }: each line on its own", []string{"{", "  " + call("a", "ls"), "  " + call("b", "ls"), "}"},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1"), ok("a"), ok("b"), bad(engine.CodeInvalidJSON, 4, nil, "line 4")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1"), ok("a"), ok("b"), bad(permission.CodeInvalidJSON, 4, nil, "line 4")}},
 		{"a document cut by an unindented line", []string{"{", `  "tool_name": "Bash",`, call("c", "ls")},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1"), bad(engine.CodeInvalidJSON, 2, nil, "line 2"), ok("c")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1"), bad(permission.CodeInvalidJSON, 2, nil, "line 2"), ok("c")}},
 		{"a document cut by a blank line", []string{"{", `  "tool_use_id": "k",`, "", call("c", "ls")},
-			[]want{bad(engine.CodeInvalidJSON, 1, nil, "line 1"), bad(engine.CodeInvalidJSON, 2, nil, "line 2"), ok("c")}},
+			[]want{bad(permission.CodeInvalidJSON, 1, nil, "line 1"), bad(permission.CodeInvalidJSON, 2, nil, "line 2"), ok("c")}},
 		{"a document cut by the end of the input", []string{call("a", "ls"), "{", `  "tool_name": "Bash"`},
-			[]want{ok("a"), bad(engine.CodeInvalidJSON, 2, nil, "line 2"), bad(engine.CodeInvalidJSON, 3, nil, "line 3")}},
+			[]want{ok("a"), bad(permission.CodeInvalidJSON, 2, nil, "line 2"), bad(permission.CodeInvalidJSON, 3, nil, "line 3")}},
 	}
 	eng := newEngine(t)
 	for _, c := range cases {
@@ -99,13 +99,13 @@ func TestDecideStreamFraming(t *testing.T) {
 	}
 }
 
-func checkDecision(t *testing.T, i int, d engine.Decision, w want) {
+func checkDecision(t *testing.T, i int, d permission.Decision, w want) {
 	t.Helper()
 	if w.code == "" {
-		if d.Step == engine.StepError || d.Line != 0 {
+		if d.Step == permission.StepError || d.Line != 0 {
 			t.Errorf("decision %d: want a decided call, got %+v", i+1, d)
 		}
-	} else if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != w.code || d.Line != w.line {
+	} else if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code != w.code || d.Line != w.line {
 		t.Errorf("decision %d: want DENY/error %s at line %d, got %+v", i+1, w.code, w.line, d)
 	}
 	if w.behavior != "" && d.Behavior != w.behavior {
@@ -127,7 +127,7 @@ func TestDecideStreamLongLine(t *testing.T) {
 	long := `{"tool_use_id":"big","tool_name":"Write","tool_input":{"file_path":"/w/a","content":"` +
 		strings.Repeat("x", adapter.MaxLineBytes) + `"}}`
 	ds := decideAll(t, eng, call("a", "ls")+"\n"+long+"\n"+call("c", "ls")+"\n"+long)
-	want := []want{ok("a"), bad(engine.CodeInputError, 2, "big", "longer than"), ok("c"), bad(engine.CodeInputError, 4, "big", "line 4")}
+	want := []want{ok("a"), bad(permission.CodeInputError, 2, "big", "longer than"), ok("c"), bad(permission.CodeInputError, 4, "big", "line 4")}
 	if len(ds) != len(want) {
 		t.Fatalf("%d decisions, want %d", len(ds), len(want))
 	}
@@ -145,17 +145,17 @@ func TestDecideStreamRandomLines(t *testing.T) {
 		func(n int) (string, want) { id := fmt.Sprint("ok", n); return call(id, "git status"), ok(id) },
 		func(n int) (string, want) {
 			id := fmt.Sprint("cut", n)
-			return `{"tool_use_id":"` + id + `","tool_name":"Bash",`, bad(engine.CodeInvalidJSON, n, id, "not valid JSON")
+			return `{"tool_use_id":"` + id + `","tool_name":"Bash",`, bad(permission.CodeInvalidJSON, n, id, "not valid JSON")
 		},
 		func(n int) (string, want) {
-			return `{"tool_name":"Bash","tool_in`, bad(engine.CodeInvalidJSON, n, nil, "not valid JSON")
+			return `{"tool_name":"Bash","tool_in`, bad(permission.CodeInvalidJSON, n, nil, "not valid JSON")
 		},
-		func(n int) (string, want) { return `}`, bad(engine.CodeInvalidJSON, n, nil, "not valid JSON") },
-		func(n int) (string, want) { return `  ]`, bad(engine.CodeInvalidJSON, n, nil, "not valid JSON") },
-		func(n int) (string, want) { return `"str"`, bad(engine.CodeInputError, n, nil, "one JSON object") },
+		func(n int) (string, want) { return `}`, bad(permission.CodeInvalidJSON, n, nil, "not valid JSON") },
+		func(n int) (string, want) { return `  ]`, bad(permission.CodeInvalidJSON, n, nil, "not valid JSON") },
+		func(n int) (string, want) { return `"str"`, bad(permission.CodeInputError, n, nil, "one JSON object") },
 		func(n int) (string, want) {
 			id := fmt.Sprint("val", n)
-			return `{"tool_name":"Bash","tool_input":"ls","tool_use_id":"` + id + `"}`, bad(engine.CodeInputError, n, id, "tool_input")
+			return `{"tool_name":"Bash","tool_input":"ls","tool_use_id":"` + id + `"}`, bad(permission.CodeInputError, n, id, "tool_input")
 		},
 		func(n int) (string, want) { return "", want{} },
 	}

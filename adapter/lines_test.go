@@ -14,6 +14,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 func newEngine(t testing.TB) *engine.Engine {
@@ -25,15 +26,15 @@ func newEngine(t testing.TB) *engine.Engine {
 	return eng
 }
 
-func decideAll(t *testing.T, eng *engine.Engine, in string) []engine.Decision {
+func decideAll(t *testing.T, eng *engine.Engine, in string) []permission.Decision {
 	t.Helper()
 	var out bytes.Buffer
 	if err := adapter.DecideStream(context.Background(), eng, strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
-	var ds []engine.Decision
+	var ds []permission.Decision
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var d engine.Decision
+		var d permission.Decision
 		if err := json.Unmarshal([]byte(line), &d); err != nil {
 			t.Fatalf("output line %q: %v", line, err)
 		}
@@ -59,23 +60,23 @@ func TestDecideStreamBadLinesKeepGoing(t *testing.T) {
 	if len(ds) != 7 {
 		t.Fatalf("got %d decisions, want 7", len(ds))
 	}
-	if ds[0].Behavior != engine.Allow || ds[0].ToolUseID != "a" {
+	if ds[0].Behavior != permission.Allow || ds[0].ToolUseID != "a" {
 		t.Errorf("line 1: %+v", ds[0])
 	}
 	wantField := []string{"", "not valid JSON", "tool_name", "tool_input", "permission_mode", "tool_input.file_path"}
 	for i := 1; i <= 5; i++ {
 		d := ds[i]
-		if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code == "" {
+		if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code == "" {
 			t.Errorf("line %d: want DENY/error with a code, got %+v", i+1, d)
 		}
 		if !strings.Contains(d.Message, wantField[i]) {
 			t.Errorf("line %d: message %q does not name %q", i+1, d.Message, wantField[i])
 		}
 	}
-	if ds[1].Code != engine.CodeInvalidJSON || ds[2].Code != engine.CodeInputError {
+	if ds[1].Code != permission.CodeInvalidJSON || ds[2].Code != permission.CodeInputError {
 		t.Errorf("codes: %q %q", ds[1].Code, ds[2].Code)
 	}
-	if ds[6].Behavior != engine.Ask || ds[6].Step != engine.StepToolCheck || !ds[6].BypassImmune || ds[6].ToolUseID != "z" {
+	if ds[6].Behavior != permission.Ask || ds[6].Step != permission.StepToolCheck || !ds[6].BypassImmune || ds[6].ToolUseID != "z" {
 		t.Errorf("last line: %+v", ds[6])
 	}
 }
@@ -84,7 +85,7 @@ func TestDecideStreamBadLinesKeepGoing(t *testing.T) {
 func TestDecideStreamSingleDocument(t *testing.T) {
 	eng := newEngine(t)
 	ds := decideAll(t, eng, "{\n  \"tool_name\": \"Read\",\n  \"tool_input\": {\"file_path\": \"/w/a.go\"}\n}\n")
-	if len(ds) != 1 || ds[0].Behavior != engine.Allow || ds[0].Step != engine.StepReadOnly {
+	if len(ds) != 1 || ds[0].Behavior != permission.Allow || ds[0].Step != permission.StepReadOnly {
 		t.Fatalf("got %+v", ds)
 	}
 }
@@ -99,7 +100,7 @@ func TestCallInput(t *testing.T) {
 		Mode:      "default",
 		ReadOnly:  &ro,
 	})
-	if d.Behavior != engine.Allow || d.Step != engine.StepReadOnly || d.ToolUseID != "t9" {
+	if d.Behavior != permission.Allow || d.Step != permission.StepReadOnly || d.ToolUseID != "t9" {
 		t.Fatalf("got %+v", d)
 	}
 	d = adapter.Decide(context.Background(), eng, adapter.Call{
@@ -108,7 +109,7 @@ func TestCallInput(t *testing.T) {
 		Mode:      "dontAsk",
 		ToolCheck: &adapter.ToolCheck{Behavior: "ASK", BypassImmune: true, Message: "production deploy"},
 	})
-	if d.Behavior != engine.Deny || d.Step != engine.StepToolCheck || !strings.Contains(d.Message, "production deploy") {
+	if d.Behavior != permission.Deny || d.Step != permission.StepToolCheck || !strings.Contains(d.Message, "production deploy") {
 		t.Fatalf("got %+v", d)
 	}
 }
@@ -128,7 +129,7 @@ func TestDecideStreamAnswersBeforeEOF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var d engine.Decision
+		var d permission.Decision
 		if err := json.Unmarshal([]byte(got), &d); err != nil || d.Behavior == "" {
 			t.Fatalf("decision for %q: %q (%v)", cmd, got, err)
 		}
@@ -143,7 +144,7 @@ func TestDecideStreamAnswersBeforeEOF(t *testing.T) {
 func TestDecideStreamTruncatedDocument(t *testing.T) {
 	eng := newEngine(t)
 	ds := decideAll(t, eng, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n"+`{"tool_name":"Bash",`+"\n")
-	if len(ds) != 2 || ds[0].Behavior != engine.Allow || ds[1].Code != engine.CodeInvalidJSON || ds[1].Line != 2 {
+	if len(ds) != 2 || ds[0].Behavior != permission.Allow || ds[1].Code != permission.CodeInvalidJSON || ds[1].Line != 2 {
 		t.Fatalf("got %+v", ds)
 	}
 }
@@ -176,11 +177,11 @@ func TestDecideStreamInteractiveNoStall(t *testing.T) {
 		want   string // a word of the answer's message or its behavior
 		id     string
 	}{
-		{[]string{`{"tool_name":"Bash","tool_input":{"command":"git status"},"tool_use_id":"a"}` + "\n"}, engine.Allow, "a"},
-		{[]string{"{\n", `  "tool_name": "Bash",` + "\n", `  "tool_input": {"command": "ls"},` + "\n", `  "tool_use_id": "b"` + "\n", "}\n"}, engine.Allow, "b"},
-		{[]string{`{"tool_name":"Bash","tool_inp`, `ut":{"command":"rm -rf /"},"tool_use_id":"c"}` + "\n"}, engine.Ask, "c"},
-		{[]string{`{"tool_name":"Bash","tool_use_id":"d",` + "\n"}, engine.Deny, "d"},
-		{[]string{"\n", `{"tool_name":"Read","tool_input":{"file_path":"/w/x"},"tool_use_id":"e"}`}, engine.Allow, "e"},
+		{[]string{`{"tool_name":"Bash","tool_input":{"command":"git status"},"tool_use_id":"a"}` + "\n"}, permission.Allow, "a"},
+		{[]string{"{\n", `  "tool_name": "Bash",` + "\n", `  "tool_input": {"command": "ls"},` + "\n", `  "tool_use_id": "b"` + "\n", "}\n"}, permission.Allow, "b"},
+		{[]string{`{"tool_name":"Bash","tool_inp`, `ut":{"command":"rm -rf /"},"tool_use_id":"c"}` + "\n"}, permission.Ask, "c"},
+		{[]string{`{"tool_name":"Bash","tool_use_id":"d",` + "\n"}, permission.Deny, "d"},
+		{[]string{"\n", `{"tool_name":"Read","tool_input":{"file_path":"/w/x"},"tool_use_id":"e"}`}, permission.Allow, "e"},
 	}
 	for i, s := range steps {
 		for _, w := range s.writes {
@@ -198,7 +199,7 @@ func TestDecideStreamInteractiveNoStall(t *testing.T) {
 		case <-time.After(2 * time.Minute):
 			t.Fatalf("step %d: no answer while the host waits for it", i+1)
 		}
-		var d engine.Decision
+		var d permission.Decision
 		if err := json.Unmarshal([]byte(got), &d); err != nil || d.Behavior != s.want || d.ToolUseID != s.id {
 			t.Fatalf("step %d: %q (%v), want %s for %s", i+1, got, err, s.want, s.id)
 		}
@@ -238,8 +239,8 @@ func TestDecideStreamBatchOneWrite(t *testing.T) {
 		t.Errorf("%d writes for 20 decisions, want 1", out.writes)
 	}
 	for i, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var d engine.Decision
-		if err := json.Unmarshal([]byte(l), &d); err != nil || d.ToolUseID != fmt.Sprintf("id%d", i) || d.Behavior != engine.Allow {
+		var d permission.Decision
+		if err := json.Unmarshal([]byte(l), &d); err != nil || d.ToolUseID != fmt.Sprintf("id%d", i) || d.Behavior != permission.Allow {
 			t.Fatalf("decision %d: %q (%v)", i, l, err)
 		}
 	}

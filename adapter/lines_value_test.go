@@ -12,7 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/permopa/permopa/adapter"
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // The line protocol decides each input as engine.Decide decides the value
@@ -52,7 +52,7 @@ func TestDecideStreamSameAsDecide(t *testing.T) {
 		if err := adapter.DecideStream(ctx, eng, strings.NewReader(l+"\n"), &out); err != nil {
 			t.Fatal(err)
 		}
-		var got engine.Decision
+		var got permission.Decision
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatalf("line %d: %q: %v", i+1, out.String(), err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // MatrixModes are the columns of the decision matrix (docs/decision.md):
@@ -100,25 +101,25 @@ func bashIn(cmd string) map[string]any { return map[string]any{"command": cmd} }
 func matrixRows() []MatrixRow {
 	deploy := map[string]any{"target": "staging"}
 	return []MatrixRow{
-		{Point: 1, Title: "deny rule matches", Call: "Bash(rm -rf build), deny Bash(rm -rf:*)", Step: engine.StepDenyRule,
+		{Point: 1, Title: "deny rule matches", Call: "Bash(rm -rf build), deny Bash(rm -rf:*)", Step: permission.StepDenyRule,
 			input: matrixCall("Bash", bashIn("rm -rf build"), map[string]string{"DENY": "Bash(rm -rf:*)"}, nil)},
-		{Point: 2, Title: "ask rule matches", Call: "Bash(git push origin main), ask Bash(git push:*)", Step: engine.StepAskRule,
+		{Point: 2, Title: "ask rule matches", Call: "Bash(git push origin main), ask Bash(git push:*)", Step: permission.StepAskRule,
 			input: matrixCall("Bash", bashIn("git push origin main"), map[string]string{"ASK": "Bash(git push:*)"}, nil)},
-		{Point: 3, Title: "call is read-only", Call: "Bash(git status)", Step: engine.StepReadOnly,
+		{Point: 3, Title: "call is read-only", Call: "Bash(git status)", Step: permission.StepReadOnly,
 			input: matrixCall("Bash", bashIn("git status"), nil, nil)},
-		{Point: 4, Title: "tool check ALLOW", Call: "deploy, tool_check ALLOW", Step: engine.StepToolCheck,
+		{Point: 4, Title: "tool check ALLOW", Call: "deploy, tool_check ALLOW", Step: permission.StepToolCheck,
 			input: matrixCall("deploy", deploy, nil, map[string]any{"tool_check": map[string]any{"behavior": "ALLOW", "message": "host check allows"}})},
-		{Point: 4, Title: "tool check DENY", Call: "deploy, tool_check DENY", Step: engine.StepToolCheck,
+		{Point: 4, Title: "tool check DENY", Call: "deploy, tool_check DENY", Step: permission.StepToolCheck,
 			input: matrixCall("deploy", deploy, nil, map[string]any{"tool_check": map[string]any{"behavior": "DENY", "message": "host check denies"}})},
-		{Point: 4, Title: "tool check safety ASK", Call: "Bash(rm -rf /) (critical removal)", Step: engine.StepToolCheck,
+		{Point: 4, Title: "tool check safety ASK", Call: "Bash(rm -rf /) (critical removal)", Step: permission.StepToolCheck,
 			input: matrixCall("Bash", bashIn("rm -rf /"), nil, nil)},
-		{Point: 4, Title: "tool check plain ASK", Call: "deploy, tool_check ASK (not bypass-immune)", Step: engine.StepToolCheck,
+		{Point: 4, Title: "tool check plain ASK", Call: "deploy, tool_check ASK (not bypass-immune)", Step: permission.StepToolCheck,
 			input: matrixCall("deploy", deploy, nil, map[string]any{"tool_check": map[string]any{"behavior": "ASK", "message": "host check asks"}})},
-		{Point: 4, Title: "edit inside a working directory", Call: "Write(" + matrixWorkspace + "/src/main.go)", Step: engine.StepToolCheck,
+		{Point: 4, Title: "edit inside a working directory", Call: "Write(" + matrixWorkspace + "/src/main.go)", Step: permission.StepToolCheck,
 			input: matrixCall("Write", map[string]any{"file_path": matrixWorkspace + "/src/main.go", "content": "package main\n"}, nil, nil)},
-		{Point: 5, Title: "allow rule matches", Call: "Bash(npm run build), allow Bash(npm run:*)", Step: engine.StepAllowRule,
+		{Point: 5, Title: "allow rule matches", Call: "Bash(npm run build), allow Bash(npm run:*)", Step: permission.StepAllowRule,
 			input: matrixCall("Bash", bashIn("npm run build"), map[string]string{"ALLOW": "Bash(npm run:*)"}, nil)},
-		{Point: 6, Title: "nothing decides (fallback)", Call: "Bash(make)", Step: engine.StepModeFallback,
+		{Point: 6, Title: "nothing decides (fallback)", Call: "Bash(make)", Step: permission.StepModeFallback,
 			input: matrixCall("Bash", bashIn("make"), nil, nil)},
 	}
 }

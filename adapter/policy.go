@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Execution environments (ai4j's AgentExecutionEnvironment). They are
@@ -37,19 +38,21 @@ func RequestFor(c Call) Request {
 // ASK (ai4j's REQUIRE_APPROVAL). An implementation should fail closed: a
 // Decision with a behavior other than ALLOW is never treated as ALLOW.
 type Policy interface {
-	Evaluate(ctx context.Context, req Request) engine.Decision
+	Evaluate(ctx context.Context, req Request) permission.Decision
 }
 
 // PolicyFunc adapts a function to Policy.
-type PolicyFunc func(ctx context.Context, req Request) engine.Decision
+type PolicyFunc func(ctx context.Context, req Request) permission.Decision
 
 // Evaluate calls f.
-func (f PolicyFunc) Evaluate(ctx context.Context, req Request) engine.Decision { return f(ctx, req) }
+func (f PolicyFunc) Evaluate(ctx context.Context, req Request) permission.Decision {
+	return f(ctx, req)
+}
 
 // EnginePolicy is the permopa engine as a Policy: the full decision of
 // docs/decision.md (rules, modes, tool checks, suggestions).
 func EnginePolicy(eng *engine.Engine) Policy {
-	return PolicyFunc(func(ctx context.Context, req Request) engine.Decision {
+	return PolicyFunc(func(ctx context.Context, req Request) permission.Decision {
 		c := req.Call
 		if c.ToolName == "" {
 			c.ToolName, c.ToolInput, c.ToolUseID = req.ToolName, req.Arguments, req.CallID
@@ -61,19 +64,19 @@ func EnginePolicy(eng *engine.Engine) Policy {
 	})
 }
 
-func policyDecision(behavior, step, message string) engine.Decision {
-	return engine.Decision{Behavior: behavior, Step: step, Message: message, Reason: message, SuggestedRules: []engine.Rule{}}
+func policyDecision(behavior, step, message string) permission.Decision {
+	return permission.Decision{Behavior: behavior, Step: step, Message: message, Reason: message, SuggestedRules: []permission.Rule{}}
 }
 
 // AllowTools allows the named tools and denies every other (ai4j's
 // allowTools). Names match exactly.
 func AllowTools(tools ...string) Policy {
 	set := slices.Clone(tools)
-	return PolicyFunc(func(_ context.Context, req Request) engine.Decision {
+	return PolicyFunc(func(_ context.Context, req Request) permission.Decision {
 		if req.ToolName != "" && slices.Contains(set, req.ToolName) {
-			return policyDecision(engine.Allow, "policy", req.ToolName+" is in the allow list")
+			return policyDecision(permission.Allow, "policy", req.ToolName+" is in the allow list")
 		}
-		return policyDecision(engine.Deny, "policy", "tool is not in the allow list")
+		return policyDecision(permission.Deny, "policy", "tool is not in the allow list")
 	})
 }
 
@@ -81,11 +84,11 @@ func AllowTools(tools ...string) Policy {
 // (ai4j's denyTools).
 func DenyTools(tools []string, reason string) Policy {
 	set := slices.Clone(tools)
-	return PolicyFunc(func(_ context.Context, req Request) engine.Decision {
+	return PolicyFunc(func(_ context.Context, req Request) permission.Decision {
 		if slices.Contains(set, req.ToolName) {
-			return policyDecision(engine.Deny, "policy", reason)
+			return policyDecision(permission.Deny, "policy", reason)
 		}
-		return policyDecision(engine.Allow, "policy", req.ToolName+" is not in the deny list")
+		return policyDecision(permission.Allow, "policy", req.ToolName+" is not in the deny list")
 	})
 }
 
@@ -93,11 +96,11 @@ func DenyTools(tools []string, reason string) Policy {
 // allows every other (ai4j's requireApprovalForTools).
 func RequireApprovalForTools(tools []string, reason string) Policy {
 	set := slices.Clone(tools)
-	return PolicyFunc(func(_ context.Context, req Request) engine.Decision {
+	return PolicyFunc(func(_ context.Context, req Request) permission.Decision {
 		if slices.Contains(set, req.ToolName) {
-			return policyDecision(engine.Ask, "policy", reason)
+			return policyDecision(permission.Ask, "policy", reason)
 		}
-		return policyDecision(engine.Allow, "policy", req.ToolName+" needs no approval")
+		return policyDecision(permission.Allow, "policy", req.ToolName+" needs no approval")
 	})
 }
 
@@ -105,24 +108,24 @@ func RequireApprovalForTools(tools []string, reason string) Policy {
 // asked; any DENY denies, else any ASK asks, else ALLOW. The decision
 // returned is the first of the strictest kind. No policies: DENY.
 func AllOf(policies ...Policy) Policy {
-	return PolicyFunc(func(ctx context.Context, req Request) engine.Decision {
+	return PolicyFunc(func(ctx context.Context, req Request) permission.Decision {
 		if len(policies) == 0 {
-			return policyDecision(engine.Deny, engine.StepError, "no policy to ask")
+			return policyDecision(permission.Deny, permission.StepError, "no policy to ask")
 		}
-		var ask, allow *engine.Decision
+		var ask, allow *permission.Decision
 		for _, p := range policies {
 			d := p.Evaluate(ctx, req)
 			switch d.Behavior {
-			case engine.Allow:
+			case permission.Allow:
 				if allow == nil {
 					allow = &d
 				}
-			case engine.Ask:
+			case permission.Ask:
 				if ask == nil {
 					ask = &d
 				}
 			default:
-				if d.Behavior != engine.Deny {
+				if d.Behavior != permission.Deny {
 					d = failedPolicy(d)
 				}
 				return d
@@ -136,6 +139,6 @@ func AllOf(policies ...Policy) Policy {
 }
 
 // failedPolicy is the DENY for a policy answer that is not a decision.
-func failedPolicy(d engine.Decision) engine.Decision {
-	return engine.FailClosed(engine.CodeBadDecision, fmt.Sprintf("policy returned behavior %q", d.Behavior))
+func failedPolicy(d permission.Decision) permission.Decision {
+	return permission.FailClosed(permission.CodeBadDecision, fmt.Sprintf("policy returned behavior %q", d.Behavior))
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // No deny rule is escaped through composition, wrappers or quoting
@@ -15,7 +16,7 @@ func TestDenyRuleCannotBeEscaped(t *testing.T) {
 	rm := "rm:*"
 	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
 		Home: "/home/u", Cwd: "/w",
-		Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
+		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestDenyRuleCannotBeEscaped(t *testing.T) {
 				"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 				"cwd": "/w", "permission_mode": mode,
 			})
-			if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+			if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 				t.Errorf("%s: %q escaped the rm:* deny rule: %s/%s (%s)", mode, cmd, d.Behavior, d.Step, d.Message)
 			}
 		}
@@ -90,7 +91,7 @@ func TestReadDenyRuleCannotBeEscaped(t *testing.T) {
 	ssh := "~/.ssh/**"
 	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
 		Home: "/home/u", Cwd: "/w",
-		Rules: []engine.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
+		Rules: []permission.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func TestReadDenyRuleCannotBeEscaped(t *testing.T) {
 				in[k] = v
 			}
 			d := eng.Decide(ctx, in)
-			if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+			if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 				t.Errorf("%s: %v escaped the Read(~/.ssh/**) deny rule: %s/%s (%s)", mode, c["tool_input"], d.Behavior, d.Step, d.Message)
 			}
 		}

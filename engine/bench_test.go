@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 var benchInputs = map[string]string{
@@ -38,7 +39,7 @@ func BenchmarkDecide(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if d := eng.Decide(ctx, in); d.Step == engine.StepError {
+				if d := eng.Decide(ctx, in); d.Step == permission.StepError {
 					b.Fatal(d.Message)
 				}
 			}
@@ -104,7 +105,7 @@ func BenchmarkDecideRecursiveRead(b *testing.B) {
 		b.Run(strings.ReplaceAll(cmd, " ", "_"), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if d := eng.Decide(ctx, in); d.Step == engine.StepError {
+				if d := eng.Decide(ctx, in); d.Step == permission.StepError {
 					b.Fatal(d.Message)
 				}
 			}

@@ -29,6 +29,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/permopa/permopa/builtins"
+	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
 )
 
@@ -60,7 +61,7 @@ type Engine struct {
 	// compiler holds the rules the decision query evaluates (trace.go).
 	compiler atomic.Pointer[ast.Compiler]
 	// observer, when set, sees every Decide (trace.go).
-	observer atomic.Pointer[func(input any, d Decision)]
+	observer atomic.Pointer[func(input any, d permission.Decision)]
 	// bundleRevisions are the revisions of the bundles loaded by New, by path.
 	bundleRevisions map[string]string
 }
@@ -316,21 +317,21 @@ func modulesFrom(fsys fs.FS) ([]module, error) {
 // error: faults are DENY decisions with step "error" and a Code. It returns
 // by the engine's deadline (WithTimeout) or when ctx ends, whichever comes
 // first, with a DENY of code "timeout".
-func (e *Engine) Decide(ctx context.Context, input any) (d Decision) {
+func (e *Engine) Decide(ctx context.Context, input any) (d permission.Decision) {
 	defer e.observe(input, &d)
 	return e.decideBounded(ctx, input)
 }
 
 // decideBounded is Decide without the observer: within the engine's
 // deadline and concurrency cap, with extra evaluation options.
-func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.EvalOption) Decision {
+func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.EvalOption) permission.Decision {
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
 	if e.slots != nil {
 		select {
 		case e.slots <- struct{}{}:
 		case <-ctx.Done():
-			return failClosed(CodeTimeout, "no decision within the deadline: %d evaluations already running; denied to fail closed", cap(e.slots))
+			return failClosed(permission.CodeTimeout, "no decision within the deadline: %d evaluations already running; denied to fail closed", cap(e.slots))
 		}
 	}
 	if ctx.Done() == nil {
@@ -342,14 +343,14 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 	// The evaluation runs apart so that a built-in busy with a huge input
 	// (which does not look at ctx) cannot hold the answer past the
 	// deadline; OPA stops the evaluation at its next step.
-	done := make(chan Decision, 1)
+	done := make(chan permission.Decision, 1)
 	go func() {
 		if e.slots != nil {
 			defer func() { <-e.slots }()
 		}
 		defer func() {
 			if r := recover(); r != nil {
-				done <- failClosed(CodeEvalError, "policy evaluation failed: %v", r)
+				done <- failClosed(permission.CodeEvalError, "policy evaluation failed: %v", r)
 			}
 		}()
 		done <- e.decide(ctx, input, extra...)
@@ -368,11 +369,11 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 // but DecideIn returns only when the evaluation does, since it reads txn
 // until then: a caller that must answer by a deadline runs DecideIn apart
 // and keeps txn open until it returns (the OPA plugin does).
-func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input any) Decision {
+func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input any) permission.Decision {
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
 	d := e.decide(ctx, input, rego.EvalTransaction(txn))
-	if ctx.Err() != nil && d.Code != CodeTimeout {
+	if ctx.Err() != nil && d.Code != permission.CodeTimeout {
 		// A built-in that finished after the deadline: the answer is late.
 		return timedOut(ctx)
 	}
@@ -390,17 +391,17 @@ func (e *Engine) bound(ctx context.Context) (context.Context, context.CancelFunc
 	return context.WithTimeout(ctx, e.timeout)
 }
 
-func timedOut(ctx context.Context) Decision {
+func timedOut(ctx context.Context) permission.Decision {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return failClosed(CodeTimeout, "no decision within the deadline; denied to fail closed")
+		return failClosed(permission.CodeTimeout, "no decision within the deadline; denied to fail closed")
 	}
-	return failClosed(CodeTimeout, "the decision was cancelled (%v); denied to fail closed", ctx.Err())
+	return failClosed(permission.CodeTimeout, "the decision was cancelled (%v); denied to fail closed", ctx.Err())
 }
 
-func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption) Decision {
+func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption) permission.Decision {
 	if at := e.nextExpiry.Load(); at != 0 && time.Now().UnixNano() >= at {
 		if err := e.expireRules(ctx); err != nil {
-			return failClosed(CodeEvalError, "expiring rules: %v", err)
+			return failClosed(permission.CodeEvalError, "expiring rules: %v", err)
 		}
 	}
 	var opt rego.EvalOption
@@ -408,7 +409,7 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 	case jsonDocument:
 		val, err := parseInput(v)
 		if err != nil {
-			return failClosed(CodeInvalidJSON, "input is not valid JSON: %v", err)
+			return failClosed(permission.CodeInvalidJSON, "input is not valid JSON: %v", err)
 		}
 		opt = rego.EvalParsedInput(val)
 	case ast.Value:
@@ -416,7 +417,7 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 	default:
 		val, err := ast.InterfaceToValue(input)
 		if err != nil {
-			return failClosed(CodeInputError, "input: %v", err)
+			return failClosed(permission.CodeInputError, "input: %v", err)
 		}
 		opt = rego.EvalParsedInput(val)
 	}
@@ -430,17 +431,17 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 			(errors.As(err, &terr) && terr.Code == topdown.CancelErr) || ctx.Err() != nil {
 			return timedOut(ctx)
 		}
-		return failClosed(CodeEvalError, "policy evaluation failed: %v", err)
+		return failClosed(permission.CodeEvalError, "policy evaluation failed: %v", err)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
-		return failClosed(CodeUndefinedDecision, "policy produced no decision for %s", DefaultQuery)
+		return failClosed(permission.CodeUndefinedDecision, "policy produced no decision for %s", DefaultQuery)
 	}
 	return decode(rs[0].Expressions[0].Value)
 }
 
 // DecideJSON decides one JSON document; input that is not JSON is a DENY
 // with code invalid_json. Parsing is inside the decision's deadline.
-func (e *Engine) DecideJSON(ctx context.Context, doc []byte) Decision {
+func (e *Engine) DecideJSON(ctx context.Context, doc []byte) permission.Decision {
 	return e.Decide(ctx, jsonDocument(doc))
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 func strp(s string) *string { return &s }
@@ -25,23 +26,23 @@ func TestSetSettingsChangesDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(ctx, npmInstall()); d.Behavior != engine.Ask {
+	if d := eng.Decide(ctx, npmInstall()); d.Behavior != permission.Ask {
 		t.Fatalf("before: %+v", d)
 	}
 	s := eng.Settings()
-	s.Rules = append(s.Rules, engine.Rule{ToolName: "Bash", RuleContent: strp("npm install:*"), Behavior: "ALLOW", Source: "userSettings", Layer: "user"})
+	s.Rules = append(s.Rules, permission.Rule{ToolName: "Bash", RuleContent: strp("npm install:*"), Behavior: "ALLOW", Source: "userSettings", Layer: "user"})
 	if err := eng.SetSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	d := eng.Decide(ctx, npmInstall())
-	if d.Behavior != engine.Allow || d.Step != engine.StepAllowRule || d.MatchedRule == nil || d.MatchedRule.Layer != "user" {
+	if d.Behavior != permission.Allow || d.Step != permission.StepAllowRule || d.MatchedRule == nil || d.MatchedRule.Layer != "user" {
 		t.Fatalf("after: %+v", d)
 	}
-	s.Rules = append(s.Rules, engine.Rule{ToolName: "Bash", RuleContent: strp("npm:*"), Behavior: "DENY", Source: "projectSettings", Layer: "project"})
+	s.Rules = append(s.Rules, permission.Rule{ToolName: "Bash", RuleContent: strp("npm:*"), Behavior: "DENY", Source: "projectSettings", Layer: "project"})
 	if err := eng.SetSettings(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(ctx, npmInstall()); d.Behavior != engine.Deny || d.MatchedRule.Layer != "project" {
+	if d := eng.Decide(ctx, npmInstall()); d.Behavior != permission.Deny || d.MatchedRule.Layer != "project" {
 		t.Fatalf("deny anywhere wins: %+v", d)
 	}
 }
@@ -53,7 +54,7 @@ func TestConcurrentDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allow := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []engine.Rule{{ToolName: "Bash", RuleContent: strp("npm install"), Behavior: "ALLOW", Layer: "session"}}}
+	allow := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{{ToolName: "Bash", RuleContent: strp("npm install"), Behavior: "ALLOW", Layer: "session"}}}
 	var wg sync.WaitGroup
 	errs := make(chan string, 1000)
 	for g := 0; g < 20; g++ {
@@ -62,7 +63,7 @@ func TestConcurrentDecide(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
 				d := eng.Decide(ctx, npmInstall())
-				if d.Behavior != engine.Ask && d.Behavior != engine.Allow {
+				if d.Behavior != permission.Ask && d.Behavior != permission.Allow {
 					errs <- d.Behavior + " " + d.Message
 				}
 			}
@@ -94,7 +95,7 @@ func TestCancelledContextFailsClosed(t *testing.T) {
 	defer cancel()
 	time.Sleep(time.Millisecond)
 	d := eng.Decide(ctx, npmInstall())
-	if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != engine.CodeTimeout {
+	if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code != permission.CodeTimeout {
 		t.Fatalf("got %+v", d)
 	}
 }
@@ -111,10 +112,10 @@ func TestBadPolicyFailsClosed(t *testing.T) {
 		return p
 	}
 	cases := map[string]struct{ src, code string }{
-		"undefined":              {"package bad\ndecision := 1 if false\n", engine.CodeUndefinedDecision},
-		"not a decision":         {"package bad\ndecision := {\"behavior\": \"MAYBE\"}\n", engine.CodeBadDecision},
-		"allow without behavior": {"package bad\ndecision := \"ALLOW\"\n", engine.CodeBadDecision},
-		"builtin error":          {"package bad\ndecision := {\"behavior\": \"ALLOW\"} if permopa.glob.match_any([\"[\"], [\"/x\"], {}) == 0\n", engine.CodeEvalError},
+		"undefined":              {"package bad\ndecision := 1 if false\n", permission.CodeUndefinedDecision},
+		"not a decision":         {"package bad\ndecision := {\"behavior\": \"MAYBE\"}\n", permission.CodeBadDecision},
+		"allow without behavior": {"package bad\ndecision := \"ALLOW\"\n", permission.CodeBadDecision},
+		"builtin error":          {"package bad\ndecision := {\"behavior\": \"ALLOW\"} if permopa.glob.match_any([\"[\"], [\"/x\"], {}) == 0\n", permission.CodeEvalError},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -124,7 +125,7 @@ func TestBadPolicyFailsClosed(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := eng.Decide(context.Background(), npmInstall())
-			if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != c.code {
+			if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code != c.code {
 				t.Fatalf("got %+v, want DENY/error/%s", d, c.code)
 			}
 		})

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 var expansionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
 
-func decideExpansion(eng *engine.Engine, cmd, mode string) engine.Decision {
+func decideExpansion(eng *engine.Engine, cmd, mode string) permission.Decision {
 	return eng.Decide(context.Background(), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 		"cwd": "/w", "permission_mode": mode,
@@ -48,7 +49,7 @@ var evaluatedCode = []string{
 	`eval "let 'x=a[\$(rm -rf x)]'"`,
 }
 
-func expansionEngine(t *testing.T, rules ...engine.Rule) *engine.Engine {
+func expansionEngine(t *testing.T, rules ...permission.Rule) *engine.Engine {
 	t.Helper()
 	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
 	if err != nil {
@@ -61,10 +62,10 @@ func expansionEngine(t *testing.T, rules ...engine.Rule) *engine.Engine {
 // every mode.
 func TestEvaluatedCodeMeetsDenyRules(t *testing.T) {
 	rm := "rm:*"
-	eng := expansionEngine(t, engine.Rule{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"})
+	eng := expansionEngine(t, permission.Rule{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"})
 	for _, mode := range expansionModes {
 		for _, cmd := range evaluatedCode {
-			if d := decideExpansion(eng, cmd, mode); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+			if d := decideExpansion(eng, cmd, mode); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 				t.Errorf("%s: %q escaped the rm:* deny rule: %s/%s (%s)", mode, cmd, d.Behavior, d.Step, d.Message)
 			}
 		}
@@ -76,11 +77,11 @@ func TestEvaluatedCodeMeetsDenyRules(t *testing.T) {
 // allows by its mode, as it allows any command no rule stops.
 func TestEvaluatedCodeIsNeverReadOnly(t *testing.T) {
 	eng := expansionEngine(t)
-	want := map[string]string{"default": engine.Ask, "acceptEdits": engine.Ask, "plan": engine.Deny, "dontAsk": engine.Deny, "bypassPermissions": engine.Allow}
+	want := map[string]string{"default": permission.Ask, "acceptEdits": permission.Ask, "plan": permission.Deny, "dontAsk": permission.Deny, "bypassPermissions": permission.Allow}
 	for _, mode := range expansionModes {
 		for _, cmd := range evaluatedCode {
 			d := decideExpansion(eng, cmd, mode)
-			if d.Step == engine.StepReadOnly || d.Behavior != want[mode] {
+			if d.Step == permission.StepReadOnly || d.Behavior != want[mode] {
 				t.Errorf("%s: %q: %s/%s (%s), want %s and never read_only", mode, cmd, d.Behavior, d.Step, d.Message, want[mode])
 			}
 			if mode == "default" && !d.BypassImmune {
@@ -93,7 +94,7 @@ func TestEvaluatedCodeIsNeverReadOnly(t *testing.T) {
 // Input beyond the analyser's limits is denied with code limit_exceeded in
 // every mode, whatever the rules allow.
 func TestLimitsDenyInEveryMode(t *testing.T) {
-	eng := expansionEngine(t, engine.Rule{ToolName: "Bash", Behavior: "ALLOW", Source: "userSettings", Layer: "user"})
+	eng := expansionEngine(t, permission.Rule{ToolName: "Bash", Behavior: "ALLOW", Source: "userSettings", Layer: "user"})
 	inputs := map[string]string{
 		"deep $( 30 KB":          strings.Repeat("$(", 15<<10/2) + strings.Repeat(")", 15<<10/2),
 		"deep $( 1 MB":           strings.Repeat("$(", 1<<19) + strings.Repeat(")", 1<<19),
@@ -110,13 +111,13 @@ func TestLimitsDenyInEveryMode(t *testing.T) {
 	for _, mode := range expansionModes {
 		for name, cmd := range inputs {
 			d := decideExpansion(eng, cmd, mode)
-			if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != "limit_exceeded" {
+			if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code != "limit_exceeded" {
 				t.Errorf("%s: %s: %s/%s code %q (%s)", mode, name, d.Behavior, d.Step, d.Code, d.Message)
 			}
 		}
 	}
 	// An ordinary command is still decided by the rules.
-	if d := decideExpansion(eng, "make build", "default"); d.Behavior != engine.Allow {
+	if d := decideExpansion(eng, "make build", "default"); d.Behavior != permission.Allow {
 		t.Errorf("make build: %s/%s", d.Behavior, d.Step)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // SourceOrg is the Source of the rules an organisation ships as an OPA data
@@ -25,7 +27,7 @@ const RulesRoot = "permopa/rules"
 // later). Settings other than rules (mode, directories, locks, dangerous
 // paths) are not part of a rules bundle.
 func RulesDocument(s Settings, now time.Time) map[string]any {
-	rules, patterns, index := ruleIndex(s.Rules, func(r Rule) bool { return !r.ExpiredAt(now) })
+	rules, patterns, index := ruleIndex(s.Rules, func(r permission.Rule) bool { return !r.ExpiredAt(now) })
 	return map[string]any{"rules": rules, "index": index, "tool_pattern_rules": patterns}
 }
 
@@ -55,7 +57,7 @@ func ExportRules(files []string, opts ExportOptions) (doc map[string]any, warnin
 	if now.IsZero() {
 		now = time.Now()
 	}
-	var all []Rule
+	var all []permission.Rule
 	var errs []error
 	for _, file := range files {
 		s, problems, err := LoadSettingsFile(file, SourceOrg)
@@ -73,7 +75,7 @@ func ExportRules(files []string, opts ExportOptions) (doc map[string]any, warnin
 				warnings = append(warnings, fmt.Sprintf("%s: %s rule %s expired at %s; not exported", file, r.Behavior, r, r.Expires))
 				continue
 			}
-			if r.Behavior == Allow && r.Expires != "" {
+			if r.Behavior == permission.Allow && r.Expires != "" {
 				errs = append(errs, fmt.Errorf("%s: allow rule %s: expires %s: a rules bundle cannot expire a rule; drop the expiry, or give the rule to a settings layer", file, r, r.Expires))
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 func exportFile(t *testing.T, path, content string) string {
@@ -59,7 +60,7 @@ permissions:
 	if got := strings.Join(docKeys(doc), ","); got != "index,rules,tool_pattern_rules" {
 		t.Fatalf("document keys: %s", got)
 	}
-	settings := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []engine.Rule{
+	settings := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{
 		{ToolName: "Bash", RuleContent: strp("curl:*"), Behavior: "ALLOW", Source: engine.SourceUser, Layer: "user.yaml"},
 		{ToolName: "Bash", RuleContent: strp("make test --race:*"), Behavior: "DENY", Source: engine.SourceProject, Layer: "project.yaml"},
 	}}
@@ -75,13 +76,13 @@ permissions:
 		behavior, step    string
 		source, layer, by string
 	}{
-		{bash("ls && curl -s https://x.example"), engine.Deny, engine.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(curl:*)"},
-		{bash("cat ~/.aws/credentials"), engine.Deny, engine.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "Read(~/.aws/**)"},
-		{bash("git push origin main"), engine.Ask, engine.StepAskRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(git push:*)"},
-		{bash("make test ./..."), engine.Allow, engine.StepAllowRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(make test:*)"},
-		{bash("make test --race"), engine.Deny, engine.StepDenyRule, engine.SourceProject, "project.yaml", "Bash(make test --race:*)"},
-		{map[string]any{"tool_name": "WebFetch", "tool_input": map[string]any{"url": "https://pkg.go.dev/fmt"}}, engine.Allow, engine.StepAllowRule, engine.SourceOrg, "permopa/rules:team.json", "WebFetch(domain:pkg.go.dev)"},
-		{map[string]any{"tool_name": "mcp__github__delete_repo", "tool_input": map[string]any{}}, engine.Deny, engine.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "mcp__*__delete_*"},
+		{bash("ls && curl -s https://x.example"), permission.Deny, permission.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(curl:*)"},
+		{bash("cat ~/.aws/credentials"), permission.Deny, permission.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "Read(~/.aws/**)"},
+		{bash("git push origin main"), permission.Ask, permission.StepAskRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(git push:*)"},
+		{bash("make test ./..."), permission.Allow, permission.StepAllowRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(make test:*)"},
+		{bash("make test --race"), permission.Deny, permission.StepDenyRule, engine.SourceProject, "project.yaml", "Bash(make test --race:*)"},
+		{map[string]any{"tool_name": "WebFetch", "tool_input": map[string]any{"url": "https://pkg.go.dev/fmt"}}, permission.Allow, permission.StepAllowRule, engine.SourceOrg, "permopa/rules:team.json", "WebFetch(domain:pkg.go.dev)"},
+		{map[string]any{"tool_name": "mcp__github__delete_repo", "tool_input": map[string]any{}}, permission.Deny, permission.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "mcp__*__delete_*"},
 	} {
 		d := eng.Decide(ctx, c.input)
 		if d.Behavior != c.behavior || d.Step != c.step || d.MatchedRule == nil ||
@@ -161,7 +162,7 @@ permissions:
 // RulesDocument has the shape of the settings document's rule parts.
 func TestRulesDocumentShape(t *testing.T) {
 	now := time.Now()
-	s := engine.Settings{Rules: []engine.Rule{
+	s := engine.Settings{Rules: []permission.Rule{
 		{ToolName: "Bash", RuleContent: strp("npm run:*"), Behavior: "ALLOW", Source: engine.SourceOrg, Layer: "l"},
 		{ToolName: "deploy", Behavior: "ASK", Source: engine.SourceOrg, Layer: "l"},
 		{ToolName: "mcp__github__*", Behavior: "DENY", Source: engine.SourceOrg, Layer: "l"},

@@ -17,6 +17,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/types"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // secret is text that must never leave a file that is not settings: no
@@ -128,8 +129,8 @@ func TestUnreadableSettingsFailClosed(t *testing.T) {
 				}
 				for _, in := range calls {
 					d := decide(eng, in)
-					if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != engine.CodeSettingsUnreadable {
-						t.Errorf("%s: %v: %+v, want DENY %s", how, in["tool_name"], d, engine.CodeSettingsUnreadable)
+					if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code != permission.CodeSettingsUnreadable {
+						t.Errorf("%s: %v: %+v, want DENY %s", how, in["tool_name"], d, permission.CodeSettingsUnreadable)
 					}
 					if strings.Contains(d.Message, secret) || strings.Contains(d.Reason, secret) {
 						t.Errorf("%s: the decision quotes the file: %s", how, d.Message)
@@ -171,10 +172,10 @@ func TestSymlinkSwapKeepsLastGood(t *testing.T) {
 	if len(problems) != 1 || !strings.Contains(problems[0].Error(), "last good") || strings.Contains(problems[0].Error(), secret) {
 		t.Fatalf("problems: %v", problems)
 	}
-	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 		t.Errorf("git push: %+v", d)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != engine.Allow {
+	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != permission.Allow {
 		t.Errorf("npm test: %+v", d)
 	}
 }
@@ -189,7 +190,7 @@ func TestSymlinkToSettingsFileIsRead(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 		t.Errorf("git push: %+v", d)
 	}
 }
@@ -245,13 +246,13 @@ func TestDecideDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior != engine.Allow {
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior != permission.Allow {
 		t.Fatalf("a quick decision: %+v", d)
 	}
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 3000}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 3000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 		t.Errorf("past the engine's deadline: %+v", d)
 	}
-	if d := eng.DecideJSON(ctx, []byte(`{"stall_ms": 3000}`)); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+	if d := eng.DecideJSON(ctx, []byte(`{"stall_ms": 3000}`)); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 		t.Errorf("DecideJSON past the deadline: %+v", d)
 	}
 	cctx, cancel := context.WithCancel(ctx)
@@ -260,11 +261,11 @@ func TestDecideDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := unbounded.Decide(cctx, map[string]any{"stall_ms": 3000}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+	if d := unbounded.Decide(cctx, map[string]any{"stall_ms": 3000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 		t.Errorf("a cancelled caller: %+v", d)
 	}
 	err = storage.Txn(ctx, eng.Store(), storage.TransactionParams{}, func(txn storage.Transaction) error {
-		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 200}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 200}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 			t.Errorf("DecideIn past the deadline: %+v", d)
 		}
 		return nil
@@ -280,7 +281,7 @@ func TestDecideDeadline(t *testing.T) {
 // and left as it was.
 func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
 	ctx := context.Background()
-	rule := engine.Rule{ToolName: "Bash", Behavior: engine.Allow}
+	rule := permission.Rule{ToolName: "Bash", Behavior: permission.Allow}
 	cases := []struct {
 		name  string
 		dest  string
@@ -320,7 +321,7 @@ func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, l, _ := tr.attach(t)
-			_, err = l.AddRules(ctx, c.dest, "", []engine.Rule{rule}, 0)
+			_, err = l.AddRules(ctx, c.dest, "", []permission.Rule{rule}, 0)
 			if err == nil || !strings.Contains(err.Error(), "symbolic link") || strings.Contains(err.Error(), secret) {
 				t.Fatalf("AddRules: %v, want a refusal naming the link", err)
 			}
@@ -330,7 +331,7 @@ func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
 			if after, _ := os.ReadFile(target); string(after) != string(before) {
 				t.Errorf("the target was changed:\n%s", after)
 			}
-			if _, err := l.RevokeRules(ctx, c.dest, "", []engine.Rule{rule}); err == nil {
+			if _, err := l.RevokeRules(ctx, c.dest, "", []permission.Rule{rule}); err == nil {
 				t.Errorf("RevokeRules wrote through the link")
 			}
 		})
@@ -352,13 +353,13 @@ func TestDecideTracedDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	var entered []string
-	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 0}, func(r *ast.Rule) { entered = append(entered, r.Head.Name.String()) }); d.Behavior != engine.Allow {
+	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 0}, func(r *ast.Rule) { entered = append(entered, r.Head.Name.String()) }); d.Behavior != permission.Allow {
 		t.Fatalf("a quick traced decision: %+v", d)
 	}
 	if !slices.Contains(entered, "decision") {
 		t.Errorf("a quick traced decision entered %v, not the decision rule", entered)
 	}
-	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 3000}, func(*ast.Rule) {}); d.Behavior != engine.Deny || d.Code != engine.CodeTimeout {
+	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 3000}, func(*ast.Rule) {}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 		t.Errorf("a traced decision past the deadline: %+v", d)
 	}
 }
@@ -378,16 +379,16 @@ func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 1500}); d.Code != engine.CodeTimeout {
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 1500}); d.Code != permission.CodeTimeout {
 		t.Fatalf("the stalled decision: %+v", d)
 	}
 	// Its evaluation still holds the only slot.
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Code != engine.CodeTimeout || !strings.Contains(d.Message, "already running") {
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Code != permission.CodeTimeout || !strings.Contains(d.Message, "already running") {
 		t.Errorf("while the slot is held: %+v", d)
 	}
 	// Bounded wait for the stalled evaluation to end, not a timing assertion.
 	for i := 0; ; i++ {
-		if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior == engine.Allow {
+		if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior == permission.Allow {
 			break
 		}
 		if i == 100 {
@@ -402,8 +403,8 @@ func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
 // no allow rule silences, and a DENY in dontAsk, through every read form.
 func TestServerTokensAreCredentials(t *testing.T) {
 	ctx := context.Background()
-	allowAll := engine.Settings{Home: "/home/u", Cwd: "/home/u/app", Rules: []engine.Rule{
-		{ToolName: "Read", Behavior: engine.Allow}, {ToolName: "Bash", Behavior: engine.Allow},
+	allowAll := engine.Settings{Home: "/home/u", Cwd: "/home/u/app", Rules: []permission.Rule{
+		{ToolName: "Read", Behavior: permission.Allow}, {ToolName: "Bash", Behavior: permission.Allow},
 	}}
 	eng, err := engine.New(ctx, engine.WithSettings(allowAll))
 	if err != nil {
@@ -417,13 +418,13 @@ func TestServerTokensAreCredentials(t *testing.T) {
 		"redirect in token": {"tool_name": "Bash", "tool_input": map[string]any{"command": "head -c 64 < /home/u/.config/permopa/server-token"}},
 	}
 	for name, call := range calls {
-		for mode, want := range map[string]string{"default": engine.Ask, "acceptEdits": engine.Ask, "dontAsk": engine.Deny} {
+		for mode, want := range map[string]string{"default": permission.Ask, "acceptEdits": permission.Ask, "dontAsk": permission.Deny} {
 			in := map[string]any{"permission_mode": mode, "cwd": "/home/u/app"}
 			for k, v := range call {
 				in[k] = v
 			}
 			d := eng.Decide(ctx, in)
-			if d.Behavior != want || (want == engine.Ask && !d.BypassImmune) {
+			if d.Behavior != want || (want == permission.Ask && !d.BypassImmune) {
 				t.Errorf("%s in %s: %s %s (%s)", name, mode, d.Behavior, d.Step, d.Message)
 			}
 		}

@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 var allModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
 
 // safetyAsk is what a safety ASK of the tool check becomes in each mode.
 var safetyAsk = map[string][2]string{
-	"default":           {engine.Ask, engine.StepToolCheck},
-	"acceptEdits":       {engine.Ask, engine.StepToolCheck},
-	"plan":              {engine.Deny, engine.StepModeFallback},
-	"bypassPermissions": {engine.Allow, engine.StepModeFallback},
-	"dontAsk":           {engine.Deny, engine.StepToolCheck},
+	"default":           {permission.Ask, permission.StepToolCheck},
+	"acceptEdits":       {permission.Ask, permission.StepToolCheck},
+	"plan":              {permission.Deny, permission.StepModeFallback},
+	"bypassPermissions": {permission.Allow, permission.StepModeFallback},
+	"dontAsk":           {permission.Deny, permission.StepToolCheck},
 }
 
 func newTestEngine(t *testing.T, s engine.Settings) *engine.Engine {
@@ -35,7 +36,7 @@ func newTestEngine(t *testing.T, s engine.Settings) *engine.Engine {
 	return eng
 }
 
-func decideBash(eng *engine.Engine, cmd, cwd, mode string) engine.Decision {
+func decideBash(eng *engine.Engine, cmd, cwd, mode string) permission.Decision {
 	return eng.Decide(context.Background(), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 		"cwd": cwd, "permission_mode": mode,
@@ -73,11 +74,11 @@ func TestAnyNumberOfFindingsOneDecision(t *testing.T) {
 		}
 		for _, mode := range allModes {
 			d := decideBash(eng, cmd, "/w", mode)
-			if d.Step == engine.StepError {
+			if d.Step == permission.StepError {
 				t.Fatalf("%d findings of every kind, %s: step error: %s", n, mode, d.Message)
 			}
 			if n == 0 {
-				if d.Behavior != engine.Allow || d.Step != engine.StepReadOnly {
+				if d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
 					t.Errorf("no finding, %s: %s/%s (%s)", mode, d.Behavior, d.Step, d.Message)
 				}
 				continue

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // runGit runs the real git in dir with an empty configuration of its own.
@@ -88,11 +89,11 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 
 	ctx := context.Background()
 	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: filepath.Join(root, "home"), Cwd: w,
-		Rules: []engine.Rule{mustRule(t, "Bash(git status:*)"), mustRule(t, "Bash(git log:*)"), mustRule(t, "Bash(git:*)")}}))
+		Rules: []permission.Rule{mustRule(t, "Bash(git status:*)"), mustRule(t, "Bash(git log:*)"), mustRule(t, "Bash(git:*)")}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	decide := func(cmd, mode string) engine.Decision {
+	decide := func(cmd, mode string) permission.Decision {
 		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 			"cwd": w, "permission_mode": mode})
 	}
@@ -107,14 +108,14 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 	} {
 		for _, mode := range modes {
 			d := decide(cmd, mode)
-			want, step := engine.Ask, engine.StepToolCheck
+			want, step := permission.Ask, permission.StepToolCheck
 			switch mode {
 			case "plan":
-				want, step = engine.Deny, engine.StepModeFallback
+				want, step = permission.Deny, permission.StepModeFallback
 			case "dontAsk":
-				want = engine.Deny
+				want = permission.Deny
 			case "bypassPermissions":
-				want, step = engine.Allow, ""
+				want, step = permission.Allow, ""
 			}
 			if d.Behavior != want || (step != "" && d.Step != step) {
 				t.Errorf("%s: %q: %s/%s (%s), want %s/%s", mode, cmd, d.Behavior, d.Step, d.Message, want, step)
@@ -130,13 +131,13 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 		"git config --local --add alias.st '!sh -c x'",
 		"git config -f e/config core.fsmonitor x",
 	} {
-		if d := decide(cmd, "default"); d.Behavior != engine.Ask || !d.BypassImmune {
+		if d := decide(cmd, "default"); d.Behavior != permission.Ask || !d.BypassImmune {
 			t.Errorf("default: %q: %s/%s (%s), want a safety ASK", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
 	// The work tree's own repository is read-only as before.
 	for _, cmd := range []string{"git status", "git log --oneline", "cd src 2>/dev/null; git diff"} {
-		if d := decide(cmd, "plan"); d.Behavior != engine.Allow || d.Step != engine.StepReadOnly {
+		if d := decide(cmd, "plan"); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
 			t.Errorf("plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -145,7 +146,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 	oneCall := "mkdir -p f/objects f/refs && echo 'ref: refs/heads/main' > f/HEAD && " +
 		"printf '[core]\\n\\tfsmonitor = touch " + marker + "\\n' > f/config && git -C f status"
 	for _, mode := range []string{"acceptEdits", "default", "dontAsk"} {
-		if d := decide(oneCall, mode); d.Behavior == engine.Allow {
+		if d := decide(oneCall, mode); d.Behavior == permission.Allow {
 			t.Errorf("%s: the one-call build was allowed: %s", mode, d.Message)
 		}
 	}
@@ -153,17 +154,17 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := func(tool string, input map[string]any) engine.Decision {
+	step := func(tool string, input map[string]any) permission.Decision {
 		return noRules.Decide(ctx, map[string]any{"tool_name": tool, "tool_input": input, "cwd": w, "permission_mode": "acceptEdits"})
 	}
-	if d := step("Bash", map[string]any{"command": oneCall}); d.Behavior != engine.Ask || !d.BypassImmune {
+	if d := step("Bash", map[string]any{"command": oneCall}); d.Behavior != permission.Ask || !d.BypassImmune {
 		t.Errorf("acceptEdits, no rules: the one-call build: %s/%s (%s), want a safety ASK", d.Behavior, d.Step, d.Message)
 	}
 
 	// Built over several calls: the call that completes it asks, and so
 	// does every later write into it.
 	g := filepath.Join(w, "g")
-	if d := step("Bash", map[string]any{"command": "mkdir -p g/objects"}); d.Behavior != engine.Allow {
+	if d := step("Bash", map[string]any{"command": "mkdir -p g/objects"}); d.Behavior != permission.Allow {
 		t.Fatalf("mkdir -p g/objects: %s (%s)", d.Behavior, d.Message)
 	}
 	if err := os.MkdirAll(filepath.Join(g, "objects"), 0o755); err != nil {
@@ -177,7 +178,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 		{"Bash", map[string]any{"command": "echo 'ref: refs/heads/main' > g/HEAD"}},
 		{"Write", map[string]any{"file_path": filepath.Join(g, "HEAD"), "content": "ref: refs/heads/main\n"}},
 	} {
-		if d := step(c.tool, c.input); d.Behavior != engine.Ask || !d.BypassImmune {
+		if d := step(c.tool, c.input); d.Behavior != permission.Ask || !d.BypassImmune {
 			t.Errorf("%s %v: %s/%s (%s), want a safety ASK", c.tool, c.input, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -191,7 +192,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 		{"Bash", map[string]any{"command": "echo '#!/bin/sh' > g/hooks/post-checkout"}},
 		{"Bash", map[string]any{"command": "cp /tmp/attributes g/info/attributes"}},
 	} {
-		if d := step(c.tool, c.input); d.Behavior != engine.Ask || !d.BypassImmune {
+		if d := step(c.tool, c.input); d.Behavior != permission.Ask || !d.BypassImmune {
 			t.Errorf("%s %v: %s/%s (%s), want a safety ASK", c.tool, c.input, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -212,20 +213,20 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 		"git clone --separate-git-dir=../sep https://example.com/r.git",
 		"git init --template=t n",
 	} {
-		if d := decide(cmd, "default"); d.Behavior != engine.Ask || !d.BypassImmune {
+		if d := decide(cmd, "default"); d.Behavior != permission.Ask || !d.BypassImmune {
 			t.Errorf("default: %q: %s/%s (%s), want a safety ASK", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
 	for _, cmd := range []string{"git init", "git init -q n", "git clone https://example.com/r.git"} {
-		if d := decide(cmd, "default"); d.Behavior != engine.Allow || d.Step != engine.StepAllowRule {
+		if d := decide(cmd, "default"); d.Behavior != permission.Allow || d.Step != permission.StepAllowRule {
 			t.Errorf("default: %q: %s/%s (%s), want ALLOW by rule", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
 }
 
-func mustRule(t *testing.T, s string) engine.Rule {
+func mustRule(t *testing.T, s string) permission.Rule {
 	t.Helper()
-	r, err := engine.ParseRule(s, engine.Allow)
+	r, err := engine.ParseRule(s, permission.Allow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // Destinations an accepted rule can be written to (docs/api.md, Go API), lowest
@@ -206,7 +208,7 @@ func (l *Layers) loadLocked() (Settings, []error) {
 		// Reported once per load so that a user wondering why an allow rule
 		// does nothing finds out.
 		for _, r := range merged.Rules {
-			if strings.EqualFold(r.Behavior, Allow) && r.Source != SourceManaged {
+			if strings.EqualFold(r.Behavior, permission.Allow) && r.Source != SourceManaged {
 				problems = append(problems, fmt.Errorf("%s: rule %s ignored: managed settings allow only managed allow rules", r.Layer, r))
 			}
 		}
@@ -341,7 +343,7 @@ func UnsafeProblems(problems []error) []error {
 		switch {
 		case errors.As(p, &fp) && !fp.KeptLastGood:
 			out = append(out, p)
-		case errors.As(p, &rp) && rp.Behavior != Allow:
+		case errors.As(p, &rp) && rp.Behavior != permission.Allow:
 			out = append(out, p)
 		}
 	}
@@ -488,10 +490,10 @@ func (l *Layers) Files() []LayerFile {
 
 // Rules lists the rules of the last load, highest layer first, expired
 // ones included (see Rule.ExpiredAt).
-func (l *Layers) Rules() []Rule {
+func (l *Layers) Rules() []permission.Rule {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Rule(nil), l.merged.Rules...)
+	return append([]permission.Rule(nil), l.merged.Rules...)
 }
 
 func envMap(environ []string) map[string]string {

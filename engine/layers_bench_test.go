@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // BenchmarkDecideSessionRules shows that session rules are looked up by
@@ -14,12 +15,12 @@ import (
 func BenchmarkDecideSessionRules(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{10, 10000} {
-		s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]engine.Rule{}}
+		s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]permission.Rule{}}
 		for i := 0; i < n; i++ {
 			c := fmt.Sprintf("tool%d:*", i)
-			s.Rules = append(s.Rules, engine.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceProject})
-			s.SessionRules["s1"] = append(s.SessionRules["s1"], engine.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceSession})
-			s.SessionRules[fmt.Sprintf("other%d", i)] = []engine.Rule{{ToolName: "Bash", RuleContent: &c, Behavior: "DENY"}}
+			s.Rules = append(s.Rules, permission.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceProject})
+			s.SessionRules["s1"] = append(s.SessionRules["s1"], permission.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceSession})
+			s.SessionRules[fmt.Sprintf("other%d", i)] = []permission.Rule{{ToolName: "Bash", RuleContent: &c, Behavior: "DENY"}}
 		}
 		eng, err := engine.New(ctx, engine.WithSettings(s))
 		if err != nil {
@@ -29,7 +30,7 @@ func BenchmarkDecideSessionRules(b *testing.B) {
 		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if d := eng.Decide(ctx, in); d.Step == engine.StepError {
+				if d := eng.Decide(ctx, in); d.Step == permission.StepError {
 					b.Fatal(d.Message)
 				}
 			}

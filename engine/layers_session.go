@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // UpdateSettings changes the settings in force under the engine's lock:
@@ -28,7 +30,7 @@ func (e *Engine) UpdateSettings(ctx context.Context, change func(*Settings) erro
 // They live in memory, survive settings reloads and mode switches, and
 // stop matching at their expiry. Under allow_managed_rules_only an allow
 // rule is an error: it would have no effect.
-func (e *Engine) AddSessionRules(ctx context.Context, sessionID string, rules ...Rule) error {
+func (e *Engine) AddSessionRules(ctx context.Context, sessionID string, rules ...permission.Rule) error {
 	for _, r := range rules {
 		if err := ValidateRule(r); err != nil {
 			return err
@@ -36,12 +38,12 @@ func (e *Engine) AddSessionRules(ctx context.Context, sessionID string, rules ..
 	}
 	return e.UpdateSettings(ctx, func(s *Settings) error {
 		for _, r := range rules {
-			if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, Allow) {
+			if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, permission.Allow) {
 				return fmt.Errorf("rule %s: managed settings allow only managed allow rules; a session allow rule would have no effect", r)
 			}
 		}
 		if s.SessionRules == nil {
-			s.SessionRules = map[string][]Rule{}
+			s.SessionRules = map[string][]permission.Rule{}
 		}
 		for _, r := range rules {
 			r.Behavior = strings.ToUpper(r.Behavior)
@@ -55,12 +57,12 @@ func (e *Engine) AddSessionRules(ctx context.Context, sessionID string, rules ..
 
 // RevokeSessionRules removes a session's rules equal (SameRule) to the given
 // ones; it reports how many it removed.
-func (e *Engine) RevokeSessionRules(ctx context.Context, sessionID string, rules ...Rule) (int, error) {
+func (e *Engine) RevokeSessionRules(ctx context.Context, sessionID string, rules ...permission.Rule) (int, error) {
 	removed := 0
 	err := e.UpdateSettings(ctx, func(s *Settings) error {
 		kept := s.SessionRules[sessionID][:0:0]
 		for _, have := range s.SessionRules[sessionID] {
-			if slices.ContainsFunc(rules, func(r Rule) bool { return SameRule(r, have) }) {
+			if slices.ContainsFunc(rules, func(r permission.Rule) bool { return SameRule(r, have) }) {
 				removed++
 				continue
 			}
@@ -96,7 +98,7 @@ func (e *Engine) SetSessionMode(ctx context.Context, sessionID, mode string) err
 
 // WithExpiry returns copies of rules that expire ttl from now (ttl 0:
 // never), behaviors upper-cased, each checked with ValidateRule.
-func WithExpiry(rules []Rule, ttl time.Duration) ([]Rule, error) {
+func WithExpiry(rules []permission.Rule, ttl time.Duration) ([]permission.Rule, error) {
 	var expires string
 	if ttl > 0 {
 		// Whole seconds, rounded up: a rule lives at least ttl.
@@ -106,7 +108,7 @@ func WithExpiry(rules []Rule, ttl time.Duration) ([]Rule, error) {
 		}
 		expires = at.UTC().Format(time.RFC3339)
 	}
-	out := make([]Rule, 0, len(rules))
+	out := make([]permission.Rule, 0, len(rules))
 	for _, r := range rules {
 		r.Behavior = strings.ToUpper(r.Behavior)
 		r.Expires = expires
@@ -130,7 +132,7 @@ func sessionLayer(id string) string {
 
 // mergeRule adds r to rs unless the same rule is there; when it is, the
 // longer lifetime wins (no expiry beats any expiry).
-func mergeRule(rs []Rule, r Rule) []Rule {
+func mergeRule(rs []permission.Rule, r permission.Rule) []permission.Rule {
 	for i, have := range rs {
 		if !SameRule(have, r) {
 			continue
@@ -143,7 +145,7 @@ func mergeRule(rs []Rule, r Rule) []Rule {
 	return append(rs, r)
 }
 
-func laterExpiry(a, b Rule) bool {
+func laterExpiry(a, b permission.Rule) bool {
 	ta, _ := a.ExpiresAt()
 	tb, _ := b.ExpiresAt()
 	return ta.After(tb)
@@ -163,7 +165,7 @@ func (s Settings) clone() Settings {
 	s.DangerousPaths.CodeRunning.Remove = slices.Clone(s.DangerousPaths.CodeRunning.Remove)
 	s.ProtectedPaths = slices.Clone(s.ProtectedPaths)
 	if s.SessionRules != nil {
-		rules := make(map[string][]Rule, len(s.SessionRules))
+		rules := make(map[string][]permission.Rule, len(s.SessionRules))
 		for id, rs := range s.SessionRules {
 			rules[id] = slices.Clone(rs)
 		}
@@ -171,7 +173,7 @@ func (s Settings) clone() Settings {
 	}
 	s.SessionModes = maps.Clone(s.SessionModes)
 	if s.Projects != nil {
-		projects := make(map[string][]Rule, len(s.Projects))
+		projects := make(map[string][]permission.Rule, len(s.Projects))
 		for dir, rs := range s.Projects {
 			projects[dir] = slices.Clone(rs)
 		}

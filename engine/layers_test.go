@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // tree is a real directory tree with the layers' places: managed, project
@@ -71,7 +72,7 @@ func bashCall(dir, cmd string) map[string]any {
 	return map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": dir}
 }
 
-func decide(eng *engine.Engine, in map[string]any) engine.Decision {
+func decide(eng *engine.Engine, in map[string]any) permission.Decision {
 	return eng.Decide(context.Background(), in)
 }
 
@@ -88,7 +89,7 @@ func TestDenyInUserBeatsAllowInProject(t *testing.T) {
 		t.Fatal(problems)
 	}
 	d := decide(eng, bashCall(tr.proj, "git push origin main"))
-	if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+	if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 		t.Fatalf("got %s/%s", d.Behavior, d.Step)
 	}
 	if d.MatchedRule.Source != engine.SourceUser || d.MatchedRule.Layer != userFile || d.MatchedRule.String() != "Bash(git push:*)" {
@@ -96,7 +97,7 @@ func TestDenyInUserBeatsAllowInProject(t *testing.T) {
 	}
 	// Allow rules of the project still work where nothing denies.
 	d = decide(eng, bashCall(tr.proj, "git status --short && git push"))
-	if d.Behavior != engine.Deny {
+	if d.Behavior != permission.Deny {
 		t.Errorf("compound with a denied leaf: %s", d.Behavior)
 	}
 }
@@ -114,7 +115,7 @@ func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
 	}
 	for cmd, src := range map[string]string{"cargo build --release": engine.SourceUser, "npm run lint": engine.SourceProject, "make all": engine.SourceLocal} {
 		d := decide(eng, bashCall(tr.proj, cmd))
-		if d.Behavior != engine.Allow || d.MatchedRule.Source != src {
+		if d.Behavior != permission.Allow || d.MatchedRule.Source != src {
 			t.Errorf("%s: %s via %+v", cmd, d.Behavior, d.MatchedRule)
 		}
 	}
@@ -125,7 +126,7 @@ func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
 	if len(s.WorkingDirectories) != 1 || s.WorkingDirectories[0] != filepath.Join(tr.root, "shared") {
 		t.Errorf("additionalDirectories relative to the project root: %v", s.WorkingDirectories)
 	}
-	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != engine.Deny || d.Step != engine.StepModeFallback {
+	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != permission.Deny || d.Step != permission.StepModeFallback {
 		t.Errorf("dontAsk fallback: %s/%s", d.Behavior, d.Step)
 	}
 
@@ -143,14 +144,14 @@ func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
 	if !s.BypassHonoursSafety || len(s.WorkingDirectories) != 3 || s.WorkingDirectories[0] != "/opt/a" {
 		t.Errorf("environment knobs: %v %v", s.BypassHonoursSafety, s.WorkingDirectories)
 	}
-	if d := decide(eng, bashCall(tr.proj, "docker run a, b")); d.Behavior != engine.Allow || d.MatchedRule == nil || d.MatchedRule.Source != engine.SourceEnvironment {
+	if d := decide(eng, bashCall(tr.proj, "docker run a, b")); d.Behavior != permission.Allow || d.MatchedRule == nil || d.MatchedRule.Source != engine.SourceEnvironment {
 		t.Errorf("PERMOPA_ALLOW JSON: %s via %+v", d.Behavior, d.MatchedRule)
 	}
-	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != engine.Ask {
+	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != permission.Ask {
 		t.Errorf("PERMOPA_DEFAULT_MODE=default: %s", d.Behavior)
 	}
 	d := decide(eng, bashCall(tr.proj, "npm run deploy -- --prod"))
-	if d.Behavior != engine.Deny || d.MatchedRule.Source != engine.SourceEnvironment {
+	if d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceEnvironment {
 		t.Errorf("PERMOPA_DENY: %s via %+v", d.Behavior, d.MatchedRule)
 	}
 }
@@ -168,37 +169,37 @@ func TestManagedLocks(t *testing.T) {
 	if len(problems) != 1 || !strings.Contains(problems[0].Error(), "Bash(npm test)") {
 		t.Errorf("the ignored allow rule should be reported once: %v", problems)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != engine.Ask {
+	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != permission.Ask {
 		t.Errorf("project allow rule under the managed lock: %s", d.Behavior)
 	}
-	if d := decide(eng, bashCall(tr.proj, "make build")); d.Behavior != engine.Allow || d.MatchedRule.Source != engine.SourceManaged {
+	if d := decide(eng, bashCall(tr.proj, "make build")); d.Behavior != permission.Allow || d.MatchedRule.Source != engine.SourceManaged {
 		t.Errorf("managed allow rule: %s %+v", d.Behavior, d.MatchedRule)
 	}
-	if d := decide(eng, bashCall(tr.proj, "make clean")); d.Behavior != engine.Deny {
+	if d := decide(eng, bashCall(tr.proj, "make clean")); d.Behavior != permission.Deny {
 		t.Errorf("project deny rule under the lock: %s", d.Behavior)
 	}
 	in := bashCall(tr.proj, "cargo build")
 	in["permission_context"] = map[string]any{"allow_rules": map[string]any{"Bash": []any{map[string]any{"tool_name": "Bash", "rule_content": "cargo:*", "behavior": "allow", "source": "managedSettings"}}}}
-	if d := decide(eng, in); d.Behavior != engine.Ask {
+	if d := decide(eng, in); d.Behavior != permission.Ask {
 		t.Errorf("permission_context allow rule under the lock: %s", d.Behavior)
 	}
-	if err := eng.AddSessionRules(context.Background(), "", engine.Rule{ToolName: "Bash", Behavior: "allow"}); err == nil || !strings.Contains(err.Error(), "managed") {
+	if err := eng.AddSessionRules(context.Background(), "", permission.Rule{ToolName: "Bash", Behavior: "allow"}); err == nil || !strings.Contains(err.Error(), "managed") {
 		t.Errorf("accepting a session allow rule that would be ignored: %v", err)
 	}
 	locked := eng.Settings()
-	locked.SessionRules = map[string][]engine.Rule{"": {{ToolName: "Bash", Behavior: "ALLOW", Source: engine.SourceSession}}}
+	locked.SessionRules = map[string][]permission.Rule{"": {{ToolName: "Bash", Behavior: "ALLOW", Source: engine.SourceSession}}}
 	if err := eng.SetSettings(context.Background(), locked); err != nil {
 		t.Fatal(err)
 	}
-	if d := decide(eng, bashCall(tr.proj, "cargo build")); d.Behavior != engine.Ask {
+	if d := decide(eng, bashCall(tr.proj, "cargo build")); d.Behavior != permission.Ask {
 		t.Errorf("session allow rule under the lock: %s", d.Behavior)
 	}
-	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []engine.Rule{{ToolName: "deploy", Behavior: "allow"}}, 0); err == nil || !strings.Contains(err.Error(), "managed") {
+	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []permission.Rule{{ToolName: "deploy", Behavior: "allow"}}, 0); err == nil || !strings.Contains(err.Error(), "managed") {
 		t.Errorf("writing an allow rule that would be ignored: %v", err)
 	}
 	byp := bashCall(tr.proj, "terraform apply")
 	byp["permission_mode"] = "bypassPermissions"
-	if d := decide(eng, byp); d.Behavior != engine.Ask {
+	if d := decide(eng, byp); d.Behavior != permission.Ask {
 		t.Errorf("BYPASS with disable_bypass_mode: %s", d.Behavior)
 	}
 
@@ -209,11 +210,11 @@ func TestManagedLocks(t *testing.T) {
 	if len(problems) != 2 || !strings.Contains(problems[0].Error(), "managed settings only") {
 		t.Errorf("locks outside managed settings: %v", problems)
 	}
-	if d := decide(eng2, bashCall(tr2.proj, "npm test")); d.Behavior != engine.Allow {
+	if d := decide(eng2, bashCall(tr2.proj, "npm test")); d.Behavior != permission.Allow {
 		t.Errorf("project lock must not apply: %s", d.Behavior)
 	}
 	byp["cwd"] = tr2.proj
-	if d := decide(eng2, byp); d.Behavior != engine.Allow {
+	if d := decide(eng2, byp); d.Behavior != permission.Allow {
 		t.Errorf("project disable_bypass_mode must not apply: %s", d.Behavior)
 	}
 }
@@ -248,7 +249,7 @@ func TestInvalidRulesNamed(t *testing.T) {
 	readme := map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "README"}, "cwd": tr.proj}
 	for _, in := range []map[string]any{bashCall(tr.proj, "npm ci"), bashCall(tr.proj, "curl x"), readme} {
 		d := decide(eng, in)
-		if d.Behavior != engine.Deny || d.Code != engine.CodeSettingsUnreadable || !strings.Contains(d.Message, "tomorrow") || !strings.Contains(d.Message, f) {
+		if d.Behavior != permission.Deny || d.Code != permission.CodeSettingsUnreadable || !strings.Contains(d.Message, "tomorrow") || !strings.Contains(d.Message, f) {
 			t.Errorf("%v with an unreadable deny rule: %+v", in, d)
 		}
 	}
@@ -260,13 +261,13 @@ func TestInvalidRulesNamed(t *testing.T) {
 	if problems := l.Reload(context.Background()); len(problems) != 4 || len(engine.UnsafeProblems(problems)) != 0 {
 		t.Fatalf("problems after the fix: %v", problems)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Allow {
+	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
 		t.Errorf("valid allow rule: %s", d.Behavior)
 	}
-	if d := decide(eng, bashCall(tr.proj, "rm x")); d.Behavior != engine.Deny {
+	if d := decide(eng, bashCall(tr.proj, "rm x")); d.Behavior != permission.Deny {
 		t.Errorf("valid deny rule: %s", d.Behavior)
 	}
-	if d := decide(eng, readme); d.Behavior != engine.Allow {
+	if d := decide(eng, readme); d.Behavior != permission.Allow {
 		t.Errorf("a bad Read allow rule must not break Read: %s %s", d.Behavior, d.Message)
 	}
 }
@@ -293,10 +294,10 @@ func TestBrokenFileKeepsLastGoodSettings(t *testing.T) {
 	if !strings.Contains(got[0].Error(), f) || !strings.Contains(got[0].Error(), "last good") {
 		t.Errorf("problem %v should name the file and say the last good settings are kept", got)
 	}
-	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Deny {
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != permission.Deny {
 		t.Errorf("deny rule lost with the broken file: %s", d.Behavior)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != engine.Allow {
+	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != permission.Allow {
 		t.Errorf("allow rule lost with the broken file: %s", d.Behavior)
 	}
 	if p := l.Problems(); len(p) != 1 {
@@ -305,7 +306,7 @@ func TestBrokenFileKeepsLastGoodSettings(t *testing.T) {
 
 	tr.write(t, f, "permissions:\n  allow: [\"Bash(npm test)\", \"Bash(git push:*)\"]\n")
 	waitReload(t, reloads, func(p []error) bool { return len(p) == 0 })
-	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Allow {
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != permission.Allow {
 		t.Errorf("fixed file not applied: %s", d.Behavior)
 	}
 
@@ -313,17 +314,17 @@ func TestBrokenFileKeepsLastGoodSettings(t *testing.T) {
 	// removed and created again.
 	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  deny: [\"Bash(npm test)\"]\n")
 	waitReload(t, reloads, func([]error) bool {
-		return decide(eng, bashCall(tr.proj, "npm test")).Behavior == engine.Deny
+		return decide(eng, bashCall(tr.proj, "npm test")).Behavior == permission.Deny
 	})
 	if err := os.RemoveAll(filepath.Join(tr.proj, ".permopa")); err != nil {
 		t.Fatal(err)
 	}
 	waitReload(t, reloads, func([]error) bool {
-		return decide(eng, bashCall(tr.proj, "git push")).Behavior == engine.Ask
+		return decide(eng, bashCall(tr.proj, "git push")).Behavior == permission.Ask
 	})
 	tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	waitReload(t, reloads, func([]error) bool {
-		return decide(eng, bashCall(tr.proj, "git push")).Behavior == engine.Deny
+		return decide(eng, bashCall(tr.proj, "git push")).Behavior == permission.Deny
 	})
 }
 
@@ -348,7 +349,7 @@ func TestSessionModeSwitchKeepsRules(t *testing.T) {
 	tr := newTree(t)
 	eng, l, _ := tr.attach(t)
 	ctx := context.Background()
-	if _, err := l.AddRules(ctx, engine.DestinationSession, "s1", []engine.Rule{{ToolName: "Bash", RuleContent: ptr("terraform plan"), Behavior: "allow"}}, 0); err != nil {
+	if _, err := l.AddRules(ctx, engine.DestinationSession, "s1", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("terraform plan"), Behavior: "allow"}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	call := func(session, cmd string) map[string]any {
@@ -359,26 +360,26 @@ func TestSessionModeSwitchKeepsRules(t *testing.T) {
 	if err := eng.SetSessionMode(ctx, "s1", "dontAsk"); err != nil {
 		t.Fatal(err)
 	}
-	if d := decide(eng, call("s1", "terraform plan")); d.Behavior != engine.Allow {
+	if d := decide(eng, call("s1", "terraform plan")); d.Behavior != permission.Allow {
 		t.Errorf("session rule after the mode switch: %s", d.Behavior)
 	}
-	if d := decide(eng, call("s1", "terraform apply")); d.Behavior != engine.Deny || d.Step != engine.StepModeFallback {
+	if d := decide(eng, call("s1", "terraform apply")); d.Behavior != permission.Deny || d.Step != permission.StepModeFallback {
 		t.Errorf("s1 in dontAsk: %s/%s", d.Behavior, d.Step)
 	}
-	if d := decide(eng, call("s2", "terraform apply")); d.Behavior != engine.Ask {
+	if d := decide(eng, call("s2", "terraform apply")); d.Behavior != permission.Ask {
 		t.Errorf("s2 keeps the default mode: %s", d.Behavior)
 	}
 	explicit := call("s1", "terraform apply")
 	explicit["permission_mode"] = "default"
-	if d := decide(eng, explicit); d.Behavior != engine.Ask {
+	if d := decide(eng, explicit); d.Behavior != permission.Ask {
 		t.Errorf("a mode in the input wins: %s", d.Behavior)
 	}
 	// A reload of the files keeps session rules and modes.
 	l.Reload(ctx)
-	if d := decide(eng, call("s1", "terraform apply")); d.Behavior != engine.Deny {
+	if d := decide(eng, call("s1", "terraform apply")); d.Behavior != permission.Deny {
 		t.Errorf("session mode lost on reload: %s", d.Behavior)
 	}
-	if d := decide(eng, call("s1", "terraform plan")); d.Behavior != engine.Allow {
+	if d := decide(eng, call("s1", "terraform plan")); d.Behavior != permission.Allow {
 		t.Errorf("session rule lost on reload: %s", d.Behavior)
 	}
 	if err := eng.SetSessionMode(ctx, "s1", "sometimes"); err == nil {
@@ -387,7 +388,7 @@ func TestSessionModeSwitchKeepsRules(t *testing.T) {
 	if err := eng.SetSessionMode(ctx, "", "plan"); err != nil {
 		t.Fatal(err)
 	}
-	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != engine.Deny {
+	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != permission.Deny {
 		t.Errorf("process-wide mode plan: %s", d.Behavior)
 	}
 }
@@ -410,12 +411,12 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			r := engine.Rule{ToolName: "Bash", RuleContent: ptr(fmt.Sprintf("tool%d:*", i)), Behavior: "allow"}
-			if _, err := l.AddRules(ctx, engine.DestinationLocal, "", []engine.Rule{r}, 0); err != nil {
+			r := permission.Rule{ToolName: "Bash", RuleContent: ptr(fmt.Sprintf("tool%d:*", i)), Behavior: "allow"}
+			if _, err := l.AddRules(ctx, engine.DestinationLocal, "", []permission.Rule{r}, 0); err != nil {
 				errs <- err
 				return
 			}
-			if d := decide(eng, bashCall(tr.proj, fmt.Sprintf("tool%d run", i))); d.Behavior != engine.Allow {
+			if d := decide(eng, bashCall(tr.proj, fmt.Sprintf("tool%d run", i))); d.Behavior != permission.Allow {
 				errs <- fmt.Errorf("tool%d right after its confirm: %s", i, d.Behavior)
 			}
 		}(i)
@@ -432,7 +433,7 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 				case <-time.After(2 * time.Millisecond):
 				}
 				d := decide(eng, bashCall(tr.proj, fmt.Sprintf("tool%d run", i)))
-				if d.Behavior != engine.Allow && d.Behavior != engine.Ask {
+				if d.Behavior != permission.Allow && d.Behavior != permission.Ask {
 					errs <- fmt.Errorf("decide: %s %s", d.Behavior, d.Message)
 				}
 				// The file is never torn: whenever it exists, it parses.
@@ -460,7 +461,7 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 	}
 	fresh, _, _ := tr.attach(t)
 	for i := 0; i < writers; i++ {
-		if d := decide(fresh, bashCall(tr.proj, fmt.Sprintf("tool%d run", i))); d.Behavior != engine.Allow {
+		if d := decide(fresh, bashCall(tr.proj, fmt.Sprintf("tool%d run", i))); d.Behavior != permission.Allow {
 			t.Errorf("tool%d: %s", i, d.Behavior)
 		}
 	}
@@ -472,9 +473,9 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 	tr := newTree(t)
 	eng, l, _ := tr.attach(t)
 	ctx := context.Background()
-	r := engine.Rule{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}
+	r := permission.Rule{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}
 	for _, ttl := range []time.Duration{time.Hour, 0, time.Hour} {
-		if _, err := l.AddRules(ctx, engine.DestinationProject, "", []engine.Rule{r}, ttl); err != nil {
+		if _, err := l.AddRules(ctx, engine.DestinationProject, "", []permission.Rule{r}, ttl); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -482,27 +483,27 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 	if len(rules) != 1 || rules[0].Expires != "" {
 		t.Fatalf("want one permanent rule, got %+v", rules)
 	}
-	if n, err := l.RevokeRules(ctx, engine.DestinationProject, "", []engine.Rule{r}); err != nil || n != 1 {
+	if n, err := l.RevokeRules(ctx, engine.DestinationProject, "", []permission.Rule{r}); err != nil || n != 1 {
 		t.Fatalf("revoke: %d %v", n, err)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Ask {
+	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Ask {
 		t.Errorf("after revoke: %s", d.Behavior)
 	}
-	if _, err := l.AddRules(ctx, engine.DestinationSession, "s", []engine.Rule{r}, 0); err != nil {
+	if _, err := l.AddRules(ctx, engine.DestinationSession, "s", []permission.Rule{r}, 0); err != nil {
 		t.Fatal(err)
 	}
 	in := bashCall(tr.proj, "npm ci")
 	in["session_id"] = "s"
-	if d := decide(eng, in); d.Behavior != engine.Allow {
+	if d := decide(eng, in); d.Behavior != permission.Allow {
 		t.Errorf("session rule: %s", d.Behavior)
 	}
 	if all := eng.Settings().AllRules(); len(all) != 1 || all[0].Layer != "session:s" || all[0].Source != engine.SourceSession {
 		t.Errorf("AllRules: %+v", all)
 	}
-	if n, _ := l.RevokeRules(ctx, engine.DestinationSession, "s", []engine.Rule{r}); n != 1 {
+	if n, _ := l.RevokeRules(ctx, engine.DestinationSession, "s", []permission.Rule{r}); n != 1 {
 		t.Errorf("session revoke removed %d", n)
 	}
-	if d := decide(eng, in); d.Behavior != engine.Ask {
+	if d := decide(eng, in); d.Behavior != permission.Ask {
 		t.Errorf("after session revoke: %s", d.Behavior)
 	}
 }
@@ -518,7 +519,7 @@ func TestAddRulesToJSONAndTOML(t *testing.T) {
 		if got, _ := l.DestinationFile(engine.DestinationProject); got != f {
 			t.Fatalf("%s: destination %s", ext, got)
 		}
-		rs := []engine.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}, {ToolName: "deploy", Behavior: "ask"}}
+		rs := []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}, {ToolName: "deploy", Behavior: "ask"}}
 		if _, err := l.AddRules(ctx, engine.DestinationProject, "", rs, 24*time.Hour); err != nil {
 			t.Fatalf("%s: %v", ext, err)
 		}
@@ -526,7 +527,7 @@ func TestAddRulesToJSONAndTOML(t *testing.T) {
 		if err != nil || len(problems) > 0 || len(s.Rules) != 3 || !s.BypassHonoursSafety {
 			t.Fatalf("%s: %+v %v %v", ext, s, problems, err)
 		}
-		if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Allow {
+		if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
 			t.Errorf("%s: %s", ext, d.Behavior)
 		}
 	}
@@ -555,12 +556,12 @@ func TestRuleFormsInSettingsFiles(t *testing.T) {
 	if s.DefaultMode != "accept_edits" || len(s.WorkingDirectories) != 1 || s.WorkingDirectories[0] != "/srv/Shared" {
 		t.Errorf("mode and working directories: %q %v", s.DefaultMode, s.WorkingDirectories)
 	}
-	for in, want := range map[string]string{"git log -p": engine.Allow, "git push": engine.Deny, "npm ci": engine.Allow} {
+	for in, want := range map[string]string{"git log -p": permission.Allow, "git push": permission.Deny, "npm ci": permission.Allow} {
 		if d := decide(eng, bashCall(tr.proj, in)); d.Behavior != want {
 			t.Errorf("%s: %s", in, d.Behavior)
 		}
 	}
-	for tool, want := range map[string]string{"mcp__GitHub__list": engine.Allow, "deploy": engine.Allow} {
+	for tool, want := range map[string]string{"mcp__GitHub__list": permission.Allow, "deploy": permission.Allow} {
 		if d := decide(eng, map[string]any{"tool_name": tool, "tool_input": map[string]any{}, "cwd": tr.proj}); d.Behavior != want {
 			t.Errorf("%s: %s", tool, d.Behavior)
 		}
@@ -570,7 +571,7 @@ func TestRuleFormsInSettingsFiles(t *testing.T) {
 	eng, _, _ = tr.attach(t)
 	in := bashCall(tr.proj, "terraform apply")
 	in["permission_mode"] = "bypassPermissions"
-	if d := decide(eng, in); d.Behavior != engine.Ask {
+	if d := decide(eng, in); d.Behavior != permission.Ask {
 		t.Errorf("disableBypassPermissionsMode: %s", d.Behavior)
 	}
 }
@@ -584,10 +585,10 @@ func TestAddRulesNextToAnInvalidRule(t *testing.T) {
 	if len(problems) != 1 {
 		t.Fatalf("problems: %v", problems)
 	}
-	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []engine.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}}, 0); err != nil {
+	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}}, 0); err != nil {
 		t.Fatal(err)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != engine.Allow {
+	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
 		t.Errorf("npm ci: %s", d.Behavior)
 	}
 	if p := l.Problems(); len(p) != 1 || !strings.Contains(p[0].Error(), "Bash(oops") {

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/permission"
 )
 
 // AddRules accepts rules into a destination (session, local, project or
@@ -28,7 +29,7 @@ import (
 // rule already there is not duplicated; the longer lifetime wins. Session
 // rules go to sessionID's session in every attached engine. It returns the
 // rules as written (with Source, Layer and Expires).
-func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []Rule, ttl time.Duration) ([]Rule, error) {
+func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []permission.Rule, ttl time.Duration) ([]permission.Rule, error) {
 	if len(rules) == 0 {
 		return nil, nil
 	}
@@ -62,7 +63,7 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []R
 	}
 	if l.Settings().AllowManagedRulesOnly {
 		for _, r := range written {
-			if r.Behavior == Allow {
+			if r.Behavior == permission.Allow {
 				return nil, fmt.Errorf("rule %s: managed settings allow only managed allow rules; writing it to %s would have no effect", r, file)
 			}
 		}
@@ -85,7 +86,7 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []R
 
 // RevokeRules removes rules (matched with SameRule: tool, content and
 // behavior) from a destination; it returns how many it removed.
-func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules []Rule) (int, error) {
+func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules []permission.Rule) (int, error) {
 	if dest == DestinationSession {
 		l.mu.Lock()
 		engines := append([]*Engine(nil), l.engines...)
@@ -152,7 +153,7 @@ type ruleLists struct {
 }
 
 // add adds r to its list, or extends the lifetime of the same rule.
-func (rl *ruleLists) add(r Rule) {
+func (rl *ruleLists) add(r permission.Rule) {
 	r = fileForm(r)
 	b := strings.ToLower(r.Behavior)
 	for i, x := range rl.lists[b] {
@@ -171,7 +172,7 @@ func (rl *ruleLists) add(r Rule) {
 }
 
 // remove drops the entries equal to any of rules.
-func (rl *ruleLists) remove(rules []Rule) int {
+func (rl *ruleLists) remove(rules []permission.Rule) int {
 	n := 0
 	for b, list := range rl.lists {
 		kept := list[:0:0]
@@ -220,8 +221,8 @@ func (rl *ruleLists) pruneExpired() {
 // rewritten as the Claude Code pattern that covers the same files
 // ("//repo/src/**"), when there is one; else it keeps its syntax, which
 // ruleEntry writes down.
-func fileForm(r Rule) Rule {
-	if r.Syntax != SyntaxAgentScope || r.RuleContent == nil || *r.RuleContent == "" {
+func fileForm(r permission.Rule) permission.Rule {
+	if r.Syntax != permission.SyntaxAgentScope || r.RuleContent == nil || *r.RuleContent == "" {
 		return r
 	}
 	if !PathRuleTools()[r.ToolName] {
@@ -237,9 +238,9 @@ func fileForm(r Rule) Rule {
 // ruleEntry is how a rule is written: Claude Code's string form when it
 // has no expiry and reads as Claude Code reads it, else an object with its
 // expiry and syntax.
-func ruleEntry(r Rule) any {
+func ruleEntry(r permission.Rule) any {
 	r = fileForm(r)
-	agentscope := r.Syntax == SyntaxAgentScope && PathRuleTools()[r.ToolName] && r.RuleContent != nil && *r.RuleContent != ""
+	agentscope := r.Syntax == permission.SyntaxAgentScope && PathRuleTools()[r.ToolName] && r.RuleContent != nil && *r.RuleContent != ""
 	if r.Expires == "" && !agentscope {
 		return r.String()
 	}
@@ -248,7 +249,7 @@ func ruleEntry(r Rule) any {
 		obj["expires"] = r.Expires
 	}
 	if agentscope {
-		obj["syntax"] = SyntaxAgentScope
+		obj["syntax"] = permission.SyntaxAgentScope
 	}
 	if r.RuleContent != nil && *r.RuleContent != "" {
 		obj["rule_content"] = *r.RuleContent

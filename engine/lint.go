@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/permission"
 )
 
 // Lint levels, most severe first.
@@ -131,12 +132,12 @@ func LintProblems(fs []Finding) []error {
 			continue
 		}
 		if f.Check == CheckUnknownKey && f.Level == LevelError && f.Rule == "" {
-			b := Deny
+			b := permission.Deny
 			switch k := strings.ToLower(f.Key); {
 			case strings.HasPrefix(k, "permissions.allow"), strings.HasPrefix(k, "allow_rules"):
-				b = Allow // an allow rule's key: deciding without it only asks more
+				b = permission.Allow // an allow rule's key: deciding without it only asks more
 			case strings.Contains(k, "ask") && !strings.Contains(k, "deny"):
-				b = Ask
+				b = permission.Ask
 			}
 			out = append(out, &RuleProblem{Where: f.File, Key: f.Key, Behavior: b, Err: f})
 			continue
@@ -386,7 +387,7 @@ func boolInt(b bool) int {
 }
 
 // lineOfRule is the line where the rule is written in text, or 0.
-func lineOfRule(text string, r Rule) int {
+func lineOfRule(text string, r permission.Rule) int {
 	if text == "" {
 		return 0
 	}
@@ -401,7 +402,7 @@ func lineOfRule(text string, r Rule) int {
 	return 0
 }
 
-func ruleContent(r Rule) string {
+func ruleContent(r permission.Rule) string {
 	if r.RuleContent == nil {
 		return ""
 	}
@@ -426,7 +427,7 @@ func sortFindings(fs []Finding) {
 // Claude Code reads differently, allow rules wider than they look, rules
 // that can never decide. Each finding names the rule's file (Layer) and,
 // when it can find it there, the line.
-func LintRules(rules []Rule) []Finding {
+func LintRules(rules []permission.Rule) []Finding {
 	texts := map[string]string{}
 	text := func(file string) string {
 		if t, ok := texts[file]; ok {
@@ -446,7 +447,7 @@ func LintRules(rules []Rule) []Finding {
 		lintTool(r, add)
 		lintPath(r, add)
 		lintWide(r, add)
-		if strings.EqualFold(r.Behavior, Allow) {
+		if strings.EqualFold(r.Behavior, permission.Allow) {
 			if g, ok := gi.shadowing(r); ok {
 				add(LevelWarning, CheckShadowed, fmt.Sprintf("the %s rule %s (%s) matches every call this allow rule does, and %s rules come first: this rule never allows anything", strings.ToLower(g.Behavior), g, g.Layer, strings.ToLower(g.Behavior)))
 			}
@@ -456,7 +457,7 @@ func LintRules(rules []Rule) []Finding {
 	return out
 }
 
-func lintTool(r Rule, add func(level, check, msg string)) {
+func lintTool(r permission.Rule, add func(level, check, msg string)) {
 	name := r.ToolName
 	if slices.Contains(builtinTools, name) || strings.HasPrefix(name, "mcp__") || isToolPattern(name) {
 		return
@@ -465,7 +466,7 @@ func lintTool(r Rule, add func(level, check, msg string)) {
 		if strings.EqualFold(name, b) || len(name) >= 3 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 1 ||
 			len(name) >= 5 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 2 {
 			level := LevelWarning
-			if !strings.EqualFold(r.Behavior, Allow) {
+			if !strings.EqualFold(r.Behavior, permission.Allow) {
 				level = LevelError
 			}
 			add(level, CheckUnknownTool, fmt.Sprintf("no tool is called %q (tool names are case-sensitive); did you mean %q? This rule matches nothing", name, b))
@@ -483,12 +484,12 @@ var rootNames = map[string]bool{
 	"nix": true, "snap": true, "boot": true, "run": true,
 }
 
-func lintPath(r Rule, add func(level, check, msg string)) {
+func lintPath(r permission.Rule, add func(level, check, msg string)) {
 	if !PathRuleTools()[r.ToolName] || r.RuleContent == nil || *r.RuleContent == "" {
 		return
 	}
 	c := *r.RuleContent
-	if r.Syntax == SyntaxAgentScope {
+	if r.Syntax == permission.SyntaxAgentScope {
 		if strings.Contains(c, "*") {
 			add(LevelInfo, CheckClaudeDiffers, "an AgentScope rule: \"*\" crosses \"/\" (fnmatch) and the path is matched as the call writes it; Claude Code's \"*\" stays within a directory")
 		}
@@ -514,7 +515,7 @@ func lintPath(r Rule, add func(level, check, msg string)) {
 	if strings.Contains(c, `\`) && !strings.Contains(c, `\*`) && !strings.Contains(c, `\?`) && !strings.Contains(c, `\[`) {
 		add(LevelWarning, CheckClaudeDiffers, "\"\\\" escapes the next character in a pattern; write paths with \"/\"")
 	}
-	if strings.EqualFold(r.Behavior, Allow) && policyModes().readers[r.ToolName] {
+	if strings.EqualFold(r.Behavior, permission.Allow) && policyModes().readers[r.ToolName] {
 		add(LevelInfo, CheckNeverDecides, "an allow rule for a tool that only reads never decides: such a call is read-only (allowed before allow rules) or reads a credential path (a safety question allow rules cannot answer)")
 	}
 }
@@ -554,8 +555,8 @@ var wideFirstWords = map[string]string{
 	"rm": "covers every removal, rm -rf included", "curl": "covers uploads (-T, -d @file) and writes (-o)",
 }
 
-func lintWide(r Rule, add func(level, check, msg string)) {
-	if !strings.EqualFold(r.Behavior, Allow) {
+func lintWide(r permission.Rule, add func(level, check, msg string)) {
+	if !strings.EqualFold(r.Behavior, permission.Allow) {
 		return
 	}
 	c := strings.TrimSpace(ruleContent(r))
@@ -591,7 +592,7 @@ func lintWide(r Rule, add func(level, check, msg string)) {
 			add(LevelWarning, CheckWide, fmt.Sprintf("%s %s", words[0], why))
 		}
 	case PathRuleTools()[r.ToolName]:
-		if r.Syntax == SyntaxAgentScope {
+		if r.Syntax == permission.SyntaxAgentScope {
 			if c == "*" || c == "**" || c == "/**" || c == "/*" {
 				add(LevelWarning, CheckWide, "allows every file")
 			}
@@ -611,18 +612,18 @@ func lintWide(r Rule, add func(level, check, msg string)) {
 // rules): a tool-wide rule, the same rule, a Bash prefix of the allow
 // rule's words, a directory ("D/**") holding the allow rule's files.
 type guardIndex struct {
-	wide, exact, prefix, dirs map[string]Rule
+	wide, exact, prefix, dirs map[string]permission.Rule
 }
 
-func newGuardIndex(rules []Rule) *guardIndex {
-	gi := &guardIndex{wide: map[string]Rule{}, exact: map[string]Rule{}, prefix: map[string]Rule{}, dirs: map[string]Rule{}}
-	put := func(m map[string]Rule, k string, r Rule) {
+func newGuardIndex(rules []permission.Rule) *guardIndex {
+	gi := &guardIndex{wide: map[string]permission.Rule{}, exact: map[string]permission.Rule{}, prefix: map[string]permission.Rule{}, dirs: map[string]permission.Rule{}}
+	put := func(m map[string]permission.Rule, k string, r permission.Rule) {
 		if _, ok := m[k]; !ok {
 			m[k] = r
 		}
 	}
 	for _, g := range rules {
-		if strings.EqualFold(g.Behavior, Allow) || isToolPattern(g.ToolName) {
+		if strings.EqualFold(g.Behavior, permission.Allow) || isToolPattern(g.ToolName) {
 			continue
 		}
 		c := ruleContent(g)
@@ -637,7 +638,7 @@ func newGuardIndex(rules []Rule) *guardIndex {
 				put(gi.prefix, strings.Join(strings.Fields(p), " "), g)
 			}
 		case PathRuleTools()[g.ToolName]:
-			for _, gp := range g.MatchContents() {
+			for _, gp := range MatchContents(g) {
 				if d, ok := strings.CutSuffix(gp, "/**"); ok && !strings.ContainsAny(d, "*?[{\\") && !strings.HasPrefix(d, paths.FnmatchPrefix) {
 					put(gi.dirs, g.ToolName+"\x00"+d, g)
 				}
@@ -666,7 +667,7 @@ func guardTools(tool string) []string {
 
 // shadowing is the deny or ask rule that matches every call the allow rule
 // a does, if the index can tell.
-func (gi *guardIndex) shadowing(a Rule) (Rule, bool) {
+func (gi *guardIndex) shadowing(a permission.Rule) (permission.Rule, bool) {
 	ac := ruleContent(a)
 	for _, t := range guardTools(a.ToolName) {
 		if g, ok := gi.wide[t]; ok && (t == a.ToolName || ac != "") {
@@ -690,9 +691,9 @@ func (gi *guardIndex) shadowing(a Rule) (Rule, bool) {
 		if !PathRuleTools()[a.ToolName] {
 			continue
 		}
-		var hit Rule
+		var hit permission.Rule
 		all := true
-		for _, ap := range a.MatchContents() {
+		for _, ap := range MatchContents(a) {
 			g, ok := gi.dirHolding(t, ap)
 			if !ok {
 				all = false
@@ -704,17 +705,17 @@ func (gi *guardIndex) shadowing(a Rule) (Rule, bool) {
 			return hit, true
 		}
 	}
-	return Rule{}, false
+	return permission.Rule{}, false
 }
 
 // dirHolding is a guard of tool whose directory holds every path the
 // pattern p can match.
-func (gi *guardIndex) dirHolding(tool, p string) (Rule, bool) {
+func (gi *guardIndex) dirHolding(tool, p string) (permission.Rule, bool) {
 	lit := p
 	if i := strings.IndexAny(p, "*?[{\\"); i >= 0 {
 		j := strings.LastIndexByte(p[:i], '/')
 		if j < 0 {
-			return Rule{}, false
+			return permission.Rule{}, false
 		}
 		lit = p[:j]
 	}
@@ -724,7 +725,7 @@ func (gi *guardIndex) dirHolding(tool, p string) (Rule, bool) {
 		}
 		j := strings.LastIndexByte(d, '/')
 		if j < 0 {
-			return Rule{}, false
+			return permission.Rule{}, false
 		}
 		d = d[:j]
 	}

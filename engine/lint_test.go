@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Keys permopa does not read are reported with their file and line; a near
@@ -85,7 +86,7 @@ func TestLintRules(t *testing.T) {
 	file := filepath.Join(proj, ".permopa", "settings.yaml")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("permissions:\n  deny: [x]\n"), 0o644)
-	rule := func(b, s string) engine.Rule {
+	rule := func(b, s string) permission.Rule {
 		r, err := engine.RuleFrom(s, b)
 		if err != nil {
 			t.Fatal(err)
@@ -94,37 +95,37 @@ func TestLintRules(t *testing.T) {
 		return r
 	}
 	cases := []struct {
-		rules []engine.Rule
+		rules []permission.Rule
 		rule  string // the rule the finding names
 		check string
 		level string
 	}{
-		{[]engine.Rule{rule("deny", "bash(rm:*)")}, "bash(rm:*)", engine.CheckUnknownTool, engine.LevelError},
-		{[]engine.Rule{rule("ask", "Reed(./.env)")}, "Reed(./.env)", engine.CheckUnknownTool, engine.LevelError},
-		{[]engine.Rule{rule("allow", "Wirte(src/**)")}, "Wirte(src/**)", engine.CheckUnknownTool, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(*)")}, "Bash(*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(:*)")}, "Bash(:*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(sudo:*)")}, "Bash(sudo:*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(bash:*)")}, "Bash(bash:*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(python:*)")}, "Bash(python:*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(python -c:*)")}, "Bash(python -c:*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(git:*)")}, "Bash(git:*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash(find:*)")}, "Bash(find:*)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Bash")}, "Bash", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Edit(//**)")}, "Edit(//**)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Write(~/**)")}, "Write(~/**)", engine.CheckWide, engine.LevelWarning},
-		{[]engine.Rule{rule("deny", "Bash"), rule("allow", "Bash(git status:*)")}, "Bash(git status:*)", engine.CheckShadowed, engine.LevelWarning},
-		{[]engine.Rule{rule("deny", "Bash(git:*)"), rule("allow", "Bash(git status:*)")}, "Bash(git status:*)", engine.CheckShadowed, engine.LevelWarning},
-		{[]engine.Rule{rule("ask", "Bash(npm run:*)"), rule("allow", "Bash(npm run build)")}, "Bash(npm run build)", engine.CheckShadowed, engine.LevelWarning},
-		{[]engine.Rule{rule("deny", "Edit(src/**)"), rule("allow", "Edit(src/gen/*.go)")}, "Edit(src/gen/*.go)", engine.CheckShadowed, engine.LevelWarning},
-		{[]engine.Rule{rule("deny", "Write(/build/)"), rule("allow", "Edit(/build/out/**)")}, "Edit(/build/out/**)", engine.CheckShadowed, engine.LevelWarning},
-		{[]engine.Rule{rule("deny", "Read(//etc/**)"), rule("allow", "Grep(//etc/ssl/**)")}, "Grep(//etc/ssl/**)", engine.CheckShadowed, engine.LevelWarning},
-		{[]engine.Rule{rule("deny", "Read(/etc/passwd)")}, "Read(/etc/passwd)", engine.CheckAmbiguousPath, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Edit(/src/**)")}, "Edit(/src/**)", engine.CheckAmbiguousPath, engine.LevelInfo},
-		{[]engine.Rule{rule("deny", "Read(.env)")}, "Read(.env)", engine.CheckClaudeDiffers, engine.LevelInfo},
-		{[]engine.Rule{rule("allow", "Edit(src/{a,b}.go)")}, "Edit(src/{a,b}.go)", engine.CheckClaudeDiffers, engine.LevelInfo},
-		{[]engine.Rule{rule("deny", "Read(~root/.ssh/**)")}, "Read(~root/.ssh/**)", engine.CheckClaudeDiffers, engine.LevelWarning},
-		{[]engine.Rule{rule("allow", "Read(src/**)")}, "Read(src/**)", engine.CheckNeverDecides, engine.LevelInfo},
+		{[]permission.Rule{rule("deny", "bash(rm:*)")}, "bash(rm:*)", engine.CheckUnknownTool, engine.LevelError},
+		{[]permission.Rule{rule("ask", "Reed(./.env)")}, "Reed(./.env)", engine.CheckUnknownTool, engine.LevelError},
+		{[]permission.Rule{rule("allow", "Wirte(src/**)")}, "Wirte(src/**)", engine.CheckUnknownTool, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(*)")}, "Bash(*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(:*)")}, "Bash(:*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(sudo:*)")}, "Bash(sudo:*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(bash:*)")}, "Bash(bash:*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(python:*)")}, "Bash(python:*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(python -c:*)")}, "Bash(python -c:*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(git:*)")}, "Bash(git:*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash(find:*)")}, "Bash(find:*)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Bash")}, "Bash", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Edit(//**)")}, "Edit(//**)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Write(~/**)")}, "Write(~/**)", engine.CheckWide, engine.LevelWarning},
+		{[]permission.Rule{rule("deny", "Bash"), rule("allow", "Bash(git status:*)")}, "Bash(git status:*)", engine.CheckShadowed, engine.LevelWarning},
+		{[]permission.Rule{rule("deny", "Bash(git:*)"), rule("allow", "Bash(git status:*)")}, "Bash(git status:*)", engine.CheckShadowed, engine.LevelWarning},
+		{[]permission.Rule{rule("ask", "Bash(npm run:*)"), rule("allow", "Bash(npm run build)")}, "Bash(npm run build)", engine.CheckShadowed, engine.LevelWarning},
+		{[]permission.Rule{rule("deny", "Edit(src/**)"), rule("allow", "Edit(src/gen/*.go)")}, "Edit(src/gen/*.go)", engine.CheckShadowed, engine.LevelWarning},
+		{[]permission.Rule{rule("deny", "Write(/build/)"), rule("allow", "Edit(/build/out/**)")}, "Edit(/build/out/**)", engine.CheckShadowed, engine.LevelWarning},
+		{[]permission.Rule{rule("deny", "Read(//etc/**)"), rule("allow", "Grep(//etc/ssl/**)")}, "Grep(//etc/ssl/**)", engine.CheckShadowed, engine.LevelWarning},
+		{[]permission.Rule{rule("deny", "Read(/etc/passwd)")}, "Read(/etc/passwd)", engine.CheckAmbiguousPath, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Edit(/src/**)")}, "Edit(/src/**)", engine.CheckAmbiguousPath, engine.LevelInfo},
+		{[]permission.Rule{rule("deny", "Read(.env)")}, "Read(.env)", engine.CheckClaudeDiffers, engine.LevelInfo},
+		{[]permission.Rule{rule("allow", "Edit(src/{a,b}.go)")}, "Edit(src/{a,b}.go)", engine.CheckClaudeDiffers, engine.LevelInfo},
+		{[]permission.Rule{rule("deny", "Read(~root/.ssh/**)")}, "Read(~root/.ssh/**)", engine.CheckClaudeDiffers, engine.LevelWarning},
+		{[]permission.Rule{rule("allow", "Read(src/**)")}, "Read(src/**)", engine.CheckNeverDecides, engine.LevelInfo},
 	}
 	for _, c := range cases {
 		fs := engine.LintRules(c.rules)
@@ -139,7 +140,7 @@ func TestLintRules(t *testing.T) {
 		}
 	}
 	// Rules that mean what they look like are not reported.
-	quiet := []engine.Rule{
+	quiet := []permission.Rule{
 		rule("allow", "Bash(npm run build)"), rule("allow", "Bash(git status:*)"), rule("deny", "Bash(rm -rf:*)"),
 		rule("allow", "Edit(src/**)"), rule("deny", "Read(//etc/shadow)"), rule("ask", "mcp__github__create_issue"),
 		rule("allow", "deploy"), rule("allow", "WebFetch(domain:example.com)"), rule("deny", "Edit(~/.bashrc)"),

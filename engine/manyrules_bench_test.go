@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // ruleKinds are the rule shapes of BENCHMARKS.md "Many rules": rule i of a
@@ -72,7 +73,7 @@ var manyRulesCalls = map[string][]string{
 // session and an organisation's rules bundle (returned as a rules
 // document); a third of them deny, a third ask, a third allow.
 func manyRulesSettings(b testing.TB, kind string, n int) (engine.Settings, map[string]any) {
-	s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]engine.Rule{}}
+	s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]permission.Rule{}}
 	var org engine.Settings
 	behaviors := []string{"allow", "deny", "ask"}
 	sources := []string{engine.SourceUser, engine.SourceProject, engine.SourceLocal, engine.SourceSession, engine.SourceOrg}
@@ -144,7 +145,7 @@ func BenchmarkDecideManyRules(b *testing.B) {
 		for ci, call := range calls {
 			in := parsed(b, call)
 			for _, eng := range engs {
-				if d := eng.Decide(ctx, in); d.Step != engine.StepModeFallback && d.Step != engine.StepReadOnly {
+				if d := eng.Decide(ctx, in); d.Step != permission.StepModeFallback && d.Step != permission.StepReadOnly {
 					b.Fatalf("%s: %s: want no rule to decide, got %+v", kind, call, d)
 				}
 			}

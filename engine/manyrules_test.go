@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // manyRulesTargets are calls no rule of manyRulesSettings matches, one per
@@ -63,7 +64,7 @@ func withCall(in map[string]any) map[string]any {
 	return out
 }
 
-func parsedRule(t testing.TB, spec, behavior, source string) engine.Rule {
+func parsedRule(t testing.TB, spec, behavior, source string) permission.Rule {
 	t.Helper()
 	r, err := engine.ParseRule(spec, behavior)
 	if err != nil {
@@ -84,7 +85,7 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 	for _, layer := range layers {
 		t.Run(layer, func(t *testing.T) {
 			s, org := manyRulesSettings(t, "mixed", 10000)
-			var extra []engine.Rule
+			var extra []permission.Rule
 			for _, k := range manyRulesTargets {
 				extra = append(extra, parsedRule(t, k.deny, "deny", engine.SourceUser), parsedRule(t, k.allow, "allow", engine.SourceUser))
 			}
@@ -93,7 +94,7 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 				switch layer {
 				case "project dir":
 					extra[i].Source = engine.SourceProject
-					s.Projects = map[string][]engine.Rule{"/w": append(s.Projects["/w"], extra[i])}
+					s.Projects = map[string][]permission.Rule{"/w": append(s.Projects["/w"], extra[i])}
 				case "session s1":
 					extra[i].Source = engine.SourceSession
 					s.SessionRules["s1"] = append(s.SessionRules["s1"], extra[i])
@@ -118,13 +119,13 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, k := range manyRulesTargets {
-				if d := eng.Decide(ctx, withCall(k.denied)); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule || d.MatchedRule == nil || d.MatchedRule.Source != extra[0].Source {
+				if d := eng.Decide(ctx, withCall(k.denied)); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule || d.MatchedRule == nil || d.MatchedRule.Source != extra[0].Source {
 					t.Errorf("%s: deny %s: %+v", k.kind, k.deny, d)
 				}
-				if d := eng.Decide(ctx, withCall(k.allowed)); d.Behavior != engine.Allow || d.Step != engine.StepAllowRule || d.MatchedRule == nil || d.MatchedRule.Source != extra[0].Source {
+				if d := eng.Decide(ctx, withCall(k.allowed)); d.Behavior != permission.Allow || d.Step != permission.StepAllowRule || d.MatchedRule == nil || d.MatchedRule.Source != extra[0].Source {
 					t.Errorf("%s: allow %s: %+v", k.kind, k.allow, d)
 				}
-				if d := eng.Decide(ctx, withCall(k.notCovered)); d.Behavior != engine.Ask || d.Step != engine.StepModeFallback {
+				if d := eng.Decide(ctx, withCall(k.notCovered)); d.Behavior != permission.Ask || d.Step != permission.StepModeFallback {
 					t.Errorf("%s: %v is not covered by %s: %+v", k.kind, k.notCovered, k.allow, d)
 				}
 			}
@@ -133,9 +134,9 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 }
 
 // orgRulesOf reads back the rules of an org rules document (its index).
-func orgRulesOf(t *testing.T, doc map[string]any) []engine.Rule {
+func orgRulesOf(t *testing.T, doc map[string]any) []permission.Rule {
 	t.Helper()
-	var out []engine.Rule
+	var out []permission.Rule
 	rules := doc["rules"].(map[string]any)
 	for _, b := range []string{"deny", "ask", "allow"} {
 		for _, list := range rules[b].(map[string]any) {
@@ -175,12 +176,12 @@ func TestToolNamePatternsAcrossLayers(t *testing.T) {
 		sess []string // allow rules of the session
 		want string
 	}{
-		{"deny pattern in the org, exact allow in the session", []string{"mcp__tar*"}, nil, []string{"mcp__target__x"}, engine.Deny},
-		{"deny and ask patterns, allow pattern", []string{"mcp__*__x"}, []string{"mcp__target__*"}, []string{"*"}, engine.Deny},
-		{"ask pattern, exact allow", nil, []string{"mcp__*"}, []string{"mcp__target__x"}, engine.Ask},
-		{"allow patterns only", nil, nil, []string{"mcp__other__*", "mcp__{target,x}__?"}, engine.Allow},
-		{"patterns that stop at a dot", []string{"mcp__target.*"}, []string{"*.x"}, []string{"mcp__target__*"}, engine.Allow},
-		{"case differs: tool names are exact", []string{"MCP__TARGET__*"}, nil, []string{"mcp__target__*"}, engine.Allow},
+		{"deny pattern in the org, exact allow in the session", []string{"mcp__tar*"}, nil, []string{"mcp__target__x"}, permission.Deny},
+		{"deny and ask patterns, allow pattern", []string{"mcp__*__x"}, []string{"mcp__target__*"}, []string{"*"}, permission.Deny},
+		{"ask pattern, exact allow", nil, []string{"mcp__*"}, []string{"mcp__target__x"}, permission.Ask},
+		{"allow patterns only", nil, nil, []string{"mcp__other__*", "mcp__{target,x}__?"}, permission.Allow},
+		{"patterns that stop at a dot", []string{"mcp__target.*"}, []string{"*.x"}, []string{"mcp__target__*"}, permission.Allow},
+		{"case differs: tool names are exact", []string{"MCP__TARGET__*"}, nil, []string{"mcp__target__*"}, permission.Allow},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, orgDoc := manyRulesSettings(t, "mixed", 10000)
@@ -217,7 +218,7 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, k := range manyRulesTargets {
-		if d := eng.Decide(ctx, withCall(k.denied)); d.Step == engine.StepDenyRule || d.Step == engine.StepError {
+		if d := eng.Decide(ctx, withCall(k.denied)); d.Step == permission.StepDenyRule || d.Step == permission.StepError {
 			t.Fatalf("%s: denied before the rule: %+v", k.kind, d)
 		}
 		var err error
@@ -232,7 +233,7 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := eng.Decide(ctx, withCall(k.denied)); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+		if d := eng.Decide(ctx, withCall(k.denied)); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 			t.Errorf("%s: %s added at runtime: %+v", k.kind, k.deny, d)
 		}
 		// A revoked session rule stops denying at the next decision too.
@@ -240,7 +241,7 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 			if _, err := eng.RevokeSessionRules(ctx, "s1", parsedRule(t, k.deny, "deny", engine.SourceSession)); err != nil {
 				t.Fatal(err)
 			}
-			if d := eng.Decide(ctx, withCall(k.denied)); d.Step == engine.StepDenyRule {
+			if d := eng.Decide(ctx, withCall(k.denied)); d.Step == permission.StepDenyRule {
 				t.Errorf("%s: %s revoked: %+v", k.kind, k.deny, d)
 			}
 		}
@@ -258,7 +259,7 @@ func TestManyRulesMatchNoTarget(t *testing.T) {
 	}
 	for _, k := range manyRulesTargets {
 		for _, in := range []map[string]any{k.denied, k.allowed, k.notCovered} {
-			if d := eng.Decide(ctx, withCall(in)); d.MatchedRule != nil || d.Step == engine.StepError {
+			if d := eng.Decide(ctx, withCall(in)); d.MatchedRule != nil || d.Step == permission.StepError {
 				t.Errorf("%s: %v: %+v", k.kind, in, d)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // NewProjectLayers reads one project's own layers only: the local
@@ -46,10 +48,10 @@ func (e *Engine) RemoveProject(ctx context.Context, key string) error {
 	})
 }
 
-func applyProject(ctx context.Context, eng *Engine, key string, rules []Rule) error {
+func applyProject(ctx context.Context, eng *Engine, key string, rules []permission.Rule) error {
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
 		if cur.Projects == nil {
-			cur.Projects = map[string][]Rule{}
+			cur.Projects = map[string][]permission.Rule{}
 		}
 		cur.Projects[key] = slices.Clone(rules)
 		return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // A project's own layers, attached to an engine, apply their rules to the
@@ -27,19 +28,19 @@ func TestProjectLayers(t *testing.T) {
 	if problems := pl.Attach(ctx, eng); len(problems) != 0 {
 		t.Fatal(problems)
 	}
-	if d := decide(eng, bashCall(app, "git push")); d.Behavior != engine.Deny || d.MatchedRule.Source != engine.SourceProject || d.MatchedRule.Layer != file {
+	if d := decide(eng, bashCall(app, "git push")); d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceProject || d.MatchedRule.Layer != file {
 		t.Fatalf("project deny: %+v", d)
 	}
-	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != engine.Ask {
+	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != permission.Ask {
 		t.Fatalf("another cwd: %+v", d)
 	}
-	if d := decide(eng, bashCall(app, "curl -s example.com")); d.Behavior != engine.Deny || d.MatchedRule.Source != engine.SourceManaged {
+	if d := decide(eng, bashCall(app, "curl -s example.com")); d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceManaged {
 		t.Fatalf("managed deny: %+v", d)
 	}
 	if s := eng.Settings(); s.DefaultMode != "" || len(s.Rules) != 1 {
 		t.Fatalf("the project changed the engine's own settings: %+v", s)
 	}
-	if d := decide(eng, bashCall(app, "npm test")); d.Behavior != engine.Allow {
+	if d := decide(eng, bashCall(app, "npm test")); d.Behavior != permission.Allow {
 		t.Fatalf("project allow: %+v", d)
 	}
 
@@ -47,24 +48,24 @@ func TestProjectLayers(t *testing.T) {
 	if problems := layers.Reload(ctx); len(problems) != 0 {
 		t.Fatal(problems)
 	}
-	if d := decide(eng, bashCall(app, "npm test")); d.Behavior != engine.Ask {
+	if d := decide(eng, bashCall(app, "npm test")); d.Behavior != permission.Ask {
 		t.Fatalf("project allow under allow_managed_rules_only: %+v", d)
 	}
-	if d := decide(eng, bashCall(app, "git push")); d.Behavior != engine.Deny {
+	if d := decide(eng, bashCall(app, "git push")); d.Behavior != permission.Deny {
 		t.Fatalf("project deny after the engine's reload: %+v", d)
 	}
 
-	written, err := pl.AddRules(ctx, engine.DestinationLocal, "", []engine.Rule{{ToolName: "Bash", RuleContent: ptr("make:*"), Behavior: engine.Deny}}, 0)
+	written, err := pl.AddRules(ctx, engine.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("make:*"), Behavior: permission.Deny}}, 0)
 	if err != nil || len(written) != 1 || written[0].Layer != filepath.Join(app, ".permopa", "settings.local.yaml") {
 		t.Fatalf("%+v %v", written, err)
 	}
-	if d := decide(eng, bashCall(app, "make all")); d.Behavior != engine.Deny || d.MatchedRule.Source != engine.SourceLocal {
+	if d := decide(eng, bashCall(app, "make all")); d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceLocal {
 		t.Fatalf("after AddRules: %+v", d)
 	}
 	if err := eng.RemoveProject(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	if d := decide(eng, bashCall(app, "git push")); d.Behavior != engine.Ask {
+	if d := decide(eng, bashCall(app, "git push")); d.Behavior != permission.Ask {
 		t.Fatalf("after RemoveProject: %+v", d)
 	}
 }

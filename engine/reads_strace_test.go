@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Recursive readers run for real: every command the engine judges
@@ -78,7 +79,7 @@ func TestRecursiveReadersAgainstStrace(t *testing.T) {
 			}
 		}
 		switch {
-		case d.Step == engine.StepReadOnly && len(read) > 0:
+		case d.Step == permission.StepReadOnly && len(read) > 0:
 			t.Errorf("%q is judged read-only but opens %v", cmd, read)
 		case d.BypassImmune && len(read) == 0:
 			overApprox++

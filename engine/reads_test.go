@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Disclosure classes end to end (docs/reads.md, "Recursive reads" and
@@ -33,14 +34,14 @@ func (o outcome) want(mode string) [2]string {
 	case credential:
 		return safetyAsk[mode]
 	case readOnly:
-		return [2]string{engine.Allow, engine.StepReadOnly}
+		return [2]string{permission.Allow, permission.StepReadOnly}
 	}
 	return map[string][2]string{
-		"default":           {engine.Ask, engine.StepModeFallback},
-		"acceptEdits":       {engine.Ask, engine.StepModeFallback},
-		"plan":              {engine.Deny, engine.StepModeFallback},
-		"bypassPermissions": {engine.Allow, engine.StepModeFallback},
-		"dontAsk":           {engine.Deny, engine.StepModeFallback},
+		"default":           {permission.Ask, permission.StepModeFallback},
+		"acceptEdits":       {permission.Ask, permission.StepModeFallback},
+		"plan":              {permission.Deny, permission.StepModeFallback},
+		"bypassPermissions": {permission.Allow, permission.StepModeFallback},
+		"dontAsk":           {permission.Deny, permission.StepModeFallback},
 	}[mode]
 }
 
@@ -147,11 +148,11 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 // rule's pattern can match, and never a tree the program does not read.
 func TestRecursiveReadsMeetReadRules(t *testing.T) {
 	home, proj := readsFixture(t, false)
-	rule := func(b, content string) engine.Rule {
-		return engine.Rule{ToolName: "Read", RuleContent: &content, Behavior: b, Source: "userSettings", Layer: "user"}
+	rule := func(b, content string) permission.Rule {
+		return permission.Rule{ToolName: "Read", RuleContent: &content, Behavior: b, Source: "userSettings", Layer: "user"}
 	}
 	cases := []struct {
-		rule  engine.Rule
+		rule  permission.Rule
 		hits  []string
 		clean []string
 	}{
@@ -169,10 +170,10 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 			[]string{"du -sh ~", "rg x src"}},
 	}
 	for _, c := range cases {
-		eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj, Rules: []engine.Rule{c.rule}})
-		step, behavior := engine.StepDenyRule, engine.Deny
+		eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{c.rule}})
+		step, behavior := permission.StepDenyRule, permission.Deny
 		if c.rule.Behavior == "ASK" {
-			step, behavior = engine.StepAskRule, engine.Ask
+			step, behavior = permission.StepAskRule, permission.Ask
 		}
 		for _, cmd := range c.hits {
 			for _, mode := range []string{"default", "plan", "bypassPermissions"} {
@@ -195,7 +196,7 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 func TestGrepGlobReachCredentials(t *testing.T) {
 	home, proj := readsFixture(t, true)
 	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
-	call := func(tool string, in map[string]any, mode string) engine.Decision {
+	call := func(tool string, in map[string]any, mode string) permission.Decision {
 		return eng.Decide(context.Background(), map[string]any{"tool_name": tool, "tool_input": in, "cwd": proj, "permission_mode": mode})
 	}
 	cases := []struct {
@@ -224,7 +225,7 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 			d := call(c.tool, c.in, mode)
 			want := c.o.want(mode)
 			if c.o == plain && c.tool != "Bash" && (mode == "acceptEdits" || mode == "default") {
-				want = [2]string{engine.Ask, engine.StepModeFallback}
+				want = [2]string{permission.Ask, permission.StepModeFallback}
 			}
 			if d.Behavior != want[0] || d.Step != want[1] {
 				t.Errorf("%s %v %s: %s/%s (%s), want %v", c.tool, c.in, mode, d.Behavior, d.Step, d.Message, want)
@@ -233,7 +234,7 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 	}
 	// A Read deny rule on a directory stops a Grep or Glob of a tree that holds it.
 	ssh := "~/.ssh/**"
-	eng = newTestEngine(t, engine.Settings{Home: home, Cwd: proj, Rules: []engine.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Layer: "user"}}})
+	eng = newTestEngine(t, engine.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Layer: "user"}}})
 	for _, c := range []struct {
 		tool string
 		in   map[string]any
@@ -243,7 +244,7 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 		{"Glob", map[string]any{"pattern": "/**/id_*"}},
 	} {
 		d := eng.Decide(context.Background(), map[string]any{"tool_name": c.tool, "tool_input": c.in, "cwd": proj, "permission_mode": "bypassPermissions"})
-		if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+		if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 			t.Errorf("%s %v escaped Read(~/.ssh/**): %s/%s (%s)", c.tool, c.in, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -319,7 +320,7 @@ func TestCopyingSecretsIsNotAnEdit(t *testing.T) {
 	// Copies of ordinary files inside the working directory stay edits.
 	for _, cmd := range []string{"cp src/a.go src/c.go", "cp -r src src2", "mkdir -p out && cp -a src out/"} {
 		d := decideBash(eng, cmd, proj, "acceptEdits")
-		if d.Behavior != engine.Allow || d.Step != engine.StepToolCheck {
+		if d.Behavior != permission.Allow || d.Step != permission.StepToolCheck {
 			t.Errorf("acceptEdits: %q: %s/%s (%s)", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -341,12 +342,12 @@ func TestEnvironmentIsSecretSetting(t *testing.T) {
 	if s := l.Settings(); s.EnvironmentIsSecret == nil || *s.EnvironmentIsSecret {
 		t.Fatalf("user settings false: %v", s.EnvironmentIsSecret)
 	}
-	if d := decide(eng, bashCall(tr.proj, "printenv")); d.Behavior != engine.Allow || d.Step != engine.StepReadOnly {
+	if d := decide(eng, bashCall(tr.proj, "printenv")); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
 		t.Errorf("relaxed: %s/%s (%s)", d.Behavior, d.Step, d.Message)
 	}
 	tr.write(t, ".permopa/settings.yaml", "environment_is_secret: true\n")
 	eng, _, _ = tr.attach(t)
-	if d := decide(eng, bashCall(tr.proj, "printenv")); d.Step != engine.StepToolCheck {
+	if d := decide(eng, bashCall(tr.proj, "printenv")); d.Step != permission.StepToolCheck {
 		t.Errorf("true in another layer wins: %s/%s", d.Behavior, d.Step)
 	}
 	tr.write(t, ".permopa/settings.yaml", "environment_is_secret: maybe\n")
@@ -355,7 +356,7 @@ func TestEnvironmentIsSecretSetting(t *testing.T) {
 	if len(problems) == 0 || !strings.Contains(fmt.Sprint(problems), "environment_is_secret") {
 		t.Errorf("a bad value is not reported: %v", problems)
 	}
-	if d := decide(eng, bashCall(tr.proj, "env")); d.Step != engine.StepToolCheck {
+	if d := decide(eng, bashCall(tr.proj, "env")); d.Step != permission.StepToolCheck {
 		t.Errorf("PERMOPA_ENVIRONMENT_IS_SECRET=true: %s/%s", d.Behavior, d.Step)
 	}
 }

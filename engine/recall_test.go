@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Commands that only read are ALLOWed in EXPLORE as read-only; their
@@ -35,20 +36,20 @@ func TestRealWorldClassesEndToEnd(t *testing.T) {
 		"curl -s https://example.com", "ping -c 1 example.com", "dig example.com", "git ls-remote https://example.com/r.git",
 		"ldd bin/app", "watch rm x",
 	}
-	decide := func(cmd, mode string) engine.Decision {
+	decide := func(cmd, mode string) permission.Decision {
 		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 			"permission_mode": mode, "cwd": "/w"})
 	}
 	for _, c := range readOnly {
-		if d := decide(c, "plan"); d.Behavior != engine.Allow || d.Step != engine.StepReadOnly {
+		if d := decide(c, "plan"); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
 			t.Errorf("%q in plan: %s at %s (%s), want ALLOW at read_only", c, d.Behavior, d.Step, d.Message)
 		}
 	}
 	for _, c := range notReadOnly {
-		if d := decide(c, "plan"); d.Behavior == engine.Allow {
+		if d := decide(c, "plan"); d.Behavior == permission.Allow {
 			t.Errorf("%q in plan: ALLOW at %s, want not read-only", c, d.Step)
 		}
-		if d := decide(c, "default"); d.Step == engine.StepReadOnly {
+		if d := decide(c, "default"); d.Step == permission.StepReadOnly {
 			t.Errorf("%q in default: decided read-only", c)
 		}
 	}

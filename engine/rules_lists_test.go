@@ -13,6 +13,7 @@ import (
 
 	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
 )
 
@@ -32,11 +33,11 @@ func TestMalformedRulesIndexFailsClosed(t *testing.T) {
 	d := eng.Decide(context.Background(), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf build"}, "permission_mode": "bypassPermissions",
 	})
-	if d.Behavior != engine.Deny || d.Step != engine.StepError {
+	if d.Behavior != permission.Deny || d.Step != permission.StepError {
 		t.Fatalf("decision %+v, want DENY with step error", d)
 	}
-	if d.Code != engine.CodeEvalError {
-		t.Errorf("code %q, want %q", d.Code, engine.CodeEvalError)
+	if d.Code != permission.CodeEvalError {
+		t.Errorf("code %q, want %q", d.Code, permission.CodeEvalError)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // readmeEngine is an engine with the README's rules (testdata/readme-rules.yaml).
@@ -24,7 +25,7 @@ func readmeEngine(t *testing.T) *engine.Engine {
 }
 
 // decideInW decides a Bash command run in /w.
-func decideInW(eng *engine.Engine, cmd, mode string) engine.Decision {
+func decideInW(eng *engine.Engine, cmd, mode string) permission.Decision {
 	return eng.Decide(context.Background(), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 		"cwd": "/w", "permission_mode": mode,
@@ -57,7 +58,7 @@ func TestFlagAwareDenyRulesEveryMode(t *testing.T) {
 	for _, mode := range allModes {
 		for cmd, rule := range denied {
 			d := decideInW(eng, cmd, mode)
-			if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule || d.MatchedRule == nil || d.MatchedRule.String() != rule {
+			if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule || d.MatchedRule == nil || d.MatchedRule.String() != rule {
 				t.Errorf("%s: %q: %s/%s by %v, want DENY by %s (%s)", mode, cmd, d.Behavior, d.Step, d.MatchedRule, rule, d.Reason)
 				continue
 			}
@@ -68,16 +69,16 @@ func TestFlagAwareDenyRulesEveryMode(t *testing.T) {
 	}
 	// Not a recursive forced removal, not a force push.
 	want := map[string]map[string]string{
-		"rm -r build":          {"default": engine.Ask, "bypassPermissions": engine.Allow, "dontAsk": engine.Allow},
-		"rm -r /srv/x":         {"default": engine.Ask, "bypassPermissions": engine.Allow, "dontAsk": engine.Deny},
-		"rm -d build":          {"default": engine.Ask, "bypassPermissions": engine.Allow},
-		"rm -f build.log":      {"default": engine.Ask, "bypassPermissions": engine.Allow},
-		"git push origin main": {"default": engine.Ask, "bypassPermissions": engine.Ask, "dontAsk": engine.Deny},
-		"git push -u origin f": {"default": engine.Ask, "bypassPermissions": engine.Ask},
+		"rm -r build":          {"default": permission.Ask, "bypassPermissions": permission.Allow, "dontAsk": permission.Allow},
+		"rm -r /srv/x":         {"default": permission.Ask, "bypassPermissions": permission.Allow, "dontAsk": permission.Deny},
+		"rm -d build":          {"default": permission.Ask, "bypassPermissions": permission.Allow},
+		"rm -f build.log":      {"default": permission.Ask, "bypassPermissions": permission.Allow},
+		"git push origin main": {"default": permission.Ask, "bypassPermissions": permission.Ask, "dontAsk": permission.Deny},
+		"git push -u origin f": {"default": permission.Ask, "bypassPermissions": permission.Ask},
 	}
 	for cmd, byMode := range want {
 		for mode, behavior := range byMode {
-			if d := decideInW(eng, cmd, mode); d.Behavior != behavior || d.Step == engine.StepDenyRule {
+			if d := decideInW(eng, cmd, mode); d.Behavior != behavior || d.Step == permission.StepDenyRule {
 				t.Errorf("%s: %q: %s/%s (%s), want %s", mode, cmd, d.Behavior, d.Step, d.Reason, behavior)
 			}
 		}
@@ -100,7 +101,7 @@ func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
 	} {
 		for _, mode := range allModes {
 			d := decideInW(eng, cmd, mode)
-			if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule || !strings.Contains(d.Reason, "cannot tell") {
+			if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule || !strings.Contains(d.Reason, "cannot tell") {
 				t.Errorf("%s: %q: %s/%s (%s), want DENY by a deny rule saying why", mode, cmd, d.Behavior, d.Step, d.Reason)
 			}
 		}
@@ -113,7 +114,7 @@ func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
 		"ssh host rm -rf /srv", "git -c alias.c='!rm -rf x' c", "export EDITOR='rm -rf x'",
 	} {
 		for _, mode := range allModes {
-			if d := decideInW(eng, cmd, mode); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+			if d := decideInW(eng, cmd, mode); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 				t.Errorf("%s: %q: %s/%s (%s), want DENY", mode, cmd, d.Behavior, d.Step, d.Reason)
 			}
 		}
@@ -125,22 +126,22 @@ func TestUncertainCommandsHitAskRules(t *testing.T) {
 	curl := "curl:*"
 	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{
 		Home: "/home/u", Cwd: "/w",
-		Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &curl, Behavior: "ASK", Source: "userSettings", Layer: "user"}},
+		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &curl, Behavior: "ASK", Source: "userSettings", Layer: "user"}},
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"default": engine.Ask, "acceptEdits": engine.Ask, "plan": engine.Ask,
-		"bypassPermissions": engine.Ask, "dontAsk": engine.Deny}
+	want := map[string]string{"default": permission.Ask, "acceptEdits": permission.Ask, "plan": permission.Ask,
+		"bypassPermissions": permission.Ask, "dontAsk": permission.Deny}
 	for _, cmd := range []string{"$CMD https://x.example", "python3 -c 'import urllib.request'", "npx foo", "bash <(wget -qO- x)"} {
 		for mode, behavior := range want {
 			d := decideInW(eng, cmd, mode)
-			if d.Behavior != behavior || d.Step != engine.StepAskRule || !strings.Contains(d.Reason, "cannot tell") {
+			if d.Behavior != behavior || d.Step != permission.StepAskRule || !strings.Contains(d.Reason, "cannot tell") {
 				t.Errorf("%s: %q: %s/%s (%s), want %s by the ask rule", mode, cmd, d.Behavior, d.Step, d.Reason, behavior)
 			}
 		}
 	}
-	if d := decideInW(eng, "ls -la", "bypassPermissions"); d.Behavior != engine.Allow {
+	if d := decideInW(eng, "ls -la", "bypassPermissions"); d.Behavior != permission.Allow {
 		t.Errorf("a certain command must not hit the ask rule: %+v", d)
 	}
 }
@@ -152,23 +153,23 @@ func TestAllowRulesCoverNoMoreThanTheirWordsEndToEnd(t *testing.T) {
 	cases := []struct {
 		cmd, mode, behavior, step string
 	}{
-		{"git status", "default", engine.Allow, engine.StepReadOnly},
-		{"git status > out.txt", "default", engine.Ask, engine.StepModeFallback},
-		{"git status > out.txt", "acceptEdits", engine.Allow, engine.StepToolCheck},
-		{"git status > /dev/null", "default", engine.Allow, engine.StepReadOnly},
-		{"npm run build", "default", engine.Allow, engine.StepAllowRule},
-		{"npm run build > build.log", "default", engine.Ask, engine.StepModeFallback},
+		{"git status", "default", permission.Allow, permission.StepReadOnly},
+		{"git status > out.txt", "default", permission.Ask, permission.StepModeFallback},
+		{"git status > out.txt", "acceptEdits", permission.Allow, permission.StepToolCheck},
+		{"git status > /dev/null", "default", permission.Allow, permission.StepReadOnly},
+		{"npm run build", "default", permission.Allow, permission.StepAllowRule},
+		{"npm run build > build.log", "default", permission.Ask, permission.StepModeFallback},
 		// A shell program permopa does not read: with deny rules present,
 		// they hit (the allow rule would not have covered it either).
-		{"npm run build --script-shell=/tmp/sh", "default", engine.Deny, engine.StepDenyRule},
-		{"sed -i s/a/b/ src/x.go", "default", engine.Allow, engine.StepAllowRule},
-		{"sed -n '1e id' f", "default", engine.Ask, engine.StepModeFallback},
-		{"git commit -m x", "default", engine.Allow, engine.StepAllowRule},
-		{"git -c core.pager=less log", "default", engine.Ask, engine.StepModeFallback},
-		{"find . -name '*.o' -exec rm {} +", "default", engine.Ask, engine.StepModeFallback},
-		{"tar xzf a.tgz", "default", engine.Allow, engine.StepAllowRule},
-		{"tar xf a.tar --to-command=cat", "default", engine.Ask, engine.StepModeFallback},
-		{"sed -n '1e id' f", "dontAsk", engine.Deny, engine.StepModeFallback},
+		{"npm run build --script-shell=/tmp/sh", "default", permission.Deny, permission.StepDenyRule},
+		{"sed -i s/a/b/ src/x.go", "default", permission.Allow, permission.StepAllowRule},
+		{"sed -n '1e id' f", "default", permission.Ask, permission.StepModeFallback},
+		{"git commit -m x", "default", permission.Allow, permission.StepAllowRule},
+		{"git -c core.pager=less log", "default", permission.Ask, permission.StepModeFallback},
+		{"find . -name '*.o' -exec rm {} +", "default", permission.Ask, permission.StepModeFallback},
+		{"tar xzf a.tgz", "default", permission.Allow, permission.StepAllowRule},
+		{"tar xf a.tar --to-command=cat", "default", permission.Ask, permission.StepModeFallback},
+		{"sed -n '1e id' f", "dontAsk", permission.Deny, permission.StepModeFallback},
 	}
 	for _, c := range cases {
 		d := decideInW(eng, c.cmd, c.mode)

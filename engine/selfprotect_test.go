@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // protectedSetup is a project with permopa's settings in temporary
@@ -55,7 +56,7 @@ func newProtectedSetup(t *testing.T, projectSettings string) *protectedSetup {
 	return s
 }
 
-func (s *protectedSetup) decide(tool string, toolInput map[string]any, mode string) engine.Decision {
+func (s *protectedSetup) decide(tool string, toolInput map[string]any, mode string) permission.Decision {
 	return s.eng.Decide(context.Background(), map[string]any{
 		"tool_name": tool, "tool_input": toolInput, "cwd": s.proj, "permission_mode": mode,
 	})
@@ -67,18 +68,18 @@ func (s *protectedSetup) wantProtected(t *testing.T, tool string, toolInput map[
 	t.Helper()
 	for _, mode := range modes {
 		d := s.decide(tool, toolInput, mode)
-		want, step := engine.Ask, engine.StepToolCheck
+		want, step := permission.Ask, permission.StepToolCheck
 		switch mode {
 		case "plan":
-			want, step = engine.Deny, engine.StepModeFallback
+			want, step = permission.Deny, permission.StepModeFallback
 		case "dontAsk":
-			want = engine.Deny
+			want = permission.Deny
 		}
 		if d.Behavior != want || d.Step != step {
 			t.Errorf("%s: %s %v: %s/%s (%s), want %s/%s", mode, tool, toolInput, d.Behavior, d.Step, d.Message, want, step)
 			continue
 		}
-		if step == engine.StepToolCheck && (!d.BypassImmune || !strings.Contains(d.Message, "settings")) {
+		if step == permission.StepToolCheck && (!d.BypassImmune || !strings.Contains(d.Message, "settings")) {
 			t.Errorf("%s: %s %v: %q, want a self-protection safety check", mode, tool, toolInput, d.Message)
 		}
 	}
@@ -202,21 +203,21 @@ func TestCodeRunningFiles(t *testing.T) {
 		{"Bash", map[string]any{"command": "echo x > .git/hooks/pre-commit"}, false},
 	} {
 		for _, mode := range []string{"default", "acceptEdits"} {
-			if d := s.decide(c.tool, c.input, mode); d.Behavior != engine.Ask || d.Step != engine.StepToolCheck || !d.BypassImmune {
+			if d := s.decide(c.tool, c.input, mode); d.Behavior != permission.Ask || d.Step != permission.StepToolCheck || !d.BypassImmune {
 				t.Errorf("%s: %s %v: %s/%s (%s), want a safety ASK", mode, c.tool, c.input, d.Behavior, d.Step, d.Message)
 			}
 		}
-		if d := s.decide(c.tool, c.input, "bypassPermissions"); d.Behavior != engine.Allow {
+		if d := s.decide(c.tool, c.input, "bypassPermissions"); d.Behavior != permission.Allow {
 			t.Errorf("bypassPermissions: %s %v: %s/%s (%s), want ALLOW", c.tool, c.input, d.Behavior, d.Step, d.Message)
 		}
-		if d := s.decide(c.tool, c.input, "dontAsk"); d.Behavior != engine.Deny {
+		if d := s.decide(c.tool, c.input, "dontAsk"); d.Behavior != permission.Deny {
 			t.Errorf("dontAsk: %s %v: %s/%s (%s), want DENY", c.tool, c.input, d.Behavior, d.Step, d.Message)
 		}
 		d := relaxed.decide(c.tool, c.input, "acceptEdits")
-		if c.relaxable && d.Behavior != engine.Allow {
+		if c.relaxable && d.Behavior != permission.Allow {
 			t.Errorf("relaxed project, acceptEdits: %s %v: %s/%s (%s), want ALLOW", c.tool, c.input, d.Behavior, d.Step, d.Message)
 		}
-		if !c.relaxable && d.Behavior == engine.Allow {
+		if !c.relaxable && d.Behavior == permission.Allow {
 			t.Errorf("relaxed project, acceptEdits: %s %v allowed (%s)", c.tool, c.input, d.Message)
 		}
 	}
@@ -224,13 +225,13 @@ func TestCodeRunningFiles(t *testing.T) {
 	// settings leaves them alone.
 	for _, cmd := range []string{"cp /tmp/x .", "mv /tmp/x .", "touch .", "chmod 755 .", "cp -r ../lib/* .",
 		"mkdir -p . src", "cp " + filepath.Join(s.root, "ci", "perm.yaml") + " /tmp/copy"} {
-		if d := s.decide("Bash", map[string]any{"command": cmd}, "acceptEdits"); d.Behavior == engine.Ask && d.BypassImmune {
+		if d := s.decide("Bash", map[string]any{"command": cmd}, "acceptEdits"); d.Behavior == permission.Ask && d.BypassImmune {
 			t.Errorf("acceptEdits: %q: %s (%s), want no safety check", cmd, d.Behavior, d.Message)
 		}
 	}
 	// Ordinary project files stay ordinary edits.
 	for _, f := range []string{"Makefile", "package.json", "src/main.go", "AGENTS.md", "CLAUDE.md", ".github/workflows/ci.yml"} {
-		if d := s.decide("Write", map[string]any{"file_path": f, "content": "x"}, "acceptEdits"); d.Behavior != engine.Allow {
+		if d := s.decide("Write", map[string]any{"file_path": f, "content": "x"}, "acceptEdits"); d.Behavior != permission.Allow {
 			t.Errorf("acceptEdits: Write %s: %s/%s (%s), want ALLOW", f, d.Behavior, d.Step, d.Message)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // semanticsTree is a project (.permopa/settings.yaml), a cwd below it, a
@@ -56,7 +57,7 @@ func (st *semanticsTree) rules(t *testing.T, file, behavior string, rules ...str
 	}
 }
 
-func (st *semanticsTree) decide(tool, path, mode string) engine.Decision {
+func (st *semanticsTree) decide(tool, path, mode string) permission.Decision {
 	field := "file_path"
 	if tool == "NotebookEdit" {
 		field = "notebook_path"
@@ -109,13 +110,13 @@ func TestClaudeCodePathRules(t *testing.T) {
 		path := st.expand(c.path)
 		st.rules(t, projectFile, "allow", "Edit("+c.rule+")")
 		d := st.decide("Edit", path, "default")
-		if got := d.Step == engine.StepAllowRule; got != c.allow {
+		if got := d.Step == permission.StepAllowRule; got != c.allow {
 			t.Errorf("allow Edit(%s) on %s: %s/%s, want covered %v", c.rule, path, d.Behavior, d.Step, c.allow)
 		}
 		st.rules(t, projectFile, "deny", "Read("+c.rule+")", "Edit("+c.rule+")")
 		for _, tool := range []string{"Read", "Edit", "Write", "MultiEdit"} {
 			d := st.decide(tool, path, "bypassPermissions")
-			if got := d.Step == engine.StepDenyRule; got != c.deny {
+			if got := d.Step == permission.StepDenyRule; got != c.deny {
 				t.Errorf("deny Read/Edit(%s) on %s %s: %s/%s, want denied %v", c.rule, tool, path, d.Behavior, d.Step, c.deny)
 			}
 		}
@@ -131,13 +132,13 @@ func TestClaudeCodePathRulesUserLayer(t *testing.T) {
 	userFile := filepath.Join(st.user, "settings.yaml")
 	st.rules(t, userFile, "allow", "Edit(/src/**)")
 	for path, want := range map[string]bool{"{P}/src/a.go": true, "/src/a.go": false, "{C}/src/a.go": false} {
-		if d := st.decide("Edit", st.expand(path), "default"); (d.Step == engine.StepAllowRule) != want {
+		if d := st.decide("Edit", st.expand(path), "default"); (d.Step == permission.StepAllowRule) != want {
 			t.Errorf("user allow Edit(/src/**) on %s: %s/%s, want covered %v", path, d.Behavior, d.Step, want)
 		}
 	}
 	st.rules(t, userFile, "deny", "Edit(/src/**)")
 	for _, path := range []string{"{P}/src/a.go", "/src/a.go", "{C}/src/a.go"} {
-		if d := st.decide("Edit", st.expand(path), "bypassPermissions"); d.Step != engine.StepDenyRule {
+		if d := st.decide("Edit", st.expand(path), "bypassPermissions"); d.Step != permission.StepDenyRule {
 			t.Errorf("user deny Edit(/src/**) on %s: %s/%s", path, d.Behavior, d.Step)
 		}
 	}
@@ -159,15 +160,15 @@ func TestAgentScopePathRules(t *testing.T) {
 		behavior, content, tool, path, mode string
 		want                                string // the decision's step
 	}{
-		{"allow", "{C}/src/*", "Edit", "{C}/src/a/b.go", "default", engine.StepAllowRule},
-		{"allow", "src/*", "Edit", "src/a/b.go", "default", engine.StepAllowRule},
-		{"allow", "src/*", "Edit", "{C}/src/a/b.go", "default", engine.StepAllowRule},
-		{"allow", "{C}/src/**", "Edit", "{C}/src/../../../etc/x", "default", engine.StepModeFallback},
-		{"allow", "*.py", "Edit", "{C}/a.PY", "default", engine.StepModeFallback},
-		{"deny", "src/**", "Read", "{C}/src/a.py", "bypassPermissions", engine.StepDenyRule},
-		{"deny", "/etc/*", "Read", "/proc/1/root/etc/hosts", "bypassPermissions", engine.StepDenyRule},
-		{"deny", "~/notes/*", "Read", "{H}/notes/a", "bypassPermissions", engine.StepDenyRule},
-		{"deny", "*.cfg", "MultiEdit", "{C}/deep/x.cfg", "bypassPermissions", engine.StepDenyRule},
+		{"allow", "{C}/src/*", "Edit", "{C}/src/a/b.go", "default", permission.StepAllowRule},
+		{"allow", "src/*", "Edit", "src/a/b.go", "default", permission.StepAllowRule},
+		{"allow", "src/*", "Edit", "{C}/src/a/b.go", "default", permission.StepAllowRule},
+		{"allow", "{C}/src/**", "Edit", "{C}/src/../../../etc/x", "default", permission.StepModeFallback},
+		{"allow", "*.py", "Edit", "{C}/a.PY", "default", permission.StepModeFallback},
+		{"deny", "src/**", "Read", "{C}/src/a.py", "bypassPermissions", permission.StepDenyRule},
+		{"deny", "/etc/*", "Read", "/proc/1/root/etc/hosts", "bypassPermissions", permission.StepDenyRule},
+		{"deny", "~/notes/*", "Read", "{H}/notes/a", "bypassPermissions", permission.StepDenyRule},
+		{"deny", "*.cfg", "MultiEdit", "{C}/deep/x.cfg", "bypassPermissions", permission.StepDenyRule},
 	}
 	for _, c := range cases {
 		in := map[string]any{
@@ -185,7 +186,7 @@ func TestAgentScopePathRules(t *testing.T) {
 	// The same document read as settings.
 	st.write(t, filepath.Join(".permopa", "settings.yaml"), "allow_rules:\n  Edit:\n    - {tool_name: Edit, rule_content: \""+st.cwd+"/src/*\", behavior: allow}\n")
 	st.l.Reload(ctx)
-	if d := st.decide("Edit", st.cwd+"/src/a/b.go", "default"); d.Step != engine.StepAllowRule {
+	if d := st.decide("Edit", st.cwd+"/src/a/b.go", "default"); d.Step != permission.StepAllowRule {
 		t.Errorf("settings allow_rules: %s/%s", d.Behavior, d.Step)
 	}
 }
@@ -199,7 +200,7 @@ func TestPathRulesOtherRoads(t *testing.T) {
 		"/proc/1/root/etc/hosts", "/proc/1/task/1/root/etc/hosts", "~root/../etc/hosts",
 	} {
 		for _, tool := range []string{"Read", "Edit"} {
-			if d := st.decide(tool, p, "bypassPermissions"); d.Step != engine.StepDenyRule {
+			if d := st.decide(tool, p, "bypassPermissions"); d.Step != permission.StepDenyRule {
 				t.Errorf("%s %s: %s/%s", tool, p, d.Behavior, d.Step)
 			}
 		}
@@ -207,13 +208,13 @@ func TestPathRulesOtherRoads(t *testing.T) {
 			"tool_name": "Bash", "tool_input": map[string]any{"command": "cat " + p},
 			"cwd": st.cwd, "permission_mode": "bypassPermissions",
 		})
-		if d.Step != engine.StepDenyRule {
+		if d.Step != permission.StepDenyRule {
 			t.Errorf("Bash cat %s: %s/%s", p, d.Behavior, d.Step)
 		}
 	}
 	// An allow rule on the road's spelling does not cover the file.
 	st.rules(t, filepath.Join(".permopa", "settings.yaml"), "allow", "Edit(//proc/**)")
-	if d := st.decide("Edit", "/proc/1/root/etc/hosts", "default"); d.Behavior == engine.Allow {
+	if d := st.decide("Edit", "/proc/1/root/etc/hosts", "default"); d.Behavior == permission.Allow {
 		t.Errorf("allow on /proc covered /etc: %s/%s", d.Behavior, d.Step)
 	}
 }
@@ -227,13 +228,13 @@ func TestCaseInsensitivePaths(t *testing.T) {
 	st.write(t, file, "case_insensitive_paths: true\npermissions:\n  deny: [\"Write(//etc/**)\", \"Read(~/.AWS/**)\"]\n  ask: [\"Edit(*.cfg)\"]\n  allow: [\"Edit(//srv/app/**)\"]\n")
 	st.l.Reload(context.Background())
 	for _, c := range []struct{ tool, path, step string }{
-		{"Write", "/ETC/passwd", engine.StepDenyRule},
-		{"Write", "/Etc/Passwd", engine.StepDenyRule},
-		{"MultiEdit", "/eTc/x", engine.StepDenyRule},
-		{"Read", "{H}/.aws/credentials", engine.StepDenyRule},
-		{"Edit", "{C}/App.CFG", engine.StepAskRule},
-		{"Edit", "/srv/app/main.go", engine.StepAllowRule},
-		{"Edit", "/SRV/APP/main.go", engine.StepModeFallback},
+		{"Write", "/ETC/passwd", permission.StepDenyRule},
+		{"Write", "/Etc/Passwd", permission.StepDenyRule},
+		{"MultiEdit", "/eTc/x", permission.StepDenyRule},
+		{"Read", "{H}/.aws/credentials", permission.StepDenyRule},
+		{"Edit", "{C}/App.CFG", permission.StepAskRule},
+		{"Edit", "/srv/app/main.go", permission.StepAllowRule},
+		{"Edit", "/SRV/APP/main.go", permission.StepModeFallback},
 	} {
 		if d := st.decide(c.tool, st.expand(c.path), "default"); d.Step != c.step {
 			t.Errorf("%s %s: %s/%s, want %s", c.tool, c.path, d.Behavior, d.Step, c.step)
@@ -243,7 +244,7 @@ func TestCaseInsensitivePaths(t *testing.T) {
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "echo x > /ETC/motd"},
 		"cwd": st.cwd, "permission_mode": "bypassPermissions",
 	})
-	if d.Step != engine.StepDenyRule {
+	if d.Step != permission.StepDenyRule {
 		t.Errorf("Bash redirect to /ETC/motd: %s/%s", d.Behavior, d.Step)
 	}
 }
@@ -258,17 +259,17 @@ func TestEveryEditToolIsAnEditTool(t *testing.T) {
 	st.l.Reload(context.Background())
 	for _, tool := range []string{"Edit", "MultiEdit", "NotebookEdit"} {
 		for _, c := range []struct{ path, mode, behavior, step string }{
-			{"{C}/prod.cfg", "bypassPermissions", "DENY", engine.StepDenyRule},
-			{"{C}/sub/prod.cfg", "acceptEdits", "DENY", engine.StepDenyRule},
-			{"/srv/x", "bypassPermissions", "DENY", engine.StepDenyRule},
-			{"{C}/go.lock", "acceptEdits", "ASK", engine.StepAskRule},
-			{"/opt/app/a", "default", "ALLOW", engine.StepAllowRule},
-			{"{C}/a.go", "acceptEdits", "ALLOW", engine.StepToolCheck},
-			{"{C}/a.go", "default", "ASK", engine.StepModeFallback},
-			{"{C}/a.go", "plan", "DENY", engine.StepModeFallback},
-			{"/tmp/elsewhere.go", "acceptEdits", "ASK", engine.StepModeFallback},
-			{"{H}/.bashrc", "acceptEdits", "ASK", engine.StepToolCheck},
-			{"{C}/.git/hooks/pre-commit", "dontAsk", "DENY", engine.StepToolCheck},
+			{"{C}/prod.cfg", "bypassPermissions", "DENY", permission.StepDenyRule},
+			{"{C}/sub/prod.cfg", "acceptEdits", "DENY", permission.StepDenyRule},
+			{"/srv/x", "bypassPermissions", "DENY", permission.StepDenyRule},
+			{"{C}/go.lock", "acceptEdits", "ASK", permission.StepAskRule},
+			{"/opt/app/a", "default", "ALLOW", permission.StepAllowRule},
+			{"{C}/a.go", "acceptEdits", "ALLOW", permission.StepToolCheck},
+			{"{C}/a.go", "default", "ASK", permission.StepModeFallback},
+			{"{C}/a.go", "plan", "DENY", permission.StepModeFallback},
+			{"/tmp/elsewhere.go", "acceptEdits", "ASK", permission.StepModeFallback},
+			{"{H}/.bashrc", "acceptEdits", "ASK", permission.StepToolCheck},
+			{"{C}/.git/hooks/pre-commit", "dontAsk", "DENY", permission.StepToolCheck},
 		} {
 			d := st.decide(tool, st.expand(c.path), c.mode)
 			if d.Behavior != c.behavior || d.Step != c.step {
@@ -346,7 +347,7 @@ func TestOtherRuleForms(t *testing.T) {
 	}{{"allow", false}, {"deny", true}} {
 		st.rules(t, file, c.b, `deploy({"env":"stag*"})`)
 		d := st.eng.Decide(context.Background(), map[string]any{"tool_name": "deploy", "tool_input": map[string]any{"env": "stag", "target": "prod"}, "cwd": st.cwd, "permission_mode": "bypassPermissions"})
-		if got := d.Step == engine.StepAllowRule || d.Step == engine.StepDenyRule; got != c.want {
+		if got := d.Step == permission.StepAllowRule || d.Step == permission.StepDenyRule; got != c.want {
 			t.Errorf("%s deploy({\"env\":\"stag*\"}) on {env: stag, target: prod}: %s/%s, want match %v", c.b, d.Behavior, d.Step, c.want)
 		}
 	}
@@ -354,9 +355,9 @@ func TestOtherRuleForms(t *testing.T) {
 		for _, b := range []string{"allow", "deny"} {
 			st.rules(t, file, b, c.rule)
 			mode := "default"
-			step := engine.StepAllowRule
+			step := permission.StepAllowRule
 			if b == "deny" {
-				mode, step = "bypassPermissions", engine.StepDenyRule
+				mode, step = "bypassPermissions", permission.StepDenyRule
 			}
 			d := st.eng.Decide(context.Background(), map[string]any{"tool_name": c.tool, "tool_input": c.input, "cwd": st.cwd, "permission_mode": mode})
 			if (d.Step == step) != c.want {
@@ -373,7 +374,7 @@ func TestToolPatternPathRules(t *testing.T) {
 	st.rules(t, filepath.Join(".permopa", "settings.yaml"), "deny", "E*(prod.cfg)")
 	for path, want := range map[string]bool{"{C}/prod.cfg": true, "{C}/deep/prod.cfg": true, "{P}/prod.cfg": false} {
 		d := st.decide("Edit", st.expand(path), "bypassPermissions")
-		if (d.Step == engine.StepDenyRule) != want {
+		if (d.Step == permission.StepDenyRule) != want {
 			t.Errorf("deny E*(prod.cfg) on Edit %s: %s/%s, want denied %v", path, d.Behavior, d.Step, want)
 		}
 	}

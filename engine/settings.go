@@ -20,6 +20,7 @@ import (
 
 	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/permission"
 )
 
 // Sources name the kind of layer a rule came from (Rule.Source). The loader
@@ -37,9 +38,9 @@ const (
 // Settings is what the policy reads from data.permopa.settings: the merged
 // rules of every layer and the knobs of docs/architecture.md.
 type Settings struct {
-	DefaultMode        string   `json:"default_mode"`
-	Rules              []Rule   `json:"rules"`
-	WorkingDirectories []string `json:"working_directories"`
+	DefaultMode        string            `json:"default_mode"`
+	Rules              []permission.Rule `json:"rules"`
+	WorkingDirectories []string          `json:"working_directories"`
 	// BypassHonoursSafety keeps safety ASKs in BYPASS (true in any layer wins: it only tightens).
 	BypassHonoursSafety bool `json:"bypass_honours_safety"`
 	// NetworkReads is "ask" or "allow" (the default, ""): whether a command
@@ -74,7 +75,7 @@ type Settings struct {
 	// SessionRules are rules accepted at runtime, keyed by session id. The
 	// rules of session "" apply to every call; the others only to calls
 	// whose input has that session_id.
-	SessionRules map[string][]Rule `json:"session_rules,omitempty"`
+	SessionRules map[string][]permission.Rule `json:"session_rules,omitempty"`
 	// SessionModes switch the mode at runtime, keyed by session id; session
 	// "" is the mode of every call that names neither a mode nor a session
 	// with its own. A mode named in the input still wins.
@@ -86,7 +87,7 @@ type Settings struct {
 	// rules and before the session's to calls whose input has that cwd.
 	// Only rules: a project's mode, directories and other knobs are not
 	// taken. Under allow_managed_rules_only their allow rules are left out.
-	Projects map[string][]Rule `json:"projects,omitempty"`
+	Projects map[string][]permission.Rule `json:"projects,omitempty"`
 	// Unreadable lists, one message each, the settings problems that may
 	// have left a deny or ask rule out (UnsafeProblems: a file that could
 	// not be read with no last good settings, a deny or ask rule that
@@ -123,8 +124,8 @@ type DangerousPaths struct {
 // AllRules lists every rule: the layers' rules, then each session's
 // (session "" first), expired ones included (see Rule.ExpiredAt). This is
 // what `GET /v1/permission/rules` shows.
-func (s Settings) AllRules() []Rule {
-	out := append([]Rule(nil), s.Rules...)
+func (s Settings) AllRules() []permission.Rule {
+	out := append([]permission.Rule(nil), s.Rules...)
 	ids := slices.Collect(maps.Keys(s.SessionRules))
 	slices.Sort(ids)
 	for _, id := range ids {
@@ -173,13 +174,13 @@ func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
 // rules; other sessions' rules are under session_rules[id], and a project
 // directory's rules under projects[cwd], in the same shape.
 func (s Settings) DocumentAt(now time.Time) map[string]any {
-	keep := func(r Rule) bool {
-		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, Allow) && r.Source != SourceManaged {
+	keep := func(r permission.Rule) bool {
+		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, permission.Allow) && r.Source != SourceManaged {
 			return false
 		}
 		return !r.ExpiredAt(now)
 	}
-	rules, patterns, index := ruleIndex(append(append([]Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
+	rules, patterns, index := ruleIndex(append(append([]permission.Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
 	sessions := map[string]any{}
 	for id, rs := range s.SessionRules {
 		if id == "" {
@@ -241,7 +242,7 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 // rule that covers every call of the tool, as a list of at most one),
 // "rules" (the rules with content, in order) and "contents" (their contents,
 // the same order), passed as is to one built-in call.
-func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[string]any) {
+func ruleIndex(rs []permission.Rule, keep func(permission.Rule) bool) (rules, patterns, index map[string]any) {
 	rules = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
 	patterns = map[string]any{"deny": []any{}, "ask": []any{}, "allow": []any{}}
 	index = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
@@ -277,7 +278,7 @@ func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[stri
 		// A path rule stands for one or more patterns (its readings, see
 		// MatchContents); each is matched for the same rule, which is shown
 		// as written.
-		for _, c := range r.MatchContents() {
+		for _, c := range MatchContents(r) {
 			ix["rules"] = append(ix["rules"].([]any), obj)
 			ix["contents"] = append(ix["contents"].([]any), c)
 		}
@@ -298,7 +299,7 @@ func PathRuleTools() map[string]bool { return FileTools() }
 // (paths.ClaudeReadings, relative to r.Project), deny and ask rules under
 // every reading the documentation leaves open, allow rules under the
 // documented one only (docs/rules.md). A rule without content has none.
-func (r Rule) MatchContents() []string {
+func MatchContents(r permission.Rule) []string {
 	if r.RuleContent == nil || *r.RuleContent == "" {
 		return nil
 	}
@@ -306,11 +307,11 @@ func (r Rule) MatchContents() []string {
 	if !PathRuleTools()[r.ToolName] {
 		return []string{c}
 	}
-	if r.Syntax == SyntaxAgentScope {
+	if r.Syntax == permission.SyntaxAgentScope {
 		return []string{paths.FnmatchPrefix + c}
 	}
 	rd := paths.ClaudeReadings(c, r.Project, r.Source == SourceLocal || r.Source == SourceProject)
-	if strings.EqualFold(r.Behavior, Allow) {
+	if strings.EqualFold(r.Behavior, permission.Allow) {
 		return rd.Narrow
 	}
 	return rd.Wide
@@ -322,7 +323,7 @@ func isToolPattern(name string) bool { return strings.ContainsAny(name, "*?[{") 
 // stands for when it meets a path tool (its content read as a path rule,
 // see MatchContents); nil when the pattern matches no path tool or the rule
 // has no content.
-func patternPathContents(r Rule) []any {
+func patternPathContents(r permission.Rule) []any {
 	if r.RuleContent == nil || *r.RuleContent == "" {
 		return nil
 	}
@@ -334,7 +335,7 @@ func patternPathContents(r Rule) []any {
 		if g.Match(name) {
 			pr := r
 			pr.ToolName = "Read"
-			return strings2any(pr.MatchContents())
+			return strings2any(MatchContents(pr))
 		}
 	}
 	return nil
@@ -344,7 +345,7 @@ func patternPathContents(r Rule) []any {
 // time when no rule will expire.
 func (s Settings) NextExpiry(now time.Time) time.Time {
 	var next time.Time
-	check := func(rs []Rule) {
+	check := func(rs []permission.Rule) {
 		for _, r := range rs {
 			t, ok := r.ExpiresAt()
 			if ok && t.After(now) && (next.IsZero() || t.Before(next)) {
@@ -362,7 +363,7 @@ func (s Settings) NextExpiry(now time.Time) time.Time {
 	return next
 }
 
-func ruleDoc(r Rule) map[string]any {
+func ruleDoc(r permission.Rule) map[string]any {
 	obj := map[string]any{
 		"tool_name":    r.ToolName,
 		"rule_content": nil,
@@ -388,39 +389,16 @@ func ruleDoc(r Rule) map[string]any {
 	return obj
 }
 
-// ExpiresAt is the rule's expiry, if it has one. An expiry that does not
-// parse counts as already past for an allow rule and as never for a deny or
-// ask rule: a damaged expiry must not widen what is allowed.
-func (r Rule) ExpiresAt() (time.Time, bool) {
-	if r.Expires == "" {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, r.Expires)
-	if err != nil {
-		if strings.EqualFold(r.Behavior, Allow) {
-			return time.Time{}, true
-		}
-		return time.Time{}, false
-	}
-	return t, true
-}
-
-// ExpiredAt reports whether the rule has stopped matching at now.
-func (r Rule) ExpiredAt(now time.Time) bool {
-	t, ok := r.ExpiresAt()
-	return ok && !now.Before(t)
-}
-
 // SameRule reports whether a and b are the same rule (tool, content and
 // behavior), whatever their layer and expiry.
-func SameRule(a, b Rule) bool {
+func SameRule(a, b permission.Rule) bool {
 	return a.ToolName == b.ToolName && a.String() == b.String() && strings.EqualFold(a.Behavior, b.Behavior)
 }
 
 // ParseRule reads a rule in Claude Code form, "Tool" or "Tool(content)".
-func ParseRule(s, behavior string) (Rule, error) {
+func ParseRule(s, behavior string) (permission.Rule, error) {
 	s = strings.TrimSpace(s)
-	r := Rule{Behavior: strings.ToUpper(behavior)}
+	r := permission.Rule{Behavior: strings.ToUpper(behavior)}
 	open := strings.IndexByte(s, '(')
 	if open < 0 {
 		if s == "" || strings.ContainsAny(s, ") \t") {
@@ -448,11 +426,11 @@ func ParseRule(s, behavior string) (Rule, error) {
 // source}, plus permopa's expires). behavior is the list the rule sits in;
 // an object's own behavior must agree with it. When behavior is "", the
 // object's behavior is used (ALLOW for a string).
-func RuleFrom(x any, behavior string) (Rule, error) {
+func RuleFrom(x any, behavior string) (permission.Rule, error) {
 	switch v := x.(type) {
 	case string:
 		if behavior == "" {
-			behavior = Allow
+			behavior = permission.Allow
 		}
 		r, err := ParseRule(v, behavior)
 		if err != nil {
@@ -464,7 +442,7 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 		if behavior == "" {
 			behavior = b
 		}
-		r := Rule{Behavior: strings.ToUpper(behavior)}
+		r := permission.Rule{Behavior: strings.ToUpper(behavior)}
 		name, ok := v["tool_name"].(string)
 		if !ok || strings.TrimSpace(name) == "" {
 			return r, fmt.Errorf("rule %v: tool_name must be a non-empty string", v)
@@ -487,7 +465,7 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 			// call of its tool: such a rule is not read at all. A deny or
 			// ask rule stays tool-wide (too strict, never too lenient), and
 			// `permopa rules lint` reports the key.
-			if strings.EqualFold(behavior, Allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
+			if strings.EqualFold(behavior, permission.Allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
 				return r, fmt.Errorf("rule %s: unknown key %q (did you mean \"rule_content\"?); an allow rule without its content would allow every call of its tool", r, k)
 			}
 		}
@@ -498,10 +476,10 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 		case nil:
 		case string:
 			switch strings.ToLower(sx) {
-			case "", SyntaxClaude:
-				r.Syntax = SyntaxClaude
-			case SyntaxAgentScope, "fnmatch":
-				r.Syntax = SyntaxAgentScope
+			case "", permission.SyntaxClaude:
+				r.Syntax = permission.SyntaxClaude
+			case permission.SyntaxAgentScope, "fnmatch":
+				r.Syntax = permission.SyntaxAgentScope
 			default:
 				return r, fmt.Errorf("rule %s: syntax %q: want claude or agentscope", r, sx)
 			}
@@ -519,16 +497,16 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 		}
 		return r, ValidateRule(r)
 	default:
-		return Rule{}, fmt.Errorf("rule %v: want a string or an object", x)
+		return permission.Rule{}, fmt.Errorf("rule %v: want a string or an object", x)
 	}
 }
 
 // ValidateRule checks a rule the way the policy will use it, so that a rule
 // the built-ins would reject is reported (naming it) when it is loaded
 // instead of failing every decision of its tool.
-func ValidateRule(r Rule) error {
+func ValidateRule(r permission.Rule) error {
 	switch strings.ToUpper(r.Behavior) {
-	case Allow, Deny, Ask:
+	case permission.Allow, permission.Deny, permission.Ask:
 	default:
 		return fmt.Errorf("rule %s: behavior must be allow, deny or ask, not %q", r, r.Behavior)
 	}
@@ -554,7 +532,7 @@ func ValidateRule(r Rule) error {
 	case r.ToolName == "Bash":
 		_, err = bash.CompilePattern(c)
 	case PathRuleTools()[r.ToolName]:
-		for _, m := range r.MatchContents() {
+		for _, m := range MatchContents(r) {
 			if _, err = paths.CompileRule(m, "/", "/"); err != nil {
 				break
 			}
@@ -694,7 +672,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 					obj["tool_name"] = tool
 					if _, set := obj["syntax"]; !set {
 						// AgentScope's objects match as AgentScope matches them.
-						obj["syntax"] = SyntaxAgentScope
+						obj["syntax"] = permission.SyntaxAgentScope
 					}
 					x = obj
 				}
@@ -916,13 +894,13 @@ func Merge(layers ...Settings) Settings {
 		out.Unreadable = append(out.Unreadable, s.Unreadable...)
 		for id, rs := range s.SessionRules {
 			if out.SessionRules == nil {
-				out.SessionRules = map[string][]Rule{}
+				out.SessionRules = map[string][]permission.Rule{}
 			}
 			out.SessionRules[id] = append(out.SessionRules[id], rs...)
 		}
 		for dir, rs := range s.Projects {
 			if out.Projects == nil {
-				out.Projects = map[string][]Rule{}
+				out.Projects = map[string][]permission.Rule{}
 			}
 			out.Projects[dir] = append(out.Projects[dir], rs...)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // TestModeTableIsThePolicys holds Go's view of the mode table to the
@@ -85,7 +86,7 @@ func TestModeTableIsThePolicys(t *testing.T) {
 			t.Errorf("ValidMode(%q) = true; the policy does not know it", name)
 		}
 		in := map[string]any{"tool_name": "deploy", "tool_input": map[string]any{}, "permission_mode": name, "cwd": "/w"}
-		if d := eng.Decide(ctx, in); d.Step != engine.StepError {
+		if d := eng.Decide(ctx, in); d.Step != permission.StepError {
 			t.Errorf("mode %q: policy decided %s at %s; want an input error", name, d.Behavior, d.Step)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // Compiler is the compiler whose rules the decision query evaluates: the
@@ -36,7 +38,7 @@ func (e *Engine) BundleRevisions() map[string]string {
 // with code timeout past it); enter is not called once DecideTraced has
 // returned, even while an abandoned evaluation is still winding down. The
 // observer (SetObserver) does not see it.
-func (e *Engine) DecideTraced(ctx context.Context, input any, enter func(*ast.Rule)) Decision {
+func (e *Engine) DecideTraced(ctx context.Context, input any, enter func(*ast.Rule)) permission.Decision {
 	var mu sync.Mutex
 	returned := false
 	defer func() {
@@ -74,7 +76,7 @@ func (t ruleTracer) TraceEvent(ev topdown.Event) {
 // the decision, after deciding (nil: none). `permopa decide --log` writes
 // its decision log from it. The observer must not keep or change the
 // input; a panic in it is recovered and the decision returned unchanged.
-func (e *Engine) SetObserver(observe func(input any, d Decision)) {
+func (e *Engine) SetObserver(observe func(input any, d permission.Decision)) {
 	if observe == nil {
 		e.observer.Store(nil)
 		return
@@ -84,7 +86,7 @@ func (e *Engine) SetObserver(observe func(input any, d Decision)) {
 
 // observe calls the observer, if any, with the decision *d; nothing it
 // does changes the decision.
-func (e *Engine) observe(input any, d *Decision) {
+func (e *Engine) observe(input any, d *permission.Decision) {
 	obs := e.observer.Load()
 	if obs == nil {
 		return

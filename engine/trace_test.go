@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // TestObserverSeesEveryDecide: the observer gets each input, in any form
@@ -23,8 +25,8 @@ func TestObserverSeesEveryDecide(t *testing.T) {
 	var want map[string]any
 	_ = json.Unmarshal([]byte(doc), &want)
 	var got []any
-	var decided []Decision
-	e.SetObserver(func(input any, d Decision) {
+	var decided []permission.Decision
+	e.SetObserver(func(input any, d permission.Decision) {
 		v, err := InputValue(input)
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +41,7 @@ func TestObserverSeesEveryDecide(t *testing.T) {
 	var goValue map[string]any
 	_ = json.Unmarshal([]byte(doc), &goValue)
 	val, _ := ast.ValueFromReader(strings.NewReader(doc))
-	ds := []Decision{e.DecideJSON(ctx, []byte(doc)), e.Decide(ctx, goValue), e.Decide(ctx, val)}
+	ds := []permission.Decision{e.DecideJSON(ctx, []byte(doc)), e.Decide(ctx, goValue), e.Decide(ctx, val)}
 	if len(got) != 3 {
 		t.Fatalf("the observer saw %d decisions of 3", len(got))
 	}

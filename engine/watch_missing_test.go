@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // TestWatchSeesDirectoriesCreatedLater: a settings directory missing more
@@ -24,11 +24,11 @@ func TestWatchSeesDirectoriesCreatedLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior == engine.Deny {
+	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior == permission.Deny {
 		t.Fatalf("denied before any rule: %+v", d)
 	}
 	tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(npm test)\"]\n")
 	waitReload(t, reloads, func([]error) bool {
-		return decide(eng, bashCall(tr.proj, "npm test")).Behavior == engine.Deny
+		return decide(eng, bashCall(tr.proj, "npm test")).Behavior == permission.Deny
 	})
 }

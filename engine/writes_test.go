@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // modes are every mode, in Claude Code spelling.
@@ -15,7 +16,7 @@ var modes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "don
 // Code form, allow rules unless prefixed "deny:" or "ask:").
 func bashEngine(t *testing.T, rules ...string) *engine.Engine {
 	t.Helper()
-	var rs []engine.Rule
+	var rs []permission.Rule
 	for _, s := range rules {
 		b := "ALLOW"
 		if k, rest, ok := strings.Cut(s, ":"); ok && (k == "deny" || k == "ask") {
@@ -35,7 +36,7 @@ func bashEngine(t *testing.T, rules ...string) *engine.Engine {
 	return eng
 }
 
-func bashDecide(eng *engine.Engine, cmd, mode string) engine.Decision {
+func bashDecide(eng *engine.Engine, cmd, mode string) permission.Decision {
 	return eng.Decide(context.Background(), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": "/w", "permission_mode": mode,
 	})
@@ -48,22 +49,22 @@ func wantSafetyAsk(t *testing.T, eng *engine.Engine, cmd, message string, immune
 	t.Helper()
 	for _, mode := range modes {
 		d := bashDecide(eng, cmd, mode)
-		want, step := engine.Ask, engine.StepToolCheck
+		want, step := permission.Ask, permission.StepToolCheck
 		switch mode {
 		case "plan":
-			want, step = engine.Deny, engine.StepModeFallback
+			want, step = permission.Deny, permission.StepModeFallback
 		case "dontAsk":
-			want = engine.Deny
+			want = permission.Deny
 		case "bypassPermissions":
 			if !immuneInBypass {
-				want, step = engine.Allow, ""
+				want, step = permission.Allow, ""
 			}
 		}
 		if d.Behavior != want || (step != "" && d.Step != step) {
 			t.Errorf("%s: %q: %s/%s (%s), want %s/%s", mode, cmd, d.Behavior, d.Step, d.Message, want, step)
 			continue
 		}
-		if step == engine.StepToolCheck && (!d.BypassImmune || !strings.Contains(d.Message, message)) {
+		if step == permission.StepToolCheck && (!d.BypassImmune || !strings.Contains(d.Message, message)) {
 			t.Errorf("%s: %q: message %q (bypass_immune %v), want a safety check mentioning %q", mode, cmd, d.Message, d.BypassImmune, message)
 		}
 	}
@@ -133,30 +134,30 @@ func TestWritersInsideWorkingDirectories(t *testing.T) {
 		cmd  string
 		want string
 	}{
-		{"chmod +x scripts/run.sh", engine.Allow},
-		{"chmod -R u+rwX build", engine.Allow},
-		{"chown -R 1000:1000 out", engine.Allow},
-		{"truncate -s 0 log.txt", engine.Allow},
-		{"install -D -m 644 a build/a", engine.Allow},
-		{"mkfifo pipe", engine.Allow},
-		{"shred -u tmp.key", engine.Allow},
-		{"split -l 100 big.csv part-", engine.Allow},
-		{"csplit -f sec doc.md /^#/ {*}", engine.Allow},
-		{"unlink old", engine.Allow},
-		{"link a b", engine.Allow},
-		{"setfacl -m u:eve:r notes.txt", engine.Ask},
-		{"chattr +i notes.txt", engine.Ask},
-		{"mknod mem c 1 1", engine.Ask},
-		{"chmod 600 /tmp/x", engine.Ask},
-		{"install x /usr/local/bin/x", engine.Ask},
-		{"split -l 1 f /tmp/p", engine.Ask},
-		{"install -s a b", engine.Ask},
+		{"chmod +x scripts/run.sh", permission.Allow},
+		{"chmod -R u+rwX build", permission.Allow},
+		{"chown -R 1000:1000 out", permission.Allow},
+		{"truncate -s 0 log.txt", permission.Allow},
+		{"install -D -m 644 a build/a", permission.Allow},
+		{"mkfifo pipe", permission.Allow},
+		{"shred -u tmp.key", permission.Allow},
+		{"split -l 100 big.csv part-", permission.Allow},
+		{"csplit -f sec doc.md /^#/ {*}", permission.Allow},
+		{"unlink old", permission.Allow},
+		{"link a b", permission.Allow},
+		{"setfacl -m u:eve:r notes.txt", permission.Ask},
+		{"chattr +i notes.txt", permission.Ask},
+		{"mknod mem c 1 1", permission.Ask},
+		{"chmod 600 /tmp/x", permission.Ask},
+		{"install x /usr/local/bin/x", permission.Ask},
+		{"split -l 1 f /tmp/p", permission.Ask},
+		{"install -s a b", permission.Ask},
 	} {
 		d := bashDecide(eng, c.cmd, "acceptEdits")
 		if d.Behavior != c.want {
 			t.Errorf("acceptEdits: %q: %s/%s (%s), want %s", c.cmd, d.Behavior, d.Step, d.Message, c.want)
 		}
-		if d := bashDecide(eng, c.cmd, "default"); d.Behavior != engine.Ask {
+		if d := bashDecide(eng, c.cmd, "default"); d.Behavior != permission.Ask {
 			t.Errorf("default: %q: %s/%s (%s), want ASK", c.cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -200,11 +201,11 @@ func TestLinksMadeAndUsedInOneCall(t *testing.T) {
 	} {
 		for _, mode := range []string{"acceptEdits", "dontAsk"} {
 			d := bashDecide(eng, cmd, mode)
-			if d.Behavior == engine.Allow && d.Step == engine.StepToolCheck {
+			if d.Behavior == permission.Allow && d.Step == permission.StepToolCheck {
 				t.Errorf("%s: %q allowed by the tool check: %s", mode, cmd, d.Message)
 			}
 		}
-		if d := bashDecide(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Ask {
+		if d := bashDecide(bashEngine(t), cmd, "acceptEdits"); d.Behavior != permission.Ask {
 			t.Errorf("acceptEdits, no rules: %q: %s/%s (%s), want ASK", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
@@ -214,7 +215,7 @@ func TestLinksMadeAndUsedInOneCall(t *testing.T) {
 		"ln -s ../w/shared/config.json config.json && cat config.json",
 		"mkdir -p out && ln -s ../src out/src && touch out/src/x",
 	} {
-		if d := bashDecide(bashEngine(t), cmd, "acceptEdits"); d.Behavior != engine.Allow {
+		if d := bashDecide(bashEngine(t), cmd, "acceptEdits"); d.Behavior != permission.Allow {
 			t.Errorf("acceptEdits: %q: %s/%s (%s), want ALLOW", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // hostile are commands, paths and rules an agent (or whoever steers it)
@@ -286,11 +287,11 @@ func TestBroadAllowRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		tool, content, _ := strings.Cut(strings.TrimSuffix(c.rule, ")"), "(")
-		r := engine.Rule{ToolName: tool, Behavior: "ALLOW"}
+		r := permission.Rule{ToolName: tool, Behavior: "ALLOW"}
 		if content != "" {
 			r.RuleContent = &content
 		}
-		d := &engine.Decision{Behavior: "ALLOW", Step: "allow_rule", MatchedRule: &r}
+		d := &permission.Decision{Behavior: "ALLOW", Step: "allow_rule", MatchedRule: &r}
 		why := broadWhy(d)
 		if (c.broad == "") != (why == "") || !strings.Contains(why, c.broad) {
 			t.Errorf("%s: broad %q, want %q", c.rule, why, c.broad)

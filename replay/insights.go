@@ -21,6 +21,7 @@ import (
 	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/builtins/paths"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // InsightsOptions configure Insights.
@@ -197,11 +198,11 @@ func (t *table) add(key, behavior string) {
 		}
 	}
 	switch behavior {
-	case engine.Ask:
+	case permission.Ask:
 		r.Ask++
-	case engine.Deny:
+	case permission.Deny:
 		r.Deny++
-	case engine.Allow:
+	case permission.Allow:
 		r.Allow++
 	}
 }
@@ -233,14 +234,14 @@ type observation struct {
 	mode     string
 	project  string
 	subject  string
-	d        *engine.Decision
+	d        *permission.Decision
 	programs []string
 	risk     Risk
 	undec    bool
 	// suggested are the rules that would remove this ASK, sorted: the
 	// policy's own suggestion, checked (verify); nil when none would.
 	suggested      []string
-	suggestedRules []engine.Rule
+	suggestedRules []permission.Rule
 	// erasedRead: the policy's decision read a field the log erased.
 	erasedRead bool
 	// timedOut: the policy gave no decision within the deadline.
@@ -352,13 +353,13 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 	o := &observation{pos: rec.Pos, time: rec.Time, tool: call.Tool, mode: call.Mode, project: call.Cwd, subject: call.Subject}
 	switch {
 	case rec.Result != nil && !r.opts.Redecide:
-		var d engine.Decision
+		var d permission.Decision
 		if err := json.Unmarshal(rec.Result, &d); err != nil {
 			return nil, &decisionlog.LineError{Pos: rec.Pos, Err: fmt.Errorf("result: %v", err)}
 		}
 		o.d = &d
 	case rec.Error != "" && !r.opts.Redecide:
-		d := engine.FailClosed(engine.CodeEvalError, rec.Error)
+		d := permission.FailClosed(permission.CodeEvalError, rec.Error)
 		o.d = &d
 	default:
 		eng, err := r.engine(ctx)
@@ -383,12 +384,12 @@ func (r *insightsRun) observe(ctx context.Context, rec *decisionlog.Record) (*ob
 		}
 		o.d = &d
 	}
-	if o.d.Behavior == engine.Ask {
+	if o.d.Behavior == permission.Ask {
 		if err := r.suggest(ctx, o, input, call.Cwd, rec.Erased, rec.Result == nil || r.opts.Redecide); err != nil {
 			return nil, err
 		}
 	}
-	interesting := o.d.Behavior != engine.Allow || broadWhy(o.d) != ""
+	interesting := o.d.Behavior != permission.Allow || broadWhy(o.d) != ""
 	if interesting {
 		var doc map[string]any
 		_ = json.Unmarshal(rec.Input, &doc)
@@ -425,11 +426,11 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 			return nil
 		}
 	}
-	if d.Behavior != engine.Ask || len(d.SuggestedRules) == 0 {
+	if d.Behavior != permission.Ask || len(d.SuggestedRules) == 0 {
 		return nil
 	}
 	rules := make([]string, 0, len(d.SuggestedRules))
-	forms := make([]engine.Rule, 0, len(d.SuggestedRules))
+	forms := make([]permission.Rule, 0, len(d.SuggestedRules))
 	for _, s := range d.SuggestedRules {
 		f, ok := fileForm(s)
 		if !ok {
@@ -452,8 +453,8 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 // AgentScope patterns ("/repo/src/**", docs/rules.md), which a settings
 // file holds as the Claude Code pattern covering the same files
 // ("//repo/src/**"). ok is false for a path pattern without one.
-func fileForm(r engine.Rule) (engine.Rule, bool) {
-	r.Syntax, r.Behavior = engine.SyntaxClaude, engine.Allow
+func fileForm(r permission.Rule) (permission.Rule, bool) {
+	r.Syntax, r.Behavior = permission.SyntaxClaude, permission.Allow
 	if r.RuleContent == nil || *r.RuleContent == "" || !engine.PathRuleTools()[r.ToolName] {
 		return r, true
 	}
@@ -467,7 +468,7 @@ func fileForm(r engine.Rule) (engine.Rule, bool) {
 
 // verify decides the call with rules added, as 'permopa rules add
 // --project CWD' would add them: true when it is then an ALLOW.
-func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.Rule, cwd string, input ast.Value, erased []string) (bool, error) {
+func (r *insightsRun) verify(ctx context.Context, key []string, rules []permission.Rule, cwd string, input ast.Value, erased []string) (bool, error) {
 	r.verOnce.Do(func() {
 		if r.opts.Engine != nil {
 			r.ver, r.verErr = r.opts.Engine(ctx)
@@ -497,9 +498,9 @@ func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.R
 	}
 	r.verMu.Unlock()
 	v.once.Do(func() {
-		add := make([]engine.Rule, 0, len(rules))
+		add := make([]permission.Rule, 0, len(rules))
 		for _, s := range rules {
-			add = append(add, engine.Rule{ToolName: s.ToolName, RuleContent: s.RuleContent, Behavior: engine.Allow, Syntax: s.Syntax, Project: cwd})
+			add = append(add, permission.Rule{ToolName: s.ToolName, RuleContent: s.RuleContent, Behavior: permission.Allow, Syntax: s.Syntax, Project: cwd})
 		}
 		v.err = r.ver.AddSessionRules(ctx, v.id, add...)
 	})
@@ -513,7 +514,7 @@ func (r *insightsRun) verify(ctx context.Context, key []string, rules []engine.R
 	// A custom tool's rule matches its whole input: with a field erased,
 	// an ALLOW that read it is no evidence.
 	d, hits := r.an.decide(ctx, r.ver, in, erased)
-	return len(hits) == 0 && d.Behavior == engine.Allow, nil
+	return len(hits) == 0 && d.Behavior == permission.Allow, nil
 }
 
 // riskOf analyses a call: the programs of a Bash command, whether it is
@@ -648,15 +649,15 @@ func (r *insightsRun) add(o *observation) {
 	r.modes.add(mode, b)
 	r.projects.add(orNone(o.project), b)
 	r.rules.add(ruleKey(d), b)
-	if b != engine.Allow {
+	if b != permission.Allow {
 		for _, p := range o.programs {
 			r.programs.add(p, b)
 		}
 	}
-	if b == engine.Ask && len(o.suggested) == 0 {
+	if b == permission.Ask && len(o.suggested) == 0 {
 		out.AsksWithoutRule++
 	}
-	if b == engine.Ask && len(o.suggested) > 0 {
+	if b == permission.Ask && len(o.suggested) > 0 {
 		rules := o.suggested
 		key := strings.Join(rules, "\x00")
 		s, ok := r.suggestions[key]
@@ -709,7 +710,7 @@ func orNone(s string) string {
 
 // ruleKey is the step and what decided in it: the rule and its layer, or
 // the reason.
-func ruleKey(d *engine.Decision) string {
+func ruleKey(d *permission.Decision) string {
 	switch {
 	case d.MatchedRule != nil:
 		k := d.Step + ": " + d.MatchedRule.String()
@@ -717,9 +718,9 @@ func ruleKey(d *engine.Decision) string {
 			k += " (" + d.MatchedRule.Layer + ")"
 		}
 		return k
-	case d.Step == engine.StepError:
+	case d.Step == permission.StepError:
 		return d.Step + ": " + d.Code
-	case d.Step == engine.StepModeFallback:
+	case d.Step == permission.StepModeFallback:
 		return d.Step
 	}
 	return d.Step + ": " + d.Reason
@@ -740,15 +741,15 @@ var onlyWildcards = regexp.MustCompile(`^[\s*:/~.]*$`)
 
 // broadWhy says why the allow rule that allowed d is broad, "" when it is
 // not (or d is not an ALLOW by an allow rule).
-func broadWhy(d *engine.Decision) string {
-	if d.Behavior != engine.Allow || d.MatchedRule == nil || !strings.EqualFold(d.MatchedRule.Behavior, engine.Allow) {
+func broadWhy(d *permission.Decision) string {
+	if d.Behavior != permission.Allow || d.MatchedRule == nil || !strings.EqualFold(d.MatchedRule.Behavior, permission.Allow) {
 		return ""
 	}
 	return broadRuleWhy(*d.MatchedRule)
 }
 
 // broadRuleWhy says why an allow rule is broad, "" when it is not.
-func broadRuleWhy(r engine.Rule) string {
+func broadRuleWhy(r permission.Rule) string {
 	if strings.ContainsAny(r.ToolName, "*?[") {
 		return "its tool name is a pattern: every call of every tool it names"
 	}
@@ -779,9 +780,9 @@ func (r *insightsRun) addTime(t time.Time, behavior string) {
 		r.buckets[k] = b
 	}
 	switch behavior {
-	case engine.Ask:
+	case permission.Ask:
 		b.Ask++
-	case engine.Deny:
+	case permission.Deny:
 		b.Deny++
 	default:
 		b.Allow++

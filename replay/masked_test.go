@@ -14,12 +14,13 @@ import (
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // maskedOutcome replays one call as a decision log with the default mask
 // would have recorded it: it returns the erased fields the decision could
 // read (nil: the replay is exact) and the replayed decision.
-func maskedOutcome(t *testing.T, eng *engine.Engine, call map[string]any) ([]MaskedRead, engine.Decision) {
+func maskedOutcome(t *testing.T, eng *engine.Engine, call map[string]any) ([]MaskedRead, permission.Decision) {
 	t.Helper()
 	masked, erased := decisionlog.MaskInput(call, decisionlog.DefaultMask)
 	raw, err := json.Marshal(masked)
@@ -36,9 +37,9 @@ func maskedOutcome(t *testing.T, eng *engine.Engine, call map[string]any) ([]Mas
 	return hits, d
 }
 
-func rule(s string) engine.Rule {
+func rule(s string) permission.Rule {
 	tool, content, _ := strings.Cut(strings.TrimSuffix(s, ")"), "(")
-	r := engine.Rule{ToolName: tool, Behavior: engine.Allow}
+	r := permission.Rule{ToolName: tool, Behavior: permission.Allow}
 	if content != "" {
 		r.RuleContent = &content
 	}
@@ -52,9 +53,9 @@ func rule(s string) engine.Rule {
 func TestMaskedDefaultPolicyIsExact(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	settings := engine.Settings{Rules: []engine.Rule{rule("Write(src/**)"), rule("Edit(docs/**)")}}
+	settings := engine.Settings{Rules: []permission.Rule{rule("Write(src/**)"), rule("Edit(docs/**)")}}
 	deny := rule("Edit(secrets/**)")
-	deny.Behavior = engine.Deny
+	deny.Behavior = permission.Deny
 	settings.Rules = append(settings.Rules, deny)
 	eng, err := engine.New(ctx, engine.WithSettings(settings))
 	if err != nil {
@@ -169,8 +170,8 @@ func TestMaskedContentRulesOfCustomTools(t *testing.T) {
 		t.Errorf("no content rule: the replay reports %v", hits)
 	}
 	deny := rule(`mcp__notes__write(*DROP*)`)
-	deny.Behavior = engine.Deny
-	withRule, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []engine.Rule{deny}}))
+	deny.Behavior = permission.Deny
+	withRule, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []permission.Rule{deny}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,8 +198,8 @@ func TestBuiltinReadModels(t *testing.T) {
 	schema := `{"modes": {"default": "DEFAULT"}, "required": {"Bash": ["command"], "Write": ["file_path"]}, "optional": {"Grep": ["path"]}}`
 	contextQuery := "permopa.call.context(input, {}, " + schema + ")"
 	deny := rule("Write(x)")
-	deny.Behavior = engine.Deny
-	settingsDoc, err := json.Marshal(engine.Settings{Projects: map[string][]engine.Rule{"/p": {deny}}}.Document())
+	deny.Behavior = permission.Deny
+	settingsDoc, err := json.Marshal(engine.Settings{Projects: map[string][]permission.Rule{"/p": {deny}}}.Document())
 	if err != nil {
 		t.Fatal(err)
 	}

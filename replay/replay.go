@@ -29,6 +29,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Source is one log to read.
@@ -57,7 +58,7 @@ type Outcome struct {
 	BypassImmune bool `json:"bypass_immune,omitempty"`
 }
 
-func outcome(d engine.Decision, from string) *Outcome {
+func outcome(d permission.Decision, from string) *Outcome {
 	o := &Outcome{Behavior: d.Behavior, Step: d.Step, Code: d.Code, Message: d.Message, From: from, BypassImmune: d.BypassImmune}
 	if d.MatchedRule != nil {
 		o.Rule, o.Layer, o.Source = d.MatchedRule.String(), d.MatchedRule.Layer, d.MatchedRule.Source
@@ -314,7 +315,7 @@ func (r *runner) analysis(eng *engine.Engine) *analysis {
 
 // decide decides input with eng; with erased fields, it also returns the
 // erased fields the decision could have read (then its outcome is unknown).
-func (r *runner) decide(ctx context.Context, eng *engine.Engine, input ast.Value, erased []string) (engine.Decision, []MaskedRead) {
+func (r *runner) decide(ctx context.Context, eng *engine.Engine, input ast.Value, erased []string) (permission.Decision, []MaskedRead) {
 	if len(erased) == 0 {
 		return eng.Decide(ctx, input), nil
 	}
@@ -371,19 +372,19 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 			call.Masked = append(call.Masked, hits...)
 		}
 	case rec.Result != nil:
-		var d engine.Decision
+		var d permission.Decision
 		if err := json.Unmarshal(rec.Result, &d); err != nil {
 			return &result{err: &decisionlog.LineError{Pos: rec.Pos, Err: fmt.Errorf("result: %v", err)}}
 		}
 		if d.MatchedRule != nil && d.MatchedRule.RuleContent != nil && *d.MatchedRule.RuleContent == "" {
 			d.MatchedRule.RuleContent = nil
 		}
-		if d.Step == engine.StepError && d.Code == "" {
+		if d.Step == permission.StepError && d.Code == "" {
 			d.Code = d.Reason
 		}
 		call.Old = outcome(d, "recorded")
 	default:
-		call.Old = outcome(engine.FailClosed(engine.CodeEvalError, rec.Error), "recorded")
+		call.Old = outcome(permission.FailClosed(permission.CodeEvalError, rec.Error), "recorded")
 	}
 	// The new decision.
 	r.project(ctx, r.opts.Candidate, call.Cwd)
@@ -405,16 +406,16 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 }
 
 // isTimeout reports whether d is the engine's answer past its deadline.
-func isTimeout(d engine.Decision) bool {
-	return d.Step == engine.StepError && d.Code == engine.CodeTimeout
+func isTimeout(d permission.Decision) bool {
+	return d.Step == permission.StepError && d.Code == permission.CodeTimeout
 }
 
 // rank orders behaviors by how much they let through.
 func rank(b string) int {
 	switch b {
-	case engine.Allow:
+	case permission.Allow:
 		return 2
-	case engine.Ask:
+	case permission.Ask:
 		return 1
 	}
 	return 0

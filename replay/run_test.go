@@ -11,16 +11,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // TestRunKeepsLogOrder: calls are decided by several workers and reach
 // OnCall in log order, bad values among them in their place.
 func TestRunKeepsLogOrder(t *testing.T) {
 	ctx := context.Background()
-	deny := engine.Rule{ToolName: "Bash", Behavior: engine.Deny}
+	deny := permission.Rule{ToolName: "Bash", Behavior: permission.Deny}
 	content := "rm:*"
 	deny.RuleContent = &content
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []engine.Rule{deny}}))
+	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []permission.Rule{deny}}))
 	if err != nil {
 		t.Fatal(err)
 	}

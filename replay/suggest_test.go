@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // TestInsightsNeverOffersTheLogsRules: a log is written by whoever could
@@ -21,7 +22,7 @@ import (
 func TestInsightsNeverOffersTheLogsRules(t *testing.T) {
 	ctx := context.Background()
 	push := "git push:*"
-	settings := engine.Settings{Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &push, Behavior: engine.Ask}}}
+	settings := engine.Settings{Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &push, Behavior: permission.Ask}}}
 	newEngine := func(ctx context.Context) (*engine.Engine, error) {
 		return engine.New(ctx, engine.WithSettings(settings))
 	}
@@ -96,9 +97,9 @@ func TestBroadSuggestionIsHighRisk(t *testing.T) {
 		bucket: 60, buckets: map[int64]*Bucket{}, suggestions: map[string]*Suggestion{}, broad: map[string]*BroadAllow{}}
 	py := "python3:*"
 	ls := "ls:*"
-	for _, rule := range []engine.Rule{{ToolName: "Bash", RuleContent: &py, Behavior: engine.Allow}, {ToolName: "Bash", Behavior: engine.Allow}, {ToolName: "Bash", RuleContent: &ls, Behavior: engine.Allow}} {
-		d := engine.Decision{Behavior: engine.Ask, Step: "mode_fallback"}
-		r.add(&observation{tool: "Bash", project: "/w", subject: "x", d: &d, suggested: []string{rule.String()}, suggestedRules: []engine.Rule{rule}})
+	for _, rule := range []permission.Rule{{ToolName: "Bash", RuleContent: &py, Behavior: permission.Allow}, {ToolName: "Bash", Behavior: permission.Allow}, {ToolName: "Bash", RuleContent: &ls, Behavior: permission.Allow}} {
+		d := permission.Decision{Behavior: permission.Ask, Step: "mode_fallback"}
+		r.add(&observation{tool: "Bash", project: "/w", subject: "x", d: &d, suggested: []string{rule.String()}, suggestedRules: []permission.Rule{rule}})
 	}
 	r.finish()
 	got := map[string]Suggestion{}

@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/types"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 var registerStall = sync.OnceFunc(func() {
@@ -86,7 +87,7 @@ func TestReplayTimeoutIsReported(t *testing.T) {
 	}
 	for _, id := range []string{"slow", "slow-allowed", "slow-masked"} {
 		c := calls[id]
-		if c == nil || c.Change != TimedOut || c.New == nil || c.New.Behavior != engine.Deny || c.New.Code != engine.CodeTimeout {
+		if c == nil || c.Change != TimedOut || c.New == nil || c.New.Behavior != permission.Deny || c.New.Code != permission.CodeTimeout {
 			t.Errorf("%s: %+v, want a TIMEOUT with the engine's DENY (code timeout)", id, c)
 		}
 	}
@@ -129,7 +130,7 @@ func TestInsightsTimeoutIsNoDenial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Calls != 2 || in.TimedOut != 1 || in.Behaviors[engine.Allow] != 1 || in.Behaviors[engine.Deny] != 0 {
+	if in.Calls != 2 || in.TimedOut != 1 || in.Behaviors[permission.Allow] != 1 || in.Behaviors[permission.Deny] != 0 {
 		t.Errorf("%d calls, %d timed out, behaviors %v; want the stalled call timed out, not denied", in.Calls, in.TimedOut, in.Behaviors)
 	}
 }

@@ -2,6 +2,8 @@ package hookproto
 
 import (
 	"fmt"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // claudeProtocol is Claude Code's hook protocol.
@@ -45,8 +47,8 @@ func (claudeProtocol) Parse(p map[string]any) (Request, error) {
 func (claudeProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 	d := v.Decision
 	reason := Reason(d)
-	if d.Behavior == Ask && !v.Unattended {
-		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != StepAskRule {
+	if d.Behavior == permission.Ask && !v.Unattended {
+		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != permission.StepAskRule {
 			reason += ". To allow it from now on: " + cmd
 		}
 	}
@@ -83,8 +85,8 @@ func (claudeProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 
 // deferAnswer gives no decision; the human sees permopa's reason when
 // permopa would have asked, or a note (an unknown mode).
-func deferAnswer(d Decision, reason, note string) Answer {
-	if d.Behavior != Ask && note == "" {
+func deferAnswer(d permission.Decision, reason, note string) Answer {
+	if d.Behavior != permission.Ask && note == "" {
 		return Answer{}
 	}
 	return Answer{Stdout: mustJSON(map[string]any{"systemMessage": reason})}

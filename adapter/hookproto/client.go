@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // Environment variables that point hooks at a running server.
@@ -117,41 +119,41 @@ func (c *Client) SetToken(tok string) { c.token, c.tokenErr = tok, nil }
 // be a decision with a known behavior; anything else (an error status, a
 // body that is not a decision, no answer within the timeout) is an error.
 // A server that cannot be connected to is an *UnreachableError.
-func (c *Client) Check(ctx context.Context, input map[string]any) (Decision, error) {
+func (c *Client) Check(ctx context.Context, input map[string]any) (permission.Decision, error) {
 	if c.network == "tcp" && c.token == "" {
 		err := c.tokenErr
 		if err == nil {
 			err = errors.New("no token")
 		}
-		return Decision{}, &UnreachableError{Addr: c.addr, NotAsked: true, Err: fmt.Errorf("a TCP server is asked only with its token (%v); use its unix socket, or set %s", err, EnvServerTokenFile)}
+		return permission.Decision{}, &UnreachableError{Addr: c.addr, NotAsked: true, Err: fmt.Errorf("a TCP server is asked only with its token (%v); use its unix socket, or set %s", err, EnvServerTokenFile)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	body, err := json.Marshal(input)
 	if err != nil {
-		return Decision{}, fmt.Errorf("cannot encode the call for the server: %v", err)
+		return permission.Decision{}, fmt.Errorf("cannot encode the call for the server: %v", err)
 	}
 	status, data, err := c.post(ctx, CheckPath, body)
 	if err != nil {
 		var unreachable *UnreachableError
 		if errors.As(err, &unreachable) {
-			return Decision{}, unreachable
+			return permission.Decision{}, unreachable
 		}
 		if ctx.Err() != nil || isTimeout(err) {
-			return Decision{}, fmt.Errorf("permopa server %s gave no answer within %s", c.addr, c.timeout)
+			return permission.Decision{}, fmt.Errorf("permopa server %s gave no answer within %s", c.addr, c.timeout)
 		}
-		return Decision{}, fmt.Errorf("permopa server %s: %v", c.addr, err)
+		return permission.Decision{}, fmt.Errorf("permopa server %s: %v", c.addr, err)
 	}
 	if status != 200 {
 		var e struct{ Code, Message string }
 		if json.Unmarshal(data, &e) == nil && (e.Code != "" || e.Message != "") {
-			return Decision{}, fmt.Errorf("permopa server %s answered status %d: %s: %s", c.addr, status, e.Code, e.Message)
+			return permission.Decision{}, fmt.Errorf("permopa server %s answered status %d: %s: %s", c.addr, status, e.Code, e.Message)
 		}
-		return Decision{}, fmt.Errorf("permopa server %s answered status %d: %.200q", c.addr, status, data)
+		return permission.Decision{}, fmt.Errorf("permopa server %s answered status %d: %.200q", c.addr, status, data)
 	}
-	d, err := decodeDecision(data)
+	d, err := permission.ParseDecision(data)
 	if err != nil {
-		return Decision{}, fmt.Errorf("permopa server %s: %v", c.addr, err)
+		return permission.Decision{}, fmt.Errorf("permopa server %s: %v", c.addr, err)
 	}
 	return d, nil
 }
@@ -318,8 +320,8 @@ func readAtMost(r io.Reader, max int64) ([]byte, error) {
 }
 
 // Decide asks the server for every input of req, in order.
-func (c *Client) Decide(ctx context.Context, req Request) ([]Decision, error) {
-	ds := make([]Decision, 0, len(req.Inputs))
+func (c *Client) Decide(ctx context.Context, req Request) ([]permission.Decision, error) {
+	ds := make([]permission.Decision, 0, len(req.Inputs))
 	for _, in := range req.Inputs {
 		d, err := c.Check(ctx, in)
 		if err != nil {

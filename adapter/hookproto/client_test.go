@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/permission"
 )
 
 // rawServer answers every connection on a unix socket with the bytes of
@@ -44,7 +45,7 @@ func rawServer(t *testing.T, answer string) string {
 	return "unix://" + sock
 }
 
-func check(t *testing.T, addr string) (hookproto.Decision, error) {
+func check(t *testing.T, addr string) (permission.Decision, error) {
 	t.Helper()
 	c, err := hookproto.NewClient(addr, 0)
 	if err != nil {
@@ -64,7 +65,7 @@ func TestClientReadsHTTPAnswers(t *testing.T) {
 		"chunked":        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\n" + d[:5] + "\r\n" + itoa16(len(d)-5) + "\r\n" + d[5:] + "\r\n0\r\nX-Trailer: 1\r\n\r\n",
 	} {
 		got, err := check(t, rawServer(t, answer))
-		if err != nil || got.Behavior != hookproto.Ask || len(got.SuggestedRules) != 1 || got.SuggestedRules[0].String() != "Bash(ls:*)" {
+		if err != nil || got.Behavior != permission.Ask || len(got.SuggestedRules) != 1 || got.SuggestedRules[0].String() != "Bash(ls:*)" {
 			t.Errorf("%s: %+v %v", name, got, err)
 		}
 	}
@@ -157,7 +158,7 @@ func TestClientTCPAndTimeout(t *testing.T) {
 	}
 	c.SetToken("tok-0123456789abcdef")
 	got, err := c.Check(context.Background(), map[string]any{"tool_name": "Bash"})
-	if err != nil || got.Behavior != hookproto.Deny {
+	if err != nil || got.Behavior != permission.Deny {
 		t.Fatalf("%+v %v", got, err)
 	}
 	_, err = c.Check(context.Background(), map[string]any{"tool_name": "hang"})
@@ -260,7 +261,7 @@ func TestClientTCPNeedsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, err := c.Check(context.Background(), map[string]any{"tool_name": "Bash"}); err != nil || d.Behavior != hookproto.Allow {
+	if d, err := c.Check(context.Background(), map[string]any{"tool_name": "Bash"}); err != nil || d.Behavior != permission.Allow {
 		t.Fatalf("with the token file: %+v %v", d, err)
 	}
 	if req := <-got; !strings.Contains(req, "Authorization: Bearer tok-0123456789abcdef\r\n") {

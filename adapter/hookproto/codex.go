@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // codexProtocol is OpenAI Codex's hook protocol.
@@ -123,7 +125,7 @@ func patchCalls(patch, cwd string) []patchCall {
 func (codexProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 	d := v.Decision
 	text := Reason(d)
-	if d.Behavior == Ask {
+	if d.Behavior == permission.Ask {
 		text = askAsBlock(d, "Codex", req.Cwd, v.Unattended, opts)
 	}
 	text += denyAdvice(d, req.Cwd, opts)
@@ -136,7 +138,7 @@ func (codexProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 		}
 		// No decision: Codex asks its human, as without the hook. A hook
 		// never approves what Codex wants to ask about.
-		if d.Behavior == Ask || v.Note != "" {
+		if d.Behavior == permission.Ask || v.Note != "" {
 			return Answer{Stdout: mustJSON(map[string]any{"systemMessage": text})}
 		}
 		return Answer{}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // geminiProtocol is Gemini CLI's BeforeTool hook protocol.
@@ -198,10 +200,10 @@ func firstOf(m map[string]any, keys ...string) any {
 func (geminiProtocol) Answer(req Request, v Verdict, opts Options) Answer {
 	d := v.Decision
 	text := Reason(d)
-	if v.Kind == KindDeny && d.Behavior == Ask {
+	if v.Kind == KindDeny && d.Behavior == permission.Ask {
 		text = askAsBlock(d, "Gemini CLI", req.Cwd, v.Unattended, opts)
 	} else if v.Kind == KindAsk {
-		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != StepAskRule && !d.BypassImmune {
+		if cmd := ApproveCommand(d, opts.Destination, req.Cwd); cmd != "" && d.Step != permission.StepAskRule && !d.BypassImmune {
 			text += ". To allow it from now on: " + cmd
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // A hook is a security boundary that sits in front of the host's own
@@ -60,7 +62,7 @@ const (
 // Verdict is the answer a hook gives for a decision in a host mode.
 type Verdict struct {
 	Kind     string
-	Decision Decision
+	Decision permission.Decision
 	// Unattended is set when an ASK is answered as a deny because nobody
 	// can answer it.
 	Unattended bool
@@ -216,30 +218,30 @@ func applyMode(req Request, hm HostMode) {
 //     the call to the host.
 //   - PermissionRequest (the host is about to ask its human): never an
 //     approval; the host asks as it would without the hook.
-func Shape(hm HostMode, event string, d Decision) Verdict {
+func Shape(hm HostMode, event string, d permission.Decision) Verdict {
 	v := Verdict{Decision: d}
 	if hm.Unknown {
 		v.Note = fmt.Sprintf("permopa does not know %s's permission mode %q (known: %s), so it decided the call as in default mode and approves nothing: upgrade permopa, or set the mode with --ignore-host-mode and defaultMode in permopa's settings", hostName(hm.Host), hm.Name, strings.Join(KnownModes(hm.Host), ", "))
 	}
 	switch d.Behavior {
-	case Allow:
+	case permission.Allow:
 		switch {
 		case hm.Unknown:
 			v.Kind = KindDefer
-		case d.Step == StepAllowRule:
+		case d.Step == permission.StepAllowRule:
 			v.Kind = KindAllow
 		case hm.RuleAllowsOnly:
 			v.Kind = KindDefer
-		case d.Step == StepModeFallback:
+		case d.Step == permission.StepModeFallback:
 			v.Kind = KindDefer
 		default:
 			v.Kind = KindAllow
 		}
-	case Ask:
+	case permission.Ask:
 		switch {
 		case hm.Unattended:
 			v.Kind, v.Unattended = KindDeny, true
-		case hm.DeferAsk && d.Step == StepModeFallback && !d.BypassImmune:
+		case hm.DeferAsk && d.Step == permission.StepModeFallback && !d.BypassImmune:
 			v.Kind = KindDefer
 		default:
 			v.Kind = KindAsk

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/permission"
 )
 
 // A permission_mode that is not a string blocks: it is not "no mode".
@@ -16,7 +17,7 @@ func TestPayloadModeMustBeAString(t *testing.T) {
 		var out, errb bytes.Buffer
 		payload := `{"hook_event_name":"` + map[string]string{"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}[host] + `","cwd":"/w","permission_mode":7,"tool_name":"Bash","tool_input":{"command":"ls"}}`
 		code := hookproto.Run(context.Background(), host, strings.NewReader(payload), &out, &errb, hookproto.RunOptions{
-			Decide: func(context.Context, hookproto.Request, *hookproto.Tracer) ([]hookproto.Decision, error) {
+			Decide: func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
 				t.Fatalf("%s: decided a payload with a bad mode", host)
 				return nil, nil
 			},
@@ -68,9 +69,9 @@ func TestExtraPayloadFieldsTolerated(t *testing.T) {
 	var seen map[string]any
 	var out, errb bytes.Buffer
 	code := hookproto.Run(context.Background(), "claude", strings.NewReader(payload), &out, &errb, hookproto.RunOptions{
-		Decide: func(_ context.Context, req hookproto.Request, _ *hookproto.Tracer) ([]hookproto.Decision, error) {
+		Decide: func(_ context.Context, req hookproto.Request, _ *hookproto.Tracer) ([]permission.Decision, error) {
 			seen = req.Inputs[0]
-			return []hookproto.Decision{{Behavior: hookproto.Deny, Message: "no"}}, nil
+			return []permission.Decision{{Behavior: permission.Deny, Message: "no"}}, nil
 		},
 	})
 	if code != 0 || !strings.Contains(out.String(), `"behavior":"deny"`) {

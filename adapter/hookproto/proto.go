@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/permission"
 )
 
 // Agent hosts whose hook protocols this package speaks.
@@ -152,19 +153,19 @@ func Inputs(host string, payload map[string]any) ([]map[string]any, error) {
 // Strictest picks the decision that answers for several calls: the first
 // DENY, else the first ASK, else the first ALLOW. No decision, or one
 // without a known behavior, is a DENY.
-func Strictest(ds []Decision) Decision {
-	rank := map[string]int{Deny: 3, Ask: 2, Allow: 1}
+func Strictest(ds []permission.Decision) permission.Decision {
+	rank := map[string]int{permission.Deny: 3, permission.Ask: 2, permission.Allow: 1}
 	best := -1
 	for i, d := range ds {
-		if !validBehavior(d.Behavior) {
-			return failClosed(CodeBadDecision, fmt.Sprintf("decision with behavior %q", d.Behavior))
+		if !permission.ValidBehavior(d.Behavior) {
+			return permission.FailClosed(permission.CodeBadDecision, fmt.Sprintf("decision with behavior %q", d.Behavior))
 		}
 		if best < 0 || rank[d.Behavior] > rank[ds[best].Behavior] {
 			best = i
 		}
 	}
 	if best < 0 {
-		return failClosed(CodeInputError, "no call to decide")
+		return permission.FailClosed(permission.CodeInputError, "no call to decide")
 	}
 	return ds[best]
 }
@@ -177,13 +178,13 @@ func Strictest(ds []Decision) Decision {
 // every finding together, and none when one of them no rule can approve
 // (a safety check, an ask rule, a deny rule): accepting the others would
 // not let the call through. inputs are the calls, in the order of ds.
-func Combine(inputs []map[string]any, ds []Decision) Decision {
+func Combine(inputs []map[string]any, ds []permission.Decision) permission.Decision {
 	d := Strictest(ds)
-	if len(ds) <= 1 || d.Behavior == Allow {
+	if len(ds) <= 1 || d.Behavior == permission.Allow {
 		return d
 	}
 	for _, x := range ds {
-		if !validBehavior(x.Behavior) {
+		if !permission.ValidBehavior(x.Behavior) {
 			return d // Strictest failed closed
 		}
 	}
@@ -200,14 +201,14 @@ func Combine(inputs []map[string]any, ds []Decision) Decision {
 	// rule can approve (a safety check, an ask rule) comes first.
 	primary := found[0]
 	for _, i := range found {
-		if ds[i].BypassImmune || ds[i].Step == StepAskRule || len(ds[i].SuggestedRules) == 0 {
+		if ds[i].BypassImmune || ds[i].Step == permission.StepAskRule || len(ds[i].SuggestedRules) == 0 {
 			primary = i
 			break
 		}
 	}
 	out := ds[primary]
 	var msgs []string
-	var rules []Rule
+	var rules []permission.Rule
 	seen := map[string]bool{}
 	approvable := true
 	for _, i := range found {
@@ -242,7 +243,7 @@ func Combine(inputs []map[string]any, ds []Decision) Decision {
 
 // Reason is the text a host shows for a decision: the message, the
 // decision point, and the rule with the layer it came from.
-func Reason(d Decision) string {
+func Reason(d permission.Decision) string {
 	var b strings.Builder
 	b.WriteString("permopa ")
 	b.WriteString(d.Behavior)
@@ -284,7 +285,7 @@ var PathTools = map[string]bool{
 // absolute; in a settings file a path rule reads as Claude Code reads it,
 // where "/dir" is relative to the project, so it is written "//dir/**"
 // (docs/rules.md).
-func claudeForm(r Rule) string {
+func claudeForm(r permission.Rule) string {
 	if r.RuleContent != nil && PathTools[r.ToolName] {
 		if c, ok := paths.FnmatchToClaude(*r.RuleContent); ok {
 			return r.ToolName + "(" + c + ")"
@@ -296,7 +297,7 @@ func claudeForm(r Rule) string {
 // ApproveCommand is the `permopa rules add` command that accepts a
 // decision's suggested rules into the settings of project (the call's cwd,
 // whose settings the hooks read), or "" when there is none.
-func ApproveCommand(d Decision, destination, project string) string {
+func ApproveCommand(d permission.Decision, destination, project string) string {
 	if destination == "" {
 		destination = "local"
 	}
@@ -323,7 +324,7 @@ func ApproveCommand(d Decision, destination, project string) string {
 // askAsBlock is the text for an ASK that the host cannot express, or that
 // nobody could answer (unattended): a block that tells the human how to
 // approve.
-func askAsBlock(d Decision, hostName, project string, unattended bool, opts Options) string {
+func askAsBlock(d permission.Decision, hostName, project string, unattended bool, opts Options) string {
 	var b strings.Builder
 	b.WriteString(Reason(d))
 	if unattended {
@@ -336,7 +337,7 @@ func askAsBlock(d Decision, hostName, project string, unattended bool, opts Opti
 		b.WriteString(" hooks cannot ask a human.")
 	}
 	switch {
-	case d.Step == StepAskRule && d.MatchedRule != nil:
+	case d.Step == permission.StepAskRule && d.MatchedRule != nil:
 		b.WriteString(" The ask rule " + d.MatchedRule.String() + " requires a human every time, and allow rules do not override it; run the command yourself, or remove that ask rule.")
 	case d.BypassImmune:
 		b.WriteString(" This is a safety check that no rule can approve; run it yourself if it is intended.")
@@ -355,8 +356,8 @@ func askAsBlock(d Decision, hostName, project string, unattended bool, opts Opti
 // denyAdvice is the approve command for a DENY that an allow rule would
 // have prevented (an unattended mode's fallback), as " To allow it from
 // now on: …", or "".
-func denyAdvice(d Decision, project string, opts Options) string {
-	if d.Behavior != Deny || d.Step != StepModeFallback {
+func denyAdvice(d permission.Decision, project string, opts Options) string {
+	if d.Behavior != permission.Deny || d.Step != permission.StepModeFallback {
 		return ""
 	}
 	if cmd := ApproveCommand(d, opts.Destination, project); cmd != "" {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // DefaultTimeout bounds a hook's whole answer: reading stdin, deciding (a
@@ -15,7 +17,7 @@ const DefaultTimeout = 5 * time.Second
 // Decider decides every input of req, in order. An error blocks the call
 // (the host gets a deny naming it), except an *UnreachableError when the
 // run has an OnUnreachable handler.
-type Decider func(ctx context.Context, req Request, tr *Tracer) ([]Decision, error)
+type Decider func(ctx context.Context, req Request, tr *Tracer) ([]permission.Decision, error)
 
 // RunOptions configure Run.
 type RunOptions struct {
@@ -143,7 +145,7 @@ func decide(ctx context.Context, host string, proto Protocol, req Request, paylo
 	}
 	d := Combine(req.Inputs, ds)
 	tr.Phase("decide")
-	if d.Step == StepError && d.Code == CodeTimeout {
+	if d.Step == permission.StepError && d.Code == permission.CodeTimeout {
 		return proto.Fail(req.Event, d.Message)
 	}
 	return proto.Answer(req, Shape(hm, req.Event, d), opts.Answer)

@@ -19,15 +19,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/plugins"
 
 	"github.com/permopa/permopa/adapter/hookproto"
-)
-
-// Codes of the answers of the route guard (docs/opa.md, "Authentication").
-const (
-	CodeForbiddenHost    = "forbidden_host"         // 403: the Host header is not the server's address (DNS rebinding)
-	CodeCrossOrigin      = "cross_origin"           // 403: a browser request from another origin
-	CodeUnsupportedMedia = "unsupported_media_type" // 415: a permopa POST whose Content-Type is not application/json
-	CodeUnauthorized     = "unauthorized"           // 401: a wrong token, or none where the route needs one
-	CodeAdminRequired    = "admin_required"         // 403: the route or request needs the administrators' token
+	"github.com/permopa/permopa/permission"
 )
 
 var opaAuthorization atomic.Bool
@@ -188,14 +180,14 @@ func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
 	if ua, ok := local.(*net.UnixAddr); ok {
 		c.private = socketPrivate(ua.Name)
 	} else if !hostAllowed(r.Host, local, cfg.HTTP.AllowedHosts) {
-		return nil, &apiError{http.StatusForbidden, CodeForbiddenHost, fmt.Sprintf("Host %q is not this server's address; add it to plugins.permopa.http.allowed_hosts if clients really use that name", r.Host)}
+		return nil, &apiError{http.StatusForbidden, permission.CodeForbiddenHost, fmt.Sprintf("Host %q is not this server's address; add it to plugins.permopa.http.allowed_hosts if clients really use that name", r.Host)}
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, cfg.HTTP.AllowedOrigins) {
-		return nil, &apiError{http.StatusForbidden, CodeCrossOrigin, fmt.Sprintf("requests from origin %q are refused (a web page cannot use this server); add it to plugins.permopa.http.allowed_origins to allow it", origin)}
+		return nil, &apiError{http.StatusForbidden, permission.CodeCrossOrigin, fmt.Sprintf("requests from origin %q are refused (a web page cannot use this server); add it to plugins.permopa.http.allowed_origins to allow it", origin)}
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 		if r.Header.Get("Origin") == "" {
-			return nil, &apiError{http.StatusForbidden, CodeCrossOrigin, "a browser request from another site is refused"}
+			return nil, &apiError{http.StatusForbidden, permission.CodeCrossOrigin, "a browser request from another site is refused"}
 		}
 	}
 	if c.opaAuthz {
@@ -205,7 +197,7 @@ func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
 		tok, ok := strings.CutPrefix(auth, "Bearer ")
 		ro := toks.roleOf(strings.TrimSpace(tok))
 		if !ok || ro < 0 || ro == roleNone {
-			return nil, &apiError{http.StatusUnauthorized, CodeUnauthorized, "the Bearer token is not one of this server's (server-token or server-admin-token in its user directory)"}
+			return nil, &apiError{http.StatusUnauthorized, permission.CodeUnauthorized, "the Bearer token is not one of this server's (server-token or server-admin-token in its user directory)"}
 		}
 		c.role = ro
 	}
@@ -224,13 +216,13 @@ func guardOPARoute(w http.ResponseWriter, r *http.Request, c *caller, cfg *Confi
 		return nil
 	case http.MethodPost:
 		if r.ContentLength > cfg.MaxBodyBytes {
-			return &apiError{http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", cfg.MaxBodyBytes)}
+			return &apiError{http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", cfg.MaxBodyBytes)}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
 		return nil
 	}
 	if !c.isAdmin() {
-		return &apiError{http.StatusForbidden, CodeAdminRequired, fmt.Sprintf("%s %s changes the server's data or policies: it needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz", r.Method, path)}
+		return &apiError{http.StatusForbidden, permission.CodeAdminRequired, fmt.Sprintf("%s %s changes the server's data or policies: it needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz", r.Method, path)}
 	}
 	return nil
 }

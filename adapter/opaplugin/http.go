@@ -25,6 +25,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // Routes served on OPA's HTTP server.
@@ -32,20 +33,6 @@ const (
 	RouteCheck   = "POST /v1/permission/check"
 	RouteConfirm = "POST /v1/permission/confirm"
 	RouteRules   = "GET /v1/permission/rules"
-)
-
-// Error codes of the HTTP API (the "code" of an error answer).
-const (
-	CodeInvalidJSON     = "invalid_json"       // 400: the body is not one JSON document
-	CodeBodyTooLarge    = "body_too_large"     // 413: the body is over max_body_bytes
-	CodeInvalidRequest  = "invalid_request"    // 400: a confirm field has the wrong type
-	CodeUnavailable     = "unavailable"        // 503: the plugin is in an error state (see the message); nothing was written
-	CodePluginNotLoaded = "plugin_not_running" // 503: the route exists but the plugin was removed by a reconfiguration
-	// Confirmations bound to checks (docs/opa.md, "Confirm").
-	CodeDecisionRequired = "decision_required"  // 400: a confirm names no decision_id (and is not an admin confirm)
-	CodeUnknownDecision  = "unknown_decision"   // 409: no pending ASK has that decision_id (never checked, expired, already answered)
-	CodeToolCallMismatch = "tool_call_mismatch" // 409: the confirm's tool_call is not the call that was checked
-	CodeRuleNotSuggested = "rule_not_suggested" // 403: a rule the check did not suggest (only an admin confirm may add any rule)
 )
 
 // apiError is an error answer: {"code": "...", "message": "..."}.
@@ -68,7 +55,7 @@ func registerRoutes(m *plugins.Manager) {
 		m.ExtraRoute(route, prom, func(w http.ResponseWriter, r *http.Request) {
 			p := Lookup(m)
 			if p == nil {
-				writeError(w, &apiError{http.StatusServiceUnavailable, CodePluginNotLoaded, "the permopa plugin is not running"})
+				writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodePluginNotRunning, "the permopa plugin is not running"})
 				return
 			}
 			f(p, w, r)
@@ -114,7 +101,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():
-		d := engine.FailClosed(engine.CodeTimeout, fmt.Sprintf("no decision within %s: the server is busy with %d checks like this one; denied to fail closed", cfg.Timeout(), cap(sem)))
+		d := permission.FailClosed(permission.CodeTimeout, fmt.Sprintf("no decision within %s: the server is busy with %d checks like this one; denied to fail closed", cfg.Timeout(), cap(sem)))
 		d.DecisionID = id
 		p.logDecision(r, nil, cfg, map[string]any{}, d, metrics.New(), started, id)
 		writeJSON(w, http.StatusOK, d)
@@ -146,7 +133,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	// is what is logged and answered.
 	var claimed atomic.Bool
 	type result struct {
-		d   engine.Decision
+		d   permission.Decision
 		err error
 	}
 	done := make(chan result, 1)
@@ -154,7 +141,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer release()
 		m.Timer(metricCheck).Start()
-		d, err := p.decide(ctx, input, func(txn storage.Transaction, d engine.Decision) {
+		d, err := p.decide(ctx, input, func(txn storage.Transaction, d permission.Decision) {
 			m.Timer(metricCheck).Stop()
 			if claimed.CompareAndSwap(false, true) {
 				d.DecisionID = id
@@ -171,7 +158,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 			res = <-done // the evaluation finished as the deadline passed
 			break
 		}
-		res.d = engine.FailClosed(engine.CodeTimeout, fmt.Sprintf("no decision within %s (plugins.permopa.decision_timeout); denied to fail closed", cfg.Timeout()))
+		res.d = permission.FailClosed(permission.CodeTimeout, fmt.Sprintf("no decision within %s (plugins.permopa.decision_timeout); denied to fail closed", cfg.Timeout()))
 		if r.Context().Err() != nil {
 			res.d.Message = "the client went away before the decision; denied"
 		}
@@ -179,12 +166,12 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 		p.logDecision(r, nil, cfg, input, res.d, m, started, id)
 	}
 	if res.err != nil {
-		writeError(w, &apiError{http.StatusInternalServerError, CodePolicyUnavailable, res.err.Error()})
+		writeError(w, &apiError{http.StatusInternalServerError, permission.CodePolicyUnavailable, res.err.Error()})
 		return
 	}
 	d := res.d
 	d.DecisionID = id
-	if d.Behavior == engine.Ask {
+	if d.Behavior == permission.Ask {
 		if ps := p.pending.Load(); ps != nil {
 			ps.add(id, input, d.SuggestedRules, time.Now())
 		}
@@ -197,7 +184,7 @@ func unsupportedMedia(r *http.Request) *apiError {
 	if ct == "" {
 		ct = "none"
 	}
-	return &apiError{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, fmt.Sprintf("Content-Type %s: want application/json", ct)}
+	return &apiError{http.StatusUnsupportedMediaType, permission.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s: want application/json", ct)}
 }
 
 const metricCheck = "permopa_check"
@@ -206,15 +193,15 @@ const metricCheck = "permopa_check"
 // the decision before the transaction ends (the decision log reads bundle
 // revisions from the same snapshot). Faults are DENY decisions; the error
 // is only for a store that cannot open a transaction.
-func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transaction, engine.Decision)) (engine.Decision, error) {
+func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transaction, permission.Decision)) (permission.Decision, error) {
 	for attempt := 0; ; attempt++ {
 		eng, f := p.ready()
 		// The project's rules are written before the read transaction
 		// opens (a write inside it would wait for it forever).
-		var projectFault *engine.Decision
+		var projectFault *permission.Decision
 		if ps := p.projects.Load(); f == nil && ps != nil {
 			if ps.eng != eng {
-				d := engine.FailClosed(CodePolicyUnavailable, "the permopa plugin is being reconfigured")
+				d := permission.FailClosed(permission.CodePolicyUnavailable, "the permopa plugin is being reconfigured")
 				projectFault = &d
 			} else {
 				projectFault = ps.prepare(ctx, input)
@@ -222,15 +209,15 @@ func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transa
 		}
 		txn, err := p.m.Store.NewTransaction(ctx)
 		if err != nil {
-			return engine.Decision{}, fmt.Errorf("opening a store transaction: %w", err)
+			return permission.Decision{}, fmt.Errorf("opening a store transaction: %w", err)
 		}
-		var d engine.Decision
+		var d permission.Decision
 		if _, ok := input.(map[string]any); !ok {
-			d = engine.FailClosed(engine.CodeInputError, fmt.Sprintf("input: want a JSON object (a tool call), got %s", jsonKind(input)))
+			d = permission.FailClosed(permission.CodeInputError, fmt.Sprintf("input: want a JSON object (a tool call), got %s", jsonKind(input)))
 		} else if f != nil {
-			d = engine.FailClosed(f.code, f.message)
+			d = permission.FailClosed(f.code, f.message)
 		} else if pending := p.pendingBundles(ctx, txn); len(pending) > 0 {
-			d = engine.FailClosed(CodeBundlesNotReady, fmt.Sprintf(
+			d = permission.FailClosed(permission.CodeBundlesNotReady, fmt.Sprintf(
 				"bundles not activated yet: %s; their rules could be missing, so the call is denied until they are", strings.Join(pending, ", ")))
 		} else if _, err := p.m.Store.Read(ctx, txn, engine.SettingsPath); storage.IsNotFound(err) {
 			// A bundle activation erased the settings after ready() looked:
@@ -241,7 +228,7 @@ func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transa
 				p.gen.Add(1)
 				continue
 			}
-			d = engine.FailClosed(CodePolicyUnavailable, "data.permopa.settings is missing from the store")
+			d = permission.FailClosed(permission.CodePolicyUnavailable, "data.permopa.settings is missing from the store")
 		} else if projectFault != nil {
 			d = *projectFault
 		} else {
@@ -263,7 +250,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	c := callerOf(r)
 	if !c.mayWrite() {
-		writeError(w, &apiError{http.StatusUnauthorized, CodeUnauthorized,
+		writeError(w, &apiError{http.StatusUnauthorized, permission.CodeUnauthorized,
 			"over TCP, confirm needs a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)"})
 		return
 	}
@@ -274,7 +261,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
-		writeError(w, &apiError{http.StatusBadRequest, CodeInvalidJSON, err.Error()})
+		writeError(w, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, err.Error()})
 		return
 	}
 	var res adapter.ConfirmResult
@@ -293,7 +280,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	eng, f := p.ready()
 	if f != nil {
-		writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, f.code + ": " + f.message})
+		writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, f.code + ": " + f.message})
 		return
 	}
 	layers := p.layers.Load()
@@ -303,12 +290,12 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 		// destination, as `permopa rules add` run in that cwd writes them.
 		pl, blocked := ps.layersFor(r.Context(), res.ToolCall)
 		if blocked != nil {
-			writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, blocked.Code + ": " + blocked.Message})
+			writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code + ": " + blocked.Message})
 			return
 		}
 		if pl != nil {
 			if err := managedOnly(eng, res); err != nil {
-				writeError(w, &apiError{http.StatusInternalServerError, adapter.CodeRulesNotSaved, err.Error()})
+				writeError(w, &apiError{http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()})
 				return
 			}
 			layers = pl
@@ -316,16 +303,16 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	conf, err := adapter.Confirm(r.Context(), eng, layers, res)
 	if err != nil {
-		var ce *adapter.ConfirmError
+		var ce *permission.Error
 		if errors.As(err, &ce) {
 			status := http.StatusBadRequest
-			if ce.Code == adapter.CodeRulesNotSaved {
+			if ce.Code == permission.CodeRulesNotSaved {
 				status = http.StatusInternalServerError
 			}
 			writeError(w, &apiError{status, ce.Code, ce.Error()})
 			return
 		}
-		writeError(w, &apiError{http.StatusInternalServerError, adapter.CodeRulesNotSaved, err.Error()})
+		writeError(w, &apiError{http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()})
 		return
 	}
 	if len(conf.Rules) > 0 {
@@ -352,13 +339,13 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.ConfirmResult) (*pendingAsk, *apiError) {
 	if admin, _ := fields["admin"].(bool); admin {
 		if !c.isAdmin() {
-			return nil, &apiError{http.StatusForbidden, CodeAdminRequired, `"admin": true needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz`}
+			return nil, &apiError{http.StatusForbidden, permission.CodeAdminRequired, `"admin": true needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz`}
 		}
 		return nil, nil
 	}
 	id, _ := fields["decision_id"].(string)
 	if id == "" {
-		return nil, &apiError{http.StatusBadRequest, CodeDecisionRequired, "decision_id: missing: name the decision_id of the check that answered ASK (only an admin confirm may name none)"}
+		return nil, &apiError{http.StatusBadRequest, permission.CodeDecisionRequired, "decision_id: missing: name the decision_id of the check that answered ASK (only an admin confirm may name none)"}
 	}
 	ps := p.pending.Load()
 	var pa *pendingAsk
@@ -366,22 +353,22 @@ func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.Conf
 		pa = ps.get(id, time.Now())
 	}
 	if pa == nil {
-		return nil, &apiError{http.StatusConflict, CodeUnknownDecision, fmt.Sprintf("decision_id %q: no ASK waiting for an answer has it (never checked here, already answered, or older than confirm.window): check the call again", id)}
+		return nil, &apiError{http.StatusConflict, permission.CodeUnknownDecision, fmt.Sprintf("decision_id %q: no ASK waiting for an answer has it (never checked here, already answered, or older than confirm.window): check the call again", id)}
 	}
 	if tc, ok := fields["tool_call"]; ok && tc != nil {
 		if got, ok := normalizedCall(tc); !ok || !bytes.Equal(got, pa.call) {
-			return nil, &apiError{http.StatusConflict, CodeToolCallMismatch, fmt.Sprintf("tool_call: not the call decision %s was made for", id)}
+			return nil, &apiError{http.StatusConflict, permission.CodeToolCallMismatch, fmt.Sprintf("tool_call: not the call decision %s was made for", id)}
 		}
 	} else {
 		var call adapter.Call
 		if err := json.Unmarshal(pa.call, &call); err != nil {
-			return nil, &apiError{http.StatusInternalServerError, CodeInvalidRequest, err.Error()}
+			return nil, &apiError{http.StatusInternalServerError, permission.CodeInvalidRequest, err.Error()}
 		}
 		res.ToolCall = call
 	}
 	for _, r := range res.Rules {
 		if !pa.suggestedRule(r) {
-			return nil, &apiError{http.StatusForbidden, CodeRuleNotSuggested, fmt.Sprintf("rule %s was not suggested for decision %s: accept its suggested rules, or have an administrator confirm (\"admin\": true)", r, id)}
+			return nil, &apiError{http.StatusForbidden, permission.CodeRuleNotSuggested, fmt.Sprintf("rule %s was not suggested for decision %s: accept its suggested rules, or have an administrator confirm (\"admin\": true)", r, id)}
 		}
 	}
 	return pa, nil
@@ -395,7 +382,7 @@ func managedOnly(eng *engine.Engine, res adapter.ConfirmResult) error {
 		return nil
 	}
 	for _, r := range res.Rules {
-		if r.Behavior == "" || strings.EqualFold(r.Behavior, engine.Allow) {
+		if r.Behavior == "" || strings.EqualFold(r.Behavior, permission.Allow) {
 			return fmt.Errorf("rule %s: managed settings allow only managed allow rules; writing it to the project's settings would have no effect", r)
 		}
 	}
@@ -403,7 +390,7 @@ func managedOnly(eng *engine.Engine, res adapter.ConfirmResult) error {
 }
 
 // confirmDecodeError names the field of a confirm body that has the wrong
-// type, with the ConfirmError code of that field.
+// type, with the permission.Error code of that field.
 func confirmDecodeError(err error) *apiError {
 	field := ""
 	var te *json.UnmarshalTypeError
@@ -414,16 +401,16 @@ func confirmDecodeError(err error) *apiError {
 	if strings.HasPrefix(msg, "rules") {
 		field = "rules"
 	}
-	code := CodeInvalidRequest
+	code := permission.CodeInvalidRequest
 	switch {
 	case strings.HasPrefix(field, "tool_call"):
-		code = adapter.CodeInvalidToolCall
+		code = permission.CodeInvalidToolCall
 	case strings.HasPrefix(field, "rules"):
-		code = adapter.CodeInvalidRule
+		code = permission.CodeInvalidRule
 	case field == "destination":
-		code = adapter.CodeInvalidDestination
+		code = permission.CodeInvalidDestination
 	case field == "ttl":
-		code = adapter.CodeInvalidTTL
+		code = permission.CodeInvalidTTL
 	}
 	if te != nil {
 		msg = fmt.Sprintf("%s: want a %s, got a JSON %s", field, typeName(te.Type.Kind().String()), te.Value)
@@ -440,19 +427,19 @@ type RulesAnswer struct {
 	// organisation's (data.permopa.rules), the settings layers' (highest
 	// first), with ?cwd=DIR the rules of that project (settings.projects),
 	// the sessions'. Expired rules are left out.
-	Rules []engine.Rule `json:"rules"`
+	Rules []permission.Rule `json:"rules"`
 }
 
 func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 	eng, f := p.ready()
 	if f != nil {
-		writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, f.code + ": " + f.message})
+		writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, f.code + ": " + f.message})
 		return
 	}
 	now := time.Now()
 	org, err := p.orgRules(r.Context())
 	if err != nil {
-		writeError(w, &apiError{http.StatusInternalServerError, CodeUnavailable, err.Error()})
+		writeError(w, &apiError{http.StatusInternalServerError, permission.CodeUnavailable, err.Error()})
 		return
 	}
 	s := eng.Settings()
@@ -461,7 +448,7 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 		// The rules of the project a call made in cwd gets (settings.projects).
 		if ps := p.projects.Load(); ps != nil && ps.eng == eng {
 			if blocked := ps.prepare(r.Context(), map[string]any{"cwd": cwd}); blocked != nil {
-				writeError(w, &apiError{http.StatusServiceUnavailable, CodeUnavailable, blocked.Code + ": " + blocked.Message})
+				writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code + ": " + blocked.Message})
 				return
 			}
 			if key, _ := ps.keyOf(map[string]any{"cwd": cwd}); key != "" {
@@ -479,7 +466,7 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 		sessions := engine.Settings{SessionRules: s.SessionRules}
 		all = append(all, sessions.AllRules()...)
 	}
-	out := RulesAnswer{Rules: []engine.Rule{}}
+	out := RulesAnswer{Rules: []permission.Rule{}}
 	for _, rule := range all {
 		if !rule.ExpiredAt(now) {
 			out.Rules = append(out.Rules, rule)
@@ -491,7 +478,7 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 // orgRules reads the organisation's rules from data.permopa.rules (a data
 // bundle, same shape as the settings document). A rule without a layer is
 // given the bundle's name.
-func (p *Plugin) orgRules(ctx context.Context) ([]engine.Rule, error) {
+func (p *Plugin) orgRules(ctx context.Context) ([]permission.Rule, error) {
 	path := storage.MustParsePath("/permopa/rules")
 	var doc any
 	var owner string
@@ -520,7 +507,7 @@ func (p *Plugin) orgRules(ctx context.Context) ([]engine.Rule, error) {
 	if owner != "" {
 		layer = "bundle:" + owner
 	}
-	var out []engine.Rule
+	var out []permission.Rule
 	add := func(x any, list string) {
 		obj, ok := x.(map[string]any)
 		if !ok {
@@ -529,7 +516,7 @@ func (p *Plugin) orgRules(ctx context.Context) ([]engine.Rule, error) {
 		// Listed as the policy sees them, without validation: a rule the
 		// policy cannot read is still in force (a deny rule then covers
 		// every call of its tool).
-		var rule engine.Rule
+		var rule permission.Rule
 		rule.ToolName, _ = obj["tool_name"].(string)
 		if c, ok := obj["rule_content"].(string); ok && c != "" {
 			rule.RuleContent = &c
@@ -578,7 +565,7 @@ func sortedKeys(m map[string]any) []string {
 // authorizer has already read and parsed it (authorization on), else from
 // r.Body, gzip-decoded when the request says so, limited to max bytes.
 func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError) {
-	tooLarge := &apiError{http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max)}
+	tooLarge := &apiError{http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max)}
 	if v, ok := authorizer.GetBodyOnContext(r.Context()); ok {
 		if r.ContentLength > max {
 			return nil, tooLarge
@@ -599,32 +586,32 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError
 		if errors.As(err, &mb) {
 			return nil, tooLarge
 		}
-		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "reading the request body: " + err.Error()}
+		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "reading the request body: " + err.Error()}
 	}
 	if strings.Contains(r.Header.Get("Content-Encoding"), "gzip") {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
-			return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "gzip body: " + err.Error()}
+			return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: " + err.Error()}
 		}
 		raw, err = io.ReadAll(io.LimitReader(zr, max+1))
 		if err != nil {
-			return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "gzip body: " + err.Error()}
+			return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: " + err.Error()}
 		}
 		if int64(len(raw)) > max {
 			return nil, tooLarge
 		}
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "empty request body: want a JSON object"}
+		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "empty request body: want a JSON object"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "request body is not valid JSON: " + err.Error()}
+		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: " + err.Error()}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &apiError{http.StatusBadRequest, CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value"}
+		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value"}
 	}
 	return v, nil
 }

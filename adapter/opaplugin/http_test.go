@@ -23,6 +23,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/types"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/permission"
 )
 
 // opaServer is OPA's own HTTP server (the server package, with the
@@ -188,23 +189,23 @@ func TestBrowserRequestsRefused(t *testing.T) {
 		status int
 		code   string
 	}{
-		"text/plain confirm from a page": {req{path: "/v1/permission/confirm", body: evil, contentType: "text/plain;charset=UTF-8", origin: "http://evil.example"}, 403, CodeCrossOrigin},
-		"text/plain confirm, no Origin":  {req{path: "/v1/permission/confirm", body: evil, contentType: "text/plain", token: agent}, 415, CodeUnsupportedMedia},
-		"form-encoded confirm":           {req{path: "/v1/permission/confirm", body: evil, contentType: "application/x-www-form-urlencoded", token: agent}, 415, CodeUnsupportedMedia},
-		"Blob without a type":            {req{path: "/v1/permission/confirm", body: evil, contentType: "-", token: agent}, 415, CodeUnsupportedMedia},
-		"JSON confirm from a page":       {req{path: "/v1/permission/confirm", body: evil, origin: "http://evil.example"}, 403, CodeCrossOrigin},
-		"Origin null":                    {req{path: "/v1/permission/confirm", body: evil, origin: "null"}, 403, CodeCrossOrigin},
-		"check from a page":              {req{path: "/v1/permission/check", body: npmCall, origin: "https://evil.example"}, 403, CodeCrossOrigin},
-		"text/plain check":               {req{path: "/v1/permission/check", body: npmCall, contentType: "text/plain"}, 415, CodeUnsupportedMedia},
-		"rules read by a page":           {req{method: "GET", path: "/v1/permission/rules", origin: "http://evil.example"}, 403, CodeCrossOrigin},
-		"navigation to rules":            {req{method: "GET", path: "/v1/permission/rules", header: map[string]string{"Sec-Fetch-Site": "cross-site"}}, 403, CodeCrossOrigin},
-		"OPA data API from a page":       {req{path: "/v1/data/permopa/policy/decision", body: `{"input": ` + npmCall + `}`, contentType: "text/plain", origin: "http://evil.example"}, 403, CodeCrossOrigin},
-		"OPA policy write from a page":   {req{method: "PUT", path: "/v1/policies/x", body: "package x", contentType: "text/plain", origin: "http://evil.example"}, 403, CodeCrossOrigin},
-		"DNS rebinding confirm":          {req{path: "/v1/permission/confirm", body: evil, host: "evil.example:" + port(s)}, 403, CodeForbiddenHost},
-		"DNS rebinding check":            {req{path: "/v1/permission/check", body: npmCall, host: "evil.example:" + port(s)}, 403, CodeForbiddenHost},
-		"DNS rebinding data API":         {req{method: "GET", path: "/v1/data/permopa/settings", host: "evil.example:" + port(s)}, 403, CodeForbiddenHost},
-		"DNS rebinding, no port":         {req{method: "GET", path: "/v1/permission/rules", host: "evil.example"}, 403, CodeForbiddenHost},
-		"localhost with another port":    {req{method: "GET", path: "/v1/permission/rules", host: "localhost:1"}, 403, CodeForbiddenHost},
+		"text/plain confirm from a page": {req{path: "/v1/permission/confirm", body: evil, contentType: "text/plain;charset=UTF-8", origin: "http://evil.example"}, 403, permission.CodeCrossOrigin},
+		"text/plain confirm, no Origin":  {req{path: "/v1/permission/confirm", body: evil, contentType: "text/plain", token: agent}, 415, permission.CodeUnsupportedMediaType},
+		"form-encoded confirm":           {req{path: "/v1/permission/confirm", body: evil, contentType: "application/x-www-form-urlencoded", token: agent}, 415, permission.CodeUnsupportedMediaType},
+		"Blob without a type":            {req{path: "/v1/permission/confirm", body: evil, contentType: "-", token: agent}, 415, permission.CodeUnsupportedMediaType},
+		"JSON confirm from a page":       {req{path: "/v1/permission/confirm", body: evil, origin: "http://evil.example"}, 403, permission.CodeCrossOrigin},
+		"Origin null":                    {req{path: "/v1/permission/confirm", body: evil, origin: "null"}, 403, permission.CodeCrossOrigin},
+		"check from a page":              {req{path: "/v1/permission/check", body: npmCall, origin: "https://evil.example"}, 403, permission.CodeCrossOrigin},
+		"text/plain check":               {req{path: "/v1/permission/check", body: npmCall, contentType: "text/plain"}, 415, permission.CodeUnsupportedMediaType},
+		"rules read by a page":           {req{method: "GET", path: "/v1/permission/rules", origin: "http://evil.example"}, 403, permission.CodeCrossOrigin},
+		"navigation to rules":            {req{method: "GET", path: "/v1/permission/rules", header: map[string]string{"Sec-Fetch-Site": "cross-site"}}, 403, permission.CodeCrossOrigin},
+		"OPA data API from a page":       {req{path: "/v1/data/permopa/policy/decision", body: `{"input": ` + npmCall + `}`, contentType: "text/plain", origin: "http://evil.example"}, 403, permission.CodeCrossOrigin},
+		"OPA policy write from a page":   {req{method: "PUT", path: "/v1/policies/x", body: "package x", contentType: "text/plain", origin: "http://evil.example"}, 403, permission.CodeCrossOrigin},
+		"DNS rebinding confirm":          {req{path: "/v1/permission/confirm", body: evil, host: "evil.example:" + port(s)}, 403, permission.CodeForbiddenHost},
+		"DNS rebinding check":            {req{path: "/v1/permission/check", body: npmCall, host: "evil.example:" + port(s)}, 403, permission.CodeForbiddenHost},
+		"DNS rebinding data API":         {req{method: "GET", path: "/v1/data/permopa/settings", host: "evil.example:" + port(s)}, 403, permission.CodeForbiddenHost},
+		"DNS rebinding, no port":         {req{method: "GET", path: "/v1/permission/rules", host: "evil.example"}, 403, permission.CodeForbiddenHost},
+		"localhost with another port":    {req{method: "GET", path: "/v1/permission/rules", host: "localhost:1"}, 403, permission.CodeForbiddenHost},
 	} {
 		code, e := s.do(t, c.q)
 		if code != c.status || e["code"] != c.code {
@@ -238,7 +239,7 @@ func TestConfirmNeedsTokenOverTCP(t *testing.T) {
 	body := confirmBody(id, `["Bash(npm install:*)"]`)
 	for name, tok := range map[string]string{"no token": "", "wrong token": "not-the-token-0123456789", "agent token with a space": agent + " x"} {
 		code, e := s.do(t, req{path: "/v1/permission/confirm", body: body, token: tok})
-		if code != http.StatusUnauthorized || e["code"] != CodeUnauthorized {
+		if code != http.StatusUnauthorized || e["code"] != permission.CodeUnauthorized {
 			t.Errorf("%s: %d %v", name, code, e)
 		}
 	}
@@ -254,11 +255,11 @@ func TestConfirmNeedsTokenOverTCP(t *testing.T) {
 	}
 	// OPA's write routes need the administrators' token.
 	code, e := s.do(t, req{method: "PUT", path: "/v1/data/permopa/settings", body: `{}`, token: agent})
-	if code != http.StatusForbidden || e["code"] != CodeAdminRequired {
+	if code != http.StatusForbidden || e["code"] != permission.CodeAdminRequired {
 		t.Errorf("PUT data with the agents' token: %d %v", code, e)
 	}
 	code, e = s.do(t, req{method: "PUT", path: "/v1/policies/evil", body: "package permopa.policy\ndecision := {}", contentType: "text/plain"})
-	if code != http.StatusForbidden || e["code"] != CodeAdminRequired {
+	if code != http.StatusForbidden || e["code"] != permission.CodeAdminRequired {
 		t.Errorf("PUT policy without a token: %d %v", code, e)
 	}
 	if d := s.check(t, `{"tool_name": "Bash", "tool_input": {"command": "rm x"}, "cwd": "/tmp"}`, ""); d["behavior"] != "DENY" {
@@ -282,14 +283,14 @@ func TestConfirmBoundToCheckedCall(t *testing.T) {
 		status int
 		code   string
 	}{
-		"no decision_id":                {`{"confirmed": true, "tool_call": ` + npmCall + `, "rules": ["Bash(npm install:*)"]}`, 400, CodeDecisionRequired},
-		"an unchecked call":             {confirmBody("00000000-0000-4000-8000-000000000000", `["Bash(npm install:*)"]`), 409, CodeUnknownDecision},
-		"a rule that was not suggested": {confirmBody(id, `["Bash"]`), 403, CodeRuleNotSuggested},
-		"a wider rule":                  {confirmBody(id, `["Bash(npm:*)"]`), 403, CodeRuleNotSuggested},
-		"another ASK's rule":            {confirmBody(id, `["Bash(make:*)"]`), 403, CodeRuleNotSuggested},
-		"another call":                  {`{"confirmed": true, "decision_id": "` + id + `", "tool_call": {"tool_name": "Bash", "tool_input": {"command": "curl x | sh"}, "session_id": "s1"}, "rules": []}`, 409, CodeToolCallMismatch},
-		"another session":               {`{"confirmed": true, "decision_id": "` + id + `", "tool_call": ` + strings.Replace(npmCall, "s1", "s2", 1) + `, "rules": ["Bash(npm install:*)"]}`, 409, CodeToolCallMismatch},
-		"admin without the admin token": {`{"confirmed": true, "admin": true, "tool_call": ` + npmCall + `, "rules": ["Bash"]}`, 403, CodeAdminRequired},
+		"no decision_id":                {`{"confirmed": true, "tool_call": ` + npmCall + `, "rules": ["Bash(npm install:*)"]}`, 400, permission.CodeDecisionRequired},
+		"an unchecked call":             {confirmBody("00000000-0000-4000-8000-000000000000", `["Bash(npm install:*)"]`), 409, permission.CodeUnknownDecision},
+		"a rule that was not suggested": {confirmBody(id, `["Bash"]`), 403, permission.CodeRuleNotSuggested},
+		"a wider rule":                  {confirmBody(id, `["Bash(npm:*)"]`), 403, permission.CodeRuleNotSuggested},
+		"another ASK's rule":            {confirmBody(id, `["Bash(make:*)"]`), 403, permission.CodeRuleNotSuggested},
+		"another call":                  {`{"confirmed": true, "decision_id": "` + id + `", "tool_call": {"tool_name": "Bash", "tool_input": {"command": "curl x | sh"}, "session_id": "s1"}, "rules": []}`, 409, permission.CodeToolCallMismatch},
+		"another session":               {`{"confirmed": true, "decision_id": "` + id + `", "tool_call": ` + strings.Replace(npmCall, "s1", "s2", 1) + `, "rules": ["Bash(npm install:*)"]}`, 409, permission.CodeToolCallMismatch},
+		"admin without the admin token": {`{"confirmed": true, "admin": true, "tool_call": ` + npmCall + `, "rules": ["Bash"]}`, 403, permission.CodeAdminRequired},
 	} {
 		code, e := s.do(t, req{path: "/v1/permission/confirm", body: c.body})
 		if code != c.status || e["code"] != c.code {
@@ -308,7 +309,7 @@ func TestConfirmBoundToCheckedCall(t *testing.T) {
 		t.Errorf("decided again: %v", c["decision"])
 	}
 	code, e := s.do(t, req{path: "/v1/permission/confirm", body: confirmBody(id, `["Bash(npm install:*)"]`)})
-	if code != http.StatusConflict || e["code"] != CodeUnknownDecision {
+	if code != http.StatusConflict || e["code"] != permission.CodeUnknownDecision {
 		t.Errorf("a second confirm of the same ASK: %d %v", code, e)
 	}
 	// Declining keeps a suggestion as a deny rule ("never ask again").
@@ -363,13 +364,13 @@ func TestOPAAuthzGuardsRoutes(t *testing.T) {
 	if code, _ := s.do(t, req{path: "/v1/permission/confirm", body: confirmBody(id, `["Bash(npm install:*)"]`), token: "agent-token"}); code != http.StatusUnauthorized {
 		t.Errorf("agent confirm (system.authz forbids it): %d", code)
 	}
-	if code, e := s.do(t, req{path: "/v1/permission/confirm", body: confirmBody(id, `["Bash"]`), token: "admin-token"}); code != http.StatusForbidden || e["code"] != CodeRuleNotSuggested {
+	if code, e := s.do(t, req{path: "/v1/permission/confirm", body: confirmBody(id, `["Bash"]`), token: "admin-token"}); code != http.StatusForbidden || e["code"] != permission.CodeRuleNotSuggested {
 		t.Errorf("admin's bound confirm of an unsuggested rule: %d %v", code, e)
 	}
 	if code, c := s.do(t, req{path: "/v1/permission/confirm", body: `{"confirmed": true, "admin": true, "tool_call": ` + npmCall + `, "rules": ["Bash"]}`, token: "admin-token"}); code != 200 || c["approved"] != true {
 		t.Errorf("admin confirm: %d %v", code, c)
 	}
-	if code, e := s.do(t, req{path: "/v1/permission/check", body: npmCall, token: "agent-token", origin: "http://evil.example"}); code != http.StatusForbidden || e["code"] != CodeCrossOrigin {
+	if code, e := s.do(t, req{path: "/v1/permission/check", body: npmCall, token: "agent-token", origin: "http://evil.example"}); code != http.StatusForbidden || e["code"] != permission.CodeCrossOrigin {
 		t.Errorf("a page with the agents' token: %d %v", code, e)
 	}
 }

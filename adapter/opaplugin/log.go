@@ -14,14 +14,14 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/permopa/permopa/adapter/decisionlog"
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // logDecision sends one check to OPA's decision logger, when one is
 // configured: the input with the mask pointers erased, the decision as
 // the result, and the revisions of the bundles in the snapshot the
 // decision was made in.
-func (p *Plugin) logDecision(r *http.Request, txn storage.Transaction, cfg *Config, input any, d engine.Decision, m metrics.Metrics, started time.Time, id string) {
+func (p *Plugin) logDecision(r *http.Request, txn storage.Transaction, cfg *Config, input any, d permission.Decision, m metrics.Metrics, started time.Time, id string) {
 	lp := logs.Lookup(p.m)
 	if lp == nil {
 		return

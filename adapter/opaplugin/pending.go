@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter"
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // pendingAsk is a check answered ASK, remembered so that a confirm can
@@ -17,7 +17,7 @@ type pendingAsk struct {
 	// call is the checked call as adapter.Call JSON: what a confirm's
 	// tool_call must equal, and what it is decided again with.
 	call      []byte
-	suggested []engine.Rule
+	suggested []permission.Rule
 	expires   time.Time
 	elem      *list.Element
 }
@@ -59,7 +59,7 @@ func normalizedCall(input any) ([]byte, bool) {
 }
 
 // add remembers an ASK for input under id.
-func (ps *pendingAsks) add(id string, input any, suggested []engine.Rule, now time.Time) {
+func (ps *pendingAsks) add(id string, input any, suggested []permission.Rule, now time.Time) {
 	call, ok := normalizedCall(input)
 	if !ok || len(call) > maxPendingBytes/4 {
 		return
@@ -114,7 +114,7 @@ func (ps *pendingAsks) expireLocked(now time.Time) {
 // suggestedRule says whether r is one of the rules the ASK suggested
 // (same tool and content; its behavior may be another: "never ask again"
 // may keep a suggestion as a deny or ask rule).
-func (pa *pendingAsk) suggestedRule(r engine.Rule) bool {
+func (pa *pendingAsk) suggestedRule(r permission.Rule) bool {
 	for _, s := range pa.suggested {
 		if s.ToolName == r.ToolName && content(s) == content(r) {
 			return true
@@ -123,7 +123,7 @@ func (pa *pendingAsk) suggestedRule(r engine.Rule) bool {
 	return false
 }
 
-func content(r engine.Rule) string {
+func content(r permission.Rule) string {
 	if r.RuleContent == nil {
 		return ""
 	}

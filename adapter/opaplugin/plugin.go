@@ -20,6 +20,7 @@ import (
 
 	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
 )
 
@@ -66,14 +67,6 @@ func (Factory) New(m *plugins.Manager, config any) plugins.Plugin {
 
 // fault makes every decision of the plugin fail closed until it is cleared.
 type fault struct{ code, message string }
-
-// Codes of the faults that make decisions fail closed (DENY, step error).
-const (
-	CodeSettingsOwned      = "settings_owned_by_bundle" // a bundle's roots cover permopa/settings
-	CodePolicyUnavailable  = "policy_unavailable"       // the engine could not be built or prepared
-	CodeEmbeddedPolicyFail = "embedded_policy_error"    // the embedded policy could not be installed
-	CodeBundlesNotReady    = "bundles_not_ready"        // a configured bundle has not been activated yet (wait_for_bundles)
-)
 
 // Plugin serves permopa's HTTP API on OPA's server and keeps an engine
 // over the manager's store and compiler.
@@ -264,7 +257,7 @@ func (p *Plugin) ready() (*engine.Engine, *fault) {
 	if eng := p.eng.Load(); eng != nil {
 		return eng, nil
 	}
-	return nil, &fault{CodePolicyUnavailable, "the permopa plugin is not started"}
+	return nil, &fault{permission.CodePolicyUnavailable, "the permopa plugin is not started"}
 }
 
 // refresh re-prepares the decision query after a compiler change, puts the
@@ -291,14 +284,14 @@ func (p *Plugin) refresh() {
 		g = p.gen.Load()
 	}
 	if err != nil {
-		f = &fault{CodeEmbeddedPolicyFail, err.Error()}
+		f = &fault{permission.CodeEmbeddedPolicyError, err.Error()}
 	}
 	if c := p.m.GetCompiler(); c == nil || c.Failed() {
 		if f == nil {
-			f = &fault{CodePolicyUnavailable, fmt.Sprintf("the loaded policies do not compile: %v", compileErrors(c))}
+			f = &fault{permission.CodePolicyUnavailable, fmt.Sprintf("the loaded policies do not compile: %v", compileErrors(c))}
 		}
 	} else if err := eng.Recompile(ctx, c); err != nil && f == nil {
-		f = &fault{CodePolicyUnavailable, err.Error()}
+		f = &fault{permission.CodePolicyUnavailable, err.Error()}
 	}
 	if sf := p.ensureSettings(ctx, eng); sf != nil && f == nil {
 		f = sf
@@ -317,7 +310,7 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 	}
 	var f *fault
 	if _, err := p.ensurePolicy(ctx, cfg); err != nil {
-		f = &fault{CodeEmbeddedPolicyFail, err.Error()}
+		f = &fault{permission.CodeEmbeddedPolicyError, err.Error()}
 	}
 	// Compiler changes up to here (our install included) are in the
 	// compiler NewShared prepares against.
@@ -375,9 +368,9 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 
 func settingsFaultCode(err error) string {
 	if strings.Contains(err.Error(), "owned by bundle") {
-		return CodeSettingsOwned
+		return permission.CodeSettingsOwnedByBundle
 	}
-	return CodePolicyUnavailable
+	return permission.CodePolicyUnavailable
 }
 
 // onReload reports the problems of a reload by the settings watcher.
@@ -442,11 +435,11 @@ func (p *Plugin) ensureSettings(ctx context.Context, eng *engine.Engine) *fault 
 	})
 	switch {
 	case err != nil:
-		return &fault{CodePolicyUnavailable, fmt.Sprintf("reading data.permopa.settings: %v", err)}
+		return &fault{permission.CodePolicyUnavailable, fmt.Sprintf("reading data.permopa.settings: %v", err)}
 	case owner != "":
 		msg := fmt.Sprintf("bundle %q owns data.permopa.settings (its roots cover permopa/settings), so the settings' deny rules cannot be kept in force; every decision is DENY until that bundle gets other roots", owner)
 		p.m.Logger().Error("permopa: %s", msg)
-		return &fault{CodeSettingsOwned, msg}
+		return &fault{permission.CodeSettingsOwnedByBundle, msg}
 	case missing:
 		// Rewrite the settings in force (layers and sessions).
 		if err := eng.UpdateSettings(ctx, func(*engine.Settings) error { return nil }); err != nil {

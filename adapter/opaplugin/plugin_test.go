@@ -22,6 +22,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // bundleServer serves bundles over HTTP on loopback; set replaces one.
@@ -115,7 +116,7 @@ func start(t testing.TB, bs *bundleServer, pluginConfig string, before ...func(*
 	return &harness{m: m, p: p, bundle: bp}
 }
 
-func (h *harness) decide(t *testing.T, input string) engine.Decision {
+func (h *harness) decide(t *testing.T, input string) permission.Decision {
 	t.Helper()
 	var in any
 	if err := json.Unmarshal([]byte(input), &in); err != nil {
@@ -174,7 +175,7 @@ func TestPolicyBundleReplacesEmbeddedPolicy(t *testing.T) {
 	if !h.embeddedInstalled() {
 		t.Fatal("the embedded policy is not installed")
 	}
-	if d := h.decide(t, rmCall); d.Behavior != engine.Ask || d.Step != engine.StepModeFallback {
+	if d := h.decide(t, rmCall); d.Behavior != permission.Ask || d.Step != permission.StepModeFallback {
 		t.Fatalf("embedded policy: %+v", d)
 	}
 	bs.set(t, "org", "org-1", []string{"permopa/policy"}, map[string]string{"org.rego": `package permopa.policy
@@ -185,7 +186,7 @@ decision := {"behavior": "DENY", "message": "org policy: everything denied", "re
 		t.Error("the embedded policy survived a bundle owning permopa/policy")
 	}
 	d := h.decide(t, rmCall)
-	if d.Behavior != engine.Deny || d.Message != "org policy: everything denied" {
+	if d.Behavior != permission.Deny || d.Message != "org policy: everything denied" {
 		t.Fatalf("after the org bundle: %+v", d)
 	}
 }
@@ -203,10 +204,10 @@ check := {"behavior": "ASK", "bypass_immune": true, "message": "production deplo
 		t.Fatal("the custom tool bundle erased the embedded policy")
 	}
 	d := h.decide(t, `{"tool_name": "deploy", "tool_input": {"target": "prod"}, "permission_mode": "acceptEdits"}`)
-	if d.Behavior != engine.Ask || d.Step != engine.StepToolCheck || d.Message != "production deploy" {
+	if d.Behavior != permission.Ask || d.Step != permission.StepToolCheck || d.Message != "production deploy" {
 		t.Fatalf("deploy prod: %+v", d)
 	}
-	if d := h.decide(t, rmCall); d.Behavior != engine.Ask {
+	if d := h.decide(t, rmCall); d.Behavior != permission.Ask {
 		t.Fatalf("Bash under the extended policy: %+v", d)
 	}
 }
@@ -219,13 +220,13 @@ func TestRootlessBundleKeepsSettingsDenyRules(t *testing.T) {
 	bs := newBundleServer(t)
 	bs.set(t, "org", "rootless-1", nil, map[string]string{"extra.rego": "package permopa.custom.noop\nread_only := false\n"}, map[string]any{"other": map[string]any{"x": 1}})
 	h := start(t, bs, noWait(layersConfig(dir)))
-	if d := h.decide(t, rmCall); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule || d.MatchedRule.Layer != filepath.Join(dir, ".permopa", "settings.yaml") {
+	if d := h.decide(t, rmCall); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule || d.MatchedRule.Layer != filepath.Join(dir, ".permopa", "settings.yaml") {
 		t.Fatalf("before the bundle: %+v", d)
 	}
 	// Decisions made while the bundle is activated never lose the deny rule.
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var bad []engine.Decision
+	var bad []permission.Decision
 	var badMu sync.Mutex
 	for range 4 {
 		wg.Add(1)
@@ -240,7 +241,7 @@ func TestRootlessBundleKeepsSettingsDenyRules(t *testing.T) {
 				default:
 				}
 				d, err := h.p.decide(context.Background(), in, nil)
-				if err != nil || d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+				if err != nil || d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 					badMu.Lock()
 					bad = append(bad, d)
 					badMu.Unlock()
@@ -255,7 +256,7 @@ func TestRootlessBundleKeepsSettingsDenyRules(t *testing.T) {
 		t.Fatalf("%d decisions during the activation were not the deny rule's, e.g. %+v", len(bad), bad[0])
 	}
 	d := h.decide(t, rmCall)
-	if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+	if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 		t.Fatalf("after a rootless bundle: %+v", d)
 	}
 	if !h.embeddedInstalled() {
@@ -284,11 +285,11 @@ func TestBundleOwningSettingsFailsClosed(t *testing.T) {
 	})
 	h.trigger(t)
 	d := h.decide(t, `{"tool_name": "Read", "tool_input": {"file_path": "/tmp/x"}}`)
-	if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != CodeSettingsOwned || !strings.Contains(d.Message, `"org"`) {
+	if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code != permission.CodeSettingsOwnedByBundle || !strings.Contains(d.Message, `"org"`) {
 		t.Fatalf("decision under a bundle owning settings: %+v", d)
 	}
 	st := h.m.PluginStatus()[Name]
-	if st == nil || st.State != plugins.StateErr || !strings.Contains(st.Message, CodeSettingsOwned) {
+	if st == nil || st.State != plugins.StateErr || !strings.Contains(st.Message, permission.CodeSettingsOwnedByBundle) {
 		t.Fatalf("plugin status %+v", st)
 	}
 }
@@ -302,7 +303,7 @@ func TestDefaultPolicyOff(t *testing.T) {
 		t.Fatal("installed with default_policy off")
 	}
 	d := h.decide(t, `{"tool_name": "Read", "tool_input": {"file_path": "/tmp/x"}}`)
-	if d.Behavior != engine.Deny || d.Code != engine.CodeUndefinedDecision {
+	if d.Behavior != permission.Deny || d.Code != permission.CodeUndefinedDecision {
 		t.Fatalf("no policy: %+v", d)
 	}
 }
@@ -376,11 +377,11 @@ func TestSettingsProblemsStatus(t *testing.T) {
 			t.Errorf("%q: status %+v, want %s naming the rule", c.yaml, st, c.state)
 		}
 		d := h.decide(t, `{"tool_name": "Bash", "tool_input": {"command": "git push"}, "cwd": "/tmp"}`)
-		if d.Behavior != engine.Deny || d.Step != engine.StepDenyRule && (c.state != plugins.StateErr || d.Code != engine.CodeSettingsUnreadable) {
+		if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule && (c.state != plugins.StateErr || d.Code != permission.CodeSettingsUnreadable) {
 			t.Errorf("%q: the valid deny rule: %+v", c.yaml, d)
 		}
 		d = h.decide(t, `{"tool_name": "Read", "tool_input": {"file_path": "/tmp/x"}, "cwd": "/tmp"}`)
-		if (d.Behavior == engine.Allow) != (c.state == plugins.StateWarn) {
+		if (d.Behavior == permission.Allow) != (c.state == plugins.StateWarn) {
 			t.Errorf("%q: a read-only call: %+v", c.yaml, d)
 		}
 	}
@@ -391,7 +392,7 @@ func TestSettingsWatch(t *testing.T) {
 	dir := settingsDir(t, "permissions:\n  deny: []\n")
 	h := start(t, newBundleServer(t), `{"wait_for_bundles": false, "settings": {"watch": true, "project_dir": "`+dir+`", "managed_dir": "`+dir+`/m", "user_dir": "`+dir+`/u"}}`)
 	call := `{"tool_name": "Bash", "tool_input": {"command": "git push"}, "cwd": "/tmp"}`
-	if d := h.decide(t, call); d.Behavior != engine.Ask {
+	if d := h.decide(t, call); d.Behavior != permission.Ask {
 		t.Fatalf("before: %+v", d)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  deny: [\"Bash(git push:*)\"]\n"), 0o644); err != nil {
@@ -400,7 +401,7 @@ func TestSettingsWatch(t *testing.T) {
 	// Bounded wait for the watcher, not a timing assertion.
 	for i := 0; ; i++ {
 		d := h.decide(t, call)
-		if d.Behavior == engine.Deny && d.Step == engine.StepDenyRule {
+		if d.Behavior == permission.Deny && d.Step == permission.StepDenyRule {
 			break
 		}
 		if i == 300 {
@@ -417,10 +418,10 @@ func TestReconfigureKeepsSessionRules(t *testing.T) {
 	h := start(t, newBundleServer(t), noWait(layersConfig(dir)))
 	call := `{"tool_name": "Bash", "tool_input": {"command": "npm install"}, "cwd": "/tmp", "session_id": "s1"}`
 	content := "npm install:*"
-	if err := h.p.Engine().AddSessionRules(context.Background(), "s1", engine.Rule{ToolName: "Bash", RuleContent: &content, Behavior: engine.Allow}); err != nil {
+	if err := h.p.Engine().AddSessionRules(context.Background(), "s1", permission.Rule{ToolName: "Bash", RuleContent: &content, Behavior: permission.Allow}); err != nil {
 		t.Fatal(err)
 	}
-	if d := h.decide(t, call); d.Behavior != engine.Allow {
+	if d := h.decide(t, call); d.Behavior != permission.Allow {
 		t.Fatalf("before: %+v", d)
 	}
 	old := h.p.Engine()
@@ -432,7 +433,7 @@ func TestReconfigureKeepsSessionRules(t *testing.T) {
 	if h.p.Engine() == old || h.p.Config().ConfirmDestination != "project" {
 		t.Fatal("not reconfigured")
 	}
-	if d := h.decide(t, call); d.Behavior != engine.Allow || d.MatchedRule == nil || d.MatchedRule.Layer != "session:s1" {
+	if d := h.decide(t, call); d.Behavior != permission.Allow || d.MatchedRule == nil || d.MatchedRule.Layer != "session:s1" {
 		t.Fatalf("after: %+v", d)
 	}
 }
@@ -445,7 +446,7 @@ func BenchmarkPluginDecide(b *testing.B) {
 	_ = json.Unmarshal([]byte(`{"tool_name": "Bash", "tool_input": {"command": "ls -la src | grep foo && git diff --stat"}, "cwd": "/w"}`), &in)
 	b.ResetTimer()
 	for b.Loop() {
-		if d, _ := h.p.decide(context.Background(), in, nil); d.Behavior != engine.Allow {
+		if d, _ := h.p.decide(context.Background(), in, nil); d.Behavior != permission.Allow {
 			b.Fatalf("%+v", d)
 		}
 	}
@@ -468,7 +469,7 @@ func TestEmbeddedPolicyConflict(t *testing.T) {
 		t.Fatal("a conflicting embedded policy was left in the store")
 	}
 	d := h.decide(t, rmCall)
-	if d.Behavior != engine.Deny || d.Code != CodeEmbeddedPolicyFail {
+	if d.Behavior != permission.Deny || d.Code != permission.CodeEmbeddedPolicyError {
 		t.Fatalf("decision: %+v", d)
 	}
 	gen := h.p.gen.Load()
@@ -477,7 +478,7 @@ func TestEmbeddedPolicyConflict(t *testing.T) {
 	if h.p.gen.Load() != gen {
 		t.Fatalf("the plugin keeps rewriting the store: generation %d → %d", gen, h.p.gen.Load())
 	}
-	if st := h.m.PluginStatus()[Name]; st == nil || st.State != plugins.StateErr || !strings.Contains(st.Message, CodeEmbeddedPolicyFail) {
+	if st := h.m.PluginStatus()[Name]; st == nil || st.State != plugins.StateErr || !strings.Contains(st.Message, permission.CodeEmbeddedPolicyError) {
 		t.Fatalf("status %+v", st)
 	}
 }
@@ -489,18 +490,18 @@ func TestChecksWaitForBundles(t *testing.T) {
 	h := start(t, bs, `{}`)
 	readCall := `{"tool_name": "Read", "tool_input": {"file_path": "/etc/hosts"}, "permission_mode": "default"}`
 	d := h.decide(t, readCall)
-	if d.Behavior != engine.Deny || d.Code != CodeBundlesNotReady || !strings.Contains(d.Message, "org") {
-		t.Fatalf("before the bundle arrived: %+v, want DENY %s naming org", d, CodeBundlesNotReady)
+	if d.Behavior != permission.Deny || d.Code != permission.CodeBundlesNotReady || !strings.Contains(d.Message, "org") {
+		t.Fatalf("before the bundle arrived: %+v, want DENY %s naming org", d, permission.CodeBundlesNotReady)
 	}
 	bs.set(t, "org", "r1", []string{"permopa/rules"}, nil, map[string]any{"permopa": map[string]any{"rules": map[string]any{}}})
 	h.trigger(t)
-	if d := h.decide(t, readCall); d.Behavior != engine.Allow {
+	if d := h.decide(t, readCall); d.Behavior != permission.Allow {
 		t.Fatalf("after the bundle arrived: %+v, want ALLOW (read-only)", d)
 	}
 
 	// wait_for_bundles: false decides at once.
 	h2 := start(t, newBundleServer(t), `{"wait_for_bundles": false}`)
-	if d := h2.decide(t, readCall); d.Behavior != engine.Allow {
+	if d := h2.decide(t, readCall); d.Behavior != permission.Allow {
 		t.Fatalf("wait_for_bundles false: %+v, want ALLOW", d)
 	}
 }

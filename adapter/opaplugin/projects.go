@@ -13,17 +13,13 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // MaxProjects is how many project directories the plugin keeps loaded
 // (settings.projects); the least recently used one is dropped (and read
 // again by its next check) beyond it.
 const MaxProjects = 256
-
-// CodeProjectSettings is the fault code of a check from a project whose
-// settings files cannot be read whole: a deny or ask rule could be missing,
-// so the check is DENY (as a local `permopa hook` in that cwd blocks).
-const CodeProjectSettings = "project_settings_unreadable"
 
 // projects loads, per cwd, the rules of project directories into the
 // engine's settings (engine.Settings.Projects), keyed by the input's cwd
@@ -54,7 +50,7 @@ type project struct {
 	evicted bool
 	real    string      // the cwd with symlinks resolved, when loaded
 	stamp   []fileStamp // watched as stat'ed when loaded
-	blocked *engine.Decision
+	blocked *permission.Decision
 }
 
 type fileStamp struct {
@@ -142,7 +138,7 @@ func (ps *projects) evict(ctx context.Context, pr *project) {
 // settings, up to date with its files. It returns a fail-closed decision
 // when that project's files cannot be read whole, nil otherwise (also for
 // a check with no project).
-func (ps *projects) prepare(ctx context.Context, input any) *engine.Decision {
+func (ps *projects) prepare(ctx context.Context, input any) *permission.Decision {
 	key, real := ps.keyOf(input)
 	if key == "" {
 		return nil
@@ -190,14 +186,14 @@ func (ps *projects) prepare(ctx context.Context, input any) *engine.Decision {
 // trusted: a file that cannot be read or parsed, a deny or ask rule that
 // cannot be read (adapter.BlockingProblems), or settings the store refused.
 // Invalid allow rules are left out, as the local hook does.
-func blockingDecision(key string, problems []error) *engine.Decision {
+func blockingDecision(key string, problems []error) *permission.Decision {
 	var msgs []string
 	for _, p := range problems {
 		var rp *engine.RuleProblem
 		var lint engine.Finding
 		switch {
 		case errors.As(p, &rp):
-			if rp.Behavior == engine.Allow {
+			if rp.Behavior == permission.Allow {
 				continue // only makes permopa ask more
 			}
 		case errors.As(p, &lint):
@@ -211,7 +207,7 @@ func blockingDecision(key string, problems []error) *engine.Decision {
 	if len(msgs) == 0 {
 		return nil
 	}
-	d := engine.FailClosed(CodeProjectSettings, fmt.Sprintf(
+	d := permission.FailClosed(permission.CodeProjectSettingsUnreadable, fmt.Sprintf(
 		"settings of project %s: a deny or ask rule may be missing, so no call from it is let through until this is fixed: %s",
 		key, strings.Join(msgs, "; ")))
 	return &d
@@ -244,7 +240,7 @@ func (ps *projects) get(ctx context.Context, key string) *project {
 
 // layersFor returns the layers of the call's project, loaded and current,
 // for a confirmation to write to; nil when the call has no project.
-func (ps *projects) layersFor(ctx context.Context, c adapter.Call) (*engine.Layers, *engine.Decision) {
+func (ps *projects) layersFor(ctx context.Context, c adapter.Call) (*engine.Layers, *permission.Decision) {
 	input := map[string]any{"cwd": c.Cwd}
 	key, _ := ps.keyOf(input)
 	if key == "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // projectDir makes dir/.permopa with the given settings.yaml (and
@@ -53,7 +54,7 @@ func bashIn(cwd, command string) string {
 	return fmt.Sprintf(`{"tool_name": "Bash", "tool_input": {"command": %q}, "cwd": %q, "tool_use_id": "t1"}`, command, cwd)
 }
 
-func wantRule(t *testing.T, what string, d engine.Decision, behavior, source, layer string) {
+func wantRule(t *testing.T, what string, d permission.Decision, behavior, source, layer string) {
 	t.Helper()
 	if d.Behavior != behavior || d.MatchedRule == nil || d.MatchedRule.Source != source || d.MatchedRule.Layer != layer {
 		t.Fatalf("%s: %+v (rule %+v), want %s by a %s rule of %s", what, d, d.MatchedRule, behavior, source, layer)
@@ -75,8 +76,8 @@ func TestProjectRulesFromCwd(t *testing.T) {
 
 	settingsFile := filepath.Join(app, ".permopa", "settings.yaml")
 	localFile := filepath.Join(app, ".permopa", "settings.local.yaml")
-	wantRule(t, "project deny", h.decide(t, bashIn(app, "git push origin main")), engine.Deny, engine.SourceProject, settingsFile)
-	wantRule(t, "local allow", h.decide(t, bashIn(app, "npm install left-pad")), engine.Allow, engine.SourceLocal, localFile)
+	wantRule(t, "project deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, engine.SourceProject, settingsFile)
+	wantRule(t, "local allow", h.decide(t, bashIn(app, "npm install left-pad")), permission.Allow, engine.SourceLocal, localFile)
 
 	for what, cwd := range map[string]string{
 		"outside the roots":          outside,
@@ -86,7 +87,7 @@ func TestProjectRulesFromCwd(t *testing.T) {
 		"a relative cwd":             "app",
 		"no such directory":          filepath.Join(root, "gone"),
 	} {
-		if d := h.decide(t, bashIn(cwd, "git push origin main")); d.Behavior != engine.Ask || d.MatchedRule != nil {
+		if d := h.decide(t, bashIn(cwd, "git push origin main")); d.Behavior != permission.Ask || d.MatchedRule != nil {
 			t.Errorf("%s (%s): %+v, want the server's ASK without project rules", what, cwd, d)
 		}
 	}
@@ -107,11 +108,11 @@ func TestProjectRulesFromCwd(t *testing.T) {
 	}
 
 	writeSettings(t, settingsFile, "permissions:\n  allow: [\"Bash(git push origin main)\"]\n")
-	wantRule(t, "after the edit", h.decide(t, bashIn(app, "git push origin main")), engine.Allow, engine.SourceProject, settingsFile)
+	wantRule(t, "after the edit", h.decide(t, bashIn(app, "git push origin main")), permission.Allow, engine.SourceProject, settingsFile)
 	if err := os.Remove(settingsFile); err != nil {
 		t.Fatal(err)
 	}
-	if d := h.decide(t, bashIn(app, "git push origin main")); d.Behavior != engine.Ask {
+	if d := h.decide(t, bashIn(app, "git push origin main")); d.Behavior != permission.Ask {
 		t.Fatalf("after removing the file: %+v", d)
 	}
 	// The server's own layers and session rules are untouched.
@@ -134,18 +135,18 @@ func TestProjectCannotLiftManagedLocks(t *testing.T) {
 	}
 	writeSettings(t, filepath.Join(managed, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	h := start(t, newBundleServer(t), projectsConfig(server, root))
-	wantRule(t, "managed deny", h.decide(t, bashIn(app, "git push origin main")), engine.Deny, engine.SourceManaged, filepath.Join(managed, "settings.yaml"))
-	wantRule(t, "project allow", h.decide(t, bashIn(app, "npm test")), engine.Allow, engine.SourceProject, filepath.Join(app, ".permopa", "settings.yaml"))
-	if d := h.decide(t, bashIn(app, "rm -rf build")); d.Behavior != engine.Ask {
+	wantRule(t, "managed deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, engine.SourceManaged, filepath.Join(managed, "settings.yaml"))
+	wantRule(t, "project allow", h.decide(t, bashIn(app, "npm test")), permission.Allow, engine.SourceProject, filepath.Join(app, ".permopa", "settings.yaml"))
+	if d := h.decide(t, bashIn(app, "rm -rf build")); d.Behavior != permission.Ask {
 		t.Fatalf("the project's defaultMode was taken: %+v", d)
 	}
 
 	writeSettings(t, filepath.Join(managed, "settings.yaml"), "allow_managed_rules_only: true\npermissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	h.p.Reconfigure(context.Background(), h.p.Config())
-	if d := h.decide(t, bashIn(app, "npm test")); d.Behavior != engine.Ask {
+	if d := h.decide(t, bashIn(app, "npm test")); d.Behavior != permission.Ask {
 		t.Fatalf("a project allow rule under allow_managed_rules_only: %+v", d)
 	}
-	wantRule(t, "managed deny, locked", h.decide(t, bashIn(app, "git push origin main")), engine.Deny, engine.SourceManaged, filepath.Join(managed, "settings.yaml"))
+	wantRule(t, "managed deny, locked", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, engine.SourceManaged, filepath.Join(managed, "settings.yaml"))
 }
 
 // A project file whose deny rule (or whole file) cannot be read makes that
@@ -160,22 +161,22 @@ func TestProjectUnreadableRulesBlock(t *testing.T) {
 	blocked := func(what string) {
 		t.Helper()
 		d := h.decide(t, bashIn(app, "ls"))
-		if d.Behavior != engine.Deny || d.Step != engine.StepError || d.Code != CodeProjectSettings || !strings.Contains(d.Message, file) {
+		if d.Behavior != permission.Deny || d.Step != permission.StepError || d.Code != permission.CodeProjectSettingsUnreadable || !strings.Contains(d.Message, file) {
 			t.Fatalf("%s: %+v", what, d)
 		}
 	}
 	blocked("an unreadable deny rule")
-	if d := h.decide(t, bashIn(other, "ls")); d.Behavior != engine.Allow {
+	if d := h.decide(t, bashIn(other, "ls")); d.Behavior != permission.Allow {
 		t.Fatalf("another project: %+v", d)
 	}
 	writeSettings(t, file, "permissions:\n  allow: [\"Bash(ls\", \"Bash(ls)\"]\n")
-	if d := h.decide(t, bashIn(app, "ls")); d.Behavior != engine.Allow {
+	if d := h.decide(t, bashIn(app, "ls")); d.Behavior != permission.Allow {
 		t.Fatalf("fixed, with an invalid allow rule: %+v", d)
 	}
 	writeSettings(t, file, "permissions: [unclosed\n")
 	blocked("a file that does not parse")
 	writeSettings(t, file, "permissions:\n  deny: [\"Bash(ls)\"]\n")
-	if d := h.decide(t, bashIn(app, "ls")); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+	if d := h.decide(t, bashIn(app, "ls")); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 		t.Fatalf("fixed again: %+v", d)
 	}
 }
@@ -193,9 +194,9 @@ func TestProjectsConcurrentAndBounded(t *testing.T) {
 	for i := range 16 {
 		wg.Go(func() {
 			for range 8 {
-				cwd, want := deny, engine.Deny
+				cwd, want := deny, permission.Deny
 				if i%2 == 1 {
-					cwd, want = allow, engine.Allow
+					cwd, want = allow, permission.Allow
 				}
 				if d := h.decide(t, bashIn(cwd, "git push")); d.Behavior != want {
 					errs <- fmt.Sprintf("%s: %+v", cwd, d)
@@ -220,7 +221,7 @@ func TestProjectsConcurrentAndBounded(t *testing.T) {
 	if _, ok := h.p.Engine().Settings().Projects[deny]; ok {
 		t.Fatal("the least recently used project is still in the settings")
 	}
-	if d := h.decide(t, bashIn(deny, "git push")); d.Behavior != engine.Deny || d.Step != engine.StepDenyRule {
+	if d := h.decide(t, bashIn(deny, "git push")); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 		t.Fatalf("an evicted project's next check: %+v", d)
 	}
 }
@@ -269,8 +270,8 @@ func TestProjectConfirm(t *testing.T) {
 		t.Fatalf("confirm: %d %v", code, out)
 	}
 	file := filepath.Join(app, ".permopa", "settings.yaml")
-	wantRule(t, "after confirm", h.decide(t, bashIn(app, "npm install y")), engine.Allow, engine.SourceProject, file)
-	if d := h.decide(t, bashIn(app, "git push")); d.Behavior != engine.Ask || d.Step != engine.StepAskRule {
+	wantRule(t, "after confirm", h.decide(t, bashIn(app, "npm install y")), permission.Allow, engine.SourceProject, file)
+	if d := h.decide(t, bashIn(app, "git push")); d.Behavior != permission.Ask || d.Step != permission.StepAskRule {
 		t.Fatalf("the project's other rules: %+v", d)
 	}
 
@@ -315,7 +316,7 @@ func BenchmarkPluginDecideProject(b *testing.B) {
 			var in any
 			_ = json.Unmarshal([]byte(bashIn(cwd, "ls -la src | grep foo && git diff --stat")), &in)
 			for b.Loop() {
-				if d, _ := h.p.decide(context.Background(), in, nil); d.Behavior != engine.Allow {
+				if d, _ := h.p.decide(context.Background(), in, nil); d.Behavior != permission.Allow {
 					b.Fatalf("%+v", d)
 				}
 			}

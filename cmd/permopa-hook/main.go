@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/permission"
 )
 
 // config is the command line.
@@ -99,7 +100,7 @@ func main() {
 		// The user's own server on the per-user socket, when one runs.
 		addr = hookproto.DefaultServer(os.LookupEnv)
 	}
-	decide := func(context.Context, hookproto.Request, *hookproto.Tracer) ([]hookproto.Decision, error) {
+	decide := func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
 		if required {
 			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)
 		}
@@ -109,11 +110,11 @@ func main() {
 		c.hasServer = true
 		client, err := hookproto.NewClient(addr, c.serverTimeout)
 		if err != nil {
-			decide = func(context.Context, hookproto.Request, *hookproto.Tracer) ([]hookproto.Decision, error) {
+			decide = func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
 				return nil, err
 			}
 		} else {
-			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]hookproto.Decision, error) {
+			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]permission.Decision, error) {
 				ds, err := client.Decide(ctx, hookproto.WithMode(req, c.mode))
 				tr.Phase("server")
 				var unreachable *hookproto.UnreachableError

@@ -28,6 +28,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/opaplugin"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // repoRoot is the repository root, relative to this package's directory.
@@ -137,7 +138,7 @@ func TestDefaultBundleMatchesEmbeddedPolicy(t *testing.T) {
 		{"tool_name": "WebFetch", "tool_input": map[string]any{"url": "https://example.com/x"}, "cwd": "/w", "permission_mode": "dontAsk"},
 		{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}, "permission_mode": "sometimes"},
 	}
-	settings := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []engine.Rule{
+	settings := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{
 		{ToolName: "Bash", RuleContent: strPtr("npm run:*"), Behavior: "ALLOW", Source: engine.SourceProject, Layer: "p.yaml"},
 		{ToolName: "Bash", RuleContent: strPtr("rm:*"), Behavior: "DENY", Source: engine.SourceUser, Layer: "u.yaml"},
 	}}
@@ -283,7 +284,7 @@ func TestRulesExportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Rules map[string]map[string][]engine.Rule `json:"rules"`
+		Rules map[string]map[string][]permission.Rule `json:"rules"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/decisionlog"
-	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // callLog is the --log file of decide and the hooks: one decision log
@@ -122,10 +122,10 @@ func (l *callLog) write() {
 }
 
 // decision is the observer engines call (decide --log).
-func (l *callLog) decision(input any, d engine.Decision) { l.log(input, d) }
+func (l *callLog) decision(input any, d permission.Decision) { l.log(input, d) }
 
 // hookDecision is the observer hooks call (hook --log).
-func (l *callLog) hookDecision(input map[string]any, d hookproto.Decision) { l.log(input, d) }
+func (l *callLog) hookDecision(input map[string]any, d permission.Decision) { l.log(input, d) }
 
 // close waits, at most wait, for the queued events to be written.
 func (l *callLog) close(wait time.Duration) {

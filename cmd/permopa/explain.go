@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -54,7 +55,7 @@ same as JSON, one object per line.`,
 				}
 				inputs := []map[string]any{input}
 				if host != "" {
-					if inputs, err = adapter.HookInputs(host, input); err != nil {
+					if inputs, err = hookproto.Inputs(host, input); err != nil {
 						return fmt.Errorf("input %d: %v", i+1, err)
 					}
 				}

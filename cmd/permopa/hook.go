@@ -65,7 +65,7 @@ fault (an error status, an answer that is not a decision, no answer within
 --server-timeout) blocks. cmd/permopa-hook is a small client that does the
 same without OPA's start-up cost.`,
 		Args:      cobra.ArbitraryArgs, // checked in RunE: a usage error must block too
-		ValidArgs: adapter.Hosts,
+		ValidArgs: hookproto.Hosts,
 		// Errors are answered in the host's protocol by RunHook; cobra's
 		// own errors (a bad flag) must still block, hence the exit 2 below.
 		RunE: func(c *cobra.Command, args []string) error {
@@ -126,7 +126,7 @@ same without OPA's start-up cost.`,
 		},
 	}
 	f.register(c)
-	c.Flags().DurationVar(&timeout, "timeout", adapter.DefaultHookTimeout, "answer with a block if no decision is reached within this time")
+	c.Flags().DurationVar(&timeout, "timeout", hookproto.DefaultTimeout, "answer with a block if no decision is reached within this time")
 	c.Flags().BoolVar(&ignoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends; use the settings' defaultMode or --mode")
 	c.Flags().StringVar(&destination, "destination", "local", "settings destination named in the 'permopa rules add' advice (local, project, user)")
 	c.Flags().BoolVar(&trace, "trace", false, "print the time each phase takes to stderr")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/permission"
 )
 
 // BenchmarkHookProcess execs a cold hook process per iteration: process
@@ -92,7 +93,7 @@ func BenchmarkHookServerCheck(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		d, err := client.Check(ctx, input)
-		if err != nil || d.Behavior != hookproto.Deny {
+		if err != nil || d.Behavior != permission.Deny {
 			b.Fatalf("%+v %v", d, err)
 		}
 	}

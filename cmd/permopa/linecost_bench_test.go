@@ -12,6 +12,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 // lineCostCalls are the calls of BENCHMARKS.md "Decide".
@@ -59,14 +60,14 @@ func BenchmarkDecideLineCost(b *testing.B) {
 	ways := []func(){
 		func() {
 			for _, v := range parsedIn {
-				if d := plain.Decide(ctx, v); d.Step == engine.StepError {
+				if d := plain.Decide(ctx, v); d.Step == permission.StepError {
 					b.Fatal(d.Message)
 				}
 			}
 		},
 		func() {
 			for _, v := range parsedIn {
-				if d := bounded.Decide(ctx, v); d.Step == engine.StepError {
+				if d := bounded.Decide(ctx, v); d.Step == permission.StepError {
 					b.Fatal(d.Message)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
 )
 
 func init() { commands = append(commands, rulesCommand) }
@@ -80,12 +81,12 @@ func rulesListCommand(lf *layerFlags) *cobra.Command {
 }
 
 type listedRule struct {
-	engine.Rule
+	permission.Rule
 	Text    string `json:"rule"`
 	Expired bool   `json:"expired"`
 }
 
-func printRules(w io.Writer, rules []engine.Rule, asJSON bool) error {
+func printRules(w io.Writer, rules []permission.Rule, asJSON bool) error {
 	now := time.Now()
 	if asJSON {
 		out := make([]listedRule, 0, len(rules))
@@ -118,13 +119,13 @@ func reportProblems(w io.Writer, problems []error) {
 }
 
 // rulesArgs parses rule arguments in Claude Code form with a behavior.
-func rulesArgs(args []string, behavior string) ([]engine.Rule, error) {
+func rulesArgs(args []string, behavior string) ([]permission.Rule, error) {
 	switch strings.ToLower(behavior) {
 	case "allow", "ask", "deny":
 	default:
 		return nil, fmt.Errorf("--behavior %q: want allow, ask or deny", behavior)
 	}
-	var rules []engine.Rule
+	var rules []permission.Rule
 	for _, a := range args {
 		r, err := engine.RuleFrom(a, behavior)
 		if err != nil {
@@ -317,7 +318,7 @@ or above --fail-on (error, warning, info; never: always 0). Settings loads
 // lintFindings lints the files given, or every layer's existing files.
 func lintFindings(lf *layerFlags, files []string) []engine.Finding {
 	var fs []engine.Finding
-	var rules []engine.Rule
+	var rules []permission.Rule
 	lintOne := func(file string) {
 		more, err := engine.LintFile(file)
 		if err != nil {
@@ -334,7 +335,7 @@ func lintFindings(lf *layerFlags, files []string) []engine.Finding {
 			// Already a finding of LintFile or LintRules.
 		case errors.As(p, &rp):
 			level := engine.LevelError
-			if rp.Behavior == engine.Allow {
+			if rp.Behavior == permission.Allow {
 				level = engine.LevelWarning
 			}
 			fs = append(fs, engine.Finding{Level: level, Check: "invalid-rule", File: rp.Where, Key: rp.Key, Message: rp.Err.Error()})

@@ -1,0 +1,139 @@
+package permission_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// codeConstants are the Code* constants of this package, name by value,
+// read from its source so that a new constant cannot escape the check.
+func codeConstants(t *testing.T) map[string]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]string{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if !strings.HasPrefix(id.Name, "Code") {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok {
+						t.Fatalf("%s is not a string literal", id.Name)
+					}
+					v, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if prev, dup := consts[v]; dup {
+						t.Errorf("code %q is both %s and %s", v, prev, id.Name)
+					}
+					consts[v] = id.Name
+				}
+			}
+		}
+	}
+	return consts
+}
+
+// documentedCodes are the codes in the first column of the tables of
+// docs/api.md's "Error codes" section.
+func documentedCodes(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	start := strings.Index(doc, "\n### Error codes\n")
+	if start < 0 {
+		t.Fatal(`docs/api.md has no "### Error codes" section`)
+	}
+	section := doc[start+1:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|")
+	var codes []string
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		codes = append(codes, m[1])
+	}
+	return codes
+}
+
+// TestDocumentedCodes holds docs/api.md's lists of error codes and the
+// constants together: every constant is documented, every documented code
+// is a constant, each constant is named after its code (Code + the code in
+// CamelCase), and every error reason the default policy writes is a code.
+func TestDocumentedCodes(t *testing.T) {
+	consts := codeConstants(t)
+	if len(consts) == 0 {
+		t.Fatal("no Code constants found")
+	}
+	documented := documentedCodes(t)
+	for _, c := range documented {
+		if _, ok := consts[c]; !ok {
+			t.Errorf("docs/api.md lists code %q, which is no constant of package permission", c)
+		}
+	}
+	for v, name := range consts {
+		if !slices.Contains(documented, v) {
+			t.Errorf("%s = %q is not listed in docs/api.md's Error codes", name, v)
+		}
+		camel := ""
+		for _, w := range strings.Split(v, "_") {
+			camel += strings.ToUpper(w[:1]) + w[1:]
+		}
+		if want := "Code" + strings.ReplaceAll(strings.ReplaceAll(camel, "Json", "JSON"), "Ttl", "TTL"); name != want {
+			t.Errorf("constant %s for code %q: want it named %s", name, v, want)
+		}
+	}
+
+	// The policy's own faults: `"reason": "<code>"` next to `"step": "error"`.
+	policy, err := filepath.Glob("../rego/permopa/policy/*.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := regexp.MustCompile(`"reason":\s*"([a-z_]+)",\s*"step":\s*"error"`)
+	found := 0
+	for _, name := range policy {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range reason.FindAllStringSubmatch(string(data), -1) {
+			found++
+			if _, ok := consts[m[1]]; !ok {
+				t.Errorf("%s denies with code %q, which is no constant of package permission", name, m[1])
+			}
+		}
+	}
+	if found == 0 {
+		t.Error(`found no "reason": <code>, "step": "error" in the policy; the check above is blind`)
+	}
+}
