@@ -1,4 +1,4 @@
-package adapter
+package guard
 
 import (
 	"context"
@@ -7,20 +7,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
 )
 
 // Executor runs a tool call and returns its output (ai4j's ToolExecutor).
 type Executor interface {
-	Execute(ctx context.Context, call Call) (string, error)
+	Execute(ctx context.Context, call adapter.Call) (string, error)
 }
 
 // ExecutorFunc adapts a function to Executor.
-type ExecutorFunc func(ctx context.Context, call Call) (string, error)
+type ExecutorFunc func(ctx context.Context, call adapter.Call) (string, error)
 
 // Execute calls f.
-func (f ExecutorFunc) Execute(ctx context.Context, call Call) (string, error) { return f(ctx, call) }
+func (f ExecutorFunc) Execute(ctx context.Context, call adapter.Call) (string, error) {
+	return f(ctx, call)
+}
 
 // ValidationError is a call that is not well formed (missing or non-object
 // arguments, a Bash call without a command, ...). It is found before the
@@ -34,7 +37,7 @@ func (e *ValidationError) Error() string { return e.Message }
 // PermissionDeniedError is a DENY: the tool did not run. Hosts turn it into
 // a tool result the model sees (ToolErrorResult) and carry on.
 type PermissionDeniedError struct {
-	Call     Call
+	Call     adapter.Call
 	Decision permission.Decision
 }
 
@@ -48,7 +51,7 @@ func (e *PermissionDeniedError) Error() string {
 // runs the call again with RunApproved. Decision.SuggestedRules are the
 // rules to offer.
 type ApprovalRequiredError struct {
-	Call     Call
+	Call     adapter.Call
 	Decision permission.Decision
 }
 
@@ -77,9 +80,9 @@ type Guard struct {
 	environment string
 }
 
-// NewGuard guards next with policy; calls that name no environment get
+// New guards next with policy; calls that name no environment get
 // environment ("" means LOCAL).
-func NewGuard(policy Policy, next Executor, environment string) *Guard {
+func New(policy Policy, next Executor, environment string) *Guard {
 	if environment == "" {
 		environment = EnvironmentLocal
 	}
@@ -89,7 +92,7 @@ func NewGuard(policy Policy, next Executor, environment string) *Guard {
 // Execute runs the call if it is well formed and the policy allows it. A
 // malformed call is a *ValidationError, a DENY a *PermissionDeniedError,
 // an ASK an *ApprovalRequiredError; the tool runs in none of these cases.
-func (g *Guard) Execute(ctx context.Context, call Call) (string, error) {
+func (g *Guard) Execute(ctx context.Context, call adapter.Call) (string, error) {
 	call, d, err := g.check(ctx, call)
 	if err != nil {
 		return "", err
@@ -115,13 +118,13 @@ func (g *Guard) ExecuteJSON(ctx context.Context, tool, callID string, arguments 
 		}
 		return "", err
 	}
-	return g.Execute(ctx, Call{ToolName: tool, ToolInput: args, ToolUseID: callID})
+	return g.Execute(ctx, adapter.Call{ToolName: tool, ToolInput: args, ToolUseID: callID})
 }
 
 // RunApproved runs a call a human approved (Confirmation.Approved). The
 // call is still sanitized and a DENY still stops it: an approval answers
 // an ASK, it does not override a deny rule.
-func (g *Guard) RunApproved(ctx context.Context, call Call) (string, error) {
+func (g *Guard) RunApproved(ctx context.Context, call adapter.Call) (string, error) {
 	call, d, err := g.check(ctx, call)
 	if err != nil {
 		return "", err
@@ -132,7 +135,7 @@ func (g *Guard) RunApproved(ctx context.Context, call Call) (string, error) {
 	return g.next.Execute(ctx, call)
 }
 
-func (g *Guard) check(ctx context.Context, call Call) (Call, permission.Decision, error) {
+func (g *Guard) check(ctx context.Context, call adapter.Call) (adapter.Call, permission.Decision, error) {
 	if err := Sanitize(call); err != nil {
 		return call, permission.Decision{}, err
 	}
@@ -165,7 +168,7 @@ func evaluate(ctx context.Context, p Policy, req Request) (d permission.Decision
 // Sanitize checks a call's structure only (ai4j's AgentToolCallSanitizer):
 // a tool name, arguments, and for the built-in tools the argument they
 // cannot run without as a non-empty string. It never decides permission.
-func Sanitize(call Call) error {
+func Sanitize(call adapter.Call) error {
 	invalid := func(format string, args ...any) error {
 		return &ValidationError{Tool: call.ToolName, CallID: call.ToolUseID, Message: fmt.Sprintf(format, args...)}
 	}
@@ -210,7 +213,7 @@ func ParseArguments(tool string, raw []byte) (map[string]any, error) {
 // TOOL_ERROR: {"errorType":..,"error":..,"tool":..,"callId":..}.
 // errorType is invalid_tool_call, permission_denied, approval_required or
 // tool_failed.
-func ToolErrorResult(call Call, err error) string {
+func ToolErrorResult(call adapter.Call, err error) string {
 	kind := "tool_failed"
 	var v *ValidationError
 	var p *PermissionDeniedError

@@ -1,10 +1,11 @@
-package adapter
+package guard
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
 )
@@ -26,11 +27,11 @@ type Request struct {
 	CallID      string
 	Environment string
 	// Call is the whole call, for policies that need more (cwd, session, mode).
-	Call Call
+	Call adapter.Call
 }
 
 // RequestFor builds the request for a call.
-func RequestFor(c Call) Request {
+func RequestFor(c adapter.Call) Request {
 	return Request{ToolName: c.ToolName, Arguments: c.ToolInput, CallID: c.ToolUseID, Environment: c.Environment, Call: c}
 }
 
@@ -60,7 +61,7 @@ func EnginePolicy(eng *engine.Engine) Policy {
 		if c.Environment == "" {
 			c.Environment = req.Environment
 		}
-		return Decide(ctx, eng, c)
+		return adapter.Decide(ctx, eng, c)
 	})
 }
 

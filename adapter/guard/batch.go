@@ -1,9 +1,10 @@
-package adapter
+package guard
 
 import (
 	"context"
 	"errors"
 
+	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -16,13 +17,13 @@ const StopAllToolsDenied = "ALL_TOOLS_DENIED"
 // each. If any call asks, none should run until every ask is answered
 // (AgentScope's HITL pause).
 type Step struct {
-	Calls     []Call
+	Calls     []adapter.Call
 	Decisions []permission.Decision
 }
 
 // DecideStep sanitizes and decides every call of a step with policy. A
 // malformed call is a DENY with step "error" and code input_error.
-func DecideStep(ctx context.Context, policy Policy, calls []Call) *Step {
+func DecideStep(ctx context.Context, policy Policy, calls []adapter.Call) *Step {
 	s := &Step{Calls: calls, Decisions: make([]permission.Decision, len(calls))}
 	for i, c := range calls {
 		if err := Sanitize(c); err != nil {
@@ -58,7 +59,7 @@ func (s *Step) indices(behavior string) []int {
 
 // Resolve records the human's answer for call i (from Confirm): approved
 // calls become ALLOW, the others DENY.
-func (s *Step) Resolve(i int, c Confirmation) error {
+func (s *Step) Resolve(i int, c adapter.Confirmation) error {
 	if i < 0 || i >= len(s.Decisions) {
 		return errors.New("step: no such call")
 	}
