@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/explain"
 )
 
 func init() { commands = append(commands, bashCommand) }
@@ -36,7 +36,7 @@ func bashCommand() *cobra.Command {
 			if cwd == "" {
 				cwd, _ = os.Getwd()
 			}
-			a, err := adapter.BashAnalysis(ctx, eng, args[0], cwd)
+			a, err := explain.BashAnalysis(ctx, eng, args[0], cwd)
 			if err != nil {
 				return err
 			}
@@ -49,7 +49,7 @@ func bashCommand() *cobra.Command {
 			var b bytes.Buffer
 			fmt.Fprintf(&b, "Command: %s\n", args[0])
 			var sb strings.Builder
-			adapter.WriteBashAnalysis(&sb, a)
+			explain.WriteBashAnalysis(&sb, a)
 			b.WriteString(sb.String())
 			_, err = os.Stdout.Write(b.Bytes())
 			return err

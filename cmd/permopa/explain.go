@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/explain"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 )
@@ -73,7 +73,7 @@ same as JSON, one object per line.`,
 					return err
 				}
 				for j, in := range inputs {
-					ex, err := adapter.Explain(ctx, eng, in)
+					ex, err := explain.Decide(ctx, eng, in)
 					if err != nil {
 						return err
 					}

@@ -33,7 +33,7 @@ func TestExplainAgreesWithDecide(t *testing.T) {
 			add(row.Input(mode))
 		}
 	}
-	raw, err := os.ReadFile("../../adapter/testdata/explain/bash-calls.jsonl")
+	raw, err := os.ReadFile("../../adapter/explain/testdata/bash-calls.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,10 @@
-package adapter
+// Package explain renders why permopa decided what it did for a call: what
+// each of the six decision points saw (docs/decision.md, "Explanations"),
+// the rule and the file it came from, the Bash analysis and the suggested
+// rules. The explanation is the policy's own (the entrypoint Query, next to
+// the decision), so an explanation and the decision it explains cannot
+// disagree; `permopa explain` prints it.
+package explain
 
 import (
 	"context"
@@ -22,8 +28,8 @@ type Explanation struct {
 	Cwd      string              `json:"cwd,omitempty"`
 	Decision permission.Decision `json:"decision"`
 	// InputErrors are the input problems that made the decision an error.
-	InputErrors []string       `json:"input_errors,omitempty"`
-	Points      []ExplainPoint `json:"points"`
+	InputErrors []string `json:"input_errors,omitempty"`
+	Points      []Point  `json:"points"`
 	// ToolCheck is the tool check's raw result {behavior, bypass_immune, message}.
 	ToolCheck map[string]any `json:"tool_check,omitempty"`
 	// Bash is the analysis of a Bash command (see builtins/bash.Analysis).
@@ -36,8 +42,8 @@ type Explanation struct {
 	NetworkReadAsked bool `json:"network_read_asked,omitempty"`
 }
 
-// ExplainPoint is one decision point in an Explanation.
-type ExplainPoint struct {
+// Point is one decision point in an Explanation.
+type Point struct {
 	Point int    `json:"point"`
 	Step  string `json:"step"`
 	// Status is "decided", "passed" (consulted, not decisive), "skipped"
@@ -68,11 +74,11 @@ var stepTitles = map[string]string{
 	permission.StepModeFallback: "mode fallback",
 }
 
-// ExplanationQuery is the policy's explanation entrypoint: what each
+// Query is the policy's explanation entrypoint: what each
 // decision point saw, computed by the rules the decision reads
 // (docs/decision.md, "Explanations"). It is evaluated apart from the
 // decision, so the decision path does not pay for it.
-const ExplanationQuery = "data.permopa.policy.explanation"
+const Query = "data.permopa.policy.explanation"
 
 // wireExplanation is the policy's explanation document.
 type wireExplanation struct {
@@ -99,12 +105,12 @@ type wireExplainPnt struct {
 	} `json:"coverage"`
 }
 
-// Explain decides input and renders the policy's explanation of that
-// decision (ExplanationQuery). The explanation is the policy's: no decision
+// Decide decides input as eng.Decide does and renders the policy's explanation of that
+// decision (Query). The explanation is the policy's: no decision
 // point is judged here. It is an error when the policy has no explanation
 // or when its decision is not the engine's (an evaluation that failed or
 // timed out).
-func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Explanation, error) {
+func Decide(ctx context.Context, eng *engine.Engine, input map[string]any) (Explanation, error) {
 	d := eng.Decide(ctx, input)
 	ex := Explanation{Decision: d, SuggestedRules: d.SuggestedRules}
 	ex.Tool, _ = input["tool_name"].(string)
@@ -112,12 +118,12 @@ func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Exp
 	if ti, ok := input["tool_input"].(map[string]any); ok && ex.Tool == "Bash" {
 		ex.Command, _ = ti["command"].(string)
 	}
-	raw, err := eng.Evaluate(ctx, ExplanationQuery, input)
+	raw, err := eng.Evaluate(ctx, Query, input)
 	if err != nil {
 		return ex, fmt.Errorf("explain: %w", err)
 	}
 	if raw == nil {
-		return ex, fmt.Errorf("explain: the policy has no explanation (%s is undefined)", ExplanationQuery)
+		return ex, fmt.Errorf("explain: the policy has no explanation (%s is undefined)", Query)
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
@@ -139,7 +145,7 @@ func Explain(ctx context.Context, eng *engine.Engine, input map[string]any) (Exp
 	ex.Bash = w.Bash
 	ex.NetworkReadAsked = w.NetworkReadAsked
 	for _, wp := range w.Points {
-		p := ExplainPoint{Point: wp.Point, Step: wp.Step, Status: wp.Status, Detail: wp.Detail, Leaves: wp.Leaves}
+		p := Point{Point: wp.Point, Step: wp.Step, Status: wp.Status, Detail: wp.Detail, Leaves: wp.Leaves}
 		if wp.Rule != nil {
 			r := ruleFromMap(wp.Rule)
 			p.Rule = &r

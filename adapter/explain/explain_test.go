@@ -1,12 +1,13 @@
-package adapter_test
+package explain_test
 
 import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/explain"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -27,7 +28,7 @@ func TestExplainDeniedCompoundNamesLeafAndRule(t *testing.T) {
 			"Bash": {{"tool_name": "Bash", "rule_content": "rm -rf:*", "behavior": "DENY"}},
 		}),
 	}
-	ex, err := adapter.Explain(context.Background(), eng, in)
+	ex, err := explain.Decide(context.Background(), eng, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestExplainPathRuleLeaf(t *testing.T) {
 			"Read": {{"tool_name": "Read", "rule_content": "./.env", "behavior": "DENY"}},
 		}),
 	}
-	ex, err := adapter.Explain(context.Background(), eng, in)
+	ex, err := explain.Decide(context.Background(), eng, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestExplainPathRuleLeaf(t *testing.T) {
 
 // An ASK explains why the command is not read-only and suggests the rule.
 func TestExplainAskSuggestion(t *testing.T) {
-	ex, err := adapter.Explain(context.Background(), testEngine(t), map[string]any{
+	ex, err := explain.Decide(context.Background(), testEngine(t), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm install left-pad && git log"}, "cwd": "/tmp/permopa-ws",
 	})
 	if err != nil {
@@ -102,7 +103,7 @@ func TestExplainAskSuggestion(t *testing.T) {
 // In EXPLORE, the tool check and allow rules are skipped; an unknown mode is an error.
 func TestExplainSkippedAndError(t *testing.T) {
 	eng := testEngine(t)
-	ex, err := adapter.Explain(context.Background(), eng, map[string]any{
+	ex, err := explain.Decide(context.Background(), eng, map[string]any{
 		"tool_name": "Write", "tool_input": map[string]any{"file_path": "/tmp/permopa-ws/a.go"}, "permission_mode": "plan",
 	})
 	if err != nil {
@@ -111,7 +112,7 @@ func TestExplainSkippedAndError(t *testing.T) {
 	if ex.Mode != "EXPLORE" || ex.Points[3].Status != "skipped" || ex.Points[4].Status != "skipped" || ex.Points[5].Status != "decided" {
 		t.Fatalf("%+v", ex.Points)
 	}
-	ex, err = adapter.Explain(context.Background(), eng, map[string]any{
+	ex, err = explain.Decide(context.Background(), eng, map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}, "permission_mode": "yolo",
 	})
 	if err != nil {
@@ -123,12 +124,12 @@ func TestExplainSkippedAndError(t *testing.T) {
 }
 
 func TestBashAnalysis(t *testing.T) {
-	a, err := adapter.BashAnalysis(context.Background(), testEngine(t), "timeout 5 find . -name '*.go' -delete", "/tmp/permopa-ws")
+	a, err := explain.BashAnalysis(context.Background(), testEngine(t), "timeout 5 find . -name '*.go' -delete", "/tmp/permopa-ws")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	adapter.WriteBashAnalysis(&b, a)
+	explain.WriteBashAnalysis(&b, a)
 	for _, s := range []string{"not read-only", "leaf 1: find . -name '*.go' -delete   (through timeout)", "-delete"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("analysis lacks %q:\n%s", s, b.String())
@@ -149,7 +150,7 @@ func TestExplainAllowCoverage(t *testing.T) {
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm run build && git status && sudo make install"},
 		"cwd": "/tmp/permopa-ws", "permission_context": allow("npm run:*", "make install"),
 	}
-	ex, err := adapter.Explain(context.Background(), testEngine(t), in)
+	ex, err := explain.Decide(context.Background(), testEngine(t), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestExplainAllowCoverage(t *testing.T) {
 		t.Errorf("coverage text:\n%s", out.String())
 	}
 	in["tool_input"] = map[string]any{"command": "npm run build && git status"}
-	ex, _ = adapter.Explain(context.Background(), testEngine(t), in)
+	ex, _ = explain.Decide(context.Background(), testEngine(t), in)
 	if ex.Decision.Step != "allow_rule" || ex.Points[4].Coverage[0].By != "Bash(npm run:*) from permission_context" {
 		t.Fatalf("%s %+v", ex.Decision.Step, ex.Points[4].Coverage)
 	}
@@ -177,7 +178,7 @@ func TestExplainNetworkRead(t *testing.T) {
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm view react version"},
 		"cwd": "/tmp/permopa-ws", "permission_mode": "plan",
 	}
-	ex, err := adapter.Explain(context.Background(), testEngine(t), in)
+	ex, err := explain.Decide(context.Background(), testEngine(t), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestExplainNetworkRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err = adapter.Explain(context.Background(), eng, in)
+	ex, err = explain.Decide(context.Background(), eng, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestExplainNetworkRead(t *testing.T) {
 // file by redirection is not covered by a rule for its program.
 func TestExplainLeavesAsTheDecisionMatches(t *testing.T) {
 	eng := testEngine(t)
-	ex, err := adapter.Explain(context.Background(), eng, map[string]any{
+	ex, err := explain.Decide(context.Background(), eng, map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "ls && rm -fr build"}, "cwd": "/tmp/permopa-ws",
 		"permission_context": denyRuleContext(map[string][]map[string]any{
 			"Bash": {{"tool_name": "Bash", "rule_content": "rm -rf:*", "behavior": "DENY"}},
@@ -225,7 +226,7 @@ func TestExplainLeavesAsTheDecisionMatches(t *testing.T) {
 	if ex.Decision.Step != "deny_rule" || len(ex.Points[0].Leaves) != 1 || ex.Points[0].Leaves[0] != 1 {
 		t.Fatalf("decision %s, leaves %v", ex.Decision.Step, ex.Points[0].Leaves)
 	}
-	ex, err = adapter.Explain(context.Background(), eng, map[string]any{
+	ex, err = explain.Decide(context.Background(), eng, map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi > out.txt && npm test"}, "cwd": "/tmp/permopa-ws",
 		"permission_context": map[string]any{"allow_rules": map[string][]map[string]any{
 			"Bash": {{"tool_name": "Bash", "rule_content": "npm test", "behavior": "ALLOW"}},
@@ -238,4 +239,23 @@ func TestExplainLeavesAsTheDecisionMatches(t *testing.T) {
 	if ex.Decision.Step == "allow_rule" || len(cov) != 2 || cov[0].By != "" || cov[1].Rule == nil {
 		t.Fatalf("decision %s, coverage %+v", ex.Decision.Step, cov)
 	}
+}
+
+var (
+	defaultEngineOnce sync.Once
+	defaultEngine     *engine.Engine
+	defaultEngineErr  error
+)
+
+// testEngine is one engine with the default policy, shared by the tests.
+func testEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	defaultEngineOnce.Do(func() {
+		defaultEngine, defaultEngineErr = engine.New(context.Background(),
+			engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
+	})
+	if defaultEngineErr != nil {
+		t.Fatal(defaultEngineErr)
+	}
+	return defaultEngine
 }

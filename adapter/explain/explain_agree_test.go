@@ -1,4 +1,4 @@
-package adapter_test
+package explain_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/explain"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
 )
@@ -22,7 +23,7 @@ var explainModes = []string{"default", "acceptEdits", "plan", "bypassPermissions
 // adds calls beyond the analyser's limits.
 func bashExplainCalls(t *testing.T) []map[string]any {
 	t.Helper()
-	f, err := os.Open("testdata/explain/bash-calls.jsonl")
+	f, err := os.Open("testdata/bash-calls.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,15 +56,15 @@ func inMode(in map[string]any, mode string) map[string]any {
 	return out
 }
 
-// assertExplainAgrees holds the policy's explanation of a call (through the
-// engine's ExplanationQuery and through adapter.Explain) to the decision:
+// assertExplainAgrees holds the policy's explanation of a call (through
+// eng.Evaluate of explain.Query and through explain.Decide) to the decision:
 // the same decision, exactly one decided point, at the decision's step,
 // with its rule; passed or skipped points before it, none reached after.
 func assertExplainAgrees(t *testing.T, eng *engine.Engine, in map[string]any, name string) {
 	t.Helper()
 	ctx := context.Background()
 	d := eng.Decide(ctx, in)
-	raw, err := eng.Evaluate(ctx, adapter.ExplanationQuery, in)
+	raw, err := eng.Evaluate(ctx, explain.Query, in)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -73,14 +74,14 @@ func assertExplainAgrees(t *testing.T, eng *engine.Engine, in map[string]any, na
 		t.Errorf("%s: explanation's decision %v at %v (%v), decision %s at %s (%s)", name,
 			pd["behavior"], pd["step"], pd["message"], d.Behavior, d.Step, d.Message)
 	}
-	ex, err := adapter.Explain(ctx, eng, in)
+	ex, err := explain.Decide(ctx, eng, in)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if !reflect.DeepEqual(ex.Decision, d) {
 		t.Errorf("%s: explained decision %+v, decision %+v", name, ex.Decision, d)
 	}
-	var decided []adapter.ExplainPoint
+	var decided []explain.Point
 	seen := false
 	for _, p := range ex.Points {
 		switch {
