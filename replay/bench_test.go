@@ -8,8 +8,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/decisionlog"
 )
 
 // benchLog is n recorded calls in the mix of replay/testdata/gencalls.go

@@ -16,11 +16,11 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/builtins/paths"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/permopa/permopa/adapter/decisionlog"
+	"github.com/permopa/permopa/internal/decisionlog"
 )
 
 // A decision log erases some input fields (by default what carries file

@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/permopa/permopa/adapter/decisionlog"
+	"github.com/permopa/permopa/internal/decisionlog"
 )
 
 // window bounds the records read and not yet collected: memory stays

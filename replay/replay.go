@@ -1,7 +1,7 @@
 // Package replay decides recorded tool calls again under a candidate
 // policy and reports what changed (`permopa replay`), and says where the
 // prompts and denials of a log come from (`permopa insights`). Logs are
-// read with adapter/decisionlog; see docs/replay.md.
+// read with internal/decisionlog; see docs/replay.md.
 //
 // Nothing from a log is ever run: a recorded call is an input to the
 // policy, as a live call is, and the policy does not execute commands.
@@ -27,8 +27,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/server"
 	"github.com/open-policy-agent/opa/v1/storage"
 
-	"github.com/permopa/permopa/adapter/decisionlog"
+	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
 )
 

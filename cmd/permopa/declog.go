@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
 )
 
