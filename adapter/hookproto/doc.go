@@ -5,8 +5,9 @@
 // --server` for decisions (Client).
 //
 // It imports no OPA package, on purpose: cmd/permopa-hook links only this
-// package, so that a hook answered by a running server does not pay OPA's
-// process start (tens of milliseconds of package initialisation). The
+// package and the wire types (package permission), so that a hook answered
+// by a running server does not pay OPA's process start (tens of
+// milliseconds of package initialisation). The
 // adapter package decides locally with the engine and answers through the
 // same code.
 package hookproto

@@ -1,0 +1,127 @@
+package permopa_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The module path; packages are named relative to it below.
+const modulePath = "github.com/permopa/permopa"
+
+// goListed is what `go list -json` says of one package (tests excluded).
+type goListed struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// listPackages runs `go list -json` over patterns.
+func listPackages(t *testing.T, patterns ...string) []goListed {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps"}, patterns...)...).Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", patterns, err)
+	}
+	var pkgs []goListed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p goListed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// ours is pkg relative to the module ("" for the root), and whether it is
+// one of the module's packages.
+func ours(pkg string) (string, bool) {
+	if pkg == modulePath {
+		return "", true
+	}
+	rel, ok := strings.CutPrefix(pkg, modulePath+"/")
+	return rel, ok
+}
+
+func under(rel, dir string) bool { return rel == dir || strings.HasPrefix(rel, dir+"/") }
+
+// layer places each package of the module in the layers of
+// docs/architecture.md, lowest first: imports point only downwards (the
+// adapters may also use each other). Internal packages are used from any
+// layer and use nothing above the engine. A package that fits no layer
+// fails the test: place it here and in docs/architecture.md.
+func layer(rel string) (int, bool) {
+	switch {
+	case rel == "permission", rel == "rego", under(rel, "builtins"), under(rel, "internal"):
+		return 0, true
+	case under(rel, "rego"): // rego/tables
+		return 1, true
+	case under(rel, "settings"):
+		return 2, true
+	case under(rel, "engine"):
+		return 3, true
+	case under(rel, "adapter"), rel == "replay":
+		return 4, true
+	case under(rel, "cmd"):
+		return 5, true
+	}
+	return 0, false
+}
+
+// TestDependencyRule holds docs/architecture.md's dependency rule over
+// every package of the module: cmd → adapters → engine → (settings) →
+// rego, builtins, with the wire types (permission) at the bottom; the
+// built-ins and the wire types know nothing above them; the hook
+// protocols and the small hook client link no OPA and no engine.
+func TestDependencyRule(t *testing.T) {
+	pkgs := listPackages(t, "./...")
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	for _, p := range pkgs {
+		rel, _ := ours(p.ImportPath)
+		if under(rel, "e2e") || under(rel, "tools") || rel == "rego_test" || rel == "" {
+			continue // host end-to-end harnesses, the policy's tests and tool modules, not the product
+		}
+		mine, ok := layer(rel)
+		if !ok {
+			t.Errorf("%s fits no layer of docs/architecture.md; place it in architecture_test.go's layer()", rel)
+			continue
+		}
+		for _, imp := range p.Imports {
+			irel, ok := ours(imp)
+			if !ok {
+				continue
+			}
+			theirs, known := layer(irel)
+			switch {
+			case !known:
+				// reported as a package of its own
+			case under(rel, "builtins") && !under(irel, "builtins"):
+				t.Errorf("%s imports %s: the built-ins know nothing above them", rel, irel)
+			case rel == "permission" || under(rel, "internal") && theirs > 0:
+				t.Errorf("%s imports %s: it stands below every layer", rel, irel)
+			case theirs > mine, theirs == mine && mine != 4 && mine != 0:
+				t.Errorf("%s imports %s: imports point from cmd to adapters to engine to rego and builtins, never back", rel, irel)
+			}
+		}
+	}
+
+	// The wire types and the hook side stay free of OPA and of the engine:
+	// the small client starts fast (docs/hosts.md) and a program that only
+	// reads decisions links nothing else.
+	for _, p := range listPackages(t, "./permission", "./adapter/hookproto", "./cmd/permopa-hook") {
+		for _, d := range p.Deps {
+			rel, mine := ours(d)
+			if strings.Contains(d, "open-policy-agent") || mine && (under(rel, "engine") || rel == "adapter" || under(rel, "settings") || rel == "rego") {
+				t.Errorf("%s depends on %s", p.ImportPath, d)
+			}
+			if p.ImportPath == modulePath+"/permission" && strings.Contains(d, ".") {
+				t.Errorf("permission depends on %s: it imports the standard library only", d)
+			}
+		}
+	}
+}
