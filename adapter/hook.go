@@ -30,7 +30,7 @@ type HookOptions struct {
 	// Mode is the host mode for payloads that name none (--mode; Gemini
 	// CLI's), read with the host's mode table (hookproto.ResolveMode).
 	Mode string
-	// Timeout bounds the whole run (0: DefaultHookTimeout). Past it the hook
+	// Timeout bounds the whole run (0: hookproto.DefaultTimeout). Past it the hook
 	// answers with a block.
 	Timeout time.Duration
 	// IgnoreHostMode drops the permission_mode the host sends, so that the

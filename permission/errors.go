@@ -69,4 +69,5 @@ const (
 	CodeUnsupportedMediaType = "unsupported_media_type" // 415: a permopa POST whose Content-Type is not application/json
 	CodeUnauthorized         = "unauthorized"           // 401: a wrong token, or none where the route needs one
 	CodeAdminRequired        = "admin_required"         // 403: the route or request needs the administrators' token
+	CodeInternalError        = "internal_error"         // 500: the answer could not be encoded
 )

@@ -180,14 +180,14 @@ func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
 	if ua, ok := local.(*net.UnixAddr); ok {
 		c.private = socketPrivate(ua.Name)
 	} else if !hostAllowed(r.Host, local, cfg.HTTP.AllowedHosts) {
-		return nil, &apiError{http.StatusForbidden, permission.CodeForbiddenHost, fmt.Sprintf("Host %q is not this server's address; add it to plugins.permopa.http.allowed_hosts if clients really use that name", r.Host)}
+		return nil, newAPIError(http.StatusForbidden, permission.CodeForbiddenHost, fmt.Sprintf("Host %q is not this server's address; add it to plugins.permopa.http.allowed_hosts if clients really use that name", r.Host))
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, cfg.HTTP.AllowedOrigins) {
-		return nil, &apiError{http.StatusForbidden, permission.CodeCrossOrigin, fmt.Sprintf("requests from origin %q are refused (a web page cannot use this server); add it to plugins.permopa.http.allowed_origins to allow it", origin)}
+		return nil, newAPIError(http.StatusForbidden, permission.CodeCrossOrigin, fmt.Sprintf("requests from origin %q are refused (a web page cannot use this server); add it to plugins.permopa.http.allowed_origins to allow it", origin))
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 		if r.Header.Get("Origin") == "" {
-			return nil, &apiError{http.StatusForbidden, permission.CodeCrossOrigin, "a browser request from another site is refused"}
+			return nil, newAPIError(http.StatusForbidden, permission.CodeCrossOrigin, "a browser request from another site is refused")
 		}
 	}
 	if c.opaAuthz {
@@ -197,7 +197,7 @@ func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
 		tok, ok := strings.CutPrefix(auth, "Bearer ")
 		ro := toks.roleOf(strings.TrimSpace(tok))
 		if !ok || ro < 0 || ro == roleNone {
-			return nil, &apiError{http.StatusUnauthorized, permission.CodeUnauthorized, "the Bearer token is not one of this server's (server-token or server-admin-token in its user directory)"}
+			return nil, newAPIError(http.StatusUnauthorized, permission.CodeUnauthorized, "the Bearer token is not one of this server's (server-token or server-admin-token in its user directory)")
 		}
 		c.role = ro
 	}
@@ -216,13 +216,13 @@ func guardOPARoute(w http.ResponseWriter, r *http.Request, c *caller, cfg *Confi
 		return nil
 	case http.MethodPost:
 		if r.ContentLength > cfg.MaxBodyBytes {
-			return &apiError{http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", cfg.MaxBodyBytes)}
+			return newAPIError(http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", cfg.MaxBodyBytes))
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
 		return nil
 	}
 	if !c.isAdmin() {
-		return &apiError{http.StatusForbidden, permission.CodeAdminRequired, fmt.Sprintf("%s %s changes the server's data or policies: it needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz", r.Method, path)}
+		return newAPIError(http.StatusForbidden, permission.CodeAdminRequired, fmt.Sprintf("%s %s changes the server's data or policies: it needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz", r.Method, path))
 	}
 	return nil
 }

@@ -35,11 +35,15 @@ const (
 	RouteRules   = "GET /v1/permission/rules"
 )
 
-// apiError is an error answer: {"code": "...", "message": "..."}.
+// apiError is an error answer: its HTTP status, and the permission.Error
+// that is its body, {"code": "...", "message": "..."} (docs/api.md).
 type apiError struct {
-	status  int
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	status int
+	permission.Error
+}
+
+func newAPIError(status int, code, message string) *apiError {
+	return &apiError{status, permission.Error{Code: code, Message: message}}
 }
 
 var routed sync.Map // *plugins.Manager → true
@@ -55,7 +59,7 @@ func registerRoutes(m *plugins.Manager) {
 		m.ExtraRoute(route, prom, func(w http.ResponseWriter, r *http.Request) {
 			p := Lookup(m)
 			if p == nil {
-				writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodePluginNotRunning, "the permopa plugin is not running"})
+				writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodePluginNotRunning, "the permopa plugin is not running"))
 				return
 			}
 			f(p, w, r)
@@ -166,7 +170,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 		p.logDecision(r, nil, cfg, input, res.d, m, started, id)
 	}
 	if res.err != nil {
-		writeError(w, &apiError{http.StatusInternalServerError, permission.CodePolicyUnavailable, res.err.Error()})
+		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodePolicyUnavailable, res.err.Error()))
 		return
 	}
 	d := res.d
@@ -184,7 +188,7 @@ func unsupportedMedia(r *http.Request) *apiError {
 	if ct == "" {
 		ct = "none"
 	}
-	return &apiError{http.StatusUnsupportedMediaType, permission.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s: want application/json", ct)}
+	return newAPIError(http.StatusUnsupportedMediaType, permission.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s: want application/json", ct))
 }
 
 const metricCheck = "permopa_check"
@@ -250,8 +254,8 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	c := callerOf(r)
 	if !c.mayWrite() {
-		writeError(w, &apiError{http.StatusUnauthorized, permission.CodeUnauthorized,
-			"over TCP, confirm needs a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)"})
+		writeError(w, newAPIError(http.StatusUnauthorized, permission.CodeUnauthorized,
+			"over TCP, confirm needs a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)"))
 		return
 	}
 	body, aerr := readBody(w, r, cfg.MaxBodyBytes)
@@ -261,7 +265,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
-		writeError(w, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, err.Error()})
+		writeError(w, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, err.Error()))
 		return
 	}
 	var res adapter.ConfirmResult
@@ -280,7 +284,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	eng, f := p.ready()
 	if f != nil {
-		writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, f.code + ": " + f.message})
+		writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, f.code+": "+f.message))
 		return
 	}
 	layers := p.layers.Load()
@@ -290,12 +294,12 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 		// destination, as `permopa rules add` run in that cwd writes them.
 		pl, blocked := ps.layersFor(r.Context(), res.ToolCall)
 		if blocked != nil {
-			writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code + ": " + blocked.Message})
+			writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code+": "+blocked.Message))
 			return
 		}
 		if pl != nil {
 			if err := managedOnly(eng, res); err != nil {
-				writeError(w, &apiError{http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()})
+				writeError(w, newAPIError(http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()))
 				return
 			}
 			layers = pl
@@ -309,10 +313,10 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 			if ce.Code == permission.CodeRulesNotSaved {
 				status = http.StatusInternalServerError
 			}
-			writeError(w, &apiError{status, ce.Code, ce.Error()})
+			writeError(w, newAPIError(status, ce.Code, ce.Error()))
 			return
 		}
-		writeError(w, &apiError{http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()})
+		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()))
 		return
 	}
 	if len(conf.Rules) > 0 {
@@ -339,13 +343,13 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.ConfirmResult) (*pendingAsk, *apiError) {
 	if admin, _ := fields["admin"].(bool); admin {
 		if !c.isAdmin() {
-			return nil, &apiError{http.StatusForbidden, permission.CodeAdminRequired, `"admin": true needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz`}
+			return nil, newAPIError(http.StatusForbidden, permission.CodeAdminRequired, `"admin": true needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz`)
 		}
 		return nil, nil
 	}
 	id, _ := fields["decision_id"].(string)
 	if id == "" {
-		return nil, &apiError{http.StatusBadRequest, permission.CodeDecisionRequired, "decision_id: missing: name the decision_id of the check that answered ASK (only an admin confirm may name none)"}
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeDecisionRequired, "decision_id: missing: name the decision_id of the check that answered ASK (only an admin confirm may name none)")
 	}
 	ps := p.pending.Load()
 	var pa *pendingAsk
@@ -353,22 +357,22 @@ func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.Conf
 		pa = ps.get(id, time.Now())
 	}
 	if pa == nil {
-		return nil, &apiError{http.StatusConflict, permission.CodeUnknownDecision, fmt.Sprintf("decision_id %q: no ASK waiting for an answer has it (never checked here, already answered, or older than confirm.window): check the call again", id)}
+		return nil, newAPIError(http.StatusConflict, permission.CodeUnknownDecision, fmt.Sprintf("decision_id %q: no ASK waiting for an answer has it (never checked here, already answered, or older than confirm.window): check the call again", id))
 	}
 	if tc, ok := fields["tool_call"]; ok && tc != nil {
 		if got, ok := normalizedCall(tc); !ok || !bytes.Equal(got, pa.call) {
-			return nil, &apiError{http.StatusConflict, permission.CodeToolCallMismatch, fmt.Sprintf("tool_call: not the call decision %s was made for", id)}
+			return nil, newAPIError(http.StatusConflict, permission.CodeToolCallMismatch, fmt.Sprintf("tool_call: not the call decision %s was made for", id))
 		}
 	} else {
 		var call adapter.Call
 		if err := json.Unmarshal(pa.call, &call); err != nil {
-			return nil, &apiError{http.StatusInternalServerError, permission.CodeInvalidRequest, err.Error()}
+			return nil, newAPIError(http.StatusInternalServerError, permission.CodeInvalidRequest, err.Error())
 		}
 		res.ToolCall = call
 	}
 	for _, r := range res.Rules {
 		if !pa.suggestedRule(r) {
-			return nil, &apiError{http.StatusForbidden, permission.CodeRuleNotSuggested, fmt.Sprintf("rule %s was not suggested for decision %s: accept its suggested rules, or have an administrator confirm (\"admin\": true)", r, id)}
+			return nil, newAPIError(http.StatusForbidden, permission.CodeRuleNotSuggested, fmt.Sprintf("rule %s was not suggested for decision %s: accept its suggested rules, or have an administrator confirm (\"admin\": true)", r, id))
 		}
 	}
 	return pa, nil
@@ -418,7 +422,7 @@ func confirmDecodeError(err error) *apiError {
 			msg = fmt.Sprintf("want a JSON object, got a JSON %s", te.Value)
 		}
 	}
-	return &apiError{http.StatusBadRequest, code, msg}
+	return newAPIError(http.StatusBadRequest, code, msg)
 }
 
 // RulesAnswer is the answer of GET /v1/permission/rules.
@@ -433,13 +437,13 @@ type RulesAnswer struct {
 func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 	eng, f := p.ready()
 	if f != nil {
-		writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, f.code + ": " + f.message})
+		writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, f.code+": "+f.message))
 		return
 	}
 	now := time.Now()
 	org, err := p.orgRules(r.Context())
 	if err != nil {
-		writeError(w, &apiError{http.StatusInternalServerError, permission.CodeUnavailable, err.Error()})
+		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodeUnavailable, err.Error()))
 		return
 	}
 	s := eng.Settings()
@@ -448,7 +452,7 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 		// The rules of the project a call made in cwd gets (settings.projects).
 		if ps := p.projects.Load(); ps != nil && ps.eng == eng {
 			if blocked := ps.prepare(r.Context(), map[string]any{"cwd": cwd}); blocked != nil {
-				writeError(w, &apiError{http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code + ": " + blocked.Message})
+				writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code+": "+blocked.Message))
 				return
 			}
 			if key, _ := ps.keyOf(map[string]any{"cwd": cwd}); key != "" {
@@ -565,7 +569,7 @@ func sortedKeys(m map[string]any) []string {
 // authorizer has already read and parsed it (authorization on), else from
 // r.Body, gzip-decoded when the request says so, limited to max bytes.
 func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError) {
-	tooLarge := &apiError{http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max)}
+	tooLarge := newAPIError(http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max))
 	if v, ok := authorizer.GetBodyOnContext(r.Context()); ok {
 		if r.ContentLength > max {
 			return nil, tooLarge
@@ -586,32 +590,32 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError
 		if errors.As(err, &mb) {
 			return nil, tooLarge
 		}
-		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "reading the request body: " + err.Error()}
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "reading the request body: "+err.Error())
 	}
 	if strings.Contains(r.Header.Get("Content-Encoding"), "gzip") {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
-			return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: " + err.Error()}
+			return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: "+err.Error())
 		}
 		raw, err = io.ReadAll(io.LimitReader(zr, max+1))
 		if err != nil {
-			return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: " + err.Error()}
+			return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: "+err.Error())
 		}
 		if int64(len(raw)) > max {
 			return nil, tooLarge
 		}
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "empty request body: want a JSON object"}
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "empty request body: want a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: " + err.Error()}
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: "+err.Error())
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &apiError{http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value"}
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value")
 	}
 	return v, nil
 }
@@ -620,7 +624,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(apiError{Code: "internal_error", Message: err.Error()})
+		b, _ = json.Marshal(permission.Error{Code: permission.CodeInternalError, Message: err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
