@@ -28,6 +28,7 @@ import (
 	"os"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 )
 
@@ -49,7 +50,7 @@ func parseArgs(args []string) (adapter.HookOptions, string, error) {
 	)
 	fs := flag.NewFlagSet("permopa-hook-local", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.DurationVar(&opts.Timeout, "timeout", adapter.DefaultHookTimeout, "block when no answer is reached within this time")
+	fs.DurationVar(&opts.Timeout, "timeout", hookproto.DefaultTimeout, "block when no answer is reached within this time")
 	fs.BoolVar(&opts.IgnoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends")
 	fs.StringVar(&opts.Destination, "destination", "local", "settings destination named in approval advice")
 	fs.StringVar(&opts.Mode, "mode", "", "mode for calls that name none")
