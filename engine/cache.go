@@ -287,6 +287,9 @@ func watchStore(ctx context.Context, store storage.Store, gen *atomic.Uint64) er
 // caller's read transaction (no commit happens while one is open).
 func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(context.Context) Decision) Decision {
 	c := e.cache
+	if ctx.Err() != nil {
+		return eval(ctx) // given up on already: the caller has its answer
+	}
 	pol := e.cachePolicy.Load()
 	if pol == nil || pol.disabled != "" {
 		c.uncacheable.Add(1)
@@ -303,7 +306,7 @@ func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(cont
 			c.hits.Add(1)
 			d := ent.serve(pol, toolUseID)
 			if testCacheCheck != nil {
-				if fresh := eval(ctx); e.cacheGen.Load() == gen {
+				if fresh := eval(ctx); e.cacheGen.Load() == gen && ctx.Err() == nil {
 					testCacheCheck(val, d, fresh)
 				}
 			}
