@@ -149,3 +149,47 @@ func BenchmarkRepeatedCalls(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecideCacheHit decides one repeated call with the cache off
+// and on (every call after the first a hit: the key, the lookup, the
+// replay of the file system answers, a copy of the decision).
+// BENCHMARKS.md "Repeated calls".
+func BenchmarkDecideCacheHit(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	if err := os.MkdirAll(dir+"/src", 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/src/main.go", []byte("package main\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	calls := map[string]map[string]any{
+		"git_status": {"tool_name": "Bash", "tool_input": map[string]any{"command": "git status"}},
+		"go_test":    {"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}},
+		"read":       {"tool_name": "Read", "tool_input": map[string]any{"file_path": dir + "/src/main.go"}},
+	}
+	for _, name := range []string{"git_status", "go_test", "read"} {
+		in := calls[name]
+		in["cwd"], in["session_id"] = dir, "s1"
+		for _, mode := range []string{"off", "on"} {
+			opts := []engine.Option{engine.WithSettings(engine.Settings{Cwd: dir, Home: dir + "/home"})}
+			if mode == "on" {
+				opts = append(opts, engine.WithDecisionCache(0, 0))
+			}
+			eng, err := engine.New(ctx, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					in["tool_use_id"] = fmt.Sprint("toolu_", i)
+					raw, _ := json.Marshal(in)
+					if d := eng.DecideJSON(ctx, raw); d.Step == engine.StepError {
+						b.Fatal(d)
+					}
+				}
+			})
+		}
+	}
+}
