@@ -304,6 +304,9 @@ func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(cont
 	if ent, ok := c.get(key, gen); ok {
 		if ent.rec.Replay(ctx) {
 			c.hits.Add(1)
+			if h, ok := ctx.Value(cacheHitKey{}).(*atomic.Bool); ok {
+				h.Store(true)
+			}
 			d := ent.serve(pol, toolUseID)
 			if testCacheCheck != nil {
 				if fresh := eval(ctx); e.cacheGen.Load() == gen && ctx.Err() == nil {
@@ -600,4 +603,14 @@ func (e *Engine) decideCaching(ctx context.Context, input any, cache bool, extra
 		val = x
 	}
 	return e.decideCached(ctx, val, func(ctx context.Context) Decision { return e.decide(ctx, val, extra...) })
+}
+
+type cacheHitKey struct{}
+
+// WithCacheHitReport returns ctx and a function that says whether a
+// decision made under ctx was answered from the cache (the OPA plugin
+// marks such checks in its decision log).
+func WithCacheHitReport(ctx context.Context) (context.Context, func() bool) {
+	hit := new(atomic.Bool)
+	return context.WithValue(ctx, cacheHitKey{}, hit), hit.Load
 }

@@ -90,11 +90,23 @@ type Config struct {
 	HTTP HTTPConfig `json:"http"`
 	// Confirm says how long checks' ASKs can be confirmed.
 	Confirm ConfirmConfig `json:"confirm"`
+	// DecisionCache answers repeated checks from a cache (off by default;
+	// docs/architecture.md, "Repeated calls").
+	DecisionCache DecisionCacheConfig `json:"decision_cache"`
 
 	query           string
 	decisionTimeout time.Duration
 	maskSegs        [][]string // mask() parsed once by ParseConfig
 	confirmWindow   time.Duration
+}
+
+// DecisionCacheConfig sizes the decision cache: entries > 0 turns it on,
+// holding that many decisions and at most max_bytes bytes (default
+// engine.DefaultCacheBytes). Every check is still logged, with the
+// metric counter_permopa_cache_hit on those the cache answered.
+type DecisionCacheConfig struct {
+	Entries  int   `json:"entries"`
+	MaxBytes int64 `json:"max_bytes"`
 }
 
 // LimitsConfig bounds the checks evaluated at once. A check evaluation
@@ -269,6 +281,7 @@ func ParseConfig(raw []byte) (*Config, error) {
 	for field, n := range map[string]int64{
 		"limits.max_concurrent": int64(c.Limits.MaxConcurrent), "limits.max_large_concurrent": int64(c.Limits.MaxLargeConcurrent),
 		"limits.large_body_bytes": c.Limits.LargeBodyBytes, "confirm.max_pending": int64(c.Confirm.MaxPending),
+		"decision_cache.entries": int64(c.DecisionCache.Entries), "decision_cache.max_bytes": c.DecisionCache.MaxBytes,
 	} {
 		if n < 0 {
 			return nil, fmt.Errorf("plugins.%s.%s: %d: want a positive number (or leave it out for the default)", Name, field, n)
