@@ -332,7 +332,7 @@ func configError(err error) error {
 		return fmt.Errorf("plugins.%s.%s: want a %s, got a JSON %s", Name, field, typeName(te.Type.Kind().String()), te.Value)
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path, wait_for_bundles, decision_timeout, limits, http or confirm; settings takes managed_dir, project_dir, user_dir, files, watch and projects (from_cwd, roots); decision_logs takes mask; limits takes max_concurrent, large_body_bytes and max_large_concurrent; http takes token_file, admin_token_file, allowed_hosts and allowed_origins; confirm takes window and max_pending)", Name, f)
+		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path, wait_for_bundles, decision_timeout, limits, http, confirm or decision_cache; settings takes managed_dir, project_dir, user_dir, files, watch and projects (from_cwd, roots); decision_logs takes mask; limits takes max_concurrent, large_body_bytes and max_large_concurrent; http takes token_file, admin_token_file, allowed_hosts and allowed_origins; confirm takes window and max_pending; decision_cache takes entries and max_bytes)", Name, f)
 	}
 	return fmt.Errorf("plugins.%s: %w", Name, err)
 }
