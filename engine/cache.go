@@ -226,6 +226,7 @@ func analysePolicy(c *ast.Compiler, echoToolUseID bool) *cachePolicy {
 // shared compiler whose permopa modules are exactly these runs the
 // embedded policy (echoToolUseID).
 var defaultModules = sync.OnceValue(func() map[string]*ast.Module {
+	builtins.Register()
 	mods, err := modulesFrom(defaultpolicy.FS)
 	if err != nil {
 		return nil

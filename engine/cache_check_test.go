@@ -51,3 +51,29 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// The cache leaves tool_use_id out of its key under the embedded policy
+// (cache.go, echoToolUseID) because the policy only copies it into the
+// decision: decision.rego is the only module that names it.
+func TestEmbeddedPolicyOnlyCopiesToolUseID(t *testing.T) {
+	mods := defaultModules()
+	if len(mods) == 0 {
+		t.Fatal("the embedded policy did not compile")
+	}
+	for name, m := range mods {
+		n := 0
+		ast.WalkTerms(m, func(x *ast.Term) bool {
+			if s, ok := x.Value.(ast.String); ok && s == "tool_use_id" {
+				n++
+			}
+			return false
+		})
+		if name == "rego/permopa/policy/decision.rego" {
+			if n == 0 {
+				t.Errorf("%s no longer names tool_use_id", name)
+			}
+		} else if n > 0 {
+			t.Errorf("%s reads tool_use_id: the decision cache's key must then keep it (cache.go, echoToolUseID)", name)
+		}
+	}
+}
