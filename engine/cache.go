@@ -60,14 +60,18 @@ func WithDecisionCache(entries int, maxBytes int64) Option {
 // CacheStats counts what the decision cache did.
 type CacheStats struct {
 	Enabled bool `json:"enabled"`
-	// Hits were answered from the cache; Misses were evaluated (and
-	// stored when they could be); Stale hits were evaluated again because
-	// the file system answered differently; Uncacheable were evaluated
-	// and not stored (a fault, an input too large, an evaluation that
-	// read the file system too often, a policy that cannot be cached).
-	Hits, Misses, Stale, Uncacheable uint64
-	Entries                          int   `json:"entries"`
-	Bytes                            int64 `json:"bytes"`
+	// Every call through the cache is one of: Hits, answered from it;
+	// Misses, evaluated (and stored when the answer can be: not a fault,
+	// not read from the file system too often, no newer data meanwhile);
+	// Stale, found but evaluated again because the file system answered
+	// differently; Uncacheable, evaluated without a look (an input too
+	// large or not plain JSON, a policy that cannot be cached).
+	Hits        uint64 `json:"hits"`
+	Misses      uint64 `json:"misses"`
+	Stale       uint64 `json:"stale"`
+	Uncacheable uint64 `json:"uncacheable"`
+	Entries     int    `json:"entries"`
+	Bytes       int64  `json:"bytes"`
 	// Disabled says why the policy in force is not cached ("" when it is).
 	Disabled string `json:"disabled,omitempty"`
 }
@@ -134,16 +138,15 @@ func (c *decisionCache) get(key string, gen uint64) (*cacheEntry, bool) {
 // put stores ent for generation gen; entries of an older generation are
 // dropped first, and a put for an older generation than the cache's is
 // ignored.
-func (c *decisionCache) put(ent *cacheEntry, gen uint64) {
+func (c *decisionCache) put(ent *cacheEntry, gen uint64) bool {
 	if ent.size > c.maxBytes/4 {
-		c.uncacheable.Add(1)
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case gen < c.gen:
-		return
+		return false
 	case gen > c.gen:
 		clear(c.entries)
 		c.lru.Init()
@@ -162,6 +165,7 @@ func (c *decisionCache) put(ent *cacheEntry, gen uint64) {
 		delete(c.entries, old.key)
 		c.bytes -= old.size
 	}
+	return true
 }
 
 // drop removes key if it still holds ent.
@@ -324,7 +328,6 @@ func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(cont
 	rctx, rec := builtins.Record(ctx)
 	d := eval(rctx)
 	if d.Step == StepError || ctx.Err() != nil || len(rec.Calls) > maxRecordedCalls || !plainToolUseID(d.ToolUseID) {
-		c.uncacheable.Add(1)
 		return d
 	}
 	if e.cacheGen.Load() != gen {
@@ -332,7 +335,9 @@ func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(cont
 	}
 	ent := &cacheEntry{key: key, d: d.clone(), rec: rec}
 	ent.size = int64(len(key)) + ent.d.size() + recordingSize(rec)
-	c.put(ent, gen)
+	if !c.put(ent, gen) {
+		return d
+	}
 	if testCacheCheck != nil {
 		// What a repeat of this call would be served, beside the answer
 		// just evaluated over the same state.
