@@ -63,6 +63,12 @@ type Engine struct {
 	observer atomic.Pointer[func(input any, d Decision)]
 	// bundleRevisions are the revisions of the bundles loaded by New, by path.
 	bundleRevisions map[string]string
+	// cache, when on, answers repeated calls (cache.go); cacheGen counts
+	// the store's commits and recompiles, cachePolicy says what the
+	// compiled policy allows to cache.
+	cache       *decisionCache
+	cacheGen    *atomic.Uint64
+	cachePolicy atomic.Pointer[cachePolicy]
 }
 
 type config struct {
@@ -77,6 +83,8 @@ type config struct {
 	timeoutSet     bool
 	maxConcurrent  int
 	checked        bool
+	cacheEntries   int
+	cacheBytes     int64
 }
 
 // Option configures New.
@@ -220,12 +228,14 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		}
 	}
 	revisions := map[string]string{}
+	defaultOnly := !c.noDefault && len(c.paths) == 0
 	for _, path := range c.bundles {
 		b, err := loader.NewFileLoader().AsBundle(path)
 		if err != nil {
 			return nil, fmt.Errorf("loading bundle %s: %w", path, err)
 		}
 		revisions[path] = b.Manifest.Revision
+		defaultOnly = defaultOnly && len(b.Modules) == 0
 		for _, m := range b.Modules {
 			regoOpts = append(regoOpts, rego.ParsedModule(withName(m.Parsed, path+"/"+m.Path)))
 		}
@@ -259,6 +269,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	e.bundleRevisions = revisions
 	e.query.Store(&pq)
 	e.armExpiry(c.settings, time.Now())
+	if err := e.startCache(ctx, c); err != nil {
+		return nil, err
+	}
+	if e.cache != nil {
+		e.cachePolicy.Store(analysePolicy(compiler, defaultOnly))
+	}
 	return e, nil
 }
 
@@ -337,7 +353,7 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 		if e.slots != nil {
 			defer func() { <-e.slots }()
 		}
-		return e.decide(ctx, input, extra...)
+		return e.decideCaching(ctx, input, len(extra) == 0, extra...)
 	}
 	// The evaluation runs apart so that a built-in busy with a huge input
 	// (which does not look at ctx) cannot hold the answer past the
@@ -352,7 +368,7 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 				done <- failClosed(CodeEvalError, "policy evaluation failed: %v", r)
 			}
 		}()
-		done <- e.decide(ctx, input, extra...)
+		done <- e.decideCaching(ctx, input, len(extra) == 0, extra...)
 	}()
 	select {
 	case d := <-done:
@@ -367,11 +383,14 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 // the same snapshot). The deadline stops the evaluation at its next step,
 // but DecideIn returns only when the evaluation does, since it reads txn
 // until then: a caller that must answer by a deadline runs DecideIn apart
-// and keeps txn open until it returns (the OPA plugin does).
+// and keeps txn open until it returns (the OPA plugin does). txn must be
+// a read transaction when the decision cache is on (cache.go).
 func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input any) Decision {
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
-	d := e.decide(ctx, input, rego.EvalTransaction(txn))
+	// txn is a read transaction: no commit happens while it is open, so
+	// the cache's generation read inside it is the one txn sees.
+	d := e.decideCaching(ctx, input, true, rego.EvalTransaction(txn))
 	if ctx.Err() != nil && d.Code != CodeTimeout {
 		// A built-in that finished after the deadline: the answer is late.
 		return timedOut(ctx)

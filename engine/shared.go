@@ -42,6 +42,9 @@ func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler,
 	if err := e.writeSettings(ctx, c.settings.Document()); err != nil {
 		return nil, err
 	}
+	if err := e.startCache(ctx, c); err != nil {
+		return nil, err
+	}
 	if err := e.recompile(ctx, compiler, c.query); err != nil {
 		return nil, err
 	}
@@ -77,6 +80,7 @@ func (e *Engine) recompile(ctx context.Context, compiler *ast.Compiler, query st
 	e.queryText = query
 	e.compiler.Store(compiler)
 	e.query.Store(&pq)
+	e.recompiled(compiler) // cache.go
 	return nil
 }
 

@@ -154,8 +154,12 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer release()
 		m.Timer(metricCheck).Start()
+		ctx, hit := engine.WithCacheHitReport(ctx)
 		d, err := p.decide(ctx, input, func(txn storage.Transaction, d engine.Decision) {
 			m.Timer(metricCheck).Stop()
+			if hit() {
+				m.Counter(metricCacheHit).Incr()
+			}
 			if claimed.CompareAndSwap(false, true) {
 				d.DecisionID = id
 				p.logDecision(r, txn, cfg, input, d, m, started, id)
@@ -200,7 +204,12 @@ func unsupportedMedia(r *http.Request) *apiError {
 	return &apiError{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, fmt.Sprintf("Content-Type %s: want application/json", ct)}
 }
 
-const metricCheck = "permopa_check"
+const (
+	metricCheck = "permopa_check"
+	// metricCacheHit counts a check the decision cache answered (decision
+	// logs: counter_permopa_cache_hit).
+	metricCacheHit = "permopa_cache_hit"
+)
 
 // decide decides input in one read transaction and calls logf with it and
 // the decision before the transaction ends (the decision log reads bundle

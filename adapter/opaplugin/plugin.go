@@ -323,6 +323,9 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 	// compiler NewShared prepares against.
 	g := p.gen.Load()
 	opts := []engine.Option{engine.WithQuery(cfg.Query())}
+	if dc := cfg.DecisionCache; dc.Entries > 0 {
+		opts = append(opts, engine.WithDecisionCache(dc.Entries, dc.MaxBytes))
+	}
 	if old := p.eng.Load(); old != nil {
 		// Rebuilt by Reconfigure: the settings in force (session rules
 		// included) stay in the store until the layers are read again.

@@ -28,6 +28,8 @@ type engineFlags struct {
 	timeout time.Duration
 	// concurrent is how many decisions the command makes at once (0: one).
 	concurrent int
+	// cache is the decision cache's size in decisions (0: off; decide --cache).
+	cache int
 }
 
 func (f *engineFlags) register(c *cobra.Command) {
@@ -115,6 +117,12 @@ func (f *engineFlags) newEngine(ctx context.Context, s engine.Settings) (*engine
 	// abandoned at its deadline: an input that takes too long cannot pile
 	// up work behind the answers.
 	opts = append(opts, engine.WithMaxConcurrent(2*max(f.concurrent, 1)))
+	if f.cache < 0 {
+		return nil, fmt.Errorf("--cache %d: want a number of decisions (0: no cache)", f.cache)
+	}
+	if f.cache > 0 {
+		opts = append(opts, engine.WithDecisionCache(f.cache, 0))
+	}
 	if len(f.bundles) > 0 {
 		opts = append(opts, engine.WithBundles(f.bundles...))
 	}
@@ -166,6 +174,7 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 	f.register(c)
 	c.Flags().DurationVar(&f.timeout, "timeout", decideTimeout, "deny (code timeout) a decision that takes longer than this")
 	c.Flags().StringVar(&logFile, "log", "", logFlagUsage)
+	c.Flags().IntVar(&f.cache, "cache", 0, "answer repeated calls from a cache of this many decisions (0: off); it never changes an answer (docs/architecture.md, \"Repeated calls\")")
 	return c
 }
 
