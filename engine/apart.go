@@ -16,6 +16,12 @@ import "runtime"
 // finds it full ends, so bursts do not leave goroutines behind.
 var idleEvaluators = make(chan chan func(), 4*runtime.GOMAXPROCS(0))
 
+// Go runs job on a goroutine of its own, a parked evaluator when one is
+// idle: for callers that evaluate the policy apart from the goroutine that
+// answers (the OPA plugin's checks), as decideBounded does. A panic in job
+// ends the process as in a goroutine of its own; job recovers what it can.
+func Go(job func()) { runApart(job) }
+
 // runApart runs job on a goroutine of its own, a parked evaluator when
 // one is idle. job must not panic (decideBounded's recovers).
 func runApart(job func()) {
