@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -26,6 +27,16 @@ func parsed(b *testing.B, doc string) ast.Value {
 	return v
 }
 
+// reportCPU adds cpu-ns/op, the process's CPU time per operation, to a
+// benchmark: on a machine shared with other work the wall time per
+// operation swings with the load, the CPU a decision uses much less
+// (BENCHMARKS.md, "Decide").
+func reportCPU(b *testing.B, start time.Duration) {
+	if now := cpuTime(); b.N > 0 && now > 0 {
+		b.ReportMetric(float64(now-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
 // BenchmarkDecide measures one decision of the default policy in process.
 func BenchmarkDecide(b *testing.B) {
 	ctx := context.Background()
@@ -37,11 +48,13 @@ func BenchmarkDecide(b *testing.B) {
 		in := parsed(b, benchInputs[name])
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			start := cpuTime()
 			for b.Loop() {
 				if d := eng.Decide(ctx, in); d.Step == engine.StepError {
 					b.Fatal(d.Message)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -55,11 +68,13 @@ func BenchmarkDecideParallel(b *testing.B) {
 	}
 	in := parsed(b, benchInputs["BashCompound"])
 	b.ReportAllocs()
+	start := cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			eng.Decide(ctx, in)
 		}
 	})
+	reportCPU(b, start)
 }
 
 // BenchmarkFloor is the OPA floor: a trivial prepared policy over the same inputs.
@@ -77,11 +92,13 @@ decision := {"behavior": "ALLOW", "step": "read_only"} if input.tool_name != ""`
 		in := parsed(b, benchInputs[name])
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			start := cpuTime()
 			for b.Loop() {
 				if _, err := pq.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }

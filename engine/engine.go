@@ -359,7 +359,7 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 	// (which does not look at ctx) cannot hold the answer past the
 	// deadline; OPA stops the evaluation at its next step.
 	done := make(chan Decision, 1)
-	go func() {
+	runApart(func() {
 		if e.slots != nil {
 			defer func() { <-e.slots }()
 		}
@@ -369,7 +369,7 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 			}
 		}()
 		done <- e.decideCaching(ctx, input, len(extra) == 0, extra...)
-	}()
+	})
 	select {
 	case d := <-done:
 		return d

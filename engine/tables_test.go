@@ -63,7 +63,7 @@ func TestModeTableIsThePolicys(t *testing.T) {
 		t.Errorf("engine.ModeSpellings() = %v; the policy accepts %v", spellings, policySpellings)
 	}
 	// Every spelling, in any case, is the canonical mode the policy's
-	// permopa.call.context computes for a call.
+	// mode rule (permopa.policy.call.mode) computes for a call.
 	for _, name := range spellings {
 		for _, spelled := range []string{name, strings.ToUpper(name)} {
 			want, ok := engine.CanonicalMode(spelled)
@@ -72,7 +72,7 @@ func TestModeTableIsThePolicys(t *testing.T) {
 				continue
 			}
 			in := map[string]any{"tool_name": "deploy", "tool_input": map[string]any{}, "permission_mode": spelled, "cwd": "/w"}
-			got, err := eng.Evaluate(ctx, "data.permopa.policy.call.context.mode", in)
+			got, err := eng.Evaluate(ctx, "data.permopa.policy.call.mode", in)
 			if err != nil || got != want {
 				t.Errorf("mode %q: the policy computes %v (%v); engine.CanonicalMode says %q", spelled, got, err, want)
 			}

@@ -151,7 +151,9 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	}
 	done := make(chan result, 1)
 	m := metrics.New()
-	go func() {
+	// On a kept goroutine whose stack has grown to what an evaluation
+	// needs (engine.Go), not a new one per check.
+	engine.Go(func() {
 		defer release()
 		m.Timer(metricCheck).Start()
 		ctx, hit := engine.WithCacheHitReport(ctx)
@@ -166,7 +168,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 			}
 		})
 		done <- result{d, err}
-	}()
+	})
 	var res result
 	select {
 	case res = <-done:

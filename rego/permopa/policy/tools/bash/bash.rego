@@ -228,7 +228,7 @@ check := {
 	"bypass_immune": false,
 	"message": "Bash command only edits inside the working directories",
 } if {
-	call.context.mode in modes.auto_edits
+	call.mode in modes.auto_edits
 	_edits_inside
 }
 

@@ -212,7 +212,7 @@ check := {
 	"message": sprintf("%s inside a working directory", [input.tool_name]),
 } if {
 	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
-	call.context.mode in modes.auto_edits
+	call.mode in modes.auto_edits
 	permopa.path.inside([path], call.context.working_directories, call.context.path_opts)
 }
 
