@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/permopa/permopa/builtins"
+	"github.com/permopa/permopa/settings"
 )
 
 // SettingsPath is where an engine keeps the settings document in its
@@ -35,9 +36,9 @@ func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler,
 		return nil, fmt.Errorf("a shared engine takes its policy from the compiler, not from paths or bundles")
 	}
 	if !c.settingsLoaded {
-		c.settings = Settings{}
+		c.settings = settings.Settings{}
 	}
-	c.settings.fillDefaults()
+	c.settings.FillDefaults()
 	e := &Engine{store: store, shared: true, settings: c.settings, timeout: c.timeoutOf(), slots: c.slots()}
 	if err := e.writeSettings(ctx, c.settings.Document()); err != nil {
 		return nil, err

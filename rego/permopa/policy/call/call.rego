@@ -16,7 +16,7 @@ package permopa.policy.call
 #   (lower-cased; AgentScope and Claude Code spellings) and their canonical
 #   form; an unknown name is an input error (so: DENY), never a silent
 #   default. This is permopa's one table of mode names: Go reads it from
-#   here (engine.ValidMode, engine.Modes: the canonical modes in the order
+#   here (tables.ValidMode, tables.Modes in rego/tables: the canonical modes in the order
 #   first named below, the columns of `permopa matrix`), and
 #   permopa.policy.modes keys what each mode does by its values. required: the arguments each built-in tool needs as non-empty
 #   strings; optional: strings when present. Kept free of references (a

@@ -18,7 +18,7 @@ import data.permopa.policy.modes
 #   a reference to a rule costs OPA an evaluation on every decision;
 #   TestToolSetLiteralsAreTheOneDefinition (rego_test/tables_test.go)
 #   holds every literal to these sets; Go reads them from here
-#   (engine.FileReadTools, FileEditTools, PathRuleTools), held by
+#   (tables.FileReadTools, FileEditTools in rego/tables), held by
 #   TestToolTablesAreThePolicys (engine/tables_test.go).
 readers := {"Read", "Glob", "Grep"}
 

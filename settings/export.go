@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ const RulesRoot = "permopa/rules"
 // later). Settings other than rules (mode, directories, locks, dangerous
 // paths) are not part of a rules bundle.
 func RulesDocument(s Settings, now time.Time) map[string]any {
-	rules, patterns, index := ruleIndex(s.Rules, func(r Rule) bool { return !r.ExpiredAt(now) })
+	rules, patterns, index := ruleIndex(s.Rules, func(r Rule) bool { return !ExpiredAt(r, now) })
 	return map[string]any{"rules": rules, "index": index, "tool_pattern_rules": patterns}
 }
 
@@ -69,11 +69,11 @@ func ExportRules(files []string, opts ExportOptions) (doc map[string]any, warnin
 			layer = RulesRoot + ":" + filepath.Base(file)
 		}
 		for _, r := range s.Rules {
-			if r.ExpiredAt(now) {
+			if ExpiredAt(r, now) {
 				warnings = append(warnings, fmt.Sprintf("%s: %s rule %s expired at %s; not exported", file, r.Behavior, r, r.Expires))
 				continue
 			}
-			if r.Behavior == Allow && r.Expires != "" {
+			if r.Behavior == allow && r.Expires != "" {
 				errs = append(errs, fmt.Errorf("%s: allow rule %s: expires %s: a rules bundle cannot expire a rule; drop the expiry, or give the rule to a settings layer", file, r, r.Expires))
 				continue
 			}

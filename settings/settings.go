@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/rego/tables"
 )
 
 // Sources name the kind of layer a rule came from (Rule.Source). The loader
@@ -153,7 +154,8 @@ func strings2any(xs []string) []any {
 	return out
 }
 
-func (s *Settings) fillDefaults() {
+// FillDefaults sets Home and Cwd, when empty, to the process's.
+func (s *Settings) FillDefaults() {
 	if s.Home == "" {
 		s.Home, _ = os.UserHomeDir()
 	}
@@ -174,10 +176,10 @@ func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
 // directory's rules under projects[cwd], in the same shape.
 func (s Settings) DocumentAt(now time.Time) map[string]any {
 	keep := func(r Rule) bool {
-		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, Allow) && r.Source != SourceManaged {
+		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, allow) && r.Source != SourceManaged {
 			return false
 		}
-		return !r.ExpiredAt(now)
+		return !ExpiredAt(r, now)
 	}
 	rules, patterns, index := ruleIndex(append(append([]Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
 	sessions := map[string]any{}
@@ -277,7 +279,7 @@ func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[stri
 		// A path rule stands for one or more patterns (its readings, see
 		// MatchContents); each is matched for the same rule, which is shown
 		// as written.
-		for _, c := range r.MatchContents() {
+		for _, c := range MatchContents(r) {
 			ix["rules"] = append(ix["rules"].([]any), obj)
 			ix["contents"] = append(ix["contents"].([]any), c)
 		}
@@ -288,7 +290,7 @@ func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[stri
 // PathRuleTools are the tools whose rule contents are paths: the policy's
 // file tools (FileTools, read from rego/permopa/policy/tools/files, on
 // first use rather than at start-up). The map is shared: never modify it.
-func PathRuleTools() map[string]bool { return FileTools() }
+func PathRuleTools() map[string]bool { return tables.FileTools() }
 
 // MatchContents are the patterns the policy matches for the rule's
 // content: the content itself, except for path rules (PathRuleTools),
@@ -298,7 +300,7 @@ func PathRuleTools() map[string]bool { return FileTools() }
 // (paths.ClaudeReadings, relative to r.Project), deny and ask rules under
 // every reading the documentation leaves open, allow rules under the
 // documented one only (docs/rules.md). A rule without content has none.
-func (r Rule) MatchContents() []string {
+func MatchContents(r Rule) []string {
 	if r.RuleContent == nil || *r.RuleContent == "" {
 		return nil
 	}
@@ -310,7 +312,7 @@ func (r Rule) MatchContents() []string {
 		return []string{paths.FnmatchPrefix + c}
 	}
 	rd := paths.ClaudeReadings(c, r.Project, r.Source == SourceLocal || r.Source == SourceProject)
-	if strings.EqualFold(r.Behavior, Allow) {
+	if strings.EqualFold(r.Behavior, allow) {
 		return rd.Narrow
 	}
 	return rd.Wide
@@ -334,7 +336,7 @@ func patternPathContents(r Rule) []any {
 		if g.Match(name) {
 			pr := r
 			pr.ToolName = "Read"
-			return strings2any(pr.MatchContents())
+			return strings2any(MatchContents(pr))
 		}
 	}
 	return nil
@@ -346,7 +348,7 @@ func (s Settings) NextExpiry(now time.Time) time.Time {
 	var next time.Time
 	check := func(rs []Rule) {
 		for _, r := range rs {
-			t, ok := r.ExpiresAt()
+			t, ok := ExpiresAt(r)
 			if ok && t.After(now) && (next.IsZero() || t.Before(next)) {
 				next = t
 			}
@@ -391,13 +393,13 @@ func ruleDoc(r Rule) map[string]any {
 // ExpiresAt is the rule's expiry, if it has one. An expiry that does not
 // parse counts as already past for an allow rule and as never for a deny or
 // ask rule: a damaged expiry must not widen what is allowed.
-func (r Rule) ExpiresAt() (time.Time, bool) {
+func ExpiresAt(r Rule) (time.Time, bool) {
 	if r.Expires == "" {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, r.Expires)
 	if err != nil {
-		if strings.EqualFold(r.Behavior, Allow) {
+		if strings.EqualFold(r.Behavior, allow) {
 			return time.Time{}, true
 		}
 		return time.Time{}, false
@@ -406,8 +408,8 @@ func (r Rule) ExpiresAt() (time.Time, bool) {
 }
 
 // ExpiredAt reports whether the rule has stopped matching at now.
-func (r Rule) ExpiredAt(now time.Time) bool {
-	t, ok := r.ExpiresAt()
+func ExpiredAt(r Rule, now time.Time) bool {
+	t, ok := ExpiresAt(r)
 	return ok && !now.Before(t)
 }
 
@@ -452,7 +454,7 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 	switch v := x.(type) {
 	case string:
 		if behavior == "" {
-			behavior = Allow
+			behavior = allow
 		}
 		r, err := ParseRule(v, behavior)
 		if err != nil {
@@ -487,7 +489,7 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 			// call of its tool: such a rule is not read at all. A deny or
 			// ask rule stays tool-wide (too strict, never too lenient), and
 			// `permopa rules lint` reports the key.
-			if strings.EqualFold(behavior, Allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
+			if strings.EqualFold(behavior, allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
 				return r, fmt.Errorf("rule %s: unknown key %q (did you mean \"rule_content\"?); an allow rule without its content would allow every call of its tool", r, k)
 			}
 		}
@@ -528,7 +530,7 @@ func RuleFrom(x any, behavior string) (Rule, error) {
 // instead of failing every decision of its tool.
 func ValidateRule(r Rule) error {
 	switch strings.ToUpper(r.Behavior) {
-	case Allow, Deny, Ask:
+	case allow, deny, ask:
 	default:
 		return fmt.Errorf("rule %s: behavior must be allow, deny or ask, not %q", r, r.Behavior)
 	}
@@ -554,7 +556,7 @@ func ValidateRule(r Rule) error {
 	case r.ToolName == "Bash":
 		_, err = bash.CompilePattern(c)
 	case PathRuleTools()[r.ToolName]:
-		for _, m := range r.MatchContents() {
+		for _, m := range MatchContents(r) {
 			if _, err = paths.CompileRule(m, "/", "/"); err != nil {
 				break
 			}
@@ -717,7 +719,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		}
 	}
 	s.DefaultMode = firstNonEmpty(v.GetString("permissions.defaultmode"), v.GetString("mode"))
-	if s.DefaultMode != "" && !ValidMode(s.DefaultMode) {
+	if s.DefaultMode != "" && !tables.ValidMode(s.DefaultMode) {
 		problems = append(problems, &KeyProblem{Where: where, Key: "permissions.defaultMode", Err: fmt.Errorf("unknown mode %q", s.DefaultMode)})
 		s.DefaultMode = ""
 	}
@@ -994,4 +996,11 @@ func splitRules(s string) []any {
 		out = append(out, part)
 	}
 	return out
+}
+
+func cwdOrRoot() string {
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "/"
 }
