@@ -238,7 +238,11 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		permopaDoc = map[string]any{}
 		doc["permopa"] = permopaDoc
 	}
-	permopaDoc["settings"] = c.settings.Document()
+	settingsDoc, err := documentValue(c.settings.Document())
+	if err != nil {
+		return nil, err
+	}
+	permopaDoc["settings"] = settingsDoc
 	// AST values on read: the policy reads settings on every decision, and
 	// converting the document from Go values each time would dominate.
 	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))

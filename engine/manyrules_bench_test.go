@@ -72,7 +72,7 @@ var manyRulesCalls = map[string][]string{
 // turn) over every layer: user, project and local settings, the call's
 // session and an organisation's rules bundle (returned as a rules
 // document); a third of them deny, a third ask, a third allow.
-func manyRulesSettings(b testing.TB, kind string, n int) (settings.Settings, map[string]any) {
+func manyRulesSettings(b testing.TB, kind string, n int) (settings.Settings, settings.RuleSet) {
 	s := settings.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]engine.Rule{}}
 	var org settings.Settings
 	behaviors := []string{"allow", "deny", "ask"}
@@ -100,7 +100,7 @@ func manyRulesSettings(b testing.TB, kind string, n int) (settings.Settings, map
 }
 
 // orgBundle writes an organisation's rules document as a bundle directory.
-func orgBundle(b testing.TB, doc map[string]any) string {
+func orgBundle(b testing.TB, doc settings.RuleSet) string {
 	dir := b.TempDir()
 	p := filepath.Join(dir, "permopa", "rules")
 	if err := os.MkdirAll(p, 0o755); err != nil {

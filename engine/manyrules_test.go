@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -134,8 +135,14 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 }
 
 // orgRulesOf reads back the rules of an org rules document (its index).
-func orgRulesOf(t *testing.T, doc map[string]any) []engine.Rule {
+func orgRulesOf(t *testing.T, set settings.RuleSet) []engine.Rule {
 	t.Helper()
+	var doc map[string]any
+	if b, err := json.Marshal(set); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
 	var out []engine.Rule
 	rules := doc["rules"].(map[string]any)
 	for _, b := range []string{"deny", "ask", "allow"} {

@@ -28,7 +28,7 @@ func exportFile(t *testing.T, path, content string) string {
 }
 
 // rulesBundle writes doc as an OPA data bundle directory with root permopa/rules.
-func rulesBundle(t *testing.T, doc map[string]any) string {
+func rulesBundle(t *testing.T, doc any) string {
 	t.Helper()
 	dir := t.TempDir()
 	data, err := json.Marshal(doc)
@@ -168,14 +168,28 @@ func TestRulesDocumentShape(t *testing.T) {
 		{ToolName: "mcp__github__*", Behavior: "DENY", Source: settings.SourceOrg, Layer: "l"},
 	}}
 	got, _ := json.Marshal(settings.RulesDocument(s, now))
-	full := s.DocumentAt(now)
+	full := asMap(s.DocumentAt(now))
 	want, _ := json.Marshal(map[string]any{"rules": full["rules"], "index": full["index"], "tool_pattern_rules": full["tool_pattern_rules"]})
 	if string(got) != string(want) {
 		t.Fatalf("RulesDocument:\n%s\nsettings document parts:\n%s", got, want)
 	}
 }
 
-func docKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+// asMap is v's JSON encoding read back as a map: the document as the
+// policy and a bundle's data.json see it.
+func asMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func docKeys(v any) []string { return slices.Sorted(maps.Keys(asMap(v))) }
 
 // An organisation's rules, exported for its data bundle (what `permopa
 // rules export` prints): the document the policy reads at
@@ -191,7 +205,7 @@ func ExampleExportRules() {
 		fmt.Println(err)
 		return
 	}
-	out, _ := json.Marshal(doc["rules"])
+	out, _ := json.Marshal(doc.Rules)
 	fmt.Println(string(out))
 	// Output:
 	// {"allow":{"Bash":[{"behavior":"ALLOW","layer":"permopa/rules:org-rules.yaml","rule_content":"make test:*","source":"orgRules","tool_name":"Bash"}]},"ask":{},"deny":{"Bash":[{"behavior":"DENY","layer":"permopa/rules:org-rules.yaml","rule_content":"curl:*","source":"orgRules","tool_name":"Bash"}]}}
@@ -208,7 +222,7 @@ func TestExportedPathRulesAreNotTiedToTheExporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(doc["index"])
+	b, _ := json.Marshal(doc.Index)
 	if strings.Contains(string(b), dir) || !strings.Contains(string(b), `"./src/**"`) {
 		t.Errorf("index: %s", b)
 	}

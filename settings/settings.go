@@ -116,9 +116,10 @@ type PathEdits struct {
 // .vscode/tasks.json, ...). The permission settings of permopa and of the
 // agent hosts are protected whatever the edits.
 type DangerousPaths struct {
-	Files       PathEdits `json:"files"`
-	Directories PathEdits `json:"directories"`
+	// In the order of their keys (Document).
 	CodeRunning PathEdits `json:"code_running"`
+	Directories PathEdits `json:"directories"`
+	Files       PathEdits `json:"files"`
 }
 
 // AllRules lists every rule: the layers' rules, then each session's
@@ -139,11 +140,11 @@ func (d DangerousPaths) empty() bool {
 		len(d.CodeRunning.Add)+len(d.CodeRunning.Remove) == 0
 }
 
-func (d DangerousPaths) document() map[string]any {
-	edits := func(e PathEdits) map[string]any {
-		return map[string]any{"add": strings2any(e.Add), "remove": strings2any(e.Remove)}
+func (d DangerousPaths) document() DangerousPaths {
+	edits := func(e PathEdits) PathEdits {
+		return PathEdits{Add: nonNil(slices.Clone(e.Add)), Remove: nonNil(slices.Clone(e.Remove))}
 	}
-	return map[string]any{"files": edits(d.Files), "directories": edits(d.Directories), "code_running": edits(d.CodeRunning)}
+	return DangerousPaths{Files: edits(d.Files), Directories: edits(d.Directories), CodeRunning: edits(d.CodeRunning)}
 }
 
 func strings2any(xs []string) []any {
@@ -164,9 +165,9 @@ func (s *Settings) FillDefaults() {
 	}
 }
 
-// Document is the JSON document stored at data.permopa.settings, with the
+// Document is the settings document (data.permopa.settings), with the
 // rules in force now (see DocumentAt).
-func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
+func (s Settings) Document() Document { return s.DocumentAt(time.Now()) }
 
 // DocumentAt is the settings document as of now: expired rules are left out.
 // Rules are keyed by behavior and tool name so the policy looks them up
@@ -174,65 +175,54 @@ func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
 // are kept apart in tool_pattern_rules. Rules of session "" join the layer
 // rules; other sessions' rules are under session_rules[id], and a project
 // directory's rules under projects[cwd], in the same shape.
-func (s Settings) DocumentAt(now time.Time) map[string]any {
+func (s Settings) DocumentAt(now time.Time) Document {
 	keep := func(r Rule) bool {
 		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, allow) && r.Source != SourceManaged {
 			return false
 		}
 		return !ExpiredAt(r, now)
 	}
-	rules, patterns, index := ruleIndex(append(append([]Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
-	sessions := map[string]any{}
+	layers := ruleIndex(append(append([]Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
+	doc := Document{
+		Index:                 layers.Index,
+		Rules:                 layers.Rules,
+		ToolPatternRules:      layers.ToolPatternRules,
+		SessionRules:          map[string]RuleSet{},
+		SessionModes:          map[string]string{},
+		Projects:              map[string]RuleSet{},
+		WorkingDirectories:    nonNil(slices.Clone(s.WorkingDirectories)),
+		BypassHonoursSafety:   s.BypassHonoursSafety,
+		NetworkReads:          firstNonEmpty(s.NetworkReads, NetworkReadsAllow),
+		DisableBypassMode:     s.DisableBypassMode,
+		AllowManagedRulesOnly: s.AllowManagedRulesOnly,
+		CaseInsensitivePaths:  s.CaseInsensitivePaths,
+		Home:                  s.Home,
+		Cwd:                   s.Cwd,
+		DefaultMode:           firstNonEmpty(s.SessionModes[""], s.DefaultMode),
+		EnvironmentIsSecret:   s.EnvironmentIsSecret,
+	}
 	for id, rs := range s.SessionRules {
-		if id == "" {
-			continue
+		if id != "" {
+			doc.SessionRules[id] = ruleIndex(rs, keep)
 		}
-		r, p, ix := ruleIndex(rs, keep)
-		sessions[id] = map[string]any{"rules": r, "tool_pattern_rules": p, "index": ix}
 	}
-	projects := map[string]any{}
 	for dir, rs := range s.Projects {
-		r, p, ix := ruleIndex(rs, keep)
-		projects[dir] = map[string]any{"rules": r, "tool_pattern_rules": p, "index": ix}
+		doc.Projects[dir] = ruleIndex(rs, keep)
 	}
-	modes := map[string]any{}
 	for id, m := range s.SessionModes {
 		if id != "" && m != "" {
-			modes[id] = m
+			doc.SessionModes[id] = m
 		}
 	}
-	doc := map[string]any{
-		"rules":                    rules,
-		"index":                    index,
-		"tool_pattern_rules":       patterns,
-		"session_rules":            sessions,
-		"session_modes":            modes,
-		"projects":                 projects,
-		"working_directories":      strings2any(s.WorkingDirectories),
-		"bypass_honours_safety":    s.BypassHonoursSafety,
-		"network_reads":            firstNonEmpty(s.NetworkReads, NetworkReadsAllow),
-		"disable_bypass_mode":      s.DisableBypassMode,
-		"allow_managed_rules_only": s.AllowManagedRulesOnly,
-		"case_insensitive_paths":   s.CaseInsensitivePaths,
-		"home":                     s.Home,
-		"cwd":                      s.Cwd,
-	}
-	if m := s.SessionModes[""]; m != "" {
-		doc["default_mode"] = m
-	} else if s.DefaultMode != "" {
-		doc["default_mode"] = s.DefaultMode
-	}
 	if !s.DangerousPaths.empty() {
-		doc["dangerous_paths"] = s.DangerousPaths.document()
-	}
-	if s.EnvironmentIsSecret != nil {
-		doc["environment_is_secret"] = *s.EnvironmentIsSecret
+		d := s.DangerousPaths.document()
+		doc.DangerousPaths = &d
 	}
 	if len(s.Unreadable) > 0 {
-		doc["unreadable"] = strings2any(s.Unreadable)
+		doc.Unreadable = slices.Clone(s.Unreadable)
 	}
 	if len(s.ProtectedPaths) > 0 {
-		doc["protected_paths"] = strings2any(s.ProtectedPaths)
+		doc.ProtectedPaths = slices.Clone(s.ProtectedPaths)
 	}
 	return doc
 }
@@ -243,48 +233,41 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 // rule that covers every call of the tool, as a list of at most one),
 // "rules" (the rules with content, in order) and "contents" (their contents,
 // the same order), passed as is to one built-in call.
-func ruleIndex(rs []Rule, keep func(Rule) bool) (rules, patterns, index map[string]any) {
-	rules = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
-	patterns = map[string]any{"deny": []any{}, "ask": []any{}, "allow": []any{}}
-	index = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
+func ruleIndex(rs []Rule, keep func(Rule) bool) RuleSet {
+	set := newRuleSet()
 	for _, r := range rs {
 		b := strings.ToLower(r.Behavior)
-		if _, ok := rules[b]; !ok || !keep(r) {
+		if _, ok := set.Rules[b]; !ok || !keep(r) {
 			continue
 		}
 		obj := ruleDoc(r)
 		if isToolPattern(r.ToolName) {
-			if pc := patternPathContents(r); pc != nil {
-				obj["path_contents"] = pc
-			}
-			patterns[b] = append(patterns[b].([]any), obj)
+			obj.PathContents = patternPathContents(r)
+			set.ToolPatternRules[b] = append(set.ToolPatternRules[b], obj)
 			continue
 		}
-		byTool := rules[b].(map[string]any)
-		list, _ := byTool[r.ToolName].([]any)
-		byTool[r.ToolName] = append(list, obj)
-
-		ixByTool := index[b].(map[string]any)
-		ix, _ := ixByTool[r.ToolName].(map[string]any)
-		if ix == nil {
-			ix = map[string]any{"wide": []any{}, "rules": []any{}, "contents": []any{}}
-			ixByTool[r.ToolName] = ix
+		set.Rules[b][r.ToolName] = append(set.Rules[b][r.ToolName], obj)
+		ix, ok := set.Index[b][r.ToolName]
+		if !ok {
+			ix = IndexEntry{Wide: []RuleEntry{}, Rules: []RuleEntry{}, Contents: []string{}}
 		}
 		if r.RuleContent == nil || *r.RuleContent == "" {
-			if len(ix["wide"].([]any)) == 0 {
-				ix["wide"] = []any{obj}
+			if len(ix.Wide) == 0 {
+				ix.Wide = []RuleEntry{obj}
 			}
+			set.Index[b][r.ToolName] = ix
 			continue
 		}
 		// A path rule stands for one or more patterns (its readings, see
 		// MatchContents); each is matched for the same rule, which is shown
 		// as written.
 		for _, c := range MatchContents(r) {
-			ix["rules"] = append(ix["rules"].([]any), obj)
-			ix["contents"] = append(ix["contents"].([]any), c)
+			ix.Rules = append(ix.Rules, obj)
+			ix.Contents = append(ix.Contents, c)
 		}
+		set.Index[b][r.ToolName] = ix
 	}
-	return rules, patterns, index
+	return set
 }
 
 // PathRuleTools are the tools whose rule contents are paths: the policy's
@@ -324,7 +307,7 @@ func isToolPattern(name string) bool { return strings.ContainsAny(name, "*?[{") 
 // stands for when it meets a path tool (its content read as a path rule,
 // see MatchContents); nil when the pattern matches no path tool or the rule
 // has no content.
-func patternPathContents(r Rule) []any {
+func patternPathContents(r Rule) []string {
 	if r.RuleContent == nil || *r.RuleContent == "" {
 		return nil
 	}
@@ -336,7 +319,7 @@ func patternPathContents(r Rule) []any {
 		if g.Match(name) {
 			pr := r
 			pr.ToolName = "Read"
-			return strings2any(MatchContents(pr))
+			return nonNil(MatchContents(pr))
 		}
 	}
 	return nil
@@ -364,28 +347,21 @@ func (s Settings) NextExpiry(now time.Time) time.Time {
 	return next
 }
 
-func ruleDoc(r Rule) map[string]any {
-	obj := map[string]any{
-		"tool_name":    r.ToolName,
-		"rule_content": nil,
-		"behavior":     strings.ToUpper(r.Behavior),
-		"source":       r.Source,
-		"layer":        r.Layer,
+func ruleDoc(r Rule) RuleEntry {
+	obj := RuleEntry{
+		ToolName: r.ToolName,
+		Behavior: strings.ToUpper(r.Behavior),
+		Source:   r.Source,
+		Layer:    r.Layer,
+		Expires:  r.Expires,
 	}
 	if r.RuleContent != nil && *r.RuleContent != "" {
-		obj["rule_content"] = *r.RuleContent
-	}
-	if r.Expires != "" {
-		obj["expires"] = r.Expires
+		c := *r.RuleContent
+		obj.RuleContent = &c
 	}
 	// How a path rule reads (decisions and `permopa explain` show it).
-	if PathRuleTools()[r.ToolName] && r.RuleContent != nil && *r.RuleContent != "" {
-		if r.Syntax != "" {
-			obj["syntax"] = r.Syntax
-		}
-		if r.Project != "" {
-			obj["project"] = r.Project
-		}
+	if PathRuleTools()[r.ToolName] && obj.RuleContent != nil {
+		obj.Syntax, obj.Project = r.Syntax, r.Project
 	}
 	return obj
 }

@@ -8,6 +8,10 @@
 #   (permopa.call.context); the tables it applies are policy and live here.
 #   Every input problem is an entry in errors, naming the field; the decision
 #   turns any error into DENY.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.call
 
 # METADATA

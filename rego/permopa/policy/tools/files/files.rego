@@ -6,6 +6,10 @@
 #   path (a safety ASK). Writes to permission settings and to dangerous
 #   paths are safety ASKs; in ACCEPT_EDITS and DONT_ASK a write inside a
 #   working directory is allowed by the tool check.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.tools.files
 
 import data.permopa.policy.call
