@@ -11,6 +11,9 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
+// richNow is when the rich settings are read: one rule has expired.
+var richNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 var update = flag.Bool("update", false, "rewrite testdata/document.golden.json")
 
 // richSettings sets every part of the settings document: layer, session
@@ -56,7 +59,7 @@ func richSettings() settings.Settings {
 // TestDocumentJSON holds the settings document's JSON, the shape the
 // policy reads (docs/architecture.md), to a reviewed golden file.
 func TestDocumentJSON(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := richNow
 	docs := map[string]any{
 		"rich":  richSettings().DocumentAt(now),
 		"empty": settings.Settings{Home: "/h", Cwd: "/w"}.DocumentAt(now),

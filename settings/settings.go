@@ -35,51 +35,54 @@ const (
 	SourceSession     = "session"
 )
 
-// Settings is what the policy reads from data.permopa.settings: the merged
-// rules of every layer and the knobs of docs/architecture.md.
+// Settings are the merged settings of every layer, with the session and
+// project rules accepted at runtime, as Go code handles them. They are not
+// the document the policy reads: DocumentAt builds that (Document, whose
+// JSON is data.permopa.settings, docs/architecture.md); Settings carries
+// no JSON tags.
 type Settings struct {
-	DefaultMode        string   `json:"default_mode"`
-	Rules              []Rule   `json:"rules"`
-	WorkingDirectories []string `json:"working_directories"`
+	DefaultMode        string
+	Rules              []Rule
+	WorkingDirectories []string
 	// BypassHonoursSafety keeps safety ASKs in BYPASS (true in any layer wins: it only tightens).
-	BypassHonoursSafety bool `json:"bypass_honours_safety"`
+	BypassHonoursSafety bool
 	// NetworkReads is "ask" or "allow" (the default, ""): whether a command
 	// that only talks to a service configured outside it (kubectl get, gh
 	// pr view, npm view) counts as read-only. "ask" in any layer wins.
-	NetworkReads string `json:"network_reads,omitempty"`
+	NetworkReads string
 	// DisableBypassMode runs BYPASS requests as DEFAULT (honoured from managed settings).
-	DisableBypassMode bool `json:"disable_bypass_mode"`
+	DisableBypassMode bool
 	// AllowManagedRulesOnly ignores every allow rule whose Source is not
 	// SourceManaged, the input's permission_context and session rules
 	// included. Deny and ask rules of every layer still apply: they only tighten.
-	AllowManagedRulesOnly bool           `json:"allow_managed_rules_only"`
-	DangerousPaths        DangerousPaths `json:"dangerous_paths"`
+	AllowManagedRulesOnly bool
+	DangerousPaths        DangerousPaths
 	// EnvironmentIsSecret: printing the environment (printenv, env,
 	// export -p, jq env, ps e, ...) is a credential read (a safety ASK).
 	// nil is the default, true; false relaxes it where the agent's
 	// environment holds no secret. true in any layer wins: it only tightens.
-	EnvironmentIsSecret *bool `json:"environment_is_secret,omitempty"`
+	EnvironmentIsSecret *bool
 	// CaseInsensitivePaths makes deny and ask path rules compare without
 	// regard to case, as they always do on macOS and Windows (true in any
 	// layer wins: it only tightens). Allow rules never fold case.
-	CaseInsensitivePaths bool `json:"case_insensitive_paths,omitempty"`
+	CaseInsensitivePaths bool
 	// Home expands ~ in paths and rules (default: the process's home).
-	Home string `json:"home"`
+	Home string
 	// Cwd is used for calls whose input has no cwd (default: the process's).
-	Cwd string `json:"cwd"`
+	Cwd string
 	// ProtectedPaths are the settings files and directories the engine
 	// reads (managed, --settings, the project's .permopa, the user's):
 	// writing them, or a directory holding them, is a safety ASK that
 	// BYPASS does not skip (Layers fills it in).
-	ProtectedPaths []string `json:"protected_paths,omitempty"`
+	ProtectedPaths []string
 	// SessionRules are rules accepted at runtime, keyed by session id. The
 	// rules of session "" apply to every call; the others only to calls
 	// whose input has that session_id.
-	SessionRules map[string][]Rule `json:"session_rules,omitempty"`
+	SessionRules map[string][]Rule
 	// SessionModes switch the mode at runtime, keyed by session id; session
 	// "" is the mode of every call that names neither a mode nor a session
 	// with its own. A mode named in the input still wins.
-	SessionModes map[string]string `json:"session_modes,omitempty"`
+	SessionModes map[string]string
 	// Projects are rules of project directories, keyed by the exact cwd
 	// string of the calls they apply to (an OPA server's
 	// settings.projects): the rules of that directory's
@@ -87,7 +90,7 @@ type Settings struct {
 	// rules and before the session's to calls whose input has that cwd.
 	// Only rules: a project's mode, directories and other knobs are not
 	// taken. Under allow_managed_rules_only their allow rules are left out.
-	Projects map[string][]Rule `json:"projects,omitempty"`
+	Projects map[string][]Rule
 	// Unreadable lists, one message each, the settings problems that may
 	// have left a deny or ask rule out (UnsafeProblems: a file that could
 	// not be read with no last good settings, a deny or ask rule that
@@ -95,7 +98,7 @@ type Settings struct {
 	// with code settings_unreadable: permopa does not decide without the
 	// user's deny rules. Layers fill it in; the messages name files, never
 	// their content.
-	Unreadable []string `json:"unreadable,omitempty"`
+	Unreadable []string
 }
 
 // Values of Settings.NetworkReads.
@@ -602,17 +605,25 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
 	}
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
-	// The file is decoded first with its format's own decoder, whose
-	// errors name the line (settings_pos.go); viper then reads the keys.
-	// viper lower-cases map keys; the PermissionContext sections are keyed
-	// by tool names and paths, so they are read from the file as written.
+	// The file is decoded once, with its format's own decoder, whose
+	// errors name the line (settings_pos.go); viper then reads the keys
+	// from a copy of that document (it lower-cases map keys in place; the
+	// PermissionContext sections are keyed by tool names and paths, so they
+	// are read from the document as written). viper's ReadConfig would
+	// decode the same bytes with the same decoder again; it is kept only
+	// where its answer differs: an empty file (an error for JSON) and a
+	// format viper does not know.
 	raw, err := rawDocument(data, format)
 	if err != nil {
 		return Settings{}, nil, syntaxError(file, format, data, err)
 	}
 	v := viper.New()
 	v.SetConfigType(format)
-	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+	if len(bytes.TrimSpace(data)) == 0 || !slices.Contains([]string{"yaml", "yml", "json", "toml"}, format) {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+			return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
+		}
+	} else if err := v.MergeConfigMap(deepCopy(raw).(map[string]any)); err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
 	}
 	if source == "" {
@@ -623,6 +634,31 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 		placeProblems(problems, file, keyLines(format, data))
 	}
 	return s, problems, nil
+}
+
+// deepCopy copies a decoded document's maps and lists.
+func deepCopy(x any) any {
+	switch v := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	case []map[string]any: // TOML arrays of tables
+		out := make([]map[string]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e).(map[string]any)
+		}
+		return out
+	}
+	return x
 }
 
 // rawDocument decodes a settings file with its format's own decoder, keys
