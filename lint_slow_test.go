@@ -20,8 +20,9 @@ func TestPermopaFmtAndCheck(t *testing.T) {
 	run(t, ".", permopa, append([]string{"fmt", "--list", "--fail"}, dirs...)...)
 	run(t, ".", permopa, append([]string{"check", "--strict"}, dirs...)...)
 	// The policy type-checked against the schemas of its input and data
-	// (rego/schemas, named by its METADATA; docs/architecture.md).
-	run(t, ".", permopa, "check", "--strict", "--schema", "rego/schemas", "rego")
+	// (schemas/, named by its METADATA; docs/architecture.md).
+	run(t, ".", permopa, "check", "--strict", "--schema", "schemas", "rego")
+	checkCatchesSchemaTypos(t, permopa)
 	// The Rego tests as a policy author runs them.
 	// A generous per-test timeout: opa test's 5 s default fails on a loaded machine.
 	out := run(t, ".", permopa, "test", "--timeout", "2m", "rego", "rego_test")
@@ -30,11 +31,10 @@ func TestPermopaFmtAndCheck(t *testing.T) {
 	}
 }
 
-// TestPermopaCheckCatchesSchemaTypos: a policy author's module that reads
-// input.tool_inptu fails `permopa check --strict --schema rego/schemas`,
+// checkCatchesSchemaTypos: a policy author's module that reads
+// input.tool_inptu fails `permopa check --strict --schema schemas`,
 // naming the field; spelled right, it passes.
-func TestPermopaCheckCatchesSchemaTypos(t *testing.T) {
-	permopa := build(t, ".", "./cmd/permopa", "permopa")
+func checkCatchesSchemaTypos(t *testing.T, permopa string) {
 	dir := t.TempDir()
 	const head = "# METADATA\n# schemas:\n#   - input: schema.input\npackage author\n\n"
 	write := func(body string) string {
@@ -44,7 +44,7 @@ func TestPermopaCheckCatchesSchemaTypos(t *testing.T) {
 		}
 		return f
 	}
-	schemas, _ := filepath.Abs("rego/schemas")
+	schemas, _ := filepath.Abs("schemas")
 	bad := write(`deny if input.tool_inptu.command == "rm"`)
 	out, err := exec.Command(permopa, "check", "--strict", "--schema", schemas, bad).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "undefined ref: input.tool_inptu") {

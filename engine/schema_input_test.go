@@ -14,7 +14,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
-	defaultpolicy "github.com/permopa/permopa/rego"
+	"github.com/permopa/permopa/schemas"
 	"github.com/permopa/permopa/settings"
 )
 
@@ -76,7 +76,7 @@ func schemaInputs(t *testing.T) map[string]map[string]any {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestInputSchemaIsHonest: rego/schemas/input.json accepts every input
+// TestInputSchemaIsHonest: schemas/input.json accepts every input
 // the tests give permopa that the policy accepts; an input it rejects is
 // one the policy rejects too (DENY, code input_error). And fields no
 // schema names change nothing: each input, with unknown fields added
@@ -84,7 +84,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // unknown field never becomes an ALLOW.
 func TestInputSchemaIsHonest(t *testing.T) {
 	ctx := context.Background()
-	schema, err := fs.ReadFile(defaultpolicy.Schemas, "schemas/input.json")
+	schema, err := fs.ReadFile(schemas.FS, "input.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,20 +12,20 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 
 	"github.com/permopa/permopa/builtins"
-	defaultpolicy "github.com/permopa/permopa/rego"
+	"github.com/permopa/permopa/schemas"
 )
 
-// schemaSet is the embedded rego/schemas/*.json as `--schema rego/schemas`
+// schemaSet is the embedded schemas/*.json as `--schema schemas`
 // loads them: schema.input, schema.settings, schema.rules.
 func schemaSet(t testing.TB) *ast.SchemaSet {
 	t.Helper()
 	ss := ast.NewSchemaSet()
-	names, err := fs.Glob(defaultpolicy.Schemas, "schemas/*.json")
+	names, err := fs.Glob(schemas.FS, "*.json")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("embedded schemas: %v %v", names, err)
 	}
 	for _, n := range names {
-		b, _ := fs.ReadFile(defaultpolicy.Schemas, n)
+		b, _ := fs.ReadFile(schemas.FS, n)
 		var s any
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatalf("%s: %v", n, err)
@@ -36,7 +36,7 @@ func schemaSet(t testing.TB) *ast.SchemaSet {
 }
 
 // strictCheck compiles modules as `permopa check --strict --schema
-// rego/schemas` does.
+// schemas` does.
 func strictCheck(t *testing.T, modules map[string]*ast.Module) ast.Errors {
 	t.Helper()
 	builtins.Register()
@@ -64,7 +64,7 @@ func TestPolicyTypeChecksAgainstSchemas(t *testing.T) {
 		modules[name] = m.Parsed
 	}
 	if errs := strictCheck(t, modules); len(errs) > 0 {
-		t.Fatalf("the policy does not type-check against rego/schemas:\n%v", errs)
+		t.Fatalf("the policy does not type-check against schemas:\n%v", errs)
 	}
 }
 
