@@ -12,9 +12,9 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	permopa "github.com/permopa/permopa"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
-	"github.com/permopa/permopa/schemas"
 	"github.com/permopa/permopa/settings"
 )
 
@@ -84,7 +84,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // unknown field never becomes an ALLOW.
 func TestInputSchemaIsHonest(t *testing.T) {
 	ctx := context.Background()
-	schema, err := fs.ReadFile(schemas.FS, "input.json")
+	schema, err := fs.ReadFile(permopa.Schemas, "schemas/input.json")
 	if err != nil {
 		t.Fatal(err)
 	}

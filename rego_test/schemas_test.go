@@ -11,8 +11,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
 
+	permopa "github.com/permopa/permopa"
 	"github.com/permopa/permopa/builtins"
-	"github.com/permopa/permopa/schemas"
 )
 
 // schemaSet is the embedded schemas/*.json as `--schema schemas`
@@ -20,12 +20,12 @@ import (
 func schemaSet(t testing.TB) *ast.SchemaSet {
 	t.Helper()
 	ss := ast.NewSchemaSet()
-	names, err := fs.Glob(schemas.FS, "*.json")
+	names, err := fs.Glob(permopa.Schemas, "schemas/*.json")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("embedded schemas: %v %v", names, err)
 	}
 	for _, n := range names {
-		b, _ := fs.ReadFile(schemas.FS, n)
+		b, _ := fs.ReadFile(permopa.Schemas, n)
 		var s any
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatalf("%s: %v", n, err)

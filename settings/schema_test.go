@@ -13,7 +13,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/permopa/permopa/schemas"
+	permopa "github.com/permopa/permopa"
 	"github.com/permopa/permopa/settings"
 )
 
@@ -28,10 +28,10 @@ func TestSchemaMatchesDocument(t *testing.T) {
 		file string
 		typ  reflect.Type
 	}{
-		{"settings.json", reflect.TypeFor[settings.Document]()},
-		{"rules.json", reflect.TypeFor[settings.RuleSet]()},
+		{"schemas/settings.json", reflect.TypeFor[settings.Document]()},
+		{"schemas/rules.json", reflect.TypeFor[settings.RuleSet]()},
 	} {
-		b, err := fs.ReadFile(schemas.FS, c.file)
+		b, err := fs.ReadFile(permopa.Schemas, c.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,10 +183,10 @@ func TestDocumentsValidateAgainstSchema(t *testing.T) {
 		file string
 		doc  any
 	}{
-		"rich":        {"settings.json", richSettings().DocumentAt(now)},
-		"empty":       {"settings.json", settings.Settings{Home: "/h", Cwd: "/w"}.DocumentAt(now)},
-		"rules":       {"rules.json", settings.RulesDocument(richSettings(), now)},
-		"empty rules": {"rules.json", settings.RulesDocument(settings.Settings{}, now)},
+		"rich":        {"schemas/settings.json", richSettings().DocumentAt(now)},
+		"empty":       {"schemas/settings.json", settings.Settings{Home: "/h", Cwd: "/w"}.DocumentAt(now)},
+		"rules":       {"schemas/rules.json", settings.RulesDocument(richSettings(), now)},
+		"empty rules": {"schemas/rules.json", settings.RulesDocument(settings.Settings{}, now)},
 	} {
 		if errs := matchSchema(t, c.file, c.doc); len(errs) > 0 {
 			t.Errorf("%s: %v", name, errs)
@@ -196,7 +196,7 @@ func TestDocumentsValidateAgainstSchema(t *testing.T) {
 	// a rule with an unknown behavior, is not.
 	bad := asMap(settings.Settings{Home: "/h", Cwd: "/w"}.DocumentAt(now))
 	bad["sesion_rules"] = map[string]any{}
-	if errs := matchSchema(t, "settings.json", bad); len(errs) == 0 {
+	if errs := matchSchema(t, "schemas/settings.json", bad); len(errs) == 0 {
 		t.Error("settings.json accepts a key no Go field has")
 	}
 }
@@ -205,7 +205,7 @@ func TestDocumentsValidateAgainstSchema(t *testing.T) {
 // OPA's json.match_schema; it returns the schema's complaints.
 func matchSchema(t *testing.T, file string, doc any) []any {
 	t.Helper()
-	schema, err := fs.ReadFile(schemas.FS, file)
+	schema, err := fs.ReadFile(permopa.Schemas, file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestBuiltinsReadTheDocumentsKeys(t *testing.T) {
 	}
 	keys := map[string]bool{"deny": true, "ask": true, "allow": true}
 	jsonKeys(reflect.TypeFor[settings.Document](), keys)
-	b, _ := fs.ReadFile(schemas.FS, "input.json")
+	b, _ := fs.ReadFile(permopa.Schemas, "schemas/input.json")
 	var input struct{ Properties map[string]any }
 	if err := json.Unmarshal(b, &input); err != nil {
 		t.Fatal(err)
