@@ -9,6 +9,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // Embedding: an engine with the default policy and a few rules, asked
@@ -16,7 +17,7 @@ import (
 func Example_embedding() {
 	ctx := context.Background()
 	npm := "npm run:*"
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &npm, Behavior: "ALLOW", Source: "embedder", Layer: "main.go"}},
 	}))
 	if err != nil {
@@ -40,7 +41,7 @@ func ExampleConfirm() {
 	dir, _ := os.MkdirTemp("", "permopa-example")
 	defer os.RemoveAll(dir)
 	eng, _ := engine.New(ctx)
-	layers := engine.NewLayers(engine.LayerOptions{
+	layers := settings.NewLayers(settings.LayerOptions{
 		ProjectDir: dir, ManagedDir: filepath.Join(dir, "etc"), UserDir: filepath.Join(dir, "user"), Environ: []string{},
 	})
 	layers.Attach(ctx, eng)
@@ -72,7 +73,7 @@ func ExampleConfirm() {
 func ExampleGuard() {
 	ctx := context.Background()
 	rm := "rm:*"
-	eng, _ := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, _ := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "embedder"}},
 	}))
 	shell := adapter.ExecutorFunc(func(_ context.Context, c adapter.Call) (string, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 func denyRuleContext(rules map[string][]map[string]any) map[string]any {
@@ -190,7 +191,7 @@ func TestExplainNetworkRead(t *testing.T) {
 		}
 	}
 
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws", NetworkReads: "ask"}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws", NetworkReads: "ask"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // No deny rule is escaped through composition, wrappers or quoting
@@ -13,7 +14,7 @@ import (
 func TestDenyRuleCannotBeEscaped(t *testing.T) {
 	ctx := context.Background()
 	rm := "rm:*"
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))
@@ -88,7 +89,7 @@ func TestDenyRuleCannotBeEscaped(t *testing.T) {
 func TestReadDenyRuleCannotBeEscaped(t *testing.T) {
 	ctx := context.Background()
 	ssh := "~/.ssh/**"
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []engine.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))

@@ -11,6 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 var benchInputs = map[string]string{
@@ -40,7 +41,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // BenchmarkDecide measures one decision of the default policy in process.
 func BenchmarkDecide(b *testing.B) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func BenchmarkDecide(b *testing.B) {
 // BenchmarkDecideParallel measures Decide from GOMAXPROCS goroutines.
 func BenchmarkDecideParallel(b *testing.B) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func BenchmarkDecideRecursiveRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: repo}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: repo}))
 	if err != nil {
 		b.Fatal(err)
 	}

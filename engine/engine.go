@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"runtime"
 	"slices"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/permopa/permopa/builtins"
 	defaultpolicy "github.com/permopa/permopa/rego"
+	"github.com/permopa/permopa/settings"
 )
 
 // DefaultQuery is the decision entrypoint of the default policy.
@@ -44,7 +44,7 @@ type Engine struct {
 	shared    bool // the store and compiler belong to an OPA plugins.Manager
 	queryText string
 	mu        sync.Mutex // serialises settings writes
-	settings  Settings
+	settings  settings.Settings
 	// regoOpts are the options the decision query was prepared with (modules,
 	// store, query); Evaluate (explain.go) prepares further queries from them.
 	regoOpts []func(*rego.Rego)
@@ -77,7 +77,7 @@ type config struct {
 	paths          []string
 	bundles        []string
 	query          string
-	settings       Settings
+	settings       settings.Settings
 	settingsLoaded bool
 	timeout        time.Duration
 	timeoutSet     bool
@@ -172,7 +172,7 @@ func (c config) timeoutOf() time.Duration {
 }
 
 // WithSettings sets the initial settings (rules, mode, working directories, ...).
-func WithSettings(s Settings) Option {
+func WithSettings(s settings.Settings) Option {
 	return func(c *config) { c.settings = s; c.settingsLoaded = true }
 }
 
@@ -185,8 +185,8 @@ func WithSettings(s Settings) Option {
 // managed (/etc/permopa), --settings files, PERMOPA_* variables, the
 // project's .permopa/settings.local.yaml and .permopa/settings.yaml, the
 // user's ~/.config/permopa/settings.yaml. To decide as it does, load them
-// with LoadLayers and pass them with WithSettings (ExampleNew_layers); to
-// keep the engine in step with the files as they change, use NewLayers,
+// with settings.LoadLayers and pass them with WithSettings (ExampleNew_layers); to
+// keep the engine in step with the files as they change, use settings.NewLayers,
 // Attach and Watch (ExampleLayers).
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	builtins.Register()
@@ -195,9 +195,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&c)
 	}
 	if !c.settingsLoaded {
-		c.settings = Settings{}
+		c.settings = settings.Settings{}
 	}
-	c.settings.fillDefaults()
+	c.settings.FillDefaults()
 
 	doc := map[string]any{}
 	regoOpts := []func(*rego.Rego){
@@ -248,7 +248,11 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		permopaDoc = map[string]any{}
 		doc["permopa"] = permopaDoc
 	}
-	permopaDoc["settings"] = c.settings.Document()
+	settingsDoc, err := documentValue(c.settings.Document())
+	if err != nil {
+		return nil, err
+	}
+	permopaDoc["settings"] = settingsDoc
 	// AST values on read: the policy reads settings on every decision, and
 	// converting the document from Go values each time would dominate.
 	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))
@@ -467,7 +471,7 @@ func (e *Engine) DecideJSON(ctx context.Context, doc []byte) Decision {
 type jsonDocument []byte
 
 // Settings returns the settings in force.
-func (e *Engine) Settings() Settings {
+func (e *Engine) Settings() settings.Settings {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.settings
@@ -475,8 +479,8 @@ func (e *Engine) Settings() Settings {
 
 // SetSettings replaces the settings in the store; the prepared query is
 // kept, so the next Decide sees the new rules.
-func (e *Engine) SetSettings(ctx context.Context, s Settings) error {
-	s.fillDefaults()
+func (e *Engine) SetSettings(ctx context.Context, s settings.Settings) error {
+	s.FillDefaults()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.writeSettings(ctx, s.Document()); err != nil {
@@ -514,11 +518,4 @@ func mergeDoc(dst, src map[string]any) error {
 		}
 	}
 	return nil
-}
-
-func cwdOrRoot() string {
-	if wd, err := os.Getwd(); err == nil {
-		return wd
-	}
-	return "/"
 }

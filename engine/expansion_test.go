@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 var expansionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
@@ -50,7 +51,7 @@ var evaluatedCode = []string{
 
 func expansionEngine(t *testing.T, rules ...engine.Rule) *engine.Engine {
 	t.Helper()
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // BenchmarkDecideSessionRules shows that session rules are looked up by
@@ -14,12 +15,12 @@ import (
 func BenchmarkDecideSessionRules(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{10, 10000} {
-		s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]engine.Rule{}}
+		s := settings.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]settings.Rule{}}
 		for i := 0; i < n; i++ {
 			c := fmt.Sprintf("tool%d:*", i)
-			s.Rules = append(s.Rules, engine.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceProject})
-			s.SessionRules["s1"] = append(s.SessionRules["s1"], engine.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceSession})
-			s.SessionRules[fmt.Sprintf("other%d", i)] = []engine.Rule{{ToolName: "Bash", RuleContent: &c, Behavior: "DENY"}}
+			s.Rules = append(s.Rules, settings.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: settings.SourceProject})
+			s.SessionRules["s1"] = append(s.SessionRules["s1"], settings.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: settings.SourceSession})
+			s.SessionRules[fmt.Sprintf("other%d", i)] = []settings.Rule{{ToolName: "Bash", RuleContent: &c, Behavior: "DENY"}}
 		}
 		eng, err := engine.New(ctx, engine.WithSettings(s))
 		if err != nil {

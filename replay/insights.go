@@ -21,6 +21,8 @@ import (
 	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/builtins/paths"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/rego/tables"
+	"github.com/permopa/permopa/settings"
 )
 
 // InsightsOptions configure Insights.
@@ -454,7 +456,7 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 // ("//repo/src/**"). ok is false for a path pattern without one.
 func fileForm(r engine.Rule) (engine.Rule, bool) {
 	r.Syntax, r.Behavior = engine.SyntaxClaude, engine.Allow
-	if r.RuleContent == nil || *r.RuleContent == "" || !engine.PathRuleTools()[r.ToolName] {
+	if r.RuleContent == nil || *r.RuleContent == "" || !settings.PathRuleTools()[r.ToolName] {
 		return r, true
 	}
 	c, ok := paths.FnmatchToClaude(*r.RuleContent)
@@ -580,7 +582,7 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 			dangerous(t.Path)
 		}
 		return programs, risk
-	case engine.FileReadTools()[tool]:
+	case tables.FileReadTools()[tool]:
 	default:
 		// Every other tool writes, runs or sends something; WebFetch and
 		// WebSearch send their URL or query off the machine (what a call

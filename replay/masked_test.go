@@ -14,6 +14,7 @@ import (
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // maskedOutcome replays one call as a decision log with the default mask
@@ -52,7 +53,7 @@ func rule(s string) engine.Rule {
 func TestMaskedDefaultPolicyIsExact(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	settings := engine.Settings{Rules: []engine.Rule{rule("Write(src/**)"), rule("Edit(docs/**)")}}
+	settings := settings.Settings{Rules: []engine.Rule{rule("Write(src/**)"), rule("Edit(docs/**)")}}
 	deny := rule("Edit(secrets/**)")
 	deny.Behavior = engine.Deny
 	settings.Rules = append(settings.Rules, deny)
@@ -170,7 +171,7 @@ func TestMaskedContentRulesOfCustomTools(t *testing.T) {
 	}
 	deny := rule(`mcp__notes__write(*DROP*)`)
 	deny.Behavior = engine.Deny
-	withRule, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []engine.Rule{deny}}))
+	withRule, err := engine.New(ctx, engine.WithSettings(settings.Settings{Rules: []engine.Rule{deny}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestBuiltinReadModels(t *testing.T) {
 	contextQuery := "permopa.call.context(input, {}, " + schema + ")"
 	deny := rule("Write(x)")
 	deny.Behavior = engine.Deny
-	settingsDoc, err := json.Marshal(engine.Settings{Projects: map[string][]engine.Rule{"/p": {deny}}}.Document())
+	settingsDoc, err := json.Marshal(settings.Settings{Projects: map[string][]engine.Rule{"/p": {deny}}}.Document())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestRunKeepsLogOrder: calls are decided by several workers and reach
@@ -20,7 +21,7 @@ func TestRunKeepsLogOrder(t *testing.T) {
 	deny := engine.Rule{ToolName: "Bash", Behavior: engine.Deny}
 	content := "rm:*"
 	deny.RuleContent = &content
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []engine.Rule{deny}}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Rules: []engine.Rule{deny}}))
 	if err != nil {
 		t.Fatal(err)
 	}

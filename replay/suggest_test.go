@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestInsightsNeverOffersTheLogsRules: a log is written by whoever could
@@ -21,7 +22,7 @@ import (
 func TestInsightsNeverOffersTheLogsRules(t *testing.T) {
 	ctx := context.Background()
 	push := "git push:*"
-	settings := engine.Settings{Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &push, Behavior: engine.Ask}}}
+	settings := settings.Settings{Rules: []engine.Rule{{ToolName: "Bash", RuleContent: &push, Behavior: engine.Ask}}}
 	newEngine := func(ctx context.Context) (*engine.Engine, error) {
 		return engine.New(ctx, engine.WithSettings(settings))
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/permopa/permopa/adapter/decisionlog"
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // Values of default_policy.
@@ -147,7 +147,7 @@ type ConfirmConfig struct {
 	MaxPending int `json:"max_pending"`
 }
 
-// SettingsConfig are the settings layers' locations (engine.LayerOptions).
+// SettingsConfig are the settings layers' locations (settings.LayerOptions).
 // Empty fields take the layers' defaults (PERMOPA_* variables, /etc/permopa,
 // the working directory, ~/.config/permopa).
 type SettingsConfig struct {
@@ -245,8 +245,8 @@ func ParseConfig(raw []byte) (*Config, error) {
 	}
 	switch c.ConfirmDestination {
 	case "":
-		c.ConfirmDestination = engine.DestinationSession
-	case engine.DestinationSession, engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser:
+		c.ConfirmDestination = settings.DestinationSession
+	case settings.DestinationSession, settings.DestinationLocal, settings.DestinationProject, settings.DestinationUser:
 	default:
 		return nil, fmt.Errorf("plugins.%s.confirm_destination: %q: want session, local, project or user", Name, c.ConfirmDestination)
 	}

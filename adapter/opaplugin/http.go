@@ -25,6 +25,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // Routes served on OPA's HTTP server.
@@ -309,7 +310,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	layers := p.layers.Load()
 	if ps := p.projects.Load(); ps != nil && ps.eng == eng &&
-		(res.Destination == engine.DestinationLocal || res.Destination == engine.DestinationProject) {
+		(res.Destination == settings.DestinationLocal || res.Destination == settings.DestinationProject) {
 		// The call's project (settings.projects): its files are the
 		// destination, as `permopa rules add` run in that cwd writes them.
 		pl, blocked := ps.layersFor(r.Context(), res.ToolCall)
@@ -487,12 +488,12 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 			all = append(all, s.SessionRules[id]...)
 		}
 	} else {
-		sessions := engine.Settings{SessionRules: s.SessionRules}
+		sessions := settings.Settings{SessionRules: s.SessionRules}
 		all = append(all, sessions.AllRules()...)
 	}
 	out := RulesAnswer{Rules: []engine.Rule{}}
 	for _, rule := range all {
-		if !rule.ExpiredAt(now) {
+		if !settings.ExpiredAt(rule, now) {
 			out.Rules = append(out.Rules, rule)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/engine"
 	defaultpolicy "github.com/permopa/permopa/rego"
+	"github.com/permopa/permopa/settings"
 )
 
 // Name is the plugin's name: its configuration lives under plugins.permopa.
@@ -82,7 +83,7 @@ type Plugin struct {
 	cfg atomic.Pointer[Config]
 
 	eng    atomic.Pointer[engine.Engine]
-	layers atomic.Pointer[engine.Layers]
+	layers atomic.Pointer[settings.Layers]
 	// projects loads project directories' rules per cwd (settings.projects;
 	// nil when off). It is bound to the engine it was built with.
 	projects atomic.Pointer[projects]
@@ -222,7 +223,7 @@ func (p *Plugin) Config() *Config { return p.cfg.Load() }
 func (p *Plugin) Engine() *engine.Engine { return p.eng.Load() }
 
 // Layers are the settings layers the plugin reads (nil before Start).
-func (p *Plugin) Layers() *engine.Layers { return p.layers.Load() }
+func (p *Plugin) Layers() *settings.Layers { return p.layers.Load() }
 
 // Lookup returns the manager's permopa plugin, nil when there is none.
 func Lookup(m *plugins.Manager) *Plugin {
@@ -346,7 +347,7 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 		return
 	}
 	sc := cfg.Settings
-	layers := engine.NewLayers(engine.LayerOptions{
+	layers := settings.NewLayers(settings.LayerOptions{
 		ManagedDir:  sc.ManagedDir,
 		CommandLine: sc.Files,
 		ProjectDir:  sc.ProjectDir,
@@ -397,7 +398,7 @@ func (p *Plugin) setProblems(problems []error) {
 }
 
 // report sets the plugin status: ERROR while decisions fail closed or a
-// deny or ask rule could not be read (engine.UnsafeProblems), WARN for
+// deny or ask rule could not be read (settings.UnsafeProblems), WARN for
 // other settings problems (an invalid allow rule, a broken file whose last
 // good settings are kept), OK otherwise.
 func (p *Plugin) report() {
@@ -413,7 +414,7 @@ func (p *Plugin) report() {
 		return
 	}
 	state := plugins.StateWarn
-	if len(engine.UnsafeProblems(problems)) > 0 {
+	if len(settings.UnsafeProblems(problems)) > 0 {
 		state = plugins.StateErr
 	}
 	msgs := make([]string, 0, len(problems))
@@ -452,7 +453,7 @@ func (p *Plugin) ensureSettings(ctx context.Context, eng *engine.Engine) *fault 
 		return &fault{CodeSettingsOwned, msg}
 	case missing:
 		// Rewrite the settings in force (layers and sessions).
-		if err := eng.UpdateSettings(ctx, func(*engine.Settings) error { return nil }); err != nil {
+		if err := eng.UpdateSettings(ctx, func(*settings.Settings) error { return nil }); err != nil {
 			return &fault{settingsFaultCode(err), err.Error()}
 		}
 		p.m.Logger().Info("permopa: data.permopa.settings was erased by a bundle activation; written again")

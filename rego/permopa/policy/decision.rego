@@ -6,6 +6,10 @@
 #   (docs/decision.md): 1 deny rule, 2 ask rule, 3 read-only fast path, 4 tool
 #   check, 5 allow rule, 6 the mode's fallback. Input errors, and calls
 #   beyond the analyser's limits, decide first, as DENY with step "error".
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy
 
 import data.permopa.policy.call

@@ -9,6 +9,10 @@
 #   resolved here, from the tables below and in permopa.policy.modes.
 #   Every input problem is an entry in errors, naming the field; the decision
 #   turns any error into DENY.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.call
 
 # METADATA
@@ -17,7 +21,7 @@ package permopa.policy.call
 #   (lower-cased; AgentScope and Claude Code spellings) and their canonical
 #   form; an unknown name is an input error (so: DENY), never a silent
 #   default. This is permopa's one table of mode names: Go reads it from
-#   here (engine.ValidMode, engine.Modes: the canonical modes in the order
+#   here (tables.ValidMode, tables.Modes in rego/tables: the canonical modes in the order
 #   first named below, the columns of `permopa matrix`), and
 #   permopa.policy.modes keys what each mode does by its values (mode,
 #   below, resolves the call's). required: the arguments each built-in

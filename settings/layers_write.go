@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"bytes"
@@ -38,13 +38,14 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []R
 	}
 	if dest == DestinationSession {
 		l.mu.Lock()
-		engines := append([]*Engine(nil), l.engines...)
+		engines := append([]Target(nil), l.engines...)
 		l.mu.Unlock()
 		if len(engines) == 0 {
 			return nil, errors.New("destination session: no engine attached to hold session rules")
 		}
 		for _, eng := range engines {
-			if err := eng.AddSessionRules(ctx, sessionID, written...); err != nil {
+			err := eng.UpdateSettings(ctx, func(s *Settings) error { return s.AddSessionRules(sessionID, written...) })
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -62,7 +63,7 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []R
 	}
 	if l.Settings().AllowManagedRulesOnly {
 		for _, r := range written {
-			if r.Behavior == Allow {
+			if r.Behavior == allow {
 				return nil, fmt.Errorf("rule %s: managed settings allow only managed allow rules; writing it to %s would have no effect", r, file)
 			}
 		}
@@ -88,11 +89,15 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []R
 func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules []Rule) (int, error) {
 	if dest == DestinationSession {
 		l.mu.Lock()
-		engines := append([]*Engine(nil), l.engines...)
+		engines := append([]Target(nil), l.engines...)
 		l.mu.Unlock()
 		most := 0
 		for _, eng := range engines {
-			n, err := eng.RevokeSessionRules(ctx, sessionID, rules...)
+			n := 0
+			err := eng.UpdateSettings(ctx, func(s *Settings) error {
+				n = s.RevokeSessionRules(sessionID, rules...)
+				return nil
+			})
 			if err != nil {
 				return 0, err
 			}
@@ -205,7 +210,7 @@ func (rl *ruleLists) pruneExpired() {
 	for b, list := range rl.lists {
 		kept := list[:0:0]
 		for _, x := range list {
-			if r, err := RuleFrom(x, b); err == nil && r.ExpiredAt(rl.now) {
+			if r, err := RuleFrom(x, b); err == nil && ExpiredAt(r, rl.now) {
 				rl.changed = true
 				continue
 			}

@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/rego/tables"
 )
 
 // Lint levels, most severe first.
@@ -131,12 +132,12 @@ func LintProblems(fs []Finding) []error {
 			continue
 		}
 		if f.Check == CheckUnknownKey && f.Level == LevelError && f.Rule == "" {
-			b := Deny
+			b := deny
 			switch k := strings.ToLower(f.Key); {
 			case strings.HasPrefix(k, "permissions.allow"), strings.HasPrefix(k, "allow_rules"):
-				b = Allow // an allow rule's key: deciding without it only asks more
+				b = allow // an allow rule's key: deciding without it only asks more
 			case strings.Contains(k, "ask") && !strings.Contains(k, "deny"):
-				b = Ask
+				b = ask
 			}
 			out = append(out, &RuleProblem{Where: f.File, Key: f.Key, Behavior: b, Err: f})
 			continue
@@ -446,7 +447,7 @@ func LintRules(rules []Rule) []Finding {
 		lintTool(r, add)
 		lintPath(r, add)
 		lintWide(r, add)
-		if strings.EqualFold(r.Behavior, Allow) {
+		if strings.EqualFold(r.Behavior, allow) {
 			if g, ok := gi.shadowing(r); ok {
 				add(LevelWarning, CheckShadowed, fmt.Sprintf("the %s rule %s (%s) matches every call this allow rule does, and %s rules come first: this rule never allows anything", strings.ToLower(g.Behavior), g, g.Layer, strings.ToLower(g.Behavior)))
 			}
@@ -465,7 +466,7 @@ func lintTool(r Rule, add func(level, check, msg string)) {
 		if strings.EqualFold(name, b) || len(name) >= 3 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 1 ||
 			len(name) >= 5 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 2 {
 			level := LevelWarning
-			if !strings.EqualFold(r.Behavior, Allow) {
+			if !strings.EqualFold(r.Behavior, allow) {
 				level = LevelError
 			}
 			add(level, CheckUnknownTool, fmt.Sprintf("no tool is called %q (tool names are case-sensitive); did you mean %q? This rule matches nothing", name, b))
@@ -514,7 +515,7 @@ func lintPath(r Rule, add func(level, check, msg string)) {
 	if strings.Contains(c, `\`) && !strings.Contains(c, `\*`) && !strings.Contains(c, `\?`) && !strings.Contains(c, `\[`) {
 		add(LevelWarning, CheckClaudeDiffers, "\"\\\" escapes the next character in a pattern; write paths with \"/\"")
 	}
-	if strings.EqualFold(r.Behavior, Allow) && policyModes().readers[r.ToolName] {
+	if strings.EqualFold(r.Behavior, allow) && tables.FileReadTools()[r.ToolName] {
 		add(LevelInfo, CheckNeverDecides, "an allow rule for a tool that only reads never decides: such a call is read-only (allowed before allow rules) or reads a credential path (a safety question allow rules cannot answer)")
 	}
 }
@@ -555,12 +556,12 @@ var wideFirstWords = map[string]string{
 }
 
 func lintWide(r Rule, add func(level, check, msg string)) {
-	if !strings.EqualFold(r.Behavior, Allow) {
+	if !strings.EqualFold(r.Behavior, allow) {
 		return
 	}
 	c := strings.TrimSpace(ruleContent(r))
 	if c == "" {
-		if policyModes().writers[r.ToolName] || slices.Contains([]string{"Bash", "WebFetch", "PowerShell"}, r.ToolName) {
+		if tables.FileEditTools()[r.ToolName] || slices.Contains([]string{"Bash", "WebFetch", "PowerShell"}, r.ToolName) {
 			add(LevelWarning, CheckWide, "allows every call of "+r.ToolName)
 		}
 		if r.ToolName == "*" || r.ToolName == "mcp__*" {
@@ -622,7 +623,7 @@ func newGuardIndex(rules []Rule) *guardIndex {
 		}
 	}
 	for _, g := range rules {
-		if strings.EqualFold(g.Behavior, Allow) || isToolPattern(g.ToolName) {
+		if strings.EqualFold(g.Behavior, allow) || isToolPattern(g.ToolName) {
 			continue
 		}
 		c := ruleContent(g)
@@ -637,7 +638,7 @@ func newGuardIndex(rules []Rule) *guardIndex {
 				put(gi.prefix, strings.Join(strings.Fields(p), " "), g)
 			}
 		case PathRuleTools()[g.ToolName]:
-			for _, gp := range g.MatchContents() {
+			for _, gp := range MatchContents(g) {
 				if d, ok := strings.CutSuffix(gp, "/**"); ok && !strings.ContainsAny(d, "*?[{\\") && !strings.HasPrefix(d, paths.FnmatchPrefix) {
 					put(gi.dirs, g.ToolName+"\x00"+d, g)
 				}
@@ -651,14 +652,14 @@ func newGuardIndex(rules []Rule) *guardIndex {
 // (the policy's cross-tool path rules: Edit and Write guard each other and
 // every edit tool, Read guards Glob and Grep).
 func guardTools(tool string) []string {
-	switch t := policyModes(); {
+	switch {
 	case tool == "Edit":
 		return []string{"Edit", "Write"}
 	case tool == "Write":
 		return []string{"Write", "Edit"}
-	case t.writers[tool]: // every other edit tool meets Edit's rules as its own
+	case tables.FileEditTools()[tool]: // every other edit tool meets Edit's rules as its own
 		return []string{tool, "Edit", "Write"}
-	case t.readers[tool] && tool != "Read":
+	case tables.FileReadTools()[tool] && tool != "Read":
 		return []string{tool, "Read"}
 	}
 	return []string{tool}
@@ -692,7 +693,7 @@ func (gi *guardIndex) shadowing(a Rule) (Rule, bool) {
 		}
 		var hit Rule
 		all := true
-		for _, ap := range a.MatchContents() {
+		for _, ap := range MatchContents(a) {
 			g, ok := gi.dirHolding(t, ap)
 			if !ok {
 				all = false

@@ -1,9 +1,8 @@
-package engine
+package settings
 
 import (
 	"context"
 	"path/filepath"
-	"slices"
 )
 
 // NewProjectLayers reads one project's own layers only: the local
@@ -37,21 +36,9 @@ func ProjectFiles(dir string) []string {
 	return out
 }
 
-// RemoveProject takes a project's rules (Settings.Projects[key]) out of
-// the settings in force.
-func (e *Engine) RemoveProject(ctx context.Context, key string) error {
-	return e.UpdateSettings(ctx, func(s *Settings) error {
-		delete(s.Projects, key)
-		return nil
-	})
-}
-
-func applyProject(ctx context.Context, eng *Engine, key string, rules []Rule) error {
+func applyProject(ctx context.Context, eng Target, key string, rules []Rule) error {
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
-		if cur.Projects == nil {
-			cur.Projects = map[string][]Rule{}
-		}
-		cur.Projects[key] = slices.Clone(rules)
+		cur.SetProject(key, rules)
 		return nil
 	})
 }
