@@ -379,20 +379,21 @@ func plainToolUseID(v any) bool {
 // change the cache's.
 func (d Decision) clone() Decision {
 	if d.MatchedRule != nil {
-		r := d.MatchedRule.clone()
+		r := cloneRule(*d.MatchedRule)
 		d.MatchedRule = &r
 	}
 	if d.SuggestedRules != nil {
 		rs := make([]Rule, len(d.SuggestedRules))
 		for i, r := range d.SuggestedRules {
-			rs[i] = r.clone()
+			rs[i] = cloneRule(r)
 		}
 		d.SuggestedRules = rs
 	}
 	return d
 }
 
-func (r Rule) clone() Rule {
+// cloneRule copies r's content so the copies share nothing a caller can change.
+func cloneRule(r Rule) Rule {
 	if r.RuleContent != nil {
 		s := *r.RuleContent
 		r.RuleContent = &s
@@ -403,10 +404,10 @@ func (r Rule) clone() Rule {
 func (d Decision) size() int64 {
 	n := 256 + len(d.Message) + len(d.Reason) + len(d.Step) + len(d.Code)
 	if d.MatchedRule != nil {
-		n += d.MatchedRule.size()
+		n += ruleSize(*d.MatchedRule)
 	}
 	for _, r := range d.SuggestedRules {
-		n += r.size()
+		n += ruleSize(r)
 	}
 	if s, ok := d.ToolUseID.(string); ok {
 		n += len(s)
@@ -414,7 +415,8 @@ func (d Decision) size() int64 {
 	return int64(n)
 }
 
-func (r Rule) size() int {
+// ruleSize estimates the bytes r keeps alive.
+func ruleSize(r Rule) int {
 	n := 128 + len(r.ToolName) + len(r.Behavior) + len(r.Source) + len(r.Layer) + len(r.Expires) + len(r.Syntax) + len(r.Project)
 	if r.RuleContent != nil {
 		n += len(*r.RuleContent)

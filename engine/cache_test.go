@@ -18,6 +18,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	defaultpolicy "github.com/permopa/permopa/rego"
+	"github.com/permopa/permopa/settings"
 )
 
 // cacheWorld is a project, a home with a credential, and an engine with
@@ -41,7 +42,7 @@ func newCacheWorld(t *testing.T, opts ...engine.Option) *cacheWorld {
 	if err := os.Symlink(w.dir+"/README.md", w.dir+"/notes/link"); err != nil {
 		t.Fatal(err)
 	}
-	opts = append([]engine.Option{engine.WithSettings(engine.Settings{Home: w.home, Cwd: w.dir}), engine.WithDecisionCache(0, 0)}, opts...)
+	opts = append([]engine.Option{engine.WithSettings(settings.Settings{Home: w.home, Cwd: w.dir}), engine.WithDecisionCache(0, 0)}, opts...)
 	eng, err := engine.New(context.Background(), opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func mustRules(t *testing.T, rules ...string) []engine.Rule {
 	out := make([]engine.Rule, len(rules))
 	for i, r := range rules {
 		behavior, text, _ := strings.Cut(r, " ")
-		rule, err := engine.ParseRule(text, behavior)
+		rule, err := settings.ParseRule(text, behavior)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestDecisionCacheInvalidation(t *testing.T) {
 			}, engine.Ask, engine.Allow},
 		{"deny rule by UpdateSettings", func(w *cacheWorld) map[string]any { return w.bash("ls -la") },
 			func(t *testing.T, w *cacheWorld) {
-				if err := w.eng.UpdateSettings(ctx, func(s *engine.Settings) error {
+				if err := w.eng.UpdateSettings(ctx, func(s *settings.Settings) error {
 					s.Rules = append(s.Rules, mustRules(t, "DENY Bash(ls:*)")...)
 					return nil
 				}); err != nil {
@@ -121,7 +122,7 @@ func TestDecisionCacheInvalidation(t *testing.T) {
 			}, engine.Allow, engine.Deny},
 		{"default mode changed", func(w *cacheWorld) map[string]any { return w.bash("npm test") },
 			func(t *testing.T, w *cacheWorld) {
-				if err := w.eng.UpdateSettings(ctx, func(s *engine.Settings) error { s.DefaultMode = "DONT_ASK"; return nil }); err != nil {
+				if err := w.eng.UpdateSettings(ctx, func(s *settings.Settings) error { s.DefaultMode = "DONT_ASK"; return nil }); err != nil {
 					t.Fatal(err)
 				}
 			}, engine.Ask, engine.Deny},
@@ -146,7 +147,7 @@ func TestDecisionCacheInvalidation(t *testing.T) {
 			}, engine.Ask, engine.Deny},
 		{"settings file edited", func(w *cacheWorld) map[string]any { return w.bash("npm run build") },
 			func(t *testing.T, w *cacheWorld) {
-				l := engine.NewLayers(engine.LayerOptions{ProjectDir: w.dir, ManagedDir: w.dir + "/managed", UserDir: w.home + "/cfg", Environ: []string{}, Home: w.home, Cwd: w.dir})
+				l := settings.NewLayers(settings.LayerOptions{ProjectDir: w.dir, ManagedDir: w.dir + "/managed", UserDir: w.home + "/cfg", Environ: []string{}, Home: w.home, Cwd: w.dir})
 				if errs := l.Attach(ctx, w.eng); len(errs) > 0 {
 					t.Fatal(errs)
 				}
@@ -157,11 +158,11 @@ func TestDecisionCacheInvalidation(t *testing.T) {
 			}, engine.Ask, engine.Allow},
 		{"rule written by rules add", func(w *cacheWorld) map[string]any { return w.bash("cargo build") },
 			func(t *testing.T, w *cacheWorld) {
-				l := engine.NewLayers(engine.LayerOptions{ProjectDir: w.dir, ManagedDir: w.dir + "/managed", UserDir: w.home + "/cfg", Environ: []string{}, Home: w.home, Cwd: w.dir})
+				l := settings.NewLayers(settings.LayerOptions{ProjectDir: w.dir, ManagedDir: w.dir + "/managed", UserDir: w.home + "/cfg", Environ: []string{}, Home: w.home, Cwd: w.dir})
 				if errs := l.Attach(ctx, w.eng); len(errs) > 0 {
 					t.Fatal(errs)
 				}
-				if _, err := l.AddRules(ctx, engine.DestinationLocal, "", mustRules(t, "DENY Bash(cargo:*)"), 0); err != nil {
+				if _, err := l.AddRules(ctx, settings.DestinationLocal, "", mustRules(t, "DENY Bash(cargo:*)"), 0); err != nil {
 					t.Fatal(err)
 				}
 			}, engine.Ask, engine.Deny},
@@ -235,7 +236,7 @@ func repoint(t *testing.T, link, target string) {
 func TestDecisionCacheRuleExpiry(t *testing.T) {
 	ctx := context.Background()
 	w := newCacheWorld(t)
-	rules, err := engine.WithExpiry(mustRules(t, "ALLOW Bash(npm test)"), time.Millisecond) // the next whole second
+	rules, err := settings.WithExpiry(mustRules(t, "ALLOW Bash(npm test)"), time.Millisecond) // the next whole second
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestDecisionCacheSharedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := inmem.NewWithOpts(inmem.OptReturnASTValuesOnRead(true))
-	eng, err := engine.NewShared(ctx, store, compiler, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}), engine.WithDecisionCache(0, 0))
+	eng, err := engine.NewShared(ctx, store, compiler, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}), engine.WithDecisionCache(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestDecisionCacheSharedStore(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeFile(t, dir+"/org.yaml", "permissions:\n  deny: [\"Bash(curl:*)\"]\n")
-	doc, _, err := engine.ExportRules([]string{dir + "/org.yaml"}, engine.ExportOptions{})
+	doc, _, err := settings.ExportRules([]string{dir + "/org.yaml"}, settings.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestDecisionCacheKey(t *testing.T) {
 	if st := w.eng.CacheStats(); st.Hits != 1 || da.ToolUseID != "a" || db.ToolUseID != "b" || da.Behavior != db.Behavior {
 		t.Fatalf("reordered keys: %+v %+v %+v", da, db, st)
 	}
-	fresh, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: w.home, Cwd: w.dir}))
+	fresh, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: w.home, Cwd: w.dir}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +484,7 @@ func TestDecisionCacheConcurrent(t *testing.T) {
 		if i%2 == 0 {
 			rules = allow
 		}
-		if err := w.eng.UpdateSettings(ctx, func(s *engine.Settings) error { s.Rules = rules; return nil }); err != nil {
+		if err := w.eng.UpdateSettings(ctx, func(s *settings.Settings) error { s.Rules = rules; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Millisecond)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/decisionlog"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // agentSession is n calls as an agent working in dir makes them
@@ -80,10 +81,10 @@ func BenchmarkRepeatedCalls(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	log, inputs := agentSession(b, dir, 1000)
-	settings := engine.Settings{Cwd: dir, Home: filepath.Join(dir, "home")}
+	base := settings.Settings{Cwd: dir, Home: filepath.Join(dir, "home")}
 	engines := map[string]func() *engine.Engine{}
 	for _, mode := range []string{"off", "on"} {
-		opts := []engine.Option{engine.WithSettings(settings)}
+		opts := []engine.Option{engine.WithSettings(base)}
 		if mode == "on" {
 			opts = append(opts, engine.WithDecisionCache(0, 0))
 		}
@@ -172,7 +173,7 @@ func BenchmarkDecideCacheHit(b *testing.B) {
 		in := calls[name]
 		in["cwd"], in["session_id"] = dir, "s1"
 		for _, mode := range []string{"off", "on"} {
-			opts := []engine.Option{engine.WithSettings(engine.Settings{Cwd: dir, Home: dir + "/home"})}
+			opts := []engine.Option{engine.WithSettings(settings.Settings{Cwd: dir, Home: dir + "/home"})}
 			if mode == "on" {
 				opts = append(opts, engine.WithDecisionCache(0, 0))
 			}

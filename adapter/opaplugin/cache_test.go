@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // With decision_cache on, a repeated check is answered from the cache
@@ -42,7 +43,7 @@ func TestDecisionCacheFollowsBundles(t *testing.T) {
 	if err := os.WriteFile(org, []byte("permissions:\n  deny: [\"Bash(rm:*)\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rules, _, err := engine.ExportRules([]string{org}, engine.ExportOptions{})
+	rules, _, err := settings.ExportRules([]string{org}, settings.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
