@@ -3,6 +3,7 @@ package permopa_test
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,5 +124,22 @@ func TestDependencyRule(t *testing.T) {
 				t.Errorf("permission depends on %s: it imports the standard library only", d)
 			}
 		}
+	}
+
+	// The settings read and write files and build the document the policy
+	// reads; they evaluate no policy, so they import no part of OPA of
+	// their own: what OPA they link comes through the built-ins'
+	// registration, which rego/tables needs before parsing the policy.
+	for _, p := range listPackages(t, "./settings") {
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, "github.com/open-policy-agent/") {
+				t.Errorf("settings imports %s: it evaluates no policy and reads the policy's tables through rego/tables", imp)
+			}
+		}
+	}
+	// engine → settings: if the engine stopped using the settings, the
+	// layers above changed; update docs/architecture.md and layer().
+	if eng := listPackages(t, "./engine"); len(eng) != 1 || !slices.Contains(eng[0].Imports, modulePath+"/settings") {
+		t.Errorf("engine does not import settings: the dependency rule of docs/architecture.md changed; update it and this test")
 	}
 }

@@ -3,6 +3,9 @@
 package permopa_test
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,12 +19,39 @@ func TestPermopaFmtAndCheck(t *testing.T) {
 	dirs := existing(regoDirs)
 	run(t, ".", permopa, append([]string{"fmt", "--list", "--fail"}, dirs...)...)
 	run(t, ".", permopa, append([]string{"check", "--strict"}, dirs...)...)
+	// The policy type-checked against the schemas of its input and data
+	// (schemas/, named by its METADATA; docs/architecture.md).
+	run(t, ".", permopa, "check", "--strict", "--schema", "schemas", "rego")
+	checkCatchesSchemaTypos(t, permopa)
 	// The Rego tests as a policy author runs them.
 	// A generous per-test timeout: opa test's 5 s default fails on a loaded machine.
 	out := run(t, ".", permopa, "test", "--timeout", "2m", "rego", "rego_test")
 	if !strings.Contains(out, "PASS") {
 		t.Fatalf("permopa test rego rego_test: %s", out)
 	}
+}
+
+// checkCatchesSchemaTypos: a policy author's module that reads
+// input.tool_inptu fails `permopa check --strict --schema schemas`,
+// naming the field; spelled right, it passes.
+func checkCatchesSchemaTypos(t *testing.T, permopa string) {
+	dir := t.TempDir()
+	const head = "# METADATA\n# schemas:\n#   - input: schema.input\npackage author\n\n"
+	write := func(body string) string {
+		f := filepath.Join(dir, "author.rego")
+		if err := os.WriteFile(f, []byte(head+body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	schemas, _ := filepath.Abs("schemas")
+	bad := write(`deny if input.tool_inptu.command == "rm"`)
+	out, err := exec.Command(permopa, "check", "--strict", "--schema", schemas, bad).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "undefined ref: input.tool_inptu") {
+		t.Errorf("permopa check on input.tool_inptu: %v\n%s", err, out)
+	}
+	good := write(`deny if input.tool_input.command == "rm"`)
+	run(t, ".", permopa, "check", "--strict", "--schema", schemas, good)
 }
 
 // TestVanillaOPACheck checks the policy with an OPA that has no permopa

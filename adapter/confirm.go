@@ -10,6 +10,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // ConfirmResult is the human's answer to an ASK, in AgentScope's
@@ -34,7 +35,7 @@ type ConfirmResult struct {
 // objects and Claude Code strings from JSON.
 type RuleList []permission.Rule
 
-// UnmarshalJSON reads each entry with engine.RuleFrom; an entry that is not
+// UnmarshalJSON reads each entry with settings.RuleFrom; an entry that is not
 // a valid rule is an error naming it.
 func (rl *RuleList) UnmarshalJSON(b []byte) error {
 	var xs []any
@@ -43,7 +44,7 @@ func (rl *RuleList) UnmarshalJSON(b []byte) error {
 	}
 	out := make(RuleList, 0, len(xs))
 	for i, x := range xs {
-		r, err := engine.RuleFrom(x, "")
+		r, err := settings.RuleFrom(x, "")
 		if err != nil {
 			return fmt.Errorf("rules[%d]: %w", i, err)
 		}
@@ -80,19 +81,19 @@ type Confirmation struct {
 // are still kept ("no, and don't ask again"), allow rules are ignored.
 // Session rules go into eng; file destinations need layers attached to eng
 // (Layers.Attach), which may be nil when only the session destination is used.
-func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res ConfirmResult) (Confirmation, error) {
+func Confirm(ctx context.Context, eng *engine.Engine, layers *settings.Layers, res ConfirmResult) (Confirmation, error) {
 	if strings.TrimSpace(res.ToolCall.ToolName) == "" {
 		return Confirmation{}, confirmError(permission.CodeInvalidToolCall, errors.New("tool_call.tool_name: missing"))
 	}
 	dest := res.Destination
 	switch dest {
 	case "":
-		dest = engine.DestinationSession
-	case engine.DestinationSession, engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser:
+		dest = settings.DestinationSession
+	case settings.DestinationSession, settings.DestinationLocal, settings.DestinationProject, settings.DestinationUser:
 	default:
 		return Confirmation{}, confirmError(permission.CodeInvalidDestination, fmt.Errorf("destination %q: want session, local, project or user", dest))
 	}
-	ttl, err := engine.ParseTTL(res.TTL)
+	ttl, err := settings.ParseTTL(res.TTL)
 	if err != nil {
 		return Confirmation{}, confirmError(permission.CodeInvalidTTL, err)
 	}
@@ -110,7 +111,7 @@ func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res
 		if !res.Confirmed && r.Behavior == permission.Allow {
 			continue
 		}
-		if err := engine.ValidateRule(r); err != nil {
+		if err := settings.ValidateRule(r); err != nil {
 			return Confirmation{}, confirmError(permission.CodeInvalidRule, err)
 		}
 		rules = append(rules, r)
@@ -118,12 +119,12 @@ func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res
 	var written []permission.Rule
 	switch {
 	case len(rules) == 0:
-	case dest == engine.DestinationSession:
+	case dest == settings.DestinationSession:
 		written, err = sessionRules(ctx, eng, res.ToolCall.SessionID, rules, ttl)
 	case layers != nil:
 		written, err = layers.AddRules(ctx, dest, res.ToolCall.SessionID, rules, ttl)
 	default:
-		err = fmt.Errorf("destination %s: needs settings layers (engine.NewLayers)", dest)
+		err = fmt.Errorf("destination %s: needs settings layers (settings.NewLayers)", dest)
 	}
 	if err != nil {
 		return Confirmation{}, confirmError(permission.CodeRulesNotSaved, err)
@@ -148,7 +149,7 @@ func Confirm(ctx context.Context, eng *engine.Engine, layers *engine.Layers, res
 func confirmError(code string, err error) error { return permission.NewError(code, err) }
 
 func sessionRules(ctx context.Context, eng *engine.Engine, session string, rules []permission.Rule, ttl time.Duration) ([]permission.Rule, error) {
-	written, err := engine.WithExpiry(rules, ttl)
+	written, err := settings.WithExpiry(rules, ttl)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func sessionRules(ctx context.Context, eng *engine.Engine, session string, rules
 		return nil, err
 	}
 	for i := range written {
-		written[i].Source, written[i].Layer = engine.SourceSession, engine.SessionLayer(session)
+		written[i].Source, written[i].Layer = settings.SourceSession, settings.SessionLayer(session)
 	}
 	return written, nil
 }

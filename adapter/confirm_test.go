@@ -13,6 +13,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // project is a real project on disk with its own managed, user and project
@@ -20,7 +21,7 @@ import (
 type project struct {
 	dir, managed, user, home string
 	eng                      *engine.Engine
-	layers                   *engine.Layers
+	layers                   *settings.Layers
 }
 
 func newProject(t *testing.T) *project {
@@ -43,15 +44,15 @@ func newProject(t *testing.T) *project {
 		t.Fatal(err)
 	}
 	p.eng = eng
-	p.layers = engine.NewLayers(p.options())
+	p.layers = settings.NewLayers(p.options())
 	if problems := p.layers.Attach(ctx, eng); len(problems) > 0 {
 		t.Fatalf("attach: %v", problems)
 	}
 	return p
 }
 
-func (p *project) options() engine.LayerOptions {
-	return engine.LayerOptions{
+func (p *project) options() settings.LayerOptions {
+	return settings.LayerOptions{
 		ManagedDir: p.managed, ProjectDir: p.dir, UserDir: p.user,
 		Home: p.home, Cwd: p.dir, Environ: []string{},
 	}
@@ -132,7 +133,7 @@ func TestSuggestionsRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if problems := engine.NewLayers(p.options()).Attach(ctx, fresh); len(problems) > 0 {
+				if problems := settings.NewLayers(p.options()).Attach(ctx, fresh); len(problems) > 0 {
 					t.Fatal(problems)
 				}
 				for name, call := range askingCalls(p.dir) {
@@ -219,7 +220,7 @@ func TestConfirmDeniedAndOneShot(t *testing.T) {
 	}
 	// "No, and never": a deny rule in a refusal is kept.
 	c, err = adapter.Confirm(ctx, p.eng, p.layers, adapter.ConfirmResult{Confirmed: false, ToolCall: call, Rules: adapter.RuleList{{ToolName: "deploy", Behavior: "deny"}}, Destination: "project"})
-	if err != nil || c.Approved || c.Decision.Behavior != permission.Deny || c.Decision.MatchedRule.Source != engine.SourceProject {
+	if err != nil || c.Approved || c.Decision.Behavior != permission.Deny || c.Decision.MatchedRule.Source != settings.SourceProject {
 		t.Fatalf("deny and remember: %+v %v", c, err)
 	}
 }

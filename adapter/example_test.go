@@ -9,6 +9,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // Embedding: an engine with the default policy and a few rules, asked
@@ -16,7 +17,7 @@ import (
 func Example_embedding() {
 	ctx := context.Background()
 	npm := "npm run:*"
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &npm, Behavior: "ALLOW", Source: "embedder", Layer: "main.go"}},
 	}))
 	if err != nil {
@@ -40,7 +41,7 @@ func ExampleConfirm() {
 	dir, _ := os.MkdirTemp("", "permopa-example")
 	defer os.RemoveAll(dir)
 	eng, _ := engine.New(ctx)
-	layers := engine.NewLayers(engine.LayerOptions{
+	layers := settings.NewLayers(settings.LayerOptions{
 		ProjectDir: dir, ManagedDir: filepath.Join(dir, "etc"), UserDir: filepath.Join(dir, "user"), Environ: []string{},
 	})
 	layers.Attach(ctx, eng)

@@ -12,6 +12,7 @@ import (
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // The parts of a cold `permopa hook` answer, in process. The process start
@@ -24,7 +25,7 @@ import (
 // hook process pays once.
 func BenchmarkHookColdEngineNew(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		if _, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root"})); err != nil {
+		if _, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root"})); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -59,7 +60,7 @@ func BenchmarkHookColdDecide(b *testing.B) {
 		b.Fatal(err)
 	}
 	payload := strings.ReplaceAll(string(raw), "{{CWD}}", "/tmp/ws")
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root"}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root"}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func BenchmarkHookColdDecideFresh(b *testing.B) {
 	payload := strings.ReplaceAll(string(raw), "{{CWD}}", "/tmp/ws")
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root"}))
+		eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root"}))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // The calls of the mode tables, each with what decides it under the test
@@ -183,13 +184,13 @@ func TestHookNeverLoosensItsHost(t *testing.T) {
 // strictest answers: a deny rule holds for any reading.
 func TestGeminiMCPNamesMatchClaudeRules(t *testing.T) {
 	rule := func(s, b string) permission.Rule {
-		r, err := engine.ParseRule(s, b)
+		r, err := settings.ParseRule(s, b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", Rules: []permission.Rule{
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", Rules: []permission.Rule{
 		rule("mcp__memory__*", "ALLOW"), rule("mcp__db__drop_table", "DENY"), rule("mcp__my_db__query", "ALLOW"),
 		rule("mcp__my_db__drop", "DENY"), rule("mcp__github", "ASK"),
 	}}))

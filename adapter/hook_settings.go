@@ -11,32 +11,33 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // LoadCwdSettings loads every settings layer that applies to a call made
-// in cwd (engine.LoadLayers: managed, the command line's files, PERMOPA_*
+// in cwd (settings.LoadLayers: managed, the command line's files, PERMOPA_*
 // variables, <cwd>/.permopa/settings.local.yaml and settings.yaml, and
 // <home>/.config/permopa/settings.yaml): every rule keeps its file as layer
 // and the layer's name as source. Invalid rules are returned as problems
 // (the valid ones are kept); a settings file that exists but cannot be read
 // is an error, so that a hook fails closed instead of deciding without the
 // user's deny rules.
-func LoadCwdSettings(cwd, home string, cli []string) (engine.Settings, []error, error) {
+func LoadCwdSettings(cwd, home string, cli []string) (settings.Settings, []error, error) {
 	for _, f := range cli {
 		if _, err := os.Stat(f); err != nil {
-			return engine.Settings{}, nil, fmt.Errorf("settings %s: %w", f, err)
+			return settings.Settings{}, nil, fmt.Errorf("settings %s: %w", f, err)
 		}
 	}
-	opts := engine.LayerOptions{ProjectDir: cwd, CommandLine: cli, Home: home, Cwd: cwd}
+	opts := settings.LayerOptions{ProjectDir: cwd, CommandLine: cli, Home: home, Cwd: cwd}
 	if home != "" {
 		opts.UserDir = filepath.Join(home, ".config", "permopa")
 	}
-	s, problems := engine.LoadLayers(opts)
+	s, problems := settings.LoadLayers(opts)
 	var rest []error
 	for _, p := range problems {
-		var fp *engine.FileProblem
+		var fp *settings.FileProblem
 		if errors.As(p, &fp) {
-			return engine.Settings{}, problems, p
+			return settings.Settings{}, problems, p
 		}
 		rest = append(rest, p)
 	}
@@ -44,12 +45,12 @@ func LoadCwdSettings(cwd, home string, cli []string) (engine.Settings, []error, 
 }
 
 // BlockingProblems is the error a hook fails closed with when a deny or ask
-// rule of the settings could not be read (engine.UnsafeProblems, in any
+// rule of the settings could not be read (settings.UnsafeProblems, in any
 // settings shape): deciding without it could allow what the user meant to
 // deny. Unreadable allow rules only make permopa ask more, so they are
 // reported and skipped. nil when there is none.
 func BlockingProblems(problems []error) error {
-	unsafe := engine.UnsafeProblems(problems)
+	unsafe := settings.UnsafeProblems(problems)
 	if len(unsafe) == 0 {
 		return nil
 	}
@@ -123,7 +124,7 @@ func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (
 		stderr = os.Stderr
 	}
 	for _, p := range problems {
-		var lint engine.Finding
+		var lint settings.Finding
 		if errors.As(p, &lint) {
 			// A rule read as written that may not mean what it looks like:
 			// `permopa rules lint` and decide report it. A hook stays quiet

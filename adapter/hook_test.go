@@ -16,20 +16,21 @@ import (
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // settingsEngine is the default policy with project rules, as a hook would load them.
 func settingsEngine(t *testing.T) func(context.Context, string) (*engine.Engine, error) {
 	t.Helper()
 	rule := func(s, b string) permission.Rule {
-		r, err := engine.ParseRule(s, b)
+		r, err := settings.ParseRule(s, b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.Source, r.Layer = "projectSettings", "/w/.permopa/settings.yaml"
 		return r
 	}
-	s := engine.Settings{Home: "/root", Rules: []permission.Rule{
+	s := settings.Settings{Home: "/root", Rules: []permission.Rule{
 		rule("Bash(rm -rf:*)", "DENY"), rule("Bash(git push:*)", "ASK"), rule("Bash(npm run:*)", "ALLOW"),
 	}}
 	eng, err := engine.New(context.Background(), engine.WithSettings(s))
@@ -227,7 +228,7 @@ func FuzzRunHook(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/w"}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/w"}))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -301,8 +302,8 @@ func TestBlockingProblemsAnyShape(t *testing.T) {
 // The hook client knows the path-rule tools without importing the engine:
 // its list must be the engine's.
 func TestHookPathToolsAreTheEngines(t *testing.T) {
-	if !maps.Equal(hookproto.PathTools, engine.PathRuleTools()) {
-		t.Errorf("hookproto.PathTools %v, engine.PathRuleTools() %v", hookproto.PathTools, engine.PathRuleTools())
+	if !maps.Equal(hookproto.PathTools, settings.PathRuleTools()) {
+		t.Errorf("hookproto.PathTools %v, settings.PathRuleTools() %v", hookproto.PathTools, settings.PathRuleTools())
 	}
 }
 

@@ -15,11 +15,12 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 func newEngine(t testing.TB) *engine.Engine {
 	t.Helper()
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,13 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/rego/tables"
+	"github.com/permopa/permopa/settings"
 )
 
 // MatrixModes are the columns of the decision matrix (docs/decision.md):
-// the policy's canonical modes, read from its mode table (engine.Modes).
-func MatrixModes() []string { return engine.Modes() }
+// the policy's canonical modes, read from its mode table (tables.Modes).
+func MatrixModes() []string { return tables.Modes() }
 
 // MatrixRow is one representative call: it exercises one decision point.
 type MatrixRow struct {
@@ -68,7 +70,7 @@ func matrixCall(tool string, toolInput map[string]any, rules map[string]string, 
 			"deny_rules":          map[string]any{},
 		}
 		for behavior, rule := range rules {
-			r, err := engine.ParseRule(rule, behavior)
+			r, err := settings.ParseRule(rule, behavior)
 			if err != nil {
 				panic(err) // the rules below are constants
 			}

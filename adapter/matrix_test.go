@@ -9,6 +9,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 var (
@@ -22,7 +23,7 @@ func testEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	defaultEngineOnce.Do(func() {
 		defaultEngine, defaultEngineErr = engine.New(context.Background(),
-			engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
+			engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
 	})
 	if defaultEngineErr != nil {
 		t.Fatal(defaultEngineErr)
@@ -94,7 +95,7 @@ func TestMatrixIsDocumented(t *testing.T) {
 // A policy change shows in the matrix: bypass_honours_safety keeps the
 // safety ASK in BYPASS.
 func TestMatrixShowsSettingsChange(t *testing.T) {
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", BypassHonoursSafety: true}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", BypassHonoursSafety: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,12 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/hookproto"
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/rego/tables"
 )
 
 // TestHostModesMapToPolicyModes holds the hosts' mode tables
 // (adapter/hookproto/modes.go, which links no OPA and so cannot read the
-// policy) to the policy's mode table (engine.Modes, read from
+// policy) to the policy's mode table (tables.Modes, read from
 // rego/permopa/policy/call): every host mode maps to a mode the policy
 // accepts, and every name the policy accepts that a host's table does not
 // redefine means, as a --mode value, the policy's own mode.
@@ -20,17 +20,17 @@ func TestHostModesMapToPolicyModes(t *testing.T) {
 		known := hookproto.KnownModes(host)
 		for _, name := range known {
 			hm := hookproto.ResolveMode(host, name, "", false)
-			if hm.Unknown || !engine.ValidMode(hm.Mode) {
+			if hm.Unknown || !tables.ValidMode(hm.Mode) {
 				t.Errorf("%s mode %q maps to %q, which the policy does not accept", host, name, hm.Mode)
 			}
 		}
-		for _, name := range engine.ModeSpellings() {
+		for _, name := range tables.ModeSpellings() {
 			if slices.Contains(known, name) {
 				continue // the host's own meaning of the name wins
 			}
 			hm := hookproto.ResolveMode(host, "", name, false)
-			want, _ := engine.CanonicalMode(name)
-			got, ok := engine.CanonicalMode(hm.Mode)
+			want, _ := tables.CanonicalMode(name)
+			got, ok := tables.CanonicalMode(hm.Mode)
 			if hm.Unknown || !ok || got != want {
 				t.Errorf("%s --mode %s: runs as %q (unknown %v); the policy's mode is %s", host, name, hm.Mode, hm.Unknown, want)
 			}
@@ -41,8 +41,8 @@ func TestHostModesMapToPolicyModes(t *testing.T) {
 // TestMatrixColumnsAreThePolicysModes: the matrix shows every canonical
 // mode of the policy, once, in the policy's order.
 func TestMatrixColumnsAreThePolicysModes(t *testing.T) {
-	if !slices.Equal(adapter.MatrixModes(), engine.Modes()) {
-		t.Errorf("MatrixModes = %v; the policy's modes are %v", adapter.MatrixModes(), engine.Modes())
+	if !slices.Equal(adapter.MatrixModes(), tables.Modes()) {
+		t.Errorf("MatrixModes = %v; the policy's modes are %v", adapter.MatrixModes(), tables.Modes())
 	}
 	want := []string{"DEFAULT", "ACCEPT_EDITS", "EXPLORE", "BYPASS", "DONT_ASK"} // docs/decision.md's column order
 	if !slices.Equal(adapter.MatrixModes(), want) {

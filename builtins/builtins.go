@@ -95,16 +95,20 @@ func Register() {
 	registerOnce.Do(func() {
 		for _, b := range all() {
 			ast.RegisterBuiltin(b.decl)
-			topdown.RegisterBuiltinFunc(b.decl.Name, b.impl.builtinFunc())
+			topdown.RegisterBuiltinFunc(b.decl.Name, b.builtinFunc())
 		}
 	})
 }
 
-func (f impl) builtinFunc() topdown.BuiltinFunc {
+func (b builtin) builtinFunc() topdown.BuiltinFunc {
+	f, name, nd, arity := b.impl, b.decl.Name, b.decl.Nondeterministic, b.decl.Decl.Arity()
 	return func(bctx topdown.BuiltinContext, operands []*ast.Term, iter func(*ast.Term) error) error {
 		t, err := f(bctx, operands)
 		if err != nil {
 			return err
+		}
+		if nd {
+			record(bctx, name, operands[:min(arity, len(operands))], t) // record.go
 		}
 		return iter(t)
 	}
@@ -119,13 +123,16 @@ func Options() []func(*rego.Rego) {
 	bs := all()
 	opts := make([]func(*rego.Rego), len(bs))
 	for i, b := range bs {
-		f := b.impl
+		f := b.builtinFunc()
 		opts[i] = rego.FunctionDyn(&rego.Function{
 			Name:             b.decl.Name,
 			Description:      b.decl.Description,
 			Decl:             b.decl.Decl,
 			Nondeterministic: b.decl.Nondeterministic,
-		}, func(bctx rego.BuiltinContext, ops []*ast.Term) (*ast.Term, error) { return f(bctx, ops) })
+		}, func(bctx rego.BuiltinContext, ops []*ast.Term) (t *ast.Term, err error) {
+			err = f(bctx, ops, func(out *ast.Term) error { t = out; return nil })
+			return t, err
+		})
 	}
 	return opts
 }

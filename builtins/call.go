@@ -12,53 +12,47 @@ import (
 
 // CallContext declares permopa.call.context: the input plumbing of every
 // decision in one call. It validates the input of docs/api.md (each problem
-// names the field), resolves the mode through the policy's own table of mode
-// names (a mode switched at runtime for the call's session, the settings'
-// session_modes[session_id], stands in for the settings' default mode), and
-// derives the cwd, home, working directories and the options the
-// path and bash built-ins take. Doing this in Rego costs more than the rest
-// of the decision; the policy keeps the tables (mode names, required
-// fields), this built-in only applies them.
+// names the field; the required and optional tool_input fields come from the
+// policy's schema) and derives the cwd, home, working directories and the
+// options the path and bash built-ins take. Which mode the call runs in is
+// decision logic and stays in the policy (permopa.policy.call.mode, from
+// the policy's tables of mode names and what each mode does).
 var CallContext = &ast.Builtin{
 	Name: "permopa.call.context",
 	Description: "Validates a permopa input document and derives what the policy needs: " +
-		"errors, valid, tool, mode, cwd, home, working_directories, path_opts, write_opts, bash_opts, bypass_honours_safety, network_reads. " +
-		"A mode set at runtime for the input's session_id (settings.session_modes) stands in for the settings' default_mode.",
+		"errors, valid, tool, cwd, home, working_directories, path_opts, write_opts, bash_opts, bypass_honours_safety, network_reads. " +
+		"The mode is resolved by the policy, not here.",
 	Categories: []string{"permopa"},
 	Decl: types.NewFunction(
 		types.Args(
 			types.Named("input", types.A).Description("the decision input (docs/api.md)"),
 			types.Named("settings", types.A).Description("data.permopa.settings"),
 			types.Named("schema", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).
-				Description(`{"modes": {lower-case name: canonical mode}, "required": {tool: [string fields]}, "optional": {tool: [string fields]}}`),
+				Description(`{"required": {tool: [string fields]}, "optional": {tool: [string fields]}} (other keys are ignored)`),
 		),
 		types.Named("context", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).Description("the call context"),
 	),
 }
 
 var (
-	keyErrors        = ast.StringTerm("errors")
-	keyValid         = ast.StringTerm("valid")
-	keyTool          = ast.StringTerm("tool")
-	keyPathOpts      = ast.StringTerm("path_opts")
-	keyBashOpts      = ast.StringTerm("bash_opts")
-	keyWriteOpts     = ast.StringTerm("write_opts")
-	keyBypassSafety  = ast.StringTerm("bypass_honours_safety")
-	keyNetworkReads  = ast.StringTerm("network_reads")
-	keyToolName      = ast.StringTerm("tool_name")
-	keyToolInput     = ast.StringTerm("tool_input")
-	keyPermMode      = ast.StringTerm("permission_mode")
-	keyPermContext   = ast.StringTerm("permission_context")
-	keyReadOnly      = ast.StringTerm("read_only")
-	keyToolCheck     = ast.StringTerm("tool_check")
-	keyBehavior      = ast.StringTerm("behavior")
-	keyDefaultMode   = ast.StringTerm("default_mode")
-	keyDisableBypass = ast.StringTerm("disable_bypass_mode")
-	keySessionID     = ast.StringTerm("session_id")
-	keySessionModes  = ast.StringTerm("session_modes")
-	keyModes         = ast.StringTerm("modes")
-	keyRequired      = ast.StringTerm("required")
-	keyOptional      = ast.StringTerm("optional")
+	keyErrors       = ast.StringTerm("errors")
+	keyValid        = ast.StringTerm("valid")
+	keyTool         = ast.StringTerm("tool")
+	keyPathOpts     = ast.StringTerm("path_opts")
+	keyBashOpts     = ast.StringTerm("bash_opts")
+	keyWriteOpts    = ast.StringTerm("write_opts")
+	keyBypassSafety = ast.StringTerm("bypass_honours_safety")
+	keyNetworkReads = ast.StringTerm("network_reads")
+	keyToolName     = ast.StringTerm("tool_name")
+	keyToolInput    = ast.StringTerm("tool_input")
+	keyPermMode     = ast.StringTerm("permission_mode")
+	keyPermContext  = ast.StringTerm("permission_context")
+	keyReadOnly     = ast.StringTerm("read_only")
+	keyToolCheck    = ast.StringTerm("tool_check")
+	keyBehavior     = ast.StringTerm("behavior")
+	keySessionID    = ast.StringTerm("session_id")
+	keyRequired     = ast.StringTerm("required")
+	keyOptional     = ast.StringTerm("optional")
 
 	keyCaseInsensitivePaths = ast.StringTerm("case_insensitive_paths")
 )
@@ -142,27 +136,6 @@ func (c *callCtx) build() *ast.Term {
 	if !isNull(ctxDoc) && permContext == nil {
 		c.fail("permission_context: must be an object")
 	}
-	rawMode := "default"
-	if s, ok := nonEmpty(pm); ok {
-		rawMode = s
-	} else if s, ok := nonEmpty(get(permContext, keyMode)); ok {
-		rawMode = s
-	} else if s, ok := c.sessionMode(); ok {
-		rawMode = s
-	} else if s, ok := nonEmpty(get(c.settings, keyDefaultMode)); ok {
-		rawMode = s
-	}
-	modeTerm := ast.InternedEmptyString
-	modes, _ := get(c.schema, keyModes).(ast.Object)
-	if m := termAt(modes, ast.InternedTerm(strings.ToLower(rawMode))); m != nil && isString(m) {
-		modeTerm = m
-	} else {
-		c.fail("permission_mode: unknown mode %q", rawMode)
-	}
-	if modeTerm.Value.Compare(ast.String("BYPASS")) == 0 && get(c.settings, keyDisableBypass) == ast.Boolean(true) {
-		modeTerm = ast.InternedTerm("DEFAULT")
-	}
-
 	cwdTerm := ast.InternedTerm("/")
 	switch v := get(c.input, keyCwd).(type) {
 	case ast.String:
@@ -270,7 +243,6 @@ func (c *callCtx) build() *ast.Term {
 		ast.Item(keyErrors, errs),
 		ast.Item(keyValid, ast.InternedTerm(len(c.errs) == 0)),
 		ast.Item(keyTool, toolTerm),
-		ast.Item(keyMode, modeTerm),
 		ast.Item(keyCwd, cwdTerm),
 		ast.Item(keyHome, homeTerm),
 		ast.Item(keyWorkingDirectories, wdTerm),
@@ -312,17 +284,6 @@ func networkReads(v ast.Value) *ast.Term {
 func isString(t *ast.Term) bool {
 	_, ok := t.Value.(ast.String)
 	return ok
-}
-
-// sessionMode is the mode switched at runtime for the input's session_id
-// (settings.session_modes), when there is one.
-func (c *callCtx) sessionMode() (string, bool) {
-	id := get(c.input, keySessionID)
-	if id == nil {
-		return "", false
-	}
-	modes, _ := get(c.settings, keySessionModes).(ast.Object)
-	return nonEmpty(get(modes, ast.NewTerm(id)))
 }
 
 // fields checks the tool's arguments against the policy's schema: required

@@ -203,6 +203,11 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 			return nil, gerr
 		}
 	}
+	none := len(own[0])+len(own[1])+len(own[2])+len(cross[0])+len(cross[1]) == 0
+	if none && len(patterns) == 0 {
+		// The common call meets no rule list at all: one answer, built once.
+		return noRuleLists, nil
+	}
 	ownObj := ast.NewObject(
 		ast.Item(behaviorTerms[0], ast.ArrayTerm(own[0]...)),
 		ast.Item(behaviorTerms[1], ast.ArrayTerm(own[1]...)),
@@ -222,13 +227,40 @@ func rulesLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 			))
 		}
 	}
+	return rulesListsResult(ownObj, crossObj, patObj, len(patterns) > 0, none), nil
+}
+
+var (
+	keyOwn          = ast.StringTerm("own")
+	keyCross        = ast.StringTerm("cross")
+	keyPatternsSeen = ast.StringTerm("patterns")
+	keyPatternRules = ast.StringTerm("pattern_rules")
+	keyNone         = ast.StringTerm("none")
+
+	// noRuleLists is permopa.rules.lists' answer for a call that meets no
+	// rule list: every list empty, no pattern rule.
+	noRuleLists = rulesListsResult(
+		ast.NewObject(
+			ast.Item(behaviorTerms[0], ast.InternedEmptyArray),
+			ast.Item(behaviorTerms[1], ast.InternedEmptyArray),
+			ast.Item(behaviorTerms[2], ast.InternedEmptyArray),
+		),
+		ast.NewObject(
+			ast.Item(behaviorTerms[0], ast.InternedEmptyArray),
+			ast.Item(behaviorTerms[1], ast.InternedEmptyArray),
+		),
+		ast.NewObject(), false, true,
+	)
+)
+
+func rulesListsResult(own, cross, patternRules ast.Object, patterns, none bool) *ast.Term {
 	return ast.ObjectTerm(
-		ast.Item(ast.InternedTerm("own"), ast.NewTerm(ownObj)),
-		ast.Item(ast.InternedTerm("cross"), ast.NewTerm(crossObj)),
-		ast.Item(ast.InternedTerm("patterns"), ast.InternedTerm(len(patterns) > 0)),
-		ast.Item(ast.InternedTerm("pattern_rules"), ast.NewTerm(patObj)),
-		ast.Item(ast.InternedTerm("none"), ast.InternedTerm(len(own[0])+len(own[1])+len(own[2])+len(cross[0])+len(cross[1]) == 0)),
-	), nil
+		ast.Item(keyOwn, ast.NewTerm(own)),
+		ast.Item(keyCross, ast.NewTerm(cross)),
+		ast.Item(keyPatternsSeen, ast.InternedTerm(patterns)),
+		ast.Item(keyPatternRules, ast.NewTerm(patternRules)),
+		ast.Item(keyNone, ast.InternedTerm(none)),
+	)
 }
 
 // patternRules adds to out[name][behavior], for each of names, the rules of

@@ -6,6 +6,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // No deny rule is escaped through composition, wrappers or quoting
@@ -14,7 +15,7 @@ import (
 func TestDenyRuleCannotBeEscaped(t *testing.T) {
 	ctx := context.Background()
 	rm := "rm:*"
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))
@@ -89,7 +90,7 @@ func TestDenyRuleCannotBeEscaped(t *testing.T) {
 func TestReadDenyRuleCannotBeEscaped(t *testing.T) {
 	ctx := context.Background()
 	ssh := "~/.ssh/**"
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []permission.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))

@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 var benchInputs = map[string]string{
@@ -27,10 +29,20 @@ func parsed(b *testing.B, doc string) ast.Value {
 	return v
 }
 
+// reportCPU adds cpu-ns/op, the process's CPU time per operation, to a
+// benchmark: on a machine shared with other work the wall time per
+// operation swings with the load, the CPU a decision uses much less
+// (BENCHMARKS.md, "Decide").
+func reportCPU(b *testing.B, start time.Duration) {
+	if now := cpuTime(); b.N > 0 && now > 0 {
+		b.ReportMetric(float64(now-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
 // BenchmarkDecide measures one decision of the default policy in process.
 func BenchmarkDecide(b *testing.B) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,11 +50,13 @@ func BenchmarkDecide(b *testing.B) {
 		in := parsed(b, benchInputs[name])
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			start := cpuTime()
 			for b.Loop() {
 				if d := eng.Decide(ctx, in); d.Step == permission.StepError {
 					b.Fatal(d.Message)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -50,17 +64,19 @@ func BenchmarkDecide(b *testing.B) {
 // BenchmarkDecideParallel measures Decide from GOMAXPROCS goroutines.
 func BenchmarkDecideParallel(b *testing.B) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		b.Fatal(err)
 	}
 	in := parsed(b, benchInputs["BashCompound"])
 	b.ReportAllocs()
+	start := cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			eng.Decide(ctx, in)
 		}
 	})
+	reportCPU(b, start)
 }
 
 // BenchmarkFloor is the OPA floor: a trivial prepared policy over the same inputs.
@@ -78,11 +94,13 @@ decision := {"behavior": "ALLOW", "step": "read_only"} if input.tool_name != ""`
 		in := parsed(b, benchInputs[name])
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
+			start := cpuTime()
 			for b.Loop() {
 				if _, err := pq.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -96,7 +114,7 @@ func BenchmarkDecideRecursiveRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: repo}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: repo}))
 	if err != nil {
 		b.Fatal(err)
 	}

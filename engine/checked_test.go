@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestCheckedPolicyDecidesTheSame holds WithCheckedPolicy (the embedded
@@ -20,7 +21,7 @@ import (
 // acceptEdits mode.
 func TestCheckedPolicyDecidesTheSame(t *testing.T) {
 	ctx := context.Background()
-	pair := func(s engine.Settings) (full, checked *engine.Engine) {
+	pair := func(s settings.Settings) (full, checked *engine.Engine) {
 		t.Helper()
 		full, err := engine.New(ctx, engine.WithSettings(s))
 		if err != nil {
@@ -40,12 +41,12 @@ func TestCheckedPolicyDecidesTheSame(t *testing.T) {
 		}
 	}
 
-	full, checked := pair(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"})
+	full, checked := pair(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"})
 	for _, c := range loadMatrix(t) {
 		same("matrix "+c.ID, full, checked, c.raw)
 	}
 
-	s, problems, err := engine.LoadSettingsFile("testdata/readme-rules.yaml", engine.SourceProject)
+	s, problems, err := settings.LoadSettingsFile("testdata/readme-rules.yaml", settings.SourceProject)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("settings: %v %v", err, problems)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // BenchmarkNewCold compiles the embedded policy as a cold hook process
@@ -28,7 +29,7 @@ func BenchmarkNewCold(b *testing.B) {
 			if c.gcOff {
 				defer debug.SetGCPercent(debug.SetGCPercent(-1))
 			}
-			opts := append([]engine.Option{engine.WithSettings(engine.Settings{Home: "/root"})}, c.opts...)
+			opts := append([]engine.Option{engine.WithSettings(settings.Settings{Home: "/root"})}, c.opts...)
 			for i := 0; i < b.N; i++ {
 				if _, err := engine.New(context.Background(), opts...); err != nil {
 					b.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"runtime"
 	"slices"
@@ -31,6 +30,7 @@ import (
 	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
+	"github.com/permopa/permopa/settings"
 )
 
 // DefaultQuery is the decision entrypoint of the default policy.
@@ -45,7 +45,7 @@ type Engine struct {
 	shared    bool // the store and compiler belong to an OPA plugins.Manager
 	queryText string
 	mu        sync.Mutex // serialises settings writes
-	settings  Settings
+	settings  settings.Settings
 	// regoOpts are the options the decision query was prepared with (modules,
 	// store, query); Evaluate (explain.go) prepares further queries from them.
 	regoOpts []func(*rego.Rego)
@@ -64,6 +64,12 @@ type Engine struct {
 	observer atomic.Pointer[func(input any, d permission.Decision)]
 	// bundleRevisions are the revisions of the bundles loaded by New, by path.
 	bundleRevisions map[string]string
+	// cache, when on, answers repeated calls (cache.go); cacheGen counts
+	// the store's commits and recompiles, cachePolicy says what the
+	// compiled policy allows to cache.
+	cache       *decisionCache
+	cacheGen    *atomic.Uint64
+	cachePolicy atomic.Pointer[cachePolicy]
 }
 
 type config struct {
@@ -72,12 +78,14 @@ type config struct {
 	paths          []string
 	bundles        []string
 	query          string
-	settings       Settings
+	settings       settings.Settings
 	settingsLoaded bool
 	timeout        time.Duration
 	timeoutSet     bool
 	maxConcurrent  int
 	checked        bool
+	cacheEntries   int
+	cacheBytes     int64
 }
 
 // Option configures New.
@@ -165,7 +173,7 @@ func (c config) timeoutOf() time.Duration {
 }
 
 // WithSettings sets the initial settings (rules, mode, working directories, ...).
-func WithSettings(s Settings) Option {
+func WithSettings(s settings.Settings) Option {
 	return func(c *config) { c.settings = s; c.settingsLoaded = true }
 }
 
@@ -178,8 +186,8 @@ func WithSettings(s Settings) Option {
 // managed (/etc/permopa), --settings files, PERMOPA_* variables, the
 // project's .permopa/settings.local.yaml and .permopa/settings.yaml, the
 // user's ~/.config/permopa/settings.yaml. To decide as it does, load them
-// with LoadLayers and pass them with WithSettings (ExampleNew_layers); to
-// keep the engine in step with the files as they change, use NewLayers,
+// with settings.LoadLayers and pass them with WithSettings (ExampleNew_layers); to
+// keep the engine in step with the files as they change, use settings.NewLayers,
 // Attach and Watch (ExampleLayers).
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	builtins.Register()
@@ -188,9 +196,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		o(&c)
 	}
 	if !c.settingsLoaded {
-		c.settings = Settings{}
+		c.settings = settings.Settings{}
 	}
-	c.settings.fillDefaults()
+	c.settings.FillDefaults()
 
 	doc := map[string]any{}
 	regoOpts := []func(*rego.Rego){
@@ -221,12 +229,14 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		}
 	}
 	revisions := map[string]string{}
+	defaultOnly := !c.noDefault && len(c.paths) == 0
 	for _, path := range c.bundles {
 		b, err := loader.NewFileLoader().AsBundle(path)
 		if err != nil {
 			return nil, fmt.Errorf("loading bundle %s: %w", path, err)
 		}
 		revisions[path] = b.Manifest.Revision
+		defaultOnly = defaultOnly && len(b.Modules) == 0
 		for _, m := range b.Modules {
 			regoOpts = append(regoOpts, rego.ParsedModule(withName(m.Parsed, path+"/"+m.Path)))
 		}
@@ -239,7 +249,11 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		permopaDoc = map[string]any{}
 		doc["permopa"] = permopaDoc
 	}
-	permopaDoc["settings"] = c.settings.Document()
+	settingsDoc, err := documentValue(c.settings.Document())
+	if err != nil {
+		return nil, err
+	}
+	permopaDoc["settings"] = settingsDoc
 	// AST values on read: the policy reads settings on every decision, and
 	// converting the document from Go values each time would dominate.
 	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))
@@ -260,6 +274,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	e.bundleRevisions = revisions
 	e.query.Store(&pq)
 	e.armExpiry(c.settings, time.Now())
+	if err := e.startCache(ctx, c); err != nil {
+		return nil, err
+	}
+	if e.cache != nil {
+		e.cachePolicy.Store(analysePolicy(compiler, defaultOnly))
+	}
 	return e, nil
 }
 
@@ -338,13 +358,13 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 		if e.slots != nil {
 			defer func() { <-e.slots }()
 		}
-		return e.decide(ctx, input, extra...)
+		return e.decideCaching(ctx, input, len(extra) == 0, extra...)
 	}
 	// The evaluation runs apart so that a built-in busy with a huge input
 	// (which does not look at ctx) cannot hold the answer past the
 	// deadline; OPA stops the evaluation at its next step.
 	done := make(chan permission.Decision, 1)
-	go func() {
+	runApart(func() {
 		if e.slots != nil {
 			defer func() { <-e.slots }()
 		}
@@ -353,8 +373,8 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 				done <- failClosed(permission.CodeEvalError, "policy evaluation failed: %v", r)
 			}
 		}()
-		done <- e.decide(ctx, input, extra...)
-	}()
+		done <- e.decideCaching(ctx, input, len(extra) == 0, extra...)
+	})
 	select {
 	case d := <-done:
 		return d
@@ -368,11 +388,14 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 // the same snapshot). The deadline stops the evaluation at its next step,
 // but DecideIn returns only when the evaluation does, since it reads txn
 // until then: a caller that must answer by a deadline runs DecideIn apart
-// and keeps txn open until it returns (the OPA plugin does).
+// and keeps txn open until it returns (the OPA plugin does). txn must be
+// a read transaction when the decision cache is on (cache.go).
 func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input any) permission.Decision {
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
-	d := e.decide(ctx, input, rego.EvalTransaction(txn))
+	// txn is a read transaction: no commit happens while it is open, so
+	// the cache's generation read inside it is the one txn sees.
+	d := e.decideCaching(ctx, input, true, rego.EvalTransaction(txn))
 	if ctx.Err() != nil && d.Code != permission.CodeTimeout {
 		// A built-in that finished after the deadline: the answer is late.
 		return timedOut(ctx)
@@ -449,7 +472,7 @@ func (e *Engine) DecideJSON(ctx context.Context, doc []byte) permission.Decision
 type jsonDocument []byte
 
 // Settings returns the settings in force.
-func (e *Engine) Settings() Settings {
+func (e *Engine) Settings() settings.Settings {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.settings
@@ -457,8 +480,8 @@ func (e *Engine) Settings() Settings {
 
 // SetSettings replaces the settings in the store; the prepared query is
 // kept, so the next Decide sees the new rules.
-func (e *Engine) SetSettings(ctx context.Context, s Settings) error {
-	s.fillDefaults()
+func (e *Engine) SetSettings(ctx context.Context, s settings.Settings) error {
+	s.FillDefaults()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.writeSettings(ctx, s.Document()); err != nil {
@@ -496,11 +519,4 @@ func mergeDoc(dst, src map[string]any) error {
 		}
 	}
 	return nil
-}
-
-func cwdOrRoot() string {
-	if wd, err := os.Getwd(); err == nil {
-		return wd
-	}
-	return "/"
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 func strp(s string) *string { return &s }
@@ -22,7 +23,7 @@ func npmInstall() map[string]any {
 // Settings change without re-preparing: the next Decide sees the new rules.
 func TestSetSettingsChangesDecisions(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +51,11 @@ func TestSetSettingsChangesDecisions(t *testing.T) {
 // Concurrent Decide calls while settings change: no race, every answer is one of the two states.
 func TestConcurrentDecide(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	allow := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{{ToolName: "Bash", RuleContent: strp("npm install"), Behavior: "ALLOW", Layer: "session"}}}
+	allow := settings.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{{ToolName: "Bash", RuleContent: strp("npm install"), Behavior: "ALLOW", Layer: "session"}}}
 	var wg sync.WaitGroup
 	errs := make(chan string, 1000)
 	for g := 0; g < 20; g++ {
@@ -70,7 +71,7 @@ func TestConcurrentDecide(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 10; i++ {
-		s := engine.Settings{Home: "/home/u", Cwd: "/w"}
+		s := settings.Settings{Home: "/home/u", Cwd: "/w"}
 		if i%2 == 0 {
 			s = allow
 		}
@@ -145,7 +146,7 @@ bypass_honours_safety: true
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, problems, err := engine.LoadSettingsFile(p, "")
+	s, problems, err := settings.LoadSettingsFile(p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,13 +176,13 @@ func TestParseRule(t *testing.T) {
 		"mcp__github__*":         "mcp__github__*",
 		"  Write(src/**)  ":      "Write(src/**)",
 	} {
-		r, err := engine.ParseRule(in, "allow")
+		r, err := settings.ParseRule(in, "allow")
 		if err != nil || r.String() != want || r.Behavior != "ALLOW" {
 			t.Errorf("ParseRule(%q) = %v, %v; want %s", in, r, err, want)
 		}
 	}
 	for _, bad := range []string{"", "(x)", "Bash(x", "Bash x", "Ba sh(x)"} {
-		if _, err := engine.ParseRule(bad, "deny"); err == nil || !strings.Contains(err.Error(), "rule") {
+		if _, err := settings.ParseRule(bad, "deny"); err == nil || !strings.Contains(err.Error(), "rule") {
 			t.Errorf("ParseRule(%q) should fail naming the rule, got %v", bad, err)
 		}
 	}

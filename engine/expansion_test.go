@@ -7,6 +7,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 var expansionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
@@ -51,7 +52,7 @@ var evaluatedCode = []string{
 
 func expansionEngine(t *testing.T, rules ...permission.Rule) *engine.Engine {
 	t.Helper()
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 func TestEvaluateExtraQueries(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp"}))
 	if err != nil {
 		t.Fatal(err)
 	}

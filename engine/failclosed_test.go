@@ -18,6 +18,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // secret is text that must never leave a file that is not settings: no
@@ -101,7 +102,7 @@ func TestUnreadableSettingsFailClosed(t *testing.T) {
 			return "directory"
 		}},
 		{"too large", func(t *testing.T, tr *tree, file string) string {
-			tr.write(t, file, "permissions:\n  deny: [\"Bash(rm:*)\"]\n# "+strings.Repeat("x", engine.MaxSettingsBytes)+"\n")
+			tr.write(t, file, "permissions:\n  deny: [\"Bash(rm:*)\"]\n# "+strings.Repeat("x", settings.MaxSettingsBytes)+"\n")
 			return "bytes"
 		}},
 	}
@@ -124,7 +125,7 @@ func TestUnreadableSettingsFailClosed(t *testing.T) {
 				if !strings.Contains(strings.ToLower(all), strings.ToLower(mention)) || !strings.Contains(all, file) {
 					t.Errorf("%s: problems %v, want them to name %s and %q", how, problems, file, mention)
 				}
-				if len(engine.UnsafeProblems(problems)) == 0 {
+				if len(settings.UnsafeProblems(problems)) == 0 {
 					t.Errorf("%s: %v are not unsafe problems", how, problems)
 				}
 				for _, in := range calls {
@@ -143,7 +144,7 @@ func TestUnreadableSettingsFailClosed(t *testing.T) {
 			eng, _, problems := tr.attach(t)
 			check("attached layers", eng, problems)
 
-			s, problems := engine.LoadLayers(tr.opts())
+			s, problems := settings.LoadLayers(tr.opts())
 			eng, err := engine.New(context.Background(), engine.WithSettings(s))
 			if err != nil {
 				t.Fatal(err)
@@ -287,25 +288,25 @@ func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
 		dest  string
 		setup func(t *testing.T, tr *tree) (link, target string)
 	}{
-		{"local file linked to a JSON credential file", engine.DestinationLocal, func(t *testing.T, tr *tree) (string, string) {
+		{"local file linked to a JSON credential file", settings.DestinationLocal, func(t *testing.T, tr *tree) (string, string) {
 			target := tr.write(t, filepath.Join(tr.home, ".docker", "config.json"), `{"auths": {"r.example": {"auth": "`+secret+`"}}}`)
 			link := filepath.Join(tr.proj, ".permopa", "settings.local.json")
 			symlink(t, target, link)
 			return link, target
 		}},
-		{"project file linked to another project's settings", engine.DestinationProject, func(t *testing.T, tr *tree) (string, string) {
+		{"project file linked to another project's settings", settings.DestinationProject, func(t *testing.T, tr *tree) (string, string) {
 			target := tr.write(t, filepath.Join(tr.root, "other", ".permopa", "settings.yaml"), "# "+secret+"\npermissions: {deny: [\"Bash(rm:*)\"]}\n")
 			link := filepath.Join(tr.proj, ".permopa", "settings.yaml")
 			symlink(t, target, link)
 			return link, target
 		}},
-		{"user file linked", engine.DestinationUser, func(t *testing.T, tr *tree) (string, string) {
+		{"user file linked", settings.DestinationUser, func(t *testing.T, tr *tree) (string, string) {
 			target := tr.write(t, filepath.Join(tr.home, "dotfiles", "settings.yaml"), "# "+secret+"\npermissions: {}\n")
 			link := filepath.Join(tr.user, "settings.yaml")
 			symlink(t, target, link)
 			return link, target
 		}},
-		{".permopa directory linked to the user's settings", engine.DestinationLocal, func(t *testing.T, tr *tree) (string, string) {
+		{".permopa directory linked to the user's settings", settings.DestinationLocal, func(t *testing.T, tr *tree) (string, string) {
 			target := tr.write(t, filepath.Join(tr.user, "settings.local.yaml"), "# "+secret+"\npermissions: {}\n")
 			link := filepath.Join(tr.proj, ".permopa")
 			symlink(t, tr.user, link)
@@ -403,7 +404,7 @@ func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
 // no allow rule silences, and a DENY in dontAsk, through every read form.
 func TestServerTokensAreCredentials(t *testing.T) {
 	ctx := context.Background()
-	allowAll := engine.Settings{Home: "/home/u", Cwd: "/home/u/app", Rules: []permission.Rule{
+	allowAll := settings.Settings{Home: "/home/u", Cwd: "/home/u/app", Rules: []permission.Rule{
 		{ToolName: "Read", Behavior: permission.Allow}, {ToolName: "Bash", Behavior: permission.Allow},
 	}}
 	eng, err := engine.New(ctx, engine.WithSettings(allowAll))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 var allModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
@@ -21,7 +22,7 @@ var safetyAsk = map[string][2]string{
 	"dontAsk":           {permission.Deny, permission.StepToolCheck},
 }
 
-func newTestEngine(t *testing.T, s engine.Settings) *engine.Engine {
+func newTestEngine(t *testing.T, s settings.Settings) *engine.Engine {
 	t.Helper()
 	if s.Home == "" {
 		s.Home = "/home/u"
@@ -49,7 +50,7 @@ func decideBash(eng *engine.Engine, cmd, cwd, mode string) permission.Decision {
 // exactly one decision in every mode, never a policy conflict (DENY with
 // step "error"), and with at least one finding it is the safety ASK.
 func TestAnyNumberOfFindingsOneDecision(t *testing.T) {
-	eng := newTestEngine(t, engine.Settings{})
+	eng := newTestEngine(t, settings.Settings{})
 	kinds := []func(i int) string{
 		func(i int) string { return fmt.Sprintf("echo x > /w/.git/f%d", i) },
 		func(i int) string { return fmt.Sprintf("echo x >> ~/.config/git/c%d", i) },
@@ -107,7 +108,7 @@ func TestAnyNumberOfFindingsOneDecision(t *testing.T) {
 // The file tools too: a Glob whose path and pattern both reach a
 // credential directory has two findings and one decision.
 func TestFileToolFindingsOneDecision(t *testing.T) {
-	eng := newTestEngine(t, engine.Settings{})
+	eng := newTestEngine(t, settings.Settings{})
 	calls := []map[string]any{
 		{"tool_name": "Glob", "tool_input": map[string]any{"pattern": "/home/u/.ssh/*", "path": "/home/u/.aws"}},
 		{"tool_name": "Glob", "tool_input": map[string]any{"pattern": "~/.gnupg/**", "path": "~/.kube"}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // runGit runs the real git in dir with an empty configuration of its own.
@@ -88,7 +89,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 	os.Remove(marker)
 
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: filepath.Join(root, "home"), Cwd: w,
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: w,
 		Rules: []permission.Rule{mustRule(t, "Bash(git status:*)"), mustRule(t, "Bash(git log:*)"), mustRule(t, "Bash(git:*)")}}))
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 			t.Errorf("%s: the one-call build was allowed: %s", mode, d.Message)
 		}
 	}
-	noRules, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: filepath.Join(root, "home"), Cwd: w}))
+	noRules, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: w}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,10 +227,10 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 
 func mustRule(t *testing.T, s string) permission.Rule {
 	t.Helper()
-	r, err := engine.ParseRule(s, permission.Allow)
+	r, err := settings.ParseRule(s, permission.Allow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Source, r.Layer = engine.SourceUser, "user"
+	r.Source, r.Layer = settings.SourceUser, "user"
 	return r
 }

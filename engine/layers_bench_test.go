@@ -7,6 +7,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // BenchmarkDecideSessionRules shows that session rules are looked up by
@@ -15,11 +16,11 @@ import (
 func BenchmarkDecideSessionRules(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{10, 10000} {
-		s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]permission.Rule{}}
+		s := settings.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]permission.Rule{}}
 		for i := 0; i < n; i++ {
 			c := fmt.Sprintf("tool%d:*", i)
-			s.Rules = append(s.Rules, permission.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceProject})
-			s.SessionRules["s1"] = append(s.SessionRules["s1"], permission.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: engine.SourceSession})
+			s.Rules = append(s.Rules, permission.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: settings.SourceProject})
+			s.SessionRules["s1"] = append(s.SessionRules["s1"], permission.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: settings.SourceSession})
 			s.SessionRules[fmt.Sprintf("other%d", i)] = []permission.Rule{{ToolName: "Bash", RuleContent: &c, Behavior: "DENY"}}
 		}
 		eng, err := engine.New(ctx, engine.WithSettings(s))

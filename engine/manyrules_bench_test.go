@@ -12,6 +12,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // ruleKinds are the rule shapes of BENCHMARKS.md "Many rules": rule i of a
@@ -72,35 +73,35 @@ var manyRulesCalls = map[string][]string{
 // turn) over every layer: user, project and local settings, the call's
 // session and an organisation's rules bundle (returned as a rules
 // document); a third of them deny, a third ask, a third allow.
-func manyRulesSettings(b testing.TB, kind string, n int) (engine.Settings, map[string]any) {
-	s := engine.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]permission.Rule{}}
-	var org engine.Settings
+func manyRulesSettings(b testing.TB, kind string, n int) (settings.Settings, settings.RuleSet) {
+	s := settings.Settings{Home: "/home/u", Cwd: "/w", SessionRules: map[string][]permission.Rule{}}
+	var org settings.Settings
 	behaviors := []string{"allow", "deny", "ask"}
-	sources := []string{engine.SourceUser, engine.SourceProject, engine.SourceLocal, engine.SourceSession, engine.SourceOrg}
+	sources := []string{settings.SourceUser, settings.SourceProject, settings.SourceLocal, settings.SourceSession, settings.SourceOrg}
 	for i := 0; i < n; i++ {
 		k := kind
 		if k == "mixed" {
 			k = manyRulesKindOrder[i%len(manyRulesKindOrder)]
 		}
-		r, err := engine.ParseRule(ruleKinds[k](i), behaviors[i%3])
+		r, err := settings.ParseRule(ruleKinds[k](i), behaviors[i%3])
 		if err != nil {
 			b.Fatal(err)
 		}
 		r.Source = sources[(i/3)%len(sources)]
 		switch r.Source {
-		case engine.SourceSession:
+		case settings.SourceSession:
 			s.SessionRules["s1"] = append(s.SessionRules["s1"], r)
-		case engine.SourceOrg:
+		case settings.SourceOrg:
 			org.Rules = append(org.Rules, r)
 		default:
 			s.Rules = append(s.Rules, r)
 		}
 	}
-	return s, engine.RulesDocument(org, time.Now())
+	return s, settings.RulesDocument(org, time.Now())
 }
 
 // orgBundle writes an organisation's rules document as a bundle directory.
-func orgBundle(b testing.TB, doc map[string]any) string {
+func orgBundle(b testing.TB, doc settings.RuleSet) string {
 	dir := b.TempDir()
 	p := filepath.Join(dir, "permopa", "rules")
 	if err := os.MkdirAll(p, 0o755); err != nil {

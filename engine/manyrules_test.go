@@ -2,11 +2,13 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // manyRulesTargets are calls no rule of manyRulesSettings matches, one per
@@ -66,7 +68,7 @@ func withCall(in map[string]any) map[string]any {
 
 func parsedRule(t testing.TB, spec, behavior, source string) permission.Rule {
 	t.Helper()
-	r, err := engine.ParseRule(spec, behavior)
+	r, err := settings.ParseRule(spec, behavior)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,37 +83,37 @@ func parsedRule(t testing.TB, spec, behavior, source string) permission.Rule {
 // allows, and the allow rule covers no more than it did with no others.
 func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 	ctx := context.Background()
-	layers := []string{engine.SourceUser, engine.SourceProject, engine.SourceLocal, engine.SourceManaged, "project dir", "session s1", `session ""`, engine.SourceOrg}
+	layers := []string{settings.SourceUser, settings.SourceProject, settings.SourceLocal, settings.SourceManaged, "project dir", "session s1", `session ""`, settings.SourceOrg}
 	for _, layer := range layers {
 		t.Run(layer, func(t *testing.T) {
 			s, org := manyRulesSettings(t, "mixed", 10000)
 			var extra []permission.Rule
 			for _, k := range manyRulesTargets {
-				extra = append(extra, parsedRule(t, k.deny, "deny", engine.SourceUser), parsedRule(t, k.allow, "allow", engine.SourceUser))
+				extra = append(extra, parsedRule(t, k.deny, "deny", settings.SourceUser), parsedRule(t, k.allow, "allow", settings.SourceUser))
 			}
-			var orgRules engine.Settings
+			var orgRules settings.Settings
 			for i := range extra {
 				switch layer {
 				case "project dir":
-					extra[i].Source = engine.SourceProject
+					extra[i].Source = settings.SourceProject
 					s.Projects = map[string][]permission.Rule{"/w": append(s.Projects["/w"], extra[i])}
 				case "session s1":
-					extra[i].Source = engine.SourceSession
+					extra[i].Source = settings.SourceSession
 					s.SessionRules["s1"] = append(s.SessionRules["s1"], extra[i])
 				case `session ""`:
-					extra[i].Source = engine.SourceSession
+					extra[i].Source = settings.SourceSession
 					s.SessionRules[""] = append(s.SessionRules[""], extra[i])
-				case engine.SourceOrg:
-					extra[i].Source = engine.SourceOrg
+				case settings.SourceOrg:
+					extra[i].Source = settings.SourceOrg
 					orgRules.Rules = append(orgRules.Rules, extra[i])
 				default:
 					extra[i].Source = layer
 					s.Rules = append(s.Rules, extra[i])
 				}
 			}
-			if layer == engine.SourceOrg {
+			if layer == settings.SourceOrg {
 				// The organisation's rules after 10,000 others of the bundle.
-				doc := engine.RulesDocument(engine.Settings{Rules: append(orgRulesOf(t, org), orgRules.Rules...)}, time.Now())
+				doc := settings.RulesDocument(settings.Settings{Rules: append(orgRulesOf(t, org), orgRules.Rules...)}, time.Now())
 				org = doc
 			}
 			eng, err := engine.New(ctx, engine.WithSettings(s), engine.WithBundles(orgBundle(t, org)))
@@ -134,29 +136,35 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 }
 
 // orgRulesOf reads back the rules of an org rules document (its index).
-func orgRulesOf(t *testing.T, doc map[string]any) []permission.Rule {
+func orgRulesOf(t *testing.T, set settings.RuleSet) []permission.Rule {
 	t.Helper()
+	var doc map[string]any
+	if b, err := json.Marshal(set); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
 	var out []permission.Rule
 	rules := doc["rules"].(map[string]any)
 	for _, b := range []string{"deny", "ask", "allow"} {
 		for _, list := range rules[b].(map[string]any) {
 			for _, x := range list.([]any) {
-				r, err := engine.RuleFrom(x, b)
+				r, err := settings.RuleFrom(x, b)
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.Source = engine.SourceOrg
+				r.Source = settings.SourceOrg
 				out = append(out, r)
 			}
 		}
 	}
 	for _, b := range []string{"deny", "ask", "allow"} {
 		for _, x := range doc["tool_pattern_rules"].(map[string]any)[b].([]any) {
-			r, err := engine.RuleFrom(x, b)
+			r, err := settings.RuleFrom(x, b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.Source = engine.SourceOrg
+			r.Source = settings.SourceOrg
 			out = append(out, r)
 		}
 	}
@@ -187,15 +195,15 @@ func TestToolNamePatternsAcrossLayers(t *testing.T) {
 			s, orgDoc := manyRulesSettings(t, "mixed", 10000)
 			orgs := orgRulesOf(t, orgDoc)
 			for _, p := range c.org {
-				orgs = append(orgs, parsedRule(t, p, "deny", engine.SourceOrg))
+				orgs = append(orgs, parsedRule(t, p, "deny", settings.SourceOrg))
 			}
 			for _, p := range c.user {
-				s.Rules = append(s.Rules, parsedRule(t, p, "ask", engine.SourceUser))
+				s.Rules = append(s.Rules, parsedRule(t, p, "ask", settings.SourceUser))
 			}
 			for _, p := range c.sess {
-				s.SessionRules["s1"] = append(s.SessionRules["s1"], parsedRule(t, p, "allow", engine.SourceSession))
+				s.SessionRules["s1"] = append(s.SessionRules["s1"], parsedRule(t, p, "allow", settings.SourceSession))
 			}
-			doc := engine.RulesDocument(engine.Settings{Rules: orgs}, time.Now())
+			doc := settings.RulesDocument(settings.Settings{Rules: orgs}, time.Now())
 			eng, err := engine.New(ctx, engine.WithSettings(s), engine.WithBundles(orgBundle(t, doc)))
 			if err != nil {
 				t.Fatal(err)
@@ -223,10 +231,10 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 		}
 		var err error
 		if i%2 == 0 {
-			err = eng.AddSessionRules(ctx, "s1", parsedRule(t, k.deny, "deny", engine.SourceSession))
+			err = eng.AddSessionRules(ctx, "s1", parsedRule(t, k.deny, "deny", settings.SourceSession))
 		} else {
-			err = eng.UpdateSettings(ctx, func(s *engine.Settings) error {
-				s.Rules = append(s.Rules, parsedRule(t, k.deny, "deny", engine.SourceLocal))
+			err = eng.UpdateSettings(ctx, func(s *settings.Settings) error {
+				s.Rules = append(s.Rules, parsedRule(t, k.deny, "deny", settings.SourceLocal))
 				return nil
 			})
 		}
@@ -238,7 +246,7 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 		}
 		// A revoked session rule stops denying at the next decision too.
 		if i%2 == 0 {
-			if _, err := eng.RevokeSessionRules(ctx, "s1", parsedRule(t, k.deny, "deny", engine.SourceSession)); err != nil {
+			if _, err := eng.RevokeSessionRules(ctx, "s1", parsedRule(t, k.deny, "deny", settings.SourceSession)); err != nil {
 				t.Fatal(err)
 			}
 			if d := eng.Decide(ctx, withCall(k.denied)); d.Step == permission.StepDenyRule {

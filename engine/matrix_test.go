@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // matrixCase is one line of testdata/matrix-cases.jsonl: a `permopa decide`
@@ -52,7 +53,7 @@ func loadMatrix(t testing.TB) []matrixCase {
 // through the Go API.
 func TestMatrixConformance(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
 	if err != nil {
 		t.Fatal(err)
 	}

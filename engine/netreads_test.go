@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // network_reads: read from a settings file ("ask" or "allow", any case), a
@@ -34,7 +35,7 @@ func TestNetworkReadsSetting(t *testing.T) {
 		{"network_reads: sometimes\n", "ask", true},
 		{"network_reads: true\n", "ask", true},
 	} {
-		s, problems, err := engine.LoadSettingsFile(file("s.yaml", c.body), engine.SourceProject)
+		s, problems, err := settings.LoadSettingsFile(file("s.yaml", c.body), settings.SourceProject)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,16 +57,16 @@ func TestNetworkReadsSetting(t *testing.T) {
 		{[]string{"ask", "allow"}, "ask"},
 		{[]string{"", ""}, ""},
 	} {
-		var ls []engine.Settings
+		var ls []settings.Settings
 		for _, nr := range c.layers {
-			ls = append(ls, engine.Settings{NetworkReads: nr})
+			ls = append(ls, settings.Settings{NetworkReads: nr})
 		}
-		if got := engine.Merge(ls...).NetworkReads; got != c.want {
+		if got := settings.Merge(ls...).NetworkReads; got != c.want {
 			t.Errorf("merge %q: %q, want %q", c.layers, got, c.want)
 		}
 	}
 
-	s, problems := engine.LoadLayers(engine.LayerOptions{ManagedDir: filepath.Join(dir, "m"), ProjectDir: filepath.Join(dir, "p"),
+	s, problems := settings.LoadLayers(settings.LayerOptions{ManagedDir: filepath.Join(dir, "m"), ProjectDir: filepath.Join(dir, "p"),
 		UserDir: filepath.Join(dir, "u"), Environ: []string{"PERMOPA_NETWORK_READS=ask"}, Home: dir, Cwd: dir})
 	if len(problems) > 0 || s.NetworkReads != "ask" {
 		t.Errorf("PERMOPA_NETWORK_READS=ask: %q %v", s.NetworkReads, problems)
@@ -82,7 +83,7 @@ func TestNetworkReadsSetting(t *testing.T) {
 		{"ask", "plan", "git log --oneline", "ALLOW", "read_only"},
 		{"allow", "plan", "curl -s https://example.com", "DENY", "mode_fallback"},
 	} {
-		eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w", NetworkReads: c.nr}))
+		eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", NetworkReads: c.nr}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // engine.New reads no settings; LoadLayers reads the layers `permopa
@@ -35,7 +36,7 @@ func ExampleNew_layers() {
 	}
 	fmt.Println("engine.New alone:", bare.Decide(ctx, call("make test")).Behavior)
 
-	settings, problems := engine.LoadLayers(engine.LayerOptions{
+	settings, problems := settings.LoadLayers(settings.LayerOptions{
 		ManagedDir:  filepath.Join(dir, "etc"),                  // default /etc/permopa
 		CommandLine: []string{team},                             // permopa decide --settings team.yaml
 		Environ:     []string{"PERMOPA_DENY=Bash(rm -rf:*)"},    // default os.Environ()

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // Recursive readers run for real: every command the engine judges
@@ -29,7 +29,7 @@ func TestRecursiveReadersAgainstStrace(t *testing.T) {
 	}
 	home, proj := readsFixture(t, false)
 	secrets := []string{home + "/.ssh/id_rsa", home + "/.aws/credentials", home + "/.netrc", home + "/.git-credentials", proj + "/.env"}
-	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
+	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	cmds := []string{
 		"grep -r KEY ~", "grep -rl KEY .", "grep -rl KEY src", "grep -rl --include=*.go KEY .", "grep -rl --exclude=.env KEY .",
 		"grep -rl --exclude=.env --include=* KEY .", "grep -rl --include=* --exclude=.env KEY .", "grep -R KEY ../linked",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // Disclosure classes end to end (docs/reads.md, "Recursive reads" and
@@ -106,7 +107,7 @@ func checkTable(t *testing.T, eng *engine.Engine, cwd string, table map[outcome]
 // credential is a credential read, whatever program reads it.
 func TestRecursiveReadsReachCredentials(t *testing.T) {
 	home, proj := readsFixture(t, true)
-	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
+	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	checkTable(t, eng, proj, map[outcome][]string{
 		credential: {
 			"grep -r KEY ~", "grep -R KEY $HOME", "grep --recursive KEY ~/", "egrep -r 'K|E' ~", "fgrep -rl KEY " + home,
@@ -170,7 +171,7 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 			[]string{"du -sh ~", "rg x src"}},
 	}
 	for _, c := range cases {
-		eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{c.rule}})
+		eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{c.rule}})
 		step, behavior := permission.StepDenyRule, permission.Deny
 		if c.rule.Behavior == "ASK" {
 			step, behavior = permission.StepAskRule, permission.Ask
@@ -195,7 +196,7 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 // The Grep and Glob tools read trees too.
 func TestGrepGlobReachCredentials(t *testing.T) {
 	home, proj := readsFixture(t, true)
-	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
+	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	call := func(tool string, in map[string]any, mode string) permission.Decision {
 		return eng.Decide(context.Background(), map[string]any{"tool_name": tool, "tool_input": in, "cwd": proj, "permission_mode": mode})
 	}
@@ -234,7 +235,7 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 	}
 	// A Read deny rule on a directory stops a Grep or Glob of a tree that holds it.
 	ssh := "~/.ssh/**"
-	eng = newTestEngine(t, engine.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Layer: "user"}}})
+	eng = newTestEngine(t, settings.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Layer: "user"}}})
 	for _, c := range []struct {
 		tool string
 		in   map[string]any
@@ -253,7 +254,7 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 // Secrets outside the shell profiles and key files, and environment dumps.
 func TestSecretsAndEnvironment(t *testing.T) {
 	home, proj := readsFixture(t, false)
-	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
+	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	secrets := []string{
 		"cat /etc/shadow", "head -1 /etc/gshadow", "tail /etc/shadow-", "cat /proc/1/environ", "cat /proc/self/environ",
 		"strings /proc/self/environ", "tr '\\0' '\\n' < /proc/1/environ", "cat /proc/1/root/etc/shadow",
@@ -287,7 +288,7 @@ func TestSecretsAndEnvironment(t *testing.T) {
 
 	// environment_is_secret: false relaxes the dumps, not the secret files.
 	off := false
-	relaxed := newTestEngine(t, engine.Settings{Home: home, Cwd: proj, EnvironmentIsSecret: &off})
+	relaxed := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, EnvironmentIsSecret: &off})
 	checkTable(t, relaxed, proj, map[outcome][]string{
 		readOnly:   {"printenv", "env", "export -p", "jq -n env", "ps eww", "printenv GITHUB_TOKEN", "printenv | sort"},
 		credential: secrets,
@@ -301,7 +302,7 @@ func TestSecretsAndEnvironment(t *testing.T) {
 // check.
 func TestCopyingSecretsIsNotAnEdit(t *testing.T) {
 	home, proj := readsFixture(t, false)
-	eng := newTestEngine(t, engine.Settings{Home: home, Cwd: proj})
+	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	cmds := []string{
 		"cp /etc/shadow ./x", "cp ~/.ssh/id_rsa ./k", "cp -r ~/.aws ./a", "cp .env .env.bak", "cp -t src /etc/gshadow",
 		"cp /proc/self/environ ./e", "cp /proc/1/root/etc/shadow ./s", "install -m 600 /etc/shadow ./s",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // Commands that only read are ALLOWed in EXPLORE as read-only; their
@@ -14,7 +15,7 @@ import (
 // compressors, pagers, openssl, ip, signals, git, find values, env.
 func TestRealWorldClassesEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // readmeEngine is an engine with the README's rules (testdata/readme-rules.yaml).
 func readmeEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	s, problems, err := engine.LoadSettingsFile("testdata/readme-rules.yaml", engine.SourceProject)
+	s, problems, err := settings.LoadSettingsFile("testdata/readme-rules.yaml", settings.SourceProject)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("settings: %v %v", err, problems)
 	}
@@ -124,7 +125,7 @@ func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
 // An ask rule fails closed the same way: it asks (and DONT_ASK denies).
 func TestUncertainCommandsHitAskRules(t *testing.T) {
 	curl := "curl:*"
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &curl, Behavior: "ASK", Source: "userSettings", Layer: "user"}},
 	}))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // protectedSetup is a project with permopa's settings in temporary
@@ -46,7 +47,7 @@ func newProtectedSetup(t *testing.T, projectSettings string) *protectedSetup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layers := engine.NewLayers(engine.LayerOptions{
+	layers := settings.NewLayers(settings.LayerOptions{
 		ProjectDir: s.proj, UserDir: s.user, ManagedDir: s.managed, CommandLine: []string{filepath.Join(s.ci, "perm.yaml")},
 		Home: s.home, Cwd: s.proj, Environ: []string{},
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // semanticsTree is a project (.permopa/settings.yaml), a cwd below it, a
@@ -19,7 +20,7 @@ type semanticsTree struct {
 	*tree
 	cwd string
 	eng *engine.Engine
-	l   *engine.Layers
+	l   *settings.Layers
 }
 
 func newSemanticsTree(t *testing.T) *semanticsTree {
@@ -27,7 +28,7 @@ func newSemanticsTree(t *testing.T) *semanticsTree {
 	st := &semanticsTree{tree: tr, cwd: filepath.Join(tr.proj, "pkg")}
 	o := tr.opts()
 	o.Cwd = st.cwd
-	st.l = engine.NewLayers(o)
+	st.l = settings.NewLayers(o)
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func (st *semanticsTree) rules(t *testing.T, file, behavior string, rules ...str
 		fmt.Fprintf(&b, "    - %q\n", r)
 	}
 	st.write(t, file, b.String())
-	if problems := st.l.Reload(context.Background()); len(engine.UnsafeProblems(problems)) > 0 {
+	if problems := st.l.Reload(context.Background()); len(settings.UnsafeProblems(problems)) > 0 {
 		t.Fatal(problems)
 	}
 }
@@ -300,13 +301,13 @@ func TestPathRuleToolsAreThePolicysFileTools(t *testing.T) {
 		got = append(got, x.(string))
 	}
 	var want []string
-	for name := range engine.PathRuleTools() {
+	for name := range settings.PathRuleTools() {
 		want = append(want, name)
 	}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Errorf("policy file tools %v, engine.PathRuleTools() %v", got, want)
+		t.Errorf("policy file tools %v, settings.PathRuleTools() %v", got, want)
 	}
 }
 

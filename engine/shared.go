@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,8 +11,10 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/permopa/permopa/builtins"
+	"github.com/permopa/permopa/settings"
 )
 
 // SettingsPath is where an engine keeps the settings document in its
@@ -35,11 +38,14 @@ func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler,
 		return nil, fmt.Errorf("a shared engine takes its policy from the compiler, not from paths or bundles")
 	}
 	if !c.settingsLoaded {
-		c.settings = Settings{}
+		c.settings = settings.Settings{}
 	}
-	c.settings.fillDefaults()
+	c.settings.FillDefaults()
 	e := &Engine{store: store, shared: true, settings: c.settings, timeout: c.timeoutOf(), slots: c.slots()}
 	if err := e.writeSettings(ctx, c.settings.Document()); err != nil {
+		return nil, err
+	}
+	if err := e.startCache(ctx, c); err != nil {
 		return nil, err
 	}
 	if err := e.recompile(ctx, compiler, c.query); err != nil {
@@ -77,6 +83,7 @@ func (e *Engine) recompile(ctx context.Context, compiler *ast.Compiler, query st
 	e.queryText = query
 	e.compiler.Store(compiler)
 	e.query.Store(&pq)
+	e.recompiled(compiler) // cache.go
 	return nil
 }
 
@@ -90,7 +97,18 @@ func (e *Engine) Store() storage.Store { return e.store }
 // roots owns the whole tree and erases the settings on each activation
 // too; the writer (the OPA plugin) writes them again after each one, so
 // such a bundle is not refused here.
-func (e *Engine) writeSettings(ctx context.Context, doc map[string]any) error {
+func (e *Engine) writeSettings(ctx context.Context, d settings.Document) error {
+	var doc any
+	var err error
+	if e.shared {
+		// The plugin manager's store keeps Go values: give it those.
+		doc, err = documentJSON(d)
+	} else {
+		doc, err = documentValue(d)
+	}
+	if err != nil {
+		return err
+	}
 	return storage.Txn(ctx, e.store, storage.WriteParams, func(txn storage.Transaction) error {
 		if e.shared {
 			if owner, err := ExplicitBundleOwning(ctx, e.store, txn, SettingsPath); err != nil {
@@ -155,4 +173,32 @@ func bundleOwning(ctx context.Context, store storage.Store, txn storage.Transact
 		}
 	}
 	return "", nil
+}
+
+// documentValue is the settings document as the value the store keeps:
+// its JSON encoding (the document's one definition, settings.Document),
+// parsed straight into an AST value (the store returns AST values on read).
+func documentValue(d settings.Document) (ast.Value, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("writing settings: %w", err)
+	}
+	v, err := parseInput(b)
+	if err != nil {
+		return nil, fmt.Errorf("writing settings: %w", err)
+	}
+	return v, nil
+}
+
+// documentJSON is the settings document as plain JSON values.
+func documentJSON(d settings.Document) (any, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("writing settings: %w", err)
+	}
+	var v any
+	if err := util.UnmarshalJSON(b, &v); err != nil {
+		return nil, fmt.Errorf("writing settings: %w", err)
+	}
+	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // A working directory reached through a symlink is the same directory
@@ -34,7 +35,7 @@ func TestSymlinkedWorkingDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: filepath.Join(root, "home"), Cwd: real}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: real}))
 	if err != nil {
 		t.Fatal(err)
 	}

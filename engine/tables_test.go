@@ -15,6 +15,8 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/rego/tables"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestModeTableIsThePolicys holds Go's view of the mode table to the
@@ -25,11 +27,11 @@ import (
 // (rego_test/permopa/policy/modes/modes_test.rego).
 func TestModeTableIsThePolicys(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	modes := engine.Modes()
+	modes := tables.Modes()
 	// The canonical modes are the values of the policy's spellings table
 	// and the keys of every per-mode table, as the compiled policy sees them.
 	for _, q := range []string{
@@ -47,10 +49,10 @@ func TestModeTableIsThePolicys(t *testing.T) {
 		slices.Sort(got)
 		want := slices.Sorted(slices.Values(modes))
 		if !slices.Equal(got, want) {
-			t.Errorf("%s = %v; engine.Modes() = %v", q, got, want)
+			t.Errorf("%s = %v; tables.Modes() = %v", q, got, want)
 		}
 	}
-	spellings := engine.ModeSpellings()
+	spellings := tables.ModeSpellings()
 	v, err := eng.Evaluate(ctx, "object.keys(data.permopa.policy.call.schema.modes)", map[string]any{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,28 +63,28 @@ func TestModeTableIsThePolicys(t *testing.T) {
 	}
 	slices.Sort(policySpellings)
 	if !slices.Equal(spellings, policySpellings) {
-		t.Errorf("engine.ModeSpellings() = %v; the policy accepts %v", spellings, policySpellings)
+		t.Errorf("tables.ModeSpellings() = %v; the policy accepts %v", spellings, policySpellings)
 	}
 	// Every spelling, in any case, is the canonical mode the policy's
-	// permopa.call.context computes for a call.
+	// mode rule (permopa.policy.call.mode) computes for a call.
 	for _, name := range spellings {
 		for _, spelled := range []string{name, strings.ToUpper(name)} {
-			want, ok := engine.CanonicalMode(spelled)
+			want, ok := tables.CanonicalMode(spelled)
 			if !ok {
 				t.Errorf("CanonicalMode(%q): not accepted", spelled)
 				continue
 			}
 			in := map[string]any{"tool_name": "deploy", "tool_input": map[string]any{}, "permission_mode": spelled, "cwd": "/w"}
-			got, err := eng.Evaluate(ctx, "data.permopa.policy.call.context.mode", in)
+			got, err := eng.Evaluate(ctx, "data.permopa.policy.call.mode", in)
 			if err != nil || got != want {
-				t.Errorf("mode %q: the policy computes %v (%v); engine.CanonicalMode says %q", spelled, got, err, want)
+				t.Errorf("mode %q: the policy computes %v (%v); tables.CanonicalMode says %q", spelled, got, err, want)
 			}
 		}
 	}
 	// Names the policy refuses, Go refuses (a settings file naming one is
 	// reported, a call naming one is an input error).
 	for _, name := range []string{"yolo", "auto", "manual", "accept-edits", "bypass-permissions", "dont ask", "DEFAULT "} {
-		if engine.ValidMode(name) {
+		if tables.ValidMode(name) {
 			t.Errorf("ValidMode(%q) = true; the policy does not know it", name)
 		}
 		in := map[string]any{"tool_name": "deploy", "tool_input": map[string]any{}, "permission_mode": name, "cwd": "/w"}
@@ -94,7 +96,7 @@ func TestModeTableIsThePolicys(t *testing.T) {
 
 // TestNoGoCopyOfThePolicysTables fails when a Go file outside tests spells the
 // canonical modes, the policy's own mode spellings or its file tool classes
-// again: the tables are read from the policy (engine/tables.go). Host mode
+// again: the tables are read from the policy (rego/tables/tables.go). Host mode
 // tables (adapter/hookproto, which links no OPA) map a host's names to
 // permopa's and are held by adapter.TestHostModesMapToPolicyModes;
 // hookproto.PathTools by adapter.TestHookPathToolsAreTheEngines.
@@ -124,7 +126,7 @@ func TestNoGoCopyOfThePolicysTables(t *testing.T) {
 		}
 		for _, m := range copyRE.FindAllIndex(src, -1) {
 			line := 1 + strings.Count(string(src[:m[0]]), "\n")
-			t.Errorf("%s:%d: a policy table spelled in Go (%s); read it from the policy: engine.Modes, CanonicalMode, FileReadTools, FileEditTools", path, line, src[m[0]:m[1]])
+			t.Errorf("%s:%d: a policy table spelled in Go (%s); read it from the policy: tables.Modes, CanonicalMode, FileReadTools, FileEditTools", path, line, src[m[0]:m[1]])
 		}
 		return nil
 	})
@@ -155,19 +157,19 @@ func TestToolTablesAreThePolicys(t *testing.T) {
 		return out
 	}
 	keys := func(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
-	if got, want := keys(engine.FileReadTools()), names("data.permopa.policy.tools.files.readers"); !slices.Equal(got, want) {
+	if got, want := keys(tables.FileReadTools()), names("data.permopa.policy.tools.files.readers"); !slices.Equal(got, want) {
 		t.Errorf("FileReadTools %v; files.readers %v", got, want)
 	}
-	if got, want := keys(engine.FileEditTools()), names("data.permopa.policy.tools.files.writers"); !slices.Equal(got, want) {
+	if got, want := keys(tables.FileEditTools()), names("data.permopa.policy.tools.files.writers"); !slices.Equal(got, want) {
 		t.Errorf("FileEditTools %v; files.writers %v", got, want)
 	}
 	for _, tool := range names("object.keys(data.permopa.policy.call.schema.required)") {
 		want := names(`data.permopa.policy.call.schema.required["` + tool + `"]`)
-		if got := slices.Sorted(slices.Values(engine.RequiredArguments(tool))); !slices.Equal(got, want) {
+		if got := slices.Sorted(slices.Values(tables.RequiredArguments(tool))); !slices.Equal(got, want) {
 			t.Errorf("RequiredArguments(%s) = %v; schema.required %v", tool, got, want)
 		}
 	}
-	if got := engine.RequiredArguments("mcp__x__y"); got != nil {
+	if got := tables.RequiredArguments("mcp__x__y"); got != nil {
 		t.Errorf("RequiredArguments of a custom tool = %v", got)
 	}
 }
@@ -186,7 +188,7 @@ func TestBuiltinNamesIndexedWithPermopas(t *testing.T) {
 		}
 		return
 	}
-	_ = engine.ValidMode("default") // the first use, as when a settings file is read
+	_ = tables.ValidMode("default") // the first use, as when a settings file is read
 	for _, name := range []string{"permopa.call.context", "permopa.path.check", "permopa.bash.analyze"} {
 		if got, ok := ast.BuiltinNameFromRef(ast.MustParseRef(name)); !ok || got != name {
 			t.Errorf("BuiltinNameFromRef(%s) = %q, %v: OPA indexed the built-in names before permopa's were registered", name, got, ok)

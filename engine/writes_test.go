@@ -7,6 +7,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // modes are every mode, in Claude Code spelling.
@@ -22,14 +23,14 @@ func bashEngine(t *testing.T, rules ...string) *engine.Engine {
 		if k, rest, ok := strings.Cut(s, ":"); ok && (k == "deny" || k == "ask") {
 			b, s = strings.ToUpper(k), rest
 		}
-		r, err := engine.ParseRule(s, b)
+		r, err := settings.ParseRule(s, b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Source, r.Layer = engine.SourceUser, "user"
+		r.Source, r.Layer = settings.SourceUser, "user"
 		rs = append(rs, r)
 	}
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w", Rules: rs}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rs}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,8 @@ import (
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/rego/tables"
+	"github.com/permopa/permopa/settings"
 )
 
 // InsightsOptions configure Insights.
@@ -455,7 +457,7 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 // ("//repo/src/**"). ok is false for a path pattern without one.
 func fileForm(r permission.Rule) (permission.Rule, bool) {
 	r.Syntax, r.Behavior = permission.SyntaxClaude, permission.Allow
-	if r.RuleContent == nil || *r.RuleContent == "" || !engine.PathRuleTools()[r.ToolName] {
+	if r.RuleContent == nil || *r.RuleContent == "" || !settings.PathRuleTools()[r.ToolName] {
 		return r, true
 	}
 	c, ok := paths.FnmatchToClaude(*r.RuleContent)
@@ -581,7 +583,7 @@ func riskOf(tool string, doc map[string]any, home string) ([]string, Risk) {
 			dangerous(t.Path)
 		}
 		return programs, risk
-	case engine.FileReadTools()[tool]:
+	case tables.FileReadTools()[tool]:
 	default:
 		// Every other tool writes, runs or sends something; WebFetch and
 		// WebSearch send their URL or query off the machine (what a call

@@ -15,6 +15,7 @@ import (
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // maskedOutcome replays one call as a decision log with the default mask
@@ -53,7 +54,7 @@ func rule(s string) permission.Rule {
 func TestMaskedDefaultPolicyIsExact(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	settings := engine.Settings{Rules: []permission.Rule{rule("Write(src/**)"), rule("Edit(docs/**)")}}
+	settings := settings.Settings{Rules: []permission.Rule{rule("Write(src/**)"), rule("Edit(docs/**)")}}
 	deny := rule("Edit(secrets/**)")
 	deny.Behavior = permission.Deny
 	settings.Rules = append(settings.Rules, deny)
@@ -171,7 +172,7 @@ func TestMaskedContentRulesOfCustomTools(t *testing.T) {
 	}
 	deny := rule(`mcp__notes__write(*DROP*)`)
 	deny.Behavior = permission.Deny
-	withRule, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []permission.Rule{deny}}))
+	withRule, err := engine.New(ctx, engine.WithSettings(settings.Settings{Rules: []permission.Rule{deny}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestBuiltinReadModels(t *testing.T) {
 	contextQuery := "permopa.call.context(input, {}, " + schema + ")"
 	deny := rule("Write(x)")
 	deny.Behavior = permission.Deny
-	settingsDoc, err := json.Marshal(engine.Settings{Projects: map[string][]permission.Rule{"/p": {deny}}}.Document())
+	settingsDoc, err := json.Marshal(settings.Settings{Projects: map[string][]permission.Rule{"/p": {deny}}}.Document())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // Source is one log to read.
@@ -266,7 +267,7 @@ func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) {
 	}
 	r.projMu.Unlock()
 	once.Do(func() {
-		for _, p := range engine.NewProjectLayers(cwd, cwd).Attach(ctx, eng) {
+		for _, p := range settings.NewProjectLayers(cwd, cwd).Attach(ctx, eng) {
 			r.warn("settings of project %s: %v", cwd, p)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestRunKeepsLogOrder: calls are decided by several workers and reach
@@ -21,7 +22,7 @@ func TestRunKeepsLogOrder(t *testing.T) {
 	deny := permission.Rule{ToolName: "Bash", Behavior: permission.Deny}
 	content := "rm:*"
 	deny.RuleContent = &content
-	eng, err := engine.New(ctx, engine.WithSettings(engine.Settings{Rules: []permission.Rule{deny}}))
+	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Rules: []permission.Rule{deny}}))
 	if err != nil {
 		t.Fatal(err)
 	}

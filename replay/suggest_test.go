@@ -11,6 +11,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestInsightsNeverOffersTheLogsRules: a log is written by whoever could
@@ -22,7 +23,7 @@ import (
 func TestInsightsNeverOffersTheLogsRules(t *testing.T) {
 	ctx := context.Background()
 	push := "git push:*"
-	settings := engine.Settings{Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &push, Behavior: permission.Ask}}}
+	settings := settings.Settings{Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &push, Behavior: permission.Ask}}}
 	newEngine := func(ctx context.Context) (*engine.Engine, error) {
 		return engine.New(ctx, engine.WithSettings(settings))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/explain"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 func denyRuleContext(rules map[string][]map[string]any) map[string]any {
@@ -191,7 +192,7 @@ func TestExplainNetworkRead(t *testing.T) {
 		}
 	}
 
-	eng, err := engine.New(context.Background(), engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws", NetworkReads: "ask"}))
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws", NetworkReads: "ask"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func testEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	defaultEngineOnce.Do(func() {
 		defaultEngine, defaultEngineErr = engine.New(context.Background(),
-			engine.WithSettings(engine.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
+			engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
 	})
 	if defaultEngineErr != nil {
 		t.Fatal(defaultEngineErr)

@@ -9,6 +9,7 @@ import (
 	"github.com/permopa/permopa/adapter/guard"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // The executor guard (ai4j's shape): a malformed call is rejected before
@@ -17,7 +18,7 @@ import (
 func ExampleGuard() {
 	ctx := context.Background()
 	rm := "rm:*"
-	eng, _ := engine.New(ctx, engine.WithSettings(engine.Settings{
+	eng, _ := engine.New(ctx, engine.WithSettings(settings.Settings{
 		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "embedder"}},
 	}))
 	shell := guard.ExecutorFunc(func(_ context.Context, c adapter.Call) (string, error) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/adapter"
-	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/rego/tables"
 )
 
 // Executor runs a tool call and returns its output (ai4j's ToolExecutor).
@@ -180,7 +180,7 @@ func Sanitize(call adapter.Call) error {
 		return invalid("%s arguments are required", name)
 	}
 	// The arguments the policy's input check requires (call.schema.required).
-	for _, field := range engine.RequiredArguments(name) {
+	for _, field := range tables.RequiredArguments(name) {
 		v, present := call.ToolInput[field]
 		s, isString := v.(string)
 		switch {

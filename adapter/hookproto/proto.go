@@ -274,7 +274,7 @@ func Reason(d permission.Decision) string {
 	return b.String()
 }
 
-// PathTools are the tools whose rule contents are paths (engine.PathRuleTools;
+// PathTools are the tools whose rule contents are paths (settings.PathRuleTools;
 // a test holds the two equal).
 var PathTools = map[string]bool{
 	"Read": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "Glob": true, "Grep": true,

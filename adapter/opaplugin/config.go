@@ -14,8 +14,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
+	"github.com/permopa/permopa/settings"
 )
 
 // Values of default_policy.
@@ -90,11 +90,23 @@ type Config struct {
 	HTTP HTTPConfig `json:"http"`
 	// Confirm says how long checks' ASKs can be confirmed.
 	Confirm ConfirmConfig `json:"confirm"`
+	// DecisionCache answers repeated checks from a cache (off by default;
+	// docs/architecture.md, "Repeated calls").
+	DecisionCache DecisionCacheConfig `json:"decision_cache"`
 
 	query           string
 	decisionTimeout time.Duration
 	maskSegs        [][]string // mask() parsed once by ParseConfig
 	confirmWindow   time.Duration
+}
+
+// DecisionCacheConfig sizes the decision cache: entries > 0 turns it on,
+// holding that many decisions and at most max_bytes bytes (default
+// engine.DefaultCacheBytes). Every check is still logged, with the
+// metric counter_permopa_cache_hit on those the cache answered.
+type DecisionCacheConfig struct {
+	Entries  int   `json:"entries"`
+	MaxBytes int64 `json:"max_bytes"`
 }
 
 // LimitsConfig bounds the checks evaluated at once. A check evaluation
@@ -135,7 +147,7 @@ type ConfirmConfig struct {
 	MaxPending int `json:"max_pending"`
 }
 
-// SettingsConfig are the settings layers' locations (engine.LayerOptions).
+// SettingsConfig are the settings layers' locations (settings.LayerOptions).
 // Empty fields take the layers' defaults (PERMOPA_* variables, /etc/permopa,
 // the working directory, ~/.config/permopa).
 type SettingsConfig struct {
@@ -233,8 +245,8 @@ func ParseConfig(raw []byte) (*Config, error) {
 	}
 	switch c.ConfirmDestination {
 	case "":
-		c.ConfirmDestination = engine.DestinationSession
-	case engine.DestinationSession, engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser:
+		c.ConfirmDestination = settings.DestinationSession
+	case settings.DestinationSession, settings.DestinationLocal, settings.DestinationProject, settings.DestinationUser:
 	default:
 		return nil, fmt.Errorf("plugins.%s.confirm_destination: %q: want session, local, project or user", Name, c.ConfirmDestination)
 	}
@@ -269,6 +281,7 @@ func ParseConfig(raw []byte) (*Config, error) {
 	for field, n := range map[string]int64{
 		"limits.max_concurrent": int64(c.Limits.MaxConcurrent), "limits.max_large_concurrent": int64(c.Limits.MaxLargeConcurrent),
 		"limits.large_body_bytes": c.Limits.LargeBodyBytes, "confirm.max_pending": int64(c.Confirm.MaxPending),
+		"decision_cache.entries": int64(c.DecisionCache.Entries), "decision_cache.max_bytes": c.DecisionCache.MaxBytes,
 	} {
 		if n < 0 {
 			return nil, fmt.Errorf("plugins.%s.%s: %d: want a positive number (or leave it out for the default)", Name, field, n)
@@ -319,7 +332,7 @@ func configError(err error) error {
 		return fmt.Errorf("plugins.%s.%s: want a %s, got a JSON %s", Name, field, typeName(te.Type.Kind().String()), te.Value)
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path, wait_for_bundles, decision_timeout, limits, http or confirm; settings takes managed_dir, project_dir, user_dir, files, watch and projects (from_cwd, roots); decision_logs takes mask; limits takes max_concurrent, large_body_bytes and max_large_concurrent; http takes token_file, admin_token_file, allowed_hosts and allowed_origins; confirm takes window and max_pending)", Name, f)
+		return fmt.Errorf("plugins.%s: unknown field %s (want default_policy, settings, confirm_destination, max_body_bytes, decision_logs, path, wait_for_bundles, decision_timeout, limits, http, confirm or decision_cache; settings takes managed_dir, project_dir, user_dir, files, watch and projects (from_cwd, roots); decision_logs takes mask; limits takes max_concurrent, large_body_bytes and max_large_concurrent; http takes token_file, admin_token_file, allowed_hosts and allowed_origins; confirm takes window and max_pending; decision_cache takes entries and max_bytes)", Name, f)
 	}
 	return fmt.Errorf("plugins.%s: %w", Name, err)
 }

@@ -120,7 +120,7 @@
 // the deny rules. Problems in settings files never drop rules already
 // accepted (the last good settings of a broken file are kept); they are
 // logged and set the plugin status to WARN, or ERROR when a deny or ask rule
-// could not be read (engine.UnsafeProblems): then every check is DENY with
+// could not be read (settings.UnsafeProblems): then every check is DENY with
 // code settings_unreadable until the file is fixed.
 //
 // # Project rules (settings.projects)
@@ -128,9 +128,9 @@
 // With from_cwd, a check whose input project_dir (a string), else cwd, is a
 // clean absolute directory inside one of roots (symlinks resolved) also
 // gets the rules of that directory's .permopa/settings.local.* and
-// .permopa/settings.* files (engine.NewProjectLayers), as a local `permopa
+// .permopa/settings.* files (settings.NewProjectLayers), as a local `permopa
 // hook` made in that cwd does. They are written to the settings document
-// under projects[<that string>] (engine.Settings.Projects), which the
+// under projects[<that string>] (settings.Settings.Projects), which the
 // policy consults after the settings layers' rules and before the
 // session's; the string is used as is, so a cwd with a trailing slash,
 // "..", or a relative one gets none. Only rules are taken: a project's

@@ -26,6 +26,7 @@ import (
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // Routes served on OPA's HTTP server.
@@ -142,18 +143,24 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	}
 	done := make(chan result, 1)
 	m := metrics.New()
-	go func() {
+	// On a kept goroutine whose stack has grown to what an evaluation
+	// needs (engine.Go), not a new one per check.
+	engine.Go(func() {
 		defer release()
 		m.Timer(metricCheck).Start()
+		ctx, hit := engine.WithCacheHitReport(ctx)
 		d, err := p.decide(ctx, input, func(txn storage.Transaction, d permission.Decision) {
 			m.Timer(metricCheck).Stop()
+			if hit() {
+				m.Counter(metricCacheHit).Incr()
+			}
 			if claimed.CompareAndSwap(false, true) {
 				d.DecisionID = id
 				p.logDecision(r, txn, cfg, input, d, m, started, id)
 			}
 		})
 		done <- result{d, err}
-	}()
+	})
 	var res result
 	select {
 	case res = <-done:
@@ -191,7 +198,12 @@ func unsupportedMedia(r *http.Request) *apiError {
 	return newAPIError(http.StatusUnsupportedMediaType, permission.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s: want application/json", ct))
 }
 
-const metricCheck = "permopa_check"
+const (
+	metricCheck = "permopa_check"
+	// metricCacheHit counts a check the decision cache answered (decision
+	// logs: counter_permopa_cache_hit).
+	metricCacheHit = "permopa_cache_hit"
+)
 
 // decide decides input in one read transaction and calls logf with it and
 // the decision before the transaction ends (the decision log reads bundle
@@ -289,7 +301,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	layers := p.layers.Load()
 	if ps := p.projects.Load(); ps != nil && ps.eng == eng &&
-		(res.Destination == engine.DestinationLocal || res.Destination == engine.DestinationProject) {
+		(res.Destination == settings.DestinationLocal || res.Destination == settings.DestinationProject) {
 		// The call's project (settings.projects): its files are the
 		// destination, as `permopa rules add` run in that cwd writes them.
 		pl, blocked := ps.layersFor(r.Context(), res.ToolCall)
@@ -467,7 +479,7 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 			all = append(all, s.SessionRules[id]...)
 		}
 	} else {
-		sessions := engine.Settings{SessionRules: s.SessionRules}
+		sessions := settings.Settings{SessionRules: s.SessionRules}
 		all = append(all, sessions.AllRules()...)
 	}
 	out := RulesAnswer{Rules: []permission.Rule{}}

@@ -22,6 +22,7 @@ import (
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
+	"github.com/permopa/permopa/settings"
 )
 
 // Name is the plugin's name: its configuration lives under plugins.permopa.
@@ -75,7 +76,7 @@ type Plugin struct {
 	cfg atomic.Pointer[Config]
 
 	eng    atomic.Pointer[engine.Engine]
-	layers atomic.Pointer[engine.Layers]
+	layers atomic.Pointer[settings.Layers]
 	// projects loads project directories' rules per cwd (settings.projects;
 	// nil when off). It is bound to the engine it was built with.
 	projects atomic.Pointer[projects]
@@ -215,7 +216,7 @@ func (p *Plugin) Config() *Config { return p.cfg.Load() }
 func (p *Plugin) Engine() *engine.Engine { return p.eng.Load() }
 
 // Layers are the settings layers the plugin reads (nil before Start).
-func (p *Plugin) Layers() *engine.Layers { return p.layers.Load() }
+func (p *Plugin) Layers() *settings.Layers { return p.layers.Load() }
 
 // Lookup returns the manager's permopa plugin, nil when there is none.
 func Lookup(m *plugins.Manager) *Plugin {
@@ -316,6 +317,9 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 	// compiler NewShared prepares against.
 	g := p.gen.Load()
 	opts := []engine.Option{engine.WithQuery(cfg.Query())}
+	if dc := cfg.DecisionCache; dc.Entries > 0 {
+		opts = append(opts, engine.WithDecisionCache(dc.Entries, dc.MaxBytes))
+	}
 	if old := p.eng.Load(); old != nil {
 		// Rebuilt by Reconfigure: the settings in force (session rules
 		// included) stay in the store until the layers are read again.
@@ -336,7 +340,7 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 		return
 	}
 	sc := cfg.Settings
-	layers := engine.NewLayers(engine.LayerOptions{
+	layers := settings.NewLayers(settings.LayerOptions{
 		ManagedDir:  sc.ManagedDir,
 		CommandLine: sc.Files,
 		ProjectDir:  sc.ProjectDir,
@@ -387,7 +391,7 @@ func (p *Plugin) setProblems(problems []error) {
 }
 
 // report sets the plugin status: ERROR while decisions fail closed or a
-// deny or ask rule could not be read (engine.UnsafeProblems), WARN for
+// deny or ask rule could not be read (settings.UnsafeProblems), WARN for
 // other settings problems (an invalid allow rule, a broken file whose last
 // good settings are kept), OK otherwise.
 func (p *Plugin) report() {
@@ -403,7 +407,7 @@ func (p *Plugin) report() {
 		return
 	}
 	state := plugins.StateWarn
-	if len(engine.UnsafeProblems(problems)) > 0 {
+	if len(settings.UnsafeProblems(problems)) > 0 {
 		state = plugins.StateErr
 	}
 	msgs := make([]string, 0, len(problems))
@@ -442,7 +446,7 @@ func (p *Plugin) ensureSettings(ctx context.Context, eng *engine.Engine) *fault 
 		return &fault{permission.CodeSettingsOwnedByBundle, msg}
 	case missing:
 		// Rewrite the settings in force (layers and sessions).
-		if err := eng.UpdateSettings(ctx, func(*engine.Settings) error { return nil }); err != nil {
+		if err := eng.UpdateSettings(ctx, func(*settings.Settings) error { return nil }); err != nil {
 			return &fault{settingsFaultCode(err), err.Error()}
 		}
 		p.m.Logger().Info("permopa: data.permopa.settings was erased by a bundle activation; written again")

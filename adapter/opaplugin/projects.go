@@ -14,6 +14,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // MaxProjects is how many project directories the plugin keeps loaded
@@ -22,7 +23,7 @@ import (
 const MaxProjects = 256
 
 // projects loads, per cwd, the rules of project directories into the
-// engine's settings (engine.Settings.Projects), keyed by the input's cwd
+// engine's settings (settings.Settings.Projects), keyed by the input's cwd
 // string exactly as the policy looks it up. It is bound to one engine.
 type projects struct {
 	eng   *engine.Engine
@@ -39,8 +40,8 @@ type project struct {
 	key string
 	// mu serialises stat, load and eviction of this project.
 	mu     sync.Mutex
-	layers *engine.Layers
-	files  []string // engine.ProjectFiles(key)
+	layers *settings.Layers
+	files  []string // settings.ProjectFiles(key)
 	// watched are the files stat'ed at each check: the .permopa directory
 	// (whose mtime changes when a file in it is created, removed or
 	// renamed over) and the files that existed when it was loaded (whose
@@ -189,8 +190,8 @@ func (ps *projects) prepare(ctx context.Context, input any) *permission.Decision
 func blockingDecision(key string, problems []error) *permission.Decision {
 	var msgs []string
 	for _, p := range problems {
-		var rp *engine.RuleProblem
-		var lint engine.Finding
+		var rp *settings.RuleProblem
+		var lint settings.Finding
 		switch {
 		case errors.As(p, &rp):
 			if rp.Behavior == permission.Allow {
@@ -222,7 +223,7 @@ func (ps *projects) get(ctx context.Context, key string) *project {
 		ps.mu.Unlock()
 		return el.Value.(*project)
 	}
-	pr := &project{key: key, layers: engine.NewProjectLayers(key, key), files: engine.ProjectFiles(key)}
+	pr := &project{key: key, layers: settings.NewProjectLayers(key, key), files: settings.ProjectFiles(key)}
 	ps.entries[key] = ps.lru.PushFront(pr)
 	var victim *project
 	if ps.lru.Len() > MaxProjects {
@@ -240,7 +241,7 @@ func (ps *projects) get(ctx context.Context, key string) *project {
 
 // layersFor returns the layers of the call's project, loaded and current,
 // for a confirmation to write to; nil when the call has no project.
-func (ps *projects) layersFor(ctx context.Context, c adapter.Call) (*engine.Layers, *permission.Decision) {
+func (ps *projects) layersFor(ctx context.Context, c adapter.Call) (*settings.Layers, *permission.Decision) {
 	input := map[string]any{"cwd": c.Cwd}
 	key, _ := ps.keyOf(input)
 	if key == "" {

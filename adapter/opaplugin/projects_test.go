@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/adapter/hookproto"
-	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // projectDir makes dir/.permopa with the given settings.yaml (and
@@ -76,8 +76,8 @@ func TestProjectRulesFromCwd(t *testing.T) {
 
 	settingsFile := filepath.Join(app, ".permopa", "settings.yaml")
 	localFile := filepath.Join(app, ".permopa", "settings.local.yaml")
-	wantRule(t, "project deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, engine.SourceProject, settingsFile)
-	wantRule(t, "local allow", h.decide(t, bashIn(app, "npm install left-pad")), permission.Allow, engine.SourceLocal, localFile)
+	wantRule(t, "project deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, settings.SourceProject, settingsFile)
+	wantRule(t, "local allow", h.decide(t, bashIn(app, "npm install left-pad")), permission.Allow, settings.SourceLocal, localFile)
 
 	for what, cwd := range map[string]string{
 		"outside the roots":          outside,
@@ -108,7 +108,7 @@ func TestProjectRulesFromCwd(t *testing.T) {
 	}
 
 	writeSettings(t, settingsFile, "permissions:\n  allow: [\"Bash(git push origin main)\"]\n")
-	wantRule(t, "after the edit", h.decide(t, bashIn(app, "git push origin main")), permission.Allow, engine.SourceProject, settingsFile)
+	wantRule(t, "after the edit", h.decide(t, bashIn(app, "git push origin main")), permission.Allow, settings.SourceProject, settingsFile)
 	if err := os.Remove(settingsFile); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestProjectRulesFromCwd(t *testing.T) {
 		t.Fatalf("after removing the file: %+v", d)
 	}
 	// The server's own layers and session rules are untouched.
-	if s := h.p.Engine().Settings(); len(s.Projects[app]) != 1 || s.Projects[app][0].Source != engine.SourceLocal {
+	if s := h.p.Engine().Settings(); len(s.Projects[app]) != 1 || s.Projects[app][0].Source != settings.SourceLocal {
 		t.Fatalf("projects in the settings: %+v", s.Projects)
 	}
 }
@@ -135,8 +135,8 @@ func TestProjectCannotLiftManagedLocks(t *testing.T) {
 	}
 	writeSettings(t, filepath.Join(managed, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	h := start(t, newBundleServer(t), projectsConfig(server, root))
-	wantRule(t, "managed deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, engine.SourceManaged, filepath.Join(managed, "settings.yaml"))
-	wantRule(t, "project allow", h.decide(t, bashIn(app, "npm test")), permission.Allow, engine.SourceProject, filepath.Join(app, ".permopa", "settings.yaml"))
+	wantRule(t, "managed deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, settings.SourceManaged, filepath.Join(managed, "settings.yaml"))
+	wantRule(t, "project allow", h.decide(t, bashIn(app, "npm test")), permission.Allow, settings.SourceProject, filepath.Join(app, ".permopa", "settings.yaml"))
 	if d := h.decide(t, bashIn(app, "rm -rf build")); d.Behavior != permission.Ask {
 		t.Fatalf("the project's defaultMode was taken: %+v", d)
 	}
@@ -146,7 +146,7 @@ func TestProjectCannotLiftManagedLocks(t *testing.T) {
 	if d := h.decide(t, bashIn(app, "npm test")); d.Behavior != permission.Ask {
 		t.Fatalf("a project allow rule under allow_managed_rules_only: %+v", d)
 	}
-	wantRule(t, "managed deny, locked", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, engine.SourceManaged, filepath.Join(managed, "settings.yaml"))
+	wantRule(t, "managed deny, locked", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, settings.SourceManaged, filepath.Join(managed, "settings.yaml"))
 }
 
 // A project file whose deny rule (or whole file) cannot be read makes that
@@ -270,7 +270,7 @@ func TestProjectConfirm(t *testing.T) {
 		t.Fatalf("confirm: %d %v", code, out)
 	}
 	file := filepath.Join(app, ".permopa", "settings.yaml")
-	wantRule(t, "after confirm", h.decide(t, bashIn(app, "npm install y")), permission.Allow, engine.SourceProject, file)
+	wantRule(t, "after confirm", h.decide(t, bashIn(app, "npm install y")), permission.Allow, settings.SourceProject, file)
 	if d := h.decide(t, bashIn(app, "git push")); d.Behavior != permission.Ask || d.Step != permission.StepAskRule {
 		t.Fatalf("the project's other rules: %+v", d)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/permopa/permopa/adapter/opaplugin"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // repoRoot is the repository root, relative to this package's directory.
@@ -138,19 +139,19 @@ func TestDefaultBundleMatchesEmbeddedPolicy(t *testing.T) {
 		{"tool_name": "WebFetch", "tool_input": map[string]any{"url": "https://example.com/x"}, "cwd": "/w", "permission_mode": "dontAsk"},
 		{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}, "permission_mode": "sometimes"},
 	}
-	settings := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{
-		{ToolName: "Bash", RuleContent: strPtr("npm run:*"), Behavior: "ALLOW", Source: engine.SourceProject, Layer: "p.yaml"},
-		{ToolName: "Bash", RuleContent: strPtr("rm:*"), Behavior: "DENY", Source: engine.SourceUser, Layer: "u.yaml"},
+	want := settings.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{
+		{ToolName: "Bash", RuleContent: strPtr("npm run:*"), Behavior: "ALLOW", Source: settings.SourceProject, Layer: "p.yaml"},
+		{ToolName: "Bash", RuleContent: strPtr("rm:*"), Behavior: "DENY", Source: settings.SourceUser, Layer: "u.yaml"},
 	}}
-	embedded, err := engine.New(ctx, engine.WithSettings(settings))
+	embedded, err := engine.New(ctx, engine.WithSettings(want))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromBundle, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithBundles(tarball), engine.WithSettings(settings))
+	fromBundle, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithBundles(tarball), engine.WithSettings(want))
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := engine.New(ctx, engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+	plain, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestOrgBundlesTogether(t *testing.T) {
 			if content, ok := m["rule_content"].(string); ok {
 				rule += "(" + content + ")"
 			}
-			if m["source"] != engine.SourceOrg || m["layer"] != "permopa/rules:org-rules.yaml" {
+			if m["source"] != settings.SourceOrg || m["layer"] != "permopa/rules:org-rules.yaml" {
 				t.Errorf("%v: matched rule %v is not the org's", c.input["tool_input"], m)
 			}
 		}
@@ -217,7 +218,7 @@ func TestOrgBundlesTogether(t *testing.T) {
 	// The same three tarballs in an engine (as a Go embedder loads them).
 	ctx := context.Background()
 	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithBundles(bundles...),
-		engine.WithSettings(engine.Settings{Home: "/home/u", Cwd: "/w"}))
+		engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestRulesExportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := doc.Rules["deny"]["Bash"]
-	if len(rs) != 1 || rs[0].String() != "Bash(curl:*)" || rs[0].Layer != "acme@r42" || rs[0].Source != engine.SourceOrg {
+	if len(rs) != 1 || rs[0].String() != "Bash(curl:*)" || rs[0].Layer != "acme@r42" || rs[0].Source != settings.SourceOrg {
 		t.Fatalf("exported: %s", raw)
 	}
 }

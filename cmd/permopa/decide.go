@@ -13,6 +13,7 @@ import (
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 type engineFlags struct {
@@ -28,6 +29,8 @@ type engineFlags struct {
 	timeout time.Duration
 	// concurrent is how many decisions the command makes at once (0: one).
 	concurrent int
+	// cache is the decision cache's size in decisions (0: off; decide --cache).
+	cache int
 }
 
 func (f *engineFlags) register(c *cobra.Command) {
@@ -40,10 +43,10 @@ func (f *engineFlags) register(c *cobra.Command) {
 // engine builds the engine. A --settings file that cannot be read at all
 // is an error: the user named it. Other settings problems are reported on
 // stderr; the valid rules are kept, but while a deny or ask rule may be
-// missing (engine.UnsafeProblems) every decision is DENY with code
+// missing (settings.UnsafeProblems) every decision is DENY with code
 // settings_unreadable, as a hook blocks.
 func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
-	var s engine.Settings
+	var s settings.Settings
 	if f.layered {
 		for _, file := range f.settings {
 			if _, err := os.Stat(file); err != nil {
@@ -51,9 +54,9 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 			}
 		}
 		var problems []error
-		s, problems = engine.LoadLayers(engine.LayerOptions{CommandLine: f.settings})
+		s, problems = settings.LoadLayers(settings.LayerOptions{CommandLine: f.settings})
 		for _, p := range problems {
-			var fp *engine.FileProblem
+			var fp *settings.FileProblem
 			if errors.As(p, &fp) && slices.Contains(f.settings, fp.File) {
 				// Nothing is decided: the error says what is wrong and
 				// where, not what would happen to the file's rules.
@@ -66,10 +69,10 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 		}
 		reportSettingsProblems(problems)
 	} else {
-		var layers []engine.Settings
+		var layers []settings.Settings
 		var all []error
 		for _, file := range f.settings {
-			ls, problems, err := engine.LoadSettingsFile(file, "")
+			ls, problems, err := settings.LoadSettingsFile(file, "")
 			if err != nil {
 				return nil, err
 			}
@@ -77,7 +80,7 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 			layers = append(layers, ls)
 		}
 		reportSettingsProblems(all)
-		s = engine.Merge(layers...)
+		s = settings.Merge(layers...)
 	}
 	return f.newEngine(ctx, s)
 }
@@ -85,14 +88,14 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 // reportSettingsProblems prints settings problems on stderr, saying which ones
 // stop every call.
 func reportSettingsProblems(problems []error) {
-	unsafe := engine.UnsafeProblems(problems)
+	unsafe := settings.UnsafeProblems(problems)
 	for _, p := range problems {
 		if slices.Contains(unsafe, p) {
 			fmt.Fprintln(os.Stderr, "permopa: error: every call is denied until this is fixed:", p)
 			continue
 		}
 		// A rules-lint finding (permopa rules lint) already says what it is.
-		var lint engine.Finding
+		var lint settings.Finding
 		if errors.As(p, &lint) {
 			fmt.Fprintln(os.Stderr, "permopa:", p)
 			continue
@@ -103,7 +106,7 @@ func reportSettingsProblems(problems []error) {
 
 // newEngine builds the engine over settings s with the flags' mode, bundles
 // and policy files.
-func (f *engineFlags) newEngine(ctx context.Context, s engine.Settings) (*engine.Engine, error) {
+func (f *engineFlags) newEngine(ctx context.Context, s settings.Settings) (*engine.Engine, error) {
 	if f.mode != "" {
 		s.DefaultMode = f.mode
 	}
@@ -115,6 +118,12 @@ func (f *engineFlags) newEngine(ctx context.Context, s engine.Settings) (*engine
 	// abandoned at its deadline: an input that takes too long cannot pile
 	// up work behind the answers.
 	opts = append(opts, engine.WithMaxConcurrent(2*max(f.concurrent, 1)))
+	if f.cache < 0 {
+		return nil, fmt.Errorf("--cache %d: want a number of decisions (0: no cache)", f.cache)
+	}
+	if f.cache > 0 {
+		opts = append(opts, engine.WithDecisionCache(f.cache, 0))
+	}
 	if len(f.bundles) > 0 {
 		opts = append(opts, engine.WithBundles(f.bundles...))
 	}
@@ -166,6 +175,7 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 	f.register(c)
 	c.Flags().DurationVar(&f.timeout, "timeout", decideTimeout, "deny (code timeout) a decision that takes longer than this")
 	c.Flags().StringVar(&logFile, "log", "", logFlagUsage)
+	c.Flags().IntVar(&f.cache, "cache", 0, "answer repeated calls from a cache of this many decisions (0: off); it never changes an answer (docs/architecture.md, \"Repeated calls\")")
 	return c
 }
 

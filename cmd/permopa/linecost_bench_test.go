@@ -13,6 +13,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // lineCostCalls are the calls of BENCHMARKS.md "Decide".
@@ -32,7 +33,7 @@ var lineCostCalls = []string{
 // of (2), (3) and (4) to (1), and allocations per line of (1) to (3).
 func BenchmarkDecideLineCost(b *testing.B) {
 	ctx := context.Background()
-	s := engine.Settings{Home: "/home/u", Cwd: "/w"}
+	s := settings.Settings{Home: "/home/u", Cwd: "/w"}
 	plain, err := engine.New(ctx, engine.WithSettings(s))
 	if err != nil {
 		b.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // cliRuleKinds are the rule kinds of BENCHMARKS.md "Many rules", rule i as
@@ -44,7 +44,7 @@ func manyRulesFiles(b *testing.B, n int) []string {
 	dir := b.TempDir()
 	type perms struct{ Allow, Ask, Deny []string }
 	files := make([]perms, 3)
-	var org engine.Settings
+	var org settings.Settings
 	for i := 0; i < n; i++ {
 		kind := cliRuleKinds[i%len(cliRuleKinds)]
 		spec := kind(i)
@@ -54,11 +54,11 @@ func manyRulesFiles(b *testing.B, n int) []string {
 		where := (i / 3) % 4
 		behavior := []string{"allow", "deny", "ask"}[i%3]
 		if where == 3 {
-			r, err := engine.ParseRule(spec, behavior)
+			r, err := settings.ParseRule(spec, behavior)
 			if err != nil {
 				b.Fatal(err)
 			}
-			r.Source = engine.SourceOrg
+			r.Source = settings.SourceOrg
 			org.Rules = append(org.Rules, r)
 			continue
 		}
@@ -88,7 +88,7 @@ func manyRulesFiles(b *testing.B, n int) []string {
 	if err := os.MkdirAll(filepath.Join(bundle, "permopa", "rules"), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	doc, err := json.Marshal(engine.RulesDocument(org, time.Now()))
+	doc, err := json.Marshal(settings.RulesDocument(org, time.Now()))
 	if err != nil {
 		b.Fatal(err)
 	}

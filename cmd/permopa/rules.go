@@ -13,8 +13,8 @@ import (
 	"github.com/open-policy-agent/opa/cmd"
 	"github.com/spf13/cobra"
 
-	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 func init() { commands = append(commands, rulesCommand) }
@@ -32,8 +32,8 @@ func (f *layerFlags) register(c *cobra.Command) {
 	c.PersistentFlags().StringArrayVar(&f.settings, "settings", nil, "extra settings file, as given on the command line (listing only)")
 }
 
-func (f *layerFlags) layers() *engine.Layers {
-	return engine.NewLayers(engine.LayerOptions{
+func (f *layerFlags) layers() *settings.Layers {
+	return settings.NewLayers(settings.LayerOptions{
 		ManagedDir: f.managedDir, ProjectDir: f.projectDir, UserDir: f.userDir, CommandLine: f.settings,
 	})
 }
@@ -127,7 +127,7 @@ func rulesArgs(args []string, behavior string) ([]permission.Rule, error) {
 	}
 	var rules []permission.Rule
 	for _, a := range args {
-		r, err := engine.RuleFrom(a, behavior)
+		r, err := settings.RuleFrom(a, behavior)
 		if err != nil {
 			return nil, err
 		}
@@ -147,11 +147,11 @@ func rulesAddCommand(lf *layerFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, err := engine.ParseTTL(ttl)
+			d, err := settings.ParseTTL(ttl)
 			if err != nil {
 				return err
 			}
-			if dest == engine.DestinationSession {
+			if dest == settings.DestinationSession {
 				return errors.New("--destination session: session rules live in a running permopa (POST /v1/permission/confirm), not in a file")
 			}
 			l := lf.layers()
@@ -164,7 +164,7 @@ func rulesAddCommand(lf *layerFlags) *cobra.Command {
 			return printRules(c.OutOrStdout(), written, false)
 		},
 	}
-	c.Flags().StringVar(&dest, "destination", engine.DestinationLocal, "where to write: local, project or user")
+	c.Flags().StringVar(&dest, "destination", settings.DestinationLocal, "where to write: local, project or user")
 	c.Flags().StringVar(&behavior, "behavior", "allow", "allow, ask or deny")
 	c.Flags().StringVar(&ttl, "ttl", "", "lifetime of the rules (30m, 24h, 7d); default forever")
 	return c
@@ -181,7 +181,7 @@ func rulesRevokeCommand(lf *layerFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			dests := []string{engine.DestinationLocal, engine.DestinationProject, engine.DestinationUser}
+			dests := []string{settings.DestinationLocal, settings.DestinationProject, settings.DestinationUser}
 			if dest != "" {
 				dests = []string{dest}
 			}
@@ -235,7 +235,7 @@ other than rules (mode, directories, dangerous paths) are reported and not
 exported.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, files []string) error {
-			doc, warnings, err := engine.ExportRules(files, engine.ExportOptions{Layer: layer})
+			doc, warnings, err := settings.ExportRules(files, settings.ExportOptions{Layer: layer})
 			for _, w := range warnings {
 				fmt.Fprintln(c.ErrOrStderr(), "permopa: warning:", w)
 			}
@@ -292,7 +292,7 @@ Each finding names its file and line. Exit status 1 when a finding is at
 or above --fail-on (error, warning, info; never: always 0). Settings loads
 (decide, hook, run) report the same findings, except wide rules.`,
 		RunE: func(c *cobra.Command, files []string) error {
-			if engine.LevelRank(failOn) == 0 && failOn != "never" {
+			if settings.LevelRank(failOn) == 0 && failOn != "never" {
 				return fmt.Errorf("--fail-on %q: want error, warning, info or never", failOn)
 			}
 			if format != "text" && format != "json" {
@@ -303,7 +303,7 @@ or above --fail-on (error, warning, info; never: always 0). Settings loads
 				return err
 			}
 			for _, f := range fs {
-				if failOn != "never" && engine.LevelRank(f.Level) >= engine.LevelRank(failOn) {
+				if failOn != "never" && settings.LevelRank(f.Level) >= settings.LevelRank(failOn) {
 					return &cmd.ExitError{Exit: 1}
 				}
 			}
@@ -311,36 +311,36 @@ or above --fail-on (error, warning, info; never: always 0). Settings loads
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", "text or json")
-	c.Flags().StringVar(&failOn, "fail-on", engine.LevelWarning, "exit 1 when a finding is at or above this level: error, warning, info or never")
+	c.Flags().StringVar(&failOn, "fail-on", settings.LevelWarning, "exit 1 when a finding is at or above this level: error, warning, info or never")
 	return c
 }
 
 // lintFindings lints the files given, or every layer's existing files.
-func lintFindings(lf *layerFlags, files []string) []engine.Finding {
-	var fs []engine.Finding
+func lintFindings(lf *layerFlags, files []string) []settings.Finding {
+	var fs []settings.Finding
 	var rules []permission.Rule
 	lintOne := func(file string) {
-		more, err := engine.LintFile(file)
+		more, err := settings.LintFile(file)
 		if err != nil {
-			fs = append(fs, engine.Finding{Level: engine.LevelError, Check: "unreadable", File: file, Message: err.Error()})
+			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", File: file, Message: err.Error()})
 			return
 		}
 		fs = append(fs, more...)
 	}
 	problemFinding := func(p error) {
-		var rp *engine.RuleProblem
-		var f engine.Finding
+		var rp *settings.RuleProblem
+		var f settings.Finding
 		switch {
 		case errors.As(p, &f):
 			// Already a finding of LintFile or LintRules.
 		case errors.As(p, &rp):
-			level := engine.LevelError
+			level := settings.LevelError
 			if rp.Behavior == permission.Allow {
-				level = engine.LevelWarning
+				level = settings.LevelWarning
 			}
-			fs = append(fs, engine.Finding{Level: level, Check: "invalid-rule", File: rp.Where, Key: rp.Key, Message: rp.Err.Error()})
+			fs = append(fs, settings.Finding{Level: level, Check: "invalid-rule", File: rp.Where, Key: rp.Key, Message: rp.Err.Error()})
 		default:
-			fs = append(fs, engine.Finding{Level: engine.LevelError, Check: "unreadable", Message: p.Error()})
+			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", Message: p.Error()})
 		}
 	}
 	if len(files) == 0 {
@@ -362,11 +362,11 @@ func lintFindings(lf *layerFlags, files []string) []engine.Finding {
 		}
 		for _, file := range files {
 			lintOne(file)
-			source := engine.SourceCommandLine
-			if engine.ProjectOf(file, "") != "" {
-				source = engine.SourceProject
+			source := settings.SourceCommandLine
+			if settings.ProjectOf(file, "") != "" {
+				source = settings.SourceProject
 			}
-			s, problems, err := engine.LoadSettingsFile(file, source)
+			s, problems, err := settings.LoadSettingsFile(file, source)
 			if err != nil {
 				continue // reported by LintFile
 			}
@@ -381,13 +381,13 @@ func lintFindings(lf *layerFlags, files []string) []engine.Finding {
 			}
 		}
 	}
-	fs = append(fs, engine.LintRules(rules)...)
+	fs = append(fs, settings.LintRules(rules)...)
 	return dedupFindings(fs)
 }
 
-func dedupFindings(fs []engine.Finding) []engine.Finding {
-	seen := map[engine.Finding]bool{}
-	out := make([]engine.Finding, 0, len(fs))
+func dedupFindings(fs []settings.Finding) []settings.Finding {
+	seen := map[settings.Finding]bool{}
+	out := make([]settings.Finding, 0, len(fs))
 	for _, f := range fs {
 		if !seen[f] {
 			seen[f] = true
@@ -397,8 +397,8 @@ func dedupFindings(fs []engine.Finding) []engine.Finding {
 	return out
 }
 
-func printFindings(w io.Writer, fs []engine.Finding, format string) error {
-	counts := map[string]int{engine.LevelError: 0, engine.LevelWarning: 0, engine.LevelInfo: 0}
+func printFindings(w io.Writer, fs []settings.Finding, format string) error {
+	counts := map[string]int{settings.LevelError: 0, settings.LevelWarning: 0, settings.LevelInfo: 0}
 	for _, f := range fs {
 		counts[f.Level]++
 	}
@@ -425,6 +425,6 @@ func printFindings(w io.Writer, fs []engine.Finding, format string) error {
 		}
 		fmt.Fprintf(w, "%s: %s: %s%s [%s]\n", where, f.Level, what, f.Message, f.Check)
 	}
-	_, err := fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", counts[engine.LevelError], counts[engine.LevelWarning], counts[engine.LevelInfo])
+	_, err := fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", counts[settings.LevelError], counts[settings.LevelWarning], counts[settings.LevelInfo])
 	return err
 }

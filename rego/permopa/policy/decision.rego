@@ -6,6 +6,10 @@
 #   (docs/decision.md): 1 deny rule, 2 ask rule, 3 read-only fast path, 4 tool
 #   check, 5 allow rule, 6 the mode's fallback. Input errors, and calls
 #   beyond the analyser's limits, decide first, as DENY with step "error".
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy
 
 import data.permopa.policy.call
@@ -46,7 +50,7 @@ _decided := {
 	"matched_rule": null,
 	"suggested_rules": [],
 } if {
-	not call.context.valid
+	not call.valid
 } else := {
 	# A settings file's deny or ask rules could not be read (the engine's
 	# layers list them in settings.unreadable): no decision without them.
@@ -115,7 +119,7 @@ _decided := {
 	tools.read_only
 } else := _tool_check_decision if {
 	# Point 4: the tool check. PASSTHROUGH, the usual outcome, decides nothing.
-	call.context.mode in modes.consults_tools
+	call.mode in modes.consults_tools
 	tools.check.behavior != "PASSTHROUGH"
 	_tool_check_decision
 } else := {
@@ -128,42 +132,42 @@ _decided := {
 	"matched_rule": rules.match.allow,
 	"suggested_rules": [],
 } if {
-	call.context.mode in modes.consults_tools
+	call.mode in modes.consults_tools
 	rules.match.allow
 } else := {
 	# Point 6: the mode's fallback.
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval (mode %s)", [call.tool, call.context.mode]),
+	"message": sprintf("%s needs approval (mode %s)", [call.tool, call.mode]),
 	"reason": "no rule or check decided; the mode asks",
 	"step": "mode_fallback",
 	"bypass_immune": false,
 	"matched_rule": null,
 	"suggested_rules": tools.suggestions,
 } if {
-	modes.fallback[call.context.mode] == "ASK"
+	modes.fallback[call.mode] == "ASK"
 } else := {
 	"behavior": "ALLOW",
-	"message": sprintf("%s is allowed by mode %s", [call.tool, call.context.mode]),
+	"message": sprintf("%s is allowed by mode %s", [call.tool, call.mode]),
 	"reason": "no rule or check decided; the mode allows",
 	"step": "mode_fallback",
 	"bypass_immune": false,
 	"matched_rule": null,
 	"suggested_rules": [],
 } if {
-	modes.fallback[call.context.mode] == "ALLOW"
+	modes.fallback[call.mode] == "ALLOW"
 } else := {
 	"behavior": "DENY",
-	"message": sprintf("%s is not allowed in mode %s without an allow rule", [call.tool, call.context.mode]),
+	"message": sprintf("%s is not allowed in mode %s without an allow rule", [call.tool, call.mode]),
 	"reason": "no rule or check decided; the mode denies",
 	"step": "mode_fallback",
 	"bypass_immune": false,
 	"matched_rule": null,
 	"suggested_rules": tools.suggestions,
 } if {
-	call.context.mode in modes.unattended
+	call.mode in modes.unattended
 } else := {
 	"behavior": "DENY",
-	"message": sprintf("%s is not read-only and mode %s only allows read-only calls", [call.tool, call.context.mode]),
+	"message": sprintf("%s is not read-only and mode %s only allows read-only calls", [call.tool, call.mode]),
 	"reason": "no rule or check decided; the mode denies",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -194,7 +198,7 @@ _ask_rule := {
 	"behavior": "DENY",
 	"message": sprintf(
 		"%s needs approval by rule %s%s, and mode %s has nobody to ask; %s",
-		[call.tool, _show(rules.match.ask), _why("ask"), call.context.mode, _ask_rule_note],
+		[call.tool, _show(rules.match.ask), _why("ask"), call.mode, _ask_rule_note],
 	),
 	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
@@ -202,7 +206,7 @@ _ask_rule := {
 	"matched_rule": rules.match.ask,
 	"suggested_rules": [],
 } if {
-	call.context.mode in modes.unattended
+	call.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
 	"message": sprintf("%s needs approval by rule %s%s; %s", [call.tool, _show(rules.match.ask), _why("ask"), _ask_rule_note]),
@@ -251,7 +255,7 @@ _tool_check_decision := {
 	tools.check.behavior == "DENY"
 } else := {
 	"behavior": "DENY",
-	"message": sprintf("%s; mode %s has nobody to ask", [tools.check.message, call.context.mode]),
+	"message": sprintf("%s; mode %s has nobody to ask", [tools.check.message, call.mode]),
 	"reason": "safety check",
 	"step": "tool_check",
 	"bypass_immune": true,
@@ -259,7 +263,7 @@ _tool_check_decision := {
 	"suggested_rules": [],
 } if {
 	_safety_ask
-	call.context.mode in modes.unattended
+	call.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
 	"message": tools.check.message,
@@ -270,7 +274,7 @@ _tool_check_decision := {
 	"suggested_rules": [],
 } if {
 	_safety_ask
-	call.context.mode != "BYPASS"
+	call.mode != "BYPASS"
 } else := {
 	"behavior": "ASK",
 	"message": tools.check.message,
@@ -281,7 +285,7 @@ _tool_check_decision := {
 	"suggested_rules": [],
 } if {
 	_safety_ask
-	call.context.mode == "BYPASS"
+	call.mode == "BYPASS"
 	call.context.bypass_honours_safety
 } else := {
 	# Self-protection holds in BYPASS too: BYPASS still honours deny rules,
@@ -295,7 +299,7 @@ _tool_check_decision := {
 	"suggested_rules": [],
 } if {
 	_safety_ask
-	call.context.mode == "BYPASS"
+	call.mode == "BYPASS"
 	tools.check.self_protection == true
 }
 

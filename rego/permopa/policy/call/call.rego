@@ -4,22 +4,29 @@
 #   Reads and validates the input of docs/api.md (a Claude Code PreToolUse
 #   payload is valid as is) and derives what the other packages need: the
 #   canonical mode, the cwd, the working directories and the options passed
-#   to permopa's built-ins. The mechanics are one built-in call
-#   (permopa.call.context); the tables it applies are policy and live here.
+#   to permopa's built-ins. The input's fields are validated and the
+#   options derived by one built-in call (permopa.call.context); the mode is
+#   resolved here, from the tables below and in permopa.policy.modes.
 #   Every input problem is an entry in errors, naming the field; the decision
 #   turns any error into DENY.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.call
 
 # METADATA
 # description: |
-#   The tables permopa.call.context applies. modes: the mode names accepted
+#   The call's tables. modes: the mode names accepted
 #   (lower-cased; AgentScope and Claude Code spellings) and their canonical
 #   form; an unknown name is an input error (so: DENY), never a silent
 #   default. This is permopa's one table of mode names: Go reads it from
-#   here (engine.ValidMode, engine.Modes: the canonical modes in the order
+#   here (tables.ValidMode, tables.Modes in rego/tables: the canonical modes in the order
 #   first named below, the columns of `permopa matrix`), and
-#   permopa.policy.modes keys what each mode does by its values. required: the arguments each built-in tool needs as non-empty
-#   strings; optional: strings when present. Kept free of references (a
+#   permopa.policy.modes keys what each mode does by its values (mode,
+#   below, resolves the call's). required: the arguments each built-in
+#   tool needs as non-empty strings; optional: strings when present
+#   (permopa.call.context checks them). Kept free of references (a
 #   ground constant) so that OPA does not copy it on every decision.
 schema := {
 	"modes": {
@@ -53,27 +60,32 @@ schema := {
 
 # METADATA
 # description: |
-#   The call context, from one permopa.call.context call: errors, valid,
-#   tool, mode, cwd, home, working_directories, path_opts, write_opts, bash_opts,
-#   bypass_honours_safety (each also a rule below). The policy's packages
-#   read it directly: a lookup in one cached document costs OPA less than
-#   a rule per field. The settings document is optional (plain `opa eval`
-#   has none). A mode switched at runtime for the call's session
-#   (settings.session_modes) stands in for the settings' default mode; a
-#   mode named in the input still wins.
+#   The call context, from one permopa.call.context call: errors (of the
+#   input's fields), valid, tool, cwd, home, working_directories,
+#   path_opts, write_opts, bash_opts, bypass_honours_safety (each also a
+#   rule below). The policy's packages read it directly: a lookup in one
+#   cached document costs OPA less than a rule per field. The settings
+#   document is optional (plain `opa eval` has none). The mode is not in
+#   it: mode, below.
 context := c if {
 	c := permopa.call.context(input, data.permopa.settings, schema)
 } else := permopa.call.context(input, {}, schema)
 
 # METADATA
 # description: Input problems, each naming the field. Any entry makes the decision DENY with step error.
-errors := {e | some e in context.errors}
+errors contains e if some e in context.errors
+
+errors contains sprintf("permission_mode: unknown mode %q", [requested_mode]) if not mode
 
 # METADATA
 # description: |
-#   The input is well formed. The decision asks for this rule to hold rather
-#   than for errors to be empty, so that anything undefined fails closed.
-valid if context.valid == true
+#   The input is well formed and names a known mode. The decision asks for
+#   this rule to hold rather than for errors to be empty, so that anything
+#   undefined fails closed.
+valid if {
+	context.valid == true
+	mode
+}
 
 # METADATA
 # description: The tool's name.
@@ -85,11 +97,44 @@ tool_input := input.tool_input
 
 # METADATA
 # description: |
-#   The canonical mode: the input's permission_mode, else the
-#   permission_context's mode, else the settings' default mode, else
-#   DEFAULT. Managed settings may disable BYPASS (disable_bypass_mode): a
-#   BYPASS request then runs as DEFAULT.
-mode := context.mode
+#   The mode the call runs in, as named (any spelling of schema.modes): the
+#   input's permission_mode, else the permission_context's mode, else the
+#   mode switched at runtime for the call's session
+#   (settings.session_modes[session_id]), else the settings' default_mode,
+#   else "default". A source counts when it is a non-empty string; one of
+#   another type is an input error (permopa.call.context names it) and the
+#   next source counts.
+requested_mode := m if {
+	m := input.permission_mode
+	is_string(m)
+	m != ""
+} else := m if {
+	m := input.permission_context.mode
+	is_string(m)
+	m != ""
+} else := m if {
+	is_object(data.permopa.settings.session_modes)
+	m := data.permopa.settings.session_modes[input.session_id]
+	is_string(m)
+	m != ""
+} else := m if {
+	m := data.permopa.settings.default_mode
+	is_string(m)
+	m != ""
+} else := "default"
+
+# METADATA
+# description: |
+#   The canonical mode (a value of schema.modes, a key of
+#   permopa.policy.modes' tables); undefined for a name the table does not
+#   hold (an input error: DENY, never a silent default). Managed settings
+#   may disable BYPASS (disable_bypass_mode): a BYPASS request then runs as
+#   DEFAULT. The managed setting is looked at first: it is rarely set, and
+#   the common call then needs a single lookup in the table.
+mode := "DEFAULT" if {
+	data.permopa.settings.disable_bypass_mode == true
+	schema.modes[lower(requested_mode)] == "BYPASS"
+} else := schema.modes[lower(requested_mode)]
 
 # METADATA
 # description: The call's working directory (the settings' cwd when the input has none).

@@ -5,6 +5,10 @@
 #   does at the decision points that differ between modes (docs/decision.md). The
 #   names each mode goes by (AgentScope and Claude Code spellings) are read
 #   with the input: permopa.policy.call.schema.modes.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.modes
 
 # METADATA

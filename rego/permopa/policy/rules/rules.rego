@@ -10,6 +10,10 @@
 #   such as mcp__github__*. Lookups are keyed by tool name: no rule of another
 #   tool is ever visited, and matching of rule contents against commands and
 #   paths is one built-in call per rule list.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.rules
 
 import data.permopa.policy.call

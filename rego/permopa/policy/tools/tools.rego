@@ -5,6 +5,10 @@
 #   and the suggested rules to the package of the call's tool. The routes test
 #   input.tool_name against literal names: no rule is evaluated to route a
 #   call, and OPA's rule index skips the other routes.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.tools
 
 import data.permopa.policy.tools.bash

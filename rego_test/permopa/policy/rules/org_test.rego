@@ -14,7 +14,7 @@ _settings_rule(b, tool, content) := {
 	"source": "projectSettings", "layer": "/w/.permopa/settings.yaml",
 }
 
-# The index entry of one behavior and tool, as engine.RulesDocument builds it.
+# The index entry of one behavior and tool, as settings.RulesDocument builds it.
 _index(rules) := {
 	"wide": [r | some r in rules; r.rule_content == null],
 	"rules": [r | some r in rules; r.rule_content != null],

@@ -5,6 +5,10 @@
 #   (leaves, wrappers, paths read and written, critical removals, dangerous
 #   patterns; docs/shell.md) and judged here: read-only fast path, safety ASKs,
 #   and the working-directory auto-allow of ACCEPT_EDITS and DONT_ASK.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.tools.bash
 
 import data.permopa.policy.call
@@ -228,7 +232,7 @@ check := {
 	"bypass_immune": false,
 	"message": "Bash command only edits inside the working directories",
 } if {
-	call.context.mode in modes.auto_edits
+	call.mode in modes.auto_edits
 	_edits_inside
 }
 

@@ -6,6 +6,10 @@
 #   path (a safety ASK). Writes to permission settings and to dangerous
 #   paths are safety ASKs; in ACCEPT_EDITS and DONT_ASK a write inside a
 #   working directory is allowed by the tool check.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.tools.files
 
 import data.permopa.policy.call
@@ -18,7 +22,7 @@ import data.permopa.policy.modes
 #   a reference to a rule costs OPA an evaluation on every decision;
 #   TestToolSetLiteralsAreTheOneDefinition (rego_test/tables_test.go)
 #   holds every literal to these sets; Go reads them from here
-#   (engine.FileReadTools, FileEditTools, PathRuleTools), held by
+#   (tables.FileReadTools, FileEditTools in rego/tables), held by
 #   TestToolTablesAreThePolicys (engine/tables_test.go).
 readers := {"Read", "Glob", "Grep"}
 
@@ -212,7 +216,7 @@ check := {
 	"message": sprintf("%s inside a working directory", [input.tool_name]),
 } if {
 	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
-	call.context.mode in modes.auto_edits
+	call.mode in modes.auto_edits
 	permopa.path.inside([path], call.context.working_directories, call.context.path_opts)
 }
 

@@ -8,6 +8,10 @@
 #   read_only rule and a check rule, without writing Go. Defaults: not
 #   read-only, PASSTHROUGH. Rule contents match the canonical JSON of
 #   tool_input (sorted keys, no spaces), exactly or as a glob.
+# schemas:
+#   - input: schema.input
+#   - data.permopa.settings: schema.settings
+#   - data.permopa.rules: schema.rules
 package permopa.policy.tools.other
 
 import data.permopa.policy.call

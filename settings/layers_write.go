@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"bytes"
@@ -39,13 +39,14 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []p
 	}
 	if dest == DestinationSession {
 		l.mu.Lock()
-		engines := append([]*Engine(nil), l.engines...)
+		engines := append([]Target(nil), l.engines...)
 		l.mu.Unlock()
 		if len(engines) == 0 {
 			return nil, errors.New("destination session: no engine attached to hold session rules")
 		}
 		for _, eng := range engines {
-			if err := eng.AddSessionRules(ctx, sessionID, written...); err != nil {
+			err := eng.UpdateSettings(ctx, func(s *Settings) error { return s.AddSessionRules(sessionID, written...) })
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -63,7 +64,7 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []p
 	}
 	if l.Settings().AllowManagedRulesOnly {
 		for _, r := range written {
-			if r.Behavior == permission.Allow {
+			if r.Behavior == allow {
 				return nil, fmt.Errorf("rule %s: managed settings allow only managed allow rules; writing it to %s would have no effect", r, file)
 			}
 		}
@@ -89,11 +90,15 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []p
 func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules []permission.Rule) (int, error) {
 	if dest == DestinationSession {
 		l.mu.Lock()
-		engines := append([]*Engine(nil), l.engines...)
+		engines := append([]Target(nil), l.engines...)
 		l.mu.Unlock()
 		most := 0
 		for _, eng := range engines {
-			n, err := eng.RevokeSessionRules(ctx, sessionID, rules...)
+			n := 0
+			err := eng.UpdateSettings(ctx, func(s *Settings) error {
+				n = s.RevokeSessionRules(sessionID, rules...)
+				return nil
+			})
 			if err != nil {
 				return 0, err
 			}

@@ -1,4 +1,10 @@
-package engine
+// Package tables reads the default policy's tables (mode names, what each
+// mode falls back to, the file tool classes, the arguments each built-in
+// tool requires) from the embedded Rego, for the Go code that needs them
+// outside an evaluation: the settings (a rule's mode, a path rule's tool)
+// and the engine and adapters. It parses the modules once and evaluates
+// nothing (docs/architecture.md).
+package tables
 
 import (
 	"fmt"
@@ -54,7 +60,7 @@ var policyModes = sync.OnceValue(func() modeTable {
 	if err != nil {
 		// The embedded policy is part of the binary: a table that cannot
 		// be read is a build defect, caught by every test of this package.
-		panic("engine: the embedded policy's mode table: " + err.Error())
+		panic("tables: the embedded policy's mode table: " + err.Error())
 	}
 	return t
 })

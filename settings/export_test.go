@@ -1,4 +1,4 @@
-package engine_test
+package settings_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 func exportFile(t *testing.T, path, content string) string {
@@ -28,7 +29,7 @@ func exportFile(t *testing.T, path, content string) string {
 }
 
 // rulesBundle writes doc as an OPA data bundle directory with root permopa/rules.
-func rulesBundle(t *testing.T, doc map[string]any) string {
+func rulesBundle(t *testing.T, doc any) string {
 	t.Helper()
 	dir := t.TempDir()
 	data, err := json.Marshal(doc)
@@ -53,18 +54,18 @@ permissions:
   allow: ["Bash(make test:*)"]
 `)
 	b := exportFile(t, filepath.Join(dir, "team.json"), `{"allow_rules": {"WebFetch": [{"rule_content": "domain:pkg.go.dev"}]}}`)
-	doc, warnings, err := engine.ExportRules([]string{a, b}, engine.ExportOptions{})
+	doc, warnings, err := settings.ExportRules([]string{a, b}, settings.ExportOptions{})
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("export: %v %v", err, warnings)
 	}
 	if got := strings.Join(docKeys(doc), ","); got != "index,rules,tool_pattern_rules" {
 		t.Fatalf("document keys: %s", got)
 	}
-	settings := engine.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{
-		{ToolName: "Bash", RuleContent: strp("curl:*"), Behavior: "ALLOW", Source: engine.SourceUser, Layer: "user.yaml"},
-		{ToolName: "Bash", RuleContent: strp("make test --race:*"), Behavior: "DENY", Source: engine.SourceProject, Layer: "project.yaml"},
+	local := settings.Settings{Home: "/home/u", Cwd: "/w", Rules: []permission.Rule{
+		{ToolName: "Bash", RuleContent: strp("curl:*"), Behavior: "ALLOW", Source: settings.SourceUser, Layer: "user.yaml"},
+		{ToolName: "Bash", RuleContent: strp("make test --race:*"), Behavior: "DENY", Source: settings.SourceProject, Layer: "project.yaml"},
 	}}
-	eng, err := engine.New(ctx, engine.WithBundles(rulesBundle(t, doc)), engine.WithSettings(settings))
+	eng, err := engine.New(ctx, engine.WithBundles(rulesBundle(t, doc)), engine.WithSettings(local))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +77,13 @@ permissions:
 		behavior, step    string
 		source, layer, by string
 	}{
-		{bash("ls && curl -s https://x.example"), permission.Deny, permission.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(curl:*)"},
-		{bash("cat ~/.aws/credentials"), permission.Deny, permission.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "Read(~/.aws/**)"},
-		{bash("git push origin main"), permission.Ask, permission.StepAskRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(git push:*)"},
-		{bash("make test ./..."), permission.Allow, permission.StepAllowRule, engine.SourceOrg, "permopa/rules:org.yaml", "Bash(make test:*)"},
-		{bash("make test --race"), permission.Deny, permission.StepDenyRule, engine.SourceProject, "project.yaml", "Bash(make test --race:*)"},
-		{map[string]any{"tool_name": "WebFetch", "tool_input": map[string]any{"url": "https://pkg.go.dev/fmt"}}, permission.Allow, permission.StepAllowRule, engine.SourceOrg, "permopa/rules:team.json", "WebFetch(domain:pkg.go.dev)"},
-		{map[string]any{"tool_name": "mcp__github__delete_repo", "tool_input": map[string]any{}}, permission.Deny, permission.StepDenyRule, engine.SourceOrg, "permopa/rules:org.yaml", "mcp__*__delete_*"},
+		{bash("ls && curl -s https://x.example"), permission.Deny, permission.StepDenyRule, settings.SourceOrg, "permopa/rules:org.yaml", "Bash(curl:*)"},
+		{bash("cat ~/.aws/credentials"), permission.Deny, permission.StepDenyRule, settings.SourceOrg, "permopa/rules:org.yaml", "Read(~/.aws/**)"},
+		{bash("git push origin main"), permission.Ask, permission.StepAskRule, settings.SourceOrg, "permopa/rules:org.yaml", "Bash(git push:*)"},
+		{bash("make test ./..."), permission.Allow, permission.StepAllowRule, settings.SourceOrg, "permopa/rules:org.yaml", "Bash(make test:*)"},
+		{bash("make test --race"), permission.Deny, permission.StepDenyRule, settings.SourceProject, "project.yaml", "Bash(make test --race:*)"},
+		{map[string]any{"tool_name": "WebFetch", "tool_input": map[string]any{"url": "https://pkg.go.dev/fmt"}}, permission.Allow, permission.StepAllowRule, settings.SourceOrg, "permopa/rules:team.json", "WebFetch(domain:pkg.go.dev)"},
+		{map[string]any{"tool_name": "mcp__github__delete_repo", "tool_input": map[string]any{}}, permission.Deny, permission.StepDenyRule, settings.SourceOrg, "permopa/rules:org.yaml", "mcp__*__delete_*"},
 	} {
 		d := eng.Decide(ctx, c.input)
 		if d.Behavior != c.behavior || d.Step != c.step || d.MatchedRule == nil ||
@@ -98,7 +99,7 @@ func TestExportRulesFailsOnUnreadableRule(t *testing.T) {
 	dir := t.TempDir()
 	good := exportFile(t, filepath.Join(dir, "good.yaml"), "permissions:\n  deny: [\"Bash(rm:*)\"]\n")
 	bad := exportFile(t, filepath.Join(dir, "bad.yaml"), "permissions:\n  deny: [\"Bash(curl:*)\", \"Bash(wget\"]\n  allow: [{tool_name: Read, rule_content: 7}]\n")
-	_, _, err := engine.ExportRules([]string{good, bad}, engine.ExportOptions{})
+	_, _, err := settings.ExportRules([]string{good, bad}, settings.ExportOptions{})
 	if err == nil {
 		t.Fatal("export of an unreadable deny rule succeeded")
 	}
@@ -107,10 +108,10 @@ func TestExportRulesFailsOnUnreadableRule(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	if _, _, err := engine.ExportRules([]string{filepath.Join(dir, "missing.yaml")}, engine.ExportOptions{}); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	if _, _, err := settings.ExportRules([]string{filepath.Join(dir, "missing.yaml")}, settings.ExportOptions{}); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, _, err := engine.ExportRules(nil, engine.ExportOptions{}); err == nil {
+	if _, _, err := settings.ExportRules(nil, settings.ExportOptions{}); err == nil {
 		t.Error("no file: no error")
 	}
 }
@@ -131,7 +132,7 @@ permissions:
     - {tool_name: Bash, rule_content: "make:*", expires: "2026-11-01T00:00:00Z"}
     - "Bash(go test:*)"
 `)
-	doc, warnings, err := engine.ExportRules([]string{f}, engine.ExportOptions{Now: now, Layer: "acme-rules"})
+	doc, warnings, err := settings.ExportRules([]string{f}, settings.ExportOptions{Now: now, Layer: "acme-rules"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +151,11 @@ permissions:
 	}
 
 	later := exportFile(t, filepath.Join(dir, "later.yaml"), `{"permissions": {"allow": [{"tool_name": "Bash", "rule_content": "make:*", "expires": "2027-01-01T00:00:00Z"}]}}`)
-	if _, _, err := engine.ExportRules([]string{later}, engine.ExportOptions{Now: now}); err == nil || !strings.Contains(err.Error(), "Bash(make:*)") {
+	if _, _, err := settings.ExportRules([]string{later}, settings.ExportOptions{Now: now}); err == nil || !strings.Contains(err.Error(), "Bash(make:*)") {
 		t.Errorf("allow rule with a future expiry: %v", err)
 	}
 	locked := exportFile(t, filepath.Join(dir, "locked.yaml"), "allow_managed_rules_only: true\npermissions:\n  deny: [\"Bash(rm:*)\"]\n")
-	if _, _, err := engine.ExportRules([]string{locked}, engine.ExportOptions{Now: now}); err == nil || !strings.Contains(err.Error(), "allow_managed_rules_only") {
+	if _, _, err := settings.ExportRules([]string{locked}, settings.ExportOptions{Now: now}); err == nil || !strings.Contains(err.Error(), "allow_managed_rules_only") {
 		t.Errorf("lock in an export: %v", err)
 	}
 }
@@ -162,20 +163,34 @@ permissions:
 // RulesDocument has the shape of the settings document's rule parts.
 func TestRulesDocumentShape(t *testing.T) {
 	now := time.Now()
-	s := engine.Settings{Rules: []permission.Rule{
-		{ToolName: "Bash", RuleContent: strp("npm run:*"), Behavior: "ALLOW", Source: engine.SourceOrg, Layer: "l"},
-		{ToolName: "deploy", Behavior: "ASK", Source: engine.SourceOrg, Layer: "l"},
-		{ToolName: "mcp__github__*", Behavior: "DENY", Source: engine.SourceOrg, Layer: "l"},
+	s := settings.Settings{Rules: []permission.Rule{
+		{ToolName: "Bash", RuleContent: strp("npm run:*"), Behavior: "ALLOW", Source: settings.SourceOrg, Layer: "l"},
+		{ToolName: "deploy", Behavior: "ASK", Source: settings.SourceOrg, Layer: "l"},
+		{ToolName: "mcp__github__*", Behavior: "DENY", Source: settings.SourceOrg, Layer: "l"},
 	}}
-	got, _ := json.Marshal(engine.RulesDocument(s, now))
-	full := s.DocumentAt(now)
+	got, _ := json.Marshal(settings.RulesDocument(s, now))
+	full := asMap(s.DocumentAt(now))
 	want, _ := json.Marshal(map[string]any{"rules": full["rules"], "index": full["index"], "tool_pattern_rules": full["tool_pattern_rules"]})
 	if string(got) != string(want) {
 		t.Fatalf("RulesDocument:\n%s\nsettings document parts:\n%s", got, want)
 	}
 }
 
-func docKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+// asMap is v's JSON encoding read back as a map: the document as the
+// policy and a bundle's data.json see it.
+func asMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func docKeys(v any) []string { return slices.Sorted(maps.Keys(asMap(v))) }
 
 // An organisation's rules, exported for its data bundle (what `permopa
 // rules export` prints): the document the policy reads at
@@ -186,12 +201,12 @@ func ExampleExportRules() {
 	file := filepath.Join(dir, "org-rules.yaml")
 	os.WriteFile(file, []byte("permissions:\n  deny: [\"Bash(curl:*)\"]\n  allow: [\"Bash(make test:*)\"]\n"), 0o644)
 
-	doc, _, err := engine.ExportRules([]string{file}, engine.ExportOptions{})
+	doc, _, err := settings.ExportRules([]string{file}, settings.ExportOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	out, _ := json.Marshal(doc["rules"])
+	out, _ := json.Marshal(doc.Rules)
 	fmt.Println(string(out))
 	// Output:
 	// {"allow":{"Bash":[{"behavior":"ALLOW","layer":"permopa/rules:org-rules.yaml","rule_content":"make test:*","source":"orgRules","tool_name":"Bash"}]},"ask":{},"deny":{"Bash":[{"behavior":"DENY","layer":"permopa/rules:org-rules.yaml","rule_content":"curl:*","source":"orgRules","tool_name":"Bash"}]}}
@@ -204,11 +219,11 @@ func TestExportedPathRulesAreNotTiedToTheExporter(t *testing.T) {
 	file := filepath.Join(dir, "proj", ".permopa", "settings.yaml")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("permissions:\n  allow: [\"Edit(/src/**)\"]\n"), 0o644)
-	doc, _, err := engine.ExportRules([]string{file}, engine.ExportOptions{})
+	doc, _, err := settings.ExportRules([]string{file}, settings.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(doc["index"])
+	b, _ := json.Marshal(doc.Index)
 	if strings.Contains(string(b), dir) || !strings.Contains(string(b), `"./src/**"`) {
 		t.Errorf("index: %s", b)
 	}

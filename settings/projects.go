@@ -1,9 +1,8 @@
-package engine
+package settings
 
 import (
 	"context"
 	"path/filepath"
-	"slices"
 
 	"github.com/permopa/permopa/permission"
 )
@@ -39,21 +38,9 @@ func ProjectFiles(dir string) []string {
 	return out
 }
 
-// RemoveProject takes a project's rules (Settings.Projects[key]) out of
-// the settings in force.
-func (e *Engine) RemoveProject(ctx context.Context, key string) error {
-	return e.UpdateSettings(ctx, func(s *Settings) error {
-		delete(s.Projects, key)
-		return nil
-	})
-}
-
-func applyProject(ctx context.Context, eng *Engine, key string, rules []permission.Rule) error {
+func applyProject(ctx context.Context, eng Target, key string, rules []permission.Rule) error {
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
-		if cur.Projects == nil {
-			cur.Projects = map[string][]permission.Rule{}
-		}
-		cur.Projects[key] = slices.Clone(rules)
+		cur.SetProject(key, rules)
 		return nil
 	})
 }

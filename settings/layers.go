@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"context"
@@ -111,7 +111,7 @@ type Layers struct {
 	mu       sync.Mutex // serialises loads and applies
 	merged   Settings
 	problems []error
-	engines  []*Engine
+	engines  []Target
 
 	watchMu sync.Mutex
 	watch   *watcher
@@ -208,7 +208,7 @@ func (l *Layers) loadLocked() (Settings, []error) {
 		// Reported once per load so that a user wondering why an allow rule
 		// does nothing finds out.
 		for _, r := range merged.Rules {
-			if strings.EqualFold(r.Behavior, permission.Allow) && r.Source != SourceManaged {
+			if strings.EqualFold(r.Behavior, allow) && r.Source != SourceManaged {
 				problems = append(problems, fmt.Errorf("%s: rule %s ignored: managed settings allow only managed allow rules", r.Layer, r))
 			}
 		}
@@ -224,9 +224,9 @@ func (l *Layers) loadLocked() (Settings, []error) {
 	merged.Home = firstNonEmpty(l.opts.Home, merged.Home)
 	merged.Cwd = firstNonEmpty(l.opts.Cwd, merged.Cwd)
 	merged.ProtectedPaths = append(merged.ProtectedPaths, l.protectedPaths()...)
-	merged.fillDefaults()
+	merged.FillDefaults()
 	l.merged, l.problems = merged, problems
-	return merged.clone(), problems
+	return merged.Clone(), problems
 }
 
 // protectedPaths are the settings files and directories the layers read,
@@ -343,7 +343,7 @@ func UnsafeProblems(problems []error) []error {
 		switch {
 		case errors.As(p, &fp) && !fp.KeptLastGood:
 			out = append(out, p)
-		case errors.As(p, &rp) && rp.Behavior != permission.Allow:
+		case errors.As(p, &rp) && rp.Behavior != allow:
 			out = append(out, p)
 		}
 	}
@@ -369,7 +369,7 @@ func (l *Layers) readEnv() (Settings, []error) {
 func (l *Layers) Settings() Settings {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.merged.clone()
+	return l.merged.Clone()
 }
 
 // Problems returns the problems of the last load: broken files (whose last
@@ -380,10 +380,19 @@ func (l *Layers) Problems() []error {
 	return append([]error(nil), l.problems...)
 }
 
+// Target is what layers keep up to date: an engine.Engine, which keeps the
+// settings document in the store its policy reads (docs/architecture.md).
+// The settings package evaluates no policy and imports no engine.
+type Target interface {
+	// UpdateSettings changes the settings in force under the target's
+	// lock; change gets a private copy.
+	UpdateSettings(ctx context.Context, change func(*Settings) error) error
+}
+
 // Attach loads the layers into eng and keeps it up to date: every later
 // Reload, AddRules and RevokeRules applies the merged settings to it. The
 // engine's session rules and session modes are kept.
-func (l *Layers) Attach(ctx context.Context, eng *Engine) []error {
+func (l *Layers) Attach(ctx context.Context, eng Target) []error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.engines = append(l.engines, eng)
@@ -418,13 +427,13 @@ func (l *Layers) reload(ctx context.Context) ([]error, error) {
 	return problems, errors.Join(errs...)
 }
 
-func (l *Layers) applyTo(ctx context.Context, eng *Engine, s Settings) error {
+func (l *Layers) applyTo(ctx context.Context, eng Target, s Settings) error {
 	if l.projectKey != "" {
 		return applyProject(ctx, eng, l.projectKey, s.Rules)
 	}
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
 		sessions, modes, projects := cur.SessionRules, cur.SessionModes, cur.Projects
-		*cur = s.clone()
+		*cur = s.Clone()
 		cur.SessionRules, cur.SessionModes, cur.Projects = sessions, modes, projects
 		return nil
 	})

@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"errors"
@@ -26,9 +26,8 @@ const RulesRoot = "permopa/rules"
 // left out (a bundle is a snapshot: rebuild it to drop rules that expire
 // later). Settings other than rules (mode, directories, locks, dangerous
 // paths) are not part of a rules bundle.
-func RulesDocument(s Settings, now time.Time) map[string]any {
-	rules, patterns, index := ruleIndex(s.Rules, func(r permission.Rule) bool { return !r.ExpiredAt(now) })
-	return map[string]any{"rules": rules, "index": index, "tool_pattern_rules": patterns}
+func RulesDocument(s Settings, now time.Time) RuleSet {
+	return ruleIndex(s.Rules, func(r permission.Rule) bool { return !r.ExpiredAt(now) })
 }
 
 // ExportOptions configure ExportRules.
@@ -49,9 +48,9 @@ type ExportOptions struct {
 // later (a bundle cannot expire it; it would stay in force until the bundle
 // is rebuilt) and on the managed locks, which a rules bundle cannot carry.
 // Warnings report settings of the files that a rules bundle does not carry.
-func ExportRules(files []string, opts ExportOptions) (doc map[string]any, warnings []string, err error) {
+func ExportRules(files []string, opts ExportOptions) (doc RuleSet, warnings []string, err error) {
 	if len(files) == 0 {
-		return nil, nil, errors.New("export: no settings file given")
+		return RuleSet{}, nil, errors.New("export: no settings file given")
 	}
 	now := opts.Now
 	if now.IsZero() {
@@ -75,7 +74,7 @@ func ExportRules(files []string, opts ExportOptions) (doc map[string]any, warnin
 				warnings = append(warnings, fmt.Sprintf("%s: %s rule %s expired at %s; not exported", file, r.Behavior, r, r.Expires))
 				continue
 			}
-			if r.Behavior == permission.Allow && r.Expires != "" {
+			if r.Behavior == allow && r.Expires != "" {
 				errs = append(errs, fmt.Errorf("%s: allow rule %s: expires %s: a rules bundle cannot expire a rule; drop the expiry, or give the rule to a settings layer", file, r, r.Expires))
 				continue
 			}
@@ -96,7 +95,7 @@ func ExportRules(files []string, opts ExportOptions) (doc map[string]any, warnin
 		}
 	}
 	if len(errs) > 0 {
-		return nil, warnings, errors.Join(errs...)
+		return RuleSet{}, warnings, errors.Join(errs...)
 	}
 	return RulesDocument(Settings{Rules: all}, now), warnings, nil
 }

@@ -1,4 +1,4 @@
-package engine_test
+package settings_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // Layered settings: the project allows what the user's settings deny, and
@@ -25,7 +26,7 @@ func ExampleLayers() {
 	write("user/settings.json", `{"permissions": {"deny": ["Bash(git push --force:*)"]}}`)
 
 	eng, _ := engine.New(ctx)
-	layers := engine.NewLayers(engine.LayerOptions{
+	layers := settings.NewLayers(settings.LayerOptions{
 		ProjectDir: filepath.Join(dir, "proj"), UserDir: filepath.Join(dir, "user"),
 		ManagedDir: filepath.Join(dir, "etc"), Environ: []string{},
 	})

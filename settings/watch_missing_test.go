@@ -1,4 +1,4 @@
-package engine_test
+package settings_test
 
 import (
 	"context"

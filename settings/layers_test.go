@@ -1,4 +1,4 @@
-package engine_test
+package settings_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // tree is a real directory tree with the layers' places: managed, project
@@ -38,8 +39,8 @@ func newTree(t *testing.T) *tree {
 	return tr
 }
 
-func (tr *tree) opts() engine.LayerOptions {
-	return engine.LayerOptions{ManagedDir: tr.managed, ProjectDir: tr.proj, UserDir: tr.user, Home: tr.home, Cwd: tr.proj, Environ: tr.environ}
+func (tr *tree) opts() settings.LayerOptions {
+	return settings.LayerOptions{ManagedDir: tr.managed, ProjectDir: tr.proj, UserDir: tr.user, Home: tr.home, Cwd: tr.proj, Environ: tr.environ}
 }
 
 func (tr *tree) write(t *testing.T, path, content string) string {
@@ -57,13 +58,13 @@ func (tr *tree) write(t *testing.T, path, content string) string {
 }
 
 // attach builds an engine on the tree's layers; problems are returned, not fatal.
-func (tr *tree) attach(t *testing.T) (*engine.Engine, *engine.Layers, []error) {
+func (tr *tree) attach(t *testing.T) (*engine.Engine, *settings.Layers, []error) {
 	t.Helper()
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := engine.NewLayers(tr.opts())
+	l := settings.NewLayers(tr.opts())
 	problems := l.Attach(context.Background(), eng)
 	return eng, l, problems
 }
@@ -84,15 +85,15 @@ func TestDenyInUserBeatsAllowInProject(t *testing.T) {
 	userFile := tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	eng, _, problems := tr.attach(t)
 	// The load says the project's allow rule never allows anything.
-	var f engine.Finding
-	if len(problems) != 1 || !errors.As(problems[0], &f) || f.Check != engine.CheckShadowed || f.Rule != "Bash(git push:*)" || f.Line != 2 {
+	var f settings.Finding
+	if len(problems) != 1 || !errors.As(problems[0], &f) || f.Check != settings.CheckShadowed || f.Rule != "Bash(git push:*)" || f.Line != 2 {
 		t.Fatal(problems)
 	}
 	d := decide(eng, bashCall(tr.proj, "git push origin main"))
 	if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 		t.Fatalf("got %s/%s", d.Behavior, d.Step)
 	}
-	if d.MatchedRule.Source != engine.SourceUser || d.MatchedRule.Layer != userFile || d.MatchedRule.String() != "Bash(git push:*)" {
+	if d.MatchedRule.Source != settings.SourceUser || d.MatchedRule.Layer != userFile || d.MatchedRule.String() != "Bash(git push:*)" {
 		t.Errorf("matched rule %+v", d.MatchedRule)
 	}
 	// Allow rules of the project still work where nothing denies.
@@ -113,7 +114,7 @@ func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	for cmd, src := range map[string]string{"cargo build --release": engine.SourceUser, "npm run lint": engine.SourceProject, "make all": engine.SourceLocal} {
+	for cmd, src := range map[string]string{"cargo build --release": settings.SourceUser, "npm run lint": settings.SourceProject, "make all": settings.SourceLocal} {
 		d := decide(eng, bashCall(tr.proj, cmd))
 		if d.Behavior != permission.Allow || d.MatchedRule.Source != src {
 			t.Errorf("%s: %s via %+v", cmd, d.Behavior, d.MatchedRule)
@@ -144,14 +145,14 @@ func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
 	if !s.BypassHonoursSafety || len(s.WorkingDirectories) != 3 || s.WorkingDirectories[0] != "/opt/a" {
 		t.Errorf("environment knobs: %v %v", s.BypassHonoursSafety, s.WorkingDirectories)
 	}
-	if d := decide(eng, bashCall(tr.proj, "docker run a, b")); d.Behavior != permission.Allow || d.MatchedRule == nil || d.MatchedRule.Source != engine.SourceEnvironment {
+	if d := decide(eng, bashCall(tr.proj, "docker run a, b")); d.Behavior != permission.Allow || d.MatchedRule == nil || d.MatchedRule.Source != settings.SourceEnvironment {
 		t.Errorf("PERMOPA_ALLOW JSON: %s via %+v", d.Behavior, d.MatchedRule)
 	}
 	if d := decide(eng, bashCall(tr.proj, "terraform apply")); d.Behavior != permission.Ask {
 		t.Errorf("PERMOPA_DEFAULT_MODE=default: %s", d.Behavior)
 	}
 	d := decide(eng, bashCall(tr.proj, "npm run deploy -- --prod"))
-	if d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceEnvironment {
+	if d.Behavior != permission.Deny || d.MatchedRule.Source != settings.SourceEnvironment {
 		t.Errorf("PERMOPA_DENY: %s via %+v", d.Behavior, d.MatchedRule)
 	}
 }
@@ -172,7 +173,7 @@ func TestManagedLocks(t *testing.T) {
 	if d := decide(eng, bashCall(tr.proj, "npm test")); d.Behavior != permission.Ask {
 		t.Errorf("project allow rule under the managed lock: %s", d.Behavior)
 	}
-	if d := decide(eng, bashCall(tr.proj, "make build")); d.Behavior != permission.Allow || d.MatchedRule.Source != engine.SourceManaged {
+	if d := decide(eng, bashCall(tr.proj, "make build")); d.Behavior != permission.Allow || d.MatchedRule.Source != settings.SourceManaged {
 		t.Errorf("managed allow rule: %s %+v", d.Behavior, d.MatchedRule)
 	}
 	if d := decide(eng, bashCall(tr.proj, "make clean")); d.Behavior != permission.Deny {
@@ -187,14 +188,14 @@ func TestManagedLocks(t *testing.T) {
 		t.Errorf("accepting a session allow rule that would be ignored: %v", err)
 	}
 	locked := eng.Settings()
-	locked.SessionRules = map[string][]permission.Rule{"": {{ToolName: "Bash", Behavior: "ALLOW", Source: engine.SourceSession}}}
+	locked.SessionRules = map[string][]permission.Rule{"": {{ToolName: "Bash", Behavior: "ALLOW", Source: settings.SourceSession}}}
 	if err := eng.SetSettings(context.Background(), locked); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(eng, bashCall(tr.proj, "cargo build")); d.Behavior != permission.Ask {
 		t.Errorf("session allow rule under the lock: %s", d.Behavior)
 	}
-	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []permission.Rule{{ToolName: "deploy", Behavior: "allow"}}, 0); err == nil || !strings.Contains(err.Error(), "managed") {
+	if _, err := l.AddRules(context.Background(), settings.DestinationLocal, "", []permission.Rule{{ToolName: "deploy", Behavior: "allow"}}, 0); err == nil || !strings.Contains(err.Error(), "managed") {
 		t.Errorf("writing an allow rule that would be ignored: %v", err)
 	}
 	byp := bashCall(tr.proj, "terraform apply")
@@ -258,7 +259,7 @@ func TestInvalidRulesNamed(t *testing.T) {
   allow: ["Bash(npm ci)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
   deny: ["Bash(rm:*)"]
 `)
-	if problems := l.Reload(context.Background()); len(problems) != 4 || len(engine.UnsafeProblems(problems)) != 0 {
+	if problems := l.Reload(context.Background()); len(problems) != 4 || len(settings.UnsafeProblems(problems)) != 0 {
 		t.Fatalf("problems after the fix: %v", problems)
 	}
 	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
@@ -349,7 +350,7 @@ func TestSessionModeSwitchKeepsRules(t *testing.T) {
 	tr := newTree(t)
 	eng, l, _ := tr.attach(t)
 	ctx := context.Background()
-	if _, err := l.AddRules(ctx, engine.DestinationSession, "s1", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("terraform plan"), Behavior: "allow"}}, 0); err != nil {
+	if _, err := l.AddRules(ctx, settings.DestinationSession, "s1", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("terraform plan"), Behavior: "allow"}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	call := func(session, cmd string) map[string]any {
@@ -395,6 +396,8 @@ func TestSessionModeSwitchKeepsRules(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
+func strp(s string) *string { return &s }
+
 // 50 goroutines accept rules into the same local settings file while 50
 // decide: every rule is in the file at the end, the file always parses, and
 // every accepted rule decides its call. Run with -race.
@@ -412,7 +415,7 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			r := permission.Rule{ToolName: "Bash", RuleContent: ptr(fmt.Sprintf("tool%d:*", i)), Behavior: "allow"}
-			if _, err := l.AddRules(ctx, engine.DestinationLocal, "", []permission.Rule{r}, 0); err != nil {
+			if _, err := l.AddRules(ctx, settings.DestinationLocal, "", []permission.Rule{r}, 0); err != nil {
 				errs <- err
 				return
 			}
@@ -438,7 +441,7 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 				}
 				// The file is never torn: whenever it exists, it parses.
 				if _, err := os.Stat(file); err == nil && i%5 == 0 {
-					if _, _, err := engine.LoadSettingsFile(file, ""); err != nil {
+					if _, _, err := settings.LoadSettingsFile(file, ""); err != nil {
 						errs <- err
 					}
 				}
@@ -452,7 +455,7 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	s, problems, err := engine.LoadSettingsFile(file, "")
+	s, problems, err := settings.LoadSettingsFile(file, "")
 	if err != nil || len(problems) > 0 {
 		t.Fatal(err, problems)
 	}
@@ -475,7 +478,7 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 	ctx := context.Background()
 	r := permission.Rule{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}
 	for _, ttl := range []time.Duration{time.Hour, 0, time.Hour} {
-		if _, err := l.AddRules(ctx, engine.DestinationProject, "", []permission.Rule{r}, ttl); err != nil {
+		if _, err := l.AddRules(ctx, settings.DestinationProject, "", []permission.Rule{r}, ttl); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -483,13 +486,13 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 	if len(rules) != 1 || rules[0].Expires != "" {
 		t.Fatalf("want one permanent rule, got %+v", rules)
 	}
-	if n, err := l.RevokeRules(ctx, engine.DestinationProject, "", []permission.Rule{r}); err != nil || n != 1 {
+	if n, err := l.RevokeRules(ctx, settings.DestinationProject, "", []permission.Rule{r}); err != nil || n != 1 {
 		t.Fatalf("revoke: %d %v", n, err)
 	}
 	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Ask {
 		t.Errorf("after revoke: %s", d.Behavior)
 	}
-	if _, err := l.AddRules(ctx, engine.DestinationSession, "s", []permission.Rule{r}, 0); err != nil {
+	if _, err := l.AddRules(ctx, settings.DestinationSession, "s", []permission.Rule{r}, 0); err != nil {
 		t.Fatal(err)
 	}
 	in := bashCall(tr.proj, "npm ci")
@@ -497,10 +500,10 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 	if d := decide(eng, in); d.Behavior != permission.Allow {
 		t.Errorf("session rule: %s", d.Behavior)
 	}
-	if all := eng.Settings().AllRules(); len(all) != 1 || all[0].Layer != "session:s" || all[0].Source != engine.SourceSession {
+	if all := eng.Settings().AllRules(); len(all) != 1 || all[0].Layer != "session:s" || all[0].Source != settings.SourceSession {
 		t.Errorf("AllRules: %+v", all)
 	}
-	if n, _ := l.RevokeRules(ctx, engine.DestinationSession, "s", []permission.Rule{r}); n != 1 {
+	if n, _ := l.RevokeRules(ctx, settings.DestinationSession, "s", []permission.Rule{r}); n != 1 {
 		t.Errorf("session revoke removed %d", n)
 	}
 	if d := decide(eng, in); d.Behavior != permission.Ask {
@@ -516,14 +519,14 @@ func TestAddRulesToJSONAndTOML(t *testing.T) {
 		f := tr.write(t, ".permopa/settings"+ext, content)
 		eng, l, _ := tr.attach(t)
 		ctx := context.Background()
-		if got, _ := l.DestinationFile(engine.DestinationProject); got != f {
+		if got, _ := l.DestinationFile(settings.DestinationProject); got != f {
 			t.Fatalf("%s: destination %s", ext, got)
 		}
 		rs := []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}, {ToolName: "deploy", Behavior: "ask"}}
-		if _, err := l.AddRules(ctx, engine.DestinationProject, "", rs, 24*time.Hour); err != nil {
+		if _, err := l.AddRules(ctx, settings.DestinationProject, "", rs, 24*time.Hour); err != nil {
 			t.Fatalf("%s: %v", ext, err)
 		}
-		s, problems, err := engine.LoadSettingsFile(f, "")
+		s, problems, err := settings.LoadSettingsFile(f, "")
 		if err != nil || len(problems) > 0 || len(s.Rules) != 3 || !s.BypassHonoursSafety {
 			t.Fatalf("%s: %+v %v %v", ext, s, problems, err)
 		}
@@ -585,7 +588,7 @@ func TestAddRulesNextToAnInvalidRule(t *testing.T) {
 	if len(problems) != 1 {
 		t.Fatalf("problems: %v", problems)
 	}
-	if _, err := l.AddRules(context.Background(), engine.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}}, 0); err != nil {
+	if _, err := l.AddRules(context.Background(), settings.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
@@ -602,8 +605,8 @@ func TestUnsafeProblems(t *testing.T) {
 	tr := newTree(t)
 	tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions: [\n")
 	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(a\"]\n  deny: [\"Bash(b\"]\n")
-	_, problems := engine.LoadLayers(tr.opts())
-	unsafe := engine.UnsafeProblems(problems)
+	_, problems := settings.LoadLayers(tr.opts())
+	unsafe := settings.UnsafeProblems(problems)
 	if len(problems) != 3 || len(unsafe) != 2 {
 		t.Fatalf("problems %v, unsafe %v", problems, unsafe)
 	}
@@ -628,12 +631,12 @@ func TestSettingsFileNamedTwiceReadOnce(t *testing.T) {
 	t.Chdir(tr.proj)
 	opts := tr.opts()
 	opts.CommandLine = []string{rel}
-	s, problems := engine.LoadLayers(opts)
+	s, problems := settings.LoadLayers(opts)
 	n := 0
 	for _, r := range s.Rules {
 		if r.String() == "Bash(git push:*)" {
 			n++
-			if r.Source != engine.SourceCommandLine {
+			if r.Source != settings.SourceCommandLine {
 				t.Errorf("rule from %s, want the command line's layer", r.Source)
 			}
 		}
@@ -643,7 +646,7 @@ func TestSettingsFileNamedTwiceReadOnce(t *testing.T) {
 	}
 	ambiguous := 0
 	for _, p := range problems {
-		var f engine.Finding
+		var f settings.Finding
 		if errors.As(p, &f) && strings.Contains(f.Rule, "/etc/**") {
 			ambiguous++
 		}

@@ -1,12 +1,12 @@
-package engine_test
+package settings_test
 
 import (
 	"context"
 	"path/filepath"
 	"testing"
 
-	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // A project's own layers, attached to an engine, apply their rules to the
@@ -24,17 +24,17 @@ func TestProjectLayers(t *testing.T) {
 	}
 	app := filepath.Join(tr.root, "app")
 	file := tr.write(t, filepath.Join(app, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(npm test)\", \"Bash(curl:*)\"]\n  deny: [\"Bash(git push:*)\"]\n  defaultMode: bypassPermissions\n")
-	pl := engine.NewProjectLayers(app, app)
+	pl := settings.NewProjectLayers(app, app)
 	if problems := pl.Attach(ctx, eng); len(problems) != 0 {
 		t.Fatal(problems)
 	}
-	if d := decide(eng, bashCall(app, "git push")); d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceProject || d.MatchedRule.Layer != file {
+	if d := decide(eng, bashCall(app, "git push")); d.Behavior != permission.Deny || d.MatchedRule.Source != settings.SourceProject || d.MatchedRule.Layer != file {
 		t.Fatalf("project deny: %+v", d)
 	}
 	if d := decide(eng, bashCall(tr.proj, "git push")); d.Behavior != permission.Ask {
 		t.Fatalf("another cwd: %+v", d)
 	}
-	if d := decide(eng, bashCall(app, "curl -s example.com")); d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceManaged {
+	if d := decide(eng, bashCall(app, "curl -s example.com")); d.Behavior != permission.Deny || d.MatchedRule.Source != settings.SourceManaged {
 		t.Fatalf("managed deny: %+v", d)
 	}
 	if s := eng.Settings(); s.DefaultMode != "" || len(s.Rules) != 1 {
@@ -55,11 +55,11 @@ func TestProjectLayers(t *testing.T) {
 		t.Fatalf("project deny after the engine's reload: %+v", d)
 	}
 
-	written, err := pl.AddRules(ctx, engine.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("make:*"), Behavior: permission.Deny}}, 0)
+	written, err := pl.AddRules(ctx, settings.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("make:*"), Behavior: permission.Deny}}, 0)
 	if err != nil || len(written) != 1 || written[0].Layer != filepath.Join(app, ".permopa", "settings.local.yaml") {
 		t.Fatalf("%+v %v", written, err)
 	}
-	if d := decide(eng, bashCall(app, "make all")); d.Behavior != permission.Deny || d.MatchedRule.Source != engine.SourceLocal {
+	if d := decide(eng, bashCall(app, "make all")); d.Behavior != permission.Deny || d.MatchedRule.Source != settings.SourceLocal {
 		t.Fatalf("after AddRules: %+v", d)
 	}
 	if err := eng.RemoveProject(ctx, app); err != nil {

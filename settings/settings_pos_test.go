@@ -1,4 +1,4 @@
-package engine_test
+package settings_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestSettingsErrorsNameFileLineKey: a settings file that does not parse
@@ -35,7 +35,7 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 			if err := os.WriteFile(file, []byte(c.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := engine.LoadSettingsFile(file, "")
+			_, _, err := settings.LoadSettingsFile(file, "")
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -75,7 +75,7 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 			if err := os.WriteFile(file, []byte(c.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s, problems, err := engine.LoadSettingsFile(file, "")
+			s, problems, err := settings.LoadSettingsFile(file, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestFileProblemSaysWhatHappens(t *testing.T) {
 	if err := os.WriteFile(file, []byte("permissions:\n  deny: [\"Bash(rm:*)\"]\n   ask: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, problems := engine.LoadLayers(engine.LayerOptions{CommandLine: []string{file}, Home: dir, Cwd: dir, ManagedDir: filepath.Join(dir, "managed")})
+	_, problems := settings.LoadLayers(settings.LayerOptions{CommandLine: []string{file}, Home: dir, Cwd: dir, ManagedDir: filepath.Join(dir, "managed")})
 	all := fmt.Sprint(problems)
 	if !strings.Contains(all, file+":3: not valid yaml: did not find expected key (its rules are left out)") {
 		t.Errorf("problems: %v", problems)

@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/builtins/paths"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/rego/tables"
 )
 
 // Sources name the kind of layer a rule came from (Rule.Source). The loader
@@ -35,51 +36,54 @@ const (
 	SourceSession     = "session"
 )
 
-// Settings is what the policy reads from data.permopa.settings: the merged
-// rules of every layer and the knobs of docs/architecture.md.
+// Settings are the merged settings of every layer, with the session and
+// project rules accepted at runtime, as Go code handles them. They are not
+// the document the policy reads: DocumentAt builds that (Document, whose
+// JSON is data.permopa.settings, docs/architecture.md); Settings carries
+// no JSON tags.
 type Settings struct {
-	DefaultMode        string            `json:"default_mode"`
-	Rules              []permission.Rule `json:"rules"`
-	WorkingDirectories []string          `json:"working_directories"`
+	DefaultMode        string
+	Rules              []permission.Rule
+	WorkingDirectories []string
 	// BypassHonoursSafety keeps safety ASKs in BYPASS (true in any layer wins: it only tightens).
-	BypassHonoursSafety bool `json:"bypass_honours_safety"`
+	BypassHonoursSafety bool
 	// NetworkReads is "ask" or "allow" (the default, ""): whether a command
 	// that only talks to a service configured outside it (kubectl get, gh
 	// pr view, npm view) counts as read-only. "ask" in any layer wins.
-	NetworkReads string `json:"network_reads,omitempty"`
+	NetworkReads string
 	// DisableBypassMode runs BYPASS requests as DEFAULT (honoured from managed settings).
-	DisableBypassMode bool `json:"disable_bypass_mode"`
+	DisableBypassMode bool
 	// AllowManagedRulesOnly ignores every allow rule whose Source is not
 	// SourceManaged, the input's permission_context and session rules
 	// included. Deny and ask rules of every layer still apply: they only tighten.
-	AllowManagedRulesOnly bool           `json:"allow_managed_rules_only"`
-	DangerousPaths        DangerousPaths `json:"dangerous_paths"`
+	AllowManagedRulesOnly bool
+	DangerousPaths        DangerousPaths
 	// EnvironmentIsSecret: printing the environment (printenv, env,
 	// export -p, jq env, ps e, ...) is a credential read (a safety ASK).
 	// nil is the default, true; false relaxes it where the agent's
 	// environment holds no secret. true in any layer wins: it only tightens.
-	EnvironmentIsSecret *bool `json:"environment_is_secret,omitempty"`
+	EnvironmentIsSecret *bool
 	// CaseInsensitivePaths makes deny and ask path rules compare without
 	// regard to case, as they always do on macOS and Windows (true in any
 	// layer wins: it only tightens). Allow rules never fold case.
-	CaseInsensitivePaths bool `json:"case_insensitive_paths,omitempty"`
+	CaseInsensitivePaths bool
 	// Home expands ~ in paths and rules (default: the process's home).
-	Home string `json:"home"`
+	Home string
 	// Cwd is used for calls whose input has no cwd (default: the process's).
-	Cwd string `json:"cwd"`
+	Cwd string
 	// ProtectedPaths are the settings files and directories the engine
 	// reads (managed, --settings, the project's .permopa, the user's):
 	// writing them, or a directory holding them, is a safety ASK that
 	// BYPASS does not skip (Layers fills it in).
-	ProtectedPaths []string `json:"protected_paths,omitempty"`
+	ProtectedPaths []string
 	// SessionRules are rules accepted at runtime, keyed by session id. The
 	// rules of session "" apply to every call; the others only to calls
 	// whose input has that session_id.
-	SessionRules map[string][]permission.Rule `json:"session_rules,omitempty"`
+	SessionRules map[string][]permission.Rule
 	// SessionModes switch the mode at runtime, keyed by session id; session
 	// "" is the mode of every call that names neither a mode nor a session
 	// with its own. A mode named in the input still wins.
-	SessionModes map[string]string `json:"session_modes,omitempty"`
+	SessionModes map[string]string
 	// Projects are rules of project directories, keyed by the exact cwd
 	// string of the calls they apply to (an OPA server's
 	// settings.projects): the rules of that directory's
@@ -87,7 +91,7 @@ type Settings struct {
 	// rules and before the session's to calls whose input has that cwd.
 	// Only rules: a project's mode, directories and other knobs are not
 	// taken. Under allow_managed_rules_only their allow rules are left out.
-	Projects map[string][]permission.Rule `json:"projects,omitempty"`
+	Projects map[string][]permission.Rule
 	// Unreadable lists, one message each, the settings problems that may
 	// have left a deny or ask rule out (UnsafeProblems: a file that could
 	// not be read with no last good settings, a deny or ask rule that
@@ -95,7 +99,7 @@ type Settings struct {
 	// with code settings_unreadable: permopa does not decide without the
 	// user's deny rules. Layers fill it in; the messages name files, never
 	// their content.
-	Unreadable []string `json:"unreadable,omitempty"`
+	Unreadable []string
 }
 
 // Values of Settings.NetworkReads.
@@ -116,9 +120,10 @@ type PathEdits struct {
 // .vscode/tasks.json, ...). The permission settings of permopa and of the
 // agent hosts are protected whatever the edits.
 type DangerousPaths struct {
-	Files       PathEdits `json:"files"`
-	Directories PathEdits `json:"directories"`
+	// In the order of their keys (Document).
 	CodeRunning PathEdits `json:"code_running"`
+	Directories PathEdits `json:"directories"`
+	Files       PathEdits `json:"files"`
 }
 
 // AllRules lists every rule: the layers' rules, then each session's
@@ -139,11 +144,11 @@ func (d DangerousPaths) empty() bool {
 		len(d.CodeRunning.Add)+len(d.CodeRunning.Remove) == 0
 }
 
-func (d DangerousPaths) document() map[string]any {
-	edits := func(e PathEdits) map[string]any {
-		return map[string]any{"add": strings2any(e.Add), "remove": strings2any(e.Remove)}
+func (d DangerousPaths) document() DangerousPaths {
+	edits := func(e PathEdits) PathEdits {
+		return PathEdits{Add: nonNil(slices.Clone(e.Add)), Remove: nonNil(slices.Clone(e.Remove))}
 	}
-	return map[string]any{"files": edits(d.Files), "directories": edits(d.Directories), "code_running": edits(d.CodeRunning)}
+	return DangerousPaths{Files: edits(d.Files), Directories: edits(d.Directories), CodeRunning: edits(d.CodeRunning)}
 }
 
 func strings2any(xs []string) []any {
@@ -154,7 +159,8 @@ func strings2any(xs []string) []any {
 	return out
 }
 
-func (s *Settings) fillDefaults() {
+// FillDefaults sets Home and Cwd, when empty, to the process's.
+func (s *Settings) FillDefaults() {
 	if s.Home == "" {
 		s.Home, _ = os.UserHomeDir()
 	}
@@ -163,9 +169,9 @@ func (s *Settings) fillDefaults() {
 	}
 }
 
-// Document is the JSON document stored at data.permopa.settings, with the
+// Document is the settings document (data.permopa.settings), with the
 // rules in force now (see DocumentAt).
-func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
+func (s Settings) Document() Document { return s.DocumentAt(time.Now()) }
 
 // DocumentAt is the settings document as of now: expired rules are left out.
 // Rules are keyed by behavior and tool name so the policy looks them up
@@ -173,65 +179,54 @@ func (s Settings) Document() map[string]any { return s.DocumentAt(time.Now()) }
 // are kept apart in tool_pattern_rules. Rules of session "" join the layer
 // rules; other sessions' rules are under session_rules[id], and a project
 // directory's rules under projects[cwd], in the same shape.
-func (s Settings) DocumentAt(now time.Time) map[string]any {
+func (s Settings) DocumentAt(now time.Time) Document {
 	keep := func(r permission.Rule) bool {
-		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, permission.Allow) && r.Source != SourceManaged {
+		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, allow) && r.Source != SourceManaged {
 			return false
 		}
 		return !r.ExpiredAt(now)
 	}
-	rules, patterns, index := ruleIndex(append(append([]permission.Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
-	sessions := map[string]any{}
+	layers := ruleIndex(append(append([]permission.Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
+	doc := Document{
+		Index:                 layers.Index,
+		Rules:                 layers.Rules,
+		ToolPatternRules:      layers.ToolPatternRules,
+		SessionRules:          map[string]RuleSet{},
+		SessionModes:          map[string]string{},
+		Projects:              map[string]RuleSet{},
+		WorkingDirectories:    nonNil(slices.Clone(s.WorkingDirectories)),
+		BypassHonoursSafety:   s.BypassHonoursSafety,
+		NetworkReads:          firstNonEmpty(s.NetworkReads, NetworkReadsAllow),
+		DisableBypassMode:     s.DisableBypassMode,
+		AllowManagedRulesOnly: s.AllowManagedRulesOnly,
+		CaseInsensitivePaths:  s.CaseInsensitivePaths,
+		Home:                  s.Home,
+		Cwd:                   s.Cwd,
+		DefaultMode:           firstNonEmpty(s.SessionModes[""], s.DefaultMode),
+		EnvironmentIsSecret:   s.EnvironmentIsSecret,
+	}
 	for id, rs := range s.SessionRules {
-		if id == "" {
-			continue
+		if id != "" {
+			doc.SessionRules[id] = ruleIndex(rs, keep)
 		}
-		r, p, ix := ruleIndex(rs, keep)
-		sessions[id] = map[string]any{"rules": r, "tool_pattern_rules": p, "index": ix}
 	}
-	projects := map[string]any{}
 	for dir, rs := range s.Projects {
-		r, p, ix := ruleIndex(rs, keep)
-		projects[dir] = map[string]any{"rules": r, "tool_pattern_rules": p, "index": ix}
+		doc.Projects[dir] = ruleIndex(rs, keep)
 	}
-	modes := map[string]any{}
 	for id, m := range s.SessionModes {
 		if id != "" && m != "" {
-			modes[id] = m
+			doc.SessionModes[id] = m
 		}
 	}
-	doc := map[string]any{
-		"rules":                    rules,
-		"index":                    index,
-		"tool_pattern_rules":       patterns,
-		"session_rules":            sessions,
-		"session_modes":            modes,
-		"projects":                 projects,
-		"working_directories":      strings2any(s.WorkingDirectories),
-		"bypass_honours_safety":    s.BypassHonoursSafety,
-		"network_reads":            firstNonEmpty(s.NetworkReads, NetworkReadsAllow),
-		"disable_bypass_mode":      s.DisableBypassMode,
-		"allow_managed_rules_only": s.AllowManagedRulesOnly,
-		"case_insensitive_paths":   s.CaseInsensitivePaths,
-		"home":                     s.Home,
-		"cwd":                      s.Cwd,
-	}
-	if m := s.SessionModes[""]; m != "" {
-		doc["default_mode"] = m
-	} else if s.DefaultMode != "" {
-		doc["default_mode"] = s.DefaultMode
-	}
 	if !s.DangerousPaths.empty() {
-		doc["dangerous_paths"] = s.DangerousPaths.document()
-	}
-	if s.EnvironmentIsSecret != nil {
-		doc["environment_is_secret"] = *s.EnvironmentIsSecret
+		d := s.DangerousPaths.document()
+		doc.DangerousPaths = &d
 	}
 	if len(s.Unreadable) > 0 {
-		doc["unreadable"] = strings2any(s.Unreadable)
+		doc.Unreadable = slices.Clone(s.Unreadable)
 	}
 	if len(s.ProtectedPaths) > 0 {
-		doc["protected_paths"] = strings2any(s.ProtectedPaths)
+		doc.ProtectedPaths = slices.Clone(s.ProtectedPaths)
 	}
 	return doc
 }
@@ -242,54 +237,47 @@ func (s Settings) DocumentAt(now time.Time) map[string]any {
 // rule that covers every call of the tool, as a list of at most one),
 // "rules" (the rules with content, in order) and "contents" (their contents,
 // the same order), passed as is to one built-in call.
-func ruleIndex(rs []permission.Rule, keep func(permission.Rule) bool) (rules, patterns, index map[string]any) {
-	rules = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
-	patterns = map[string]any{"deny": []any{}, "ask": []any{}, "allow": []any{}}
-	index = map[string]any{"deny": map[string]any{}, "ask": map[string]any{}, "allow": map[string]any{}}
+func ruleIndex(rs []permission.Rule, keep func(permission.Rule) bool) RuleSet {
+	set := newRuleSet()
 	for _, r := range rs {
 		b := strings.ToLower(r.Behavior)
-		if _, ok := rules[b]; !ok || !keep(r) {
+		if _, ok := set.Rules[b]; !ok || !keep(r) {
 			continue
 		}
 		obj := ruleDoc(r)
 		if isToolPattern(r.ToolName) {
-			if pc := patternPathContents(r); pc != nil {
-				obj["path_contents"] = pc
-			}
-			patterns[b] = append(patterns[b].([]any), obj)
+			obj.PathContents = patternPathContents(r)
+			set.ToolPatternRules[b] = append(set.ToolPatternRules[b], obj)
 			continue
 		}
-		byTool := rules[b].(map[string]any)
-		list, _ := byTool[r.ToolName].([]any)
-		byTool[r.ToolName] = append(list, obj)
-
-		ixByTool := index[b].(map[string]any)
-		ix, _ := ixByTool[r.ToolName].(map[string]any)
-		if ix == nil {
-			ix = map[string]any{"wide": []any{}, "rules": []any{}, "contents": []any{}}
-			ixByTool[r.ToolName] = ix
+		set.Rules[b][r.ToolName] = append(set.Rules[b][r.ToolName], obj)
+		ix, ok := set.Index[b][r.ToolName]
+		if !ok {
+			ix = IndexEntry{Wide: []RuleEntry{}, Rules: []RuleEntry{}, Contents: []string{}}
 		}
 		if r.RuleContent == nil || *r.RuleContent == "" {
-			if len(ix["wide"].([]any)) == 0 {
-				ix["wide"] = []any{obj}
+			if len(ix.Wide) == 0 {
+				ix.Wide = []RuleEntry{obj}
 			}
+			set.Index[b][r.ToolName] = ix
 			continue
 		}
 		// A path rule stands for one or more patterns (its readings, see
 		// MatchContents); each is matched for the same rule, which is shown
 		// as written.
 		for _, c := range MatchContents(r) {
-			ix["rules"] = append(ix["rules"].([]any), obj)
-			ix["contents"] = append(ix["contents"].([]any), c)
+			ix.Rules = append(ix.Rules, obj)
+			ix.Contents = append(ix.Contents, c)
 		}
+		set.Index[b][r.ToolName] = ix
 	}
-	return rules, patterns, index
+	return set
 }
 
 // PathRuleTools are the tools whose rule contents are paths: the policy's
 // file tools (FileTools, read from rego/permopa/policy/tools/files, on
 // first use rather than at start-up). The map is shared: never modify it.
-func PathRuleTools() map[string]bool { return FileTools() }
+func PathRuleTools() map[string]bool { return tables.FileTools() }
 
 // MatchContents are the patterns the policy matches for the rule's
 // content: the content itself, except for path rules (PathRuleTools),
@@ -311,7 +299,7 @@ func MatchContents(r permission.Rule) []string {
 		return []string{paths.FnmatchPrefix + c}
 	}
 	rd := paths.ClaudeReadings(c, r.Project, r.Source == SourceLocal || r.Source == SourceProject)
-	if strings.EqualFold(r.Behavior, permission.Allow) {
+	if strings.EqualFold(r.Behavior, allow) {
 		return rd.Narrow
 	}
 	return rd.Wide
@@ -323,7 +311,7 @@ func isToolPattern(name string) bool { return strings.ContainsAny(name, "*?[{") 
 // stands for when it meets a path tool (its content read as a path rule,
 // see MatchContents); nil when the pattern matches no path tool or the rule
 // has no content.
-func patternPathContents(r permission.Rule) []any {
+func patternPathContents(r permission.Rule) []string {
 	if r.RuleContent == nil || *r.RuleContent == "" {
 		return nil
 	}
@@ -335,7 +323,7 @@ func patternPathContents(r permission.Rule) []any {
 		if g.Match(name) {
 			pr := r
 			pr.ToolName = "Read"
-			return strings2any(MatchContents(pr))
+			return nonNil(MatchContents(pr))
 		}
 	}
 	return nil
@@ -363,28 +351,21 @@ func (s Settings) NextExpiry(now time.Time) time.Time {
 	return next
 }
 
-func ruleDoc(r permission.Rule) map[string]any {
-	obj := map[string]any{
-		"tool_name":    r.ToolName,
-		"rule_content": nil,
-		"behavior":     strings.ToUpper(r.Behavior),
-		"source":       r.Source,
-		"layer":        r.Layer,
+func ruleDoc(r permission.Rule) RuleEntry {
+	obj := RuleEntry{
+		ToolName: r.ToolName,
+		Behavior: strings.ToUpper(r.Behavior),
+		Source:   r.Source,
+		Layer:    r.Layer,
+		Expires:  r.Expires,
 	}
 	if r.RuleContent != nil && *r.RuleContent != "" {
-		obj["rule_content"] = *r.RuleContent
-	}
-	if r.Expires != "" {
-		obj["expires"] = r.Expires
+		c := *r.RuleContent
+		obj.RuleContent = &c
 	}
 	// How a path rule reads (decisions and `permopa explain` show it).
-	if PathRuleTools()[r.ToolName] && r.RuleContent != nil && *r.RuleContent != "" {
-		if r.Syntax != "" {
-			obj["syntax"] = r.Syntax
-		}
-		if r.Project != "" {
-			obj["project"] = r.Project
-		}
+	if PathRuleTools()[r.ToolName] && obj.RuleContent != nil {
+		obj.Syntax, obj.Project = r.Syntax, r.Project
 	}
 	return obj
 }
@@ -430,7 +411,7 @@ func RuleFrom(x any, behavior string) (permission.Rule, error) {
 	switch v := x.(type) {
 	case string:
 		if behavior == "" {
-			behavior = permission.Allow
+			behavior = allow
 		}
 		r, err := ParseRule(v, behavior)
 		if err != nil {
@@ -465,7 +446,7 @@ func RuleFrom(x any, behavior string) (permission.Rule, error) {
 			// call of its tool: such a rule is not read at all. A deny or
 			// ask rule stays tool-wide (too strict, never too lenient), and
 			// `permopa rules lint` reports the key.
-			if strings.EqualFold(behavior, permission.Allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
+			if strings.EqualFold(behavior, allow) && !ruleObjectKeys[k] && nearest(k, ruleObjectKeys) == "rule_content" {
 				return r, fmt.Errorf("rule %s: unknown key %q (did you mean \"rule_content\"?); an allow rule without its content would allow every call of its tool", r, k)
 			}
 		}
@@ -506,7 +487,7 @@ func RuleFrom(x any, behavior string) (permission.Rule, error) {
 // instead of failing every decision of its tool.
 func ValidateRule(r permission.Rule) error {
 	switch strings.ToUpper(r.Behavior) {
-	case permission.Allow, permission.Deny, permission.Ask:
+	case allow, deny, ask:
 	default:
 		return fmt.Errorf("rule %s: behavior must be allow, deny or ask, not %q", r, r.Behavior)
 	}
@@ -602,17 +583,25 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
 	}
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
-	// The file is decoded first with its format's own decoder, whose
-	// errors name the line (settings_pos.go); viper then reads the keys.
-	// viper lower-cases map keys; the PermissionContext sections are keyed
-	// by tool names and paths, so they are read from the file as written.
+	// The file is decoded once, with its format's own decoder, whose
+	// errors name the line (settings_pos.go); viper then reads the keys
+	// from a copy of that document (it lower-cases map keys in place; the
+	// PermissionContext sections are keyed by tool names and paths, so they
+	// are read from the document as written). viper's ReadConfig would
+	// decode the same bytes with the same decoder again; it is kept only
+	// where its answer differs: an empty file (an error for JSON) and a
+	// format viper does not know.
 	raw, err := rawDocument(data, format)
 	if err != nil {
 		return Settings{}, nil, syntaxError(file, format, data, err)
 	}
 	v := viper.New()
 	v.SetConfigType(format)
-	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+	if len(bytes.TrimSpace(data)) == 0 || !slices.Contains([]string{"yaml", "yml", "json", "toml"}, format) {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+			return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
+		}
+	} else if err := v.MergeConfigMap(deepCopy(raw).(map[string]any)); err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, parseError(format, err))
 	}
 	if source == "" {
@@ -623,6 +612,31 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 		placeProblems(problems, file, keyLines(format, data))
 	}
 	return s, problems, nil
+}
+
+// deepCopy copies a decoded document's maps and lists.
+func deepCopy(x any) any {
+	switch v := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	case []map[string]any: // TOML arrays of tables
+		out := make([]map[string]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e).(map[string]any)
+		}
+		return out
+	}
+	return x
 }
 
 // rawDocument decodes a settings file with its format's own decoder, keys
@@ -695,7 +709,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		}
 	}
 	s.DefaultMode = firstNonEmpty(v.GetString("permissions.defaultmode"), v.GetString("mode"))
-	if s.DefaultMode != "" && !ValidMode(s.DefaultMode) {
+	if s.DefaultMode != "" && !tables.ValidMode(s.DefaultMode) {
 		problems = append(problems, &KeyProblem{Where: where, Key: "permissions.defaultMode", Err: fmt.Errorf("unknown mode %q", s.DefaultMode)})
 		s.DefaultMode = ""
 	}
@@ -972,4 +986,11 @@ func splitRules(s string) []any {
 		out = append(out, part)
 	}
 	return out
+}
+
+func cwdOrRoot() string {
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "/"
 }

@@ -1,4 +1,4 @@
-package engine
+package settings
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/permopa/permopa/builtins/paths"
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/rego/tables"
 )
 
 // Lint levels, most severe first.
@@ -132,12 +133,12 @@ func LintProblems(fs []Finding) []error {
 			continue
 		}
 		if f.Check == CheckUnknownKey && f.Level == LevelError && f.Rule == "" {
-			b := permission.Deny
+			b := deny
 			switch k := strings.ToLower(f.Key); {
 			case strings.HasPrefix(k, "permissions.allow"), strings.HasPrefix(k, "allow_rules"):
-				b = permission.Allow // an allow rule's key: deciding without it only asks more
+				b = allow // an allow rule's key: deciding without it only asks more
 			case strings.Contains(k, "ask") && !strings.Contains(k, "deny"):
-				b = permission.Ask
+				b = ask
 			}
 			out = append(out, &RuleProblem{Where: f.File, Key: f.Key, Behavior: b, Err: f})
 			continue
@@ -447,7 +448,7 @@ func LintRules(rules []permission.Rule) []Finding {
 		lintTool(r, add)
 		lintPath(r, add)
 		lintWide(r, add)
-		if strings.EqualFold(r.Behavior, permission.Allow) {
+		if strings.EqualFold(r.Behavior, allow) {
 			if g, ok := gi.shadowing(r); ok {
 				add(LevelWarning, CheckShadowed, fmt.Sprintf("the %s rule %s (%s) matches every call this allow rule does, and %s rules come first: this rule never allows anything", strings.ToLower(g.Behavior), g, g.Layer, strings.ToLower(g.Behavior)))
 			}
@@ -466,7 +467,7 @@ func lintTool(r permission.Rule, add func(level, check, msg string)) {
 		if strings.EqualFold(name, b) || len(name) >= 3 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 1 ||
 			len(name) >= 5 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 2 {
 			level := LevelWarning
-			if !strings.EqualFold(r.Behavior, permission.Allow) {
+			if !strings.EqualFold(r.Behavior, allow) {
 				level = LevelError
 			}
 			add(level, CheckUnknownTool, fmt.Sprintf("no tool is called %q (tool names are case-sensitive); did you mean %q? This rule matches nothing", name, b))
@@ -515,7 +516,7 @@ func lintPath(r permission.Rule, add func(level, check, msg string)) {
 	if strings.Contains(c, `\`) && !strings.Contains(c, `\*`) && !strings.Contains(c, `\?`) && !strings.Contains(c, `\[`) {
 		add(LevelWarning, CheckClaudeDiffers, "\"\\\" escapes the next character in a pattern; write paths with \"/\"")
 	}
-	if strings.EqualFold(r.Behavior, permission.Allow) && policyModes().readers[r.ToolName] {
+	if strings.EqualFold(r.Behavior, allow) && tables.FileReadTools()[r.ToolName] {
 		add(LevelInfo, CheckNeverDecides, "an allow rule for a tool that only reads never decides: such a call is read-only (allowed before allow rules) or reads a credential path (a safety question allow rules cannot answer)")
 	}
 }
@@ -556,12 +557,12 @@ var wideFirstWords = map[string]string{
 }
 
 func lintWide(r permission.Rule, add func(level, check, msg string)) {
-	if !strings.EqualFold(r.Behavior, permission.Allow) {
+	if !strings.EqualFold(r.Behavior, allow) {
 		return
 	}
 	c := strings.TrimSpace(ruleContent(r))
 	if c == "" {
-		if policyModes().writers[r.ToolName] || slices.Contains([]string{"Bash", "WebFetch", "PowerShell"}, r.ToolName) {
+		if tables.FileEditTools()[r.ToolName] || slices.Contains([]string{"Bash", "WebFetch", "PowerShell"}, r.ToolName) {
 			add(LevelWarning, CheckWide, "allows every call of "+r.ToolName)
 		}
 		if r.ToolName == "*" || r.ToolName == "mcp__*" {
@@ -623,7 +624,7 @@ func newGuardIndex(rules []permission.Rule) *guardIndex {
 		}
 	}
 	for _, g := range rules {
-		if strings.EqualFold(g.Behavior, permission.Allow) || isToolPattern(g.ToolName) {
+		if strings.EqualFold(g.Behavior, allow) || isToolPattern(g.ToolName) {
 			continue
 		}
 		c := ruleContent(g)
@@ -652,14 +653,14 @@ func newGuardIndex(rules []permission.Rule) *guardIndex {
 // (the policy's cross-tool path rules: Edit and Write guard each other and
 // every edit tool, Read guards Glob and Grep).
 func guardTools(tool string) []string {
-	switch t := policyModes(); {
+	switch {
 	case tool == "Edit":
 		return []string{"Edit", "Write"}
 	case tool == "Write":
 		return []string{"Write", "Edit"}
-	case t.writers[tool]: // every other edit tool meets Edit's rules as its own
+	case tables.FileEditTools()[tool]: // every other edit tool meets Edit's rules as its own
 		return []string{tool, "Edit", "Write"}
-	case t.readers[tool] && tool != "Read":
+	case tables.FileReadTools()[tool] && tool != "Read":
 		return []string{tool, "Read"}
 	}
 	return []string{tool}

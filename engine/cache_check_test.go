@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/permopa/permopa/permission"
+)
+
+// Every suite of this package runs with the decision cache on, checked:
+// each answer the cache serves (a hit), and the answer it would serve
+// right after storing one, is compared with an evaluation of the same
+// input over the same state; TestMain fails the run on any difference.
+// So every decision of the matrix, adversarial, security and semantics
+// tables is the same with the cache on and off. PERMOPA_TEST_CACHE=off
+// runs them without it.
+
+var cacheMismatches struct {
+	sync.Mutex
+	list []string
+}
+
+func init() {
+	if os.Getenv("PERMOPA_TEST_CACHE") == "off" {
+		return
+	}
+	testDefaultCache = true
+	testCacheCheck = func(input ast.Value, cached, fresh permission.Decision) {
+		if reflect.DeepEqual(cached, fresh) {
+			return
+		}
+		cacheMismatches.Lock()
+		defer cacheMismatches.Unlock()
+		cacheMismatches.list = append(cacheMismatches.list, fmt.Sprintf("input %v\n  cached %+v\n  fresh  %+v", input, cached, fresh))
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	cacheMismatches.Lock()
+	defer cacheMismatches.Unlock()
+	if n := len(cacheMismatches.list); n > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: the decision cache answered %d calls differently from an evaluation:\n", n)
+		for _, s := range cacheMismatches.list[:min(n, 20)] {
+			fmt.Fprintln(os.Stderr, s)
+		}
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// The cache leaves tool_use_id out of its key under the embedded policy
+// (cache.go, echoToolUseID) because the policy only copies it into the
+// decision: decision.rego is the only module that names it.
+func TestEmbeddedPolicyOnlyCopiesToolUseID(t *testing.T) {
+	mods := defaultModules()
+	if len(mods) == 0 {
+		t.Fatal("the embedded policy did not compile")
+	}
+	for name, m := range mods {
+		n := 0
+		ast.WalkTerms(m, func(x *ast.Term) bool {
+			if s, ok := x.Value.(ast.String); ok && s == "tool_use_id" {
+				n++
+			}
+			return false
+		})
+		if name == "rego/permopa/policy/decision.rego" {
+			if n == 0 {
+				t.Errorf("%s no longer names tool_use_id", name)
+			}
+		} else if n > 0 {
+			t.Errorf("%s reads tool_use_id: the decision cache's key must then keep it (cache.go, echoToolUseID)", name)
+		}
+	}
+}
