@@ -16,8 +16,6 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-func init() { commands = append(commands, rulesCommand) }
-
 // layerFlags locate the settings layers (README, Rules).
 type layerFlags struct {
 	managedDir, projectDir, userDir string
