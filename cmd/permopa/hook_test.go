@@ -40,7 +40,10 @@ func hookWorkspace(t testing.TB) (cwd, home string) {
 	return cwd, home
 }
 
-// runHook feeds a recorded payload (with {{CWD}} replaced) to `permopa hook`.
+// runHook feeds a recorded payload (with {{CWD}} replaced) to `permopa hook`,
+// run in process (the hook binary's own behaviour is held by the tests that
+// start it: TestHookUsageErrorsBlock, TestHookTimeoutBlocks, the server
+// comparisons).
 func runHook(t *testing.T, cwd, home, file string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("../../adapter/testdata/hooks", file))
@@ -48,18 +51,7 @@ func runHook(t *testing.T, cwd, home, file string, args ...string) (stdout, stde
 		t.Fatal(err)
 	}
 	payload := strings.ReplaceAll(string(raw), "{{CWD}}", cwd)
-	cmd := exec.Command(permopaBin, append([]string{"hook"}, args...)...)
-	cmd.Stdin = strings.NewReader(payload)
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return permopaWith(t, payload, map[string]string{"HOME": home}, append([]string{"hook"}, args...)...)
 }
 
 // jsonPath reads a dotted path from a JSON document ("" for absent).
@@ -245,7 +237,8 @@ func TestHookTimeoutBlocks(t *testing.T) {
 func TestHookUsageErrorsBlock(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"hook"}, {"hook", "cursor"}, {"hook", "claude", "--no-such-flag"}} {
-		_, stderr, code := permopa(t, "{}", args...)
+		// The binary's own exit status: a process, not the command tree.
+		_, stderr, code := runPermopa(t, "", "{}", nil, args...)
 		if code != 2 {
 			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr)
 		}
