@@ -441,8 +441,15 @@ func startServerCommand(t testing.TB, dir, home, sock string, argv ...string) st
 }
 
 // hookExec runs bin with args, the payload on stdin and extra environment.
+// The local hook (`permopa hook <host>` with only HOME set), the answer the
+// tests compare the server's and the client's with, runs in process; every
+// other command line, a server address in the environment included, is a
+// process of its own.
 func hookExec(t *testing.T, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
 	t.Helper()
+	if bin == permopaBin && len(args) == 2 && args[0] == "hook" && len(env) == 1 && strings.HasPrefix(env[0], "HOME=") {
+		return permopaWith(t, payload, map[string]string{"HOME": strings.TrimPrefix(env[0], "HOME="), "PERMOPA_SERVER": "", "PERMOPA_SERVER_REQUIRED": ""}, args...)
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(payload)
 	// The runner's own PERMOPA_SERVER must not leak into the tests.
