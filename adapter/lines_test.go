@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,13 +19,24 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
+var (
+	linesEngineOnce sync.Once
+	linesEngine     *engine.Engine
+	linesEngineErr  error
+)
+
+// newEngine is the embedded policy with no settings rules, compiled once
+// for the package's tests: none of them changes it (no settings, observer
+// or rule is added), and Decide is safe for concurrent use.
 func newEngine(t testing.TB) *engine.Engine {
 	t.Helper()
-	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
-	if err != nil {
-		t.Fatal(err)
+	linesEngineOnce.Do(func() {
+		linesEngine, linesEngineErr = engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
+	})
+	if linesEngineErr != nil {
+		t.Fatal(linesEngineErr)
 	}
-	return eng
+	return linesEngine
 }
 
 func decideAll(t *testing.T, eng *engine.Engine, in string) []permission.Decision {

@@ -13,8 +13,6 @@ import (
 	"github.com/permopa/permopa/adapter/explain"
 )
 
-func init() { commands = append(commands, bashCommand) }
-
 func bashCommand() *cobra.Command {
 	root := &cobra.Command{Use: "bash", Short: "Bash tools: analyze a command line as the policy sees it"}
 	var f engineFlags
@@ -29,7 +27,7 @@ func bashCommand() *cobra.Command {
 			if c.Context() != nil {
 				ctx = c.Context()
 			}
-			eng, err := f.engine(ctx)
+			eng, err := f.engine(ctx, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -41,7 +39,7 @@ func bashCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(c.OutOrStdout())
 				enc.SetEscapeHTML(false)
 				enc.SetIndent("", "  ")
 				return enc.Encode(a)
@@ -51,7 +49,7 @@ func bashCommand() *cobra.Command {
 			var sb strings.Builder
 			explain.WriteBashAnalysis(&sb, a)
 			b.WriteString(sb.String())
-			_, err = os.Stdout.Write(b.Bytes())
+			_, err = c.OutOrStdout().Write(b.Bytes())
 			return err
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -45,7 +46,7 @@ func (f *engineFlags) register(c *cobra.Command) {
 // stderr; the valid rules are kept, but while a deny or ask rule may be
 // missing (settings.UnsafeProblems) every decision is DENY with code
 // settings_unreadable, as a hook blocks.
-func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
+func (f *engineFlags) engine(ctx context.Context, stderr io.Writer) (*engine.Engine, error) {
 	var s settings.Settings
 	if f.layered {
 		for _, file := range f.settings {
@@ -67,7 +68,7 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 				return nil, err
 			}
 		}
-		reportSettingsProblems(problems)
+		reportSettingsProblems(stderr, problems)
 	} else {
 		var layers []settings.Settings
 		var all []error
@@ -79,7 +80,7 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 			all = append(all, problems...)
 			layers = append(layers, ls)
 		}
-		reportSettingsProblems(all)
+		reportSettingsProblems(stderr, all)
 		s = settings.Merge(layers...)
 	}
 	return f.newEngine(ctx, s)
@@ -87,20 +88,20 @@ func (f *engineFlags) engine(ctx context.Context) (*engine.Engine, error) {
 
 // reportSettingsProblems prints settings problems on stderr, saying which ones
 // stop every call.
-func reportSettingsProblems(problems []error) {
+func reportSettingsProblems(stderr io.Writer, problems []error) {
 	unsafe := settings.UnsafeProblems(problems)
 	for _, p := range problems {
 		if slices.Contains(unsafe, p) {
-			fmt.Fprintln(os.Stderr, "permopa: error: every call is denied until this is fixed:", p)
+			fmt.Fprintln(stderr, "permopa: error: every call is denied until this is fixed:", p)
 			continue
 		}
 		// A rules-lint finding (permopa rules lint) already says what it is.
 		var lint settings.Finding
 		if errors.As(p, &lint) {
-			fmt.Fprintln(os.Stderr, "permopa:", p)
+			fmt.Fprintln(stderr, "permopa:", p)
 			continue
 		}
-		fmt.Fprintln(os.Stderr, "permopa: warning:", p)
+		fmt.Fprintln(stderr, "permopa: warning:", p)
 	}
 }
 
@@ -161,15 +162,15 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			eng, err := f.engine(ctx)
+			eng, err := f.engine(ctx, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			if l := newCallLog(logFile, "decide", eng.BundleRevisions); l != nil {
+			if l := newCallLog(logFile, "decide", c.ErrOrStderr(), eng.BundleRevisions); l != nil {
 				eng.SetObserver(l.decision)
 				defer l.close(5 * time.Second)
 			}
-			return adapter.DecideStream(ctx, eng, os.Stdin, os.Stdout)
+			return adapter.DecideStream(ctx, eng, c.InOrStdin(), c.OutOrStdout())
 		},
 	}
 	f.register(c)

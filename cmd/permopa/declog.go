@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"sync"
 	"time"
@@ -42,11 +41,11 @@ type logItem struct {
 // logBacklog is how many events may wait for the file.
 const logBacklog = 4096
 
-func newCallLog(path, source string, bundles func() map[string]string) *callLog {
+func newCallLog(path, source string, stderr io.Writer, bundles func() map[string]string) *callLog {
 	if path == "" {
 		return nil
 	}
-	return &callLog{path: path, source: source, bundles: bundles, stderr: os.Stderr,
+	return &callLog{path: path, source: source, bundles: bundles, stderr: stderr,
 		events: make(chan logItem, logBacklog), done: make(chan struct{})}
 }
 

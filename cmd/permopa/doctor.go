@@ -17,8 +17,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { commands = append(commands, doctorCommand) }
-
 func doctorCommand() *cobra.Command {
 	var f installFlags
 	c := &cobra.Command{

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -14,9 +13,9 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-func init() { commands = append(commands, explainCommand) }
-
-func explainCommand() *cobra.Command {
+// explainCommand is `permopa explain`; lookupEnv is the environment it
+// reads (HOME, for --project-settings).
+func explainCommand(lookupEnv func(string) (string, bool)) *cobra.Command {
 	var f engineFlags
 	var asJSON, projectSettings bool
 	var host string
@@ -32,13 +31,13 @@ same as JSON, one object per line.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
-			data, err := io.ReadAll(os.Stdin)
+			data, err := io.ReadAll(c.InOrStdin())
 			if err != nil {
 				return err
 			}
-			home, _ := os.UserHomeDir()
+			home, _ := lookupEnv("HOME")
 			var shared *engine.Engine
-			out := os.Stdout
+			out := c.OutOrStdout()
 			docs := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 			if len(docs) > 1 && !json.Valid(docs[0]) && json.Valid(bytes.TrimSpace(data)) {
 				docs = [][]byte{bytes.TrimSpace(data)}
@@ -62,10 +61,10 @@ same as JSON, one object per line.`,
 				var eng *engine.Engine
 				if projectSettings {
 					cwd, _ := input["cwd"].(string)
-					eng, err = f.hookEngine(ctx, cwd, home)
+					eng, err = f.hookEngine(ctx, cwd, home, c.ErrOrStderr())
 				} else {
 					if shared == nil {
-						shared, err = f.engine(ctx)
+						shared, err = f.engine(ctx, c.ErrOrStderr())
 					}
 					eng = shared
 				}

@@ -54,7 +54,7 @@ func TestExplainProjectSettings(t *testing.T) {
 	cwd, home := hookWorkspace(t)
 	raw, _ := os.ReadFile("../../adapter/testdata/hooks/claude/pretooluse-bash-ask-rule.json")
 	in := strings.ReplaceAll(string(raw), "{{CWD}}", cwd)
-	out, stderr, code := permopaEnv(t, in, []string{"HOME=" + home}, "explain", "--project-settings")
+	out, stderr, code := permopaWith(t, in, map[string]string{"HOME": home}, "explain", "--project-settings")
 	if code != 0 || !strings.Contains(out, "ASK at ask_rule") || !strings.Contains(out, "projectSettings") {
 		t.Fatalf("exit %d: %s %s", code, out, stderr)
 	}
@@ -118,7 +118,7 @@ func TestExplainHostPayload(t *testing.T) {
 	cwd, home := hookWorkspace(t)
 	raw, _ := os.ReadFile("../../adapter/testdata/hooks/codex/pretooluse-apply-patch-git-hook.json")
 	in := strings.ReplaceAll(string(raw), "{{CWD}}", cwd)
-	out, stderr, code := permopaEnv(t, in, []string{"HOME=" + home}, "explain", "--host", "codex", "--project-settings")
+	out, stderr, code := permopaWith(t, in, map[string]string{"HOME": home}, "explain", "--host", "codex", "--project-settings")
 	if code != 0 || strings.Count(out, "Decision:") != 2 || !strings.Contains(out, "Call:     Write in mode ACCEPT_EDITS") || !strings.Contains(out, ".git/hooks/pre-commit") {
 		t.Fatalf("exit %d: %s %s", code, out, stderr)
 	}

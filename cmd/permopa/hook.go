@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -15,9 +16,10 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-func init() { commands = append(commands, hookCommand) }
-
-func hookCommand() *cobra.Command {
+// hookCommand is `permopa hook`; lookupEnv is the environment it reads
+// (HOME, PERMOPA_SERVER, XDG_RUNTIME_DIR).
+func hookCommand(lookupEnv func(string) (string, bool)) *cobra.Command {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	var f engineFlags
 	var timeout time.Duration
 	var ignoreHostMode bool
@@ -69,28 +71,29 @@ same without OPA's start-up cost.`,
 		// Errors are answered in the host's protocol by RunHook; cobra's
 		// own errors (a bad flag) must still block, hence the exit 2 below.
 		RunE: func(c *cobra.Command, args []string) error {
+			stderr := c.ErrOrStderr()
 			if len(args) != 1 {
-				fmt.Fprintln(os.Stderr, "permopa hook: want one host: claude, codex or gemini; blocking")
-				os.Exit(2)
+				fmt.Fprintln(stderr, "permopa hook: want one host: claude, codex or gemini; blocking")
+				return exitCode(2)
 			}
-			home, _ := os.UserHomeDir()
-			addr, required := hookproto.ServerFromEnv(server, serverRequired, os.Getenv)
+			home := getenv("HOME")
+			addr, required := hookproto.ServerFromEnv(server, serverRequired, getenv)
 			if addr == "" && f.localOnly() == "" {
 				// The user's own server on the per-user socket, when one
 				// runs (unreachable: decided locally, as below).
-				addr = hookproto.DefaultServer(os.LookupEnv)
+				addr = hookproto.DefaultServer(lookupEnv)
 			}
 			if local := f.localOnly(); local != "" && addr != "" {
 				if server != "" {
-					fmt.Fprintf(os.Stderr, "permopa hook: %s cannot be used with --server: the server decides with its own settings and policy; blocking\n", local)
-					os.Exit(2)
+					fmt.Fprintf(stderr, "permopa hook: %s cannot be used with --server: the server decides with its own settings and policy; blocking\n", local)
+					return exitCode(2)
 				}
 				// PERMOPA_SERVER is a default for every hook; a command
 				// that names its own settings or policy decides locally.
 				addr, required = "", false
 			}
 			var eng *engine.Engine
-			calls := newCallLog(logFile, "hook "+args[0], func() map[string]string {
+			calls := newCallLog(logFile, "hook "+args[0], stderr, func() map[string]string {
 				if eng == nil {
 					return nil // decided by the server, which logs its own revisions
 				}
@@ -105,7 +108,7 @@ same without OPA's start-up cost.`,
 				IgnoreHostMode: ignoreHostMode,
 				Destination:    destination,
 				Engine: func(ctx context.Context, cwd string) (*engine.Engine, error) {
-					e, err := f.hookEngine(ctx, cwd, home)
+					e, err := f.hookEngine(ctx, cwd, home, stderr)
 					eng = e
 					return e, err
 				},
@@ -114,13 +117,13 @@ same without OPA's start-up cost.`,
 				opts.OnDecided = calls.hookDecision
 			}
 			if trace {
-				opts.Trace = os.Stderr
-				fmt.Fprintf(os.Stderr, "permopa trace: start    %8.2f ms (process start to the hook command, Go package initialisation included)\n", sinceProcessStart())
+				opts.Trace = stderr
+				fmt.Fprintf(stderr, "permopa trace: start    %8.2f ms (process start to the hook command, Go package initialisation included)\n", sinceProcessStart())
 			}
-			code := adapter.RunHook(c.Context(), args[0], os.Stdin, os.Stdout, os.Stderr, opts)
+			code := adapter.RunHook(c.Context(), args[0], c.InOrStdin(), c.OutOrStdout(), stderr, opts)
 			calls.close(time.Second) // after the answer: the log never holds it back
 			if code != 0 {
-				os.Exit(code)
+				return exitCode(code)
 			}
 			return nil
 		},
@@ -135,9 +138,8 @@ same without OPA's start-up cost.`,
 	c.Flags().DurationVar(&serverTimeout, "server-timeout", hookproto.DefaultServerTimeout, "block when the server gives no answer within this time")
 	c.Flags().StringVar(&logFile, "log", "", logFlagUsage)
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		fmt.Fprintf(os.Stderr, "permopa hook: %v; blocking\n", err)
-		os.Exit(2)
-		return err
+		fmt.Fprintf(c.ErrOrStderr(), "permopa hook: %v; blocking\n", err)
+		return exitCode(2)
 	})
 	return c
 }
@@ -159,11 +161,11 @@ func (f *engineFlags) localOnly() string {
 // hookEngine builds the engine for a hook call made in cwd
 // (adapter.NewHookEngine): the cwd's settings layers with the command
 // line's files first, --mode as the default mode, and the bundles and
-// policies flags.
-func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string) (*engine.Engine, error) {
+// policies flags; settings problems it decides without go to stderr.
+func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string, stderr io.Writer) (*engine.Engine, error) {
 	return adapter.NewHookEngine(ctx, cwd, home, adapter.HookEngineOptions{
 		Settings: f.settings, Bundles: f.bundles, Policies: f.policies,
-		Mode: f.mode, Timeout: f.timeout, Concurrent: f.concurrent,
+		Mode: f.mode, Timeout: f.timeout, Concurrent: f.concurrent, Stderr: stderr,
 	})
 }
 

@@ -40,7 +40,10 @@ func hookWorkspace(t testing.TB) (cwd, home string) {
 	return cwd, home
 }
 
-// runHook feeds a recorded payload (with {{CWD}} replaced) to `permopa hook`.
+// runHook feeds a recorded payload (with {{CWD}} replaced) to `permopa hook`,
+// run in process (the hook binary's own behaviour is held by the tests that
+// start it: TestHookUsageErrorsBlock, TestHookTimeoutBlocks, the server
+// comparisons).
 func runHook(t *testing.T, cwd, home, file string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("../../adapter/testdata/hooks", file))
@@ -48,18 +51,7 @@ func runHook(t *testing.T, cwd, home, file string, args ...string) (stdout, stde
 		t.Fatal(err)
 	}
 	payload := strings.ReplaceAll(string(raw), "{{CWD}}", cwd)
-	cmd := exec.Command(permopaBin, append([]string{"hook"}, args...)...)
-	cmd.Stdin = strings.NewReader(payload)
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return permopaWith(t, payload, map[string]string{"HOME": home}, append([]string{"hook"}, args...)...)
 }
 
 // jsonPath reads a dotted path from a JSON document ("" for absent).
@@ -245,7 +237,8 @@ func TestHookTimeoutBlocks(t *testing.T) {
 func TestHookUsageErrorsBlock(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"hook"}, {"hook", "cursor"}, {"hook", "claude", "--no-such-flag"}} {
-		_, stderr, code := permopa(t, "{}", args...)
+		// The binary's own exit status: a process, not the command tree.
+		_, stderr, code := runPermopa(t, "", "{}", nil, args...)
 		if code != 2 {
 			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr)
 		}
@@ -448,8 +441,15 @@ func startServerCommand(t testing.TB, dir, home, sock string, argv ...string) st
 }
 
 // hookExec runs bin with args, the payload on stdin and extra environment.
+// The local hook (`permopa hook <host>` with only HOME set), the answer the
+// tests compare the server's and the client's with, runs in process; every
+// other command line, a server address in the environment included, is a
+// process of its own.
 func hookExec(t *testing.T, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
 	t.Helper()
+	if bin == permopaBin && len(args) == 2 && args[0] == "hook" && len(env) == 1 && strings.HasPrefix(env[0], "HOME=") {
+		return permopaWith(t, payload, map[string]string{"HOME": strings.TrimPrefix(env[0], "HOME="), "PERMOPA_SERVER": "", "PERMOPA_SERVER_REQUIRED": ""}, args...)
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(payload)
 	// The runner's own PERMOPA_SERVER must not leak into the tests.

@@ -14,8 +14,6 @@ import (
 	"github.com/permopa/permopa/replay"
 )
 
-func init() { commands = append(commands, insightsCommand) }
-
 func insightsCommand() *cobra.Command {
 	f := engineFlags{layered: true}
 	var lf logFlags
@@ -42,41 +40,41 @@ charts (prompts over time, top programs, rule coverage) that opens from
 disk, loads nothing, and runs no script (write it with -o report.html).
 Exit status 2 when a log value could not be read.`,
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
+			ctx, stdout, stderr := c.Context(), c.OutOrStdout(), c.ErrOrStderr()
 			switch lf.format {
 			case "text", "json", "html":
 			default:
-				return usageErr("--format %q: want text, json or html", lf.format)
+				return usageErr(stderr, "--format %q: want text, json or html", lf.format)
 			}
-			sources, err := logSources(args)
+			sources, err := logSources(args, c.InOrStdin())
 			if err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
 			if jobs <= 0 {
 				jobs = runtime.GOMAXPROCS(0)
 			}
 			f.layered, f.concurrent = !lf.isolated, jobs
 			home, _ := os.UserHomeDir()
-			prog := newProgress("permopa insights")
+			prog := newProgress(stderr, "permopa insights")
 			in, err := replay.RunInsights(ctx, sources, replay.InsightsOptions{
-				Engine:   func(ctx context.Context) (*engine.Engine, error) { return f.engine(ctx) },
+				Engine:   func(ctx context.Context) (*engine.Engine, error) { return f.engine(ctx, stderr) },
 				Redecide: redecide,
 				Home:     home,
 				Top:      topN,
 				Jobs:     jobs,
 				Reader:   decisionlog.ReaderOptions{Paths: lf.paths},
 				OnError: func(err error) {
-					fmt.Fprintln(os.Stderr, "permopa insights:", replay.Printable(err.Error()))
+					fmt.Fprintln(stderr, "permopa insights:", replay.Printable(err.Error()))
 				},
 				Progress: func(p replay.Progress) { prog.update(p.Calls, 0, p.Elapsed) },
 			})
 			prog.done()
 			if err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
-			w, closeOut, err := lf.outputFile()
+			w, closeOut, err := lf.outputFile(stdout)
 			if err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
 			switch lf.format {
 			case "json":
@@ -90,10 +88,10 @@ Exit status 2 when a log value could not be read.`,
 				err = closeOut()
 			}
 			if err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
 			if in.Errors > 0 {
-				fmt.Fprintf(os.Stderr, "permopa insights: %d log values could not be read\n", in.Errors)
+				fmt.Fprintf(stderr, "permopa insights: %d log values could not be read\n", in.Errors)
 				return &cmd.ExitError{Exit: 2}
 			}
 			return nil

@@ -15,8 +15,6 @@ import (
 	"github.com/permopa/permopa/adapter/hookproto"
 )
 
-func init() { commands = append(commands, installCommand, uninstallCommand) }
-
 // Matchers of the installed hooks: the tools permopa has a model of, and
 // MCP tools (docs/hosts.md explains why the hosts' bookkeeping tools stay
 // out).

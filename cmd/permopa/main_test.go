@@ -9,11 +9,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	permopacmd "github.com/permopa/permopa/cmd/permopa"
 )
 
 var permopaBin string
 
+// TestMain provides the permopa binary the process-level tests run. The
+// test binary is that binary: started under the name "permopa" (a link in a
+// temporary directory) it runs its command line as main does, so a run of
+// the package links the 60 MB binary once, not twice. Benchmarks time the
+// real binary's start-up (BENCHMARKS.md), so with -test.bench it is built.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "permopa" {
+		os.Exit(permopacmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
+	}
 	dir, err := os.MkdirTemp("", "permopa-bin")
 	if err != nil {
 		panic(err)
@@ -27,14 +37,54 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_RUNTIME_DIR", rt)
-	out, err := exec.Command("go", "build", "-o", permopaBin, ".").CombinedOutput()
-	if err != nil {
-		os.Stderr.Write(out)
-		panic(err)
+	if benchmarking(os.Args[1:]) {
+		out, err := exec.Command("go", "build", "-o", permopaBin, ".").CombinedOutput()
+		if err != nil {
+			os.Stderr.Write(out)
+			panic(err)
+		}
+	} else {
+		// A hard link (a copy across file systems), not a symbolic link:
+		// `permopa install` writes os.Executable() into the hooks, which
+		// must name "permopa".
+		self, err := os.Executable()
+		if err != nil {
+			panic(err)
+		}
+		if err := linkOrCopy(self, permopaBin); err != nil {
+			panic(err)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// linkOrCopy makes dst the file src: a hard link, else a copy.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o755)
+}
+
+// benchmarking reports whether the test binary's flags ask for benchmarks.
+func benchmarking(args []string) bool {
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name != "test.bench" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		return value != ""
+	}
+	return false
 }
 
 // sample returns every case with -tags slow; without, every third one,
@@ -62,9 +112,30 @@ func slowOnly(t *testing.T) {
 	}
 }
 
+// permopa runs permopa's command line args in process, through the same
+// command tree main runs (root.go), with stdin and the test process's
+// environment, and returns stdout, stderr and the exit status main would
+// exit with. For what only a process shows (a server, signals, the exit
+// status of the binary itself), runPermopa.
 func permopa(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	return runPermopa(t, "", stdin, []string{"HOME=/root"}, args...)
+	return permopaWith(t, stdin, nil, args...)
+}
+
+// permopaWith is permopa with environment variables set for the command
+// (HOME, PERMOPA_SERVER: what permopa's own commands read through their
+// lookupEnv) over the test process's.
+func permopaWith(t *testing.T, stdin string, env map[string]string, args ...string) (string, string, int) {
+	t.Helper()
+	lookup := func(k string) (string, bool) {
+		if v, ok := env[k]; ok {
+			return v, true
+		}
+		return os.LookupEnv(k)
+	}
+	var out, errb bytes.Buffer
+	code := permopacmd.Run(args, strings.NewReader(stdin), &out, &errb, lookup)
+	return out.String(), errb.String(), code
 }
 
 // runPermopa runs the binary in dir ("" for the test's) with extra

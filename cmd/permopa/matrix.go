@@ -3,14 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/permopa/permopa/adapter"
 )
-
-func init() { commands = append(commands, matrixCommand) }
 
 func matrixCommand() *cobra.Command {
 	var f engineFlags
@@ -24,18 +21,18 @@ five modes, and prints the matrix it really implements: what a policy
 author's change did. The default policy's matrix is docs/decision.md's.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			eng, err := f.engine(c.Context())
+			eng, err := f.engine(c.Context(), c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			m := adapter.BuildMatrix(c.Context(), eng)
 			switch format {
 			case "markdown", "md":
-				return m.WriteMarkdown(os.Stdout)
+				return m.WriteMarkdown(c.OutOrStdout())
 			case "html":
-				return m.WriteHTML(os.Stdout)
+				return m.WriteHTML(c.OutOrStdout())
 			case "json":
-				enc := json.NewEncoder(os.Stdout)
+				enc := json.NewEncoder(c.OutOrStdout())
 				enc.SetIndent("", "  ")
 				return enc.Encode(m)
 			default:

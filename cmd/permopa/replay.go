@@ -19,8 +19,6 @@ import (
 	"github.com/permopa/permopa/replay"
 )
 
-func init() { commands = append(commands, replayCommand) }
-
 // logFlags are the flags of the commands that read decision logs.
 type logFlags struct {
 	paths    []string
@@ -37,14 +35,14 @@ func (l *logFlags) register(c *cobra.Command, formats string) {
 }
 
 // sources are the logs named on the command line ("-" or none: stdin).
-func logSources(args []string) ([]replay.Source, error) {
+func logSources(args []string, stdin io.Reader) ([]replay.Source, error) {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
 	var out []replay.Source
 	for _, a := range args {
 		if a == "-" {
-			out = append(out, replay.Source{Name: "stdin", Open: func() (io.ReadCloser, error) { return io.NopCloser(os.Stdin), nil }})
+			out = append(out, replay.Source{Name: "stdin", Open: func() (io.ReadCloser, error) { return io.NopCloser(stdin), nil }})
 			continue
 		}
 		st, err := os.Stat(a)
@@ -59,10 +57,10 @@ func logSources(args []string) ([]replay.Source, error) {
 	return out, nil
 }
 
-// outputFile opens -o (or stdout).
-func (l *logFlags) outputFile() (io.Writer, func() error, error) {
+// outputFile opens -o (or returns stdout).
+func (l *logFlags) outputFile(stdout io.Writer) (io.Writer, func() error, error) {
 	if l.output == "" || l.output == "-" {
-		return os.Stdout, func() error { return nil }, nil
+		return stdout, func() error { return nil }, nil
 	}
 	f, err := os.Create(l.output)
 	if err != nil {
@@ -73,14 +71,17 @@ func (l *logFlags) outputFile() (io.Writer, func() error, error) {
 
 // progress prints a line on stderr, now and then, when stderr is a terminal.
 type progress struct {
+	w    io.Writer
 	on   bool
 	mu   sync.Mutex
 	last time.Time
 	what string
 }
 
-func newProgress(what string) *progress {
-	return &progress{on: term.IsTerminal(int(os.Stderr.Fd())), what: what}
+// newProgress reports progress on stderr when it is a terminal.
+func newProgress(stderr io.Writer, what string) *progress {
+	f, ok := stderr.(*os.File)
+	return &progress{w: stderr, on: ok && term.IsTerminal(int(f.Fd())), what: what}
 }
 
 func (p *progress) update(calls, changed int, elapsed time.Duration) {
@@ -94,12 +95,12 @@ func (p *progress) update(calls, changed int, elapsed time.Duration) {
 	}
 	p.last = time.Now()
 	rate := float64(calls) / max(elapsed.Seconds(), 1e-3)
-	fmt.Fprintf(os.Stderr, "\r\033[K%s: %d calls, %.0f/s, %d changed", p.what, calls, rate, changed)
+	fmt.Fprintf(p.w, "\r\033[K%s: %d calls, %.0f/s, %d changed", p.what, calls, rate, changed)
 }
 
 func (p *progress) done() {
 	if p.on && !p.last.IsZero() {
-		fmt.Fprint(os.Stderr, "\r\033[K")
+		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
 
@@ -143,34 +144,34 @@ permissive, DENY → ASK or ALLOW, ASK → ALLOW, or unknown or timed out and
 was not ALLOW; any: any behavior changed, is unknown or timed out); 2 when
 a log value could not be read or the replay could not run.`,
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
+			ctx, stdout, stderr := c.Context(), c.OutOrStdout(), c.ErrOrStderr()
 			gate := replay.Gate(failOn)
 			switch gate {
 			case replay.GateNone, replay.GateAllowWidened, replay.GateAny:
 			default:
-				return usageErr("--fail-on %q: want none, allow-widened or any", failOn)
+				return usageErr(stderr, "--fail-on %q: want none, allow-widened or any", failOn)
 			}
 			if lf.format != "text" && lf.format != "json" {
-				return usageErr("--format %q: want text or json", lf.format)
+				return usageErr(stderr, "--format %q: want text or json", lf.format)
 			}
-			sources, err := logSources(args)
+			sources, err := logSources(args, c.InOrStdin())
 			if err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
 			if jobs <= 0 {
 				jobs = runtime.GOMAXPROCS(0)
 			}
 			// Each worker decides one call at a time with each engine.
 			f.layered, f.concurrent = !lf.isolated, jobs
-			cand, err := f.engine(ctx)
+			cand, err := f.engine(ctx, stderr)
 			if err != nil {
-				return exit2(fmt.Errorf("candidate policy: %w", err))
+				return exit2(stderr, fmt.Errorf("candidate policy: %w", err))
 			}
 			base.layered, base.mode, base.timeout, base.concurrent = !lf.isolated, f.mode, f.timeout, jobs
 			baseGiven := len(base.settings)+len(base.bundles)+len(base.policies) > 0
-			w, closeOut, err := lf.outputFile()
+			w, closeOut, err := lf.outputFile(stdout)
 			if err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
 			ropts := replay.ReportOptions{Reasons: reasons, Max: maxChanges, Title: f.describe()}
 			var report replay.Report
@@ -183,11 +184,11 @@ a log value could not be read or the replay could not run.`,
 				report = replay.NewTextReport(w, ropts)
 			}
 			gc := &replay.GateCounter{Gate: gate}
-			prog := newProgress("permopa replay")
+			prog := newProgress(stderr, "permopa replay")
 			sum, runErr := replay.Run(ctx, sources, replay.Options{
 				Candidate: cand,
 				Base: func(ctx context.Context) (*engine.Engine, error) {
-					return base.engine(ctx)
+					return base.engine(ctx, stderr)
 				},
 				Rebase: rebase || baseGiven,
 				Jobs:   jobs,
@@ -199,29 +200,29 @@ a log value could not be read or the replay could not run.`,
 				OnError: func(err error) {
 					report.Error(err)
 					if lf.format == "json" || lf.output != "" {
-						fmt.Fprintln(os.Stderr, "permopa replay:", replay.Printable(err.Error()))
+						fmt.Fprintln(stderr, "permopa replay:", replay.Printable(err.Error()))
 					}
 				},
 				Progress:     func(p replay.Progress) { prog.update(p.Calls, p.Changed, p.Elapsed) },
 				ProjectRules: projectRules,
-				OnWarning:    func(s string) { fmt.Fprintln(os.Stderr, "permopa replay: warning:", replay.Printable(s)) },
+				OnWarning:    func(s string) { fmt.Fprintln(stderr, "permopa replay: warning:", replay.Printable(s)) },
 			})
 			prog.done()
 			if runErr != nil {
-				return exit2(runErr)
+				return exit2(stderr, runErr)
 			}
 			if err := report.Finish(sum); err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
 			if err := closeOut(); err != nil {
-				return exit2(err)
+				return exit2(stderr, err)
 			}
 			if gc.Calls > 0 {
-				fmt.Fprintf(os.Stderr, "permopa replay: --fail-on %s: %d calls\n", gate, gc.Calls)
+				fmt.Fprintf(stderr, "permopa replay: --fail-on %s: %d calls\n", gate, gc.Calls)
 				return &cmd.ExitError{Exit: 1}
 			}
 			if sum.Errors > 0 {
-				fmt.Fprintf(os.Stderr, "permopa replay: %d log values could not be read\n", sum.Errors)
+				fmt.Fprintf(stderr, "permopa replay: %d log values could not be read\n", sum.Errors)
 				return &cmd.ExitError{Exit: 2}
 			}
 			return nil
@@ -263,12 +264,12 @@ func (f *engineFlags) describe() string {
 	return strings.Join(parts, " ")
 }
 
-// exit2 prints err and exits 2: the command could not do its job.
-func exit2(err error) error {
-	fmt.Fprintln(os.Stderr, "permopa:", err)
+// exit2 prints err on stderr and exits 2: the command could not do its job.
+func exit2(stderr io.Writer, err error) error {
+	fmt.Fprintln(stderr, "permopa:", err)
 	return &cmd.ExitError{Exit: 2}
 }
 
-func usageErr(format string, args ...any) error {
-	return exit2(fmt.Errorf(format, args...))
+func usageErr(stderr io.Writer, format string, args ...any) error {
+	return exit2(stderr, fmt.Errorf(format, args...))
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
-func init() { commands = append(commands, rulesCommand) }
-
 // layerFlags locate the settings layers (README, Rules).
 type layerFlags struct {
 	managedDir, projectDir, userDir string
