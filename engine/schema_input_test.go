@@ -25,7 +25,7 @@ import (
 func schemaInputs(t *testing.T) map[string]map[string]any {
 	t.Helper()
 	out := map[string]map[string]any{}
-	for _, file := range []string{"testdata/matrix-cases.jsonl", "../adapter/testdata/explain/bash-calls.jsonl"} {
+	for _, file := range []string{"testdata/matrix-cases.jsonl", "../adapter/explain/testdata/bash-calls.jsonl"} {
 		f, err := os.Open(file)
 		if err != nil {
 			t.Fatal(err)
