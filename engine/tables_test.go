@@ -136,8 +136,8 @@ func TestNoGoCopyOfThePolicysTables(t *testing.T) {
 }
 
 // TestToolTablesAreThePolicys holds the file tool classes and the required
-// arguments Go reads (FileReadTools, FileEditTools, RequiredArguments) to
-// the compiled policy's.
+// arguments Go reads (FileReadTools, FileEditTools, FileSearchTools,
+// WebTools, RequiredArguments) to the compiled policy's.
 func TestToolTablesAreThePolicys(t *testing.T) {
 	ctx := context.Background()
 	eng, err := engine.New(ctx)
@@ -162,6 +162,17 @@ func TestToolTablesAreThePolicys(t *testing.T) {
 	}
 	if got, want := keys(tables.FileEditTools()), names("data.permopa.policy.tools.files.writers"); !slices.Equal(got, want) {
 		t.Errorf("FileEditTools %v; files.writers %v", got, want)
+	}
+	if got, want := keys(tables.FileSearchTools()), names("data.permopa.policy.tools.files.searchers"); !slices.Equal(got, want) {
+		t.Errorf("FileSearchTools %v; files.searchers %v", got, want)
+	}
+	for tool := range tables.FileSearchTools() {
+		if !tables.FileReadTools()[tool] {
+			t.Errorf("search tool %s is not a read tool (files.searchers ⊄ files.readers)", tool)
+		}
+	}
+	if got, want := keys(tables.WebTools()), names("data.permopa.policy.tools.other.web"); !slices.Equal(got, want) || len(got) == 0 {
+		t.Errorf("WebTools %v; other.web %v", got, want)
 	}
 	for _, tool := range names("object.keys(data.permopa.policy.call.schema.required)") {
 		want := names(`data.permopa.policy.call.schema.required["` + tool + `"]`)

@@ -82,8 +82,15 @@ func TestToolSetLiteralsAreTheOneDefinition(t *testing.T) {
 		}
 		return out
 	}
+	searchers, _ := strs(rule(files, "searchers").Value.(ast.Set))
+	for tool := range searchers {
+		if !readers[tool] {
+			t.Errorf("files.searchers names %s, which is not in files.readers", tool)
+		}
+	}
 	views := map[string]map[string]bool{
 		"files.readers":                readers,
+		"files.searchers":              searchers,
 		"files.writers":                writers,
 		"files.tools":                  all,
 		"file tools needing file_path": byField("required", "file_path"),
@@ -208,5 +215,81 @@ func TestPolicySpellsNoDangerousPath(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWebToolLiteralsAreTheOneDefinition: the web tools (other.web, never
+// read-only, rules that name domains) are spelt out literally in the
+// routes, as the file tool classes are. Every set literal that names a web
+// tool must be other.web, and no rule may name a web tool outside such a
+// set (a `call.tool == "WebFetch"` would not follow a tool added to the
+// class) but the call schema, which gives each tool its arguments.
+func TestWebToolLiteralsAreTheOneDefinition(t *testing.T) {
+	const other = "permopa/policy/tools/other/other.rego"
+	mods := map[string]*ast.Module{}
+	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		src, err := fs.ReadFile(defaultpolicy.FS, p)
+		if err != nil {
+			return err
+		}
+		mods[p], err = ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := map[string]bool{}
+	for _, r := range mods[other].Rules {
+		if r.Head.Name.String() == "web" && r.Head.Value != nil {
+			set, _ := r.Head.Value.Value.(ast.Set)
+			for _, e := range set.Slice() {
+				if s, ok := e.Value.(ast.String); ok {
+					web[string(s)] = true
+				}
+			}
+		}
+	}
+	if len(web) == 0 {
+		t.Fatal("other.web is missing or empty")
+	}
+	literals := 0
+	for _, p := range slices.Sorted(maps.Keys(mods)) {
+		for _, r := range mods[p].Rules {
+			name := r.Head.Name.String()
+			if (p == other && name == "web") || (p == "permopa/policy/call/call.rego" && name == "schema") {
+				continue
+			}
+			ast.WalkTerms(r, func(term *ast.Term) bool {
+				switch v := term.Value.(type) {
+				case ast.Set:
+					got := map[string]bool{}
+					names := false
+					for _, e := range v.Slice() {
+						if s, ok := e.Value.(ast.String); ok {
+							got[string(s)] = true
+							names = names || web[string(s)]
+						}
+					}
+					if names {
+						literals++
+						if !maps.Equal(got, web) {
+							t.Errorf("%s:%d: tool set %v is not other.web %v", p, term.Location.Row, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(web)))
+						}
+					}
+					return true
+				case ast.String:
+					if web[string(v)] {
+						t.Errorf("%s:%d: %q named outside a set literal of other.web", p, term.Location.Row, string(v))
+					}
+				}
+				return false
+			})
+		}
+	}
+	if literals < 3 {
+		t.Errorf("found %d web tool literals; the walk no longer sees the routes", literals)
 	}
 }

@@ -562,7 +562,7 @@ func lintWide(r permission.Rule, add func(level, check, msg string)) {
 	}
 	c := strings.TrimSpace(ruleContent(r))
 	if c == "" {
-		if tables.FileEditTools()[r.ToolName] || slices.Contains([]string{"Bash", "WebFetch", "PowerShell"}, r.ToolName) {
+		if tables.FileEditTools()[r.ToolName] || tables.WebTools()[r.ToolName] || slices.Contains([]string{"Bash", "PowerShell"}, r.ToolName) {
 			add(LevelWarning, CheckWide, "allows every call of "+r.ToolName)
 		}
 		if r.ToolName == "*" || r.ToolName == "mcp__*" {

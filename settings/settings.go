@@ -518,9 +518,9 @@ func ValidateRule(r permission.Rule) error {
 				break
 			}
 		}
-	case r.ToolName == "WebFetch":
+	case tables.WebTools()[r.ToolName]:
 		if !strings.HasPrefix(c, "domain:") || len(c) == len("domain:") {
-			err = errors.New("WebFetch rules name a domain: domain:example.com or domain:*.example.com")
+			err = fmt.Errorf("%s rules name a domain: domain:example.com or domain:*.example.com", r.ToolName)
 		} else {
 			_, err = glob.Compile(strings.ToLower(strings.TrimPrefix(c, "domain:")), '.')
 		}

@@ -26,7 +26,8 @@ import (
 // built-in tool needs), what each canonical mode does in
 // rego/permopa/policy/modes/modes.rego, and the file tools that read and
 // that write in rego/permopa/policy/tools/files/files.rego (readers,
-// writers). Go keeps no copy: it reads them from the embedded default
+// searchers, writers), the web tools in
+// rego/permopa/policy/tools/other/other.rego (web). Go keeps no copy: it reads them from the embedded default
 // policy, once, by parsing those modules (no compilation, nothing on the
 // decision path). TestModeTableIsThePolicys and TestToolTablesAreThePolicys
 // hold the two sides together.
@@ -44,8 +45,12 @@ type modeTable struct {
 	// readers and writers are files.readers and files.writers: the file
 	// tools that read (Read, Glob, Grep) and that write (the edit tools).
 	readers, writers map[string]bool
+	// searchers is files.searchers: the readers that read a tree.
+	searchers map[string]bool
 	// files is readers and writers: every file tool.
 	files map[string]bool
+	// web is other.web: the tools that fetch from the network.
+	web map[string]bool
 	// required is schema.required: the arguments each built-in tool needs.
 	required map[string][]string
 }
@@ -137,6 +142,12 @@ func readModeTable(fsys fs.FS) (modeTable, error) {
 	if t.writers, err = stringSet(fsys, "permopa/policy/tools/files/files.rego", "writers"); err != nil {
 		return modeTable{}, err
 	}
+	if t.searchers, err = stringSet(fsys, "permopa/policy/tools/files/files.rego", "searchers"); err != nil {
+		return modeTable{}, err
+	}
+	if t.web, err = stringSet(fsys, "permopa/policy/tools/other/other.rego", "web"); err != nil {
+		return modeTable{}, err
+	}
 	t.files = map[string]bool{}
 	maps.Copy(t.files, t.readers)
 	maps.Copy(t.files, t.writers)
@@ -207,6 +218,14 @@ func FileReadTools() map[string]bool { return policyModes().readers }
 
 // FileEditTools are the policy's file tools that write (files.writers).
 func FileEditTools() map[string]bool { return policyModes().writers }
+
+// FileSearchTools are the policy's file tools that read a tree
+// (files.searchers, among FileReadTools).
+func FileSearchTools() map[string]bool { return policyModes().searchers }
+
+// WebTools are the policy's tools that fetch from the network, whose rules
+// name domains (other.web).
+func WebTools() map[string]bool { return policyModes().web }
 
 // RequiredArguments are the arguments the policy requires of a built-in
 // tool as non-empty strings (call.schema.required); nil for other tools.

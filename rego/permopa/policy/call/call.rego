@@ -73,6 +73,7 @@ context := c if {
 
 # METADATA
 # description: Input problems, each naming the field. Any entry makes the decision DENY with step error.
+# scope: document
 errors contains e if some e in context.errors
 
 errors contains sprintf("permission_mode: unknown mode %q", [requested_mode]) if not mode
@@ -104,6 +105,9 @@ tool_input := input.tool_input
 #   else "default". A source counts when it is a non-empty string; one of
 #   another type is an input error (permopa.call.context names it) and the
 #   next source counts.
+# scope: document
+default requested_mode := "default"
+
 requested_mode := m if {
 	m := input.permission_mode
 	is_string(m)
@@ -121,7 +125,7 @@ requested_mode := m if {
 	m := data.permopa.settings.default_mode
 	is_string(m)
 	m != ""
-} else := "default"
+}
 
 # METADATA
 # description: |

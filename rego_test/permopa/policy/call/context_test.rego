@@ -80,7 +80,6 @@ _mode_cases := [
 
 test_mode_sources_in_order if {
 	failing := [c | some c in _mode_cases; not _mode_case_holds(c)]
-	print("failing mode cases:", failing)
 	count(failing) == 0
 }
 

@@ -22,9 +22,16 @@ import data.permopa.policy.modes
 #   a reference to a rule costs OPA an evaluation on every decision;
 #   TestToolSetLiteralsAreTheOneDefinition (rego_test/tables_test.go)
 #   holds every literal to these sets; Go reads them from here
-#   (tables.FileReadTools, FileEditTools in rego/tables), held by
+#   (tables.FileReadTools, FileSearchTools, FileEditTools in rego/tables), held by
 #   TestToolTablesAreThePolicys (engine/tables_test.go).
 readers := {"Read", "Glob", "Grep"}
+
+# METADATA
+# description: |
+#   The file tools that search: they read a tree, not a file (a recursive
+#   read: every file under the path meets the Read rules and the credential
+#   check, docs/shell.md). A subset of readers.
+searchers := {"Glob", "Grep"}
 
 # METADATA
 # description: |

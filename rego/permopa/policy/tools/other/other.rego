@@ -16,6 +16,16 @@ package permopa.policy.tools.other
 
 import data.permopa.policy.call
 
+# METADATA
+# description: |
+#   The web tools: never read-only, since a fetch carries the call's data
+#   off the machine (it can exfiltrate); their rules name domains. The
+#   routes below spell the set out literally (a reference to a rule costs an
+#   evaluation); TestWebToolLiteralsAreTheOneDefinition
+#   (rego_test/tables_test.go) holds each literal to this set, and Go reads
+#   it from here (tables.WebTools in rego/tables).
+web := {"WebFetch"}
+
 default _custom := {}
 
 _custom := data.permopa.custom[call.tool]
@@ -24,12 +34,12 @@ _custom := data.permopa.custom[call.tool]
 # description: The host or a policy package says the call is read-only (never for WebFetch).
 # scope: document
 read_only if {
-	call.tool != "WebFetch"
+	not call.tool in {"WebFetch"}
 	input.read_only == true
 }
 
 read_only if {
-	call.tool != "WebFetch"
+	not call.tool in {"WebFetch"}
 	_custom.read_only == true
 }
 
@@ -90,9 +100,9 @@ _host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_patte
 #   rules (an allow rule on {"env":"stag*"} does not cover more keys), across
 #   anything for deny and ask rules.
 match_index(contents, b) := permopa.glob.first(contents, _host, _domain_glob) if {
-	call.tool == "WebFetch"
+	call.tool in {"WebFetch"}
 } else := -1 if {
-	call.tool == "WebFetch"
+	call.tool in {"WebFetch"}
 } else := permopa.glob.first(contents, canonical, _json_glob[b])
 
 # Domain rules are domain:<glob> (lower-cased, "*" within one label) for
@@ -115,11 +125,11 @@ _json_glob := {
 # description: |
 #   The suggested allow rule: the tool-wide rule (WebFetch: the domain).
 suggestions := [{
-	"tool_name": "WebFetch",
+	"tool_name": call.tool,
 	"rule_content": concat("", ["domain:", _host]),
 	"behavior": "ALLOW",
 	"source": "suggested",
 }] if {
-	call.tool == "WebFetch"
+	call.tool in {"WebFetch"}
 	_host != ""
 } else := [{"tool_name": call.tool, "rule_content": null, "behavior": "ALLOW", "source": "suggested"}]
