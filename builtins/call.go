@@ -152,8 +152,9 @@ func (c *callCtx) build() *ast.Term {
 		c.fail("cwd: must be a string")
 	}
 
-	dirs := make([]*ast.Term, 1, 4)
-	dirs[0] = cwdTerm
+	// The working directories the input adds (its own, then the host's
+	// permission_context); the settings' come after them, below.
+	var dirs []*ast.Term
 	switch v := get(c.input, keyWorkingDirectories).(type) {
 	case nil, ast.Null:
 	case *ast.Array:
@@ -184,14 +185,6 @@ func (c *callCtx) build() *ast.Term {
 			}
 		})
 	}
-	if sd, ok := get(c.settings, keyWorkingDirectories).(*ast.Array); ok {
-		sd.Foreach(func(t *ast.Term) {
-			if _, ok := t.Value.(ast.String); ok {
-				dirs = append(dirs, t)
-			}
-		})
-	}
-
 	if v := get(c.input, keyReadOnly); !isNull(v) {
 		if _, ok := v.(ast.Boolean); !ok {
 			c.fail("read_only: must be a boolean")
@@ -224,51 +217,104 @@ func (c *callCtx) build() *ast.Term {
 	if !toolOK {
 		toolTerm = ast.InternedEmptyString
 	}
-	dangerous := ast.InternedEmptyObject
-	if t := termAt(c.settings, keyDangerousPaths); t != nil {
-		dangerous = t
-	}
-	homeTerm := ast.InternedEmptyString
-	if t := termAt(c.settings, keyHome); t != nil && isString(t) {
-		homeTerm = t
-	}
-	protectedTerm := ast.InternedEmptyArray
-	if t := termAt(c.settings, keyProtectedPaths); t != nil {
-		if _, ok := t.Value.(*ast.Array); ok {
-			protectedTerm = t
-		}
-	}
-	wdTerm := ast.ArrayTerm(dirs...)
+	o := c.options(cwdTerm, dirs)
 	return ast.ObjectTerm(
 		ast.Item(keyErrors, errs),
 		ast.Item(keyValid, ast.InternedTerm(len(c.errs) == 0)),
 		ast.Item(keyTool, toolTerm),
 		ast.Item(keyCwd, cwdTerm),
-		ast.Item(keyHome, homeTerm),
-		ast.Item(keyWorkingDirectories, wdTerm),
-		ast.Item(keyPathOpts, ast.ObjectTerm(
+		ast.Item(keyHome, o.home),
+		ast.Item(keyWorkingDirectories, o.dirs),
+		ast.Item(keyPathOpts, o.path),
+		ast.Item(keyWriteOpts, o.write),
+		ast.Item(keyBashOpts, o.bash),
+		ast.Item(keyBypassSafety, o.bypassSafety),
+		ast.Item(keyNetworkReads, o.networkReads),
+	)
+}
+
+// callOptions is what the call context derives from the settings and the
+// cwd: the same for every call of one data revision in one directory.
+type callOptions struct {
+	home, dirs, path, write, bash, bypassSafety, networkReads *ast.Term
+}
+
+// callOptionSets holds callOptions per (settings document, cwd): built once
+// per data revision and directory instead of on every decision. The key is
+// the settings document itself (found by identity, or compared when another
+// copy comes), so any change of the settings (a layer, a session rule, a
+// bundle written into them) is a different key, never a stale hit.
+var callOptionSets = newValueCache[*callOptions](512)
+
+// options returns the call's options: cached per (settings, cwd) when the
+// input adds no working directory (the common call), built for this call
+// alone otherwise.
+func (c *callCtx) options(cwdTerm *ast.Term, inputDirs []*ast.Term) *callOptions {
+	cwd, _ := cwdTerm.Value.(ast.String)
+	if len(inputDirs) > 0 || c.settings == nil {
+		return buildCallOptions(c.settings, cwdTerm, inputDirs)
+	}
+	o, _ := callOptionSets.get(c.settings, string(cwd), "", func() (*callOptions, error) {
+		return buildCallOptions(c.settings, cwdTerm, nil), nil
+	})
+	return o
+}
+
+// buildCallOptions derives the options from the settings, the cwd and the
+// working directories the input adds. The result reuses the settings'
+// terms where it can.
+func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term) *callOptions {
+	dirs := make([]*ast.Term, 1, 1+len(inputDirs)+2)
+	dirs[0] = cwdTerm
+	dirs = append(dirs, inputDirs...)
+	if sd, ok := get(settings, keyWorkingDirectories).(*ast.Array); ok {
+		sd.Foreach(func(t *ast.Term) {
+			if _, ok := t.Value.(ast.String); ok {
+				dirs = append(dirs, t)
+			}
+		})
+	}
+	dangerous := ast.InternedEmptyObject
+	if t := termAt(settings, keyDangerousPaths); t != nil {
+		dangerous = t
+	}
+	homeTerm := ast.InternedEmptyString
+	if t := termAt(settings, keyHome); t != nil && isString(t) {
+		homeTerm = t
+	}
+	protectedTerm := ast.InternedEmptyArray
+	if t := termAt(settings, keyProtectedPaths); t != nil {
+		if _, ok := t.Value.(*ast.Array); ok {
+			protectedTerm = t
+		}
+	}
+	wdTerm := ast.ArrayTerm(dirs...)
+	return &callOptions{
+		home: homeTerm,
+		dirs: wdTerm,
+		path: ast.ObjectTerm(
 			ast.Item(keyCwd, cwdTerm),
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyDangerousPaths, dangerous),
-			ast.Item(keyCaseInsensitive, ast.InternedTerm(get(c.settings, keyCaseInsensitivePaths) == ast.Boolean(true))),
-		)),
+			ast.Item(keyCaseInsensitive, ast.InternedTerm(get(settings, keyCaseInsensitivePaths) == ast.Boolean(true))),
+		),
 		// The path options for what a call writes: also look on disk, and
 		// protect the settings files the engine reads (settings.protected_paths).
-		ast.Item(keyWriteOpts, ast.ObjectTerm(
+		write: ast.ObjectTerm(
 			ast.Item(keyCwd, cwdTerm),
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyDangerousPaths, dangerous),
 			ast.Item(keyWrites, ast.InternedTerm(true)),
 			ast.Item(keyProtectedPaths, protectedTerm),
-		)),
-		ast.Item(keyBashOpts, ast.ObjectTerm(
+		),
+		bash: ast.ObjectTerm(
 			ast.Item(keyCwd, cwdTerm),
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyWorkingDirectories, wdTerm),
-		)),
-		ast.Item(keyBypassSafety, ast.InternedTerm(get(c.settings, keyBypassSafety) == ast.Boolean(true))),
-		ast.Item(keyNetworkReads, networkReads(get(c.settings, keyNetworkReads))),
-	)
+		),
+		bypassSafety: ast.InternedTerm(get(settings, keyBypassSafety) == ast.Boolean(true)),
+		networkReads: networkReads(get(settings, keyNetworkReads)),
+	}
 }
 
 // networkReads is the settings' network_reads: "allow" when absent or
