@@ -8,6 +8,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/permopa/permopa/builtins/internal/lru"
 )
 
 // CallContext declares permopa.call.context: the input plumbing of every
@@ -217,10 +219,30 @@ func (c *callCtx) build() *ast.Term {
 	if !toolOK {
 		toolTerm = ast.InternedEmptyString
 	}
-	o := c.options(cwdTerm, dirs)
+	cwd, _ := cwdTerm.Value.(ast.String)
+	if len(c.errs) == 0 && len(dirs) == 0 && c.settings != nil {
+		// A valid call that brings nothing of its own into the context but
+		// its tool and cwd (the common call): the context is the same for
+		// every such call until the settings change.
+		k := callKey{cwd: string(cwd), tool: tool}
+		for i, key := range callSettingsKeys {
+			k.fields[i] = termAt(c.settings, key)
+		}
+		if t, ok := callContexts.Get(k); ok {
+			return t
+		}
+		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil))
+		callContexts.Put(k, t)
+		return t
+	}
+	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs))
+}
+
+// contextTerm is the call context permopa.call.context returns.
+func contextTerm(errs, toolTerm, cwdTerm *ast.Term, o *callOptions) *ast.Term {
 	return ast.ObjectTerm(
 		ast.Item(keyErrors, errs),
-		ast.Item(keyValid, ast.InternedTerm(len(c.errs) == 0)),
+		ast.Item(keyValid, ast.InternedTerm(errs.Value.(*ast.Array).Len() == 0)),
 		ast.Item(keyTool, toolTerm),
 		ast.Item(keyCwd, cwdTerm),
 		ast.Item(keyHome, o.home),
@@ -234,31 +256,32 @@ func (c *callCtx) build() *ast.Term {
 }
 
 // callOptions is what the call context derives from the settings and the
-// cwd: the same for every call of one data revision in one directory.
+// cwd.
 type callOptions struct {
 	home, dirs, path, write, bash, bypassSafety, networkReads *ast.Term
 }
 
-// callOptionSets holds callOptions per (settings document, cwd): built once
-// per data revision and directory instead of on every decision. The key is
-// the settings document itself (found by identity, or compared when another
-// copy comes), so any change of the settings (a layer, a session rule, a
-// bundle written into them) is a different key, never a stale hit.
-var callOptionSets = newValueCache[*callOptions](512)
-
-// options returns the call's options: cached per (settings, cwd) when the
-// input adds no working directory (the common call), built for this call
-// alone otherwise.
-func (c *callCtx) options(cwdTerm *ast.Term, inputDirs []*ast.Term) *callOptions {
-	cwd, _ := cwdTerm.Value.(ast.String)
-	if len(inputDirs) > 0 || c.settings == nil {
-		return buildCallOptions(c.settings, cwdTerm, inputDirs)
-	}
-	o, _ := callOptionSets.get(c.settings, string(cwd), "", func() (*callOptions, error) {
-		return buildCallOptions(c.settings, cwdTerm, nil), nil
-	})
-	return o
+// callSettingsKeys are the settings fields the call context reads.
+var callSettingsKeys = [...]*ast.Term{
+	keyCwd, keyHome, keyDangerousPaths, keyProtectedPaths, keyWorkingDirectories,
+	keyCaseInsensitivePaths, keyBypassSafety, keyNetworkReads,
 }
+
+// callKey identifies a call context that can be reused: the cwd, the tool
+// and the very terms of the settings fields it was derived from. Every
+// change of the settings gives those fields new terms: the engine writes a
+// new settings document on every change, and a write into the document in
+// place (OPA's data API) replaces the term of the field it changes, also
+// when the change is deeper inside it. The cache holds those terms, so none
+// is freed and its address reused while an entry names it.
+type callKey struct {
+	cwd, tool string
+	fields    [len(callSettingsKeys)]*ast.Term
+}
+
+// callContexts holds the call contexts of valid calls per callKey: built
+// once per data revision, directory and tool instead of on every decision.
+var callContexts = lru.New[callKey, *ast.Term](1024)
 
 // buildCallOptions derives the options from the settings, the cwd and the
 // working directories the input adds. The result reuses the settings'

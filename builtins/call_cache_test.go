@@ -1,9 +1,14 @@
 package builtins
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
@@ -85,5 +90,65 @@ func TestCallContextOptionsFollowSettingsAndCwd(t *testing.T) {
 				t.Errorf("bash_opts.home = %v, want the settings' %v", h, s)
 			}
 		})
+	}
+}
+
+// Writes into the settings document in place (OPA's data API patches the
+// stored document where it lies) must be seen by the next call, however deep
+// the change: the context kept for the earlier settings must not answer.
+func TestCallContextSeesSettingsWrittenInPlace(t *testing.T) {
+	ctx := context.Background()
+	store := inmem.NewFromObjectWithOpts(map[string]any{"permopa": map[string]any{"settings": map[string]any{
+		"home": "/h", "protected_paths": []any{"/h/.claude/settings.json"},
+		"dangerous_paths": map[string]any{"dirs": []any{".git"}}, "working_directories": []any{"/extra"},
+	}}}, inmem.OptReturnASTValuesOnRead(true))
+	pq, err := rego.New(append(Options(),
+		rego.Query(`c := permopa.call.context(input, data.permopa.settings, {})`),
+		rego.Store(store),
+	)...).PrepareForEval(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := ast.MustParseTerm(`{"tool_name":"Write","tool_input":{"file_path":"a"},"cwd":"/w"}`).Value
+	eval := func() map[string]any {
+		t.Helper()
+		rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
+		if err != nil || len(rs) != 1 {
+			t.Fatal(rs, err)
+		}
+		return rs[0].Bindings["c"].(map[string]any)
+	}
+	write := func(op storage.PatchOp, path string, v any) {
+		t.Helper()
+		if err := storage.WriteOne(ctx, store, op, storage.MustParsePath(path), ast.MustInterfaceToValue(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt := func(c map[string]any, opts, key string) string {
+		return fmt.Sprint(c[opts].(map[string]any)[key])
+	}
+	eval() // kept
+	eval() // found again
+	steps := []struct {
+		name      string
+		op        storage.PatchOp
+		path      string
+		value     any
+		opts, key string
+		want      string
+	}{
+		{"a protected path replaced", storage.ReplaceOp, "/permopa/settings/protected_paths/0", "/other", "write_opts", "protected_paths", "[/other]"},
+		{"a protected path added", storage.AddOp, "/permopa/settings/protected_paths/-", "/w/.claude/settings.json", "write_opts", "protected_paths", "[/other /w/.claude/settings.json]"},
+		{"home replaced", storage.ReplaceOp, "/permopa/settings/home", "/h2", "bash_opts", "home", "/h2"},
+		{"a dangerous directory added deep inside", storage.AddOp, "/permopa/settings/dangerous_paths/dirs/-", ".hg", "path_opts", "dangerous_paths", "map[dirs:[.git .hg]]"},
+		{"a working directory replaced", storage.ReplaceOp, "/permopa/settings/working_directories/0", "/elsewhere", "bash_opts", "working_directories", "[/w /elsewhere]"},
+		{"case-insensitive paths added", storage.AddOp, "/permopa/settings/case_insensitive_paths", true, "path_opts", "case_insensitive", "true"},
+		{"protected paths removed", storage.RemoveOp, "/permopa/settings/protected_paths", nil, "write_opts", "protected_paths", "[]"},
+	}
+	for _, s := range steps {
+		write(s.op, s.path, s.value)
+		if got := opt(eval(), s.opts, s.key); got != s.want {
+			t.Errorf("after %s: %s.%s = %s, want %s", s.name, s.opts, s.key, got, s.want)
+		}
 	}
 }
