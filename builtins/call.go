@@ -285,7 +285,8 @@ var callContexts = lru.New[callKey, *ast.Term](1024)
 
 // buildCallOptions derives the options from the settings, the cwd and the
 // working directories the input adds. The result reuses the settings'
-// terms where it can.
+// terms where it can. Every settings field read here must be in
+// callSettingsKeys, or a change of it would not be seen by a kept context.
 func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term) *callOptions {
 	dirs := make([]*ast.Term, 1, 1+len(inputDirs)+2)
 	dirs[0] = cwdTerm

@@ -125,6 +125,9 @@ func TestCallContextSeesSettingsWrittenInPlace(t *testing.T) {
 		}
 	}
 	opt := func(c map[string]any, opts, key string) string {
+		if opts == "" {
+			return fmt.Sprint(c[key])
+		}
 		return fmt.Sprint(c[opts].(map[string]any)[key])
 	}
 	eval() // kept
@@ -143,6 +146,9 @@ func TestCallContextSeesSettingsWrittenInPlace(t *testing.T) {
 		{"a dangerous directory added deep inside", storage.AddOp, "/permopa/settings/dangerous_paths/dirs/-", ".hg", "path_opts", "dangerous_paths", "map[dirs:[.git .hg]]"},
 		{"a working directory replaced", storage.ReplaceOp, "/permopa/settings/working_directories/0", "/elsewhere", "bash_opts", "working_directories", "[/w /elsewhere]"},
 		{"case-insensitive paths added", storage.AddOp, "/permopa/settings/case_insensitive_paths", true, "path_opts", "case_insensitive", "true"},
+		{"bypass honours safety added", storage.AddOp, "/permopa/settings/bypass_honours_safety", true, "", "bypass_honours_safety", "true"},
+		{"network reads asked", storage.AddOp, "/permopa/settings/network_reads", "ask", "", "network_reads", "ask"},
+		{"the settings' cwd added (the input has its own)", storage.AddOp, "/permopa/settings/cwd", "/s", "bash_opts", "cwd", "/w"},
 		{"protected paths removed", storage.RemoveOp, "/permopa/settings/protected_paths", nil, "write_opts", "protected_paths", "[]"},
 	}
 	for _, s := range steps {
