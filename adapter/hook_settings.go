@@ -23,12 +23,18 @@ import (
 // is an error, so that a hook fails closed instead of deciding without the
 // user's deny rules.
 func LoadCwdSettings(cwd, home string, cli []string) (settings.Settings, []error, error) {
+	return loadCwdSettings(cwd, home, cli, nil)
+}
+
+// loadCwdSettings is LoadCwdSettings with the environment the PERMOPA_*
+// variables are read from (nil: the process's).
+func loadCwdSettings(cwd, home string, cli, environ []string) (settings.Settings, []error, error) {
 	for _, f := range cli {
 		if _, err := os.Stat(f); err != nil {
 			return settings.Settings{}, nil, fmt.Errorf("settings %s: %w", f, err)
 		}
 	}
-	opts := settings.LayerOptions{ProjectDir: cwd, CommandLine: cli, Home: home, Cwd: cwd}
+	opts := settings.LayerOptions{ProjectDir: cwd, CommandLine: cli, Home: home, Cwd: cwd, Environ: environ}
 	if home != "" {
 		opts.UserDir = filepath.Join(home, ".config", "permopa")
 	}
@@ -75,6 +81,9 @@ type HookEngineOptions struct {
 	// Stderr receives the settings problems a hook reports and decides
 	// without (an allow rule that cannot be read); nil: os.Stderr.
 	Stderr io.Writer
+	// Environ is the environment the PERMOPA_* settings variables are read
+	// from, as KEY=VALUE (nil: the process's).
+	Environ []string
 }
 
 // NewHookEngine builds the engine that decides a hook call made in cwd:
@@ -112,7 +121,7 @@ func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (
 		e, err := engine.New(ctx, opts...)
 		compiled <- built{e, err}
 	}()
-	s, problems, err := LoadCwdSettings(cwd, home, o.Settings)
+	s, problems, err := loadCwdSettings(cwd, home, o.Settings, o.Environ)
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,7 @@ func NewLayers(opts LayerOptions) *Layers {
 		opts.ManagedDir = firstNonEmpty(env["PERMOPA_MANAGED_DIR"], "/etc/permopa")
 	}
 	if opts.ProjectDir == "" {
-		opts.ProjectDir = firstNonEmpty(env["PERMOPA_PROJECT_DIR"], cwdOrRoot())
+		opts.ProjectDir = firstNonEmpty(env["PERMOPA_PROJECT_DIR"], opts.Cwd, cwdOrRoot())
 	}
 	if opts.UserDir == "" {
 		opts.UserDir = env["PERMOPA_CONFIG_DIR"]

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,9 +12,9 @@ import (
 	"github.com/permopa/permopa/adapter/explain"
 )
 
-func bashCommand() *cobra.Command {
+func bashCommand(p procEnv) *cobra.Command {
 	root := &cobra.Command{Use: "bash", Short: "Bash tools: analyze a command line as the policy sees it"}
-	var f engineFlags
+	f := engineFlags{proc: p}
 	var asJSON bool
 	var cwd string
 	analyze := &cobra.Command{
@@ -32,7 +31,7 @@ func bashCommand() *cobra.Command {
 				return err
 			}
 			if cwd == "" {
-				cwd, _ = os.Getwd()
+				cwd = p.getwd()
 			}
 			a, err := explain.BashAnalysis(ctx, eng, args[0], cwd)
 			if err != nil {

@@ -244,7 +244,7 @@ func writeSettingsData(t *testing.T, dir string) string {
 // export` makes of org-rules.yaml.
 func TestOrgRulesDataIsFresh(t *testing.T) {
 	t.Parallel()
-	stdout, stderr, code := runPermopa(t, repoRoot, "", nil, "rules", "export", "bundles/org-rules/org-rules.yaml")
+	stdout, stderr, code := permopaAt(t, repoRoot, "", nil, "rules", "export", "bundles/org-rules/org-rules.yaml")
 	if code != 0 || stderr != "" {
 		t.Fatalf("permopa rules export: exit %d\n%s", code, stderr)
 	}
@@ -266,7 +266,7 @@ func TestRulesExportCommand(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("permissions:\n  deny: [\"Bash(curl:*)\", \"Read(/etc/[x)\"]\n"), 0o644)
 	out := filepath.Join(dir, "data.json")
-	stdout, stderr, code := runPermopa(t, "", "", nil, "rules", "export", "-o", out, bad)
+	stdout, stderr, code := permopaAt(t, "", "", nil, "rules", "export", "-o", out, bad)
 	if code == 0 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "permissions.deny") || !strings.Contains(stderr, "Read(/etc/[x)") {
 		t.Fatalf("unreadable deny rule: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -276,7 +276,7 @@ func TestRulesExportCommand(t *testing.T) {
 
 	good := filepath.Join(dir, "org.json")
 	os.WriteFile(good, []byte(`{"permissions": {"deny": ["Bash(curl:*)"], "defaultMode": "plan"}}`), 0o644)
-	_, stderr, code = runPermopa(t, "", "", nil, "rules", "export", "--layer", "acme@r42", "-o", out, good)
+	_, stderr, code = permopaAt(t, "", "", nil, "rules", "export", "--layer", "acme@r42", "-o", out, good)
 	if code != 0 || !strings.Contains(stderr, "permissions.defaultMode is not part of a rules bundle") {
 		t.Fatalf("export: exit %d\n%s", code, stderr)
 	}

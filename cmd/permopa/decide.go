@@ -32,6 +32,9 @@ type engineFlags struct {
 	concurrent int
 	// cache is the decision cache's size in decisions (0: off; decide --cache).
 	cache int
+	// proc is the working directory and environment the layers are read
+	// in, and relative paths resolved against.
+	proc procEnv
 }
 
 func (f *engineFlags) register(c *cobra.Command) {
@@ -48,17 +51,22 @@ func (f *engineFlags) register(c *cobra.Command) {
 // settings_unreadable, as a hook blocks.
 func (f *engineFlags) engine(ctx context.Context, stderr io.Writer) (*engine.Engine, error) {
 	var s settings.Settings
+	files := f.proc.paths(f.settings)
 	if f.layered {
-		for _, file := range f.settings {
+		for _, file := range files {
 			if _, err := os.Stat(file); err != nil {
 				return nil, fmt.Errorf("settings %s: %w", file, err)
 			}
 		}
 		var problems []error
-		s, problems = settings.LoadLayers(settings.LayerOptions{CommandLine: f.settings})
+		opts := settings.LayerOptions{CommandLine: files, Environ: f.proc.Environ, Cwd: f.proc.Dir}
+		if f.proc.Environ != nil {
+			opts.Home = f.proc.getenv("HOME")
+		}
+		s, problems = settings.LoadLayers(opts)
 		for _, p := range problems {
 			var fp *settings.FileProblem
-			if errors.As(p, &fp) && slices.Contains(f.settings, fp.File) {
+			if errors.As(p, &fp) && slices.Contains(files, fp.File) {
 				// Nothing is decided: the error says what is wrong and
 				// where, not what would happen to the file's rules.
 				err := fp.Err
@@ -72,7 +80,7 @@ func (f *engineFlags) engine(ctx context.Context, stderr io.Writer) (*engine.Eng
 	} else {
 		var layers []settings.Settings
 		var all []error
-		for _, file := range f.settings {
+		for _, file := range files {
 			ls, problems, err := settings.LoadSettingsFile(file, "")
 			if err != nil {
 				return nil, err
@@ -126,16 +134,16 @@ func (f *engineFlags) newEngine(ctx context.Context, s settings.Settings) (*engi
 		opts = append(opts, engine.WithDecisionCache(f.cache, 0))
 	}
 	if len(f.bundles) > 0 {
-		opts = append(opts, engine.WithBundles(f.bundles...))
+		opts = append(opts, engine.WithBundles(f.proc.paths(f.bundles)...))
 	}
 	if len(f.policies) > 0 {
-		opts = append(opts, engine.WithPolicyPaths(f.policies...))
+		opts = append(opts, engine.WithPolicyPaths(f.proc.paths(f.policies)...))
 	}
 	return engine.New(ctx, opts...)
 }
 
-func decideCommand() *cobra.Command {
-	f := engineFlags{layered: true}
+func decideCommand(p procEnv) *cobra.Command {
+	f := engineFlags{layered: true, proc: p}
 	var logFile string
 	c := &cobra.Command{
 		Use:   "decide",
@@ -166,7 +174,7 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 			if err != nil {
 				return err
 			}
-			if l := newCallLog(logFile, "decide", c.ErrOrStderr(), eng.BundleRevisions); l != nil {
+			if l := newCallLog(p.path(logFile), "decide", c.ErrOrStderr(), eng.BundleRevisions); l != nil {
 				eng.SetObserver(l.decision)
 				defer l.close(5 * time.Second)
 			}

@@ -222,7 +222,7 @@ func buildRulesBundle(t *testing.T, revision, settings string) []byte {
 		t.Fatal(err)
 	}
 	data := filepath.Join(src, "permopa", "rules", "data.json")
-	if stdout, stderr, code := runPermopa(t, dir, "", nil, "rules", "export", "-o", data, orgFile); code != 0 {
+	if stdout, stderr, code := permopaAt(t, dir, "", nil, "rules", "export", "-o", data, orgFile); code != 0 {
 		t.Fatalf("permopa rules export: exit %d: %s%s", code, stdout, stderr)
 	}
 	out := filepath.Join(dir, "rules.tar.gz")

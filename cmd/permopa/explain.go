@@ -13,10 +13,11 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-// explainCommand is `permopa explain`; lookupEnv is the environment it
-// reads (HOME, for --project-settings).
-func explainCommand(lookupEnv func(string) (string, bool)) *cobra.Command {
-	var f engineFlags
+// explainCommand is `permopa explain`; p is the environment it reads
+// (HOME and PERMOPA_*, for --project-settings).
+func explainCommand(p procEnv) *cobra.Command {
+	lookupEnv := p.lookup
+	f := engineFlags{proc: p}
 	var asJSON, projectSettings bool
 	var host string
 	c := &cobra.Command{

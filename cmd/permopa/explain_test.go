@@ -105,10 +105,10 @@ func TestMatrixCommand(t *testing.T) {
 	}
 }
 
-// permopaEnv runs the binary with extra environment variables.
+// permopaEnv runs permopa with extra environment variables.
 func permopaEnv(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	return runPermopa(t, "", stdin, env, args...)
+	return permopaAt(t, "", stdin, env, args...)
 }
 
 // explain --host explains what the hook decides for a host's payload: a

@@ -4,3 +4,6 @@ package main
 // permopa's commands in process, and the test binary stands in for the
 // permopa binary where a test needs a process (main_test.go).
 var Run = run
+
+// ProcEnv is procEnv: a working directory and environment for Run.
+type ProcEnv = procEnv

@@ -41,7 +41,7 @@ func TestDecideFailsClosedOnUnreadableSettings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			setup(t, dir)
-			out, stderr, code := runPermopa(t, dir, lines, isolatedEnv(dir), "decide")
+			out, stderr, code := permopaAt(t, dir, lines, isolatedEnv(dir), "decide")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -79,7 +79,7 @@ func TestRulesAddRefusesSymlinkedDestination(t *testing.T) {
 	if err := os.Symlink(key, link); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := runPermopa(t, dir, "", isolatedEnv(dir), "rules", "add", "--destination", "local", "Bash")
+	out, stderr, code := permopaAt(t, dir, "", isolatedEnv(dir), "rules", "add", "--destination", "local", "Bash")
 	if code == 0 || !strings.Contains(stderr, "symbolic link") || strings.Contains(out+stderr, secretText) {
 		t.Fatalf("rules add through a link: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -101,7 +101,7 @@ func TestDecideHostileInputs(t *testing.T) {
 	for _, in := range sample(hostile.Inputs()) {
 		t.Run(in.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			out, stderr, code := runPermopa(t, dir, ordinary+"\n"+string(in.JSON())+"\n", isolatedEnv(dir), "decide", "--timeout", "1s")
+			out, stderr, code := permopaAt(t, dir, ordinary+"\n"+string(in.JSON())+"\n", isolatedEnv(dir), "decide", "--timeout", "1s")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}

@@ -16,11 +16,11 @@ import (
 	"github.com/permopa/permopa/engine"
 )
 
-// hookCommand is `permopa hook`; lookupEnv is the environment it reads
+// hookCommand is `permopa hook`; p is the environment it reads
 // (HOME, PERMOPA_SERVER, XDG_RUNTIME_DIR).
-func hookCommand(lookupEnv func(string) (string, bool)) *cobra.Command {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-	var f engineFlags
+func hookCommand(p procEnv) *cobra.Command {
+	lookupEnv, getenv := p.lookup, p.getenv
+	f := engineFlags{proc: p}
 	var timeout time.Duration
 	var ignoreHostMode bool
 	var destination string
@@ -93,7 +93,7 @@ same without OPA's start-up cost.`,
 				addr, required = "", false
 			}
 			var eng *engine.Engine
-			calls := newCallLog(logFile, "hook "+args[0], stderr, func() map[string]string {
+			calls := newCallLog(p.path(logFile), "hook "+args[0], stderr, func() map[string]string {
 				if eng == nil {
 					return nil // decided by the server, which logs its own revisions
 				}
@@ -164,8 +164,9 @@ func (f *engineFlags) localOnly() string {
 // policies flags; settings problems it decides without go to stderr.
 func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string, stderr io.Writer) (*engine.Engine, error) {
 	return adapter.NewHookEngine(ctx, cwd, home, adapter.HookEngineOptions{
-		Settings: f.settings, Bundles: f.bundles, Policies: f.policies,
+		Settings: f.proc.paths(f.settings), Bundles: f.proc.paths(f.bundles), Policies: f.proc.paths(f.policies),
 		Mode: f.mode, Timeout: f.timeout, Concurrent: f.concurrent, Stderr: stderr,
+		Environ: f.proc.Environ,
 	})
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 
 	"github.com/open-policy-agent/opa/cmd"
@@ -14,8 +13,8 @@ import (
 	"github.com/permopa/permopa/replay"
 )
 
-func insightsCommand() *cobra.Command {
-	f := engineFlags{layered: true}
+func insightsCommand(p procEnv) *cobra.Command {
+	f := engineFlags{layered: true, proc: p}
 	var lf logFlags
 	var redecide bool
 	var topN, jobs int
@@ -46,7 +45,7 @@ Exit status 2 when a log value could not be read.`,
 			default:
 				return usageErr(stderr, "--format %q: want text, json or html", lf.format)
 			}
-			sources, err := logSources(args, c.InOrStdin())
+			sources, err := logSources(args, c.InOrStdin(), p)
 			if err != nil {
 				return exit2(stderr, err)
 			}
@@ -54,7 +53,7 @@ Exit status 2 when a log value could not be read.`,
 				jobs = runtime.GOMAXPROCS(0)
 			}
 			f.layered, f.concurrent = !lf.isolated, jobs
-			home, _ := os.UserHomeDir()
+			home, _ := p.home()
 			prog := newProgress(stderr, "permopa insights")
 			in, err := replay.RunInsights(ctx, sources, replay.InsightsOptions{
 				Engine:   func(ctx context.Context) (*engine.Engine, error) { return f.engine(ctx, stderr) },
@@ -72,7 +71,7 @@ Exit status 2 when a log value could not be read.`,
 			if err != nil {
 				return exit2(stderr, err)
 			}
-			w, closeOut, err := lf.outputFile(stdout)
+			w, closeOut, err := lf.outputFile(stdout, p)
 			if err != nil {
 				return exit2(stderr, err)
 			}

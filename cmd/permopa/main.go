@@ -7,5 +7,5 @@ package main
 import "os"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, procEnv{}))
 }

@@ -22,7 +22,7 @@ var permopaBin string
 // real binary's start-up (BENCHMARKS.md), so with -test.bench it is built.
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "permopa" {
-		os.Exit(permopacmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
+		os.Exit(permopacmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, permopacmd.ProcEnv{}))
 	}
 	dir, err := os.MkdirTemp("", "permopa-bin")
 	if err != nil {
@@ -127,14 +127,34 @@ func permopa(t *testing.T, stdin string, args ...string) (string, string, int) {
 // lookupEnv) over the test process's.
 func permopaWith(t *testing.T, stdin string, env map[string]string, args ...string) (string, string, int) {
 	t.Helper()
-	lookup := func(k string) (string, bool) {
-		if v, ok := env[k]; ok {
-			return v, true
-		}
-		return os.LookupEnv(k)
+	environ := os.Environ()
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
 	}
 	var out, errb bytes.Buffer
-	code := permopacmd.Run(args, strings.NewReader(stdin), &out, &errb, lookup)
+	code := permopacmd.Run(args, strings.NewReader(stdin), &out, &errb, permopacmd.ProcEnv{Environ: environ})
+	return out.String(), errb.String(), code
+}
+
+// inProcess are the commands that read their working directory and
+// environment only from the command tree (root.go, procEnv), so that
+// permopaAt runs them in process. OPA's commands write to the process's
+// streams, and install and doctor read the process's HOME and run programs.
+var inProcess = map[string]bool{"decide": true, "replay": true, "insights": true, "rules": true, "bash": true, "explain": true, "hook": true}
+
+// permopaAt is runPermopa for the commands of inProcess, run in process
+// with dir as their working directory ("" for the test's) and env over the
+// test process's environment: what a permopa process started there would
+// answer, without the process (its start and OPA's initialisation).
+// Other commands run as runPermopa does.
+func permopaAt(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	if len(args) == 0 || !inProcess[args[0]] {
+		return runPermopa(t, dir, stdin, env, args...)
+	}
+	var out, errb bytes.Buffer
+	p := permopacmd.ProcEnv{Dir: dir, Environ: append(os.Environ(), env...)}
+	code := permopacmd.Run(args, strings.NewReader(stdin), &out, &errb, p)
 	return out.String(), errb.String(), code
 }
 

@@ -35,10 +35,11 @@ func (l *logFlags) register(c *cobra.Command, formats string) {
 }
 
 // sources are the logs named on the command line ("-" or none: stdin).
-func logSources(args []string, stdin io.Reader) ([]replay.Source, error) {
+func logSources(args []string, stdin io.Reader, p procEnv) ([]replay.Source, error) {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
+	args = p.paths(args)
 	var out []replay.Source
 	for _, a := range args {
 		if a == "-" {
@@ -58,11 +59,11 @@ func logSources(args []string, stdin io.Reader) ([]replay.Source, error) {
 }
 
 // outputFile opens -o (or returns stdout).
-func (l *logFlags) outputFile(stdout io.Writer) (io.Writer, func() error, error) {
+func (l *logFlags) outputFile(stdout io.Writer, p procEnv) (io.Writer, func() error, error) {
 	if l.output == "" || l.output == "-" {
 		return stdout, func() error { return nil }, nil
 	}
-	f, err := os.Create(l.output)
+	f, err := os.Create(p.path(l.output))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,9 +105,9 @@ func (p *progress) done() {
 	}
 }
 
-func replayCommand() *cobra.Command {
-	f := engineFlags{layered: true}
-	var base engineFlags
+func replayCommand(p procEnv) *cobra.Command {
+	f := engineFlags{layered: true, proc: p}
+	base := engineFlags{proc: p}
 	var lf logFlags
 	var rebase, reasons, projectRules bool
 	var failOn string
@@ -154,7 +155,7 @@ a log value could not be read or the replay could not run.`,
 			if lf.format != "text" && lf.format != "json" {
 				return usageErr(stderr, "--format %q: want text or json", lf.format)
 			}
-			sources, err := logSources(args, c.InOrStdin())
+			sources, err := logSources(args, c.InOrStdin(), p)
 			if err != nil {
 				return exit2(stderr, err)
 			}
@@ -169,7 +170,7 @@ a log value could not be read or the replay could not run.`,
 			}
 			base.layered, base.mode, base.timeout, base.concurrent = !lf.isolated, f.mode, f.timeout, jobs
 			baseGiven := len(base.settings)+len(base.bundles)+len(base.policies) > 0
-			w, closeOut, err := lf.outputFile(stdout)
+			w, closeOut, err := lf.outputFile(stdout, p)
 			if err != nil {
 				return exit2(stderr, err)
 			}

@@ -88,7 +88,7 @@ type replayReport struct {
 
 func runReplay(t *testing.T, dir string, env []string, args ...string) (replayReport, string, int) {
 	t.Helper()
-	stdout, stderr, code := runPermopa(t, dir, "", env, append([]string{"replay", "--format", "json"}, args...)...)
+	stdout, stderr, code := permopaAt(t, dir, "", env, append([]string{"replay", "--format", "json"}, args...)...)
 	var rep replayReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("permopa replay %v: exit %d, output not JSON: %v\n%s\n%s", args, code, err, stdout, stderr)
@@ -138,7 +138,7 @@ func decideEach(t *testing.T, dir string, env []string, settings string, calls [
 		b, _ := json.Marshal(c)
 		in.Write(append(b, '\n'))
 	}
-	out, stderr, code := runPermopa(t, dir, in.String(), env, "decide", "--settings", settings)
+	out, stderr, code := permopaAt(t, dir, in.String(), env, "decide", "--settings", settings)
 	if code != 0 {
 		t.Fatalf("permopa decide: exit %d: %s", code, stderr)
 	}
@@ -430,7 +430,7 @@ func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
 	}
 	add("Write", map[string]any{"file_path": project + "/src/a.go", "content": "package a"}, "default")
 	add("Read", map[string]any{"file_path": project + "/README.md"}, "default")
-	out, stderr, code := runPermopa(t, project, in.String(), env, "decide", "--log", log)
+	out, stderr, code := permopaAt(t, project, in.String(), env, "decide", "--log", log)
 	if code != 0 || len(decisions(t, out)) != n {
 		t.Fatalf("decide --log: exit %d, %d decisions for %d calls: %s", code, len(decisions(t, out)), n, stderr)
 	}
@@ -438,7 +438,7 @@ func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
 	for i, cmd := range []string{"npm test -- --coverage", "cargo build"} {
 		payload, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
 			"tool_use_id": fmt.Sprintf("h%d", i), "permission_mode": "default", "cwd": project, "session_id": "s"})
-		if _, stderr, code := runPermopa(t, project, string(payload), env, "hook", "claude", "--log", log); code != 0 {
+		if _, stderr, code := permopaAt(t, project, string(payload), env, "hook", "claude", "--log", log); code != 0 {
 			t.Fatalf("hook claude --log: exit %d: %s", code, stderr)
 		}
 	}
@@ -447,7 +447,7 @@ func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
 		t.Fatalf("the log: %v, mode %v; want 0600", err, st.Mode().Perm())
 	}
 
-	out, stderr, code = runPermopa(t, project, "", env, "insights", "--format", "json", log)
+	out, stderr, code = permopaAt(t, project, "", env, "insights", "--format", "json", log)
 	if code != 0 {
 		t.Fatalf("insights: exit %d: %s", code, stderr)
 	}
@@ -480,7 +480,7 @@ func TestInsightsSuggestionsRemoveTheirASKs(t *testing.T) {
 		if !strings.HasPrefix(s.Command, "permopa rules add --project ") {
 			t.Errorf("suggestion command %q does not add the rules to the calls' project", s.Command)
 		}
-		if _, stderr, code := runPermopa(t, project, "", env, args...); code != 0 {
+		if _, stderr, code := permopaAt(t, project, "", env, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 		for _, r := range s.Rules {
@@ -549,7 +549,7 @@ func TestReplayBadLines(t *testing.T) {
 		t.Fatal("replaying the log ran a command from it")
 	}
 	// The insights of the same log: the same errors, the same two calls.
-	out, stderr, code := runPermopa(t, dir, "", env, "insights", "--format", "json", "--isolated", file)
+	out, stderr, code := permopaAt(t, dir, "", env, "insights", "--format", "json", "--isolated", file)
 	var ins insightsReport
 	_ = json.Unmarshal([]byte(out), &ins)
 	if code != 2 || ins.Calls != 2 || !strings.Contains(stderr, "bad.log:4: input: not a JSON object") {
@@ -578,7 +578,7 @@ func TestReplayMaskedFieldDecides(t *testing.T) {
 		b, _ := json.Marshal(c)
 		in.Write(append(b, '\n'))
 	}
-	if _, stderr, code := runPermopa(t, dir, in.String(), env, "decide", "--log", log); code != 0 {
+	if _, stderr, code := permopaAt(t, dir, in.String(), env, "decide", "--log", log); code != 0 {
 		t.Fatalf("decide --log: %d %s", code, stderr)
 	}
 	policy := putFile(t, filepath.Join(dir, "policy", "notes.rego"), `package permopa.custom.mcp__notes__write
@@ -600,7 +600,7 @@ check := {"behavior": "ALLOW", "message": "note"} if not contains(input.tool_inp
 		c.Masked[0].Pointer != "/input/tool_input/content" || !strings.Contains(c.Masked[0].Rule, "notes.rego:") {
 		t.Errorf("change %+v; want the note UNKNOWN, naming /input/tool_input/content and notes.rego", c)
 	}
-	out, _, _ := runPermopa(t, dir, "", env, "replay", "--isolated", "--policy", filepath.Dir(policy), log)
+	out, _, _ := permopaAt(t, dir, "", env, "replay", "--isolated", "--policy", filepath.Dir(policy), log)
 	if !strings.Contains(out, "UNKNOWN: the decision reads fields the log's mask erased: /input/tool_input/content (read at ") {
 		t.Errorf("the text report does not say why the outcome is unknown:\n%s", out)
 	}
@@ -620,9 +620,9 @@ func TestHookLogNeverChangesTheAnswer(t *testing.T) {
 	good := filepath.Join(dir, "hook.log")
 	for _, p := range payloads {
 		raw, _ := json.Marshal(p)
-		want, _, wantCode := runPermopa(t, dir, string(raw), env, "hook", "claude")
+		want, _, wantCode := permopaAt(t, dir, string(raw), env, "hook", "claude")
 		for _, logFile := range []string{good, dir /* a directory: cannot be opened */, filepath.Join(dir, "missing", "x.log")} {
-			got, stderr, code := runPermopa(t, dir, string(raw), env, "hook", "claude", "--log", logFile)
+			got, stderr, code := permopaAt(t, dir, string(raw), env, "hook", "claude", "--log", logFile)
 			if got != want || code != wantCode {
 				t.Errorf("--log %s changed the answer to %v: %q (exit %d), want %q (exit %d)", logFile, p["tool_input"], got, code, want, wantCode)
 			}
@@ -659,7 +659,7 @@ func TestReplayProjectRules(t *testing.T) {
 		in.Write(append(c, '\n'))
 	}
 	log := filepath.Join(dir, "calls.log")
-	if _, stderr, code := runPermopa(t, dir, in.String(), env, "decide", "--log", log); code != 0 {
+	if _, stderr, code := permopaAt(t, dir, in.String(), env, "decide", "--log", log); code != 0 {
 		t.Fatalf("decide: %s", stderr)
 	}
 	putFile(t, filepath.Join(a, ".permopa", "settings.local.yaml"), "permissions:\n  allow: [\"Bash(npm test:*)\"]\n")
@@ -728,7 +728,7 @@ func TestReplayHostileLog(t *testing.T) {
 			}
 		}
 	}
-	out, stderr, code := runPermopa(t, dir, "", env, "replay", "--isolated", "--reasons", file)
+	out, stderr, code := permopaAt(t, dir, "", env, "replay", "--isolated", "--reasons", file)
 	if code != 2 {
 		t.Errorf("replay: exit %d, want 2 (bad values)", code)
 	}
@@ -747,7 +747,7 @@ func TestReplayHostileLog(t *testing.T) {
 			Revisions map[string]int `json:"recorded_revisions"`
 		}
 	}
-	o, _, _ := runPermopa(t, dir, "", env, "replay", "--isolated", "--format", "json", file)
+	o, _, _ := permopaAt(t, dir, "", env, "replay", "--isolated", "--format", "json", file)
 	if err := json.Unmarshal([]byte(o), &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -764,7 +764,7 @@ func TestReplayHostileLog(t *testing.T) {
 		t.Errorf("the call whose log claims another bundle revision was not decided again: %+v", rep.Changes)
 	}
 
-	out, stderr, code = runPermopa(t, dir, "", env, "insights", "--isolated", file)
+	out, stderr, code = permopaAt(t, dir, "", env, "insights", "--isolated", file)
 	if code != 2 {
 		t.Errorf("insights: exit %d, want 2 (bad values)", code)
 	}
@@ -790,7 +790,7 @@ func TestDecideLogKeepsEveryInput(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": fmt.Sprintf("c%d", i), "cwd": dir, "permission_mode": "default"})
 		in.Write(append(b, '\n'))
 	}
-	if _, stderr, code := runPermopa(t, dir, in.String(), env, "decide", "--log", log); code != 0 || stderr != "" {
+	if _, stderr, code := permopaAt(t, dir, in.String(), env, "decide", "--log", log); code != 0 || stderr != "" {
 		t.Fatalf("decide --log: exit %d: %s", code, stderr)
 	}
 	raw, err := os.ReadFile(log)

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/open-policy-agent/opa/cmd"
 	"github.com/spf13/cobra"
@@ -19,9 +22,10 @@ import (
 // in process with their own streams (main_test.go).
 //
 // stdin, stdout and stderr are the streams of permopa's own commands (OPA's
-// write to the process's); lookupEnv is the environment they read (the
-// hook's HOME and PERMOPA_SERVER).
-func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) *cobra.Command {
+// write to the process's); p is the working directory and environment they
+// read (the settings layers' project and PERMOPA_* variables, HOME, the
+// hook's PERMOPA_SERVER, relative paths on the command line).
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra.Command {
 	builtins.Register()
 	root := cmd.Command(&cobra.Command{
 		Use:           "permopa",
@@ -34,14 +38,14 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(st
 	root.SetErr(stderr)
 	setupRun(root)
 	root.AddCommand(
-		decideCommand(),
-		hookCommand(lookupEnv),
-		explainCommand(lookupEnv),
-		rulesCommand(),
-		bashCommand(),
+		decideCommand(p),
+		hookCommand(p),
+		explainCommand(p),
+		rulesCommand(p),
+		bashCommand(p),
 		matrixCommand(),
-		replayCommand(),
-		insightsCommand(),
+		replayCommand(p),
+		insightsCommand(p),
 		installCommand(),
 		uninstallCommand(),
 		doctorCommand(),
@@ -51,16 +55,97 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(st
 	return root
 }
 
+// procEnv is what permopa's own commands read of the process they run in:
+// the working directory and the environment. The zero value is the
+// process's own (main); the tests run commands in process with a directory
+// and environment of their own, so no command reads os.Getwd or os.Getenv
+// behind it.
+type procEnv struct {
+	// Dir is the working directory ("": the process's).
+	Dir string
+	// Environ is the environment as KEY=VALUE (nil: the process's).
+	Environ []string
+}
+
+// environ is the environment as KEY=VALUE.
+func (p procEnv) environ() []string {
+	if p.Environ == nil {
+		return os.Environ()
+	}
+	return p.Environ
+}
+
+// lookup is os.LookupEnv in p's environment (the last of repeated keys, as
+// exec does).
+func (p procEnv) lookup(key string) (string, bool) {
+	if p.Environ == nil {
+		return os.LookupEnv(key)
+	}
+	for i := len(p.Environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(p.Environ[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// getenv is os.Getenv in p's environment.
+func (p procEnv) getenv(key string) string { v, _ := p.lookup(key); return v }
+
+// getwd is the working directory ("/" when it cannot be read, as the
+// settings layers take it).
+func (p procEnv) getwd() string {
+	if p.Dir != "" {
+		return p.Dir
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "/"
+}
+
+// home is the home directory: $HOME, else the process's.
+func (p procEnv) home() (string, error) {
+	if p.Environ == nil {
+		return os.UserHomeDir()
+	}
+	if h := p.getenv("HOME"); h != "" {
+		return h, nil
+	}
+	return "", errors.New("$HOME is not defined")
+}
+
+// path resolves a path named on the command line against the working
+// directory (unchanged in the process's own, where the kernel does it).
+func (p procEnv) path(name string) string {
+	if p.Dir == "" || name == "" || name == "-" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(p.Dir, name)
+}
+
+// paths is path for each name.
+func (p procEnv) paths(names []string) []string {
+	if p.Dir == "" || names == nil {
+		return names
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = p.path(n)
+	}
+	return out
+}
+
 // exitCode ends a command with this exit status once it has said why (a
 // hook's block is exit 2, never 1).
 type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// run runs the command line args (without the program name) and returns
-// the exit status.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	root := newRootCommand(stdin, stdout, stderr, lookupEnv)
+// run runs the command line args (without the program name) in p's
+// directory and environment and returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, p procEnv) int {
+	root := newRootCommand(stdin, stdout, stderr, p)
 	root.SetArgs(args)
 	ran, err := root.ExecuteC()
 	if err == nil {

@@ -21,6 +21,9 @@ import (
 type layerFlags struct {
 	managedDir, projectDir, userDir string
 	settings                        []string
+	// proc is the working directory and environment the layers are
+	// found in.
+	proc procEnv
 }
 
 func (f *layerFlags) register(c *cobra.Command) {
@@ -31,13 +34,19 @@ func (f *layerFlags) register(c *cobra.Command) {
 }
 
 func (f *layerFlags) layers() *settings.Layers {
-	return settings.NewLayers(settings.LayerOptions{
-		ManagedDir: f.managedDir, ProjectDir: f.projectDir, UserDir: f.userDir, CommandLine: f.settings,
-	})
+	p := f.proc
+	opts := settings.LayerOptions{
+		ManagedDir: p.path(f.managedDir), ProjectDir: p.path(f.projectDir), UserDir: p.path(f.userDir), CommandLine: p.paths(f.settings),
+		Environ: p.Environ, Cwd: p.Dir,
+	}
+	if p.Environ != nil {
+		opts.Home = p.getenv("HOME")
+	}
+	return settings.NewLayers(opts)
 }
 
-func rulesCommand() *cobra.Command {
-	var lf layerFlags
+func rulesCommand(p procEnv) *cobra.Command {
+	lf := layerFlags{proc: p}
 	c := &cobra.Command{
 		Use:   "rules",
 		Short: "List, add and revoke permission rules in the settings layers",
@@ -48,7 +57,7 @@ user (~/.config/permopa/settings.yaml). Edits are atomic and safe against
 concurrent writers; a running permopa watching the files picks them up.`,
 	}
 	lf.register(c)
-	c.AddCommand(rulesListCommand(&lf), rulesAddCommand(&lf), rulesRevokeCommand(&lf), rulesExportCommand(), rulesLintCommand(&lf))
+	c.AddCommand(rulesListCommand(&lf), rulesAddCommand(&lf), rulesRevokeCommand(&lf), rulesExportCommand(p), rulesLintCommand(&lf))
 	return c
 }
 
@@ -214,7 +223,7 @@ func rulesRevokeCommand(lf *layerFlags) *cobra.Command {
 	return c
 }
 
-func rulesExportCommand() *cobra.Command {
+func rulesExportCommand(p procEnv) *cobra.Command {
 	var layer, output string
 	c := &cobra.Command{
 		Use:   "export [--layer NAME] [-o FILE] SETTINGS_FILE...",
@@ -233,7 +242,8 @@ other than rules (mode, directories, dangerous paths) are reported and not
 exported.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, files []string) error {
-			doc, warnings, err := settings.ExportRules(files, settings.ExportOptions{Layer: layer})
+			output := p.path(output)
+			doc, warnings, err := settings.ExportRules(p.paths(files), settings.ExportOptions{Layer: layer})
 			for _, w := range warnings {
 				fmt.Fprintln(c.ErrOrStderr(), "permopa: warning:", w)
 			}
@@ -315,6 +325,7 @@ or above --fail-on (error, warning, info; never: always 0). Settings loads
 
 // lintFindings lints the files given, or every layer's existing files.
 func lintFindings(lf *layerFlags, files []string) []settings.Finding {
+	files = lf.proc.paths(files)
 	var fs []settings.Finding
 	var rules []permission.Rule
 	lintOne := func(file string) {
@@ -354,9 +365,9 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 		}
 		rules = l.Rules()
 	} else {
-		project := lf.projectDir
+		project := lf.proc.path(lf.projectDir)
 		if project == "" {
-			project, _ = os.Getwd()
+			project = lf.proc.getwd()
 		}
 		for _, file := range files {
 			lintOne(file)

@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// permopaIn runs the binary in dir with the settings layers confined to dir.
+// permopaIn runs permopa in dir with the settings layers confined to dir.
 func permopaIn(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	env := []string{"HOME=" + dir, "PERMOPA_MANAGED_DIR=" + filepath.Join(dir, "etc"), "PERMOPA_CONFIG_DIR=" + filepath.Join(dir, "user")}
-	return runPermopa(t, dir, stdin, env, args...)
+	return permopaAt(t, dir, stdin, env, args...)
 }
 
 // `permopa rules add|list|revoke` edit the layer files and show each rule
