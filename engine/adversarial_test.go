@@ -15,7 +15,7 @@ import (
 func TestDenyRuleCannotBeEscaped(t *testing.T) {
 	ctx := context.Background()
 	rm := "rm:*"
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))
@@ -90,7 +90,7 @@ func TestDenyRuleCannotBeEscaped(t *testing.T) {
 func TestReadDenyRuleCannotBeEscaped(t *testing.T) {
 	ctx := context.Background()
 	ssh := "~/.ssh/**"
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []permission.Rule{{ToolName: "Read", RuleContent: &ssh, Behavior: "DENY", Source: "userSettings", Layer: "user"}},
 	}))

@@ -52,7 +52,7 @@ var evaluatedCode = []string{
 
 func expansionEngine(t *testing.T, rules ...permission.Rule) *engine.Engine {
 	t.Helper()
-	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
+	eng, err := newEngine(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
 	if err != nil {
 		t.Fatal(err)
 	}

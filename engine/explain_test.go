@@ -10,7 +10,7 @@ import (
 
 func TestEvaluateExtraQueries(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp"}))
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func TestUnreadableSettingsFailClosed(t *testing.T) {
 			check("attached layers", eng, problems)
 
 			s, problems := settings.LoadLayers(tr.opts())
-			eng, err := engine.New(context.Background(), engine.WithSettings(s))
+			eng, err := newEngine(context.Background(), engine.WithSettings(s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -407,7 +407,7 @@ func TestServerTokensAreCredentials(t *testing.T) {
 	allowAll := settings.Settings{Home: "/home/u", Cwd: "/home/u/app", Rules: []permission.Rule{
 		{ToolName: "Read", Behavior: permission.Allow}, {ToolName: "Bash", Behavior: permission.Allow},
 	}}
-	eng, err := engine.New(ctx, engine.WithSettings(allowAll))
+	eng, err := newEngine(ctx, engine.WithSettings(allowAll))
 	if err != nil {
 		t.Fatal(err)
 	}

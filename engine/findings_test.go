@@ -30,7 +30,7 @@ func newTestEngine(t *testing.T, s settings.Settings) *engine.Engine {
 	if s.Cwd == "" {
 		s.Cwd = "/w"
 	}
-	eng, err := engine.New(context.Background(), engine.WithSettings(s))
+	eng, err := newEngine(context.Background(), engine.WithSettings(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 	os.Remove(marker)
 
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: w,
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: w,
 		Rules: []permission.Rule{mustRule(t, "Bash(git status:*)"), mustRule(t, "Bash(git log:*)"), mustRule(t, "Bash(git:*)")}}))
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 			t.Errorf("%s: the one-call build was allowed: %s", mode, d.Message)
 		}
 	}
-	noRules, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: w}))
+	noRules, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: w}))
 	if err != nil {
 		t.Fatal(err)
 	}

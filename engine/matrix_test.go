@@ -53,7 +53,7 @@ func loadMatrix(t testing.TB) []matrixCase {
 // through the Go API.
 func TestMatrixConformance(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func TestNetworkReadsSetting(t *testing.T) {
 		{"ask", "plan", "git log --oneline", "ALLOW", "read_only"},
 		{"allow", "plan", "curl -s https://example.com", "DENY", "mode_fallback"},
 	} {
-		eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", NetworkReads: c.nr}))
+		eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", NetworkReads: c.nr}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 // compressors, pagers, openssl, ip, signals, git, find values, env.
 func TestRealWorldClassesEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}

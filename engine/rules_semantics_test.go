@@ -18,7 +18,7 @@ func readmeEngine(t *testing.T) *engine.Engine {
 		t.Fatalf("settings: %v %v", err, problems)
 	}
 	s.Home, s.Cwd = "/home/u", "/w"
-	eng, err := engine.New(context.Background(), engine.WithSettings(s))
+	eng, err := newEngine(context.Background(), engine.WithSettings(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
 // An ask rule fails closed the same way: it asks (and DONT_ASK denies).
 func TestUncertainCommandsHitAskRules(t *testing.T) {
 	curl := "curl:*"
-	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{
+	eng, err := newEngine(context.Background(), engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
 		Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &curl, Behavior: "ASK", Source: "userSettings", Layer: "user"}},
 	}))

@@ -101,7 +101,7 @@ func TestInputSchemaIsHonest(t *testing.T) {
 		r := rs[0].Bindings["r"].([]any)
 		return r[0] == true, r[1]
 	}
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func newProtectedSetup(t *testing.T, projectSettings string) *protectedSetup {
 	write(filepath.Join(s.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(curl:*)\"]\n")
 	write(filepath.Join(s.ci, "perm.yaml"), "permissions:\n  ask: [\"Bash(git push:*)\"]\n")
 	ctx := context.Background()
-	s.eng, err = engine.New(ctx)
+	s.eng, err = newEngine(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

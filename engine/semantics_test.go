@@ -29,7 +29,7 @@ func newSemanticsTree(t *testing.T) *semanticsTree {
 	o := tr.opts()
 	o.Cwd = st.cwd
 	st.l = settings.NewLayers(o)
-	eng, err := engine.New(context.Background())
+	eng, err := newEngine(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestEveryEditToolIsAnEditTool(t *testing.T) {
 // The engine reads path rules for the policy's file tools: its list is the
 // policy's (data.permopa.policy.tools.files.tools).
 func TestPathRuleToolsAreThePolicysFileTools(t *testing.T) {
-	eng, err := engine.New(context.Background())
+	eng, err := newEngine(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestSymlinkedWorkingDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: real}))
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: real}))
 	if err != nil {
 		t.Fatal(err)
 	}

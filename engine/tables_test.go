@@ -27,7 +27,7 @@ import (
 // (rego_test/permopa/policy/modes/modes_test.rego).
 func TestModeTableIsThePolicys(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestNoGoCopyOfThePolicysTables(t *testing.T) {
 // WebTools, RequiredArguments) to the compiled policy's.
 func TestToolTablesAreThePolicys(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx)
+	eng, err := newEngine(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

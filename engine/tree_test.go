@@ -58,7 +58,7 @@ func (tr *tree) write(t *testing.T, path, content string) string {
 // attach builds an engine on the tree's layers; problems are returned, not fatal.
 func (tr *tree) attach(t *testing.T) (*engine.Engine, *settings.Layers, []error) {
 	t.Helper()
-	eng, err := engine.New(context.Background())
+	eng, err := newEngine(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func bashEngine(t *testing.T, rules ...string) *engine.Engine {
 		r.Source, r.Layer = settings.SourceUser, "user"
 		rs = append(rs, r)
 	}
-	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rs}))
+	eng, err := newEngine(context.Background(), engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rs}))
 	if err != nil {
 		t.Fatal(err)
 	}
