@@ -98,6 +98,7 @@ func askingCalls(dir string) map[string]adapter.Call {
 // Accepting every suggestion of an ASK makes the same call ALLOW, for every
 // destination, and the deciding rule names its layer.
 func TestSuggestionsRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, dest := range []string{"session", "local", "project", "user"} {
 		t.Run(dest, func(t *testing.T) {
@@ -148,6 +149,7 @@ func TestSuggestionsRoundTrip(t *testing.T) {
 
 // Safety ASKs carry no suggestions: no rule can clear them.
 func TestSafetyAsksHaveNoSuggestions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := newProject(t)
 	for name, call := range map[string]adapter.Call{
@@ -171,6 +173,7 @@ func TestSafetyAsksHaveNoSuggestions(t *testing.T) {
 
 // A rule with a ttl matches until it expires, then the call asks again.
 func TestConfirmedRuleExpires(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := newProject(t)
 	call := adapter.Call{ToolName: "Bash", ToolInput: map[string]any{"command": "npm test"}, Cwd: p.dir}
@@ -200,6 +203,7 @@ func TestConfirmedRuleExpires(t *testing.T) {
 // Not confirmed: the call is not approved and allow rules are not kept;
 // confirmed without rules is a one-shot approval.
 func TestConfirmDeniedAndOneShot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := newProject(t)
 	call := adapter.Call{ToolName: "deploy", ToolInput: map[string]any{"env": "prod"}, Cwd: p.dir}
@@ -228,6 +232,7 @@ func TestConfirmDeniedAndOneShot(t *testing.T) {
 // ConfirmResult reads AgentScope's JSON, rules as objects or strings; bad
 // rules and destinations are errors naming them.
 func TestConfirmResultJSON(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := newProject(t)
 	doc := `{"confirmed": true, "destination": "session", "ttl": "24h",

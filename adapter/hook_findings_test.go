@@ -13,6 +13,7 @@ import (
 // human sees them all at once; it offers rules only when accepting them
 // lets the whole patch through.
 func TestCodexPatchNamesEveryFinding(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
 	patch := func(files ...string) string {
 		p := "*** Begin Patch\n"

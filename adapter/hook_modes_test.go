@@ -115,6 +115,7 @@ func answerKind(t *testing.T, host, event, out, errOut string, code int) string 
 // than the host alone would be, unless permopa's settings said so (the
 // allow rule). docs/hosts.md has the same tables with the reasoning.
 func TestHookNeverLoosensItsHost(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		host, event, mode, flag string
 		want                    string // one answer per modeCalls entry
@@ -183,6 +184,7 @@ func TestHookNeverLoosensItsHost(t *testing.T) {
 // Gemini's mcp_context every split of the name is decided and the
 // strictest answers: a deny rule holds for any reading.
 func TestGeminiMCPNamesMatchClaudeRules(t *testing.T) {
+	t.Parallel()
 	rule := func(s, b string) permission.Rule {
 		r, err := settings.ParseRule(s, b)
 		if err != nil {
@@ -232,6 +234,7 @@ func TestGeminiMCPNamesMatchClaudeRules(t *testing.T) {
 // prompt_id and effort object, Codex's turn_id and model, Gemini's
 // timestamp) are tolerated, and each gets the answer of the mode tables.
 func TestCapturedHostPayloads(t *testing.T) {
+	t.Parallel()
 	for file, want := range map[string]string{
 		"claude/pretooluse-default-rm-rf.json":        "deny",
 		"claude/pretooluse-default-ls.json":           "allow",

@@ -57,6 +57,7 @@ func decode(t *testing.T, s string) map[string]any {
 }
 
 func TestClaudePreToolUseNamesRuleAndLayer(t *testing.T) {
+	t.Parallel()
 	out, _, code := runHook(t, "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"git status; rm -rf dist"},"tool_use_id":"t"}`,
 		adapter.HookOptions{Engine: settingsEngine(t)})
 	hso := decode(t, out)["hookSpecificOutput"].(map[string]any)
@@ -77,6 +78,7 @@ type blockingReader struct{}
 func (blockingReader) Read([]byte) (int, error) { select {} }
 
 func TestHookTimeoutBlocksEveryHost(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t), Timeout: 20 * time.Millisecond}
 	for host, check := range map[string]func(out, errOut string, code int) bool{
 		"claude": func(out, _ string, code int) bool {
@@ -97,6 +99,7 @@ func TestHookTimeoutBlocksEveryHost(t *testing.T) {
 }
 
 func TestHookEngineFailureBlocks(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) {
 		return nil, errors.New("settings: permissions: bad YAML")
 	}}
@@ -116,6 +119,7 @@ func TestHookEngineFailureBlocks(t *testing.T) {
 }
 
 func TestHookRejectsOddPayloads(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
 	for _, p := range []string{``, `  `, `[]`, `"x"`, `{"tool_name":"Bash","tool_input":{"command":"ls"}} {"x":1}`, `{"tool_name":"Bash"`} {
 		out, _, code := runHook(t, "claude", p, opts)
@@ -136,6 +140,7 @@ func TestHookRejectsOddPayloads(t *testing.T) {
 }
 
 func TestCodexApplyPatchIsDecidedPerFile(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
 	patch := "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** Update File: lib/b.go\n*** Move to: ../../home/u/.bashrc\n*** End Patch\n"
 	payload, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": "/w/app", "permission_mode": "acceptEdits",
@@ -154,6 +159,7 @@ func TestCodexApplyPatchIsDecidedPerFile(t *testing.T) {
 }
 
 func TestIgnoreHostMode(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
 	// A mode permopa does not know: the call is decided as in default mode,
 	// nothing is approved (the read-only ALLOW is left to the host), and the
@@ -169,6 +175,7 @@ func TestIgnoreHostMode(t *testing.T) {
 }
 
 func TestApproveCommandsQuote(t *testing.T) {
+	t.Parallel()
 	c := "it's:*"
 	d := permission.Decision{Behavior: "ASK", SuggestedRules: []permission.Rule{{ToolName: "Bash", RuleContent: &c}, {ToolName: "Bash", RuleContent: &c}}}
 	got := hookproto.ApproveCommand(d, "project", "/home/me/my app")
@@ -180,6 +187,7 @@ func TestApproveCommandsQuote(t *testing.T) {
 // Gemini globs and read_many_files are checked where they read: a pattern
 // under ~/.ssh is a credential read, not a read of the cwd.
 func TestGeminiGlobsReadWhereTheyPoint(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
 	for _, p := range []string{
 		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"glob","tool_input":{"pattern":"/root/.ssh/*"}}`,
@@ -199,6 +207,7 @@ func TestGeminiGlobsReadWhereTheyPoint(t *testing.T) {
 
 // An argv command (older Codex shell calls) is decided as the script it runs.
 func TestCodexArgvCommand(t *testing.T) {
+	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
 	for cmd, want := range map[string]int{
 		`["bash","-lc","git status && rm -rf build"]`: 2,
@@ -280,6 +289,7 @@ func decodeLoose(s string) map[string]any {
 // An unreadable deny rule blocks the hook whatever the settings shape: a
 // Claude Code permissions block or an AgentScope PermissionContext.
 func TestBlockingProblemsAnyShape(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"claude.yaml":  "permissions:\n  deny: [\"Bash(unclosed\"]\n",
@@ -302,6 +312,7 @@ func TestBlockingProblemsAnyShape(t *testing.T) {
 // The hook client knows the path-rule tools without importing the engine:
 // its list must be the engine's.
 func TestHookPathToolsAreTheEngines(t *testing.T) {
+	t.Parallel()
 	if !maps.Equal(hookproto.PathTools, settings.PathRuleTools()) {
 		t.Errorf("hookproto.PathTools %v, settings.PathRuleTools() %v", hookproto.PathTools, settings.PathRuleTools())
 	}
@@ -311,6 +322,7 @@ func TestHookPathToolsAreTheEngines(t *testing.T) {
 // same files: "/dir/**" is absolute in the decision (AgentScope) and
 // "//dir/**" in a settings file.
 func TestApproveCommandWritesClaudePaths(t *testing.T) {
+	t.Parallel()
 	c1, c2 := "/var/tmp/out/**", "npm run:*"
 	d := permission.Decision{Behavior: "ASK", SuggestedRules: []permission.Rule{{ToolName: "Write", RuleContent: &c1}, {ToolName: "Bash", RuleContent: &c2}}}
 	got := hookproto.ApproveCommand(d, "local", "")

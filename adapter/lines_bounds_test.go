@@ -14,6 +14,7 @@ import (
 // not once per line) each get their own answer, and the lines after them
 // are still decided.
 func TestDecideStreamBoundedInputs(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	ok := `{"tool_name":"Bash","tool_input":{"command":"git status"},"tool_use_id":"ok"}`
 	pretty := "{\n  \"tool_name\": \"Bash\",\n  \"tool_input\": {\"command\": \"git status\"},\n  \"pad\": [\n" +

@@ -37,6 +37,7 @@ func call(id, cmd string) string {
 // broken line never takes the next one with it; error decisions name the
 // line and, when the broken line shows it, the call's tool_use_id.
 func TestDecideStreamFraming(t *testing.T) {
+	t.Parallel()
 	pretty := "{\n  \"tool_name\": \"Bash\",\n  \"tool_input\": {\n    \"command\": \"ls\"\n  },\n  \"tool_use_id\": \"p\"\n}"
 	cases := []struct {
 		name  string
@@ -123,6 +124,7 @@ func checkDecision(t *testing.T, i int, d permission.Decision, w want) {
 // naming its line; it is not kept whole, and the next line is decided
 // (lines_internal_test.go checks the limit's edge).
 func TestDecideStreamLongLine(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	long := `{"tool_use_id":"big","tool_name":"Write","tool_input":{"file_path":"/w/a","content":"` +
 		strings.Repeat("x", adapter.MaxLineBytes) + `"}}`
@@ -140,6 +142,7 @@ func TestDecideStreamLongLine(t *testing.T) {
 // every non-blank line gets one decision, in order, and each names its call
 // or its line.
 func TestDecideStreamRandomLines(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	kinds := []func(n int) (string, want){
 		func(n int) (string, want) { id := fmt.Sprint("ok", n); return call(id, "git status"), ok(id) },
@@ -195,6 +198,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 // after every line read so far, a half-read document included, got its
 // decision.
 func TestDecideStreamReadError(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	var out bytes.Buffer
 	in := call("a", "ls") + "\n{\n" + `  "tool_use_id": "z",` + "\n"

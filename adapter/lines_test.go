@@ -58,6 +58,7 @@ func decideAll(t *testing.T, eng *engine.Engine, in string) []permission.Decisio
 
 // A bad line gets its own DENY and the lines after it are still decided.
 func TestDecideStreamBadLinesKeepGoing(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	in := strings.Join([]string{
 		`{"tool_name":"Bash","tool_input":{"command":"git status"},"tool_use_id":"a"}`,
@@ -96,6 +97,7 @@ func TestDecideStreamBadLinesKeepGoing(t *testing.T) {
 
 // A pretty-printed single document is one input.
 func TestDecideStreamSingleDocument(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	ds := decideAll(t, eng, "{\n  \"tool_name\": \"Read\",\n  \"tool_input\": {\"file_path\": \"/w/a.go\"}\n}\n")
 	if len(ds) != 1 || ds[0].Behavior != permission.Allow || ds[0].Step != permission.StepReadOnly {
@@ -104,6 +106,7 @@ func TestDecideStreamSingleDocument(t *testing.T) {
 }
 
 func TestCallInput(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	ro := true
 	d := adapter.Decide(context.Background(), eng, adapter.Call{
@@ -130,6 +133,7 @@ func TestCallInput(t *testing.T) {
 // A host can keep `permopa decide` open: each decision is written as soon as
 // its line arrives, before the input ends.
 func TestDecideStreamAnswersBeforeEOF(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	pr, pw := io.Pipe()
 	outR, outW := io.Pipe()
@@ -155,6 +159,7 @@ func TestDecideStreamAnswersBeforeEOF(t *testing.T) {
 
 // A truncated document at the end of the input is one invalid_json DENY.
 func TestDecideStreamTruncatedDocument(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	ds := decideAll(t, eng, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n"+`{"tool_name":"Bash",`+"\n")
 	if len(ds) != 2 || ds[0].Behavior != permission.Allow || ds[1].Code != permission.CodeInvalidJSON || ds[1].Line != 2 {
@@ -168,6 +173,7 @@ func TestDecideStreamTruncatedDocument(t *testing.T) {
 // only after it has read the previous answer, so a decision held back in
 // the output buffer would stall both sides.
 func TestDecideStreamInteractiveNoStall(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	pr, pw := io.Pipe()
 	outR, outW := io.Pipe()
@@ -239,6 +245,7 @@ func (w *writeCounter) Write(p []byte) (int, error) {
 // Lines that are all there already are answered in one write, every one
 // of them still answered in order.
 func TestDecideStreamBatchOneWrite(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	var in strings.Builder
 	for i := range 20 {
@@ -267,6 +274,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
 // A decision that cannot be written is an error of DecideStream, also when
 // it was only buffered until the end of the input.
 func TestDecideStreamWriteErrorReported(t *testing.T) {
+	t.Parallel()
 	eng := newEngine(t)
 	in := `{"tool_name":"Bash","tool_input":{"command":"ls"}}` + "\n" + `{"tool_name":"Bash","tool_input":{"command":"pwd"}}`
 	err := adapter.DecideStream(context.Background(), eng, strings.NewReader(in), failWriter{})

@@ -20,6 +20,7 @@ import (
 // each line also with a repeated tool_name key in front (the last one
 // counts) and with invalid UTF-8 and escapes in its strings.
 func TestDecideStreamSameAsDecide(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("../engine/testdata/matrix-cases.jsonl")
 	if err != nil {
 		t.Fatal(err)

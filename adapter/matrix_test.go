@@ -59,6 +59,7 @@ var documentedMatrix = map[string][5]string{
 }
 
 func TestMatrixIsDocumented(t *testing.T) {
+	t.Parallel()
 	m := adapter.BuildMatrix(context.Background(), testEngine(t))
 	if len(m.Rows) != len(documentedMatrix) {
 		t.Fatalf("%d rows, want %d", len(m.Rows), len(documentedMatrix))
@@ -95,6 +96,7 @@ func TestMatrixIsDocumented(t *testing.T) {
 // A policy change shows in the matrix: bypass_honours_safety keeps the
 // safety ASK in BYPASS.
 func TestMatrixShowsSettingsChange(t *testing.T) {
+	t.Parallel()
 	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", BypassHonoursSafety: true}))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // accepts, and every name the policy accepts that a host's table does not
 // redefine means, as a --mode value, the policy's own mode.
 func TestHostModesMapToPolicyModes(t *testing.T) {
+	t.Parallel()
 	for _, host := range hookproto.Hosts {
 		known := hookproto.KnownModes(host)
 		for _, name := range known {
@@ -41,6 +42,7 @@ func TestHostModesMapToPolicyModes(t *testing.T) {
 // TestMatrixColumnsAreThePolicysModes: the matrix shows every canonical
 // mode of the policy, once, in the policy's order.
 func TestMatrixColumnsAreThePolicysModes(t *testing.T) {
+	t.Parallel()
 	if !slices.Equal(adapter.MatrixModes(), tables.Modes()) {
 		t.Errorf("MatrixModes = %v; the policy's modes are %v", adapter.MatrixModes(), tables.Modes())
 	}

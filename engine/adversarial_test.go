@@ -13,6 +13,7 @@ import (
 // (SECURITY.md): a `Bash(rm:*)` deny rule stops every one of these, in
 // every mode, through the whole engine.
 func TestDenyRuleCannotBeEscaped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rm := "rm:*"
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{
@@ -88,6 +89,7 @@ func TestDenyRuleCannotBeEscaped(t *testing.T) {
 
 // A Read deny rule guards the path from every tool and command that reads it.
 func TestReadDenyRuleCannotBeEscaped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ssh := "~/.ssh/**"
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{

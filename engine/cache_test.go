@@ -97,6 +97,7 @@ func mustRules(t *testing.T, rules ...string) []permission.Rule {
 // matching a new file). Each case first shows that the call was served
 // from the cache (a hit), so the change is what the cache had to see.
 func TestDecisionCacheInvalidation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name          string
@@ -235,6 +236,7 @@ func repoint(t *testing.T, link, target string) {
 
 // A session rule that expires stops matching at its time, cached or not.
 func TestDecisionCacheRuleExpiry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCacheWorld(t)
 	rules, err := settings.WithExpiry(mustRules(t, "ALLOW Bash(npm test)"), time.Millisecond) // the next whole second
@@ -267,6 +269,7 @@ func TestDecisionCacheRuleExpiry(t *testing.T) {
 // org rules bundle activated, data written by anyone; and a recompiled
 // policy.
 func TestDecisionCacheSharedStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srcs := map[string]string{}
 	if err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
@@ -356,6 +359,7 @@ func TestDecisionCacheSharedStore(t *testing.T) {
 // with its own right answer; a tool_use_id only comes back in its own
 // decision.
 func TestDecisionCacheKey(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCacheWorld(t)
 	a := fmt.Sprintf(`{"tool_name":"Bash","tool_input":{"command":"npm test"},"cwd":%q,"tool_use_id":"a"}`, w.dir)
@@ -413,6 +417,7 @@ func TestDecisionCacheKey(t *testing.T) {
 // check again, nor an input beyond the size bound; the entries stay
 // within their bound.
 func TestDecisionCacheBounds(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCacheWorld(t, engine.WithDecisionCache(3, 0))
 	cancelled, cancel := context.WithCancel(ctx)
@@ -458,6 +463,7 @@ func TestDecisionCacheBounds(t *testing.T) {
 // answer is one the rules in force at some point give, and once the
 // changes stop every answer is the final rules' (go test -race).
 func TestDecisionCacheConcurrent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newCacheWorld(t)
 	allow, none := mustRules(t, "ALLOW Bash(npm test)"), []permission.Rule(nil)

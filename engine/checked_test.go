@@ -20,6 +20,7 @@ import (
 // the real-world corpus) with the README's rules, in default and
 // acceptEdits mode.
 func TestCheckedPolicyDecidesTheSame(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pair := func(s settings.Settings) (full, checked *engine.Engine) {
 		t.Helper()

@@ -22,6 +22,7 @@ func npmInstall() map[string]any {
 
 // Settings change without re-preparing: the next Decide sees the new rules.
 func TestSetSettingsChangesDecisions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
@@ -50,6 +51,7 @@ func TestSetSettingsChangesDecisions(t *testing.T) {
 
 // Concurrent Decide calls while settings change: no race, every answer is one of the two states.
 func TestConcurrentDecide(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := engine.New(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
@@ -88,6 +90,7 @@ func TestConcurrentDecide(t *testing.T) {
 
 // A cancelled context fails closed with code timeout.
 func TestCancelledContextFailsClosed(t *testing.T) {
+	t.Parallel()
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +107,7 @@ func TestCancelledContextFailsClosed(t *testing.T) {
 // A policy whose entrypoint is undefined, or that produces a non-decision,
 // fails closed.
 func TestBadPolicyFailsClosed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, src string) string {
 		p := filepath.Join(dir, name)
@@ -134,6 +138,7 @@ func TestBadPolicyFailsClosed(t *testing.T) {
 }
 
 func TestLoadSettingsFileKeepsValidRules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "settings.yaml")
 	src := `permissions:
@@ -167,6 +172,7 @@ bypass_honours_safety: true
 }
 
 func TestParseRule(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Bash":                   "Bash",
 		"Bash(npm run:*)":        "Bash(npm run:*)",

@@ -62,6 +62,7 @@ func expansionEngine(t *testing.T, rules ...permission.Rule) *engine.Engine {
 // A Bash(rm:*) deny rule sees the rm hidden in a string bash evaluates, in
 // every mode.
 func TestEvaluatedCodeMeetsDenyRules(t *testing.T) {
+	t.Parallel()
 	rm := "rm:*"
 	eng := expansionEngine(t, permission.Rule{ToolName: "Bash", RuleContent: &rm, Behavior: "DENY", Source: "userSettings", Layer: "user"})
 	for _, mode := range expansionModes {
@@ -77,6 +78,7 @@ func TestEvaluatedCodeMeetsDenyRules(t *testing.T) {
 // where someone can answer, DENY where nobody can or in plan mode; BYPASS
 // allows by its mode, as it allows any command no rule stops.
 func TestEvaluatedCodeIsNeverReadOnly(t *testing.T) {
+	t.Parallel()
 	eng := expansionEngine(t)
 	want := map[string]string{"default": permission.Ask, "acceptEdits": permission.Ask, "plan": permission.Deny, "dontAsk": permission.Deny, "bypassPermissions": permission.Allow}
 	for _, mode := range expansionModes {
@@ -95,6 +97,7 @@ func TestEvaluatedCodeIsNeverReadOnly(t *testing.T) {
 // Input beyond the analyser's limits is denied with code limit_exceeded in
 // every mode, whatever the rules allow.
 func TestLimitsDenyInEveryMode(t *testing.T) {
+	t.Parallel()
 	eng := expansionEngine(t, permission.Rule{ToolName: "Bash", Behavior: "ALLOW", Source: "userSettings", Layer: "user"})
 	inputs := map[string]string{
 		"deep $( 30 KB":          strings.Repeat("$(", 15<<10/2) + strings.Repeat(")", 15<<10/2),

@@ -9,6 +9,7 @@ import (
 )
 
 func TestEvaluateExtraQueries(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp"}))
 	if err != nil {

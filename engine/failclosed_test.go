@@ -30,6 +30,7 @@ const secret = "s3cr3t-KEY-0xDEADBEEF"
 // server, a Go embedder) and through LoadLayers and engine.New (`permopa
 // decide`); the messages name the file, never what is in it.
 func TestUnreadableSettingsFailClosed(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		// setup makes the project's settings file; it returns the text the
@@ -158,6 +159,7 @@ func TestUnreadableSettingsFailClosed(t *testing.T) {
 // non-settings file keeps its last good settings (and says so), never
 // reads the target, and decisions go on with its rules.
 func TestSymlinkSwapKeepsLastGood(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	file := tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\n  allow: [\"Bash(npm test)\"]\n")
 	eng, l, problems := tr.attach(t)
@@ -184,6 +186,7 @@ func TestSymlinkSwapKeepsLastGood(t *testing.T) {
 // A settings file kept elsewhere and linked in (a dotfiles repository) is
 // read like any other.
 func TestSymlinkToSettingsFileIsRead(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	target := tr.write(t, filepath.Join(tr.home, "dotfiles", "permopa", "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	symlink(t, target, filepath.Join(tr.user, "settings.yaml"))
@@ -236,6 +239,7 @@ decision := {"behavior": "ALLOW", "message": "late", "reason": "late", "step": "
 // DecideIn (which must wait for the transaction's reader) never returns a
 // late answer as a decision.
 func TestDecideDeadline(t *testing.T) {
+	t.Parallel()
 	registerStall()
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "stall.rego")
@@ -281,6 +285,7 @@ func TestDecideDeadline(t *testing.T) {
 // symlinked .permopa directory for the project destinations, is refused
 // and left as it was.
 func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rule := permission.Rule{ToolName: "Bash", Behavior: permission.Allow}
 	cases := []struct {
@@ -343,6 +348,7 @@ func TestAddRulesNeverWritesThroughLinks(t *testing.T) {
 // field) answers by the same deadline as Decide: a DENY with code timeout,
 // never a late decision, and the rules it entered up to then.
 func TestDecideTracedDeadline(t *testing.T) {
+	t.Parallel()
 	registerStall()
 	policy := filepath.Join(t.TempDir(), "stall.rego")
 	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
@@ -369,6 +375,7 @@ func TestDecideTracedDeadline(t *testing.T) {
 // they end: a decision that finds every slot taken by them is a DENY with
 // code timeout, and once they end decisions go on.
 func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
+	t.Parallel()
 	registerStall()
 	policy := filepath.Join(t.TempDir(), "stall.rego")
 	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
@@ -403,6 +410,7 @@ func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
 // would let an agent confirm its own rules over TCP) is a safety ASK that
 // no allow rule silences, and a DENY in dontAsk, through every read form.
 func TestServerTokensAreCredentials(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	allowAll := settings.Settings{Home: "/home/u", Cwd: "/home/u/app", Rules: []permission.Rule{
 		{ToolName: "Read", Behavior: permission.Allow}, {ToolName: "Bash", Behavior: permission.Allow},

@@ -50,6 +50,7 @@ func decideBash(eng *engine.Engine, cmd, cwd, mode string) permission.Decision {
 // exactly one decision in every mode, never a policy conflict (DENY with
 // step "error"), and with at least one finding it is the safety ASK.
 func TestAnyNumberOfFindingsOneDecision(t *testing.T) {
+	t.Parallel()
 	eng := newTestEngine(t, settings.Settings{})
 	kinds := []func(i int) string{
 		func(i int) string { return fmt.Sprintf("echo x > /w/.git/f%d", i) },
@@ -108,6 +109,7 @@ func TestAnyNumberOfFindingsOneDecision(t *testing.T) {
 // The file tools too: a Glob whose path and pattern both reach a
 // credential directory has two findings and one decision.
 func TestFileToolFindingsOneDecision(t *testing.T) {
+	t.Parallel()
 	eng := newTestEngine(t, settings.Settings{})
 	calls := []map[string]any{
 		{"tool_name": "Glob", "tool_input": map[string]any{"pattern": "/home/u/.ssh/*", "path": "/home/u/.aws"}},

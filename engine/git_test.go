@@ -49,6 +49,7 @@ func bareRepository(t *testing.T, dir, marker string) {
 // mode, and writing one is a safety ASK (issue 10, "programs that run
 // repository-configured code").
 func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}

@@ -82,6 +82,7 @@ func parsedRule(t testing.TB, spec, behavior, source string) permission.Rule {
 // and an organisation's rules bundle. The deny rule denies, the allow rule
 // allows, and the allow rule covers no more than it did with no others.
 func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	layers := []string{settings.SourceUser, settings.SourceProject, settings.SourceLocal, settings.SourceManaged, "project dir", "session s1", `session ""`, settings.SourceOrg}
 	for _, layer := range layers {
@@ -175,6 +176,7 @@ func orgRulesOf(t *testing.T, set settings.RuleSet) []permission.Rule {
 // ask, ask over allow, wherever each is, and an allow rule naming the tool
 // exactly in the highest layer does not lift a deny pattern in the lowest.
 func TestToolNamePatternsAcrossLayers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	call := withCall(map[string]any{"tool_name": "mcp__target__x", "tool_input": map[string]any{}})
 	for _, c := range []struct {
@@ -219,6 +221,7 @@ func TestToolNamePatternsAcrossLayers(t *testing.T) {
 // rules add` makes) are seen at the next decision: the lookups follow the
 // data revision, among 10,000 rules of every kind.
 func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _ := manyRulesSettings(t, "mixed", 10000)
 	eng, err := engine.New(ctx, engine.WithSettings(s))
@@ -259,6 +262,7 @@ func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 // The generated rules match none of the calls above (so each test sees
 // only the rules it adds).
 func TestManyRulesMatchNoTarget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, org := manyRulesSettings(t, "mixed", 1000)
 	eng, err := engine.New(ctx, engine.WithSettings(s), engine.WithBundles(orgBundle(t, org)))

@@ -52,6 +52,7 @@ func loadMatrix(t testing.TB) []matrixCase {
 // TestMatrixConformance runs every case of the AgentScope decision matrix
 // through the Go API.
 func TestMatrixConformance(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}))
 	if err != nil {

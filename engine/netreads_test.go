@@ -17,6 +17,7 @@ import (
 // read-only (ALLOW in EXPLORE) under allow and not read-only (DENY in
 // EXPLORE, ASK in DEFAULT) under ask.
 func TestNetworkReadsSetting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := func(name, body string) string {
 		p := filepath.Join(dir, name)

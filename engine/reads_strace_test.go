@@ -20,6 +20,7 @@ import (
 // names-only listers) against the programs themselves. Commands whose
 // program is not installed are skipped; without strace the test is skipped.
 func TestRecursiveReadersAgainstStrace(t *testing.T) {
+	t.Parallel()
 	strace, err := exec.LookPath("strace")
 	if err != nil {
 		t.Skip("strace not installed")

@@ -106,6 +106,7 @@ func checkTable(t *testing.T, eng *engine.Engine, cwd string, table map[outcome]
 // Recursive reads reach what single reads may not: a tree that holds a
 // credential is a credential read, whatever program reads it.
 func TestRecursiveReadsReachCredentials(t *testing.T) {
+	t.Parallel()
 	home, proj := readsFixture(t, true)
 	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	checkTable(t, eng, proj, map[outcome][]string{
@@ -148,6 +149,7 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 // Read deny and ask rules hit a recursive read whose root holds what the
 // rule's pattern can match, and never a tree the program does not read.
 func TestRecursiveReadsMeetReadRules(t *testing.T) {
+	t.Parallel()
 	home, proj := readsFixture(t, false)
 	rule := func(b, content string) permission.Rule {
 		return permission.Rule{ToolName: "Read", RuleContent: &content, Behavior: b, Source: "userSettings", Layer: "user"}
@@ -195,6 +197,7 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 
 // The Grep and Glob tools read trees too.
 func TestGrepGlobReachCredentials(t *testing.T) {
+	t.Parallel()
 	home, proj := readsFixture(t, true)
 	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	call := func(tool string, in map[string]any, mode string) permission.Decision {
@@ -253,6 +256,7 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 
 // Secrets outside the shell profiles and key files, and environment dumps.
 func TestSecretsAndEnvironment(t *testing.T) {
+	t.Parallel()
 	home, proj := readsFixture(t, false)
 	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	secrets := []string{
@@ -301,6 +305,7 @@ func TestSecretsAndEnvironment(t *testing.T) {
 // directory. Every reading operand of every filesystem command reaches the
 // check.
 func TestCopyingSecretsIsNotAnEdit(t *testing.T) {
+	t.Parallel()
 	home, proj := readsFixture(t, false)
 	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
 	cmds := []string{
@@ -334,6 +339,7 @@ func TestCopyingSecretsIsNotAnEdit(t *testing.T) {
 // true in any layer wins over false in another, and a value that is not a
 // boolean is reported, not taken.
 func TestEnvironmentIsSecretSetting(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	tr.write(t, filepath.Join(tr.user, "settings.yaml"), "environment_is_secret: false\n")
 	eng, l, problems := tr.attach(t)

@@ -14,6 +14,7 @@ import (
 // across the classes added for real-world recall (issue 10): archivers,
 // compressors, pagers, openssl, ip, signals, git, find values, env.
 func TestRealWorldClassesEndToEnd(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {

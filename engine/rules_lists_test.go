@@ -21,6 +21,7 @@ import (
 // policy reads) must not make its deny rules vanish: the decision fails
 // closed.
 func TestMalformedRulesIndexFailsClosed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := `{"permopa": {"rules": {"index": {"deny": {"Bash": {"wide": [], "rules": [], "contents": "rm:*"}}}}}}`
 	if err := os.WriteFile(filepath.Join(dir, "data.json"), []byte(data), 0o644); err != nil {
@@ -45,6 +46,7 @@ func TestMalformedRulesIndexFailsClosed(t *testing.T) {
 // `opa eval`), the same damaged document must still not let a call through
 // without its rules: the decision denies with step error.
 func TestMalformedRulesIndexDeniesWithoutStrictErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	builtins.Register()
 	opts := []func(*rego.Rego){

@@ -37,6 +37,7 @@ func decideInW(eng *engine.Engine, cmd, mode string) permission.Decision {
 // every spelling of their options, in every mode, BYPASS included, and the
 // decision says why; other options of the same programs are not stopped.
 func TestFlagAwareDenyRulesEveryMode(t *testing.T) {
+	t.Parallel()
 	eng := readmeEngine(t)
 	denied := map[string]string{
 		"rm -rf build":                  "Bash(rm -rf:*)",
@@ -91,6 +92,7 @@ func TestFlagAwareDenyRulesEveryMode(t *testing.T) {
 // interpreter code, a script that is no file: every Bash deny rule hits, in
 // every mode, with a reason.
 func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
+	t.Parallel()
 	eng := readmeEngine(t)
 	for _, cmd := range []string{
 		"/bin/r? -rf x", "/bin/[r]m -rf x", "a=rm; $a -rf x", "${x:-rm} -rf x", "$(echo rm) -rf x", `"$CMD" x`,
@@ -124,6 +126,7 @@ func TestUncertainCommandsHitDenyRulesEveryMode(t *testing.T) {
 
 // An ask rule fails closed the same way: it asks (and DONT_ASK denies).
 func TestUncertainCommandsHitAskRules(t *testing.T) {
+	t.Parallel()
 	curl := "curl:*"
 	eng, err := newEngine(context.Background(), engine.WithSettings(settings.Settings{
 		Home: "/home/u", Cwd: "/w",
@@ -150,6 +153,7 @@ func TestUncertainCommandsHitAskRules(t *testing.T) {
 // Allow rules cover no more than their words: a redirect write, a
 // command-valued option and inline code are not covered by a broad rule.
 func TestAllowRulesCoverNoMoreThanTheirWordsEndToEnd(t *testing.T) {
+	t.Parallel()
 	eng := readmeEngine(t)
 	cases := []struct {
 		cmd, mode, behavior, step string

@@ -84,6 +84,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // (some named to look like a permission), gets the same decision, so an
 // unknown field never becomes an ALLOW.
 func TestInputSchemaIsHonest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	schema, err := fs.ReadFile(permopa.Schemas, "schemas/input.json")
 	if err != nil {

@@ -102,6 +102,7 @@ dangerous_paths:
 // settings, is a safety ASK in every mode, BYPASS included, through every
 // write form, whatever the allow rules and whatever a settings file says.
 func TestSelfProtection(t *testing.T) {
+	t.Parallel()
 	s := newProtectedSetup(t, relaxingProject)
 	p := func(rel string) string { return filepath.Join(s.proj, rel) }
 	h := func(rel string) string { return filepath.Join(s.home, rel) }
@@ -184,6 +185,7 @@ func TestSelfProtection(t *testing.T) {
 // BYPASS skips like other safety checks; a project's settings (which the
 // agent cannot write without asking) may relax single names.
 func TestCodeRunningFiles(t *testing.T) {
+	t.Parallel()
 	s := newProtectedSetup(t, "permissions:\n  allow: [\"Bash(echo:*)\"]\n")
 	relaxed := newProtectedSetup(t, relaxingProject)
 	for _, c := range []struct {

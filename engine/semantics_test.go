@@ -76,6 +76,7 @@ func (st *semanticsTree) decide(tool, path, mode string) permission.Decision {
 // "/path" meant as absolute, a pattern without "/" at any depth).
 // docs/rules.md has the same table.
 func TestClaudeCodePathRules(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	projectFile := filepath.Join(".permopa", "settings.yaml")
 	cases := []struct {
@@ -129,6 +130,7 @@ func TestClaudeCodePathRules(t *testing.T) {
 // against the session's project; a deny rule also reads it as absolute and
 // from the call's cwd.
 func TestClaudeCodePathRulesUserLayer(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	userFile := filepath.Join(st.user, "settings.yaml")
 	st.rules(t, userFile, "allow", "Edit(/src/**)")
@@ -150,6 +152,7 @@ func TestClaudeCodePathRulesUserLayer(t *testing.T) {
 // fnmatch, "*" crossing "/", on the path as written; deny rules also on
 // every other spelling of the file.
 func TestAgentScopePathRules(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	ctx := context.Background()
 	rule := func(b, tool, content string) map[string]any {
@@ -194,6 +197,7 @@ func TestAgentScopePathRules(t *testing.T) {
 
 // Paths that reach the same file by another road meet the path rules.
 func TestPathRulesOtherRoads(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	st.rules(t, filepath.Join(".permopa", "settings.yaml"), "deny", "Read(//etc/**)", "Edit(//etc/**)")
 	for _, p := range []string{
@@ -224,6 +228,7 @@ func TestPathRulesOtherRoads(t *testing.T) {
 // case_insensitive_paths), deny and ask rules hit any spelling; allow rules
 // cover only the spelling they name.
 func TestCaseInsensitivePaths(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	file := filepath.Join(".permopa", "settings.yaml")
 	st.write(t, file, "case_insensitive_paths: true\npermissions:\n  deny: [\"Write(//etc/**)\", \"Read(~/.AWS/**)\"]\n  ask: [\"Edit(*.cfg)\"]\n  allow: [\"Edit(//srv/app/**)\"]\n")
@@ -254,6 +259,7 @@ func TestCaseInsensitivePaths(t *testing.T) {
 // Claude hook decides them: Edit's and Write's deny and ask rules, Edit's
 // allow rules, dangerous paths and the working directories of ACCEPT_EDITS.
 func TestEveryEditToolIsAnEditTool(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	file := filepath.Join(".permopa", "settings.yaml")
 	st.write(t, file, "permissions:\n  deny: [\"Edit(prod.cfg)\", \"Write(//srv/**)\"]\n  ask: [\"Edit(*.lock)\"]\n  allow: [\"Edit(//opt/app/**)\"]\n")
@@ -288,6 +294,7 @@ func TestEveryEditToolIsAnEditTool(t *testing.T) {
 // The engine reads path rules for the policy's file tools: its list is the
 // policy's (data.permopa.policy.tools.files.tools).
 func TestPathRuleToolsAreThePolicysFileTools(t *testing.T) {
+	t.Parallel()
 	eng, err := newEngine(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -314,6 +321,7 @@ func TestPathRuleToolsAreThePolicysFileTools(t *testing.T) {
 // The other rule forms, in a settings file, decided end to end (the table
 // of docs/rules.md, "Other rule forms").
 func TestOtherRuleForms(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	file := filepath.Join(".permopa", "settings.yaml")
 	cases := []struct {
@@ -371,6 +379,7 @@ func TestOtherRuleForms(t *testing.T) {
 // A rule whose tool name is a pattern reads its content as a path rule when
 // it meets a path tool (its readings are indexed with it: path_contents).
 func TestToolPatternPathRules(t *testing.T) {
+	t.Parallel()
 	st := newSemanticsTree(t)
 	st.rules(t, filepath.Join(".permopa", "settings.yaml"), "deny", "E*(prod.cfg)")
 	for path, want := range map[string]bool{"{C}/prod.cfg": true, "{C}/deep/prod.cfg": true, "{P}/prod.cfg": false} {

@@ -16,6 +16,7 @@ import (
 // and DONT_ASK, through Bash and the file tools. A link inside it that
 // points out, or ".." after a link, stays outside.
 func TestSymlinkedWorkingDirectory(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 // agree). The Rego side holds its own tables together
 // (rego_test/permopa/policy/modes/modes_test.rego).
 func TestModeTableIsThePolicys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}))
 	if err != nil {
@@ -101,6 +102,7 @@ func TestModeTableIsThePolicys(t *testing.T) {
 // permopa's and are held by adapter.TestHostModesMapToPolicyModes;
 // hookproto.PathTools by adapter.TestHookPathToolsAreTheEngines.
 func TestNoGoCopyOfThePolicysTables(t *testing.T) {
+	t.Parallel()
 	copyRE := regexp.MustCompile(`"(ACCEPT_EDITS|DONT_ASK|bypasspermissions|bypass_permissions)"\s*[:,]` +
 		// the file tool classes (files.readers, files.writers)
 		`|"(Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep)":\s*true` +
@@ -139,6 +141,7 @@ func TestNoGoCopyOfThePolicysTables(t *testing.T) {
 // arguments Go reads (FileReadTools, FileEditTools, FileSearchTools,
 // WebTools, RequiredArguments) to the compiled policy's.
 func TestToolTablesAreThePolicys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := newEngine(ctx)
 	if err != nil {
@@ -191,6 +194,7 @@ func TestToolTablesAreThePolicys(t *testing.T) {
 // (BenchmarkDecide). Run in a fresh process, where reading a table is the
 // first thing that parses.
 func TestBuiltinNamesIndexedWithPermopas(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("PERMOPA_TABLES_FRESH") == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestBuiltinNamesIndexedWithPermopas$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "PERMOPA_TABLES_FRESH=1")

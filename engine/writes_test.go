@@ -75,6 +75,7 @@ func wantSafetyAsk(t *testing.T, eng *engine.Engine, cmd, message string, immune
 // so a dangerous target is a safety ASK that an allow rule for the program
 // cannot silence (issue 10, "writes the model misses").
 func TestWritersToDangerousPathsAsk(t *testing.T) {
+	t.Parallel()
 	programs := []string{"chmod", "chown", "chgrp", "truncate", "install", "mkfifo", "mknod", "shred", "dd",
 		"tee", "split", "csplit", "setfacl", "chattr", "touch", "link", "unlink", "tar", "gzip", "less", "patch",
 		"rsync", "ln", "cp", "mv", "sed", "vim", "unzip", "zip"}
@@ -130,6 +131,7 @@ func TestWritersToDangerousPathsAsk(t *testing.T) {
 // are allowed in ACCEPT_EDITS like mkdir and cp; the ones that change who
 // may do what (setfacl, chattr, mknod) still ask.
 func TestWritersInsideWorkingDirectories(t *testing.T) {
+	t.Parallel()
 	eng := bashEngine(t)
 	for _, c := range []struct {
 		cmd  string
@@ -169,6 +171,7 @@ func TestWritersInsideWorkingDirectories(t *testing.T) {
 // ASK, a link out of the working directories is never allowed by
 // ACCEPT_EDITS, whatever allow rules the programs have.
 func TestLinksMadeAndUsedInOneCall(t *testing.T) {
+	t.Parallel()
 	eng := bashEngine(t, "Bash(ln:*)", "Bash(cp:*)", "Bash(mv:*)", "Bash(echo:*)", "Bash(cat:*)", "Bash(tee:*)",
 		"Bash(link:*)", "Bash(touch:*)")
 	for _, cmd := range []string{

@@ -22,6 +22,7 @@ var regoDirs = []string{"../rego", ".", "../bundles"}
 // in-process: every Rego file is as `opa fmt` writes it. (The same command
 // through the binary runs with -tags slow, lint_slow_test.go.)
 func TestRegoFormatted(t *testing.T) {
+	t.Parallel()
 	builtins.Register()
 	n := 0
 	for _, dir := range regoDirs {
@@ -59,6 +60,7 @@ func TestRegoFormatted(t *testing.T) {
 // in-process: the modules compile together with the strict checks and the
 // type checks of their annotations, against permopa's built-ins.
 func TestRegoStrictCheck(t *testing.T) {
+	t.Parallel()
 	builtins.Register()
 	caps := ast.CapabilitiesForThisVersion()
 	loaded, err := loader.NewFileLoader().WithProcessAnnotation(true).WithCapabilities(caps).

@@ -23,6 +23,7 @@ import (
 )
 
 func TestRegoPolicy(t *testing.T) {
+	t.Parallel()
 	builtins.Register()
 	ctx := context.Background()
 	loaded, err := loader.NewFileLoader().Filtered([]string{"../rego", "."}, func(_ string, info os.FileInfo, _ int) bool {

@@ -52,6 +52,7 @@ func strictCheck(t *testing.T, modules map[string]*ast.Module) ast.Errors {
 // data.permopa.rules) in force: every field it reads is one the schemas
 // describe, with the type they give it.
 func TestPolicyTypeChecksAgainstSchemas(t *testing.T) {
+	t.Parallel()
 	loaded, err := loader.NewFileLoader().WithProcessAnnotation(true).
 		Filtered([]string{"../rego"}, func(_ string, info os.FileInfo, _ int) bool {
 			return !info.IsDir() && !strings.HasSuffix(info.Name(), ".rego")
@@ -72,6 +73,7 @@ func TestPolicyTypeChecksAgainstSchemas(t *testing.T) {
 // schemas do not have, with the annotations the default policy carries,
 // fails the check naming the field.
 func TestSchemasCatchPolicyTypos(t *testing.T) {
+	t.Parallel()
 	const head = "# METADATA\n# schemas:\n#   - input: schema.input\n#   - data.permopa.settings: schema.settings\n#   - data.permopa.rules: schema.rules\npackage author\n\n"
 	for _, c := range []struct{ body, want string }{
 		{`deny if input.tool_inptu.command == "rm"`, "tool_inptu"},

@@ -23,6 +23,7 @@ import (
 // edit tools to edit tools, so that a tool added to a class and forgotten
 // in one route fails here.
 func TestToolSetLiteralsAreTheOneDefinition(t *testing.T) {
+	t.Parallel()
 	mods := map[string]*ast.Module{}
 	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
@@ -189,6 +190,7 @@ func arrayHas(a *ast.Array, s string) bool {
 // the policy reads through permopa.path.check; no string of the policy
 // names such a path itself (a second list would drift from the first).
 func TestPolicySpellsNoDangerousPath(t *testing.T) {
+	t.Parallel()
 	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
 			return err

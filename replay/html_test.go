@@ -83,6 +83,7 @@ func insightsOf(t *testing.T, log []byte) *Insights {
 // or reference comes from the log, and the report loads nothing. The
 // document is well-formed (it parses as XML).
 func TestHTMLReportEscapesTheLog(t *testing.T) {
+	t.Parallel()
 	in := insightsOf(t, hostileLog(t))
 	if in.Calls != len(hostile)*3 || len(in.Suggestions) == 0 || len(in.BroadAllows) == 0 || len(in.Timeline) == 0 {
 		t.Fatalf("the log did not reach every part of the report: %d calls, %d suggestions, %d broad allows, %d buckets", in.Calls, len(in.Suggestions), len(in.BroadAllows), len(in.Timeline))
@@ -201,6 +202,7 @@ func renderHeadless(t *testing.T, doc []byte) {
 
 // TestInsightsCounts checks the breakdowns on a small log.
 func TestInsightsCounts(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	ev := func(cmd, behavior, step string, rule map[string]any, suggested ...string) {
 		var sug []any
@@ -261,6 +263,7 @@ func TestInsightsCounts(t *testing.T) {
 
 // TestBroadAllowRules: which allow rules count as broad, and why.
 func TestBroadAllowRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		rule  string
 		broad string // a word of the reason, "" for not broad

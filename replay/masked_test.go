@@ -52,6 +52,7 @@ func rule(s string) permission.Rule {
 // without the contents the mask erased gives the decision the full call
 // got, in every mode and with path rules, and the replay says it is exact.
 func TestMaskedDefaultPolicyIsExact(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	settings := settings.Settings{Rules: []permission.Rule{rule("Write(src/**)"), rule("Edit(docs/**)")}}
@@ -92,6 +93,7 @@ func TestMaskedDefaultPolicyIsExact(t *testing.T) {
 // field and the rule; a policy that only looks at the input's other
 // fields or at its shape does not.
 func TestMaskedReadsAreReported(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name, rego string
@@ -161,6 +163,7 @@ check := {"behavior": "DENY"} if f(input.tool_input) == "x"`, true},
 // tool's masked field decides when it has content rules, and not when it
 // has none.
 func TestMaskedContentRulesOfCustomTools(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	call := map[string]any{"tool_name": "mcp__notes__write", "tool_input": map[string]any{"title": "t", "content": "DROP TABLE x"}, "cwd": "/tmp", "permission_mode": "default"}
 	plain, err := engine.New(ctx)
@@ -185,6 +188,7 @@ func TestMaskedContentRulesOfCustomTools(t *testing.T) {
 // whole input: changing a field a model says is not read leaves their
 // result alone.
 func TestBuiltinReadModels(t *testing.T) {
+	t.Parallel()
 	builtins.Register()
 	ctx := context.Background()
 	eval := func(query string, input map[string]any) string {

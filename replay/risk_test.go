@@ -9,6 +9,7 @@ import (
 // read-only or not, a dangerous or credential path touched, code run that
 // permopa cannot see. A suggestion's risk is the sum over its calls.
 func TestRiskOf(t *testing.T) {
+	t.Parallel()
 	bash := func(cmd string) map[string]any {
 		return map[string]any{"cwd": "/w", "tool_input": map[string]any{"command": cmd}}
 	}

@@ -18,6 +18,7 @@ import (
 // TestRunKeepsLogOrder: calls are decided by several workers and reach
 // OnCall in log order, bad values among them in their place.
 func TestRunKeepsLogOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	deny := permission.Rule{ToolName: "Bash", Behavior: permission.Deny}
 	content := "rm:*"
@@ -78,6 +79,7 @@ func TestRunKeepsLogOrder(t *testing.T) {
 // steps, tool names, modes, cwds) are kept only cut short and in bounded
 // numbers, however many distinct and long ones a log holds.
 func TestLogStringsDoNotGrowMemory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eng, err := engine.New(ctx)
 	if err != nil {

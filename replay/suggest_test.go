@@ -21,6 +21,7 @@ import (
 // a call the policy no longer asks about, a safety ASK and an ask rule's
 // ASK are no suggestion, and are counted as ASKs no rule would remove.
 func TestInsightsNeverOffersTheLogsRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	push := "git push:*"
 	settings := settings.Settings{Rules: []permission.Rule{{ToolName: "Bash", RuleContent: &push, Behavior: permission.Ask}}}
@@ -94,6 +95,7 @@ func TestInsightsNeverOffersTheLogsRules(t *testing.T) {
 // than its calls (a whole tool, only wildcards, code a wildcard runs)
 // makes the suggestion high risk, saying why, whatever its calls did.
 func TestBroadSuggestionIsHighRisk(t *testing.T) {
+	t.Parallel()
 	r := &insightsRun{out: &Insights{Behaviors: map[string]int{}}, tools: newTable(), programs: newTable(), rules: newTable(), modes: newTable(), projects: newTable(),
 		bucket: 60, buckets: map[int64]*Bucket{}, suggestions: map[string]*Suggestion{}, broad: map[string]*BroadAllow{}}
 	py := "python3:*"
@@ -122,6 +124,7 @@ func TestBroadSuggestionIsHighRisk(t *testing.T) {
 // (here a Bash command) gives no suggestion for it, and the broad allow
 // that let such a call through is high risk: nothing of it can be judged.
 func TestInsightsErasedCommand(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var b bytes.Buffer
 	ev := func(result map[string]any) {

@@ -43,6 +43,7 @@ decision := {"behavior": "ALLOW", "message": "late", "reason": "late", "step": "
 // and trips both gates unless it was already ALLOW; the traced decision
 // of a call with a masked field has the same deadline.
 func TestReplayTimeoutIsReported(t *testing.T) {
+	t.Parallel()
 	registerStall()
 	policy := filepath.Join(t.TempDir(), "stall.rego")
 	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
@@ -112,6 +113,7 @@ func TestReplayTimeoutIsReported(t *testing.T) {
 // within its deadline is counted as timed out, in no breakdown, never as
 // a DENY.
 func TestInsightsTimeoutIsNoDenial(t *testing.T) {
+	t.Parallel()
 	registerStall()
 	policy := filepath.Join(t.TempDir(), "stall.rego")
 	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {

@@ -151,6 +151,7 @@ func ruleKey(r permission.Rule) string {
 // The explanation and the decision agree on every case of the decision
 // matrix, in every mode.
 func TestExplainAgreesWithMatrix(t *testing.T) {
+	t.Parallel()
 	eng := testEngine(t)
 	m := adapter.BuildMatrix(context.Background(), eng)
 	for _, row := range m.Rows {
@@ -162,6 +163,7 @@ func TestExplainAgreesWithMatrix(t *testing.T) {
 
 // The explanation and the decision agree on a table of Bash calls in every mode.
 func TestExplainAgreesOnBashCalls(t *testing.T) {
+	t.Parallel()
 	eng := testEngine(t)
 	steps := map[string]bool{}
 	for _, in := range bashExplainCalls(t) {

@@ -19,6 +19,7 @@ func denyRuleContext(rules map[string][]map[string]any) map[string]any {
 // The explanation of a denied compound command names the leaf and the rule
 // that denied it.
 func TestExplainDeniedCompoundNamesLeafAndRule(t *testing.T) {
+	t.Parallel()
 	eng := testEngine(t)
 	in := map[string]any{
 		"tool_name":       "Bash",
@@ -63,6 +64,7 @@ func TestExplainDeniedCompoundNamesLeafAndRule(t *testing.T) {
 
 // A Read deny rule denies `cat .env`: the explanation names the leaf that reads it.
 func TestExplainPathRuleLeaf(t *testing.T) {
+	t.Parallel()
 	eng := testEngine(t)
 	in := map[string]any{
 		"tool_name":  "Bash",
@@ -83,6 +85,7 @@ func TestExplainPathRuleLeaf(t *testing.T) {
 
 // An ASK explains why the command is not read-only and suggests the rule.
 func TestExplainAskSuggestion(t *testing.T) {
+	t.Parallel()
 	ex, err := explain.Decide(context.Background(), testEngine(t), map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm install left-pad && git log"}, "cwd": "/tmp/permopa-ws",
 	})
@@ -103,6 +106,7 @@ func TestExplainAskSuggestion(t *testing.T) {
 
 // In EXPLORE, the tool check and allow rules are skipped; an unknown mode is an error.
 func TestExplainSkippedAndError(t *testing.T) {
+	t.Parallel()
 	eng := testEngine(t)
 	ex, err := explain.Decide(context.Background(), eng, map[string]any{
 		"tool_name": "Write", "tool_input": map[string]any{"file_path": "/tmp/permopa-ws/a.go"}, "permission_mode": "plan",
@@ -125,6 +129,7 @@ func TestExplainSkippedAndError(t *testing.T) {
 }
 
 func TestBashAnalysis(t *testing.T) {
+	t.Parallel()
 	a, err := explain.BashAnalysis(context.Background(), testEngine(t), "timeout 5 find . -name '*.go' -delete", "/tmp/permopa-ws")
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +145,7 @@ func TestBashAnalysis(t *testing.T) {
 
 // Point 5 says what covers each leaf, and which leaf no allow rule covers.
 func TestExplainAllowCoverage(t *testing.T) {
+	t.Parallel()
 	allow := func(contents ...string) map[string]any {
 		var rs []map[string]any
 		for _, c := range contents {
@@ -175,6 +181,7 @@ func TestExplainAllowCoverage(t *testing.T) {
 // caches it may write, and, when network_reads is ask, that the setting
 // kept it from being read-only.
 func TestExplainNetworkRead(t *testing.T) {
+	t.Parallel()
 	in := map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm view react version"},
 		"cwd": "/tmp/permopa-ws", "permission_mode": "plan",
@@ -214,6 +221,7 @@ func TestExplainNetworkRead(t *testing.T) {
 // words: a flag-aware deny hit names its leaf, and a leaf that writes a
 // file by redirection is not covered by a rule for its program.
 func TestExplainLeavesAsTheDecisionMatches(t *testing.T) {
+	t.Parallel()
 	eng := testEngine(t)
 	ex, err := explain.Decide(context.Background(), eng, map[string]any{
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "ls && rm -fr build"}, "cwd": "/tmp/permopa-ws",

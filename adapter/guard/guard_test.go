@@ -27,6 +27,7 @@ func (e *countingExecutor) Execute(_ context.Context, c adapter.Call) (string, e
 // The sanitizer rejects malformed calls with a clear error before the
 // policy is asked; the tool never runs.
 func TestGuardSanitizerRunsFirst(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var asked atomic.Int32
 	policy := guard.PolicyFunc(func(context.Context, guard.Request) permission.Decision {
@@ -71,6 +72,7 @@ func TestGuardSanitizerRunsFirst(t *testing.T) {
 // typed approval error carrying the suggestions, and neither runs the tool;
 // a policy that fails or answers nonsense denies.
 func TestGuardWithEngine(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := newProject(t)
 	p.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(curl:*)\"]\n")
@@ -128,6 +130,7 @@ func TestGuardWithEngine(t *testing.T) {
 // The environment is metadata the policy sees (and the engine's input
 // carries); it relaxes nothing by itself.
 func TestEnvironmentReachesPolicy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	browserOnlyRemote := guard.PolicyFunc(func(_ context.Context, r guard.Request) permission.Decision {
 		if r.ToolName == "browser" && r.Environment != guard.EnvironmentRemoteSandbox {
@@ -151,6 +154,7 @@ func TestEnvironmentReachesPolicy(t *testing.T) {
 
 // The factories have ai4j's semantics.
 func TestPolicyFactories(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	allow := guard.AllowTools("search")
 	deny := guard.DenyTools([]string{"bash"}, "local shell blocked")
@@ -180,6 +184,7 @@ func TestPolicyFactories(t *testing.T) {
 // A step: nothing runs while a call asks; once every call is denied (by
 // the policy or the user) the step reports ALL_TOOLS_DENIED.
 func TestStepAllDenied(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := newProject(t)
 	p.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(rm:*)\"]\n  allow: [\"Bash(go test:*)\"]\n")
