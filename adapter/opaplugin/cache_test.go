@@ -16,6 +16,7 @@ import (
 // (and says so to the decision log), and every bundle activation, of
 // rules data or of a policy, makes the next check decide again.
 func TestDecisionCacheFollowsBundles(t *testing.T) {
+	t.Parallel()
 	bs := newBundleServer(t)
 	bs.set(t, "org", "r1", []string{"permopa/rules"}, nil, map[string]any{"permopa": map[string]any{"rules": map[string]any{}}})
 	h := start(t, bs, `{"decision_cache": {"entries": 100}}`)

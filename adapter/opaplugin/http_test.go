@@ -181,6 +181,7 @@ func confirmBody(id string, rules string) string {
 // text/plain body to confirm on loopback, to persist allow: [Bash]. Every
 // form of it is refused, on every route, and nothing is written.
 func TestBrowserRequestsRefused(t *testing.T) {
+	t.Parallel()
 	h, s := guardHarness(t, serveOpts{})
 	agent := h.token(t, hookproto.TokenFileName)
 	evil := `{"confirmed": true, "admin": true, "tool_call": {"tool_name": "Bash", "tool_input": {"command": "x"}}, "rules": ["Bash"], "destination": "user"}`
@@ -229,6 +230,7 @@ func port(s *opaServer) string { return s.url[strings.LastIndexByte(s.url, ':')+
 // agents' token may confirm what a check suggested. A wrong token is
 // refused on every route, a check without one is answered.
 func TestConfirmNeedsTokenOverTCP(t *testing.T) {
+	t.Parallel()
 	h, s := guardHarness(t, serveOpts{})
 	agent := h.token(t, hookproto.TokenFileName)
 	d := s.check(t, npmCall, "")
@@ -274,6 +276,7 @@ func TestConfirmNeedsTokenOverTCP(t *testing.T) {
 // A confirm must name a checked ASK and may accept only its suggested
 // rules; an admin confirm may do anything. Each ASK is answered once.
 func TestConfirmBoundToCheckedCall(t *testing.T) {
+	t.Parallel()
 	h, s := guardHarness(t, serveOpts{socket: true})
 	d := s.check(t, npmCall, "")
 	id := d["decision_id"].(string)
@@ -332,6 +335,7 @@ func TestConfirmBoundToCheckedCall(t *testing.T) {
 // A unix socket that other users can connect to is not private: confirm
 // over it needs a token, as over TCP.
 func TestOpenSocketIsNotPrivate(t *testing.T) {
+	t.Parallel()
 	h, s := guardHarness(t, serveOpts{socket: true, sockMode: 0o777})
 	id := s.check(t, npmCall, "")["decision_id"].(string)
 	body := confirmBody(id, `["Bash(npm install:*)"]`)
@@ -347,6 +351,7 @@ func TestOpenSocketIsNotPrivate(t *testing.T) {
 // route (it sees confirm's body, "admin" included); the plugin asks for no
 // token of its own, and binding still holds for non-admin confirms.
 func TestOPAAuthzGuardsRoutes(t *testing.T) {
+	t.Parallel()
 	dir := settingsDir(t, "permissions: {}\n")
 	h := start(t, newBundleServer(t), noWait(layersConfig(dir)), func(m *plugins.Manager) {
 		authz, err := os.ReadFile("testdata/authz/authz.rego")
@@ -409,6 +414,7 @@ decision := {"behavior": "ALLOW", "message": "answered", "reason": "r", "step": 
 // large bodies wait for their own, smaller pool, so ordinary checks are
 // answered while the large ones stall.
 func TestCheckDeadlineAndLanes(t *testing.T) {
+	t.Parallel()
 	registerStall()
 	dir := settingsDir(t, "permissions: {}\n")
 	cfg := strings.Replace(noWait(layersConfig(dir)), "{", `{"decision_timeout": "300ms", "limits": {"large_body_bytes": 1024, "max_large_concurrent": 1}, `, 1)

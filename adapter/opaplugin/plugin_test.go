@@ -170,6 +170,7 @@ const rmCall = `{"tool_name": "Bash", "tool_input": {"command": "rm -rf build"},
 // the plugin's query follows the new compiler: activating it does not
 // deadlock in the compiler trigger, and the next decision is the bundle's.
 func TestPolicyBundleReplacesEmbeddedPolicy(t *testing.T) {
+	t.Parallel()
 	bs := newBundleServer(t)
 	h := start(t, bs, `{"wait_for_bundles": false}`)
 	if !h.embeddedInstalled() {
@@ -194,6 +195,7 @@ decision := {"behavior": "DENY", "message": "org policy: everything denied", "re
 // A bundle with another root (a custom tool's checks) extends the
 // embedded policy.
 func TestCustomToolBundleExtendsEmbeddedPolicy(t *testing.T) {
+	t.Parallel()
 	bs := newBundleServer(t)
 	bs.set(t, "org", "custom-1", []string{"permopa/custom/deploy"}, map[string]string{"deploy.rego": `package permopa.custom.deploy
 check := {"behavior": "ASK", "bypass_immune": true, "message": "production deploy"} if input.tool_input.target == "prod"
@@ -216,6 +218,7 @@ check := {"behavior": "ASK", "bypass_immune": true, "message": "production deplo
 // the embedded policy and the settings document. The plugin puts both
 // back, so the settings' deny rule still holds after the activation.
 func TestRootlessBundleKeepsSettingsDenyRules(t *testing.T) {
+	t.Parallel()
 	dir := settingsDir(t, "permissions:\n  deny: [\"Bash(rm:*)\"]\n")
 	bs := newBundleServer(t)
 	bs.set(t, "org", "rootless-1", nil, map[string]string{"extra.rego": "package permopa.custom.noop\nread_only := false\n"}, map[string]any{"other": map[string]any{"x": 1}})
@@ -278,6 +281,7 @@ func TestRootlessBundleKeepsSettingsDenyRules(t *testing.T) {
 // A bundle whose roots cover permopa/settings would replace the rules:
 // the plugin refuses, in an ERROR state where every decision is DENY.
 func TestBundleOwningSettingsFailsClosed(t *testing.T) {
+	t.Parallel()
 	bs := newBundleServer(t)
 	h := start(t, bs, `{}`)
 	bs.set(t, "org", "bad-1", []string{"permopa/settings"}, nil, map[string]any{
@@ -297,6 +301,7 @@ func TestBundleOwningSettingsFailsClosed(t *testing.T) {
 // default_policy off leaves the policy to bundles: with none, every
 // decision fails closed.
 func TestDefaultPolicyOff(t *testing.T) {
+	t.Parallel()
 	bs := newBundleServer(t)
 	h := start(t, bs, `{"default_policy": "off", "wait_for_bundles": false}`)
 	if h.embeddedInstalled() {
@@ -309,6 +314,7 @@ func TestDefaultPolicyOff(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -345,6 +351,7 @@ func TestParseConfig(t *testing.T) {
 
 // Masking erases content fields from a copy; the evaluated input keeps them.
 func TestMaskInput(t *testing.T) {
+	t.Parallel()
 	in := map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": "/a", "content": "secret"}}
 	out, erased := decisionlog.MaskSegments(in, (&Config{}).mask())
 	if got := out.(map[string]any)["tool_input"].(map[string]any); got["content"] != nil || got["file_path"] != "/a" {
@@ -363,6 +370,7 @@ func TestMaskInput(t *testing.T) {
 // invalid deny rule, where every check is DENY (a deny rule may be
 // missing).
 func TestSettingsProblemsStatus(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		yaml  string
 		state plugins.State
@@ -389,6 +397,7 @@ func TestSettingsProblemsStatus(t *testing.T) {
 
 // With settings.watch, an edited settings file applies without a restart.
 func TestSettingsWatch(t *testing.T) {
+	t.Parallel()
 	dir := settingsDir(t, "permissions:\n  deny: []\n")
 	h := start(t, newBundleServer(t), `{"wait_for_bundles": false, "settings": {"watch": true, "project_dir": "`+dir+`", "managed_dir": "`+dir+`/m", "user_dir": "`+dir+`/u"}}`)
 	call := `{"tool_name": "Bash", "tool_input": {"command": "git push"}, "cwd": "/tmp"}`
@@ -414,6 +423,7 @@ func TestSettingsWatch(t *testing.T) {
 // A new configuration (from discovery) rebuilds the engine and keeps the
 // rules accepted at runtime.
 func TestReconfigureKeepsSessionRules(t *testing.T) {
+	t.Parallel()
 	dir := settingsDir(t, "permissions:\n  deny: []\n")
 	h := start(t, newBundleServer(t), noWait(layersConfig(dir)))
 	call := `{"tool_name": "Bash", "tool_input": {"command": "npm install"}, "cwd": "/tmp", "session_id": "s1"}`
@@ -456,6 +466,7 @@ func BenchmarkPluginDecide(b *testing.B) {
 // policy: the plugin reports the conflict and fails closed, and does not
 // keep installing and removing the policy.
 func TestEmbeddedPolicyConflict(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, newBundleServer(t), `{"default_policy": "on"}`, func(m *plugins.Manager) {
 		err := storage.Txn(ctx, m.Store, storage.WriteParams, func(txn storage.Transaction) error {
@@ -486,6 +497,7 @@ func TestEmbeddedPolicyConflict(t *testing.T) {
 // Until a configured bundle has been activated, its rules could be missing
 // from a decision (an organisation's deny rules): checks fail closed.
 func TestChecksWaitForBundles(t *testing.T) {
+	t.Parallel()
 	bs := newBundleServer(t)
 	h := start(t, bs, `{}`)
 	readCall := `{"tool_name": "Read", "tool_input": {"file_path": "/etc/hosts"}, "permission_mode": "default"}`

@@ -65,6 +65,7 @@ func wantRule(t *testing.T, what string, d permission.Decision, behavior, source
 // each naming its file; the same call elsewhere does not; editing the
 // file changes the next decision.
 func TestProjectRulesFromCwd(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	app := projectDir(t, filepath.Join(root, "app"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n", "permissions:\n  allow: [\"Bash(npm install:*)\"]\n")
 	outside := projectDir(t, t.TempDir(), "permissions:\n  deny: [\"Bash(git push:*)\"]\n", "")
@@ -125,6 +126,7 @@ func TestProjectRulesFromCwd(t *testing.T) {
 // a managed deny stays, and under allow_managed_rules_only a project's
 // allow rules do nothing. A project's mode is not taken.
 func TestProjectCannotLiftManagedLocks(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	app := projectDir(t, filepath.Join(root, "app"),
 		"permissions:\n  defaultMode: bypassPermissions\n  allow: [\"Bash(git push:*)\", \"Bash(npm test)\"]\nallow_managed_rules_only: false\n", "")
@@ -153,6 +155,7 @@ func TestProjectCannotLiftManagedLocks(t *testing.T) {
 // project's checks DENY, naming the file, until it is fixed; other
 // projects are not affected. An invalid allow rule is only left out.
 func TestProjectUnreadableRulesBlock(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	app := projectDir(t, filepath.Join(root, "app"), "permissions:\n  deny: [\"Bash(git push\"]\n", "")
 	other := projectDir(t, filepath.Join(root, "other"), "permissions:\n  allow: [\"Bash(ls)\"]\n", "")
@@ -185,6 +188,7 @@ func TestProjectUnreadableRulesBlock(t *testing.T) {
 // (run with -race); beyond MaxProjects the least recently used project is
 // dropped and read again by its next check.
 func TestProjectsConcurrentAndBounded(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	deny := projectDir(t, filepath.Join(root, "deny"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n", "")
 	allow := projectDir(t, filepath.Join(root, "allow"), "permissions:\n  allow: [\"Bash(git push:*)\"]\n", "")
@@ -228,6 +232,7 @@ func TestProjectsConcurrentAndBounded(t *testing.T) {
 
 // Configuration errors name the field.
 func TestProjectsConfigErrors(t *testing.T) {
+	t.Parallel()
 	for raw, field := range map[string]string{
 		`{"settings": {"projects": {"from_cwd": true}}}`:                   "plugins.permopa.settings.projects.roots: empty",
 		`{"settings": {"projects": {"from_cwd": true, "roots": []}}}`:      "plugins.permopa.settings.projects.roots: empty",
@@ -253,6 +258,7 @@ func TestProjectsConfigErrors(t *testing.T) {
 // refused (rules_not_saved) and nothing is written. A call outside the
 // roots writes the server's own project_dir, as before.
 func TestProjectConfirm(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	app := projectDir(t, filepath.Join(root, "app"), "permissions:\n  ask: [\"Bash(git push:*)\"]\n", "")
 	server := t.TempDir()

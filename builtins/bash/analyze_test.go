@@ -99,6 +99,7 @@ func runTable(t *testing.T, cases []want) {
 }
 
 func TestCompound(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "ls && pwd", ro: true, leaves: []string{"ls | ", "pwd | "}},
 		{cmd: "git log && rm -rf /", leaves: []string{"git log | ", "rm -rf / | "}, leafRO: []bool{true, false},
@@ -137,6 +138,7 @@ func TestCompound(t *testing.T) {
 }
 
 func TestSubstitutions(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "echo $(rm -rf /)", leaves: []string{"rm -rf / | $()", "echo $ | "}, critical: []string{"/"}},
 		{cmd: "echo $(pwd)", ro: true, leaves: []string{"pwd | $()", "echo $ | "}},
@@ -167,6 +169,7 @@ func TestSubstitutions(t *testing.T) {
 }
 
 func TestHeredocs(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "cat <<'EOF'\n$(rm -f x)\nEOF", ro: true, leaves: []string{"cat | "}},
 		{cmd: "cat <<EOF\nhello\nEOF", ro: true},
@@ -181,6 +184,7 @@ func TestHeredocs(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "ls > out.txt", writes: []string{"/home/u/proj/out.txt"}, reasonHas: "by redirection"},
 		{cmd: "ls >> /tmp/log", writes: []string{"/tmp/log"}},
@@ -209,6 +213,7 @@ func TestRedirects(t *testing.T) {
 }
 
 func TestQuotingTricks(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: `\rm -rf x`, leaves: []string{"rm -rf x | "}},
 		{cmd: `l\s`, ro: true, leaves: []string{"ls | "}},
@@ -241,6 +246,7 @@ func TestQuotingTricks(t *testing.T) {
 }
 
 func TestEnvPrefixes(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "LANG=C ls", ro: true, leaves: []string{"ls | assign:LANG"}},
 		{cmd: "LC_ALL=C TZ=UTC ls", ro: true, leaves: []string{"ls | assign:LC_ALL,assign:TZ"}},
@@ -265,6 +271,7 @@ func TestEnvPrefixes(t *testing.T) {
 }
 
 func TestFunctionsAndAliases(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "ls() { rm -rf x; }; ls", analysable: no, leaves: []string{"rm -rf x | function ls", "ls | "}},
 		{cmd: "function git { touch /tmp/p; }; git status", analysable: no},
@@ -278,6 +285,7 @@ func TestFunctionsAndAliases(t *testing.T) {
 }
 
 func TestPathQualifiedPrograms(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "/bin/rm x", leaves: []string{"/bin/rm x | "}, writes: []string{"/home/u/proj/x"}, reasonHas: "path-qualified"},
 		{cmd: "./x", reasonHas: "path-qualified"},
@@ -288,6 +296,7 @@ func TestPathQualifiedPrograms(t *testing.T) {
 }
 
 func TestWrappers(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "timeout 5 ls", ro: true, leaves: []string{"ls | timeout"}},
 		{cmd: "timeout -s KILL -k 2 5 ls", ro: true},
@@ -333,6 +342,7 @@ func TestWrappers(t *testing.T) {
 }
 
 func TestCdTracking(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "cd .claude && echo '{}' > settings.json", writes: []string{"/home/u/proj/.claude/settings.json"}},
 		{cmd: "cd .claude; echo '{}' > settings.json", writes: []string{"/home/u/proj/settings.json", "/home/u/proj/.claude/settings.json"}},
@@ -348,6 +358,7 @@ func TestCdTracking(t *testing.T) {
 }
 
 func TestCriticalAndDangerous(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "rm -rf /", critical: []string{"/"}, dangerous: []string{"rm-recursive-critical"}},
 		{cmd: "rm -rf /usr", critical: []string{"/usr"}},
@@ -379,6 +390,7 @@ func TestCriticalAndDangerous(t *testing.T) {
 }
 
 func TestCaps(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("ls; ", DefaultMaxLeaves+5) + "rm x"
 	a := analyze(long, conformanceOpts)
 	if !a.Truncated || a.Analysable || a.ReadOnly || len(a.Leaves) != DefaultMaxLeaves {
@@ -415,6 +427,7 @@ func TestCaps(t *testing.T) {
 }
 
 func TestCacheReturnsSameAnalysis(t *testing.T) {
+	t.Parallel()
 	a := Analyze("git status && ls", conformanceOpts)
 	b := Analyze("git status && ls", conformanceOpts)
 	if a != b {
@@ -451,6 +464,7 @@ func brief(a *Analysis) string {
 }
 
 func TestGlobsThatMayBeOptions(t *testing.T) {
+	t.Parallel()
 	runTable(t, []want{
 		{cmd: "sort *", reasonHas: "a glob may expand to options"},
 		{cmd: "rg *", reasonHas: "a glob may expand to options"},
@@ -461,6 +475,7 @@ func TestGlobsThatMayBeOptions(t *testing.T) {
 }
 
 func TestLeafFields(t *testing.T) {
+	t.Parallel()
 	a := analyze("sudo -u root timeout 5 rm -rf build", conformanceOpts)
 	if len(a.Leaves) != 1 {
 		t.Fatalf("leaves: %s", brief(a))
@@ -486,6 +501,7 @@ func TestLeafFields(t *testing.T) {
 }
 
 func TestNoPanicOnOddInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []string{"", " ", "\n", "#", "$", "${", "((", "[[ ]]", "${x@}", "{a..}", "{1..3..0}",
 		"echo {z..a..2}", "$'\\", "echo $'\\u{'", "a=(", "case", "f() {", "\x00", "echo \x00", "{,}", "{a,b}{c,d}{e,f}",
 		"for ((;;)); do :; done", "select x; do :; done", "coproc", "time", "!", "cat <<<", "ls 2>&1 1>&-", "exec {fd}>x"} {
@@ -501,6 +517,7 @@ func TestNoPanicOnOddInput(t *testing.T) {
 }
 
 func TestConcurrentAnalyze(t *testing.T) {
+	t.Parallel()
 	rows := loadConformance(t)
 	done := make(chan bool)
 	for g := 0; g < 4; g++ {
@@ -520,6 +537,7 @@ func TestConcurrentAnalyze(t *testing.T) {
 
 // Only a read-only program's writes are blamed on redirection.
 func TestNotReadOnlyReasons(t *testing.T) {
+	t.Parallel()
 	a := Analyze("rm -rf build && ls > out.txt", Options{Cwd: "/home/u/proj", Home: "/home/u"})
 	want := map[string]bool{"ls: writes /home/u/proj/out.txt by redirection": true}
 	for _, r := range a.NotReadOnly {
@@ -536,6 +554,7 @@ func TestNotReadOnlyReasons(t *testing.T) {
 // Operands of programs the vocabulary cannot place are reported as touched,
 // so path deny rules see `nano ~/.ssh/id_rsa`; known programs' operands are not.
 func TestTouches(t *testing.T) {
+	t.Parallel()
 	opts := Options{Cwd: "/home/u/proj", Home: "/home/u"}
 	for cmd, want := range map[string][]string{
 		"nano ~/.ssh/id_rsa":           {"/home/u/.ssh/id_rsa"},
@@ -555,6 +574,7 @@ func TestTouches(t *testing.T) {
 // -path '*/-exec/*', -newer -ok) is a value: find stays read-only and no
 // command is split off; the actions themselves still count.
 func TestFindValuesAreNotActions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []want{
 		{cmd: "find . -name '-delete'", ro: true, leaves: []string{"find . -name -delete | "}},
 		{cmd: "find . -iname -delete -print", ro: true},

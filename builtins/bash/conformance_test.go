@@ -105,6 +105,7 @@ var eitherChoices = map[string]struct {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	rows := loadConformance(t)
 	var wrongNotRO, ro, roTotal int
 	for _, r := range rows {

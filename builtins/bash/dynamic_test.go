@@ -835,6 +835,7 @@ const dynamicSampleStep = 12
 // PERMOPA_DYNAMIC_ALL=FILE to trace every corpus command, judged read-only
 // or not, and write what each did to FILE (the corpus is labelled from it).
 func TestDynamicReadOnly(t *testing.T) {
+	t.Parallel()
 	d, why := newDynamicTracer()
 	if d == nil {
 		t.Skip("dynamic check skipped: " + why)
@@ -973,6 +974,7 @@ func commandShape(cmd string) string {
 // The trace parser reads argv arrays whose strings hold "], " and escapes,
 // and file paths relative to the decorated directory fd.
 func TestTraceParsing(t *testing.T) {
+	t.Parallel()
 	argv := execArgv(`"/usr/bin/jq", [".[a], .[b],", "-r", "x\"y\\n"], 0x7ff /* 3 vars */`)
 	if strings.Join(argv, "|") != `.[a], .[b],|-r|x"y\n` {
 		t.Errorf("execArgv: %q", argv)

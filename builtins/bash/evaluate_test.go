@@ -146,6 +146,7 @@ func (c evalCase) analysisCmd() string {
 // Every evaluated string is parsed: its rm is a leaf under a label (deny
 // rules see it), the command is not read-only and not analysable.
 func TestEvaluatedStrings(t *testing.T) {
+	t.Parallel()
 	rm, err := CompilePattern("rm:*")
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +181,7 @@ func TestEvaluatedStrings(t *testing.T) {
 // The table holds real execution vectors: each one runs its command in
 // bash 5 (here a file creation, in a throwaway directory).
 func TestEvaluatedStringsRunInBash(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -222,6 +224,7 @@ func TestEvaluatedStringsRunInBash(t *testing.T) {
 // plain names, literal subscripts, quoted operands in positions bash does
 // not evaluate.
 func TestEvaluationFreeReadOnly(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{
 		"test 1 -eq 1",
 		"[ 1 -lt 2 ]",
@@ -261,6 +264,7 @@ func TestEvaluationFreeReadOnly(t *testing.T) {
 // environment, a word known at run time) is not read-only, but a command
 // with no hidden code in it stays analysable.
 func TestEvaluationOfUnknownValues(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{
 		"echo $((x))",
 		"echo $(( x + 1 ))",
@@ -296,6 +300,7 @@ func TestEvaluationOfUnknownValues(t *testing.T) {
 // A string bash evaluates that does not parse is not analysable, and its
 // word runs are still matched by deny rules.
 func TestEvaluatedStringsThatDoNotParse(t *testing.T) {
+	t.Parallel()
 	rm, _ := CompilePattern("rm:*")
 	for _, cmd := range []string{
 		"let 'x=$(rm -rf x'",
@@ -316,6 +321,7 @@ func TestEvaluatedStringsThatDoNotParse(t *testing.T) {
 // run time is code permopa cannot see: every deny rule hits it. Code it
 // could parse is seen by the rules that name it, and only by them.
 func TestEvaluatedCodeAndDenyRules(t *testing.T) {
+	t.Parallel()
 	push, _ := CompilePattern("git push:*")
 	rm, _ := CompilePattern("rm:*")
 	for _, cmd := range []string{

@@ -10,6 +10,7 @@ import (
 // from being read-only (git.go). The cwd is /home/u/proj, a working
 // directory; /home/u/other is another one.
 func TestGitRepositoryDirectories(t *testing.T) {
+	t.Parallel()
 	opts := Options{Cwd: "/home/u/proj", Home: "/home/u", WorkingDirectories: []string{"/home/u/other"}}
 	cases := []struct {
 		cmd  string
@@ -79,6 +80,7 @@ func TestGitRepositoryDirectories(t *testing.T) {
 // A command that writes two of HEAD, objects and refs of one directory
 // builds a repository there, wherever it is: a dangerous pattern.
 func TestGitRepositoryInTheMaking(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		cmd string
 		hit bool

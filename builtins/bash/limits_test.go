@@ -94,6 +94,7 @@ func allocated(cmd string) uint64 {
 // on them is bounded: well under a megabyte of allocation each, while
 // before the limits 30 KB of "$(" allocated about 1 GB.
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	for _, c := range limitCases() {
 		a := analyze(c.cmd, conformanceOpts)
 		if a.LimitExceeded != c.code {
@@ -129,6 +130,7 @@ func TestLimitAllocsDoNotGrow(t *testing.T) {
 
 // Deny rules still see the leaves found before a limit stopped the walk.
 func TestLimitKeepsLeavesFound(t *testing.T) {
+	t.Parallel()
 	rm, _ := CompilePattern("rm:*")
 	cmd := "rm -rf x; echo " + repeat("${x:-", 100) + "y" + repeat("}", 100)
 	a := analyze(cmd, conformanceOpts)
@@ -153,6 +155,7 @@ func TestLimitKeepsLeavesFound(t *testing.T) {
 // Input within the limits is not refused: the limits leave room for real
 // commands (a long file list, a long heredoc, a script of many lines).
 func TestLimitsLeaveRealCommands(t *testing.T) {
+	t.Parallel()
 	files := make([]string, 5000)
 	for i := range files {
 		files[i] = "src/file" + strconv.Itoa(i) + ".go"
@@ -175,6 +178,7 @@ func TestLimitsLeaveRealCommands(t *testing.T) {
 // million open parentheses would overflow the goroutine stack (a crash
 // no recover catches) without it.
 func TestParseGuard(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{repeat("(", 1<<20), repeat("$(", 1<<19), "((" + repeat("- ", 1<<19) + "1))", repeat("${x:-", 1<<18)} {
 		_, err, deep := parseWith(src, parseFile)
 		if !deep || err == nil {
@@ -189,6 +193,7 @@ func TestParseGuard(t *testing.T) {
 // The pre-scan reads the contexts mvdan.cc/sh reads: what quotes, comments
 // and here-documents hold is not nesting, and they cannot hide nesting.
 func TestScanLimits(t *testing.T) {
+	t.Parallel()
 	deep := repeat("$(", MaxNesting+1) + repeat(")", MaxNesting+1)
 	for _, c := range []struct {
 		src, code string

@@ -9,6 +9,7 @@ import (
 // Links made and used in one command: later paths are resolved through
 // them (links.go). Home is /home/u, the cwd /home/u/proj.
 func TestLinksMadeAndUsed(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cmd string
 		// reads and writes must be among the analysis' paths.
@@ -98,6 +99,7 @@ func TestLinksMadeAndUsed(t *testing.T) {
 // Links that stay inside the working directory keep filesystem commands
 // filesystem commands, and commands without links are unchanged.
 func TestLinksInside(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		cmd    string
 		writes []string
@@ -128,6 +130,7 @@ func TestLinksInside(t *testing.T) {
 // A chain of links that loops, or more links than can be followed, makes
 // the path not static.
 func TestLinkLoops(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{
 		"ln -s . x && cat x/x/x/x/x/x/x/x/x/x/f",
 		"ln -s a b; ln -s b a; echo > a/f",
@@ -145,6 +148,7 @@ func TestLinkLoops(t *testing.T) {
 
 // git subcommands that check nothing out make no links.
 func TestGitWithoutCheckoutMakesNoLinks(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{
 		"git commit -m x && cat README",
 		"git add . && git status && head f",

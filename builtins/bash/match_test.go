@@ -43,6 +43,7 @@ var rmBypasses = []string{
 }
 
 func TestDenyRuleSeesThroughEverything(t *testing.T) {
+	t.Parallel()
 	pats := mustPatterns(t, "rm:*")
 	for _, c := range rmBypasses {
 		a := analyze(c, conformanceOpts)
@@ -59,6 +60,7 @@ func TestDenyRuleSeesThroughEverything(t *testing.T) {
 }
 
 func TestDenyWrapperLevels(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cmd, rule string
 		hit       bool
@@ -99,6 +101,7 @@ func TestDenyWrapperLevels(t *testing.T) {
 }
 
 func TestPatternMatch(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		rule string
 		argv string
@@ -159,6 +162,7 @@ func TestPatternMatch(t *testing.T) {
 }
 
 func TestAllowCoverage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cmd   string
 		rules []string
@@ -204,6 +208,7 @@ func TestAllowCoverage(t *testing.T) {
 }
 
 func TestSuggestions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cmd  string
 		want []string
@@ -259,6 +264,7 @@ func suggestionCorpus(t testing.TB) []string {
 }
 
 func TestSuggestionsRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, c := range suggestionCorpus(t) {
 		for _, opts := range []Options{conformanceOpts, {Cwd: "/", Home: "/root"}, {}} {
 			a := analyze(c, opts)
@@ -291,6 +297,7 @@ func checkRoundTrip(t testing.TB, cmd string, a *Analysis) {
 }
 
 func TestLargeRuleSetsUseAnIndexConsistently(t *testing.T) {
+	t.Parallel()
 	var contents []string
 	for i := 0; i < 100; i++ {
 		contents = append(contents, "tool"+fmt.Sprint(i)+":*")
@@ -322,6 +329,7 @@ func TestLargeRuleSetsUseAnIndexConsistently(t *testing.T) {
 // TestDenyThroughComposedWrappers nests every bypass inside further
 // wrappers and compositions: rm:* must still hit.
 func TestDenyThroughComposedWrappers(t *testing.T) {
+	t.Parallel()
 	wrap := []func(string) string{
 		func(s string) string { return "sudo bash -c " + quoteWord(s) },
 		func(s string) string { return "timeout 5 sh -c " + quoteWord(s) },
@@ -354,6 +362,7 @@ func TestDenyThroughComposedWrappers(t *testing.T) {
 // (long), and names the rule used by list and index as Covered would over
 // the lists joined.
 func TestCoveredLists(t *testing.T) {
+	t.Parallel()
 	var long []string
 	for i := range 100 {
 		long = append(long, fmt.Sprintf("tool%d run:*", i))

@@ -8,6 +8,7 @@ import (
 // A write whose place is not known but whose spelling names protected
 // settings is the dangerous pattern protected-write (links.go).
 func TestUnplacedProtectedWrites(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		cmd string
 		hit bool

@@ -70,6 +70,7 @@ func realWorldOpts(root string) Options {
 // read-only ones (readonly and netread) are. It prints the numbers, and
 // the misses with their reasons under -v.
 func TestRealWorldRecall(t *testing.T) {
+	t.Parallel()
 	rows := loadRealWorld(t)
 	opts := realWorldOpts("/fixture")
 	var ro, roHit, net, netHit, nro, falseRO int

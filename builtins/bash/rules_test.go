@@ -40,6 +40,7 @@ func checkDenyTable(t *testing.T, cases []ruleCase) {
 // TestFlagAwareRuleSemantics is the semantics table of flag-aware deny and
 // ask rules (match.go, README "Rules"): one block per rule form.
 func TestFlagAwareRuleSemantics(t *testing.T) {
+	t.Parallel()
 	checkDenyTable(t, []ruleCase{
 		// Options with a trailing wildcard: every spelling, options beyond
 		// the rule's, any operands.
@@ -166,6 +167,7 @@ func TestFlagAwareRuleSemantics(t *testing.T) {
 // permopa cannot tell, with a reason; the certain commands next to them do
 // not hit.
 func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
+	t.Parallel()
 	uncertain := []string{
 		// command names built at run time
 		"/bin/r? x", "/bin/[r]m x", "a=rm; $a x", "${x:-rm} x", "$(echo rm) x", "`echo rm` x", `"$CMD" x`,
@@ -242,6 +244,7 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 // options, operands and variables are parsed, so a deny rule sees what
 // they run, in any spelling.
 func TestDenyRulesSeeCommandStrings(t *testing.T) {
+	t.Parallel()
 	for _, c := range []string{
 		"sed -n '1e rm -fr x' f", "sed -e p -e '2e rm -rf x' f", "git -c core.pager='rm -rf x' log",
 		"git -c alias.x='!rm -rf x' x", "git -c core.sshCommand='rm -rf x' fetch", "git config core.pager 'rm -rf x'",
@@ -271,6 +274,7 @@ func TestDenyRulesSeeCommandStrings(t *testing.T) {
 // prefixes, a wildcard never stands for a word that carries code, and a
 // write by redirection is never covered.
 func TestAllowRulesCoverNoMoreThanTheirWords(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cmd   string
 		rules []string
@@ -335,6 +339,7 @@ func TestAllowRulesCoverNoMoreThanTheirWords(t *testing.T) {
 // spells that code out, so accepting it covers this command and not the
 // same program with other code; no rule is suggested for a redirect write.
 func TestSuggestionsNeverCoverCode(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ cmd, other string }{
 		{"sed -n '1e id' f", "sed -n '1e rm -rf x' f"},
 		{"git -c core.pager=less log", "git -c core.pager='rm -rf x' log"},

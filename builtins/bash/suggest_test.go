@@ -10,6 +10,7 @@ import (
 // subcommand prefix (README "Rules"). A bare program prefix is never
 // suggested.
 func TestSuggestionClasses(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		class string
 		cmds  map[string]string // command -> its one suggestion
@@ -116,6 +117,7 @@ var moreDestructive = map[string][]string{
 // more destructive form of any of its programs (moreDestructive) other than
 // the command itself.
 func TestSuggestionsNeverCoverMoreDestructiveForms(t *testing.T) {
+	t.Parallel()
 	corpus := suggestionCorpus(t)
 	for _, forms := range moreDestructive {
 		for _, f := range forms {

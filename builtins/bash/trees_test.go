@@ -24,6 +24,7 @@ func treesOf(a *Analysis) string {
 // The roots of recursive reads are resolved like other paths (~, $HOME,
 // cd, wrappers, shells), and names handed to another program are read.
 func TestAnalysisRecursiveReads(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ cmd, trees string }{
 		{"grep -r KEY ~", "/home/u hidden"},
 		{`grep -r KEY "$HOME/.aws"`, "/home/u/.aws hidden"},
@@ -56,6 +57,7 @@ func TestAnalysisRecursiveReads(t *testing.T) {
 }
 
 func TestAnalysisEnvironment(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{
 		"printenv", "env", "env | grep KEY", "bash -c printenv", "sh -c 'export -p'", "declare -p", "set",
 		"x=$(printenv GITHUB_TOKEN)", "echo $(env)", "cat <(env)", "ps eww", "jq -n env",

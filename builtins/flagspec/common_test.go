@@ -116,6 +116,7 @@ kubectl get pods -o jsonpath={.items[*].metadata.name}
 kubectl logs deploy/web --tail=50`
 
 func TestCommonReadOnly(t *testing.T) {
+	t.Parallel()
 	for _, line := range strings.Split(commonReadOnly, "\n") {
 		if v := Judge(strings.Fields(line)); !v.ReadOnly {
 			t.Errorf("%q: not read-only: %s", line, v.Reason)

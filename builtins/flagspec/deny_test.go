@@ -9,6 +9,7 @@ import (
 // denied option, written in full, with =value, abbreviated (where the prefix
 // is unique) and glued (short options), makes the call not read-only.
 func TestEveryDeniedFlag(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for prog := range registry {
 		s := lookup(prog)

@@ -3,6 +3,7 @@ package flagspec
 import "testing"
 
 func TestGit(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "git status", ro: true, sub: "status"},
 		{cmd: "git status --porcelain -sb", ro: true},
@@ -187,6 +188,7 @@ func TestGit(t *testing.T) {
 }
 
 func TestGitTextconv(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "git diff --textconv", why: "textconv"},
 		{cmd: "git grep --textconv foo", why: "textconv"},

@@ -97,6 +97,7 @@ func checkList(t *testing.T, name, what string, got, want []string) {
 var none = []string{"-"}
 
 func TestEngine(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		// clusters, glued and separate values, numeric options
 		{cmd: "ls -la", ro: true},
@@ -143,6 +144,7 @@ func TestEngine(t *testing.T) {
 }
 
 func TestKnown(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		cmd   string
 		known bool
@@ -157,6 +159,7 @@ func TestKnown(t *testing.T) {
 }
 
 func TestHasSubcommands(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"git", "npm", "pnpm", "yarn", "gh", "docker", "kubectl", "cargo", "go", "pip", "pip3", "brew", "apt", "apt-get", "systemctl"} {
 		if !HasSubcommands(p) {
 			t.Errorf("HasSubcommands(%q) = false", p)

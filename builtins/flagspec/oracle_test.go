@@ -23,6 +23,7 @@ import (
 // abbreviation against the real parsers. Skipped when a program is missing,
 // and in -short mode. FLAGSPEC_ORACLE_N sets the number of runs.
 func TestWritersAgainstRealPrograms(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}

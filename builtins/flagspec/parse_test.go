@@ -32,6 +32,7 @@ func optionNames(inv Invocation) []string {
 // the same canonical set (synonyms, abbreviations, clusters, order, =
 // or separate values, implied options and operand forms).
 func TestParseCanonicalForms(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		argv, sub, opts, ops string
 	}{
@@ -92,6 +93,7 @@ func TestParseCanonicalForms(t *testing.T) {
 // TestParseOpen: what Parse cannot read leaves the invocation open, so that
 // deny rules for the program hit it.
 func TestParseOpen(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		argv    string
 		subOpen bool
@@ -121,6 +123,7 @@ func TestParseOpen(t *testing.T) {
 // spelling alike (an abbreviation shared by synonyms only is not
 // ambiguous), and implied options are reported by Parse only.
 func TestSynonymNotation(t *testing.T) {
+	t.Parallel()
 	s := &spec{allow: `-a|--all|--every -n|--number= -Q>--all`, deny: []denial{{`-x|--exec=x`, "runs a command"}}}
 	s.compile("prog", "", "", nil)
 	for _, tok := range []string{"-a", "--all", "--every", "-n", "--number", "-x", "--exec", "-Q"} {
@@ -163,6 +166,7 @@ func TestSynonymNotation(t *testing.T) {
 // real programs where installed (GNU tar 1.34, GNU sed 4.9, git 2.39,
 // util-linux flock and script): each of these runs its command.
 func TestCommandStrings(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		argv    string
 		command string // the first command line reported, "" for none
@@ -310,6 +314,7 @@ func TestCommandStrings(t *testing.T) {
 // TestRunsCommand: programs that run another program given as operands
 // say where it starts.
 func TestRunsCommand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		argv string
 		runs int
@@ -347,6 +352,7 @@ func TestRunsCommand(t *testing.T) {
 // only from listed names; everything that could reach another program is
 // not proved (the deny rules then hit it).
 func TestPythonNoProcess(t *testing.T) {
+	t.Parallel()
 	proved := []string{
 		`print(1)`, `print(sum(range(10)))`, `import json,sys; print(json.load(sys.stdin)["name"])`,
 		`import json, sys\nfor line in sys.stdin:\n    d = json.loads(line)\n    print(d.get("a", 0))`,

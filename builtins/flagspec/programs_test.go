@@ -3,6 +3,7 @@ package flagspec
 import "testing"
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "grep -E foo|bar file.txt", ro: true, reads: []string{"file.txt"}},
 		{cmd: "grep -l needle a.go b.go", ro: true, reads: []string{"a.go", "b.go"}},
@@ -56,6 +57,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "sed -n 1,5p file.txt", ro: true, reads: []string{"file.txt"}},
 		{cmd: "sed -n 10p file.txt", ro: true},
@@ -135,6 +137,7 @@ func TestText(t *testing.T) {
 }
 
 func TestCoreutils(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "ls", ro: true},
 		{cmd: "ls -1 a.go b.go", ro: true, reads: []string{"a.go", "b.go"}},
@@ -245,6 +248,7 @@ func TestCoreutils(t *testing.T) {
 }
 
 func TestFS(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "mkdir -p a/b c", why: "mkdir", writes: []string{"a/b", "c"}, fs: true},
 		{cmd: "mkdir -m 700 d", writes: []string{"d"}, fs: true},
@@ -291,6 +295,7 @@ func TestFS(t *testing.T) {
 // and the working-directory test see them (issue: "chmod 777
 // ~/.ssh/authorized_keys" under a chmod allow rule).
 func TestWritersTargets(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "chmod 777 ~/.ssh/authorized_keys", why: "modes", writes: []string{"~/.ssh/authorized_keys"}, fs: true},
 		{cmd: "chmod +x a b", writes: []string{"a", "b"}, fs: true},
@@ -348,6 +353,7 @@ func TestWritersTargets(t *testing.T) {
 // The links, moves and link-keeping copies a command makes: later paths
 // under a link name lead to the target.
 func TestLinks(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "ln -s /etc nl", links: []string{"nl>/etc", "nl/etc>/etc"}, fs: true},
 		{cmd: "ln -sT /etc nl", links: []string{"nl>/etc"}, fs: true},
@@ -374,6 +380,7 @@ func TestLinks(t *testing.T) {
 }
 
 func TestPackagesAndTools(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "npm list", ro: true, sub: "list"},
 		{cmd: "npm ls --depth=0", ro: true, sub: "ls"},
@@ -492,6 +499,7 @@ func TestPackagesAndTools(t *testing.T) {
 }
 
 func TestSystem(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "brew list", ro: true, sub: "list"},
 		{cmd: "brew info --json=v2 node", ro: true},
@@ -535,6 +543,7 @@ func TestSystem(t *testing.T) {
 }
 
 func TestShellAndNet(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "ulimit -a", ro: true},
 		{cmd: "ulimit -n", ro: true},
@@ -564,6 +573,7 @@ func TestShellAndNet(t *testing.T) {
 }
 
 func TestAwkRedirect(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{argv: []string{"awk", "NR>1", "f"}, ro: true},
 		{argv: []string{"awk", "$3 >= 100 {print $1}", "f"}, ro: true},
@@ -576,6 +586,7 @@ func TestAwkRedirect(t *testing.T) {
 }
 
 func TestSedScripts(t *testing.T) {
+	t.Parallel()
 	for _, script := range []string{
 		"$p", "/^$/d", "s#a#b#g", ":a;$!N;ba", "1~3d", "0,/re/d", `s/a/\n/g`, "=", "l", "l 40",
 		"N;P;D", "/x/,+2d", "2,~4p", `\%x%d`, "/a/I,/b/Mp", "y/abc/xyz/", "1!G;h;$!d", "s/a/b/3",
@@ -612,6 +623,7 @@ func TestSedScripts(t *testing.T) {
 // TestArityTraps: an option that takes a value in the spec but not in the
 // program would swallow the next word; these are the cases found so far.
 func TestArityTraps(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "gh auth status -t", why: "token"},
 		{cmd: "gh auth status -t -a", why: "token"},
@@ -629,6 +641,7 @@ func TestArityTraps(t *testing.T) {
 
 // permopa's own rules commands write its settings.
 func TestPermopaRules(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "permopa rules list", ro: true, sub: "rules list"},
 		{cmd: "permopa rules list --json --files", ro: true},

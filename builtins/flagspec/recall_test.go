@@ -7,6 +7,7 @@ import "testing"
 // reach the network at a destination of the command's choosing.
 
 func TestArchivers(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		// tar: list, diff, extract to stdout; old-style clusters.
 		{cmd: "tar tvf a.tar", ro: true, reads: []string{"a.tar"}},
@@ -125,6 +126,7 @@ func TestArchivers(t *testing.T) {
 }
 
 func TestSystemInfo(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "lsblk", ro: true},
 		{cmd: "lsblk -f -o NAME,SIZE /dev/sda", ro: true, reads: []string{"/dev/sda"}},
@@ -231,6 +233,7 @@ func TestSystemInfo(t *testing.T) {
 }
 
 func TestNetwork(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		// egress: the destination is the command's
 		{cmd: "curl https://example.com", why: "egress", net: NetEgress},
@@ -338,6 +341,7 @@ func TestNetwork(t *testing.T) {
 }
 
 func TestOpenSSL(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "openssl x509 -in cert.pem -noout -text", ro: true, reads: []string{"cert.pem"}},
 		{cmd: "openssl x509 -in cert.pem -noout -subject -dates -fingerprint -sha256", ro: true},
@@ -382,6 +386,7 @@ func TestOpenSSL(t *testing.T) {
 }
 
 func TestPagers(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "less notes.txt", ro: true, reads: []string{"notes.txt"}},
 		{cmd: "less -N -S notes.txt other.txt", ro: true, reads: []string{"notes.txt", "other.txt"}},
@@ -423,6 +428,7 @@ func TestPagers(t *testing.T) {
 }
 
 func TestGitRecall(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "git hash-object notes.txt", ro: true, reads: []string{"notes.txt"}},
 		{cmd: "git hash-object -t blob --no-filters notes.txt", ro: true},
@@ -440,6 +446,7 @@ func TestGitRecall(t *testing.T) {
 }
 
 func TestMorePrograms(t *testing.T) {
+	t.Parallel()
 	runCases(t, []tc{
 		{cmd: "numfmt --to iec 1500", ro: true},
 		{cmd: "pr -n notes.txt", ro: true, reads: []string{"notes.txt"}},

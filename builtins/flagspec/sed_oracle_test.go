@@ -29,6 +29,7 @@ var sedTokens = []string{
 // refused for that reason. Skipped without GNU sed. FLAGSPEC_SED_N=20000
 // runs more scripts with a random seed.
 func TestSedAgainstGNU(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}

@@ -39,6 +39,7 @@ func treeString(ts []Tree) string {
 // Recursive readers report the trees they read: the directories named, or
 // the working directory, with what the program skips.
 func TestRecursiveReads(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		argv  []string
 		trees string
@@ -168,6 +169,7 @@ func contains(ss []string, s string) bool {
 // they are in Reads (cp /etc/shadow ./x, dd if=/etc/shadow), and their
 // other operands stay possible paths (Unplaced).
 func TestWriterSources(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cmd           string
 		reads, writes string
@@ -200,6 +202,7 @@ func TestWriterSources(t *testing.T) {
 
 // Environment dumps: what prints environment variables, and what does not.
 func TestEnvironmentReads(t *testing.T) {
+	t.Parallel()
 	dumps := [][]string{
 		{"printenv"}, {"printenv", "-0"}, {"printenv", "--null"}, {"printenv", "GITHUB_TOKEN"},
 		{"printenv", "HOME", "AWS_SECRET_ACCESS_KEY"}, {"printenv", "anthropic_api_key"}, {"printenv", "DB_PASSWORD"},

@@ -13,6 +13,7 @@ import (
 // be. Rows with shell syntax are the bash analyser's business and skipped;
 // plain single and double quotes are removed (see simpleWords).
 func TestConformanceTSV(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("testdata/bash-readonly.tsv")
 	if err != nil {
 		t.Fatal(err)
