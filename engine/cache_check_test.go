@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -41,6 +42,15 @@ func init() {
 }
 
 func TestMain(m *testing.M) {
+	// permopa's built-ins are registered before any test runs, as the
+	// binary does first thing: registering changes OPA's global built-in and
+	// interning tables, which tests running in parallel read while they
+	// parse and decide. Not in the fresh process of
+	// TestBuiltinNamesIndexedWithPermopas, which checks what a first parse
+	// does without it.
+	if os.Getenv("PERMOPA_TABLES_FRESH") == "" {
+		builtins.Register()
+	}
 	code := m.Run()
 	cacheMismatches.Lock()
 	defer cacheMismatches.Unlock()

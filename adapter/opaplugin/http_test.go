@@ -23,6 +23,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/types"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -389,6 +390,16 @@ func putPolicy(t testing.TB, m *plugins.Manager, id string, src []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// permopa's built-ins and the test's are registered when the package's tests
+// start, before any runs, as the binary does first thing: registering
+// changes OPA's global built-in and interning tables, which the parsing and
+// decisions of tests running in parallel (and evaluations a deadline
+// abandoned) read.
+func init() {
+	builtins.Register()
+	registerStall()
 }
 
 var registerStall = sync.OnceFunc(func() {
