@@ -24,25 +24,7 @@ import (
 // in one route fails here.
 func TestToolSetLiteralsAreTheOneDefinition(t *testing.T) {
 	t.Parallel()
-	mods := map[string]*ast.Module{}
-	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
-			return err
-		}
-		src, err := fs.ReadFile(defaultpolicy.FS, p)
-		if err != nil {
-			return err
-		}
-		m, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return err
-		}
-		mods[p] = m
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mods := policyModules(t)
 	rule := func(path, name string) *ast.Term {
 		for _, r := range mods[path].Rules {
 			if r.Head.Name.String() == name && r.Head.Value != nil {
@@ -191,19 +173,9 @@ func arrayHas(a *ast.Array, s string) bool {
 // names such a path itself (a second list would drift from the first).
 func TestPolicySpellsNoDangerousPath(t *testing.T) {
 	t.Parallel()
-	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
-			return err
-		}
-		src, err := fs.ReadFile(defaultpolicy.FS, p)
-		if err != nil {
-			return err
-		}
-		m, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return err
-		}
-		ast.WalkTerms(m, func(term *ast.Term) bool {
+	mods := policyModules(t)
+	for _, p := range slices.Sorted(maps.Keys(mods)) {
+		ast.WalkTerms(mods[p], func(term *ast.Term) bool {
 			s, ok := term.Value.(ast.String)
 			if !ok || strings.ContainsAny(string(s), " \n") {
 				return false // messages, not paths
@@ -213,10 +185,6 @@ func TestPolicySpellsNoDangerousPath(t *testing.T) {
 			}
 			return false
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -228,21 +196,7 @@ func TestPolicySpellsNoDangerousPath(t *testing.T) {
 // class) but the call schema, which gives each tool its arguments.
 func TestWebToolLiteralsAreTheOneDefinition(t *testing.T) {
 	const other = "permopa/policy/tools/other/other.rego"
-	mods := map[string]*ast.Module{}
-	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
-			return err
-		}
-		src, err := fs.ReadFile(defaultpolicy.FS, p)
-		if err != nil {
-			return err
-		}
-		mods[p], err = ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mods := policyModules(t)
 	web := map[string]bool{}
 	for _, r := range mods[other].Rules {
 		if r.Head.Name.String() == "web" && r.Head.Value != nil {
@@ -294,4 +248,25 @@ func TestWebToolLiteralsAreTheOneDefinition(t *testing.T) {
 	if literals < 3 {
 		t.Errorf("found %d web tool literals; the walk no longer sees the routes", literals)
 	}
+}
+
+// policyModules parses every module of the embedded default policy, by path.
+func policyModules(t *testing.T) map[string]*ast.Module {
+	t.Helper()
+	mods := map[string]*ast.Module{}
+	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		src, err := fs.ReadFile(defaultpolicy.FS, p)
+		if err != nil {
+			return err
+		}
+		mods[p], err = ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mods
 }
