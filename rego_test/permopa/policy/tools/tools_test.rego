@@ -319,3 +319,12 @@ test_file_tool_sets_agree_with_the_routes if {
 		d.step == "deny_rule"
 	}
 }
+
+# A host's read_only claim never makes a web tool, or a call without a tool
+# name, read-only (the other tools' routes test the tool name first).
+test_read_only_claim_needs_a_tool_not_web if {
+	not data.permopa.policy.tools.other.read_only with input as {"tool_input": {}, "read_only": true}
+	not data.permopa.policy.tools.other.read_only with input as {"tool_name": 5, "tool_input": {}, "read_only": true}
+	not data.permopa.policy.tools.other.read_only with input as {"tool_name": "WebFetch", "tool_input": {"url": "https://x"}, "read_only": true}
+	data.permopa.policy.tools.other.read_only with input as {"tool_name": "mcp__s__t", "tool_input": {}, "read_only": true}
+}

@@ -34,13 +34,20 @@ _custom := data.permopa.custom[call.tool]
 # description: The host or a policy package says the call is read-only (never for WebFetch).
 # scope: document
 read_only if {
-	not call.tool in {"WebFetch"}
+	_not_web
 	input.read_only == true
 }
 
 read_only if {
-	not call.tool in {"WebFetch"}
+	_not_web
 	_custom.read_only == true
+}
+
+# The call names a tool, and not a web tool: a `not` alone would hold for a
+# call without a tool name.
+_not_web if {
+	is_string(call.tool)
+	not call.tool in {"WebFetch"}
 }
 
 # METADATA
