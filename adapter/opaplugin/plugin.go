@@ -298,8 +298,10 @@ func (p *Plugin) refresh() {
 		f = sf
 	}
 	p.fault.Store(f)
-	p.applied.Store(g)
+	// The status is reported before the generation is marked applied: a
+	// caller that sees the new decisions also sees their status.
 	p.report()
+	p.applied.Store(g)
 }
 
 // setupLocked (re)builds the engine and the settings layers. p.mu is held.
@@ -333,10 +335,10 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 		if f == nil {
 			f = &fault{settingsFaultCode(err), err.Error()}
 		}
-		p.applied.Store(g)
 		p.fault.Store(f)
 		p.m.Logger().Error("permopa: %v", err)
 		p.report()
+		p.applied.Store(g)
 		return
 	}
 	sc := cfg.Settings
@@ -366,8 +368,8 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 		f = sf
 	}
 	p.fault.Store(f)
-	p.applied.Store(g)
 	p.setProblems(problems)
+	p.applied.Store(g)
 }
 
 func settingsFaultCode(err error) string {
