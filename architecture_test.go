@@ -143,3 +143,32 @@ func TestDependencyRule(t *testing.T) {
 		t.Errorf("engine does not import settings: the dependency rule of docs/architecture.md changed; update it and this test")
 	}
 }
+
+// TestBuildOrderCoversThePrograms holds buildorder_test.go's imports to
+// what the module's programs link: every package a command depends on is
+// compiled before this package's tests run.
+func TestBuildOrderCoversThePrograms(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-test", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps -test .: %v", err)
+	}
+	here := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		here[p] = true
+	}
+	for _, prog := range listPackages(t, "./cmd/...") {
+		for _, d := range append(prog.Deps, prog.Imports...) {
+			if stdlib(d) || here[d] || strings.HasPrefix(d, modulePath+"/cmd/") {
+				continue
+			}
+			t.Errorf("%s links %s, which buildorder_test.go does not import (directly or not)", prog.ImportPath, d)
+		}
+	}
+}
+
+// stdlib reports whether pkg is in the standard library (no dot in its
+// first element), as go list's Standard field would.
+func stdlib(pkg string) bool {
+	first, _, _ := strings.Cut(pkg, "/")
+	return !strings.Contains(first, ".")
+}
