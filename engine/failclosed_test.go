@@ -252,17 +252,17 @@ func TestDecideDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(50*time.Millisecond))
+	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior != permission.Allow {
 		t.Fatalf("a quick decision: %+v", d)
 	}
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 3000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
+	if d := eng.Decide(ctx, map[string]any{"stall_ms": 30000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 		t.Errorf("past the engine's deadline: %+v", d)
 	}
-	if d := eng.DecideJSON(ctx, []byte(`{"stall_ms": 3000}`)); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
+	if d := eng.DecideJSON(ctx, []byte(`{"stall_ms": 30000}`)); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 		t.Errorf("DecideJSON past the deadline: %+v", d)
 	}
 	cctx, cancel := context.WithCancel(ctx)
@@ -275,7 +275,7 @@ func TestDecideDeadline(t *testing.T) {
 		t.Errorf("a cancelled caller: %+v", d)
 	}
 	err = storage.Txn(ctx, eng.Store(), storage.TransactionParams{}, func(txn storage.Transaction) error {
-		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 200}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
+		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 30000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 			t.Errorf("DecideIn past the deadline: %+v", d)
 		}
 		return nil
@@ -360,7 +360,7 @@ func TestDecideTracedDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(50*time.Millisecond))
+	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +371,7 @@ func TestDecideTracedDeadline(t *testing.T) {
 	if !slices.Contains(entered, "decision") {
 		t.Errorf("a quick traced decision entered %v, not the decision rule", entered)
 	}
-	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 3000}, func(*ast.Rule) {}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
+	if d := eng.DecideTraced(ctx, map[string]any{"stall_ms": 30000}, func(*ast.Rule) {}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 		t.Errorf("a traced decision past the deadline: %+v", d)
 	}
 }

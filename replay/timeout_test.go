@@ -50,7 +50,7 @@ func TestReplayTimeoutIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(100*time.Millisecond))
+	eng, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +67,9 @@ func TestReplayTimeoutIsReported(t *testing.T) {
 		log.Write(append(b, '\n'))
 	}
 	line("quick", 0, "ASK")
-	line("slow", 3000, "ASK")
-	line("slow-allowed", 3000, "ALLOW")
-	line("slow-masked", 3000, "DENY", "/input/tool_input/content")
+	line("slow", 30000, "ASK")
+	line("slow-allowed", 30000, "ALLOW")
+	line("slow-masked", 30000, "DENY", "/input/tool_input/content")
 	src := Source{Name: "log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(log.Bytes())), nil }}
 	calls := map[string]*Call{}
 	widened := &GateCounter{Gate: GateAllowWidened}
@@ -121,13 +121,13 @@ func TestInsightsTimeoutIsNoDenial(t *testing.T) {
 	}
 	ctx := context.Background()
 	var log bytes.Buffer
-	for _, stall := range []int{0, 3000} {
+	for _, stall := range []int{0, 30000} {
 		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls", "stall_ms": stall}, "cwd": "/tmp"})
 		log.Write(append(b, '\n'))
 	}
 	src := Source{Name: "log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(log.Bytes())), nil }}
 	in, err := RunInsights(ctx, []Source{src}, InsightsOptions{Jobs: 2, Engine: func(ctx context.Context) (*engine.Engine, error) {
-		return engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(100*time.Millisecond))
+		return engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(time.Second))
 	}})
 	if err != nil {
 		t.Fatal(err)
