@@ -303,6 +303,9 @@ func (c *Classifier) Classify(p string) (dangerous, credential bool, reason stri
 		}
 	}
 	last := len(segs) - 1
+	if name, ok := rawDiskDevice(lower); ok {
+		return true, true, "raw disk device `/dev/" + name + "`"
+	}
 
 	// Protected settings and files that make tools run code are dangerous
 	// to write too (protected.go); no edit of the file and directory lists

@@ -1,5 +1,7 @@
 package paths
 
+import "strings"
+
 // Credential paths beyond the shell profiles and key files of dangerous.go:
 // system secrets, the secret stores of common tools, and what /proc reaches
 // in other processes. They are credential entries (reads are protected, and
@@ -25,14 +27,46 @@ var (
 		{name: ".git-credentials", credential: true}, {name: ".pgpass", credential: true},
 		{name: ".vault-token", credential: true},
 		{name: ".cargo/credentials", credential: true}, {name: ".cargo/credentials.toml", credential: true},
+		// git's credential store at its XDG place, and the tokens other
+		// tools keep in plain text in their configuration.
+		{name: ".config/git/credentials", credential: true},
+		{name: ".config/rclone/rclone.conf", credential: true}, {name: ".config/hub", credential: true},
+		{name: ".terraform.d/credentials.tfrc.json", credential: true}, {name: ".pulumi/credentials.json", credential: true},
+		{name: ".m2/settings.xml", credential: true}, {name: ".m2/settings-security.xml", credential: true},
+		{name: ".gradle/gradle.properties", credential: true},
+		{name: ".s3cfg", credential: true}, {name: ".boto", credential: true}, {name: ".databrickscfg", credential: true},
+		{name: "containers/auth.json", credential: true}, {name: "containers/*/auth.json", credential: true},
+		// The agent hosts' own login tokens: with one, the agent's account
+		// can be used from anywhere.
+		{name: ".claude/.credentials.json", credential: true}, {name: ".codex/auth.json", credential: true},
+		{name: ".gemini/oauth_creds.json", credential: true},
+		// Private key stores under their usual extensions (public
+		// certificates are .pem/.crt and stay readable).
+		{name: "*.p12", credential: true}, {name: "*.pfx", credential: true}, {name: "*.ppk", credential: true},
+		{name: "*.jks", credential: true}, {name: "*.keystore", credential: true},
+		// Shell and client histories keep the passwords typed on command
+		// lines (mysql -pSECRET, export TOKEN=...).
+		{name: ".bash_history", credential: true}, {name: ".zsh_history", credential: true},
+		{name: ".psql_history", credential: true}, {name: ".mysql_history", credential: true},
+		{name: ".python_history", credential: true}, {name: ".node_repl_history", credential: true},
 		// Another process's environment and memory, and the kernel's.
 		{name: "proc/*/environ", credential: true}, {name: "proc/*/task/*/environ", credential: true},
 		{name: "proc/*/mem", credential: true}, {name: "proc/*/task/*/mem", credential: true},
 		{name: "proc/kcore", credential: true}, {name: "dev/mem", credential: true}, {name: "dev/kmem", credential: true},
+		{name: "dev/port", credential: true},
 	}
 	secretDirectories = []entrySpec{
 		{name: "etc/ssl/private", credential: true},
 		{name: ".config/gcloud", credential: true}, {name: ".azure", credential: true},
+		{name: ".oci", credential: true}, {name: ".config/doctl", credential: true}, {name: ".config/op", credential: true},
+		// Secret stores and browser profiles (saved passwords, session cookies).
+		{name: ".local/share/keyrings", credential: true}, {name: ".password-store", credential: true},
+		{name: ".mozilla", credential: true}, {name: ".config/google-chrome", credential: true},
+		{name: ".config/chromium", credential: true}, {name: ".config/BraveSoftware", credential: true},
+		// Raw disks: reading one reads every file on it (/etc/shadow,
+		// ~/.ssh) past every path check. The device names are in
+		// rawDiskDevice; these are the directories of their other names.
+		{name: "dev/mapper", credential: true}, {name: "dev/disk", credential: true}, {name: "dev/block", credential: true},
 		// A process's working directory and open files: what they are
 		// cannot be known from the command (the process, or the directory
 		// the command's shell is in by then), so they fail closed.
@@ -41,3 +75,38 @@ var (
 		{name: "proc/*/map_files", credential: true}, {name: "proc/*/task/*/map_files", credential: true},
 	}
 )
+
+// rawDiskDevices are the names of block devices under /dev (disks,
+// partitions, device-mapper and md volumes, loop and network block devices)
+// before their number or, for the letter-named disks, their letter. Only
+// absolute /dev paths are matched: a project's dev/sdk.go is no disk.
+var rawDiskDevices = []struct {
+	prefix  string
+	letters bool // sda, hdb, vdc, xvda: a letter follows
+}{
+	{"sd", true}, {"hd", true}, {"vd", true}, {"xvd", true},
+	{"nvme", false}, {"mmcblk", false}, {"dm-", false}, {"md", false}, {"loop", false},
+	{"nbd", false}, {"zd", false}, {"rbd", false},
+}
+
+// rawDiskDevice reports whether p (lower-cased, absolute, cleaned) names a
+// block device whose contents are every file of a file system, and its name.
+func rawDiskDevice(p string) (string, bool) {
+	name, ok := strings.CutPrefix(p, "/dev/")
+	if !ok || name == "" || strings.Contains(name, "/") {
+		return "", false
+	}
+	if name == "root" {
+		return name, true
+	}
+	for _, d := range rawDiskDevices {
+		rest, ok := strings.CutPrefix(name, d.prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		if c := rest[0]; c >= '0' && c <= '9' || d.letters && c >= 'a' && c <= 'z' {
+			return name, true
+		}
+	}
+	return "", false
+}
