@@ -97,7 +97,7 @@ const gitLogOpts = ` -n= --max-count= --skip= --since= --after= --since-as-filte
 var gitLogSpec = &spec{allow: gitLogOpts + gitDiffOpts, deny: gitDiffDeny, num: true, ops: opsGit}
 var gitShowSpec = &spec{allow: gitLogOpts + gitDiffOpts, deny: gitDiffDeny, num: true, ops: opsGit}
 var gitDiffSpec = &spec{
-	allow: gitDiffOpts + ` --cached --staged --merge-base --no-index --base --ours --theirs -0 -1 -2 -3`,
+	allow: gitDiffOpts + ` --cached --staged --merge-base --no-index@z --base --ours --theirs -0 -1 -2 -3`,
 	deny:  gitDiffDeny,
 	ops:   opsGit,
 }
@@ -187,7 +187,7 @@ var gitGrepSpec = &spec{
 		-A= --after-context= -B= --before-context= -C= --context= -W --function-context
 		--threads= -f=r@e -e=@e --and --or --not --all-match -q --quiet -m= --max-count=`,
 	deny: []denial{
-		{`-O? --open-files-in-pager?`, "runs a pager program on the matching files"},
+		{`-O?x --open-files-in-pager?x`, "runs a pager program on the matching files"},
 		{`--textconv`, "runs textconv programs named by the configuration"},
 	},
 	num:   true,

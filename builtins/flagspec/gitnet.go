@@ -120,13 +120,16 @@ func init() {
 		check: requireMark('l', "git help opens a viewer program (only its listing forms print)")}
 	gitSubs["archive"] = &spec{allow: `--format= -l --list -v --verbose --prefix= --add-file=r --add-virtual-file=
 		--worktree-attributes --mtime= -0 -1 -2 -3 -4 -5 -6 -7 -8 -9`,
-		deny: []denial{{`-o=w --output=w`, "writes the archive to a file"}, {`--remote= --exec=`, "reaches another repository or runs a program there"}},
+		deny: []denial{{`-o=w --output=w`, "writes the archive to a file"}, {`--remote=`, "reaches another repository"}, {`--exec=x`, "runs a program (for a --remote on this machine, here)"}},
 		ops:  opsGit}
 	gitCherrySpec.allow += ` --verbose`
 	gitSubmoduleSpec.noSub = "" // git submodule is git submodule status
 	gitDiffTreeSpec.allow += ` --cached`
 	gitStatusSpec.check = gitIndexRefresh
-	gitDiffSpec.check = gitIndexRefresh
+	gitDiffSpec.check = func(st *state) {
+		gitIndexRefresh(st)
+		checkGitDiffNoIndex(st)
+	}
 	gitLsRemoteSpec.check = checkGitLsRemote
 	gitLsRemoteSpec.ops = opsHook
 	// git remote show NAME asks the remote unless -n.

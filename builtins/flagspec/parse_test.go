@@ -294,6 +294,12 @@ func TestCommandStrings(t *testing.T) {
 		{`crontab -l`, "", false, 0},
 		{`systemd-run --user id`, "", true, 3},
 		{`git filter-branch --tree-filter rm\ x HEAD`, "rm x", false, 4},
+		// git runs these values through the shell.
+		{`git grep --open-files-in-pager=rm\ x foo`, "rm x", false, 3},
+		{`git grep -Orm foo`, "rm", false, 3},
+		{`git grep --open=rm foo`, "rm", false, 3},
+		{`git archive --remote=. --exec=rm\ x HEAD`, "rm x", false, 4},
+		{`git archive --exec rm HEAD`, "rm", false, 4},
 	}
 	for _, c := range cases {
 		v := Judge(words(c.argv))

@@ -193,6 +193,43 @@ func checkGitGrep(st *state) {
 	treesOf(st, ops, Tree{Hidden: true, Ignores: ignores})
 }
 
+// git diff --no-index compares two paths outside any repository; two
+// directories are compared file by file, hidden files included, with no
+// option needed (git diff --no-index . ~ prints ~/.ssh/id_rsa). git
+// implies --no-index when exactly two paths are given and one of them lies
+// outside the work tree (git diff . ~ does the same): two operands of which
+// one is absolute, starts with ~ or leaves the directory with ".." are read
+// as trees too.
+func checkGitDiffNoIndex(st *state) {
+	if st.has('z') {
+		for _, o := range st.ops {
+			if o != "--" {
+				st.tree(o, Tree{Hidden: true})
+			}
+		}
+		return
+	}
+	// git counts the words from the first operand, or from after a
+	// leading "--" (git diff -- a ~), and wants exactly two.
+	ops := st.ops
+	if len(ops) != 2 || !slices.ContainsFunc(ops, mayLeaveWorkTree) {
+		return
+	}
+	if i := slices.Index(st.argv, "--"); i >= 0 && len(st.argv)-i-1 != 2 {
+		return // git diff REV -- PATH: a revision and a pathspec
+	}
+	for _, o := range ops {
+		st.tree(o, Tree{Hidden: true})
+	}
+}
+
+// mayLeaveWorkTree reports whether a path operand may name a place outside
+// the work tree the command runs in.
+func mayLeaveWorkTree(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || p == ".." || strings.HasPrefix(p, "../") ||
+		strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") || strings.Contains(p, Dynamic)
+}
+
 // ls -R lists the names below each directory; -a, -A and -f include
 // hidden ones.
 func checkLs(st *state) {
