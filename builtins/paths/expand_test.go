@@ -56,7 +56,7 @@ func TestClassifyGlob(t *testing.T) {
 		{"/home/u/.s?h/config", true, true},
 		{"/home/u/.[s]sh/config", true, true},
 		{"/home/u/.config/g*/hosts.yml", true, true},
-		{"/home/u/.bash*", true, true}, // .bash_history
+		{"/home/u/.bash*", true, true},     // .bash_history
 		{"/p/.git/*.md", true, false},      // literal directory
 		{"/home/u/.ssh/*", true, true},     // literal credential directory
 		{"/home/u/*/config", false, false}, // * does not name .ssh (leading dot)
