@@ -121,6 +121,10 @@ type Leaf struct {
 	// CacheWrites are the program's own cache and log directories it may
 	// write (absolute, ~ expanded): not project writes, not in Writes.
 	CacheWrites []string `json:"cache_writes,omitempty"`
+	// operandViews are more argvs deny and ask rules see: for a program
+	// the vocabulary does not model, what it may run (match.go,
+	// unmodelledViews).
+	operandViews [][]string
 }
 
 // Tree is a directory tree read below Path (see flagspec.Tree).

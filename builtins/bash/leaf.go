@@ -83,6 +83,12 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		}
 	}
 	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand, Network: v.Network}
+	if !flagspec.Modelled(base) {
+		var ok bool
+		if lf.operandViews, ok = unmodelledViews(judge, w.stdin); !ok {
+			lf.RunsUnknown = base + " is not modelled and its arguments are too many to look for a command in"
+		}
+	}
 	for _, c := range v.CacheWrites {
 		// The program's own directories: ~ is the home directory.
 		// ~ is the home directory; a relative path is the program's own
@@ -208,7 +214,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		w.dynWrites = true
 	}
 	lf.FSCommand = v.FSCommand && !fr.noFS && !dynWrite
-	lf.RunsUnknown = firstNonEmpty(v.RunsUnknown, w.runsWritten(base, prog, judge, st))
+	lf.RunsUnknown = firstNonEmpty(firstNonEmpty(v.RunsUnknown, w.runsWritten(base, prog, judge, st)), lf.RunsUnknown)
 	if v.CodeWords > 0 {
 		allow := fr.allowArgv
 		if allow == nil {

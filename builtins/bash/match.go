@@ -311,6 +311,10 @@ func cleanOperand(s string) string {
 type leafCanon struct {
 	inv flagspec.Invocation
 	ok  bool
+	// extra are the canonical forms of what an unmodelled program may run
+	// (Leaf.operandViews whose program has a flag spec): toybox rm -fr x
+	// is hit by a rule "rm -rf:*" as rm -fr x is.
+	extra []flagspec.Invocation
 }
 
 // canonical returns the leaves' canonical forms, computed once per
@@ -334,6 +338,17 @@ func (a *Analysis) canonical() []leafCanon {
 			inv.Open = "xargs appends arguments read from its input"
 		}
 		out[i] = leafCanon{inv: inv, ok: ok}
+		for _, v := range lf.operandViews {
+			if strings.Contains(v[0], "/") {
+				v = append([]string{path.Base(v[0])}, v[1:]...)
+			}
+			if !flagspec.Modelled(v[0]) {
+				continue
+			}
+			if inv, ok := flagspec.Parse(v); ok {
+				out[i].extra = append(out[i].extra, inv)
+			}
+		}
 	}
 	a.canon.Store(&out)
 	return out
@@ -468,6 +483,12 @@ func matchWord(r ruleWord, s string) bool {
 // level, the leaf, what allow rules see, and the same with a path-qualified
 // program reduced to its basename and the home directory written as ~.
 func (a *Analysis) views(lf *Leaf, fn func([]string) bool) bool {
+	return a.viewsOf(lf, fn, false)
+}
+
+// viewsOf is views; with ownOnly, without the views of what an unmodelled
+// program may run (Leaf.operandViews).
+func (a *Analysis) viewsOf(lf *Leaf, fn func([]string) bool, ownOnly bool) bool {
 	try := func(v []string) bool {
 		if len(v) == 0 {
 			return false
@@ -497,8 +518,16 @@ func (a *Analysis) views(lf *Leaf, fn func([]string) bool) bool {
 	if try(lf.Argv) || try(lf.AllowArgv) {
 		return true
 	}
-	if v, ok := subcommandView(lf); ok {
-		return try(v)
+	if v, ok := subcommandView(lf); ok && try(v) {
+		return true
+	}
+	if ownOnly {
+		return false
+	}
+	for _, v := range lf.operandViews {
+		if try(v) {
+			return true
+		}
 	}
 	return false
 }
@@ -634,11 +663,17 @@ func (a *Analysis) canonHit(i int, p *Pattern) bool {
 		return false
 	}
 	lc := a.canonical()[i]
-	if !lc.ok {
-		return false
+	if lc.ok {
+		if hit, _ := p.canon.matches(&lc.inv, a.home); hit {
+			return true
+		}
 	}
-	hit, _ := p.canon.matches(&lc.inv, a.home)
-	return hit
+	for j := range lc.extra {
+		if hit, _ := p.canon.matches(&lc.extra[j], a.home); hit {
+			return true
+		}
+	}
+	return false
 }
 
 // MatchReason says why a deny or ask rule content matches the command:
@@ -651,7 +686,7 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 		return ""
 	}
 	for i := range a.Leaves {
-		if a.views(&a.Leaves[i], p.Match) {
+		if a.viewsOf(&a.Leaves[i], p.Match, true) {
 			return ""
 		}
 	}
@@ -660,8 +695,18 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 			return ""
 		}
 	}
+	for i := range a.Leaves {
+		if a.views(&a.Leaves[i], p.Match) {
+			return printableWord(a.Leaves[i].Program) + " is a program permopa does not model, and it may run its arguments as a command"
+		}
+	}
 	if p.canon != nil {
 		for i, lc := range a.canonical() {
+			for j := range lc.extra {
+				if hit, _ := p.canon.matches(&lc.extra[j], a.home); hit {
+					return printableWord(a.Leaves[i].Program) + " is a program permopa does not model, and it may run its arguments as a command"
+				}
+			}
 			if !lc.ok {
 				continue
 			}
@@ -926,11 +971,16 @@ func (a *Analysis) MatchAnySet(s *PatternSet) int {
 				}
 			}
 		}
+		var invs []*flagspec.Invocation
 		for _, lc := range a.canonical() {
-			if !lc.ok {
-				continue
+			if lc.ok {
+				invs = append(invs, &lc.inv)
 			}
-			inv := &lc.inv
+			for j := range lc.extra {
+				invs = append(invs, &lc.extra[j])
+			}
+		}
+		for _, inv := range invs {
 			if inv.Open != "" || inv.SubcommandOpen || slices.ContainsFunc(inv.Operands, func(o string) bool {
 				return strings.Contains(o, dyn)
 			}) {
@@ -1099,3 +1149,43 @@ func indexFor(patterns []*Pattern) *PatternSet {
 func (lf *Leaf) needsRule() bool {
 	return !lf.ReadOnly || len(lf.Writes) > 0 || lf.RunsUnknown != ""
 }
+
+// maxOperandViews bounds the views of one leaf's operands; a leaf with
+// more words than that runs what permopa does not look at (RunsUnknown).
+const maxOperandViews = 512
+
+// unmodelledViews are the argvs deny and ask rules see in the operands of a
+// program the vocabulary does not model, which may run them as a command:
+// every suffix of argv from its second word (toybox rm x, ssh-agent rm x,
+// firejail --quiet rm x), and every suffix of the words of each operand
+// and of the text on its stdin that looks like a command line, split at
+// blanks, shell operators, '=' and ':' (tmux new 'rm x', socat -
+// EXEC:'rm x', nc -e 'ls;rm x', sqlite3 db '.shell rm x', ed f <<< '!rm x').
+// ok is false when there are more than maxOperandViews.
+func unmodelledViews(argv []string, stdin *string) (views [][]string, ok bool) {
+	for i := 1; i < len(argv); i++ {
+		views = append(views, argv[i:])
+	}
+	texts := argv[1:]
+	if stdin != nil {
+		texts = append(texts[:len(texts):len(texts)], *stdin)
+	}
+	for _, a := range texts {
+		if !strings.ContainsAny(a, commandLineSeps) {
+			continue
+		}
+		fields := strings.FieldsFunc(a, func(r rune) bool { return strings.ContainsRune(commandLineSeps, r) })
+		for j := range fields {
+			views = append(views, fields[j:])
+		}
+		if len(views) > maxOperandViews {
+			return nil, false
+		}
+	}
+	return views, len(views) <= maxOperandViews
+}
+
+// commandLineSeps separate the words of a command line held in one word:
+// blanks, shell operators and quotes, and the '=' and ':' of option values
+// and addresses (--exec=CMD, EXEC:CMD), and '!' (ed's and vim's shell escape).
+const commandLineSeps = " \t\n\r;&|()<>`'\"$=:!{}"

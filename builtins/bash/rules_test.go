@@ -372,3 +372,80 @@ func TestSuggestionsNeverCoverCode(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyRulesSeeWhatUnmodelledProgramsRun: a program the vocabulary does
+// not model may run its arguments, or a command line in one of them or on
+// its stdin, as a command (multi-call binaries, sandboxes, session
+// managers, network tools, database shells, editors): deny and ask rules
+// see every suffix of those words, literally and flag-aware. Modelled
+// programs keep their own reading (git commit -m 'rm x' is a message).
+func TestDenyRulesSeeWhatUnmodelledProgramsRun(t *testing.T) {
+	t.Parallel()
+	checkDenyTable(t, []ruleCase{
+		// Multi-call binaries and runners outside the vocabulary.
+		{"rm:*", "toybox rm x", true},
+		{"rm:*", "busybox-static rm x", true},
+		{"rm:*", "coreutils --coreutils-prog=rm x", true},
+		{"rm:*", "ssh-agent rm x", true},
+		{"rm:*", "firejail --quiet rm x", true},
+		{"rm:*", "bwrap --bind / / rm x", true},
+		{"rm:*", "proot -0 rm x", true},
+		{"rm:*", "perf stat -- rm x", true},
+		{"rm:*", "cpulimit -l 5 rm x", true},
+		{"rm:*", "caffeinate -i rm x", true},
+		{"rm:*", "dbus-launch rm x", true},
+		{"rm:*", "machinectl shell c /bin/rm x", true},
+		{"rm:*", "sudo toybox rm x", true},
+		{"rm:*", "timeout 5 toybox rm x", true},
+		// Command lines in one word: session managers, network tools,
+		// shell builtins with an editor, database shells, editors.
+		{"rm:*", "tmux new -d 'rm x'", true},
+		{"rm:*", "tmux new-session -d 'ls; rm x'", true},
+		{"rm:*", "tmux run-shell 'echo a && rm x'", true},
+		{"rm:*", "screen -dm sh -c 'rm x'", true},
+		{"rm:*", "socat - EXEC:'rm x'", true},
+		{"rm:*", "socat - SYSTEM:'ls|rm x'", true},
+		{"rm:*", "nc -e 'rm x' h 1", true},
+		{"rm:*", "ncat --sh-exec='rm x' h 1", true},
+		{"rm:*", "fc -e rm", true},
+		{"rm:*", "sqlite3 db '.shell rm x'", true},
+		{"rm:*", "psql -c '\\! rm x'", true},
+		{"rm:*", "mysql -e 'system rm x'", true},
+		{"rm:*", "emacs --batch --eval '(shell-command \"rm x\")'", true},
+		{"rm:*", "mytool --on-exit='rm -rf x'", true},
+		{"rm:*", "mytool '--hook=$(rm x)'", true},
+		// The same on stdin: here-strings, here-documents, echo piped.
+		{"rm:*", "ed -s f <<< '!rm x'", true},
+		{"rm:*", "echo '!rm x' | ed f", true},
+		{"rm:*", "sqlite3 db <<< '.system rm x'", true},
+		{"rm:*", "sqlite3 db <<'E'\n.shell rm x\nE", true},
+		// Flag-aware through them.
+		{"rm -rf:*", "toybox rm -fr x", true},
+		{"rm -rf:*", "ssh-agent rm --recursive --force x", true},
+		{"rm -rf:*", "tmux new -d 'rm -r -f x'", true},
+		{"git push --force:*", "firejail git push -f", true},
+		{"git push --force:*", "screen -dm git push origin +main", true},
+		{"rm -rf:*", "toybox rm x", false},
+		// No command there.
+		{"rm:*", "mytool build", false},
+		{"rm:*", "mytool --name=rmx", false},
+		{"rm:*", "mytool -m 'remove files'", false},
+		{"rm:*", "sqlite3 db 'select 1'", false},
+		// Modelled programs are read with their spec.
+		{"rm:*", "git commit -m 'rm x'", false},
+		{"rm:*", "echo rm x", false},
+		{"rm:*", "grep -r 'rm x' .", false},
+		{"rm:*", "cat <<< 'rm x'", false},
+	})
+}
+
+// An unmodelled program with more words than permopa looks through runs
+// what it cannot see: every deny rule hits it.
+func TestUnmodelledProgramWithManyWordsFailsClosed(t *testing.T) {
+	t.Parallel()
+	cmd := "mytool" + strings.Repeat(" a", maxOperandViews+1)
+	a := analyze(cmd, conformanceOpts)
+	if a.MatchAny(mustPatterns(t, "shutdown:*")) != 0 {
+		t.Fatalf("a deny rule does not hit %d words of an unmodelled program\n%s", maxOperandViews+1, brief(a))
+	}
+}

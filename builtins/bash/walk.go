@@ -159,7 +159,10 @@ func (f frame) substBase() frame {
 
 // walker holds one analysis in progress.
 type walker struct {
-	opts      Options
+	opts Options
+	// stdin is the literal text on the stdin of the leaf being emitted
+	// (a here-document, a here-string, echo piped), for unmodelledViews.
+	stdin     *string
 	src       string
 	res       *Analysis
 	maxLeaves int

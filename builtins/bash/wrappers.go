@@ -424,7 +424,9 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	}
 	reason, unknown := w.evalBuiltin(base, argv, evalCtx{fr: fr.substBase(), st: st})
 	fr.unknown = firstNonEmpty(fr.unknown, unknown)
+	w.stdin = stdin
 	w.leafStrs(fr, st, argv, sv, reason)
+	w.stdin = nil
 	return st, st
 }
 
