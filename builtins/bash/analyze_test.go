@@ -561,7 +561,12 @@ func TestTouches(t *testing.T) {
 		"scp -i key notes.txt host:/x": {"/home/u/proj/key", "/home/u/proj/notes.txt", "/home/u/proj/host:/x"},
 		"vim -O a.txt $F":              {"/home/u/proj/a.txt"},
 		"cat notes.txt":                nil,
-		"rm -rf build":                 nil,
+		// Values glued to options of such programs may be paths too.
+		"curl -o.permopa/s.yaml http://x": {"/home/u/proj/.permopa/s.yaml", "/home/u/proj/http:/x"},
+		"7z x a.7z -o.claude":             {"/home/u/proj/x", "/home/u/proj/a.7z", "/home/u/proj/.claude"},
+		"cc x.c -o~/.bashrc":              {"/home/u/proj/x.c", "/home/u/.bashrc", "/home/u/proj/~/.bashrc"},
+		"mytool --out=/etc/x -v":          {"/etc/x"},
+		"rm -rf build":                    nil,
 	} {
 		got := Analyze(cmd, opts).Touches
 		if strings.Join(got, " ") != strings.Join(want, " ") {

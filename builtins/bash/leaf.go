@@ -165,6 +165,11 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		// The vocabulary cannot say which operands are files: every word
 		// that is not an option may be one (less ~/.ssh/id_rsa).
 		for _, a := range judge[1:] {
+			if strings.HasPrefix(a, "-") {
+				// A value glued to an option may be a path too
+				// (curl -o.permopa/x, 7z x a.7z -o.claude, --out=f).
+				a = gluedValue(a)
+			}
 			if a == "" || strings.HasPrefix(a, "-") || strings.Contains(a, dyn) {
 				continue
 			}
@@ -759,4 +764,18 @@ func shellStateChange(base string, argv []string) string {
 		}
 	}
 	return ""
+}
+
+// gluedValue is the value an option word may carry: after "=" in a long
+// option, after the letter of a short one ("-ofile", "-o=file"); "" when
+// there is none.
+func gluedValue(a string) string {
+	if strings.HasPrefix(a, "--") {
+		_, v, _ := strings.Cut(a, "=")
+		return v
+	}
+	if len(a) <= 2 {
+		return ""
+	}
+	return strings.TrimPrefix(a[2:], "=")
 }

@@ -261,6 +261,11 @@ var xxdSpec = &spec{
 	posix:  true,
 	ops:    opsRead,
 	noStd:  true,
+	check: func(st *state) {
+		if len(st.ops) > 1 {
+			st.write(st.ops[1]) // xxd [-r] IN OUT writes OUT
+		}
+	},
 }
 
 // Checksums read files (-c reads the files named in the list as well).

@@ -224,7 +224,7 @@ var yqSpec = &spec{
 		-I= -N --no-doc -v --verbose -V --version -x --xml-output -t --tsv-output --unwrapScalar? -0 --nul-output
 		--front-matter= --header-preprocess? --expression= --tojson -h`,
 	deny: []denial{
-		{`-i --in-place --inplace -s= --split-exp=`, "writes files (in place, or one per document)"},
+		{`-i|--in-place|--inplace@i -s= --split-exp=`, "writes files (in place, or one per document)"},
 		{`-f= --from-file= -L=`, "reads its expression or modules from files"},
 	},
 	ops: opsHook,
@@ -243,6 +243,10 @@ var yqSpec = &spec{
 			}
 			if i > 0 {
 				st.read(o)
+				if st.has('i') {
+					// yq -i rewrites its file operands.
+					st.write(o)
+				}
 			}
 		}
 	},
