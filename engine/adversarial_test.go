@@ -229,3 +229,44 @@ func TestProtectedSettingsThroughMissedWriters(t *testing.T) {
 		s.wantProtected(t, "Bash", map[string]any{"command": cmd})
 	}
 }
+
+// An allow rule for a program does not cover a file one of its options or
+// its script writes unless it spells that file out, as it never covers a
+// redirect (SECURITY.md, guarantee 3): Bash(git diff:*) does not let
+// git diff --output=/tmp/x write outside the working directories.
+func TestAllowRuleDoesNotCoverOptionWrites(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var rules []permission.Rule
+	for _, c := range []string{"git diff:*", "git log:*", "sort:*", "find:*", "sed:*", "awk:*", "info:*", "tree:*",
+		"openssl x509:*", "blkid:*", "git diff --output=out.patch"} {
+		rules = append(rules, permission.Rule{ToolName: "Bash", RuleContent: &c, Behavior: "ALLOW", Source: "userSettings", Layer: "user"})
+	}
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w", Rules: rules}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"default", "acceptEdits"} {
+		for _, cmd := range []string{
+			"git diff --output=/tmp/x", "git diff HEAD --output /tmp/x", "git log -p --output=/tmp/x",
+			"sort -o /tmp/x in", "sort -o/tmp/x in", "sort --out=/tmp/x in", "find . -fprint /tmp/x", "find . -fls /tmp/x",
+			"sed -n 'w /tmp/x' f", "sed 's/a/b/w /tmp/x' f", "awk '{print > \"/tmp/x\"}' f", "info -o /tmp/x ls",
+			"tree -o /tmp/x", "openssl x509 -in c.pem -out /tmp/x", "blkid -c /tmp/x",
+		} {
+			d := eng.Decide(ctx, map[string]any{
+				"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": "/w", "permission_mode": mode,
+			})
+			if d.Behavior == permission.Allow {
+				t.Errorf("%s: %q: ALLOW (%s), an allow rule covered a file it does not name", mode, cmd, d.Message)
+			}
+		}
+		for _, cmd := range []string{"git diff --stat", "sort -u in", "find . -name x", "git diff --output=out.patch"} {
+			d := eng.Decide(ctx, map[string]any{
+				"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": "/w", "permission_mode": mode,
+			})
+			if d.Behavior != permission.Allow {
+				t.Errorf("%s: %q: %s/%s (%s), want ALLOW", mode, cmd, d.Behavior, d.Step, d.Message)
+			}
+		}
+	}
+}

@@ -188,6 +188,9 @@ func checkOpenSSL(st *state) {
 				if i+1 < len(rest) {
 					st.write(rest[i+1])
 				}
+				// An allow rule spells the file out: the whole command,
+				// since the scan stops here.
+				st.codeWord(len(st.argv) - 1)
 			}
 			st.fail("openssl " + cmd + ": -" + o + " " + why)
 			return

@@ -131,7 +131,7 @@ var infoSpec = &spec{
 		--index-search= --show-options --usage -O --vi-keys --raw-escapes -R --no-raw-escapes
 		--strict-node-location -v= --variable=`,
 	deny: []denial{
-		{`-o= --output= --dribble= --restore=`, "writes or replays a file"},
+		{`-o=w --output=w --dribble=w --restore=r`, "writes or replays a file"},
 		{`--init-file=`, "reads key bindings"},
 	},
 	ops: opsText,

@@ -176,7 +176,8 @@ func TestCommandStrings(t *testing.T) {
 		{`sed -n 1e\ touch\ x f`, "touch x", false, 3},
 		{`sed -e p -e 2e\ id f`, "id", false, 5},
 		{`sed w\ /dev/null\n1e\ id f`, "id", false, 2},
-		{`sed w\ /dev/null;1e\ id f`, "", false, 0}, // w's file name runs to the end of the line
+		{`sed w\ /dev/null;1e\ id f`, "", false, 2}, // w's file name runs to the end of the line: a file written
+		{`sed -n w\ /dev/null f`, "", false, 0},
 		{`sed s/a/b/e f`, "", true, 2},
 		{`sed 1e f`, "", true, 2},
 		{`sed -f /dev/stdin f`, "", true, 3},

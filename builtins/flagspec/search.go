@@ -194,6 +194,9 @@ func checkFind(st *state) {
 			if a == "-fprint" || a == "-fprint0" || a == "-fls" || a == "-fprintf" {
 				if i+1 < len(args) {
 					st.write(args[i+1])
+					// An allow rule spells the files out: the whole
+					// command, since the scan stops here.
+					st.codeWord(len(st.argv) - 1)
 				}
 			}
 			return

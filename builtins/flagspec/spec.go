@@ -917,6 +917,10 @@ func (st *state) apply(s *spec, d *flagDef, typed, val string, idx int, hasVal b
 		st.read(val)
 	case roleWrite:
 		st.write(val)
+		// A file an option names is written like a redirect's: an allow
+		// rule covers it only when it spells the option and its value out
+		// (Bash(git diff:*) does not cover git diff --output=/tmp/x).
+		st.codeWord(idx)
 	case roleCmd:
 		if hasVal {
 			st.command(s.name+" "+d.canon, val, idx)

@@ -167,6 +167,7 @@ var blkidSpec = &spec{
 	check: func(st *state) {
 		if v, ok := st.val('c'); ok && v != "/dev/null" {
 			st.write(v)
+			st.codeWord(len(st.argv) - 1) // an allow rule spells the file out
 			st.fail("blkid: -c writes the cache file " + printable(v))
 		}
 		if v, _ := st.val('o'); v == "list" {

@@ -189,6 +189,11 @@ func (p *sedParser) read(f string) {
 }
 
 func (p *sedParser) write(f string) {
+	// An allow rule spells out a script that writes a file (sed:* does
+	// not cover sed -n 'w /tmp/x'), as it spells out one that runs code.
+	if f != "/dev/null" && f != "/dev/stdout" && f != "/dev/stderr" {
+		p.st.codeWord(p.idx)
+	}
 	if p.record {
 		p.st.write(f)
 	}
@@ -589,6 +594,8 @@ func checkAwk(st *state) {
 		}
 		if strings.Contains(action, ">") || strings.Contains(head, ">") && strings.Contains(head, "print") {
 			st.fail("awk: print > writes a file (a \">\" inside an action is not modelled)")
+			// Which file is not read: an allow rule spells the program out.
+			st.codeWord(indexOf(st.argv, prog))
 			return
 		}
 	}
