@@ -695,18 +695,8 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 			return ""
 		}
 	}
-	for i := range a.Leaves {
-		if a.views(&a.Leaves[i], p.Match) {
-			return printableWord(a.Leaves[i].Program) + " is a program permopa does not model, and it may run its arguments as a command"
-		}
-	}
 	if p.canon != nil {
 		for i, lc := range a.canonical() {
-			for j := range lc.extra {
-				if hit, _ := p.canon.matches(&lc.extra[j], a.home); hit {
-					return printableWord(a.Leaves[i].Program) + " is a program permopa does not model, and it may run its arguments as a command"
-				}
-			}
 			if !lc.ok {
 				continue
 			}
@@ -725,6 +715,16 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 	}
 	if r := a.uncertain(); r != "" {
 		return "permopa cannot tell what the command runs: " + printableWord(r)
+	}
+	// What a program permopa does not model may run (Leaf.operandViews).
+	for i, lc := range a.canonical() {
+		hit := a.views(&a.Leaves[i], p.Match)
+		for j := 0; !hit && p.canon != nil && j < len(lc.extra); j++ {
+			hit, _ = p.canon.matches(&lc.extra[j], a.home)
+		}
+		if hit {
+			return printableWord(a.Leaves[i].Program) + " is a program permopa does not model, and it may run its arguments as a command"
+		}
 	}
 	return ""
 }
