@@ -158,6 +158,12 @@ func guardMiddleware(m *plugins.Manager) func(http.Handler) http.Handler {
 				toks = p.tokens.Load()
 			}
 			c, aerr := admit(r, cfg, toks)
+			if aerr != nil && isHookPath(r) {
+				// A hook host reads an error status as a failed hook,
+				// which it may let through: the refusal is a block.
+				refuseHook(w, r, cfg, aerr)
+				return
+			}
 			if aerr != nil {
 				writeError(w, aerr)
 				return

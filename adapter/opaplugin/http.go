@@ -71,12 +71,25 @@ func registerRoutes(m *plugins.Manager) {
 	handle(RouteCheck, "v1/permission/check", (*Plugin).serveCheck)
 	handle(RouteConfirm, "v1/permission/confirm", (*Plugin).serveConfirm)
 	handle(RouteRules, "v1/permission/rules", (*Plugin).serveRules)
+	// The hook route answers in Claude Code's hook protocol, even when the
+	// plugin is not running: a block, never an error status (hook.go).
+	m.ExtraRoute(RouteHookClaude, "v1/permission/hook/claude", func(w http.ResponseWriter, r *http.Request) {
+		p := Lookup(m)
+		if p == nil {
+			refuseHook(w, r, defaultConfig, newAPIError(http.StatusServiceUnavailable, permission.CodePluginNotRunning, "the permopa plugin is not running"))
+			return
+		}
+		p.serveHookClaude(w, r)
+	})
 	// system.authz sees the body of check and confirm as input.body (to
 	// allow an agent its own session only, say). The authorizer then reads
 	// the body before the handler: readBody takes it from the context.
 	m.ExtraAuthorizerRoute(func(method string, path []any) bool {
-		return method == http.MethodPost && len(path) == 3 && path[0] == "v1" && path[1] == "permission" &&
-			(path[2] == "check" || path[2] == "confirm")
+		if method != http.MethodPost || len(path) < 3 || path[0] != "v1" || path[1] != "permission" {
+			return false
+		}
+		return len(path) == 3 && (path[2] == "check" || path[2] == "confirm") ||
+			len(path) == 4 && path[2] == "hook" && path[3] == "claude"
 	})
 }
 
@@ -93,38 +106,12 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	// A slot is taken before the body is read: bodies waiting for one are
 	// not in memory, and large ones (or of unknown length) have their own,
 	// smaller pool, so they cannot take every CPU from ordinary checks.
-	ln := p.lanes.Load()
-	if ln == nil {
-		ln = newLanes(cfg)
-		p.lanes.CompareAndSwap(nil, ln)
-		ln = p.lanes.Load()
-	}
-	sem := ln.normal
-	if r.ContentLength < 0 || r.ContentLength > cfg.Limits.LargeBodyBytes {
-		sem = ln.large
-	}
-	select {
-	case sem <- struct{}{}:
-	case <-ctx.Done():
-		d := permission.FailClosed(permission.CodeTimeout, fmt.Sprintf("no decision within %s: the server is busy with %d checks like this one; denied to fail closed", cfg.Timeout(), cap(sem)))
-		d.DecisionID = id
-		p.logDecision(r, nil, cfg, map[string]any{}, d, metrics.New(), started, id)
-		writeJSON(w, http.StatusOK, d)
+	release, busy := p.checkSlot(ctx, cfg, r.ContentLength)
+	if busy != nil {
+		busy.DecisionID = id
+		p.logDecision(r, nil, cfg, map[string]any{}, *busy, metrics.New(), started, id)
+		writeJSON(w, http.StatusOK, *busy)
 		return
-	}
-	acquired := time.Now()
-	release := func() { <-sem }
-	if sem == ln.large {
-		// A large check keeps its slot for twice the time it took before
-		// the next one may start: a stream of huge inputs gets at most a
-		// third of a CPU per large slot, and the rest stays for ordinary
-		// checks. Its own answer is not delayed.
-		release = func() {
-			go func() {
-				time.Sleep(min(2*time.Since(acquired), cfg.Timeout()))
-				<-sem
-			}()
-		}
 	}
 	input, aerr := readBody(w, r, cfg.MaxBodyBytes)
 	if aerr != nil {
@@ -132,10 +119,59 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 		writeError(w, aerr)
 		return
 	}
-	// The evaluation runs apart: past the deadline the answer is a DENY
-	// at once, while the evaluation (which holds its slot) stops at its
-	// next step. Whoever claims first, the evaluation or the deadline,
-	// is what is logged and answered.
+	d, err := p.evaluate(ctx, r, cfg, input, id, started, release)
+	if err != nil {
+		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodePolicyUnavailable, err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// checkSlot takes a slot of the check pools for a body of length n (-1:
+// unknown) and returns the function that gives it back. When none frees
+// up before ctx ends, it returns the DENY to answer instead.
+func (p *Plugin) checkSlot(ctx context.Context, cfg *Config, n int64) (func(), *permission.Decision) {
+	ln := p.lanes.Load()
+	if ln == nil {
+		ln = newLanes(cfg)
+		p.lanes.CompareAndSwap(nil, ln)
+		ln = p.lanes.Load()
+	}
+	sem := ln.normal
+	if n < 0 || n > cfg.Limits.LargeBodyBytes {
+		sem = ln.large
+	}
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		d := permission.FailClosed(permission.CodeTimeout, fmt.Sprintf("no decision within %s: the server is busy with %d checks like this one; denied to fail closed", cfg.Timeout(), cap(sem)))
+		return nil, &d
+	}
+	acquired := time.Now()
+	if sem == ln.large {
+		// A large check keeps its slot for twice the time it took before
+		// the next one may start: a stream of huge inputs gets at most a
+		// third of a CPU per large slot, and the rest stays for ordinary
+		// checks. Its own answer is not delayed.
+		return func() {
+			go func() {
+				time.Sleep(min(2*time.Since(acquired), cfg.Timeout()))
+				<-sem
+			}()
+		}, nil
+	}
+	return func() { <-sem }, nil
+}
+
+// evaluate decides input as a check does, holding the slot that release
+// gives back, and returns the decision with its decision_id: past ctx's
+// deadline a DENY at once, while the evaluation (which keeps its slot)
+// stops at its next step. The decision is logged once, and an ASK is kept
+// for a confirm. The error is only for a store that cannot open a
+// transaction.
+func (p *Plugin) evaluate(ctx context.Context, r *http.Request, cfg *Config, input any, id string, started time.Time, release func()) (permission.Decision, error) {
+	// Whoever claims first, the evaluation or the deadline, is what is
+	// logged and answered.
 	var claimed atomic.Bool
 	type result struct {
 		d   permission.Decision
@@ -177,8 +213,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 		p.logDecision(r, nil, cfg, input, res.d, m, started, id)
 	}
 	if res.err != nil {
-		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodePolicyUnavailable, res.err.Error()))
-		return
+		return permission.Decision{}, res.err
 	}
 	d := res.d
 	d.DecisionID = id
@@ -187,7 +222,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 			ps.add(id, input, d.SuggestedRules, time.Now())
 		}
 	}
-	writeJSON(w, http.StatusOK, d)
+	return d, nil
 }
 
 func unsupportedMedia(r *http.Request) *apiError {
@@ -592,6 +627,29 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError
 		}
 		return v, nil
 	}
+	raw, aerr := readRawBody(w, r, max)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "empty request body: want a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: "+err.Error())
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value")
+	}
+	return v, nil
+}
+
+// readRawBody reads r.Body, gzip-decoded when the request says so, limited
+// to max bytes.
+func readRawBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *apiError) {
+	tooLarge := newAPIError(http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max))
 	if r.ContentLength > max {
 		return nil, tooLarge
 	}
@@ -617,19 +675,7 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError
 			return nil, tooLarge
 		}
 	}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "empty request body: want a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: "+err.Error())
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value")
-	}
-	return v, nil
+	return raw, nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

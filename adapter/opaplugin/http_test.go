@@ -32,6 +32,7 @@ import (
 // TCP or a unix socket.
 type opaServer struct {
 	url    string // http://127.0.0.1:port, or http://permopa for the socket
+	addr   string // the address a hook client is given: the url, or unix:///path
 	client *http.Client
 }
 
@@ -61,7 +62,7 @@ func (h *harness) serve(t testing.TB, o serveOpts) *opaServer {
 	if !o.socket {
 		ts := httptest.NewServer(s.Handler)
 		t.Cleanup(ts.Close)
-		return &opaServer{url: ts.URL, client: ts.Client()}
+		return &opaServer{url: ts.URL, addr: ts.URL, client: ts.Client()}
 	}
 	dir, err := os.MkdirTemp("", "pso")
 	if err != nil {
@@ -81,7 +82,7 @@ func (h *harness) serve(t testing.TB, o serveOpts) *opaServer {
 	hs := &http.Server{Handler: s.Handler}
 	go func() { _ = hs.Serve(l) }()
 	t.Cleanup(func() { hs.Close() })
-	return &opaServer{url: "http://permopa", client: &http.Client{Transport: &http.Transport{
+	return &opaServer{url: "http://permopa", addr: "unix://" + sock, client: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", sock)
