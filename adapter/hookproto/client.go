@@ -379,3 +379,15 @@ func parseAddrPort(target string) (netip.AddrPort, error) {
 	}
 	return netip.AddrPort{}, fmt.Errorf("want an IP address and port, or localhost:port")
 }
+
+// CheckListener refuses a loopback TCP listener (ip:port or
+// localhost:port) that belongs to another user than this one or root,
+// where the system tells (Linux); `permopa doctor` checks Claude Code's
+// http hooks with it, which cannot check who answers them.
+func CheckListener(hostport string) error {
+	ap, err := parseAddrPort(hostport)
+	if err != nil {
+		return err
+	}
+	return checkTCPListener(ap)
+}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
+
+	"github.com/permopa/permopa/adapter/hookproto"
 )
 
 func doctorCommand() *cobra.Command {
@@ -55,9 +59,12 @@ func (t target) installedHooks() (map[string][]string, error) {
 	var doc struct {
 		Hooks map[string][]struct {
 			Hooks []struct {
-				Command string `json:"command" toml:"command"`
-			} `json:"hooks" toml:"hooks"`
-		} `json:"hooks" toml:"hooks"`
+				Type      string `json:"type"`
+				Command   string `json:"command"`
+				URL       string `json:"url"`
+				OnFailure string `json:"onFailure"`
+			} `json:"hooks"`
+		} `json:"hooks"`
 	}
 	if t.host == "codex" {
 		var raw map[string]any
@@ -91,7 +98,16 @@ func (t target) installedHooks() (map[string][]string, error) {
 	for event, groups := range doc.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				if isPermopaHook(h.Command, t.host) {
+				switch {
+				case h.Type == "http" && t.host == "claude" && isPermopaHookURL(h.URL):
+					// An http hook is listed as "http URL", with its
+					// onFailure when it is not "block" (harmlessPost).
+					desc := httpHookPrefix + h.URL
+					if h.OnFailure != "block" {
+						desc += " onFailure=" + h.OnFailure
+					}
+					out[event] = append(out[event], desc)
+				case isPermopaHook(h.Command, t.host):
 					out[event] = append(out[event], h.Command)
 				}
 			}
@@ -187,14 +203,11 @@ func (t target) doctorCodexTrust(check func(bool, string, ...any)) {
 	}
 }
 
-// harmlessCall runs a hook command as the host runs it, with a read-only
-// call in the project, and checks that the answer lets the call run.
-func (t target) harmlessCall(event, command string) (bool, string) {
-	if !plainHookCommand(command) {
-		// Never run what only looks like permopa's hook: doctor would
-		// run the rest of it too.
-		return false, "not run: it is more than a permopa hook command (shell syntax around it); remove it and run `permopa install " + t.host + "`"
-	}
+// httpHookPrefix starts installedHooks' description of an http hook.
+const httpHookPrefix = "http "
+
+// harmlessPayload is the read-only call doctor asks a hook about.
+func (t target) harmlessPayload(event string) []byte {
 	p := map[string]any{"session_id": "permopa-doctor", "cwd": t.project, "hook_event_name": event, "tool_use_id": "permopa-doctor-1"}
 	switch t.host {
 	case "gemini":
@@ -204,6 +217,78 @@ func (t target) harmlessCall(event, command string) (bool, string) {
 		p["tool_name"], p["tool_input"] = "Bash", map[string]any{"command": "ls"}
 	}
 	payload, _ := json.Marshal(p)
+	return payload
+}
+
+// harmlessPost checks an http hook as Claude Code uses it: it must block
+// when it fails ("onFailure": "block"), its server must listen (on Linux,
+// as this user or root: any user may listen on a free port, and Claude
+// Code takes the answer of whoever does), and a harmless call posted to
+// it must be answered 200 with an answer that lets it run.
+func (t target) harmlessPost(event, desc string) (bool, string) {
+	raw, rest, _ := strings.Cut(strings.TrimPrefix(desc, httpHookPrefix), " ")
+	if rest != "" {
+		return false, fmt.Sprintf("it has %s: while the server is down or answers an error, Claude Code lets every call through unchecked; run `permopa install claude --server …` again to set \"onFailure\": \"block\"", rest)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false, err.Error()
+	}
+	if msg := checkListener(u.Host); msg != "" {
+		return false, msg
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, raw, bytes.NewReader(t.harmlessPayload(event)))
+	if err != nil {
+		return false, err.Error()
+	}
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, fmt.Sprintf("the server does not answer (%v): every call is blocked until it runs; start it (`permopa run --server --addr %s`, docs/hosts.md) or install the command hooks again (`permopa install claude`)", err, u.Host)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	took := time.Since(start).Round(time.Millisecond)
+	if resp.StatusCode != http.StatusOK {
+		return false, fmt.Sprintf("status %d in %s (is it a permopa server of this version?): %s", resp.StatusCode, took, strings.TrimSpace(string(body)))
+	}
+	return judgeAnswer(body, took)
+}
+
+// judgeAnswer reads a hook's stdout (or an http hook's body): JSON or
+// nothing, and no deny or block.
+func judgeAnswer(stdout []byte, took time.Duration) (bool, string) {
+	var ans map[string]any
+	if s := strings.TrimSpace(string(stdout)); s != "" {
+		if err := json.Unmarshal([]byte(s), &ans); err != nil {
+			return false, fmt.Sprintf("the answer is not JSON (%v): %s", err, s)
+		}
+	}
+	b, _ := json.Marshal(ans)
+	if strings.Contains(string(b), `"deny"`) || strings.Contains(string(b), `"block"`) {
+		return false, fmt.Sprintf("denied in %s: %s", took, strings.TrimSpace(string(stdout)))
+	}
+	if len(bytes.TrimSpace(stdout)) == 0 {
+		return true, fmt.Sprintf("no objection, in %s", took)
+	}
+	return true, fmt.Sprintf("%s in %s", strings.TrimSpace(string(stdout)), took)
+}
+
+// harmlessCall runs a hook command as the host runs it, with a read-only
+// call in the project, and checks that the answer lets the call run.
+func (t target) harmlessCall(event, command string) (bool, string) {
+	if strings.HasPrefix(command, httpHookPrefix) {
+		return t.harmlessPost(event, command)
+	}
+	if !plainHookCommand(command) {
+		// Never run what only looks like permopa's hook: doctor would
+		// run the rest of it too.
+		return false, "not run: it is more than a permopa hook command (shell syntax around it); remove it and run `permopa install " + t.host + "`"
+	}
+	payload := t.harmlessPayload(event)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
@@ -223,20 +308,7 @@ func (t target) harmlessCall(event, command string) (bool, string) {
 	if code != 0 {
 		return false, fmt.Sprintf("exit %d in %s: %s", code, took, text)
 	}
-	var ans map[string]any
-	if s := strings.TrimSpace(stdout.String()); s != "" {
-		if err := json.Unmarshal([]byte(s), &ans); err != nil {
-			return false, fmt.Sprintf("the answer is not JSON (%v): %s", err, s)
-		}
-	}
-	b, _ := json.Marshal(ans)
-	if strings.Contains(string(b), `"deny"`) {
-		return false, fmt.Sprintf("denied in %s: %s", took, text)
-	}
-	if stdout.Len() == 0 {
-		return true, fmt.Sprintf("no objection, in %s", took)
-	}
-	return true, fmt.Sprintf("%s in %s", strings.TrimSpace(stdout.String()), took)
+	return judgeAnswer(stdout.Bytes(), took)
 }
 
 // plainHookCommand reports whether command is a permopa hook command and
@@ -252,4 +324,13 @@ func plainHookCommand(command string) bool {
 	}
 	base := filepath.Base(strings.Trim(f[0], "'"))
 	return base == "permopa" || base == "permopa-hook"
+}
+
+// checkListener is "" when the server at hostport may be trusted with the
+// hook's answers (hookproto.CheckListener), else why not.
+func checkListener(hostport string) string {
+	if err := hookproto.CheckListener(hostport); err != nil {
+		return err.Error() + ": Claude Code would take its answers; stop it, or move permopa's server to another port"
+	}
+	return ""
 }

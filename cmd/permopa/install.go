@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/adapter/opaplugin"
 )
 
 // Matchers of the installed hooks: the tools permopa has a model of, and
@@ -39,12 +42,16 @@ type installFlags struct {
 	dryRun  bool
 	codex   string
 	mode    string
+	server  string
 }
 
 // target is one host's settings file for a scope.
 type target struct {
 	host, scope, file, project, home, command string
 	codexBin                                  string
+	// hookURL, when set, is the permopa server route Claude Code's http
+	// hook posts to (install --server): the hook is that, not a command.
+	hookURL string
 }
 
 func (f *installFlags) register(c *cobra.Command) {
@@ -53,6 +60,7 @@ func (f *installFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.command, "command", "", "the hook command to install (default: permopa-hook <host> when permopa-hook and permopa-hook-local sit next to this binary, else this binary's absolute path, `hook <host>`)")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the change and write nothing")
 	c.Flags().StringVar(&f.codex, "codex", "", "the codex binary that records the hooks' trust (default: codex on PATH)")
+	c.Flags().StringVar(&f.server, "server", "", "install Claude Code's http hook form: Claude Code posts each call to this running 'permopa run --server' on loopback TCP (http://127.0.0.1:PORT), with no process per call; the hook blocks while the server is down (docs/hosts.md)")
 	c.Flags().StringVar(&f.mode, "mode", "", "add --mode M to the hook command: the mode for payloads that name none (Gemini CLI's: default, auto_edit, plan, yolo, dontAsk for headless runs)")
 }
 
@@ -76,7 +84,12 @@ func (f *installFlags) target(host string) (target, error) {
 	if t.project, err = filepath.Abs(t.project); err != nil {
 		return t, err
 	}
-	if t.command == "" {
+	if f.server != "" {
+		if t.hookURL, err = hookURL(t.host, f.server, f.command, f.mode); err != nil {
+			return t, err
+		}
+	}
+	if t.command == "" && t.hookURL == "" {
 		self, err := os.Executable()
 		if err != nil {
 			return t, fmt.Errorf("cannot find this binary's path (give --command): %v", err)
@@ -115,6 +128,41 @@ func (f *installFlags) target(host string) (target, error) {
 		return t, fmt.Errorf("--scope %q is not one %s has (user, project%s)", t.scope, t.host, map[bool]string{true: ", local"}[t.host == "claude"])
 	}
 	return t, nil
+}
+
+// hookURL is the URL of Claude Code's http hook for a permopa server at
+// server: its hook route (opaplugin.HookClaudePath), with mode as the
+// route's mode. Only Claude Code has http hooks, and only a loopback
+// address over plain HTTP is taken: the hook sends every call to it, and
+// nothing else on the network should see or answer them (docs/opa.md §7).
+func hookURL(host, server, command, mode string) (string, error) {
+	if host != "claude" {
+		return "", fmt.Errorf("--server: only Claude Code has http hooks; for %s, give the hook command the server (--command 'permopa-hook %s --server ADDR')", host, host)
+	}
+	if command != "" {
+		return "", errors.New("--server and --command: give one (--server installs an http hook, which runs no command)")
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Scheme != "http" || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("--server %q: want http://127.0.0.1:PORT (a loopback address and port; a unix socket cannot be an http hook's URL: use --command 'permopa-hook claude --server unix://…' for one)", server)
+	}
+	name, port := u.Hostname(), u.Port()
+	ip, ipErr := netip.ParseAddr(name)
+	if port == "" || !(name == "localhost" || ipErr == nil && ip.IsLoopback()) {
+		return "", fmt.Errorf("--server %q: want a loopback address with its port (http://127.0.0.1:PORT, http://[::1]:PORT or http://localhost:PORT): the hook sends every tool call there", server)
+	}
+	out := "http://" + u.Host + opaplugin.HookClaudePath
+	if mode != "" {
+		out += "?" + url.Values{"mode": {mode}}.Encode()
+	}
+	return out, nil
+}
+
+// isPermopaHookURL reports whether an http hook's URL is a permopa
+// server's hook route, on any address.
+func isPermopaHookURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Path == opaplugin.HookClaudePath
 }
 
 // fastHook is permopa-hook in dir when permopa-hook-local is there too:
@@ -168,7 +216,13 @@ The hook command is permopa-hook <host> when permopa-hook and
 permopa-hook-local sit next to this binary (as 'go install ./cmd/...' puts
 them): it asks a running server, else decides locally in the lean binary,
 with the answers of 'permopa hook' in a fraction of its start-up time.
-Otherwise it is this binary's 'hook <host>'. --command installs another.`,
+Otherwise it is this binary's 'hook <host>'. --command installs another.
+
+With --server http://127.0.0.1:PORT (Claude Code only), the hooks are
+Claude Code's http hooks instead: Claude Code posts each call to that
+running 'permopa run --server' (its /v1/permission/hook/claude route) and
+reads the answer, with no process per call. They carry "onFailure":
+"block": while the server is down every call is blocked (docs/hosts.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := f.target(args[0])
@@ -290,6 +344,12 @@ func (t target) hookEntries() map[string]*jsonObject {
 	switch t.host {
 	case "claude":
 		entry := func() *jsonObject {
+			if t.hookURL != "" {
+				// onFailure block: a server that is down, or an answer
+				// Claude Code cannot read, blocks the call instead of
+				// letting it through unchecked (docs/hosts.md).
+				return ordered("matcher", claudeMatcher, "hooks", []any{ordered("type", "http", "url", t.hookURL, "timeout", 10, "onFailure", "block")})
+			}
 			return ordered("matcher", claudeMatcher, "hooks", []any{ordered("type", "command", "command", t.command, "timeout", 10)})
 		}
 		return map[string]*jsonObject{"PreToolUse": entry(), "PermissionRequest": entry()}
@@ -350,7 +410,9 @@ func (t target) jsonSettings(old []byte, remove bool) ([]byte, error) {
 			for _, h := range hs {
 				ho, _ := h.(*jsonObject)
 				if ho != nil {
-					if cv, _ := ho.get("command"); isPermopaHook(fmt.Sprint(cv), t.host) {
+					cv, _ := ho.get("command")
+					uv, _ := ho.get("url")
+					if isPermopaHook(fmt.Sprint(cv), t.host) || t.host == "claude" && isPermopaHookURL(fmt.Sprint(uv)) {
 						mine = true
 						continue
 					}
