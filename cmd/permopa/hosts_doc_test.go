@@ -9,7 +9,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/permopa/permopa/adapter/opaplugin"
 )
+
+// claudeMatcherDoc is the matcher `permopa install claude` writes.
+const claudeMatcherDoc = "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|WebFetch|mcp__.*"
 
 // docCommands are the hook commands of docs/hosts.md's snippets, from its
 // JSON blocks (hooks.<event>[].hooks[].command) and TOML blocks (command = "...").
@@ -27,7 +32,7 @@ func docCommands(t *testing.T) map[string][]string {
 			var doc struct {
 				Hooks map[string][]struct {
 					Matcher string
-					Hooks   []struct{ Type, Command string }
+					Hooks   []struct{ Type, Command, URL, OnFailure string }
 				}
 			}
 			if err := json.Unmarshal([]byte(b[2]), &doc); err != nil {
@@ -36,6 +41,15 @@ func docCommands(t *testing.T) map[string][]string {
 			for event, groups := range doc.Hooks {
 				for _, g := range groups {
 					for _, h := range g.Hooks {
+						if h.Type == "http" {
+							// Claude Code's http hooks: permopa's hook route,
+							// blocking when it fails (TestInstallClaudeHTTPHook
+							// runs them against a server).
+							if event == "BeforeTool" || !strings.HasSuffix(h.URL, opaplugin.HookClaudePath) || h.OnFailure != "block" || g.Matcher != claudeMatcherDoc {
+								t.Errorf("%s: http hook %+v is not the one `permopa install claude --server` writes", event, h)
+							}
+							continue
+						}
 						if h.Type != "command" || h.Command == "" {
 							t.Errorf("%s: hook %+v is not a command", event, h)
 						}
