@@ -17,6 +17,13 @@
 //     may name any call and rule); answer 200 with an adapter.Confirmation
 //     (approved, rules written, the call decided again). Without a
 //     destination, confirm_destination applies.
+//   - POST /v1/permission/hook/claude[?destination=D][&mode=M][&ignore_host_mode=B]:
+//     Claude Code's http hooks (hook.go). Body, a PreToolUse or
+//     PermissionRequest payload; answer 200 with what `permopa hook claude`
+//     prints for it, decided as a check (pools, deadline, decision log). A
+//     refusal or fault is a 200 that denies the call, never an error status
+//     (Claude Code lets a failed hook's call through without onFailure
+//     block). No token is needed, as for a check (docs/opa.md §7).
 //   - GET /v1/permission/rules[?session_id=ID][&cwd=DIR]: {"rules": [...]},
 //     the rules in force: the organisation's (data.permopa.rules), the
 //     settings layers', with cwd the rules of that project (when
