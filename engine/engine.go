@@ -205,7 +205,18 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		rego.Query(c.query),
 		rego.StrictBuiltinErrors(true),
 	}
-	if !c.noDefault {
+	// The embedded policy alone is compiled once per process and the
+	// compiler reused (embeddedCompiler); with policy files or bundles the
+	// engine compiles its own.
+	embeddedOnly := !c.noDefault && len(c.paths) == 0 && len(c.bundles) == 0
+	var compiler *ast.Compiler
+	if embeddedOnly {
+		var err error
+		if compiler, err = embeddedCompiler(ctx, c.policyFS, c.checked); err != nil {
+			return nil, err
+		}
+		regoOpts = append(regoOpts, rego.Compiler(compiler))
+	} else if !c.noDefault {
 		mods, err := parseModules(c.policyFS)
 		if err != nil {
 			return nil, err
@@ -258,12 +269,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// converting the document from Go values each time would dominate.
 	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))
 	regoOpts = append(regoOpts, rego.Store(store))
-	var compiler *ast.Compiler
-	skip := c.checked && !c.noDefault && len(c.paths) == 0 && len(c.bundles) == 0
 	pq, err := rego.New(append(slices.Clip(regoOpts), rego.CompilerHook(func(c *ast.Compiler) {
-		if skip {
-			c.WithSkipStages(checkOnlyStages...)
-		}
 		compiler = c
 	}))...).PrepareForEval(ctx)
 	if err != nil {

@@ -17,6 +17,10 @@ import (
 // Compiler is the compiler whose rules the decision query evaluates: the
 // rules DecideTraced reports are its rules (`permopa replay` analyses them
 // to tell whether a decision read an input field a decision log masked).
+// It is shared and read-only: engines over the embedded policy alone share
+// one compile (New), a shared engine's belongs to the OPA server. Read its
+// rules or evaluate against it (rego.Compiler with no modules); never
+// compile modules into it, which would change every engine's policy.
 func (e *Engine) Compiler() *ast.Compiler { return e.compiler.Load() }
 
 // BundleRevisions are the manifest revisions of the bundles New loaded

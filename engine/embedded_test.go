@@ -1,0 +1,107 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
+)
+
+// TestEmbeddedCompileIsShared holds the process-wide reuse of the embedded
+// policy's compile in engine.New: engines over the embedded policy alone
+// share one compiler and decide, field for field, as an engine that
+// compiled the same policy files on its own, for every case of the
+// decision matrix; deciding and evaluating do not change the shared
+// compiler's rules; an engine with policy files or bundles compiles its
+// own, and its modules never reach the shared compile.
+func TestEmbeddedCompileIsShared(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"}
+	mustNew := func(opts ...engine.Option) *engine.Engine {
+		t.Helper()
+		e, err := engine.New(ctx, append([]engine.Option{engine.WithSettings(s)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	a, b := mustNew(), mustNew()
+	shared := a.Compiler()
+	if shared == nil || b.Compiler() != shared {
+		t.Fatalf("two engines over the embedded policy compiled it twice (%p, %p)", shared, b.Compiler())
+	}
+	if mustNew(engine.WithCheckedPolicy()).Compiler() == shared {
+		t.Error("WithCheckedPolicy reused the fully checked compile: the key must tell them apart")
+	}
+	before := moduleTexts(shared)
+
+	// The same policy files compiled by an engine of its own.
+	own := mustNew(engine.WithoutDefaultPolicy(), engine.WithPolicyPaths("../rego/permopa"))
+	if own.Compiler() == shared {
+		t.Fatal("an engine with policy files got the shared compile")
+	}
+	for _, c := range loadMatrix(t) {
+		da, db, do := a.Decide(ctx, c.raw), b.Decide(ctx, c.raw), own.Decide(ctx, c.raw)
+		if !reflect.DeepEqual(da, db) || !reflect.DeepEqual(da, do) {
+			t.Errorf("%s: the engines sharing the compile decided\n%+v\n%+v\nthe engine with its own compile\n%+v", c.ID, da, db, do)
+		}
+	}
+	if _, err := a.Evaluate(ctx, "x := data.permopa.policy.decision", map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "/tmp/permopa-ws/a"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A custom policy beside the embedded one, as files and as a bundle:
+	// compiled apart, and nothing of it in the shared compile.
+	dir := t.TempDir()
+	custom := "package permopa.custom\n\nmarker := true\n"
+	if err := os.WriteFile(filepath.Join(dir, "custom.rego"), []byte(custom), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	if err := os.MkdirAll(bundle, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bundle, "custom.rego"), []byte(custom), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for what, opts := range map[string][]engine.Option{
+		"policy files":                   {engine.WithPolicyPaths(dir)},
+		"policy files, checked":          {engine.WithPolicyPaths(dir), engine.WithCheckedPolicy()},
+		"a bundle":                       {engine.WithBundles(bundle)},
+		"policy files without the embed": {engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(dir)},
+	} {
+		e := mustNew(opts...)
+		if e.Compiler() == shared {
+			t.Errorf("%s: the engine got the shared compile", what)
+		}
+		if got, err := e.Evaluate(ctx, "data.permopa.custom.marker", nil); err != nil || got != true {
+			t.Errorf("%s: data.permopa.custom.marker = %v, %v; want true", what, got, err)
+		}
+	}
+	later := mustNew()
+	if later.Compiler() != shared {
+		t.Error("an engine built after the custom ones did not get the shared compile")
+	}
+	if got, err := later.Evaluate(ctx, "data.permopa.custom.marker", nil); err != nil || got != nil {
+		t.Errorf("the shared compile has the custom policy's rule: %v, %v", got, err)
+	}
+	if after := moduleTexts(shared); !reflect.DeepEqual(before, after) {
+		t.Errorf("deciding and evaluating changed the shared compile's modules: %d before, %d after", len(before), len(after))
+	}
+}
+
+// moduleTexts is the text of every module a compiler holds, by name.
+func moduleTexts(c *ast.Compiler) map[string]string {
+	out := make(map[string]string, len(c.Modules))
+	for name, m := range c.Modules {
+		out[name] = m.String()
+	}
+	return out
+}
