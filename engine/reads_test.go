@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/permopa/permopa/engine"
@@ -52,17 +53,66 @@ func (o outcome) want(mode string) [2]string {
 //	home/proj: a git work tree with .gitignore (".env"), .env, src/a.go, src/b.go
 //	home/linked/keys -> home/.ssh
 //	home/big: more files than a tree walk reads
+//
+// The big fixture (20,001 files) is built once for the tests that use it
+// at the same time, which only read it, and removed after the last of them.
 func readsFixture(t *testing.T, big bool) (home, proj string) {
 	t.Helper()
+	if big {
+		return sharedBigFixture(t)
+	}
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	home = root + "/home"
-	proj = home + "/proj"
+	if err := buildReadsFixture(root, false); err != nil {
+		t.Fatal(err)
+	}
+	return root + "/home", root + "/home/proj"
+}
+
+var bigFixture struct {
+	sync.Mutex
+	users int
+	root  string
+}
+
+func sharedBigFixture(t *testing.T) (home, proj string) {
+	t.Helper()
+	bigFixture.Lock()
+	defer bigFixture.Unlock()
+	if bigFixture.users == 0 {
+		dir, err := os.MkdirTemp("", "permopa-reads")
+		if err == nil {
+			dir, err = filepath.EvalSymlinks(dir)
+		}
+		if err == nil {
+			err = buildReadsFixture(dir, true)
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			t.Fatal(err)
+		}
+		bigFixture.root = dir
+	}
+	bigFixture.users++
+	root := bigFixture.root
+	t.Cleanup(func() {
+		bigFixture.Lock()
+		defer bigFixture.Unlock()
+		if bigFixture.users--; bigFixture.users == 0 {
+			os.RemoveAll(root)
+		}
+	})
+	return root + "/home", root + "/home/proj"
+}
+
+func buildReadsFixture(root string, big bool) error {
+	home := root + "/home"
+	proj := home + "/proj"
 	for _, d := range []string{home + "/.ssh", home + "/.aws", proj + "/.git", proj + "/src", home + "/linked", home + "/big"} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	files := map[string]string{
@@ -72,21 +122,21 @@ func readsFixture(t *testing.T, big bool) (home, proj string) {
 	}
 	for f, s := range files {
 		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	if err := os.Symlink(home+"/.ssh", home+"/linked/keys"); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	for i := range 20001 {
 		if !big {
 			break
 		}
 		if err := os.WriteFile(fmt.Sprintf("%s/big/f%05d", home, i), nil, 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
-	return home, proj
+	return nil
 }
 
 func checkTable(t *testing.T, eng *engine.Engine, cwd string, table map[outcome][]string) {
