@@ -58,11 +58,10 @@ func embeddedCompiler(ctx context.Context, fsys fs.FS, checked bool) (*ast.Compi
 	}
 	embedded.mu.Unlock()
 	if ok {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("compiling policy: %w", ctx.Err())
-		}
+		// Not bounded by ctx: New compiles whatever ctx says (OPA's
+		// compile does not look at it), and a caller whose deadline has
+		// passed gets its engine as before and fails closed deciding.
+		<-c.done
 		if c.err == nil {
 			return c.compiler, nil
 		}
