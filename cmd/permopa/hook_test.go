@@ -441,14 +441,31 @@ func startServerCommand(t testing.TB, dir, home, sock string, argv ...string) st
 }
 
 // hookExec runs bin with args, the payload on stdin and extra environment.
-// The local hook (`permopa hook <host>` with only HOME set), the answer the
-// tests compare the server's and the client's with, runs in process; every
-// other command line, a server address in the environment included, is a
-// process of its own.
+// `permopa hook` deciding locally, the answer the tests compare the
+// server's and the client's with, runs in process through the command tree
+// main runs, whatever its flags: it reads its environment (HOME,
+// PERMOPA_SERVER, XDG_RUNTIME_DIR) from there (hook.go), so it answers,
+// exit status included, as a permopa process would, without a process
+// start and OPA's initialisation for each of the many comparisons. A hook
+// that names a server (--server, PERMOPA_SERVER) is a process: the server
+// client reads its token file from the process's own environment
+// (hookproto). So is one with --timeout: which deadline message a block
+// names depends on how long the engine takes to build, and the answer is
+// compared with a process's. The other binaries (the small client, the lean local hook)
+// are processes of their own, as a host runs them.
 func hookExec(t *testing.T, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
 	t.Helper()
-	if bin == permopaBin && len(args) == 2 && args[0] == "hook" && len(env) == 1 && strings.HasPrefix(env[0], "HOME=") {
-		return permopaWith(t, payload, map[string]string{"HOME": strings.TrimPrefix(env[0], "HOME="), "PERMOPA_SERVER": "", "PERMOPA_SERVER_REQUIRED": ""}, args...)
+	if bin == permopaBin && len(args) > 0 && args[0] == "hook" && !needsProcess(args, env) {
+		// The runner's own PERMOPA_SERVER must not leak into the tests.
+		vars := map[string]string{"PERMOPA_SERVER": "", "PERMOPA_SERVER_REQUIRED": ""}
+		for _, kv := range env {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				t.Fatalf("environment entry %q is not KEY=VALUE", kv)
+			}
+			vars[k] = v
+		}
+		return permopaWith(t, payload, vars, args...)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(payload)
@@ -464,6 +481,24 @@ func hookExec(t *testing.T, bin string, args []string, env []string, payload str
 		t.Fatal(err)
 	}
 	return out.String(), errb.String(), code
+}
+
+// needsProcess reports whether a hook command line or its environment
+// names a server to ask or a deadline (hookExec).
+func needsProcess(args, env []string) bool {
+	for _, a := range args {
+		for _, flag := range []string{"--server", "--timeout"} {
+			if a == flag || strings.HasPrefix(a, flag+"=") {
+				return true
+			}
+		}
+	}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PERMOPA_SERVER="); ok && v != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // fastPathPayloads are recorded payloads of every host over Bash, Write,
