@@ -41,8 +41,8 @@ func TestEveryDeniedFlag(t *testing.T) {
 
 func walkSpecs(s *spec, f func(*spec)) {
 	f(s)
-	for _, sub := range s.subs {
-		walkSpecs(sub, f)
+	for word := range s.subs {
+		walkSpecs(s.kid(word), f)
 	}
 }
 

@@ -95,11 +95,11 @@ var mktempSpec = &spec{
 var zgrepSpec = copySpec(grepSpec)
 var zdiffSpec = copySpec(diffSpec)
 
-// copySpec returns an uncompiled copy of s to register under other names
-// (it is not harmless: the copy runs other programs).
+// copySpec returns a copy of s to register under other names (it is not
+// harmless: the copy runs other programs).
 func copySpec(s *spec) *spec {
 	c := *s
-	c.regName, c.once, c.compiled, c.harmless = "", nil, false, false
+	c.harmless = false
 	return &c
 }
 

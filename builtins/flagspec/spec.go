@@ -179,25 +179,114 @@ type spec struct {
 	// remaining words joined by spaces (ssh HOST CMD...).
 	runsString bool
 
-	// compiled, on first use (lookup): compiling every table at start-up
-	// costs a short-lived process (a hook) ~20 ms.
-	once     *sync.Once
-	regName  string // the first name it was registered under
-	name     string // "git log", for reasons and Subcommand
-	subPath  string // "log", "pr list"
-	compiled bool
-	short    [128]int16 // index+1 into defs
-	defs     []flagDef  // every option
+	// hasCmd: some option's value is a command or code (role x or c), so
+	// words the parser could not place may hide one. Set in a table when
+	// the check hook knows more; compile adds the options' roles and runs,
+	// and hasCmdTree the subcommands'.
+	hasCmd bool
+
+	// The rest is filled by compile, on first use, in a copy of the table
+	// (a node): each program, and each subcommand, is compiled only when
+	// an invocation or a rule reaches it (lookup, kid). Compiling a whole
+	// tree (git's, for one "Bash(git push:*)" rule) costs a short-lived
+	// process (a hook) milliseconds it does not need. The tables declared
+	// in the files of this package are never written after init, so nodes
+	// compile concurrently.
+	name    string     // "git log", for reasons and Subcommand
+	subPath string     // "log", "pr list"
+	short   [128]int16 // index+1 into defs
+	defs    []flagDef  // every option
 	// dashWords: some option is a whole word with one dash (xxd -ps).
 	dashWords bool
 	longs     []flagDef // sorted by name; long options (and single-dash words)
-	// hasCmd: some option's value is a command or code (role x or c), so
-	// words the parser could not place may hide one.
-	hasCmd bool
+	// kids are the subcommands' nodes, by word, each compiled on first use
+	// with the options inherited from above (inhAllow, inhDeny).
+	kids     map[string]*lazyNode
+	inhAllow string
+	inhDeny  []denial
+	// treeCmd memoises hasCmdTree for a node with subcommands.
+	treeCmd *treeCmd
+}
+
+type treeCmd struct {
+	once sync.Once
+	v    bool
+}
+
+// lazyNode is one place in a program's tree (the program itself, or a
+// subcommand under its parent's node), compiled once on first use.
+type lazyNode struct {
+	once sync.Once
+	tmpl *spec
+	// parent is the compiled node of the parent, nil for a program.
+	parent *spec
+	// name is the program's name, or the subcommand's word.
+	name string
+	node *spec
+}
+
+// get returns the compiled node. Safe for concurrent use.
+func (l *lazyNode) get() *spec {
+	l.once.Do(func() {
+		c := *l.tmpl
+		p := l.parent
+		if p == nil {
+			c.compile(l.name, "", "", nil)
+			l.node = &c
+			return
+		}
+		// Each place in the tree gets its own copy, so that a spec shared
+		// by several subcommands (git log and git whatchanged) reports its
+		// own name.
+		c.noAbbrev = c.noAbbrev || p.noAbbrev
+		c.netAlways = c.netAlways || p.netAlways
+		if !c.local {
+			c.network = firstNonEmptyStr(c.network, p.network)
+			if c.cache == nil {
+				c.cache = p.cache
+			}
+		}
+		sp := l.name
+		if p.subPath != "" {
+			sp = p.subPath + " " + l.name
+		}
+		c.compile(p.name+" "+l.name, sp, p.inhAllow, p.inhDeny)
+		l.node = &c
+	})
+	return l.node
+}
+
+// kid returns the compiled node of subcommand word, nil when s has none.
+func (s *spec) kid(word string) *spec {
+	if l := s.kids[word]; l != nil {
+		return l.get()
+	}
+	return nil
+}
+
+// hasCmdTree reports whether an option of s or of any subcommand below it
+// runs a command or code, or a subcommand runs one: the words after a
+// point where parsing stopped may hide one. It compiles the subtree once.
+func (s *spec) hasCmdTree() bool {
+	if s.treeCmd == nil {
+		return s.hasCmd
+	}
+	s.treeCmd.once.Do(func() {
+		v := s.hasCmd
+		for w := range s.kids {
+			v = v || s.kid(w).hasCmdTree()
+		}
+		s.treeCmd.v = v
+	})
+	return s.treeCmd.v
 }
 
 var (
+	// registry holds the tables by program name; roots their compiled
+	// nodes, one per table (a table registered under several names is
+	// compiled once).
 	registry = map[string]*spec{}
+	roots    = map[string]*lazyNode{}
 	// subcommandPrograms are the programs that take subcommands, including
 	// those with no read-only subcommand at all (HasSubcommands).
 	subcommandPrograms = map[string]bool{}
@@ -205,35 +294,32 @@ var (
 
 // register files s under each name; it is compiled on first lookup.
 func register(s *spec, names ...string) {
+	var root *lazyNode
 	for _, n := range names {
-		if s.regName == "" {
-			s.regName, s.once = n, new(sync.Once)
+		if root == nil {
+			root = &lazyNode{tmpl: s, name: n}
 		}
 		registry[n] = s
+		roots[n] = root
 		if s.subs != nil {
 			subcommandPrograms[n] = true
 		}
 	}
 }
 
-// lookup returns the compiled spec of a program, nil when unknown. Safe for
-// concurrent use.
+// lookup returns the compiled node of a program, nil when unknown. Safe
+// for concurrent use.
 func lookup(prog string) *spec {
-	s := registry[prog]
-	if s != nil {
-		s.once.Do(func() {
-			if !s.compiled {
-				s.compile(s.regName, "", "", nil)
-			}
-		})
+	if r := roots[prog]; r != nil {
+		return r.get()
 	}
-	return s
+	return nil
 }
 
 // compile turns the flag strings into lookup tables, recursively. inhAllow
 // and inhDeny are options inherited from ancestors with inherit set.
 func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) {
-	s.name, s.subPath, s.compiled = name, subPath, true
+	s.name, s.subPath = name, subPath
 	var defs []flagDef
 	seen := map[string]bool{}
 	add := func(text, why string) {
@@ -271,35 +357,19 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 		}
 	}
 	sort.Slice(s.longs, func(i, j int) bool { return s.longs[i].name < s.longs[j].name })
+	s.hasCmd = s.hasCmd || s.runs > 0
+	if s.subs == nil {
+		return
+	}
 	if s.inherit {
 		inhAllow = s.allow + " " + inhAllow
 		inhDeny = append(append([]denial(nil), s.deny...), inhDeny...)
 	}
-	// Each place in the tree gets its own copy, so that a spec shared by
-	// several subcommands (git log and git whatchanged) reports its own name.
-	subs := make(map[string]*spec, len(s.subs))
+	s.inhAllow, s.inhDeny = inhAllow, inhDeny
+	s.treeCmd = new(treeCmd)
+	s.kids = make(map[string]*lazyNode, len(s.subs))
 	for word, sub := range s.subs {
-		c := *sub
-		c.compiled = false
-		c.noAbbrev = c.noAbbrev || s.noAbbrev
-		c.netAlways = c.netAlways || s.netAlways
-		if !c.local {
-			c.network = firstNonEmptyStr(c.network, s.network)
-			if c.cache == nil {
-				c.cache = s.cache
-			}
-		}
-		p := word
-		if subPath != "" {
-			p = subPath + " " + word
-		}
-		c.compile(name+" "+word, p, inhAllow, inhDeny)
-		subs[word] = &c
-		s.hasCmd = s.hasCmd || c.hasCmd
-	}
-	s.hasCmd = s.hasCmd || s.runs > 0
-	if s.subs != nil {
-		s.subs = subs
+		s.kids[word] = &lazyNode{tmpl: sub, parent: s, name: word}
 	}
 }
 
@@ -514,7 +584,7 @@ func (st *state) lost(s *spec, why string, idx int, dynamic bool) {
 		}
 		return
 	}
-	if !s.hasCmd {
+	if !s.hasCmdTree() {
 		return
 	}
 	if dynamic {
@@ -986,7 +1056,7 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 		st.lost(s, s.name+": the subcommand is only known at run time", len(st.argv)-len(rest)-1, true)
 		return
 	}
-	sub := s.subs[word]
+	sub := s.kid(word)
 	if sub == nil {
 		st.v.Subcommand = joinSub(s.subPath, word)
 		st.fail(s.name + " " + word + " is not in the read-only vocabulary")
