@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -291,31 +290,14 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 
 type module struct{ name, src string }
 
-// parseModules parses the embedded policy's modules on every CPU at once,
-// as rego.Module would one after the other (the same parser options):
-// parsing is about a third of compiling the policy, which a cold hook
-// process does once before its answer (docs/hosts.md, "Speed").
+// parseModules returns the embedded policy's modules, parsed once per
+// process (defaultpolicy.ParsedModules: rego/tables reads its tables from
+// the same parse).
 func parseModules(fsys fs.FS) ([]*ast.Module, error) {
-	srcs, err := modulesFrom(fsys)
-	if err != nil {
-		return nil, err
+	if fsys != fs.FS(defaultpolicy.FS) {
+		return nil, errors.New("parsing policy: only the embedded policy is parsed here")
 	}
-	parsed := make([]*ast.Module, len(srcs))
-	errs := make([]error, len(srcs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(srcs)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(srcs); i = int(next.Add(1) - 1) {
-				parsed[i], errs[i] = ast.ParseModuleWithOpts(srcs[i].name, srcs[i].src, ast.ParserOptions{})
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("parsing policy: %w", err)
-	}
-	return parsed, nil
+	return defaultpolicy.ParsedModules()
 }
 
 func modulesFrom(fsys fs.FS) ([]module, error) {

@@ -72,7 +72,12 @@ var policyModes = sync.OnceValue(func() modeTable {
 
 // readModeTable parses schema.modes of call.rego and fallback of modes.rego.
 func readModeTable(fsys fs.FS) (modeTable, error) {
-	fsys = &moduleCache{FS: fsys, mods: map[string]*ast.Module{}}
+	mc := &moduleCache{FS: fsys, mods: map[string]*ast.Module{}}
+	if fsys == fs.FS(defaultpolicy.FS) {
+		// The engine's parse: a process that decides parses the policy once.
+		mc.shared = true
+	}
+	fsys = mc
 	schema, err := ruleValue(fsys, "permopa/policy/call/call.rego", "schema")
 	if err != nil {
 		return modeTable{}, err
@@ -233,10 +238,12 @@ func RequiredArguments(tool string) []string {
 	return slices.Clone(policyModes().required[tool])
 }
 
-// moduleCache parses each module of the policy once while the tables are read.
+// moduleCache parses each module of the policy once while the tables are
+// read; shared: the modules come from defaultpolicy.ParsedModules.
 type moduleCache struct {
 	fs.FS
-	mods map[string]*ast.Module
+	mods   map[string]*ast.Module
+	shared bool
 }
 
 // ruleValue is the value term of the constant rule name in the module at path.
@@ -245,6 +252,13 @@ func ruleValue(fsys fs.FS, path, name string) (*ast.Term, error) {
 	var mod *ast.Module
 	if mc != nil {
 		mod = mc.mods[path]
+	}
+	if mod == nil && mc != nil && mc.shared {
+		m, err := defaultpolicy.ParsedModule(path)
+		if err != nil {
+			return nil, err
+		}
+		mod = m
 	}
 	if mod == nil {
 		src, err := fs.ReadFile(fsys, path)
