@@ -185,13 +185,20 @@ type spec struct {
 	// and hasCmdTree the subcommands'.
 	hasCmd bool
 
-	// The rest is filled by compile, on first use, in a copy of the table
-	// (a node): each program, and each subcommand, is compiled only when
-	// an invocation or a rule reaches it (lookup, kid). Compiling a whole
-	// tree (git's, for one "Bash(git push:*)" rule) costs a short-lived
-	// process (a hook) milliseconds it does not need. The tables declared
-	// in the files of this package are never written after init, so nodes
-	// compile concurrently.
+	// The compiled tables, filled by compile on first use in a copy of the
+	// table (a node): each program, and each subcommand, is compiled only
+	// when an invocation or a rule reaches it (lookup, kid). Compiling a
+	// whole tree (git's, for one "Bash(git push:*)" rule) costs a
+	// short-lived process (a hook) milliseconds it does not need, and
+	// keeping them out of the tables keeps the ~700 tables that package
+	// initialisation allocates small. The tables declared in the files of
+	// this package are never written after init, so nodes compile
+	// concurrently.
+	*compiled
+}
+
+// compiled is what compile makes of a spec.
+type compiled struct {
 	name    string     // "git log", for reasons and Subcommand
 	subPath string     // "log", "pr list"
 	short   [128]int16 // index+1 into defs
@@ -204,13 +211,9 @@ type spec struct {
 	kids     map[string]*lazyNode
 	inhAllow string
 	inhDeny  []denial
-	// treeCmd memoises hasCmdTree for a node with subcommands.
-	treeCmd *treeCmd
-}
-
-type treeCmd struct {
-	once sync.Once
-	v    bool
+	// treeOnce and treeCmd memoise hasCmdTree.
+	treeOnce sync.Once
+	treeCmd  bool
 }
 
 // lazyNode is one place in a program's tree (the program itself, or a
@@ -268,17 +271,17 @@ func (s *spec) kid(word string) *spec {
 // runs a command or code, or a subcommand runs one: the words after a
 // point where parsing stopped may hide one. It compiles the subtree once.
 func (s *spec) hasCmdTree() bool {
-	if s.treeCmd == nil {
+	if s.kids == nil {
 		return s.hasCmd
 	}
-	s.treeCmd.once.Do(func() {
+	s.treeOnce.Do(func() {
 		v := s.hasCmd
 		for w := range s.kids {
 			v = v || s.kid(w).hasCmdTree()
 		}
-		s.treeCmd.v = v
+		s.treeCmd = v
 	})
-	return s.treeCmd.v
+	return s.treeCmd
 }
 
 var (
@@ -319,7 +322,7 @@ func lookup(prog string) *spec {
 // compile turns the flag strings into lookup tables, recursively. inhAllow
 // and inhDeny are options inherited from ancestors with inherit set.
 func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) {
-	s.name, s.subPath = name, subPath
+	s.compiled = &compiled{name: name, subPath: subPath}
 	var defs []flagDef
 	seen := map[string]bool{}
 	add := func(text, why string) {
@@ -366,7 +369,6 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 		inhDeny = append(append([]denial(nil), s.deny...), inhDeny...)
 	}
 	s.inhAllow, s.inhDeny = inhAllow, inhDeny
-	s.treeCmd = new(treeCmd)
 	s.kids = make(map[string]*lazyNode, len(s.subs))
 	for word, sub := range s.subs {
 		s.kids[word] = &lazyNode{tmpl: sub, parent: s, name: word}
