@@ -94,9 +94,10 @@ type HookEngineOptions struct {
 // cannot be read is an error (BlockingProblems): the hook blocks.
 //
 // The embedded policy alone is compiled without OPA's check-only stages
-// (engine.WithCheckedPolicy): a hook process compiles it once and exits.
+// (engine.WithCheckedPolicy) and without the explanation no decision reads
+// (engine.WithDecisionOnly): a hook process compiles it once and exits.
 func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (*engine.Engine, error) {
-	opts := []engine.Option{engine.WithCheckedPolicy()}
+	opts := []engine.Option{engine.WithCheckedPolicy(), engine.WithDecisionOnly()}
 	if o.Timeout > 0 {
 		opts = append(opts, engine.WithTimeout(o.Timeout))
 	}

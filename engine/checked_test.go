@@ -8,13 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/settings"
 )
 
-// TestCheckedPolicyDecidesTheSame holds WithCheckedPolicy (the embedded
-// policy compiled without OPA's check-only stages, as a cold hook process
-// compiles it) to the engine compiled with every check: the same decision,
+// TestCheckedPolicyDecidesTheSame holds WithCheckedPolicy and
+// WithDecisionOnly (the embedded policy compiled without OPA's check-only
+// stages and without the explanation, as a cold hook process compiles it)
+// to the engine compiled with every check and every module: the same decision,
 // field for field, for every case of the decision matrix in every mode it
 // names, and for every command of the Bash tables (the read-only table and
 // the real-world corpus) with the README's rules, in default and
@@ -28,7 +31,8 @@ func TestCheckedPolicyDecidesTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checked, err = engine.New(ctx, engine.WithSettings(s), engine.WithCheckedPolicy())
+		// As adapter.NewHookEngine builds it.
+		checked, err = engine.New(ctx, engine.WithSettings(s), engine.WithCheckedPolicy(), engine.WithDecisionOnly())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,6 +47,17 @@ func TestCheckedPolicyDecidesTheSame(t *testing.T) {
 	}
 
 	full, checked := pair(settings.Settings{Home: "/root", Cwd: "/tmp/permopa-ws"})
+	// The explanation is left out, and a query that would read it is
+	// refused rather than answered from part of the policy.
+	if rules := checked.Compiler().GetRules(ast.MustParseRef("data.permopa.policy.explanation")); len(rules) != 0 {
+		t.Errorf("the decision-only engine compiled the explanation (%d rules)", len(rules))
+	}
+	if v, err := checked.Evaluate(ctx, "data.permopa.policy.explanation", map[string]any{"tool_name": "Read"}); err == nil {
+		t.Errorf("Evaluate on a decision-only engine answered %v, want an error", v)
+	}
+	if rules := full.Compiler().GetRules(ast.MustParseRef("data.permopa.policy.explanation")); len(rules) == 0 {
+		t.Error("the full engine has no explanation")
+	}
 	for _, c := range loadMatrix(t) {
 		same("matrix "+c.ID, full, checked, c.raw)
 	}

@@ -48,7 +48,9 @@ type Engine struct {
 	// regoOpts are the options the decision query was prepared with (modules,
 	// store, query); Evaluate (explain.go) prepares further queries from them.
 	regoOpts []func(*rego.Rego)
-	extra    extraQueries
+	// decisionOnly: the policy lacks the explanation (WithDecisionOnly).
+	decisionOnly bool
+	extra        extraQueries
 	// nextExpiry is when the next rule expires (Unix ns, 0: none); Decide
 	// then rebuilds the settings document without it (layers_session.go).
 	nextExpiry atomic.Int64
@@ -83,6 +85,7 @@ type config struct {
 	timeoutSet     bool
 	maxConcurrent  int
 	checked        bool
+	decisionOnly   bool
 	cacheEntries   int
 	cacheBytes     int64
 }
@@ -114,6 +117,20 @@ func WithoutDefaultPolicy() Option { return func(c *config) { c.noDefault = true
 // decisions are the same (TestCheckedPolicyDecidesTheSame). Policy files and
 // bundles are always compiled with every check.
 func WithCheckedPolicy() Option { return func(c *config) { c.checked = true } }
+
+// WithDecisionOnly leaves out of the embedded policy the modules no
+// decision reads (explanationModules: the explanation `permopa explain`
+// evaluates), for an engine that only decides: a cold hook process
+// (docs/hosts.md) compiles the policy once before its one answer, and
+// compiling what it never evaluates is time the user waits. Decide answers
+// as without it (TestCheckedPolicyDecidesTheSame); Evaluate refuses every
+// query, since an explanation or a tool's query would see part of the
+// policy.
+func WithDecisionOnly() Option { return func(c *config) { c.decisionOnly = true } }
+
+// explanationModules are the embedded policy's modules that the decision
+// does not read (evaluated by Evaluate, for `permopa explain` and tools).
+var explanationModules = map[string]bool{"rego/permopa/policy/explanation.rego": true}
 
 // checkOnlyStages are the compile stages WithCheckedPolicy skips: each only
 // reports errors (or records what a check or `opa build` needs) and changes
@@ -221,6 +238,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		for _, m := range mods {
+			if c.decisionOnly && explanationModules[m.Package.Location.File] {
+				continue
+			}
 			regoOpts = append(regoOpts, rego.ParsedModule(m))
 		}
 	}
@@ -274,7 +294,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling policy: %w", err)
 	}
-	e := &Engine{store: store, settings: c.settings, regoOpts: regoOpts, queryText: c.query, timeout: c.timeoutOf(), slots: c.slots()}
+	e := &Engine{store: store, settings: c.settings, regoOpts: regoOpts, queryText: c.query, timeout: c.timeoutOf(), slots: c.slots(),
+		decisionOnly: c.decisionOnly && !c.noDefault}
 	e.compiler.Store(compiler)
 	e.bundleRevisions = revisions
 	e.query.Store(&pq)

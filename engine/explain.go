@@ -66,6 +66,9 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 	if len(e.regoOpts) == 0 {
 		return nil, fmt.Errorf("engine was not built by New")
 	}
+	if e.decisionOnly {
+		return nil, fmt.Errorf("preparing %q: the engine was built to decide only (WithDecisionOnly), without the policy's explanation", query)
+	}
 	opts := make([]func(*rego.Rego), 0, len(e.regoOpts)+1)
 	opts = append(opts, e.regoOpts...)
 	opts = append(opts, rego.Query(query))
