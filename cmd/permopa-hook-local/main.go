@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/hookproto"
@@ -33,6 +34,13 @@ import (
 )
 
 func main() {
+	// A process that compiles the policy once and exits: the collector's
+	// cycles at the default 4 MB heap goal cost more CPU than the ~16 MB
+	// the process then holds at most (BENCHMARKS.md, "Hooks"). A GOGC
+	// in the environment still wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	opts, host, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "permopa-hook-local: %v; blocking\n", err)
