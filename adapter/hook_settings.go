@@ -84,6 +84,10 @@ type HookEngineOptions struct {
 	// Environ is the environment the PERMOPA_* settings variables are read
 	// from, as KEY=VALUE (nil: the process's).
 	Environ []string
+	// Explain: the engine also evaluates the policy's explanation
+	// (`permopa explain`); without it the engine only decides
+	// (engine.WithDecisionOnly).
+	Explain bool
 }
 
 // NewHookEngine builds the engine that decides a hook call made in cwd:
@@ -94,10 +98,14 @@ type HookEngineOptions struct {
 // cannot be read is an error (BlockingProblems): the hook blocks.
 //
 // The embedded policy alone is compiled without OPA's check-only stages
-// (engine.WithCheckedPolicy) and without the explanation no decision reads
-// (engine.WithDecisionOnly): a hook process compiles it once and exits.
+// (engine.WithCheckedPolicy) and, unless o.Explain, without the
+// explanation no decision reads (engine.WithDecisionOnly): a hook process
+// compiles it once and exits.
 func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (*engine.Engine, error) {
-	opts := []engine.Option{engine.WithCheckedPolicy(), engine.WithDecisionOnly()}
+	opts := []engine.Option{engine.WithCheckedPolicy()}
+	if !o.Explain {
+		opts = append(opts, engine.WithDecisionOnly())
+	}
 	if o.Timeout > 0 {
 		opts = append(opts, engine.WithTimeout(o.Timeout))
 	}

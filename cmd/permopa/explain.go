@@ -62,7 +62,7 @@ same as JSON, one object per line.`,
 				var eng *engine.Engine
 				if projectSettings {
 					cwd, _ := input["cwd"].(string)
-					eng, err = f.hookEngine(ctx, cwd, home, c.ErrOrStderr())
+					eng, err = f.hookEngine(ctx, cwd, home, c.ErrOrStderr(), true)
 				} else {
 					if shared == nil {
 						shared, err = f.engine(ctx, c.ErrOrStderr())

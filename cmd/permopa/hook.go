@@ -108,7 +108,7 @@ same without OPA's start-up cost.`,
 				IgnoreHostMode: ignoreHostMode,
 				Destination:    destination,
 				Engine: func(ctx context.Context, cwd string) (*engine.Engine, error) {
-					e, err := f.hookEngine(ctx, cwd, home, stderr)
+					e, err := f.hookEngine(ctx, cwd, home, stderr, false)
 					eng = e
 					return e, err
 				},
@@ -161,12 +161,13 @@ func (f *engineFlags) localOnly() string {
 // hookEngine builds the engine for a hook call made in cwd
 // (adapter.NewHookEngine): the cwd's settings layers with the command
 // line's files first, --mode as the default mode, and the bundles and
-// policies flags; settings problems it decides without go to stderr.
-func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string, stderr io.Writer) (*engine.Engine, error) {
+// policies flags; settings problems it decides without go to stderr. With
+// explain, the engine also evaluates the policy's explanation.
+func (f *engineFlags) hookEngine(ctx context.Context, cwd, home string, stderr io.Writer, explain bool) (*engine.Engine, error) {
 	return adapter.NewHookEngine(ctx, cwd, home, adapter.HookEngineOptions{
 		Settings: f.proc.paths(f.settings), Bundles: f.proc.paths(f.bundles), Policies: f.proc.paths(f.policies),
 		Mode: f.mode, Timeout: f.timeout, Concurrent: f.concurrent, Stderr: stderr,
-		Environ: f.proc.Environ,
+		Environ: f.proc.Environ, Explain: explain,
 	})
 }
 
