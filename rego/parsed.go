@@ -43,7 +43,26 @@ var parsed = sync.OnceValues(func() ([]*ast.Module, error) {
 	// The parser indexes the built-in names on first use
 	// (ast.BuiltinNameFromRef): permopa's must be registered before.
 	builtins.Register()
-	return parseModules(FS)
+	mods, err := parseModules(FS)
+	if err != nil {
+		return nil, err
+	}
+	// OPA sorts an object's or a set's keys on first use (Keys, Slice),
+	// which its Copy does not wait for: sorted here, before the modules are
+	// shared, the engine's compile (a copy) and rego/tables' reads never
+	// write them.
+	for _, m := range mods {
+		ast.WalkTerms(m, func(t *ast.Term) bool {
+			switch v := t.Value.(type) {
+			case ast.Object:
+				v.Keys()
+			case ast.Set:
+				v.Slice()
+			}
+			return false
+		})
+	}
+	return mods, nil
 })
 
 // parseModules parses the modules on every CPU at once, as rego.Module
