@@ -16,11 +16,13 @@ import (
 // built-ins the compiler knows (OPA's capabilities for this version plus
 // every built-in registered so far: a registration appends to ast.Builtins,
 // so their number changes with each one) and whether the check-only stages
-// are skipped (WithCheckedPolicy).
+// are skipped (WithCheckedPolicy), and whether the explanation is left out
+// (WithDecisionOnly).
 type embeddedKey struct {
-	fsys     fs.FS
-	builtins int
-	checked  bool
+	fsys         fs.FS
+	builtins     int
+	checked      bool
+	decisionOnly bool
 }
 
 // embeddedCompiled holds one compile of the embedded policy; done is
@@ -45,8 +47,8 @@ var embedded struct {
 // QueryCompiler), and New's engines only ever prepare queries against it
 // with rego.Compiler and no modules, which does not compile into it. A
 // failed compile is not kept: the next New tries again.
-func embeddedCompiler(ctx context.Context, fsys fs.FS, checked bool) (*ast.Compiler, error) {
-	key := embeddedKey{fsys: fsys, builtins: len(ast.Builtins), checked: checked}
+func embeddedCompiler(ctx context.Context, fsys fs.FS, checked, decisionOnly bool) (*ast.Compiler, error) {
+	key := embeddedKey{fsys: fsys, builtins: len(ast.Builtins), checked: checked, decisionOnly: decisionOnly}
 	embedded.mu.Lock()
 	if embedded.compiled == nil {
 		embedded.compiled = map[embeddedKey]*embeddedCompiled{}
@@ -67,9 +69,9 @@ func embeddedCompiler(ctx context.Context, fsys fs.FS, checked bool) (*ast.Compi
 		}
 		// The compile this caller waited for failed (and was dropped):
 		// compile again, as the caller would have without the cache.
-		return compileEmbedded(ctx, fsys, checked)
+		return compileEmbedded(ctx, fsys, checked, decisionOnly)
 	}
-	c.compiler, c.err = compileEmbedded(ctx, fsys, checked)
+	c.compiler, c.err = compileEmbedded(ctx, fsys, checked, decisionOnly)
 	if c.err != nil {
 		embedded.mu.Lock()
 		delete(embedded.compiled, key)
@@ -83,7 +85,7 @@ func embeddedCompiler(ctx context.Context, fsys fs.FS, checked bool) (*ast.Compi
 // engine before the compile was shared: the same modules and rego options,
 // against a store of the same shape (OPA's compile refuses rules at paths
 // where the store holds data; New's store holds only the settings).
-func compileEmbedded(ctx context.Context, fsys fs.FS, checked bool) (*ast.Compiler, error) {
+func compileEmbedded(ctx context.Context, fsys fs.FS, checked, decisionOnly bool) (*ast.Compiler, error) {
 	mods, err := parseModules(fsys)
 	if err != nil {
 		return nil, err
@@ -91,6 +93,9 @@ func compileEmbedded(ctx context.Context, fsys fs.FS, checked bool) (*ast.Compil
 	opts := make([]func(*rego.Rego), 0, len(mods)+4)
 	opts = append(opts, rego.Query(DefaultQuery), rego.StrictBuiltinErrors(true))
 	for _, m := range mods {
+		if decisionOnly && explanationModules[m.Package.Location.File] {
+			continue
+		}
 		opts = append(opts, rego.ParsedModule(m))
 	}
 	store := inmem.NewFromObjectWithOpts(map[string]any{"permopa": map[string]any{"settings": map[string]any{}}}, inmem.OptReturnASTValuesOnRead(true))

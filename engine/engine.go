@@ -228,7 +228,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	var compiler *ast.Compiler
 	if embeddedOnly {
 		var err error
-		if compiler, err = embeddedCompiler(ctx, c.policyFS, c.checked); err != nil {
+		if compiler, err = embeddedCompiler(ctx, c.policyFS, c.checked, c.decisionOnly); err != nil {
 			return nil, err
 		}
 		regoOpts = append(regoOpts, rego.Compiler(compiler))
