@@ -275,7 +275,9 @@ func TestDecideDeadline(t *testing.T) {
 		t.Errorf("a cancelled caller: %+v", d)
 	}
 	err = storage.Txn(ctx, eng.Store(), storage.TransactionParams{}, func(txn storage.Transaction) error {
-		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 30000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
+		// The store's transaction is held until the evaluation ends:
+		// stalled just past the deadline.
+		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 2000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 			t.Errorf("DecideIn past the deadline: %+v", d)
 		}
 		return nil
