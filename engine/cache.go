@@ -232,16 +232,17 @@ func analysePolicy(c *ast.Compiler, echoToolUseID bool) *cachePolicy {
 // embedded policy (echoToolUseID).
 var defaultModules = sync.OnceValue(func() map[string]*ast.Module {
 	builtins.Register()
-	mods, err := modulesFrom(defaultpolicy.FS)
+	mods, err := defaultpolicy.ParsedModules()
 	if err != nil {
 		return nil
 	}
-	in := map[string]string{}
+	in := make(map[string]*ast.Module, len(mods))
 	for _, m := range mods {
-		in[m.name] = m.src
+		in[m.Package.Location.File] = m
 	}
-	c, err := ast.CompileModulesWithOpt(in, ast.CompileOpts{})
-	if err != nil {
+	// The compiler works on copies: the shared parse is left as it is.
+	c := ast.NewCompiler()
+	if c.Compile(in); c.Failed() {
 		return nil
 	}
 	return c.Modules

@@ -11,10 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -309,8 +306,6 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-type module struct{ name, src string }
-
 // parseModules returns the embedded policy's modules, parsed once per
 // process (defaultpolicy.ParsedModules: rego/tables reads its tables from
 // the same parse).
@@ -319,26 +314,6 @@ func parseModules(fsys fs.FS) ([]*ast.Module, error) {
 		return nil, errors.New("parsing policy: only the embedded policy is parsed here")
 	}
 	return defaultpolicy.ParsedModules()
-}
-
-func modulesFrom(fsys fs.FS) ([]module, error) {
-	var mods []module
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || path.Ext(p) != ".rego" || strings.HasSuffix(p, "_test.rego") {
-			return nil
-		}
-		b, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		mods = append(mods, module{name: "rego/" + p, src: string(b)})
-		return nil
-	})
-	sort.Slice(mods, func(i, j int) bool { return mods[i].name < mods[j].name })
-	return mods, err
 }
 
 // Decide evaluates the policy for one input (the JSON object of
