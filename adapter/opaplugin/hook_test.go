@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,39 +20,9 @@ func (s *opaServer) hookPost(t testing.TB, q req) (int, string) {
 	if q.path == "" {
 		q.path = HookClaudePath
 	}
-	r, err := http.NewRequest(http.MethodPost, s.url+q.path, strings.NewReader(q.body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch q.contentType {
-	case "":
-		r.Header.Set("Content-Type", "application/json")
-	case "-":
-	default:
-		r.Header.Set("Content-Type", q.contentType)
-	}
-	if q.token != "" {
-		r.Header.Set("Authorization", "Bearer "+q.token)
-	}
-	if q.host != "" {
-		r.Host = q.host
-	}
-	if q.origin != "" {
-		r.Header.Set("Origin", q.origin)
-	}
-	for k, v := range q.header {
-		r.Header.Set(k, v)
-	}
-	resp, err := s.client.Do(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	q.method = http.MethodPost
+	status, b := s.send(t, q)
+	return status, string(b)
 }
 
 // commandHook is what `permopa hook claude --server <sock> --server-required`
