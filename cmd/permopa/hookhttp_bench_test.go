@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -81,12 +80,7 @@ func BenchmarkHookHTTP(b *testing.B) {
 					b.Fatalf("not the deny: %s", out)
 				}
 			}
-			sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
-			pct := func(p float64) float64 {
-				return float64(took[int(p*float64(len(took)-1))].Microseconds()) / 1000
-			}
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.95), "p95-ms")
+			reportPercentiles(b, took)
 		})
 	}
 }
