@@ -14,6 +14,12 @@ import (
 // minutes on a cold cache, so only with -tags slow (.ci/run runs them on
 // every CI run; README "Set up").
 
+// TestGoVet runs every go vet analyzer over the module (go test's own vet,
+// in the quick suite, runs only the high-confidence ones).
+func TestGoVet(t *testing.T) {
+	run(t, ".", "go", "vet", "./...")
+}
+
 func TestPermopaFmtAndCheck(t *testing.T) {
 	permopa := build(t, ".", "./cmd/permopa", "permopa")
 	dirs := existing(regoDirs)
