@@ -24,9 +24,11 @@ func TestPermopaFmtAndCheck(t *testing.T) {
 	permopa := build(t, ".", "./cmd/permopa", "permopa")
 	dirs := existing(regoDirs)
 	run(t, ".", permopa, append([]string{"fmt", "--list", "--fail"}, dirs...)...)
+	// With no flag, permopa's check types the policy (and its tests) by
+	// the embedded schemas its METADATA names (schema.permopa.*;
+	// cmd/permopa/check.go, docs/architecture.md); --schema schemas names
+	// the same set from the repository.
 	run(t, ".", permopa, append([]string{"check", "--strict"}, dirs...)...)
-	// The policy type-checked against the schemas of its input and data
-	// (schemas/, named by its METADATA; docs/architecture.md).
 	run(t, ".", permopa, "check", "--strict", "--schema", "schemas", "rego")
 	checkCatchesSchemaTypos(t, permopa)
 	// The Rego tests as a policy author runs them.
@@ -37,12 +39,13 @@ func TestPermopaFmtAndCheck(t *testing.T) {
 	}
 }
 
-// checkCatchesSchemaTypos: a policy author's module that reads
-// input.tool_inptu fails `permopa check --strict --schema schemas`,
-// naming the field; spelled right, it passes.
+// checkCatchesSchemaTypos: the built binary, with no flag, fails a policy
+// author's module that names permopa's input schema and reads
+// input.tool_inptu, naming the field; spelled right, it passes
+// (cmd/permopa/check_test.go holds the table, in the quick suite).
 func checkCatchesSchemaTypos(t *testing.T, permopa string) {
 	dir := t.TempDir()
-	const head = "# METADATA\n# schemas:\n#   - input: schema.input\npackage author\n\n"
+	const head = "# METADATA\n# schemas:\n#   - input: schema.permopa.input\npackage author\n\n"
 	write := func(body string) string {
 		f := filepath.Join(dir, "author.rego")
 		if err := os.WriteFile(f, []byte(head+body+"\n"), 0o644); err != nil {
@@ -50,21 +53,25 @@ func checkCatchesSchemaTypos(t *testing.T, permopa string) {
 		}
 		return f
 	}
-	schemas, _ := filepath.Abs("schemas")
 	bad := write(`deny if input.tool_inptu.command == "rm"`)
-	out, err := exec.Command(permopa, "check", "--strict", "--schema", schemas, bad).CombinedOutput()
+	out, err := exec.Command(permopa, "check", "--strict", bad).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "undefined ref: input.tool_inptu") {
 		t.Errorf("permopa check on input.tool_inptu: %v\n%s", err, out)
 	}
 	good := write(`deny if input.tool_input.command == "rm"`)
-	run(t, ".", permopa, "check", "--strict", "--schema", schemas, good)
+	run(t, ".", permopa, "check", "--strict", good)
 }
 
 // TestVanillaOPACheck checks the policy with an OPA that has no permopa
-// built-ins, given only builtins/capabilities.json.
+// built-ins, given only builtins/capabilities.json: as it is (vanilla OPA
+// skips the schema annotations without --schema) and typed by the
+// repository's schemas/ (schema.permopa.*, the names permopa's METADATA
+// gives them).
 func TestVanillaOPACheck(t *testing.T) {
 	opa := build(t, ".", "github.com/open-policy-agent/opa", "opa")
-	run(t, ".", opa, append([]string{"check", "--strict", "--capabilities", "builtins/capabilities.json"}, existing(regoDirs)...)...)
+	vanilla := []string{"check", "--strict", "--capabilities", "builtins/capabilities.json"}
+	run(t, ".", opa, append(vanilla, existing(regoDirs)...)...)
+	run(t, ".", opa, append(vanilla, append([]string{"--schema", "schemas"}, existing(regoDirs)...)...)...)
 }
 
 // TestRegal lints the Rego with Regal v0.42.0, pinned in tools/regal (it

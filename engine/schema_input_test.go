@@ -77,7 +77,7 @@ func schemaInputs(t *testing.T) map[string]map[string]any {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestInputSchemaIsHonest: schemas/input.json accepts every input
+// TestInputSchemaIsHonest: schemas/permopa/input.json accepts every input
 // the tests give permopa that the policy accepts; an input it rejects is
 // one the policy rejects too (DENY, code input_error). And fields no
 // schema names change nothing: each input, with unknown fields added
@@ -86,7 +86,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestInputSchemaIsHonest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	schema, err := fs.ReadFile(permopa.Schemas, "schemas/input.json")
+	schema, err := fs.ReadFile(permopa.Schemas, "schemas/permopa/input.json")
 	if err != nil {
 		t.Fatal(err)
 	}

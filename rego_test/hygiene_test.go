@@ -58,7 +58,11 @@ func TestRegoFormatted(t *testing.T) {
 
 // TestRegoStrictCheck is `permopa check --strict rego rego_test bundles`
 // in-process: the modules compile together with the strict checks and the
-// type checks of their annotations, against permopa's built-ins.
+// type checks of their annotations, against permopa's built-ins and, as
+// permopa's check supplies them to a policy naming schema.permopa.*
+// (cmd/permopa/check.go), the schemas of the documents the policy reads
+// (schemaSet): every field the policy and its tests read is one the
+// schemas describe, with the type they give it.
 func TestRegoStrictCheck(t *testing.T) {
 	t.Parallel()
 	builtins.Register()
@@ -75,7 +79,7 @@ func TestRegoStrictCheck(t *testing.T) {
 		modules[name] = m.Parsed
 	}
 	c := ast.NewCompiler().WithCapabilities(caps).WithEnablePrintStatements(true).
-		WithStrict(true).WithUseTypeCheckAnnotations(true).SetErrorLimit(0)
+		WithStrict(true).WithUseTypeCheckAnnotations(true).WithSchemas(schemaSet(t)).SetErrorLimit(0)
 	if c.Compile(modules); c.Failed() {
 		t.Fatalf("strict check:\n%v", c.Errors)
 	}

@@ -3,25 +3,24 @@ package regotest
 import (
 	"encoding/json"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/loader"
 
 	permopa "github.com/permopa/permopa"
 	"github.com/permopa/permopa/builtins"
 )
 
-// schemaSet is the embedded schemas/*.json as `--schema schemas`
-// loads them: schema.input, schema.settings, schema.rules.
+// schemaSet is the embedded schemas/ as `--schema schemas` loads it, and
+// as `permopa check` supplies it with no flag (cmd/permopa/check.go):
+// schema.permopa.input, schema.permopa.settings, schema.permopa.rules.
 func schemaSet(t testing.TB) *ast.SchemaSet {
 	t.Helper()
 	ss := ast.NewSchemaSet()
-	names, err := fs.Glob(permopa.Schemas, "schemas/*.json")
-	if err != nil || len(names) == 0 {
+	names, err := fs.Glob(permopa.Schemas, "schemas/permopa/*.json")
+	if err != nil || len(names) != 3 {
 		t.Fatalf("embedded schemas: %v %v", names, err)
 	}
 	for _, n := range names {
@@ -30,13 +29,13 @@ func schemaSet(t testing.TB) *ast.SchemaSet {
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
-		ss.Put(ast.MustParseRef("schema."+strings.TrimSuffix(path.Base(n), ".json")), s)
+		ss.Put(ast.MustParseRef("schema.permopa."+strings.TrimSuffix(path.Base(n), ".json")), s)
 	}
 	return ss
 }
 
-// strictCheck compiles modules as `permopa check --strict --schema
-// schemas` does.
+// strictCheck compiles modules as `permopa check --strict` does when they
+// name permopa's schemas.
 func strictCheck(t *testing.T, modules map[string]*ast.Module) ast.Errors {
 	t.Helper()
 	builtins.Register()
@@ -47,34 +46,12 @@ func strictCheck(t *testing.T, modules map[string]*ast.Module) ast.Errors {
 	return c.Errors
 }
 
-// TestPolicyTypeChecksAgainstSchemas: the default policy compiles
-// strictly with its METADATA schemas (input, data.permopa.settings,
-// data.permopa.rules) in force: every field it reads is one the schemas
-// describe, with the type they give it.
-func TestPolicyTypeChecksAgainstSchemas(t *testing.T) {
-	t.Parallel()
-	loaded, err := loader.NewFileLoader().WithProcessAnnotation(true).
-		Filtered([]string{"../rego"}, func(_ string, info os.FileInfo, _ int) bool {
-			return !info.IsDir() && !strings.HasSuffix(info.Name(), ".rego")
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	modules := map[string]*ast.Module{}
-	for name, m := range loaded.Modules {
-		modules[name] = m.Parsed
-	}
-	if errs := strictCheck(t, modules); len(errs) > 0 {
-		t.Fatalf("the policy does not type-check against schemas:\n%v", errs)
-	}
-}
-
 // TestSchemasCatchPolicyTypos: a policy module that reads a field the
 // schemas do not have, with the annotations the default policy carries,
 // fails the check naming the field.
 func TestSchemasCatchPolicyTypos(t *testing.T) {
 	t.Parallel()
-	const head = "# METADATA\n# schemas:\n#   - input: schema.input\n#   - data.permopa.settings: schema.settings\n#   - data.permopa.rules: schema.rules\npackage author\n\n"
+	const head = "# METADATA\n# schemas:\n#   - input: schema.permopa.input\n#   - data.permopa.settings: schema.permopa.settings\n#   - data.permopa.rules: schema.permopa.rules\npackage author\n\n"
 	for _, c := range []struct{ body, want string }{
 		{`deny if input.tool_inptu.command == "rm"`, "tool_inptu"},
 		{`deny if input.tool_input.comand == "rm"`, "comand"},

@@ -3,7 +3,7 @@ package settings
 // The settings document: what the engine stores at data.permopa.settings
 // and the policy reads (docs/architecture.md, "The data documents"). These
 // types are its one definition: their JSON encoding is the document, the
-// schema schemas/settings.json describes it (TestSchemaMatchesDocument
+// schema schemas/permopa/settings.json describes it (TestSchemaMatchesDocument
 // holds the two together), and the policy's built-ins read the keys named
 // here (builtins/rules.go: permopa.rules.lists; TestBuiltinsReadTheDocumentsKeys).
 

@@ -17,7 +17,7 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
-// TestSchemaMatchesDocument ties schemas/settings.json and rules.json
+// TestSchemaMatchesDocument ties schemas/permopa/settings.json and rules.json
 // to the Go types whose JSON is the document (settings.Document,
 // settings.RuleSet): every field the types encode is a property of the
 // schema, with the same JSON type, and every property is a field; a
@@ -28,8 +28,8 @@ func TestSchemaMatchesDocument(t *testing.T) {
 		file string
 		typ  reflect.Type
 	}{
-		{"schemas/settings.json", reflect.TypeFor[settings.Document]()},
-		{"schemas/rules.json", reflect.TypeFor[settings.RuleSet]()},
+		{"schemas/permopa/settings.json", reflect.TypeFor[settings.Document]()},
+		{"schemas/permopa/rules.json", reflect.TypeFor[settings.RuleSet]()},
 	} {
 		b, err := fs.ReadFile(permopa.Schemas, c.file)
 		if err != nil {
@@ -183,10 +183,10 @@ func TestDocumentsValidateAgainstSchema(t *testing.T) {
 		file string
 		doc  any
 	}{
-		"rich":        {"schemas/settings.json", richSettings().DocumentAt(now)},
-		"empty":       {"schemas/settings.json", settings.Settings{Home: "/h", Cwd: "/w"}.DocumentAt(now)},
-		"rules":       {"schemas/rules.json", settings.RulesDocument(richSettings(), now)},
-		"empty rules": {"schemas/rules.json", settings.RulesDocument(settings.Settings{}, now)},
+		"rich":        {"schemas/permopa/settings.json", richSettings().DocumentAt(now)},
+		"empty":       {"schemas/permopa/settings.json", settings.Settings{Home: "/h", Cwd: "/w"}.DocumentAt(now)},
+		"rules":       {"schemas/permopa/rules.json", settings.RulesDocument(richSettings(), now)},
+		"empty rules": {"schemas/permopa/rules.json", settings.RulesDocument(settings.Settings{}, now)},
 	} {
 		if errs := matchSchema(t, c.file, c.doc); len(errs) > 0 {
 			t.Errorf("%s: %v", name, errs)
@@ -196,7 +196,7 @@ func TestDocumentsValidateAgainstSchema(t *testing.T) {
 	// a rule with an unknown behavior, is not.
 	bad := asMap(settings.Settings{Home: "/h", Cwd: "/w"}.DocumentAt(now))
 	bad["sesion_rules"] = map[string]any{}
-	if errs := matchSchema(t, "schemas/settings.json", bad); len(errs) == 0 {
+	if errs := matchSchema(t, "schemas/permopa/settings.json", bad); len(errs) == 0 {
 		t.Error("settings.json accepts a key no Go field has")
 	}
 }
@@ -253,7 +253,7 @@ func TestBuiltinsReadTheDocumentsKeys(t *testing.T) {
 	}
 	keys := map[string]bool{"deny": true, "ask": true, "allow": true}
 	jsonKeys(reflect.TypeFor[settings.Document](), keys)
-	b, _ := fs.ReadFile(permopa.Schemas, "schemas/input.json")
+	b, _ := fs.ReadFile(permopa.Schemas, "schemas/permopa/input.json")
 	var input struct{ Properties map[string]any }
 	if err := json.Unmarshal(b, &input); err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestBuiltinsReadTheDocumentsKeys(t *testing.T) {
 			}
 			n++
 			if _, isInput := input.Properties[k]; !keys[k] && !isInput {
-				t.Errorf("builtins/rules.go %s reads key %q, which neither settings.Document nor schemas/input.json has", m[1], k)
+				t.Errorf("builtins/rules.go %s reads key %q, which neither settings.Document nor schemas/permopa/input.json has", m[1], k)
 			}
 		}
 	}

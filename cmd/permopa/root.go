@@ -16,8 +16,9 @@ import (
 
 // newRootCommand builds the whole command tree: every OPA command (run,
 // eval, test, build, check, fmt, ...) with permopa's built-ins and server
-// plugin registered, plus permopa's own commands, all listed here. Nothing
-// is added from init functions: what the binary offers is read in one
+// plugin registered (OPA's check also type-checks permopa's policy against
+// its schemas: check.go), plus permopa's own commands, all listed here.
+// Nothing is added from init functions: what the binary offers is read in one
 // place, and each call builds a fresh tree, so the tests run the commands
 // in process with their own streams (main_test.go).
 //
@@ -37,6 +38,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	setupRun(root)
+	setupCheck(root)
 	root.AddCommand(
 		decideCommand(p),
 		hookCommand(p),

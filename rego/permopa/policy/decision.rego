@@ -7,9 +7,9 @@
 #   check, 5 allow rule, 6 the mode's fallback. Input errors, and calls
 #   beyond the analyser's limits, decide first, as DENY with step "error".
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy
 
 import data.permopa.policy.call

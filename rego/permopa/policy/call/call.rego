@@ -10,9 +10,9 @@
 #   Every input problem is an entry in errors, naming the field; the decision
 #   turns any error into DENY.
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy.call
 
 # METADATA

@@ -6,9 +6,9 @@
 #   names each mode goes by (AgentScope and Claude Code spellings) are read
 #   with the input: permopa.policy.call.schema.modes.
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy.modes
 
 # METADATA

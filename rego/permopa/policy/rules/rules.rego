@@ -11,9 +11,9 @@
 #   tool is ever visited, and matching of rule contents against commands and
 #   paths is one built-in call per rule list.
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy.rules
 
 import data.permopa.policy.call

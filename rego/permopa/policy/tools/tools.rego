@@ -6,9 +6,9 @@
 #   input.tool_name against literal names: no rule is evaluated to route a
 #   call, and OPA's rule index skips the other routes.
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy.tools
 
 import data.permopa.policy.tools.bash

@@ -13,7 +13,12 @@ test_context_fields if {
 		with data.permopa.settings as object.union(_settings, {"bypass_honours_safety": true})
 	c.valid
 	c.tool == "Bash"
-	c.tool_input == {"command": "ls"}
+
+	# Field by field: OPA's type check (permopa check, typed by
+	# schemas/permopa/input.json) rejects a typed object compared whole
+	# with an object literal (docs/opa.md §6).
+	c.tool_input.command == "ls"
+	count(c.tool_input) == 1
 	c.cwd == "/w"
 	c.home == "/home/u"
 	c.bypass_honours_safety == true

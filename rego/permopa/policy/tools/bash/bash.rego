@@ -6,9 +6,9 @@
 #   patterns; docs/shell.md) and judged here: read-only fast path, safety ASKs,
 #   and the working-directory auto-allow of ACCEPT_EDITS and DONT_ASK.
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy.tools.bash
 
 import data.permopa.policy.call

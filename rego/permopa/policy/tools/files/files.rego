@@ -7,9 +7,9 @@
 #   paths are safety ASKs; in ACCEPT_EDITS and DONT_ASK a write inside a
 #   working directory is allowed by the tool check.
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy.tools.files
 
 import data.permopa.policy.call

@@ -9,9 +9,9 @@
 #   read-only, PASSTHROUGH. Rule contents match the canonical JSON of
 #   tool_input (sorted keys, no spaces), exactly or as a glob.
 # schemas:
-#   - input: schema.input
-#   - data.permopa.settings: schema.settings
-#   - data.permopa.rules: schema.rules
+#   - input: schema.permopa.input
+#   - data.permopa.settings: schema.permopa.settings
+#   - data.permopa.rules: schema.permopa.rules
 package permopa.policy.tools.other
 
 import data.permopa.policy.call
