@@ -111,6 +111,11 @@ func TestCheckTypeChecksPermopaPolicies(t *testing.T) {
 		}
 	}
 
+	// The help says so.
+	if out, _, _ := permopa(t, "", "check", "--help"); !strings.Contains(out, "schema.permopa.input") || !strings.Contains(out, "--schema DIR") {
+		t.Errorf("permopa check --help does not say how it types permopa's policy:\n%s", out)
+	}
+
 	// A copy of the default policy with misspelt reads of each typed
 	// document and a type mismatch, and an extension with a misspelt read
 	// of the organisation's rules and one of a schema's name: every one
