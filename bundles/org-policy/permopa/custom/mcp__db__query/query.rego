@@ -13,9 +13,14 @@
 #   - anything else passes through to the allow rules and the mode.
 #   The SQL is matched with conservative patterns, not parsed: a statement
 #   the patterns do not recognise as read-only is not read-only.
+#   The input is typed by permopa's schema (`permopa check`,
+#   docs/architecture.md#the-data-documents): it lists the built-in tools'
+#   arguments, not this tool's, so its own fields are read with object.get.
+# schemas:
+#   - input: schema.permopa.input
 package permopa.custom.mcp__db__query
 
-_sql := input.tool_input.sql
+_sql := object.get(input.tool_input, "sql", null)
 
 _database := lower(object.get(input.tool_input, "database", ""))
 
