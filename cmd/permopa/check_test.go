@@ -83,7 +83,8 @@ const foreignModule = "# METADATA\n# schemas:\n#   - input: schema.input\npackag
 // TestCheckTypeChecksPermopaPolicies: with no flag, a misspelt field of
 // input, data.permopa.settings or data.permopa.rules in a copy of the
 // default policy or an extension of it fails `permopa check --strict`,
-// naming the field; the default policy and a copy spelt right pass.
+// naming the field; a copy and an extension spelt right pass. With
+// --schema DIR, DIR's files win and permopa adds the rest of its own.
 func TestCheckTypeChecksPermopaPolicies(t *testing.T) {
 	t.Parallel()
 	// Passing checks, in process: OPA's check prints nothing on success.
@@ -91,15 +92,16 @@ func TestCheckTypeChecksPermopaPolicies(t *testing.T) {
 		name string
 		args func(t *testing.T) []string
 	}{
-		{"the default policy", func(*testing.T) []string { return []string{filepath.Join("..", "..", "rego")} }},
-		{"a copy with an extension spelt right", func(t *testing.T) []string {
+		{"a copy of the default policy with an extension spelt right", func(t *testing.T) []string {
 			return []string{policyCopy(t), writeModules(t, map[string]string{"mytool.rego": ourAnnotation +
 				"package permopa.custom.mytool\n\nread_only if input.tool_input.command == \"status\"\n\n" +
 				"check := {\"behavior\": \"ASK\", \"message\": \"why\"} if data.permopa.settings.default_mode == \"plan\"\n"})}
 		}},
-		{"--schema with the repository's schemas/", func(*testing.T) []string {
-			return []string{"--schema", filepath.Join("..", "..", "schemas"), filepath.Join("..", "..", "rego")}
+		{"--schema with the repository's schemas/", func(t *testing.T) []string {
+			return []string{"--schema", filepath.Join("..", "..", "schemas"), writeModules(t, map[string]string{"x.rego": ourAnnotation + "package x\n\nallow if input.tool_input.command == \"ls\"\n"})}
 		}},
+		// Theirs types input (ours has no tool_inptu); ours types the
+		// settings, which DIR lacks (else: undefined schema).
 		{"--schema whose own permopa/input.json wins", func(t *testing.T) []string {
 			theirs := writeModules(t, map[string]string{"permopa/input.json": `{"type": "object", "properties": {"tool_inptu": {"type": "string"}}}`})
 			return []string{"--schema", theirs, writeModules(t, map[string]string{"x.rego": ourAnnotation + "package x\n\nallow if input.tool_inptu == \"Bash\"\n\nask if data.permopa.settings.default_mode == \"plan\"\n"})}
