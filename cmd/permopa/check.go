@@ -187,8 +187,8 @@ func writeFile(name string, b []byte) error {
 	return os.WriteFile(name, b, 0o600)
 }
 
-// schemaRefs are the schema references of the `schemas:` annotations of
-// the Rego modules OPA's check will load from args, with its flags
+// schemaRefs are the schema references (each once) of the `schemas:`
+// annotations of the Rego modules OPA's check will load from args, with its flags
 // (--bundle, --ignore, the Rego version). A module that does not parse
 // names none here; OPA's check reports it.
 func schemaRefs(flags *pflag.FlagSet, args []string) []ast.Ref {
@@ -229,13 +229,15 @@ func schemaRefs(flags *pflag.FlagSet, args []string) []ast.Ref {
 		}
 	}
 	var refs []ast.Ref
+	seen := map[string]bool{}
 	for _, m := range modules {
 		if m == nil {
 			continue
 		}
 		for _, a := range m.Annotations {
 			for _, s := range a.Schemas {
-				if s.Schema != nil {
+				if s.Schema != nil && !seen[s.Schema.String()] {
+					seen[s.Schema.String()] = true
 					refs = append(refs, s.Schema)
 				}
 			}
