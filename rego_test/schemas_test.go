@@ -11,6 +11,7 @@ import (
 
 	permopa "github.com/permopa/permopa"
 	"github.com/permopa/permopa/builtins"
+	defaultpolicy "github.com/permopa/permopa/rego"
 )
 
 // schemaSet is the embedded schemas/ as `--schema schemas` loads it, and
@@ -82,5 +83,80 @@ func TestSchemasCatchPolicyTypos(t *testing.T) {
 		if errs := strictCheck(t, map[string]*ast.Module{"author.rego": m}); len(errs) > 0 {
 			t.Errorf("%s: %v", body, errs)
 		}
+	}
+}
+
+// TestEveryPolicyPackageNamesItsSchemas: every package of the default
+// policy that reads input, data.permopa.settings or data.permopa.rules
+// names the schema of each in its package METADATA (schema.permopa.*), so
+// that `permopa check` types what it reads: a package without the
+// annotation would have its reads unchecked, and a typo in it would pass.
+func TestEveryPolicyPackageNamesItsSchemas(t *testing.T) {
+	t.Parallel()
+	documents := map[string]ast.Ref{
+		"input":                 ast.MustParseRef("schema.permopa.input"),
+		"data.permopa.settings": ast.MustParseRef("schema.permopa.settings"),
+		"data.permopa.rules":    ast.MustParseRef("schema.permopa.rules"),
+	}
+	reads := map[string]map[string]bool{} // package → documents its modules read
+	named := map[string]map[string]string{}
+	err := fs.WalkDir(defaultpolicy.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		src, _ := fs.ReadFile(defaultpolicy.FS, p)
+		m, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{ProcessAnnotation: true})
+		if err != nil {
+			return err
+		}
+		pkg := m.Package.Path.String()
+		if reads[pkg] == nil {
+			reads[pkg], named[pkg] = map[string]bool{}, map[string]string{}
+		}
+		ast.WalkTerms(m, func(x *ast.Term) bool {
+			switch v := x.Value.(type) {
+			case ast.Var:
+				if v == "input" {
+					reads[pkg]["input"] = true
+				}
+			case ast.Ref:
+				for doc := range documents {
+					if v.HasPrefix(ast.MustParseRef(doc)) {
+						reads[pkg][doc] = true
+					}
+				}
+			}
+			return false
+		})
+		for _, a := range m.Annotations {
+			if a.Scope != "package" {
+				continue
+			}
+			for _, s := range a.Schemas {
+				if s.Schema != nil {
+					named[pkg][s.Path.String()] = s.Schema.String()
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) < 8 {
+		t.Fatalf("only %d packages found", len(reads))
+	}
+	typed := 0
+	for pkg, docs := range reads {
+		for doc := range docs {
+			if got := named[pkg][doc]; got != documents[doc].String() {
+				t.Errorf("package %s reads %s, but its METADATA names %q for it, not %s", pkg, doc, got, documents[doc])
+			} else {
+				typed++
+			}
+		}
+	}
+	if typed < 8 {
+		t.Errorf("only %d typed reads found; the walk no longer sees the policy's reads", typed)
 	}
 }
