@@ -1,0 +1,8 @@
+//go:build slow
+
+package regotest
+
+// coverPolicy is true with -tags slow (.ci/run, README "Set up"):
+// TestRegoPolicy also measures the policy's coverage and logs the lines
+// the Rego tests do not reach.
+const coverPolicy = true
