@@ -1,6 +1,6 @@
 // Package regotest runs the Rego unit tests of rego_test/ against the default
 // policy in rego/, through OPA's own tester with permopa's built-ins
-// registered, and reports coverage of the policy.
+// registered (and, with -tags slow, reports coverage of the policy).
 package regotest
 
 import (
