@@ -57,6 +57,19 @@ var manyRulesTargets = []struct {
 	},
 }
 
+// manyRulesCount is how many generated rules surround the ones a test adds.
+// The full suite (-tags slow, as CI runs it) uses 10,000, as the benchmarks
+// do; the quick suite uses 1,000. The generator (manyRulesSettings) repeats
+// the same mix of rule kinds, behaviours and layers every 15 rules, so both
+// sizes hold the same mix many times over; the larger one costs ~10x per
+// engine built and per settings write.
+func manyRulesCount() int {
+	if slowTests {
+		return 10000
+	}
+	return 1000
+}
+
 // withCall fills in the fields every call here shares.
 func withCall(in map[string]any) map[string]any {
 	out := map[string]any{"cwd": "/w", "session_id": "s1", "permission_mode": "default"}
@@ -76,7 +89,8 @@ func parsedRule(t testing.TB, spec, behavior, source string) permission.Rule {
 	return r
 }
 
-// Every rule kind is found with 10,000 rules of every kind beside it, in
+// Every rule kind is found with many rules of every kind beside it (see
+// manyRulesCount), in
 // whichever layer it is: the user's, project, local and managed settings,
 // a project directory's rules, the session's (its own and session ""'s)
 // and an organisation's rules bundle. The deny rule denies, the allow rule
@@ -87,7 +101,7 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 	layers := []string{settings.SourceUser, settings.SourceProject, settings.SourceLocal, settings.SourceManaged, "project dir", "session s1", `session ""`, settings.SourceOrg}
 	for _, layer := range layers {
 		t.Run(layer, func(t *testing.T) {
-			s, org := manyRulesSettings(t, "mixed", 10000)
+			s, org := manyRulesSettings(t, "mixed", manyRulesCount())
 			var extra []permission.Rule
 			for _, k := range manyRulesTargets {
 				extra = append(extra, parsedRule(t, k.deny, "deny", settings.SourceUser), parsedRule(t, k.allow, "allow", settings.SourceUser))
@@ -113,7 +127,7 @@ func TestEveryRuleKindFoundAmongManyRules(t *testing.T) {
 				}
 			}
 			if layer == settings.SourceOrg {
-				// The organisation's rules after 10,000 others of the bundle.
+				// The organisation's rules after the bundle's many others.
 				doc := settings.RulesDocument(settings.Settings{Rules: append(orgRulesOf(t, org), orgRules.Rules...)}, time.Now())
 				org = doc
 			}
@@ -194,7 +208,7 @@ func TestToolNamePatternsAcrossLayers(t *testing.T) {
 		{"case differs: tool names are exact", []string{"MCP__TARGET__*"}, nil, []string{"mcp__target__*"}, permission.Allow},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, orgDoc := manyRulesSettings(t, "mixed", 10000)
+			s, orgDoc := manyRulesSettings(t, "mixed", manyRulesCount())
 			orgs := orgRulesOf(t, orgDoc)
 			for _, p := range c.org {
 				orgs = append(orgs, parsedRule(t, p, "deny", settings.SourceOrg))
@@ -219,11 +233,11 @@ func TestToolNamePatternsAcrossLayers(t *testing.T) {
 
 // Rules added at runtime (session rules, a settings change as `permopa
 // rules add` makes) are seen at the next decision: the lookups follow the
-// data revision, among 10,000 rules of every kind.
+// data revision, among many rules of every kind (manyRulesCount).
 func TestRulesAddedAtRuntimeAreSeenAmongManyRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, _ := manyRulesSettings(t, "mixed", 10000)
+	s, _ := manyRulesSettings(t, "mixed", manyRulesCount())
 	eng, err := engine.New(ctx, engine.WithSettings(s))
 	if err != nil {
 		t.Fatal(err)
