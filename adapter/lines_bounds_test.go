@@ -32,7 +32,7 @@ func TestDecideStreamBoundedInputs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ds := decideAll(t, eng, c.in+"\n"+ok+"\n")
+			ds := decideParts(t, eng, c.in, "\n"+ok+"\n")
 			if len(ds) != 2 {
 				t.Fatalf("%d decisions, want 2", len(ds))
 			}

@@ -126,9 +126,10 @@ func checkDecision(t *testing.T, i int, d permission.Decision, w want) {
 func TestDecideStreamLongLine(t *testing.T) {
 	t.Parallel()
 	eng := newEngine(t)
-	long := `{"tool_use_id":"big","tool_name":"Write","tool_input":{"file_path":"/w/a","content":"` +
-		strings.Repeat("x", adapter.MaxLineBytes) + `"}}`
-	ds := decideAll(t, eng, call("a", "ls")+"\n"+long+"\n"+call("c", "ls")+"\n"+long)
+	long := []string{`{"tool_use_id":"big","tool_name":"Write","tool_input":{"file_path":"/w/a","content":"`,
+		strings.Repeat("x", adapter.MaxLineBytes), `"}}`}
+	parts := append(append([]string{call("a", "ls") + "\n"}, long...), "\n"+call("c", "ls")+"\n")
+	ds := decideParts(t, eng, append(parts, long...)...)
 	want := []want{ok("a"), bad(permission.CodeInputError, 2, "big", "longer than"), ok("c"), bad(permission.CodeInputError, 4, "big", "line 4")}
 	if len(ds) != len(want) {
 		t.Fatalf("%d decisions, want %d", len(ds), len(want))

@@ -41,8 +41,19 @@ func newEngine(t testing.TB) *engine.Engine {
 
 func decideAll(t *testing.T, eng *engine.Engine, in string) []permission.Decision {
 	t.Helper()
+	return decideParts(t, eng, in)
+}
+
+// decideParts is decideAll of the parts one after the other, read from
+// each in turn: inputs of many MiB are not copied into one string first.
+func decideParts(t *testing.T, eng *engine.Engine, parts ...string) []permission.Decision {
+	t.Helper()
+	readers := make([]io.Reader, len(parts))
+	for i, p := range parts {
+		readers[i] = strings.NewReader(p)
+	}
 	var out bytes.Buffer
-	if err := adapter.DecideStream(context.Background(), eng, strings.NewReader(in), &out); err != nil {
+	if err := adapter.DecideStream(context.Background(), eng, io.MultiReader(readers...), &out); err != nil {
 		t.Fatal(err)
 	}
 	var ds []permission.Decision
