@@ -175,28 +175,39 @@ func TestSafetyAsksHaveNoSuggestions(t *testing.T) {
 func TestConfirmedRuleExpires(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := newProject(t)
-	call := adapter.Call{ToolName: "Bash", ToolInput: map[string]any{"command": "npm test"}, Cwd: p.dir}
 	for _, dest := range []string{"session", "local"} {
-		d := adapter.Decide(ctx, p.eng, call)
-		if d.Behavior != permission.Ask {
-			t.Fatalf("%s: before: %+v", dest, d)
-		}
-		c, err := adapter.Confirm(ctx, p.eng, p.layers, adapter.ConfirmResult{Confirmed: true, ToolCall: call, Rules: d.SuggestedRules, Destination: dest, TTL: "1s"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Rules[0].Expires == "" {
-			t.Fatalf("%s: rule written without expiry: %+v", dest, c.Rules)
-		}
-		if d := adapter.Decide(ctx, p.eng, call); d.Behavior != permission.Allow {
-			t.Fatalf("%s: before expiry: %+v", dest, d)
-		}
-		exp, _ := time.Parse(time.RFC3339, c.Rules[0].Expires)
-		time.Sleep(time.Until(exp) + 20*time.Millisecond)
-		if d := adapter.Decide(ctx, p.eng, call); d.Behavior != permission.Ask {
-			t.Fatalf("%s: after expiry: %s via %+v", dest, d.Behavior, d.MatchedRule)
-		}
+		// Each destination in a project of its own, side by side: each
+		// waits a second of real time for its rule to expire.
+		t.Run(dest, func(t *testing.T) {
+			t.Parallel()
+			expiresIn(ctx, t, newProject(t), dest)
+		})
+	}
+}
+
+// expiresIn confirms a rule with a one-second ttl to dest and checks the
+// call is allowed before the expiry and asks again after it.
+func expiresIn(ctx context.Context, t *testing.T, p *project, dest string) {
+	t.Helper()
+	call := adapter.Call{ToolName: "Bash", ToolInput: map[string]any{"command": "npm test"}, Cwd: p.dir}
+	d := adapter.Decide(ctx, p.eng, call)
+	if d.Behavior != permission.Ask {
+		t.Fatalf("%s: before: %+v", dest, d)
+	}
+	c, err := adapter.Confirm(ctx, p.eng, p.layers, adapter.ConfirmResult{Confirmed: true, ToolCall: call, Rules: d.SuggestedRules, Destination: dest, TTL: "1s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rules[0].Expires == "" {
+		t.Fatalf("%s: rule written without expiry: %+v", dest, c.Rules)
+	}
+	if d := adapter.Decide(ctx, p.eng, call); d.Behavior != permission.Allow {
+		t.Fatalf("%s: before expiry: %+v", dest, d)
+	}
+	exp, _ := time.Parse(time.RFC3339, c.Rules[0].Expires)
+	time.Sleep(time.Until(exp) + 20*time.Millisecond)
+	if d := adapter.Decide(ctx, p.eng, call); d.Behavior != permission.Ask {
+		t.Fatalf("%s: after expiry: %s via %+v", dest, d.Behavior, d.MatchedRule)
 	}
 }
 
