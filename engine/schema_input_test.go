@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown/cache"
 
 	permopa "github.com/permopa/permopa"
 	"github.com/permopa/permopa/adapter/hookproto"
@@ -94,8 +95,15 @@ func TestInputSchemaIsHonest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// OPA's value cache keeps the compiled schema between evaluations, as
+	// a server would; without it json.match_schema compiles it per input.
+	cacheConfig, err := cache.ParseCachingConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := cache.NewInterQueryValueCache(ctx, cacheConfig)
 	valid := func(in map[string]any) (bool, any) {
-		rs, err := pq.Eval(ctx, rego.EvalInput(map[string]any{"doc": in, "schema": string(schema)}))
+		rs, err := pq.Eval(ctx, rego.EvalInput(map[string]any{"doc": in, "schema": string(schema)}), rego.EvalInterQueryBuiltinValueCache(schemas))
 		if err != nil || len(rs) != 1 {
 			t.Fatalf("json.match_schema: %v %v", rs, err)
 		}
