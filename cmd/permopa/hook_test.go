@@ -441,18 +441,21 @@ func startServerCommand(t testing.TB, dir, home, sock string, argv ...string) st
 }
 
 // hookExec runs bin with args, the payload on stdin and extra environment.
-// `permopa hook` deciding locally, the answer the tests compare the
-// server's and the client's with, runs in process through the command tree
-// main runs, whatever its flags: it reads its environment (HOME,
-// PERMOPA_SERVER, XDG_RUNTIME_DIR) from there (hook.go), so it answers,
-// exit status included, as a permopa process would, without a process
-// start and OPA's initialisation for each of the many comparisons. A hook
-// that names a server (--server, PERMOPA_SERVER) is a process: the server
-// client reads its token file from the process's own environment
+// `permopa hook` runs in process through the command tree main runs: it
+// reads its environment (HOME, PERMOPA_SERVER, XDG_RUNTIME_DIR) from there
+// (hook.go), so it answers, exit status included, as a permopa process
+// would, without a process start and OPA's initialisation for each of the
+// many comparisons. That holds for a hook asking a server on a unix socket
+// too (the client reads nothing of the environment for one). A hook that
+// names a TCP server (--server, PERMOPA_SERVER http://…) is a process: the
+// client reads the server's token file from the process's own environment
 // (hookproto). So is one with --timeout: which deadline message a block
 // names depends on how long the engine takes to build, and the answer is
-// compared with a process's. The other binaries (the small client, the lean local hook)
-// are processes of their own, as a host runs them.
+// compared with a process's. The other binaries (the small client, the
+// lean local hook) are processes of their own, as a host runs them; so is
+// hookProcess, for the tests where the permopa process itself is what is
+// tested (TestServerQuickStart and TestHookClientsPresentTokenOverTCP hold
+// `permopa hook` asking a server as a process).
 func hookExec(t *testing.T, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
 	t.Helper()
 	if bin == permopaBin && len(args) > 0 && args[0] == "hook" && !needsProcess(args, env) {
@@ -467,6 +470,12 @@ func hookExec(t *testing.T, bin string, args []string, env []string, payload str
 		}
 		return permopaWith(t, payload, vars, args...)
 	}
+	return hookProcess(t, bin, args, env, payload)
+}
+
+// hookProcess is hookExec always as a process.
+func hookProcess(t *testing.T, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(payload)
 	// The runner's own PERMOPA_SERVER must not leak into the tests.
@@ -484,17 +493,22 @@ func hookExec(t *testing.T, bin string, args []string, env []string, payload str
 }
 
 // needsProcess reports whether a hook command line or its environment
-// names a server to ask or a deadline (hookExec).
+// names a TCP server to ask or a deadline (hookExec).
 func needsProcess(args, env []string) bool {
-	for _, a := range args {
-		for _, flag := range []string{"--server", "--timeout"} {
-			if a == flag || strings.HasPrefix(a, flag+"=") {
-				return true
-			}
+	for i, a := range args {
+		if a == "--timeout" || strings.HasPrefix(a, "--timeout=") {
+			return true
+		}
+		addr, ok := strings.CutPrefix(a, "--server=")
+		if a == "--server" && i+1 < len(args) {
+			addr, ok = args[i+1], true
+		}
+		if ok && !strings.HasPrefix(addr, "unix://") {
+			return true
 		}
 	}
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PERMOPA_SERVER="); ok && v != "" {
+		if v, ok := strings.CutPrefix(kv, "PERMOPA_SERVER="); ok && v != "" && !strings.HasPrefix(v, "unix://") {
 			return true
 		}
 	}

@@ -90,9 +90,15 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 		run{"claude/pretooluse-bash-ask.json", []string{"--ignore-host-mode", "--destination", "project"}},
 		run{"codex/pretooluse-bash-ask.json", []string{"--timeout", "1ns"}},
 	)
-	compare := func(name, host string, args []string, payload string, env []string) {
+	// compare runs the payload through permopa-hook-local and, when
+	// viaClient, through permopa-hook (which runs permopa-hook-local with
+	// no server), and wants `permopa hook`'s answer from both; it returns
+	// permopa-hook-local's.
+	compare := func(name, host string, args []string, payload string, env []string, viaClient bool) (string, string, int) {
 		t.Helper()
 		want, wantErr, wantCode := hookExec(t, permopaBin, append([]string{"hook", host}, args...), env, payload)
+		var localOut, localErr string
+		var localCode int
 		for _, c := range []struct {
 			name string
 			argv []string
@@ -100,7 +106,13 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 			{"permopa-hook-local", append([]string{local, host}, args...)},
 			{"permopa-hook", append([]string{client, host}, args...)},
 		} {
+			if c.name == "permopa-hook" && !viaClient {
+				continue
+			}
 			out, errOut, code := hookExec(t, c.argv[0], c.argv[1:], env, payload)
+			if c.name == "permopa-hook-local" {
+				localOut, localErr, localCode = out, errOut, code
+			}
 			if c.name == "permopa-hook" && slices.Contains(args, "1ns") {
 				// With no time at all, the client may find the deadline
 				// passed before it starts the local decider, and blocks
@@ -114,30 +126,40 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 				t.Errorf("%s %s: exit %d stdout %q stderr %q; permopa hook: exit %d stdout %q stderr %q", c.name, name, code, out, errOut, wantCode, want, wantErr)
 			}
 		}
+		return localOut, localErr, localCode
 	}
-	for _, r := range runs {
+	// Every run meets permopa-hook-local; without -tags slow, every third
+	// one (and the flags) also goes through permopa-hook, each host at
+	// least once: the client passes the payload, flags and answer through
+	// unchanged, whatever they are.
+	for i, r := range runs {
 		host := strings.Split(r.file, "/")[0]
-		compare(r.file+" "+strings.Join(r.args, " "), host, r.args, readPayload(t, r.file, cwd), env)
+		viaClient := slowTests || i%3 == 0 || len(r.args) > 0
+		compare(r.file+" "+strings.Join(r.args, " "), host, r.args, readPayload(t, r.file, cwd), env, viaClient)
 	}
 
-	// Settings that must block: each in a workspace of its own.
-	for name, settings := range map[string]string{
-		"unparsable settings":        "permissions: [unclosed\n",
-		"unreadable deny rule":       "permissions:\n  deny: [\"Bash(git push\"]\n",
-		"deny rule of another shape": "permissions:\n  deny: [{tool: Bash}]\n",
-	} {
+	// Settings that must block: each in a workspace of its own. Without
+	// -tags slow each meets one host (in turn).
+	faults := []struct{ name, settings string }{
+		{"unparsable settings", "permissions: [unclosed\n"},
+		{"unreadable deny rule", "permissions:\n  deny: [\"Bash(git push\"]\n"},
+		{"deny rule of another shape", "permissions:\n  deny: [{tool: Bash}]\n"},
+	}
+	for i, f := range faults {
 		cwd, home := hookWorkspace(t)
-		if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.local.yaml"), []byte(settings), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.local.yaml"), []byte(f.settings), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, file := range []string{"claude/pretooluse-bash-readonly.json", "codex/pretooluse-bash-readonly.json"} {
+		for j, file := range []string{"claude/pretooluse-bash-readonly.json", "codex/pretooluse-bash-readonly.json"} {
+			if !slowTests && j != i%2 {
+				continue
+			}
 			host := strings.Split(file, "/")[0]
 			payload := readPayload(t, file, cwd)
-			out, errOut, code := hookExec(t, local, []string{host}, []string{"HOME=" + home}, payload)
+			out, errOut, code := compare(f.name+" "+file, host, nil, payload, []string{"HOME=" + home}, true)
 			if !blocked(host, out, code) {
-				t.Errorf("%s, %s: permopa-hook-local did not block: exit %d stdout %q stderr %q", name, file, code, out, errOut)
+				t.Errorf("%s, %s: permopa-hook-local did not block: exit %d stdout %q stderr %q", f.name, file, code, out, errOut)
 			}
-			compare(name+" "+file, host, nil, payload, []string{"HOME=" + home})
 		}
 	}
 

@@ -84,7 +84,9 @@ func TestServerQuickStart(t *testing.T) {
 		}
 		return jsonPath(t, out.String(), "hookSpecificOutput.permissionDecision"), errb.String()
 	}
-	hook := func() (decision, trace string) { return hookWith(permopaBin) }
+	// The wait polls with the small client (a process that starts in a few
+	// milliseconds); once it sees the change, both clients must.
+	hook := func() (decision, trace string) { return hookWith(clients["permopa-hook"]) }
 	waitFor := func(want, why string) {
 		t.Helper()
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
