@@ -21,8 +21,8 @@ import (
 	"github.com/permopa/permopa/adapter/hookproto"
 )
 
-func doctorCommand() *cobra.Command {
-	var f installFlags
+func doctorCommand(p procEnv) *cobra.Command {
+	f := installFlags{proc: p}
 	c := &cobra.Command{
 		Use:   "doctor claude|codex|gemini",
 		Short: "Check an installation of permopa's hooks and run one harmless call through it",
@@ -154,7 +154,7 @@ func (t target) doctor(out io.Writer) int {
 		}
 	}
 	if t.host == "gemini" {
-		trusted, how := geminiFolderTrusted(t.home, t.project)
+		trusted, how := geminiFolderTrusted(t.home, t.geminiTrust, t.project)
 		check(trusted, "Gemini CLI trusts %s (%s)", t.project, how)
 	}
 	if t.host == "codex" && len(commands) > 0 {
@@ -177,7 +177,7 @@ func (t target) doctor(out io.Writer) int {
 func (t target) doctorCodexTrust(check func(bool, string, ...any)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	app, err := startCodexApp(ctx, t.codexBin, t.home)
+	app, err := startCodexApp(ctx, t.codexBin, t.codexHome, t.proc)
 	if err != nil {
 		check(false, "cannot ask Codex whether it trusts the hooks: %v", err)
 		return
@@ -291,13 +291,18 @@ func (t target) harmlessCall(event, command string) (bool, string) {
 	payload := t.harmlessPayload(event)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	sh, err := t.proc.lookPath("sh")
+	if err != nil {
+		return false, fmt.Sprintf("cannot run it: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, sh, "-c", command)
 	cmd.Dir = t.project
+	cmd.Env = t.proc.environ()
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	took := time.Since(start).Round(time.Millisecond)
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {

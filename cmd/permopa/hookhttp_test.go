@@ -106,10 +106,10 @@ func TestInstallClaudeHTTPHook(t *testing.T) {
 	server := startHTTPHookServer(t, cwd, home)
 	file := filepath.Join(home, ".claude", "settings.json")
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
-	if out, errOut, code := runPermopa(t, cwd, "", env, "install", "claude"); code != 0 {
+	if out, errOut, code := permopaAt(t, cwd, "", env, "install", "claude"); code != 0 {
 		t.Fatalf("install: %s%s", out, errOut)
 	}
-	out, errOut, code := runPermopa(t, cwd, "", env, "install", "claude", "--server", server)
+	out, errOut, code := permopaAt(t, cwd, "", env, "install", "claude", "--server", server)
 	if code != 0 || !strings.Contains(out, `-            "type": "command"`) {
 		t.Fatalf("install --server: exit %d\n%s%s", code, out, errOut)
 	}
@@ -133,31 +133,31 @@ func TestInstallClaudeHTTPHook(t *testing.T) {
 			t.Errorf("%s hook: %v", e, h)
 		}
 	}
-	if out, _, _ := runPermopa(t, cwd, "", env, "install", "claude", "--server", server); !strings.Contains(out, "already up to date") {
+	if out, _, _ := permopaAt(t, cwd, "", env, "install", "claude", "--server", server); !strings.Contains(out, "already up to date") {
 		t.Errorf("second install: %s", out)
 	}
-	out, errOut, code = runPermopa(t, cwd, "", env, "doctor", "claude")
+	out, errOut, code = permopaAt(t, cwd, "", env, "doctor", "claude")
 	if code != 0 || strings.Count(out, "answers a harmless call") != 2 || strings.Contains(out, "FAIL") {
 		t.Errorf("doctor: exit %d\n%s%s", code, out, errOut)
 	}
 	// A hook without onFailure block lets calls through when it fails.
 	os.WriteFile(file, []byte(strings.ReplaceAll(got, `"onFailure": "block"`, `"onFailure": "continue"`)), 0o644)
-	if out, _, code := runPermopa(t, cwd, "", env, "doctor", "claude"); code == 0 || !strings.Contains(out, "onFailure=continue") {
+	if out, _, code := permopaAt(t, cwd, "", env, "doctor", "claude"); code == 0 || !strings.Contains(out, "onFailure=continue") {
 		t.Errorf("doctor, onFailure continue: exit %d\n%s", code, out)
 	}
 	// The server down: doctor says every call is blocked and how to recover.
 	down := "http://127.0.0.1:" + freePort(t)
-	if out, errOut, code := runPermopa(t, cwd, "", env, "install", "claude", "--server", down); code != 0 {
+	if out, errOut, code := permopaAt(t, cwd, "", env, "install", "claude", "--server", down); code != 0 {
 		t.Fatalf("install: %s%s", out, errOut)
 	}
-	if out, _, code := runPermopa(t, cwd, "", env, "doctor", "claude"); code == 0 || !strings.Contains(out, "every call is blocked") || !strings.Contains(out, "permopa run --server") {
+	if out, _, code := permopaAt(t, cwd, "", env, "doctor", "claude"); code == 0 || !strings.Contains(out, "every call is blocked") || !strings.Contains(out, "permopa run --server") {
 		t.Errorf("doctor, server down: exit %d\n%s", code, out)
 	}
 	// --mode goes into the URL; uninstall removes the http hooks.
-	if out, errOut, code := runPermopa(t, cwd, "", env, "install", "claude", "--server", server, "--mode", "dontAsk"); code != 0 || !strings.Contains(readFile(t, file), opaplugin.HookClaudePath+"?mode=dontAsk") {
+	if out, errOut, code := permopaAt(t, cwd, "", env, "install", "claude", "--server", server, "--mode", "dontAsk"); code != 0 || !strings.Contains(readFile(t, file), opaplugin.HookClaudePath+"?mode=dontAsk") {
 		t.Errorf("install --mode: %s%s\n%s", out, errOut, readFile(t, file))
 	}
-	if out, errOut, code := runPermopa(t, cwd, "", env, "uninstall", "claude"); code != 0 || strings.Contains(readFile(t, file), "http") {
+	if out, errOut, code := permopaAt(t, cwd, "", env, "uninstall", "claude"); code != 0 || strings.Contains(readFile(t, file), "http") {
 		t.Errorf("uninstall: %s%s\n%s", out, errOut, readFile(t, file))
 	}
 }
@@ -179,7 +179,7 @@ func TestInstallServerRefusals(t *testing.T) {
 		{"claude --server http://127.0.0.1:8181/v1/data", "want http://127.0.0.1:PORT"},
 		{"claude --server http://127.0.0.1:8181 --command permopa-hook", "give one"},
 	} {
-		out, errOut, code := runPermopa(t, proj, "", env, append([]string{"install"}, strings.Fields(c.args)...)...)
+		out, errOut, code := permopaAt(t, proj, "", env, append([]string{"install"}, strings.Fields(c.args)...)...)
 		if code == 0 || !strings.Contains(out+errOut, c.want) {
 			t.Errorf("install %s: exit %d, want an error naming %q\n%s%s", c.args, code, c.want, out, errOut)
 		}

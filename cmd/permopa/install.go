@@ -43,6 +43,10 @@ type installFlags struct {
 	codex   string
 	mode    string
 	server  string
+	// proc is the environment install reads: HOME, the hosts' variables
+	// (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_TRUSTED_FOLDERS_PATH,
+	// PATH), the working directory and this binary's path.
+	proc procEnv
 }
 
 // target is one host's settings file for a scope.
@@ -52,6 +56,13 @@ type target struct {
 	// hookURL, when set, is the permopa server route Claude Code's http
 	// hook posts to (install --server): the hook is that, not a command.
 	hookURL string
+	// codexHome is Codex's directory ($CODEX_HOME, else ~/.codex) and
+	// geminiTrust Gemini CLI's trusted folders file
+	// ($GEMINI_CLI_TRUSTED_FOLDERS_PATH, else ~/.gemini/trustedFolders.json).
+	codexHome, geminiTrust string
+	// proc is the environment the target was read in: the hook commands
+	// doctor runs and Codex's app server run in it.
+	proc procEnv
 }
 
 func (f *installFlags) register(c *cobra.Command) {
@@ -65,24 +76,33 @@ func (f *installFlags) register(c *cobra.Command) {
 }
 
 func (f *installFlags) target(host string) (target, error) {
-	t := target{host: host, scope: f.scope, command: f.command, codexBin: f.codex}
+	p := f.proc
+	t := target{host: host, scope: f.scope, command: f.command, codexBin: f.codex, proc: p}
 	if hookproto.For(host) == nil {
 		return t, errors.New(hookproto.UnknownHost(host))
 	}
 	t.host = canonicalInstallHost(host)
-	home, err := os.UserHomeDir()
+	home, err := p.home()
 	if err != nil {
 		return t, fmt.Errorf("cannot find the home directory: %v", err)
 	}
 	t.home = home
 	t.project = f.project
 	if t.project == "" {
-		if t.project, err = os.Getwd(); err != nil {
+		if t.project, err = p.wd(); err != nil {
 			return t, err
 		}
 	}
-	if t.project, err = filepath.Abs(t.project); err != nil {
+	if t.project, err = filepath.Abs(p.path(t.project)); err != nil {
 		return t, err
+	}
+	t.codexHome = filepath.Join(home, ".codex")
+	if d := p.getenv("CODEX_HOME"); d != "" {
+		t.codexHome = d
+	}
+	t.geminiTrust = filepath.Join(home, ".gemini", "trustedFolders.json")
+	if f := p.getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); f != "" {
+		t.geminiTrust = f
 	}
 	if f.server != "" {
 		if t.hookURL, err = hookURL(t.host, f.server, f.command, f.mode); err != nil {
@@ -90,7 +110,7 @@ func (f *installFlags) target(host string) (target, error) {
 		}
 	}
 	if t.command == "" && t.hookURL == "" {
-		self, err := os.Executable()
+		self, err := p.executable()
 		if err != nil {
 			return t, fmt.Errorf("cannot find this binary's path (give --command): %v", err)
 		}
@@ -107,7 +127,7 @@ func (f *installFlags) target(host string) (target, error) {
 	}
 	switch t.host + "/" + t.scope {
 	case "claude/user":
-		dir := os.Getenv("CLAUDE_CONFIG_DIR")
+		dir := p.getenv("CLAUDE_CONFIG_DIR")
 		if dir == "" {
 			dir = filepath.Join(home, ".claude")
 		}
@@ -117,7 +137,7 @@ func (f *installFlags) target(host string) (target, error) {
 	case "claude/local":
 		t.file = filepath.Join(t.project, ".claude", "settings.local.json")
 	case "codex/user":
-		t.file = filepath.Join(codexHome(home), "config.toml")
+		t.file = filepath.Join(t.codexHome, "config.toml")
 	case "codex/project":
 		t.file = filepath.Join(t.project, ".codex", "config.toml")
 	case "gemini/user":
@@ -189,15 +209,8 @@ func canonicalInstallHost(host string) string {
 	return strings.ToLower(host)
 }
 
-func codexHome(home string) string {
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		return d
-	}
-	return filepath.Join(home, ".codex")
-}
-
-func installCommand() *cobra.Command {
-	var f installFlags
+func installCommand(p procEnv) *cobra.Command {
+	f := installFlags{proc: p}
 	c := &cobra.Command{
 		Use:   "install claude|codex|gemini",
 		Short: "Install permopa's hooks in an agent host's settings (shows the change first)",
@@ -236,8 +249,8 @@ reads the answer, with no process per call. They carry "onFailure":
 	return c
 }
 
-func uninstallCommand() *cobra.Command {
-	var f installFlags
+func uninstallCommand(p procEnv) *cobra.Command {
+	f := installFlags{proc: p}
 	c := &cobra.Command{
 		Use:   "uninstall claude|codex|gemini",
 		Short: "Remove permopa's hooks from an agent host's settings (shows the change first)",
@@ -534,10 +547,10 @@ func (t target) warnings() []string {
 	switch t.host {
 	case "codex":
 		if t.scope == "project" {
-			w = append(w, fmt.Sprintf("Codex loads %s only when it trusts the project %s (projects.%q.trust_level = \"trusted\" in %s, or `codex --trust`); `permopa doctor codex --scope project` checks it", t.file, t.project, t.project, filepath.Join(codexHome(t.home), "config.toml")))
+			w = append(w, fmt.Sprintf("Codex loads %s only when it trusts the project %s (projects.%q.trust_level = \"trusted\" in %s, or `codex --trust`); `permopa doctor codex --scope project` checks it", t.file, t.project, t.project, filepath.Join(t.codexHome, "config.toml")))
 		}
 	case "gemini":
-		trusted, how := geminiFolderTrusted(t.home, t.project)
+		trusted, how := geminiFolderTrusted(t.home, t.geminiTrust, t.project)
 		if !trusted {
 			w = append(w, fmt.Sprintf("Gemini CLI runs no settings hooks (user or project) in a folder it does not trust, and %s is not trusted (%s): trust it in Gemini CLI (/permissions) or in %s", t.project, how, filepath.Join(t.home, ".gemini", "trustedFolders.json")))
 		}

@@ -97,10 +97,11 @@ func splitLines(s string) []string {
 }
 
 // geminiFolderTrusted reports whether Gemini CLI trusts dir for hooks,
-// from ~/.gemini/trustedFolders.json (the longest matching rule decides;
+// from its trusted folders file (~/.gemini/trustedFolders.json or
+// $GEMINI_CLI_TRUSTED_FOLDERS_PATH; the longest matching rule decides;
 // TRUST_PARENT trusts the rule path's parent) and the user's
 // security.folderTrust.enabled, with how it was decided.
-func geminiFolderTrusted(home, dir string) (bool, string) {
+func geminiFolderTrusted(home, file, dir string) (bool, string) {
 	var settings struct {
 		Security struct {
 			FolderTrust struct {
@@ -113,10 +114,6 @@ func geminiFolderTrusted(home, dir string) (bool, string) {
 	}
 	if e := settings.Security.FolderTrust.Enabled; e != nil && !*e {
 		return true, "security.folderTrust.enabled is false"
-	}
-	file := filepath.Join(home, ".gemini", "trustedFolders.json")
-	if p := os.Getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH"); p != "" {
-		file = p
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -166,16 +163,16 @@ type codexApp struct {
 	nextID int
 }
 
-func startCodexApp(ctx context.Context, bin, home string) (*codexApp, error) {
+func startCodexApp(ctx context.Context, bin, codexHome string, proc procEnv) (*codexApp, error) {
 	if bin == "" {
-		p, err := exec.LookPath("codex")
+		p, err := proc.lookPath("codex")
 		if err != nil {
 			return nil, errors.New("codex is not on PATH")
 		}
 		bin = p
 	}
 	cmd := exec.CommandContext(ctx, bin, "app-server")
-	cmd.Env = append(os.Environ(), "CODEX_HOME="+codexHome(home))
+	cmd.Env = append(proc.environ(), "CODEX_HOME="+codexHome)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -292,7 +289,7 @@ func (a *codexApp) hooks(cwd string) ([]codexHook, []string, error) {
 func (t target) codexTrust() (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	app, err := startCodexApp(ctx, t.codexBin, t.home)
+	app, err := startCodexApp(ctx, t.codexBin, t.codexHome, t.proc)
 	if err != nil {
 		return 0, err
 	}
@@ -331,7 +328,7 @@ func (t target) codexTrust() (int, error) {
 	if len(edits) == 0 {
 		return 0, nil
 	}
-	if _, err := app.call("config/batchWrite", map[string]any{"edits": edits, "filePath": filepath.Join(codexHome(t.home), "config.toml")}); err != nil {
+	if _, err := app.call("config/batchWrite", map[string]any{"edits": edits, "filePath": filepath.Join(t.codexHome, "config.toml")}); err != nil {
 		return 0, err
 	}
 	hooks, _, err = app.hooks(t.project)

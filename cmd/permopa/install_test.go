@@ -56,11 +56,11 @@ func TestInstallClaudeKeepsSettings(t *testing.T) {
 	}
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
 	// --dry-run: the diff, nothing written.
-	out, errOut, code := runPermopa(t, proj, "", env, "install", "claude", "--dry-run")
+	out, errOut, code := permopaAt(t, proj, "", env, "install", "claude", "--dry-run")
 	if code != 0 || !strings.Contains(out, "+") || !strings.Contains(out, "hook claude") || readFile(t, file) != orig {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = runPermopa(t, proj, "", env, "install", "claude")
+	out, errOut, code = permopaAt(t, proj, "", env, "install", "claude")
 	if code != 0 || !strings.Contains(out, "--- "+file) || !strings.Contains(out, "wrote "+file) {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
 	}
@@ -101,23 +101,23 @@ func TestInstallClaudeKeepsSettings(t *testing.T) {
 		t.Errorf("mode %v not kept", fi.Mode().Perm())
 	}
 	// Again: nothing changes.
-	out, _, code = runPermopa(t, proj, "", env, "install", "claude")
+	out, _, code = permopaAt(t, proj, "", env, "install", "claude")
 	if code != 0 || !strings.Contains(out, "already up to date") || readFile(t, file) != got {
 		t.Errorf("second install changed something: %s", out)
 	}
 	// doctor: the hooks are there and answer a harmless call.
-	out, errOut, code = runPermopa(t, proj, "", env, "doctor", "claude")
+	out, errOut, code = permopaAt(t, proj, "", env, "doctor", "claude")
 	if code != 0 || strings.Count(out, "answers a harmless call") != 2 || strings.Contains(out, "FAIL") {
 		t.Errorf("doctor: exit %d\n%s%s", code, out, errOut)
 	}
 	// uninstall: only permopa's hooks go.
-	out, errOut, code = runPermopa(t, proj, "", env, "uninstall", "claude")
+	out, errOut, code = permopaAt(t, proj, "", env, "uninstall", "claude")
 	after := readFile(t, file)
 	if code != 0 || strings.Contains(after, "permopa") || !strings.Contains(after, "echo mine") || !strings.Contains(after, `"zzz": 1.50`) {
 		t.Errorf("uninstall: exit %d\n%s%s\n%s", code, out, errOut, after)
 	}
 	// doctor now fails, naming what is missing.
-	out, _, code = runPermopa(t, proj, "", env, "doctor", "claude")
+	out, _, code = permopaAt(t, proj, "", env, "doctor", "claude")
 	if code == 0 || !strings.Contains(out, "FAIL") {
 		t.Errorf("doctor without hooks: exit %d\n%s", code, out)
 	}
@@ -133,21 +133,21 @@ func TestInstallScopesAndRefusals(t *testing.T) {
 		"project": filepath.Join(proj, ".claude", "settings.json"),
 		"local":   filepath.Join(proj, ".claude", "settings.local.json"),
 	} {
-		if _, errOut, code := runPermopa(t, proj, "", env, "install", "claude", "--scope", scope); code != 0 {
+		if _, errOut, code := permopaAt(t, proj, "", env, "install", "claude", "--scope", scope); code != 0 {
 			t.Fatalf("%s: %s", scope, errOut)
 		}
 		if !strings.Contains(readFile(t, file), "hook claude") {
 			t.Errorf("%s: %s has no hook", scope, file)
 		}
 	}
-	if _, errOut, code := runPermopa(t, proj, "", env, "install", "codex", "--scope", "local"); code == 0 || !strings.Contains(errOut, "scope") {
+	if _, errOut, code := permopaAt(t, proj, "", env, "install", "codex", "--scope", "local"); code == 0 || !strings.Contains(errOut, "scope") {
 		t.Errorf("codex has no local scope: exit %d %s", code, errOut)
 	}
 	gem := filepath.Join(home, ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(gem), 0o755)
 	withComments := "{\n  // my theme\n  \"theme\": \"dark\"\n}\n"
 	os.WriteFile(gem, []byte(withComments), 0o644)
-	if _, errOut, code := runPermopa(t, proj, "", env, "install", "gemini"); code == 0 || !strings.Contains(errOut, "comments") || readFile(t, gem) != withComments {
+	if _, errOut, code := permopaAt(t, proj, "", env, "install", "gemini"); code == 0 || !strings.Contains(errOut, "comments") || readFile(t, gem) != withComments {
 		t.Errorf("a settings file with comments must be refused: exit %d %s", code, errOut)
 	}
 }
@@ -159,22 +159,22 @@ func TestInstallGeminiWarnsAboutTrust(t *testing.T) {
 	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home, "GEMINI_CLI_TRUSTED_FOLDERS_PATH="}
-	out, errOut, code := runPermopa(t, proj, "", env, "install", "gemini", "--mode", "dontAsk")
+	out, errOut, code := permopaAt(t, proj, "", env, "install", "gemini", "--mode", "dontAsk")
 	if code != 0 || !strings.Contains(errOut, "does not trust") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	if !strings.Contains(readFile(t, filepath.Join(home, ".gemini", "settings.json")), "hook gemini --mode dontAsk") {
 		t.Errorf("--mode not in the hook command")
 	}
-	if out, _, code := runPermopa(t, proj, "", env, "doctor", "gemini"); code == 0 || !strings.Contains(out, "FAIL Gemini CLI trusts") {
+	if out, _, code := permopaAt(t, proj, "", env, "doctor", "gemini"); code == 0 || !strings.Contains(out, "FAIL Gemini CLI trusts") {
 		t.Errorf("doctor in an untrusted folder: exit %d\n%s", code, out)
 	}
 	trusted, _ := json.Marshal(map[string]string{proj: "TRUST_FOLDER"})
 	os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), trusted, 0o644)
-	if out, _, code := runPermopa(t, proj, "", env, "doctor", "gemini"); code != 0 {
+	if out, _, code := permopaAt(t, proj, "", env, "doctor", "gemini"); code != 0 {
 		t.Errorf("doctor in a trusted folder: exit %d\n%s", code, out)
 	}
-	out, errOut, code = runPermopa(t, proj, "", env, "install", "gemini", "--scope", "project")
+	out, errOut, code = permopaAt(t, proj, "", env, "install", "gemini", "--scope", "project")
 	if code != 0 || !strings.Contains(errOut, "--skip-trust") {
 		t.Errorf("project scope must warn about --skip-trust: exit %d %s%s", code, out, errOut)
 	}
@@ -193,7 +193,7 @@ func TestInstallCodexKeepsComments(t *testing.T) {
 	os.MkdirAll(codexHome, 0o755)
 	os.WriteFile(file, []byte(orig), 0o644)
 	env := []string{"HOME=" + home, "CODEX_HOME=" + codexHome, "PATH=/nonexistent"}
-	out, errOut, code := runPermopa(t, proj, "", env, "install", "codex")
+	out, errOut, code := permopaAt(t, proj, "", env, "install", "codex")
 	got := readFile(t, file)
 	if code == 0 || !strings.Contains(errOut, "codex is not on PATH") || !strings.Contains(errOut, "/hooks") {
 		t.Errorf("without codex: exit %d\n%s%s", code, out, errOut)
@@ -203,12 +203,12 @@ func TestInstallCodexKeepsComments(t *testing.T) {
 	}
 	// The block is replaced in place, even with Codex's trust tables after it.
 	os.WriteFile(file, []byte(got+"\n[hooks.state.\"k\"]\ntrusted_hash = \"sha256:00\"\n# after\n"), 0o644)
-	runPermopa(t, proj, "", env, "install", "codex", "--command", "permopa-hook codex")
+	permopaAt(t, proj, "", env, "install", "codex", "--command", "permopa-hook codex")
 	again := readFile(t, file)
 	if strings.Count(again, "permopa-hook codex") != 2 || strings.Contains(again, "permopa hook codex") || !strings.Contains(again, "# after") || !strings.HasPrefix(again, orig) {
 		t.Errorf("reinstall:\n%s", again)
 	}
-	if _, errOut, code := runPermopa(t, proj, "", env, "uninstall", "codex"); code != 0 {
+	if _, errOut, code := permopaAt(t, proj, "", env, "uninstall", "codex"); code != 0 {
 		t.Fatal(errOut)
 	}
 	after := readFile(t, file)
@@ -217,7 +217,7 @@ func TestInstallCodexKeepsComments(t *testing.T) {
 	}
 	// A config.toml that is not TOML is not touched.
 	os.WriteFile(file, []byte("model = \n"), 0o644)
-	if _, errOut, code := runPermopa(t, proj, "", env, "install", "codex"); code == 0 || !strings.Contains(errOut, "not valid TOML") {
+	if _, errOut, code := permopaAt(t, proj, "", env, "install", "codex"); code == 0 || !strings.Contains(errOut, "not valid TOML") {
 		t.Errorf("invalid TOML: exit %d %s", code, errOut)
 	}
 }
@@ -228,7 +228,7 @@ func TestInstallMatchersAreTheDocumentedOnes(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
 	doc := readFile(t, "../../docs/hosts.md")
 	for _, host := range []string{"claude", "gemini"} {
-		if _, errOut, code := runPermopa(t, proj, "", []string{"HOME=" + home}, "install", host); code != 0 && host == "claude" {
+		if _, errOut, code := permopaAt(t, proj, "", []string{"HOME=" + home}, "install", host); code != 0 && host == "claude" {
 			t.Fatal(errOut)
 		}
 	}
@@ -250,7 +250,7 @@ func TestDoctorRunsOnlyPlainHookCommands(t *testing.T) {
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	pwned := filepath.Join(proj, "pwned")
 	os.WriteFile(file, []byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"permopa hook claude && touch `+pwned+`"}]}]}}`), 0o644)
-	out, _, code := runPermopa(t, proj, "", []string{"HOME=" + home}, "doctor", "claude")
+	out, _, code := permopaAt(t, proj, "", []string{"HOME=" + home}, "doctor", "claude")
 	if code == 0 || !strings.Contains(out, "not run") {
 		t.Errorf("exit %d\n%s", code, out)
 	}

@@ -136,16 +136,19 @@ func permopaWith(t *testing.T, stdin string, env map[string]string, args ...stri
 	return out.String(), errb.String(), code
 }
 
-// inProcess are the commands that read their working directory and
-// environment only from the command tree (root.go, procEnv), so that
-// permopaAt runs them in process. OPA's commands write to the process's
-// streams, and install and doctor read the process's HOME and run programs.
-var inProcess = map[string]bool{"decide": true, "replay": true, "insights": true, "rules": true, "bash": true, "explain": true, "hook": true}
+// inProcess are the commands that read their working directory,
+// environment and executable path only from the command tree (root.go,
+// procEnv), so that permopaAt runs them in process. OPA's commands write
+// to the process's streams. install's own reading of os.Executable, as a
+// process, is held by TestInstallWritesTheFastHook.
+var inProcess = map[string]bool{"decide": true, "replay": true, "insights": true, "rules": true, "bash": true, "explain": true, "hook": true,
+	"install": true, "uninstall": true, "doctor": true}
 
 // permopaAt is runPermopa for the commands of inProcess, run in process
-// with dir as their working directory ("" for the test's) and env over the
-// test process's environment: what a permopa process started there would
-// answer, without the process (its start and OPA's initialisation).
+// with dir as their working directory ("" for the test's), env over the
+// test process's environment and permopaBin as their executable: what a
+// permopa process started there would answer, without the process (its
+// start and OPA's initialisation).
 // Other commands run as runPermopa does.
 func permopaAt(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
@@ -153,7 +156,7 @@ func permopaAt(t *testing.T, dir, stdin string, env []string, args ...string) (s
 		return runPermopa(t, dir, stdin, env, args...)
 	}
 	var out, errb bytes.Buffer
-	p := permopacmd.ProcEnv{Dir: dir, Environ: append(os.Environ(), env...)}
+	p := permopacmd.ProcEnv{Dir: dir, Environ: append(os.Environ(), env...), Executable: permopaBin}
 	code := permopacmd.Run(args, strings.NewReader(stdin), &out, &errb, p)
 	return out.String(), errb.String(), code
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -48,9 +49,9 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra
 		matrixCommand(),
 		replayCommand(p),
 		insightsCommand(p),
-		installCommand(),
-		uninstallCommand(),
-		doctorCommand(),
+		installCommand(p),
+		uninstallCommand(p),
+		doctorCommand(p),
 	)
 	replaceCommand(root, versionCommand())
 	proofread(root)
@@ -67,6 +68,9 @@ type procEnv struct {
 	Dir string
 	// Environ is the environment as KEY=VALUE (nil: the process's).
 	Environ []string
+	// Executable is the path of the permopa binary, as install writes it
+	// into the hooks ("": the process's own, os.Executable).
+	Executable string
 }
 
 // environ is the environment as KEY=VALUE.
@@ -115,6 +119,39 @@ func (p procEnv) home() (string, error) {
 		return h, nil
 	}
 	return "", errors.New("$HOME is not defined")
+}
+
+// wd is the working directory, or why it cannot be read.
+func (p procEnv) wd() (string, error) {
+	if p.Dir != "" {
+		return p.Dir, nil
+	}
+	return os.Getwd()
+}
+
+// executable is os.Executable for p.
+func (p procEnv) executable() (string, error) {
+	if p.Executable != "" {
+		return p.Executable, nil
+	}
+	return os.Executable()
+}
+
+// lookPath is exec.LookPath in p's PATH.
+func (p procEnv) lookPath(name string) (string, error) {
+	if p.Environ == nil || strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(p.getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // as exec.LookPath: never the working directory
+		}
+		f := filepath.Join(dir, name)
+		if fi, err := os.Stat(f); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return f, nil
+		}
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
 }
 
 // path resolves a path named on the command line against the working
