@@ -16,12 +16,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -56,24 +58,74 @@ func buildRepoBundle(t *testing.T, dir, name string, extra ...string) string {
 	return out
 }
 
-// evalDecision runs `permopa eval` of the decision over bundles for one input.
-func evalDecision(t *testing.T, bundles []string, input map[string]any, extra ...string) map[string]any {
+var (
+	repoBundlesMu sync.Mutex
+	repoBundles   = map[string]*repoBundleBuild{}
+)
+
+type repoBundleBuild struct {
+	once    sync.Once
+	tarball string
+	err     error
+}
+
+// repoBundle is the tarball of one of the repository's bundles built with
+// `permopa build` as bundleBuilds gives it, built once for the tests that
+// read it (none writes it) in the test binary's directory.
+func repoBundle(t *testing.T, name string) string {
 	t.Helper()
-	in, _ := json.Marshal(input)
+	repoBundlesMu.Lock()
+	b := repoBundles[name]
+	if b == nil {
+		b = &repoBundleBuild{}
+		repoBundles[name] = b
+	}
+	repoBundlesMu.Unlock()
+	b.once.Do(func() {
+		dir := filepath.Join(filepath.Dir(permopaBin), "bundles")
+		if b.err = os.MkdirAll(dir, 0o755); b.err != nil {
+			return
+		}
+		b.tarball = filepath.Join(dir, name+".tar.gz")
+		args := append(append([]string(nil), bundleBuilds[name]...), "-o", b.tarball)
+		if stdout, stderr, code := runPermopa(t, repoRoot, "", nil, args...); code != 0 {
+			b.err = fmt.Errorf("permopa %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.tarball
+}
+
+// evalDecisions runs one `permopa eval` of the decision over bundles for
+// every input (the query decides each input of the array on stdin with
+// `with input as`), and returns the decisions in the inputs' order.
+func evalDecisions(t *testing.T, bundles []string, inputs []map[string]any, extra ...string) []map[string]any {
+	t.Helper()
+	in, _ := json.Marshal(inputs)
 	args := []string{"eval", "--format", "raw", "--stdin-input"}
 	for _, b := range bundles {
 		args = append(args, "--bundle", b)
 	}
-	args = append(append(args, extra...), "data.permopa.policy.decision")
+	args = append(append(args, extra...), "{sprintf(\"%d\", [i]): d | some i; x := input[i]; d := data.permopa.policy.decision with input as x}")
 	stdout, stderr, code := runPermopa(t, "", string(in), nil, args...)
 	if code != 0 {
 		t.Fatalf("permopa %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
 	}
-	var d map[string]any
-	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+	var byIndex map[string]map[string]any
+	if err := json.Unmarshal([]byte(stdout), &byIndex); err != nil {
 		t.Fatalf("eval output %q: %v", stdout, err)
 	}
-	return d
+	out := make([]map[string]any, len(inputs))
+	for i, input := range inputs {
+		d, ok := byIndex[fmt.Sprint(i)]
+		if !ok {
+			t.Fatalf("permopa eval: no decision for %v:\n%s", input, stdout)
+		}
+		out[i] = d
+	}
+	return out
 }
 
 func bashCall(cmd string) map[string]any {
@@ -104,14 +156,13 @@ func inspectManifest(t *testing.T, tarball string) map[string]any {
 // .manifest gives: disjoint, so the three load together.
 func TestBundlesBuild(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	want := map[string][]any{
 		"default":    {"permopa/policy"},
 		"org-rules":  {"permopa/rules"},
 		"org-policy": {"permopa/custom/mcp__db__query"},
 	}
 	for name, roots := range want {
-		m := inspectManifest(t, buildRepoBundle(t, dir, name))
+		m := inspectManifest(t, repoBundle(t, name))
 		if !reflect.DeepEqual(m["roots"], roots) {
 			t.Errorf("%s: roots %v, want %v", name, m["roots"], roots)
 		}
@@ -128,7 +179,7 @@ func TestBundlesBuild(t *testing.T) {
 func TestDefaultBundleMatchesEmbeddedPolicy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tarball := buildRepoBundle(t, t.TempDir(), "default")
+	tarball := repoBundle(t, "default")
 	calls := []map[string]any{
 		bashCall("git status && rm -rf build"),
 		bashCall("ls -la /w/src | grep main"),
@@ -155,14 +206,15 @@ func TestDefaultBundleMatchesEmbeddedPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, call := range sample(calls) {
+	// permopa eval over the tarball, without settings, against the
+	// embedded policy without rules: every call in one process.
+	evals := evalDecisions(t, []string{tarball}, calls)
+	for i, call := range calls {
 		want, got := embedded.Decide(ctx, call), fromBundle.Decide(ctx, call)
 		if !reflect.DeepEqual(want, got) {
 			t.Errorf("%v: bundle engine %+v, embedded %+v", call["tool_input"], got, want)
 		}
-		// permopa eval over the tarball, without settings, against the
-		// embedded policy without rules.
-		ev := evalDecision(t, []string{tarball}, call)
+		ev := evals[i]
 		ref := plain.Decide(ctx, call)
 		if ev["behavior"] != ref.Behavior || ev["step"] != ref.Step || ev["message"] != ref.Message {
 			t.Errorf("%v: permopa eval -b %s: %v, embedded: %+v", call["tool_input"], filepath.Base(tarball), ev, ref)
@@ -178,7 +230,7 @@ func strPtr(s string) *string { return &s }
 func TestOrgBundlesTogether(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bundles := []string{buildRepoBundle(t, dir, "default"), buildRepoBundle(t, dir, "org-rules"), buildRepoBundle(t, dir, "org-policy")}
+	bundles := []string{repoBundle(t, "default"), repoBundle(t, "org-rules"), repoBundle(t, "org-policy")}
 	cases := []struct {
 		input                map[string]any
 		behavior, step, rule string
@@ -195,10 +247,15 @@ func TestOrgBundlesTogether(t *testing.T) {
 		{dbCall("orders-staging", "DROP TABLE orders"), "DENY", "tool_check", "", false},
 		{dbCall("orders-staging", "UPDATE orders SET total = 0"), "ASK", "mode_fallback", "", false},
 	}
-	for _, c := range sample(cases) {
-		// ~ in Read(~/.aws/**) expands against the settings' home, which
-		// the engine writes; here a data file gives it.
-		d := evalDecision(t, bundles, c.input, "--data", writeSettingsData(t, dir))
+	// ~ in Read(~/.aws/**) expands against the settings' home, which the
+	// engine writes; here a data file gives it. Every case in one process.
+	inputs := make([]map[string]any, len(cases))
+	for i, c := range cases {
+		inputs[i] = c.input
+	}
+	evals := evalDecisions(t, bundles, inputs, "--data", writeSettingsData(t, dir))
+	for i, c := range cases {
+		d := evals[i]
 		rule := ""
 		if m, ok := d["matched_rule"].(map[string]any); ok {
 			rule = m["tool_name"].(string)
@@ -331,7 +388,7 @@ func TestSignedBundle(t *testing.T) {
 
 	policySigned := buildRepoBundle(t, t.TempDir(), "default", "--signing-alg", "RS256", "--signing-key", private)
 	rulesSigned := buildRepoBundle(t, t.TempDir(), "org-rules", "--signing-alg", "HS256", "--signing-key", secret)
-	unsigned := buildRepoBundle(t, t.TempDir(), "org-rules")
+	unsigned := repoBundle(t, "org-rules")
 
 	// The RS256 policy bundle with the public key, as `permopa run --bundle
 	// --verification-key` loads it (here its REPL answers one query).
