@@ -2,57 +2,18 @@ package main_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
-
-// startTCPServer runs `permopa run --server` on a loopback port with HOME
-// home (its tokens are written under home/.config/permopa at the first
-// start) and returns its http:// address.
-func startTCPServer(t *testing.T, home string, args ...string) string {
-	t.Helper()
-	for range 3 {
-		port, err := distFreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		cmd := exec.Command(permopaBin, append([]string{"run", "--server", "--skip-version-check", "--log-level", "error", "--addr", addr}, args...)...)
-		cmd.Dir = home
-		cmd.Env = append(withoutPermopaVars(os.Environ()), "HOME="+home, "XDG_CONFIG_HOME=", "PERMOPA_MANAGED_DIR="+filepath.Join(home, "managed"))
-		logs := &lockedBuffer{}
-		cmd.Stdout, cmd.Stderr = logs, logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
-		if err := waitHealthy("http://"+addr, exited, time.Minute); err != nil {
-			stopProcess(cmd, exited, syscall.SIGTERM)
-			if strings.Contains(logs.String(), "address already in use") {
-				continue
-			}
-			t.Fatalf("permopa run: %v\n%s", err, logs.String())
-		}
-		t.Cleanup(func() { stopProcess(cmd, exited, syscall.SIGTERM) })
-		return "http://" + addr
-	}
-	t.Fatal("no free port")
-	return ""
-}
 
 // The hook clients ask a TCP server only with its token (read from the
 // file the server wrote at its first start); without one they send
 // nothing and decide locally, or block when the server is required.
 func TestHookClientsPresentTokenOverTCP(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
-	addr := startTCPServer(t, home)
+	s := sharedWorkspaceServer(t)
+	cwd, home, addr := s.cwd, s.home, s.tcp
 	if info, err := os.Stat(filepath.Join(home, ".config", "permopa", "server-token")); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("the server's token file: %v %v", info, err)
 	}

@@ -31,8 +31,7 @@ func startProjectsServer(t testing.TB, home string, roots ...string) string {
 // `permopa hook --server` and from permopa-hook.
 func TestHookServerProjectRulesSameAsLocal(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
-	addr := startProjectsServer(t, home, filepath.Dir(cwd))
+	cwd, home, addr := projectWorkspace(t)
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
 	projectRule := 0
@@ -71,8 +70,8 @@ func TestHookServerProjectRulesSameAsLocal(t *testing.T) {
 // its own layers, as without settings.projects.
 func TestHookServerProjectOutsideRoots(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
-	addr := startProjectsServer(t, home, t.TempDir())
+	cwd, home := hookWorkspace(t) // outside the shared server's root
+	_, _, addr := sharedProjectsServer(t)
 	payload := readPayload(t, "claude/pretooluse-bash-compound-deny.json", cwd)
 	out, _, _ := hookExec(t, hookClient(t), []string{"claude", "--server", addr, "--server-required"}, []string{"HOME=" + home}, payload)
 	if jsonPath(t, out, "hookSpecificOutput.permissionDecision") != "ask" || strings.Contains(out, "Bash(rm -rf:*)") {
@@ -86,8 +85,7 @@ func TestHookServerProjectOutsideRoots(t *testing.T) {
 // local hook. Editing the project's file again changes the next answer.
 func TestHookServerProjectApproveAndEdit(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
-	addr := startProjectsServer(t, home, filepath.Dir(cwd))
+	cwd, home, addr := projectWorkspace(t)
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
 	payload := readPayload(t, "codex/pretooluse-bash-ask.json", cwd)
@@ -151,11 +149,10 @@ func TestHookServerProjectManagedLocks(t *testing.T) {
 // the local hook blocks; another project keeps its own rules.
 func TestHookServerProjectUnreadableDenyRuleBlocks(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
+	cwd, home, addr := projectWorkspace(t)
 	other := filepath.Join(filepath.Dir(cwd), "other")
 	writeFile(t, filepath.Join(other, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(ls:*)\"]\n")
 	writeFile(t, filepath.Join(cwd, ".permopa", "settings.local.yaml"), "permissions:\n  deny: [\"Bash(rm -rf\"]\n")
-	addr := startProjectsServer(t, home, filepath.Dir(cwd))
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
 	payload := readPayload(t, "claude/pretooluse-bash-readonly.json", cwd)
@@ -190,8 +187,7 @@ func TestServerProjectsConfigError(t *testing.T) {
 // ALLOW, through the server and in the local hook alike.
 func TestServerConfirmToProject(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
-	addr := startProjectsServer(t, home, filepath.Dir(cwd))
+	cwd, home, addr := projectWorkspace(t)
 	hc := unixHTTPClient(strings.TrimPrefix(addr, "unix://"))
 	// The call is checked first (ASK), and the confirm names that check.
 	call := fmt.Sprintf(`{"tool_name": "Bash", "tool_input": {"command": "npm install left-pad"}, "cwd": %q, "session_id": "s1"}`, cwd)

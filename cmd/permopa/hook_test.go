@@ -23,21 +23,30 @@ import (
 // .permopa/settings.yaml, and an empty HOME next to it.
 func hookWorkspace(t testing.TB) (cwd, home string) {
 	t.Helper()
-	root := t.TempDir()
+	cwd, home, err := makeWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cwd, home
+}
+
+// makeWorkspace makes hookWorkspace's directories in root: root/app and
+// root/home.
+func makeWorkspace(root string) (cwd, home string, err error) {
 	cwd, home = filepath.Join(root, "app"), filepath.Join(root, "home")
 	for _, d := range []string{filepath.Join(cwd, ".permopa"), filepath.Join(cwd, "src"), filepath.Join(cwd, ".git"), home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
+			return "", "", err
 		}
 	}
 	settings, err := os.ReadFile("../../adapter/testdata/hooks/settings.yaml")
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.yaml"), settings, 0o644); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	return cwd, home
+	return cwd, home, nil
 }
 
 // runHook feeds a recorded payload (with {{CWD}} replaced) to `permopa hook`,
@@ -599,8 +608,8 @@ func blocked(host, out string, code int) bool {
 // server answered (an unreachable server would block).
 func TestHookServerSameAnswersAsLocal(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
-	addr := startHookServer(t, cwd, home)
+	s := sharedWorkspaceServer(t)
+	cwd, home, addr := s.cwd, s.home, s.unix
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
 	answers := map[string]int{}
@@ -642,8 +651,8 @@ func TestHookServerSameAnswersAsLocal(t *testing.T) {
 func TestHookServerDecidesWithItsOwnSettings(t *testing.T) {
 	t.Parallel()
 	cwd, home := hookWorkspace(t)
-	other := t.TempDir() // no .permopa: no rm -rf deny rule
-	addr := startHookServer(t, other, home)
+	// A server in an empty directory: no .permopa, no rm -rf deny rule.
+	addr := plainServerAddr(t)
 	payload := readPayload(t, "claude/pretooluse-bash-compound-deny.json", cwd)
 	out, _, _ := hookExec(t, permopaBin, []string{"hook", "claude"}, []string{"HOME=" + home}, payload)
 	if jsonPath(t, out, "hookSpecificOutput.permissionDecision") != "deny" {

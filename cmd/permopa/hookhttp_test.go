@@ -58,8 +58,9 @@ func postHook(t testing.TB, url, payload string) (int, string) {
 // approve command. A payload the command cannot read is blocked by both.
 func TestHookHTTPSameAnswersAsLocal(t *testing.T) {
 	t.Parallel()
-	cwd, home := hookWorkspace(t)
-	url := startHTTPHookServer(t, cwd, home) + opaplugin.HookClaudePath
+	s := sharedWorkspaceServer(t)
+	cwd, home := s.cwd, s.home
+	url := s.tcp + opaplugin.HookClaudePath
 	files, err := filepath.Glob("../../adapter/testdata/hooks/claude/*")
 	if err != nil || len(files) < 10 {
 		t.Fatalf("payloads: %v %v", files, err)
@@ -103,7 +104,8 @@ func TestHookHTTPSameAnswersAsLocal(t *testing.T) {
 func TestInstallClaudeHTTPHook(t *testing.T) {
 	t.Parallel()
 	cwd, home := hookWorkspace(t)
-	server := startHTTPHookServer(t, cwd, home)
+	// The shared server: install and doctor only post a harmless call to it.
+	server := sharedWorkspaceServer(t).tcp
 	file := filepath.Join(home, ".claude", "settings.json")
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
 	if out, errOut, code := permopaAt(t, cwd, "", env, "install", "claude"); code != 0 {

@@ -37,6 +37,13 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_RUNTIME_DIR", rt)
+	// The runner's own permopa settings and server must not reach the
+	// tests (nor the servers they share, which read this environment).
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "PERMOPA_") || k == "XDG_CONFIG_HOME" {
+			os.Unsetenv(k)
+		}
+	}
 	if benchmarking(os.Args[1:]) {
 		out, err := exec.Command("go", "build", "-o", permopaBin, ".").CombinedOutput()
 		if err != nil {
@@ -56,6 +63,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	stopSharedServers()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

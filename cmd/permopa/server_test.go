@@ -195,8 +195,7 @@ func isolatedEnv(dir string) []string {
 // both APIs.
 func TestServerDefaults(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	s := startServer(t, dir, isolatedEnv(dir))
+	s := sharedPlainServer(t)
 	d := s.check(`{"tool_name": "Bash", "tool_input": {"command": "git status && rm -rf build"}, "cwd": "/tmp", "tool_use_id": "toolu_1"}`)
 	want(t, "rm -rf", d, "ASK", "mode_fallback")
 	if d["tool_use_id"] != "toolu_1" {
