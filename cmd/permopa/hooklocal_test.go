@@ -178,11 +178,7 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 // telemetry: that is what makes it start faster than `permopa hook`.
 func TestHookLocalLinksNoCLI(t *testing.T) {
 	t.Parallel()
-	out, err := exec.Command("go", "list", "-deps", "../permopa-hook-local").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
+	deps := hookDeps(t, "permopa-hook-local")
 	for _, dep := range deps {
 		for _, banned := range []string{
 			"github.com/spf13/cobra", "oras.land/", "google.golang.org/grpc", "github.com/prometheus/",
@@ -204,6 +200,38 @@ func TestHookLocalLinksNoCLI(t *testing.T) {
 			t.Errorf("permopa-hook-local does not link %s: it must decide with the same code as permopa hook", need)
 		}
 	}
+}
+
+var (
+	hookDepsOnce sync.Once
+	hookDepsOf   map[string][]string
+	hookDepsErr  error
+)
+
+// hookDeps lists every package the command cmd/<name> links (the hook
+// binaries'), from one `go list` of both.
+func hookDeps(t *testing.T, name string) []string {
+	t.Helper()
+	hookDepsOnce.Do(func() {
+		out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "../permopa-hook", "../permopa-hook-local").CombinedOutput()
+		if err != nil {
+			hookDepsErr = fmt.Errorf("go list: %v\n%s", err, out)
+			return
+		}
+		hookDepsOf = map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			hookDepsOf[f[0]] = f[1:]
+		}
+	})
+	if hookDepsErr != nil {
+		t.Fatal(hookDepsErr)
+	}
+	deps, ok := hookDepsOf["github.com/permopa/permopa/cmd/"+name]
+	if !ok || len(deps) == 0 {
+		t.Fatalf("go list gave no dependencies of cmd/%s: %v", name, hookDepsOf)
+	}
+	return deps
 }
 
 // With permopa-hook and permopa-hook-local beside it, `permopa install`
