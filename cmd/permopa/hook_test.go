@@ -937,10 +937,9 @@ func TestHostsDocFastPath(t *testing.T) {
 	if execStart == nil || len(cmds) != 3 {
 		t.Fatalf("docs/hosts.md: ExecStart line %v, permopa-hook commands %v", execStart, cmds)
 	}
-	cwd, home := hookWorkspace(t)
-	runtime := shortTempDir(t)
-	line := strings.NewReplacer("%h/.local/bin/permopa", permopaBin, "%t", runtime, "%h", filepath.Dir(cwd)).Replace(execStart[1])
-	addr := startServerCommand(t, t.TempDir(), home, filepath.Join(runtime, "permopa.sock"), strings.Fields(line)...)
+	// The shared projects server is the ExecStart line's (docExecStart),
+	// and the project is under its root (%h).
+	cwd, home, addr := projectWorkspace(t)
 	client := hookClient(t)
 	files := map[string][]string{
 		"claude": {"claude/pretooluse-bash-compound-deny.json", "claude/pretooluse-bash-ask.json", "claude/pretooluse-read.json"},

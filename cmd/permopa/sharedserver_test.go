@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -227,25 +228,46 @@ var (
 // sharedProjectsServer is the shared `permopa run --server` that reads the
 // .permopa files of each check's cwd under its root
 // (plugins.permopa.settings.projects, as startProjectsServer starts one),
-// with an empty home. projectWorkspace makes a project under the root.
+// with an empty home: the one docs/hosts.md's user service starts, its
+// ExecStart line run as written (%h/.local/bin/permopa is the test's
+// binary, %t a runtime directory, %h in the roots the server's root;
+// TestHostsDocFastPath). projectWorkspace makes a project under the root.
 func sharedProjectsServer(t testing.TB) (root, home, addr string) {
 	t.Helper()
 	projServerOnce.Do(func() {
+		raw, err := os.ReadFile("../../docs/hosts.md")
+		if err != nil {
+			projServerErr = err
+			return
+		}
+		execStart := regexp.MustCompile(`(?m)^ExecStart=(.*)$`).FindStringSubmatch(string(raw))
+		if execStart == nil {
+			projServerErr = errors.New("docs/hosts.md has no ExecStart line")
+			return
+		}
 		dir, err := sharedDir()
 		if err != nil {
 			projServerErr = err
 			return
 		}
-		root, home, work := filepath.Join(dir, "projects"), filepath.Join(dir, "home"), filepath.Join(dir, "w")
-		for _, d := range []string{root, home, work} {
+		root, home, work, rt := filepath.Join(dir, "projects"), filepath.Join(dir, "home"), filepath.Join(dir, "w"), filepath.Join(dir, "rt")
+		for _, d := range []string{root, home, work, rt} {
 			if projServerErr = os.Mkdir(d, 0o755); projServerErr != nil {
 				return
 			}
 		}
-		sock := filepath.Join(dir, "permopa.sock")
-		_, projServerErr = launchServer(work, sock, "", append(os.Environ(), "HOME="+home),
-			[]string{permopaBin, "run", "--server", "--skip-version-check", "--log-level", "error", "--addr", "unix://" + sock,
-				"--set", "plugins.permopa.settings.projects.from_cwd=true", "--set", "plugins.permopa.settings.projects.roots[0]=" + root})
+		argv := strings.Fields(strings.NewReplacer("%h/.local/bin/permopa", permopaBin, "%t", rt, "%h", root).Replace(execStart[1]))
+		sock := ""
+		for i, a := range argv {
+			if a == "--addr" && i+1 < len(argv) {
+				sock = strings.TrimPrefix(argv[i+1], "unix://")
+			}
+		}
+		if !strings.HasPrefix(sock, rt+"/") {
+			projServerErr = fmt.Errorf("docs/hosts.md's ExecStart line listens on no socket in %%t: %s", execStart[1])
+			return
+		}
+		_, projServerErr = launchServer(work, sock, "", append(os.Environ(), "HOME="+home), argv)
 		projServer.root, projServer.home, projServer.addr = root, home, "unix://"+sock
 	})
 	if projServerErr != nil {
