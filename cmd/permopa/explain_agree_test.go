@@ -16,6 +16,7 @@ import (
 // every mode: the same decision, explained as decided at its own step,
 // with its rule.
 func TestExplainAgreesWithDecide(t *testing.T) {
+	t.Parallel()
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -12,9 +12,10 @@ import (
 )
 
 // startProjectsServer starts `permopa run --server` in an empty directory
-// (so its own project layer has no rules) that reads the projects under
-// roots from the checks' cwd (plugins.permopa.settings.projects).
-func startProjectsServer(t testing.TB, home string, roots ...string) string {
+// (so its own project layer has no rules) with env over the test's
+// environment, that reads the projects under roots from the checks' cwd
+// (plugins.permopa.settings.projects).
+func startProjectsServer(t testing.TB, env []string, roots ...string) string {
 	t.Helper()
 	sock := filepath.Join(shortTempDir(t), "permopa.sock")
 	argv := []string{permopaBin, "run", "--server", "--skip-version-check", "--log-level", "error",
@@ -22,7 +23,7 @@ func startProjectsServer(t testing.TB, home string, roots ...string) string {
 	for i, r := range roots {
 		argv = append(argv, "--set", fmt.Sprintf("plugins.permopa.settings.projects.roots[%d]=%s", i, r))
 	}
-	return startServerCommand(t, t.TempDir(), home, sock, argv...)
+	return startServerCommandEnv(t, t.TempDir(), env, sock, argv...)
 }
 
 // With settings.projects, a server reads the .permopa files of each
@@ -123,15 +124,15 @@ func TestHookServerProjectApproveAndEdit(t *testing.T) {
 // answer; the local hook also warns on stderr about the ignored rules, the
 // server does not).
 func TestHookServerProjectManagedLocks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	project := filepath.Join(dir, "proj")
 	managed := filepath.Join(dir, "etc")
 	writeFile(t, filepath.Join(project, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(npm install:*)\", \"Bash(curl:*)\"]\n")
 	writeFile(t, filepath.Join(managed, "settings.yaml"), "allow_managed_rules_only: true\npermissions:\n  deny: [\"Bash(curl:*)\"]\n")
-	t.Setenv("PERMOPA_MANAGED_DIR", managed) // the server's and the local hook's
-	t.Setenv("PERMOPA_CONFIG_DIR", filepath.Join(dir, "user"))
-	addr := startProjectsServer(t, dir, dir)
-	env := []string{"HOME=" + dir}
+	// The server's and the local hook's environment.
+	env := []string{"HOME=" + dir, "PERMOPA_MANAGED_DIR=" + managed, "PERMOPA_CONFIG_DIR=" + filepath.Join(dir, "user")}
+	addr := startProjectsServer(t, env, dir)
 	for command, want := range map[string]string{"npm install": "ask", "curl -s example.com": "deny"} {
 		payload := fmt.Sprintf(`{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":%q},"tool_use_id":"t1"}`, project, command)
 		local, _, localCode := hookExec(t, permopaBin, []string{"hook", "claude"}, env, payload)

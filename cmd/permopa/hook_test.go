@@ -415,9 +415,16 @@ func startHookServer(t testing.TB, project, home string) string {
 // startServerCommand runs argv in dir as the server listening on sock.
 func startServerCommand(t testing.TB, dir, home, sock string, argv ...string) string {
 	t.Helper()
+	return startServerCommandEnv(t, dir, []string{"HOME=" + home}, sock, argv...)
+}
+
+// startServerCommandEnv is startServerCommand with env over the test
+// process's environment.
+func startServerCommandEnv(t testing.TB, dir string, env []string, sock string, argv ...string) string {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.Env = append(os.Environ(), env...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

@@ -413,6 +413,7 @@ read_only if input.tool_input.target == "staging"
 // An error is reported once: OPA's commands print their own (run, build),
 // permopa's and cobra's are printed by main.
 func TestErrorsReportedOnce(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
