@@ -3,6 +3,8 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -369,15 +371,42 @@ func hookClient(t testing.TB) string {
 	t.Helper()
 	hookClientOnce.Do(func() {
 		hookClientBin = filepath.Join(filepath.Dir(permopaBin), "permopa-hook")
-		out, err := exec.Command("go", "build", "-o", hookClientBin, "../permopa-hook").CombinedOutput()
-		if err != nil {
-			hookClientErr = fmt.Errorf("building permopa-hook: %v\n%s", err, out)
-		}
+		hookClientErr = buildCommand("permopa-hook", hookClientBin)
 	})
 	if hookClientErr != nil {
 		t.Fatal(hookClientErr)
 	}
 	return hookClientBin
+}
+
+// buildCommand builds cmd/<name> (`go build`) and puts the binary at dst.
+// The build goes to a directory of this checkout's own in the user's cache
+// directory first: `go build -o` leaves a binary that is up to date there
+// as it is, where a new path would be linked again at every run (seconds
+// of CPU for permopa-hook-local). Without a cache directory, it builds at
+// dst.
+func buildCommand(name, dst string) error {
+	out := dst
+	if cache, err := os.UserCacheDir(); err == nil {
+		root, err := filepath.Abs("../..")
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256([]byte(root))
+		dir := filepath.Join(cache, "permopa-tests", hex.EncodeToString(sum[:8]))
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			out = filepath.Join(dir, name)
+		}
+	}
+	if msg, err := exec.Command("go", "build", "-o", out, "../"+name).CombinedOutput(); err != nil {
+		return fmt.Errorf("building %s: %v\n%s", name, err, msg)
+	}
+	if out == dst {
+		return nil
+	}
+	// A copy, not a link: a later build replaces the cached file, never
+	// the binary a running test started from.
+	return copyExecutable(out, dst)
 }
 
 // shortTempDir is a temporary directory with a path short enough for a

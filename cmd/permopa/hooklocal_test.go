@@ -30,9 +30,7 @@ func hookLocal(t testing.TB) (local, client string) {
 		if hookLocalErr = os.MkdirAll(hookLocalDir, 0o755); hookLocalErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(hookLocalDir, "permopa-hook-local"), "../permopa-hook-local").CombinedOutput()
-		if err != nil {
-			hookLocalErr = fmt.Errorf("building permopa-hook-local: %v\n%s", err, out)
+		if hookLocalErr = buildCommand("permopa-hook-local", filepath.Join(hookLocalDir, "permopa-hook-local")); hookLocalErr != nil {
 			return
 		}
 		hookLocalErr = copyExecutable(hookClient(t), filepath.Join(hookLocalDir, "permopa-hook"))
