@@ -552,7 +552,7 @@ func (t target) warnings() []string {
 	case "gemini":
 		trusted, how := geminiFolderTrusted(t.home, t.geminiTrust, t.project)
 		if !trusted {
-			w = append(w, fmt.Sprintf("Gemini CLI runs no settings hooks (user or project) in a folder it does not trust, and %s is not trusted (%s): trust it in Gemini CLI (/permissions) or in %s", t.project, how, filepath.Join(t.home, ".gemini", "trustedFolders.json")))
+			w = append(w, fmt.Sprintf("Gemini CLI runs no settings hooks (user or project) in a folder it does not trust, and %s is not trusted (%s): trust it in Gemini CLI (/permissions) or in %s", t.project, how, t.geminiTrust))
 		}
 		if t.scope == "project" {
 			w = append(w, "`gemini --skip-trust` and GEMINI_CLI_TRUST_WORKSPACE=true trust the folder for one run; a project hook is only as good as the folder's trust, so prefer --scope user")
