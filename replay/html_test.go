@@ -159,7 +159,11 @@ func TestHTMLReportEscapesTheLog(t *testing.T) {
 			t.Fatalf("the report is not well-formed: %v", err)
 		}
 	}
-	renderHeadless(t, doc)
+	// Drawing it takes a browser process of seconds: with -tags slow
+	// (slow_test.go), which .ci/run uses.
+	if slowTests {
+		renderHeadless(t, doc)
+	}
 }
 
 // renderHeadless draws the report with a headless Chromium, when the

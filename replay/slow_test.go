@@ -1,0 +1,7 @@
+//go:build slow
+
+package replay
+
+// slowTests is true with -tags slow (.ci/run, README "Set up"): the HTML
+// report is also drawn by a headless Chromium when the machine has one.
+const slowTests = true
