@@ -29,6 +29,9 @@ type projects struct {
 	eng   *engine.Engine
 	roots []string // cleaned, symlinks resolved where they exist
 	warn  func(string, ...any)
+	// max is MaxProjects; the quick test of the eviction lowers it
+	// (projects_test.go), filling 256 projects costing seconds.
+	max int
 
 	mu      sync.Mutex // guards entries and lru
 	entries map[string]*list.Element
@@ -65,7 +68,7 @@ func newProjects(eng *engine.Engine, cfg ProjectsConfig, warn func(string, ...an
 	if !cfg.FromCwd {
 		return nil
 	}
-	ps := &projects{eng: eng, warn: warn, entries: map[string]*list.Element{}, lru: list.New()}
+	ps := &projects{eng: eng, warn: warn, max: MaxProjects, entries: map[string]*list.Element{}, lru: list.New()}
 	for _, r := range cfg.Roots {
 		r = filepath.Clean(r)
 		if real, err := filepath.EvalSymlinks(r); err == nil {
@@ -226,7 +229,7 @@ func (ps *projects) get(ctx context.Context, key string) *project {
 	pr := &project{key: key, layers: settings.NewProjectLayers(key, key), files: settings.ProjectFiles(key)}
 	ps.entries[key] = ps.lru.PushFront(pr)
 	var victim *project
-	if ps.lru.Len() > MaxProjects {
+	if ps.lru.Len() > ps.max {
 		el := ps.lru.Back()
 		victim = el.Value.(*project)
 		ps.lru.Remove(el)

@@ -185,14 +185,24 @@ func TestProjectUnreadableRulesBlock(t *testing.T) {
 }
 
 // Checks from many projects at once each get their own project's rules
-// (run with -race); beyond MaxProjects the least recently used project is
-// dropped and read again by its next check.
+// (run with -race); beyond MaxProjects (quickMaxProjects without -tags
+// slow) the least recently used project is dropped and read again by its
+// next check.
 func TestProjectsConcurrentAndBounded(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	deny := projectDir(t, filepath.Join(root, "deny"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n", "")
 	allow := projectDir(t, filepath.Join(root, "allow"), "permissions:\n  allow: [\"Bash(git push:*)\"]\n", "")
 	h := start(t, newBundleServer(t), projectsConfig(t.TempDir(), root))
+	// Each new project rewrites the engine's settings document, all
+	// projects in it: filling MaxProjects (256) takes seconds, so the quick
+	// suite bounds this plugin at quickMaxProjects; -tags slow (.ci/run)
+	// fills the real bound.
+	bound := MaxProjects
+	if !slowTests {
+		bound = quickMaxProjects
+		h.p.projects.Load().max = bound
+	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
 	for i := range 16 {
@@ -215,12 +225,12 @@ func TestProjectsConcurrentAndBounded(t *testing.T) {
 		t.Error(e)
 	}
 
-	for i := range MaxProjects {
+	for i := range bound {
 		h.decide(t, bashIn(projectDir(t, filepath.Join(root, fmt.Sprint("p", i)), "permissions:\n  ask: [\"Bash(ls)\"]\n", ""), "ls"))
 	}
 	ps := h.p.projects.Load()
-	if n, m := ps.Len(), len(h.p.Engine().Settings().Projects); n != MaxProjects || m != MaxProjects {
-		t.Fatalf("%d projects cached, %d in the settings; want %d", n, m, MaxProjects)
+	if n, m := ps.Len(), len(h.p.Engine().Settings().Projects); n != bound || m != bound {
+		t.Fatalf("%d projects cached, %d in the settings; want %d", n, m, bound)
 	}
 	if _, ok := h.p.Engine().Settings().Projects[deny]; ok {
 		t.Fatal("the least recently used project is still in the settings")
