@@ -20,6 +20,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/big"
 	"os"
 	"os/exec"
@@ -138,15 +139,32 @@ func (d *dynamicTracer) run(t testing.TB, root, cmd string, cache []string, help
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(traces)
-	inner := []string{d.strace, "-ff", "-qq", "-v", "-yy", "-s", "512", "-e", "signal=none",
-		"-e", "trace=" + tracedSyscalls, "-o", filepath.Join(traces, "st"), "--"}
+	var out limitedBuffer
+	out.max = 4096
+	exit, timedOut := d.traced(root, traces, []string{d.bash, "-c", cmd}, tracedSyscalls, &out, timeout)
+	res := dynamicResult{output: out.String(), exit: exit, timeout: timedOut}
+	res.effects = traceEffects(t, traceFiles(traces), cmd, cache, helpers)
+	return res
+}
+
+// traced runs argv under strace (as nobody when the test runs as root) in
+// new namespaces with the fixture at root bind-mounted read-only, its
+// trace files st.PID written to traces. It returns the exit code (-1: not
+// run) and whether timeout stopped it.
+func (d *dynamicTracer) traced(root, traces string, argv []string, syscalls string, out io.Writer, timeout time.Duration) (int, bool) {
+	// --seccomp-bpf: only the traced system calls stop the tracee (the
+	// same trace, a fraction of the ptrace stops).
+	inner := []string{d.strace, "--seccomp-bpf", "-ff", "-qq", "-v", "-yy", "-s", "512", "-e", "signal=none",
+		"-e", "trace=" + syscalls, "-o", filepath.Join(traces, "st"), "--"}
 	if d.root {
 		inner = append(inner, d.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs", "--")
 	}
-	inner = append(inner, d.bash, "-c", cmd)
-	// sh $0=sh $1=root: bind the fixture over itself read-only, then exec strace.
+	inner = append(inner, argv...)
+	// sh $0=sh $1=root: bind the fixture over itself read-only, enter the
+	// working directory again through the read-only mount (the one
+	// inherited is on the writable mount below it), then exec strace.
 	mountRO := append([]string{"/bin/sh", "-c",
-		`mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`, "sh", root}, inner...)
+		`mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && cd "$PWD" && shift && exec "$@"`, "sh", root}, inner...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, d.unshare, append(d.nsFlags(), append([]string{"--"}, mountRO...)...)...)
@@ -157,25 +175,180 @@ func (d *dynamicTracer) run(t testing.TB, root, cmd string, cache []string, help
 		"LANG=C.UTF-8", "TERM=dumb", "USER=nobody", "LOGNAME=nobody", "SHELL=/bin/bash",
 		"GIT_CONFIG_NOSYSTEM=1", "PWD=" + c.Dir, "TZ=UTC",
 	}
-	var out limitedBuffer
-	out.max = 4096
-	c.Stdout, c.Stderr = &out, &out
+	c.Stdout, c.Stderr = out, out
 	// No controlling terminal: /dev/tty cannot be opened.
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.WaitDelay = 2 * time.Second
-	err = c.Run()
-	res := dynamicResult{output: out.String()}
-	if ctx.Err() != nil {
-		res.timeout = true
-	}
+	err := c.Run()
+	exit := 0
 	if ee, ok := err.(*exec.ExitError); ok {
-		res.exit = ee.ExitCode()
+		exit = ee.ExitCode()
 	} else if err != nil {
-		res.exit = -1
+		exit = -1
 	}
-	res.effects = traceEffects(t, traces, cmd, cache, helpers)
-	return res
+	return exit, ctx.Err() != nil
+}
+
+// tracedJob is one command of a batch, with what its analysis allows.
+type tracedJob struct {
+	cmd            string
+	cache, helpers []string
+}
+
+// batchEnd ends each command's output in a batch: NUL, the marker, the
+// command's index and exit code, NUL. A command's output cannot forge it
+// for another command: the index and the order are checked.
+const batchEnd = "\x00permopa-dynamic-end "
+
+// forkSyscalls are traced in a batch to tell the commands' processes
+// apart: each clone's return value is a child of the caller.
+const forkSyscalls = "clone,clone3,fork,vfork"
+
+// runBatch traces several commands in one namespace and one strace (the
+// fixed cost of a traced run, a few processes and strace's start, is most
+// of a quick command's): a driver shell runs each with bash -c under
+// timeout(1), one after the other, and each command's effects are read
+// from its own processes only, the bash -c and every process it forked
+// (found from the clone calls), judged with its own cache directories and
+// helpers exactly as run does. A command the batch did not finish (no end
+// marker: the batch's own deadline) is traced again on its own.
+func (d *dynamicTracer) runBatch(t testing.TB, root string, jobs []tracedJob, timeout time.Duration) []dynamicResult {
+	t.Helper()
+	timeoutBin, err := exec.LookPath("timeout")
+	if err != nil {
+		results := make([]dynamicResult, len(jobs))
+		for i, j := range jobs {
+			results[i] = d.run(t, root, j.cmd, j.cache, j.helpers, timeout)
+		}
+		return results
+	}
+	traces, err := os.MkdirTemp("", "permopa-dyn-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(traces)
+	secs := strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64)
+	// Positional parameters: $1 timeout, $2 its duration, $3 bash, then
+	// the commands. TERM at the deadline, KILL a second later (timeout
+	// signals the command's whole process group).
+	driver := `t=$1 s=$2 b=$3; shift 3; i=0
+for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-end %d %d\0' "$i" "$r"; i=$((i+1)); done`
+	argv := []string{d.bash, "--norc", "--noprofile", "-c", driver, "driver", timeoutBin, secs, d.bash}
+	for _, j := range jobs {
+		argv = append(argv, j.cmd)
+	}
+	var out limitedBuffer
+	out.max = 1 << 20
+	d.traced(root, traces, argv, tracedSyscalls+","+forkSyscalls, &out, time.Duration(len(jobs))*(timeout+2*time.Second)+10*time.Second)
+
+	results := make([]dynamicResult, len(jobs))
+	done := make([]bool, len(jobs))
+	rest := out.String()
+	for i := range jobs {
+		k := strings.Index(rest, batchEnd)
+		if k < 0 {
+			break
+		}
+		tail := rest[k+len(batchEnd):]
+		e := strings.IndexByte(tail, 0)
+		var idx, exit int
+		if e < 0 {
+			break
+		}
+		if _, err := fmt.Sscanf(tail[:e], "%d %d", &idx, &exit); err != nil || idx != i {
+			break
+		}
+		results[i].output = rest[:min(k, 4096)]
+		results[i].exit = exit
+		results[i].timeout = exit == 124 || exit == 137
+		done[i] = true
+		rest = tail[e+1:]
+	}
+
+	// The process tree: each file's clone calls name its children, in
+	// order. The driver is strace's first tracee (the lowest pid); its
+	// children are the timeout processes, one per command in order, and
+	// the child of each is the command's bash -c.
+	files := traceFiles(traces)
+	children := map[int][]int{}
+	execs := map[int][][]string{} // the programs each process executed, in order
+	driverPid := -1
+	for pid, f := range files {
+		if driverPid < 0 || pid < driverPid {
+			driverPid = pid
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			m := straceLine.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			switch m[1] {
+			case "clone", "clone3", "fork", "vfork":
+				if child, err := strconv.Atoi(m[3]); err == nil && child > 0 {
+					children[pid] = append(children[pid], child)
+				}
+			case "execve":
+				if m[3] == "0" {
+					execs[pid] = append(execs[pid], execArgv(m[2]))
+				}
+			}
+		}
+	}
+	if e := execs[driverPid]; len(e) == 0 || len(e[len(e)-1]) < 5 || e[len(e)-1][4] != driver {
+		t.Fatalf("dynamic batch: the first traced process is not the driver: %q", e)
+	}
+	rootOf := func(i int) int {
+		if i >= len(children[driverPid]) {
+			return -1
+		}
+		kids := children[children[driverPid][i]]
+		if len(kids) != 1 {
+			return -1
+		}
+		if e := execs[kids[0]]; len(e) == 0 || len(e[0]) != 3 || filepath.Base(e[0][0]) != "bash" || e[0][1] != "-c" || e[0][2] != jobs[i].cmd {
+			return -1
+		}
+		return kids[0]
+	}
+	for i, j := range jobs {
+		if !done[i] {
+			results[i] = d.run(t, root, j.cmd, j.cache, j.helpers, timeout)
+			continue
+		}
+		pid := rootOf(i)
+		if pid < 0 {
+			t.Errorf("dynamic batch: command %d is not the bash -c of the driver's %dth timeout: %q", i, i, j.cmd)
+			continue
+		}
+		own := map[int]string{}
+		for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+			p := queue[0]
+			if _, seen := own[p]; seen {
+				continue
+			}
+			own[p] = files[p]
+			queue = append(queue, children[p]...)
+		}
+		results[i].effects = traceEffects(t, own, j.cmd, j.cache, j.helpers)
+	}
+	return results
+}
+
+// traceFiles maps each traced process to its trace file (st.PID).
+func traceFiles(dir string) map[int]string {
+	files, _ := filepath.Glob(filepath.Join(dir, "st.*"))
+	out := map[int]string{}
+	for _, f := range files {
+		if n, err := strconv.Atoi(strings.TrimPrefix(filepath.Ext(f), ".")); err == nil {
+			out[n] = f
+		}
+	}
+	return out
 }
 
 type limitedBuffer struct {
@@ -205,15 +378,16 @@ var (
 	openFlags    = regexp.MustCompile(`\b(O_[A-Z_|]+)`)
 )
 
-// traceEffects reads the per-process strace files and lists the effects.
-func traceEffects(t testing.TB, dir, cmd string, allowed []string, helpers []string) []string {
-	files, _ := filepath.Glob(filepath.Join(dir, "st.*"))
+// traceEffects reads the strace files of a command's processes (pid →
+// file) and lists the effects.
+func traceEffects(t testing.TB, procs map[int]string, cmd string, allowed []string, helpers []string) []string {
 	pids := map[int]bool{}
-	for _, f := range files {
-		if n, err := strconv.Atoi(strings.TrimPrefix(filepath.Ext(f), ".")); err == nil {
-			pids[n] = true
-		}
+	var files []string
+	for pid, f := range procs {
+		pids[pid] = true
+		files = append(files, f)
 	}
+	sort.Strings(files)
 	var effects []string
 	add := func(format string, args ...any) {
 		e := fmt.Sprintf(format, args...)
@@ -350,6 +524,9 @@ func traceEffects(t testing.TB, dir, cmd string, allowed []string, helpers []str
 						add("%s %s (%s)", name, p, retText(ok, m[4], ret))
 					}
 				}
+			case "clone", "clone3", "fork", "vfork":
+				// Traced in a batch only, to find a command's processes.
+				continue
 			case "connect", "sendto", "sendmsg", "sendmmsg", "bind":
 				if e := socketEffect(name, args); e != "" {
 					add("%s %s (%s)", name, e, retText(ok, m[4], ret))
@@ -825,9 +1002,13 @@ func isHelper(argv []string, helpers []string) bool {
 // loop (tail -f, watch) are stopped there and judged on what they did so far.
 const dynamicTimeout = 4 * time.Second
 
+// dynamicBatch is how many commands one traced run holds (runBatch).
+const dynamicBatch = 8
+
 // dynamicSampleStep thins the traced commands of the quick suite (without
-// -tags slow): about 1 in 12, a minute of tracing down to seconds.
-const dynamicSampleStep = 12
+// -tags slow): about 1 in 24 (with the first of every program family),
+// minutes of tracing down to seconds.
+const dynamicSampleStep = 24
 
 // TestDynamicReadOnly runs every command of the real-world corpus and of the
 // analyser's read-only tables that the analyser judges read-only under
@@ -884,16 +1065,25 @@ func TestDynamicReadOnly(t *testing.T) {
 		jobs = jobs[:150]
 	}
 	// Without -tags slow, every dynamicSampleStep-th command (the first
-	// included, dynamicExtra always): a spread of the corpus in the quick
-	// suite; .ci/run traces them all (README "Set up").
+	// included, dynamicExtra always) and the first of every program
+	// family: a spread of the corpus in the quick suite; .ci/run traces
+	// them all (README "Set up").
 	if !slowTests && !full {
 		var sampled []job
+		families := map[string]bool{}
 		for i, j := range jobs {
-			if i%dynamicSampleStep == 0 || j.source == "dynamicExtra" {
+			// The first command of each program family (the flagspec
+			// file that models its program, familyOf) as well.
+			fam := familyOf(t, j.cmd)
+			if i%dynamicSampleStep == 0 || j.source == "dynamicExtra" || !families[fam] {
 				sampled = append(sampled, j)
 			}
+			families[fam] = true
 		}
 		jobs = sampled
+		if testing.Verbose() {
+			t.Logf("quick sample: %d commands, %d program families", len(jobs), len(families))
+		}
 	}
 	type result struct {
 		job
@@ -909,22 +1099,26 @@ func TestDynamicReadOnly(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				a := analyze(j.cmd, opts)
-				// The fixture copy lives elsewhere: allow the cache
-				// directories relative to the copy's home.
-				results[i] = result{job: j, ro: a.ReadOnly, net: a.NetworkRead}
-				results[i].res = d.run(t, template, j.cmd, a.CacheWrites, helpersFor(a), dynamicTimeout)
+			for first := range next {
+				batch := make([]tracedJob, 0, dynamicBatch)
+				for i := first; i < min(first+dynamicBatch, len(jobs)); i++ {
+					j := jobs[i]
+					a := analyze(j.cmd, opts)
+					results[i] = result{job: j, ro: a.ReadOnly, net: a.NetworkRead}
+					batch = append(batch, tracedJob{cmd: j.cmd, cache: a.CacheWrites, helpers: helpersFor(a)})
+				}
+				for k, res := range d.runBatch(t, template, batch, dynamicTimeout) {
+					results[first+k].res = res
+				}
 			}
 		}()
 	}
-	for i := range jobs {
+	for i := 0; i < len(jobs); i += dynamicBatch {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	t.Logf("traced %d commands in %s with %d workers", len(jobs), time.Since(start).Round(time.Millisecond), workers)
+	t.Logf("traced %d commands in %s with %d workers, %d a batch", len(jobs), time.Since(start).Round(time.Millisecond), workers, dynamicBatch)
 	var report strings.Builder
 	for _, r := range results {
 		if all != "" {
@@ -969,6 +1163,51 @@ func commandShape(cmd string) string {
 		return f[0] + " " + f[1]
 	}
 	return f[0]
+}
+
+// A batch judges each command on its own processes only: a write, a
+// delete through a child shell, a mkdir after a read, and a write by a
+// background process that outlives its command (made while the next
+// command runs) each land on their own command, a command stopped at its
+// deadline does not stop the batch, and the read-only commands around
+// them have no effect.
+func TestDynamicBatchKeepsCommandsApart(t *testing.T) {
+	t.Parallel()
+	d, why := newDynamicTracer()
+	if d == nil {
+		t.Skip("dynamic check skipped: " + why)
+	}
+	template := fixtureTemplate(t, d)
+	cases := []struct {
+		cmd     string
+		want    string // a substring of one effect; "" for none
+		timeout bool
+	}{
+		{"cat notes.txt", "", false},
+		{"echo x > out.txt", "out.txt", false},
+		{"sh -c 'rm notes.txt' & wait", "unlinkat " + template + "/home/proj/notes.txt", false},
+		{"sleep 5", "", true},
+		{"ls; mkdir d", "mkdir", false},
+		{"(sleep 0.3; echo x > late.txt) & exit 0", "late.txt", false},
+		{"cat other.txt; sleep 0.6", "", false},
+	}
+	jobs := make([]tracedJob, len(cases))
+	for i, c := range cases {
+		jobs[i] = tracedJob{cmd: c.cmd}
+	}
+	for i, res := range d.runBatch(t, template, jobs, time.Second) {
+		c := cases[i]
+		found := false
+		for _, e := range res.effects {
+			found = found || c.want != "" && strings.Contains(e, c.want)
+		}
+		if c.want == "" && len(res.effects) > 0 || c.want != "" && !found {
+			t.Errorf("%q: effects %q, want one with %q", c.cmd, res.effects, c.want)
+		}
+		if res.timeout != c.timeout {
+			t.Errorf("%q: timeout %v, want %v", c.cmd, res.timeout, c.timeout)
+		}
+	}
 }
 
 // The trace parser reads argv arrays whose strings hold "], " and escapes,
