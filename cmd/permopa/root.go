@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/cmd"
 	"github.com/spf13/cobra"
@@ -29,12 +30,14 @@ import (
 // hook's PERMOPA_SERVER, relative paths on the command line).
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra.Command {
 	builtins.Register()
+	opaTree.Lock()
 	root := cmd.Command(&cobra.Command{
 		Use:           "permopa",
 		Short:         "permopa: ALLOW, DENY or ASK for AI-agent tool calls, on OPA",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}, "permopa")
+	opaTree.Unlock()
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -57,6 +60,12 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra
 	proofread(root)
 	return root
 }
+
+// opaTree serialises the building of OPA's command tree: OPA's parse
+// command binds its flags to a package-level variable, so two trees built
+// at once (the tests run commands in process, in parallel) write it
+// together.
+var opaTree sync.Mutex
 
 // procEnv is what permopa's own commands read of the process they run in:
 // the working directory and the environment. The zero value is the
