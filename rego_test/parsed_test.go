@@ -1,18 +1,21 @@
-package rego
+package regotest
 
 import (
 	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	defaultpolicy "github.com/permopa/permopa/rego"
 )
 
-// TestParsedModulesShared reads and copies the shared modules from several
+// TestParsedModulesShared (here, not in package rego, so that the suite
+// links one test binary less) reads and copies the shared modules from several
 // goroutines at once, as engines compiling and rego/tables reading do in
 // one process (run with -race): nothing a reader does writes them.
 func TestParsedModulesShared(t *testing.T) {
 	t.Parallel()
-	mods, err := ParsedModules()
+	mods, err := defaultpolicy.ParsedModules()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +43,7 @@ func TestParsedModulesShared(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if m, err := ParsedModule("permopa/policy/call/call.rego"); err != nil || m.Package.Path.String() != "data.permopa.policy.call" {
+	if m, err := defaultpolicy.ParsedModule("permopa/policy/call/call.rego"); err != nil || m.Package.Path.String() != "data.permopa.policy.call" {
 		t.Errorf("ParsedModule(call.rego) = %v, %v", m, err)
 	}
 }
