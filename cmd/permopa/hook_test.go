@@ -379,34 +379,45 @@ func hookClient(t testing.TB) string {
 	return hookClientBin
 }
 
-// buildCommand builds cmd/<name> (`go build`) and puts the binary at dst.
-// The build goes to a directory of this checkout's own in the user's cache
-// directory first: `go build -o` leaves a binary that is up to date there
-// as it is, where a new path would be linked again at every run (seconds
-// of CPU for permopa-hook-local). Without a cache directory, it builds at
-// dst.
+var (
+	hookBuildOnce sync.Once
+	hookBuildDir  string
+	hookBuildErr  error
+)
+
+// buildCommand puts the binary of cmd/<name> (permopa-hook or
+// permopa-hook-local) at dst. Both are built by one `go build` of the two
+// (one load of the build graph instead of one per command) into a
+// directory of this checkout's own in the user's cache directory: `go
+// build -o` leaves binaries that are up to date there as they are, where a
+// new path would be linked again at every run (seconds of CPU for
+// permopa-hook-local). Without a cache directory, they are built beside
+// permopaBin.
 func buildCommand(name, dst string) error {
-	out := dst
-	if cache, err := os.UserCacheDir(); err == nil {
-		root, err := filepath.Abs("../..")
-		if err != nil {
-			return err
+	hookBuildOnce.Do(func() {
+		hookBuildDir = filepath.Join(filepath.Dir(permopaBin), "built")
+		if cache, err := os.UserCacheDir(); err == nil {
+			root, err := filepath.Abs("../..")
+			if err != nil {
+				hookBuildErr = err
+				return
+			}
+			sum := sha256.Sum256([]byte(root))
+			hookBuildDir = filepath.Join(cache, "permopa-tests", hex.EncodeToString(sum[:8]))
 		}
-		sum := sha256.Sum256([]byte(root))
-		dir := filepath.Join(cache, "permopa-tests", hex.EncodeToString(sum[:8]))
-		if err := os.MkdirAll(dir, 0o755); err == nil {
-			out = filepath.Join(dir, name)
+		if hookBuildErr = os.MkdirAll(hookBuildDir, 0o755); hookBuildErr != nil {
+			return
 		}
-	}
-	if msg, err := exec.Command("go", "build", "-o", out, "../"+name).CombinedOutput(); err != nil {
-		return fmt.Errorf("building %s: %v\n%s", name, err, msg)
-	}
-	if out == dst {
-		return nil
+		if msg, err := exec.Command("go", "build", "-o", hookBuildDir+string(filepath.Separator), "../permopa-hook", "../permopa-hook-local").CombinedOutput(); err != nil {
+			hookBuildErr = fmt.Errorf("building permopa-hook and permopa-hook-local: %v\n%s", err, msg)
+		}
+	})
+	if hookBuildErr != nil {
+		return hookBuildErr
 	}
 	// A copy, not a link: a later build replaces the cached file, never
 	// the binary a running test started from.
-	return copyExecutable(out, dst)
+	return copyExecutable(filepath.Join(hookBuildDir, name), dst)
 }
 
 // shortTempDir is a temporary directory with a path short enough for a
