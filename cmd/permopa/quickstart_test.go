@@ -113,11 +113,11 @@ func TestServerQuickStart(t *testing.T) {
 		}
 	}
 
-	// The command an ASK recommends, run in the project.
-	add := exec.Command(permopaBin, "rules", "add", "--destination", "local", "Bash(npm install:*)")
-	add.Dir, add.Env = project, env
-	if out, err := add.CombinedOutput(); err != nil {
-		t.Fatalf("permopa rules add: %v\n%s", err, out)
+	// The command an ASK recommends, run in the project (in process: rules
+	// reads its directory and environment from the command tree; the
+	// command as a process is held by TestHookAskApproveCommandRoundTrip).
+	if out, errOut, code := permopaAt(t, project, "", env, "rules", "add", "--destination", "local", "Bash(npm install:*)"); code != 0 {
+		t.Fatalf("permopa rules add: exit %d\n%s%s", code, out, errOut)
 	}
 	waitFor("allow", "after permopa rules add")
 
