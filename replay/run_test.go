@@ -86,8 +86,12 @@ func TestLogStringsDoNotGrowMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	const n = 1500
-	long := strings.Repeat("é", 2000)
+	// n passes maxStepKeys; each string is past 2*maxKeyBytes (the bound
+	// the step keys are checked against below), in two-byte runes so a cut
+	// can fall inside one.
+	const n = maxStepKeys + 500
+	long := strings.Repeat("é", maxKeyBytes+50)
+	log.Grow(n * 4 * (len(long) + 64))
 	for i := range n {
 		line, _ := json.Marshal(map[string]any{
 			"input": map[string]any{"tool_name": fmt.Sprintf("mcp__x__%d%s", i, long), "tool_input": map[string]any{"q": 1},
