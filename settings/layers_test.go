@@ -406,7 +406,10 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 	eng, l, _ := tr.attach(t)
 	ctx := context.Background()
 	file := filepath.Join(tr.proj, ".permopa", "settings.local.yaml")
-	const writers, deciders = 50, 50
+	// Deciders are few: each decides every 20 ms for as long as the
+	// writers run: 50 of them cost seconds of CPU (thousands of
+	// decisions) for interleavings a handful give as well.
+	const writers, deciders = 50, 8
 	var wg sync.WaitGroup
 	errs := make(chan error, writers+deciders*20)
 	stop := make(chan struct{})
@@ -433,9 +436,8 @@ func TestConcurrentConfirmAndDecide(t *testing.T) {
 				select {
 				case <-stop:
 					return
-				// Every 20 ms each: 50 goroutines still decide between
-				// and during the writes, without the deciders' own CPU
-				// time (2,500 decisions a second on a 2-core machine)
+				// Every 20 ms each: the deciders still decide between
+				// and during the writes, without their own CPU time
 				// holding the writers back for most of the test.
 				case <-time.After(20 * time.Millisecond):
 				}
