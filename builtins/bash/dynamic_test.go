@@ -1006,9 +1006,11 @@ const dynamicTimeout = 4 * time.Second
 const dynamicBatch = 8
 
 // dynamicSampleStep thins the traced commands of the quick suite (without
-// -tags slow): about 1 in 24 (with the first of every program family),
-// minutes of tracing down to seconds.
-const dynamicSampleStep = 24
+// -tags slow): about 1 in 48 besides the first of every program family
+// (which the sample always holds), minutes of tracing down to seconds; a
+// traced command costs tens of milliseconds of CPU (strace, its processes)
+// and some (npm's node start) a second.
+const dynamicSampleStep = 48
 
 // TestDynamicReadOnly runs every command of the real-world corpus and of the
 // analyser's read-only tables that the analyser judges read-only under
