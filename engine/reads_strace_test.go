@@ -62,7 +62,9 @@ func TestRecursiveReadersAgainstStrace(t *testing.T) {
 		d := decideBash(eng, cmd, proj, "default")
 		trace := t.TempDir() + "/trace"
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		c := exec.CommandContext(ctx, strace, "-f", "-qq", "-y", "-e", "trace=open,openat,openat2", "-o", trace, "bash", "-c", cmd)
+		// --seccomp-bpf: only the traced calls stop the tracee (the same
+		// trace, a fraction of the ptrace stops).
+		c := exec.CommandContext(ctx, strace, "--seccomp-bpf", "-f", "-qq", "-y", "-e", "trace=open,openat,openat2", "-o", trace, "bash", "-c", cmd)
 		c.Dir = proj
 		c.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
 		_ = c.Run()
