@@ -74,7 +74,13 @@ func TestDefaultServer(t *testing.T) {
 	if DefaultSocket() != sock {
 		t.Fatalf("DefaultSocket() = %q", DefaultSocket())
 	}
-	unset := func(string) (string, bool) { return "", false }
+	// PERMOPA_SERVER unset; XDG_RUNTIME_DIR is rt.
+	unset := func(k string) (string, bool) {
+		if k == "XDG_RUNTIME_DIR" {
+			return rt, true
+		}
+		return "", false
+	}
 	if got := DefaultServer(unset); got != "" {
 		t.Errorf("no socket: %q", got)
 	}
@@ -89,12 +95,28 @@ func TestDefaultServer(t *testing.T) {
 	if got := DefaultServer(unset); got != "unix://"+sock {
 		t.Errorf("socket there: %q", got)
 	}
-	if got := DefaultServer(func(string) (string, bool) { return "", true }); got != "" {
+	if got := DefaultServer(func(k string) (string, bool) { v, _ := unset(k); return v, true }); got != "" {
 		t.Errorf("PERMOPA_SERVER= (set, empty): %q", got)
 	}
 	os.Chmod(filepath.Dir(sock), 0o755)
 	if got := DefaultServer(unset); got != "" {
 		t.Errorf("directory open to others: %q", got)
+	}
+	// The runtime directory is read from the environment it is given,
+	// as PERMOPA_SERVER is: another one's socket is not this one's.
+	os.Chmod(filepath.Dir(sock), 0o700)
+	other := func(k string) (string, bool) {
+		if k == "XDG_RUNTIME_DIR" {
+			return t.TempDir(), true
+		}
+		return "", false
+	}
+	if got := DefaultServer(other); got != "" {
+		t.Errorf("another runtime directory, no socket there: %q", got)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	if got := DefaultServer(unset); got != "unix://"+sock {
+		t.Errorf("the given runtime directory's socket, the process's elsewhere: %q", got)
 	}
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	if want := filepath.Join(os.TempDir(), "permopa-"+itoa(os.Getuid()), "permopa.sock"); DefaultSocket() != want {
