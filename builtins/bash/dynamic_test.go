@@ -1188,7 +1188,7 @@ func TestDynamicBatchKeepsCommandsApart(t *testing.T) {
 		{"cat notes.txt", "", false},
 		{"echo x > out.txt", "out.txt", false},
 		{"sh -c 'rm notes.txt' & wait", "unlinkat " + template + "/home/proj/notes.txt", false},
-		{"sleep 5", "", true},
+		{"sleep 60", "", true},
 		{"ls; mkdir d", "mkdir", false},
 		{"(sleep 0.3; echo x > late.txt) & exit 0", "late.txt", false},
 		{"cat other.txt; sleep 0.6", "", false},
@@ -1197,7 +1197,10 @@ func TestDynamicBatchKeepsCommandsApart(t *testing.T) {
 	for i, c := range cases {
 		jobs[i] = tracedJob{cmd: c.cmd}
 	}
-	for i, res := range d.runBatch(t, template, jobs, time.Second) {
+	// The corpus runs' own deadline: "cat other.txt; sleep 0.6" (there so
+	// that the late write lands while it runs) must end well within it on
+	// a loaded machine, under strace; a 1 s deadline did not in one CI run.
+	for i, res := range d.runBatch(t, template, jobs, dynamicTimeout) {
 		c := cases[i]
 		found := false
 		for _, e := range res.effects {
