@@ -415,8 +415,8 @@ func buildCommand(name, dst string) error {
 	if hookBuildErr != nil {
 		return hookBuildErr
 	}
-	// A copy, not a link: a later build replaces the cached file, never
-	// the binary a running test started from.
+	// A later build replaces the cached file by a new one, never the
+	// binary a running test started from (copyExecutable).
 	return copyExecutable(filepath.Join(hookBuildDir, name), dst)
 }
 

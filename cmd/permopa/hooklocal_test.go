@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -41,7 +42,20 @@ func hookLocal(t testing.TB) (local, client string) {
 	return filepath.Join(hookLocalDir, "permopa-hook-local"), filepath.Join(hookLocalDir, "permopa-hook")
 }
 
+// copyExecutable makes to the executable from: a hard link when both are
+// on one file system (go build replaces a binary by a new file, so the link
+// keeps the one a running test started from), else a copy written while
+// no process is being started. A child forked while this process holds
+// the copy open for writing keeps that descriptor until its exec, and an
+// exec of the copy meanwhile fails with "text file busy" (ETXTBSY); the
+// tests start processes in parallel, and a cold run met it. A file
+// already at to is left as it is (an error for which os.IsExist holds).
 func copyExecutable(from, to string) error {
+	if err := os.Link(from, to); err == nil || os.IsExist(err) {
+		return err
+	}
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	src, err := os.Open(from)
 	if err != nil {
 		return err
@@ -243,10 +257,8 @@ func TestInstallWritesTheFastHook(t *testing.T) {
 	t.Parallel()
 	_, client := hookLocal(t)
 	self := filepath.Join(filepath.Dir(client), "permopa")
-	if err := os.Link(permopaBin, self); err != nil && !os.IsExist(err) {
-		if err := copyExecutable(permopaBin, self); err != nil {
-			t.Fatal(err)
-		}
+	if err := copyExecutable(permopaBin, self); err != nil && !os.IsExist(err) {
+		t.Fatal(err)
 	}
 	cwd, home := hookWorkspace(t)
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
