@@ -45,9 +45,12 @@ type serveOpts struct {
 // serve starts OPA's server for the harness's manager.
 func (h *harness) serve(t testing.TB, o serveOpts) *opaServer {
 	t.Helper()
-	SetOPAAuthorization(o.authz)
-	t.Cleanup(func() { SetOPAAuthorization(false) })
 	if o.authz {
+		// Process-wide, as in a real server: a test that sets it must not
+		// be parallel (it then runs before every parallel test, which
+		// expects the tokens to be checked).
+		SetOPAAuthorization(true)
+		t.Cleanup(func() { SetOPAAuthorization(false) })
 		// The plugin reads OPAAuthorization at setup, as at a real start.
 		h.p.Reconfigure(context.Background(), h.p.Config())
 	}
@@ -359,8 +362,11 @@ func TestOpenSocketIsNotPrivate(t *testing.T) {
 // With OPA's authentication and authorization, system.authz judges every
 // route (it sees confirm's body, "admin" included); the plugin asks for no
 // token of its own, and binding still holds for non-admin confirms.
+//
+// Not parallel: it turns on the process-wide SetOPAAuthorization, and a
+// package's parallel tests start only after its sequential ones end (a
+// parallel run of it met a parallel test's reset in one CI run).
 func TestOPAAuthzGuardsRoutes(t *testing.T) {
-	t.Parallel()
 	dir := settingsDir(t, "permissions: {}\n")
 	h := start(t, newBundleServer(t), noWait(layersConfig(dir)), func(m *plugins.Manager) {
 		authz, err := os.ReadFile("testdata/authz/authz.rego")
