@@ -150,3 +150,31 @@ func TestNoPointersOutsideRepository(t *testing.T) {
 		t.Fatal("no Go, Rego, Markdown or YAML file found to check")
 	}
 }
+
+// maxTrackedBytes bounds a tracked file: the largest data file (the bash
+// corpus, capabilities.json) is under 250 KB, and a build output committed by
+// mistake (a 66 MB permopa binary once) is far over it.
+const maxTrackedBytes = 1 << 20
+
+// TestNoLargeTrackedFiles keeps build output and other large blobs out of
+// the repository.
+func TestNoLargeTrackedFiles(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	checked := 0
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		fi, err := os.Lstat(f)
+		if err != nil {
+			continue // deleted in the work tree, not yet committed
+		}
+		checked++
+		if fi.Mode().IsRegular() && fi.Size() > maxTrackedBytes {
+			t.Errorf("%s is tracked and %d bytes (limit %d): build output or a blob that belongs outside the repository", f, fi.Size(), maxTrackedBytes)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("git ls-files listed no file")
+	}
+}
