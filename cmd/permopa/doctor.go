@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -49,27 +51,35 @@ Exits 1 when a check fails.`,
 	return c
 }
 
-// installedHooks lists the permopa hook commands of t.file by event.
-func (t target) installedHooks() (map[string][]string, error) {
-	data, err := os.ReadFile(t.file)
+// installedHook is one of permopa's hooks in a host settings file.
+type installedHook struct {
+	event, matcher string
+	// desc is the command, or "http URL" for Claude Code's http hook.
+	desc      string
+	onFailure string
+}
+
+// errSettingsSyntax marks a host settings file that does not parse.
+type errSettingsSyntax struct{ err error }
+
+func (e errSettingsSyntax) Error() string { return e.err.Error() }
+
+// installedHooks lists the permopa hooks of t.file, read as install reads
+// it (never through a link, at most maxHostSettings bytes, nesting
+// bounded).
+func (t target) installedHooks() ([]installedHook, error) {
+	data, err := t.readSettings()
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]string{}
-	var doc struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Type      string `json:"type"`
-				Command   string `json:"command"`
-				URL       string `json:"url"`
-				OnFailure string `json:"onFailure"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
+	var out []installedHook
 	if t.host == "codex" {
+		if err := checkTOMLDepth(data); err != nil {
+			return nil, errSettingsSyntax{err}
+		}
 		var raw map[string]any
 		if err := toml.Unmarshal(data, &raw); err != nil {
-			return nil, err
+			return nil, errSettingsSyntax{tomlPositioned(err)}
 		}
 		// [hooks.state] is not an event: read the events one by one.
 		hooks, _ := raw["hooks"].(map[string]any)
@@ -77,11 +87,12 @@ func (t target) installedHooks() (map[string][]string, error) {
 			groups, _ := v.([]any)
 			for _, g := range groups {
 				gm, _ := g.(map[string]any)
+				matcher, _ := gm["matcher"].(string)
 				hs, _ := gm["hooks"].([]any)
 				for _, h := range hs {
 					hm, _ := h.(map[string]any)
 					if c, _ := hm["command"].(string); isPermopaHook(c, t.host) {
-						out[event] = append(out[event], c)
+						out = append(out, installedHook{event: event, matcher: matcher, desc: c})
 					}
 				}
 			}
@@ -90,25 +101,30 @@ func (t target) installedHooks() (map[string][]string, error) {
 	}
 	root, err := parseJSONObject(data)
 	if err != nil {
-		return nil, err
+		return nil, errSettingsSyntax{err}
+	}
+	var doc struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type      string `json:"type"`
+				Command   string `json:"command"`
+				URL       string `json:"url"`
+				OnFailure string `json:"onFailure"`
+			} `json:"hooks"`
+		} `json:"hooks"`
 	}
 	if err := json.Unmarshal(encodeJSON(root), &doc); err != nil {
-		return nil, err
+		return nil, errSettingsSyntax{fmt.Errorf("the hooks are not in the host's shape: %v", err)}
 	}
 	for event, groups := range doc.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
 				switch {
 				case h.Type == "http" && t.host == "claude" && isPermopaHookURL(h.URL):
-					// An http hook is listed as "http URL", with its
-					// onFailure when it is not "block" (harmlessPost).
-					desc := httpHookPrefix + h.URL
-					if h.OnFailure != "block" {
-						desc += " onFailure=" + h.OnFailure
-					}
-					out[event] = append(out[event], desc)
+					out = append(out, installedHook{event: event, matcher: g.Matcher, desc: httpHookPrefix + h.URL, onFailure: h.OnFailure})
 				case isPermopaHook(h.Command, t.host):
-					out[event] = append(out[event], h.Command)
+					out = append(out, installedHook{event: event, matcher: g.Matcher, desc: h.Command, onFailure: h.OnFailure})
 				}
 			}
 		}
@@ -123,6 +139,42 @@ func (t target) events() []string {
 	return []string{"PreToolUse", "PermissionRequest"}
 }
 
+// protectedTools are tool names each of which a hook's matcher must
+// reach: the tools of install's matcher, and an MCP tool.
+func (t target) protectedTools() []string {
+	m := map[string]string{"claude": claudeMatcher, "codex": codexMatcher, "gemini": geminiMatcher}[t.host]
+	var out []string
+	for _, name := range strings.Split(m, "|") {
+		switch name {
+		case "mcp__.*":
+			name = "mcp__server__tool"
+		case "mcp_.*":
+			name = "mcp_server_tool"
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// unhooked are the protected tools a matcher does not reach. The hosts
+// read a matcher as a regular expression ("" and "*" match every tool);
+// it is read here as one that must match the whole name, the narrower of
+// the readings, so that doctor never reports a tool reached that the host
+// might skip. A matcher that does not compile reaches nothing.
+func (t target) unhooked(matcher string) []string {
+	if matcher == "" || matcher == "*" {
+		return nil
+	}
+	re, err := regexp.Compile("^(?:" + matcher + ")$")
+	var out []string
+	for _, tool := range t.protectedTools() {
+		if err != nil || !re.MatchString(tool) {
+			out = append(out, tool)
+		}
+	}
+	return out
+}
+
 // doctor prints one line per check and returns how many failed.
 func (t target) doctor(out io.Writer) int {
 	failed := 0
@@ -135,18 +187,45 @@ func (t target) doctor(out io.Writer) int {
 		fmt.Fprintf(out, "%s %s\n", mark, fmt.Sprintf(format, args...))
 	}
 	hooks, err := t.installedHooks()
-	if err != nil {
-		check(false, "%s: %v (run `permopa install %s`)", t.file, err, t.host)
+	var syntax errSettingsSyntax
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		check(false, "%s does not exist (run `permopa install %s`)", t.file, t.host)
+		return failed
+	case errors.As(err, &syntax):
+		// install refuses the same file: fix it first.
+		check(false, "%s:%v (the host cannot read it either; fix it by hand, then run `permopa doctor %s` again)", t.file, syntax.err, t.host)
+		return failed
+	case err != nil:
+		check(false, "%v", err)
 		return failed
 	}
-	var commands []string
+	byEvent := map[string][]installedHook{}
+	for _, h := range hooks {
+		byEvent[h.event] = append(byEvent[h.event], h)
+	}
+	var n int
 	for _, e := range t.events() {
-		cs := hooks[e]
-		check(len(cs) > 0, "%s has a permopa %s hook%s", t.file, e, map[bool]string{true: ": " + strings.Join(cs, "; ")}[len(cs) > 0])
-		if len(cs) > 1 {
-			check(false, "%s has %d permopa %s hooks: each call is decided %d times; run `permopa install %s` to keep one", t.file, len(cs), e, len(cs), t.host)
+		hs := byEvent[e]
+		var cs []string
+		for _, h := range hs {
+			cs = append(cs, h.desc)
 		}
-		commands = append(commands, cs...)
+		n += len(hs)
+		check(len(hs) > 0, "%s has a permopa %s hook%s", t.file, e, map[bool]string{true: ": " + strings.Join(cs, "; ")}[len(hs) > 0])
+		if len(hs) > 1 {
+			check(false, "%s has %d permopa %s hooks: each call is decided %d times; run `permopa install %s` to keep one", t.file, len(hs), e, len(hs), t.host)
+		}
+		for _, h := range hs {
+			if miss := t.unhooked(h.matcher); len(miss) > 0 {
+				check(false, "%s hook's matcher %q does not reach %s: %s runs those tools without asking permopa; run `permopa install %s`", e, h.matcher, strings.Join(miss, ", "), t.host, t.host)
+			} else {
+				check(true, "%s hook's matcher %q reaches every tool permopa protects", e, h.matcher)
+			}
+			if why := t.failsOpen(h); why != "" {
+				check(false, "%s hook `%s` would fail open: %s; run `permopa install %s`", e, h.desc, why, t.host)
+			}
+		}
 	}
 	if t.host == "codex" && t.scope == "project" {
 		for _, w := range t.warnings() {
@@ -157,21 +236,36 @@ func (t target) doctor(out io.Writer) int {
 		trusted, how := geminiFolderTrusted(t.home, t.geminiTrust, t.project)
 		check(trusted, "Gemini CLI trusts %s (%s)", t.project, how)
 	}
-	if t.host == "codex" && len(commands) > 0 {
+	if t.host == "codex" && n > 0 {
 		t.doctorCodexTrust(check)
 	}
 	seen := map[string]bool{}
 	for _, e := range t.events() {
-		for _, c := range hooks[e] {
-			if seen[e+c] {
+		for _, h := range byEvent[e] {
+			if seen[e+h.desc] {
 				continue
 			}
-			seen[e+c] = true
-			ok, msg := t.harmlessCall(e, c)
-			check(ok, "%s hook `%s` answers a harmless call: %s", e, c, msg)
+			seen[e+h.desc] = true
+			ok, msg := t.harmlessCall(e, h.desc)
+			check(ok, "%s hook `%s` answers a harmless call: %s", e, h.desc, msg)
 		}
 	}
 	return failed
+}
+
+// failsOpen says why the host would let calls through unchecked when the
+// hook cannot run, or "": a command without failClosedSuffix (the host
+// reads 127, "command not found", as "hook failed, carry on") and, for
+// Claude Code, a hook without "onFailure": "block".
+func (t target) failsOpen(h installedHook) string {
+	var why []string
+	if !strings.HasPrefix(h.desc, httpHookPrefix) && !strings.HasSuffix(strings.TrimSpace(h.desc), strings.TrimSpace(failClosedSuffix)) {
+		why = append(why, "the command does not end with `"+strings.TrimSpace(failClosedSuffix)+"`, so a missing or broken binary is an error the host ignores")
+	}
+	if t.host == "claude" && h.onFailure != "block" {
+		why = append(why, `it has no "onFailure": "block"`)
+	}
+	return strings.Join(why, ", and ")
 }
 
 func (t target) doctorCodexTrust(check func(bool, string, ...any)) {
@@ -277,32 +371,32 @@ func judgeAnswer(stdout []byte, took time.Duration) (bool, string) {
 	return true, fmt.Sprintf("%s in %s", strings.TrimSpace(string(stdout)), took)
 }
 
-// harmlessCall runs a hook command as the host runs it, with a read-only
-// call in the project, and checks that the answer lets the call run.
+// harmlessCall runs a hook command with a read-only call in the project
+// and checks that the answer lets the call run. It runs only a command
+// that is a plain permopa hook command (hookArgv) whose binary is a
+// permopa binary outside the project (permopaBinary): never what a
+// repository could have put in the settings file or on disk. The binary
+// is run directly, by the path it resolved to, not through a shell that
+// could resolve it differently.
 func (t target) harmlessCall(event, command string) (bool, string) {
 	if strings.HasPrefix(command, httpHookPrefix) {
 		return t.harmlessPost(event, command)
 	}
-	if !plainHookCommand(command) {
-		// Never run what only looks like permopa's hook: doctor would
-		// run the rest of it too.
-		return false, "not run: it is more than a permopa hook command (shell syntax around it); remove it and run `permopa install " + t.host + "`"
+	bin, args, why := t.hookArgv(command)
+	if why != "" {
+		return false, "not run: " + why
 	}
 	payload := t.harmlessPayload(event)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sh, err := t.proc.lookPath("sh")
-	if err != nil {
-		return false, fmt.Sprintf("cannot run it: %v", err)
-	}
-	cmd := exec.CommandContext(ctx, sh, "-c", command)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = t.project
 	cmd.Env = t.proc.environ()
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	took := time.Since(start).Round(time.Millisecond)
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
@@ -316,19 +410,115 @@ func (t target) harmlessCall(event, command string) (bool, string) {
 	return judgeAnswer(stdout.Bytes(), took)
 }
 
-// plainHookCommand reports whether command is a permopa hook command and
-// nothing else: words without shell syntax, the first one permopa or
-// permopa-hook.
-func plainHookCommand(command string) bool {
-	if strings.ContainsAny(command, ";&|$`<>()\\\n*?[]{}!#~") {
-		return false
+// hookArgv is the binary (resolved) and arguments of a hook command doctor
+// may run, or why it will not run it: the command must be permopa's hook
+// command and nothing else (`[']BIN['] hook HOST …` or `permopa-hook HOST
+// …`, with install's failClosedSuffix or without), BIN an absolute path or
+// a name found on PATH (never a relative path, which the host resolves in
+// the directory it runs in), outside the project, and a permopa binary.
+func (t target) hookArgv(command string) (string, []string, string) {
+	words, ok := plainWords(strings.TrimSuffix(strings.TrimSpace(command), strings.TrimSpace(failClosedSuffix)))
+	if !ok || len(words) < 2 {
+		return "", nil, "it is more than a permopa hook command (shell syntax around it); remove it and run `permopa install " + t.host + "`"
 	}
-	f := strings.Fields(command)
-	if len(f) < 2 {
-		return false
+	name := words[0]
+	base := filepath.Base(name)
+	if !(base == "permopa" && words[1] == "hook" || base == "permopa-hook") {
+		return "", nil, "it does not run permopa's hook"
 	}
-	base := filepath.Base(strings.Trim(f[0], "'"))
-	return base == "permopa" || base == "permopa-hook"
+	var bin string
+	switch {
+	case filepath.IsAbs(name):
+		bin = name
+	case strings.Contains(name, "/"):
+		return "", nil, fmt.Sprintf("%s is a relative path, which the host resolves in the directory it runs in (the project's files, not a binary you installed); run `permopa install %s`", name, t.host)
+	default:
+		p, err := t.proc.lookPath(name)
+		if err != nil {
+			return "", nil, fmt.Sprintf("%s is not on PATH, so the host cannot run it and blocks every call; install it (docs/hosts.md)", name)
+		}
+		bin = p
+	}
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return "", nil, fmt.Sprintf("%s cannot be found (%v): the host blocks every call", bin, err)
+	}
+	proj := t.project
+	if r, err := filepath.EvalSymlinks(proj); err == nil {
+		proj = r
+	}
+	for _, p := range []string{bin, real} {
+		if rel, err := filepath.Rel(proj, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return "", nil, fmt.Sprintf("%s is inside the project %s: doctor never runs a project's files (a repository can ship a program named %s)", p, t.project, base)
+		}
+	}
+	if why := t.permopaBinary(real); why != "" {
+		return "", nil, why
+	}
+	return real, words[1:], ""
+}
+
+// permopaBinary is "" when the file at path is a permopa binary, else why
+// doctor does not take it for one: the same file as this permopa, or a Go
+// binary whose build information (read from the file, not by running it)
+// names one of permopa's commands as its main package.
+func (t target) permopaBinary(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err.Error()
+	}
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return path + " is not an executable file: the host blocks every call"
+	}
+	if self, err := t.proc.executable(); err == nil {
+		if sfi, err := os.Stat(self); err == nil && os.SameFile(fi, sfi) {
+			return ""
+		}
+	}
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("%s is not a Go binary doctor can identify as permopa's (%v), so it does not run it", path, err)
+	}
+	switch bi.Path {
+	case "github.com/permopa/permopa/cmd/permopa", "github.com/permopa/permopa/cmd/permopa-hook", "github.com/permopa/permopa/cmd/permopa-hook-local":
+		return ""
+	}
+	return fmt.Sprintf("%s was built from %s, not from permopa's commands, so doctor does not run it", path, bi.Path)
+}
+
+// plainWords splits a command into words: plain words and single-quoted
+// ones (as hookproto.ShellQuote writes them), and nothing else a shell
+// would read differently.
+func plainWords(command string) ([]string, bool) {
+	var words []string
+	var w strings.Builder
+	in, has := false, false
+	for _, r := range command {
+		switch {
+		case r == '\'':
+			in, has = !in, true
+		case in:
+			w.WriteRune(r)
+		case r == ' ' || r == '\t':
+			if has {
+				words = append(words, w.String())
+				w.Reset()
+				has = false
+			}
+		case strings.ContainsRune(";&|$`<>()\\\n*?[]{}!#~\"", r):
+			return nil, false
+		default:
+			w.WriteRune(r)
+			has = true
+		}
+	}
+	if in {
+		return nil, false
+	}
+	if has {
+		words = append(words, w.String())
+	}
+	return words, true
 }
 
 // checkListener is "" when the server at hostport may be trusted with the

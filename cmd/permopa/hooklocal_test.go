@@ -272,7 +272,7 @@ func TestInstallWritesTheFastHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := client + " claude"
+	want := client + " claude || exit 2"
 	if strings.Count(string(raw), `"command": "`+want+`"`) != 2 {
 		t.Fatalf("install did not write %q for both events:\n%s", want, raw)
 	}

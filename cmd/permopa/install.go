@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/adapter/opaplugin"
+	"github.com/permopa/permopa/internal/safefile"
 )
 
 // Matchers of the installed hooks: the tools permopa has a model of, and
@@ -63,6 +65,67 @@ type target struct {
 	// proc is the environment the target was read in: the hook commands
 	// doctor runs and Codex's app server run in it.
 	proc procEnv
+	// self is this binary's resolved path when the command is the default
+	// one (install checks that it will stay there).
+	self string
+}
+
+// failClosedSuffix ends every hook command install writes: a command
+// that cannot start (binary missing, moved, not executable: the shell's
+// 127 or 126), crashes (a signal, 128+n) or exits 1 answers with exit
+// status 2, which blocks the call on all three hosts, instead of a status
+// the host reads as "hook failed, carry on" (docs/hosts.md, "Fail closed").
+// The hook itself exits only 0 or 2, which pass through unchanged.
+const failClosedSuffix = " || exit 2"
+
+// failClosed is command with failClosedSuffix, once.
+func failClosed(command string) string {
+	if strings.HasSuffix(strings.TrimSpace(command), strings.TrimSpace(failClosedSuffix)) {
+		return command
+	}
+	return strings.TrimSpace(command) + failClosedSuffix
+}
+
+// transientBinary says why the binary at self will not stay where it is,
+// or "": Go's build cache or `go run`'s directory (a go-build* directory,
+// $GOCACHE) or the temporary directory ($TMPDIR, else /tmp), whose files
+// are removed by `go clean`, the next `go run` or a reboot, after which
+// every hook call would fail.
+func transientBinary(self string, p procEnv) string {
+	under := func(dir string) bool {
+		if dir == "" {
+			return false
+		}
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		rel, err := filepath.Rel(dir, self)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	}
+	for _, part := range strings.Split(filepath.Dir(self), string(filepath.Separator)) {
+		if strings.HasPrefix(part, "go-build") {
+			return "it is in Go's build cache (a `go run` binary)"
+		}
+	}
+	cache := p.getenv("GOCACHE")
+	if cache == "" {
+		if x := p.getenv("XDG_CACHE_HOME"); x != "" {
+			cache = filepath.Join(x, "go-build")
+		} else if h, err := p.home(); err == nil {
+			cache = filepath.Join(h, ".cache", "go-build")
+		}
+	}
+	if under(cache) {
+		return "it is in Go's build cache (" + cache + ")"
+	}
+	tmp := p.getenv("TMPDIR")
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	if under(tmp) {
+		return "it is in the temporary directory " + tmp
+	}
+	return ""
 }
 
 func (f *installFlags) register(c *cobra.Command) {
@@ -117,13 +180,26 @@ func (f *installFlags) target(host string) (target, error) {
 		if r, err := filepath.EvalSymlinks(self); err == nil {
 			self = r
 		}
-		t.command = hookproto.ShellQuote(self) + " hook " + t.host
-		if hook, ok := fastHook(filepath.Dir(self)); ok {
+		t.self = self
+		hook, fast := fastHook(filepath.Dir(self))
+		switch {
+		case t.scope == "project" && fast:
+			// The project's shared file: a name each teammate's PATH
+			// resolves, not this machine's path (docs/hosts.md).
+			t.command = "permopa-hook " + t.host
+		case t.scope == "project":
+			t.command = "permopa hook " + t.host
+		case fast:
 			t.command = hookproto.ShellQuote(hook) + " " + t.host
+		default:
+			t.command = hookproto.ShellQuote(self) + " hook " + t.host
 		}
 		if f.mode != "" {
 			t.command += " --mode " + hookproto.ShellQuote(f.mode)
 		}
+	}
+	if t.command != "" {
+		t.command = failClosed(t.command)
 	}
 	switch t.host + "/" + t.scope {
 	case "claude/user":
@@ -242,6 +318,11 @@ reads the answer, with no process per call. They carry "onFailure":
 			if err != nil {
 				return err
 			}
+			if t.self != "" && t.scope != "project" {
+				if why := transientBinary(t.self, f.proc); why != "" {
+					return fmt.Errorf("will not install a hook that runs %s: %s, and once it is gone every call would fail. Build a binary that stays: `go install ./cmd/permopa ./cmd/permopa-hook ./cmd/permopa-hook-local` (or `go build -o DIR ./cmd/...`), then run that binary's `permopa install %s` (or give --command)", t.self, why, t.host)
+				}
+			}
 			return t.apply(c.OutOrStdout(), c.ErrOrStderr(), f.dryRun, false)
 		},
 	}
@@ -270,7 +351,7 @@ func uninstallCommand(p procEnv) *cobra.Command {
 // apply installs (or removes) the hooks: the new file, its diff, the write,
 // and for Codex the trust.
 func (t target) apply(out, errOut io.Writer, dryRun, remove bool) error {
-	old, err := os.ReadFile(t.file)
+	old, err := t.readSettings()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -280,6 +361,10 @@ func (t target) apply(out, errOut io.Writer, dryRun, remove bool) error {
 		next, err = t.codexConfig(old, remove)
 	default:
 		next, err = t.jsonSettings(old, remove)
+	}
+	var syntax errSettingsSyntax
+	if errors.As(err, &syntax) {
+		return fmt.Errorf("%s:%v", t.file, err) // file:line:column: …
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", t.file, err)
@@ -296,10 +381,14 @@ func (t target) apply(out, errOut io.Writer, dryRun, remove bool) error {
 			fmt.Fprintln(out, "(--dry-run: nothing written)")
 			return nil
 		}
-		if err := writeKeepingMode(t.file, next); err != nil {
+		if err := t.writeSettings(next); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "wrote %s\n", t.file)
+		if next == nil {
+			fmt.Fprintf(out, "removed %s (it held only permopa's hooks)\n", t.file)
+		} else {
+			fmt.Fprintf(out, "wrote %s\n", t.file)
+		}
 	}
 	if remove || dryRun {
 		return nil
@@ -321,19 +410,50 @@ func (t target) apply(out, errOut io.Writer, dryRun, remove bool) error {
 	return nil
 }
 
-func writeKeepingMode(file string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(file); err == nil {
-		mode = fi.Mode().Perm()
+// maxHostSettings bounds a host settings file install, uninstall and
+// doctor read: the hosts' own files are a few kilobytes, and a larger one
+// (a repository can ship the project's) is refused, naming the file.
+const maxHostSettings = 1 << 20
+
+// root is the directory below which no directory on the way to t.file may
+// be a symbolic link: the project for project and local scopes (a
+// repository's `.claude -> ~/.claude` must not turn a project install into
+// a write of the user's settings), none for user scope (the user's own
+// directories, links from a dotfiles checkout included).
+func (t target) root() string {
+	if t.scope == "user" {
+		return ""
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
+	return t.project
+}
+
+// readSettings reads t.file through safefile.Read: never through a link,
+// never a named pipe or a directory, at most maxHostSettings bytes.
+func (t target) readSettings() ([]byte, error) {
+	if err := safefile.Check(t.file, t.root()); err != nil {
+		return nil, err
 	}
-	tmp := file + ".permopa-tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
+	return safefile.Read(t.file, maxHostSettings)
+}
+
+// writeSettings writes t.file through safefile.Write (docs/hosts.md,
+// "Installing"): a temporary file created exclusively next to it, renamed
+// over it; the file's mode kept. nil data removes the file: a project file
+// that held only permopa's hooks goes as it came.
+func (t target) writeSettings(data []byte) error {
+	if data == nil {
+		if err := safefile.Check(t.file, t.root()); err != nil {
+			return err
+		}
+		if err := os.Remove(t.file); err != nil {
+			return err
+		}
+		if t.scope != "user" {
+			os.Remove(filepath.Dir(t.file)) // the project's .claude/ install made, when empty
+		}
+		return nil
 	}
-	return os.Rename(tmp, file)
+	return safefile.Write(t.file, data, safefile.Options{Mode: 0o644, DirMode: 0o755, Root: t.root()})
 }
 
 // isPermopaHook reports whether a hook command is one of permopa's for
@@ -363,7 +483,10 @@ func (t target) hookEntries() map[string]*jsonObject {
 				// letting it through unchecked (docs/hosts.md).
 				return ordered("matcher", claudeMatcher, "hooks", []any{ordered("type", "http", "url", t.hookURL, "timeout", 10, "onFailure", "block")})
 			}
-			return ordered("matcher", claudeMatcher, "hooks", []any{ordered("type", "command", "command", t.command, "timeout", 10)})
+			// onFailure block on the command too: a hook that times out or
+			// fails in a way the command's own exit 2 does not cover
+			// blocks the call (docs/hosts.md, "Fail closed").
+			return ordered("matcher", claudeMatcher, "hooks", []any{ordered("type", "command", "command", t.command, "timeout", 10, "onFailure", "block")})
 		}
 		return map[string]*jsonObject{"PreToolUse": entry(), "PermissionRequest": entry()}
 	case "gemini":
@@ -380,7 +503,7 @@ var hookEventOrder = []string{"PreToolUse", "PermissionRequest", "BeforeTool"}
 func (t target) jsonSettings(old []byte, remove bool) ([]byte, error) {
 	root, err := parseJSONObject(old)
 	if err != nil {
-		return nil, err
+		return nil, errSettingsSyntax{err}
 	}
 	hooksV, ok := root.get("hooks")
 	hooks, isObj := hooksV.(*jsonObject)
@@ -443,6 +566,9 @@ func (t target) jsonSettings(old []byte, remove bool) ([]byte, error) {
 			}
 			kept = append(kept, g)
 		}
+		if remove && at < 0 {
+			continue // none of permopa's hooks here: nothing to change
+		}
 		if !remove {
 			if at < 0 {
 				at = len(kept)
@@ -455,25 +581,16 @@ func (t target) jsonSettings(old []byte, remove bool) ([]byte, error) {
 			hooks.set(event, kept)
 		}
 	}
-	if len(hooks.keys) == 0 {
+	if len(hooks.keys) == 0 && hooks.dirty {
 		root.del("hooks")
 	}
 	if len(old) > 0 && remove && len(root.keys) == 0 {
-		return []byte("{}\n"), nil
+		return nil, nil // it held only permopa's hooks: the file goes
 	}
-	next := encodeJSON(root)
-	if string(next) == string(encodeJSON(mustParse(old))) {
+	if !changed(root) {
 		return old, nil // nothing changed: keep the file byte for byte
 	}
-	return next, nil
-}
-
-func mustParse(data []byte) *jsonObject {
-	o, err := parseJSONObject(data)
-	if err != nil {
-		return newJSONObject()
-	}
-	return o
+	return encodeJSONIndent(root, indentOf(old)), nil
 }
 
 // codexBlock is permopa's block of config.toml.
@@ -507,9 +624,12 @@ var codexBlockRE = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(codexBlockBegin
 // block already there, in place) or removed; every other line is kept.
 func (t target) codexConfig(old []byte, remove bool) ([]byte, error) {
 	text := string(old)
+	if err := checkTOMLDepth(old); err != nil {
+		return nil, errSettingsSyntax{err}
+	}
 	var v map[string]any
 	if err := toml.Unmarshal(old, &v); err != nil {
-		return nil, fmt.Errorf("not valid TOML, so permopa does not edit it: %v", err)
+		return nil, errSettingsSyntax{fmt.Errorf("%v (not valid TOML, so permopa does not edit it)", tomlPositioned(err))}
 	}
 	block := t.codexBlock()
 	var next string
@@ -518,7 +638,7 @@ func (t target) codexConfig(old []byte, remove bool) ([]byte, error) {
 		next = codexBlockRE.ReplaceAllLiteralString(text, "")
 		next = strings.TrimRight(next, "\n") + "\n"
 		if strings.TrimSpace(next) == "" {
-			next = ""
+			return nil, nil // it held only permopa's hooks: the file goes
 		}
 	case codexBlockRE.MatchString(text):
 		next = codexBlockRE.ReplaceAllLiteralString(text, block)
@@ -544,6 +664,17 @@ func (t target) codexConfig(old []byte, remove bool) ([]byte, error) {
 // warnings name what will keep the host from running the hook.
 func (t target) warnings() []string {
 	var w []string
+	if t.scope == "project" && t.self != "" {
+		bin := strings.Fields(t.command)[0]
+		need := "permopa-hook and permopa-hook-local"
+		if bin == "permopa" {
+			need = "permopa"
+		}
+		w = append(w, fmt.Sprintf("%s is shared: its hook runs `%s` from the PATH of whoever runs %s in this project. Each teammate needs %s on that PATH (`go install github.com/permopa/permopa/cmd/permopa@latest github.com/permopa/permopa/cmd/permopa-hook@latest github.com/permopa/permopa/cmd/permopa-hook-local@latest`); where it is missing, every call is blocked", t.file, bin, t.host, need))
+		if _, err := t.proc.lookPath(bin); err != nil {
+			w = append(w, fmt.Sprintf("%s is not on your own PATH either: every call in this project will be blocked until it is", bin))
+		}
+	}
 	switch t.host {
 	case "codex":
 		if t.scope == "project" {
@@ -559,4 +690,54 @@ func (t target) warnings() []string {
 		}
 	}
 	return w
+}
+
+// tomlPositioned is a TOML error with its line and column first.
+func tomlPositioned(err error) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%d:%d: %v", row, col, err)
+	}
+	return err
+}
+
+// checkTOMLDepth refuses a TOML text whose arrays and inline tables nest
+// deeper than maxJSONDepth (outside strings and comments): config.toml
+// nests a few levels, and the parser's work and stack grow with the depth.
+func checkTOMLDepth(data []byte) error {
+	depth, line, lineStart := 0, 1, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			line, lineStart = line+1, i+1
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			i--
+		case '"', '\'':
+			delim := []byte{c}
+			if i+2 < len(data) && data[i+1] == c && data[i+2] == c {
+				delim = []byte{c, c, c}
+			}
+			i += len(delim)
+			for i < len(data) && !bytes.HasPrefix(data[i:], delim) {
+				if c == '"' && data[i] == '\\' {
+					i++
+				} else if data[i] == '\n' {
+					line, lineStart = line+1, i+1
+				}
+				i++
+			}
+			i += len(delim) - 1
+		case '[', '{':
+			if depth++; depth > maxJSONDepth {
+				return fmt.Errorf("%d:%d: nested deeper than %d levels: permopa does not edit it", line, i-lineStart+1, maxJSONDepth)
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return nil
 }

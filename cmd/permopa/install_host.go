@@ -19,39 +19,68 @@ import (
 // written.
 func unifiedDiff(name, old, next string) string {
 	a, b := splitLines(old), splitLines(next)
-	// Longest common subsequence table; settings files are small.
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
 	type line struct {
 		op   byte
 		text string
 	}
+	// The common first and last lines are context; only the lines between
+	// get a longest-common-subsequence table, and only while it is small
+	// (maxDiffCells): past that the middle is shown as removed and added.
+	// An edit by install is one block, so the middle is that block; a
+	// table over the whole file cost memory quadratic in its size
+	// (issue 24).
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
 	var ops []line
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			ops = append(ops, line{' ', a[i]})
-			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, line{'+', b[j]})
-			j++
-		default:
-			ops = append(ops, line{'-', a[i]})
-			i++
+	for _, l := range a[:pre] {
+		ops = append(ops, line{' ', l})
+	}
+	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	n, m := len(ma), len(mb)
+	if (n+1)*(m+1) > maxDiffCells {
+		for _, l := range ma {
+			ops = append(ops, line{'-', l})
 		}
+		for _, l := range mb {
+			ops = append(ops, line{'+', l})
+		}
+	} else {
+		lcs := make([][]int32, n+1)
+		for i := range lcs {
+			lcs[i] = make([]int32, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if ma[i] == mb[j] {
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				} else {
+					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && ma[i] == mb[j]:
+				ops = append(ops, line{' ', ma[i]})
+				i, j = i+1, j+1
+			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+				ops = append(ops, line{'+', mb[j]})
+				j++
+			default:
+				ops = append(ops, line{'-', ma[i]})
+				i++
+			}
+		}
+	}
+	for _, l := range a[len(a)-suf:] {
+		ops = append(ops, line{' ', l})
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- %s\n+++ %s (new)\n", name, name)
@@ -88,6 +117,9 @@ func unifiedDiff(name, old, next string) string {
 	}
 	return out.String()
 }
+
+// maxDiffCells bounds unifiedDiff's table (4 bytes a cell).
+const maxDiffCells = 1 << 20
 
 func splitLines(s string) []string {
 	if s == "" {

@@ -88,7 +88,7 @@ func TestInstallClaudeKeepsSettings(t *testing.T) {
 		n := 0
 		for _, g := range doc.Hooks[e] {
 			for _, h := range g.Hooks {
-				if strings.HasSuffix(h.Command, "permopa hook claude") {
+				if strings.HasSuffix(h.Command, "permopa hook claude || exit 2") {
 					n++
 				}
 			}

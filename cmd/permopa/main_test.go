@@ -29,6 +29,14 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	permopaBin = filepath.Join(dir, "permopa")
+	// `permopa install` refuses a binary in the temporary directory (it
+	// would not stay there): the tests' temporary files go to a directory
+	// of their own, which does not hold permopaBin.
+	tmp, err := os.MkdirTemp("", "pt")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TMPDIR", tmp)
 	// A runtime directory of the tests' own: the hooks ask a server on the
 	// per-user socket by default, and a server some other process runs on
 	// this machine must not answer the tests' hooks.
@@ -65,6 +73,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	stopSharedServers()
 	os.RemoveAll(dir)
+	os.RemoveAll(tmp)
 	os.Exit(code)
 }
 
