@@ -29,11 +29,16 @@ func doctorCommand(p procEnv) *cobra.Command {
 		Use:   "doctor claude|codex|gemini",
 		Short: "Check an installation of permopa's hooks and run one harmless call through it",
 		Long: `Checks that the host's settings file (--scope, --project as for install) has
-permopa's hooks for every event permopa answers, that each hook command can
-be run, that the host will run it (Codex: the hook is trusted, through
-Codex's app server; Gemini CLI: the folder is trusted), and runs one
-harmless call (a read-only listing in the project) through each hook command
-exactly as the host would (sh -c), checking that the answer lets it run.
+permopa's hooks for every event permopa answers, that each hook's matcher
+reaches every tool permopa protects, that each hook blocks when it cannot
+run (' || exit 2', and Claude Code's "onFailure": "block"), that the host
+will run it (Codex: the hook is trusted, through Codex's app server; Gemini
+CLI: the folder is trusted), and runs one harmless call (a read-only
+listing in the project) through each hook command, checking that the
+answer lets it run. It runs a hook command only when it is permopa's hook
+command and nothing else and its binary, an absolute path or a name on
+PATH, is a permopa binary (this one, or a Go binary built from permopa's
+commands) outside the project; else it says why it does not run it.
 Exits 1 when a check fails.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -47,7 +52,7 @@ Exits 1 when a check fails.`,
 			return nil
 		},
 	}
-	f.register(c)
+	f.register(c, "doctor")
 	return c
 }
 

@@ -128,14 +128,28 @@ func transientBinary(self string, p procEnv) string {
 	return ""
 }
 
-func (f *installFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.scope, "scope", "user", "where the hooks go: user (every project), project (the project's shared settings) or local (Claude Code's settings.local.json)")
+// register adds the flags of verb (install, uninstall or doctor), each
+// with what it means for that command.
+func (f *installFlags) register(c *cobra.Command, verb string) {
+	scope := map[string]string{
+		"install":   "where the hooks go: user (every project), project (the project's shared settings) or local (Claude Code's settings.local.json)",
+		"uninstall": "the settings file to remove permopa's hooks from: user, project or local (as for install)",
+		"doctor":    "the settings file to check: user, project or local (as for install)",
+	}[verb]
+	c.Flags().StringVar(&f.scope, "scope", "user", scope)
 	c.Flags().StringVar(&f.project, "project", "", "the project directory for --scope project|local (default: the current directory)")
-	c.Flags().StringVar(&f.command, "command", "", "the hook command to install (default: permopa-hook <host> when permopa-hook and permopa-hook-local sit next to this binary, else this binary's absolute path, `hook <host>`)")
-	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the change and write nothing")
-	c.Flags().StringVar(&f.codex, "codex", "", "the codex binary that records the hooks' trust (default: codex on PATH)")
-	c.Flags().StringVar(&f.server, "server", "", "install Claude Code's http hook form: Claude Code posts each call to this running 'permopa run --server' on loopback TCP (http://127.0.0.1:PORT), with no process per call; the hook blocks while the server is down (docs/hosts.md)")
-	c.Flags().StringVar(&f.mode, "mode", "", "add --mode M to the hook command: the mode for payloads that name none (Gemini CLI's: default, auto_edit, plan, yolo, dontAsk for headless runs)")
+	switch verb {
+	case "install":
+		c.Flags().StringVar(&f.command, "command", "", "the hook command to install, to which ' || exit 2' is added so that it blocks when it cannot run (default: permopa-hook <host> when permopa-hook and permopa-hook-local sit next to this binary, else this binary's `hook <host>`; an absolute path, or for --scope project a name on each teammate's PATH)")
+		c.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the change and write nothing")
+		c.Flags().StringVar(&f.codex, "codex", "", "the codex binary that records the hooks' trust (default: codex on PATH)")
+		c.Flags().StringVar(&f.server, "server", "", "install Claude Code's http hook form: Claude Code posts each call to this running 'permopa run --server' on loopback TCP (http://127.0.0.1:PORT), with no process per call; the hook blocks while the server is down (docs/hosts.md)")
+		c.Flags().StringVar(&f.mode, "mode", "", "add --mode M to the hook command: the mode for payloads that name none (Gemini CLI's: default, auto_edit, plan, yolo, dontAsk for headless runs)")
+	case "uninstall":
+		c.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the change and write nothing")
+	case "doctor":
+		c.Flags().StringVar(&f.codex, "codex", "", "the codex binary asked whether Codex trusts the hooks (default: codex on PATH)")
+	}
 }
 
 func (f *installFlags) target(host string) (target, error) {
@@ -306,6 +320,14 @@ permopa-hook-local sit next to this binary (as 'go install ./cmd/...' puts
 them): it asks a running server, else decides locally in the lean binary,
 with the answers of 'permopa hook' in a fraction of its start-up time.
 Otherwise it is this binary's 'hook <host>'. --command installs another.
+User and local scopes name the binary by its absolute path, and install
+refuses a binary in Go's build cache or the temporary directory (what 'go
+run' builds): build one that stays ('go install ./cmd/...'). Project scope
+names it without a path (permopa-hook <host>), for each teammate's PATH.
+Every command ends with ' || exit 2': a hook that cannot run blocks the
+call on every host, and Claude Code's hooks also carry "onFailure":
+"block". The settings file is written through a new temporary file renamed
+over it; a link, directory or pipe in its place is refused.
 
 With --server http://127.0.0.1:PORT (Claude Code only), the hooks are
 Claude Code's http hooks instead: Claude Code posts each call to that
@@ -326,7 +348,7 @@ reads the answer, with no process per call. They carry "onFailure":
 			return t.apply(c.OutOrStdout(), c.ErrOrStderr(), f.dryRun, false)
 		},
 	}
-	f.register(c)
+	f.register(c, "install")
 	return c
 }
 
@@ -335,7 +357,13 @@ func uninstallCommand(p procEnv) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "uninstall claude|codex|gemini",
 		Short: "Remove permopa's hooks from an agent host's settings (shows the change first)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Removes permopa's hooks (every hook that runs permopa's hook command, and
+its http hooks) from the host's settings file of --scope, printing the change
+as a diff first (--dry-run writes nothing). The other settings are left as
+they were, formatting included; a file that held only permopa's hooks is
+removed, as is the project's .claude/.codex/.gemini directory when install
+left it empty.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			t, err := f.target(args[0])
 			if err != nil {
@@ -344,7 +372,7 @@ func uninstallCommand(p procEnv) *cobra.Command {
 			return t.apply(c.OutOrStdout(), c.ErrOrStderr(), f.dryRun, true)
 		},
 	}
-	f.register(c)
+	f.register(c, "uninstall")
 	return c
 }
 
