@@ -230,8 +230,8 @@ func TestInstallBinaryThatStays(t *testing.T) {
 	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	for exe, why := range map[string]string{
-		"/tmp/go-build2931/b001/exe/permopa":                      "Go's build cache",
-		filepath.Join(os.Getenv("TMPDIR"), "dl", "permopa"):       "temporary directory",
+		"/tmp/go-build2931/b001/exe/permopa":                       "Go's build cache",
+		filepath.Join(os.Getenv("TMPDIR"), "dl", "permopa"):        "temporary directory",
 		filepath.Join(home, ".cache", "go-build", "ab", "permopa"): "Go's build cache",
 	} {
 		for _, host := range []string{"claude", "codex", "gemini"} {
