@@ -49,6 +49,9 @@ type HookOptions struct {
 	// server's or the local engine's), before the answer is written:
 	// `permopa hook --log` logs them. It cannot change the answer.
 	OnDecided func(input map[string]any, d permission.Decision)
+	// Notice, when set, is shown to the host's user with the answer
+	// (hookproto.RunOptions.Notice).
+	Notice string
 }
 
 // RunHook answers one hook invocation of host: it reads the payload on
@@ -104,6 +107,7 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 		Mode:           opts.Mode,
 		Answer:         hookproto.Options{Destination: opts.Destination},
 		Trace:          opts.Trace,
+		Notice:         opts.Notice,
 	})
 }
 

@@ -54,6 +54,36 @@ func (a Answer) Write(stdout, stderr io.Writer) int {
 	return a.Exit
 }
 
+// WithNotice is a with notice shown to the host's user as well: in a
+// blocking answer (exit 2) on stderr after the reason, else as the JSON
+// answer's systemMessage, which all three hosts show the user (an empty
+// answer becomes {"systemMessage": notice}: no decision, and the note).
+// It never changes the decision.
+func (a Answer) WithNotice(notice string) Answer {
+	if notice == "" {
+		return a
+	}
+	if a.Exit != 0 {
+		a.Stderr = strings.TrimLeft(a.Stderr+"\n"+notice, "\n")
+		return a
+	}
+	if len(bytes.TrimSpace(a.Stdout)) == 0 {
+		a.Stdout = mustJSON(map[string]any{"systemMessage": notice})
+		return a
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(a.Stdout, &obj); err != nil || obj == nil {
+		a.Stderr = strings.TrimLeft(a.Stderr+"\n"+notice, "\n")
+		return a
+	}
+	if m, ok := obj["systemMessage"].(string); ok && m != "" {
+		notice = m + "\n" + notice
+	}
+	obj["systemMessage"] = notice
+	a.Stdout = mustJSON(obj)
+	return a
+}
+
 // Request is a parsed hook payload: the event, the cwd and the permopa
 // inputs to decide (one per call; a Codex patch touching several files is
 // several Write/Edit inputs, and the strictest decision answers).

@@ -40,6 +40,9 @@ type RunOptions struct {
 	OnUnreachable func(ctx context.Context, payload []byte, err error) (Answer, error)
 	// Trace, when set, receives the time each phase took.
 	Trace io.Writer
+	// Notice, when set, is shown to the host's user with the answer
+	// (Answer.WithNotice): a decision log that cannot be written.
+	Notice string
 }
 
 // Tracer writes phase timings (nothing when it or its writer is nil).
@@ -119,7 +122,7 @@ func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Wr
 		}
 		ans = proto.Fail(event, fmt.Sprintf("no decision within %s (%v)", opts.Timeout, ctx.Err()))
 	}
-	return ans.Write(stdout, stderr)
+	return ans.WithNotice(opts.Notice).Write(stdout, stderr)
 }
 
 func decide(ctx context.Context, host string, proto Protocol, req Request, payload []byte, opts RunOptions, tr *Tracer) Answer {

@@ -6,7 +6,7 @@
 // no bundle downloads or plugins, so the process starts in a fraction of
 // the time the full permopa binary takes (BENCHMARKS.md, "Hooks").
 //
-//	permopa-hook-local claude|codex|gemini [--mode M] [--destination D] [--timeout T] [--ignore-host-mode] [--trace]
+//	permopa-hook-local claude|codex|gemini [--mode M] [--destination D] [--timeout T] [--ignore-host-mode] [--trace] [--log FILE]
 //
 // permopa-hook runs it when no permopa server answers (docs/hosts.md,
 // "Fast path"); it never asks a server itself. The settings are those of
@@ -31,6 +31,8 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/decisionlog"
+	"github.com/permopa/permopa/permission"
 )
 
 func main() {
@@ -41,20 +43,49 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	opts, host, err := parseArgs(os.Args[1:])
+	opts, host, logFile, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "permopa-hook-local: %v; blocking\n", err)
 		os.Exit(2)
 	}
-	os.Exit(adapter.RunHook(context.Background(), host, os.Stdin, os.Stdout, os.Stderr, opts))
+	log := openLog(logFile, "hook "+host, &opts)
+	code := adapter.RunHook(context.Background(), host, os.Stdin, os.Stdout, os.Stderr, opts)
+	log.Close()
+	os.Exit(code)
+}
+
+// openLog opens --log (docs/replay.md): one decision log event per call,
+// written as `permopa hook --log` writes them. A log that cannot be
+// written is said in the answer (opts.Notice, once per log path) and on
+// stderr; it never changes a decision.
+func openLog(path, source string, opts *adapter.HookOptions) *decisionlog.Writer {
+	if path == "" {
+		return nil
+	}
+	w, err := decisionlog.Open(path, decisionlog.WriterOptions{Source: source})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "permopa-hook-local: %v (calls are decided all the same)\n", err)
+	}
+	if w == nil {
+		opts.Notice = decisionlog.FailureNotice(path, err, decisionlog.UserCacheDir())
+		return nil
+	}
+	decisionlog.ClearFailureNotice(path, decisionlog.UserCacheDir())
+	opts.OnDecided = func(input map[string]any, d permission.Decision) {
+		if err := w.Log(input, d); err != nil {
+			fmt.Fprintf(os.Stderr, "permopa-hook-local: %v (calls are decided all the same)\n", err)
+		}
+	}
+	return w
 }
 
 // parseArgs reads the command line: the host, before or after the flags
 // permopa-hook passes on.
-func parseArgs(args []string) (adapter.HookOptions, string, error) {
+func parseArgs(args []string) (adapter.HookOptions, string, string, error) {
 	var (
-		opts  adapter.HookOptions
-		trace bool
+		opts    adapter.HookOptions
+		trace   bool
+		logFile string
 	)
 	fs := flag.NewFlagSet("permopa-hook-local", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -63,10 +94,11 @@ func parseArgs(args []string) (adapter.HookOptions, string, error) {
 	fs.StringVar(&opts.Destination, "destination", "local", "settings destination named in approval advice")
 	fs.StringVar(&opts.Mode, "mode", "", "mode for calls that name none")
 	fs.BoolVar(&trace, "trace", false, "print the time each phase takes to stderr")
+	fs.StringVar(&logFile, "log", "", "append one decision log event per call to this file, as `permopa hook --log` (docs/replay.md)")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return opts, "", err
+			return opts, "", "", err
 		}
 		if fs.NArg() == 0 {
 			break
@@ -75,7 +107,7 @@ func parseArgs(args []string) (adapter.HookOptions, string, error) {
 		args = fs.Args()[1:]
 	}
 	if len(positional) != 1 {
-		return opts, "", errors.New("want one host: claude, codex or gemini")
+		return opts, "", "", errors.New("want one host: claude, codex or gemini")
 	}
 	home, _ := os.UserHomeDir()
 	mode := opts.Mode
@@ -85,5 +117,5 @@ func parseArgs(args []string) (adapter.HookOptions, string, error) {
 	if trace {
 		opts.Trace = os.Stderr
 	}
-	return opts, positional[0], nil
+	return opts, positional[0], logFile, nil
 }

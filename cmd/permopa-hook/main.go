@@ -3,7 +3,7 @@
 // hands the hook to permopa-hook-local (a lean binary that decides
 // locally, as `permopa hook` does) when there is no server to ask.
 //
-//	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock]
+//	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE]
 //
 // It speaks the same protocols as `permopa hook <host>` with the same code
 // (adapter/hookproto) but links no OPA package, so a process starts and
@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -51,6 +52,7 @@ type config struct {
 	mode           string
 	permopa        string
 	trace          bool
+	logFile        string
 	hasServer      bool // a server address was configured
 }
 
@@ -67,6 +69,7 @@ func parseArgs(args []string) (config, error) {
 	fs.StringVar(&c.mode, "mode", "", "mode for calls that name none")
 	fs.StringVar(&c.permopa, "permopa", "", "the binary for local decisions: permopa-hook-local, or permopa (default: permopa-hook-local next to this one, else permopa next to it, else either on PATH)")
 	fs.BoolVar(&c.trace, "trace", false, "print the time each phase takes to stderr")
+	fs.StringVar(&c.logFile, "log", "", "append one decision log event per call to this file, as `permopa hook --log` (docs/replay.md)")
 	// The host may come before or after the flags.
 	var positional []string
 	for {
@@ -125,7 +128,37 @@ func main() {
 			}
 		}
 	}
+	// --log: the server's decisions are logged here; a call decided
+	// locally is logged by the local decider, which gets --log too.
+	var log *decisionlog.Writer
+	var notice string
+	if c.logFile != "" {
+		w, err := decisionlog.Open(c.logFile, decisionlog.WriterOptions{Source: "hook " + c.host})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "permopa-hook: %v (calls are decided all the same)\n", err)
+		}
+		if w == nil {
+			notice = decisionlog.FailureNotice(c.logFile, err, decisionlog.UserCacheDir())
+		} else {
+			decisionlog.ClearFailureNotice(c.logFile, decisionlog.UserCacheDir())
+			log = w
+			inner := decide
+			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]permission.Decision, error) {
+				ds, err := inner(ctx, req, tr)
+				if err == nil && len(ds) == len(req.Inputs) {
+					for i, in := range req.Inputs {
+						if lerr := log.Log(in, ds[i]); lerr != nil {
+							fmt.Fprintf(os.Stderr, "permopa-hook: %v (calls are decided all the same)\n", lerr)
+							break
+						}
+					}
+				}
+				return ds, err
+			}
+		}
+	}
 	opts := hookproto.RunOptions{
+		Notice:         notice,
 		Decide:         decide,
 		Timeout:        c.timeout,
 		IgnoreHostMode: c.ignoreHostMode,
@@ -136,7 +169,9 @@ func main() {
 	if c.trace {
 		opts.Trace = os.Stderr
 	}
-	os.Exit(hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts))
+	code := hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts)
+	log.Close()
+	os.Exit(code)
 }
 
 // local has the local decider (permopa-hook-local, else `permopa hook
@@ -203,6 +238,9 @@ func (c config) localArgs(lean bool, timeout time.Duration) []string {
 	}
 	if c.trace {
 		args = append(args, "--trace")
+	}
+	if c.logFile != "" {
+		args = append(args, "--log", c.logFile)
 	}
 	return args
 }

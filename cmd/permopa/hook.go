@@ -14,6 +14,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/decisionlog"
 )
 
 // hookCommand is `permopa hook`; p is the environment it reads
@@ -115,6 +116,15 @@ same without OPA's start-up cost.`,
 			}
 			if calls != nil {
 				opts.OnDecided = calls.hookDecision
+				// The log's directory is made (0700) and the file opened
+				// before deciding, so that a log that cannot be written is
+				// said in the answer, where the host's user sees it
+				// (once: decisionlog.FailureNotice), not only on stderr.
+				if err := decisionlog.Prepare(calls.path); err != nil {
+					opts.Notice = decisionlog.FailureNotice(calls.path, err, p.cacheDir())
+				} else {
+					decisionlog.ClearFailureNotice(calls.path, p.cacheDir())
+				}
 			}
 			if trace {
 				opts.Trace = stderr

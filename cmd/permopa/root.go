@@ -130,6 +130,22 @@ func (p procEnv) home() (string, error) {
 	return "", errors.New("$HOME is not defined")
 }
 
+// cacheDir is os.UserCacheDir in p's environment ($XDG_CACHE_HOME, else
+// ~/.cache), or "".
+func (p procEnv) cacheDir() string {
+	if p.Environ == nil {
+		d, _ := os.UserCacheDir()
+		return d
+	}
+	if d := p.getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return d
+	}
+	if h, err := p.home(); err == nil {
+		return filepath.Join(h, ".cache")
+	}
+	return ""
+}
+
 // wd is the working directory, or why it cannot be read.
 func (p procEnv) wd() (string, error) {
 	if p.Dir != "" {

@@ -2,9 +2,14 @@ package decisionlog
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -54,7 +59,11 @@ type Writer struct {
 // Open opens (creating it with mode 0600) the log file at path for
 // appending. It warns through the returned error, with a usable Writer,
 // when an existing file can be read by other users.
+// Its directory is created (mode 0700) when missing.
 func Open(path string, opts WriterOptions) (*Writer, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("decision log: %w", err)
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
@@ -117,4 +126,62 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	return w.f.Close()
+}
+
+// Prepare makes sure events can be appended to the log at path before any
+// call is decided: it creates the directory (mode 0700) when missing and
+// the file (mode 0600), and returns why not otherwise. A hook uses it to
+// tell the host's user, in its answer, that the log is not written.
+func Prepare(path string) error {
+	w, err := Open(path, WriterOptions{})
+	if w != nil {
+		w.Close()
+		return nil // written (a warning about the file's mode is Open's caller's)
+	}
+	return err
+}
+
+// FailureNotice is what a hook shows the host's user when the log at path
+// cannot be written (err), or "" when that was shown already: a marker
+// file per log path in cacheDir (the user's cache directory;
+// permopa/log-failed-<hash>) makes it once per log, not once per call.
+// Without cacheDir, or when the marker cannot be written, the notice is
+// given every time: too often rather than never.
+func FailureNotice(path string, err error, cacheDir string) string {
+	msg := fmt.Sprintf("permopa: the decision log %s is not written (%v); calls are decided all the same. This is shown once: fix the path or drop --log.", path, err)
+	marker := failureMarker(path, cacheDir)
+	if marker == "" || os.MkdirAll(filepath.Dir(marker), 0o700) != nil {
+		return msg
+	}
+	f, oerr := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(oerr, fs.ErrExist) {
+		return ""
+	}
+	if oerr == nil {
+		fmt.Fprintln(f, path)
+		f.Close()
+	}
+	return msg
+}
+
+// ClearFailureNotice forgets that a failure of the log at path was shown,
+// once the log is written again, so that a later failure is shown too.
+func ClearFailureNotice(path, cacheDir string) {
+	if marker := failureMarker(path, cacheDir); marker != "" {
+		os.Remove(marker)
+	}
+}
+
+func failureMarker(path, cacheDir string) string {
+	if cacheDir == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(path))
+	return filepath.Join(cacheDir, "permopa", "log-failed-"+hex.EncodeToString(sum[:8]))
+}
+
+// UserCacheDir is os.UserCacheDir, or "" when there is none.
+func UserCacheDir() string {
+	d, _ := os.UserCacheDir()
+	return d
 }
