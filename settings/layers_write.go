@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/internal/safefile"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -323,27 +324,13 @@ func editSettingsFile(file string, edit func(*ruleLists) error) error {
 	return writeAtomic(abs, out, mode)
 }
 
-// writeAtomic writes data to a temporary file next to path, syncs it and
-// renames it over path: readers see the old file or the new, never half.
+// writeAtomic writes data to path through internal/safefile: a temporary
+// file created exclusively next to it, synced and renamed over it, so
+// that readers see the old file or the new, never half, and the write
+// never goes through a link planted at path or at a temporary name
+// (SECURITY.md).
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("settings %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if _, err := tmp.Write(data); err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := safefile.Write(path, data, safefile.Options{Mode: mode}); err != nil {
 		return fmt.Errorf("settings %s: writing: %w", path, err)
 	}
 	return nil

@@ -481,3 +481,40 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// permopa's own settings writes (rules add) and rules export -o go
+// through the same helper: a settings file that is a link is refused and
+// the link's target keeps its content, a planted temporary name is never
+// written (issue 24).
+func TestRulesWritesRefuseLinks(t *testing.T) {
+	t.Parallel()
+	for _, dest := range []string{"local", "project"} {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		victim := filepath.Join(elsewhere, "victim.yaml")
+		must(t, os.WriteFile(victim, []byte("permissions: {}\n"), 0o600))
+		name := map[string]string{"local": "settings.local.yaml", "project": "settings.yaml"}[dest]
+		file := filepath.Join(dir, ".permopa", name)
+		os.MkdirAll(filepath.Dir(file), 0o755)
+		must(t, os.Symlink(victim, file))
+		_, errOut, code := permopaIn(t, dir, "", "rules", "add", "--destination", dest, "Bash(npm test)")
+		if code == 0 || !strings.Contains(errOut, "is a symbolic link") {
+			t.Errorf("%s: exit %d %s", dest, code, errOut)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "permissions: {}\n" {
+			t.Errorf("%s: the link's target was written:\n%s", dest, b)
+		}
+	}
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	victim := filepath.Join(elsewhere, "victim.json")
+	must(t, os.WriteFile(victim, []byte("{}"), 0o600))
+	out := filepath.Join(dir, "rules.json")
+	must(t, os.Symlink(victim, out+".tmp"))
+	settings := filepath.Join(dir, "s.yaml")
+	must(t, os.WriteFile(settings, []byte("permissions:\n  allow: [\"Bash(ls)\"]\n"), 0o600))
+	if _, errOut, code := permopaIn(t, dir, "", "rules", "export", "-o", out, settings); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "{}" || !strings.Contains(readFile(t, out), `"behavior": "ALLOW"`) {
+		t.Errorf("export wrote through the planted %s.tmp: %s", out, b)
+	}
+}

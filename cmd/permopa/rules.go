@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/cmd"
 	"github.com/spf13/cobra"
 
+	"github.com/permopa/permopa/internal/safefile"
 	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/settings"
 )
@@ -261,12 +262,9 @@ exported.`,
 				_, err := io.WriteString(c.OutOrStdout(), buf.String())
 				return err
 			}
-			// Written aside and renamed: a bundle build never sees half a file.
-			tmp := output + ".tmp"
-			if err := os.WriteFile(tmp, []byte(buf.String()), 0o644); err != nil {
-				return err
-			}
-			return os.Rename(tmp, output)
+			// Written aside and renamed (internal/safefile): a bundle build
+			// never sees half a file, and no link is written through.
+			return safefile.Write(output, []byte(buf.String()), safefile.Options{Mode: 0o644})
 		},
 	}
 	c.Flags().StringVar(&layer, "layer", "", "layer name of every exported rule (default permopa/rules:<file name>)")
