@@ -25,6 +25,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bins.dir = dir
+	// `permopa install` refuses a binary in the temporary directory (it
+	// would not stay): the runs' temporary files go to one of their own,
+	// which does not hold the binaries.
+	tmp, err := os.MkdirTemp("", "pe2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
 	// A runtime directory of the tests' own: the hooks ask a permopa server
 	// on the per-user socket under it by default (docs/hosts.md, "Fast
 	// path"), and a server the machine's user runs must not answer here.
@@ -53,6 +62,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	os.RemoveAll(tmp)
 	os.Exit(code)
 }
 
