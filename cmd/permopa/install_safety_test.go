@@ -450,6 +450,7 @@ func TestInstallBoundedOnLargeSettings(t *testing.T) {
 			if verb == "install" && (tc.ok == failed || !strings.Contains(out+errOut, tc.want) || !tc.ok && !strings.Contains(out+errOut, tc.file)) {
 				t.Errorf("%s install: exit %d, want %q naming %s:\n%.2000s%.2000s", tc.name, code, tc.want, tc.file, out, errOut)
 			}
+			t.Logf("%s %s: %d KB file, %d KB allocated", tc.name, verb, len(tc.text)>>10, alloc>>10)
 			if limit := uint64(64 << 20); alloc > limit {
 				t.Errorf("%s %s allocated %d MB for a %d KB file (limit %d MB)", tc.name, verb, alloc>>20, len(tc.text)>>10, limit>>20)
 			}
