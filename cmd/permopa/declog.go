@@ -155,4 +155,4 @@ func (l *callLog) close(wait time.Duration) {
 	}
 }
 
-const logFlagUsage = "append one decision log event per call to this file (mode 0600; file contents and edits masked), for 'permopa replay' and 'permopa insights'"
+const logFlagUsage = "append one decision log event per call to this file (mode 0600, its directory created 0700 when missing; file contents and edits masked), for 'permopa replay' and 'permopa insights'"
