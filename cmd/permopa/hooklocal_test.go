@@ -276,6 +276,14 @@ func TestInstallWritesTheFastHook(t *testing.T) {
 	if strings.Count(string(raw), `"command": "`+want+`"`) != 2 {
 		t.Fatalf("install did not write %q for both events:\n%s", want, raw)
 	}
+	// doctor takes permopa-hook for a permopa binary (its Go build
+	// information) and runs the harmless call through it.
+	doctor := exec.Command(self, "doctor", "claude")
+	doctor.Dir = cwd
+	doctor.Env = append(os.Environ(), env...)
+	if out, err := doctor.CombinedOutput(); err != nil || strings.Count(string(out), "answers a harmless call") != 2 || strings.Contains(string(out), "FAIL") {
+		t.Errorf("doctor of the fast hook: %v\n%s", err, out)
+	}
 	for _, file := range []string{"claude/pretooluse-bash-compound-deny.json", "claude/pretooluse-bash-readonly.json"} {
 		payload := readPayload(t, file, cwd)
 		wantOut, wantErr, wantCode := hookExec(t, permopaBin, []string{"hook", "claude"}, env, payload)

@@ -607,8 +607,10 @@ check := {"behavior": "ALLOW", "message": "note"} if not contains(input.tool_inp
 }
 
 // TestHookLogNeverChangesTheAnswer: a --log that cannot be written is a
-// warning; the hook answers exactly as without it. The log a hook writes
-// masks contents and is private to the user.
+// warning on stderr and, once per log file, a systemMessage in the answer
+// (docs/replay.md); the decision is exactly the one without --log. A
+// missing directory is created. The log a hook writes masks contents and
+// is private to the user.
 func TestHookLogNeverChangesTheAnswer(t *testing.T) {
 	t.Parallel()
 	dir, env := replayEnv(t)
@@ -618,18 +620,50 @@ func TestHookLogNeverChangesTheAnswer(t *testing.T) {
 		{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": dir + "/.bashrc", "content": "SECRET-CONTENT"}, "cwd": dir, "permission_mode": "default", "session_id": "s"},
 	}
 	good := filepath.Join(dir, "hook.log")
+	created := filepath.Join(dir, "missing", "x.log")
+	// withoutNotice is an answer without the log's notice.
+	withoutNotice := func(out string) string {
+		var m map[string]any
+		if json.Unmarshal([]byte(out), &m) != nil {
+			return out
+		}
+		if msg, _ := m["systemMessage"].(string); strings.Contains(msg, "decision log") {
+			delete(m, "systemMessage")
+			if len(m) == 0 {
+				return ""
+			}
+			b, _ := json.Marshal(m)
+			return string(b) + "\n"
+		}
+		return out
+	}
+	notices := 0
 	for _, p := range payloads {
 		raw, _ := json.Marshal(p)
 		want, _, wantCode := permopaAt(t, dir, string(raw), env, "hook", "claude")
-		for _, logFile := range []string{good, dir /* a directory: cannot be opened */, filepath.Join(dir, "missing", "x.log")} {
+		for _, logFile := range []string{good, dir /* a directory: cannot be opened */, created} {
 			got, stderr, code := permopaAt(t, dir, string(raw), env, "hook", "claude", "--log", logFile)
-			if got != want || code != wantCode {
+			if withoutNotice(got) != want || code != wantCode {
 				t.Errorf("--log %s changed the answer to %v: %q (exit %d), want %q (exit %d)", logFile, p["tool_input"], got, code, want, wantCode)
 			}
-			if logFile != good && !strings.Contains(stderr, "decision log") {
-				t.Errorf("--log %s: no warning on stderr: %q", logFile, stderr)
+			if logFile != dir && (got != want || stderr != "") {
+				t.Errorf("--log %s: a notice or warning for a log that is written: %q %q", logFile, got, stderr)
+			}
+			if logFile == dir {
+				if !strings.Contains(stderr, "decision log") {
+					t.Errorf("--log %s: no warning on stderr: %q", logFile, stderr)
+				}
+				if got != want {
+					notices++
+				}
 			}
 		}
+	}
+	if notices != 1 {
+		t.Errorf("the unwritable log was said in %d answers, want once", notices)
+	}
+	if b, err := os.ReadFile(created); err != nil || strings.Count(string(b), "\n") != len(payloads) {
+		t.Errorf("--log in a missing directory: %v\n%s", err, b)
 	}
 	raw, err := os.ReadFile(good)
 	if err != nil {
