@@ -448,13 +448,24 @@ func (t target) hookArgv(command string) (string, []string, string) {
 	if err != nil {
 		return "", nil, fmt.Sprintf("%s cannot be found (%v): the host blocks every call", bin, err)
 	}
-	proj := t.project
-	if r, err := filepath.EvalSymlinks(proj); err == nil {
-		proj = r
+	resolved := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
 	}
-	for _, p := range []string{bin, real} {
-		if rel, err := filepath.Rel(proj, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return "", nil, fmt.Sprintf("%s is inside the project %s: doctor never runs a project's files (a repository can ship a program named %s)", p, t.project, base)
+	inside := func(dir, p string) bool {
+		rel, err := filepath.Rel(dir, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	}
+	// doctor run in the home directory (or above it) checks no project:
+	// the binaries the user installed there (~/go/bin) are not a
+	// repository's files.
+	if proj, home := resolved(t.project), resolved(t.home); !inside(proj, home) {
+		for _, p := range []string{bin, real} {
+			if inside(proj, p) {
+				return "", nil, fmt.Sprintf("%s is inside the project %s: doctor never runs a project's files (a repository can ship a program named %s)", p, t.project, base)
+			}
 		}
 	}
 	if why := t.permopaBinary(real); why != "" {

@@ -519,3 +519,21 @@ func TestRulesWritesRefuseLinks(t *testing.T) {
 		t.Errorf("export wrote through the planted %s.tmp: %s", out, b)
 	}
 }
+
+// doctor run in the home directory runs the user's own binaries there
+// (~/go/bin): home is not a project.
+func TestDoctorInHomeRunsTheUsersBinary(t *testing.T) {
+	t.Parallel()
+	home := stableDir(t)
+	bin := filepath.Join(home, "go", "bin", "permopa")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	must(t, os.Link(permopaBin, bin))
+	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "PATH=/usr/bin:/bin"}
+	if out, errOut, code := permopaExe(t, bin, home, env, "install", "claude"); code != 0 {
+		t.Fatalf("install: %s%s", out, errOut)
+	}
+	out, errOut, code := permopaExe(t, bin, home, env, "doctor", "claude")
+	if code != 0 || strings.Count(out, "answers a harmless call") != 2 || strings.Contains(out, "FAIL") {
+		t.Errorf("doctor in home: exit %d\n%s%s", code, out, errOut)
+	}
+}
