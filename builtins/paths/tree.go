@@ -148,6 +148,7 @@ var systemLocations = []fixedLocation{
 	{"/proc/1/map_files", true}, {"/proc/kcore", false}, {"/dev/mem", false}, {"/dev/kmem", false},
 	{"/dev/port", false}, {"/dev/mapper", true}, {"/dev/disk", true}, {"/dev/block", true},
 	{"/root/.ssh", true}, {"/root/.aws", true}, {"/root/.gnupg", true},
+	{"/run/secrets", true}, {"/var/run/secrets", true},
 }
 
 type homeKey struct {
