@@ -26,7 +26,7 @@ func TestClassifySecrets(t *testing.T) {
 		{"/home/u/.pgpass", true, "`.pgpass` file"},
 		{"/home/u/.vault-token", true, "`.vault-token` file"},
 		{"/home/u/.cargo/credentials.toml", true, "`.cargo/credentials.toml` file"},
-		{"/home/u/.cargo/config.toml", false, ""},
+		{"/home/u/.cargo/config.toml", false, "`.cargo/config.toml` (makes tools run code)"},
 		{"/home/u/.config/gcloud/application_default_credentials.json", true, "`.config/gcloud` directory"},
 		{"/home/u/.azure/msal_token_cache.json", true, "`.azure` directory"},
 		{"/proc/self/environ", true, "`proc/self/environ` file"},
