@@ -89,12 +89,20 @@ func otherRoads(bctx topdown.BuiltinContext, p, cwd, home string, r paths.Resolv
 
 // classifyResolved classifies both forms of a path; the reason names the
 // symlink target when only the target is dangerous (or a credential).
+//
+// A path whose target cannot be known statically (another process's root,
+// a working directory, an open file: paths.Resolved.Unknown) fails closed:
+// it is a credential path, so reading or writing it is a safety ASK
+// (docs/reads.md, "Credential paths").
 func classifyResolved(cl *paths.Classifier, r paths.Resolved) (d, c bool, reason string) {
 	d, c, reason = cl.Classify(r.Abs)
 	if r.Real != r.Abs && !c {
 		if rd, rc, rreason := cl.Classify(r.Real); (rd && !d) || (rc && !c) {
 			d, c, reason = true, c || rc, rreason+" (symlink target "+r.Real+")"
 		}
+	}
+	if r.Unknown != "" && !c {
+		d, c, reason = true, true, r.Unknown
 	}
 	return d, c, reason
 }

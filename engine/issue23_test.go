@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/settings"
 )
@@ -124,5 +127,192 @@ func TestCodeRunningFilesIssue23(t *testing.T) {
 	}
 	if d := s.decide("Read", map[string]any{"file_path": "CLAUDE.md"}, "default"); d.Behavior != permission.Allow {
 		t.Errorf("Read CLAUDE.md: %s (%s), want ALLOW", d.Behavior, d.Message)
+	}
+}
+
+// resolutionFixture is a home with a key and a project two levels below
+// it, with links: sshlink -> ~/.ssh, deep -> ~/a/b (so deep/../.. is ~
+// on disk and ~/w on paper).
+func resolutionFixture(t *testing.T) (home, proj string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, proj = root+"/home", root+"/home/w/p"
+	for _, d := range []string{home + "/.ssh", home + "/a/b", proj + "/src"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f, s := range map[string]string{home + "/.ssh/id_rsa": "KEY", proj + "/src/a.go": "package a"} {
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for l, target := range map[string]string{proj + "/sshlink": home + "/.ssh", proj + "/deep": home + "/a/b"} {
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home, proj
+}
+
+func ruleEngine(t *testing.T, home, cwd string, rules ...string) *engine.Engine {
+	t.Helper()
+	var rs []permission.Rule
+	for _, s := range rules {
+		b, s, _ := strings.Cut(s, ":")
+		r, err := settings.ParseRule(s, strings.ToUpper(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Source, r.Layer = settings.SourceUser, "user"
+		rs = append(rs, r)
+	}
+	return newTestEngine(t, settings.Settings{Home: home, Cwd: cwd, Rules: rs})
+}
+
+func decideTool(eng *engine.Engine, tool string, in map[string]any, cwd, mode string) permission.Decision {
+	return eng.Decide(context.Background(), map[string]any{"tool_name": tool, "tool_input": in, "cwd": cwd, "permission_mode": mode})
+}
+
+// ruleOf is the deny rule that decided d, as its message names it ("" for
+// none).
+func ruleOf(d permission.Decision) string {
+	if d.Step != permission.StepDenyRule {
+		return ""
+	}
+	_, r, _ := strings.Cut(d.Message, " by rule ")
+	return r
+}
+
+// Issue 23, one path resolution: Bash operands, recursive-read roots and
+// the file tools resolve a path as the kernel does (links and ".." on
+// disk, component by component; /proc/self/root, /proc/self/cwd), in every
+// mode, BYPASS included, so that a Read rule and the Bash check of the
+// same file always agree (docs/reads.md, "One resolution").
+func TestOneResolutionForEveryTool(t *testing.T) {
+	t.Parallel()
+	home, proj := resolutionFixture(t)
+	eng := ruleEngine(t, home, proj, "deny:Read(~/.ssh/**)", "deny:Write(//etc/**)")
+	const readDeny, writeDeny = "Read(~/.ssh/**)", "Write(//etc/**)"
+	// Spellings of ~/.ssh/id_rsa, and of files that are not it.
+	reads := map[string]string{
+		"sshlink/id_rsa":                                 "Read(~/.ssh/**)",
+		"sshlink/../.ssh/id_rsa":                         readDeny,
+		proj + "/sshlink/../.ssh/id_rsa":                 readDeny,
+		"./sshlink/./../.ssh//id_rsa":                    readDeny,
+		"deep/../../.ssh/id_rsa":                         readDeny,
+		"/proc/self/cwd/../../.ssh/id_rsa":               readDeny,
+		"/proc/thread-self/cwd/../../.ssh/id_rsa":        readDeny,
+		"/proc/self/task/1/cwd/../../.ssh/id_rsa":        readDeny,
+		"/proc/self/cwd/sshlink/../.ssh/id_rsa":          readDeny,
+		"/proc/self/cwd/deep/../../.ssh/id_rsa":          readDeny,
+		"/proc/self/root" + home + "/.ssh/id_rsa":        readDeny,
+		"/proc/thread-self/root" + home + "/.ssh/id_rsa": readDeny,
+		"/proc/self/root/../.." + home + "/.ssh/id_rsa":  readDeny,
+		"/proc/1/root" + home + "/.ssh/id_rsa":           readDeny,
+		"/proc/1/cwd/../../.ssh/id_rsa":                  readDeny,
+		home + "/w/../.ssh/id_rsa":                       readDeny,
+		// Not the key: deep/.. is ~/a on disk.
+		"deep/../.ssh/id_rsa": "",
+		"src/a.go":            "",
+		"sshlink/../a/b":      "",
+	}
+	for p, want := range reads {
+		for _, mode := range allModes {
+			r := decideTool(eng, "Read", map[string]any{"file_path": p}, proj, mode)
+			b := decideBash(eng, "cat "+p, proj, mode)
+			if ruleOf(r) != want || ruleOf(b) != want {
+				t.Errorf("%s: %s: Read tool %s/%s by %q, cat %s/%s by %q; want both denied by %q",
+					mode, p, r.Behavior, r.Step, ruleOf(r), b.Behavior, b.Step, ruleOf(b), want)
+			}
+		}
+	}
+	// Recursive reads whose root is spelled through a link or /proc.
+	trees := []string{
+		"grep -r KEY /proc/self/cwd/../..", "grep -rn KEY deep/../..", "rg --hidden KEY /proc/self/cwd/../..",
+		"git grep --no-index KEY /proc/thread-self/cwd/../..", "cp -r sshlink/.. /tmp/x", "cp -r /proc/self/cwd/../.. /tmp/x",
+		"grep -r KEY /proc/self/root" + home, "tar czf /tmp/x.tgz deep/../..",
+	}
+	for _, cmd := range trees {
+		for _, mode := range allModes {
+			if d := decideBash(eng, cmd, proj, mode); ruleOf(d) != readDeny {
+				t.Errorf("%s: %q: %s/%s (%s), want denied by %s", mode, cmd, d.Behavior, d.Step, d.Message, readDeny)
+			}
+		}
+	}
+	for _, in := range []map[string]any{
+		{"pattern": "KEY", "path": "/proc/self/cwd/../.."}, {"pattern": "KEY", "path": "deep/../.."},
+	} {
+		for _, mode := range allModes {
+			if d := decideTool(eng, "Grep", in, proj, mode); ruleOf(d) != readDeny {
+				t.Errorf("%s: Grep %v: %s/%s (%s), want denied by %s", mode, in, d.Behavior, d.Step, d.Message, readDeny)
+			}
+		}
+	}
+	if d := decideTool(eng, "Glob", map[string]any{"pattern": "**/*", "path": "deep/../.."}, proj, "bypassPermissions"); ruleOf(d) != readDeny {
+		t.Errorf("Glob from deep/../..: %s/%s (%s), want denied by %s", d.Behavior, d.Step, d.Message, readDeny)
+	}
+	// Writes through /proc.
+	up := strings.Repeat("../", strings.Count(proj, "/"))
+	writes := []string{
+		"echo x > /proc/self/task/$$/root/etc/x", "echo x > /proc/self/root/etc/x", "echo x > /proc/$$/root/etc/x",
+		"echo x > /proc/self/cwd/" + up + "etc/x", "cp src/a.go /proc/thread-self/root/etc/x",
+		"tee /proc/self/task/$BASHPID/root/etc/x < src/a.go",
+	}
+	for _, cmd := range writes {
+		for _, mode := range allModes {
+			if d := decideBash(eng, cmd, proj, mode); ruleOf(d) != writeDeny {
+				t.Errorf("%s: %q: %s/%s (%s), want denied by %s", mode, cmd, d.Behavior, d.Step, d.Message, writeDeny)
+			}
+		}
+	}
+	for _, p := range []string{"/proc/self/root/etc/x", "/proc/self/cwd/" + up + "etc/x", "/proc/1/root/etc/x"} {
+		for _, mode := range allModes {
+			if d := decideTool(eng, "Write", map[string]any{"file_path": p, "content": "x"}, proj, mode); ruleOf(d) != writeDeny {
+				t.Errorf("%s: Write %s: %s/%s (%s), want denied by %s", mode, p, d.Behavior, d.Step, d.Message, writeDeny)
+			}
+		}
+	}
+}
+
+// Where the file a path reaches cannot be known statically (a process's
+// working directory or open files, another process's root), the path fails
+// closed: reading or writing it is a safety ASK, never read-only and never
+// an edit inside the working directories.
+func TestUnknownResolutionFailsClosed(t *testing.T) {
+	t.Parallel()
+	home, proj := resolutionFixture(t)
+	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
+	checkTable(t, eng, proj, map[outcome][]string{
+		credential: {
+			"cat /proc/self/cwd/src/a.go", "cat /proc/1/cwd/x", "cat /proc/$$/cwd/x", "cat /dev/fd/3", "cat /proc/self/fd/7",
+			"cat /proc/1/root/etc/hostname", "grep -r x /proc/self/cwd", "ls -R /proc/1/cwd/..", "cat < /dev/fd/4",
+			"wc -l /proc/thread-self/cwd/../p/src/a.go",
+		},
+		readOnly: {"cat /proc/self/root" + proj + "/src/a.go", "cat src/a.go", "diff <(ls) <(ls src)", "cat /dev/stdin"},
+	})
+	for _, mode := range []string{"default", "acceptEdits"} {
+		for _, c := range []struct {
+			tool string
+			in   map[string]any
+		}{
+			{"Read", map[string]any{"file_path": "/proc/self/cwd/src/a.go"}},
+			{"Read", map[string]any{"file_path": "/dev/fd/3"}},
+			{"Read", map[string]any{"file_path": "/proc/1/root/etc/hostname"}},
+			{"Grep", map[string]any{"pattern": "x", "path": "/proc/self/cwd/src"}},
+			{"Write", map[string]any{"file_path": "/proc/self/cwd/src/a.go", "content": "x"}},
+			{"Edit", map[string]any{"file_path": "/proc/thread-self/cwd/src/a.go", "old_string": "a", "new_string": "b"}},
+			{"Bash", map[string]any{"command": "echo x > /proc/self/cwd/src/a.go"}},
+			{"Bash", map[string]any{"command": "echo x > /dev/fd/5"}},
+			{"Bash", map[string]any{"command": "cp src/a.go /proc/1/cwd/b.go"}},
+		} {
+			d := decideTool(eng, c.tool, c.in, proj, mode)
+			if d.Behavior != permission.Ask || d.Step != permission.StepToolCheck || !d.BypassImmune {
+				t.Errorf("%s: %s %v: %s/%s (%s), want a safety ASK", mode, c.tool, c.in, d.Behavior, d.Step, d.Message)
+			}
+		}
 	}
 }

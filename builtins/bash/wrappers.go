@@ -757,14 +757,22 @@ func (w *walker) cdCmd(argv []word, fr frame, st state) (state, state) {
 
 // chdir returns the state after a successful cd to target.
 func (w *walker) chdir(st state, target word) state {
-	paths, ok := w.resolveWord(target, st)
-	if !ok || len(paths) == 0 {
+	ps, ok := w.resolveWord(target, st)
+	if !ok || len(ps) == 0 {
 		return state{unknown: true}
 	}
-	if len(paths) > maxCwds {
+	// bash's cd is logical: "cd link/.." goes to the directory holding
+	// the link, the cleaned spelling.
+	var dirs []string
+	for _, d := range ps {
+		if d == path.Clean(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 || len(dirs) > maxCwds {
 		return state{unknown: true}
 	}
-	return state{dirs: paths}
+	return state{dirs: dirs}
 }
 
 // wrapperFailed handles a wrapper with an option it does not know: the

@@ -400,6 +400,11 @@ func (rs *RuleSet) MatchTargets(ts []Target, cwd string, mode Mode) int {
 	var buf [8]Resolved
 	forms := buf[:0]
 	for _, t := range ts {
+		for _, f := range t.Forms {
+			if f.Unknown != "" && mode == ModeAll {
+				return -1 // what the kernel reaches is not known: nothing covers it
+			}
+		}
 		forms = append(forms, t.Forms...)
 	}
 	if rs.fold {

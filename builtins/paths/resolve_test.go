@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -230,6 +231,34 @@ func TestOtherRoads(t *testing.T) {
 		}
 		if c.want == "" && len(forms) != 1 {
 			t.Errorf("%q: unexpected other roads %v", c.path, forms[1:])
+		}
+	}
+}
+
+// Spellings gives the path built-ins what they need to resolve a path as
+// the kernel does: "link/.." kept, /proc/self/cwd in each directory the
+// command may run in (issue 23).
+func TestSpellings(t *testing.T) {
+	cases := []struct {
+		p    string
+		dirs []string
+		want []string
+	}{
+		{"/w/a.go", []string{"/w"}, []string{"/w/a.go"}},
+		{"/w/./a//b", nil, []string{"/w/a/b"}},
+		{"/w/link/../x", nil, []string{"/w/x", "/w/link/../x"}},
+		{"/w/./link//../x", nil, []string{"/w/x", "/w/link/../x"}},
+		{"/../x", nil, []string{"/x"}},
+		{"/proc/self/cwd/../../home", []string{"/a/b"}, []string{"/proc/home", "/proc/self/cwd/../../home", "/home", "/a/b/../../home"}},
+		{"/proc/thread-self/cwd/x", []string{"/a", "/b"}, []string{"/proc/thread-self/cwd/x", "/a/x", "/b/x"}},
+		{"/proc/self/task/*/cwd/x", []string{"/a"}, []string{"/proc/self/task/*/cwd/x", "/a/x"}},
+		{"/proc/self/cwd/x", nil, []string{"/proc/self/cwd/x"}},
+		{"/proc/1/cwd/x", []string{"/a"}, []string{"/proc/1/cwd/x"}},
+		{"/proc/self/x/../cwd/y", []string{"/a"}, []string{"/proc/self/cwd/y", "/proc/self/x/../cwd/y"}},
+	}
+	for _, c := range cases {
+		if got := Spellings(c.p, c.dirs); !slices.Equal(got, c.want) {
+			t.Errorf("Spellings(%q, %q) = %q, want %q", c.p, c.dirs, got, c.want)
 		}
 	}
 }

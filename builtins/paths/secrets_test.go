@@ -127,26 +127,47 @@ func TestClassifySecrets(t *testing.T) {
 	}
 }
 
-// /proc/PID/root/X is X as process PID sees it: resolved lexically, without
-// the magic links of permopa's own process (/proc/self is the reader).
+// /proc/PID/root/X is X as process PID sees it, /proc/PID/cwd/X is X in
+// the cwd: resolved without the magic links of permopa's own process
+// (/proc/self is the reader), component by component, so that ".." after
+// a magic link goes where the kernel goes. What cannot be known statically
+// (another process's root, any process's working directory, open files)
+// is flagged unknown (issue 23).
 func TestResolveProc(t *testing.T) {
-	cases := []struct{ p, real string }{
-		{"/proc/1/root/etc/shadow", "/etc/shadow"},
-		{"/proc/self/root/etc/passwd", "/etc/passwd"},
-		{"/proc/thread-self/root/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"},
-		{"/proc/1/task/1/root/etc/shadow", "/etc/shadow"},
-		{"/proc/1/root/proc/self/root/etc/shadow", "/etc/shadow"},
-		{"/proc/1/root", "/"},
-		{"/proc/1/root/../etc/shadow", "/etc/shadow"},
-		{"/proc/self/environ", "/proc/self/environ"},
-		{"/proc/self/cwd/x", "/proc/self/cwd/x"},
-		{"/proc/1/fd/3", "/proc/1/fd/3"},
-		{"/proc/1/root2/x", "/proc/1/root2/x"},
-		{"/proc/cpuinfo", "/proc/cpuinfo"},
+	cases := []struct {
+		p, real string
+		unknown bool
+	}{
+		{"/proc/1/root/etc/shadow", "/etc/shadow", true},
+		{"/proc/self/root/etc/passwd", "/etc/passwd", false},
+		{"/proc/thread-self/root/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa", false},
+		{"/proc/self/task/7/root/etc/x", "/etc/x", false},
+		{"/proc/self/task/*/root/etc/x", "/etc/x", false},
+		{"/proc/*/root/etc/x", "/etc/x", true},
+		{"/proc/1/task/1/root/etc/shadow", "/etc/shadow", true},
+		{"/proc/1/root/proc/self/root/etc/shadow", "/etc/shadow", true},
+		{"/proc/1/root", "/", true},
+		{"/proc/1/root/../etc/shadow", "/etc/shadow", true},
+		{"/proc/self/root/../../etc/x", "/etc/x", false},
+		{"/proc/self/environ", "/proc/self/environ", false},
+		{"/proc/self/cwd/x", "/w/x", true},
+		{"/proc/thread-self/cwd/x", "/w/x", true},
+		{"/proc/self/cwd/../../home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa", true},
+		{"/proc/self/task/3/cwd/../etc/x", "/etc/x", true},
+		{"/proc/1/cwd/x", "/w/x", true},
+		{"/proc/1/fd/3", "/proc/1/fd/3", true},
+		{"/proc/self/fd/3/../../x", "/proc/self/x", true},
+		{"/dev/fd/3", "/proc/self/fd/3", true},
+		{"/dev/stdin", "/proc/self/fd/0", true},
+		{"/proc/1/root2/x", "/proc/1/root2/x", false},
+		{"/proc/1/cwdx", "/proc/1/cwdx", false},
+		{"/proc/cpuinfo", "/proc/cpuinfo", false},
+		{"/proc/sys/kernel/root/x", "/proc/sys/kernel/root/x", false},
 	}
 	for _, c := range cases {
-		if r := ResolvePath(c.p, "/w", "/home/u"); r.Real != c.real {
-			t.Errorf("ResolvePath(%q).Real = %q, want %q", c.p, r.Real, c.real)
+		r := ResolvePath(c.p, "/w", "/home/u")
+		if r.Real != c.real || (r.Unknown != "") != c.unknown {
+			t.Errorf("ResolvePath(%q) = %q (unknown %q), want %q (unknown %v)", c.p, r.Real, r.Unknown, c.real, c.unknown)
 		}
 	}
 	// A symlink into /proc is resolved through the same rules.

@@ -197,7 +197,11 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 	if c == nil {
 		c = defaultClassifier
 	}
-	// 1. The root itself.
+	// 1. The root itself; a root the kernel reaches through a link that
+	// cannot be known statically fails closed.
+	if t.Root.Unknown != "" {
+		return TreeVerdict{Credential: true, Path: t.Root.Abs, Reason: t.Root.Unknown}
+	}
 	for _, p := range rootForms(t.Root) {
 		if _, cred, why := c.Classify(p); cred {
 			return TreeVerdict{Credential: true, Path: p, Reason: why}
