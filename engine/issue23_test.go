@@ -235,6 +235,11 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 		"grep -r KEY /proc/self/cwd/../..", "grep -rn KEY deep/../..", "rg --hidden KEY /proc/self/cwd/../..",
 		"git grep --no-index KEY /proc/thread-self/cwd/../..", "cp -r sshlink/.. /tmp/x", "cp -r /proc/self/cwd/../.. /tmp/x",
 		"grep -r KEY /proc/self/root" + home, "tar czf /tmp/x.tgz deep/../..",
+		// A cwd reached through links: cd -P is physical, and a program
+		// opens a relative path from the directory the shell is really in.
+		"cd -P sshlink/.. && cat .ssh/id_rsa", "set -P; cd sshlink/.. && cat .ssh/id_rsa",
+		"cd sshlink && cat ../.ssh/id_rsa", "cd deep && cat ../../.ssh/id_rsa",
+		"cd -P /proc/self/cwd/../.. && cat .ssh/id_rsa", "cd src && cat /proc/self/cwd/../../../.ssh/id_rsa",
 	}
 	for _, cmd := range trees {
 		for _, mode := range allModes {

@@ -761,18 +761,13 @@ func (w *walker) chdir(st state, target word) state {
 	if !ok || len(ps) == 0 {
 		return state{unknown: true}
 	}
-	// bash's cd is logical: "cd link/.." goes to the directory holding
-	// the link, the cleaned spelling.
-	var dirs []string
-	for _, d := range ps {
-		if d == path.Clean(d) {
-			dirs = append(dirs, d)
-		}
-	}
-	if len(dirs) == 0 || len(dirs) > maxCwds {
+	if len(ps) > maxCwds {
 		return state{unknown: true}
 	}
-	return state{dirs: dirs}
+	// bash's cd is logical ("cd link/.." stays beside the link, the
+	// cleaned spelling), "cd -P" and "set -P" physical (the spelling
+	// that keeps ".."): the command may be in either.
+	return state{dirs: ps}
 }
 
 // wrapperFailed handles a wrapper with an option it does not know: the
