@@ -283,6 +283,35 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 	}
 }
 
+// A write spelled inside the project that the kernel sends outside
+// (deep/.. is ~/a on disk) is no edit inside the working directories in
+// ACCEPT_EDITS, for the Write tool and Bash alike; the same spelling that
+// stays inside is.
+func TestWritesThroughLinksInAcceptEdits(t *testing.T) {
+	t.Parallel()
+	home, proj := resolutionFixture(t)
+	eng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
+	for _, c := range []struct {
+		tool   string
+		in     map[string]any
+		inside bool
+	}{
+		{"Write", map[string]any{"file_path": "deep/../notes.txt", "content": "x"}, false},
+		{"Bash", map[string]any{"command": "echo x > deep/../notes.txt"}, false},
+		{"Bash", map[string]any{"command": "cp src/a.go deep/../b.go"}, false},
+		{"Bash", map[string]any{"command": "cd deep && touch ../notes.txt"}, false},
+		{"Bash", map[string]any{"command": "echo x > /proc/self/cwd/notes.txt"}, false},
+		{"Write", map[string]any{"file_path": "src/../notes.txt", "content": "x"}, true},
+		{"Bash", map[string]any{"command": "echo x > src/../notes.txt"}, true},
+		{"Bash", map[string]any{"command": "cd src && touch ../notes.txt"}, true},
+	} {
+		d := decideTool(eng, c.tool, c.in, proj, "acceptEdits")
+		if (d.Behavior == permission.Allow) != c.inside {
+			t.Errorf("acceptEdits: %s %v: %s/%s (%s), inside %v", c.tool, c.in, d.Behavior, d.Step, d.Message, c.inside)
+		}
+	}
+}
+
 // Where the file a path reaches cannot be known statically (a process's
 // working directory or open files, another process's root), the path fails
 // closed: reading or writing it is a safety ASK, never read-only and never
