@@ -230,6 +230,16 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 			}
 		}
 	}
+	// Without rules the credential check agrees too: the same safety ASK
+	// or the same read-only verdict for the Read tool and cat.
+	plainEng := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
+	for p := range reads {
+		r := decideTool(plainEng, "Read", map[string]any{"file_path": p}, proj, "default")
+		b := decideBash(plainEng, "cat "+p, proj, "default")
+		if r.Behavior != b.Behavior || r.Step != b.Step {
+			t.Errorf("%s: Read tool %s/%s (%s), cat %s/%s (%s): the checks disagree", p, r.Behavior, r.Step, r.Message, b.Behavior, b.Step, b.Message)
+		}
+	}
 	// Recursive reads whose root is spelled through a link or /proc.
 	trees := []string{
 		"grep -r KEY /proc/self/cwd/../..", "grep -rn KEY deep/../..", "rg --hidden KEY /proc/self/cwd/../..",
