@@ -216,7 +216,7 @@ func (r *resolver) walk(dest, rest string, links int) (string, bool) {
 			// that the rest has none (a symlinked home or workdir, say).
 			expanded = false
 			if !strings.Contains(rest, "..") {
-				if cand := path.Clean(dest + "/" + rest); symlinkFree(cand) {
+				if cand := path.Clean(dest + "/" + rest); !procLike(cand) && symlinkFree(cand) {
 					return cand, true
 				}
 			}

@@ -180,3 +180,23 @@ func TestResolveProc(t *testing.T) {
 		t.Error("/proc/1/root/home/u/.aws/config is not a credential path")
 	}
 }
+
+// A link into /proc or /dev/fd is resolved by the same rules as the path
+// spelled there, even where the kernel finds nothing (a process that does
+// not exist, a /dev without fd): never taken as a plain path (issue 23).
+func TestLinksIntoProcAreResolvedAsProc(t *testing.T) {
+	root := tempRoot(t)
+	symlink(t, "/proc/999999999/cwd", root+"/gone")
+	symlink(t, "/proc/self/cwd", root+"/here")
+	symlink(t, "/dev/fd/9", root+"/fd")
+	for _, c := range []struct{ p, real string }{
+		{root + "/gone/x", "/w/x"},
+		{root + "/here/../etc/x", "/etc/x"},
+		{root + "/fd", "/proc/self/fd/9"},
+	} {
+		r := ResolvePath(c.p, "/w", "/home/u")
+		if r.Real != c.real || r.Unknown == "" {
+			t.Errorf("ResolvePath(%q) = %q (unknown %q), want %q, unknown", c.p, r.Real, r.Unknown, c.real)
+		}
+	}
+}
