@@ -215,6 +215,10 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 		"/proc/1/root" + home + "/.ssh/id_rsa":           readDeny,
 		"/proc/1/cwd/../../.ssh/id_rsa":                  readDeny,
 		home + "/w/../.ssh/id_rsa":                       readDeny,
+		// Another process's cwd: any directory, the key's among them.
+		"/proc/1/cwd" + home + "/.ssh/id_rsa": readDeny,
+		"/proc/1/cwd/.ssh/id_rsa":             readDeny,
+		"/proc/1/task/1/cwd/id_rsa":           readDeny,
 		// Not the key: deep/.. is ~/a on disk.
 		"deep/../.ssh/id_rsa": "",
 		"src/a.go":            "",
@@ -250,6 +254,7 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 		"cd -P sshlink/.. && cat .ssh/id_rsa", "set -P; cd sshlink/.. && cat .ssh/id_rsa",
 		"cd sshlink && cat ../.ssh/id_rsa", "cd deep && cat ../../.ssh/id_rsa",
 		"cd -P /proc/self/cwd/../.. && cat .ssh/id_rsa", "cd src && cat /proc/self/cwd/../../../.ssh/id_rsa",
+		"cat /proc/$PPID/cwd/.ssh/id_rsa", "cat /proc/1/cwd/../x/.ssh/id_rsa", "cat /dev/fd/3/id_rsa",
 	}
 	for _, cmd := range trees {
 		for _, mode := range allModes {

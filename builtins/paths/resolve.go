@@ -27,6 +27,11 @@ type Resolved struct {
 	// that protect something treat the path as a credential path, checks
 	// that grant something never grant it.
 	Unknown string
+	// Tail is, for a path through a working directory or an open file
+	// (Unknown), the part of it below that unknown directory ("" when
+	// none): the file is Tail in some directory. Deny and ask rules that
+	// could match a path ending in Tail hit it (RuleSet.MatchTargets).
+	Tail string
 }
 
 // maxSymlinks bounds the symlinks followed while resolving one path (Linux uses 40).
@@ -119,7 +124,52 @@ func ResolvePath(p, cwd, home string) Resolved {
 	if !ok {
 		real = abs
 	}
-	return Resolved{Abs: abs, Real: real, Unknown: unknown}
+	r := Resolved{Abs: abs, Real: real, Unknown: unknown}
+	if unknown != "" {
+		r.Tail = unknownTail(raw)
+	}
+	return r
+}
+
+// unknownTail returns what the absolute path p names below the first
+// working-directory or open-file link of /proc or /dev/fd in it, its ".."
+// applied ("" when p has none, or names nothing below it).
+func unknownTail(p string) string {
+	segs := splitSegments(p, nil)
+	start := -1
+	switch {
+	case len(segs) >= 3 && segs[0] == "dev" && segs[1] == "fd":
+		start = 3
+	case len(segs) >= 2 && segs[0] == "dev" && (segs[1] == "stdin" || segs[1] == "stdout" || segs[1] == "stderr"):
+		start = 2
+	case len(segs) >= 3 && segs[0] == "proc":
+		i := 2
+		if len(segs) >= 5 && segs[2] == "task" {
+			i = 4
+		}
+		switch {
+		case i < len(segs) && segs[i] == "cwd":
+			start = i + 1
+		case i+1 < len(segs) && segs[i] == "fd":
+			start = i + 2
+		}
+	}
+	if start < 0 || start > len(segs) {
+		return ""
+	}
+	var tail []string
+	for _, s := range segs[start:] {
+		switch s {
+		case ".":
+		case "..":
+			if len(tail) > 0 {
+				tail = tail[:len(tail)-1]
+			}
+		default:
+			tail = append(tail, s)
+		}
+	}
+	return strings.Join(tail, "/")
 }
 
 // RealPath resolves every existing symlink of the absolute path p, like

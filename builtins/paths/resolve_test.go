@@ -262,3 +262,49 @@ func TestSpellings(t *testing.T) {
 		}
 	}
 }
+
+// A path in a directory that cannot be known statically (another
+// process's cwd, an open file) meets every deny rule that could match a
+// path ending in what it names there (issue 23): a rule on a whole
+// directory (~/.ssh/**) meets every such path, since the directory may be
+// that one.
+func TestUnknownDirectoryMeetsRulesByTail(t *testing.T) {
+	rs, err := CompileRules([]string{"/etc/*/secret.txt", "~/.ssh/id_*", "**/.env", "/srv/app/*.go"}, "/w", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := CompileRules([]string{"~/.ssh/**"}, "/w", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		p          string
+		want, wide int
+	}{
+		{"/proc/1/cwd/home/u/.ssh/id_rsa", 1, 0},
+		{"/proc/1/cwd/.ssh/id_rsa", 1, 0},
+		{"/proc/1/cwd/id_rsa", 1, 0},
+		{"/proc/*/cwd/../../x/.ssh/id_rsa", -1, 0},
+		{"/proc/1/task/2/cwd/.env", 2, 0},
+		{"/proc/self/fd/3/.ssh/config", -1, 0},
+		{"/dev/fd/4/sub/.env", 2, 0},
+		{"/proc/1/cwd/conf/secret.txt", 0, 0},
+		{"/proc/1/cwd/main.go", 3, 0},
+		{"/proc/1/cwd/src/main.go", -1, 0},
+		{"/proc/1/root/home/u/notes", -1, -1},
+		{"/proc/1/environ", -1, -1},
+	}
+	for _, c := range cases {
+		r := ResolvePath(c.p, "/w", "/home/u")
+		ts := []Target{{Raw: c.p, Forms: []Resolved{r}}}
+		if got := rs.MatchTargets(ts, "/w", ModeAny); got != c.want {
+			t.Errorf("%s (tail %q): rule %d, want %d", c.p, r.Tail, got, c.want)
+		}
+		if got := wide.MatchTargets(ts, "/w", ModeAny); got != c.wide {
+			t.Errorf("%s (tail %q): ~/.ssh/** %d, want %d", c.p, r.Tail, got, c.wide)
+		}
+		if got := rs.MatchTargets(ts, "/w", ModeAll); got != -1 && r.Unknown != "" {
+			t.Errorf("%s: allow rule %d covers a path that cannot be known", c.p, got)
+		}
+	}
+}
