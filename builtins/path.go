@@ -23,8 +23,9 @@ const (
 var PathResolve = &ast.Builtin{
 	Name: "permopa.path.resolve",
 	Description: "Resolves a path the way permopa compares paths: `abs` is the lexical absolute path " +
-		"(`~` and `$HOME` expanded, joined to the cwd, cleaned); `real` is the path the kernel reaches " +
-		"(every existing symlink resolved, the part that does not exist yet appended). " +
+		"(`~` and `$HOME` expanded, joined to the cwd, cleaned); `real` is the path the kernel reaches, " +
+		"component by component (every existing symlink followed, `link/..` the parent of its target, " +
+		"`/proc/self/root` as `/`, `/proc/self/cwd` as the cwd, the part that does not exist yet appended). " +
 		"Reads the file system, so it is non-deterministic.",
 	Categories: categoriesPath,
 	Decl: types.NewFunction(
@@ -89,12 +90,20 @@ func otherRoads(bctx topdown.BuiltinContext, p, cwd, home string, r paths.Resolv
 
 // classifyResolved classifies both forms of a path; the reason names the
 // symlink target when only the target is dangerous (or a credential).
+//
+// A path whose target cannot be known statically (another process's root,
+// a working directory, an open file: paths.Resolved.Unknown) fails closed:
+// it is a credential path, so reading or writing it is a safety ASK
+// (docs/reads.md, "Credential paths").
 func classifyResolved(cl *paths.Classifier, r paths.Resolved) (d, c bool, reason string) {
 	d, c, reason = cl.Classify(r.Abs)
 	if r.Real != r.Abs && !c {
 		if rd, rc, rreason := cl.Classify(r.Real); (rd && !d) || (rc && !c) {
 			d, c, reason = true, c || rc, rreason+" (symlink target "+r.Real+")"
 		}
+	}
+	if r.Unknown != "" && !c {
+		d, c, reason = true, true, r.Unknown
 	}
 	return d, c, reason
 }
@@ -173,7 +182,8 @@ var PathCheck = &ast.Builtin{
 		"Each path is resolved and both its lexical and its symlink-resolved form are classified, " +
 		"so a symlink to `~/.ssh/id_rsa` is a credential path. A path with shell glob syntax (`.e*`) is " +
 		"also judged by what it expands to now and, when it expands to too much, by what it could name. " +
-		"Names compare case-insensitively. A tree read recursively (`grep -r`, `rg`, `find`, the Grep tool) is a " +
+		"Names compare case-insensitively. A path whose target cannot be known statically (a process's working " +
+		"directory or open files, another process's root) is a credential path. A tree read recursively (`grep -r`, `rg`, `find`, the Grep tool) is a " +
 		"credential read when its root is one, when it holds a well-known credential location (`~/.ssh`, " +
 		"`/etc/shadow`, ...), or when a bounded walk of it, skipping what the program skips, finds a credential " +
 		"path; a tree too large to walk is reported under `unknown`. Permission settings of permopa and of agent " +

@@ -233,7 +233,7 @@ func TestCodeRunningFiles(t *testing.T) {
 		}
 	}
 	// Ordinary project files stay ordinary edits.
-	for _, f := range []string{"Makefile", "package.json", "src/main.go", "AGENTS.md", "CLAUDE.md", ".github/workflows/ci.yml"} {
+	for _, f := range []string{"Makefile", "package.json", "src/main.go", "docs/AGENTS.md.txt", ".github/workflows/ci.yml"} {
 		if d := s.decide("Write", map[string]any{"file_path": f, "content": "x"}, "acceptEdits"); d.Behavior != permission.Allow {
 			t.Errorf("acceptEdits: Write %s: %s/%s (%s), want ALLOW", f, d.Behavior, d.Step, d.Message)
 		}

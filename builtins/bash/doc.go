@@ -99,13 +99,19 @@ package bash
 // only for the allowlist), [[ ]], (( )) and let. Leaves keep the argv of
 // every wrapper level (Layers) for deny rules.
 //
-// Paths. Reads and Writes are absolute and cleaned. A literal ~ left after
+// Paths. Reads and Writes are absolute, in the spellings of
+// paths.Spellings: cleaned, and also with their ".." kept when one follows
+// a segment (the path built-ins resolve "link/.." on disk), and
+// /proc/self/cwd/X also as X in each directory the command may be in
+// (docs/reads.md, "One resolution"). A literal ~ left after
 // expansion (quoted, or inside an option value a program may expand itself)
 // is resolved both against the home directory and the cwd, so that a
 // dangerous-path check sees either. /dev/null, /dev/stdout, /dev/stderr,
-// /dev/stdin, /dev/tty, /dev/zero and /dev/fd/N are no file effect;
-// /dev/tcp and /dev/udp are network access. A write whose target is not
-// static sets Analysis.DynamicWrites.
+// /dev/stdin, /dev/tty, /dev/zero, /dev/fd/0-2 and a process substitution
+// are no file effect; another /dev/fd/N is reported (an open file the
+// built-ins cannot place); /dev/tcp and /dev/udp are network access. A
+// write whose target is not static sets Analysis.DynamicWrites and is
+// reported as the glob of what it could name, when it has a static part.
 //
 // Links. The links a leaf makes (ln, link, cp -s/-l/-r/-a/-P, mv; see
 // flagspec.Link) are recorded for the rest of the walk, and every later

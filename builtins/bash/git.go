@@ -92,7 +92,9 @@ func (w *walker) gitLeaf(st state, argv []string) string {
 	for _, d := range dirs {
 		inside := false
 		for _, wd := range work {
-			if within(d, wd) {
+			// A spelling that keeps ".." (paths.Spellings) is where git's
+			// chdir goes on disk, which no string says: never inside.
+			if within(d, wd) && !strings.Contains(d, "/..") {
 				inside = true
 				break
 			}

@@ -28,7 +28,9 @@ func TestGitRepositoryDirectories(t *testing.T) {
 		{cmd: "timeout 5 git -C sub status", ro: true, dirs: []string{"/home/u/proj/sub"}},
 		// Outside the working directories, or not known.
 		{cmd: "git -C /tmp/e status", dirs: []string{"/tmp/e"}, why: "outside the working directories"},
-		{cmd: "git -C .. log", dirs: []string{"/home/u"}, why: "outside"},
+		{cmd: "git -C .. log", dirs: []string{"/home/u", "/home/u/proj/.."}, why: "outside"},
+		// git's chdir is physical: sub/.. may be anywhere once sub is a link.
+		{cmd: "git -C sub/.. log", dirs: []string{"/home/u/proj", "/home/u/proj/sub/.."}, why: "outside"},
 		{cmd: "cd /srv/repo && git log", dirs: []string{"/srv/repo"}, why: "outside"},
 		{cmd: "git -C ~ status", dirs: []string{"/home/u"}, why: "outside"},
 		{cmd: "cd \"$D\" && git status", why: "not known statically"},

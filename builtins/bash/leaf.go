@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/paths"
 )
 
 // harmlessOperands are programs for which any extra operand or option an
@@ -121,9 +122,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 				if write {
 					dynWrite = true
 					w.unplacedWrite(len(w.res.Leaves), p)
-				} else if g, ok := dynamicGlob(p); ok {
-					// What a read only known at run time could name
-					// (cat /proc/$$/environ): checked as a glob.
+				}
+				if g, ok := dynamicGlob(p); ok {
+					// What a read or write only known at run time could
+					// name (cat /proc/$$/environ): checked as a glob.
 					if gs, ok := w.resolve(g, st); ok {
 						for _, q := range gs {
 							lf.Touches = appendUnique(lf.Touches, q)
@@ -683,6 +685,13 @@ func (w *walker) resolve(p string, st state) ([]string, bool) {
 			raw = append(raw, d+"/"+p)
 		}
 	}
+	// Each path in every spelling the path built-ins resolve as the
+	// kernel does (paths.Spellings): cleaned, with "link/.." kept, and
+	// /proc/self/cwd in the directories the command runs in.
+	var cwds []string
+	if !st.unknown {
+		cwds = st.dirs
+	}
 	if len(w.links) > 0 {
 		// Links made earlier in the command (links.go).
 		var out []string
@@ -694,12 +703,17 @@ func (w *walker) resolve(p string, st state) ([]string, bool) {
 			for _, q := range ps {
 				out = appendUnique(out, q)
 			}
+			for _, q := range paths.Spellings(r, cwds) {
+				out = appendUnique(out, q)
+			}
 		}
 		return out, true
 	}
 	out := make([]string, 0, len(raw))
 	for _, r := range raw {
-		out = appendUnique(out, filepath.Clean(r))
+		for _, q := range paths.Spellings(r, cwds) {
+			out = appendUnique(out, q)
+		}
 	}
 	return out, true
 }

@@ -28,8 +28,8 @@ func TestAnalysisRecursiveReads(t *testing.T) {
 	cases := []struct{ cmd, trees string }{
 		{"grep -r KEY ~", "/home/u hidden"},
 		{`grep -r KEY "$HOME/.aws"`, "/home/u/.aws hidden"},
-		{"cd .. && grep -rl KEY", "/home/u hidden"},
-		{"cd /etc; rg x", "/home/u/proj; /etc"}, // cd may fail: both directories
+		{"cd .. && grep -rl KEY", "/home/u hidden; /home/u/proj/.. hidden"}, // cd may be physical (cd -P)
+		{"cd /etc; rg x", "/home/u/proj; /etc"},                             // cd may fail: both directories
 		{"bash -c 'rg -uu x ~'", "/home/u hidden"},
 		{"timeout 5 nice grep -R x /", "/ hidden"},
 		{"sudo grep -r x /root", "/root hidden"},

@@ -702,13 +702,17 @@ func (w *walker) hdocLiteral(body *syntax.Word, ctx evalCtx) *string {
 	return &s
 }
 
-// pseudoDevice reports paths whose writing or reading has no file effect.
+// pseudoDevice reports paths whose writing or reading has no file effect:
+// the standard streams and a process substitution (procSubstPath). Any
+// other open file (/dev/fd/3, an fd the command inherited) is reported, and
+// the path built-ins treat it as not known statically.
 func pseudoDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero",
+		"/dev/fd/0", "/dev/fd/1", "/dev/fd/2", procSubstPath:
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/")
+	return false
 }
 
 func (w *walker) redirRead(fr frame, st state, target word) frame {
@@ -755,6 +759,15 @@ func (w *walker) redirWrite(fr frame, st state, target word, wrote bool) (frame,
 		w.dynWrites = true
 		w.unplacedWrite(-1, target.s)
 		fr.redirForced = appendStr(fr.redirForced, "redirection target is not static")
+		// What it could name, each run-time part a "*" (> /proc/self/task/$$/root/etc/x):
+		// Write rules and the dangerous paths see it (docs/reads.md).
+		if g, ok := dynamicGlob(target.s); ok {
+			if gs, ok := w.resolve(g, st); ok {
+				for _, q := range gs {
+					fr.writes = appendStr(fr.writes, q)
+				}
+			}
+		}
 		return fr, true
 	}
 	for _, p := range paths {

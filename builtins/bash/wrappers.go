@@ -757,14 +757,17 @@ func (w *walker) cdCmd(argv []word, fr frame, st state) (state, state) {
 
 // chdir returns the state after a successful cd to target.
 func (w *walker) chdir(st state, target word) state {
-	paths, ok := w.resolveWord(target, st)
-	if !ok || len(paths) == 0 {
+	ps, ok := w.resolveWord(target, st)
+	if !ok || len(ps) == 0 {
 		return state{unknown: true}
 	}
-	if len(paths) > maxCwds {
+	if len(ps) > maxCwds {
 		return state{unknown: true}
 	}
-	return state{dirs: paths}
+	// bash's cd is logical ("cd link/.." stays beside the link, the
+	// cleaned spelling), "cd -P" and "set -P" physical (the spelling
+	// that keeps ".."): the command may be in either.
+	return state{dirs: ps}
 }
 
 // wrapperFailed handles a wrapper with an option it does not know: the

@@ -72,6 +72,9 @@ type entrySpec struct {
 	credential bool
 	// except lists globs of last segments the entry does not cover.
 	except []string
+	// label says what the name is when it is not what its list says
+	// (agent instruction files among the code-running files).
+	label string
 }
 
 // entry is one compiled name: lowercased segments, each a literal or a glob.
@@ -80,6 +83,7 @@ type entry struct {
 	parts      []part
 	credential bool
 	except     []string
+	label      string
 }
 
 // part is one segment of a name: a literal, or a glob with its literal prefix.
@@ -126,7 +130,7 @@ func compileSet(specs []entrySpec) (nameSet, error) {
 				parts[i].glob, parts[i].prefix = true, p[:m]
 			}
 		}
-		e := &entry{name: sp.name, parts: parts, credential: sp.credential, except: sp.except}
+		e := &entry{name: sp.name, parts: parts, credential: sp.credential, except: sp.except, label: sp.label}
 		if len(parts) == 1 && !glob {
 			if old, ok := s.single[name]; ok {
 				old.credential = old.credential || e.credential

@@ -400,6 +400,11 @@ func (rs *RuleSet) MatchTargets(ts []Target, cwd string, mode Mode) int {
 	var buf [8]Resolved
 	forms := buf[:0]
 	for _, t := range ts {
+		for _, f := range t.Forms {
+			if f.Unknown != "" && mode == ModeAll {
+				return -1 // what the kernel reaches is not known: nothing covers it
+			}
+		}
 		forms = append(forms, t.Forms...)
 	}
 	if rs.fold {
@@ -432,6 +437,51 @@ func (rs *RuleSet) MatchTargets(ts []Target, cwd string, mode Mode) int {
 		if rs.fnHit(&rs.globs[i], ts, cwd, mode) {
 			best = int(i)
 			break
+		}
+	}
+	if mode == ModeAny {
+		for _, r := range forms {
+			if r.Tail != "" {
+				best = rs.firstEndingIn(r.Tail, best)
+			}
+		}
+	}
+	return best
+}
+
+// firstEndingIn returns the lowest index below best (or any, when best is
+// -1) of a doublestar pattern that could match a path ending in "/"+tail,
+// else best: the fallback for a path in a directory that cannot be known
+// statically (Resolved.Tail). The directory is tried as each leading run
+// of the pattern's own segments (a wildcard segment by a sample name).
+func (rs *RuleSet) firstEndingIn(tail string, best int) int {
+	if rs.fold {
+		tail = strings.ToLower(tail)
+	}
+	end := len(rs.globs)
+	if best >= 0 {
+		end = best
+	}
+	for i := 0; i < end; i++ {
+		g := &rs.globs[i]
+		if g.fn != nil {
+			continue
+		}
+		prefix := ""
+		if g.match("/" + tail) {
+			return i
+		}
+		for _, seg := range splitSegments(g.expanded, nil) {
+			switch {
+			case seg == "**":
+				continue
+			case isWild(seg):
+				seg = globSample(seg, "x")
+			}
+			prefix += "/" + seg
+			if g.match(prefix + "/" + tail) {
+				return i
+			}
 		}
 	}
 	return best

@@ -16,8 +16,8 @@ import (
 //
 // Only configuration that grants permissions, runs hooks or starts MCP
 // servers is here. Instruction files (AGENTS.md, CLAUDE.md, GEMINI.md,
-// .cursorrules) change what an agent is told, not what it may do, and are
-// ordinary project files.
+// .cursorrules) change what an agent is told, not what it may do: they are
+// among the code-running files (a safety ASK that a project may relax).
 var protectedNames = []entrySpec{
 	// permopa: project settings at any depth, the user's directory
 	// (XDG default) and the managed one.
@@ -49,6 +49,18 @@ var protectedTops = []string{
 // default; a project may relax entries with dangerous_paths.code_running
 // (settings files are protected, so relaxing needs a human).
 //
+// Also here: the configuration files of programs that name a program or
+// script to run on their ordinary, often read-only, commands: package
+// managers (yarn's yarnPath and yarn-path, npm's script-shell and
+// node-options, pnpm's pnpmfile, bun's preload), cargo (runner,
+// rustc-wrapper, aliases) and rustup (a toolchain path), pytest's
+// conftest.py (loaded on collection), pylint's init-hook, pdb's .pdbrc,
+// git's attributes (which files go through filter, diff and merge
+// drivers), less's lesskey (LESSOPEN), man-db's configuration (DEFINE
+// redefines the programs man runs). And, with a label of their own, the
+// agents' instruction files: what is written there steers every later
+// session of the agent (docs/protected-paths.md).
+//
 // Not here: Makefile, package.json scripts, setup.py, build.rs, CI
 // workflows and the like are the project's own code, run when someone
 // runs the build or pushes: editing them is what an agent is for, and the
@@ -59,8 +71,22 @@ var defaultCodeRunning = []entrySpec{
 	{name: ".lefthook.yaml"}, {name: ".vscode/tasks.json"}, {name: ".vscode/settings.json"},
 	{name: ".vscode/launch.json"}, {name: ".vscode/mcp.json"}, {name: ".devcontainer"},
 	{name: ".devcontainer.json"}, {name: ".envrc"}, {name: "mise.toml"}, {name: ".mise.toml"},
-	{name: ".yarnrc.yml"},
+	{name: ".yarnrc.yml"}, {name: ".yarnrc"}, {name: ".npmrc"}, {name: ".pnpmfile.cjs"}, {name: ".pnpmfile.mjs"},
+	{name: "pnpm-workspace.yaml"}, {name: "bunfig.toml"}, {name: ".bunfig.toml"},
+	{name: ".cargo/config.toml"}, {name: ".cargo/config"}, {name: "rust-toolchain.toml"}, {name: "rust-toolchain"},
+	{name: "conftest.py"}, {name: ".pylintrc"}, {name: "pylintrc"}, {name: ".pdbrc"},
+	{name: ".gitattributes"}, {name: ".git/info/attributes"}, {name: ".config/git/attributes"},
+	{name: ".lesskey"}, {name: ".config/lesskey"}, {name: ".less"},
+	{name: ".manpath"}, {name: "man_db.conf"}, {name: "manpath.config"}, {name: "man.conf"},
+	{name: "AGENTS.md", label: agentInstructions}, {name: "AGENTS.override.md", label: agentInstructions},
+	{name: "CLAUDE.md", label: agentInstructions}, {name: "CLAUDE.local.md", label: agentInstructions},
+	{name: "GEMINI.md", label: agentInstructions}, {name: ".cursorrules", label: agentInstructions},
+	{name: ".windsurfrules", label: agentInstructions},
+	{name: ".clinerules", label: agentInstructions}, {name: ".github/copilot-instructions.md", label: agentInstructions},
 }
+
+// agentInstructions labels the agents' instruction files.
+const agentInstructions = "(instructions the agent follows in every later session)"
 
 // Protected says whether the clean absolute path p is one of the protected
 // settings, or lies inside one, and why. The list is fixed: no
@@ -112,7 +138,11 @@ func (c *Classifier) codeSegs(segs, orig []string) (string, bool) {
 			e = c.code.matchEnd(segs, end)
 		}
 		if e != nil {
-			return describe(orig, end, len(e.parts), "(makes tools run code)"), true
+			label := "(makes tools run code)"
+			if e.label != "" {
+				label = e.label
+			}
+			return describe(orig, end, len(e.parts), label), true
 		}
 	}
 	return "", false

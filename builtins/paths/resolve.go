@@ -19,6 +19,19 @@ type Resolved struct {
 	// the way resolved, ".." applied after resolution, the part that does not
 	// exist yet appended. It equals Abs when no symlink is involved.
 	Real string
+	// Unknown says why the file the kernel reaches cannot be known
+	// statically ("" when it can): the path goes through another
+	// process's root directory, a process's working directory or open
+	// files (see procStep). Real is then a best guess (the cwd for a
+	// working directory, "/" for a root), for deny and ask rules; checks
+	// that protect something treat the path as a credential path, checks
+	// that grant something never grant it.
+	Unknown string
+	// Tail is, for a path through a working directory or an open file
+	// (Unknown), the part of it below that unknown directory ("" when
+	// none): the file is Tail in some directory. Deny and ask rules that
+	// could match a path ending in Tail hit it (RuleSet.MatchTargets).
+	Tail string
 }
 
 // maxSymlinks bounds the symlinks followed while resolving one path (Linux uses 40).
@@ -107,11 +120,56 @@ func ResolvePath(p, cwd, home string) Resolved {
 	// so that "link/.." means what the kernel makes of it.
 	raw := joined(p, cwd, home)
 	abs := path.Clean(raw)
-	real, ok := RealPath(raw)
+	real, unknown, ok := realPath(raw, absDir(cwd, home))
 	if !ok {
 		real = abs
 	}
-	return Resolved{Abs: abs, Real: real}
+	r := Resolved{Abs: abs, Real: real, Unknown: unknown}
+	if unknown != "" {
+		r.Tail = unknownTail(raw)
+	}
+	return r
+}
+
+// unknownTail returns what the absolute path p names below the first
+// working-directory or open-file link of /proc or /dev/fd in it, its ".."
+// applied ("" when p has none, or names nothing below it).
+func unknownTail(p string) string {
+	segs := splitSegments(p, nil)
+	start := -1
+	switch {
+	case len(segs) >= 3 && segs[0] == "dev" && segs[1] == "fd":
+		start = 3
+	case len(segs) >= 2 && segs[0] == "dev" && (segs[1] == "stdin" || segs[1] == "stdout" || segs[1] == "stderr"):
+		start = 2
+	case len(segs) >= 3 && segs[0] == "proc":
+		i := 2
+		if len(segs) >= 5 && segs[2] == "task" {
+			i = 4
+		}
+		switch {
+		case i < len(segs) && segs[i] == "cwd":
+			start = i + 1
+		case i+1 < len(segs) && segs[i] == "fd":
+			start = i + 2
+		}
+	}
+	if start < 0 || start > len(segs) {
+		return ""
+	}
+	var tail []string
+	for _, s := range segs[start:] {
+		switch s {
+		case ".":
+		case "..":
+			if len(tail) > 0 {
+				tail = tail[:len(tail)-1]
+			}
+		default:
+			tail = append(tail, s)
+		}
+	}
+	return strings.Join(tail, "/")
 }
 
 // RealPath resolves every existing symlink of the absolute path p, like
@@ -119,21 +177,36 @@ func ResolvePath(p, cwd, home string) Resolved {
 // error: resolution stops being able to follow links at the first missing
 // component, and the remaining components are applied lexically, as mkdir -p
 // would create them. ok is false on a symlink loop.
+//
+// Paths below /proc (and /dev/fd, /dev/stdin, /dev/stdout, /dev/stderr,
+// its other names) are resolved by procStep, never through the magic
+// links of permopa's own process; a process's working directory is not
+// known here and stays as written.
 func RealPath(p string) (real string, ok bool) {
+	real, _, ok = realPath(p, "")
+	return real, ok
+}
+
+// realPath is RealPath taking a process's working directory to be cwd
+// ("" when unknown), and saying why the result is not certain (see
+// Resolved.Unknown).
+func realPath(p, cwd string) (real, unknown string, ok bool) {
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
-	if p == "/proc" || strings.HasPrefix(p, "/proc/") {
+	if procLike(p) {
 		// /proc is resolved lexically (see procStep), never through the
 		// magic links of this process.
-		return walk("/", p, 0)
+		r := resolver{cwd: cwd}
+		real, ok = r.walk("/", p, 0)
+		return real, r.unknown, ok
 	}
 	// Fast paths for a clean path: the kernel may confirm in one call that
 	// no symlink is involved; else the path is walked prefix by prefix
 	// without building strings, up to the first symlink.
 	if p == path.Clean(p) {
 		if symlinkFree(p) {
-			return p, true
+			return p, "", true
 		}
 		for i := 1; i <= len(p); i++ {
 			if i < len(p) && p[i] != '/' {
@@ -142,28 +215,50 @@ func RealPath(p string) (real string, ok bool) {
 			fi, err := os.Lstat(p[:i])
 			if err != nil {
 				// Nothing below a missing component exists: no symlink further on.
-				return p, true
+				return p, "", true
 			}
 			if fi.Mode()&os.ModeSymlink != 0 {
 				target, err := os.Readlink(p[:i])
 				if err != nil {
-					return p, true
+					return p, "", true
 				}
 				dest := path.Dir(p[:i])
 				if strings.HasPrefix(target, "/") {
 					dest = "/"
 				}
-				return walk(dest, target+p[i:], 1)
+				r := resolver{cwd: cwd}
+				real, ok = r.walk(dest, target+p[i:], 1)
+				return real, r.unknown, ok
 			}
 		}
-		return p, true
+		return p, "", true
 	}
-	return walk("/", p, 0)
+	r := resolver{cwd: cwd}
+	real, ok = r.walk("/", p, 0)
+	return real, r.unknown, ok
+}
+
+// procLike reports whether p lies below /proc, or is one of the names
+// /dev gives to a process's open files.
+func procLike(p string) bool {
+	for _, d := range [...]string{"/proc", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr"} {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// resolver is one resolution: the working directory a process's cwd link
+// is taken to be, and why the result is not certain.
+type resolver struct {
+	cwd     string
+	unknown string
 }
 
 // walk resolves rest below dest, a resolved directory, component by
 // component; links symlinks were already followed.
-func walk(dest, rest string, links int) (string, bool) {
+func (r *resolver) walk(dest, rest string, links int) (string, bool) {
 	expanded := links > 0
 	for rest != "" {
 		if expanded {
@@ -171,7 +266,7 @@ func walk(dest, rest string, links int) (string, bool) {
 			// that the rest has none (a symlinked home or workdir, say).
 			expanded = false
 			if !strings.Contains(rest, "..") {
-				if cand := path.Clean(dest + "/" + rest); symlinkFree(cand) {
+				if cand := path.Clean(dest + "/" + rest); !procLike(cand) && symlinkFree(cand) {
 					return cand, true
 				}
 			}
@@ -193,8 +288,38 @@ func walk(dest, rest string, links int) (string, bool) {
 		if dest == "/" {
 			next = "/" + comp
 		}
-		if d, ok := procStep(dest, comp); ok {
-			dest = d
+		if d, ok := devFdStep(dest, comp); ok {
+			// /dev/fd is /proc/self/fd, /dev/stdin /proc/self/fd/0, ...
+			// also where /dev does not have them.
+			dest = "/"
+			if rest == "" {
+				rest = d
+			} else {
+				rest = d + "/" + rest
+			}
+			continue
+		}
+		if d, follow, why, ok := procStep(dest, comp, r.cwd); ok {
+			if why != "" && r.unknown == "" {
+				r.unknown = why
+			}
+			if follow == "" {
+				dest = d
+				continue
+			}
+			// A working directory: resolved as a symlink to it, so that
+			// ".." after it goes to its parent, as the kernel goes.
+			links++
+			if links > maxSymlinks {
+				return "", false
+			}
+			dest = "/"
+			if rest == "" {
+				rest = follow
+			} else {
+				rest = follow + "/" + rest
+			}
+			expanded = true
 			continue
 		}
 		fi, err := os.Lstat(next)
@@ -262,6 +387,9 @@ func Inside(p string, dirs []string, cwd, home string) bool {
 
 // InsideResolved is Inside on resolved paths.
 func InsideResolved(p Resolved, dirs []Resolved) bool {
+	if p.Unknown != "" {
+		return false // what the kernel reaches is not known
+	}
 	for _, d := range dirs {
 		if Within(p.Real, d.Real) {
 			return true
@@ -270,23 +398,78 @@ func InsideResolved(p Resolved, dirs []Resolved) bool {
 	return false
 }
 
-// procStep resolves one component below /proc without the file system. The
-// links there are magic: /proc/self is whichever process reads it (the
-// agent's command, not permopa), and /proc/PID/root is the root directory
-// of process PID, so /proc/1/root/etc/shadow is /etc/shadow as that process
-// sees it. Within one mount namespace that is /etc/shadow: "root" after a
-// process directory (or a task directory) resolves to "/". Every other
-// component stays as written (no link of permopa's own process is
-// followed); what it can reach (cwd, fd, environ, mem) is classified by
-// the credential list (secrets.go). ok is false outside /proc.
-func procStep(dest, comp string) (string, bool) {
+// procStep resolves one component below /proc without the file system
+// (docs/rules.md, "Paths that reach the same file by another road"). The
+// links there are magic: /proc/self is whichever process opens the path
+// (the agent's command or host, not permopa), /proc/PID/root is the root
+// directory of process PID and /proc/PID/cwd its working directory.
+//
+//   - "root" after a process directory (or a task directory) resolves to
+//     "/": /proc/self/root/etc/shadow is /etc/shadow. For another process
+//     (a number, or a glob standing for one) that holds only within one
+//     mount namespace, so the result is also unknown.
+//   - "cwd" is followed to cwd (follow), and is unknown: which directory a
+//     process works in when it opens the path is not known statically (the
+//     bash analyser resolves /proc/self/cwd of a command itself, from the
+//     directory the command runs in). Without a cwd it stays as written.
+//   - "fd" (open files) stays as written and is unknown.
+//
+// Every other component stays as written (no link of permopa's own process
+// is followed); what it can reach (environ, mem, map_files) is classified
+// by the credential list (secrets.go). ok is false outside /proc.
+func procStep(dest, comp, cwd string) (next, follow, unknown string, ok bool) {
 	if dest != "/proc" && !strings.HasPrefix(dest, "/proc/") {
+		return "", "", "", false
+	}
+	if !procProcessDir(dest) {
+		return dest + "/" + comp, "", "", true
+	}
+	self := procSelf(dest)
+	switch comp {
+	case "root":
+		if self {
+			return "/", "", "", true
+		}
+		return "/", "", "reaches through " + dest + "/root, the root directory of another process (not known statically)", true
+	case "cwd":
+		why := "reaches through " + dest + "/cwd, the working directory of the process that opens it (not known statically)"
+		if !self {
+			why = "reaches through " + dest + "/cwd, the working directory of another process (not known statically)"
+		}
+		if cwd == "" {
+			return dest + "/" + comp, "", why, true
+		}
+		return "", cwd, why, true
+	case "fd":
+		return dest + "/" + comp, "", "reaches through " + dest + "/fd, the open files of a process (not known statically)", true
+	}
+	return dest + "/" + comp, "", "", true
+}
+
+// procSelf reports whether the process directory d is the opening process
+// itself (/proc/self, /proc/thread-self, or a task of /proc/self).
+func procSelf(d string) bool {
+	segs := strings.Split(strings.TrimPrefix(d, "/proc/"), "/")
+	return segs[0] == "self" || segs[0] == "thread-self"
+}
+
+// devFdStep gives the /proc name of /dev/fd, /dev/stdin, /dev/stdout and
+// /dev/stderr (ok false for every other component).
+func devFdStep(dest, comp string) (string, bool) {
+	if dest != "/dev" {
 		return "", false
 	}
-	if comp == "root" && procProcessDir(dest) {
-		return "/", true
+	switch comp {
+	case "fd":
+		return "/proc/self/fd", true
+	case "stdin":
+		return "/proc/self/fd/0", true
+	case "stdout":
+		return "/proc/self/fd/1", true
+	case "stderr":
+		return "/proc/self/fd/2", true
 	}
-	return dest + "/" + comp, true
+	return "", false
 }
 
 // procProcessDir reports whether d is /proc/X or /proc/X/task/Y.
@@ -319,11 +502,11 @@ func OtherRoads(p, cwd, home string, r Resolved) []Resolved {
 	if x == r.Abs || x == r.Real {
 		return nil
 	}
-	real, ok := RealPath(x)
+	real, unknown, ok := realPath(x, absDir(cwd, home))
 	if !ok {
 		real = x
 	}
-	return []Resolved{{Abs: x, Real: real}}
+	return []Resolved{{Abs: x, Real: real, Unknown: unknown}}
 }
 
 // UserHome is the home of user name as bash expands "~name" ("" when name
@@ -369,3 +552,95 @@ func LookupHome(name string) string {
 }
 
 var homes = lru.New[string, string](1024) // user name → home ("" when unknown)
+
+// Spellings returns the spellings of the absolute, joined but not cleaned
+// path p that the path built-ins must be given to resolve p as the kernel
+// does (docs/reads.md, "One resolution"), for a caller that reports paths
+// without reading the file system (the bash analyser, whose analyses are
+// cached across calls):
+//
+//   - p cleaned lexically;
+//   - p with its ".." segments kept (only empty and "." segments dropped)
+//     when a ".." follows another segment: "link/.." is the parent of the
+//     link's target, which ResolvePath finds on disk;
+//   - for a path through the opening process's own working directory
+//     (/proc/self/cwd, /proc/thread-self/cwd, /proc/self/task/T/cwd), the
+//     rest of it in each of dirs, the directories the process may work in
+//     (none when not known), in both forms. The spelling through /proc
+//     stays too: ResolvePath flags it as not known statically.
+func Spellings(p string, dirs []string) []string {
+	out := appendSpellings(nil, p)
+	if rest, ok := procSelfCwd(p); ok {
+		for _, d := range dirs {
+			out = appendSpellings(out, d+"/"+rest)
+		}
+	}
+	return out
+}
+
+func appendSpellings(out []string, p string) []string {
+	add := func(s string) {
+		for _, x := range out {
+			if x == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	add(path.Clean(p))
+	if phys, ok := physicalSpelling(p); ok {
+		add(phys)
+	}
+	return out
+}
+
+// physicalSpelling drops the empty and "." segments of the absolute path p
+// and keeps its ".." segments; ok is false when no ".." follows another
+// segment (lexical cleaning then means what the kernel does).
+func physicalSpelling(p string) (string, bool) {
+	segs := make([]string, 0, 8)
+	popped := false
+	for _, s := range strings.Split(p, "/") {
+		switch s {
+		case "", ".":
+			continue
+		case "..":
+			popped = popped || len(segs) > 0 && segs[len(segs)-1] != ".."
+		}
+		segs = append(segs, s)
+	}
+	if !popped {
+		return "", false
+	}
+	return "/" + strings.Join(segs, "/"), true
+}
+
+// procSelfCwd returns the rest of p below the opening process's own
+// working directory link, if p goes through one.
+func procSelfCwd(p string) (string, bool) {
+	segs := strings.Split(p, "/")
+	var clean []string
+	for _, s := range segs {
+		if s != "" && s != "." {
+			clean = append(clean, s)
+		}
+	}
+	if len(clean) < 3 || clean[0] != "proc" {
+		return "", false
+	}
+	n := 0
+	switch {
+	case (clean[1] == "self" || clean[1] == "thread-self") && clean[2] == "cwd":
+		n = 3
+	case clean[1] == "self" && len(clean) >= 5 && clean[2] == "task" && clean[4] == "cwd":
+		n = 5
+	default:
+		return "", false
+	}
+	for _, s := range clean[:n] {
+		if s == ".." {
+			return "", false
+		}
+	}
+	return strings.Join(clean[n:], "/"), true
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -230,6 +231,80 @@ func TestOtherRoads(t *testing.T) {
 		}
 		if c.want == "" && len(forms) != 1 {
 			t.Errorf("%q: unexpected other roads %v", c.path, forms[1:])
+		}
+	}
+}
+
+// Spellings gives the path built-ins what they need to resolve a path as
+// the kernel does: "link/.." kept, /proc/self/cwd in each directory the
+// command may run in (issue 23).
+func TestSpellings(t *testing.T) {
+	cases := []struct {
+		p    string
+		dirs []string
+		want []string
+	}{
+		{"/w/a.go", []string{"/w"}, []string{"/w/a.go"}},
+		{"/w/./a//b", nil, []string{"/w/a/b"}},
+		{"/w/link/../x", nil, []string{"/w/x", "/w/link/../x"}},
+		{"/w/./link//../x", nil, []string{"/w/x", "/w/link/../x"}},
+		{"/../x", nil, []string{"/x"}},
+		{"/proc/self/cwd/../../home", []string{"/a/b"}, []string{"/proc/home", "/proc/self/cwd/../../home", "/home", "/a/b/../../home"}},
+		{"/proc/thread-self/cwd/x", []string{"/a", "/b"}, []string{"/proc/thread-self/cwd/x", "/a/x", "/b/x"}},
+		{"/proc/self/task/*/cwd/x", []string{"/a"}, []string{"/proc/self/task/*/cwd/x", "/a/x"}},
+		{"/proc/self/cwd/x", nil, []string{"/proc/self/cwd/x"}},
+		{"/proc/1/cwd/x", []string{"/a"}, []string{"/proc/1/cwd/x"}},
+		{"/proc/self/x/../cwd/y", []string{"/a"}, []string{"/proc/self/cwd/y", "/proc/self/x/../cwd/y"}},
+	}
+	for _, c := range cases {
+		if got := Spellings(c.p, c.dirs); !slices.Equal(got, c.want) {
+			t.Errorf("Spellings(%q, %q) = %q, want %q", c.p, c.dirs, got, c.want)
+		}
+	}
+}
+
+// A path in a directory that cannot be known statically (another
+// process's cwd, an open file) meets every deny rule that could match a
+// path ending in what it names there (issue 23): a rule on a whole
+// directory (~/.ssh/**) meets every such path, since the directory may be
+// that one.
+func TestUnknownDirectoryMeetsRulesByTail(t *testing.T) {
+	rs, err := CompileRules([]string{"/etc/*/secret.txt", "~/.ssh/id_*", "**/.env", "/srv/app/*.go"}, "/w", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := CompileRules([]string{"~/.ssh/**"}, "/w", "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		p          string
+		want, wide int
+	}{
+		{"/proc/1/cwd/home/u/.ssh/id_rsa", 1, 0},
+		{"/proc/1/cwd/.ssh/id_rsa", 1, 0},
+		{"/proc/1/cwd/id_rsa", 1, 0},
+		{"/proc/*/cwd/../../x/.ssh/id_rsa", -1, 0},
+		{"/proc/1/task/2/cwd/.env", 2, 0},
+		{"/proc/self/fd/3/.ssh/config", -1, 0},
+		{"/dev/fd/4/sub/.env", 2, 0},
+		{"/proc/1/cwd/conf/secret.txt", 0, 0},
+		{"/proc/1/cwd/main.go", 3, 0},
+		{"/proc/1/cwd/src/main.go", -1, 0},
+		{"/proc/1/root/home/u/notes", -1, -1},
+		{"/proc/1/environ", -1, -1},
+	}
+	for _, c := range cases {
+		r := ResolvePath(c.p, "/w", "/home/u")
+		ts := []Target{{Raw: c.p, Forms: []Resolved{r}}}
+		if got := rs.MatchTargets(ts, "/w", ModeAny); got != c.want {
+			t.Errorf("%s (tail %q): rule %d, want %d", c.p, r.Tail, got, c.want)
+		}
+		if got := wide.MatchTargets(ts, "/w", ModeAny); got != c.wide {
+			t.Errorf("%s (tail %q): ~/.ssh/** %d, want %d", c.p, r.Tail, got, c.wide)
+		}
+		if got := rs.MatchTargets(ts, "/w", ModeAll); got != -1 && r.Unknown != "" {
+			t.Errorf("%s: allow rule %d covers a path that cannot be known", c.p, got)
 		}
 	}
 }

@@ -49,6 +49,31 @@ var (
 		{name: ".bash_history", credential: true}, {name: ".zsh_history", credential: true},
 		{name: ".psql_history", credential: true}, {name: ".mysql_history", credential: true},
 		{name: ".python_history", credential: true}, {name: ".node_repl_history", credential: true},
+		{name: ".local/share/fish/fish_history", credential: true}, {name: ".config/fish/fish_history", credential: true},
+		{name: ".sh_history", credential: true}, {name: ".ksh_history", credential: true},
+		{name: ".ash_history", credential: true}, {name: ".zhistory", credential: true},
+		{name: ".histfile", credential: true}, {name: ".sqlite_history", credential: true},
+		{name: ".rediscli_history", credential: true}, {name: ".dbshell", credential: true},
+		{name: ".irb_history", credential: true}, {name: ".pry_history", credential: true},
+		// less keeps its search strings and the shell commands typed at
+		// "!", vim (viminfo) and neovim (shada) their registers (what was
+		// yanked) and command lines.
+		{name: ".lesshst", credential: true}, {name: ".viminfo", credential: true},
+		// Client passwords and API tokens in plain text: MySQL's client
+		// file, RubyGems, GitLab's CLI, MinIO's client, fly.io, ngrok,
+		// Hetzner, CircleCI's CLI, Composer.
+		{name: ".my.cnf", credential: true}, {name: ".gem/credentials", credential: true},
+		{name: ".config/glab-cli/config.yml", credential: true}, {name: ".mc/config.json", credential: true},
+		{name: ".fly/config.yml", credential: true}, {name: ".config/ngrok/ngrok.yml", credential: true},
+		{name: ".ngrok2/ngrok.yml", credential: true}, {name: ".config/hcloud/cli.toml", credential: true},
+		{name: ".circleci/cli.yml", credential: true}, {name: ".config/composer/auth.json", credential: true},
+		{name: ".composer/auth.json", credential: true},
+		// A project's own secrets: Rails' master key (it decrypts
+		// config/credentials.yml.enc) and per-environment keys, and
+		// Terraform state, which holds every secret of the resources it
+		// manages in plain text.
+		{name: "config/master.key", credential: true}, {name: "config/credentials/*.key", credential: true},
+		{name: "*.tfstate", credential: true}, {name: "*.tfstate.backup", credential: true},
 		// Another process's environment and memory, and the kernel's.
 		{name: "proc/*/environ", credential: true}, {name: "proc/*/task/*/environ", credential: true},
 		{name: "proc/*/mem", credential: true}, {name: "proc/*/task/*/mem", credential: true},
@@ -61,6 +86,16 @@ var (
 		{name: ".oci", credential: true}, {name: ".config/doctl", credential: true}, {name: ".config/op", credential: true},
 		// Secret stores and browser profiles (saved passwords, session cookies).
 		{name: ".local/share/keyrings", credential: true}, {name: ".password-store", credential: true},
+		{name: ".local/share/nvim/shada", credential: true}, {name: ".local/state/nvim/shada", credential: true},
+		// Secrets mounted into containers: Kubernetes service-account
+		// tokens (/var/run/secrets/kubernetes.io/serviceaccount/token),
+		// Docker and Compose secrets (/run/secrets/NAME).
+		{name: "run/secrets", credential: true},
+		// Token stores of CLIs: age keys for sops, firebase-tools and other
+		// configstore users, the Teleport client's keys, minikube's client
+		// keys.
+		{name: ".config/sops/age", credential: true}, {name: ".config/configstore", credential: true},
+		{name: ".tsh", credential: true}, {name: ".minikube/profiles", credential: true},
 		{name: ".mozilla", credential: true}, {name: ".config/google-chrome", credential: true},
 		{name: ".config/chromium", credential: true}, {name: ".config/BraveSoftware", credential: true},
 		// Raw disks: reading one reads every file on it (/etc/shadow,

@@ -26,7 +26,7 @@ func TestClassifySecrets(t *testing.T) {
 		{"/home/u/.pgpass", true, "`.pgpass` file"},
 		{"/home/u/.vault-token", true, "`.vault-token` file"},
 		{"/home/u/.cargo/credentials.toml", true, "`.cargo/credentials.toml` file"},
-		{"/home/u/.cargo/config.toml", false, ""},
+		{"/home/u/.cargo/config.toml", false, "`.cargo/config.toml` (makes tools run code)"},
 		{"/home/u/.config/gcloud/application_default_credentials.json", true, "`.config/gcloud` directory"},
 		{"/home/u/.azure/msal_token_cache.json", true, "`.azure` directory"},
 		{"/proc/self/environ", true, "`proc/self/environ` file"},
@@ -65,6 +65,19 @@ func TestClassifySecrets(t *testing.T) {
 		{"/home/u/.bash_history", true, "`.bash_history` file"},
 		{"/home/u/.zsh_history", true, "`.zsh_history` file"},
 		{"/home/u/.psql_history", true, "`.psql_history` file"},
+		{"/home/u/.local/share/fish/fish_history", true, "`.local/share/fish/fish_history` file"},
+		{"/home/u/.lesshst", true, "`.lesshst` file"},
+		{"/home/u/.viminfo", true, "`.viminfo` file"},
+		{"/home/u/.local/state/nvim/shada/main.shada", true, "`.local/state/nvim/shada` directory"},
+		{"/var/run/secrets/kubernetes.io/serviceaccount/token", true, "`run/secrets` directory"},
+		{"/run/secrets/db", true, "`run/secrets` directory"},
+		{"/app/config/master.key", true, "`config/master.key` file"},
+		{"/app/config/credentials/production.key", true, "`config/credentials/production.key` file"},
+		{"/app/config/credentials.yml.enc", false, ""},
+		{"/infra/terraform.tfstate", true, "`terraform.tfstate` file"},
+		{"/infra/terraform.tfstate.backup", true, "`terraform.tfstate.backup` file"},
+		{"/home/u/.my.cnf", true, "`.my.cnf` file"},
+		{"/home/u/.config/sops/age/keys.txt", true, "`.config/sops/age` directory"},
 		{"/home/u/.oci/config", true, "`.oci` directory"},
 		{"/home/u/.config/op/config", true, "`.config/op` directory"},
 		{"/home/u/.local/share/keyrings/login.keyring", true, "`.local/share/keyrings` directory"},
@@ -114,26 +127,47 @@ func TestClassifySecrets(t *testing.T) {
 	}
 }
 
-// /proc/PID/root/X is X as process PID sees it: resolved lexically, without
-// the magic links of permopa's own process (/proc/self is the reader).
+// /proc/PID/root/X is X as process PID sees it, /proc/PID/cwd/X is X in
+// the cwd: resolved without the magic links of permopa's own process
+// (/proc/self is the reader), component by component, so that ".." after
+// a magic link goes where the kernel goes. What cannot be known statically
+// (another process's root, any process's working directory, open files)
+// is flagged unknown (issue 23).
 func TestResolveProc(t *testing.T) {
-	cases := []struct{ p, real string }{
-		{"/proc/1/root/etc/shadow", "/etc/shadow"},
-		{"/proc/self/root/etc/passwd", "/etc/passwd"},
-		{"/proc/thread-self/root/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa"},
-		{"/proc/1/task/1/root/etc/shadow", "/etc/shadow"},
-		{"/proc/1/root/proc/self/root/etc/shadow", "/etc/shadow"},
-		{"/proc/1/root", "/"},
-		{"/proc/1/root/../etc/shadow", "/etc/shadow"},
-		{"/proc/self/environ", "/proc/self/environ"},
-		{"/proc/self/cwd/x", "/proc/self/cwd/x"},
-		{"/proc/1/fd/3", "/proc/1/fd/3"},
-		{"/proc/1/root2/x", "/proc/1/root2/x"},
-		{"/proc/cpuinfo", "/proc/cpuinfo"},
+	cases := []struct {
+		p, real string
+		unknown bool
+	}{
+		{"/proc/1/root/etc/shadow", "/etc/shadow", true},
+		{"/proc/self/root/etc/passwd", "/etc/passwd", false},
+		{"/proc/thread-self/root/home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa", false},
+		{"/proc/self/task/7/root/etc/x", "/etc/x", false},
+		{"/proc/self/task/*/root/etc/x", "/etc/x", false},
+		{"/proc/*/root/etc/x", "/etc/x", true},
+		{"/proc/1/task/1/root/etc/shadow", "/etc/shadow", true},
+		{"/proc/1/root/proc/self/root/etc/shadow", "/etc/shadow", true},
+		{"/proc/1/root", "/", true},
+		{"/proc/1/root/../etc/shadow", "/etc/shadow", true},
+		{"/proc/self/root/../../etc/x", "/etc/x", false},
+		{"/proc/self/environ", "/proc/self/environ", false},
+		{"/proc/self/cwd/x", "/w/x", true},
+		{"/proc/thread-self/cwd/x", "/w/x", true},
+		{"/proc/self/cwd/../../home/u/.ssh/id_rsa", "/home/u/.ssh/id_rsa", true},
+		{"/proc/self/task/3/cwd/../etc/x", "/etc/x", true},
+		{"/proc/1/cwd/x", "/w/x", true},
+		{"/proc/1/fd/3", "/proc/1/fd/3", true},
+		{"/proc/self/fd/3/../../x", "/proc/self/x", true},
+		{"/dev/fd/3", "/proc/self/fd/3", true},
+		{"/dev/stdin", "/proc/self/fd/0", true},
+		{"/proc/1/root2/x", "/proc/1/root2/x", false},
+		{"/proc/1/cwdx", "/proc/1/cwdx", false},
+		{"/proc/cpuinfo", "/proc/cpuinfo", false},
+		{"/proc/sys/kernel/root/x", "/proc/sys/kernel/root/x", false},
 	}
 	for _, c := range cases {
-		if r := ResolvePath(c.p, "/w", "/home/u"); r.Real != c.real {
-			t.Errorf("ResolvePath(%q).Real = %q, want %q", c.p, r.Real, c.real)
+		r := ResolvePath(c.p, "/w", "/home/u")
+		if r.Real != c.real || (r.Unknown != "") != c.unknown {
+			t.Errorf("ResolvePath(%q) = %q (unknown %q), want %q (unknown %v)", c.p, r.Real, r.Unknown, c.real, c.unknown)
 		}
 	}
 	// A symlink into /proc is resolved through the same rules.
@@ -144,5 +178,25 @@ func TestResolveProc(t *testing.T) {
 	}
 	if _, c, _ := Classify(ResolvePath("/proc/1/root/home/u/.aws/config", "/", "").Real, nil); !c {
 		t.Error("/proc/1/root/home/u/.aws/config is not a credential path")
+	}
+}
+
+// A link into /proc or /dev/fd is resolved by the same rules as the path
+// spelled there, even where the kernel finds nothing (a process that does
+// not exist, a /dev without fd): never taken as a plain path (issue 23).
+func TestLinksIntoProcAreResolvedAsProc(t *testing.T) {
+	root := tempRoot(t)
+	symlink(t, "/proc/999999999/cwd", root+"/gone")
+	symlink(t, "/proc/self/cwd", root+"/here")
+	symlink(t, "/dev/fd/9", root+"/fd")
+	for _, c := range []struct{ p, real string }{
+		{root + "/gone/x", "/w/x"},
+		{root + "/here/../etc/x", "/etc/x"},
+		{root + "/fd", "/proc/self/fd/9"},
+	} {
+		r := ResolvePath(c.p, "/w", "/home/u")
+		if r.Real != c.real || r.Unknown == "" {
+			t.Errorf("ResolvePath(%q) = %q (unknown %q), want %q, unknown", c.p, r.Real, r.Unknown, c.real)
+		}
 	}
 }

@@ -148,6 +148,7 @@ var systemLocations = []fixedLocation{
 	{"/proc/1/map_files", true}, {"/proc/kcore", false}, {"/dev/mem", false}, {"/dev/kmem", false},
 	{"/dev/port", false}, {"/dev/mapper", true}, {"/dev/disk", true}, {"/dev/block", true},
 	{"/root/.ssh", true}, {"/root/.aws", true}, {"/root/.gnupg", true},
+	{"/run/secrets", true}, {"/var/run/secrets", true},
 }
 
 type homeKey struct {
@@ -196,7 +197,11 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 	if c == nil {
 		c = defaultClassifier
 	}
-	// 1. The root itself.
+	// 1. The root itself; a root the kernel reaches through a link that
+	// cannot be known statically fails closed.
+	if t.Root.Unknown != "" {
+		return TreeVerdict{Credential: true, Path: t.Root.Abs, Reason: t.Root.Unknown}
+	}
 	for _, p := range rootForms(t.Root) {
 		if _, cred, why := c.Classify(p); cred {
 			return TreeVerdict{Credential: true, Path: p, Reason: why}

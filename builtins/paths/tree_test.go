@@ -44,7 +44,7 @@ func TestCheckTree(t *testing.T) {
 		reaches    string // a substring of the path found
 	}{
 		// Well-known locations below the root.
-		{"grep -r ~", home, Tree{Hidden: true}, true, false, "/.aws"},
+		{"grep -r ~", home, Tree{Hidden: true}, true, false, "/.a"}, // the first well-known location: ~/.ash_history
 		{"grep -r /", "/", Tree{Hidden: true}, true, false, ""},
 		{"grep -r /etc", "/etc", Tree{Hidden: true}, true, false, "/etc/"},
 		{"grep -r /proc", "/proc", Tree{Hidden: true}, true, false, "/proc/"},
