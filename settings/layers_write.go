@@ -75,14 +75,33 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []p
 			lists.add(r)
 		}
 		return nil
-	})
+	}, l.retrustAfterWrite(dest, file))
 	if err != nil {
 		return nil, err
 	}
 	for i := range written {
 		written[i].Source, written[i].Layer = source, file
 	}
-	return written, l.reloadAfterWrite(ctx)
+	return written, l.reloadAfterWrite(ctx, file)
+}
+
+// retrustAfterWrite keeps a project file the user trusted trusted after
+// the user's own write to it (AddRules, RevokeRules: `permopa rules add
+// --project`, a confirmation): its new digest is recorded when the file
+// was trusted as it was before (or did not exist). A file that was not
+// trusted stays so: the user's rule is in it, and so is what the user has
+// not reviewed (docs/rules.md, "Trusted projects").
+func (l *Layers) retrustAfterWrite(dest, file string) func(before, after []byte) error {
+	return func(before, after []byte) error {
+		if dest != DestinationLocal && dest != DestinationProject {
+			return nil
+		}
+		digest := ""
+		if before != nil {
+			digest = Digest(before)
+		}
+		return retrustFile(l.opts.UserDir, l.opts.ProjectDir, file, digest, after)
+	}
 }
 
 // RevokeRules removes rules (matched with SameRule: tool, content and
@@ -117,11 +136,11 @@ func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules 
 	err = editSettingsFile(file, func(lists *ruleLists) error {
 		removed = lists.remove(rules)
 		return nil
-	})
+	}, l.retrustAfterWrite(dest, file))
 	if err != nil {
 		return 0, err
 	}
-	return removed, l.reloadAfterWrite(ctx)
+	return removed, l.reloadAfterWrite(ctx, file)
 }
 
 // checkDestinationDir refuses to write a project's rules through a
@@ -144,7 +163,16 @@ func (l *Layers) checkDestinationDir(dest string) error {
 // reloadAfterWrite applies a file just written. Problems of the files
 // (another file broken, an old invalid rule) are not this write's failure
 // and stay in Problems; a failure to apply the settings is.
-func (l *Layers) reloadAfterWrite(ctx context.Context) error {
+//
+// The reload holds file's in-process lock: another writer's file and the
+// trust it records for it (retrustAfterWrite) are then both in place or
+// both not yet.
+func (l *Layers) reloadAfterWrite(ctx context.Context, file string) error {
+	if abs, err := filepath.Abs(file); err == nil {
+		mu, _ := fileLocks.LoadOrStore(abs, &sync.Mutex{})
+		mu.(*sync.Mutex).Lock()
+		defer mu.(*sync.Mutex).Unlock()
+	}
 	_, err := l.reload(ctx)
 	return err
 }
@@ -267,8 +295,10 @@ func ruleEntry(r permission.Rule) any {
 var fileLocks sync.Map // path → *sync.Mutex
 
 // editSettingsFile reads file (missing: empty), lets edit change its rule
-// lists, and writes it back atomically if anything changed.
-func editSettingsFile(file string, edit func(*ruleLists) error) error {
+// lists, and writes it back atomically if anything changed. then, if
+// given, is called with the content before (nil: missing) and after,
+// while the file is still locked.
+func editSettingsFile(file string, edit func(*ruleLists) error, then ...func(before, after []byte) error) error {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return err
@@ -320,7 +350,15 @@ func editSettingsFile(file string, edit func(*ruleLists) error) error {
 	if out == nil {
 		return nil // nothing changed
 	}
-	return writeAtomic(abs, out, mode)
+	if err := writeAtomic(abs, out, mode); err != nil {
+		return err
+	}
+	for _, f := range then {
+		if err := f(data, out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeAtomic writes data to a temporary file next to path, syncs it and

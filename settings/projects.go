@@ -15,9 +15,11 @@ import (
 // input cwd is key. The engine's other settings are left alone, so the
 // merged layers' locks (allow_managed_rules_only) still hold over them.
 // AddRules with the local or project destination writes dir's files. dir
-// must be absolute.
+// must be absolute. What the files loosen counts only once the user
+// trusts the project (trust.go), as recorded in the user's settings
+// directory of the process's environment (SetUserDir changes it).
 func NewProjectLayers(dir, key string) *Layers {
-	l := &Layers{opts: LayerOptions{ProjectDir: dir, Cwd: dir}, projectKey: key}
+	l := &Layers{opts: LayerOptions{ProjectDir: dir, Cwd: dir, UserDir: defaultUserDir(envMap(nil), "")}, projectKey: key}
 	dot := filepath.Join(dir, ".permopa")
 	for _, ly := range []*layer{
 		{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: dir, project: dir},
@@ -43,4 +45,12 @@ func applyProject(ctx context.Context, eng Target, key string, rules []permissio
 		cur.SetProject(key, rules)
 		return nil
 	})
+}
+
+// SetUserDir sets the user settings directory whose trusted projects the
+// layers read (before the first Load).
+func (l *Layers) SetUserDir(dir string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.opts.UserDir = dir
 }

@@ -146,6 +146,7 @@ func (s Settings) Clone() Settings {
 	s.Rules = slices.Clone(s.Rules)
 	s.WorkingDirectories = slices.Clone(s.WorkingDirectories)
 	s.Unreadable = slices.Clone(s.Unreadable)
+	s.Untrusted = slices.Clone(s.Untrusted)
 	s.DangerousPaths.Files.Add = slices.Clone(s.DangerousPaths.Files.Add)
 	s.DangerousPaths.Files.Remove = slices.Clone(s.DangerousPaths.Files.Remove)
 	s.DangerousPaths.Directories.Add = slices.Clone(s.DangerousPaths.Directories.Add)
