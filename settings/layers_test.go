@@ -554,7 +554,7 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 func TestAddRulesToJSONAndTOML(t *testing.T) {
 	for _, ext := range []string{".json", ".toml"} {
 		tr := newTree(t)
-	tr.trustProject(t)
+		tr.trustProject(t)
 		content := map[string]string{".json": `{"permissions": {"deny": ["Bash(rm:*)"]}, "bypass_honours_safety": true}`, ".toml": "bypass_honours_safety = true\n[permissions]\ndeny = [\"Bash(rm:*)\"]\n"}[ext]
 		f := tr.write(t, ".permopa/settings"+ext, content)
 		eng, l, _ := tr.attach(t)
