@@ -69,6 +69,7 @@ func (e *Engine) storeSettingsLocked(ctx context.Context, s settings.Settings) e
 	}
 	e.settings = s
 	e.armExpiry(s, now)
+	e.untrusted.Store(&s.Untrusted)
 	return nil
 }
 

@@ -108,8 +108,13 @@ func TestUntrustedProjectLoosensNothing(t *testing.T) {
 			if len(untrusted) != c.findings {
 				t.Errorf("%d untrusted findings, want %d: %v", len(untrusted), c.findings, problems)
 			}
-			if d := eng.Decide(ctx, c.call(tr)); d.Behavior != c.untrust {
+			d := eng.Decide(ctx, c.call(tr))
+			if d.Behavior != c.untrust {
 				t.Errorf("untrusted: %s (%s), want %s", d.Behavior, d.Message, c.untrust)
+			}
+			// The decision names what was left out, where, and what to do.
+			if c.findings > 0 && (!strings.Contains(d.Message, untrusted[0].File+":") || !strings.Contains(d.Message, "permopa trust "+tr.proj)) {
+				t.Errorf("the decision does not name what was left out: %s", d.Message)
 			}
 			tr.trust(t, tr.proj)
 			if problems := l.Reload(ctx); hasUntrusted(problems) {
