@@ -77,4 +77,3 @@ func toolMatches(ruleTool, tool string) bool {
 	}
 	return false
 }
-

@@ -57,4 +57,3 @@ func TestEveryKeyHasATrustClass(t *testing.T) {
 		}
 	}
 }
-
