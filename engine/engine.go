@@ -51,7 +51,7 @@ type Engine struct {
 	// untrusted is what the settings in force left out of untrusted
 	// project files (settings.Settings.Untrusted), named in the decisions
 	// it might have changed (untrusted.go).
-	untrusted atomic.Pointer[[]settings.Untrusted]
+	untrusted atomic.Pointer[untrustedNotes]
 	// nextExpiry is when the next rule expires (Unix ns, 0: none); Decide
 	// then rebuilds the settings document without it (layers_session.go).
 	nextExpiry atomic.Int64
@@ -301,7 +301,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	e.bundleRevisions = revisions
 	e.query.Store(&pq)
 	e.armExpiry(c.settings, time.Now())
-	e.untrusted.Store(&c.settings.Untrusted)
+	e.untrusted.Store(untrustedOf(c.settings))
 	if err := e.startCache(ctx, c); err != nil {
 		return nil, err
 	}
@@ -391,6 +391,7 @@ func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input an
 		// A built-in that finished after the deadline: the answer is late.
 		return timedOut(ctx)
 	}
+	e.noteUntrusted(input, &d)
 	return d
 }
 
@@ -480,7 +481,7 @@ func (e *Engine) SetSettings(ctx context.Context, s settings.Settings) error {
 	}
 	e.settings = s
 	e.armExpiry(s, time.Now())
-	e.untrusted.Store(&s.Untrusted)
+	e.untrusted.Store(untrustedOf(s))
 	return nil
 }
 

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
 )
 
 // maxUntrustedNoted bounds how many left-out settings a decision names.
@@ -20,15 +22,21 @@ const maxUntrustedNoted = 3
 // "Trusted projects"). The decision itself is the policy's: this only
 // names what the settings left out.
 func (e *Engine) noteUntrusted(input any, d *permission.Decision) {
-	p := e.untrusted.Load()
-	if p == nil || len(*p) == 0 || d.Behavior == permission.Allow || d.Step == permission.StepError {
+	notes := e.untrusted.Load()
+	if notes == nil || (len(notes.layers) == 0 && len(notes.projects) == 0) ||
+		d.Behavior == permission.Allow || d.Step == permission.StepError || d.Step == permission.StepDenyRule {
+		// A deny rule's DENY stands whatever the other settings say.
 		return
 	}
-	tool := toolNameOf(input)
+	tool, cwd := callOf(input)
+	all := notes.layers
+	if p := notes.projects[cwd]; len(p) > 0 {
+		all = append(slices.Clip(all), p...)
+	}
 	var noted []string
 	project := ""
 	n := 0
-	for _, u := range *p {
+	for _, u := range all {
 		if u.Tool != "" && tool != "" && !toolMatches(u.Tool, tool) {
 			continue
 		}
@@ -49,20 +57,33 @@ func (e *Engine) noteUntrusted(input any, d *permission.Decision) {
 		strings.Join(noted, "; "), more, project)
 }
 
-// toolNameOf is the input's tool_name ("" when it has none that can be read).
-func toolNameOf(input any) string {
+// untrustedNotes are the settings' Untrusted and ProjectUntrusted.
+type untrustedNotes struct {
+	layers   []settings.Untrusted
+	projects map[string][]settings.Untrusted
+}
+
+func untrustedOf(s settings.Settings) *untrustedNotes {
+	return &untrustedNotes{layers: s.Untrusted, projects: s.ProjectUntrusted}
+}
+
+// callOf is the input's tool_name and cwd ("" when it has none that can
+// be read).
+func callOf(input any) (tool, cwd string) {
 	switch in := input.(type) {
 	case map[string]any:
-		s, _ := in["tool_name"].(string)
-		return s
+		tool, _ = in["tool_name"].(string)
+		cwd, _ = in["cwd"].(string)
 	case jsonDocument:
 		var v struct {
-			ToolName string `json:"tool_name"`
+			ToolName any `json:"tool_name"`
+			Cwd      any `json:"cwd"`
 		}
 		_ = json.Unmarshal(in, &v)
-		return v.ToolName
+		tool, _ = v.ToolName.(string)
+		cwd, _ = v.Cwd.(string)
 	}
-	return ""
+	return tool, cwd
 }
 
 // toolMatches reports whether a rule's tool name (a name or a pattern such

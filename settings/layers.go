@@ -172,6 +172,9 @@ func defaultUserDir(env map[string]string, home string) string {
 	return ""
 }
 
+// ProjectDir is the project directory whose .permopa files the layers read.
+func (l *Layers) ProjectDir() string { return l.opts.ProjectDir }
+
 // UserDir is the user's settings directory the layers use ("" when
 // there is none: no HOME, XDG_CONFIG_HOME nor PERMOPA_CONFIG_DIR).
 func (l *Layers) UserDir() string { return l.opts.UserDir }
@@ -309,7 +312,7 @@ func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error)
 			continue
 		}
 		if (ly.source == SourceLocal || ly.source == SourceProject) && !trust.Trusts(ly.project, f, s.digest) {
-			s = restrictUntrusted(s, f, ly.project)
+			s = restrictUntrusted(s, f, ly.project, trust.userRules(ly.project, f))
 			for _, u := range s.Untrusted {
 				ps = append(ps, u.Finding())
 			}
@@ -453,12 +456,12 @@ func (l *Layers) reload(ctx context.Context) ([]error, error) {
 
 func (l *Layers) applyTo(ctx context.Context, eng Target, s Settings) error {
 	if l.projectKey != "" {
-		return applyProject(ctx, eng, l.projectKey, s.Rules)
+		return applyProject(ctx, eng, l.projectKey, s)
 	}
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
-		sessions, modes, projects := cur.SessionRules, cur.SessionModes, cur.Projects
+		sessions, modes, projects, pu := cur.SessionRules, cur.SessionModes, cur.Projects, cur.ProjectUntrusted
 		*cur = s.Clone()
-		cur.SessionRules, cur.SessionModes, cur.Projects = sessions, modes, projects
+		cur.SessionRules, cur.SessionModes, cur.Projects, cur.ProjectUntrusted = sessions, modes, projects, pu
 		return nil
 	})
 }

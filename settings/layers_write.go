@@ -75,7 +75,7 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []p
 			lists.add(r)
 		}
 		return nil
-	}, l.retrustAfterWrite(dest, file))
+	}, l.retrustAfterWrite(dest, file, written))
 	if err != nil {
 		return nil, err
 	}
@@ -85,22 +85,18 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []p
 	return written, l.reloadAfterWrite(ctx, file)
 }
 
-// retrustAfterWrite keeps a project file the user trusted trusted after
-// the user's own write to it (AddRules, RevokeRules: `permopa rules add
-// --project`, a confirmation): its new digest is recorded when the file
-// was trusted as it was before (or did not exist). A file that was not
-// trusted stays so: the user's rule is in it, and so is what the user has
-// not reviewed (docs/rules.md, "Trusted projects").
-func (l *Layers) retrustAfterWrite(dest, file string) func(before, after []byte) error {
+// retrustAfterWrite keeps what the user trusted trusted after the user's
+// own write to a project file (AddRules, RevokeRules: `permopa rules add
+// --destination project|local`, a confirmation), the user being the
+// author of the change: the file's new digest when it loosened nothing
+// untrusted before, else the user's allow rules one by one (retrustFile,
+// docs/rules.md "Trusted projects").
+func (l *Layers) retrustAfterWrite(dest, file string, written []permission.Rule) func(before, after []byte) error {
 	return func(before, after []byte) error {
 		if dest != DestinationLocal && dest != DestinationProject {
 			return nil
 		}
-		digest := ""
-		if before != nil {
-			digest = Digest(before)
-		}
-		return retrustFile(l.opts.UserDir, l.opts.ProjectDir, file, digest, after)
+		return retrustFile(l.opts.UserDir, l.opts.ProjectDir, file, before, after, written)
 	}
 }
 
@@ -136,7 +132,7 @@ func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules 
 	err = editSettingsFile(file, func(lists *ruleLists) error {
 		removed = lists.remove(rules)
 		return nil
-	}, l.retrustAfterWrite(dest, file))
+	}, l.retrustAfterWrite(dest, file, nil))
 	if err != nil {
 		return 0, err
 	}

@@ -3,8 +3,6 @@ package settings
 import (
 	"context"
 	"path/filepath"
-
-	"github.com/permopa/permopa/permission"
 )
 
 // NewProjectLayers reads one project's own layers only: the local
@@ -40,9 +38,10 @@ func ProjectFiles(dir string) []string {
 	return out
 }
 
-func applyProject(ctx context.Context, eng Target, key string, rules []permission.Rule) error {
+func applyProject(ctx context.Context, eng Target, key string, s Settings) error {
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
-		cur.SetProject(key, rules)
+		cur.SetProject(key, s.Rules)
+		cur.SetProjectUntrusted(key, s.Untrusted)
 		return nil
 	})
 }

@@ -105,6 +105,9 @@ type Settings struct {
 	// projects"): reported by decide, doctor and rules lint, and named in the
 	// reason of a decision it might have changed.
 	Untrusted []Untrusted
+	// ProjectUntrusted is Untrusted of the project directories of
+	// Projects, by the same key: named in the decisions of calls made there.
+	ProjectUntrusted map[string][]Untrusted
 
 	// Of one file's settings as read (loadSettingsFile), for trust.go:
 	// the key of each rule and working directory (keyLines form), the
@@ -594,6 +597,11 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 	if err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
 	}
+	return parseSettings(file, data, source, base, project)
+}
+
+// parseSettings is loadSettingsFile of data, the content of file.
+func parseSettings(file string, data []byte, source, base, project string) (Settings, []error, error) {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
 	// The file is decoded once, with its format's own decoder, whose
 	// errors name the line (settings_pos.go); viper then reads the keys

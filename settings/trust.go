@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/rego/tables"
 )
 
@@ -97,10 +98,12 @@ type Untrusted struct {
 	Value string // the rule, mode, directory or value, as read
 }
 
-// Finding is the left-out setting as a rules-lint finding (level warning,
-// check untrusted), naming its file and line and how to trust the project.
+// Finding is the left-out setting as a rules-lint finding (check
+// untrusted), naming its file and line and how to trust the project. Its
+// level is info: nothing in the file is wrong (CI lints a repository's
+// files where nobody trusts them), and what is left out only tightens.
 func (u Untrusted) Finding() Finding {
-	f := Finding{Level: LevelWarning, Check: CheckUntrusted, File: u.File, Line: u.Line, Key: u.Key,
+	f := Finding{Level: LevelInfo, Check: CheckUntrusted, File: u.File, Line: u.Line, Key: u.Key,
 		Message: fmt.Sprintf("%s left out: the project's settings are not trusted (run `permopa trust %s` to review and trust them)", u.Value, u.Project)}
 	if u.Tool != "" {
 		f.Rule, f.Message = u.Value, "allow rule left out: the project's settings are not trusted (run `permopa trust "+u.Project+"` to review and trust them)"
@@ -129,6 +132,10 @@ type TrustStore struct {
 type TrustedProject struct {
 	TrustedAt string            `json:"trusted_at"`
 	Files     map[string]string `json:"files"`
+	// Rules are allow rules the user wrote (AddRules: `permopa rules add
+	// --destination project|local`, a confirmation) into a file that is
+	// not trusted, by file: they count, the rest of the file does not.
+	Rules map[string][]string `json:"rules,omitempty"`
 }
 
 // TrustFile is the trust file of a user settings directory ("" when there
@@ -194,6 +201,20 @@ func (t TrustStore) Trusts(project, file, digest string) bool {
 	return p.Files[filepath.ToSlash(rel)] == digest
 }
 
+// userRules are the allow rules the user wrote into file of project
+// while it was not trusted (TrustedProject.Rules).
+func (t TrustStore) userRules(project, file string) []string {
+	p, ok := t.Projects[ProjectKey(project)]
+	if !ok {
+		return nil
+	}
+	rel, err := filepath.Rel(project, file)
+	if err != nil {
+		return nil
+	}
+	return p.Rules[filepath.ToSlash(rel)]
+}
+
 // ProjectFileDigests reads the project's settings files that exist and
 // returns their digests by path relative to the project: what
 // `permopa trust` records.
@@ -232,10 +253,15 @@ func RevokeTrust(userDir, project string) (bool, error) {
 	return had, err
 }
 
-// retrustFile records the new digest of one file of a project the user
-// has just written (AddRules), when the project's files were all trusted
-// before the write: the user is the author of the change.
-func retrustFile(userDir, project, file, before string, after []byte) error {
+// retrustFile records the trust of one file of a project the user has
+// just written (AddRules, RevokeRules): before (nil: the file did not
+// exist) and after are its content. When the file as it was loosened
+// nothing without trust (it was trusted, held only what tightens, or did
+// not exist), its new digest is recorded: all it loosens now is the
+// user's. Otherwise the allow rules the user wrote are recorded one by one
+// (TrustedProject.Rules): they count, and the rest of the file still does
+// not.
+func retrustFile(userDir, project, file string, before, after []byte, written []permission.Rule) error {
 	if userDir == "" {
 		return nil
 	}
@@ -247,20 +273,30 @@ func retrustFile(userDir, project, file, before string, after []byte) error {
 	return editTrust(userDir, func(t *TrustStore) {
 		key := ProjectKey(project)
 		p, ok := t.Projects[key]
-		if before != "" && (!ok || p.Files[rel] != before) {
-			return // the file was not trusted as it was: its other settings stay left out
-		}
 		if !ok {
-			if before != "" {
-				return
-			}
-			// A new file of an untrusted project holds only the user's rule.
-			p = TrustedProject{TrustedAt: time.Now().UTC().Format(time.RFC3339), Files: map[string]string{}}
+			p = TrustedProject{TrustedAt: time.Now().UTC().Format(time.RFC3339)}
 		}
 		if p.Files == nil {
 			p.Files = map[string]string{}
 		}
-		p.Files[rel] = Digest(after)
+		clean := before == nil || (ok && p.Files[rel] == Digest(before))
+		if !clean {
+			if s, _, err := parseSettings(file, before, SourceProject, project, project); err == nil {
+				clean = len(restrictUntrusted(s, file, project, p.Rules[rel]).Untrusted) == 0
+			}
+		}
+		if clean {
+			p.Files[rel] = Digest(after)
+		} else {
+			for _, r := range written {
+				if strings.EqualFold(r.Behavior, allow) && !slices.Contains(p.Rules[rel], r.String()) {
+					if p.Rules == nil {
+						p.Rules = map[string][]string{}
+					}
+					p.Rules[rel] = append(p.Rules[rel], r.String())
+				}
+			}
+		}
 		t.Projects[key] = p
 	})
 }
@@ -325,7 +361,10 @@ func writeExclusive(target string, data []byte, perm os.FileMode) error {
 // restrictUntrusted leaves out of s, the settings of one file of an
 // untrusted project, everything that would loosen the decisions (KeyTrust),
 // and lists it in s.Untrusted.
-func restrictUntrusted(s Settings, file, project string) Settings {
+//
+// userRules are allow rules (as Rule.String) the user wrote into the file
+// (TrustStore.userRules): they are kept.
+func restrictUntrusted(s Settings, file, project string, userRules []string) Settings {
 	var out []Untrusted
 	left := func(key, tool, value string) {
 		line := s.lines[strings.ToLower(key)]
@@ -338,7 +377,7 @@ func restrictUntrusted(s Settings, file, project string) Settings {
 	}
 	var rules = s.Rules[:0:0]
 	for i, r := range s.Rules {
-		if strings.EqualFold(r.Behavior, allow) {
+		if strings.EqualFold(r.Behavior, allow) && !slices.Contains(userRules, r.String()) {
 			key := ""
 			if i < len(s.ruleKeys) {
 				key = s.ruleKeys[i]

@@ -250,6 +250,35 @@ func TestUserWritesKeepTrust(t *testing.T) {
 	if d := eng.Decide(ctx, bashCall(tr.proj, "curl -s example.com")); d.Behavior != permission.Ask {
 		t.Errorf("the repository's allow rule after the user's write: %s", d.Behavior)
 	}
+	// The user's own rule counts, recorded one by one.
+	if d := eng.Decide(ctx, bashCall(tr.proj, "npm test")); d.Behavior != permission.Allow {
+		t.Errorf("the user's rule in an untrusted file: %s", d.Behavior)
+	}
+	// A later pull that edits the file keeps the user's rule, and still
+	// not the repository's.
+	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(curl:*)\", \"Bash(npm test)\", \"Bash(wget:*)\"]\n")
+	l.Reload(ctx)
+	for cmd, want := range map[string]string{"npm test": permission.Allow, "curl -s example.com": permission.Ask, "wget example.com": permission.Ask} {
+		if d := eng.Decide(ctx, bashCall(tr.proj, cmd)); d.Behavior != want {
+			t.Errorf("after a pull: %s: %s, want %s", cmd, d.Behavior, want)
+		}
+	}
+
+	// A file holding only what tightens: after the user's write, all it
+	// loosens is the user's, and the file is trusted as a whole.
+	tr = newTree(t)
+	tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
+	eng, l, _ = tr.attach(t)
+	if _, err := l.AddRules(ctx, settings.DestinationProject, "", r("npm test"), 0); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := settings.ReadTrust(tr.user)
+	if p := ts.Projects[settings.ProjectKey(tr.proj)]; p.Files[".permopa/settings.yaml"] == "" {
+		t.Errorf("a tightening-only file after the user's write is not trusted: %+v", ts)
+	}
+	if d := eng.Decide(ctx, bashCall(tr.proj, "npm test")); d.Behavior != permission.Allow {
+		t.Errorf("the user's rule: %s", d.Behavior)
+	}
 	// A new local file holds only the user's rule: it counts.
 	if _, err := l.AddRules(ctx, settings.DestinationLocal, "", r("make:*"), 0); err != nil {
 		t.Fatal(err)

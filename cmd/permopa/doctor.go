@@ -160,6 +160,7 @@ func (t target) doctor(out io.Writer) int {
 	if t.host == "codex" && len(commands) > 0 {
 		t.doctorCodexTrust(check)
 	}
+	t.doctorProjectTrust(out)
 	seen := map[string]bool{}
 	for _, e := range t.events() {
 		for _, c := range hooks[e] {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -341,7 +343,11 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 		var f settings.Finding
 		switch {
 		case errors.As(p, &f):
-			// Already a finding of LintFile or LintRules.
+			// Already a finding of LintFile or LintRules, but for what
+			// an untrusted project's files set (settings/trust.go).
+			if f.Check == settings.CheckUntrusted {
+				fs = append(fs, f)
+			}
 		case errors.As(p, &rp):
 			level := settings.LevelError
 			if rp.Behavior == permission.Allow {
@@ -382,6 +388,7 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 			for _, p := range problems {
 				problemFinding(p)
 			}
+			fs = append(fs, untrustedFindings(file, lf.layers().UserDir())...)
 			for _, r := range s.Rules {
 				if r.Project == "" {
 					r.Project = project
@@ -436,4 +443,28 @@ func printFindings(w io.Writer, fs []settings.Finding, format string) error {
 	}
 	_, err := fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", counts[settings.LevelError], counts[settings.LevelWarning], counts[settings.LevelInfo])
 	return err
+}
+
+// untrustedFindings are what file, when it is one of a project's own
+// settings files, sets that permopa leaves out while the user does not
+// trust that project (settings/trust.go).
+func untrustedFindings(file, userDir string) []settings.Finding {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil
+	}
+	project := settings.ProjectOf(abs, "")
+	if project == "" || filepath.Base(filepath.Dir(abs)) != ".permopa" || !slices.Contains(settings.ProjectFiles(project), abs) {
+		return nil
+	}
+	l := settings.NewProjectLayers(project, project)
+	l.SetUserDir(userDir)
+	s, _ := l.Load()
+	var out []settings.Finding
+	for _, u := range s.Untrusted {
+		if u.File == abs {
+			out = append(out, u.Finding())
+		}
+	}
+	return out
 }
