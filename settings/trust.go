@@ -289,6 +289,8 @@ func retrustFile(userDir, project, file string, before, after []byte, written []
 			p.Files[rel] = Digest(after)
 		} else {
 			for _, r := range written {
+				// As the file holds it (and the loader reads it back).
+				r = fileForm(r)
 				if strings.EqualFold(r.Behavior, allow) && !slices.Contains(p.Rules[rel], r.String()) {
 					if p.Rules == nil {
 						p.Rules = map[string][]string{}
