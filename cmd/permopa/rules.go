@@ -297,6 +297,8 @@ func rulesLintCommand(lf *layerFlags) *cobra.Command {
   wide            an allow rule that covers more than it looks
                   (Bash(*), Bash(sudo:*), Bash(python:*), Bash(git:*), Edit(//**))
   never-decides   a rule that can never decide a call
+  untrusted       what a project's own settings file would loosen, left
+                  out until you trust the project (permopa trust; info)
 
 Each finding names its file and line. Exit status 1 when a finding is at
 or above --fail-on (error, warning, info; never: always 0). Settings loads
