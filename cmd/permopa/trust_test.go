@@ -195,6 +195,18 @@ func TestTrustCommand(t *testing.T) {
 	if _, errOut, code := runPermopa(t, cwd, "", env, "trust", "--revoke", cwd); code == 0 || !strings.Contains(errOut, "not trusted") {
 		t.Errorf("--revoke again: %d %s", code, errOut)
 	}
+	// The agent cannot trust the project by writing the trust file: it is
+	// in the user settings directory, protected in every mode (BYPASS too).
+	trustFile := filepath.Join(home, ".config", "permopa", settings.TrustFileName)
+	for _, in := range []string{
+		fmt.Sprintf(`{"tool_name":"Write","tool_input":{"file_path":%q,"content":"{}"},"cwd":%q,"permission_mode":"bypassPermissions"}`, trustFile, cwd),
+		fmt.Sprintf(`{"tool_name":"Bash","tool_input":{"command":"echo '{}' > %s"},"cwd":%q,"permission_mode":"bypassPermissions"}`, trustFile, cwd),
+	} {
+		out, _, _ := runPermopa(t, cwd, in, env, "decide")
+		if d := decisions(t, out)[0]; d.Behavior != "ASK" {
+			t.Errorf("writing the trust file in BYPASS: %+v", d)
+		}
+	}
 }
 
 // permopa doctor notes, positioned, what the project's untrusted settings
