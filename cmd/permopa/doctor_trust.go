@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/permopa/permopa/settings"
 )
@@ -22,10 +21,7 @@ func (t target) doctorProjectTrust(out io.Writer) {
 		return
 	}
 	// The user directory the hook reads (adapter.LoadCwdSettings).
-	userDir := ""
-	if t.home != "" {
-		userDir = filepath.Join(t.home, ".config", "permopa")
-	}
+	userDir := (&layerFlags{proc: t.proc}).layers().UserDir()
 	exists := false
 	for _, f := range settings.ProjectFiles(project) {
 		if _, err := os.Lstat(f); err == nil {
