@@ -40,6 +40,9 @@ func (e *Engine) noteUntrusted(input any, d *permission.Decision) {
 		if u.Tool != "" && tool != "" && !toolMatches(u.Tool, tool) {
 			continue
 		}
+		if cwd != "" && u.Project != "" && cwd != u.Project && !strings.HasPrefix(cwd, u.Project+"/") {
+			continue // a call made outside that project
+		}
 		n++
 		if len(noted) < maxUntrustedNoted {
 			noted = append(noted, u.String())
