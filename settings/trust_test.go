@@ -113,7 +113,7 @@ func TestUntrustedProjectLoosensNothing(t *testing.T) {
 				t.Errorf("untrusted: %s (%s), want %s", d.Behavior, d.Message, c.untrust)
 			}
 			// The decision names what was left out, where, and what to do.
-			if c.findings > 0 && (!strings.Contains(d.Message, untrusted[0].File+":") || !strings.Contains(d.Message, "permopa trust "+tr.proj)) {
+			if c.findings > 0 && (!strings.Contains(d.Message, file+":") || !strings.Contains(d.Message, "permopa trust "+tr.proj)) {
 				t.Errorf("the decision does not name what was left out: %s", d.Message)
 			}
 			tr.trust(t, tr.proj)
