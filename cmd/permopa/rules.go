@@ -123,6 +123,12 @@ func printRules(w io.Writer, rules []permission.Rule, asJSON bool) error {
 
 func reportProblems(w io.Writer, problems []error) {
 	for _, p := range problems {
+		// A rules-lint finding names its own level.
+		var f settings.Finding
+		if errors.As(p, &f) {
+			fmt.Fprintln(w, "permopa:", p)
+			continue
+		}
 		fmt.Fprintln(w, "permopa: warning:", p)
 	}
 }
