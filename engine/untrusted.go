@@ -56,7 +56,7 @@ func (e *Engine) noteUntrusted(input any, d *permission.Decision) {
 	if n > len(noted) {
 		more = fmt.Sprintf(" and %d more", n-len(noted))
 	}
-	d.Message += fmt.Sprintf(" (not applied because the project's settings are not trusted: %s%s; `permopa trust %s` shows and trusts them)",
+	d.Message += fmt.Sprintf(" (not applied because the project's settings are not trusted: %s%s; the user can review and trust them with `permopa trust %s`)",
 		strings.Join(noted, "; "), more, project)
 }
 
