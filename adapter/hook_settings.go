@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,8 +15,9 @@ import (
 
 // LoadCwdSettings loads every settings layer that applies to a call made
 // in cwd (settings.LoadLayers: managed, the command line's files, PERMOPA_*
-// variables, <cwd>/.permopa/settings.local.yaml and settings.yaml, and
-// <home>/.config/permopa/settings.yaml): every rule keeps its file as layer
+// variables, <cwd>/.permopa/settings.local.yaml and settings.yaml, and the
+// user's settings.yaml in $PERMOPA_CONFIG_DIR, $XDG_CONFIG_HOME/permopa or
+// <home>/.config/permopa): every rule keeps its file as layer
 // and the layer's name as source. Invalid rules are returned as problems
 // (the valid ones are kept); a settings file that exists but cannot be read
 // is an error, so that a hook fails closed instead of deciding without the
@@ -34,10 +34,11 @@ func loadCwdSettings(cwd, home string, cli, environ []string) (settings.Settings
 			return settings.Settings{}, nil, fmt.Errorf("settings %s: %w", f, err)
 		}
 	}
+	// The user directory is found as every command finds it
+	// (PERMOPA_CONFIG_DIR, $XDG_CONFIG_HOME/permopa, <home>/.config/permopa),
+	// so that what `permopa rules add --destination user` and `permopa
+	// trust` write is what the hook reads.
 	opts := settings.LayerOptions{ProjectDir: cwd, CommandLine: cli, Home: home, Cwd: cwd, Environ: environ}
-	if home != "" {
-		opts.UserDir = filepath.Join(home, ".config", "permopa")
-	}
 	s, problems := settings.LoadLayers(opts)
 	var rest []error
 	for _, p := range problems {

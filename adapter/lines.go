@@ -41,6 +41,12 @@ const MaxLineBytes = 16 << 20
 // ("line") and, when it can be read from the line even if the line is
 // broken, the call's tool_use_id. The lines after it are still decided.
 func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Writer) (err error) {
+	return DecideStreamProjects(ctx, eng, nil, r, w)
+}
+
+// DecideStreamProjects is DecideStream with each call's cwd project rules
+// loaded through pc first (nil: none), as `permopa decide` does.
+func DecideStreamProjects(ctx context.Context, eng *engine.Engine, pc *ProjectCache, r io.Reader, w io.Writer) (err error) {
 	out := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
@@ -66,7 +72,7 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 		lines := doc.lines
 		doc = document{}
 		for _, l := range lines {
-			if err := emit(decideLine(ctx, eng, l.text, l.num, false)); err != nil {
+			if err := emit(decideLine(ctx, eng, pc, l.text, l.num, false)); err != nil {
 				return err
 			}
 		}
@@ -95,7 +101,7 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 			case !tooLong && isDocClose(text):
 				doc.add(text, num)
 				if joined := doc.join(); isObject(joined) {
-					d := decideLine(ctx, eng, joined, doc.lines[0].num, true)
+					d := decideLine(ctx, eng, pc, joined, doc.lines[0].num, true)
 					doc = document{}
 					if err := emit(d); err != nil {
 						return err
@@ -123,7 +129,7 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 		case isDocOpen(text):
 			doc.add(text, num)
 		default:
-			err = emit(decideLine(ctx, eng, text, num, false))
+			err = emit(decideLine(ctx, eng, pc, text, num, false))
 		}
 		if err != nil {
 			return err
@@ -133,7 +139,7 @@ func DecideStream(ctx context.Context, eng *engine.Engine, r io.Reader, w io.Wri
 
 // decideLine decides one input: a line, or a multi-line document that
 // starts at line num.
-func decideLine(ctx context.Context, eng *engine.Engine, text []byte, num int, multi bool) permission.Decision {
+func decideLine(ctx context.Context, eng *engine.Engine, pc *ProjectCache, text []byte, num int, multi bool) permission.Decision {
 	var d permission.Decision
 	if err := checkJSON(text); err != nil {
 		where := fmt.Sprintf("line %d", num)
@@ -143,6 +149,8 @@ func decideLine(ctx context.Context, eng *engine.Engine, text []byte, num int, m
 		d = permission.FailClosed(permission.CodeInvalidJSON, fmt.Sprintf("input is not valid JSON (%s%s)", where, err))
 	} else if t := bytes.TrimSpace(text); t[0] != '{' {
 		d = permission.FailClosed(permission.CodeInputError, fmt.Sprintf("invalid input: line %d: an input is one JSON object (a tool call), not a JSON %s", num, jsonKind(text)))
+	} else if pc != nil {
+		d = pc.DecideJSON(ctx, text)
 	} else {
 		d = eng.DecideJSON(ctx, text)
 	}

@@ -154,6 +154,7 @@ func TestDecisionCacheInvalidation(t *testing.T) {
 					t.Fatal(errs)
 				}
 				writeFile(t, w.dir+"/.permopa/settings.yaml", "permissions:\n  allow: [\"Bash(npm run build)\"]\n")
+				trustProject(t, w.home+"/cfg", w.dir)
 				if errs := l.Reload(ctx); len(errs) > 0 {
 					t.Fatal(errs)
 				}

@@ -48,6 +48,10 @@ type Engine struct {
 	// decisionOnly: the policy lacks the explanation (WithDecisionOnly).
 	decisionOnly bool
 	extra        extraQueries
+	// untrusted is what the settings in force left out of untrusted
+	// project files (settings.Settings.Untrusted), named in the decisions
+	// it might have changed (untrusted.go).
+	untrusted atomic.Pointer[untrustedNotes]
 	// nextExpiry is when the next rule expires (Unix ns, 0: none); Decide
 	// then rebuilds the settings document without it (layers_session.go).
 	nextExpiry atomic.Int64
@@ -297,6 +301,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	e.bundleRevisions = revisions
 	e.query.Store(&pq)
 	e.armExpiry(c.settings, time.Now())
+	e.untrusted.Store(untrustedOf(c.settings))
 	if err := e.startCache(ctx, c); err != nil {
 		return nil, err
 	}
@@ -323,7 +328,9 @@ func parseModules(fsys fs.FS) ([]*ast.Module, error) {
 // first, with a DENY of code "timeout".
 func (e *Engine) Decide(ctx context.Context, input any) (d permission.Decision) {
 	defer e.observe(input, &d)
-	return e.decideBounded(ctx, input)
+	d = e.decideBounded(ctx, input)
+	e.noteUntrusted(input, &d)
+	return d
 }
 
 // decideBounded is Decide without the observer: within the engine's
@@ -384,6 +391,7 @@ func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input an
 		// A built-in that finished after the deadline: the answer is late.
 		return timedOut(ctx)
 	}
+	e.noteUntrusted(input, &d)
 	return d
 }
 
@@ -473,6 +481,7 @@ func (e *Engine) SetSettings(ctx context.Context, s settings.Settings) error {
 	}
 	e.settings = s
 	e.armExpiry(s, time.Now())
+	e.untrusted.Store(untrustedOf(s))
 	return nil
 }
 

@@ -55,6 +55,7 @@ func (e *Engine) SetSessionMode(ctx context.Context, sessionID, mode string) err
 func (e *Engine) RemoveProject(ctx context.Context, key string) error {
 	return e.UpdateSettings(ctx, func(s *settings.Settings) error {
 		delete(s.Projects, key)
+		delete(s.ProjectUntrusted, key)
 		return nil
 	})
 }
@@ -69,6 +70,7 @@ func (e *Engine) storeSettingsLocked(ctx context.Context, s settings.Settings) e
 	}
 	e.settings = s
 	e.armExpiry(s, now)
+	e.untrusted.Store(untrustedOf(s))
 	return nil
 }
 

@@ -30,6 +30,10 @@ func ExampleNew_layers() {
 	write("proj/.permopa/settings.yaml", "permissions:\n  allow: [\"Bash(make test)\"]\n")
 	write("home/.config/permopa/settings.yaml", "permissions:\n  allow: [\"Bash(npm install:*)\"]\n")
 
+	// The user trusts the project (`permopa trust`): its allow rules count.
+	digests, _ := settings.ProjectFileDigests(filepath.Join(dir, "proj"))
+	_ = settings.RecordTrust(filepath.Join(dir, "home/.config/permopa"), filepath.Join(dir, "proj"), digests)
+
 	bare, _ := engine.New(ctx)
 	call := func(cmd string) map[string]any {
 		return map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": filepath.Join(dir, "proj")}

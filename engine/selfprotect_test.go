@@ -42,6 +42,7 @@ func newProtectedSetup(t *testing.T, projectSettings string) *protectedSetup {
 	write(filepath.Join(s.home, ".claude.json"), "{}")
 	write(filepath.Join(s.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(curl:*)\"]\n")
 	write(filepath.Join(s.ci, "perm.yaml"), "permissions:\n  ask: [\"Bash(git push:*)\"]\n")
+	trustProject(t, s.user, s.proj)
 	ctx := context.Background()
 	s.eng, err = newEngine(ctx)
 	if err != nil {

@@ -52,6 +52,7 @@ func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler,
 		return nil, err
 	}
 	e.armExpiry(c.settings, time.Now())
+	e.untrusted.Store(untrustedOf(c.settings))
 	return e, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/permopa/permopa/engine"
@@ -52,7 +53,27 @@ func (tr *tree) write(t *testing.T, path, content string) string {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if strings.HasPrefix(path, tr.proj+string(filepath.Separator)) {
+		// The tree is the user's own project, trusted as the user would
+		// (`permopa trust`) after each edit: these tests are about what
+		// its rules mean (settings/trust_test.go holds what an untrusted
+		// project's files may do).
+		trustProject(t, tr.user, tr.proj)
+	}
 	return path
+}
+
+// trustProject records the user's trust in project's settings files as
+// they are now (settings.RecordTrust, as `permopa trust` does).
+func trustProject(t testing.TB, userDir, project string) {
+	t.Helper()
+	digests, err := settings.ProjectFileDigests(project)
+	if err != nil {
+		return // a file broken on purpose: nothing to trust
+	}
+	if err := settings.RecordTrust(userDir, project, digests); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // attach builds an engine on the tree's layers; problems are returned, not fatal.

@@ -147,6 +147,10 @@ type Options struct {
 	// (<cwd>/.permopa/settings.local.* and settings.*) as `permopa hook`
 	// does for a call made there, when that directory exists here.
 	ProjectRules bool
+	// UserDir is the user settings directory whose trusted projects count
+	// for ProjectRules ("": none is trusted; what a project's files loosen
+	// is then left out, docs/rules.md "Trusted projects").
+	UserDir string
 	// OnWarning receives problems that are not the log's (a project's
 	// settings that cannot be read).
 	OnWarning func(string)
@@ -267,7 +271,9 @@ func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) {
 	}
 	r.projMu.Unlock()
 	once.Do(func() {
-		for _, p := range settings.NewProjectLayers(cwd, cwd).Attach(ctx, eng) {
+		pl := settings.NewProjectLayers(cwd, cwd)
+		pl.SetUserDir(r.opts.UserDir)
+		for _, p := range pl.Attach(ctx, eng) {
 			r.warn("settings of project %s: %v", cwd, p)
 		}
 	})

@@ -131,14 +131,7 @@ func NewLayers(opts LayerOptions) *Layers {
 		opts.ProjectDir = firstNonEmpty(env["PERMOPA_PROJECT_DIR"], opts.Cwd, cwdOrRoot())
 	}
 	if opts.UserDir == "" {
-		opts.UserDir = env["PERMOPA_CONFIG_DIR"]
-	}
-	if opts.UserDir == "" {
-		if xdg := env["XDG_CONFIG_HOME"]; xdg != "" {
-			opts.UserDir = filepath.Join(xdg, "permopa")
-		} else if home := firstNonEmpty(opts.Home, env["HOME"]); home != "" {
-			opts.UserDir = filepath.Join(home, ".config", "permopa")
-		}
+		opts.UserDir = defaultUserDir(env, opts.Home)
 	}
 	if abs, err := filepath.Abs(opts.ProjectDir); err == nil {
 		opts.ProjectDir = abs
@@ -162,6 +155,25 @@ func NewLayers(opts LayerOptions) *Layers {
 	}
 	return l
 }
+
+// defaultUserDir is the user's settings directory: PERMOPA_CONFIG_DIR,
+// else $XDG_CONFIG_HOME/permopa, else <home>/.config/permopa ("" when
+// there is no home).
+func defaultUserDir(env map[string]string, home string) string {
+	if d := env["PERMOPA_CONFIG_DIR"]; d != "" {
+		return d
+	}
+	if xdg := env["XDG_CONFIG_HOME"]; xdg != "" {
+		return filepath.Join(xdg, "permopa")
+	}
+	if home = firstNonEmpty(home, env["HOME"]); home != "" {
+		return filepath.Join(home, ".config", "permopa")
+	}
+	return ""
+}
+
+// ProjectDir is the project directory whose .permopa files the layers read.
+func (l *Layers) ProjectDir() string { return l.opts.ProjectDir }
 
 // UserDir is the user's settings directory the layers use ("" when
 // there is none: no HOME, XDG_CONFIG_HOME nor PERMOPA_CONFIG_DIR).
@@ -189,13 +201,19 @@ func (l *Layers) loadLocked() (Settings, []error) {
 	var parts []Settings
 	var seen []os.FileInfo // files read by a higher layer
 	managedLock := false
+	// The user's trusted projects, read at every load: a project's own
+	// files loosen nothing until trusted (trust.go).
+	trust, err := ReadTrust(l.opts.UserDir)
+	if err != nil {
+		problems = append(problems, Finding{Level: LevelWarning, Check: CheckUntrusted, File: TrustFile(l.opts.UserDir), Message: err.Error()})
+	}
 	for _, ly := range l.layers {
 		var s Settings
 		var ps []error
 		if ly == l.env {
 			s, ps = l.readEnv()
 		} else {
-			s, ps = ly.read(&seen)
+			s, ps = ly.read(&seen, trust)
 		}
 		problems = append(problems, ps...)
 		if ly.source == SourceManaged && s.AllowManagedRulesOnly {
@@ -255,7 +273,10 @@ func (l *Layers) protectedPaths() []string {
 // higher layer already read (in seen: `--settings .permopa/settings.yaml`
 // in that project) is that layer's, so that its rules and problems come
 // once; the files this layer reads are added to seen.
-func (ly *layer) read(seen *[]os.FileInfo) (Settings, []error) {
+//
+// A project's own files (the local and shared project layers) that trust
+// does not cover contribute only what tightens (restrictUntrusted).
+func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error) {
 	var parts []Settings
 	var problems []error
 	for _, f := range ly.files() {
@@ -289,6 +310,12 @@ func (ly *layer) read(seen *[]os.FileInfo) (Settings, []error) {
 				parts = append(parts, last)
 			}
 			continue
+		}
+		if (ly.source == SourceLocal || ly.source == SourceProject) && !trust.Trusts(ly.project, f, s.digest) {
+			s = restrictUntrusted(s, f, ly.project, trust.userRules(ly.project, f))
+			for _, u := range s.Untrusted {
+				ps = append(ps, u.Finding())
+			}
 		}
 		ly.good[f] = s
 		problems = append(problems, ps...)
@@ -429,12 +456,12 @@ func (l *Layers) reload(ctx context.Context) ([]error, error) {
 
 func (l *Layers) applyTo(ctx context.Context, eng Target, s Settings) error {
 	if l.projectKey != "" {
-		return applyProject(ctx, eng, l.projectKey, s.Rules)
+		return applyProject(ctx, eng, l.projectKey, s)
 	}
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
-		sessions, modes, projects := cur.SessionRules, cur.SessionModes, cur.Projects
+		sessions, modes, projects, pu := cur.SessionRules, cur.SessionModes, cur.Projects, cur.ProjectUntrusted
 		*cur = s.Clone()
-		cur.SessionRules, cur.SessionModes, cur.Projects = sessions, modes, projects
+		cur.SessionRules, cur.SessionModes, cur.Projects, cur.ProjectUntrusted = sessions, modes, projects, pu
 		return nil
 	})
 }

@@ -24,6 +24,12 @@ func ExampleLayers() {
 	}
 	write("proj/.permopa/settings.yaml", "permissions:\n  allow: [\"Bash(git push:*)\", \"Bash(make:*)\"]\n")
 	write("user/settings.json", `{"permissions": {"deny": ["Bash(git push --force:*)"]}}`)
+	// The project's allow rules count once the user trusts its files
+	// (`permopa trust`).
+	digests, _ := settings.ProjectFileDigests(filepath.Join(dir, "proj"))
+	if err := settings.RecordTrust(filepath.Join(dir, "user"), filepath.Join(dir, "proj"), digests); err != nil {
+		fmt.Println(err)
+	}
 
 	eng, _ := engine.New(ctx)
 	layers := settings.NewLayers(settings.LayerOptions{

@@ -35,3 +35,6 @@ func lockDir(dir string) (func(), error) {
 // openNonBlocking opens a file for reading; the caller checks that it is a
 // regular file before reading.
 func openNonBlocking(path string) (*os.File, error) { return os.Open(path) }
+
+// noFollow: O_EXCL already refuses an existing name, link or not.
+const noFollow = 0

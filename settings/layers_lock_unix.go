@@ -38,3 +38,6 @@ func lockDir(dir string) (func(), error) {
 func openNonBlocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
+
+// noFollow makes an open fail on a symbolic link rather than follow it.
+const noFollow = syscall.O_NOFOLLOW

@@ -21,6 +21,29 @@ import (
 type tree struct {
 	root, proj, managed, user, home string
 	environ                         []string
+	// trusted: the user trusts proj (settings.RecordTrust), and every
+	// write to its files is the user's, trusted again (docs/rules.md,
+	// "Trusted projects").
+	trusted bool
+}
+
+// trust records the user's trust in dir's settings files as they are now.
+func (tr *tree) trust(t *testing.T, dir string) {
+	t.Helper()
+	digests, err := settings.ProjectFileDigests(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := settings.RecordTrust(tr.user, dir, digests); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// trustProject makes proj a project the user trusts, now and after each write.
+func (tr *tree) trustProject(t *testing.T) {
+	t.Helper()
+	tr.trusted = true
+	tr.trust(t, tr.proj)
 }
 
 func newTree(t *testing.T) *tree {
@@ -54,6 +77,9 @@ func (tr *tree) write(t *testing.T, path, content string) string {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if tr.trusted && strings.HasPrefix(path, tr.proj+string(filepath.Separator)) {
+		tr.trust(t, tr.proj)
+	}
 	return path
 }
 
@@ -81,6 +107,7 @@ func decide(eng *engine.Engine, in map[string]any) permission.Decision {
 // and the decision names the rule and its layer.
 func TestDenyInUserBeatsAllowInProject(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(git push:*)\", \"Bash(git status:*)\"]\n")
 	userFile := tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	eng, _, problems := tr.attach(t)
@@ -107,6 +134,7 @@ func TestDenyInUserBeatsAllowInProject(t *testing.T) {
 // the highest layer that sets them; PERMOPA_* variables override files.
 func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	tr.write(t, filepath.Join(tr.user, "settings.toml"), "[permissions]\ndefaultMode = \"plan\"\nallow = [\"Bash(cargo build:*)\"]\n")
 	tr.write(t, ".permopa/settings.json", `{"permissions": {"defaultMode": "dontAsk", "allow": ["Bash(npm run:*)"], "additionalDirectories": ["../shared"]}}`)
 	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  allow:\n    - {tool_name: Bash, rule_content: 'make:*'}\n")
@@ -163,6 +191,7 @@ func TestLayersMergeFormatsAndEnvironment(t *testing.T) {
 // DEFAULT; the locks are ignored (and reported) outside managed settings.
 func TestManagedLocks(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	tr.write(t, filepath.Join(tr.managed, "settings.yaml"),
 		"allow_managed_rules_only: true\ndisable_bypass_mode: true\npermissions:\n  allow: [\"Bash(make:*)\"]\n")
 	tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(npm test)\"]\n  deny: [\"Bash(make clean)\"]\n")
@@ -206,6 +235,7 @@ func TestManagedLocks(t *testing.T) {
 
 	// The same switches in a project file are ignored and reported.
 	tr2 := newTree(t)
+	tr2.trustProject(t)
 	tr2.write(t, ".permopa/settings.yaml", "allow_managed_rules_only: true\ndisable_bypass_mode: true\npermissions:\n  allow: [\"Bash(npm test)\"]\n")
 	eng2, _, problems := tr2.attach(t)
 	if len(problems) != 2 || !strings.Contains(problems[0].Error(), "managed settings only") {
@@ -226,6 +256,7 @@ func TestManagedLocks(t *testing.T) {
 // invalid allow rules are only left out.
 func TestInvalidRulesNamed(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	f := tr.write(t, ".permopa/settings.yaml", `permissions:
   allow: ["Bash(npm ci)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
   deny: ["Bash(rm:*)", {tool_name: Bash, rule_content: "curl:*", expires: "tomorrow"}]
@@ -278,6 +309,7 @@ func TestInvalidRulesNamed(t *testing.T) {
 // new rules.
 func TestBrokenFileKeepsLastGoodSettings(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	f := tr.write(t, ".permopa/settings.yaml", "permissions:\n  allow: [\"Bash(npm test)\"]\n  deny: [\"Bash(git push:*)\"]\n")
 	eng, l, problems := tr.attach(t)
 	if len(problems) > 0 {
@@ -403,6 +435,7 @@ func strp(s string) *string { return &s }
 // every accepted rule decides its call. Run with -race.
 func TestConcurrentConfirmAndDecide(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	eng, l, _ := tr.attach(t)
 	ctx := context.Background()
 	file := filepath.Join(tr.proj, ".permopa", "settings.local.yaml")
@@ -521,6 +554,7 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 func TestAddRulesToJSONAndTOML(t *testing.T) {
 	for _, ext := range []string{".json", ".toml"} {
 		tr := newTree(t)
+		tr.trustProject(t)
 		content := map[string]string{".json": `{"permissions": {"deny": ["Bash(rm:*)"]}, "bypass_honours_safety": true}`, ".toml": "bypass_honours_safety = true\n[permissions]\ndeny = [\"Bash(rm:*)\"]\n"}[ext]
 		f := tr.write(t, ".permopa/settings"+ext, content)
 		eng, l, _ := tr.attach(t)
@@ -548,6 +582,7 @@ func TestAddRulesToJSONAndTOML(t *testing.T) {
 // working directories, keyed by path).
 func TestRuleFormsInSettingsFiles(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	tr.write(t, ".permopa/settings.json", `{
 	  "mode": "accept_edits",
 	  "working_directories": {"/srv/Shared": {"path": "/ignored", "source": "session"}},
@@ -589,6 +624,7 @@ func TestRuleFormsInSettingsFiles(t *testing.T) {
 // the old problem is reported by Problems, not blamed on the write.
 func TestAddRulesNextToAnInvalidRule(t *testing.T) {
 	tr := newTree(t)
+	tr.trustProject(t)
 	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  allow: [\"Bash(oops\"]\n")
 	eng, l, problems := tr.attach(t)
 	if len(problems) != 1 {

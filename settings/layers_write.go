@@ -76,14 +76,29 @@ func (l *Layers) AddRules(ctx context.Context, dest, sessionID string, rules []p
 			lists.add(r)
 		}
 		return nil
-	})
+	}, l.retrustAfterWrite(dest, file, written))
 	if err != nil {
 		return nil, err
 	}
 	for i := range written {
 		written[i].Source, written[i].Layer = source, file
 	}
-	return written, l.reloadAfterWrite(ctx)
+	return written, l.reloadAfterWrite(ctx, file)
+}
+
+// retrustAfterWrite keeps what the user trusted trusted after the user's
+// own write to a project file (AddRules, RevokeRules: `permopa rules add
+// --destination project|local`, a confirmation), the user being the
+// author of the change: the file's new digest when it loosened nothing
+// untrusted before, else the user's allow rules one by one (retrustFile,
+// docs/rules.md "Trusted projects").
+func (l *Layers) retrustAfterWrite(dest, file string, written []permission.Rule) func(before, after []byte) error {
+	return func(before, after []byte) error {
+		if dest != DestinationLocal && dest != DestinationProject {
+			return nil
+		}
+		return retrustFile(l.opts.UserDir, l.opts.ProjectDir, file, before, after, written)
+	}
 }
 
 // RevokeRules removes rules (matched with SameRule: tool, content and
@@ -118,11 +133,11 @@ func (l *Layers) RevokeRules(ctx context.Context, dest, sessionID string, rules 
 	err = editSettingsFile(file, func(lists *ruleLists) error {
 		removed = lists.remove(rules)
 		return nil
-	})
+	}, l.retrustAfterWrite(dest, file, nil))
 	if err != nil {
 		return 0, err
 	}
-	return removed, l.reloadAfterWrite(ctx)
+	return removed, l.reloadAfterWrite(ctx, file)
 }
 
 // checkDestinationDir refuses to write a project's rules through a
@@ -145,7 +160,16 @@ func (l *Layers) checkDestinationDir(dest string) error {
 // reloadAfterWrite applies a file just written. Problems of the files
 // (another file broken, an old invalid rule) are not this write's failure
 // and stay in Problems; a failure to apply the settings is.
-func (l *Layers) reloadAfterWrite(ctx context.Context) error {
+//
+// The reload holds file's in-process lock: another writer's file and the
+// trust it records for it (retrustAfterWrite) are then both in place or
+// both not yet.
+func (l *Layers) reloadAfterWrite(ctx context.Context, file string) error {
+	if abs, err := filepath.Abs(file); err == nil {
+		mu, _ := fileLocks.LoadOrStore(abs, &sync.Mutex{})
+		mu.(*sync.Mutex).Lock()
+		defer mu.(*sync.Mutex).Unlock()
+	}
 	_, err := l.reload(ctx)
 	return err
 }
@@ -268,8 +292,10 @@ func ruleEntry(r permission.Rule) any {
 var fileLocks sync.Map // path → *sync.Mutex
 
 // editSettingsFile reads file (missing: empty), lets edit change its rule
-// lists, and writes it back atomically if anything changed.
-func editSettingsFile(file string, edit func(*ruleLists) error) error {
+// lists, and writes it back atomically if anything changed. then, if
+// given, is called with the content before (nil: missing) and after,
+// while the file is still locked.
+func editSettingsFile(file string, edit func(*ruleLists) error, then ...func(before, after []byte) error) error {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return err
@@ -321,7 +347,15 @@ func editSettingsFile(file string, edit func(*ruleLists) error) error {
 	if out == nil {
 		return nil // nothing changed
 	}
-	return writeAtomic(abs, out, mode)
+	if err := writeAtomic(abs, out, mode); err != nil {
+		return err
+	}
+	for _, f := range then {
+		if err := f(data, out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeAtomic writes data to path through internal/safefile: a temporary

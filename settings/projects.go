@@ -3,8 +3,6 @@ package settings
 import (
 	"context"
 	"path/filepath"
-
-	"github.com/permopa/permopa/permission"
 )
 
 // NewProjectLayers reads one project's own layers only: the local
@@ -15,9 +13,11 @@ import (
 // input cwd is key. The engine's other settings are left alone, so the
 // merged layers' locks (allow_managed_rules_only) still hold over them.
 // AddRules with the local or project destination writes dir's files. dir
-// must be absolute.
+// must be absolute. What the files loosen counts only once the user
+// trusts the project (trust.go), as recorded in the user's settings
+// directory of the process's environment (SetUserDir changes it).
 func NewProjectLayers(dir, key string) *Layers {
-	l := &Layers{opts: LayerOptions{ProjectDir: dir, Cwd: dir}, projectKey: key}
+	l := &Layers{opts: LayerOptions{ProjectDir: dir, Cwd: dir, UserDir: defaultUserDir(envMap(nil), "")}, projectKey: key}
 	dot := filepath.Join(dir, ".permopa")
 	for _, ly := range []*layer{
 		{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: dir, project: dir},
@@ -38,9 +38,18 @@ func ProjectFiles(dir string) []string {
 	return out
 }
 
-func applyProject(ctx context.Context, eng Target, key string, rules []permission.Rule) error {
+func applyProject(ctx context.Context, eng Target, key string, s Settings) error {
 	return eng.UpdateSettings(ctx, func(cur *Settings) error {
-		cur.SetProject(key, rules)
+		cur.SetProject(key, s.Rules)
+		cur.SetProjectUntrusted(key, s.Untrusted)
 		return nil
 	})
+}
+
+// SetUserDir sets the user settings directory whose trusted projects the
+// layers read (before the first Load).
+func (l *Layers) SetUserDir(dir string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.opts.UserDir = dir
 }

@@ -25,6 +25,8 @@ func TestProjectLayers(t *testing.T) {
 	app := filepath.Join(tr.root, "app")
 	file := tr.write(t, filepath.Join(app, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(npm test)\", \"Bash(curl:*)\"]\n  deny: [\"Bash(git push:*)\"]\n  defaultMode: bypassPermissions\n")
 	pl := settings.NewProjectLayers(app, app)
+	pl.SetUserDir(tr.user)
+	tr.trust(t, app)
 	if problems := pl.Attach(ctx, eng); len(problems) != 0 {
 		t.Fatal(problems)
 	}

@@ -85,6 +85,19 @@ func (s *Settings) SetProject(key string, rules []permission.Rule) {
 	s.Projects[key] = slices.Clone(rules)
 }
 
+// SetProjectUntrusted sets what a project directory's files left out
+// while it is not trusted (ProjectUntrusted[key]); nil clears it.
+func (s *Settings) SetProjectUntrusted(key string, untrusted []Untrusted) {
+	if len(untrusted) == 0 {
+		delete(s.ProjectUntrusted, key)
+		return
+	}
+	if s.ProjectUntrusted == nil {
+		s.ProjectUntrusted = map[string][]Untrusted{}
+	}
+	s.ProjectUntrusted[key] = slices.Clone(untrusted)
+}
+
 // WithExpiry returns copies of rules that expire ttl from now (ttl 0:
 // never), behaviors upper-cased, each checked with ValidateRule.
 func WithExpiry(rules []permission.Rule, ttl time.Duration) ([]permission.Rule, error) {
@@ -146,6 +159,8 @@ func (s Settings) Clone() Settings {
 	s.Rules = slices.Clone(s.Rules)
 	s.WorkingDirectories = slices.Clone(s.WorkingDirectories)
 	s.Unreadable = slices.Clone(s.Unreadable)
+	s.Untrusted = slices.Clone(s.Untrusted)
+	s.ProjectUntrusted = maps.Clone(s.ProjectUntrusted)
 	s.DangerousPaths.Files.Add = slices.Clone(s.DangerousPaths.Files.Add)
 	s.DangerousPaths.Files.Remove = slices.Clone(s.DangerousPaths.Files.Remove)
 	s.DangerousPaths.Directories.Add = slices.Clone(s.DangerousPaths.Directories.Add)

@@ -100,6 +100,21 @@ type Settings struct {
 	// user's deny rules. Layers fill it in; the messages name files, never
 	// their content.
 	Unreadable []string
+	// Untrusted lists what untrusted project settings files set that would
+	// loosen the decisions and was left out (trust.go, docs/rules.md "Trusted
+	// projects"): reported by decide, doctor and rules lint, and named in the
+	// reason of a decision it might have changed.
+	Untrusted []Untrusted
+	// ProjectUntrusted is Untrusted of the project directories of
+	// Projects, by the same key: named in the decisions of calls made there.
+	ProjectUntrusted map[string][]Untrusted
+
+	// Of one file's settings as read (loadSettingsFile), for trust.go:
+	// the key of each rule and working directory (keyLines form), the
+	// line of each key, and the SHA-256 of the bytes parsed.
+	ruleKeys, dirKeys []string
+	lines             map[string]int
+	digest            string
 }
 
 // Values of Settings.NetworkReads.
@@ -582,6 +597,11 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 	if err != nil {
 		return Settings{}, nil, fmt.Errorf("settings %s: %w", file, err)
 	}
+	return parseSettings(file, data, source, base, project)
+}
+
+// parseSettings is loadSettingsFile of data, the content of file.
+func parseSettings(file string, data []byte, source, base, project string) (Settings, []error, error) {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
 	// The file is decoded once, with its format's own decoder, whose
 	// errors name the line (settings_pos.go); viper then reads the keys
@@ -608,8 +628,10 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 		source = "settings"
 	}
 	s, problems := settingsFrom(v, raw, source, file, base, project)
+	s.lines = keyLines(format, data)
+	s.digest = Digest(data)
 	if len(problems) > 0 {
-		placeProblems(problems, file, keyLines(format, data))
+		placeProblems(problems, file, s.lines)
 	}
 	return s, problems, nil
 }
@@ -672,6 +694,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 			}
 			r.Source, r.Layer, r.Project = source, where, project
 			s.Rules = append(s.Rules, r)
+			s.ruleKeys = append(s.ruleKeys, join("permissions."+b, strconv.Itoa(i)))
 		}
 	}
 	// An AgentScope PermissionContext document reads as settings too: rules
@@ -697,15 +720,18 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 				}
 				r.Source, r.Layer, r.Project = source, where, project
 				s.Rules = append(s.Rules, r)
+				s.ruleKeys = append(s.ruleKeys, join(join(b+"_rules", tool), strconv.Itoa(i)))
 			}
 		}
 	}
 	if dirs, ok := raw["working_directories"].(map[string]any); ok {
 		for _, d := range sortedKeys(dirs) {
+			key := join("working_directories", d)
 			if !filepath.IsAbs(d) && !strings.HasPrefix(d, "~") {
 				d = filepath.Join(base, d)
 			}
 			s.WorkingDirectories = append(s.WorkingDirectories, d)
+			s.dirKeys = append(s.dirKeys, key)
 		}
 	}
 	s.DefaultMode = firstNonEmpty(v.GetString("permissions.defaultmode"), v.GetString("mode"))
@@ -713,11 +739,12 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		problems = append(problems, &KeyProblem{Where: where, Key: "permissions.defaultMode", Err: fmt.Errorf("unknown mode %q", s.DefaultMode)})
 		s.DefaultMode = ""
 	}
-	for _, d := range stringList(v.Get("permissions.additionaldirectories")) {
+	for i, d := range stringList(v.Get("permissions.additionaldirectories")) {
 		if !filepath.IsAbs(d) && !strings.HasPrefix(d, "~") {
 			d = filepath.Join(base, d)
 		}
 		s.WorkingDirectories = append(s.WorkingDirectories, d)
+		s.dirKeys = append(s.dirKeys, join("permissions.additionaldirectories", strconv.Itoa(i)))
 	}
 	s.BypassHonoursSafety = v.GetBool("bypass_honours_safety")
 	if v.IsSet("environment_is_secret") {
@@ -906,6 +933,7 @@ func Merge(layers ...Settings) Settings {
 			out.Cwd = s.Cwd
 		}
 		out.Unreadable = append(out.Unreadable, s.Unreadable...)
+		out.Untrusted = append(out.Untrusted, s.Untrusted...)
 		for id, rs := range s.SessionRules {
 			if out.SessionRules == nil {
 				out.SessionRules = map[string][]permission.Rule{}

@@ -72,6 +72,10 @@ func (l *Layers) Watch(ctx context.Context, onReload func([]error)) error {
 			}
 		}
 	}
+	if tf := TrustFile(l.opts.UserDir); tf != "" {
+		// Trusting a project (or revoking) changes what its files count for.
+		relevant[tf] = true
+	}
 	addWatches()
 	go func() {
 		defer close(w.done)

@@ -227,9 +227,9 @@ func TestStepAllDenied(t *testing.T) {
 // user) attached to an engine, so that rules written to a file reach the
 // decisions.
 type project struct {
-	dir    string
-	eng    *engine.Engine
-	layers *settings.Layers
+	dir, user string
+	eng       *engine.Engine
+	layers    *settings.Layers
 }
 
 func newProject(t *testing.T) *project {
@@ -237,6 +237,7 @@ func newProject(t *testing.T) *project {
 	root := t.TempDir()
 	p := &project{dir: filepath.Join(root, "proj")}
 	user := filepath.Join(root, "home", ".config", "permopa")
+	p.user = user
 	for _, d := range []string{p.dir, filepath.Join(root, "etc"), user} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -265,6 +266,15 @@ func (p *project) write(t *testing.T, rel, content string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The user's own project, trusted after each edit as the user would
+	// (`permopa trust`).
+	digests, err := settings.ProjectFileDigests(p.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := settings.RecordTrust(p.user, p.dir, digests); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -65,6 +65,22 @@ func EnginePolicy(eng *engine.Engine) Policy {
 	})
 }
 
+// ProjectPolicy is EnginePolicy deciding each call with the rules of its
+// cwd's project too, through pc (adapter.ProjectCache: what a project's
+// files loosen counts once the user trusts it).
+func ProjectPolicy(pc *adapter.ProjectCache) Policy {
+	return PolicyFunc(func(ctx context.Context, req Request) permission.Decision {
+		c := req.Call
+		if c.ToolName == "" {
+			c.ToolName, c.ToolInput, c.ToolUseID = req.ToolName, req.Arguments, req.CallID
+		}
+		if c.Environment == "" {
+			c.Environment = req.Environment
+		}
+		return pc.Decide(ctx, c.Input())
+	})
+}
+
 func policyDecision(behavior, step, message string) permission.Decision {
 	return permission.Decision{Behavior: behavior, Step: step, Message: message, Reason: message, SuggestedRules: []permission.Rule{}}
 }

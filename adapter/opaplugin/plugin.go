@@ -357,7 +357,7 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 	if old := p.layers.Swap(layers); old != nil {
 		_ = old.Close()
 	}
-	p.projects.Store(newProjects(eng, sc.Projects, p.m.Logger().Warn))
+	p.projects.Store(newProjects(eng, sc.Projects, layers.UserDir(), p.m.Logger().Warn))
 	if !OPAAuthorization() {
 		toks, tproblems := loadTokens(cfg, layers.UserDir())
 		p.tokens.Store(toks)

@@ -150,6 +150,8 @@ func settingsDir(t *testing.T, yaml string) string {
 	if err := os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The server's user (layersConfig's user_dir) trusts the project.
+	trustProjects(t, filepath.Join(dir, "user"), dir)
 	return dir
 }
 

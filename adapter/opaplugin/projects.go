@@ -28,7 +28,10 @@ const MaxProjects = 256
 type projects struct {
 	eng   *engine.Engine
 	roots []string // cleaned, symlinks resolved where they exist
-	warn  func(string, ...any)
+	// userDir is the user settings directory whose trusted projects
+	// decide what a project's files may loosen (settings/trust.go).
+	userDir string
+	warn    func(string, ...any)
 	// max is MaxProjects; the quick test of the eviction lowers it
 	// (projects_test.go), filling 256 projects costing seconds.
 	max int
@@ -64,11 +67,11 @@ type fileStamp struct {
 	mode   os.FileMode
 }
 
-func newProjects(eng *engine.Engine, cfg ProjectsConfig, warn func(string, ...any)) *projects {
+func newProjects(eng *engine.Engine, cfg ProjectsConfig, userDir string, warn func(string, ...any)) *projects {
 	if !cfg.FromCwd {
 		return nil
 	}
-	ps := &projects{eng: eng, warn: warn, max: MaxProjects, entries: map[string]*list.Element{}, lru: list.New()}
+	ps := &projects{eng: eng, userDir: userDir, warn: warn, max: MaxProjects, entries: map[string]*list.Element{}, lru: list.New()}
 	for _, r := range cfg.Roots {
 		r = filepath.Clean(r)
 		if real, err := filepath.EvalSymlinks(r); err == nil {
@@ -162,6 +165,10 @@ func (ps *projects) prepare(ctx context.Context, input any) *permission.Decision
 	}
 	// Stat'ed before reading: a change during the read is seen next time.
 	pr.watched = []string{filepath.Join(key, ".permopa")}
+	if tf := settings.TrustFile(ps.userDir); tf != "" {
+		// Trusting the project (or revoking) changes what its files count for.
+		pr.watched = append(pr.watched, tf)
+	}
 	for _, f := range pr.files {
 		if _, err := os.Lstat(f); err == nil {
 			pr.watched = append(pr.watched, f)
@@ -227,6 +234,7 @@ func (ps *projects) get(ctx context.Context, key string) *project {
 		return el.Value.(*project)
 	}
 	pr := &project{key: key, layers: settings.NewProjectLayers(key, key), files: settings.ProjectFiles(key)}
+	pr.layers.SetUserDir(ps.userDir)
 	ps.entries[key] = ps.lru.PushFront(pr)
 	var victim *project
 	if ps.lru.Len() > ps.max {

@@ -32,6 +32,21 @@ func projectDir(t *testing.T, dir, settings, local string) string {
 	return dir
 }
 
+// trustProjects records, as `permopa trust` does, that the user of
+// userDir trusts each project's settings files as they are now.
+func trustProjects(t *testing.T, userDir string, projects ...string) {
+	t.Helper()
+	for _, p := range projects {
+		digests, err := settings.ProjectFileDigests(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := settings.RecordTrust(userDir, p, digests); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func writeSettings(t *testing.T, file, content string) {
 	t.Helper()
 	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
@@ -73,6 +88,7 @@ func TestProjectRulesFromCwd(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := t.TempDir()
+	trustProjects(t, filepath.Join(server, "user"), app)
 	h := start(t, newBundleServer(t), projectsConfig(server, root))
 
 	settingsFile := filepath.Join(app, ".permopa", "settings.yaml")
@@ -109,6 +125,12 @@ func TestProjectRulesFromCwd(t *testing.T) {
 	}
 
 	writeSettings(t, settingsFile, "permissions:\n  allow: [\"Bash(git push origin main)\"]\n")
+	// An edit the user has not trusted loosens nothing; once trusted (the
+	// trust file changes: the project is read again), it does.
+	if d := h.decide(t, bashIn(app, "git push origin main")); d.Behavior != permission.Ask || !strings.Contains(d.Message, "not trusted") {
+		t.Fatalf("an untrusted edit: %+v", d)
+	}
+	trustProjects(t, filepath.Join(server, "user"), app)
 	wantRule(t, "after the edit", h.decide(t, bashIn(app, "git push origin main")), permission.Allow, settings.SourceProject, settingsFile)
 	if err := os.Remove(settingsFile); err != nil {
 		t.Fatal(err)
@@ -136,6 +158,8 @@ func TestProjectCannotLiftManagedLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSettings(t, filepath.Join(managed, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
+	// Trusted: even so, the project lifts no managed lock and sets no mode.
+	trustProjects(t, filepath.Join(server, "user"), app)
 	h := start(t, newBundleServer(t), projectsConfig(server, root))
 	wantRule(t, "managed deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, settings.SourceManaged, filepath.Join(managed, "settings.yaml"))
 	wantRule(t, "project allow", h.decide(t, bashIn(app, "npm test")), permission.Allow, settings.SourceProject, filepath.Join(app, ".permopa", "settings.yaml"))
@@ -193,7 +217,9 @@ func TestProjectsConcurrentAndBounded(t *testing.T) {
 	root := t.TempDir()
 	deny := projectDir(t, filepath.Join(root, "deny"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n", "")
 	allow := projectDir(t, filepath.Join(root, "allow"), "permissions:\n  allow: [\"Bash(git push:*)\"]\n", "")
-	h := start(t, newBundleServer(t), projectsConfig(t.TempDir(), root))
+	server := t.TempDir()
+	trustProjects(t, filepath.Join(server, "user"), allow)
+	h := start(t, newBundleServer(t), projectsConfig(server, root))
 	// Each new project rewrites the engine's settings document, all
 	// projects in it: filling MaxProjects (256) takes seconds, so the quick
 	// suite bounds this plugin at quickMaxProjects; -tags slow (.ci/run)

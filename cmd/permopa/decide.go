@@ -35,6 +35,19 @@ type engineFlags struct {
 	// proc is the working directory and environment the layers are read
 	// in, and relative paths resolved against.
 	proc procEnv
+	// projectDir and userDir are the layers' project and user directories
+	// (layered only), for the calls' own projects (projects).
+	projectDir, userDir string
+}
+
+// projects is the cache of the calls' cwd projects for eng: a call whose
+// cwd is another project than the working directory's gets that project's
+// rules too (adapter.ProjectCache); nil when the settings are not layered.
+func (f *engineFlags) projects(eng *engine.Engine) *adapter.ProjectCache {
+	if !f.layered {
+		return nil
+	}
+	return adapter.NewProjectCache(eng, f.projectDir, f.userDir)
 }
 
 func (f *engineFlags) register(c *cobra.Command) {
@@ -63,7 +76,9 @@ func (f *engineFlags) engine(ctx context.Context, stderr io.Writer) (*engine.Eng
 		if f.proc.Environ != nil {
 			opts.Home = f.proc.getenv("HOME")
 		}
-		s, problems = settings.LoadLayers(opts)
+		l := settings.NewLayers(opts)
+		s, problems = l.Load()
+		f.projectDir, f.userDir = l.ProjectDir(), l.UserDir()
 		for _, p := range problems {
 			var fp *settings.FileProblem
 			if errors.As(p, &fp) && slices.Contains(files, fp.File) {
@@ -161,9 +176,13 @@ status 0 when every line was decided (DENY included).
 Settings come from every layer, highest first: managed (/etc/permopa), the
 --settings files, PERMOPA_* environment variables, the working directory's
 .permopa/settings.local.yaml and .permopa/settings.yaml, and the user's
-~/.config/permopa/settings.yaml. While a deny or ask rule of any of them
-cannot be read (or a settings file is a symbolic link to something that is
-not a settings file), every line is a DENY with code settings_unreadable.
+~/.config/permopa/settings.yaml. A call whose cwd is another directory with
+a .permopa/ also gets the rules of that project's files. A project's own
+files loosen nothing until you trust the project (permopa trust). While a
+deny or ask rule of any of them cannot be read (or a settings file is a
+symbolic link to something that is not a settings file), every line is a
+DENY with code settings_unreadable (project_settings_unreadable for a
+call's own project).
 
 Each decision has --timeout (a DENY with code timeout past it); an input
 over 16 MiB is a DENY with code invalid_json without being read into memory.`,
@@ -178,7 +197,7 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 				eng.SetObserver(l.decision)
 				defer l.close(5 * time.Second)
 			}
-			return adapter.DecideStream(ctx, eng, c.InOrStdin(), c.OutOrStdout())
+			return adapter.DecideStreamProjects(ctx, eng, f.projects(eng), c.InOrStdin(), c.OutOrStdout())
 		},
 	}
 	f.register(c)

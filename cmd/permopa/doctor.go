@@ -244,6 +244,7 @@ func (t target) doctor(out io.Writer) int {
 	if t.host == "codex" && n > 0 {
 		t.doctorCodexTrust(check)
 	}
+	t.doctorProjectTrust(out)
 	seen := map[string]bool{}
 	for _, e := range t.events() {
 		for _, h := range byEvent[e] {

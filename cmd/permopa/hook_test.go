@@ -48,7 +48,9 @@ func makeWorkspace(root string) (cwd, home string, err error) {
 	if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.yaml"), settings, 0o644); err != nil {
 		return "", "", err
 	}
-	return cwd, home, nil
+	// The user of this home trusts the project (`permopa trust`): its
+	// allow rules count.
+	return cwd, home, recordTrust(home, cwd)
 }
 
 // runHook feeds a recorded payload (with {{CWD}} replaced) to `permopa hook`,

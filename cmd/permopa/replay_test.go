@@ -700,6 +700,13 @@ func TestReplayProjectRules(t *testing.T) {
 	if err := os.MkdirAll(b, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Not trusted: the project's allow rule is left out.
+	if rep, _, _ := runReplay(t, dir, env, "--project-rules", log); len(rep.Changes) != 0 {
+		t.Errorf("an untrusted project's allow rule applied: %v", rep.changedIDs())
+	}
+	if err := recordTrust(filepath.Join(dir, "home"), a); err != nil {
+		t.Fatal(err)
+	}
 	rep, _, _ := runReplay(t, dir, env, log)
 	if len(rep.Changes) != 0 {
 		t.Errorf("without --project-rules: changes %v", rep.changedIDs())

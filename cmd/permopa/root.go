@@ -55,6 +55,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra
 		installCommand(p),
 		uninstallCommand(p),
 		doctorCommand(p),
+		trustCommand(p),
 	)
 	replaceCommand(root, versionCommand())
 	proofread(root)

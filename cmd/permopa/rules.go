@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -122,6 +124,12 @@ func printRules(w io.Writer, rules []permission.Rule, asJSON bool) error {
 
 func reportProblems(w io.Writer, problems []error) {
 	for _, p := range problems {
+		// A rules-lint finding names its own level.
+		var f settings.Finding
+		if errors.As(p, &f) {
+			fmt.Fprintln(w, "permopa:", p)
+			continue
+		}
 		fmt.Fprintln(w, "permopa: warning:", p)
 	}
 }
@@ -293,6 +301,8 @@ func rulesLintCommand(lf *layerFlags) *cobra.Command {
   wide            an allow rule that covers more than it looks
                   (Bash(*), Bash(sudo:*), Bash(python:*), Bash(git:*), Edit(//**))
   never-decides   a rule that can never decide a call
+  untrusted       what a project's own settings file would loosen, left
+                  out until you trust the project (permopa trust; info)
 
 Each finding names its file and line. Exit status 1 when a finding is at
 or above --fail-on (error, warning, info; never: always 0). Settings loads
@@ -339,7 +349,11 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 		var f settings.Finding
 		switch {
 		case errors.As(p, &f):
-			// Already a finding of LintFile or LintRules.
+			// Already a finding of LintFile or LintRules, but for what
+			// an untrusted project's files set (settings/trust.go).
+			if f.Check == settings.CheckUntrusted {
+				fs = append(fs, f)
+			}
 		case errors.As(p, &rp):
 			level := settings.LevelError
 			if rp.Behavior == permission.Allow {
@@ -380,6 +394,7 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 			for _, p := range problems {
 				problemFinding(p)
 			}
+			fs = append(fs, untrustedFindings(file, lf.layers().UserDir())...)
 			for _, r := range s.Rules {
 				if r.Project == "" {
 					r.Project = project
@@ -434,4 +449,28 @@ func printFindings(w io.Writer, fs []settings.Finding, format string) error {
 	}
 	_, err := fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", counts[settings.LevelError], counts[settings.LevelWarning], counts[settings.LevelInfo])
 	return err
+}
+
+// untrustedFindings are what file, when it is one of a project's own
+// settings files, sets that permopa leaves out while the user does not
+// trust that project (settings/trust.go).
+func untrustedFindings(file, userDir string) []settings.Finding {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil
+	}
+	project := settings.ProjectOf(abs, "")
+	if project == "" || filepath.Base(filepath.Dir(abs)) != ".permopa" || !slices.Contains(settings.ProjectFiles(project), abs) {
+		return nil
+	}
+	l := settings.NewProjectLayers(project, project)
+	l.SetUserDir(userDir)
+	s, _ := l.Load()
+	var out []settings.Finding
+	for _, u := range s.Untrusted {
+		if u.File == abs {
+			out = append(out, u.Finding())
+		}
+	}
+	return out
 }

@@ -291,5 +291,8 @@ func projectWorkspace(t *testing.T) (cwd, home, addr string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := recordTrust(home, cwd); err != nil {
+		t.Fatal(err)
+	}
 	return cwd, home, addr
 }

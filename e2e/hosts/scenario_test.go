@@ -64,7 +64,21 @@ func newHostRun(t *testing.T, host string, sc scenario, tool string, args map[st
 	if d := os.Getenv("PERMOPA_E2E_CAPTURE"); d != "" {
 		r.capture = filepath.Join(d, host+"-"+strings.ReplaceAll(t.Name(), "/", "-")+".jsonl")
 	}
+	r.trust()
 	return r
+}
+
+// trust runs `permopa trust` as the user would for their own project: its
+// allow rule counts only then (docs/rules.md, "Trusted projects"). The
+// directory is the one the hooks read (~/.config/permopa).
+func (r *hostRun) trust() {
+	r.t.Helper()
+	cmd := exec.Command(bins.permopa, "trust", r.proj)
+	cmd.Dir = r.proj
+	cmd.Env = append(os.Environ(), "HOME="+r.home, "PERMOPA_CONFIG_DIR="+filepath.Join(r.home, ".config", "permopa"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("permopa trust: %v\n%s", err, out)
+	}
 }
 
 // install runs `permopa install host` as a user would, in the run's home:
