@@ -83,6 +83,16 @@ func (w *walker) evalArgs(words []*syntax.Word, ctx evalCtx) []word {
 	return out
 }
 
+// emptyUnquoted reports parts that are no text at all, with no quotes.
+func emptyUnquoted(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		if l, ok := p.(*syntax.Lit); !ok || l.Value != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // evalWordBraces expands the braces of one command word, then evaluates each result.
 func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
 	if len(wd.Parts) == 1 {
@@ -108,6 +118,9 @@ func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
 	for _, parts := range alts {
 		if w.stop {
 			break
+		}
+		if emptyUnquoted(parts) {
+			continue // bash removes a word that expands to nothing: "echo {,}" has no argument
 		}
 		out = append(out, w.evalWord(&syntax.Word{Parts: parts}, ctx, true)...)
 	}
