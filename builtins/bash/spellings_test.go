@@ -95,3 +95,53 @@ func TestCommentsEndAtTheLine(t *testing.T) {
 		{"rm:*", "git status\r\nrm x", true},
 	})
 }
+
+// TestLongOptionSpellings: a deny or ask rule naming an option hits every
+// spelling the program reads as that option: short, long, any unambiguous
+// prefix of the long one (GNU getopt_long), with its value glued or not.
+// An ambiguous prefix is an option permopa cannot place: it hits every rule
+// of the program.
+func TestLongOptionSpellings(t *testing.T) {
+	t.Parallel()
+	checkDenyTable(t, []ruleCase{
+		{"sed -i:*", "sed --in-place s/a/b/ f", true},
+		{"sed -i:*", "sed --in-pl s/a/b/ f", true},
+		{"sed -i:*", "sed --in-place=.bak s/a/b/ f", true},
+		{"sed -i:*", "sed --in=.bak s/a/b/ f", true},
+		{"sed -i:*", "sed -n -i.bak s/a/b/ f", true},
+		{"sed -i:*", "sed -ni s/a/b/ f", true},
+		{"sed --in-place:*", "sed -i s/a/b/ f", true},
+		{"sed -i:*", "sed -n s/a/b/ f", false},
+		{"sed -i:*", "sed --quiet s/a/b/ f", false},
+		{"sed -n:*", "sed --quiet p f", true},
+		{"sed -n:*", "sed --sil p f", true},
+		{"sed -E:*", "sed -r p f", true},
+		{"chmod -R:*", "chmod --recursive 777 x", true},
+		{"chmod -R:*", "chmod --rec 777 x", true},
+		{"chmod -R:*", "chmod -v --recurs 777 x", true},
+		{"chmod --recursive:*", "chmod -R 777 x", true},
+		{"chmod -R:*", "chmod 777 x", false},
+		{"chown -R:*", "chown --recursive u x", true},
+		{"chgrp -R:*", "chgrp --recursive g x", true},
+		{"cp -l:*", "cp --link a b", true},
+		{"cp -s:*", "cp --symbolic-link a b", true},
+		{"mv -f:*", "mv --force a b", true},
+		{"mv -f:*", "mv --forc a b", true},
+		{"ln -s:*", "ln --symbolic a b", true},
+		{"ln -s:*", "ln --sym a b", true},
+		{"mkdir -p:*", "mkdir --parents a", true},
+		{"touch -d:*", "touch --date=now f", true},
+		{"grep -r:*", "grep --recursive x .", true},
+		{"grep -r:*", "grep --recur x .", true},
+		{"tar -x:*", "tar --extract -f a.tar", true},
+		{"tar -x:*", "tar --extr -f a.tar", true},
+		{"tar -x:*", "tar xf a.tar", true},
+		{"rm -rf:*", "rm --recursive --force x", true},
+		{"shred -n:*", "shred --iterations=1 f", true},
+		{"sort -o:*", "sort --output=f x", true},
+		{"sort -o:*", "sort --outp=f x", true},
+		{"truncate -s:*", "truncate --size=0 f", true},
+		{"date -s:*", "date --set=now", true},
+		{"install -m:*", "install --mode=755 a b", true},
+	})
+}

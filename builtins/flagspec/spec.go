@@ -74,6 +74,9 @@ type flagDef struct {
 	role    role
 	mark    byte   // 'a'..'z', 0 for none
 	deny    string // non-empty: using the option makes the call not read-only
+	// parseOnly: a spelling only Parse knows (gnuSynonyms names it, the
+	// spec does not list it): Judge treats it as an unknown option.
+	parseOnly bool
 }
 
 // denial is a group of dangerous options sharing one reason.
@@ -349,6 +352,9 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 	if !s.noStd {
 		add("--help --version", "")
 	}
+	if subPath == "" {
+		defs = joinSynonyms(defs, gnuSynonyms[name])
+	}
 	s.defs = defs
 	s.longs = nil
 	for i, d := range defs {
@@ -474,7 +480,7 @@ func parseToken(tok string) flagDef {
 func (s *spec) lookupLong(name string, canon bool) (d *flagDef, ambiguous string) {
 	ls := s.longs
 	i := sort.Search(len(ls), func(i int) bool { return ls[i].name >= name })
-	if i < len(ls) && ls[i].name == name {
+	if i < len(ls) && ls[i].name == name && (canon || !ls[i].parseOnly) {
 		return &ls[i], ""
 	}
 	if s.single || s.noAbbrev || len(name) < 3 {
@@ -484,6 +490,9 @@ func (s *spec) lookupLong(name string, canon bool) (d *flagDef, ambiguous string
 	j := i
 	for ; j < len(ls) && strings.HasPrefix(ls[j].name, name); j++ {
 		c := &ls[j]
+		if c.parseOnly && !canon {
+			continue
+		}
 		if first == nil {
 			first = c
 			continue
@@ -492,6 +501,9 @@ func (s *spec) lookupLong(name string, canon bool) (d *flagDef, ambiguous string
 			canon && c.canon != first.canon {
 			var b strings.Builder
 			for k := i; k < len(ls) && strings.HasPrefix(ls[k].name, name); k++ {
+				if ls[k].parseOnly && !canon {
+					continue
+				}
 				if b.Len() > 0 {
 					b.WriteString(", ")
 				}
@@ -918,6 +930,9 @@ func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) 
 		var d *flagDef
 		if c < 128 && s.short[c] != 0 {
 			d = &s.defs[s.short[c]-1]
+		}
+		if d != nil && d.parseOnly && !st.parse {
+			d = nil
 		}
 		if d == nil {
 			st.fail(s.name + ": option -" + printable(string(c)) + " is not in the read-only vocabulary")
