@@ -266,14 +266,19 @@ func compileCanon(p *Pattern) *ruleCanon {
 		words[i] = strings.Join(t.parts, starMark)
 	}
 	inv, ok := flagspec.Parse(words)
-	if !ok || inv.Open != "" || inv.SubcommandOpen || strings.Contains(inv.Subcommand, starMark) {
+	// A rule that stops at a subcommand whose options permopa does not
+	// model ("docker image rm:*") names nothing it could not read.
+	named := inv.Unmodelled && prefix && inv.SubcommandEnd == len(words) && len(inv.Options) == 0
+	if !ok || inv.Open != "" && !named || inv.SubcommandOpen || strings.Contains(inv.Subcommand, starMark) {
 		return nil
 	}
 	// A rule naming no option is flag-aware only when it ends in a
 	// wildcard and names operands (git push origin main:* also hits
-	// git push -q origin main); "git status" stays exact, and
-	// "git push:*" is matched literally (through subcommandView) already.
-	if len(inv.Options) == 0 && (!prefix || len(inv.Operands) == 0) {
+	// git push -q origin main) or a subcommand (npm publish:* also hits
+	// npm pub, npm --prefix . publish and a leaf whose subcommand permopa
+	// cannot place; docker run:* hits docker container run); "git status"
+	// stays exact.
+	if len(inv.Options) == 0 && (!prefix || len(inv.Operands) == 0 && inv.Subcommand == "") {
 		return nil
 	}
 	rc := &ruleCanon{inv: inv, prefix: prefix}

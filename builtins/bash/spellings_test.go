@@ -145,3 +145,115 @@ func TestLongOptionSpellings(t *testing.T) {
 		{"install -m:*", "install --mode=755 a b", true},
 	})
 }
+
+// TestSubcommandSpellings: a deny or ask rule naming a subcommand hits it
+// under every name the program runs it by (npm's aliases and unique
+// prefixes, docker's management commands), after global options, and
+// when permopa cannot place the subcommand.
+func TestSubcommandSpellings(t *testing.T) {
+	t.Parallel()
+	checkDenyTable(t, []ruleCase{
+		{"npm publish:*", "npm pub", true},
+		{"npm publish:*", "npm publ --tag next", true},
+		{"npm publish:*", "npm publish", true},
+		{"npm publish:*", "npm --prefix . publish", true},
+		{"npm publish:*", "npm -g publish", true},
+		{"npm publish:*", "npm --registry=http://x publish", true},
+		{"npm publish:*", "npm pack", false},
+		{"npm publish:*", "npm view x", false},
+		{"npm install:*", "npm i left-pad", true},
+		{"npm install:*", "npm add left-pad", true},
+		{"npm install:*", "npm isntall left-pad", true},
+		{"npm install:*", "npm in left-pad", true},
+		{"npm uninstall:*", "npm rm x", true},
+		{"npm uninstall:*", "npm r x", true},
+		{"npm uninstall:*", "npm un x", true},
+		{"npm test:*", "npm t", true},
+		{"npm test:*", "npm tst", true},
+		{"npm run:*", "npm run-script build", true},
+		{"npm run:*", "npm rum build", true},
+		{"npm run:*", "npm urn build", true},
+		{"npm run:*", "npm runScript build", true},
+		{"npm run-script:*", "npm run build", true},
+		{"npm exec:*", "npm x cowsay", true},
+		{"npm exec:*", "npm exe cowsay", true},
+		{"npm run build:*", "npm rum build", true},
+		{"npm run build:*", "npm rum lint", false},
+		{"docker run:*", "docker container run x", true},
+		{"docker run:*", "docker --context x container run y", true},
+		{"docker exec:*", "docker container exec x sh", true},
+		{"docker rmi:*", "docker image rm x", true},
+		{"docker rm:*", "docker container rm x", true},
+		{"docker rm:*", "docker image rm x", false},
+		{"docker image rm:*", "docker rmi x", true},
+		{"docker container run:*", "docker run x", true},
+		{"git push:*", "git -C x push", true},
+		{"git push:*", "git --git-dir=x push", true},
+		{"git push:*", "git -c a.b=c push", true},
+		{"git push:*", "git status", false},
+		{"pnpm remove:*", "pnpm rm x", true},
+		{"pnpm test:*", "pnpm t", true},
+	})
+}
+
+// TestNpmExploreRunsItsCommand: npm explore PKG -- CMD runs CMD.
+func TestNpmExploreRunsItsCommand(t *testing.T) {
+	t.Parallel()
+	checkDenyTable(t, []ruleCase{
+		{"rm:*", "npm explore lodash -- rm x", true},
+		{"rm -rf:*", "npm explore lodash -- rm -fr x", true},
+		{"rm:*", "npm explore lodash -- 'rm x'", true},
+		{"rm:*", "npm explore lodash rm x", true},
+		{"rm:*", "npm explore lodash -- 'ls; rm x'", true},
+		{"rm:*", "npm explore lodash -- ls", false},
+	})
+	if a := analyze("npm explore lodash -- ls", conformanceOpts); a.ReadOnly {
+		t.Errorf("npm explore is read-only\n%s", brief(a))
+	}
+}
+
+// TestCommandsGitRunsForItsRemote: --upload-pack, --receive-pack, -c
+// settings that name programs and ext:: URLs run a command; deny rules see
+// it (a literal one is parsed, an ext:: URL runs what permopa cannot read).
+func TestCommandsGitRunsForItsRemote(t *testing.T) {
+	t.Parallel()
+	checkDenyTable(t, []ruleCase{
+		{"rm:*", "git ls-remote --upload-pack='rm x' .", true},
+		{"rm:*", "git ls-remote --upload-pack 'rm x' .", true},
+		{"rm:*", "git ls-remote -u 'rm x' .", true},
+		{"rm:*", "git ls-remote -u'rm x' .", true},
+		{"rm:*", "git ls-remote --upload-p='rm x' .", true},
+		{"rm:*", "git fetch --upload-pack='rm x' .", true},
+		{"rm:*", "git pull --upload-pack='rm x' .", true},
+		{"rm:*", "git clone -u 'rm x' . d", true},
+		{"rm:*", "git push --receive-pack='rm x' .", true},
+		{"rm:*", "git -c core.sshCommand='rm x' fetch o", true},
+		{"rm:*", "git ls-remote 'ext::sh -c rm% x'", true},
+		{"rm:*", "git ls-remote origin", false},
+	})
+}
+
+// TestMovedOrLinkedFileIsRead: the source of a move or a hard link is
+// read (its contents leave the path Read rules guard); a symbolic link is
+// read through later, where paths are resolved through it.
+func TestMovedOrLinkedFileIsRead(t *testing.T) {
+	t.Parallel()
+	key := conformanceOpts.Home + "/.ssh/id_rsa"
+	for _, cmd := range []string{
+		"mv ~/.ssh/id_rsa k", "mv -f ~/.ssh/id_rsa ~/.ssh/id_rsa.pub d/", "mv -t d ~/.ssh/id_rsa",
+		"ln ~/.ssh/id_rsa k", "ln -f ~/.ssh/id_rsa", "ln -t d ~/.ssh/id_rsa", "link ~/.ssh/id_rsa k",
+		"cp -l ~/.ssh/id_rsa k", "cp --link ~/.ssh/id_rsa k",
+	} {
+		a := analyze(cmd, conformanceOpts)
+		found := false
+		for _, r := range a.Reads {
+			found = found || r == key
+		}
+		if !found {
+			t.Errorf("%q does not read %s\n%s", cmd, key, brief(a))
+		}
+	}
+	if a := analyze("mv a b", conformanceOpts); len(a.Reads) != 1 || a.Reads[0] != conformanceOpts.Cwd+"/a" {
+		t.Errorf("mv a b reads %q, want only a", a.Reads)
+	}
+}

@@ -178,6 +178,9 @@ type spec struct {
 	// local: this subcommand does not reach the network although its
 	// program does; network and cache are inherited by subcommands otherwise.
 	local bool
+	// alias: the subcommand word the program runs for a word (npm pub is
+	// publish; subcommands.go).
+	alias func(word string) string
 	// runsString: the command is a shell command line made of the
 	// remaining words joined by spaces (ssh HOST CMD...).
 	runsString bool
@@ -1073,6 +1076,12 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 		st.lost(s, s.name+": the subcommand is only known at run time", len(st.argv)-len(rest)-1, true)
 		return
 	}
+	if st.parse {
+		st.inv.SubcommandEnd = len(st.argv) - len(rest)
+	}
+	if s.alias != nil {
+		word = s.alias(word)
+	}
 	sub := s.kid(word)
 	if sub == nil {
 		st.v.Subcommand = joinSub(s.subPath, word)
@@ -1096,9 +1105,12 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 	}
 	if sub.group && sub.subs == nil {
 		// A group with no read-only subcommand: still name the second word.
-		for _, w := range rest {
+		for k, w := range rest {
 			if !strings.HasPrefix(w, "-") {
 				st.v.Subcommand = joinSub(sub.subPath, w)
+				if st.parse {
+					st.inv.SubcommandEnd = len(st.argv) - len(rest) + k + 1
+				}
 				break
 			}
 		}
