@@ -38,7 +38,8 @@ import (
 //     before a subcommand dropped);
 //   - flag-aware: when the rule's first word names a program with a flag
 //     spec (builtins/flagspec), the rule names options (or ends in a
-//     wildcard and names operands) and its other words parse with that spec
+//     wildcard and names operands or a subcommand: "npm publish:*" hits
+//     "npm pub") and its other words parse with that spec
 //     (in-word stars only in operands and option values, no word wildcard
 //     but a trailing one), the rule and the leaf are read with the same
 //     parser (flagspec.Parse) and the rule hits a leaf of that program

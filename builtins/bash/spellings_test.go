@@ -112,6 +112,8 @@ func TestLongOptionSpellings(t *testing.T) {
 		{"sed -i:*", "sed -ni s/a/b/ f", true},
 		{"sed --in-place:*", "sed -i s/a/b/ f", true},
 		{"sed -i:*", "sed -n s/a/b/ f", false},
+		{"sed -i:*", "sed --s p f", true},
+		{"sed -i:*", "sed $OPT p f", true},
 		{"sed -i:*", "sed --quiet s/a/b/ f", false},
 		{"sed -n:*", "sed --quiet p f", true},
 		{"sed -n:*", "sed --sil p f", true},
