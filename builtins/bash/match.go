@@ -715,6 +715,9 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 					}
 					return "permopa cannot tell which options " + printableWord(shown) + " carries (" + printableWord(reason) + ")"
 				}
+				if len(p.canon.inv.Options) == 0 && len(p.canon.ops) == 0 {
+					return printableWord(shown) + " runs the rule's subcommand (" + p.canon.inv.Subcommand + ") under another spelling"
+				}
 				return printableWord(shown) + " carries the rule's options (flag-aware match)"
 			}
 		}

@@ -231,6 +231,11 @@ func TestCommandsGitRunsForItsRemote(t *testing.T) {
 		{"rm:*", "git push --receive-pack='rm x' .", true},
 		{"rm:*", "git -c core.sshCommand='rm x' fetch o", true},
 		{"rm:*", "git ls-remote 'ext::sh -c rm% x'", true},
+		{"rm:*", "git fetch 'ext::sh -c rm% x'", true},
+		{"rm:*", "git pull 'ext::sh -c rm% x' main", true},
+		{"rm:*", "git clone 'ext::sh -c rm% x' d", true},
+		{"rm:*", "git push 'ext::sh -c rm% x' main", true},
+		{"rm:*", "git push origin main", false},
 		{"rm:*", "git ls-remote origin", false},
 	})
 }
@@ -258,4 +263,28 @@ func TestMovedOrLinkedFileIsRead(t *testing.T) {
 	if a := analyze("mv a b", conformanceOpts); len(a.Reads) != 1 || a.Reads[0] != conformanceOpts.Cwd+"/a" {
 		t.Errorf("mv a b reads %q, want only a", a.Reads)
 	}
+}
+
+// TestGitOptionSpellings: git's parse-options reads short and long
+// spellings, and unambiguous prefixes, as one option.
+func TestGitOptionSpellings(t *testing.T) {
+	t.Parallel()
+	checkDenyTable(t, []ruleCase{
+		{"git clean -f:*", "git clean --force", true},
+		{"git clean -f:*", "git clean --forc -d", true},
+		{"git clean --force:*", "git clean -fd", true},
+		{"git branch -m:*", "git branch --move a b", true},
+		{"git branch -c:*", "git branch --copy a b", true},
+		{"git push -u:*", "git push --set-upstream origin x", true},
+		{"git push -n:*", "git push --dry-run", true},
+		{"git push --force:*", "git push --forc", true},
+		{"git branch -d:*", "git branch --del x", true},
+		{"git config -e:*", "git config --edit", true},
+		{"git tag -v:*", "git tag --verify x", true},
+		{"git branch -u:*", "git branch --set-upstream-to=o/x", true},
+		{"git branch -r:*", "git branch --remotes", true},
+		{"git grep -O:*", "git grep --open-files-in-pager=vi x", true},
+		{"git archive -o:*", "git archive --output=x.tar HEAD", true},
+		{"git clean -f:*", "git clean -n", false},
+	})
 }

@@ -355,9 +355,7 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 	if !s.noStd {
 		add("--help --version", "")
 	}
-	if subPath == "" {
-		defs = joinSynonyms(defs, gnuSynonyms[name])
-	}
+	defs = joinSynonyms(defs, gnuSynonyms[name])
 	s.defs = defs
 	s.longs = nil
 	for i, d := range defs {

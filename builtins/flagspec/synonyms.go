@@ -6,8 +6,9 @@ import "strings"
 // see through"). A GNU program reads "-i" and "--in-place" (and every
 // unambiguous prefix, "--in-pl") as the same option; a spec that lists them
 // as two options would let a deny rule "sed -i:*" miss "sed --in-place".
-// gnuSynonyms, generated from the programs' own --help (synonyms_table.go,
-// TestGNUSynonymsTable), joins them when a program's node is compiled:
+// gnuSynonyms, generated from the programs' own --help and git's
+// subcommands' -h (synonyms_table.go, TestGNUSynonymsTable; keyed by the
+// node's name, "sed", "git branch"), joins them when a node is compiled:
 //   - both spellings listed: they get one canonical name (Parse reports
 //     it), each keeping its own verdict for Judge;
 //   - one listed: the other becomes a spelling only Parse knows

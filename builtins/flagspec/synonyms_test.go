@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,17 +37,36 @@ var helpShort = regexp.MustCompile(`-[A-Za-z0-9]`)
 // helpSynonyms runs prog --help and returns its short/long pairs whose
 // spec knows at least one spelling, as joinSynonyms reads them.
 func helpSynonyms(t *testing.T, prog string) (node string, pairs []string, ok bool) {
-	path, err := exec.LookPath(prog)
-	if err != nil {
+	if _, err := exec.LookPath(prog); err != nil {
 		return "", nil, false
 	}
+	s := lookup(prog)
+	return s.name, nodeSynonyms(t, s, prog, "--help"), true
+}
+
+// gitSubcommands are git's subcommands without subcommands of their own,
+// whose "git SUB -h" prints their options (parse-options) and exits.
+func gitSubcommands() []string {
+	g := lookup("git")
+	var subs []string
+	for w := range g.kids {
+		if g.kid(w).subs == nil {
+			subs = append(subs, w)
+		}
+	}
+	sort.Strings(subs)
+	return subs
+}
+
+// nodeSynonyms runs argv and returns the short/long pairs its output
+// lists for options node s knows at least one spelling of.
+func nodeSynonyms(t *testing.T, s *spec, argv ...string) (pairs []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--help")
-	cmd.Env = []string{"LC_ALL=C", "HOME=" + t.TempDir(), "PATH=/usr/bin:/bin"}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = []string{"LC_ALL=C", "HOME=" + t.TempDir(), "PATH=/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1"}
 	cmd.Dir = t.TempDir()
 	out, _ := cmd.CombinedOutput()
-	s := lookup(prog)
 	known := map[string]bool{}
 	for _, d := range s.defs {
 		if !d.parseOnly {
@@ -71,15 +91,16 @@ func helpSynonyms(t *testing.T, prog string) (node string, pairs []string, ok bo
 			}
 		}
 	}
-	return s.name, pairs, true
+	return pairs
 }
 
 // TestGNUSynonymsTable: every "-x, --long" pair the installed programs'
-// --help lists, for an option their spec knows, is in gnuSynonyms (so that
+// --help (and git's subcommands' -h) lists, for an option their spec knows, is in gnuSynonyms (so that
 // rules read both spellings as one option). PERMOPA_UPDATE_SYNONYMS=1
 // rewrites synonyms_table.go from the programs installed here, keeping
 // the entries of programs that are not.
 func TestGNUSynonymsTable(t *testing.T) {
+	t.Parallel()
 	table := map[string][]string{}
 	for n, p := range gnuSynonyms {
 		f := strings.Fields(p)
@@ -89,11 +110,37 @@ func TestGNUSynonymsTable(t *testing.T) {
 	}
 	checked := 0
 	update := os.Getenv("PERMOPA_UPDATE_SYNONYMS") != ""
+	type source struct {
+		node  string
+		pairs []string
+	}
+	var sources []source
 	for _, prog := range gnuHelpPrograms {
-		node, pairs, ok := helpSynonyms(t, prog)
-		if !ok {
-			continue
+		if node, pairs, ok := helpSynonyms(t, prog); ok {
+			sources = append(sources, source{node, pairs})
 		}
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		subs := gitSubcommands()
+		found := make([]source, len(subs))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 4)
+		for i, sub := range subs {
+			n := lookup("git").kid(sub)
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				found[i] = source{n.name, nodeSynonyms(t, n, "git", sub, "-h")}
+				<-sem
+			}()
+		}
+		wg.Wait()
+		sources = append(sources, found...)
+	}
+	for _, src := range sources {
+		node, pairs := src.node, src.pairs
+		prog := node
 		checked++
 		have := map[string]bool{}
 		for _, p := range table[node] {
