@@ -15,6 +15,7 @@ const npmCommon = ` -g --global --json --long -l --parseable -p -w= --workspace=
 var npmSpec = &spec{
 	allow: `-v -h --usage -l`,
 	alias: npmCommand,
+	nopt:  true,
 	subs: map[string]*spec{
 		"list":     npmListSpec,
 		"ls":       npmListSpec,

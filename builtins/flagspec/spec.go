@@ -178,6 +178,10 @@ type spec struct {
 	// local: this subcommand does not reach the network although its
 	// program does; network and cache are inherited by subcommands otherwise.
 	local bool
+	// nopt: options are read as npm's parser (nopt) reads them: a word
+	// "true" or "false" after a boolean option is its value ("npm -l
+	// false publish" runs publish). Inherited by subcommands.
+	nopt bool
 	// alias: the subcommand word the program runs for a word (npm pub is
 	// publish; subcommands.go).
 	alias func(word string) string
@@ -248,6 +252,7 @@ func (l *lazyNode) get() *spec {
 		// by several subcommands (git log and git whatchanged) reports its
 		// own name.
 		c.noAbbrev = c.noAbbrev || p.noAbbrev
+		c.nopt = c.nopt || p.nopt
 		c.netAlways = c.netAlways || p.netAlways
 		if !c.local {
 			c.network = firstNonEmptyStr(c.network, p.network)
@@ -868,6 +873,9 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 			st.fail(s.name + ": option " + d.name + " takes no value")
 			return i, false
 		}
+		if !hasEq && s.noptValue(args, i) {
+			i++
+		}
 	case argReq:
 		if !hasEq {
 			if i+1 >= len(args) {
@@ -906,6 +914,12 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 	return i, true
 }
 
+// noptValue reports a word "true" or "false" after the boolean option at
+// args[i] that npm's parser takes as its value (spec.nopt).
+func (s *spec) noptValue(args []string, i int) bool {
+	return s.nopt && i+1 < len(args) && (args[i+1] == "true" || args[i+1] == "false")
+}
+
 // shortOpts handles a cluster of short options: -la, -n5, -n 5, -20.
 func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) {
 	// A whole-word long option declared with one dash (xxd -ps, git branch -vv).
@@ -942,6 +956,9 @@ func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) 
 		switch d.arity {
 		case argNone:
 			st.apply(s, d, d.name, "", idx, false)
+			if j == len(a)-1 && s.noptValue(args, i) {
+				return i + 1, true
+			}
 			continue
 		case argOpt:
 			st.apply(s, d, d.name, a[j+1:], idx, j+1 < len(a))
