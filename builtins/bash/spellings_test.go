@@ -292,3 +292,43 @@ func TestGitOptionSpellings(t *testing.T) {
 		{"git clean -f:*", "git clean -n", false},
 	})
 }
+
+// TestBraceExpansionAsBashReadsIt: bash keeps looking for a closing brace
+// after a group without a comma and treats quoted braces and commas as
+// text, so "{a\,b}\{,--compress-program=sh}" is the words "a,b}{" and
+// "--compress-program=sh" to it (mvdan.cc/sh reads one word): such a word
+// is unanalysable, never read-only.
+func TestBraceExpansionAsBashReadsIt(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{
+		"sort {a\\,b}\\{,--compress-program=sh} x",
+		"cat {a}\\{,--x,}",
+		"ls {x'{'y,z}",
+		"grep -r x {a\\}b,c}",
+		"rg x {a}{b,--pre=sh}",
+	} {
+		a := analyze(cmd, conformanceOpts)
+		if a.ReadOnly || a.Analysable {
+			t.Errorf("%q: read-only %v, analysable %v\n%s", cmd, a.ReadOnly, a.Analysable, brief(a))
+		}
+	}
+	for cmd, want := range map[string][]string{
+		"echo {a,b}c":     {"echo", "ac", "bc"},
+		"echo {1..3}":     {"echo", "1", "2", "3"},
+		"echo x{,}":       {"echo", "x", "x"},
+		"echo {,}":        {"echo"},
+		"echo ''{,}":      {"echo", "", ""},
+		"echo {}":         {"echo", "{}"},
+		"echo x=~/a":      {"echo", "x=/home/u/a"},
+		"echo x=~/a{b,c}": {"echo", "x=~/ab", "x=~/ac"},
+		"echo --o=~/a":    {"echo", "--o=~/a"},
+		"echo x=a:~/b:~":  {"echo", "x=a:/home/u/b:/home/u"},
+		"echo x=y=~/a":    {"echo", "x=y=~/a"},
+		"echo a {} +":     {"echo", "a", "{}", "+"},
+	} {
+		a := analyze(cmd, conformanceOpts)
+		if len(a.Leaves) == 0 || !equalWords(a.Leaves[0].Argv, want) {
+			t.Errorf("%q: words %s, want %q", cmd, brief(a), want)
+		}
+	}
+}
