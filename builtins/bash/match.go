@@ -229,9 +229,12 @@ func CompilePattern(content string) (*Pattern, error) {
 // ruleCanon is a rule's content read with its program's flag spec.
 type ruleCanon struct {
 	inv    flagspec.Invocation
-	prefix bool       // the content ends with a word wildcard
-	ops    []ruleWord // the operands, as patterns
-	vals   []ruleWord // the options' values, as patterns (parallel to inv.Options)
+	prefix bool // the content ends with a word wildcard
+	// openOnly: the rule hits through its canonical form only a leaf
+	// whose options or subcommand permopa cannot place.
+	openOnly bool
+	ops      []ruleWord // the operands, as patterns
+	vals     []ruleWord // the options' values, as patterns (parallel to inv.Options)
 }
 
 // starMark stands for an unquoted star while a rule's words are parsed.
@@ -279,10 +282,15 @@ func compileCanon(p *Pattern) *ruleCanon {
 	// npm pub, npm --prefix . publish and a leaf whose subcommand permopa
 	// cannot place; docker run:* hits docker container run); "git status"
 	// stays exact.
-	if len(inv.Options) == 0 && (!prefix || len(inv.Operands) == 0 && inv.Subcommand == "") {
+	// A rule naming only a subcommand, without a wildcard ("npm
+	// publish"), stays literal (its spellings are views of the leaf:
+	// spelledSubcommandView) but hits a leaf whose subcommand or options
+	// permopa cannot place (npm --prefix . publish).
+	openOnly := len(inv.Options) == 0 && !prefix && len(inv.Operands) == 0 && inv.Subcommand != ""
+	if len(inv.Options) == 0 && (!prefix || len(inv.Operands) == 0 && inv.Subcommand == "") && !openOnly {
 		return nil
 	}
-	rc := &ruleCanon{inv: inv, prefix: prefix}
+	rc := &ruleCanon{inv: inv, prefix: prefix, openOnly: openOnly}
 	for _, o := range inv.Options {
 		if strings.Contains(o.Name, starMark) {
 			return nil
@@ -375,6 +383,9 @@ func (rc *ruleCanon) matches(lc *flagspec.Invocation, home string) (hit, open bo
 	}
 	if lc.Open != "" {
 		return true, true
+	}
+	if rc.openOnly {
+		return false, false
 	}
 	for i, ro := range rc.inv.Options {
 		found := false
@@ -527,6 +538,9 @@ func (a *Analysis) viewsOf(lf *Leaf, fn func([]string) bool, ownOnly bool) bool 
 	if v, ok := subcommandView(lf); ok && try(v) {
 		return true
 	}
+	if v, ok := a.spelledSubcommandView(lf); ok && try(v) {
+		return true
+	}
 	if ownOnly {
 		return false
 	}
@@ -549,6 +563,35 @@ func subcommandView(lf *Leaf) ([]string, bool) {
 		if lf.Argv[i] == first {
 			return append([]string{lf.Argv[0]}, lf.Argv[i:]...), true
 		}
+	}
+	return nil, false
+}
+
+// spelledSubcommandView is the leaf's argv with its subcommand written as
+// the program runs it and the global options before it dropped, so that a
+// literal deny rule "npm publish" also hits "npm pub" and "docker run x"
+// hits "docker container run x" (docs/rules.md, "Spellings Bash rules see
+// through").
+func (a *Analysis) spelledSubcommandView(lf *Leaf) ([]string, bool) {
+	if lf.Subcommand == "" {
+		return nil, false
+	}
+	for i := range a.Leaves {
+		if &a.Leaves[i] != lf {
+			continue
+		}
+		lc := a.canonical()[i]
+		inv := &lc.inv
+		if !lc.ok || !inv.SubcommandAlias || inv.SubcommandOpen || inv.SubcommandEnd <= 1 || inv.SubcommandEnd > len(lf.Argv) {
+			return nil, false
+		}
+		sub := strings.Split(inv.Subcommand, " ")
+		view := make([]string, 0, 1+len(sub)+len(lf.Argv)-inv.SubcommandEnd)
+		view = append(append(append(view, lf.Argv[0]), sub...), lf.Argv[inv.SubcommandEnd:]...)
+		if slices.Equal(view, lf.Argv) {
+			return nil, false
+		}
+		return view, true
 	}
 	return nil, false
 }

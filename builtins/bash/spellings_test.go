@@ -197,6 +197,15 @@ func TestSubcommandSpellings(t *testing.T) {
 		{"git push:*", "git --git-dir=x push", true},
 		{"git push:*", "git -c a.b=c push", true},
 		{"git push:*", "git status", false},
+		{"npm publish", "npm pub", true},
+		{"npm publish", "npm --prefix . publ", true},
+		{"npm publish", "npm publish --dry-run", true}, // npm publish's options are not modelled
+		{"git status", "git status --short", false},
+		{"git status", "git -C d status", true},
+		{"npm run build", "npm rum build", true},
+		{"docker run x", "docker container run x", true},
+		{"docker rmi x", "docker image rm x", true},
+		{"git push", "git -C d push", true},
 		{"pnpm remove:*", "pnpm rm x", true},
 		{"pnpm test:*", "pnpm t", true},
 	})

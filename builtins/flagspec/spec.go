@@ -1095,7 +1095,12 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 		st.inv.SubcommandEnd = len(st.argv) - len(rest)
 	}
 	if s.alias != nil {
-		word = s.alias(word)
+		if a := s.alias(word); a != word {
+			word = a
+			if st.parse {
+				st.inv.SubcommandAlias = true
+			}
+		}
 	}
 	sub := s.kid(word)
 	if sub == nil {
