@@ -10,11 +10,21 @@ package bash
 // change directory runs with an unknown directory, where relative paths are
 // not static. An unmodelled node makes the command unanalysable.
 //
+// Words are split as bash splits them (docs/shell.md, "Words"): a carriage
+// return is read by mvdan.cc/sh as a blank, so every parse reads it as a
+// reserved character and gives the words their "\r" back (limits.go,
+// parseWith); a comment ending in a backslash ends at its line, as in bash;
+// a word bash may brace-expand otherwise than mvdan.cc/sh is unanalysable
+// (braceAmbiguous); a brace alternative that is empty and unquoted is no
+// word. TestWordsAgainstBash holds the words to bash's own.
+//
 // Words. Quote removal, ANSI-C strings, ~ and $HOME/${HOME}, $PWD when the
 // directory is known, brace expansion (at most 256 words; in the command
 // name it also makes the command unanalysable) and an unquoted
 // ${IFS} while IFS is never assigned (bash's default value only separates
-// words) are evaluated. Any other expansion is flagspec.Dynamic. A process
+// words) are evaluated; ~ after the first = and after : in an argument
+// that looks like an assignment (echo x=~/a) too, as bash does outside
+// POSIX mode. Any other expansion is flagspec.Dynamic. A process
 // substitution is the pipe /dev/fd/63, a static path. A word that may turn
 // into options — one starting with an expansion, an unquoted expansion that
 // may split, a glob that starts with a metacharacter (a file named

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"errors"
 	"io"
 	"runtime"
 	"strconv"
@@ -137,14 +138,123 @@ const guardFrom = 1024
 // on a goroutine of its own, so that guardedReader counts the parser's
 // frames and not the caller's (OPA's evaluator is thousands of frames
 // deep); a parser stopped by the guard is not returned to the pool.
-func parseWith[T any](src string, run func(*syntax.Parser, io.Reader) (T, error)) (T, error, bool) {
+//
+// A carriage return is an ordinary character of a word to bash (only
+// space, tab and newline separate words, and "\r\n" is not a newline), while
+// mvdan.cc/sh reads it as a blank and drops it before "\n": "git
+// status\rrm -rf x" is the two words git and "status\rrm" to bash. The
+// parser therefore reads each "\r" as crMark, an ordinary character to it,
+// and the words it returns get their "\r" back (restoreCR). Positions in the
+// tree are offsets in that text (parsedText).
+func parseWith[T any](src string, run func(*syntax.Parser, io.Reader) (T, error)) (v T, err error, deep bool) {
+	cr := strings.Contains(src, "\r")
+	if cr {
+		if strings.Contains(src, crMark) {
+			return v, errCRMark, false
+		}
+		src = parsedText(src)
+	}
+	if _, script := any(v).(*syntax.File); script && strings.Contains(src, "\\\n") && strings.Contains(src, "#") {
+		if src, err = endCommentsAtNewline(src); err != nil {
+			return v, err, false
+		}
+	}
+	v, err, deep = parseOnce(src, run)
+	if cr && err == nil && !deep {
+		restoreCR(any(v))
+	}
+	return v, err, deep
+}
+
+// parseOnce is one parse of src, on a goroutine of its own from guardFrom bytes.
+func parseOnce[T any](src string, run func(*syntax.Parser, io.Reader) (T, error)) (v T, err error, deep bool) {
 	if len(src) >= guardFrom {
 		return parseGuarded(src, run)
 	}
 	p := parsers.Get().(*syntax.Parser)
-	v, err := run(p, strings.NewReader(src))
+	v, err = run(p, strings.NewReader(src))
 	parsers.Put(p)
 	return v, err, false
+}
+
+// endCommentsAtNewline makes every comment of a script end at its line's
+// end, as in bash: mvdan.cc/sh reads a backslash-newline inside a comment
+// as a line continuation, so that "echo #c\<newline>rm -rf x" would be one
+// command "echo rm -rf x" to it while bash runs rm. The backslash that ends
+// a comment is blanked (the text keeps its length, so positions stay those
+// of src); a comment that ended there may hide another, so this repeats, a
+// bounded number of times (more fails the parse).
+func endCommentsAtNewline(src string) (string, error) {
+	keep := func(p *syntax.Parser, r io.Reader) (*syntax.File, error) {
+		syntax.KeepComments(true)(p)
+		defer syntax.KeepComments(false)(p)
+		return p.Parse(r, "")
+	}
+	for range maxCommentPasses {
+		f, err, deep := parseOnce(src, keep)
+		if err != nil || deep {
+			return src, nil // the parse proper reports it
+		}
+		var b []byte
+		walkAST(f, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.Comment); ok {
+				// The comment's text then holds the backslash-newline.
+				if end := int(c.End().Offset()); strings.HasSuffix(c.Text, "\\\n") && end >= 2 && end <= len(src) && src[end-2] == '\\' {
+					if b == nil {
+						b = []byte(src)
+					}
+					b[end-2] = ' '
+				}
+			}
+			return true
+		})
+		if b == nil {
+			return src, nil
+		}
+		src = string(b)
+	}
+	return "", errCommentPasses
+}
+
+// maxCommentPasses bounds endCommentsAtNewline's parses.
+const maxCommentPasses = 8
+
+var errCommentPasses = errors.New("comments ending in a backslash hide too many lines")
+
+// crMark stands for a carriage return while mvdan.cc/sh parses (parseWith):
+// a noncharacter, which no command has a reason to hold.
+const crMark = "\uFDD0"
+
+// errCRMark refuses text holding both a carriage return and crMark (the
+// words could not be told apart): the command is a parse error.
+var errCRMark = errors.New("the text holds a carriage return and U+FDD0, which permopa reserves for it")
+
+// parsedText is src as the parser reads it: each "\r" as crMark.
+func parsedText(src string) string {
+	if !strings.Contains(src, "\r") {
+		return src
+	}
+	return strings.ReplaceAll(src, "\r", crMark)
+}
+
+// restoreCR gives the words of a parsed tree their carriage returns back.
+func restoreCR(n any) {
+	node, ok := n.(syntax.Node)
+	if !ok || node == nil {
+		return
+	}
+	back := func(s string) string { return strings.ReplaceAll(s, crMark, "\r") }
+	walkAST(node, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Lit:
+			x.Value = back(x.Value)
+		case *syntax.SglQuoted:
+			x.Value = back(x.Value)
+		case *syntax.Comment:
+			x.Text = back(x.Text)
+		}
+		return true
+	})
 }
 
 // parseGuarded is parseWith for long input, on a goroutine of its own.

@@ -38,7 +38,8 @@ import (
 //     before a subcommand dropped);
 //   - flag-aware: when the rule's first word names a program with a flag
 //     spec (builtins/flagspec), the rule names options (or ends in a
-//     wildcard and names operands) and its other words parse with that spec
+//     wildcard and names operands or a subcommand: "npm publish:*" hits
+//     "npm pub") and its other words parse with that spec
 //     (in-word stars only in operands and option values, no word wildcard
 //     but a trailing one), the rule and the leaf are read with the same
 //     parser (flagspec.Parse) and the rule hits a leaf of that program
@@ -228,9 +229,12 @@ func CompilePattern(content string) (*Pattern, error) {
 // ruleCanon is a rule's content read with its program's flag spec.
 type ruleCanon struct {
 	inv    flagspec.Invocation
-	prefix bool       // the content ends with a word wildcard
-	ops    []ruleWord // the operands, as patterns
-	vals   []ruleWord // the options' values, as patterns (parallel to inv.Options)
+	prefix bool // the content ends with a word wildcard
+	// openOnly: the rule hits through its canonical form only a leaf
+	// whose options or subcommand permopa cannot place.
+	openOnly bool
+	ops      []ruleWord // the operands, as patterns
+	vals     []ruleWord // the options' values, as patterns (parallel to inv.Options)
 }
 
 // starMark stands for an unquoted star while a rule's words are parsed.
@@ -266,17 +270,27 @@ func compileCanon(p *Pattern) *ruleCanon {
 		words[i] = strings.Join(t.parts, starMark)
 	}
 	inv, ok := flagspec.Parse(words)
-	if !ok || inv.Open != "" || inv.SubcommandOpen || strings.Contains(inv.Subcommand, starMark) {
+	// A rule that stops at a subcommand whose options permopa does not
+	// model ("docker image rm:*") names nothing it could not read.
+	named := inv.Unmodelled && prefix && inv.SubcommandEnd == len(words) && len(inv.Options) == 0
+	if !ok || inv.Open != "" && !named || inv.SubcommandOpen || strings.Contains(inv.Subcommand, starMark) {
 		return nil
 	}
 	// A rule naming no option is flag-aware only when it ends in a
 	// wildcard and names operands (git push origin main:* also hits
-	// git push -q origin main); "git status" stays exact, and
-	// "git push:*" is matched literally (through subcommandView) already.
-	if len(inv.Options) == 0 && (!prefix || len(inv.Operands) == 0) {
+	// git push -q origin main) or a subcommand (npm publish:* also hits
+	// npm pub, npm --prefix . publish and a leaf whose subcommand permopa
+	// cannot place; docker run:* hits docker container run); "git status"
+	// stays exact.
+	// A rule naming only a subcommand, without a wildcard ("npm
+	// publish"), stays literal (its spellings are views of the leaf:
+	// spelledSubcommandView) but hits a leaf whose subcommand or options
+	// permopa cannot place (npm --prefix . publish).
+	openOnly := len(inv.Options) == 0 && !prefix && len(inv.Operands) == 0 && inv.Subcommand != ""
+	if len(inv.Options) == 0 && (!prefix || len(inv.Operands) == 0 && inv.Subcommand == "") && !openOnly {
 		return nil
 	}
-	rc := &ruleCanon{inv: inv, prefix: prefix}
+	rc := &ruleCanon{inv: inv, prefix: prefix, openOnly: openOnly}
 	for _, o := range inv.Options {
 		if strings.Contains(o.Name, starMark) {
 			return nil
@@ -369,6 +383,9 @@ func (rc *ruleCanon) matches(lc *flagspec.Invocation, home string) (hit, open bo
 	}
 	if lc.Open != "" {
 		return true, true
+	}
+	if rc.openOnly {
+		return false, false
 	}
 	for i, ro := range rc.inv.Options {
 		found := false
@@ -521,6 +538,9 @@ func (a *Analysis) viewsOf(lf *Leaf, fn func([]string) bool, ownOnly bool) bool 
 	if v, ok := subcommandView(lf); ok && try(v) {
 		return true
 	}
+	if v, ok := a.spelledSubcommandView(lf); ok && try(v) {
+		return true
+	}
 	if ownOnly {
 		return false
 	}
@@ -543,6 +563,35 @@ func subcommandView(lf *Leaf) ([]string, bool) {
 		if lf.Argv[i] == first {
 			return append([]string{lf.Argv[0]}, lf.Argv[i:]...), true
 		}
+	}
+	return nil, false
+}
+
+// spelledSubcommandView is the leaf's argv with its subcommand written as
+// the program runs it and the global options before it dropped, so that a
+// literal deny rule "npm publish" also hits "npm pub" and "docker run x"
+// hits "docker container run x" (docs/rules.md, "Spellings Bash rules see
+// through").
+func (a *Analysis) spelledSubcommandView(lf *Leaf) ([]string, bool) {
+	if lf.Subcommand == "" {
+		return nil, false
+	}
+	for i := range a.Leaves {
+		if &a.Leaves[i] != lf {
+			continue
+		}
+		lc := a.canonical()[i]
+		inv := &lc.inv
+		if !lc.ok || !inv.SubcommandAlias || inv.SubcommandOpen || inv.SubcommandEnd <= 1 || inv.SubcommandEnd > len(lf.Argv) {
+			return nil, false
+		}
+		sub := strings.Split(inv.Subcommand, " ")
+		view := make([]string, 0, 1+len(sub)+len(lf.Argv)-inv.SubcommandEnd)
+		view = append(append(append(view, lf.Argv[0]), sub...), lf.Argv[inv.SubcommandEnd:]...)
+		if slices.Equal(view, lf.Argv) {
+			return nil, false
+		}
+		return view, true
 	}
 	return nil, false
 }
@@ -708,6 +757,9 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 						reason = "its subcommand is only known at run time"
 					}
 					return "permopa cannot tell which options " + printableWord(shown) + " carries (" + printableWord(reason) + ")"
+				}
+				if len(p.canon.inv.Options) == 0 && len(p.canon.ops) == 0 {
+					return printableWord(shown) + " runs the rule's subcommand (" + p.canon.inv.Subcommand + ") under another spelling"
 				}
 				return printableWord(shown) + " carries the rule's options (flag-aware match)"
 			}

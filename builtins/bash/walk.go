@@ -591,11 +591,12 @@ func (w *walker) source(n syntax.Node) string {
 	if n == nil {
 		return ""
 	}
+	src := parsedText(w.src)
 	a, b := int(n.Pos().Offset()), int(n.End().Offset())
-	if a < 0 || b > len(w.src) || a > b {
+	if a < 0 || b > len(src) || a > b {
 		return ""
 	}
-	return w.src[a:b]
+	return strings.ReplaceAll(src[a:b], crMark, "\r")
 }
 
 // redirects evaluates a statement's redirections. It returns the frame for

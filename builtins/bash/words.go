@@ -57,6 +57,9 @@ type evalCtx struct {
 	st state
 	// assign: the word is an assignment value: tilde expands after = and :.
 	assign bool
+	// braced: the word is one result of brace expansion, which bash no
+	// longer reads as looking like an assignment.
+	braced bool
 }
 
 // evalArgs expands command words: brace expansion, then each word.
@@ -83,6 +86,106 @@ func (w *walker) evalArgs(words []*syntax.Word, ctx evalCtx) []word {
 	return out
 }
 
+// braceAmbiguous reports a word bash may brace-expand (an unquoted {,
+// then an unquoted , or .., then an unquoted }) in which bash's reading and
+// mvdan.cc/sh's may differ: a quoted or escaped brace or comma, an
+// unquoted group without a separator, or braces that do not pair. Bash
+// then looks further for a brace that closes a group with a comma:
+// "{a\,b}\{,--x}" is the two words "a,b}{" and "--x" to it, one word to
+// mvdan.cc/sh.
+func braceAmbiguous(wd *syntax.Word) bool {
+	type ch struct {
+		c      byte
+		quoted bool
+	}
+	var seq []ch
+	for _, part := range wd.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			for i := 0; i < len(v); i++ {
+				if v[i] == '\\' && i+1 < len(v) {
+					i++
+					seq = append(seq, ch{v[i], true})
+					continue
+				}
+				seq = append(seq, ch{v[i], false})
+			}
+		case *syntax.SglQuoted:
+			for i := 0; i < len(p.Value); i++ {
+				seq = append(seq, ch{p.Value[i], true})
+			}
+		case *syntax.DblQuoted:
+			for _, dp := range p.Parts {
+				if l, ok := dp.(*syntax.Lit); ok {
+					for i := 0; i < len(l.Value); i++ {
+						seq = append(seq, ch{l.Value[i], true})
+					}
+				} else {
+					seq = append(seq, ch{'x', true})
+				}
+			}
+		default:
+			seq = append(seq, ch{'x', true})
+		}
+	}
+	// Could bash expand at all?
+	stage := 0
+	for i, c := range seq {
+		if c.quoted {
+			continue
+		}
+		switch {
+		case stage == 0 && c.c == '{':
+			stage = 1
+		case stage == 1 && (c.c == ',' || c.c == '.' && i+1 < len(seq) && seq[i+1] == ch{'.', false}):
+			stage = 2
+		case stage == 2 && c.c == '}':
+			stage = 3
+		}
+	}
+	if stage < 3 {
+		return false
+	}
+	var open []int
+	seps := []bool{false} // per open group: a separator seen
+	for i, c := range seq {
+		if c.quoted {
+			if c.c == '{' || c.c == '}' || c.c == ',' {
+				return true
+			}
+			continue
+		}
+		switch c.c {
+		case '{':
+			open = append(open, i)
+			seps = append(seps, false)
+		case '}':
+			if len(open) == 0 || !seps[len(seps)-1] {
+				return true
+			}
+			open, seps = open[:len(open)-1], seps[:len(seps)-1]
+		case ',':
+			seps[len(seps)-1] = true
+		case '.':
+			if i+1 < len(seq) && seq[i+1] == (ch{'.', false}) {
+				seps[len(seps)-1] = true
+			}
+		}
+	}
+	return len(open) > 0
+}
+
+// emptyUnquoted reports parts that are no text at all, with no quotes.
+func emptyUnquoted(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		if l, ok := p.(*syntax.Lit); !ok || l.Value != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // evalWordBraces expands the braces of one command word, then evaluates each result.
 func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
 	if len(wd.Parts) == 1 {
@@ -93,6 +196,10 @@ func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
 		}
 	}
 	if !hasBraceCandidate(wd) {
+		return w.evalWord(wd, ctx, true)
+	}
+	if braceAmbiguous(wd) {
+		w.unanalysable("brace expansion that bash may read otherwise than permopa")
 		return w.evalWord(wd, ctx, true)
 	}
 	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), wd.Parts...)}
@@ -109,7 +216,12 @@ func (w *walker) evalWordBraces(wd *syntax.Word, ctx evalCtx) []word {
 		if w.stop {
 			break
 		}
-		out = append(out, w.evalWord(&syntax.Word{Parts: parts}, ctx, true)...)
+		if emptyUnquoted(parts) {
+			continue // bash removes a word that expands to nothing: "echo {,}" has no argument
+		}
+		bc := ctx
+		bc.braced = len(alts) > 1
+		out = append(out, w.evalWord(&syntax.Word{Parts: parts}, bc, true)...)
 	}
 	return out
 }
@@ -256,6 +368,9 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 		}
 		cur = &fieldBuilder{}
 	}
+	// bash also expands ~ after = and : in an argument that looks like an
+	// assignment (echo x=~/a prints x=/home/u/a; not in POSIX mode).
+	assignLike := ctx.assign || !ctx.braced && looksLikeAssignment(wd)
 	for i, part := range wd.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
@@ -263,8 +378,20 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 			if i == 0 && strings.HasPrefix(v, "~") && (strings.IndexByte(v, '/') >= 0 || len(wd.Parts) == 1) {
 				v = w.tilde(v, cur, ctx)
 			}
-			if ctx.assign {
-				v = w.assignTildes(v, cur, ctx)
+			if assignLike {
+				firstEq := -1
+				if i == 0 && !ctx.assign {
+					firstEq = strings.IndexByte(v, '=')
+				}
+				var unsure bool
+				v, unsure = w.assignTildes(v, firstEq, i == len(wd.Parts)-1)
+				if unsure {
+					// ~user, or a ~ whose tilde-word bash reads further
+					// (readline's tilde_expand, which also expands a
+					// later =~ or :~ in it): not a static word.
+					cur.add(dyn)
+					cur.w.dynamic = true
+				}
 			}
 			w.unquotedLit(v, cur)
 		case *syntax.SglQuoted:
@@ -427,20 +554,56 @@ func (w *walker) tilde(v string, cur *fieldBuilder, ctx evalCtx) string {
 	return v[end:]
 }
 
-// assignTildes expands ~ after = and : inside an assignment value.
-func (w *walker) assignTildes(v string, cur *fieldBuilder, ctx evalCtx) string {
-	if w.opts.Home == "" || !strings.Contains(v, "~") {
-		return v
+// looksLikeAssignment reports a word starting with NAME= or NAME+=.
+func looksLikeAssignment(wd *syntax.Word) bool {
+	if len(wd.Parts) == 0 {
+		return false
+	}
+	l, ok := wd.Parts[0].(*syntax.Lit)
+	if !ok {
+		return false
+	}
+	v := l.Value
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9':
+		case i > 0 && (c == '=' || c == '+' && i+1 < len(v) && v[i+1] == '='):
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// assignTildes expands an unquoted ~ of one literal part of an assignment
+// (or of an argument that looks like one) as bash does: right after the
+// first = (at firstEq in v, -1 when it is not in v) or after a :, ending at
+// / or : or the end of the word (last: v is the word's last part).
+// unsure reports a ~ at such a place that is not followed by / or : or the
+// word's end (~user, or a tilde-word bash reads further).
+func (w *walker) assignTildes(v string, firstEq int, last bool) (out string, unsure bool) {
+	if !strings.Contains(v, "~") {
+		return v, false
 	}
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
-		if v[i] == '~' && i > 0 && (v[i-1] == ':' || v[i-1] == '=') && (i+1 == len(v) || v[i+1] == '/' || v[i+1] == ':') {
-			b.WriteString(w.opts.Home)
-			continue
+		if v[i] == '~' && i > 0 && (v[i-1] == ':' || i-1 == firstEq) {
+			if i+1 == len(v) && last || i+1 < len(v) && (v[i+1] == '/' || v[i+1] == ':') {
+				if w.opts.Home == "" {
+					unsure = true
+				} else {
+					b.WriteString(w.opts.Home)
+					continue
+				}
+			} else {
+				unsure = true
+			}
 		}
 		b.WriteByte(v[i])
 	}
-	return b.String()
+	return b.String(), unsure
 }
 
 // quotedPart adds one part found inside double quotes.

@@ -137,13 +137,14 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 // descriptor to NAME[sub], evaluating the subscript.
 func (w *walker) redirectVariables(c *syntax.CallExpr, ctx evalCtx) string {
 	taint := ""
+	text := parsedText(w.src) // positions are offsets in it
 	for _, a := range c.Args {
 		end := int(a.End().Offset())
 		src := w.source(a)
-		if len(src) < 4 || src[0] != '{' || !strings.HasSuffix(src, "]}") || end >= len(w.src) {
+		if len(src) < 4 || src[0] != '{' || !strings.HasSuffix(src, "]}") || end >= len(text) {
 			continue
 		}
-		if next := w.src[end]; next != '<' && next != '>' {
+		if next := text[end]; next != '<' && next != '>' {
 			continue
 		}
 		// The name as bash reads it: quoted text is code in a subscript;

@@ -113,6 +113,13 @@ type Invocation struct {
 	// all, so no option of it, one that runs code included, is recognised
 	// (suggested rules then put no wildcard after the subcommand).
 	Unmodelled bool
+	// SubcommandEnd is the index in argv after the subcommand's last word
+	// (0 without a subcommand): a rule "docker image rm:*" names nothing
+	// after it, although its options are not modelled.
+	SubcommandEnd int
+	// SubcommandAlias: the subcommand was written another way than
+	// Subcommand (npm pub, docker container run).
+	SubcommandAlias bool
 }
 
 // Option is one option of an Invocation.
@@ -144,6 +151,9 @@ func Parse(argv []string) (inv Invocation, ok bool) {
 	st.ops = st.opsBuf[:0]
 	st.vals = st.valsBuf[:0]
 	st.run(s, argv[1:])
+	if c := canonicalSubcommand(inv.Program, inv.Subcommand); c != inv.Subcommand {
+		inv.Subcommand, inv.SubcommandAlias = c, true
+	}
 	return inv, true
 }
 

@@ -90,6 +90,17 @@ var mvSpec = &spec{
 		}
 		// What was at each source is now at the destination.
 		ops := st.ops
+		// A moved file is read: its contents leave the place Read rules
+		// and the credential list guard (mv ~/.ssh/id_rsa k).
+		if _, ok := st.val('t'); ok {
+			for _, o := range ops {
+				st.read(o)
+			}
+		} else if len(ops) >= 2 {
+			for _, o := range ops[:len(ops)-1] {
+				st.read(o)
+			}
+		}
 		if t, ok := st.val('t'); ok {
 			st.intoWrites(ops, t, false)
 			st.links(LinkSame, ops, t, true, false)
@@ -191,8 +202,11 @@ var lnSpec = &spec{
 			st.links(kind, targets, dest, len(targets) > 1, st.has('n'))
 		}
 		if !st.has('s') {
+			// A hard link is the file under a name Read rules do not
+			// guard (ln ~/.ssh/id_rsa k): its target is read too.
 			for _, t := range targets {
 				st.write(t)
+				st.read(t)
 			}
 		}
 	},
@@ -309,6 +323,7 @@ var linkSpec = &spec{
 	check: func(st *state) {
 		writeOps(st)
 		if len(st.ops) == 2 {
+			st.read(st.ops[0]) // as ln's hard link
 			st.link(st.ops[1], st.ops[0], LinkSame)
 		}
 	},

@@ -436,7 +436,7 @@ var gitCheckRefFormatSpec = &spec{allow: `--normalize --allow-onelevel --no-allo
 var gitLsRemoteSpec = &spec{
 	allow: `-h --heads -b --branches -t --tags --refs -q --quiet --exit-code --get-url --sort=
 		--symref -o= --server-option=`,
-	deny: []denial{{`-u= --upload-pack=`, "runs a program to list the refs"}},
+	deny: []denial{{`-u|--upload-pack=x`, "runs a program to list the refs"}},
 	ops:  opsText,
 	check: func(st *state) {
 		for _, o := range st.ops {

@@ -14,6 +14,8 @@ const npmCommon = ` -g --global --json --long -l --parseable -p -w= --workspace=
 // version (with no operand: prints versions), -v/--version.
 var npmSpec = &spec{
 	allow: `-v -h --usage -l`,
+	alias: npmCommand,
+	nopt:  true,
 	subs: map[string]*spec{
 		"list":     npmListSpec,
 		"ls":       npmListSpec,
@@ -54,8 +56,11 @@ var npmSpec = &spec{
 		"start":      {never: "npm start runs a package script"},
 		"exec":       {never: "npm exec runs a package"},
 		"publish":    {never: "npm publish uploads a package"},
-		"uninstall":  {never: "npm uninstall removes packages"},
-		"update":     {never: "npm update installs packages"},
+		// npm explore PKG -- CMD runs CMD (its words joined) in a shell
+		// in the package's directory.
+		"explore":   {never: "npm explore runs a command in a package's directory", runs: 2, runsString: true},
+		"uninstall": {never: "npm uninstall removes packages"},
+		"update":    {never: "npm update installs packages"},
 	},
 }
 

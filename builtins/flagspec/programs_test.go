@@ -279,7 +279,7 @@ func TestFS(t *testing.T) {
 		{cmd: "rmdir -p /x/y", writes: []string{"/x/y", "/x"}, fs: true},
 		{cmd: "mv -T a b", writes: []string{"a", "b"}, fs: true},
 		{cmd: "cp -T a b", reads: []string{"a"}, writes: []string{"b"}, fs: true},
-		{cmd: "mv a b", writes: []string{"a", "b", "b/a"}, reads: none, fs: true},
+		{cmd: "mv a b", writes: []string{"a", "b", "b/a"}, reads: []string{"a"}, fs: true}, // a moved file is read (issue 23),
 		{cmd: "mv a b dir", writes: []string{"a", "b", "dir", "dir/a", "dir/b"}, fs: true},
 		{cmd: "mv -t dir a b", writes: []string{"dir", "a", "b", "dir/a", "dir/b"}, fs: true},
 		{cmd: "mv --target-directory=dir a", writes: []string{"dir", "a", "dir/a"}, fs: true},
@@ -390,7 +390,7 @@ func TestLinks(t *testing.T) {
 func TestPackagesAndTools(t *testing.T) {
 	t.Parallel()
 	runCases(t, []tc{
-		{cmd: "npm list", ro: true, sub: "list"},
+		{cmd: "npm list", ro: true, sub: "ls"}, // the command npm runs for list
 		{cmd: "npm ls --depth=0", ro: true, sub: "ls"},
 		{cmd: "npm ls -g --json", ro: true},
 		{cmd: "npm view react version", ro: true, sub: "view"},
@@ -404,7 +404,7 @@ func TestPackagesAndTools(t *testing.T) {
 		{cmd: "npm audit", ro: true},
 		{cmd: "npm audit fix", why: "operand"},
 		{cmd: "npm install", why: "install", sub: "install"},
-		{cmd: "npm i -D x", why: "install", sub: "i"},
+		{cmd: "npm i -D x", why: "install", sub: "install"}, // npm runs install for i
 		{cmd: "npm run build", why: "script", sub: "run"},
 		{cmd: "npm frob", why: "not in the read-only", sub: "frob"},
 		{cmd: "pip list", ro: true, sub: "list"},

@@ -74,6 +74,9 @@ type flagDef struct {
 	role    role
 	mark    byte   // 'a'..'z', 0 for none
 	deny    string // non-empty: using the option makes the call not read-only
+	// parseOnly: a spelling only Parse knows (gnuSynonyms names it, the
+	// spec does not list it): Judge treats it as an unknown option.
+	parseOnly bool
 }
 
 // denial is a group of dangerous options sharing one reason.
@@ -175,6 +178,13 @@ type spec struct {
 	// local: this subcommand does not reach the network although its
 	// program does; network and cache are inherited by subcommands otherwise.
 	local bool
+	// nopt: options are read as npm's parser (nopt) reads them: a word
+	// "true" or "false" after a boolean option is its value ("npm -l
+	// false publish" runs publish). Inherited by subcommands.
+	nopt bool
+	// alias: the subcommand word the program runs for a word (npm pub is
+	// publish; subcommands.go).
+	alias func(word string) string
 	// runsString: the command is a shell command line made of the
 	// remaining words joined by spaces (ssh HOST CMD...).
 	runsString bool
@@ -242,6 +252,7 @@ func (l *lazyNode) get() *spec {
 		// by several subcommands (git log and git whatchanged) reports its
 		// own name.
 		c.noAbbrev = c.noAbbrev || p.noAbbrev
+		c.nopt = c.nopt || p.nopt
 		c.netAlways = c.netAlways || p.netAlways
 		if !c.local {
 			c.network = firstNonEmptyStr(c.network, p.network)
@@ -349,6 +360,7 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 	if !s.noStd {
 		add("--help --version", "")
 	}
+	defs = joinSynonyms(defs, gnuSynonyms[name])
 	s.defs = defs
 	s.longs = nil
 	for i, d := range defs {
@@ -474,7 +486,7 @@ func parseToken(tok string) flagDef {
 func (s *spec) lookupLong(name string, canon bool) (d *flagDef, ambiguous string) {
 	ls := s.longs
 	i := sort.Search(len(ls), func(i int) bool { return ls[i].name >= name })
-	if i < len(ls) && ls[i].name == name {
+	if i < len(ls) && ls[i].name == name && (canon || !ls[i].parseOnly) {
 		return &ls[i], ""
 	}
 	if s.single || s.noAbbrev || len(name) < 3 {
@@ -484,6 +496,9 @@ func (s *spec) lookupLong(name string, canon bool) (d *flagDef, ambiguous string
 	j := i
 	for ; j < len(ls) && strings.HasPrefix(ls[j].name, name); j++ {
 		c := &ls[j]
+		if c.parseOnly && !canon {
+			continue
+		}
 		if first == nil {
 			first = c
 			continue
@@ -492,6 +507,9 @@ func (s *spec) lookupLong(name string, canon bool) (d *flagDef, ambiguous string
 			canon && c.canon != first.canon {
 			var b strings.Builder
 			for k := i; k < len(ls) && strings.HasPrefix(ls[k].name, name); k++ {
+				if ls[k].parseOnly && !canon {
+					continue
+				}
 				if b.Len() > 0 {
 					b.WriteString(", ")
 				}
@@ -855,6 +873,9 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 			st.fail(s.name + ": option " + d.name + " takes no value")
 			return i, false
 		}
+		if !hasEq && s.noptValue(args, i) {
+			i++
+		}
 	case argReq:
 		if !hasEq {
 			if i+1 >= len(args) {
@@ -893,6 +914,12 @@ func (st *state) longOpt(s *spec, a string, args []string, i int) (int, bool) {
 	return i, true
 }
 
+// noptValue reports a word "true" or "false" after the boolean option at
+// args[i] that npm's parser takes as its value (spec.nopt).
+func (s *spec) noptValue(args []string, i int) bool {
+	return s.nopt && i+1 < len(args) && (args[i+1] == "true" || args[i+1] == "false")
+}
+
 // shortOpts handles a cluster of short options: -la, -n5, -n 5, -20.
 func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) {
 	// A whole-word long option declared with one dash (xxd -ps, git branch -vv).
@@ -919,6 +946,9 @@ func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) 
 		if c < 128 && s.short[c] != 0 {
 			d = &s.defs[s.short[c]-1]
 		}
+		if d != nil && d.parseOnly && !st.parse {
+			d = nil
+		}
 		if d == nil {
 			st.fail(s.name + ": option -" + printable(string(c)) + " is not in the read-only vocabulary")
 			return i, false
@@ -926,6 +956,9 @@ func (st *state) shortOpts(s *spec, a string, args []string, i int) (int, bool) 
 		switch d.arity {
 		case argNone:
 			st.apply(s, d, d.name, "", idx, false)
+			if j == len(a)-1 && s.noptValue(args, i) {
+				return i + 1, true
+			}
 			continue
 		case argOpt:
 			st.apply(s, d, d.name, a[j+1:], idx, j+1 < len(a))
@@ -1058,6 +1091,17 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 		st.lost(s, s.name+": the subcommand is only known at run time", len(st.argv)-len(rest)-1, true)
 		return
 	}
+	if st.parse {
+		st.inv.SubcommandEnd = len(st.argv) - len(rest)
+	}
+	if s.alias != nil {
+		if a := s.alias(word); a != word {
+			word = a
+			if st.parse {
+				st.inv.SubcommandAlias = true
+			}
+		}
+	}
 	sub := s.kid(word)
 	if sub == nil {
 		st.v.Subcommand = joinSub(s.subPath, word)
@@ -1081,9 +1125,12 @@ func (st *state) dispatch(s *spec, word string, rest []string) {
 	}
 	if sub.group && sub.subs == nil {
 		// A group with no read-only subcommand: still name the second word.
-		for _, w := range rest {
+		for k, w := range rest {
 			if !strings.HasPrefix(w, "-") {
 				st.v.Subcommand = joinSub(sub.subPath, w)
+				if st.parse {
+					st.inv.SubcommandEnd = len(st.argv) - len(rest) + k + 1
+				}
 				break
 			}
 		}

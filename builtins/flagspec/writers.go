@@ -31,6 +31,20 @@ var gitPushSpec = &spec{
 		-4|--ipv4 -6|--ipv6 --signed? --no-signed`,
 	never:   "git push updates a remote",
 	operand: gitRefspecOperand,
+	check:   checkGitExtRemote,
+}
+
+// checkGitExtRemote: a remote given as an ext:: URL (git push/fetch/pull/
+// clone/ls-remote 'ext::sh -c cmd') runs its command when
+// protocol.ext.allow lets it, a setting outside the command (git's
+// default refuses it): code permopa does not read.
+func checkGitExtRemote(st *state) {
+	for _, o := range st.ops {
+		if strings.HasPrefix(o, "ext::") {
+			st.runsUnknown(st.spec.name + ": an ext:: URL runs a command")
+			return
+		}
+	}
 }
 
 func gitRefspecOperand(op string) (string, []string) {
@@ -125,11 +139,13 @@ const gitFetchOpts = ` --all -a|--append --atomic --depth= --deepen= --shallow-s
 var gitFetchSpec = &spec{
 	allow: gitFetchOpts + ` -n>--no-tags`,
 	never: "git fetch updates refs from a remote and can run configured commands",
+	check: checkGitExtRemote,
 }
 
 var gitPullSpec = &spec{
 	allow: gitFetchOpts + gitMergeOpts + ` -r|--rebase? --no-rebase`,
 	never: "git pull fetches and merges",
+	check: checkGitExtRemote,
 }
 
 // git clone: -u/--upload-pack runs a program; -c sets configuration of the
@@ -146,6 +162,7 @@ var gitCloneSpec = &spec{
 	never: "git clone writes a repository",
 	check: func(st *state) {
 		checkGitConfigMarks(st)
+		checkGitExtRemote(st)
 		// The repository it makes (gitRepositoryWrites): the directory
 		// operand, or the URL's last segment (NAME.git when bare).
 		if len(st.ops) == 0 {
