@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/paths"
 )
 
 // harmlessOperands are programs for which any extra operand or option an
@@ -76,11 +77,20 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		v.ReadOnly = false
 		v.Reason = r
 	}
+	var configDirs []string
 	if base == "git" {
-		if r := w.gitLeaf(st, judge); r != "" && v.ReadOnly {
+		r, dirs := w.gitLeaf(st, judge)
+		if r != "" && v.ReadOnly {
 			v.ReadOnly = false
 			v.Reason = r
 		}
+		configDirs = dirs
+	} else if paths.ConfigPrograms[base] && v.ReadOnly {
+		if st.unknown || len(st.dirs) == 0 {
+			v.ReadOnly = false
+			v.Reason = base + " runs in a directory not known statically: the configuration it loads may be any"
+		}
+		configDirs = st.dirs
 	}
 	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand, Network: v.Network}
 	if !flagspec.Modelled(base) {
@@ -228,6 +238,16 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		lf.CodeWords = mapWords(allow, sv, v.CodeWords)
 	}
 	w.finish(&lf, fr, ro, why)
+	if base == "git" || w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
+		// What the program reads from the project decides the rest
+		// (docs/shell.md, "What a program reads besides its argv"). Every
+		// git command is looked at, as for bare repositories: an allow
+		// rule for git grep or git commit is not meant to run what a
+		// project's repository configuration names.
+		for _, d := range configDirs {
+			w.res.ProjectConfigs = appendConfig(w.res.ProjectConfigs, ProjectConfig{Program: base, Dir: d})
+		}
+	}
 	w.removals(len(w.res.Leaves)-1, base, judge, st, v.Recursive)
 	// Command lines the program runs (tar --to-command, sed's e command)
 	// are walked like sh -c's script, so deny rules see their leaves;
@@ -778,4 +798,13 @@ func gluedValue(a string) string {
 		return ""
 	}
 	return strings.TrimPrefix(a[2:], "=")
+}
+
+func appendConfig(cs []ProjectConfig, c ProjectConfig) []ProjectConfig {
+	for _, x := range cs {
+		if x == c {
+			return cs
+		}
+	}
+	return append(cs, c)
 }
