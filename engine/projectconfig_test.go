@@ -202,3 +202,46 @@ func TestPlainRepositoryConfigStaysReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// Under a tool-wide Bash allow rule, a program that runs its data as a
+// command is a safety ASK, as eval of a run-time string is (issue 23).
+func TestRunsDataAsksUnderToolWideAllow(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := filepath.Join(root, "w")
+	if err := os.MkdirAll(w, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: filepath.Join(root, "home"), Cwd: w,
+		Rules: []permission.Rule{mustRule(t, "Bash")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd string) permission.Decision {
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": w, "permission_mode": "default"})
+	}
+	for _, cmd := range []string{
+		`eval "$X"`,
+		`sed 's/.*/rm -rf x/e' f`,
+		`sed e f`,
+		`awk '{system($0)}' f`,
+		`awk '{print | "sh"}' f`,
+		`xargs sh -c`,
+		`find . -exec sh -c '{}' \;`,
+		`ls | xargs -I{} bash -c 'echo {}'`,
+	} {
+		if d := decide(cmd); d.Behavior != permission.Ask || !d.BypassImmune {
+			t.Errorf("%q: %s/%s (%s), want a safety ASK", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+	for _, cmd := range []string{`sed 's/a/b/' f`, `sed '1e date' f`, `awk '{print $1}' f`, `find . -exec sh -c 'cat "$1"' _ {} \;`} {
+		if d := decide(cmd); d.Behavior != permission.Allow {
+			t.Errorf("%q: %s/%s (%s), want ALLOW", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+}

@@ -65,6 +65,11 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	} else {
 		v = flagspec.Judge(judge)
 	}
+	if v.RunsData != "" {
+		// As unknowable as eval of a run-time string: a safety ASK that
+		// a tool-wide allow rule does not lift (docs/shell.md).
+		w.unanalysableSeen(v.RunsData)
+	}
 	if globRisk := leadingGlobs(argv, judge); globRisk != nil && v.ReadOnly {
 		// A file named "--pre=sh" matches *: judge the glob as a word
 		// that may be an option.
