@@ -144,7 +144,7 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 				}
 			}
 			for _, cmd := range []string{"git status", "git diff", "git log -p", "git show", "git blame a",
-				"git grep --textconv one", "cd " + w + " && git log --oneline"} {
+				"git grep --textconv one", "cd " + w + " && git log --oneline", "git --git-dir=.git log", "git -C " + w + " status"} {
 				if d := decide(cmd, "plan"); d.Behavior == permission.Allow {
 					t.Errorf("plan: %q: ALLOW (%s/%s)", cmd, d.Step, d.Message)
 				}

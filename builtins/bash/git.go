@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -37,8 +38,14 @@ var gitDirEntries = map[string]bool{
 // the leaf cannot be read-only ("" when it can), with the directories git
 // starts from as far as they are known, whose repository configuration
 // the policy reads (Analysis.ProjectConfigs).
-func (w *walker) gitLeaf(st state, argv []string) (string, []string) {
-	dirs := st.dirs
+func (w *walker) gitLeaf(st state, argv []string) (reason string, dirs []string) {
+	dirs = st.dirs
+	var explicit []string // --git-dir values: their configuration is read too
+	defer func() {
+		if len(explicit) > 0 {
+			dirs = slices.Concat(dirs, explicit)
+		}
+	}()
 	if st.unknown || len(dirs) == 0 {
 		return "git runs in a directory not known statically: its repository may be any", nil
 	}
@@ -83,6 +90,7 @@ func (w *walker) gitLeaf(st state, argv []string) (string, []string) {
 			if ps, ok := w.resolve(val, state{dirs: dirs}); ok {
 				for _, p := range ps {
 					w.res.GitDirs = appendUnique(w.res.GitDirs, p)
+					explicit = appendUnique(explicit, p)
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"syscall"
 )
 
 // Project configuration that makes a read-only program run code, write or
@@ -100,17 +101,7 @@ func (r *configReader) read(p string) ([]byte, bool) {
 		r.add(p, 0, "", "more configuration files than permopa reads")
 		return nil, false
 	}
-	if !fi.Mode().IsRegular() {
-		r.add(p, 0, "", "is not a regular file")
-		return nil, false
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		r.add(p, 0, "", "cannot be read: "+err.Error())
-		return nil, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	data, err := readRegular(p, maxConfigBytes+1)
 	if err != nil {
 		r.add(p, 0, "", "cannot be read: "+err.Error())
 		return nil, false
@@ -160,7 +151,7 @@ func gitRepo(dir string) (gitDir, commonDir, top string, ok bool) {
 		}
 		if gitDir != "" {
 			commonDir = gitDir
-			if b, err := os.ReadFile(path.Join(gitDir, "commondir")); err == nil {
+			if b, err := readRegular(path.Join(gitDir, "commondir"), 4096); err == nil {
 				c := strings.TrimSpace(string(b))
 				if !strings.HasPrefix(c, "/") {
 					c = path.Join(gitDir, c)
@@ -202,7 +193,7 @@ func (r *configReader) git(dir string) {
 	// The user's own configuration is trusted, but a relative
 	// core.hooksPath there names a directory of the project.
 	for _, c := range r.userGitConfigs() {
-		if data, err := readSmall(c); err == nil {
+		if data, err := readRegular(c, maxConfigBytes); err == nil {
 			if es, err := ParseGitConfig(data); err == nil {
 				for _, e := range es {
 					if e.Section == "core" && e.Subsection == "" && e.Name == "hookspath" && e.Value != "" {
@@ -236,13 +227,23 @@ func (r *configReader) userGitConfigs() []string {
 	return out
 }
 
-func readSmall(p string) ([]byte, error) {
-	f, err := os.Open(p)
+// readRegular reads at most limit bytes of the regular file p. It opens
+// without blocking and checks the file it opened: a FIFO or device swapped
+// in after a stat never stalls the decision.
+func readRegular(p string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxConfigBytes))
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // expand resolves a path from a git configuration: ~/ against the home
@@ -435,6 +436,9 @@ var (
 // hides a key from a scanner (escapes in a quoted key) is refused too.
 func (r *configReader) yarn(dir string) {
 	for _, x := range ancestors(dir) {
+		if x == r.home {
+			continue // the user's own configuration
+		}
 		for _, name := range []string{".yarnrc.yml", ".yarnrc.yaml", ".yarnrc"} {
 			p := path.Join(x, name)
 			data, ok := r.read(p)
@@ -453,12 +457,16 @@ func (r *configReader) yarn(dir string) {
 }
 
 // npmrc reads .npmrc from dir up to / (npm reads the project's, the
-// user's and the global one). Keys that name files or programs are
+// user's and the global one), but for the home directory's, which is the
+// user's own (as ~/.gitconfig is; yarn's files alike). Keys that name files or programs are
 // findings: userconfig/globalconfig make npm read (and print, as unknown
 // keys) any file, logs-dir and cache make it write elsewhere, the others
 // name programs or modules some npm or pnpm versions run.
 func (r *configReader) npmrc(dir, program string) {
 	for _, x := range ancestors(dir) {
+		if x == r.home {
+			continue // ~/.npmrc is the user's own configuration
+		}
 		p := path.Join(x, ".npmrc")
 		data, ok := r.read(p)
 		if !ok {
