@@ -329,4 +329,3 @@ func hostileRun(t *testing.T, d *dynamicTracer, root, cmd string, a *Analysis, e
 	}
 	return kept
 }
-
