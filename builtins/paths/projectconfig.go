@@ -347,6 +347,13 @@ func (r *configReader) gitConfigFile(p string, depth int) (hooksPaths []string) 
 	return hooksPaths
 }
 
+// gitLFSFilter are the filter commands "git lfs install" writes: the
+// user's own git-lfs with fixed arguments.
+var gitLFSFilter = map[string]bool{
+	"git-lfs filter-process": true, "git-lfs clean -- %f": true, "git-lfs smudge -- %f": true,
+	"git-lfs smudge --skip -- %f": true, "git-lfs filter-process --skip": true,
+}
+
 var gitBool = map[string]bool{"": true, "true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "0": true, "1": true}
 
 // GitCodeKey says why a repository configuration entry makes a git command
@@ -376,8 +383,14 @@ func GitCodeKey(e GitConfigEntry) string {
 			return "names a program git diff, log -p, show and blame run"
 		}
 	case "filter":
-		if sub && (name == "clean" || name == "smudge" || name == "process") {
+		if sub && (name == "clean" || name == "smudge" || name == "process") && !gitLFSFilter[strings.Join(strings.Fields(e.Value), " ")] {
 			return "names a filter program git status and git diff run"
+		}
+	case "lfs":
+		// git-lfs runs custom transfer agents named in the repository
+		// configuration (.lfsconfig cannot name them).
+		if name == "path" || name == "standalonetransferagent" {
+			return "names a program git-lfs runs"
 		}
 	case "merge":
 		if sub && name == "driver" {

@@ -116,6 +116,16 @@ func TestConfigFindingsGit(t *testing.T) {
 	if got := findings(root, "git", main); len(got) != 1 {
 		t.Errorf("a large config: %v", got)
 	}
+	// git lfs install's filter is the user's git-lfs; its custom
+	// transfer agents are programs.
+	mkfile(t, main+"/.git/config", "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n")
+	if got := findings(root, "git", main); len(got) != 0 {
+		t.Errorf("git lfs filter: %v", got)
+	}
+	mkfile(t, main+"/.git/config", "[filter \"lfs\"]\n\tprocess = git-lfs filter-process\n[lfs \"customtransfer.x\"]\n\tpath = /x\n[filter \"l2\"]\n\tprocess = git-lfs filter-process && x\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config lfs.customtransfer.x.path,main/.git/config filter.l2.process" {
+		t.Errorf("git lfs custom transfer: %v", got)
+	}
 	// The user's own configuration is not reported, but a relative
 	// core.hooksPath there names a project directory.
 	mkfile(t, main+"/.git/config", "[core]\n\tbare = false\n")
