@@ -72,3 +72,23 @@ p}' f`, true},
 		}
 	}
 }
+
+// man reads its options, search path, pager and troff pipeline from the
+// environment (MANOPT can carry -C, MANPATH a project directory whose
+// pages include any file): an assignment of any of them in the command is
+// not read-only, and a command-valued one is walked for deny rules.
+func TestManEnvironmentIsNotReadOnly(t *testing.T) {
+	opts := Options{Cwd: "/w", Home: "/home/u"}
+	if a := Analyze("man ls", opts); !a.ReadOnly {
+		t.Fatalf("man ls: not read-only: %v", a.NotReadOnly)
+	}
+	for _, cmd := range []string{
+		"MANPATH=mp man ls", "MANOPT=-Cman.conf man ls", "MANPAGER='sh -c x' man ls", "PAGER=cat man ls",
+		"MANROFFSEQ=et man ls", "MANROFFOPT=-U man ls", "MANSECT=1 man ls", "MANWIDTH=80 man ls",
+		"env MANOPT=-Cx man ls", "export MANOPT=-Cx; man ls", "MAN_KEEP_FORMATTING=1 man ls", "GROFF_TMAC_PATH=. man ls",
+	} {
+		if a := Analyze(cmd, opts); a.ReadOnly {
+			t.Errorf("%q: read-only", cmd)
+		}
+	}
+}
