@@ -181,3 +181,24 @@ func TestConfigFindingsPackageManagers(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkConfigFindingsGit measures the look at a plain work tree's
+// repository that every git command's decision now makes.
+func BenchmarkConfigFindingsGit(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	root := b.TempDir()
+	cmd := exec.Command("git", "init", "-q", root+"/w")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	os.MkdirAll(root+"/w/src/deep", 0o755)
+	b.ReportAllocs()
+	for b.Loop() {
+		if f := ConfigFindings("git", root+"/w/src/deep", root+"/home"); len(f) != 0 {
+			b.Fatal(f)
+		}
+	}
+}
