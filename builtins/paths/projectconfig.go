@@ -273,8 +273,17 @@ func (r *configReader) gitModules(dir string) {
 	seen := 0
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
-		ents, err := os.ReadDir(d)
+		// At most maxModuleDirs+1 entries are read: a directory of a
+		// million files costs no more than one of 257.
+		f, err := os.OpenFile(d, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
+			return
+		}
+		ents, _ := f.ReadDir(maxModuleDirs + 1)
+		f.Close()
+		if len(ents) > maxModuleDirs && seen <= maxModuleDirs {
+			seen = maxModuleDirs + 1
+			r.add(dir, 0, "", "more submodule repositories than permopa reads")
 			return
 		}
 		for _, e := range ents {

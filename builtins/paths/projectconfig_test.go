@@ -1,10 +1,12 @@
 package paths
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -200,5 +202,33 @@ func BenchmarkConfigFindingsGit(b *testing.B) {
 		if f := ConfigFindings("git", root+"/w/src/deep", root+"/home"); len(f) != 0 {
 			b.Fatal(f)
 		}
+	}
+}
+
+// More submodule repositories, or entries, than the reader looks at is a
+// finding, never a directory skipped; a FIFO where a file is read does
+// not stall the reader.
+func TestConfigFindingsBounds(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := root + "/w/.git"
+	for _, d := range []string{"objects", "refs"} {
+		os.MkdirAll(g+"/"+d, 0o755)
+	}
+	mkfile(t, g+"/HEAD", "ref: refs/heads/main\n")
+	for i := range maxModuleDirs + 1 {
+		mkfile(t, filepath.Join(g, "modules", fmt.Sprint(i)), "")
+	}
+	if got := findings(root, "git", root+"/w"); len(got) != 1 || got[0] != "w/.git/modules " {
+		t.Errorf("many modules: %v", got)
+	}
+	os.RemoveAll(g + "/modules")
+	if err := syscall.Mkfifo(g+"/config", 0o644); err != nil {
+		t.Skip("no FIFOs here")
+	}
+	if got := findings(root, "git", root+"/w"); len(got) != 1 || got[0] != "w/.git/config " {
+		t.Errorf("a FIFO config: %v", got)
 	}
 }
