@@ -70,6 +70,15 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		// a tool-wide allow rule does not lift (docs/shell.md).
 		w.unanalysableSeen(v.RunsData)
 	}
+	if v.RunsUnknown != "" && v.CodeWords > 0 && (fr.appends || fr.placeholder != "") {
+		// The code word is the data xargs appends (xargs python3 -c,
+		// xargs node -e) or holds the path find -exec or xargs -I
+		// supplies (-exec python3 -c 'import {}'): data run as code.
+		code := judge[min(v.CodeWords, len(judge))-1]
+		if fr.appends && strings.HasPrefix(code, "-") || fr.placeholder != "" && strings.Contains(code, dyn) {
+			w.unanalysableSeen(base + " runs code only known at run time (the data " + fr.wrappers[len(fr.wrappers)-1] + " supplies)")
+		}
+	}
 	if globRisk := leadingGlobs(argv, judge); globRisk != nil && v.ReadOnly {
 		// A file named "--pre=sh" matches *: judge the glob as a word
 		// that may be an option.

@@ -92,3 +92,29 @@ func TestManEnvironmentIsNotReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// Interpreters whose inline code is the data xargs appends or the path
+// find -exec supplies run their data too.
+func TestInterpreterCodeFromDataIsUnanalysable(t *testing.T) {
+	opts := Options{Cwd: "/w", Home: "/home/u"}
+	for _, c := range []struct {
+		cmd  string
+		data bool
+	}{
+		{`xargs python3 -c`, true},
+		{`xargs -0 node -e`, true},
+		{`xargs perl -e`, true},
+		{`xargs -n1 ruby -e`, true},
+		{`find . -exec python3 -c {} \;`, true},
+		{`find . -name '*.py' -exec python3 -c 'import {}' \;`, true},
+		{`ls | xargs -I% node -e 'require("%")'`, true},
+		{`xargs python3 -c 'import sys; print(sys.argv)'`, false},
+		{`find . -exec python3 -c 'import sys; print(sys.argv)' {} \;`, false},
+		{`xargs cat`, false},
+	} {
+		a := Analyze(c.cmd, opts)
+		if got := !a.Analysable; got != c.data {
+			t.Errorf("%q: unanalysable = %v, want %v (reasons %v)", c.cmd, got, c.data, a.Reasons)
+		}
+	}
+}

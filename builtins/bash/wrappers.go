@@ -366,6 +366,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			w.leaf(inner, st, wordsOf([]string{"echo"}), "")
 			return st, st
 		}
+		inner.appends = inner.placeholder == ""
 		w.command(argv[i:], inner, st, nil)
 		return st, st
 	case "find":
