@@ -28,7 +28,8 @@ func (e GitConfigEntry) Key() string {
 // [section.subsection], name = value with quotes, escapes, comments and
 // backslash-newline continuations, and a bare name (true). Anything else is
 // an error naming the line and column: a file git may read differently is
-// never taken as harmless.
+// never taken as harmless. Errors quote nothing of the file (a config
+// linked to a key file must not print it in a decision's message).
 func ParseGitConfig(data []byte) ([]GitConfigEntry, error) {
 	s := string(data)
 	s = strings.TrimPrefix(s, "\ufeff")
@@ -79,7 +80,7 @@ func (p *gitConfigParser) parse() ([]GitConfigEntry, error) {
 			}
 			out = append(out, e)
 		default:
-			return nil, p.errorf("unexpected character %q", c)
+			return nil, p.errorf("unexpected character")
 		}
 	}
 	return out, nil
@@ -178,7 +179,7 @@ func (p *gitConfigParser) entry() (GitConfigEntry, error) {
 		return e, nil
 	}
 	if p.s[p.i] != '=' {
-		return e, p.errorf("expected = after %s", e.Name)
+		return e, p.errorf("expected = after a key name")
 	}
 	p.i++
 	var v strings.Builder
@@ -228,7 +229,7 @@ func (p *gitConfigParser) entry() (GitConfigEntry, error) {
 				n = '\b'
 			case '\\', '"':
 			default:
-				return e, p.errorf("bad escape \\%c", n)
+				return e, p.errorf("bad escape")
 			}
 			v.WriteString(pending)
 			pending = ""

@@ -566,7 +566,7 @@ func (r *configReader) packageManager(dir, program string) {
 			PackageManager json.RawMessage `json:"packageManager"`
 		}
 		if err := json.Unmarshal(data, &pj); err != nil {
-			r.add(p, 0, "", "cannot be parsed: "+err.Error())
+			r.add(p, 0, "", "cannot be parsed as JSON")
 			continue
 		}
 		if len(pj.PackageManager) == 0 {

@@ -225,6 +225,19 @@ func TestConfigFindingsBounds(t *testing.T) {
 		t.Errorf("many modules: %v", got)
 	}
 	os.RemoveAll(g + "/modules")
+	// A config linked to a key file: the finding quotes nothing of it.
+	mkfile(t, root+"/key", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU/AAAA\n")
+	if err := os.Symlink(root+"/key", g+"/config"); err != nil {
+		t.Fatal(err)
+	}
+	mkfile(t, root+"/w/package.json", "b3BlbnNzaC1rZXk\n")
+	for _, prog := range []string{"git", "yarn"} {
+		fs := ConfigFindings(prog, root+"/w", root+"/home")
+		if len(fs) != 1 || strings.Contains(fs[0].Reason+fs[0].Key, "b3Bl") {
+			t.Errorf("%s: a linked key file: %+v", prog, fs)
+		}
+	}
+	os.Remove(g + "/config")
 	if err := syscall.Mkfifo(g+"/config", 0o644); err != nil {
 		t.Skip("no FIFOs here")
 	}
