@@ -291,6 +291,17 @@ func TestHostilePackageManagerConfigIsNotReadOnly(t *testing.T) {
 			t.Errorf("plain project: plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
 		}
 	}
+	// In acceptEdits the agent can write an rc file and run the program,
+	// in one call or in two: neither runs it under a read-only verdict.
+	for _, cmd := range []string{
+		`echo 'yarn-path "./evil.js"' > .yarnrc && yarn list`,
+		`printf 'yarnPath: ./evil.cjs\n' > .yarnrc.yml; yarn why x`,
+		`echo userconfig=` + secret + ` > .npmrc && npm ls`,
+	} {
+		if d := decide(cmd, "acceptEdits"); d.Behavior == permission.Allow {
+			t.Errorf("acceptEdits: %q: ALLOW (%s/%s)", cmd, d.Step, d.Message)
+		}
+	}
 	for _, c := range []struct {
 		file, body string
 		cmds       []string
@@ -309,6 +320,9 @@ func TestHostilePackageManagerConfigIsNotReadOnly(t *testing.T) {
 		old, hadOld := os.ReadFile(f)
 		writeModeFile(t, f, c.body, 0o644)
 		for _, cmd := range c.cmds {
+			if d := decide(cmd, "acceptEdits"); d.Behavior == permission.Allow {
+				t.Errorf("%s: acceptEdits: %q: ALLOW (%s)", c.file, cmd, d.Message)
+			}
 			if d := decide(cmd, "plan"); d.Behavior == permission.Allow {
 				t.Errorf("%s: plan: %q: ALLOW (%s)", c.file, cmd, d.Message)
 			}

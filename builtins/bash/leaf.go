@@ -100,9 +100,13 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		}
 		configDirs = dirs
 	} else if paths.ConfigPrograms[base] && v.ReadOnly {
-		if st.unknown || len(st.dirs) == 0 {
+		switch {
+		case st.unknown || len(st.dirs) == 0:
 			v.ReadOnly = false
 			v.Reason = base + " runs in a directory not known statically: the configuration it loads may be any"
+		case w.linksOpaque != "":
+			v.ReadOnly = false
+			v.Reason = base + " runs after " + w.linksOpaque + ", which may have placed the configuration it loads"
 		}
 		configDirs = st.dirs
 	}
@@ -281,8 +285,14 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 // file name (make's makefile, npm's package.json scripts).
 var codeFiles = map[string][]string{
 	"make": {"Makefile", "makefile", "GNUmakefile"}, "gmake": {"Makefile", "makefile", "GNUmakefile"},
-	"npm": {"package.json"}, "pnpm": {"package.json"}, "yarn": {"package.json"}, "bun": {"package.json"},
-	"npx": {"package.json"},
+	// The package managers' rc files name code too (yarn-path, pnpmfile;
+	// docs/shell.md, "What a program reads besides its argv"): one written
+	// earlier in the command is read after the decision looked.
+	"npm":  {"package.json", ".npmrc"},
+	"pnpm": {"package.json", ".npmrc", ".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js", "pnpm-workspace.yaml"},
+	"yarn": {"package.json", ".yarnrc", ".yarnrc.yml", ".yarnrc.yaml"},
+	"bun":  {"package.json"},
+	"npx":  {"package.json"},
 }
 
 // sourceExts are file name endings of code interpreters load by name

@@ -118,3 +118,30 @@ func TestInterpreterCodeFromDataIsUnanalysable(t *testing.T) {
 		}
 	}
 }
+
+// A package manager's rc file written earlier in the same command is read
+// after the decision looked at the project: not read-only.
+func TestPackageManagerConfigWrittenInTheCommand(t *testing.T) {
+	opts := Options{Cwd: "/w", Home: "/home/u"}
+	for _, cmd := range []string{
+		`echo 'yarn-path "./x.js"' > .yarnrc && yarn list`,
+		`printf 'yarnPath: x.cjs\n' > sub/.yarnrc.yml; cd sub && yarn why x`,
+		`cp /tmp/rc .npmrc && npm ls`,
+		`echo x > .pnpmfile.cjs; pnpm list`,
+		`tar xf a.tar; yarn list`,
+		`echo x > "$F"; npm ls`,
+	} {
+		a := Analyze(cmd, opts)
+		for _, l := range a.Leaves {
+			if p := l.Program; (p == "yarn" || p == "npm" || p == "pnpm") && l.ReadOnly {
+				t.Errorf("%q: %s is read-only", cmd, p)
+			}
+		}
+		if a.ReadOnly {
+			t.Errorf("%q: read-only", cmd)
+		}
+	}
+	if a := Analyze("yarn list && npm ls", opts); !a.ReadOnly || len(a.ProjectConfigs) != 2 {
+		t.Errorf("yarn list && npm ls: read-only %v, project configs %v", a.ReadOnly, a.ProjectConfigs)
+	}
+}
