@@ -86,11 +86,13 @@ _git_repos := permopa.path.git_repositories(analysis.git_dirs, call.context.path
 	count(analysis.git_dirs) > 0
 }
 
-# What the read-only leaves' programs load from the project that runs
-# code, writes or reads other files (a repository's core.fsmonitor,
-# diff.external, textconv and filter drivers, post-index-change hook;
-# .yarnrc.yml yarnPath; .npmrc userconfig; docs/shell.md, "What a program
-# reads besides its argv"), read on disk only when such a leaf runs.
+# What git (every git leaf) and read-only yarn, npm and pnpm leaves load
+# from the project that runs code, writes or reads other files (a
+# repository's core.fsmonitor, diff.external, textconv and filter drivers,
+# post-index-change hook; .yarnrc.yml yarnPath; .npmrc userconfig;
+# docs/shell.md, "What a program reads besides its argv"), read on disk
+# only when such a leaf runs. A finding is a safety ASK, as a bare
+# repository is: an allow rule for the command does not mean its project.
 default _project_configs := []
 
 _project_configs := permopa.path.project_configs(analysis.project_configs, call.context.path_opts) if {
