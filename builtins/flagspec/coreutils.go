@@ -387,20 +387,27 @@ var historySpec = &spec{
 // assignment in the command is not read-only (docs/shell.md).
 var manSpec = &spec{
 	allow: `-k --apropos -f --whatis -a --all -w --where --path -W --where-cat --location-cat
-		-s= --sections= -S= -e= --extension= -L= --locale= -E= --encoding= --no-hyphenation --nh
+		-s|--sections=@v -S=@v -e|--extension=@v -L|--locale=@v -E|--encoding=@v --no-hyphenation --nh
 		--no-justification --nj -7 --ascii -i --ignore-case -I --match-case --regex --wildcard
 		--names-only --no-subpages -d --debug -D --default
-		-m= --systems= -R= --recode= -K --global-apropos --warnings? -Q`,
+		-R|--recode=@v -K --global-apropos --warnings? -Q`,
 	deny: []denial{
 		{`-H|--html?x -X? --gxditview?`, "opens a browser or viewer program"},
 		{`-P|--pager=x`, "runs a pager command"},
 		{`-C|--config-file=r`, "loads a man-db configuration, which redefines the programs man runs"},
-		{`-M|--manpath=r`, "reads pages from a chosen directory, and a page can include any file (.so)"},
+		{`-M|--manpath=r -m|--systems=`, "reads pages from a chosen directory (-m ../../dir: any), and a page can include any file (.so)"},
 		{`-l --local-file -T? --troff-device? -Z --ditroff -p= --preprocessor= -t --troff`, "runs troff on a chosen file or device"},
 		{`-u --update -c --catman`, "updates the manual page caches"},
 	},
 	ops: opsHook,
 	check: func(st *state) {
+		// man-db joins sections, extensions and locales to the manual
+		// hierarchies' paths (-L ../../x searches x): a slash leaves them.
+		for _, mv := range st.vals {
+			if mv.mark == 'v' && (strings.Contains(mv.val, "/") || strings.Contains(mv.val, Dynamic)) {
+				st.fail("man: the value " + printable(mv.val) + " names a directory outside the manual hierarchies")
+			}
+		}
 		for _, o := range st.ops {
 			if strings.Contains(o, "/") || strings.Contains(o, Dynamic) {
 				st.read(o)

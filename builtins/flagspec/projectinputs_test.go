@@ -51,5 +51,15 @@ func TestManReadsOnlySystemPages(t *testing.T) {
 		{cmd: "man -t ls", why: "troff"},
 		{cmd: "man -Z ls", why: "troff"},
 		{cmd: "man -u ls", why: "caches"},
+		{cmd: "man -m ../../../tmp/x/mp ls", why: "include any file"},
+		{cmd: "man --systems=NewOS ls", why: "include any file"},
+		{cmd: "man -L ../../x ls", why: "outside the manual hierarchies"},
+		{cmd: "man --locale=../../x ls", why: "outside the manual hierarchies"},
+		{cmd: "man -s 1/../../../x ls", why: "outside the manual hierarchies"},
+		{cmd: "man -S1/../x ls", why: "outside the manual hierarchies"},
+		{cmd: "man -e ../x ls", why: "outside the manual hierarchies"},
+		{cmd: "man -E ../x ls", why: "outside the manual hierarchies"},
+		{cmd: "man -R ../x ls", why: "outside the manual hierarchies"},
+		{cmd: "man -L fr -s 3 -e gz -E UTF-8 ls", ro: true},
 	})
 }
