@@ -63,3 +63,20 @@ func TestManReadsOnlySystemPages(t *testing.T) {
 		{cmd: "man -L fr -s 3 -e gz -E UTF-8 ls", ro: true},
 	})
 }
+
+// info: an Info file's Indirect table names the files holding its nodes,
+// any file; only the system's Info directories are read-only.
+func TestInfoReadsOnlySystemFiles(t *testing.T) {
+	runCases(t, []tc{
+		{cmd: "info ls", ro: true},
+		{cmd: "info coreutils ls", ro: true},
+		{cmd: "info -n Top emacs", ro: true},
+		{cmd: "info -f ./x.info", why: "Indirect"},
+		{cmd: "info --file=x.info", why: "Indirect"},
+		{cmd: "info --fi x.info", why: "Indirect"},
+		{cmd: "info -d . ls", why: "Indirect"},
+		{cmd: "info --directory=docs ls", why: "Indirect"},
+		{cmd: "info ./x.info", why: "is a file info opens", reads: []string{"./x.info"}},
+		{cmd: "info ~/.ssh/id_rsa", why: "is a file info opens", reads: []string{"~/.ssh/id_rsa"}},
+	})
+}
