@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
@@ -16,7 +17,7 @@ import (
 // hostileScript writes an executable script that records each run in log.
 func hostileScript(t *testing.T, p, log string) {
 	t.Helper()
-	body := "#!/bin/sh\necho \"$0 $*\" >> " + log + "\ncat\n"
+	body := "#!/bin/sh\necho \"$0 $*\" >> " + log + "\nexec timeout 2 cat\n"
 	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +95,7 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 		}, "diff"},
 		{"old subsection syntax, continuation", appendConfig("[diff.z]\n\ttextc\\\nonv = EVIL\n"), ""},
 		{"core.pager", appendConfig("[core]\n\tpager = EVIL\n"), ""},
+		{"ext:: transport", appendConfig("[protocol \"ext\"]\n\tallow = always\n[remote \"o\"]\n\turl = ext::sh -c EVIL\n"), "ls-remote o"},
 		{"pager.log", appendConfig("[pager]\n\tlog = EVIL\n"), ""},
 		{"gpg.program", appendConfig("[gpg]\n\tprogram = EVIL\n"), ""},
 		{"core.worktree", appendConfig("[core]\n\tworktree = ../../home\n"), ""},
@@ -138,13 +140,20 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 			c.setup(t, w, evil)
 			if c.real != "" {
 				writeModeFile(t, filepath.Join(w, "a"), "two\n", 0o644)
-				runGit(t, root, w, strings.Fields(c.real)...)
+				// With a deadline: a transport helper waits on its pipe.
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				cmd := exec.CommandContext(ctx, "git", strings.Fields(c.real)...)
+				cmd.Dir, cmd.Stdin = w, nil
+				cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+				cmd.WaitDelay = time.Second
+				_ = cmd.Run()
+				cancel()
 				if _, err := os.Stat(log); err != nil {
 					t.Fatalf("real git %s did not run the fixture: the case proves nothing", c.real)
 				}
 			}
 			for _, cmd := range []string{"git status", "git diff", "git log -p", "git show", "git blame a",
-				"git grep --textconv one", "cd " + w + " && git log --oneline", "git --git-dir=.git log", "git -C " + w + " status"} {
+				"git grep --textconv one", "cd " + w + " && git log --oneline", "git --git-dir=.git log", "git -C " + w + " status", "git ls-remote o", "git remote show o"} {
 				if d := decide(cmd, "plan"); d.Behavior == permission.Allow {
 					t.Errorf("plan: %q: ALLOW (%s/%s)", cmd, d.Step, d.Message)
 				}

@@ -372,7 +372,17 @@ var gitBool = map[string]bool{"": true, "true": true, "false": true, "yes": true
 // writes both.
 func GitCodeKey(e GitConfigEntry) string {
 	name, sub := e.Name, e.Subsection != ""
+	// The ext:: transport runs its URL as a command (git ls-remote, git
+	// remote show are network reads); git refuses it unless a
+	// protocol.allow or protocol.ext.allow says always.
+	if strings.Contains(strings.ToLower(e.Value), "ext::") || strings.Contains(strings.ToLower(e.Subsection), "ext::") {
+		return "names a URL whose ext:: transport runs a command"
+	}
 	switch e.Section {
+	case "protocol":
+		if name == "allow" && strings.ToLower(strings.TrimSpace(e.Value)) != "never" {
+			return "allows transports (ext::, fd::) that run commands"
+		}
 	case "core":
 		switch name {
 		case "fsmonitor":

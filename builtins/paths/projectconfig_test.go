@@ -128,6 +128,11 @@ func TestConfigFindingsGit(t *testing.T) {
 	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config lfs.customtransfer.x.path,main/.git/config filter.l2.process" {
 		t.Errorf("git lfs custom transfer: %v", got)
 	}
+	// Transports that run commands.
+	mkfile(t, main+"/.git/config", "[protocol \"ext\"]\n\tallow = always\n[remote \"o\"]\n\turl = ext::sh -c x\n[url \"ext::sh -c y \"]\n\tinsteadOf = https://\n[protocol \"file\"]\n\tallow = never\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config protocol.ext.allow,main/.git/config remote.o.url,main/.git/config url.ext::sh -c y .insteadof" {
+		t.Errorf("transports: %v", got)
+	}
 	// The user's own configuration is not reported, but a relative
 	// core.hooksPath there names a project directory.
 	mkfile(t, main+"/.git/config", "[core]\n\tbare = false\n")
