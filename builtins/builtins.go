@@ -13,6 +13,7 @@
 //	permopa.path.check(paths, opts)                     object   dangerous and credential paths
 //	permopa.path.inside(paths, dirs, opts)              boolean  every path inside some dir
 //	permopa.path.git_repositories(dirs, opts)           array    git repositories that are not a .git directory
+//	permopa.path.project_configs(uses, opts)            array    project configuration that runs code (git, yarn, npm, pnpm)
 //	permopa.glob.match_any(patterns, paths, opts)       number   first file rule hit/covering, or -1
 //	permopa.glob.first(patterns, subject, opts)         number   first glob matching a string, or -1
 //	permopa.call.context(input, settings, schema)       object   validated input and derived options
@@ -68,6 +69,7 @@ func all() []builtin {
 		{PathCheck, pathCheck},
 		{PathInside, pathInside},
 		{PathGitRepositories, pathGitRepositories},
+		{PathProjectConfigs, pathProjectConfigs},
 		{GlobMatchAny, globMatchAny},
 		{GlobFirst, globFirst},
 		{CallContext, callContext},

@@ -187,6 +187,17 @@ func TestDecisionCacheInvalidation(t *testing.T) {
 					}
 				}
 			}, permission.Allow, permission.Ask},
+		{"a repository whose config runs a program appears", func(w *cacheWorld) map[string]any { return w.bash("git -C r status") },
+			func(t *testing.T, w *cacheWorld) {
+				// A .git directory (not bare): only its configuration is new.
+				writeFile(t, w.dir+"/r/.git/HEAD", "ref: refs/heads/main\n")
+				writeFile(t, w.dir+"/r/.git/config", "[core]\n\tfsmonitor = touch x\n")
+				for _, d := range []string{"objects", "refs"} {
+					if err := os.MkdirAll(w.dir+"/r/.git/"+d, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}, permission.Allow, permission.Ask},
 		{"glob meets a new file", func(w *cacheWorld) map[string]any { return w.bash("cat notes/*") },
 			func(t *testing.T, w *cacheWorld) {
 				if err := os.Symlink(w.home+"/.ssh/id_rsa", w.dir+"/notes/key"); err != nil {

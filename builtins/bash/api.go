@@ -56,6 +56,13 @@ const (
 	LimitCommands = "command_count"
 )
 
+// ProjectConfig is a program that loads configuration from the project
+// and the directory it starts in (absolute, clean).
+type ProjectConfig struct {
+	Program string `json:"program"`
+	Dir     string `json:"dir"`
+}
+
 // Leaf is one simple command that will run.
 type Leaf struct {
 	// Argv is the command after quote removal and every wrapper removed.
@@ -205,6 +212,12 @@ type Analysis struct {
 	// from (the cwd in force, then -C; --git-dir), for the policy to check on
 	// disk that each finds the .git directory of a work tree (git.go).
 	GitDirs []string `json:"git_dirs"`
+	// ProjectConfigs are the programs of read-only leaves that load
+	// configuration from the project (git, yarn, npm, pnpm) and the
+	// directories they start in: the policy reads what each would load
+	// (permopa.path.project_configs) and the command is read-only only
+	// when nothing there runs code (docs/shell.md).
+	ProjectConfigs []ProjectConfig `json:"project_configs"`
 
 	// home is Options.Home, for matching rules written with ~.
 	home string

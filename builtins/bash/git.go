@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -34,11 +35,19 @@ var gitDirEntries = map[string]bool{
 }
 
 // gitLeaf computes where a git leaf looks for its repository and says why
-// the leaf cannot be read-only ("" when it can).
-func (w *walker) gitLeaf(st state, argv []string) string {
-	dirs := st.dirs
+// the leaf cannot be read-only ("" when it can), with the directories git
+// starts from as far as they are known, whose repository configuration
+// the policy reads (Analysis.ProjectConfigs).
+func (w *walker) gitLeaf(st state, argv []string) (reason string, dirs []string) {
+	dirs = st.dirs
+	var explicit []string // --git-dir values: their configuration is read too
+	defer func() {
+		if len(explicit) > 0 {
+			dirs = slices.Concat(dirs, explicit)
+		}
+	}()
 	if st.unknown || len(dirs) == 0 {
-		return "git runs in a directory not known statically: its repository may be any"
+		return "git runs in a directory not known statically: its repository may be any", nil
 	}
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
@@ -50,7 +59,7 @@ func (w *walker) gitLeaf(st state, argv []string) string {
 		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "-c" || a == "--namespace" ||
 			a == "--config-env" || a == "--super-prefix":
 			if i+1 >= len(argv) {
-				return ""
+				return "", dirs
 			}
 			i++
 			val = argv[i]
@@ -68,7 +77,7 @@ func (w *walker) gitLeaf(st state, argv []string) string {
 			for _, d := range dirs {
 				ps, ok := w.resolve(val, state{dirs: []string{d}})
 				if !ok {
-					return "git -C names a directory not known statically"
+					return "git -C names a directory not known statically", nil
 				}
 				for _, p := range ps {
 					next = appendUnique(next, p)
@@ -81,6 +90,7 @@ func (w *walker) gitLeaf(st state, argv []string) string {
 			if ps, ok := w.resolve(val, state{dirs: dirs}); ok {
 				for _, p := range ps {
 					w.res.GitDirs = appendUnique(w.res.GitDirs, p)
+					explicit = appendUnique(explicit, p)
 				}
 			}
 		}
@@ -100,23 +110,23 @@ func (w *walker) gitLeaf(st state, argv []string) string {
 			}
 		}
 		if !inside {
-			return "git runs in " + d + ", outside the working directories: the repository there may run programs from its configuration"
+			return "git runs in " + d + ", outside the working directories: the repository there may run programs from its configuration", dirs
 		}
 	}
 	if w.linksOpaque != "" {
-		return "git runs after " + w.linksOpaque + ", which may have made a repository its configuration runs programs from"
+		return "git runs after " + w.linksOpaque + ", which may have made a repository its configuration runs programs from", dirs
 	}
 	if w.dynWrites {
-		return "git runs after a write to a path not known statically, which may have made a repository"
+		return "git runs after a write to a path not known statically, which may have made a repository", dirs
 	}
 	for _, d := range dirs {
 		for _, wr := range w.written {
 			for a := wr; ; a = filepath.Dir(a) {
 				if within(d, a) {
-					return "git runs in " + d + ", which this command writes (" + wr + ")"
+					return "git runs in " + d + ", which this command writes (" + wr + ")", dirs
 				}
 				if within(d, filepath.Dir(a)) && gitDirEntries[strings.ToLower(filepath.Base(a))] {
-					return "this command writes " + wr + ", which can make " + filepath.Dir(a) + " the repository git runs in"
+					return "this command writes " + wr + ", which can make " + filepath.Dir(a) + " the repository git runs in", dirs
 				}
 				if a == "/" || a == "." {
 					break
@@ -124,7 +134,7 @@ func (w *walker) gitLeaf(st state, argv []string) string {
 			}
 		}
 	}
-	return ""
+	return "", dirs
 }
 
 // within reports whether p is dir or below it (both clean and absolute).

@@ -65,6 +65,20 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	} else {
 		v = flagspec.Judge(judge)
 	}
+	if v.RunsData != "" {
+		// As unknowable as eval of a run-time string: a safety ASK that
+		// a tool-wide allow rule does not lift (docs/shell.md).
+		w.unanalysableSeen(v.RunsData)
+	}
+	if v.RunsUnknown != "" && v.CodeWords > 0 && (fr.appends || fr.placeholder != "") {
+		// The code word is the data xargs appends (xargs python3 -c,
+		// xargs node -e) or holds the path find -exec or xargs -I
+		// supplies (-exec python3 -c 'import {}'): data run as code.
+		code := judge[min(v.CodeWords, len(judge))-1]
+		if fr.appends && strings.HasPrefix(code, "-") || fr.placeholder != "" && strings.Contains(code, dyn) {
+			w.unanalysableSeen(base + " runs code only known at run time (the data " + fr.wrappers[len(fr.wrappers)-1] + " supplies)")
+		}
+	}
 	if globRisk := leadingGlobs(argv, judge); globRisk != nil && v.ReadOnly {
 		// A file named "--pre=sh" matches *: judge the glob as a word
 		// that may be an option.
@@ -77,11 +91,24 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		v.ReadOnly = false
 		v.Reason = r
 	}
+	var configDirs []string
 	if base == "git" {
-		if r := w.gitLeaf(st, judge); r != "" && v.ReadOnly {
+		r, dirs := w.gitLeaf(st, judge)
+		if r != "" && v.ReadOnly {
 			v.ReadOnly = false
 			v.Reason = r
 		}
+		configDirs = dirs
+	} else if paths.ConfigPrograms[base] && v.ReadOnly {
+		switch {
+		case st.unknown || len(st.dirs) == 0:
+			v.ReadOnly = false
+			v.Reason = base + " runs in a directory not known statically: the configuration it loads may be any"
+		case w.linksOpaque != "":
+			v.ReadOnly = false
+			v.Reason = base + " runs after " + w.linksOpaque + ", which may have placed the configuration it loads"
+		}
+		configDirs = st.dirs
 	}
 	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand, Network: v.Network}
 	if !flagspec.Modelled(base) {
@@ -230,6 +257,16 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		lf.CodeWords = mapWords(allow, sv, v.CodeWords)
 	}
 	w.finish(&lf, fr, ro, why)
+	if base == "git" || w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
+		// What the program reads from the project decides the rest
+		// (docs/shell.md, "What a program reads besides its argv"). Every
+		// git command is looked at, as for bare repositories: an allow
+		// rule for git grep or git commit is not meant to run what a
+		// project's repository configuration names.
+		for _, d := range configDirs {
+			w.res.ProjectConfigs = appendConfig(w.res.ProjectConfigs, ProjectConfig{Program: base, Dir: d})
+		}
+	}
 	w.removals(len(w.res.Leaves)-1, base, judge, st, v.Recursive)
 	// Command lines the program runs (tar --to-command, sed's e command)
 	// are walked like sh -c's script, so deny rules see their leaves;
@@ -249,8 +286,14 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 // file name (make's makefile, npm's package.json scripts).
 var codeFiles = map[string][]string{
 	"make": {"Makefile", "makefile", "GNUmakefile"}, "gmake": {"Makefile", "makefile", "GNUmakefile"},
-	"npm": {"package.json"}, "pnpm": {"package.json"}, "yarn": {"package.json"}, "bun": {"package.json"},
-	"npx": {"package.json"},
+	// The package managers' rc files name code too (yarn-path, pnpmfile;
+	// docs/shell.md, "What a program reads besides its argv"): one written
+	// earlier in the command is read after the decision looked.
+	"npm":  {"package.json", ".npmrc"},
+	"pnpm": {"package.json", ".npmrc", ".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js", "pnpm-workspace.yaml"},
+	"yarn": {"package.json", ".yarnrc", ".yarnrc.yml", ".yarnrc.yaml"},
+	"bun":  {"package.json"},
+	"npx":  {"package.json"},
 }
 
 // sourceExts are file name endings of code interpreters load by name
@@ -792,4 +835,13 @@ func gluedValue(a string) string {
 		return ""
 	}
 	return strings.TrimPrefix(a[2:], "=")
+}
+
+func appendConfig(cs []ProjectConfig, c ProjectConfig) []ProjectConfig {
+	for _, x := range cs {
+		if x == c {
+			return cs
+		}
+	}
+	return append(cs, c)
 }

@@ -81,6 +81,10 @@ type frame struct {
 	// placeholder is replaced at run time by paths the wrapper supplies
 	// ("{}" for find -exec, the -I string for xargs).
 	placeholder string
+	// appends: the wrapper (xargs without -I) appends words it reads at
+	// run time to the command, so a code option left without its code
+	// (xargs python3 -c) takes the data as code.
+	appends bool
 	// unknown: the leaves in the frame run something permopa cannot see
 	// (Leaf.RunsUnknown).
 	unknown string

@@ -367,6 +367,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			w.leaf(inner, st, wordsOf([]string{"echo"}), "")
 			return st, st
 		}
+		inner.appends = inner.placeholder == ""
 		w.command(argv[i:], inner, st, nil)
 		return st, st
 	case "find":
@@ -611,7 +612,9 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 		return st, st
 	}
 	if i >= len(argv) {
-		// sh -c with the script from xargs or a later expansion.
+		// sh -c with the script from xargs or find -exec: the data is
+		// the script, as unknowable as eval of a run-time string.
+		w.unanalysableSeen(base + " -c runs a script only known at run time (its data)")
 		fr.unknown = firstNonEmpty(fr.unknown, base+" -c without a static script")
 		w.leaf(fr, st, argv, base+" -c without a script")
 		return st, st
@@ -626,6 +629,7 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 	if fr.placeholder != "" && strings.Contains(script.s, fr.placeholder) {
 		// find -exec sh -c 'cat {}' and xargs -I{} sh -c '... {}': the
 		// supplied path or line becomes part of the script.
+		w.unanalysableSeen(label + " script is completed at run time by " + fr.wrappers[len(fr.wrappers)-1] + " (its data)")
 		fr.unknown = firstNonEmpty(fr.unknown, label+" script is completed at run time by "+fr.wrappers[len(fr.wrappers)-1])
 	}
 	inner := fr.wrap(label, sv, false, forced).withCode(sv, i+1)

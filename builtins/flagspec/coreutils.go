@@ -1,5 +1,7 @@
 package flagspec
 
+import "strings"
+
 // Core utilities that only read files or print facts. Their specs list the
 // GNU options (and a few harmless BSD ones); operands are files read unless
 // said otherwise.
@@ -375,19 +377,44 @@ var historySpec = &spec{
 // man formats manual pages. --html/-H and -X open a browser or viewer,
 // -P/--pager runs a pager command, -l formats a local file with troff
 // (whose preprocessors can be named by the page), -T/-Z and -p drive troff.
+// -C/--config-file loads a man-db configuration, whose DEFINE lines
+// redefine the programs man runs (nroff, pager, col): code. A page can
+// include any file (.so, .mso), so only the system's manual hierarchies
+// are read: -M/--manpath and an operand holding a slash (man opens it as
+// a file: man ./x.1, man ~/.ssh/id_rsa) are not read-only. Under strace
+// man-db reads nothing from the working directory; ~/.manpath and the
+// environment (MANPATH, MANOPT, MANPAGER, ...) are the user's, and an
+// assignment in the command is not read-only (docs/shell.md).
 var manSpec = &spec{
 	allow: `-k --apropos -f --whatis -a --all -w --where --path -W --where-cat --location-cat
-		-s= --sections= -S= -e= --extension= -L= --locale= -E= --encoding= --no-hyphenation --nh
+		-s|--sections=@v -S=@v -e|--extension=@v -L|--locale=@v -E|--encoding=@v --no-hyphenation --nh
 		--no-justification --nj -7 --ascii -i --ignore-case -I --match-case --regex --wildcard
-		--names-only --no-subpages -d --debug -D --default -C=r --config-file=r
-		-M= --manpath= -m= --systems= -R= --recode= -K --global-apropos --warnings? -Q`,
+		--names-only --no-subpages -d --debug -D --default
+		-R|--recode=@v -K --global-apropos --warnings? -Q`,
 	deny: []denial{
 		{`-H|--html?x -X? --gxditview?`, "opens a browser or viewer program"},
 		{`-P|--pager=x`, "runs a pager command"},
+		{`-C|--config-file=r`, "loads a man-db configuration, which redefines the programs man runs"},
+		{`-M|--manpath=r -m|--systems=`, "reads pages from a chosen directory (-m ../../dir: any), and a page can include any file (.so)"},
 		{`-l --local-file -T? --troff-device? -Z --ditroff -p= --preprocessor= -t --troff`, "runs troff on a chosen file or device"},
 		{`-u --update -c --catman`, "updates the manual page caches"},
 	},
-	ops: opsText,
+	ops: opsHook,
+	check: func(st *state) {
+		// man-db joins sections, extensions and locales to the manual
+		// hierarchies' paths (-L ../../x searches x): a slash leaves them.
+		for _, mv := range st.vals {
+			if mv.mark == 'v' && (strings.Contains(mv.val, "/") || strings.Contains(mv.val, Dynamic)) {
+				st.fail("man: the value " + printable(mv.val) + " names a directory outside the manual hierarchies")
+			}
+		}
+		for _, o := range st.ops {
+			if strings.Contains(o, "/") || strings.Contains(o, Dynamic) {
+				st.read(o)
+				st.fail("man: " + printable(o) + " is a file man opens, and a page can include any file (.so)")
+			}
+		}
+	},
 }
 
 // tee copies stdin to files: read-only only when every operand is /dev/null.

@@ -45,6 +45,12 @@ type Verdict struct {
 	// from its argv (inline interpreter code, a command only known at run
 	// time, a package fetched and run); "" when it runs nothing hidden.
 	RunsUnknown string
+	// RunsData says why the invocation runs text it reads at run time
+	// (its input, the files it reads) as a command: sed's e command and
+	// s///e flag, awk's system(), pipes and @ calls. Like eval of a
+	// string only known at run time, no rule can say what that is; the
+	// analysis is not analysable (a safety ASK). RunsUnknown is set too.
+	RunsData string
 	// CodeWords is 1 + the index in argv of the last word that carries
 	// code (a command string, inline code), 0 when none: an allow rule
 	// must spell out at least these words (a wildcard never stands for code).

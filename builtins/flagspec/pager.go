@@ -125,16 +125,29 @@ var batSpec = &spec{
 	},
 }
 
-// info prints manual nodes (to stdout when it is not a terminal).
+// info prints manual nodes (to stdout when it is not a terminal). An Info
+// file's Indirect table names the files that hold its nodes, which may be
+// any file (like man's .so), so only the system's Info directories are
+// read-only: -f/--file, -d/--directory and an operand holding a slash (a
+// file name) are not (issue 23; info was not installed to trace).
 var infoSpec = &spec{
-	allow: `-a --all -k= --apropos= -d=r --directory=r -f=r --file=r -n= --node= -w --where --location
+	allow: `-a --all -k= --apropos= -n= --node= -w --where --location
 		--index-search= --show-options --usage -O --vi-keys --raw-escapes -R --no-raw-escapes
 		--strict-node-location -v= --variable=`,
 	deny: []denial{
 		{`-o=w --output=w --dribble=w --restore=r`, "writes or replays a file"},
 		{`--init-file=`, "reads key bindings"},
+		{`-f|--file=r -d|--directory=r`, "reads an Info file whose Indirect table can name any file"},
 	},
-	ops: opsText,
+	ops: opsHook,
+	check: func(st *state) {
+		for _, o := range st.ops {
+			if strings.Contains(o, "/") || strings.Contains(o, Dynamic) {
+				st.read(o)
+				st.fail("info: " + printable(o) + " is a file info opens, and an Info file can name any file")
+			}
+		}
+	},
 }
 
 func init() {

@@ -572,6 +572,14 @@ func (st *state) command(label, line string, idx int) {
 }
 
 // runsUnknown records that the invocation runs code permopa cannot read.
+// runsData records that the invocation runs its data as a command.
+func (st *state) runsData(why string) {
+	st.runsUnknown(why)
+	if st.v.RunsData == "" {
+		st.v.RunsData = why
+	}
+}
+
 func (st *state) runsUnknown(why string) {
 	st.fail(why)
 	if st.v.RunsUnknown == "" {

@@ -359,7 +359,7 @@ func (p *sedParser) command() string {
 			p.st.command("sed e", cmd, p.idx)
 		} else {
 			p.st.codeWord(p.idx)
-			p.st.runsUnknown("sed: command e without a command runs the pattern space as a command")
+			p.st.runsData("sed: command e without a command runs the pattern space as a command")
 		}
 		return "command e runs a shell command"
 	case 'y':
@@ -389,7 +389,7 @@ func (p *sedParser) command() string {
 				p.st.execs = true
 				p.st.fail("sed: the s///e flag runs the pattern space as a command")
 				p.st.codeWord(p.idx)
-				p.st.runsUnknown("sed: the s///e flag runs the pattern space as a command")
+				p.st.runsData("sed: the s///e flag runs the pattern space as a command")
 				p.i++
 				continue
 			case f == 'w':
@@ -539,6 +539,16 @@ var awkDangers = []struct{ needle, why string }{
 	{"/inet", "special network files are not modelled"},
 }
 
+// awkRunsData reports whether an awk program may hand text it reads to a
+// shell: system(), a pipe to or from a command (print | "sh", cmd |
+// getline, gawk's |&), an @ call (f = "system"; @f()), or a program only
+// known at run time. "||" is a logical or; a "|" inside a string or a
+// regular expression counts too (fail closed).
+func awkRunsData(prog string) bool {
+	return strings.Contains(prog, Dynamic) || strings.Contains(prog, "system") || strings.Contains(prog, "@") ||
+		strings.Contains(strings.ReplaceAll(prog, "||", ""), "|")
+}
+
 func checkAwk(st *state) {
 	for _, mv := range st.vals {
 		if mv.mark == 'f' && unseenFile(mv.val) {
@@ -579,6 +589,9 @@ func checkAwk(st *state) {
 		}
 		if starts {
 			st.codeWord(indexOf(st.argv, prog))
+			if awkRunsData(prog) {
+				st.runsData("awk: the program can run its input as a command (system, a pipe, an indirect call) or is only known at run time")
+			}
 			st.runsUnknown("awk: the program can start processes (system, a pipe, an indirect call) or is only known at run time")
 		}
 		if failed {

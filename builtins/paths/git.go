@@ -2,6 +2,7 @@ package paths
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path"
 	"strings"
@@ -94,12 +95,11 @@ func UnsafeRepository(dir string, shape func(string, bool) GitShape) (repo, reas
 
 // readGitfile reads the "gitdir: PATH" line of a .git file.
 func readGitfile(p string) (string, bool) {
-	f, err := os.Open(p)
+	data, err := readRegular(p, 4096)
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 4096).ReadString('\n')
+	line, err := bufio.NewReaderSize(bytes.NewReader(data), 4096).ReadString('\n')
 	if err != nil && line == "" {
 		return "", false
 	}

@@ -86,14 +86,28 @@ _git_repos := permopa.path.git_repositories(analysis.git_dirs, call.context.path
 	count(analysis.git_dirs) > 0
 }
 
+# What git (every git leaf) and read-only yarn, npm and pnpm leaves load
+# from the project that runs code, writes or reads other files (a
+# repository's core.fsmonitor, diff.external, textconv and filter drivers,
+# post-index-change hook; .yarnrc.yml yarnPath; .npmrc userconfig;
+# docs/shell.md, "What a program reads besides its argv"), read on disk
+# only when such a leaf runs. A finding is a safety ASK, as a bare
+# repository is: an allow rule for the command does not mean its project.
+default _project_configs := []
+
+_project_configs := permopa.path.project_configs(analysis.project_configs, call.context.path_opts) if {
+	count(analysis.project_configs) > 0
+}
+
 # METADATA
 # description: |
 #   The command is read-only: every leaf is, nothing is written, no
 #   credential path is read (`cat .env` is not read-only), no tree read
 #   recursively holds one or is too large to tell, the environment is
 #   not printed (unless the settings say it holds no secret), no network
-#   read is left to ask (network_read_asked), and git finds the .git
-#   directory of a work tree wherever it runs.
+#   read is left to ask (network_read_asked), git finds the .git
+#   directory of a work tree wherever it runs, and no configuration the
+#   programs load from the project runs code.
 read_only if {
 	analysis.read_only
 	count(_reads.credential) == 0
@@ -101,6 +115,7 @@ read_only if {
 	not _reads_environment
 	not network_read_asked
 	count(_git_repos) == 0
+	count(_project_configs) == 0
 }
 
 # METADATA
@@ -118,7 +133,12 @@ not_read_only_because := array.flatten([
 		r := sprintf("it reads from the network (%s) and the setting network_reads is ask", [concat(", ", network_leaves)])
 	],
 	[sprintf("git in %s uses %s (%s)", [g.path, g.repository, g.reason]) | some g in _git_repos],
+	[_config_finding(f) | some f in _project_configs],
 ])
+
+_config_finding(f) := sprintf("%s in %s loads %s:%d %s: %s", [f.program, f.path, f.file, f.line, f.key, f.reason]) if {
+	f.key != ""
+} else := sprintf("%s in %s loads %s: %s", [f.program, f.path, f.file, f.reason])
 
 # METADATA
 # description: |
@@ -182,6 +202,15 @@ check := {
 	),
 } if {
 	count(_git_repos) > 0
+} else := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf(
+		"Bash command runs a program whose configuration in the project runs code or reads other files: %s",
+		[concat("; ", sort({_config_finding(f) | some f in _project_configs}))],
+	),
+} if {
+	count(_project_configs) > 0
 } else := {
 	"behavior": "ASK",
 	"bypass_immune": true,

@@ -1,0 +1,606 @@
+package paths
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"syscall"
+)
+
+// Project configuration that makes a read-only program run code, write or
+// read files (docs/shell.md, "What a program reads besides its argv"). A
+// project can arrive with a .git directory, rc files and pages of its own
+// (a tarball, a shared volume, a devcontainer): git status runs the
+// repository's core.fsmonitor and post-index-change hook, git diff its
+// diff.external and textconv drivers, yarn the yarnPath of .yarnrc.yml,
+// npm prints the file .npmrc's userconfig names. ConfigFindings reads what
+// the program would read, bounded, and reports every entry that can do
+// such things; the policy decides what a finding means.
+
+// ConfigFinding is one entry of a configuration file that makes a program
+// do more than read: File is the file (or hook) and Line its line (0 when
+// the finding is the file itself), Key the entry, Reason why it matters.
+type ConfigFinding struct {
+	File   string
+	Line   int
+	Key    string
+	Reason string
+}
+
+// Bounds of the work of one ConfigFindings call: a file larger than
+// maxConfigBytes, includes nested deeper than maxIncludeDepth (git's own
+// limit is 10), more than maxConfigFiles files or more than maxModuleDirs
+// submodule repositories is a finding itself (not read-only), never a file
+// skipped.
+const (
+	maxConfigBytes  = 256 << 10
+	maxIncludeDepth = 10
+	maxConfigFiles  = 64
+	maxModuleDirs   = 256
+)
+
+// ConfigPrograms are the programs ConfigFindings knows the configuration
+// of.
+var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pnpm": true}
+
+// ConfigFindings reports what program, started in the clean absolute
+// directory dir, reads from its configuration that can run code, write
+// or read other files. home is the home directory ("": the process's). A
+// file that cannot be read or parsed is a finding: an input permopa does
+// not model is never harmless.
+func ConfigFindings(program, dir, home string) []ConfigFinding {
+	r := &configReader{home: normHome(home)}
+	switch program {
+	case "git":
+		r.git(dir)
+	case "yarn":
+		r.packageManager(dir, "yarn")
+		r.yarn(dir)
+	case "npm":
+		r.npmrc(dir, "npm")
+	case "pnpm":
+		r.packageManager(dir, "pnpm")
+		r.npmrc(dir, "pnpm")
+		r.pnpm(dir)
+	}
+	return r.out
+}
+
+type configReader struct {
+	home  string
+	files int
+	out   []ConfigFinding
+}
+
+func (r *configReader) add(file string, line int, key, reason string) {
+	r.out = append(r.out, ConfigFinding{File: file, Line: line, Key: key, Reason: reason})
+}
+
+// read returns a file's contents, ok false when it does not exist (or is a
+// directory). A file too large, unreadable, or past the file budget is a
+// finding and ok false.
+func (r *configReader) read(p string) ([]byte, bool) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, false
+		}
+		r.add(p, 0, "", "cannot be read: "+err.Error())
+		return nil, false
+	}
+	if fi.IsDir() {
+		return nil, false
+	}
+	r.files++
+	if r.files > maxConfigFiles {
+		r.add(p, 0, "", "more configuration files than permopa reads")
+		return nil, false
+	}
+	data, err := readRegular(p, maxConfigBytes+1)
+	if err != nil {
+		r.add(p, 0, "", "cannot be read: "+err.Error())
+		return nil, false
+	}
+	if len(data) > maxConfigBytes {
+		r.add(p, 0, "", "is larger than permopa reads")
+		return nil, false
+	}
+	return data, true
+}
+
+// ancestors lists dir and every parent up to /.
+func ancestors(dir string) []string {
+	var out []string
+	for x := path.Clean(dir); ; x = path.Dir(x) {
+		out = append(out, x)
+		if x == "/" || x == "." {
+			return out
+		}
+	}
+}
+
+// --- git ---
+
+// gitRepo finds the repository git uses from dir, as UnsafeRepository
+// does: gitDir holds HEAD (a .git directory, a gitfile's target, or a bare
+// repository), commonDir its shared part (commondir file of a linked work
+// tree), top the work tree ("" for a bare repository).
+func gitRepo(dir string) (gitDir, commonDir, top string, ok bool) {
+	for _, x := range ancestors(dir) {
+		g := path.Join(x, ".git")
+		if fi, err := os.Stat(g); err == nil {
+			switch {
+			case fi.Mode().IsRegular():
+				if target, ok := readGitfile(g); ok {
+					if !strings.HasPrefix(target, "/") {
+						target = x + "/" + target
+					}
+					gitDir, top = path.Clean(target), x
+				}
+			case fi.IsDir() && ShapeOf(g, false) == GitRepository:
+				gitDir, top = g, x
+			}
+		}
+		if gitDir == "" && ShapeOf(x, false) == GitRepository {
+			gitDir = x
+		}
+		if gitDir != "" {
+			commonDir = gitDir
+			if b, err := readRegular(path.Join(gitDir, "commondir"), 4096); err == nil {
+				c := strings.TrimSpace(string(b))
+				if !strings.HasPrefix(c, "/") {
+					c = path.Join(gitDir, c)
+				}
+				commonDir = path.Clean(c)
+			}
+			return gitDir, commonDir, top, true
+		}
+	}
+	return "", "", "", false
+}
+
+// gitReadHooks are the hooks git runs on commands permopa calls read-only:
+// git status refreshes the index and writes it, which runs
+// post-index-change (observed under strace); the others run when a
+// command updates a reference or packs objects on its own.
+var gitReadHooks = []string{"post-index-change", "reference-transaction", "pre-auto-gc"}
+
+func (r *configReader) git(dir string) {
+	gitDir, commonDir, top, ok := gitRepo(dir)
+	if !ok {
+		return
+	}
+	hookDirs := []string{path.Join(commonDir, "hooks")}
+	var configs []string
+	configs = append(configs, path.Join(commonDir, "config"), path.Join(commonDir, "config.worktree"))
+	if gitDir != commonDir {
+		configs = append(configs, path.Join(gitDir, "config.worktree"))
+	}
+	base := top
+	if base == "" {
+		base = gitDir
+	}
+	for _, c := range configs {
+		for _, hp := range r.gitConfigFile(c, 0) {
+			hookDirs = append(hookDirs, r.expand(hp, base))
+		}
+	}
+	// The user's own configuration is trusted, but a relative
+	// core.hooksPath there names a directory of the project.
+	for _, c := range r.userGitConfigs() {
+		if data, err := readRegular(c, maxConfigBytes); err == nil {
+			if es, err := ParseGitConfig(data); err == nil {
+				for _, e := range es {
+					if e.Section == "core" && e.Subsection == "" && e.Name == "hookspath" && e.Value != "" {
+						hookDirs = append(hookDirs, r.expand(e.Value, base))
+					}
+				}
+			}
+		}
+	}
+	for _, h := range hookDirs {
+		r.gitHooks(h)
+	}
+	if _, err := os.Stat(path.Join(commonDir, "objects/info/alternates")); err == nil {
+		r.add(path.Join(commonDir, "objects/info/alternates"), 0, "",
+			"makes git read objects from another repository")
+	}
+	r.gitModules(path.Join(commonDir, "modules"))
+}
+
+// userGitConfigs are the user's global configuration files.
+func (r *configReader) userGitConfigs() []string {
+	var out []string
+	if r.home != "" {
+		out = append(out, path.Join(r.home, ".gitconfig"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); strings.HasPrefix(x, "/") {
+		out = append(out, path.Join(x, "git/config"))
+	} else if r.home != "" {
+		out = append(out, path.Join(r.home, ".config/git/config"))
+	}
+	return out
+}
+
+// readRegular reads at most limit bytes of the regular file p. It opens
+// without blocking and checks the file it opened: a FIFO or device swapped
+// in after a stat never stalls the decision.
+func readRegular(p string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// expand resolves a path from a git configuration: ~/ against the home
+// directory, a relative one against base.
+func (r *configReader) expand(p, base string) string {
+	if strings.HasPrefix(p, "~/") && r.home != "" {
+		return path.Join(r.home, p[2:])
+	}
+	if !strings.HasPrefix(p, "/") {
+		return path.Join(base, p)
+	}
+	return path.Clean(p)
+}
+
+func (r *configReader) gitHooks(dir string) {
+	for _, h := range gitReadHooks {
+		p := path.Join(dir, h)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			r.add(p, 0, "hook "+h, "git runs this hook on commands that only read (git status runs post-index-change)")
+		}
+	}
+}
+
+// gitModules reads the repositories of submodules (git status looks into
+// them, with their own configuration and hooks).
+func (r *configReader) gitModules(dir string) {
+	seen := 0
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		// At most maxModuleDirs+1 entries are read: a directory of a
+		// million files costs no more than one of 257.
+		f, err := os.OpenFile(d, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return
+		}
+		ents, _ := f.ReadDir(maxModuleDirs + 1)
+		f.Close()
+		if len(ents) > maxModuleDirs && seen <= maxModuleDirs {
+			seen = maxModuleDirs + 1
+			r.add(dir, 0, "", "more submodule repositories than permopa reads")
+			return
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			seen++
+			if seen > maxModuleDirs {
+				if seen == maxModuleDirs+1 {
+					r.add(dir, 0, "", "more submodule repositories than permopa reads")
+				}
+				return
+			}
+			sub := path.Join(d, e.Name())
+			if ShapeOf(sub, false) == GitRepository {
+				for _, hp := range r.gitConfigFile(path.Join(sub, "config"), 0) {
+					r.gitHooks(r.expand(hp, sub))
+				}
+				r.gitHooks(path.Join(sub, "hooks"))
+				walk(path.Join(sub, "modules"), depth+1)
+			} else if depth < 4 {
+				// Submodule names may hold slashes.
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(dir, 0)
+}
+
+// gitConfigFile reports the entries of one configuration file (and the
+// files it includes) that run programs or change what git reads, and
+// returns the core.hooksPath values it sets.
+func (r *configReader) gitConfigFile(p string, depth int) (hooksPaths []string) {
+	data, ok := r.read(p)
+	if !ok {
+		return nil
+	}
+	entries, err := ParseGitConfig(data)
+	if err != nil {
+		r.add(p, 0, "", "cannot be parsed ("+err.Error()+")")
+		return nil
+	}
+	for _, e := range entries {
+		if e.Section == "core" && e.Subsection == "" && e.Name == "hookspath" {
+			hooksPaths = append(hooksPaths, e.Value)
+			continue
+		}
+		if (e.Section == "include" && e.Subsection == "" || e.Section == "includeif") && e.Name == "path" {
+			if depth+1 > maxIncludeDepth {
+				r.add(p, e.Line, e.Key(), "includes nested deeper than permopa reads")
+				continue
+			}
+			inc := e.Value
+			if strings.HasPrefix(inc, "~/") {
+				if r.home == "" {
+					r.add(p, e.Line, e.Key(), "includes a file in the home directory, which is not known")
+					continue
+				}
+				inc = path.Join(r.home, inc[2:])
+			} else if !strings.HasPrefix(inc, "/") {
+				inc = path.Join(path.Dir(p), inc)
+			}
+			hooksPaths = append(hooksPaths, r.gitConfigFile(path.Clean(inc), depth+1)...)
+			continue
+		}
+		if reason := GitCodeKey(e); reason != "" {
+			r.add(p, e.Line, e.Key(), reason)
+		}
+	}
+	return hooksPaths
+}
+
+// gitLFSFilter are the filter commands "git lfs install" writes: the
+// user's own git-lfs with fixed arguments.
+var gitLFSFilter = map[string]bool{
+	"git-lfs filter-process": true, "git-lfs clean -- %f": true, "git-lfs smudge -- %f": true,
+	"git-lfs smudge --skip -- %f": true, "git-lfs filter-process --skip": true,
+}
+
+var gitBool = map[string]bool{"": true, "true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "0": true, "1": true}
+
+// GitCodeKey says why a repository configuration entry makes a git command
+// that only reads run a program, write a file or read outside the
+// repository ("" when it does not). Driver keys count whatever the
+// attributes say: a .gitattributes line selects them, and the project
+// writes both.
+func GitCodeKey(e GitConfigEntry) string {
+	name, sub := e.Name, e.Subsection != ""
+	// The ext:: transport runs its URL as a command (git ls-remote, git
+	// remote show are network reads); git refuses it unless a
+	// protocol.allow or protocol.ext.allow says always.
+	if strings.Contains(strings.ToLower(e.Value), "ext::") || strings.Contains(strings.ToLower(e.Subsection), "ext::") {
+		return "names a URL whose ext:: transport runs a command"
+	}
+	switch e.Section {
+	case "protocol":
+		if name == "allow" && strings.ToLower(strings.TrimSpace(e.Value)) != "never" {
+			return "allows transports (ext::, fd::) that run commands"
+		}
+	case "core":
+		switch name {
+		case "fsmonitor":
+			if e.Bare || gitBool[strings.ToLower(e.Value)] {
+				return "" // git's own daemon, or off
+			}
+			return "git status runs this program"
+		case "pager", "editor", "askpass", "sshcommand", "gitproxy", "alternaterefscommand":
+			return "names a program git runs"
+		case "worktree":
+			return "points git at another work tree, whose files git diff and git grep print"
+		}
+	case "pager":
+		return "names a pager program git runs"
+	case "diff":
+		if name == "external" || sub && (name == "textconv" || name == "command") {
+			return "names a program git diff, log -p, show and blame run"
+		}
+	case "filter":
+		if sub && (name == "clean" || name == "smudge" || name == "process") && !gitLFSFilter[strings.Join(strings.Fields(e.Value), " ")] {
+			return "names a filter program git status and git diff run"
+		}
+	case "lfs":
+		// git-lfs runs custom transfer agents named in the repository
+		// configuration (.lfsconfig cannot name them).
+		if name == "path" || name == "standalonetransferagent" {
+			return "names a program git-lfs runs"
+		}
+	case "merge":
+		if sub && name == "driver" {
+			return "names a merge driver program"
+		}
+	case "difftool", "mergetool", "browser", "man":
+		if name == "cmd" || name == "path" || name == "viewer" {
+			return "names a program git runs"
+		}
+	case "gpg":
+		if name == "program" || name == "defaultkeycommand" {
+			return "names a program git log --show-signature runs"
+		}
+	case "credential":
+		if name == "helper" {
+			return "names a credential helper program"
+		}
+	case "interactive":
+		if name == "difffilter" {
+			return "names a program git runs"
+		}
+	case "sequence", "web", "help":
+		if name == "editor" || name == "browser" {
+			return "names a program git runs"
+		}
+	case "uploadpack":
+		if name == "packobjectshook" {
+			return "names a program git runs"
+		}
+	case "remote":
+		if name == "uploadpack" || name == "receivepack" || name == "proxy" {
+			return "names a program git runs"
+		}
+	case "submodule":
+		if name == "update" && strings.HasPrefix(strings.TrimSpace(e.Value), "!") {
+			return "names a command git submodule update runs"
+		}
+	case "trace2":
+		if strings.HasSuffix(name, "target") {
+			return "makes git write a trace to a file"
+		}
+	}
+	return ""
+}
+
+// --- yarn, npm, pnpm ---
+
+var (
+	yarnPathWord = regexp.MustCompile(`(?i)yarn-?path|plugins`)
+	pnpmWord     = regexp.MustCompile(`(?i)pnpm-?file|script-?shell|node-?options|npm-?path|config-?dependencies|user-?config|global-?config`)
+)
+
+// yarn reads .yarnrc.yml (Yarn 2+: yarnPath starts another yarn, plugins
+// load code) and .yarnrc (Yarn 1: yarn-path) from dir up to /, as yarn
+// does. The files are scanned as text for the keys: a YAML spelling that
+// hides a key from a scanner (escapes in a quoted key) is refused too.
+func (r *configReader) yarn(dir string) {
+	for _, x := range ancestors(dir) {
+		if x == r.home {
+			continue // the user's own configuration
+		}
+		for _, name := range []string{".yarnrc.yml", ".yarnrc.yaml", ".yarnrc"} {
+			p := path.Join(x, name)
+			data, ok := r.read(p)
+			if !ok {
+				continue
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				if m := yarnPathWord.FindString(line); m != "" {
+					r.add(p, i+1, m, "makes yarn run code from the project (another yarn, or plugins)")
+				} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
+					r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")
+				}
+			}
+		}
+	}
+}
+
+// npmrc reads .npmrc from dir up to / (npm reads the project's, the
+// user's and the global one), but for the home directory's, which is the
+// user's own (as ~/.gitconfig is; yarn's files alike). Keys that name files or programs are
+// findings: userconfig/globalconfig make npm read (and print, as unknown
+// keys) any file, logs-dir and cache make it write elsewhere, the others
+// name programs or modules some npm or pnpm versions run.
+func (r *configReader) npmrc(dir, program string) {
+	for _, x := range ancestors(dir) {
+		if x == r.home {
+			continue // ~/.npmrc is the user's own configuration
+		}
+		p := path.Join(x, ".npmrc")
+		data, ok := r.read(p)
+		if !ok {
+			continue
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] == '#' || line[0] == ';' || line[0] == '[' {
+				continue
+			}
+			key, _, _ := strings.Cut(line, "=")
+			key = strings.TrimSuffix(strings.TrimSpace(key), "[]")
+			norm := strings.ReplaceAll(strings.ToLower(strings.Trim(key, `"'`)), "_", "-")
+			if reason := npmrcKey(norm); reason != "" {
+				r.add(p, i+1, key, reason)
+			}
+		}
+	}
+}
+
+func npmrcKey(k string) string {
+	switch k {
+	case "userconfig", "globalconfig":
+		return "makes " + "npm read another file as configuration (and print its lines)"
+	case "logs-dir", "cache", "cache-dir", "store-dir", "prefix", "global-dir", "global-bin-dir", "state-dir", "cafile":
+		return "makes the package manager read or write files elsewhere"
+	case "script-shell", "node-options", "onload-script", "init-module", "git", "shell", "editor", "browser",
+		"viewer", "pnpmfile", "global-pnpmfile", "npm-path", "node-linker-hooks":
+		return "names a program or module the package manager may run"
+	}
+	return ""
+}
+
+// pnpm also loads .pnpmfile.cjs and reads settings from
+// pnpm-workspace.yaml (pnpm 10).
+func (r *configReader) pnpm(dir string) {
+	for _, x := range ancestors(dir) {
+		for _, name := range []string{".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js"} {
+			p := path.Join(x, name)
+			if _, err := os.Stat(p); err == nil {
+				r.add(p, 0, "", "pnpm loads this file as code")
+			}
+		}
+		p := path.Join(x, "pnpm-workspace.yaml")
+		data, ok := r.read(p)
+		if !ok {
+			continue
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := pnpmWord.FindString(line); m != "" {
+				r.add(p, i+1, m, "names a program, module or file pnpm runs or reads")
+			} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
+				r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")
+			}
+		}
+	}
+}
+
+// packageManagerValue is a version from the registry: name@semver with an
+// optional +hash.
+var packageManagerValue = regexp.MustCompile(`^(npm|yarn|pnpm|bun)@[0-9][0-9A-Za-z.-]*(\+[0-9A-Za-z.]+)?$`)
+
+// packageManager reads the packageManager field of the package.json files
+// from dir up: corepack (the yarn and pnpm shims) downloads and runs the
+// version it names, from a URL when it names one; pnpm 9.7+ switches to
+// the pnpm version it names by itself.
+func (r *configReader) packageManager(dir, program string) {
+	for _, x := range ancestors(dir) {
+		p := path.Join(x, "package.json")
+		data, ok := r.read(p)
+		if !ok {
+			continue
+		}
+		var pj struct {
+			PackageManager json.RawMessage `json:"packageManager"`
+		}
+		if err := json.Unmarshal(data, &pj); err != nil {
+			r.add(p, 0, "", "cannot be parsed as JSON")
+			continue
+		}
+		if len(pj.PackageManager) == 0 {
+			continue
+		}
+		var v string
+		if err := json.Unmarshal(pj.PackageManager, &v); err != nil {
+			r.add(p, lineOf(data, "packageManager"), "packageManager", "is not a string")
+			continue
+		}
+		switch {
+		case !packageManagerValue.MatchString(v):
+			r.add(p, lineOf(data, "packageManager"), "packageManager", "names a package manager from a URL or a path, which "+program+" may download and run")
+		case program == "pnpm" && strings.HasPrefix(v, "pnpm@"):
+			r.add(p, lineOf(data, "packageManager"), "packageManager", "pnpm switches to the version it names, downloaded from the configured registry")
+		}
+		return // the nearest package.json with the field decides
+	}
+}
+
+func lineOf(data []byte, word string) int {
+	i := bytes.Index(data, []byte(word))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}

@@ -1,0 +1,252 @@
+package paths
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestParseGitConfig(t *testing.T) {
+	es, err := ParseGitConfig([]byte("\ufeff# c\n[Core]\n\tFsMonitor = \"a b\" ; c\n\tbare\n[diff \"X y\"]\n\ttextconv = a\\\n b\n" +
+		"[diff.Old]\n\tcommand=x # y\n[include]\npath = \"p\\\\q\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, e.Key()+"="+e.Value)
+	}
+	want := "core.fsmonitor=a b|core.bare=|diff.X y.textconv=a b|diff.old.command=x|include.path=p\\q"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got %q\nwant %q", strings.Join(got, "|"), want)
+	}
+	for _, bad := range []string{"[core\nx=1\n", "x = 1\n", "[core]\n\tx = \"open\n", "[core]\n\tx = \\q\n", "[a \"b]\n", "[core]\n1x = 2\n", "[core]\nx y\n"} {
+		if _, err := ParseGitConfig([]byte(bad)); err == nil || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%q: err %v, want an error naming the line", bad, err)
+		}
+	}
+}
+
+func mkfile(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// findings runs ConfigFindings and returns "file-relative-to-root key".
+func findings(root, program, dir string) []string {
+	var out []string
+	for _, f := range ConfigFindings(program, dir, filepath.Join(root, "home")) {
+		rel, _ := filepath.Rel(root, f.File)
+		out = append(out, rel+" "+f.Key)
+	}
+	return out
+}
+
+func TestConfigFindingsGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	git := func(dir string, args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+root+"/home", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=x@example.com", "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=x@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	main := filepath.Join(root, "main")
+	mkfile(t, main+"/a", "a\n")
+	git(main, "init", "-q")
+	git(main, "add", "a")
+	git(main, "commit", "-qm", "a")
+	if got := findings(root, "git", main); len(got) != 0 {
+		t.Fatalf("a fresh repository: %v", got)
+	}
+	// A linked work tree reads the main repository's config.
+	git(main, "worktree", "add", "-q", root+"/linked")
+	mkfile(t, main+"/.git/config.worktree", "[core]\n\tfsmonitor = /x\n")
+	if got := findings(root, "git", root+"/linked/sub"); strings.Join(got, ",") != "main/.git/config.worktree core.fsmonitor" {
+		t.Errorf("linked work tree: %v", got)
+	}
+	os.Remove(main + "/.git/config.worktree")
+	// Submodule repositories: their config and hooks.
+	mkfile(t, main+"/.git/modules/lib/a/HEAD", "ref: refs/heads/main\n")
+	os.MkdirAll(main+"/.git/modules/lib/a/objects", 0o755)
+	os.MkdirAll(main+"/.git/modules/lib/a/refs", 0o755)
+	mkfile(t, main+"/.git/modules/lib/a/config", "[diff]\n\texternal = /x\n")
+	mkfile(t, main+"/.git/modules/lib/a/hooks/post-index-change", "#!/bin/sh\n")
+	got := strings.Join(findings(root, "git", main), ",")
+	if got != "main/.git/modules/lib/a/config diff.external,main/.git/modules/lib/a/hooks/post-index-change hook post-index-change" {
+		t.Errorf("submodule: %v", got)
+	}
+	os.RemoveAll(main + "/.git/modules")
+	// Includes: relative to the including file, ~ to home, depth bounded,
+	// a missing file ignored as git does, a cycle stopped.
+	mkfile(t, main+"/.git/config2", "")
+	f, _ := os.OpenFile(main+"/.git/config", os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("[include]\n\tpath = ../inc\n\tpath = ~/inc2\n\tpath = /nonexistent/x\n")
+	f.Close()
+	mkfile(t, main+"/inc", "[pager]\n\tlog = x\n[include]\n\tpath = inc\n")
+	mkfile(t, root+"/home/inc2", "[gpg]\n\tprogram = x\n")
+	got = strings.Join(findings(root, "git", main), ",")
+	if !strings.Contains(got, "main/inc pager.log") || !strings.Contains(got, "home/inc2 gpg.program") ||
+		!strings.Contains(got, "include.path") {
+		t.Errorf("includes: %v", got)
+	}
+	// An alternates file, a large config, an unreadable one.
+	mkfile(t, main+"/.git/config", "[core]\n\tbare = false\n")
+	mkfile(t, main+"/.git/objects/info/alternates", "/elsewhere/objects\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/objects/info/alternates " {
+		t.Errorf("alternates: %v", got)
+	}
+	os.Remove(main + "/.git/objects/info/alternates")
+	mkfile(t, main+"/.git/config", strings.Repeat("# x\n", maxConfigBytes/4+1))
+	if got := findings(root, "git", main); len(got) != 1 {
+		t.Errorf("a large config: %v", got)
+	}
+	// git lfs install's filter is the user's git-lfs; its custom
+	// transfer agents are programs.
+	mkfile(t, main+"/.git/config", "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n")
+	if got := findings(root, "git", main); len(got) != 0 {
+		t.Errorf("git lfs filter: %v", got)
+	}
+	mkfile(t, main+"/.git/config", "[filter \"lfs\"]\n\tprocess = git-lfs filter-process\n[lfs \"customtransfer.x\"]\n\tpath = /x\n[filter \"l2\"]\n\tprocess = git-lfs filter-process && x\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config lfs.customtransfer.x.path,main/.git/config filter.l2.process" {
+		t.Errorf("git lfs custom transfer: %v", got)
+	}
+	// Transports that run commands.
+	mkfile(t, main+"/.git/config", "[protocol \"ext\"]\n\tallow = always\n[remote \"o\"]\n\turl = ext::sh -c x\n[url \"ext::sh -c y \"]\n\tinsteadOf = https://\n[protocol \"file\"]\n\tallow = never\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config protocol.ext.allow,main/.git/config remote.o.url,main/.git/config url.ext::sh -c y .insteadof" {
+		t.Errorf("transports: %v", got)
+	}
+	// The user's own configuration is not reported, but a relative
+	// core.hooksPath there names a project directory.
+	mkfile(t, main+"/.git/config", "[core]\n\tbare = false\n")
+	mkfile(t, root+"/home/.gitconfig", "[core]\n\tpager = delta\n\thooksPath = .hooks\n")
+	mkfile(t, main+"/.hooks/post-index-change", "#!/bin/sh\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.hooks/post-index-change hook post-index-change" {
+		t.Errorf("user config: %v", got)
+	}
+}
+
+func TestConfigFindingsPackageManagers(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "p")
+	sub := filepath.Join(p, "packages/a")
+	mkfile(t, sub+"/package.json", `{"name": "a"}`)
+	for _, prog := range []string{"yarn", "npm", "pnpm"} {
+		if got := findings(root, prog, sub); len(got) != 0 {
+			t.Errorf("%s: a plain project: %v", prog, got)
+		}
+	}
+	for _, c := range []struct {
+		file, body, program, want string
+	}{
+		{"p/.yarnrc.yml", "yarnPath: .yarn/releases/yarn.cjs\n", "yarn", "p/.yarnrc.yml yarnPath"},
+		{"p/.yarnrc.yml", "\"yarn\\u0050ath\": x.cjs\n", "yarn", "p/.yarnrc.yml "},
+		{"p/.yarnrc.yml", "plugins:\n  - path: x.cjs\n", "yarn", "p/.yarnrc.yml plugins"},
+		{".yarnrc", "yarn-path \"./x.js\"\n", "yarn", ".yarnrc yarn-path"},
+		{"p/package.json", `{"packageManager": "yarn@https://example.com/y.tgz"}`, "yarn", "p/package.json packageManager"},
+		{"p/packages/a/package.json", `{"package\u004danager": "pnpm@9.0.0"}`, "pnpm", "p/packages/a/package.json packageManager"},
+		{"p/.npmrc", "userconfig=~/.ssh/id_rsa\n", "npm", "p/.npmrc userconfig"},
+		{"p/.npmrc", "; x\nLOGS_DIR = /tmp/x\n", "npm", "p/.npmrc LOGS_DIR"},
+		{"p/.npmrc", "script-shell=./x.sh\n", "pnpm", "p/.npmrc script-shell"},
+		{"p/.pnpmfile.cjs", "module.exports = {}\n", "pnpm", "p/.pnpmfile.cjs "},
+		{"p/pnpm-workspace.yaml", "packages: [a]\npnpmfile: x.cjs\n", "pnpm", "p/pnpm-workspace.yaml pnpmfile"},
+	} {
+		mkfile(t, filepath.Join(root, c.file), c.body)
+		got := findings(root, c.program, sub)
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s %q: %s: %v, want %q", c.file, c.body, c.program, got, c.want)
+		}
+		os.Remove(filepath.Join(root, c.file))
+	}
+	// Harmless keys.
+	mkfile(t, p+"/.npmrc", "registry=https://registry.npmjs.org/\nsave-exact=true\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n")
+	mkfile(t, p+"/.yarnrc.yml", "nodeLinker: node-modules\nenableTelemetry: false\n")
+	mkfile(t, p+"/package.json", `{"packageManager": "yarn@4.1.0+sha512.abc"}`)
+	for _, prog := range []string{"yarn", "npm"} {
+		if got := findings(root, prog, sub); len(got) != 0 {
+			t.Errorf("%s: harmless keys: %v", prog, got)
+		}
+	}
+}
+
+// BenchmarkConfigFindingsGit measures the look at a plain work tree's
+// repository that every git command's decision now makes.
+func BenchmarkConfigFindingsGit(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	root := b.TempDir()
+	cmd := exec.Command("git", "init", "-q", root+"/w")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	os.MkdirAll(root+"/w/src/deep", 0o755)
+	b.ReportAllocs()
+	for b.Loop() {
+		if f := ConfigFindings("git", root+"/w/src/deep", root+"/home"); len(f) != 0 {
+			b.Fatal(f)
+		}
+	}
+}
+
+// More submodule repositories, or entries, than the reader looks at is a
+// finding, never a directory skipped; a FIFO where a file is read does
+// not stall the reader.
+func TestConfigFindingsBounds(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := root + "/w/.git"
+	for _, d := range []string{"objects", "refs"} {
+		os.MkdirAll(g+"/"+d, 0o755)
+	}
+	mkfile(t, g+"/HEAD", "ref: refs/heads/main\n")
+	for i := range maxModuleDirs + 1 {
+		mkfile(t, filepath.Join(g, "modules", fmt.Sprint(i)), "")
+	}
+	if got := findings(root, "git", root+"/w"); len(got) != 1 || got[0] != "w/.git/modules " {
+		t.Errorf("many modules: %v", got)
+	}
+	os.RemoveAll(g + "/modules")
+	// A config linked to a key file: the finding quotes nothing of it.
+	mkfile(t, root+"/key", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU/AAAA\n")
+	if err := os.Symlink(root+"/key", g+"/config"); err != nil {
+		t.Fatal(err)
+	}
+	mkfile(t, root+"/w/package.json", "b3BlbnNzaC1rZXk\n")
+	for _, prog := range []string{"git", "yarn"} {
+		fs := ConfigFindings(prog, root+"/w", root+"/home")
+		if len(fs) != 1 || strings.Contains(fs[0].Reason+fs[0].Key, "b3Bl") {
+			t.Errorf("%s: a linked key file: %+v", prog, fs)
+		}
+	}
+	os.Remove(g + "/config")
+	if err := syscall.Mkfifo(g+"/config", 0o644); err != nil {
+		t.Skip("no FIFOs here")
+	}
+	if got := findings(root, "git", root+"/w"); len(got) != 1 || got[0] != "w/.git/config " {
+		t.Errorf("a FIFO config: %v", got)
+	}
+}
