@@ -40,7 +40,7 @@ func TestFetchURLReadsTheHostAsABrowser(t *testing.T) {
 		"ftp://evil.example/", "javascript://x", "://x", "(https://evil.example)", "https://", "https://@/",
 		"https://évil.example/", "https://evil\uff0eexample/", "https://evil..example/", "https://.evil.example/",
 		"https://evil.example:99999/", "https://evil.example:8a/", "https://evil%zzexample/", "https://ev%00il.example/",
-		"https://evil^example/", "http://1.2.3.4.5/", "http://256.1.1.1/", "http://1.2.3.09/", "http://evil.1/", "http://[::1/",
+		"https://evil^example/", "https://ev!l.example/", "https://evil.example%00/", "http://1.2.3.4.5/", "http://256.1.1.1/", "http://1.2.3.09/", "http://evil.1/", "http://[::1/",
 	} {
 		if got, err := fetchURL(in); err == nil {
 			t.Errorf("%q: %q, want an error", in, got)

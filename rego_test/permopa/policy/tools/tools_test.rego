@@ -328,3 +328,40 @@ test_read_only_claim_needs_a_tool_not_web if {
 	not data.permopa.policy.tools.other.read_only with input as {"tool_name": "WebFetch", "tool_input": {"url": "https://x"}, "read_only": true}
 	data.permopa.policy.tools.other.read_only with input as {"tool_name": "mcp__s__t", "tool_input": {}, "read_only": true}
 }
+
+# WebFetch URLs whose host a browser's URL parser reads otherwise than the
+# domain rules would: a safety ASK, even under a tool-wide allow rule (issue
+# 24). Each case: [url, expected behavior, expected step].
+webfetch_url_cases := {
+	"plain, denied domain": ["https://evil.example/x", "DENY", "deny_rule"],
+	"plain, upper case, denied domain": ["HTTPS://EVIL.example:8443/x", "DENY", "deny_rule"],
+	"plain, other domain": ["https://docs.example.com/a?q=\\x#y", "ALLOW", "allow_rule"],
+	"one user and password": ["https://user:pw@docs.example.com/", "ALLOW", "allow_rule"],
+	"dotted-decimal IPv4": ["http://10.0.0.1:8080/", "ALLOW", "allow_rule"],
+	"a backslash before @": ["https://evil.example\\@docs.example.com/", "ASK", "tool_check"],
+	"several @": ["https://a@b@evil.example/", "ASK", "tool_check"],
+	"backslashes as slashes": ["https:\\\\evil.example/", "ASK", "tool_check"],
+	"no slashes": ["https:evil.example", "ASK", "tool_check"],
+	"three slashes": ["https:///evil.example/", "ASK", "tool_check"],
+	"a trailing dot": ["https://evil.example./", "ASK", "tool_check"],
+	"a percent-encoded host": ["https://evil%2eexample/", "ASK", "tool_check"],
+	"a non-ASCII host": ["https://evil\u3002example/", "ASK", "tool_check"],
+	"a tab in the host": ["https://evil.exa\tmple/", "ASK", "tool_check"],
+	"leading white space": [" https://evil.example/", "ASK", "tool_check"],
+	"a hex IPv4": ["http://0x7f.1/", "ASK", "tool_check"],
+	"a one-number IPv4": ["http://2130706433/", "ASK", "tool_check"],
+	"another scheme": ["file:///etc/passwd", "ASK", "tool_check"],
+}
+
+test_webfetch_uncertain_hosts[name] if {
+	some name, [url, behavior, step] in webfetch_url_cases
+	rules := {
+		"allow_rules": {"WebFetch": [{"tool_name": "WebFetch", "rule_content": null, "behavior": "ALLOW"}]},
+		"deny_rules": {"WebFetch": [{"tool_name": "WebFetch", "rule_content": "domain:evil.example", "behavior": "DENY"}]},
+	}
+	d := _with_rules("WebFetch", {"url": url}, "default", rules)
+	d.behavior == behavior
+	d.step == step
+	immune := step == "tool_check"
+	d.bypass_immune == immune
+}
