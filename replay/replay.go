@@ -207,10 +207,10 @@ type Summary struct {
 	// WithoutProjectRules counts the calls decided without their project's
 	// rules (Options.MaxProjects); WithoutProjectRulesFrom is the first,
 	// file:line.
-	WithoutProjectRules     int    `json:"without_project_rules,omitempty"`
-	WithoutProjectRulesFrom string `json:"without_project_rules_from,omitempty"`
-	MaxProjects             int    `json:"max_projects,omitempty"`
-	Seconds            float64           `json:"seconds"`
+	WithoutProjectRules     int     `json:"without_project_rules,omitempty"`
+	WithoutProjectRulesFrom string  `json:"without_project_rules_from,omitempty"`
+	MaxProjects             int     `json:"max_projects,omitempty"`
+	Seconds                 float64 `json:"seconds"`
 }
 
 // Changed is the number of calls whose behavior changed or is unknown
