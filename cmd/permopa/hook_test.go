@@ -603,6 +603,8 @@ var fastPathPayloads = []string{
 	"codex/pretooluse-bash-deny.json",
 	"codex/pretooluse-apply-patch.json",
 	"codex/pretooluse-apply-patch-git-hook.json",
+	"codex/pretooluse-apply-patch-indented-headers.json",
+	"codex/pretooluse-apply-patch-unreadable.json",
 	"codex/pretooluse-mcp.json",
 	"codex/permissionrequest-bash-ask.json",
 	"gemini/beforetool-shell-readonly.json",
@@ -612,6 +614,8 @@ var fastPathPayloads = []string{
 	"gemini/beforetool-replace.json",
 	"gemini/beforetool-read-ssh-key.json",
 	"gemini/beforetool-mcp.json",
+	"gemini/beforetool-web-fetch-prompt.json",
+	"gemini/beforetool-web-fetch-no-url.json",
 }
 
 // fastPathSample is every payload with -tags slow; without, every fifth
