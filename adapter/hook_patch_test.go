@@ -120,3 +120,62 @@ func TestCodexPatchReadAsCodexReadsIt(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexShellApplyPatchIsDecidedPerFile (issue 24): Codex intercepts an
+// apply_patch run from its shell tool (`apply_patch <<'EOF' … EOF`, or the
+// argv apply_patch PATCH) and applies the patch itself; the shell command
+// is also decided as the patch's file calls, so self-protection holds in
+// bypassPermissions and a deny rule on a path holds in any mode.
+func TestCodexShellApplyPatchIsDecidedPerFile(t *testing.T) {
+	t.Parallel()
+	rule, err := settings.ParseRule("Edit(/etc/**)", permission.Deny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule.Source, rule.Layer = "userSettings", "/root/.permopa/settings.yaml"
+	// The rule a human accepts when asked about `apply_patch <<'EOF' …`:
+	// it lets the shell command through, and no more than its files allow.
+	allow, err := settings.ParseRule("Bash(apply_patch:*)", permission.Allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow.Source, allow.Layer = "userSettings", "/root/.permopa/settings.yaml"
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", Rules: []permission.Rule{rule, allow}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
+	cases := []struct {
+		name, mode string
+		command    any
+		exit       int
+		say        string
+	}{
+		{"heredoc deleting permopa's settings, bypass", "bypassPermissions",
+			"apply_patch <<'EOF'\n*** Begin Patch\n\t*** Delete File: .permopa/settings.yaml\n*** End Patch\nEOF\n", 2, "no rule can approve"},
+		{"argv apply_patch adding a git hook, bypass", "bypassPermissions",
+			[]any{"apply_patch", "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch"}, 2, "no rule can approve"},
+		{"bash -lc heredoc updating /etc/hosts, bypass", "bypassPermissions",
+			[]any{"bash", "-lc", "apply_patch <<'EOF'\n*** Begin Patch\n  *** Update File: /etc/hosts\n@@\n-a\n+b\n*** End Patch\nEOF"}, 2, "Edit(/etc/**)"},
+		{"relative paths after cd", "bypassPermissions",
+			"cd ../other && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.go\n+x\n*** End Patch\nEOF", 2, "changing directory"},
+		{"heredoc deleting permopa's settings, acceptEdits", "acceptEdits",
+			"apply_patch <<'EOF'\n*** Begin Patch\n  *** Delete File: .permopa/settings.yaml\n*** End Patch\nEOF\n", 2, "no rule can approve"},
+		{"heredoc editing a source file, acceptEdits (baseline)", "acceptEdits",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** End Patch\nEOF\n", 0, ""},
+		{"a plain command (baseline)", "bypassPermissions", "git status && echo done", 0, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			payload, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": "/w/app", "permission_mode": c.mode,
+				"tool_name": "Bash", "tool_input": map[string]any{"command": c.command}})
+			out, errOut, code := runHook(t, "codex", string(payload), opts)
+			if code != c.exit {
+				t.Fatalf("exit %d, want %d: %q %s", code, c.exit, out, errOut)
+			}
+			if !strings.Contains(errOut, c.say) {
+				t.Errorf("the answer does not say %q:\n%s", c.say, errOut)
+			}
+		})
+	}
+}

@@ -71,6 +71,19 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 		}
 	}
 	req.Inputs = []map[string]any{in}
+	if str(p, "tool_name") == "Bash" {
+		ti, _ := in["tool_input"].(map[string]any)
+		calls, err := shellPatchCalls(str(ti, "command"), req.Cwd)
+		if err != nil {
+			return req, err
+		}
+		for _, c := range calls {
+			fc := hostInput(p)
+			fc["tool_name"] = c.tool
+			fc["tool_input"] = map[string]any{"file_path": c.path}
+			req.Inputs = append(req.Inputs, fc)
+		}
+	}
 	return req, nil
 }
 

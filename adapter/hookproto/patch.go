@@ -1,8 +1,10 @@
 package hookproto
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -195,4 +197,41 @@ func parsePatch(patch string) ([]patchCall, error) {
 // the end marker, each trimmed.
 func patchFramed(lines []string) bool {
 	return len(lines) >= 2 && strings.TrimSpace(lines[0]) == patchBegin && strings.TrimSpace(lines[len(lines)-1]) == patchEnd
+}
+
+// changesDir finds a directory change in a shell script.
+var changesDir = regexp.MustCompile(`(^|[\s;&|(])(cd|pushd)(\s|$)`)
+
+// shellPatchCalls are the file calls of an apply_patch run from a shell
+// command: Codex intercepts `apply_patch <<'EOF' … EOF` (and an argv
+// apply_patch PATCH) in its shell tool and applies the patch itself, so the
+// shell command is also decided as the Write and Edit calls of every
+// header-like line of the script, when it holds "*** Begin Patch". Relative
+// paths are resolved against cwd; after a cd they could point anywhere, so
+// such a script is an error (the hook blocks it; the apply_patch tool
+// takes the same patch).
+func shellPatchCalls(script, cwd string) ([]patchCall, error) {
+	if !strings.Contains(script, patchBegin) {
+		return nil, nil
+	}
+	var out []patchCall
+	seen := map[patchCall]bool{}
+	for _, line := range strings.Split(script, "\n") {
+		c, ok := patchHeader(strings.TrimSpace(line))
+		if !ok || seen[c] {
+			continue
+		}
+		seen[c] = true
+		if !filepath.IsAbs(c.path) && c.path != "~" && !strings.HasPrefix(c.path, "~/") && changesDir.MatchString(script) {
+			return nil, errors.New("tool_input.command: runs apply_patch after changing directory (cd): permopa cannot tell where the patch's relative path " + ShellQuote(c.path) + " points; use the apply_patch tool")
+		}
+		out = append(out, c)
+	}
+	if len(out) > MaxPatchFiles {
+		return nil, fmt.Errorf("tool_input.command: the patch touches %d files, more than the %d permopa decides in one call", len(out), MaxPatchFiles)
+	}
+	for i := range out {
+		out[i].path = patchPath(out[i].path, cwd)
+	}
+	return out, nil
 }
