@@ -138,8 +138,16 @@ _numeric_host if {
 #   domain:*.host. Others: the canonical JSON, exactly or as a glob whose
 #   "*" matches any run of characters: within one JSON string for allow
 #   rules (an allow rule on {"env":"stag*"} does not cover more keys), across
-#   anything for deny and ask rules.
-match_index(contents, b) := permopa.glob.first(contents, _host, _domain_glob) if {
+#   anything for deny and ask rules. A WebFetch whose host permopa cannot
+#   read with certainty (_host_certain) meets every domain deny and ask
+#   rule, in every mode: the fetcher may go to the host a rule names.
+match_index(contents, b) := min(uncertain) if {
+	call.tool in {"WebFetch"}
+	b in {"deny", "ask"}
+	not _host_certain
+	uncertain := {i | some i, c in contents; startswith(c, "domain:")}
+	count(uncertain) > 0
+} else := permopa.glob.first(contents, _host, _domain_glob) if {
 	call.tool in {"WebFetch"}
 } else := -1 if {
 	call.tool in {"WebFetch"}
