@@ -142,7 +142,7 @@ func TestHookRejectsOddPayloads(t *testing.T) {
 func TestCodexApplyPatchIsDecidedPerFile(t *testing.T) {
 	t.Parallel()
 	opts := adapter.HookOptions{Engine: settingsEngine(t)}
-	patch := "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** Update File: lib/b.go\n*** Move to: ../../home/u/.bashrc\n*** End Patch\n"
+	patch := "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** Update File: lib/b.go\n*** Move to: ../../home/u/.bashrc\n@@\n-c\n+d\n*** End Patch\n"
 	payload, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": "/w/app", "permission_mode": "acceptEdits",
 		"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}})
 	_, errOut, code := runHook(t, "codex", string(payload), opts)

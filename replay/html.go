@@ -116,6 +116,7 @@ func printableInsights(in *Insights) *Insights {
 		return out
 	}
 	out.Files = all(in.Files)
+	out.UncheckedFrom = Printable(in.UncheckedFrom)
 	out.ByTool, out.ByProgram, out.ByRule = rows(in.ByTool), rows(in.ByProgram), rows(in.ByRule)
 	out.ByMode, out.ByProject = rows(in.ByMode), rows(in.ByProject)
 	out.Suggestions = make([]Suggestion, len(in.Suggestions))
@@ -259,6 +260,7 @@ svg text { font: 11px ui-monospace, monospace; fill: #333; }
 {{end}}</svg>{{end}}
 
 <h2>Rules that would have removed the most ASKs</h2>
+{{if .In.Unchecked}}<p class="meta">Truncated: {{.In.Unchecked}} ASKs not checked for a rule, from <code>{{.In.UncheckedFrom}}</code> on: the logs hold more than {{.In.UncheckedLimit}} distinct (rules, project) pairs, the most insights checks.</p>{{end}}
 {{if .Coverage.Empty}}<p class="meta">No ASK suggested a rule.</p>{{else}}
 <svg width="{{.Coverage.Width}}" height="{{.Coverage.Height}}" role="img" aria-label="suggested rules by ASKs covered">
 {{range .Coverage.Bars}}<g transform="translate(0,{{.Y}})"><title>{{.Title}}</title><text x="0" y="14">{{.Label}}</text><rect class="{{.Class}}" x="300" y="3" width="{{.W}}" height="14"/><text x="{{.ValueX}}" y="14">{{.Value}}</text></g>

@@ -40,6 +40,10 @@ type InsightsOptions struct {
 	// Top is how many rows each table keeps in the text and HTML reports
 	// (the JSON report has every row up to the caps).
 	Top int
+	// MaxChecked bounds the distinct (suggested rules, project) pairs
+	// whose rules are checked against the policy (0: 2,000); past it an
+	// ASK's suggestion is not checked and the report says so.
+	MaxChecked int
 	// Jobs, Reader, OnError, Progress: as for Run.
 	Jobs     int
 	Reader   decisionlog.ReaderOptions
@@ -137,6 +141,13 @@ type Insights struct {
 	// still leave an ASK (an ask rule, a safety check); and the ASKs past
 	// the suggestions insights can check (maxVerified).
 	AsksWithoutRule int `json:"asks_without_rule"`
+	// Unchecked counts the ASKs whose suggested rules were not checked
+	// because the log holds more distinct (rules, project) pairs than
+	// insights checks (UncheckedLimit); UncheckedFrom is the first of
+	// them, file:line. They are among AsksWithoutRule.
+	Unchecked      int    `json:"unchecked"`
+	UncheckedLimit int    `json:"unchecked_limit,omitempty"`
+	UncheckedFrom  string `json:"unchecked_from,omitempty"`
 	// TimedOut counts the calls the policy gave no decision for within
 	// the deadline (--timeout): they are in no breakdown.
 	TimedOut int `json:"timed_out"`
@@ -248,6 +259,8 @@ type observation struct {
 	erasedRead bool
 	// timedOut: the policy gave no decision within the deadline.
 	timedOut bool
+	// unchecked: its suggestion was past the pairs insights checks.
+	unchecked bool
 }
 
 type insightsRun struct {
@@ -271,28 +284,36 @@ type insightsRun struct {
 	an runner
 
 	// The engine that checks suggested rules, each set added to a session
-	// of its own (verify).
+	// of its own for the one check (verify).
 	verOnce  sync.Once
 	ver      *engine.Engine
 	verErr   error
 	verMu    sync.Mutex
-	sessions map[string]*verified
+	verified map[string]*verified
 }
 
-// verified is one set of suggested rules added to the checking engine for
-// one project.
+// verified is the check of one set of suggested rules for one project.
 type verified struct {
 	once sync.Once
-	id   string
-	err  error
+	ok   bool
 }
 
-// maxVerified bounds the (rules, project) pairs checked: each is a session
-// of the checking engine, and adding one rewrites its settings document.
+// maxVerified bounds the (rules, project) pairs checked, and so the work
+// and memory of the checks: each adds a session to the checking engine and
+// takes it out again (two writes of its settings document, whose size does
+// not grow with the log). Past it, an ASK's suggestion is not checked, and
+// the report says how many and from where (Insights.Unchecked).
 const maxVerified = 2000
 
 // maxBuckets bounds the timeline: past it, buckets double in width.
 const maxBuckets = 4000
+
+func (r *insightsRun) maxChecked() int {
+	if r.opts.MaxChecked > 0 {
+		return r.opts.MaxChecked
+	}
+	return maxVerified
+}
 
 // RunInsights reads the sources and says where their prompts and denials
 // come from.
@@ -442,8 +463,9 @@ func (r *insightsRun) suggest(ctx context.Context, o *observation, input ast.Val
 		rules = append(rules, f.String())
 	}
 	sort.Strings(rules)
-	ok, err := r.verify(ctx, rules, forms, cwd, input, erased)
+	ok, checked, err := r.verify(ctx, rules, forms, cwd, input, erased)
 	if err != nil || !ok {
+		o.unchecked = !checked
 		return err
 	}
 	o.suggested, o.suggestedRules = rules, forms
@@ -469,54 +491,67 @@ func fileForm(r permission.Rule) (permission.Rule, bool) {
 }
 
 // verify decides the call with rules added, as 'permopa rules add
-// --project CWD' would add them: true when it is then an ALLOW.
-func (r *insightsRun) verify(ctx context.Context, key []string, rules []permission.Rule, cwd string, input ast.Value, erased []string) (bool, error) {
+// --project CWD' would add them: ok when it is then an ALLOW. checked is
+// false when the pair (rules, cwd) was past maxVerified and not checked.
+//
+// The rules live in a session of their own only for the check: a session
+// left in the engine would stay in its settings document, which every
+// later check rewrites, and the work would grow with the square of the
+// number of projects in the log (BENCHMARKS.md, "Insights").
+func (r *insightsRun) verify(ctx context.Context, key []string, rules []permission.Rule, cwd string, input ast.Value, erased []string) (ok, checked bool, err error) {
 	r.verOnce.Do(func() {
 		if r.opts.Engine != nil {
 			r.ver, r.verErr = r.opts.Engine(ctx)
 		}
 	})
 	if r.verErr != nil {
-		return false, fmt.Errorf("building the policy: %w", r.verErr)
+		return false, true, fmt.Errorf("building the policy: %w", r.verErr)
 	}
 	obj, isObj := input.(ast.Object)
 	if r.ver == nil || !isObj {
-		return false, nil
+		return false, true, nil
 	}
 	k := strings.Join(key, "\x00") + "\x00\x00" + cwd
 	r.verMu.Lock()
-	if r.sessions == nil {
-		r.sessions = map[string]*verified{}
+	if r.verified == nil {
+		r.verified = map[string]*verified{}
 	}
-	v, ok := r.sessions[k]
-	if !ok {
-		if len(r.sessions) >= maxVerified {
+	v, seen := r.verified[k]
+	if !seen {
+		if len(r.verified) >= r.maxChecked() {
 			r.verMu.Unlock()
-			return false, nil
+			return false, false, nil
 		}
-		// Not a session id a host sends: the rules apply to this check only.
-		v = &verified{id: fmt.Sprintf("\x00permopa-insights-%d", len(r.sessions))}
-		r.sessions[k] = v
+		v = &verified{}
+		r.verified[k] = v
 	}
+	id := fmt.Sprintf("\x00permopa-insights-%d", len(r.verified))
 	r.verMu.Unlock()
 	v.once.Do(func() {
 		add := make([]permission.Rule, 0, len(rules))
 		for _, s := range rules {
 			add = append(add, permission.Rule{ToolName: s.ToolName, RuleContent: s.RuleContent, Behavior: permission.Allow, Syntax: s.Syntax, Project: cwd})
 		}
-		v.err = r.ver.AddSessionRules(ctx, v.id, add...)
+		// Not a session id a host sends: the rules apply to this check only.
+		if r.ver.AddSessionRules(ctx, id, add...) != nil {
+			// Rules the settings would not take (allow_managed_rules_only):
+			// adding them would remove nothing.
+			return
+		}
+		defer func() {
+			_ = r.ver.UpdateSettings(context.WithoutCancel(ctx), func(s *settings.Settings) error {
+				delete(s.SessionRules, id)
+				return nil
+			})
+		}()
+		in := obj.Copy()
+		in.Insert(ast.StringTerm("session_id"), ast.StringTerm(id))
+		// A custom tool's rule matches its whole input: with a field erased,
+		// an ALLOW that read it is no evidence.
+		d, hits := r.an.decide(ctx, r.ver, in, erased)
+		v.ok = len(hits) == 0 && d.Behavior == permission.Allow
 	})
-	if v.err != nil {
-		// Rules the settings would not take (allow_managed_rules_only):
-		// adding them would remove nothing.
-		return false, nil
-	}
-	in := obj.Copy()
-	in.Insert(ast.StringTerm("session_id"), ast.StringTerm(v.id))
-	// A custom tool's rule matches its whole input: with a field erased,
-	// an ALLOW that read it is no evidence.
-	d, hits := r.an.decide(ctx, r.ver, in, erased)
-	return len(hits) == 0 && d.Behavior == permission.Allow, nil
+	return v.ok, true, nil
 }
 
 // riskOf analyses a call: the programs of a Bash command, whether it is
@@ -658,6 +693,12 @@ func (r *insightsRun) add(o *observation) {
 	}
 	if b == permission.Ask && len(o.suggested) == 0 {
 		out.AsksWithoutRule++
+	}
+	if o.unchecked {
+		if out.Unchecked == 0 {
+			out.UncheckedFrom, out.UncheckedLimit = o.pos.String(), r.maxChecked()
+		}
+		out.Unchecked++
 	}
 	if b == permission.Ask && len(o.suggested) > 0 {
 		rules := o.suggested

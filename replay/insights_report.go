@@ -67,6 +67,9 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 	if in.AsksWithoutRule > 0 {
 		fmt.Fprintf(&s, "  (%s that no rule the policy suggests would remove: it no longer asks, suggests nothing, or an ask rule or safety check would still ask)\n", plural(in.AsksWithoutRule, "ASK"))
 	}
+	if in.Unchecked > 0 {
+		fmt.Fprintf(&s, "  truncated: %s not checked for a rule, from %s on: the logs hold more than %d distinct (rules, project) pairs, the most insights checks\n", plural(in.Unchecked, "ASK"), Printable(in.UncheckedFrom), in.UncheckedLimit)
+	}
 	for i, sg := range top(in.Suggestions, n) {
 		fmt.Fprintf(&s, "%3d. %s: %s; risk %s (%s)\n", i+1, Printable(strings.Join(sg.Rules, " + ")), plural(sg.Calls, "ASK"), sg.Level, riskText(sg.Risk, sg.Calls))
 		if sg.Broad != "" {

@@ -120,6 +120,9 @@ type Call struct {
 	// Revisions are the bundle revisions the log says decided the call,
 	// by bundle name: the log's claim, shown and never acted on.
 	Revisions map[string]string `json:"recorded_revisions,omitempty"`
+	// WithoutProjectRules: with ProjectRules, the call's project was past
+	// the projects a run loads (MaxProjects), so its rules were not applied.
+	WithoutProjectRules bool `json:"without_project_rules,omitempty"`
 }
 
 // Options configure Run.
@@ -152,12 +155,20 @@ type Options struct {
 	// is then left out, docs/rules.md "Trusted projects").
 	UserDir string
 	// OnWarning receives problems that are not the log's (a project's
-	// settings that cannot be read).
+	// settings that cannot be read, the projects past MaxProjects).
 	OnWarning func(string)
+	// MaxProjects bounds the projects whose rules a run loads with
+	// ProjectRules (0: 128). Each project loaded makes every later one
+	// cost more (its rules join the settings document the engine
+	// rewrites), so a log naming thousands of projects would take time and
+	// memory growing with their square; the calls in projects past the
+	// bound are decided without their project's rules, counted and named
+	// (Summary.WithoutProjectRules).
+	MaxProjects int
 }
 
-// maxProjects bounds the projects whose rules a run keeps loaded.
-const maxProjects = 1024
+// maxProjects is the default of Options.MaxProjects.
+const maxProjects = 128
 
 // Progress is how far a run is.
 type Progress struct {
@@ -197,7 +208,13 @@ type Summary struct {
 	// CandidateRevisions are the revisions of the candidate's bundles, by
 	// path.
 	CandidateRevisions map[string]string `json:"candidate_revisions,omitempty"`
-	Seconds            float64           `json:"seconds"`
+	// WithoutProjectRules counts the calls decided without their project's
+	// rules (Options.MaxProjects); WithoutProjectRulesFrom is the first,
+	// file:line.
+	WithoutProjectRules     int     `json:"without_project_rules,omitempty"`
+	WithoutProjectRulesFrom string  `json:"without_project_rules_from,omitempty"`
+	MaxProjects             int     `json:"max_projects,omitempty"`
+	Seconds                 float64 `json:"seconds"`
 }
 
 // Changed is the number of calls whose behavior changed or is unknown
@@ -238,6 +255,9 @@ type runner struct {
 
 	projMu   sync.Mutex
 	projects map[projectKey]*sync.Once
+	// admitted are the projects loaded (at most maxProjects), whatever
+	// the engines.
+	admitted map[string]bool
 }
 
 type projectKey struct {
@@ -246,26 +266,29 @@ type projectKey struct {
 }
 
 // project loads the rules of the call's project into eng, once per
-// engine and directory (ProjectRules).
-func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) {
+// engine and directory (ProjectRules). It returns false when the project
+// is past MaxProjects and its rules are not applied.
+func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) bool {
 	if !r.opts.ProjectRules || cwd == "" || !filepath.IsAbs(cwd) || filepath.Clean(cwd) != cwd {
-		return
+		return true
 	}
 	if st, err := os.Stat(filepath.Join(cwd, ".permopa")); err != nil || !st.IsDir() {
-		return
+		return true
 	}
 	r.projMu.Lock()
 	if r.projects == nil {
-		r.projects = map[projectKey]*sync.Once{}
+		r.projects, r.admitted = map[projectKey]*sync.Once{}, map[string]bool{}
+	}
+	if !r.admitted[cwd] {
+		if len(r.admitted) >= r.maxProjects() {
+			r.projMu.Unlock()
+			return false
+		}
+		r.admitted[cwd] = true
 	}
 	k := projectKey{eng, cwd}
 	once, ok := r.projects[k]
 	if !ok {
-		if len(r.projects) >= maxProjects {
-			r.projMu.Unlock()
-			r.warn("more than %d projects: the rules of %s are not applied", maxProjects, cwd)
-			return
-		}
 		once = &sync.Once{}
 		r.projects[k] = once
 	}
@@ -277,6 +300,14 @@ func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) {
 			r.warn("settings of project %s: %v", cwd, p)
 		}
 	})
+	return true
+}
+
+func (r *runner) maxProjects() int {
+	if r.opts.MaxProjects > 0 {
+		return r.opts.MaxProjects
+	}
+	return maxProjects
 }
 
 func (r *runner) warn(format string, args ...any) {
@@ -369,7 +400,7 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 			return &result{err: fmt.Errorf("building the base policy: %w", err)}
 		}
 		if base != nil {
-			r.project(ctx, base, call.Cwd)
+			call.WithoutProjectRules = !r.project(ctx, base, call.Cwd)
 			d, hits := r.decide(ctx, base, input, rec.Erased)
 			if len(hits) == 0 {
 				call.Old = outcome(d, "base")
@@ -394,7 +425,9 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 		call.Old = outcome(permission.FailClosed(permission.CodeEvalError, rec.Error), "recorded")
 	}
 	// The new decision.
-	r.project(ctx, r.opts.Candidate, call.Cwd)
+	if !r.project(ctx, r.opts.Candidate, call.Cwd) {
+		call.WithoutProjectRules = true
+	}
 	d, hits := r.decide(ctx, r.opts.Candidate, input, rec.Erased)
 	if len(hits) == 0 || isTimeout(d) {
 		call.New = outcome(d, "candidate")
@@ -459,6 +492,13 @@ func (r *runner) collect(res *result, started time.Time) error {
 	c := res.call
 	s := r.sum
 	s.Calls++
+	if c.WithoutProjectRules {
+		if s.WithoutProjectRules == 0 {
+			s.WithoutProjectRulesFrom, s.MaxProjects = c.Pos.String(), r.maxProjects()
+			r.warn("truncated: the logs name more than %d projects, the most replay loads; from %s on, calls in other projects are decided without their project's rules (first: %s)", s.MaxProjects, c.Pos, c.Cwd)
+		}
+		s.WithoutProjectRules++
+	}
 	if len(c.Erased) > 0 {
 		s.Masked++
 		if len(c.Masked) == 0 {

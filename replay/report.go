@@ -184,6 +184,9 @@ func (t *TextReport) Finish(s *Summary) error {
 			fmt.Fprintf(w, "  the candidate's bundles: %s\n", Printable(strings.Join(cand, ", ")))
 		}
 	}
+	if s.WithoutProjectRules > 0 {
+		fmt.Fprintf(w, "truncated: %s decided without their project's rules, from %s on: the logs name more than %d projects, the most replay loads.\n", plural(s.WithoutProjectRules, "call"), Printable(s.WithoutProjectRulesFrom), s.MaxProjects)
+	}
 	if s.NoOld > 0 {
 		fmt.Fprintf(w, "%s had no recorded decision and no base policy to compare with.\n", plural(s.NoOld, "call"))
 	}

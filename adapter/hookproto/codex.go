@@ -1,6 +1,7 @@
 package hookproto
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,9 @@ import (
 // Claude Code's field names. Shell calls arrive as tool_name "Bash" with
 // tool_input.command; file edits as "apply_patch" with the patch in
 // tool_input.command, which permopa splits into one Write or Edit call per
-// file (the strictest decision answers); MCP tools as mcp__server__tool.
+// file, read as Codex reads the patch (patch.go; a patch Codex would refuse
+// is blocked), and the strictest decision answers; MCP tools as
+// mcp__server__tool.
 // Codex's PreToolUse honours only a refusal: "allow" and "ask" are rejected
 // as unsupported and the tool then runs. So ALLOW prints nothing (Codex's own
 // approval policy and sandbox still apply), and DENY and ASK block with exit
@@ -44,15 +47,20 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 	req.Mode = mode
 	if str(p, "tool_name") == "apply_patch" {
 		ti, _ := p["tool_input"].(map[string]any)
-		if calls := patchCalls(str(ti, "command"), req.Cwd); len(calls) > 0 {
-			for _, c := range calls {
-				in := hostInput(p)
-				in["tool_name"] = c.tool
-				in["tool_input"] = map[string]any{"file_path": c.path}
-				req.Inputs = append(req.Inputs, in)
-			}
-			return req, nil
+		calls, err := patchCalls(str(ti, "command"), req.Cwd)
+		if err != nil {
+			return req, err
 		}
+		if len(calls) == 0 {
+			return req, errors.New("tool_input.command: the patch changes no file")
+		}
+		for _, c := range calls {
+			in := hostInput(p)
+			in["tool_name"] = c.tool
+			in["tool_input"] = map[string]any{"file_path": c.path}
+			req.Inputs = append(req.Inputs, in)
+		}
+		return req, nil
 	}
 	in := hostInput(p)
 	if ti, ok := p["tool_input"].(map[string]any); ok && str(p, "tool_name") == "Bash" {
@@ -63,6 +71,19 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 		}
 	}
 	req.Inputs = []map[string]any{in}
+	if str(p, "tool_name") == "Bash" {
+		ti, _ := in["tool_input"].(map[string]any)
+		calls, err := shellPatchCalls(str(ti, "command"), req.Cwd)
+		if err != nil {
+			return req, err
+		}
+		for _, c := range calls {
+			fc := hostInput(p)
+			fc["tool_name"] = c.tool
+			fc["tool_input"] = map[string]any{"file_path": c.path}
+			req.Inputs = append(req.Inputs, fc)
+		}
+	}
 	return req, nil
 }
 
@@ -88,38 +109,6 @@ func argvCommand(argv []any) string {
 		words[i] = ShellQuote(w)
 	}
 	return strings.Join(words, " ")
-}
-
-type patchCall struct{ tool, path string }
-
-// patchCalls reads the file operations of a Codex apply_patch envelope:
-// "*** Add File: p" is a Write, "*** Update File: p" and "*** Delete File: p"
-// are Edits of p, "*** Move to: q" is a Write of q. Relative paths are
-// resolved against cwd. Nothing found: nil (the call is then decided as
-// the custom tool apply_patch, which fails closed).
-func patchCalls(patch, cwd string) []patchCall {
-	var out []patchCall
-	for _, line := range strings.Split(patch, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, op := range []struct{ prefix, tool string }{
-			{"*** Add File: ", "Write"},
-			{"*** Update File: ", "Edit"},
-			{"*** Delete File: ", "Edit"},
-			{"*** Move to: ", "Write"},
-		} {
-			if rest, ok := strings.CutPrefix(line, op.prefix); ok {
-				p := strings.TrimSpace(rest)
-				if p == "" {
-					continue
-				}
-				if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~") && cwd != "" {
-					p = filepath.Join(cwd, p)
-				}
-				out = append(out, patchCall{op.tool, p})
-			}
-		}
-	}
-	return out
 }
 
 func (codexProtocol) Answer(req Request, v Verdict, opts Options) Answer {

@@ -16,7 +16,8 @@ import (
 // Gemini's built-in tools are renamed to permopa's (run_shell_command →
 // Bash, read_file → Read, write_file → Write, replace → Edit, glob → Glob,
 // search_file_content/grep_search → Grep, list_directory → Glob,
-// read_many_files → one Glob per path, web_fetch with a url → WebFetch);
+// read_many_files → one Glob per path, web_fetch → one WebFetch per URL in
+// its url and prompt, geminiFetchURLs);
 // MCP tools, which Gemini names mcp_<server>_<tool>, are decided as
 // mcp__<server>__<tool> (geminiMCPNames); other tools keep their names.
 //
@@ -102,10 +103,13 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 			req.Inputs = append(req.Inputs, hostInput(p))
 		}
 	case "web_fetch":
-		if u := str(ti, "url"); u != "" {
+		// One WebFetch per URL Gemini may fetch; the strictest answers.
+		urls, err := geminiFetchURLs(ti)
+		if err != nil {
+			return req, err
+		}
+		for _, u := range urls {
 			req.Inputs = append(req.Inputs, base("WebFetch", map[string]any{"url": u}))
-		} else {
-			req.Inputs = append(req.Inputs, hostInput(p))
 		}
 	default:
 		if names := geminiMCPNames(name, p["mcp_context"]); len(names) > 0 {

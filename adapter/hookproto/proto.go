@@ -225,7 +225,10 @@ func Combine(inputs []map[string]any, ds []permission.Decision) permission.Decis
 		}
 	}
 	if len(found) == 1 {
-		return d
+		// One finding among several calls: say which file it is about.
+		out := ds[found[0]]
+		out.Message = aboutFile(inputs, found[0], out.Message)
+		return out
 	}
 	// The finding that decides how a host words the answer: one that no
 	// rule can approve (a safety check, an ask rule) comes first.
@@ -243,15 +246,7 @@ func Combine(inputs []map[string]any, ds []permission.Decision) permission.Decis
 	approvable := true
 	for _, i := range found {
 		x := ds[i]
-		m := strings.TrimSpace(x.Message)
-		if i < len(inputs) {
-			if ti, ok := inputs[i]["tool_input"].(map[string]any); ok {
-				if f := str(ti, "file_path"); f != "" && !strings.Contains(m, f) {
-					m = f + ": " + m
-				}
-			}
-		}
-		msgs = append(msgs, m)
+		msgs = append(msgs, aboutFile(inputs, i, x.Message))
 		out.BypassImmune = out.BypassImmune || x.BypassImmune
 		if len(x.SuggestedRules) == 0 {
 			approvable = false
@@ -269,6 +264,20 @@ func Combine(inputs []map[string]any, ds []permission.Decision) permission.Decis
 		out.SuggestedRules = rules
 	}
 	return out
+}
+
+// aboutFile is the message of the decision on inputs[i], prefixed with the
+// file or URL that call is about when the message does not name it.
+func aboutFile(inputs []map[string]any, i int, msg string) string {
+	m := strings.TrimSpace(msg)
+	if i < len(inputs) {
+		if ti, ok := inputs[i]["tool_input"].(map[string]any); ok {
+			if f := firstString(ti, "file_path", "url"); f != "" && !strings.Contains(m, f) {
+				m = f + ": " + m
+			}
+		}
+	}
+	return m
 }
 
 // Reason is the text a host shows for a decision: the message, the

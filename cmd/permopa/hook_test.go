@@ -149,6 +149,10 @@ func TestHookCodex(t *testing.T) {
 		{file: "pretooluse-apply-patch.json", want: map[string]string{"stdout": ""}},
 		{file: "pretooluse-apply-patch-default.json", exit: 2, contains: []string{"permopa rules add"}},
 		{file: "pretooluse-apply-patch-git-hook.json", exit: 2, contains: []string{".git/hooks/pre-commit", "safety"}},
+		// Headers Codex reads after trimming (issue 24): every file decided.
+		{file: "pretooluse-apply-patch-indented-headers.json", exit: 2, contains: []string{"2 findings", ".permopa/settings.yaml", ".git/hooks/pre-commit", "no rule can approve"}},
+		// A patch Codex would refuse: blocked, naming the line.
+		{file: "pretooluse-apply-patch-unreadable.json", exit: 2, contains: []string{"line 4 of the patch", "Codex refuses"}},
 		{file: "pretooluse-mcp.json", exit: 2, contains: []string{"--destination local mcp__github__create_issue"}},
 		{file: "permissionrequest-bash-allow.json", want: map[string]string{"stdout": ""}},
 		{file: "permissionrequest-bash-deny.json", want: map[string]string{"hookSpecificOutput.decision.behavior": "deny"}},
@@ -176,6 +180,10 @@ func TestHookGemini(t *testing.T) {
 		{file: "beforetool-read-file.json", want: map[string]string{"decision": "allow"}},
 		{file: "beforetool-read-ssh-key.json", want: map[string]string{"decision": "ask"}, contains: []string{"credential"}},
 		{file: "beforetool-mcp.json", want: map[string]string{"decision": "allow"}},
+		// web_fetch fetches the URLs of its prompt (issue 24): each decided.
+		{file: "beforetool-web-fetch-prompt.json", want: map[string]string{"decision": "deny"}, contains: []string{"WebFetch(domain:evil.example)"}},
+		{file: "beforetool-web-fetch-prompt-only.json", want: map[string]string{"decision": "deny"}, contains: []string{"WebFetch(domain:evil.example)"}},
+		{file: "beforetool-web-fetch-no-url.json", want: map[string]string{"decision": "deny"}, contains: []string{"names no URL"}},
 		{file: "malformed.txt", want: map[string]string{"decision": "deny"}},
 		{file: "empty.txt", want: map[string]string{"decision": "deny"}},
 		// An unknown mode: decided as default, never approved, and named.
@@ -597,6 +605,8 @@ var fastPathPayloads = []string{
 	"codex/pretooluse-bash-deny.json",
 	"codex/pretooluse-apply-patch.json",
 	"codex/pretooluse-apply-patch-git-hook.json",
+	"codex/pretooluse-apply-patch-indented-headers.json",
+	"codex/pretooluse-apply-patch-unreadable.json",
 	"codex/pretooluse-mcp.json",
 	"codex/permissionrequest-bash-ask.json",
 	"gemini/beforetool-shell-readonly.json",
@@ -606,6 +616,8 @@ var fastPathPayloads = []string{
 	"gemini/beforetool-replace.json",
 	"gemini/beforetool-read-ssh-key.json",
 	"gemini/beforetool-mcp.json",
+	"gemini/beforetool-web-fetch-prompt.json",
+	"gemini/beforetool-web-fetch-no-url.json",
 }
 
 // fastPathSample is every payload with -tags slow; without, every fifth

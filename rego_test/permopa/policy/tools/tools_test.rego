@@ -328,3 +328,47 @@ test_read_only_claim_needs_a_tool_not_web if {
 	not data.permopa.policy.tools.other.read_only with input as {"tool_name": "WebFetch", "tool_input": {"url": "https://x"}, "read_only": true}
 	data.permopa.policy.tools.other.read_only with input as {"tool_name": "mcp__s__t", "tool_input": {}, "read_only": true}
 }
+
+# WebFetch URLs whose host a browser's URL parser reads otherwise than the
+# domain rules would (issue 24): they meet every domain deny rule, in every
+# mode, BYPASS included; without one, a safety ASK that a tool-wide allow
+# rule does not silence. Each case: [url, with the deny rule, without it].
+webfetch_url_cases := {
+	"plain, denied domain": ["https://evil.example/x", "DENY", "ALLOW"],
+	"plain, upper case, denied domain": ["HTTPS://EVIL.example:8443/x", "DENY", "ALLOW"],
+	"plain, other domain": ["https://docs.example.com/a?q=\\x#y", "ALLOW", "ALLOW"],
+	"one user and password": ["https://user:pw@docs.example.com/", "ALLOW", "ALLOW"],
+	"dotted-decimal IPv4": ["http://10.0.0.1:8080/", "ALLOW", "ALLOW"],
+	"a backslash before @": ["https://evil.example\\@docs.example.com/", "DENY", "ASK"],
+	"several @": ["https://a@b@evil.example/", "DENY", "ASK"],
+	"backslashes as slashes": ["https:\\\\evil.example/", "DENY", "ASK"],
+	"no slashes": ["https:evil.example", "DENY", "ASK"],
+	"three slashes": ["https:///evil.example/", "DENY", "ASK"],
+	"a trailing dot": ["https://evil.example./", "DENY", "ASK"],
+	"a percent-encoded host": ["https://evil%2eexample/", "DENY", "ASK"],
+	"a non-ASCII host": ["https://evil\u3002example/", "DENY", "ASK"],
+	"a tab in the host": ["https://evil.exa\tmple/", "DENY", "ASK"],
+	"leading white space": [" https://evil.example/", "DENY", "ASK"],
+	"a hex IPv4": ["http://0x7f.1/", "DENY", "ASK"],
+	"a one-number IPv4": ["http://2130706433/", "DENY", "ASK"],
+	"another scheme": ["file:///etc/passwd", "DENY", "ASK"],
+}
+
+_webfetch_allow := {"WebFetch": [{"tool_name": "WebFetch", "rule_content": null, "behavior": "ALLOW"}]}
+
+_webfetch_deny := {"WebFetch": [
+	{"tool_name": "WebFetch", "rule_content": "other", "behavior": "DENY"},
+	{"tool_name": "WebFetch", "rule_content": "domain:evil.example", "behavior": "DENY"},
+]}
+
+test_webfetch_uncertain_hosts[name] if {
+	some name, [url, with_deny, without] in webfetch_url_cases
+	every mode in ["default", "bypassPermissions"] {
+		d := _with_rules("WebFetch", {"url": url}, mode, {"allow_rules": _webfetch_allow, "deny_rules": _webfetch_deny})
+		d.behavior == with_deny
+	}
+	d := _with_rules("WebFetch", {"url": url}, "default", {"allow_rules": _webfetch_allow})
+	d.behavior == without
+	immune := without == "ASK"
+	d.bypass_immune == immune
+}

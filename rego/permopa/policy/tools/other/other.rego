@@ -52,12 +52,24 @@ _not_web if {
 
 # METADATA
 # description: |
-#   The tool check: a policy package's check wins over the host's
-#   tool_check; without either, PASSTHROUGH.
+#   The tool check: a WebFetch whose host permopa cannot read as the
+#   fetcher would is a safety ASK (no domain rule can be trusted with it);
+#   otherwise a policy package's check wins over the host's tool_check;
+#   without either, PASSTHROUGH.
 # scope: document
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
-check := _normalise(_custom.check) if {
+check := {
+	"behavior": "ASK",
+	"bypass_immune": true,
+	"message": sprintf(
+		"WebFetch of %s: permopa cannot read its host as a browser's URL parser would (another scheme, a backslash, several @, white space, a percent-encoded, non-ASCII or numeric host, a trailing dot), so no domain rule can be trusted with it; a safety check",
+		[json.marshal(input.tool_input.url)],
+	),
+} if {
+	call.tool in {"WebFetch"}
+	not _host_certain
+} else := _normalise(_custom.check) if {
 	is_object(_custom.check)
 } else := _normalise(input.tool_check) if {
 	is_object(input.tool_check)
@@ -98,6 +110,27 @@ _url_pattern := `^[A-Za-z][A-Za-z0-9+.-]*://([^/?#@]*@)?([^/?#:]*)`
 
 _host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_pattern, input.tool_input.url, 1)[0]
 
+# A URL whose host _url_pattern reads as a browser's URL parser (WHATWG,
+# which the hosts' fetchers follow) reads it: http or https and "//", at
+# most one "user@" with no backslash, a host of ASCII letters, digits, "-" and
+# "_" in non-empty labels, a numeric port, no backslash or white space before the
+# query. Anything else may name another host for the fetcher (docs/rules.md,
+# "Other rule forms").
+_certain_url := `^[Hh][Tt][Tt][Pp][Ss]?://([^/?#\\@\s]*@)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(:[0-9]{0,5})?(/[^?#\\\s]*)?([?#]\S*)?$`
+
+_host_certain if {
+	regex.match(_certain_url, input.tool_input.url)
+	not _numeric_host
+}
+
+# A host ending in a number is an IPv4 address to WHATWG, which reads
+# 0x7f.1 or 2130706433 as 127.0.0.1: only the dotted-decimal form is
+# certain.
+_numeric_host if {
+	regex.match(`(^|\.)([0-9]+|0[xX][0-9A-Fa-f]*)$`, _host)
+	not regex.match(`^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$`, _host)
+}
+
 # METADATA
 # description: |
 #   match_index(contents, b): the index of the first rule content of
@@ -105,8 +138,16 @@ _host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_patte
 #   domain:*.host. Others: the canonical JSON, exactly or as a glob whose
 #   "*" matches any run of characters: within one JSON string for allow
 #   rules (an allow rule on {"env":"stag*"} does not cover more keys), across
-#   anything for deny and ask rules.
-match_index(contents, b) := permopa.glob.first(contents, _host, _domain_glob) if {
+#   anything for deny and ask rules. A WebFetch whose host permopa cannot
+#   read with certainty (_host_certain) meets every domain deny and ask
+#   rule, in every mode: the fetcher may go to the host a rule names.
+match_index(contents, b) := min(uncertain) if {
+	call.tool in {"WebFetch"}
+	b in {"deny", "ask"}
+	not _host_certain
+	uncertain := {i | some i, c in contents; startswith(c, "domain:")}
+	count(uncertain) > 0
+} else := permopa.glob.first(contents, _host, _domain_glob) if {
 	call.tool in {"WebFetch"}
 } else := -1 if {
 	call.tool in {"WebFetch"}
