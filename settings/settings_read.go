@@ -101,9 +101,29 @@ var quoted = regexp.MustCompile("`[^`]*`|'[^']*'|\"[^\"]*\"")
 // parseError is a settings parser's error without any text of the file: a
 // file that is not settings (a key, a password file behind a renamed
 // path) must not leak into messages that reach agents and logs. Positions
-// (line numbers) stay.
+// (line numbers) stay, and so do the syntax tokens the parser names (',',
+// ']', '}', ':'): they carry no secret and say what to fix.
 func parseError(format string, err error) error {
-	msg := quoted.ReplaceAllString(err.Error(), "(…)")
+	msg := quoted.ReplaceAllStringFunc(err.Error(), func(q string) string {
+		if syntaxToken(q[1 : len(q)-1]) {
+			return q
+		}
+		return "(…)"
+	})
 	msg = strings.Join(strings.Fields(msg), " ")
 	return errors.New("not valid " + format + ": " + msg)
+}
+
+// syntaxToken reports a short run of punctuation: a token of the format's
+// grammar, never a value of the file (no letter, digit or space).
+func syntaxToken(s string) bool {
+	if s == "" || len(s) > 3 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("{}[],:;=#&*!|>'\"%@`-?.()<", r) {
+			return false
+		}
+	}
+	return true
 }
