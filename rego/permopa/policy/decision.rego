@@ -241,11 +241,19 @@ _nobody_answers := {
 
 # "npx runs a package's program; permopa cannot tell whether it runs
 # `rm -rf`, which deny rule Bash(rm -rf:*) forbids": why first.
-_uncertain_head := sprintf("%s; permopa cannot tell whether it runs `%s`, which deny rule %s forbids", [
+_uncertain_head := sprintf("%s; permopa cannot tell whether it runs `%s`, which deny rule %s forbids%s", [
 	rules.uncertain.deny,
 	_rule_words(rules.match.deny.rule_content),
 	_show(rules.match.deny),
+	_uncertain_more,
 ])
+
+# The other deny rules that could match too.
+_uncertain_more := sprintf(" (nor what %d other deny rule forbids)", [rules.uncertain_others.deny]) if {
+	rules.uncertain_others.deny == 1
+} else := sprintf(" (nor what %d other deny rules forbid)", [rules.uncertain_others.deny]) if {
+	rules.uncertain_others.deny > 1
+} else := ""
 
 _uncertain_reason := sprintf("deny rule %s (%s) could match: %s", [
 	_show(rules.match.deny),

@@ -245,6 +245,15 @@ uncertain[b] := _uncertain_because if {
 	not _certain(b, r)
 }
 
+# METADATA
+# description: |
+#   uncertain_others[b]: how many more rules of behavior b (with content)
+#   could match the command of uncertain[b], besides match[b].
+uncertain_others[b] := n - 1 if {
+	some b, _ in uncertain
+	n := sum([count(ix.contents) | some ix in _own[b]])
+}
+
 _certain(b, r) if {
 	some ix in _own[b]
 	some x in ix.wide

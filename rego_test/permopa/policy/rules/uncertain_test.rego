@@ -114,7 +114,7 @@ test_uncertain_names_first_rule_as_could_match if {
 	ctx := {"deny_rules": {"Bash": [_unc_rule("git push:*", "DENY"), _unc_rule("rm -rf:*", "DENY")]}}
 	d := _unc_decide("node -e 'x()'", "default", ctx)
 	d.matched_rule.rule_content == "git push:*"
-	contains(d.message, "whether it runs `git push`, which deny rule Bash(git push:*) forbids")
+	contains(d.message, "whether it runs `git push`, which deny rule Bash(git push:*) forbids (nor what 1 other deny rule forbids)")
 	contains(d.reason, "could match")
 }
 
