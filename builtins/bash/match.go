@@ -59,6 +59,10 @@ import (
 //     (Leaf.RunsUnknown), and any command that hides what it runs (a
 //     construct the analyser does not model, a cap hit, a parse error),
 //     hit every deny and ask rule. MatchReason says why a rule hit.
+//     MatchCertain leaves this way out and Uncertain says why it applies:
+//     the policy denies on a certain match and asks on one that is only
+//     possible (docs/rules.md, "Bash deny rules and code permopa cannot
+//     read").
 
 // ruleWord is one word of a rule content: text with the positions of unquoted stars.
 type ruleWord struct {
