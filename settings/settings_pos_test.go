@@ -26,7 +26,8 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 		{"YAML duplicate key", "s.yaml", "permissions:\n  allow: []\n  allow: []\n", []string{"line 3", "already defined at line 2"}},
 		{"JSON trailing comma", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}", []string{":3:1: not valid json: invalid character ']' looking for beginning of value"}},
 		{"JSON missing comma", "s.json", "{\"permissions\": {\"allow\": [\"Bash(ls:*)\" \"Read\"]}}", []string{`:1:41: not valid json: invalid character '"' after array element`}},
-		{"JSON text of the file stays hidden", "s.json", "hunter2\n", []string{":1:1: not valid json: invalid character (…) looking for beginning of value"}},
+		{"JSON bare word", "s.json", "{\"permissions\": {\"deny\": [Bash(x)]}}", []string{":1:27: not valid json: invalid character 'B' looking for beginning of value"}},
+		{"YAML text of the file stays hidden", "s.yaml", "hunter2secret\n", []string{": not valid yaml:", "cannot unmarshal !!str (…) into"}},
 		{"JSON missing colon", "s.json", "{\"permissions\" {}}", []string{":1:16: not valid json: invalid character '{' after object key"}},
 		{"JSON cut short", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\"", []string{":2:", "not valid json:"}},
 		{"JSON not an object", "s.json", "[\"Bash(ls:*)\"]\n", []string{":1:", "must be one object, not a JSON array"}},
@@ -50,6 +51,9 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 				if !strings.Contains(msg, w) {
 					t.Errorf("%q does not say %q", msg, w)
 				}
+			}
+			if strings.Contains(msg, "hunter2") {
+				t.Errorf("%q: the file's text leaks into the message", msg)
 			}
 			if strings.Contains(msg, "While parsing config") {
 				t.Errorf("%q: viper's wording", msg)

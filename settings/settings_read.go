@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/permopa/permopa/builtins/paths"
 )
@@ -114,9 +115,14 @@ func parseError(format string, err error) error {
 	return errors.New("not valid " + format + ": " + msg)
 }
 
-// syntaxToken reports a short run of punctuation: a token of the format's
-// grammar, never a value of the file (no letter, digit or space).
+// syntaxToken reports what a parser names as the offending token: one
+// printable character ("invalid character 'B'"), or a short run of
+// punctuation (a token of the format's grammar); never a longer value of
+// the file.
 func syntaxToken(s string) bool {
+	if r := []rune(s); len(r) == 1 && unicode.IsPrint(r[0]) && !unicode.IsSpace(r[0]) {
+		return true
+	}
 	if s == "" || len(s) > 3 {
 		return false
 	}
