@@ -105,6 +105,8 @@ func matrixRows() []MatrixRow {
 	return []MatrixRow{
 		{Point: 1, Title: "deny rule matches", Call: "Bash(rm -rf build), deny Bash(rm -rf:*)", Step: permission.StepDenyRule,
 			input: matrixCall("Bash", bashIn("rm -rf build"), map[string]string{"DENY": "Bash(rm -rf:*)"}, nil)},
+		{Point: 1, Title: "deny rule could match (uncertain)", Call: "Bash(npx prettier --write .), deny Bash(rm -rf:*), allow Bash(npx prettier --write .)", Step: permission.StepDenyRuleUncertain,
+			input: matrixCall("Bash", bashIn("npx prettier --write ."), map[string]string{"DENY": "Bash(rm -rf:*)", "ALLOW": "Bash(npx prettier --write .)"}, nil)},
 		{Point: 2, Title: "ask rule matches", Call: "Bash(git push origin main), ask Bash(git push:*)", Step: permission.StepAskRule,
 			input: matrixCall("Bash", bashIn("git push origin main"), map[string]string{"ASK": "Bash(git push:*)"}, nil)},
 		{Point: 3, Title: "call is read-only", Call: "Bash(git status)", Step: permission.StepReadOnly,

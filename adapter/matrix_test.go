@@ -37,6 +37,7 @@ func testEngine(t *testing.T) *engine.Engine {
 //
 //	| point | DEFAULT | ACCEPT_EDITS | EXPLORE | BYPASS | DONT_ASK |
 //	| 1 deny rule matches | DENY | DENY | DENY | DENY | DENY |
+//	| 1 deny rule could match (uncertain) | safety ASK | safety ASK | DENY | DENY; safety ASK with bypass_honours_safety | DENY |
 //	| 2 ask rule matches | ASK | ASK | ASK | ASK | DENY |
 //	| 3 call is read-only | ALLOW | ALLOW | ALLOW | ALLOW | ALLOW |
 //	| 4 tool check | ALLOW/DENY as given; safety ASK → ASK | same, plus edits inside working dirs → ALLOW | skipped | ALLOW/DENY as given; every ASK ignored | as ACCEPT_EDITS, but every ASK → DENY |
@@ -46,16 +47,17 @@ func testEngine(t *testing.T) *engine.Engine {
 // A plain (not bypass-immune) ASK is treated like PASSTHROUGH, so that row
 // falls through to the fallback in every mode.
 var documentedMatrix = map[string][5]string{
-	"deny rule matches":               {"DENY", "DENY", "DENY", "DENY", "DENY"},
-	"ask rule matches":                {"ASK", "ASK", "ASK", "ASK", "DENY"},
-	"call is read-only":               {"ALLOW", "ALLOW", "ALLOW", "ALLOW", "ALLOW"},
-	"tool check ALLOW":                {"ALLOW", "ALLOW", "DENY via mode_fallback", "ALLOW", "ALLOW"},
-	"tool check DENY":                 {"DENY", "DENY", "DENY via mode_fallback", "DENY", "DENY"},
-	"tool check safety ASK":           {"ASK", "ASK", "DENY via mode_fallback", "ALLOW via mode_fallback", "DENY"},
-	"tool check plain ASK":            {"ASK via mode_fallback", "ASK via mode_fallback", "DENY via mode_fallback", "ALLOW via mode_fallback", "DENY via mode_fallback"},
-	"edit inside a working directory": {"ASK via mode_fallback", "ALLOW", "DENY via mode_fallback", "ALLOW via mode_fallback", "ALLOW"},
-	"allow rule matches":              {"ALLOW", "ALLOW", "DENY via mode_fallback", "ALLOW", "ALLOW"},
-	"nothing decides (fallback)":      {"ASK", "ASK", "DENY", "ALLOW", "DENY"},
+	"deny rule matches":                 {"DENY", "DENY", "DENY", "DENY", "DENY"},
+	"deny rule could match (uncertain)": {"ASK", "ASK", "DENY", "DENY", "DENY"},
+	"ask rule matches":                  {"ASK", "ASK", "ASK", "ASK", "DENY"},
+	"call is read-only":                 {"ALLOW", "ALLOW", "ALLOW", "ALLOW", "ALLOW"},
+	"tool check ALLOW":                  {"ALLOW", "ALLOW", "DENY via mode_fallback", "ALLOW", "ALLOW"},
+	"tool check DENY":                   {"DENY", "DENY", "DENY via mode_fallback", "DENY", "DENY"},
+	"tool check safety ASK":             {"ASK", "ASK", "DENY via mode_fallback", "ALLOW via mode_fallback", "DENY"},
+	"tool check plain ASK":              {"ASK via mode_fallback", "ASK via mode_fallback", "DENY via mode_fallback", "ALLOW via mode_fallback", "DENY via mode_fallback"},
+	"edit inside a working directory":   {"ASK via mode_fallback", "ALLOW", "DENY via mode_fallback", "ALLOW via mode_fallback", "ALLOW"},
+	"allow rule matches":                {"ALLOW", "ALLOW", "DENY via mode_fallback", "ALLOW", "ALLOW"},
+	"nothing decides (fallback)":        {"ASK", "ASK", "DENY", "ALLOW", "DENY"},
 }
 
 func TestMatrixIsDocumented(t *testing.T) {

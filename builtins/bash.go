@@ -286,6 +286,70 @@ func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 	return indexTerm(a.MatchAny(c.ps)), nil
 }
 
+// BashMatchCertain is permopa.bash.match_certain.
+var BashMatchCertain = &ast.Builtin{
+	Name: "permopa.bash.match_certain",
+	Description: "permopa.bash.match_any without the uncertainty: the index of the first Bash deny or ask rule " +
+		"content that a leaf the command shows matches (literally, flag-aware, or in what a program permopa does " +
+		"not model may run), or -1, whether or not the command also runs what permopa cannot tell " +
+		"(permopa.bash.uncertain). The policy denies on a certain match and asks on an uncertain one " +
+		"(docs/decision.md). The list is compiled once and cached. A rule content that does not compile is an error.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("rule_contents", stringArray()).Description("the contents of the Bash deny (or ask) rules"),
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("index", types.N).Description("index of the first rule a leaf matches, or -1"),
+	),
+	CanSkipBctx: true,
+}
+
+func bashMatchCertain(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	c, err := compileList(ops[0], 1)
+	if err != nil {
+		return nil, err
+	}
+	a, err := analyze(ops[1], ops[2], 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.ps) == 0 {
+		return termMinusOne, nil
+	}
+	if c.set != nil {
+		return indexTerm(a.MatchCertainSet(c.set)), nil
+	}
+	return indexTerm(a.MatchCertain(c.ps)), nil
+}
+
+// BashUncertain is permopa.bash.uncertain.
+var BashUncertain = &ast.Builtin{
+	Name: "permopa.bash.uncertain",
+	Description: "Why a command runs what permopa cannot read, so that any Bash deny or ask rule could match it " +
+		"(`npx runs a package's program`, `node -e runs inline code that can start processes`, `sh reads its " +
+		"script from stdin`, a command name only known at run time, a construct the analyser does not model); " +
+		"\"\" when it runs nothing of the kind.",
+	Categories: categoriesBash,
+	Decl: types.NewFunction(
+		types.Args(
+			types.Named("command", types.S).Description("the command line"),
+			namedOpts(bashOptsDoc),
+		),
+		types.Named("reason", types.S).Description("why permopa cannot tell what the command runs; \"\" when it can"),
+	),
+	CanSkipBctx: true,
+}
+
+func bashUncertain(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	a, err := analyze(ops[0], ops[1], 1, 2)
+	if err != nil {
+		return nil, err
+	}
+	return ast.StringTerm(a.Uncertain()), nil
+}
+
 // BashMatchReason is permopa.bash.match_reason.
 var BashMatchReason = &ast.Builtin{
 	Name: "permopa.bash.match_reason",

@@ -4,6 +4,8 @@
 //	permopa.bash.analyze(command, opts)                 object   the bash analysis
 //	permopa.bash.match(rule_content, command)           boolean  one Bash rule, deny semantics
 //	permopa.bash.match_any(rule_contents, command, opts) number  first deny/ask rule hit, or -1
+//	permopa.bash.match_certain(rule_contents, command, opts) number first rule a leaf shows, or -1
+//	permopa.bash.uncertain(command, opts)               string   why the command runs what permopa cannot read
 //	permopa.bash.covered(rule_contents, command, opts)  object   allow-rule coverage
 //	permopa.bash.covered_lists(rule_lists, command, opts) object allow-rule coverage by several lists
 //	permopa.bash.leaves_hit(rule_content, command, opts) array  leaves one deny/ask rule hits (explanations)
@@ -59,6 +61,8 @@ func all() []builtin {
 		{BashAnalyze, bashAnalyze},
 		{BashMatch, bashMatch},
 		{BashMatchAny, bashMatchAny},
+		{BashMatchCertain, bashMatchCertain},
+		{BashUncertain, bashUncertain},
 		{BashMatchReason, bashMatchReason},
 		{BashCovered, bashCovered},
 		{BashCoveredLists, bashCoveredLists},

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/permopa/permopa/permission"
 )
 
 // codeConstants are the Code* constants of this package, name by value,
@@ -135,5 +137,52 @@ func TestDocumentedCodes(t *testing.T) {
 	}
 	if found == 0 {
 		t.Error(`found no "reason": <code>, "step": "error" in the policy; the check above is blind`)
+	}
+}
+
+// TestDocumentedSteps holds the decision's steps together: every "step"
+// the default policy writes is a Step constant of package permission, and
+// every Step constant is listed in docs/api.md's row for `step`.
+func TestDocumentedSteps(t *testing.T) {
+	consts := map[string]bool{}
+	for _, v := range []string{
+		permission.StepDenyRule, permission.StepDenyRuleUncertain, permission.StepAskRule, permission.StepReadOnly,
+		permission.StepToolCheck, permission.StepAllowRule, permission.StepModeFallback, permission.StepError,
+	} {
+		consts[v] = true
+	}
+	data, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `step` \\|(.*)$").FindStringSubmatch(string(data))
+	if row == nil {
+		t.Fatal("docs/api.md has no row for `step`")
+	}
+	for v := range consts {
+		if !strings.Contains(row[1], "`"+v+"`") {
+			t.Errorf("step %q is not listed in docs/api.md's row for `step`", v)
+		}
+	}
+	policy, err := filepath.Glob("../rego/permopa/policy/*.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := regexp.MustCompile(`"step":\s*"([a-z_]+)"`)
+	found := 0
+	for _, name := range policy {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range step.FindAllStringSubmatch(string(data), -1) {
+			found++
+			if !consts[m[1]] {
+				t.Errorf("%s decides at step %q, which is no Step constant of package permission", name, m[1])
+			}
+		}
+	}
+	if found == 0 {
+		t.Error(`found no "step": in the policy; the check above is blind`)
 	}
 }

@@ -16,12 +16,16 @@ const (
 
 // Steps name the decision point that decided (docs/decision.md).
 const (
-	StepDenyRule     = "deny_rule"
-	StepAskRule      = "ask_rule"
-	StepReadOnly     = "read_only"
-	StepToolCheck    = "tool_check"
-	StepAllowRule    = "allow_rule"
-	StepModeFallback = "mode_fallback"
+	StepDenyRule = "deny_rule"
+	// StepDenyRuleUncertain: a deny rule could match, because permopa
+	// cannot read what the command runs (a safety ASK, or DENY where
+	// nobody can answer).
+	StepDenyRuleUncertain = "deny_rule_uncertain"
+	StepAskRule           = "ask_rule"
+	StepReadOnly          = "read_only"
+	StepToolCheck         = "tool_check"
+	StepAllowRule         = "allow_rule"
+	StepModeFallback      = "mode_fallback"
 	// StepError is a fault: the decision is a DENY and Code says which.
 	StepError = "error"
 )

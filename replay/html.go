@@ -229,7 +229,8 @@ h2 { font-size: 1.15em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: .5em 0 1em; }
 th, td { text-align: left; padding: 2px 10px 2px 0; vertical-align: top; }
 td.n, th.n { text-align: right; }
-code, .mono { font-family: ui-monospace, monospace; font-size: 12.5px; word-break: break-all; }
+code, .mono { font-family: ui-monospace, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
+code.cmd { overflow-wrap: break-word; word-break: normal; white-space: pre-wrap; }
 .meta { color: #555; }
 .ask { fill: #e0a100; } .deny { fill: #c62828; } .bar { fill: #4a6fa5; }
 .risk-low { fill: #5a9e5a; } .risk-medium { fill: #e0a100; } .risk-high { fill: #c62828; }
@@ -268,7 +269,7 @@ svg text { font: 11px ui-monospace, monospace; fill: #333; }
 <p class="legend meta">risk: <span style="background:#5a9e5a"></span>low (read-only)<span style="background:#e0a100"></span>medium (writes or runs)<span style="background:#c62828"></span>high (dangerous path, or code permopa cannot see)</p>
 <table>
 <tr><th>rules</th><th class="n">ASKs</th><th>risk</th><th>add with</th><th>for example</th></tr>
-{{range .Suggestions}}<tr><td><code>{{range $i, $r := .Rules}}{{if $i}} + {{end}}{{$r}}{{end}}</code></td><td class="n">{{.Calls}}</td><td class="lvl-{{.Level}}">{{.Level}}: {{.Risk.NotReadOnly}} not read-only{{if .Risk.Dangerous}}, {{.Risk.Dangerous}} dangerous paths ({{range $i, $p := .Risk.DangerousPaths}}{{if $i}}, {{end}}<code>{{$p}}</code>{{end}}){{end}}{{if .Risk.RunsUnknown}}, {{.Risk.RunsUnknown}} ran code permopa cannot see{{end}}{{if .Broad}}; broad: {{.Broad}}{{end}}</td><td><code>{{.Command}}</code></td><td>{{range .Examples}}<code>{{.}}</code><br/>{{end}}</td></tr>
+{{range .Suggestions}}<tr><td><code>{{range $i, $r := .Rules}}{{if $i}} + {{end}}{{$r}}{{end}}</code></td><td class="n">{{.Calls}}</td><td class="lvl-{{.Level}}">{{.Level}}: {{.Risk.NotReadOnly}} not read-only{{if .Risk.Dangerous}}, {{.Risk.Dangerous}} dangerous paths ({{range $i, $p := .Risk.DangerousPaths}}{{if $i}}, {{end}}<code>{{$p}}</code>{{end}}){{end}}{{if .Risk.RunsUnknown}}, {{.Risk.RunsUnknown}} ran code permopa cannot see{{end}}{{if .Broad}}; broad: {{.Broad}}{{end}}</td><td><code class="cmd">{{.Command}}</code></td><td>{{range .Examples}}<code>{{.}}</code><br/>{{end}}</td></tr>
 {{end}}</table>{{end}}
 
 <h2>Allows by broad rules</h2>

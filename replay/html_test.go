@@ -305,3 +305,32 @@ func TestBroadAllowRules(t *testing.T) {
 		}
 	}
 }
+
+// The suggested `permopa rules add` commands wrap between words, never in
+// the middle of one (a column of a table is as wide as its longest word):
+// no break-all anywhere in the report's style, and the commands are code of
+// class cmd, which wraps at blanks only.
+func TestHTMLReportWrapsCommandsBetweenWords(t *testing.T) {
+	t.Parallel()
+	in := insightsOf(t, hostileLog(t))
+	var out bytes.Buffer
+	if err := WriteInsightsHTML(&out, in, 50); err != nil {
+		t.Fatal(err)
+	}
+	doc := out.String()
+	if strings.Contains(doc, "break-all") {
+		t.Error("the report's style breaks words anywhere (word-break: break-all)")
+	}
+	if !strings.Contains(doc, "code.cmd { overflow-wrap: break-word; word-break: normal;") {
+		t.Error("the commands' code has no style that keeps words whole")
+	}
+	n := 0
+	for _, s := range in.Suggestions {
+		if strings.Contains(doc, `<code class="cmd">`+html.EscapeString(s.Command)+`</code>`) {
+			n++
+		}
+	}
+	if len(in.Suggestions) == 0 || n != len(in.Suggestions) {
+		t.Errorf("%d of %d suggested commands are shown as code.cmd", n, len(in.Suggestions))
+	}
+}

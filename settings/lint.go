@@ -42,6 +42,7 @@ type Finding struct {
 	Check   string `json:"check"`
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
 	Key     string `json:"key,omitempty"`
 	Rule    string `json:"rule,omitempty"`
 	Message string `json:"message"`
@@ -65,6 +66,9 @@ func (f Finding) Error() string {
 		b.WriteString(": " + f.File)
 		if f.Line > 0 {
 			fmt.Fprintf(&b, ":%d", f.Line)
+			if f.Column > 0 {
+				fmt.Fprintf(&b, ":%d", f.Column)
+			}
 		}
 	}
 	if f.Key != "" {
@@ -459,21 +463,35 @@ func LintRules(rules []permission.Rule) []Finding {
 }
 
 func lintTool(r permission.Rule, add func(level, check, msg string)) {
-	name := r.ToolName
+	if b, ok := NearMissTool(r.ToolName); ok {
+		level := LevelWarning
+		if !strings.EqualFold(r.Behavior, allow) {
+			level = LevelError
+		}
+		add(level, CheckUnknownTool, UnknownToolMessage(r.ToolName, b))
+	}
+}
+
+// NearMissTool reports whether name is a near miss of a built-in tool
+// name ("bash", "Reed", "Bassh"), and which: a rule for it matches nothing.
+// Built-in tools, MCP tools (mcp__server__tool) and tool-name patterns are
+// not; any other name is a custom tool's, legitimately unknown.
+func NearMissTool(name string) (string, bool) {
 	if slices.Contains(builtinTools, name) || strings.HasPrefix(name, "mcp__") || isToolPattern(name) {
-		return
+		return "", false
 	}
 	for _, b := range builtinTools {
 		if strings.EqualFold(name, b) || len(name) >= 3 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 1 ||
 			len(name) >= 5 && editDistance(strings.ToLower(name), strings.ToLower(b)) <= 2 {
-			level := LevelWarning
-			if !strings.EqualFold(r.Behavior, allow) {
-				level = LevelError
-			}
-			add(level, CheckUnknownTool, fmt.Sprintf("no tool is called %q (tool names are case-sensitive); did you mean %q? This rule matches nothing", name, b))
-			return
+			return b, true
 		}
 	}
+	return "", false
+}
+
+// UnknownToolMessage says that name, a near miss of builtin, names no tool.
+func UnknownToolMessage(name, builtin string) string {
+	return fmt.Sprintf("no tool is called %q (tool names are case-sensitive); did you mean %q? This rule matches nothing", name, builtin)
 }
 
 // rootNames are top-level directories a "/path" most likely meant as

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -50,20 +49,35 @@ func syntaxError(file, format string, data []byte, err error) error {
 	default:
 		line, msg = yamlPosition(data, err)
 	}
-	where := "settings " + file
-	if line > 0 {
-		where += ":" + strconv.Itoa(line)
-		if col > 0 {
-			where += ":" + strconv.Itoa(col)
-		}
-	}
 	kind := format
 	if kind != "json" && kind != "toml" {
 		kind = "yaml"
 	}
 	msg = strings.TrimPrefix(msg, kind+": ")
-	return fmt.Errorf("%s: %w", where, parseError(kind, errors.New(msg)))
+	return &SyntaxError{File: file, Line: line, Column: col, Err: parseError(kind, errors.New(msg))}
 }
+
+// SyntaxError is a settings file that does not parse, with the line and
+// column of the mistake where the parser knows them (0 when not): "settings
+// FILE:LINE:COL: not valid json: ...".
+type SyntaxError struct {
+	File         string
+	Line, Column int
+	Err          error // "not valid FORMAT: what", with no text of the file but syntax tokens
+}
+
+func (e *SyntaxError) Error() string {
+	where := "settings " + e.File
+	if e.Line > 0 {
+		where += ":" + strconv.Itoa(e.Line)
+		if e.Column > 0 {
+			where += ":" + strconv.Itoa(e.Column)
+		}
+	}
+	return where + ": " + e.Err.Error()
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 

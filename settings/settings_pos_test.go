@@ -20,11 +20,15 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 		want             []string // parts of the error, after the file name
 	}{
 		{"YAML key indented wrongly", "s.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n", []string{":6: not valid yaml: did not find expected key"}},
-		{"YAML list never closed", "s.yaml", "permissions:\n  allow: [\"Bash(x)\"\n  deny: []\n", []string{":3: not valid yaml: did not find expected (…) or (…)"}},
+		{"YAML list never closed", "s.yaml", "permissions:\n  allow: [\"Bash(x)\"\n  deny: []\n", []string{":3: not valid yaml: did not find expected ',' or ']'"}},
 		{"YAML tab indentation", "s.yml", "permissions:\n\tallow: []\n", []string{":2: not valid yaml: found character that cannot start any token"}},
 		{"YAML quote never closed", "s.yaml", "permissions:\n  allow: ['Bash(x)\n", []string{":3: not valid yaml:"}},
 		{"YAML duplicate key", "s.yaml", "permissions:\n  allow: []\n  allow: []\n", []string{"line 3", "already defined at line 2"}},
-		{"JSON trailing comma", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}", []string{":3:1: not valid json: invalid character (…)"}},
+		{"JSON trailing comma", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}", []string{":3:1: not valid json: invalid character ']' looking for beginning of value"}},
+		{"JSON missing comma", "s.json", "{\"permissions\": {\"allow\": [\"Bash(ls:*)\" \"Read\"]}}", []string{`:1:41: not valid json: invalid character '"' after array element`}},
+		{"JSON bare word", "s.json", "{\"permissions\": {\"deny\": [Bash(x)]}}", []string{":1:27: not valid json: invalid character 'B' looking for beginning of value"}},
+		{"YAML text of the file stays hidden", "s.yaml", "hunter2secret\n", []string{": not valid yaml:", "cannot unmarshal !!str (…) into"}},
+		{"JSON missing colon", "s.json", "{\"permissions\" {}}", []string{":1:16: not valid json: invalid character '{' after object key"}},
 		{"JSON cut short", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\"", []string{":2:", "not valid json:"}},
 		{"JSON not an object", "s.json", "[\"Bash(ls:*)\"]\n", []string{":1:", "must be one object, not a JSON array"}},
 		{"TOML bad value", "s.toml", "[permissions]\nallow = [\"Bash(x)\"\ndeny = 3\n", []string{":3:", "not valid toml:"}},
@@ -47,6 +51,9 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 				if !strings.Contains(msg, w) {
 					t.Errorf("%q does not say %q", msg, w)
 				}
+			}
+			if strings.Contains(msg, "hunter2") {
+				t.Errorf("%q: the file's text leaks into the message", msg)
 			}
 			if strings.Contains(msg, "While parsing config") {
 				t.Errorf("%q: viper's wording", msg)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/permopa/permopa/builtins/paths"
 )
@@ -101,9 +102,34 @@ var quoted = regexp.MustCompile("`[^`]*`|'[^']*'|\"[^\"]*\"")
 // parseError is a settings parser's error without any text of the file: a
 // file that is not settings (a key, a password file behind a renamed
 // path) must not leak into messages that reach agents and logs. Positions
-// (line numbers) stay.
+// (line numbers) stay, and so do the syntax tokens the parser names (',',
+// ']', '}', ':'): they carry no secret and say what to fix.
 func parseError(format string, err error) error {
-	msg := quoted.ReplaceAllString(err.Error(), "(…)")
+	msg := quoted.ReplaceAllStringFunc(err.Error(), func(q string) string {
+		if syntaxToken(q[1 : len(q)-1]) {
+			return q
+		}
+		return "(…)"
+	})
 	msg = strings.Join(strings.Fields(msg), " ")
 	return errors.New("not valid " + format + ": " + msg)
+}
+
+// syntaxToken reports what a parser names as the offending token: one
+// printable character ("invalid character 'B'"), or a short run of
+// punctuation (a token of the format's grammar); never a longer value of
+// the file.
+func syntaxToken(s string) bool {
+	if r := []rune(s); len(r) == 1 && unicode.IsPrint(r[0]) && !unicode.IsSpace(r[0]) {
+		return true
+	}
+	if s == "" || len(s) > 3 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("{}[],:;=#&*!|>'\"%@`-?.()<", r) {
+			return false
+		}
+	}
+	return true
 }

@@ -66,12 +66,13 @@ type LeafCoverage struct {
 }
 
 var stepTitles = map[string]string{
-	permission.StepDenyRule:     "deny rule",
-	permission.StepAskRule:      "ask rule",
-	permission.StepReadOnly:     "read-only",
-	permission.StepToolCheck:    "tool check",
-	permission.StepAllowRule:    "allow rule",
-	permission.StepModeFallback: "mode fallback",
+	permission.StepDenyRule:          "deny rule",
+	permission.StepDenyRuleUncertain: "deny rule?",
+	permission.StepAskRule:           "ask rule",
+	permission.StepReadOnly:          "read-only",
+	permission.StepToolCheck:         "tool check",
+	permission.StepAllowRule:         "allow rule",
+	permission.StepModeFallback:      "mode fallback",
 }
 
 // Query is the policy's explanation entrypoint: what each

@@ -102,7 +102,7 @@ func assertExplainAgrees(t *testing.T, eng *engine.Engine, in map[string]any, na
 	}
 	p := decided[0]
 	switch d.Step {
-	case permission.StepDenyRule, permission.StepAskRule, permission.StepAllowRule:
+	case permission.StepDenyRule, permission.StepDenyRuleUncertain, permission.StepAskRule, permission.StepAllowRule:
 		if p.Rule == nil || d.MatchedRule == nil || ruleKey(*p.Rule) != ruleKey(*d.MatchedRule) {
 			t.Errorf("%s: point %d rule %+v, decision's %+v", name, p.Point, p.Rule, d.MatchedRule)
 		}
@@ -178,7 +178,7 @@ func TestExplainAgreesOnBashCalls(t *testing.T) {
 		}
 	}
 	// The table reaches every decision point.
-	for _, s := range []string{permission.StepError, permission.StepDenyRule, permission.StepAskRule, permission.StepReadOnly,
+	for _, s := range []string{permission.StepError, permission.StepDenyRule, permission.StepDenyRuleUncertain, permission.StepAskRule, permission.StepReadOnly,
 		permission.StepToolCheck, permission.StepAllowRule, permission.StepModeFallback} {
 		if !steps[s] {
 			t.Errorf("no call of the table is decided at %s", s)

@@ -146,7 +146,9 @@ package bash
 // PATH); an unanalysable construct that may hide a command (anything but
 // a literal eval or trap string, a literal here-document script or brace
 // expansion in a command name, whose commands are all listed) marks the
-// whole analysis. Every deny and ask rule hits both (match.go). Command
+// whole analysis. Every deny and ask rule may match both: MatchAny says so,
+// MatchCertain leaves them out and Uncertain says why, so that the policy
+// can ask where a rule only may match (docs/rules.md) (match.go). Command
 // lines written out in options, operands and variables (sed's e command,
 // tar --to-command, git -c core.pager=..., PAGER=..., ssh HOST CMD) are
 // parsed like sh -c's script, and programs that run their operands

@@ -60,6 +60,10 @@ import (
 //     (Leaf.RunsUnknown), and any command that hides what it runs (a
 //     construct the analyser does not model, a cap hit, a parse error),
 //     hit every deny and ask rule. MatchReason says why a rule hit.
+//     MatchCertain leaves this way out and Uncertain says why it applies:
+//     the policy denies on a certain match and asks on one that is only
+//     possible (docs/rules.md, "Bash deny rules and code permopa cannot
+//     read").
 
 // ruleWord is one word of a rule content: text with the positions of unquoted stars.
 type ruleWord struct {
@@ -628,11 +632,24 @@ func (a *Analysis) MatchAny(patterns []*Pattern) int {
 	if a.uncertain() != "" {
 		return firstNonNil(patterns)
 	}
+	return a.MatchCertain(patterns)
+}
+
+// MatchCertain is MatchAny without the uncertainty: the index of the first
+// pattern that a leaf the command shows matches (literally, flag-aware, or
+// through what a program permopa does not model may run), or -1, whether or
+// not the command also runs what permopa cannot see (Uncertain). The policy
+// tells a certain match of a deny rule from one that is only possible
+// (docs/decision.md, point 1).
+func (a *Analysis) MatchCertain(patterns []*Pattern) int {
+	if a == nil {
+		return -1
+	}
 	if len(a.Leaves) == 0 && len(a.crude) == 0 {
 		return -1
 	}
 	if len(patterns) >= indexThreshold {
-		return a.MatchAnySet(indexFor(patterns))
+		return a.MatchCertainSet(indexFor(patterns))
 	}
 	firsts := a.firstWords()
 	hashes := make([]uint64, len(firsts))
@@ -669,6 +686,18 @@ func firstNonNil(patterns []*Pattern) int {
 		}
 	}
 	return -1
+}
+
+// Uncertain says why the command runs something permopa cannot see (inline
+// interpreter code, a package's program, a script from stdin, a command
+// name only known at run time, a construct the analyser does not model),
+// with words only known at run time shown as $…; "" when it runs nothing
+// of the kind. Every deny and ask rule may match such a command.
+func (a *Analysis) Uncertain() string {
+	if a == nil {
+		return ""
+	}
+	return printableWord(a.uncertain())
 }
 
 // uncertain says why the command runs something permopa cannot see, ""
@@ -765,10 +794,8 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 			}
 		}
 	}
-	if r := a.uncertain(); r != "" {
-		return "permopa cannot tell what the command runs: " + printableWord(r)
-	}
-	// What a program permopa does not model may run (Leaf.operandViews).
+	// What a program permopa does not model may run (Leaf.operandViews):
+	// words the command shows, so before the uncertainty.
 	for i, lc := range a.canonical() {
 		hit := a.views(&a.Leaves[i], p.Match)
 		for j := 0; !hit && p.canon != nil && j < len(lc.extra); j++ {
@@ -777,6 +804,9 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 		if hit {
 			return printableWord(a.Leaves[i].Program) + " is a program permopa does not model, and it may run its arguments as a command"
 		}
+	}
+	if r := a.uncertain(); r != "" {
+		return "permopa cannot tell what the command runs: " + printableWord(r)
 	}
 	return ""
 }
@@ -997,6 +1027,14 @@ func (a *Analysis) MatchAnySet(s *PatternSet) int {
 	}
 	if a.uncertain() != "" {
 		return firstNonNil(s.patterns)
+	}
+	return a.MatchCertainSet(s)
+}
+
+// MatchCertainSet is MatchCertain over an indexed pattern set.
+func (a *Analysis) MatchCertainSet(s *PatternSet) int {
+	if a == nil || s == nil {
+		return -1
 	}
 	best := -1
 	visit := func(v []string) bool {

@@ -458,7 +458,7 @@ func TestDecideSettingsErrorsNameTheLine(t *testing.T) {
 	}
 	for _, c := range []struct{ file, want string }{
 		{write("bad.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n"), "bad.yaml:6: not valid yaml: did not find expected key"},
-		{write("bad.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}"), "bad.json:3:1: not valid json: invalid character (…)"},
+		{write("bad.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}"), "bad.json:3:1: not valid json: invalid character ']' looking for beginning of value"},
 	} {
 		out, stderr, code := permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", c.file)
 		if code == 0 || out != "" {
@@ -472,5 +472,21 @@ func TestDecideSettingsErrorsNameTheLine(t *testing.T) {
 	_, stderr, code := permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", rules)
 	if code != 0 || !strings.Contains(stderr, rules+`:4: permissions.allow: rule "Bash(oops"`) || !strings.Contains(stderr, rules+`:5: permissions.defaultMode`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// `permopa run --help` states the default address a permopa server really
+// listens on (the per-user socket with --server), not OPA's.
+func TestRunHelpStatesTheRealDefaultAddress(t *testing.T) {
+	t.Parallel()
+	out, stderr, code := permopaWith(t, "", map[string]string{"XDG_RUNTIME_DIR": "/run/user/4242"}, "run", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(out, "(default [localhost:8181])") {
+		t.Error("run --help gives OPA's default address as the default")
+	}
+	if !strings.Contains(out, "default with --server: this user's socket unix://") || !strings.Contains(out, "without --server: localhost:8181") {
+		t.Errorf("run --help does not state the default addresses:\n%s", out)
 	}
 }

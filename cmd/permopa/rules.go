@@ -122,16 +122,11 @@ func printRules(w io.Writer, rules []permission.Rule, asJSON bool) error {
 	return tw.Flush()
 }
 
+// reportProblems prints settings problems as decide does
+// (reportSettingsProblems): a lint finding names its own level, so it is
+// not prefixed with another.
 func reportProblems(w io.Writer, problems []error) {
-	for _, p := range problems {
-		// A rules-lint finding names its own level.
-		var f settings.Finding
-		if errors.As(p, &f) {
-			fmt.Fprintln(w, "permopa:", p)
-			continue
-		}
-		fmt.Fprintln(w, "permopa: warning:", p)
-	}
+	reportSettingsProblems(w, problems)
 }
 
 // rulesArgs parses rule arguments in Claude Code form with a behavior.
@@ -152,6 +147,31 @@ func rulesArgs(args []string, behavior string) ([]permission.Rule, error) {
 	return rules, nil
 }
 
+// refuseRules says why rules add must write none of args: a rule that does
+// not parse, or one for a near miss of a built-in tool ("Reed", "Bassh")
+// that would match nothing; "" when every rule may be written. It names
+// the argument and the column (1-based) of the mistake. MCP tools and
+// custom tools are legitimately unknown and accepted.
+func refuseRules(args []string, behavior string) string {
+	for i, a := range args {
+		where := fmt.Sprintf("argument %d, %q", i+1, a)
+		r, err := settings.RuleFrom(a, strings.ToLower(behavior))
+		if err != nil {
+			col := 1
+			if open := strings.IndexByte(a, '('); open >= 0 && strings.HasSuffix(strings.TrimSpace(a), ")") {
+				col = open + 2 // the content
+			}
+			return fmt.Sprintf("%s, column %d: %v; nothing was written", where, col, err)
+		}
+		if b, ok := settings.NearMissTool(r.ToolName); ok {
+			col := strings.Index(a, r.ToolName) + 1
+			return fmt.Sprintf("%s, column %d: %s; nothing was written (MCP tools mcp__server__tool and custom tools are accepted)",
+				where, col, settings.UnknownToolMessage(r.ToolName, b))
+		}
+	}
+	return ""
+}
+
 func rulesAddCommand(lf *layerFlags) *cobra.Command {
 	var dest, behavior, ttl string
 	c := &cobra.Command{
@@ -159,6 +179,10 @@ func rulesAddCommand(lf *layerFlags) *cobra.Command {
 		Short: "Add rules (Claude Code form: Bash(npm run:*), Write(src/**), mcp__github__*) to a settings file",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if msg := refuseRules(args, behavior); msg != "" {
+				fmt.Fprintln(c.ErrOrStderr(), "permopa rules add:", msg)
+				return exitCode(2)
+			}
 			rules, err := rulesArgs(args, behavior)
 			if err != nil {
 				return err
@@ -336,16 +360,24 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 	files = lf.proc.paths(files)
 	var fs []settings.Finding
 	var rules []permission.Rule
+	unreadable := map[string]bool{}
 	lintOne := func(file string) {
 		more, err := settings.LintFile(file)
-		if err != nil {
+		var se *settings.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			unreadable[file] = true
+			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", File: file, Line: se.Line, Column: se.Column, Message: se.Err.Error()})
+		case err != nil:
+			unreadable[file] = true
 			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", File: file, Message: err.Error()})
-			return
+		default:
+			fs = append(fs, more...)
 		}
-		fs = append(fs, more...)
 	}
 	problemFinding := func(p error) {
 		var rp *settings.RuleProblem
+		var fp *settings.FileProblem
 		var f settings.Finding
 		switch {
 		case errors.As(p, &f):
@@ -354,12 +386,15 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 			if f.Check == settings.CheckUntrusted {
 				fs = append(fs, f)
 			}
+		case errors.As(p, &fp) && unreadable[fp.File]:
+			// Already reported by lintOne, with its line and column.
 		case errors.As(p, &rp):
 			level := settings.LevelError
 			if rp.Behavior == permission.Allow {
 				level = settings.LevelWarning
 			}
-			fs = append(fs, settings.Finding{Level: level, Check: "invalid-rule", File: rp.Where, Key: rp.Key, Message: rp.Err.Error()})
+			// The line decide names too (RuleProblem.Error).
+			fs = append(fs, settings.Finding{Level: level, Check: "invalid-rule", File: rp.Where, Line: rp.Line, Key: rp.Key, Message: rp.Err.Error()})
 		default:
 			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", Message: p.Error()})
 		}
@@ -437,6 +472,9 @@ func printFindings(w io.Writer, fs []settings.Finding, format string) error {
 		}
 		if f.Line > 0 {
 			where += fmt.Sprintf(":%d", f.Line)
+			if f.Column > 0 {
+				where += fmt.Sprintf(":%d", f.Column)
+			}
 		}
 		what := f.Key
 		if f.Rule != "" {

@@ -236,3 +236,112 @@ func TestDecideClaudeSettings(t *testing.T) {
 		}
 	}
 }
+
+// `permopa rules add` refuses, before writing anything, a rule that does
+// not parse and a rule for a near miss of a built-in tool (it would match
+// nothing): exit 2, naming the argument and the column. MCP and custom
+// tools stay addable.
+func TestRulesAddRefusesTyposBeforeWriting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	local := filepath.Join(dir, ".permopa", "settings.local.yaml")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"Reed(src/**)"}, []string{`argument 1, "Reed(src/**)", column 1: no tool is called "Reed"`, `did you mean "Read"?`}},
+		{[]string{"--behavior", "deny", "Bassh(rm:*)"}, []string{`column 1: no tool is called "Bassh"`, `"Bash"`}},
+		{[]string{"bash(ls)"}, []string{`no tool is called "bash"`}},
+		{[]string{"Read(x/**)", "Wirte(y/**)"}, []string{`argument 2, "Wirte(y/**)", column 1`, `"Write"`}},
+		{[]string{"--behavior", "deny", `Bash(rm "x:*)`}, []string{"argument 1", "column 6", "unterminated double quote"}},
+		{[]string{"Bash(npm test"}, []string{"argument 1", "want Tool or Tool(content)"}},
+	} {
+		_, stderr, code := permopaIn(t, dir, "", append([]string{"rules", "add"}, c.args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", c.args, code, stderr)
+		}
+		for _, w := range append(c.want, "nothing was written") {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, stderr, w)
+			}
+		}
+		if _, err := os.Stat(local); err == nil {
+			data, _ := os.ReadFile(local)
+			t.Fatalf("%v: a refused rule was written:\n%s", c.args, data)
+		}
+	}
+	for _, r := range []string{"mcp__github__create_issue", "mcp__x__y", "deploy", `deploy({"env":"prod"})`, "Read(src/**)"} {
+		if _, stderr, code := permopaIn(t, dir, "", "rules", "add", "--behavior", "deny", r); code != 0 {
+			t.Errorf("%s: exit %d: %s", r, code, stderr)
+		}
+	}
+}
+
+// A settings finding is printed with its own level once: never
+// "warning: warning:" or "warning: error:".
+func TestRulesCommandsPrintFindingsOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  allow:\n    - Reed(src/**)\n  deny:\n    - Bassh(rm:*)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"rules", "list"}, {"rules", "add", "Bash(ls)"}} {
+		_, stderr, _ := permopaIn(t, dir, "", args...)
+		if !strings.Contains(stderr, `settings.yaml:3: allow: Reed(src/**): no tool is called "Reed"`) ||
+			!strings.Contains(stderr, `permopa: error: `) || !strings.Contains(stderr, `permopa: warning: `) {
+			t.Errorf("%v: stderr lacks the findings:\n%s", args, stderr)
+		}
+		for _, doubled := range []string{"warning: warning:", "warning: error:", "error: error:", "error: warning:"} {
+			if strings.Contains(stderr, doubled) {
+				t.Errorf("%v: %q in\n%s", args, doubled, stderr)
+			}
+		}
+	}
+}
+
+// `permopa rules lint` names the line of a rule that cannot be read, the
+// line decide names, and the line and column of a file that does not
+// parse, with the offending token.
+func TestRulesLintPositionsUnreadableRulesAndFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, ".permopa")
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yamlFile := filepath.Join(pdir, "settings.yaml")
+	if err := os.WriteFile(yamlFile, []byte("permissions:\n  deny:\n    - Bash(git push:*)\n    - Bash(rm \"x:*)\n  allow:\n    - \"Bash(npm test\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := permopaIn(t, dir, "", "rules", "lint")
+	_, derr, _ := permopaIn(t, dir, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, "decide")
+	for _, w := range []string{yamlFile + ":4: error: permissions.deny: rule Bash(rm \"x:*)", yamlFile + ":6: warning: permissions.allow:"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("lint output lacks %q:\n%s", w, out)
+		}
+	}
+	if !strings.Contains(derr, yamlFile+":4: permissions.deny") {
+		t.Errorf("decide names another place:\n%s", derr)
+	}
+	if err := os.WriteFile(yamlFile, []byte("permissions:\n  deny: [Bash(x)\n  allow: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = permopaIn(t, dir, "", "rules", "lint")
+	if want := yamlFile + ":3: error: not valid yaml: did not find expected ',' or ']' [unreadable]"; !strings.Contains(out, want) || strings.Count(out, "[unreadable]") != 1 {
+		t.Errorf("lint output lacks %q once:\n%s", want, out)
+	}
+	if err := os.Remove(yamlFile); err != nil {
+		t.Fatal(err)
+	}
+	jsonFile := filepath.Join(pdir, "settings.json")
+	if err := os.WriteFile(jsonFile, []byte("{\"permissions\": {\n  \"deny\": [\"Bash(x)\",]}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = permopaIn(t, dir, "", "rules", "lint")
+	if want := jsonFile + ":2:22: error: not valid json: invalid character ']' looking for beginning of value [unreadable]"; !strings.Contains(out, want) || strings.Count(out, "[unreadable]") != 1 {
+		t.Errorf("lint output lacks %q once:\n%s", want, out)
+	}
+}

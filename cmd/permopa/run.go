@@ -25,6 +25,14 @@ func setupRun(root *cobra.Command) {
 	if err != nil || run == nil || run.Name() != "run" {
 		return
 	}
+	// OPA's help says its own default (localhost:8181); a permopa server
+	// listens on the per-user socket unless given --addr.
+	if f := run.Flags().Lookup("addr"); f != nil {
+		f.Usage = "set listening address of the server (e.g., [ip]:<port> for TCP, unix://<path> for UNIX domain socket) " +
+			"(default with --server: this user's socket unix://" + hookproto.DefaultSocket() +
+			", which the hooks ask; without --server: localhost:8181)"
+		f.DefValue = "[]"
+	}
 	pre := run.PreRunE
 	run.PreRunE = func(c *cobra.Command, args []string) error {
 		// OPA's own pre-run reads OPA_RUN_* variables into the flags first,

@@ -93,7 +93,7 @@ _decided := {
 } if {
 	not rules.match
 } else := {
-	# Point 1: a deny rule.
+	# Point 1: a deny rule matches what the call shows.
 	"behavior": "DENY",
 	"message": sprintf("%s is denied by rule %s%s", [call.tool, _show(rules.match.deny), _why("deny")]),
 	"reason": sprintf("deny rule %s (%s)%s", [_show(rules.match.deny), rules.match.deny.layer, _why("deny")]),
@@ -102,6 +102,11 @@ _decided := {
 	"matched_rule": rules.match.deny,
 	"suggested_rules": [],
 } if {
+	rules.match.deny
+	not rules.uncertain.deny
+} else := _uncertain_deny if {
+	# Point 1: a deny rule could match, because permopa cannot read what
+	# the command runs.
 	rules.match.deny
 } else := _ask_rule if {
 	# Point 2: an ask rule.
@@ -186,9 +191,82 @@ _show(r) := sprintf("%s(%s)", [r.tool_name, r.rule_content]) if {
 
 # Why a Bash deny or ask rule matched when not by its words (a flag-aware
 # match, or a command permopa cannot see through): appended to the message.
-_why(b) := sprintf(": %s", [rules.why[b]]) if rules.why[b]
+_why(b) := sprintf(" (it could match: %s; permopa cannot tell whether it runs `%s`)", [
+	rules.uncertain[b],
+	_rule_words(rules.match[b].rule_content),
+]) if {
+	rules.uncertain[b]
+} else := sprintf(": %s", [rules.why[b]]) if rules.why[b]
 
 else := ""
+
+# Point 1, uncertain: no deny rule matches what the Bash command shows, but
+# it runs what permopa cannot read (inline interpreter code, a package's
+# program, a script from stdin), so the deny rule of rules.match could
+# match. A safety ASK where someone can answer (no allow rule skips it);
+# DENY where nobody can (DONT_ASK; BYPASS unless bypass_honours_safety) and
+# in EXPLORE, which allows only read-only calls (docs/decision.md).
+_uncertain_deny := {
+	"behavior": "ASK",
+	"message": sprintf("%s: approve only if it does not (no allow rule skips this question)", [_uncertain_head]),
+	"reason": _uncertain_reason,
+	"step": "deny_rule_uncertain",
+	"bypass_immune": true,
+	"matched_rule": rules.match.deny,
+	"suggested_rules": [],
+} if {
+	_someone_answers
+} else := {
+	"behavior": "DENY",
+	"message": sprintf("%s, and %s", [_uncertain_head, _nobody_answers[call.mode]]),
+	"reason": _uncertain_reason,
+	"step": "deny_rule_uncertain",
+	"bypass_immune": true,
+	"matched_rule": rules.match.deny,
+	"suggested_rules": [],
+}
+
+_someone_answers if call.mode in {"DEFAULT", "ACCEPT_EDITS"}
+
+_someone_answers if {
+	call.mode == "BYPASS"
+	call.context.bypass_honours_safety
+}
+
+_nobody_answers := {
+	"DONT_ASK": "mode DONT_ASK has nobody to ask",
+	"BYPASS": "mode BYPASS asks nothing (with bypass_honours_safety: true it asks)",
+	"EXPLORE": "mode EXPLORE allows only read-only calls",
+}
+
+# "npx runs a package's program; permopa cannot tell whether it runs
+# `rm -rf`, which deny rule Bash(rm -rf:*) forbids": why first.
+_uncertain_head := sprintf("%s; permopa cannot tell whether it runs `%s`, which deny rule %s forbids%s", [
+	rules.uncertain.deny,
+	_rule_words(rules.match.deny.rule_content),
+	_show(rules.match.deny),
+	_uncertain_more,
+])
+
+# The other deny rules that could match too.
+_uncertain_more := sprintf(" (nor what %d other deny rule forbids)", [rules.uncertain_others.deny]) if {
+	rules.uncertain_others.deny == 1
+} else := sprintf(" (nor what %d other deny rules forbid)", [rules.uncertain_others.deny]) if {
+	rules.uncertain_others.deny > 1
+} else := ""
+
+_uncertain_reason := sprintf("deny rule %s (%s) could match: %s", [
+	_show(rules.match.deny),
+	rules.match.deny.layer,
+	rules.uncertain.deny,
+])
+
+# A Bash rule's words without its trailing wildcard: `rm -rf` for rm -rf:*.
+_rule_words(c) := trim_suffix(c, ":*") if endswith(c, ":*")
+
+else := trim_suffix(c, " *") if endswith(c, " *")
+
+else := c
 
 # Point 2: an ask rule asks; with nobody to ask (DONT_ASK) it denies. An
 # ask rule comes before every allow rule, so no allow rule can stop its

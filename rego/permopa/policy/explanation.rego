@@ -35,6 +35,7 @@ _ex_steps := ["deny_rule", "ask_rule", "read_only", "tool_check", "allow_rule", 
 
 _ex_titles := {
 	"deny_rule": "deny rule",
+	"deny_rule_uncertain": "deny rule that could match",
 	"ask_rule": "ask rule",
 	"read_only": "read-only",
 	"tool_check": "tool check",
@@ -42,13 +43,24 @@ _ex_titles := {
 	"mode_fallback": "mode fallback",
 }
 
-# The point that decided: the decision's own step, 0 for an error.
+# The point that decided: the decision's own step, 0 for an error. A deny
+# rule that could match (deny_rule_uncertain) decides at point 1.
 default _ex_at := 0
 
 _ex_at := n + 1 if {
 	some n, s in _ex_steps
 	s == decision.step
 }
+
+_ex_at := 1 if decision.step == "deny_rule_uncertain"
+
+# The step of point n: its own, or the decision's at point 1 when a deny
+# rule could match.
+_ex_step(1) := "deny_rule_uncertain" if decision.step == "deny_rule_uncertain"
+
+else := _ex_steps[0]
+
+_ex_step(n) := _ex_steps[n - 1] if n > 1
 
 default _ex_mode := null
 
@@ -79,11 +91,13 @@ _ex_match := rules.match if call.valid
 
 _ex_rule("deny_rule") := object.get(_ex_match, "deny", null)
 
+_ex_rule("deny_rule_uncertain") := object.get(_ex_match, "deny", null)
+
 _ex_rule("ask_rule") := object.get(_ex_match, "ask", null)
 
 _ex_rule("allow_rule") := object.get(_ex_match, "allow", null)
 
-_ex_rule(s) := null if not s in {"deny_rule", "ask_rule", "allow_rule"}
+_ex_rule(s) := null if not s in {"deny_rule", "deny_rule_uncertain", "ask_rule", "allow_rule"}
 
 default _ex_error_point := []
 
@@ -108,7 +122,7 @@ _ex_point(n) := {
 	"leaves": _ex_leaves(step),
 	"coverage": _ex_coverage(step, status),
 } if {
-	step := _ex_steps[n - 1]
+	step := _ex_step(n)
 	status := _ex_status(n, step)
 }
 
@@ -134,7 +148,7 @@ _ex_detail(step, status) := "the input or the evaluation failed first" if {
 	status == "not reached"
 } else := _ex_passed(step)
 
-_ex_not_reached(step) := sprintf("a %s would also match: %s", [_ex_titles[step], _ex_rule_text(_ex_rule(step))]) if {
+_ex_not_reached(step) := sprintf("%s %s would also match: %s", [_ex_article(_ex_titles[step]), _ex_titles[step], _ex_rule_text(_ex_rule(step))]) if {
 	step in {"deny_rule", "ask_rule"}
 	_ex_rule(step) != null
 } else := "the call is read-only" if {
@@ -151,6 +165,11 @@ _ex_not_reached(step) := sprintf("a %s would also match: %s", [_ex_titles[step],
 	step == "allow_rule"
 	_ex_rule(step) != null
 } else := ""
+
+# "an ask rule", "a deny rule".
+_ex_article(title) := "an" if {
+	substring(title, 0, 1) in {"a", "e", "i", "o", "u"}
+} else := "a"
 
 _ex_passed("deny_rule") := "no deny rule matches"
 
@@ -242,7 +261,7 @@ _ex_source(r) := sprintf(" (%s)", [r.source]) if {
 } else := ""
 
 _ex_leaves(step) := rules.leaves_hit[b] if {
-	b := {"deny_rule": "deny", "ask_rule": "ask"}[step]
+	b := {"deny_rule": "deny", "deny_rule_uncertain": "deny", "ask_rule": "ask"}[step]
 	call.valid
 } else := []
 

@@ -68,6 +68,27 @@ test_explanation_names_the_leaves_a_deny_rule_hits if {
 	e.points[0].rule.rule_content == "rm -rf:*"
 }
 
+# The points after the decided one name the rules that would also match,
+# with the right article: "an ask rule", "an allow rule".
+test_explanation_names_rules_not_reached_with_their_article if {
+	ctx := object.union_n([_bash_rules("deny", ["rm -rf:*"]), _bash_rules("ask", ["rm:*"]), _bash_rules("allow", ["rm -rf build"])])
+	e := _explain(_bash("rm -rf build", ctx))
+	e.decision.step == "deny_rule"
+	e.points[1].detail == "an ask rule would also match: Bash(rm:*) from permission_context"
+	e.points[4].detail == "an allow rule would also match: Bash(rm -rf build) from permission_context"
+}
+
+# A deny rule that could match decides at point 1, with its own step.
+test_explanation_of_an_uncertain_deny_rule if {
+	e := _explain(_bash("npx prettier --write .", object.union(_bash_rules("deny", ["rm -rf:*"]), _bash_rules("allow", ["npx prettier --write ."]))))
+	e.decision.step == "deny_rule_uncertain"
+	e.points[0].step == "deny_rule_uncertain"
+	e.points[0].status == "decided"
+	e.points[0].rule.rule_content == "rm -rf:*"
+	e.points[0].leaves == [0]
+	startswith(e.points[0].detail, "ASK: npx runs a package's program")
+}
+
 test_explanation_names_the_leaves_a_path_rule_hits if {
 	ctx := {"deny_rules": {"Read": [{"tool_name": "Read", "rule_content": "./.env", "behavior": "DENY"}]}}
 	e := _explain(_bash("ls; cat ./.env | wc -l", ctx))

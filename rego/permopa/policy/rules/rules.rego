@@ -209,7 +209,66 @@ _first(b) := wide[0] if {
 	cov.covered
 	cov.index >= 0
 	rule := lists[cov.list].rules[cov.index]
-} else := _cross(b)
+} else := rule if {
+	rule := _cross(b)
+} else := rule if {
+	# No rule matches what the command shows, but it runs what permopa
+	# cannot read (inline code, a package's program, a script from stdin):
+	# any deny or ask rule could match. The first rule with content, in
+	# list order (organisation, settings layers, project, session), stands
+	# for them; uncertain[b] says so (docs/decision.md, point 1).
+	b != "allow"
+	call.tool == "Bash"
+	_uncertain_because != ""
+	rules := [ix.rules[0] | some ix in _own[b]; count(ix.contents) > 0]
+	count(rules) > 0
+	rule := rules[0]
+}
+
+# Why the Bash command runs what permopa cannot read; "" when it does not.
+default _uncertain_because := ""
+
+_uncertain_because := permopa.bash.uncertain(bash.command, call.bash_opts) if call.tool == "Bash"
+
+# METADATA
+# description: |
+#   uncertain[b]: for the Bash deny or ask rule of match[b], when no leaf
+#   the command shows matches it (nor a path it reads or writes) and it
+#   matches only because permopa cannot read what the command runs: why
+#   (`npx runs a package's program`). Missing for a certain match. The
+#   decision denies on a certain deny match and asks on an uncertain one
+#   where someone can answer (docs/decision.md, point 1).
+uncertain[b] := _uncertain_because if {
+	_uncertain_because != ""
+	some b in ["deny", "ask"]
+	r := match[b]
+	not _certain(b, r)
+}
+
+# METADATA
+# description: |
+#   uncertain_others[b]: how many more rules of behavior b (with content)
+#   could match the command of uncertain[b], besides match[b].
+uncertain_others[b] := n - 1 if {
+	some b, _ in uncertain
+	n := sum([count(ix.contents) | some ix in _own[b]])
+}
+
+_certain(b, r) if {
+	some ix in _own[b]
+	some x in ix.wide
+	x == r
+}
+
+_certain(b, r) if {
+	some ix in _own[b]
+	count(ix.contents) > 0
+	i := _own_index(b, ix.contents)
+	i >= 0
+	ix.rules[i] == r
+}
+
+_certain(b, r) if _cross(b) == r
 
 # METADATA
 # description: |
@@ -229,7 +288,7 @@ why[b] := w if {
 }
 
 # Own-tool content matching, one built-in call per rule list.
-_own_index(b, contents) := permopa.bash.match_any(contents, bash.command, call.bash_opts) if {
+_own_index(b, contents) := permopa.bash.match_certain(contents, bash.command, call.bash_opts) if {
 	call.tool == "Bash"
 	b != "allow"
 } else := cov.index if {
