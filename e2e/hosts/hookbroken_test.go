@@ -3,6 +3,7 @@
 package hosts_test
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -176,6 +177,80 @@ func TestBrokenHookBlocks(t *testing.T) {
 				})
 			}
 		}
+	}
+	// Claude Code has both guards; each one blocks alone (a Claude Code
+	// before 2.1.295 ignores onFailure, a hand-written hook may lack the
+	// suffix).
+	for _, guard := range []struct{ name, keep, says string }{
+		{"exit-2-only", ` || exit 2`, "|| exit 2]: "},
+		{"onFailure-only", `"onFailure": "block"`, `blocking because onFailure is "block"`},
+	} {
+		for _, br := range []hookBreak{hookGone, hookCrashes} {
+			guard, br := guard, br
+			t.Run("claude/user/"+br.name+"/"+guard.name, func(t *testing.T) {
+				t.Parallel()
+				bin, _ := hostBinary(t, "claude")
+				limit <- struct{}{}
+				defer func() { <-limit }()
+				r := newHostRun(t, "claude", sc, "Bash", map[string]any{"command": sc.command, "description": "e2e"})
+				r.capture = ""
+				binDir := r.ownBinaries()
+				out := runBrokenHook(t, r, "claude", bin, "user", func() {
+					keepOneGuard(t, filepath.Join(r.home, ".claude", "settings.json"), guard.keep)
+					br.apply(t, filepath.Join(binDir, "permopa-hook"))
+				}, binDir)
+				r.check(sc, outcome{ran: false, reason: guard.says}, out)
+				res, _ := r.mock.toolResult()
+				t.Logf("the model saw: %q", res)
+			})
+		}
+	}
+}
+
+// keepOneGuard rewrites the Claude Code settings install wrote so that
+// its hooks keep only one of the two guards: the command's ` || exit 2`
+// or "onFailure": "block".
+func keepOneGuard(t *testing.T, file, keep string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings map[string]any
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	hooks, _ := settings["hooks"].(map[string]any)
+	for _, groups := range hooks {
+		gs, _ := groups.([]any)
+		for _, g := range gs {
+			gm, _ := g.(map[string]any)
+			hs, _ := gm["hooks"].([]any)
+			for _, h := range hs {
+				hm, _ := h.(map[string]any)
+				cmd, _ := hm["command"].(string)
+				if !strings.HasSuffix(cmd, " || exit 2") || hm["onFailure"] != "block" {
+					t.Fatalf("install wrote a hook without both guards: %v", hm)
+				}
+				if keep == `"onFailure": "block"` {
+					hm["command"] = strings.TrimSuffix(cmd, " || exit 2")
+				} else {
+					delete(hm, "onFailure")
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no hook in %s:\n%s", file, data)
+	}
+	data, err = json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
