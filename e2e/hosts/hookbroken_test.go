@@ -4,6 +4,7 @@ package hosts_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -49,6 +50,10 @@ var (
 	}}
 	// Killed by a signal as it starts (the shell's 128+11).
 	hookCrashes = hookBreak{name: "crashes", apply: crash}
+	// Answers after the host's hook timeout (10 s, as install writes it).
+	hookHangs = hookBreak{name: "hangs", apply: func(t *testing.T, path string) {
+		replaceFile(t, path, []byte("#!/bin/sh\nexec sleep 20\n"), 0o755)
+	}}
 	// permopa-hook intact, the local decider it runs crashes.
 	deciderCrashes = hookBreak{name: "decider-crashes", apply: crash, binary: "permopa-hook-local"}
 	// Exits 1, the status every host reads as "hook failed, carry on".
@@ -135,14 +140,18 @@ func TestBrokenHookBlocks(t *testing.T) {
 		// blocked is how the host tells the model (and the user, in its
 		// output) that a hook blocked the call.
 		blocked string
+		// hangFailsOpen: the host carries on when a hook outlives its
+		// timeout, which no command suffix can change (docs/hosts.md, "A
+		// hook that cannot run blocks").
+		hangFailsOpen bool
 	}
 	hostsCases := []hostCase{
-		{"claude", "Bash", func(sc scenario) map[string]any { return map[string]any{"command": sc.command, "description": "e2e"} }, []string{"user", "project"}, "PreToolUse:Bash hook error"},
-		{"codex", "exec_command", func(sc scenario) map[string]any { return map[string]any{"cmd": sc.command} }, []string{"user", "project"}, "Command blocked by PreToolUse hook"},
-		{"gemini", "run_shell_command", func(sc scenario) map[string]any { return map[string]any{"command": sc.command} }, []string{"user", "project"}, "Tool execution blocked"},
+		{"claude", "Bash", func(sc scenario) map[string]any { return map[string]any{"command": sc.command, "description": "e2e"} }, []string{"user", "project"}, "PreToolUse:Bash hook error", false},
+		{"codex", "exec_command", func(sc scenario) map[string]any { return map[string]any{"cmd": sc.command} }, []string{"user", "project"}, "Command blocked by PreToolUse hook", true},
+		{"gemini", "run_shell_command", func(sc scenario) map[string]any { return map[string]any{"command": sc.command} }, []string{"user", "project"}, "Tool execution blocked", true},
 	}
 	breaks := map[string][]hookBreak{
-		"user":    {hookIntact, hookGone, hookNotExecutable, hookCrashes, hookExits1, deciderCrashes},
+		"user":    {hookIntact, hookGone, hookNotExecutable, hookCrashes, hookExits1, deciderCrashes, hookHangs},
 		"project": {hookIntact, hookGone, hookCrashes},
 	}
 	// The call permopa allows by rule, and each host's mode runs unasked.
@@ -166,6 +175,11 @@ func TestBrokenHookBlocks(t *testing.T) {
 					out := runBrokenHook(t, r, hc.host, bin, scope, func() {
 						br.apply(t, filepath.Join(binDir, broken))
 					}, binDir)
+					if br.name == hookHangs.name && hc.hangFailsOpen && exists(filepath.Join(r.proj, sc.marker)) {
+						msg := fmt.Sprintf("\n\n######## KNOWN FAIL-OPEN: %s ran the command when the hook outlived the host's timeout (docs/hosts.md) ########\n\n", hc.host)
+						fmt.Fprint(os.Stderr, msg)
+						t.Skip(msg)
+					}
 					intact := br.name == hookIntact.name
 					want := outcome{ran: intact}
 					if !intact {
