@@ -16,8 +16,8 @@ import (
 // A hook that cannot run blocks the call (docs/hosts.md, "Fail closed"):
 // `permopa install` writes each hook command with ` || exit 2` (and, for
 // Claude Code, "onFailure": "block"), so that a binary that is gone, not
-// executable or crashes after install answers with the hosts' blocking
-// status, not the one they read as "hook failed, carry on". Each case
+// executable, crashes or exits 1 after install answers with the hosts'
+// blocking status, not the one they read as "hook failed, carry on". Each case
 // installs the hook, breaks the binary, and runs the real host in the mode
 // where it runs the scenario's command unasked (Claude Code's
 // bypassPermissions, Codex's --dangerously-bypass-approvals-and-sandbox,
