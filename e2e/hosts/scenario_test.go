@@ -49,6 +49,7 @@ type hostRun struct {
 	home, proj string
 	mock       *modelMock
 	capture    string // payload capture file ("" = none)
+	permopa    string // the permopa binary install runs ("" = bins.permopa)
 }
 
 // limit bounds how many host CLIs run at once (2 cores).
@@ -90,7 +91,11 @@ func (r *hostRun) install(host string, extra ...string) string {
 	if r.capture != "" {
 		args = append(args, "--command", "tee -a "+r.capture+" | "+bins.permopaHook+" "+host)
 	}
-	cmd := exec.Command(bins.permopa, args...)
+	bin := bins.permopa
+	if r.permopa != "" {
+		bin = r.permopa
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = r.proj
 	cmd.Env = append(os.Environ(), "HOME="+r.home, "CODEX_HOME="+filepath.Join(r.home, ".codex"))
 	out, err := cmd.CombinedOutput()
