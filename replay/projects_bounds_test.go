@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/settings"
 )
 
 // TestReplayProjectRulesBounded (issue 24): with ProjectRules every project
@@ -23,6 +24,7 @@ func TestReplayProjectRulesBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
+	userDir := filepath.Join(root, "user")
 	var log bytes.Buffer
 	for i := range 8 {
 		dir := filepath.Join(root, fmt.Sprintf("p%d", i))
@@ -31,6 +33,15 @@ func TestReplayProjectRulesBounded(t *testing.T) {
 		}
 		rules := "permissions:\n  allow: [\"Bash(npm test:*)\"]\n"
 		if err := os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte(rules), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The user trusts every project, as permopa trust records it: the
+		// bound, not trust, is what leaves the last three out.
+		digests, err := settings.ProjectFileDigests(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := settings.RecordTrust(userDir, dir, digests); err != nil {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&log, `{"input":{"tool_name":"Bash","tool_input":{"command":"npm test"},"cwd":%q,"permission_mode":"default"},"result":{"behavior":"ASK","step":"mode_fallback"}}`+"\n", dir)
@@ -42,7 +53,7 @@ func TestReplayProjectRulesBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warnings []string
-	sum, err := Run(ctx, []Source{src}, Options{Candidate: eng, Jobs: 1, ProjectRules: true, MaxProjects: 5,
+	sum, err := Run(ctx, []Source{src}, Options{Candidate: eng, Jobs: 1, ProjectRules: true, MaxProjects: 5, UserDir: userDir,
 		OnWarning: func(s string) { warnings = append(warnings, s) }})
 	if err != nil {
 		t.Fatal(err)

@@ -282,10 +282,13 @@ func TestRulesAddRefusesTyposBeforeWriting(t *testing.T) {
 func TestRulesCommandsPrintFindingsOnce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755); err != nil {
+	// The user's own settings file (permopaIn's PERMOPA_CONFIG_DIR): a
+	// project's allow rules would be left out until trusted, and reported
+	// as that instead (settings/trust.go).
+	if err := os.MkdirAll(filepath.Join(dir, "user"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  allow:\n    - Reed(src/**)\n  deny:\n    - Bassh(rm:*)\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "user", "settings.yaml"), []byte("permissions:\n  allow:\n    - Reed(src/**)\n  deny:\n    - Bassh(rm:*)\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"rules", "list"}, {"rules", "add", "Bash(ls)"}} {
