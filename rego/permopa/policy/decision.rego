@@ -21,7 +21,8 @@ import data.permopa.policy.tools
 # title: decision
 # description: |
 #   The decision object of docs/api.md: behavior, message, reason, step,
-#   bypass_immune, matched_rule, suggested_rules, tool_use_id. Never
+#   check (at tool_check and deny_rule_uncertain only), bypass_immune,
+#   matched_rule, suggested_rules, tool_use_id. Never
 #   undefined: anything the chain below does not decide is DENY.
 # entrypoint: true
 default decision := {
