@@ -28,6 +28,7 @@ func decode(v any) permission.Decision {
 	d.Message, _ = obj["message"].(string)
 	d.Reason, _ = obj["reason"].(string)
 	d.Step, _ = obj["step"].(string)
+	d.Check, _ = obj["check"].(string)
 	d.BypassImmune, _ = obj["bypass_immune"].(bool)
 	d.ToolUseID = obj["tool_use_id"]
 	if r, ok := obj["matched_rule"].(map[string]any); ok {

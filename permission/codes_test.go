@@ -19,6 +19,13 @@ import (
 // read from its source so that a new constant cannot escape the check.
 func codeConstants(t *testing.T) map[string]string {
 	t.Helper()
+	return constants(t, "Code")
+}
+
+// constants are the constants of this package whose name starts with
+// prefix, name by value.
+func constants(t *testing.T, prefix string) map[string]string {
+	t.Helper()
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -41,7 +48,7 @@ func codeConstants(t *testing.T) map[string]string {
 			for _, spec := range g.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for i, id := range vs.Names {
-					if !strings.HasPrefix(id.Name, "Code") {
+					if !strings.HasPrefix(id.Name, prefix) {
 						continue
 					}
 					lit, ok := vs.Values[i].(*ast.BasicLit)
@@ -53,7 +60,7 @@ func codeConstants(t *testing.T) map[string]string {
 						t.Fatal(err)
 					}
 					if prev, dup := consts[v]; dup {
-						t.Errorf("code %q is both %s and %s", v, prev, id.Name)
+						t.Errorf("%q is both %s and %s", v, prev, id.Name)
 					}
 					consts[v] = id.Name
 				}
@@ -67,25 +74,45 @@ func codeConstants(t *testing.T) map[string]string {
 // docs/api.md's "Error codes" section.
 func documentedCodes(t *testing.T) []string {
 	t.Helper()
+	return documented(t, "### Error codes")
+}
+
+// documented is the first column of the tables of docs/api.md's section
+// headed heading, up to the next heading of its level or above.
+func documented(t *testing.T, heading string) []string {
+	t.Helper()
 	data, err := os.ReadFile("../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	start := strings.Index(doc, "\n### Error codes\n")
+	start := strings.Index(doc, "\n"+heading+"\n")
 	if start < 0 {
-		t.Fatal(`docs/api.md has no "### Error codes" section`)
+		t.Fatalf("docs/api.md has no %q section", heading)
 	}
-	section := doc[start+1:]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
+	section := doc[start+1+len(heading):]
+	level := heading[:strings.Index(heading, " ")]
+	for i := len(level); i >= 2; i-- {
+		if end := strings.Index(section, "\n"+level[:i]+" "); end >= 0 {
+			section = section[:end]
+		}
 	}
 	row := regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|")
-	var codes []string
+	var ids []string
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
-		codes = append(codes, m[1])
+		ids = append(ids, m[1])
 	}
-	return codes
+	return ids
+}
+
+// camelName is the constant's name for a code or check id: prefix and the
+// id in CamelCase.
+func camelName(prefix, v string) string {
+	camel := ""
+	for _, w := range strings.Split(v, "_") {
+		camel += strings.ToUpper(w[:1]) + w[1:]
+	}
+	return prefix + strings.ReplaceAll(strings.ReplaceAll(camel, "Json", "JSON"), "Ttl", "TTL")
 }
 
 // TestDocumentedCodes holds docs/api.md's lists of error codes and the
@@ -107,11 +134,7 @@ func TestDocumentedCodes(t *testing.T) {
 		if !slices.Contains(documented, v) {
 			t.Errorf("%s = %q is not listed in docs/api.md's Error codes", name, v)
 		}
-		camel := ""
-		for _, w := range strings.Split(v, "_") {
-			camel += strings.ToUpper(w[:1]) + w[1:]
-		}
-		if want := "Code" + strings.ReplaceAll(strings.ReplaceAll(camel, "Json", "JSON"), "Ttl", "TTL"); name != want {
+		if want := camelName("Code", v); name != want {
 			t.Errorf("constant %s for code %q: want it named %s", name, v, want)
 		}
 	}
@@ -184,5 +207,77 @@ func TestDocumentedSteps(t *testing.T) {
 	}
 	if found == 0 {
 		t.Error(`found no "step": in the policy; the check above is blind`)
+	}
+}
+
+// policyCheckIDs are the check ids the default policy writes, by file: the
+// "id" of a tool check's outcome (tools/*/*.rego), the id a custom or host
+// check is given (_normalise(..., "id") in other.rego), and the "check" a
+// decision sets itself (decision.rego).
+func policyCheckIDs(t *testing.T) map[string][]string {
+	t.Helper()
+	written := regexp.MustCompile(`"(?:id|check)":\s*"([a-z_]+)"|_normalise\([^()]*,\s*"([a-z_]+)"\)`)
+	ids := map[string][]string{}
+	err := filepath.WalkDir("../rego/permopa/policy", func(name string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(name, ".rego") {
+			return err
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		for _, m := range written.FindAllStringSubmatch(string(data), -1) {
+			ids[name] = append(ids[name], m[1]+m[2])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// TestDocumentedCheckIds holds the check ids together (docs/api.md,
+// "Check ids"): every Check constant is documented and named after its id,
+// every documented id is a constant, every id the default policy writes
+// is one, and every constant is written by the policy. That each is
+// decided by some call is TestEveryCheckIdIsDecided (engine).
+func TestDocumentedCheckIds(t *testing.T) {
+	consts := constants(t, "Check")
+	if len(consts) == 0 {
+		t.Fatal("no Check constants found")
+	}
+	documented := documented(t, "### Check ids")
+	seen := map[string]bool{}
+	for _, c := range documented {
+		if seen[c] {
+			t.Errorf("docs/api.md lists check id %q twice", c)
+		}
+		seen[c] = true
+		if _, ok := consts[c]; !ok {
+			t.Errorf("docs/api.md lists check id %q, which is no constant of package permission", c)
+		}
+	}
+	for v, name := range consts {
+		if !seen[v] {
+			t.Errorf("%s = %q is not listed in docs/api.md's Check ids", name, v)
+		}
+		if want := camelName("Check", v); name != want {
+			t.Errorf("constant %s for check id %q: want it named %s", name, v, want)
+		}
+	}
+	written := map[string]bool{}
+	for name, ids := range policyCheckIDs(t) {
+		for _, id := range ids {
+			written[id] = true
+			if _, ok := consts[id]; !ok {
+				t.Errorf("%s writes check id %q, which is no constant of package permission", name, id)
+			}
+		}
+	}
+	for v, name := range consts {
+		if !written[v] {
+			t.Errorf("%s = %q is written nowhere in the policy", name, v)
+		}
 	}
 }

@@ -94,10 +94,14 @@ func (r Rule) ExpiredAt(now time.Time) bool {
 // `permopa decide` prints, /v1/permission/check answers and the engine
 // returns.
 type Decision struct {
-	Behavior       string `json:"behavior"`
-	Message        string `json:"message"`
-	Reason         string `json:"reason"`
-	Step           string `json:"step"`
+	Behavior string `json:"behavior"`
+	Message  string `json:"message"`
+	Reason   string `json:"reason"`
+	Step     string `json:"step"`
+	// Check is the id of the check that decided at step "tool_check" or
+	// "deny_rule_uncertain": one of the Check* constants ("" elsewhere,
+	// and for a check of an extended policy that names none).
+	Check          string `json:"check,omitempty"`
 	BypassImmune   bool   `json:"bypass_immune"`
 	MatchedRule    *Rule  `json:"matched_rule"`
 	SuggestedRules []Rule `json:"suggested_rules"`

@@ -81,7 +81,7 @@ func WriteInsightsHTML(w io.Writer, in *Insights, n int) error {
 		title string
 		rows  []Row
 	}{
-		{"Tool", in.ByTool}, {"Program (Bash commands)", in.ByProgram}, {"Step and rule", in.ByRule},
+		{"Tool", in.ByTool}, {"Program (Bash commands)", in.ByProgram}, {"Step and rule or check", in.ByRule},
 		{"Mode", in.ByMode}, {"Project (cwd)", in.ByProject},
 	} {
 		p.Tables = append(p.Tables, htmlTable{Title: t.title, Rows: top(t.rows, n), More: len(t.rows) - len(top(t.rows, n))})

@@ -751,8 +751,11 @@ func orNone(s string) string {
 	return s
 }
 
-// ruleKey is the step and what decided in it: the rule and its layer, or
-// the reason.
+// ruleKey is the step and what decided in it: the rule and its layer, the
+// error code, the check id (docs/api.md, "Check ids": credential reads,
+// environment dumps and unanalysable commands are apart, where the reason
+// says "safety check" for each), or else the reason (a log written before
+// decisions named their check).
 func ruleKey(d *permission.Decision) string {
 	switch {
 	case d.MatchedRule != nil:
@@ -765,6 +768,8 @@ func ruleKey(d *permission.Decision) string {
 		return d.Step + ": " + d.Code
 	case d.Step == permission.StepModeFallback:
 		return d.Step
+	case d.Check != "":
+		return d.Step + ": " + d.Check
 	}
 	return d.Step + ": " + d.Reason
 }

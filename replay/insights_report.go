@@ -53,7 +53,7 @@ func WriteInsightsText(w io.Writer, in *Insights, n int) error {
 	fmt.Fprintln(&b, "\nWHERE THE PROMPTS AND DENIALS COME FROM")
 	breakdown("TOOL", in.ByTool)
 	breakdown("PROGRAM (Bash commands)", in.ByProgram)
-	breakdown("STEP AND RULE", in.ByRule)
+	breakdown("STEP AND RULE OR CHECK", in.ByRule)
 	breakdown("MODE", in.ByMode)
 	breakdown("PROJECT (cwd)", in.ByProject)
 	tw.Flush()

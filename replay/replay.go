@@ -45,11 +45,13 @@ type Source struct {
 type Outcome struct {
 	Behavior string `json:"behavior"`
 	Step     string `json:"step"`
-	Rule     string `json:"rule,omitempty"`
-	Layer    string `json:"layer,omitempty"`
-	Source   string `json:"source,omitempty"`
-	Code     string `json:"code,omitempty"`
-	Message  string `json:"message,omitempty"`
+	// Check is the id of the check that decided (docs/api.md, "Check ids").
+	Check   string `json:"check,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Layer   string `json:"layer,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 	// From says where the decision comes from: "recorded" (the log),
 	// "base" (decided again by the base policy) or "candidate".
 	From string `json:"from"`
@@ -60,7 +62,7 @@ type Outcome struct {
 }
 
 func outcome(d permission.Decision, from string) *Outcome {
-	o := &Outcome{Behavior: d.Behavior, Step: d.Step, Code: d.Code, Message: d.Message, From: from, BypassImmune: d.BypassImmune}
+	o := &Outcome{Behavior: d.Behavior, Step: d.Step, Check: d.Check, Code: d.Code, Message: d.Message, From: from, BypassImmune: d.BypassImmune}
 	if d.MatchedRule != nil {
 		o.Rule, o.Layer, o.Source = d.MatchedRule.String(), d.MatchedRule.Layer, d.MatchedRule.Source
 	}
@@ -84,7 +86,8 @@ const (
 	Widened = "widened"
 	// Narrowed: the new behavior is stricter.
 	Narrowed = "narrowed"
-	// Reason: the same behavior, decided by another step, rule or layer.
+	// Reason: the same behavior, decided by another step, check, rule or
+	// layer.
 	Reason = "reason"
 	// Unknown: the new decision reads a field the log erased; its outcome
 	// cannot be known from the log.
@@ -473,8 +476,21 @@ func classify(old, new *Outcome) string {
 		return Narrowed
 	case old.Step != new.Step || old.Rule != new.Rule || old.Layer != new.Layer:
 		return Reason
+	case old.Check != new.Check && old.Check != "" && new.Check != "":
+		// A log written before decisions named their check has none: that
+		// alone is no change.
+		return Reason
 	}
 	return Same
+}
+
+// stepKey is an outcome's step for the summary, with the check that
+// decided in it ("tool_check: credential_read").
+func stepKey(o *Outcome) string {
+	if o.Check != "" {
+		return o.Step + ": " + o.Check
+	}
+	return o.Step
 }
 
 func (r *runner) collect(res *result, started time.Time) error {
@@ -507,7 +523,7 @@ func (r *runner) collect(res *result, started time.Time) error {
 	}
 	oldB, oldS := "NONE", "none"
 	if c.Old != nil {
-		oldB, oldS = c.Old.Behavior, c.Old.Step
+		oldB, oldS = c.Old.Behavior, stepKey(c.Old)
 	} else {
 		s.NoOld++
 	}
@@ -516,7 +532,7 @@ func (r *runner) collect(res *result, started time.Time) error {
 	case c.Change == TimedOut:
 		newB, newS = "TIMEOUT", "timeout"
 	case c.New != nil:
-		newB, newS = c.New.Behavior, c.New.Step
+		newB, newS = c.New.Behavior, stepKey(c.New)
 	}
 	s.Behaviors[oldB+" → "+newB]++
 	rk := revisionsKey(c.Revisions)

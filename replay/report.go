@@ -20,8 +20,8 @@ type Report interface {
 
 // ReportOptions choose what a report lists.
 type ReportOptions struct {
-	// Reasons lists calls whose behavior is the same but whose step, rule
-	// or layer changed, too.
+	// Reasons lists calls whose behavior is the same but whose step,
+	// check, rule or layer changed, too.
 	Reasons bool
 	// Max caps the calls listed (0: all); the counts still count them all.
 	Max int
@@ -110,7 +110,7 @@ func describe(o *Outcome) string {
 		return "none (the log has no decision and there is no base policy)"
 	}
 	// A recorded outcome is the log's: every string of it is printed safe.
-	parts := []string{fmt.Sprintf("%-5s", Printable(o.Behavior)), Printable(o.Step)}
+	parts := []string{fmt.Sprintf("%-5s", Printable(o.Behavior)), Printable(stepKey(o))}
 	if o.Rule != "" {
 		parts = append(parts, Printable(o.Rule))
 		if o.Layer != "" {
@@ -162,7 +162,7 @@ func (t *TextReport) Finish(s *Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d widened, %d narrowed, %d unknown (a masked field decides), %d with another step, rule or layer.\n",
+	fmt.Fprintf(w, "\n%d widened, %d narrowed, %d unknown (a masked field decides), %d with another step, check, rule or layer.\n",
 		s.Widened, s.Narrowed, s.Unknown, s.Reason)
 	if s.TimedOut > 0 {
 		fmt.Fprintf(w, "%s had no decision within the deadline (--timeout) and could not be compared; they are listed as TIMEOUT.\n", plural(s.TimedOut, "call"))

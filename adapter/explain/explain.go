@@ -30,7 +30,8 @@ type Explanation struct {
 	// InputErrors are the input problems that made the decision an error.
 	InputErrors []string `json:"input_errors,omitempty"`
 	Points      []Point  `json:"points"`
-	// ToolCheck is the tool check's raw result {behavior, bypass_immune, message}.
+	// ToolCheck is the tool check's raw result {id, behavior, bypass_immune,
+	// message}; id is the check id (docs/api.md, "Check ids").
 	ToolCheck map[string]any `json:"tool_check,omitempty"`
 	// Bash is the analysis of a Bash command (see builtins/bash.Analysis).
 	Bash map[string]any `json:"bash_analysis,omitempty"`
@@ -134,9 +135,11 @@ func Decide(ctx context.Context, eng *engine.Engine, input map[string]any) (Expl
 	if err := json.Unmarshal(b, &w); err != nil {
 		return ex, fmt.Errorf("explain: the policy's explanation: %w", err)
 	}
-	if step, _ := w.Decision["step"].(string); step != d.Step || w.Decision["behavior"] != d.Behavior {
-		return ex, fmt.Errorf("explain: the policy explains %v at %v, the engine decided %s at %s: %s",
-			w.Decision["behavior"], w.Decision["step"], d.Behavior, d.Step, d.Message)
+	step, _ := w.Decision["step"].(string)
+	check, _ := w.Decision["check"].(string)
+	if step != d.Step || check != d.Check || w.Decision["behavior"] != d.Behavior {
+		return ex, fmt.Errorf("explain: the policy explains %v at %v (check %q), the engine decided %s at %s (check %q): %s",
+			w.Decision["behavior"], w.Decision["step"], check, d.Behavior, d.Step, d.Check, d.Message)
 	}
 	if w.Mode != nil {
 		ex.Mode = *w.Mode
@@ -223,6 +226,9 @@ func (ex Explanation) WriteText(w io.Writer) error {
 	if d.MatchedRule != nil {
 		fmt.Fprintf(&b, "Rule:     %s\n", ruleText(*d.MatchedRule))
 	}
+	if d.Check != "" {
+		fmt.Fprintf(&b, "Check:    %s\n", d.Check)
+	}
 	if d.Code != "" {
 		fmt.Fprintf(&b, "Code:     %s\n", d.Code)
 	}
@@ -241,6 +247,9 @@ func (ex Explanation) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, " %s %d %-13s %-11s %s\n", mark, p.Point, stepTitles[p.Step], p.Status, p.Detail)
 		if p.Rule != nil && (p.Status == "decided" || p.Step != permission.StepAllowRule) {
 			fmt.Fprintf(&b, "      rule: %s\n", ruleText(*p.Rule))
+		}
+		if p.Status == "decided" && d.Check != "" {
+			fmt.Fprintf(&b, "      check: %s\n", d.Check)
 		}
 		for _, i := range p.Leaves {
 			fmt.Fprintf(&b, "      hits leaf %d: %s\n", i+1, leafText(ex.Bash, i))

@@ -268,3 +268,45 @@ func testEngine(t *testing.T) *engine.Engine {
 	}
 	return defaultEngine
 }
+
+// The explanation names the check that decided (docs/api.md, "Check ids"),
+// in the decision, the decided point and the text, and the check a mode
+// passed over (BYPASS skips a safety ASK that does not protect settings).
+func TestExplainNamesTheCheck(t *testing.T) {
+	t.Parallel()
+	eng := testEngine(t)
+	cases := []struct {
+		command, mode, check string
+		want                 []string
+	}{
+		{"printenv", "default", "environment_dump", []string{
+			"Decision: ASK at tool_check", "Check:    environment_dump", "      check: environment_dump"}},
+		{"cat ~/.ssh/id_rsa", "dontAsk", "credential_read", []string{
+			"Decision: DENY at tool_check", "Check:    credential_read"}},
+		{"printenv", "bypassPermissions", "", []string{
+			"the tool check environment_dump says ASK (safety, bypass-immune)", "BYPASS ignores it"}},
+	}
+	for _, c := range cases {
+		in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": c.command},
+			"cwd": "/tmp/permopa-ws", "permission_mode": c.mode}
+		ex, err := explain.Decide(context.Background(), eng, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Decision.Check != c.check {
+			t.Errorf("%s in %s: check %q, want %q", c.command, c.mode, ex.Decision.Check, c.check)
+		}
+		var out bytes.Buffer
+		if err := ex.WriteText(&out); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range c.want {
+			if !strings.Contains(out.String(), s) {
+				t.Errorf("%s in %s: the explanation lacks %q:\n%s", c.command, c.mode, s, out.String())
+			}
+		}
+		if c.check == "" && strings.Contains(out.String(), "Check:") {
+			t.Errorf("%s in %s: a decision without a check names one:\n%s", c.command, c.mode, out.String())
+		}
+	}
+}

@@ -21,7 +21,8 @@ import data.permopa.policy.tools
 # title: decision
 # description: |
 #   The decision object of docs/api.md: behavior, message, reason, step,
-#   bypass_immune, matched_rule, suggested_rules, tool_use_id. Never
+#   check (at tool_check and deny_rule_uncertain only), bypass_immune,
+#   matched_rule, suggested_rules, tool_use_id. Never
 #   undefined: anything the chain below does not decide is DENY.
 # entrypoint: true
 default decision := {
@@ -211,6 +212,7 @@ _uncertain_deny := {
 	"message": sprintf("%s: approve only if it does not (no allow rule skips this question)", [_uncertain_head]),
 	"reason": _uncertain_reason,
 	"step": "deny_rule_uncertain",
+	"check": "unseen_code",
 	"bypass_immune": true,
 	"matched_rule": rules.match.deny,
 	"suggested_rules": [],
@@ -221,6 +223,7 @@ _uncertain_deny := {
 	"message": sprintf("%s, and %s", [_uncertain_head, _nobody_answers[call.mode]]),
 	"reason": _uncertain_reason,
 	"step": "deny_rule_uncertain",
+	"check": "unseen_code",
 	"bypass_immune": true,
 	"matched_rule": rules.match.deny,
 	"suggested_rules": [],
@@ -316,6 +319,7 @@ _tool_check_decision := {
 	"message": tools.check.message,
 	"reason": "tool check allowed",
 	"step": "tool_check",
+	"check": _check_id,
 	"bypass_immune": false,
 	"matched_rule": null,
 	"suggested_rules": [],
@@ -326,6 +330,7 @@ _tool_check_decision := {
 	"message": tools.check.message,
 	"reason": "tool check denied",
 	"step": "tool_check",
+	"check": _check_id,
 	"bypass_immune": false,
 	"matched_rule": null,
 	"suggested_rules": [],
@@ -336,6 +341,7 @@ _tool_check_decision := {
 	"message": sprintf("%s; mode %s has nobody to ask", [tools.check.message, call.mode]),
 	"reason": "safety check",
 	"step": "tool_check",
+	"check": _check_id,
 	"bypass_immune": true,
 	"matched_rule": null,
 	"suggested_rules": [],
@@ -347,6 +353,7 @@ _tool_check_decision := {
 	"message": tools.check.message,
 	"reason": "safety check",
 	"step": "tool_check",
+	"check": _check_id,
 	"bypass_immune": true,
 	"matched_rule": null,
 	"suggested_rules": [],
@@ -358,6 +365,7 @@ _tool_check_decision := {
 	"message": tools.check.message,
 	"reason": "safety check (bypass_honours_safety)",
 	"step": "tool_check",
+	"check": _check_id,
 	"bypass_immune": true,
 	"matched_rule": null,
 	"suggested_rules": [],
@@ -372,14 +380,22 @@ _tool_check_decision := {
 	"message": tools.check.message,
 	"reason": "safety check (self-protection)",
 	"step": "tool_check",
+	"check": _check_id,
 	"bypass_immune": true,
 	"matched_rule": null,
 	"suggested_rules": [],
 } if {
 	_safety_ask
 	call.mode == "BYPASS"
-	tools.check.self_protection == true
+	tools.check.id == "self_protection"
 }
+
+# The tool check's stable id (docs/api.md, "Check ids"); null for a check
+# of an extended policy that names none, so that the decision is never
+# lost for want of an id.
+default _check_id := null
+
+_check_id := tools.check.id if is_string(tools.check.id)
 
 _safety_ask if {
 	tools.check.behavior == "ASK"

@@ -159,7 +159,7 @@ _ex_not_reached(step) := sprintf("%s %s would also match: %s", [_ex_article(_ex_
 } else := sprintf("the mode %s does not consult tool checks", [call.mode]) if {
 	step == "tool_check"
 	not _ex_consults
-} else := concat("", ["the tool check says ", _ex_check_text]) if {
+} else := concat("", [_ex_check_says, _ex_check_text]) if {
 	step == "tool_check"
 } else := concat("", ["an allow rule would also match: ", _ex_rule_text(_ex_rule(step))]) if {
 	step == "allow_rule"
@@ -179,12 +179,12 @@ _ex_passed("read_only") := concat("", ["not read-only: ", _ex_not_read_only])
 
 _ex_passed("tool_check") := sprintf("the mode %s does not consult tool checks", [call.mode]) if {
 	not _ex_consults
-} else := concat("", ["the tool check says ", _ex_check_text, "; BYPASS ignores it (bypass_honours_safety is off)"]) if {
+} else := concat("", [_ex_check_says, _ex_check_text, "; BYPASS ignores it (bypass_honours_safety is off)"]) if {
 	call.mode == "BYPASS"
 	tools.check.bypass_immune == true
-} else := concat("", ["the tool check says ", _ex_check_text]) if {
+} else := concat("", [_ex_check_says, _ex_check_text]) if {
 	tools.check.behavior == "ASK"
-} else := concat("", ["the tool check says ", _ex_check_text, "; not decisive here"])
+} else := concat("", [_ex_check_says, _ex_check_text, "; not decisive here"])
 
 _ex_passed("allow_rule") := sprintf("the mode %s does not consult allow rules (%s would match)", [
 	call.mode,
@@ -231,6 +231,12 @@ _ex_cache_writes := concat("", ["; may write only its own cache and logs: ", con
 }
 
 _ex_check_text := concat("", [tools.check.behavior, _ex_check_kind, _ex_check_message])
+
+# "the tool check credential_read says ": the check's id (docs/api.md,
+# "Check ids") when it has one.
+default _ex_check_says := "the tool check says "
+
+_ex_check_says := sprintf("the tool check %s says ", [tools.check.id]) if is_string(tools.check.id)
 
 default _ex_check_kind := ""
 

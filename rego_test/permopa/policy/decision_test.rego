@@ -95,12 +95,35 @@ test_custom_check_unknown_behavior_denies if {
 	d := _decide(_call("default", _rules(["allow"]))) with data.permopa.custom.deploy.check as {"behavior": "sometimes"}
 	d.behavior == "DENY"
 	d.step == "tool_check"
+	d.check == "invalid_behavior"
 }
 
 test_custom_check_lower_case if {
 	d := _decide(_call("default", {})) with data.permopa.custom.deploy.check as {"behavior": "allow"}
 	d.behavior == "ALLOW"
 	d.step == "tool_check"
+	d.check == "custom_policy"
+}
+
+# The check id (docs/api.md, "Check ids") names whose check decided, and
+# stays when the mode turns a safety ASK into DENY; a check cannot name
+# its own id. Decisions at other steps carry none.
+test_check_id_names_the_check if {
+	_decide(_call("default", _safety)).check == "host_check"
+	_decide(_call("dontAsk", _safety)).check == "host_check"
+	_decide(_call("default", {"tool_check": {"behavior": "ALLOW", "id": "self_protection"}})).check == "host_check"
+	not "check" in object.keys(_decide(_call("default", {"tool_check": {"behavior": "ASK"}})))
+	not "check" in object.keys(_decide(_call("default", {"read_only": true})))
+	not "check" in object.keys(_decide(_call("bypassPermissions", _safety)))
+}
+
+# A check of an extended policy that names no id still decides (a safety
+# ASK is never lost for want of an id): the decision's check is null.
+test_check_without_id_still_decides if {
+	d := _decide(_call("default", {})) with data.permopa.policy.tools.check as {"behavior": "ASK", "bypass_immune": true, "message": "m"}
+	d.behavior == "ASK"
+	d.step == "tool_check"
+	d.check == null
 }
 
 test_matrix[name] if {

@@ -42,7 +42,8 @@ limit_exceeded := bash.limit_exceeded if input.tool_name == "Bash"
 
 # METADATA
 # description: |
-#   The tool check: {behavior, bypass_immune, message}.
+#   The tool check: {id, behavior, bypass_immune, message}. Every outcome
+#   but PASSTHROUGH has an id, one of the check ids of docs/api.md.
 check := bash.check if {
 	input.tool_name == "Bash"
 } else := files.check if {

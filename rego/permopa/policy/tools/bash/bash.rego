@@ -173,14 +173,14 @@ network_read_asked if {
 # scope: document
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
-# Each outcome is written out: a helper function would cost OPA more than
-# the object on every call that reaches it. Writing permission settings
-# comes first: it is the one safety ASK that BYPASS does not skip
+# Each outcome is written out, with its stable id (docs/api.md, "Check
+# ids"): a helper function would cost OPA more than the object on every
+# call that reaches it. Writing permission settings comes first: it is the one safety ASK that BYPASS does not skip
 # (self_protection; see decision.rego).
 check := {
+	"id": "self_protection",
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"self_protection": true,
 	"message": sprintf(
 		"Bash command writes permission settings, which the agent may not change on its own: %s",
 		[_hits(array.flatten([_writes.protected, _touches.protected, _removals.protected, _unplaced_protected]))],
@@ -188,12 +188,14 @@ check := {
 } if {
 	((count(_writes.protected) + count(_touches.protected)) + count(_removals.protected)) + count(_unplaced_protected) > 0
 } else := {
+	"id": "unanalysable",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("Bash command cannot be analysed statically: %s", [concat("; ", analysis.reasons)]),
 } if {
 	not analysis.analysable
 } else := {
+	"id": "git_repository",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
@@ -203,6 +205,7 @@ check := {
 } if {
 	count(_git_repos) > 0
 } else := {
+	"id": "project_config",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
@@ -212,12 +215,14 @@ check := {
 } if {
 	count(_project_configs) > 0
 } else := {
+	"id": "dangerous_write",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("Bash command writes a dangerous path: %s", [_hits(_writes.dangerous)]),
 } if {
 	count(_writes.dangerous) > 0
 } else := {
+	"id": "dangerous_operand",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
@@ -227,12 +232,14 @@ check := {
 } if {
 	count(_touches.dangerous) > 0
 } else := {
+	"id": "credential_read",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("Bash command reads a credential path: %s", [_hits(_reads.credential)]),
 } if {
 	count(_reads.credential) > 0
 } else := {
+	"id": "environment_dump",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
@@ -242,12 +249,14 @@ check := {
 } if {
 	_reads_environment
 } else := {
+	"id": "critical_removal",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("Bash command removes a critical path: %s", [concat(", ", analysis.critical_removals)]),
 } if {
 	count(analysis.critical_removals) > 0
 } else := {
+	"id": "dangerous_pattern",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
@@ -257,6 +266,7 @@ check := {
 } if {
 	count(analysis.dangerous) > 0
 } else := {
+	"id": "edits_inside",
 	"behavior": "ALLOW",
 	"bypass_immune": false,
 	"message": "Bash command only edits inside the working directories",

@@ -189,13 +189,14 @@ read_only if {
 # scope: document
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
-# Each outcome is written out: a helper function would cost OPA more than
-# the object on every call that reaches it. Writing permission settings is
+# Each outcome is written out, with its stable id (docs/api.md, "Check
+# ids"): a helper function would cost OPA more than the object on every
+# call that reaches it. Writing permission settings is
 # the one safety ASK that BYPASS does not skip (self_protection).
 check := {
+	"id": "self_protection",
 	"behavior": "ASK",
 	"bypass_immune": true,
-	"self_protection": true,
 	"message": sprintf(
 		"%s to permission settings, which the agent may not change on its own: %s",
 		[input.tool_name, _hits(_check.protected)],
@@ -204,6 +205,7 @@ check := {
 	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 	count(_check.protected) > 0
 } else := {
+	"id": "credential_read",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("%s of a credential path: %s", [input.tool_name, _hits(_check.credential)]),
@@ -211,6 +213,7 @@ check := {
 	input.tool_name in {"Read", "Glob", "Grep"}
 	count(_check.credential) > 0
 } else := {
+	"id": "dangerous_write",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf("%s to a dangerous path: %s", [input.tool_name, _hits(_check.dangerous)]),
@@ -218,6 +221,7 @@ check := {
 	input.tool_name in {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 	count(_check.dangerous) > 0
 } else := {
+	"id": "edits_inside",
 	"behavior": "ALLOW",
 	"bypass_immune": false,
 	"message": sprintf("%s inside a working directory", [input.tool_name]),

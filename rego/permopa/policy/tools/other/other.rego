@@ -60,6 +60,7 @@ _not_web if {
 default check := {"behavior": "PASSTHROUGH", "bypass_immune": false, "message": ""}
 
 check := {
+	"id": "uncertain_host",
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
@@ -69,9 +70,9 @@ check := {
 } if {
 	call.tool in {"WebFetch"}
 	not _host_certain
-} else := _normalise(_custom.check) if {
+} else := _normalise(_custom.check, "custom_policy") if {
 	is_object(_custom.check)
-} else := _normalise(input.tool_check) if {
+} else := _normalise(input.tool_check, "host_check") if {
 	is_object(input.tool_check)
 }
 
@@ -79,8 +80,11 @@ check := {
 # lower-case: "allow", "passthrough"). A safety ASK is bypass_immune, or, in
 # Java's wire form, an ASK whose decision_reason mentions safety. A check
 # whose behavior is none of the four denies: a policy that cannot be
-# understood must not fall through to the allow rules.
-_normalise(tc) := {
+# understood must not fall through to the allow rules. id says whose check
+# it is (docs/api.md, "Check ids"); a check's own "id" is not taken, since
+# the ids are a closed, documented set.
+_normalise(tc, id) := {
+	"id": id,
 	"behavior": b,
 	"bypass_immune": _immune(tc),
 	"message": object.get(tc, "message", ""),
@@ -88,6 +92,7 @@ _normalise(tc) := {
 	b := upper(object.get(tc, "behavior", "PASSTHROUGH"))
 	b in {"ALLOW", "DENY", "ASK", "PASSTHROUGH"}
 } else := {
+	"id": "invalid_behavior",
 	"behavior": "DENY",
 	"bypass_immune": false,
 	"message": sprintf(
