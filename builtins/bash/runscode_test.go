@@ -53,6 +53,11 @@ func TestCodeRunnersDrift(t *testing.T) {
 			}
 		}
 	}
+	for p := range bashLike {
+		if kind, _ := flagspec.RunsCode(p); kind != flagspec.Shell {
+			t.Errorf("%s: parsed as bash but not a shell of the vocabulary", p)
+		}
+	}
 	if RunsCode("ls") != "" || RunsCode("") != "" {
 		t.Errorf("RunsCode(ls) = %q, RunsCode(\"\") = %q", RunsCode("ls"), RunsCode(""))
 	}
