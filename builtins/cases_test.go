@@ -15,8 +15,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/util"
-
-	"github.com/permopa/permopa/builtins/bash"
 )
 
 // The conformance cases live in testdata/cases/*.yaml, in the shape of OPA's
@@ -32,7 +30,6 @@ import (
 //	    want_error_code: eval_builtin_error
 //	    want_error: substring of the message
 //	    strict_error: true                 # evaluate with StrictBuiltinErrors
-//	    requires: analyser                 # skipped while the bash analyser is a stub
 //
 // Every case runs through the real rego package with the built-ins
 // registered. "${ROOT}" anywhere in a file is replaced by the root of a
@@ -48,7 +45,6 @@ type testCase struct {
 	WantErrorCode string            `json:"want_error_code"`
 	WantError     string            `json:"want_error"`
 	StrictError   bool              `json:"strict_error"`
-	Requires      string            `json:"requires"`
 }
 
 type caseFile struct {
@@ -99,16 +95,6 @@ func fixture(t testing.TB) string {
 	return root
 }
 
-// analyserReady reports whether package bash is the real analyser rather
-// than the stub; PERMOPA_REQUIRE_ANALYSER=1 makes the cases run regardless.
-func analyserReady() bool {
-	if os.Getenv("PERMOPA_REQUIRE_ANALYSER") != "" {
-		return true
-	}
-	p, err := bash.CompilePattern("git status")
-	return err == nil && p != nil && bash.Analyze("git status", bash.Options{}).ReadOnly
-}
-
 func loadCases(t *testing.T, root string) map[string][]testCase {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "cases", "*.yaml"))
@@ -141,7 +127,6 @@ func loadCases(t *testing.T, root string) map[string][]testCase {
 func TestCases(t *testing.T) {
 	Register()
 	root := fixture(t)
-	ready := analyserReady()
 	files := loadCases(t, root)
 	names := slices.Sorted(func(yield func(string) bool) {
 		for k := range files {
@@ -154,9 +139,6 @@ func TestCases(t *testing.T) {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
 			for _, c := range files[file] {
 				t.Run(c.Note, func(t *testing.T) {
-					if c.Requires == "analyser" && !ready {
-						t.Skip("needs the bash analyser (package builtins/bash is still the stub)")
-					}
 					runCase(t, c)
 				})
 			}

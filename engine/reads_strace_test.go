@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -18,12 +19,55 @@ import (
 // not open a credential file. This checks the model of what each program
 // skips (rg's hidden and ignore-file handling, grep's --include/--exclude,
 // names-only listers) against the programs themselves. Commands whose
-// program is not installed are skipped; without strace the test is skipped.
+// program is not installed are skipped; without strace the test fails in CI and
+// skips elsewhere (proofUnavailable).
+// proofUnavailable ends a security proof that cannot run on this machine.
+// In CI (CI set, as .ci/run sets it) it fails: a skipped proof proves
+// nothing. Elsewhere it skips, and says so on stderr, where go test shows
+// it without -v.
+func proofUnavailable(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s; CI is set, so this security proof fails instead of skipping", why)
+	}
+	fmt.Fprintf(os.Stderr, "WARNING: %s SKIPPED, not proved against the real programs: %s (with CI set it fails)\n", t.Name(), why)
+	t.Skip(why)
+}
+
+// TestStraceProofCannotBeSkippedInCI runs the strace check in a fresh
+// test process where strace cannot be found: with CI set it fails, without
+// it it skips and says so on stderr.
+func TestStraceProofCannotBeSkippedInCI(t *testing.T) {
+	t.Parallel()
+	run := func(ci bool) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRecursiveReadersAgainstStrace$", "-test.count=1", "-test.v")
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "CI=") && !strings.HasPrefix(kv, "PATH=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, "PATH="+t.TempDir()) // no strace
+		if ci {
+			cmd.Env = append(cmd.Env, "CI=true")
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run(true)
+	if err == nil || !strings.Contains(out, "--- FAIL: TestRecursiveReadersAgainstStrace") || !strings.Contains(out, "fails instead of skipping") {
+		t.Errorf("with CI set and no strace the strace check must fail (err %v):\n%s", err, out)
+	}
+	out, err = run(false)
+	if err != nil || !strings.Contains(out, "--- SKIP: TestRecursiveReadersAgainstStrace") || !strings.Contains(out, "WARNING: TestRecursiveReadersAgainstStrace SKIPPED") {
+		t.Errorf("without CI and no strace the strace check must skip loudly (err %v):\n%s", err, out)
+	}
+}
+
 func TestRecursiveReadersAgainstStrace(t *testing.T) {
 	t.Parallel()
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		t.Skip("strace not installed")
+		proofUnavailable(t, "strace is not installed (apt-get install strace); .ci/run installs it")
 	}
 	if testing.Short() {
 		t.Skip("runs programs")

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/permopa/permopa/builtins/flagspec"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
 	"github.com/permopa/permopa/permission"
@@ -285,6 +286,13 @@ func TestBroadAllowRules(t *testing.T) {
 		{"Bash(bash:*)", "bash"},
 		{"Bash(/usr/bin/env:*)", "env"},
 		{"Bash(npx:*)", "npx"},
+		{"Bash(nodejs:*)", "nodejs"},
+		{"Bash(julia:*)", "julia"},
+		{"Bash(mksh -c:*)", "mksh"},
+		{"Bash(parallel:*)", "parallel"},
+		{"Bash(git:*)", "git"},
+		{"Bash(docker:*)", "docker"},
+		{"Bash(ls:*)", ""},
 		{"mcp__*", "pattern"},
 		{"Bash(npm test:*)", ""},
 		{"Bash(git status)", ""},
@@ -332,5 +340,22 @@ func TestHTMLReportWrapsCommandsBetweenWords(t *testing.T) {
 	}
 	if len(in.Suggestions) == 0 || n != len(in.Suggestions) {
 		t.Errorf("%d of %d suggested commands are shown as code.cmd", n, len(in.Suggestions))
+	}
+}
+
+// TestBroadAllowsFollowTheVocabulary holds replay's broad allows to the
+// vocabulary's one table of programs that run code (flagspec.RunsCode):
+// an allow rule "Bash(p:*)" for any of them is broad, its exact words are
+// not.
+func TestBroadAllowsFollowTheVocabulary(t *testing.T) {
+	t.Parallel()
+	for _, p := range flagspec.CodeRunners() {
+		for content, want := range map[string]bool{p + ":*": true, p + " -x *": true, p + " x": false} {
+			r := permission.Rule{ToolName: "Bash", Behavior: "ALLOW", RuleContent: &content}
+			d := &permission.Decision{Behavior: "ALLOW", Step: "allow_rule", MatchedRule: &r}
+			if got := broadWhy(d) != ""; got != want {
+				t.Errorf("Bash(%s): broad %v, want %v", content, got, want)
+			}
+		}
 	}
 }

@@ -774,17 +774,6 @@ func ruleKey(d *permission.Decision) string {
 	return d.Step + ": " + d.Reason
 }
 
-// codeRunners are programs whose arguments are code or another command: an
-// allow rule "prog:*" for one of them allows anything.
-var codeRunners = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "csh": true, "tcsh": true,
-	"python": true, "python2": true, "python3": true, "node": true, "deno": true, "bun": true, "perl": true,
-	"ruby": true, "php": true, "lua": true, "Rscript": true, "osascript": true, "pwsh": true,
-	"env": true, "sudo": true, "doas": true, "su": true, "xargs": true, "eval": true, "exec": true, "command": true,
-	"nohup": true, "timeout": true, "nice": true, "time": true, "watch": true, "ssh": true, "docker": true,
-	"kubectl": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true, "pipx": true, "find": true, "awk": true, "gawk": true,
-}
-
 var onlyWildcards = regexp.MustCompile(`^[\s*:/~.]*$`)
 
 // broadWhy says why the allow rule that allowed d is broad, "" when it is
@@ -808,12 +797,11 @@ func broadRuleWhy(r permission.Rule) string {
 	if onlyWildcards.MatchString(c) {
 		return "its content is only wildcards"
 	}
-	if strings.HasPrefix(r.ToolName, "Bash") {
-		prog, rest, _ := strings.Cut(c, " ")
-		prog = strings.TrimSuffix(prog, ":*")
-		if codeRunners[filepath.Base(prog)] && (rest == "" || strings.HasSuffix(c, "*")) && strings.HasSuffix(c, "*") {
-			return "its wildcard stands for code or a command run by " + filepath.Base(prog)
-		}
+	if r.ToolName == "Bash" {
+		// The judgement of rules lint's wide check: a prefix rule for a
+		// program that runs code (the vocabulary's table), or a bare prefix
+		// of git, rm, docker, ... (settings.WideBashRule).
+		return settings.WideBashRule(c)
 	}
 	return ""
 }

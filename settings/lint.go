@@ -3,12 +3,14 @@ package settings
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/permopa/permopa/builtins/bash"
 	"github.com/permopa/permopa/builtins/paths"
 	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/rego/tables"
@@ -547,31 +549,48 @@ func existsAtRoot(name string) bool {
 	return err == nil
 }
 
-// wideFirstWords are programs whose prefix rule covers far more than its
-// words say, with why.
+// wideFirstWords are programs that run no code beyond their argv but whose
+// prefix rule covers far more than its words say, with why. The programs
+// that run code (interpreters, shells, wrappers, awk, find, make, ...) come
+// from the vocabulary's one table (bash.RunsCode).
 var wideFirstWords = map[string]string{
-	"sh": "runs any code it is given", "bash": "runs any code it is given", "zsh": "runs any code it is given",
-	"dash": "runs any code it is given", "ksh": "runs any code it is given", "fish": "runs any code it is given",
-	"python": "runs any code it is given", "python3": "runs any code it is given", "python2": "runs any code it is given",
-	"node": "runs any code it is given", "deno": "runs any code it is given", "bun": "runs any code it is given",
-	"perl": "runs any code it is given", "ruby": "runs any code it is given", "php": "runs any code it is given",
-	"lua": "runs any code it is given", "Rscript": "runs any code it is given", "osascript": "runs any code it is given",
-	"pwsh": "runs any code it is given", "powershell": "runs any code it is given", "awk": "runs any code it is given (system())",
-	"sudo": "runs any command after it", "doas": "runs any command after it", "su": "runs any command",
-	"env": "runs any command after it", "xargs": "runs any command after it", "nohup": "runs any command after it",
-	"timeout": "runs any command after it", "nice": "runs any command after it", "time": "runs any command after it",
-	"command": "runs any command after it", "builtin": "runs any command after it", "exec": "runs any command after it",
-	"eval": "runs any code it is given", "watch": "runs any command after it", "strace": "runs any command after it",
-	"chroot": "runs any command after it", "unshare": "runs any command after it", "flock": "runs any command after it",
-	"ssh": "runs any command on another machine (and ProxyCommand here)",
-	"npx": "downloads and runs any package", "bunx": "downloads and runs any package", "uvx": "downloads and runs any package",
-	"pipx": "downloads and runs any package",
-	"git":  "covers every git subcommand (push --force, reset --hard, clean -fdx), and git runs programs a repository configures (hooks, aliases, pagers)",
-	"find": "covers find -exec and -delete", "docker": "covers docker run, which runs anything with the host's files",
+	"git":     "covers every git subcommand (push --force, reset --hard, clean -fdx), and git runs programs a repository configures (hooks, aliases, pagers)",
+	"docker":  "covers docker run, which runs anything with the host's files",
 	"kubectl": "covers every kubectl subcommand (delete, exec)", "gh": "covers every gh subcommand (repo delete, api)",
-	"npm": "covers every npm subcommand, and npm runs the scripts of package.json", "make": "runs whatever the Makefile says",
+	"npm":   "covers every npm subcommand, and npm runs the scripts of package.json",
 	"cargo": "covers every cargo subcommand, and build scripts run code", "pip": "installs and runs any package's setup code",
 	"rm": "covers every removal, rm -rf included", "curl": "covers uploads (-T, -d @file) and writes (-o)",
+}
+
+// WideBashRule says why the allow rule Bash(content) covers far more than
+// its words say, "" when it does not: a prefix rule for a program that
+// runs code (any number of words: python -c:*, sudo apt:*) or a bare
+// prefix rule for a program of wideFirstWords (git:*, rm:*). Rules lint
+// warns on it (check wide) and replay counts the ALLOWs it gives as broad.
+func WideBashRule(content string) string {
+	c := strings.TrimSpace(content)
+	switch c {
+	case "*", ":*", "**", "* *":
+		return "allows every Bash command, as a bare Bash rule does"
+	}
+	if !strings.HasSuffix(c, "*") {
+		return ""
+	}
+	words := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(c, ":*"), " *"), "*"))
+	if len(words) == 0 {
+		return ""
+	}
+	prog := path.Base(words[0])
+	if why := bash.RunsCode(prog); why != "" {
+		if len(words) == 1 {
+			return fmt.Sprintf("allows every %s command: %s %s", prog, prog, why)
+		}
+		return fmt.Sprintf("its wildcard stands for code or a command: %s %s", prog, why)
+	}
+	if why, ok := wideFirstWords[prog]; ok && len(words) == 1 {
+		return fmt.Sprintf("allows every %s command: %s", prog, why)
+	}
+	return ""
 }
 
 func lintWide(r permission.Rule, add func(level, check, msg string)) {
@@ -590,25 +609,8 @@ func lintWide(r permission.Rule, add func(level, check, msg string)) {
 	}
 	switch {
 	case r.ToolName == "Bash":
-		switch c {
-		case "*", ":*", "**", "* *":
-			add(LevelWarning, CheckWide, "allows every Bash command, as a bare Bash rule does")
-			return
-		}
-		words := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(c, ":*"), " *"), "*"))
-		if len(words) == 0 {
-			return
-		}
-		why, ok := wideFirstWords[words[0]]
-		if !ok {
-			return
-		}
-		prefix := strings.HasSuffix(c, ":*") || strings.HasSuffix(c, "*")
-		switch {
-		case len(words) == 1 && prefix:
-			add(LevelWarning, CheckWide, fmt.Sprintf("allows every %s command: %s", words[0], why))
-		case prefix && strings.Contains(why, "runs any"):
-			add(LevelWarning, CheckWide, fmt.Sprintf("%s %s", words[0], why))
+		if why := WideBashRule(c); why != "" {
+			add(LevelWarning, CheckWide, why)
 		}
 	case PathRuleTools()[r.ToolName]:
 		if r.Syntax == permission.SyntaxAgentScope {

@@ -13,24 +13,48 @@ import (
 const maxSuggestions = 5
 
 // exactOnly are programs for which a prefix rule would allow anything:
-// interpreters, shells and privilege or indirection wrappers.
+// every program that runs code (flagspec.RunsCode: interpreters, shells,
+// wrappers, package runners, awk, sed, find) and the shell builtins that
+// change what later commands run or evaluate code (declare -n, let's
+// array subscripts).
 var exactOnly = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
-	"python": true, "python2": true, "python3": true, "node": true, "deno": true, "bun": true, "ruby": true,
-	"perl": true, "php": true, "lua": true, "eval": true, "env": true, "sudo": true, "doas": true, "su": true,
-	"xargs": true, "exec": true, "source": true, ".": true, "find": true, "nohup": true, "command": true,
-	"builtin": true, "timeout": true, "nice": true, "stdbuf": true, "time": true, "awk": true, "gawk": true,
-	"trap": true, "alias": true, "sed": true, "mawk": true, "nawk": true, "npx": true, "bunx": true, "pnpx": true,
-	"uvx": true, "pipx": true, "ssh": true, "watch": true, "parallel": true, "setsid": true, "chroot": true,
-	"unshare": true, "nsenter": true, "strace": true, "ltrace": true, "gdb": true, "valgrind": true, "flock": true,
-	"script": true, "ionice": true, "taskset": true, "chrt": true, "runuser": true, "pkexec": true, "osascript": true,
-	"export": true, "declare": true, "typeset": true, "local": true, "readonly": true, "set": true, "unset": true,
-	"shopt": true, "enable": true, "hash": true, "let": true, "((": true, "[[": true, "powershell": true, "pwsh": true, "tclsh": true, "Rscript": true, "julia": true, "java": true, "expect": true,
+	"alias": true, "export": true, "declare": true, "typeset": true, "local": true, "readonly": true, "set": true,
+	"unset": true, "shopt": true, "enable": true, "hash": true, "let": true, "((": true, "[[": true,
 }
 
-// interpreters read a program from stdin when given no operand.
-var interpreters = map[string]bool{"python": true, "python2": true, "python3": true, "node": true, "deno": true,
-	"bun": true, "ruby": true, "perl": true, "php": true, "lua": true, "source": true, ".": true, "eval": true}
+// interpreters run a program they read from a file by name, or from stdin
+// when given no operand: flagspec's interpreters and the shell builtins
+// that run shell code (source, eval).
+var interpreters = map[string]bool{}
+
+// shells are the programs whose -c operand is a shell script: flagspec's
+// sh-family shells.
+var shells = map[string]bool{}
+
+func init() {
+	for _, p := range flagspec.CodeRunners() {
+		exactOnly[p] = true
+		switch kind, _ := flagspec.RunsCode(p); kind {
+		case flagspec.Interpreter, flagspec.ShellCode:
+			interpreters[p] = true
+		case flagspec.Shell:
+			shells[p] = true
+		}
+	}
+}
+
+// RunsCode says why a prefix rule for program allows any code or command
+// ("runs code", "runs any command after it"), "" when program runs no
+// code beyond its argv; a path names its last element. The one table is
+// flagspec's (builtins/flagspec/runscode.go); settings' rules lint and
+// replay read it here.
+func RunsCode(program string) string {
+	if program == "" {
+		return ""
+	}
+	_, why := flagspec.RunsCode(path.Base(program))
+	return why
+}
 
 // Suggest returns at most 5 rule contents that, accepted as allow rules,
 // make Covered true for this command; nil when no rule can (unanalysable,

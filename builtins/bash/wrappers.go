@@ -18,9 +18,6 @@ func envAllowlisted(name string) bool {
 	return strings.HasPrefix(name, "LC_")
 }
 
-// shells are the programs whose -c operand is a shell script.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "mksh": true, "zsh": true}
-
 // bashLike are the shells whose scripts the bash parser models faithfully.
 var bashLike = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true}
 

@@ -2,6 +2,7 @@ package flagspec
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -33,10 +34,17 @@ var environmentReaders = map[string]func(prog string, args []string) string{
 	"jq":       envJq,
 	"gojq":     envJq,
 	"awk":      envAwk, "gawk": envAwk, "mawk": envAwk, "nawk": envAwk, "busybox": envAwk,
-	"ps":     envPs,
-	"python": envInterp, "python3": envInterp, "python2": envInterp, "pypy": envInterp, "pypy3": envInterp,
-	"perl": envInterp, "ruby": envInterp, "node": envInterp, "nodejs": envInterp, "bun": envInterp,
-	"deno": envInterp, "php": envInterp, "lua": envInterp,
+	"ps": envPs,
+}
+
+func init() {
+	// Every interpreter whose command line carries code (interp.go's
+	// inlineCode, from the table of runscode.go).
+	for p, ic := range inlineCode {
+		if !ic.always && (ic.inline != "" || len(ic.longInline) > 0 || ic.sub["eval"] != "") {
+			environmentReaders[p] = envInterp
+		}
+	}
 }
 
 // environmentRead returns why argv prints environment variables, or "".
@@ -305,28 +313,25 @@ var psLongValue = map[string]bool{
 }
 
 // Interpreters: the code given inline names the environment.
-var interpEnvRE = regexp.MustCompile(`environ|getenv|ENV|\benv\b|printenv|\$_SERVER`)
-
-// interpCodeFlags are the options whose value is inline code.
-var interpCodeFlags = map[string]string{
-	"python": "c", "python3": "c", "python2": "c", "pypy": "c", "pypy3": "c",
-	"perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep", "bun": "ep", "deno": "", "php": "rBRFE", "lua": "e",
-}
+var interpEnvRE = regexp.MustCompile(`environ|getenv|get_env|getEnv|ENV|\benv\b|printenv|\$_SERVER`)
 
 func envInterp(prog string, args []string) string {
 	why := prog + " runs inline code that reads the environment"
-	flags := interpCodeFlags[prog]
+	ic := inlineCode[prog]
+	flags := ic.inline
+	long := append([]string{"--eval", "--print"}, ic.longInline...)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		name, value, glued := strings.Cut(a, "=")
 		var code string
 		switch {
-		case a == "--eval" || a == "--print" || a == "-eval":
+		case slices.Contains(long, a):
 			if i+1 < len(args) {
 				code = args[i+1]
 			}
-		case strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print="):
-			code = a[strings.IndexByte(a, '=')+1:]
-		case prog == "deno" && a == "eval":
+		case glued && slices.Contains(long, name):
+			code = value
+		case ic.sub["eval"] != "" && a == "eval":
 			code = strings.Join(args[i+1:], " ")
 		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
 			for j := 1; j < len(a); j++ {

@@ -27,19 +27,20 @@ var versionForms = map[string][]string{
 	"make":    {"--version", "-v"},
 }
 
-// interpreterReason says why an interpreter or shell is never read-only.
+// interpreterReason says why an interpreter, a shell or a compiler is
+// never read-only: the interpreters and shells of codeRunners (runscode.go)
+// and the compilers, whose version forms are read-only.
 var interpreterReason = map[string]string{
-	"python": "runs code", "python3": "runs code", "python2": "runs code",
-	"node": "runs code", "nodejs": "runs code", "deno": "runs code", "bun": "runs code",
-	"ruby": "runs code", "perl": "runs code", "php": "runs code", "java": "runs code",
-	"bash": "is a shell and runs commands", "sh": "is a shell and runs commands",
-	"zsh": "is a shell and runs commands", "dash": "is a shell and runs commands",
-	"ksh": "is a shell and runs commands", "fish": "is a shell and runs commands",
 	"rustc": "compiles and writes files", "gcc": "compiles and writes files",
-	"clang": "compiles and writes files", "make": "runs the commands of a makefile",
-	"lua": "runs code", "Rscript": "runs code", "R": "runs code", "julia": "runs code",
-	"osascript": "runs code", "pwsh": "runs code", "powershell": "runs code", "tclsh": "runs code",
-	"wish": "runs code", "expect": "runs code",
+	"clang": "compiles and writes files",
+}
+
+func init() {
+	for p, r := range codeRunners {
+		if r.kind == Interpreter || r.kind == Shell || p == "make" {
+			interpreterReason[p] = r.why
+		}
+	}
 }
 
 // judgeExact handles the interpreters' version forms; ok is false when the
@@ -90,6 +91,10 @@ type interp struct {
 	// interactive are short options that make the interpreter read more
 	// code from stdin (python -i, lua -i, php -a).
 	interactive string
+	// always: every invocation runs code permopa does not read (options
+	// that take code or values in forms not modelled here: erl -eval,
+	// racket -k A B C, swift build).
+	always bool
 }
 
 // inlineCode lists the interpreters whose command line can carry code:
@@ -121,6 +126,32 @@ var inlineCode = map[string]interp{
 	"tclsh":      {},
 	"expect":     {inline: "c"},
 	"wish":       {},
+	"pypy":       {inline: "c", glued: "WXQ", stop: "m", python: true, interactive: "i"},
+	"pypy3":      {inline: "c", glued: "WXQ", stop: "m", python: true, interactive: "i"},
+	"irb":        {glued: "rI"},
+	"luajit":     {inline: "e", glued: "lj", interactive: "i"},
+	"raku":       {inline: "e", glued: "IM"},
+	"guile":      {inline: "ce", glued: "lLxC"},
+	"elixir":     {inline: "eS", longInline: []string{"--eval", "--rpc-eval"}, noStdin: true},
+	"escript":    {noStdin: true},
+	// java runs class and jar files (script operands) and, on a crash,
+	// the command lines of -XX:OnError.
+	"java":       {longInline: []string{"-XX:OnError", "-XX:OnOutOfMemoryError"}, noStdin: true},
+	"jshell":     {always: true},
+	"jrunscript": {always: true},
+	"racket":     {always: true},
+	"ocaml":      {always: true},
+	"swift":      {always: true},
+	"scala":      {always: true},
+	"kotlin":     {always: true},
+	"groovy":     {always: true},
+	"erl":        {always: true},
+	"iex":        {always: true},
+	"csh":        {inline: "c"},
+	"tcsh":       {inline: "c"},
+	"nu":         {inline: "ce", longInline: []string{"--commands", "--execute", "--config", "--env-config"}},
+	"elvish":     {inline: "c"},
+	"xonsh":      {inline: "c"},
 }
 
 // unseenFile reports a script operand that is no file on disk: stdin, a
@@ -135,6 +166,9 @@ func unseenFile(p string) bool {
 // runs a script file) and 1 + the index of the last word holding it.
 func (ic interp) scan(argv []string) (string, int) {
 	prog := argv[0]
+	if ic.always {
+		return prog + " runs code permopa does not read", len(argv)
+	}
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
 		if strings.HasPrefix(a, Dynamic) {

@@ -239,6 +239,11 @@ func TestEnvironmentReads(t *testing.T) {
 		{"node", "-e", "console.log(process.env)"}, {"node", "--eval=console.log(process.env.X)"},
 		{"node", "-p", "process.env"}, {"php", "-r", "print_r(getenv());"}, {"deno", "eval", "console.log(Deno.env.toObject())"},
 		{"bun", "-e", "console.log(Bun.env)"},
+		// Every interpreter of the table with inline code (runscode.go).
+		{"nodejs", "-e", "console.log(process.env)"}, {"julia", "-e", "println(ENV)"}, {"Rscript", "-e", "Sys.getenv()"},
+		{"elixir", "-e", "IO.inspect System.get_env()"}, {"lua", "-e", "print(os.getenv('TOKEN'))"},
+		{"pwsh", "-Command", "Get-ChildItem env:"}, {"raku", "-e", "say %*ENV"}, {"guile", "-c", "(display (environ))"},
+		{"expect", "-c", "puts $env(HOME)"}, {"pypy3", "-c", "import os; print(os.environ)"},
 	}
 	for _, argv := range dumps {
 		if v := Judge(argv); v.Environment == "" {
