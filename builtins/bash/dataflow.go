@@ -239,3 +239,11 @@ func judgeSupplied(argv []string, fr frame) ([]string, flagspec.Verdict) {
 	}
 	return shapes[0], v
 }
+
+// innermostWrapper is the innermost wrapper's label ("xargs", "find -exec").
+func innermostWrapper(wrappers []string) string {
+	if len(wrappers) == 0 {
+		return ""
+	}
+	return wrappers[len(wrappers)-1]
+}

@@ -70,7 +70,19 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s):
 		v = flagspec.Verdict{Known: true, ReadOnly: true}
 	case supplied == pathMark:
-		judge, v = judgeSupplied(judge, fr)
+		if j, sv := judgeSupplied(judge, fr); sv.ReadOnly {
+			judge, v = j, sv
+			break
+		}
+		// Provenance only ever makes a leaf read-only: one that is not
+		// is judged as before, its supplied words unknown (and xargs'
+		// appended words not in its argv at all: env, nice).
+		supplied = dyn
+		reason = firstNonEmpty(reason, innermostWrapper(fr.wrappers)+" supplies words that make "+base+" not read-only")
+		for i := 1; i < len(judge); i++ {
+			judge[i] = strings.ReplaceAll(judge[i], pathMark, dyn)
+		}
+		v = flagspec.Judge(judge)
 	default:
 		v = flagspec.Judge(judge)
 	}
