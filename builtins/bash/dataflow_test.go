@@ -1,6 +1,10 @@
 package bash
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,6 +35,9 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		{`find ~ -exec cat {} \;`, true, "/home/u hidden"}, // read-only, and a read of ~: the credential check decides
 		{`find / -name foo -exec cat {} \; 2>/dev/null`, true, "/ hidden"},
 		{`nice find . -exec stat {} +`, true, ""},
+		{`find . -exec cat '{}' \;`, true, ""},
+		{`find src -exec cat "{}" \+`, true, "/home/u/proj/src hidden"},
+		{`find . -exec grep -r x {} \; -exec cat {} +`, true, "/home/u/proj hidden"},
 		// find -print0 | xargs -0 with a read-only command.
 		{`find . -name '*.c' -print0 | xargs -0 grep -l main`, true, "/home/u/proj hidden"},
 		{`find . -name '*.c' -print0 | xargs -0 grep -l main | wc -l`, true, ""},
@@ -136,6 +143,53 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 			if got := treesOf(a); got != c.trees {
 				t.Errorf("%q: trees %q, want %q", c.cmd, got, c.trees)
 			}
+		}
+	}
+}
+
+// The facts the model rests on, checked with the real find and xargs:
+// plain xargs splits find's paths at blanks, so a file under "." yields
+// an absolute path and an option; find -print0 | xargs -0 keeps each path
+// whole, under its root.
+func TestXargsSplitsFindPathsForReal(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"bash", "find", "xargs"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p + " not installed")
+		}
+	}
+	dir := t.TempDir()
+	for _, d := range []string{"a /etc", "b"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a /etc/shadow", "b/x -rf"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(cmd string) []string {
+		c := exec.Command("bash", "-c", cmd)
+		c.Dir = dir
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	plain := run(`find . -type f | xargs -n 1 printf '%s\n'`)
+	if !slices.Contains(plain, "/etc/shadow") || !slices.Contains(plain, "-rf") {
+		t.Errorf("find | xargs: want /etc/shadow and -rf among the operands, got %q", plain)
+	}
+	null := run(`find . -type f -print0 | xargs -0 -n 1 printf '%s\n'`)
+	slices.Sort(null)
+	if want := []string{"./a /etc/shadow", "./b/x -rf"}; !slices.Equal(null, want) {
+		t.Errorf("find -print0 | xargs -0: operands %q, want %q", null, want)
+	}
+	for _, cmd := range []string{`find . -type f | xargs cat`, `find . -type f -print0 | xargs -0 cat`} {
+		if got, want := analyze(cmd, conformanceOpts).ReadOnly, strings.Contains(cmd, "-0"); got != want {
+			t.Errorf("%q: read-only = %v, want %v", cmd, got, want)
 		}
 	}
 }
