@@ -70,8 +70,8 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s):
 		v = flagspec.Verdict{Known: true, ReadOnly: true}
 	case supplied == pathMark:
-		if j, sv := judgeSupplied(judge, fr); sv.ReadOnly {
-			judge, v = j, sv
+		if j, jv := judgeSupplied(judge, fr); jv.ReadOnly {
+			judge, v = j, jv
 			break
 		}
 		// Provenance only ever makes a leaf read-only: one that is not
