@@ -86,6 +86,9 @@ func TestRecursiveReadersAgainstStrace(t *testing.T) {
 		"ls -R", "ls -aR", "ls -aR ~", "tree", "tree -a", "tree -a ~", "du -a", "du -a ~", "du -sh ~",
 		"diff -r src src", "diff -r . ../linked", "git grep KEY", "git grep --untracked KEY", "git grep --no-index KEY",
 		"cat ~/.ssh/*", "head -c1 src/*", "find ~ -maxdepth 1 -name x", "tree -a -L 1 ~", "rg -l --hidden --max-depth 1 KEY ~",
+		// Paths find supplies (issue 26).
+		"find ~ -exec cat {} \\;", "find . -execdir cat {} \\;", "find ~ -print0 | xargs -0 grep -l KEY", "find src -exec cat {} +",
+		"find . -type d -exec grep -rl KEY {} +", "find ~ -maxdepth 1 -print0 | xargs -0 -r grep -rl KEY",
 	}
 	if !slowTests {
 		// Every fourth command (the first included) in the quick suite;

@@ -174,6 +174,9 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"rg -uuu . ~", "rg --hidden KEY ~", "rg -uu KEY", "rg -g '*' KEY", "rg -. --no-ignore KEY",
 			"git grep --no-index KEY", "git grep --untracked --no-exclude-standard KEY",
 			"find ~ -type f -exec cat {} +", "find . -exec cat {} \\;", "find . -print0 | xargs -0 cat",
+			// Paths find supplies are read as the trees of its roots (issue 26).
+			"find ~ -exec cat {} \\;", "find ~ -name '*.pem' -exec grep -l KEY {} +", "find ~ -print0 | xargs -0 grep KEY",
+			"find ../linked -exec cat {} +", "find . -execdir cat {} \\;",
 			"find ~ -name x", "ls -aR ~", "ls -AR " + home, "tree -a ~", "du -a ~", "diff -r ~ /tmp",
 			"grep -r KEY ../linked", "rg KEY ../linked", "cat ~/.ssh/*", "wc -c ~/.aws/*",
 			"bash -c 'grep -r KEY ~'", "timeout 5 rg -uu KEY ~", "grep -r KEY ~ | head -1", "(cd ~/.ssh && grep -r KEY)",
@@ -186,6 +189,8 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"tree", "tree -a src", "du -a src", "du -sh ~", "git grep KEY", "git grep --untracked KEY", "grep KEY src/a.go",
 			"find . -maxdepth 1 -type d", "ls -la ~", "grep -r KEY src/*", "ls -R src/*",
 			"find ~ -maxdepth 1 -name '.*'", "tree -a -L 1 ~", "find ~ -maxdepth 0",
+			"find src -name '*.go' -exec grep -n KEY {} \\;", "find src -type f -exec wc -l {} +",
+			"find src -print0 | xargs -0 grep -l KEY", "find src -name '*.go' -print0 | xargs -0 -n 1 cat",
 		},
 		plain: {
 			"grep -r KEY ~/big", "find ~/big -exec cat {} +",
@@ -217,11 +222,13 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 		clean []string
 	}{
 		{rule("DENY", "~/.ssh/**"),
-			[]string{"grep -r x ~", "rg -uu x ~", "find ~ -name x", "ls -aR ~", "tar czf /tmp/h.tgz ~", "cp -r ~ /tmp/h", "grep -r x /"},
-			[]string{"grep -r x src", "ls -la ~", "find src"}},
+			[]string{"grep -r x ~", "rg -uu x ~", "find ~ -name x", "ls -aR ~", "tar czf /tmp/h.tgz ~", "cp -r ~ /tmp/h", "grep -r x /",
+				"find ~ -exec cat {} \\;", "find ~ -type f -exec grep x {} +", "find ~ -print0 | xargs -0 cat"},
+			[]string{"grep -r x src", "ls -la ~", "find src", "find src -exec cat {} +", "find src -print0 | xargs -0 cat"}},
 		{rule("DENY", "**/.env"),
-			[]string{"grep -rn x .", "rg -uu x", "rg -g '*' x", "grep -r x ~"},
-			[]string{"grep -rn x src/", "rg x .", "rg --hidden x", "find . -name x", "grep -rn --exclude=.env x ."}},
+			[]string{"grep -rn x .", "rg -uu x", "rg -g '*' x", "grep -r x ~", "find . -exec cat {} +", "find . -print0 | xargs -0 grep x"},
+			[]string{"grep -rn x src/", "rg x .", "rg --hidden x", "find . -name x", "grep -rn --exclude=.env x .",
+				"find src -name '*.go' -exec cat {} \\;"}},
 		{rule("DENY", "./secrets/**"),
 			[]string{"rg x .", "grep -r x .", "find .", "ls -R"},
 			[]string{"rg x src", "grep -r x src/"}},

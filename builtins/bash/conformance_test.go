@@ -83,7 +83,7 @@ var eitherChoices = map[string]struct {
 	`rg -g"$(echo '*.py')" pattern`:             {true, "the substitution only fills a glob option value"},
 	"diff <(ls a) <(ls b)":                      {true, "process substitutions are pipes (/dev/fd/N) fed by read-only commands"},
 	"comm -12 <(sort a) <(sort b)":              {true, "process substitutions are pipes (/dev/fd/N) fed by read-only commands"},
-	`find . -name '*.go' -exec cat {} \;`:       {false, "like xargs, -exec runs on paths not known statically"},
+	`find . -name '*.go' -exec cat {} \;`:       {true, "{} is a path under the static root ., read as the tree of . (docs/shell.md)"},
 	"git --work-tree=. status":                  {false, "the vocabulary rejects --work-tree (alternate work tree)"},
 	"git -c core.pager=cat log -n 1":            {false, "git -c can set any config, including ones that run programs"},
 	"git diff --no-index /etc/passwd notes.txt": {true, "reads only; the policy checks the paths it reads"},

@@ -87,8 +87,12 @@ package bash
 // timeout, stdbuf. Not transparent (allow rules see the wrapper's whole
 // argv): other assignments and env uses, sudo, doas, su -c, runuser, xargs,
 // find -exec, sh/bash -c, eval, watch, setsid, ionice. xargs and
-// find -exec are never read-only: the operands they append are paths no
-// one can see statically. watch, and env with only -i/-u (which take
+// find -exec are read-only only where the words they supply are paths
+// under static roots (find ROOT -exec CMD {}, find ROOT -print0 | xargs -0
+// CMD; dataflow.go, docs/shell.md "Values and where they come from"): CMD
+// is judged with a marker path for each, whose reads become recursive
+// reads of the roots. Otherwise the operands they append are words no one
+// can see statically. watch, and env with only -i/-u (which take
 // variables away), are read-only when the command they run is. sh -c, bash -c and bash -lc with a parsed script
 // are read-only when the script is; a shell reading a here-document is
 // unanalysable (no rule can name its script) but its commands are listed;

@@ -54,15 +54,36 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		copy(judge, sv)
 		judge[0] = base
 	}
+	// The value of each supplied word: a path under known roots
+	// (pathMark, dataflow.go) or anything (dyn).
+	supplied := dyn
+	if fr.dataRoots != nil && !markInArgv(judge) {
+		supplied = pathMark
+	}
 	if fr.placeholder != "" {
 		for i := 1; i < len(judge); i++ {
-			judge[i] = strings.ReplaceAll(judge[i], fr.placeholder, dyn)
+			judge[i] = strings.ReplaceAll(judge[i], fr.placeholder, supplied)
 		}
 	}
 	var v flagspec.Verdict
-	if base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s) {
+	switch {
+	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s):
 		v = flagspec.Verdict{Known: true, ReadOnly: true}
-	} else {
+	case supplied == pathMark:
+		if j, jv := judgeSupplied(judge, fr); jv.ReadOnly {
+			judge, v = j, jv
+			break
+		}
+		// Provenance only ever makes a leaf read-only: one that is not
+		// is judged as before, its supplied words unknown (and xargs'
+		// appended words not in its argv at all: env, nice).
+		supplied = dyn
+		reason = firstNonEmpty(reason, innermostWrapper(fr.wrappers)+" supplies words that make "+base+" not read-only")
+		for i := 1; i < len(judge); i++ {
+			judge[i] = strings.ReplaceAll(judge[i], pathMark, dyn)
+		}
+		v = flagspec.Judge(judge)
+	default:
 		v = flagspec.Judge(judge)
 	}
 	if v.RunsData != "" {
@@ -75,7 +96,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		// xargs node -e) or holds the path find -exec or xargs -I
 		// supplies (-exec python3 -c 'import {}'): data run as code.
 		code := judge[min(v.CodeWords, len(judge))-1]
-		if fr.appends && strings.HasPrefix(code, "-") || fr.placeholder != "" && strings.Contains(code, dyn) {
+		if fr.appends && (strings.HasPrefix(code, "-") || strings.Contains(code, dyn)) || fr.placeholder != "" && strings.Contains(code, dyn) {
 			w.unanalysableSeen(base + " runs code only known at run time (the data " + fr.wrappers[len(fr.wrappers)-1] + " supplies)")
 		}
 	}
@@ -142,6 +163,11 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	dynWrite := false
 	addPaths := func(dst *[]string, raw []string, write bool) {
 		for _, p := range raw {
+			if !write && supplied == pathMark && isPathMark(p) {
+				// A supplied path: what it can name is the roots' trees.
+				lf.RecursiveReads = appendTrees(lf.RecursiveReads, rootTrees(fr.dataRoots)...)
+				continue
+			}
 			paths, ok := w.resolve(p, st)
 			if !ok {
 				ro = false
@@ -174,6 +200,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	addPaths(&lf.Reads, extraReads, false)
 	addPaths(&lf.Writes, extraWrites, true)
 	for _, t := range v.RecursiveReads {
+		if supplied == pathMark && isPathMark(t.Path) {
+			lf.RecursiveReads = appendTrees(lf.RecursiveReads, rootTrees(fr.dataRoots)...)
+			continue
+		}
 		roots, ok := w.resolve(t.Path, st)
 		if !ok {
 			ro = false

@@ -369,7 +369,7 @@ func TestSuggestionsNeverCoverCode(t *testing.T) {
 		{"git -c core.pager=less log", "git -c core.pager='rm -rf x' log"},
 		{"tar xf a.tar --to-command=cat", "tar xf a.tar --to-command='rm -rf x'"},
 		{"npm run build --script-shell=bash", "npm run build --script-shell=/tmp/evil"},
-		{"find . -exec cat {} +", "find . -exec rm {} +"},
+		{"find . -exec touch {} +", "find . -exec rm {} +"},
 		{"PAGER=less git log", "PAGER='rm -rf x' git log"},
 		{"python3 -c 'print(1)'", "python3 -c 'import os'"},
 		{"make CC=clang", "make CC='rm -rf x'"},

@@ -77,9 +77,12 @@ func readsNames(res *Analysis) {
 	if !handsOff {
 		return
 	}
-	for i := range res.RecursiveReads {
-		res.RecursiveReads[i].NamesOnly = false
+	var full []Tree
+	for _, t := range res.RecursiveReads {
+		t.NamesOnly = false
+		full = appendTrees(full, t)
 	}
+	res.RecursiveReads = full
 	for i := range res.Leaves {
 		for j := range res.Leaves[i].RecursiveReads {
 			res.Leaves[i].RecursiveReads[j].NamesOnly = false

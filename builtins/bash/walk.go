@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/permopa/permopa/builtins/flagspec"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -85,6 +86,16 @@ type frame struct {
 	// run time to the command, so a code option left without its code
 	// (xargs python3 -c) takes the data as code.
 	appends bool
+	// dataRoots: the words the wrapper supplies (placeholder values,
+	// appended operands) are each one path under one of these resolved
+	// roots, none starting with "-" (dataflow.go); nil when unknown.
+	// dataEmpty: the command may also run with no supplied word (xargs
+	// without -r or -I on empty input).
+	dataRoots []string
+	dataEmpty bool
+	// pipedRoots: this statement's stdin is a find's NUL-ended paths under
+	// these roots (set for a pipeline part that is a plain xargs).
+	pipedRoots []string
 	// unknown: the leaves in the frame run something permopa cannot see
 	// (Leaf.RunsUnknown).
 	unknown string
@@ -158,6 +169,7 @@ func (f frame) wrap(label string, argv []string, transparent bool, forced string
 // redirections.
 func (f frame) substBase() frame {
 	f.reads, f.writes, f.redirForced = nil, nil, nil
+	f.pipedRoots = nil
 	return f
 }
 
@@ -515,7 +527,21 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 			ya, ys := w.walkStmt(b.Y, fr, failed)
 			after, success = union(after, ya), union(success, ys)
 		default: // | and |&: each side runs in a subshell
-			w.walkStmtIn(b.Y, fr, st, echoedText(b.X))
+			yfr := fr
+			yfr.pipedRoots = nil
+			if b.Op == syntax.Pipe && pipedXargs(b.Y) {
+				// find's words as the shell expands them (~, braces);
+				// literal words only, so evaluating them runs nothing.
+				if c := findPipedCall(b.X); c != nil {
+					fargv := w.evalArgs(c.Args, evalCtx{fr: fr.substBase(), st: st})
+					if fsv := strs(fargv); findPrintsOnlyPaths(fsv) {
+						if roots, ok := w.findDataRoots(fargv, flagspec.ParseFind(fsv), st); ok {
+							yfr.pipedRoots = roots
+						}
+					}
+				}
+			}
+			w.walkStmtIn(b.Y, yfr, st, echoedText(b.X))
 			after, success = st, st
 		}
 	}
@@ -996,6 +1022,9 @@ func (w *walker) forkBomb(fd *syntax.FuncDecl, name string) {
 
 // script parses and walks a nested script (bash -c, eval, alias values).
 func (w *walker) script(src string, fr frame, st state, label string) bool {
+	// A script's commands see supplied words only through $1..., which
+	// are run-time values: no known provenance inside (dataflow.go).
+	fr.dataRoots, fr.dataEmpty, fr.pipedRoots = nil, false, nil
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		return false

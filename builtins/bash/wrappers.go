@@ -184,6 +184,10 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		return st, st
 	}
 	prog := argv[0]
+	// Only xargs itself reads the piped paths; a wrapper or a command it
+	// runs reads something else.
+	piped := fr.pipedRoots
+	fr.pipedRoots = nil
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		fr.unknown = firstNonEmpty(fr.unknown, "nesting too deep to analyse")
@@ -365,6 +369,15 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			return st, st
 		}
 		inner.appends = inner.placeholder == ""
+		inner.dataRoots = nil
+		if piped != nil && xargsKeepsPaths(opts) {
+			// find ROOT -print0 | xargs -0 CMD: each operand is one path
+			// under ROOT (dataflow.go).
+			inner.forced = fr.forced
+			inner.dataRoots = piped
+			_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
+			inner.dataEmpty = inner.appends && !noEmpty
+		}
 		w.command(argv[i:], inner, st, nil)
 		return st, st
 	case "find":
@@ -658,7 +671,9 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 	// The expression as find reads it: a value such as -name -exec is a
 	// pattern, not a command.
 	next := 1
-	for _, p := range flagspec.ParseFind(sv).Primaries {
+	expr := flagspec.ParseFind(sv)
+	roots, known := w.findDataRoots(argv, expr, st)
+	for _, p := range expr.Primaries {
 		if p.Name != "-exec" && p.Name != "-execdir" && p.Name != "-ok" && p.Name != "-okdir" {
 			continue
 		}
@@ -685,8 +700,19 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 			continue
 		}
 		// find:* does not cover what -exec runs: allow rules spell it out.
-		inner := fr.wrap(e.label, sv, false, e.label+" runs on paths not known statically").withCode(sv, e.end+1)
+		// Under static starting points, {} is a path under one of them
+		// (dataflow.go): the command is judged with it; -ok and -okdir
+		// only ask on the terminal before running the same command.
+		forced := e.label + " runs on paths not known statically"
+		if known {
+			forced = ""
+		}
+		inner := fr.wrap(e.label, sv, false, forced).withCode(sv, e.end+1)
 		inner.placeholder = "{}"
+		inner.dataRoots = nil
+		if known {
+			inner.dataRoots = roots
+		}
 		innerSt := st
 		if strings.HasSuffix(e.label, "dir") {
 			innerSt = state{unknown: true} // runs in each found file's directory
