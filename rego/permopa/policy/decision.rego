@@ -252,11 +252,13 @@ _uncertain_head := sprintf("%s; permopa cannot tell whether it runs `%s`, which 
 ])
 
 # The other deny rules that could match too.
+default _uncertain_more := ""
+
 _uncertain_more := sprintf(" (nor what %d other deny rule forbids)", [rules.uncertain_others.deny]) if {
 	rules.uncertain_others.deny == 1
 } else := sprintf(" (nor what %d other deny rules forbid)", [rules.uncertain_others.deny]) if {
 	rules.uncertain_others.deny > 1
-} else := ""
+}
 
 _uncertain_reason := sprintf("deny rule %s (%s) could match: %s", [
 	_show(rules.match.deny),

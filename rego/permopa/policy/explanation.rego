@@ -148,7 +148,11 @@ _ex_detail(step, status) := "the input or the evaluation failed first" if {
 	status == "not reached"
 } else := _ex_passed(step)
 
-_ex_not_reached(step) := sprintf("%s %s would also match: %s", [_ex_article(_ex_titles[step]), _ex_titles[step], _ex_rule_text(_ex_rule(step))]) if {
+_ex_not_reached(step) := sprintf("%s %s would also match: %s", [
+	_ex_article(_ex_titles[step]),
+	_ex_titles[step],
+	_ex_rule_text(_ex_rule(step)),
+]) if {
 	step in {"deny_rule", "ask_rule"}
 	_ex_rule(step) != null
 } else := "the call is read-only" if {

@@ -64,8 +64,8 @@ check := {
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
-		"WebFetch of %s: permopa cannot read its host as a browser's URL parser would (another scheme, a backslash, several @, white space, a percent-encoded, non-ASCII or numeric host, a trailing dot), so no domain rule can be trusted with it; a safety check",
-		[json.marshal(input.tool_input.url)],
+		"WebFetch of %s: permopa cannot read its host as a browser's URL parser would (%s), %s",
+		[json.marshal(input.tool_input.url), _uncertain_host_kinds, "so no domain rule can be trusted with it; a safety check"],
 	),
 } if {
 	call.tool in {"WebFetch"}
@@ -121,7 +121,19 @@ _host := lower(parts[2]) if parts := regex.find_all_string_submatch_n(_url_patte
 # "_" in non-empty labels, a numeric port, no backslash or white space before the
 # query. Anything else may name another host for the fetcher (docs/rules.md,
 # "Other rule forms").
-_certain_url := `^[Hh][Tt][Tt][Pp][Ss]?://([^/?#\\@\s]*@)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(:[0-9]{0,5})?(/[^?#\\\s]*)?([?#]\S*)?$`
+_certain_url := concat("", [
+	`^[Hh][Tt][Tt][Pp][Ss]?://`, # http or https
+	`([^/?#\\@\s]*@)?`, # at most one user@, no backslash
+	`[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*`, # ASCII labels, no trailing dot
+	`(:[0-9]{0,5})?`, # a numeric port
+	`(/[^?#\\\s]*)?([?#]\S*)?$`, # path, then query or fragment
+])
+
+# What makes a host uncertain, for the message.
+_uncertain_host_kinds := concat(", ", [
+	"another scheme, a backslash, several @, white space",
+	"a percent-encoded, non-ASCII or numeric host, a trailing dot",
+])
 
 _host_certain if {
 	regex.match(_certain_url, input.tool_input.url)
