@@ -116,7 +116,8 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 			}
 			runGit(t, root, w, "init", "-q")
 			writeModeFile(t, filepath.Join(w, "a"), "one\n", 0o644)
-			runGit(t, root, w, "add", "a")
+			writeModeFile(t, filepath.Join(w, "b"), "same\n", 0o644)
+			runGit(t, root, w, "add", "a", "b")
 			runGit(t, root, w, "-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-qm", "a")
 			log, evil := filepath.Join(root, "ran.log"), filepath.Join(root, "evil.sh")
 			hostileScript(t, evil, log)
@@ -140,6 +141,14 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 			c.setup(t, w, evil)
 			if c.real != "" {
 				writeModeFile(t, filepath.Join(w, "a"), "two\n", 0o644)
+				// b unchanged but with a new time: git status refreshes its
+				// stat data and so writes the index (the read-time hooks run
+				// on that write). A changed a alone writes it only while its
+				// entry is racily clean: in the second of the commit.
+				later := time.Now().Add(3 * time.Second)
+				if err := os.Chtimes(filepath.Join(w, "b"), later, later); err != nil {
+					t.Fatal(err)
+				}
 				// With a deadline: a transport helper waits on its pipe.
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				cmd := exec.CommandContext(ctx, "git", strings.Fields(c.real)...)
