@@ -4,41 +4,28 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
-func TestMeasureHostileSettings(t *testing.T) {
-	if os.Getenv("PERMOPA_MEASURE") == "" {
-		t.Skip()
-	}
+// BenchmarkHostileSettingsFiles measures reading (and refusing) hostile
+// settings files: memory (B/op) and time per file (BENCHMARKS.md, "Hostile
+// settings files").
+//
+// Run: go test -run XXX -bench HostileSettingsFiles -benchtime 3x ./settings
+func BenchmarkHostileSettingsFiles(b *testing.B) {
 	for _, c := range hostileSettings() {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		start := time.Now()
-		f := filepath.Join(t.TempDir(), "settings."+c.ext)
+		f := filepath.Join(b.TempDir(), "settings."+c.ext)
 		if err := os.WriteFile(f, c.data, 0o644); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		start = time.Now()
-		_, problems, err := LoadSettingsFile(f, SourceProject)
-		el := time.Since(start)
-		runtime.ReadMemStats(&after)
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		} else if len(problems) > 0 {
-			msg = fmt.Sprintf("%d problems: %v", len(problems), problems[0])
-		}
-		if len(msg) > 120 {
-			msg = msg[:120]
-		}
-		fmt.Printf("%-28s %9d bytes  alloc %8.1f MB  %8v  %s\n", c.name, len(c.data), float64(after.TotalAlloc-before.TotalAlloc)/1e6, el.Round(time.Millisecond), msg)
+		b.Run(strings.ReplaceAll(c.name, " ", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			b.ReportMetric(float64(len(c.data)), "input-bytes")
+			for b.Loop() {
+				_, _, _ = LoadSettingsFile(f, SourceProject)
+			}
+		})
 	}
 }
 
@@ -56,6 +43,12 @@ func hostileSettings() []hostileCase {
 		fmt.Fprintf(&b, "    - \"Bash(cmd%d:*)\"\n", i)
 	}
 	cs = append(cs, hostileCase{"yaml 1MB of rules", "yaml", []byte(b.String())})
+	b.Reset()
+	b.WriteString("permissions:\n  deny:\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "    - \"Bash(cmd%d:*)\"\n", i)
+	}
+	cs = append(cs, hostileCase{"yaml 20000 rules (read)", "yaml", []byte(b.String())})
 	// Alias bomb (billion laughs).
 	bomb := "a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n"
 	prev := "a"
