@@ -41,6 +41,10 @@ func TestHookIgnoresRepositoryManagedDir(t *testing.T) {
 	if !strings.Contains(out, `"ASK"`) || !strings.Contains(stderr, "PERMOPA_MANAGED_DIR="+evil+" ignored") {
 		t.Errorf("decide: %s %s", out, stderr)
 	}
+	out, stderr, _ = permopaEnv(t, "", env, "rules", "lint", "--project", project)
+	if !strings.Contains(out+stderr, "PERMOPA_MANAGED_DIR="+evil+" ignored") {
+		t.Errorf("rules lint does not report it: %s %s", out, stderr)
+	}
 }
 
 // skipUnlessRootOwnsTempDirs skips a test that names its managed settings

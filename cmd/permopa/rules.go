@@ -350,8 +350,9 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 		switch {
 		case errors.As(p, &f):
 			// Already a finding of LintFile or LintRules, but for what
-			// an untrusted project's files set (settings/trust.go).
-			if f.Check == settings.CheckUntrusted {
+			// an untrusted project's files set (settings/trust.go) and a
+			// refused PERMOPA_MANAGED_DIR (settings/manageddir_unix.go).
+			if f.Check == settings.CheckUntrusted || f.Check == settings.CheckManagedDir {
 				fs = append(fs, f)
 			}
 		case errors.As(p, &rp):
