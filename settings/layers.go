@@ -28,8 +28,16 @@ const (
 	DestinationUser    = "user"
 )
 
+// DefaultManagedDir is where the managed settings are unless
+// LayerOptions.ManagedDir (or an admin-owned PERMOPA_MANAGED_DIR) says.
+const DefaultManagedDir = "/etc/permopa"
+
+// CheckManagedDir is the Finding.Check of a refused PERMOPA_MANAGED_DIR.
+const CheckManagedDir = "managed-dir"
+
 // LayerOptions say where the settings layers are. Empty fields take the
-// defaults below, and PERMOPA_MANAGED_DIR, PERMOPA_CONFIG_DIR and
+// defaults below, and PERMOPA_MANAGED_DIR (only a directory root owns and
+// no one else may write: adminOwned), PERMOPA_CONFIG_DIR and
 // PERMOPA_PROJECT_DIR in the environment override the defaults.
 type LayerOptions struct {
 	// ManagedDir holds the managed settings (default /etc/permopa):
@@ -116,6 +124,9 @@ type Layers struct {
 	watchMu sync.Mutex
 	watch   *watcher
 
+	// envProblem: PERMOPA_MANAGED_DIR was refused (reported at every load).
+	envProblem error
+
 	// projectKey is set for a project's own layers (NewProjectLayers):
 	// attached engines then get the rules as Settings.Projects[projectKey].
 	projectKey string
@@ -124,8 +135,19 @@ type Layers struct {
 // NewLayers finds the layers' files; nothing is read until Load.
 func NewLayers(opts LayerOptions) *Layers {
 	env := envMap(opts.Environ)
+	var envProblem error
 	if opts.ManagedDir == "" {
-		opts.ManagedDir = firstNonEmpty(env["PERMOPA_MANAGED_DIR"], "/etc/permopa")
+		opts.ManagedDir = DefaultManagedDir
+		if d := env["PERMOPA_MANAGED_DIR"]; d != "" {
+			// A repository can set the hook's environment (its .envrc, its
+			// host's project `env` settings): only a directory root owns is
+			// taken from there (SECURITY.md, "Managed settings").
+			if err := adminOwned(d); err != nil {
+				envProblem = Finding{Level: LevelWarning, Check: CheckManagedDir, Key: "PERMOPA_MANAGED_DIR", Message: fmt.Sprintf("PERMOPA_MANAGED_DIR=%s ignored, managed settings read from %s: %v (the managed directory must belong to root and let no one else write; or pass --managed-dir or settings.managed_dir)", d, DefaultManagedDir, err)}
+			} else {
+				opts.ManagedDir = d
+			}
+		}
 	}
 	if opts.ProjectDir == "" {
 		opts.ProjectDir = firstNonEmpty(env["PERMOPA_PROJECT_DIR"], opts.Cwd, cwdOrRoot())
@@ -136,7 +158,7 @@ func NewLayers(opts LayerOptions) *Layers {
 	if abs, err := filepath.Abs(opts.ProjectDir); err == nil {
 		opts.ProjectDir = abs
 	}
-	l := &Layers{opts: opts}
+	l := &Layers{opts: opts, envProblem: envProblem}
 	add := func(ly *layer) { ly.good = map[string]Settings{}; l.layers = append(l.layers, ly) }
 	// Every layer's "/path" rules are relative to the project permopa
 	// decides for, as Claude Code reads its user and managed settings
@@ -198,6 +220,9 @@ func (l *Layers) Load() (Settings, []error) {
 
 func (l *Layers) loadLocked() (Settings, []error) {
 	var problems []error
+	if l.envProblem != nil {
+		problems = append(problems, l.envProblem)
+	}
 	var parts []Settings
 	var seen []os.FileInfo // files read by a higher layer
 	managedLock := false

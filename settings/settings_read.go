@@ -14,12 +14,14 @@ import (
 )
 
 // MaxSettingsBytes caps one settings file: a larger file is refused rather
-// than read (ten thousand rules take a few hundred kilobytes).
-const MaxSettingsBytes = 4 << 20
+// than read (ten thousand rules take a few hundred kilobytes; reading 4 MiB
+// of rules took 300 MB: BENCHMARKS.md, "Hostile settings files").
+const MaxSettingsBytes = 1 << 20
 
 // readSettingsBytes reads a settings file for loading or editing. The file
 // (after following symbolic links) must be a regular file of at most
-// MaxSettingsBytes. When the path goes through a symbolic link, the file it
+// MaxSettingsBytes, nesting at most MaxSettingsDepth levels and holding at
+// most MaxSettingsValues values (settings_bounds.go). When the path goes through a symbolic link, the file it
 // ends at must also look like a settings file: the same extension as the
 // name it is read under (the extension says which format to parse) and not
 // a credential path. A link such as `.permopa/settings.yaml -> ~/.ssh/id_rsa`
@@ -53,6 +55,10 @@ func readSettingsBytes(file string) ([]byte, string, error) {
 	}
 	if len(data) > MaxSettingsBytes {
 		return nil, "", fmt.Errorf("is over the %d bytes a settings file may have; not read", MaxSettingsBytes)
+	}
+	// Nesting and size of the document, before any decoder builds it.
+	if err := checkSettingsShape(strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), "."), data); err != nil {
+		return nil, "", err
 	}
 	return data, real, nil
 }

@@ -155,15 +155,14 @@ func ReadTrust(userDir string) (TrustStore, error) {
 	if file == "" {
 		return t, nil
 	}
-	data, err := os.ReadFile(file)
+	// Read as a settings file is: a regular file, within the size, depth
+	// and value bounds (settings_bounds.go), never a FIFO that blocks.
+	data, _, err := readSettingsBytes(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return t, nil
 	}
 	if err != nil {
 		return t, fmt.Errorf("trusted projects %s: %w (no project is trusted)", file, err)
-	}
-	if len(data) > MaxSettingsBytes {
-		return t, fmt.Errorf("trusted projects %s: over %d bytes (no project is trusted)", file, MaxSettingsBytes)
 	}
 	if err := json.Unmarshal(data, &t); err != nil {
 		return TrustStore{Projects: map[string]TrustedProject{}}, fmt.Errorf("trusted projects %s: not valid JSON: %v (no project is trusted)", file, err)

@@ -50,7 +50,10 @@
 // forbidden_host), a cross-site Origin (403 cross_origin), a permopa POST
 // that is not application/json (415 unsupported_media_type), a wrong
 // Bearer token (401 unauthorized). Over TCP (or a unix socket others can
-// connect to) confirm needs a token (401 unauthorized): the agents' token
+// connect to) confirm and every route but a check, Claude Code's hook and
+// /health (the rules list, OPA's data, query, policy, config and status
+// routes, which show the user's rules and settings) need a token (401
+// unauthorized): the agents' token
 // (server-token) or the administrators' (server-admin-token), both written
 // in the user directory at the first start; OPA's data and policy writes
 // need the administrators' token (403 admin_required). A confirm that

@@ -133,6 +133,10 @@ func (t *tokens) roleOf(tok string) role {
 //     http.allowed_origins is refused (403 cross_origin);
 //   - a Bearer token, unless system.authz judges requests, must be one of
 //     the server's (401 unauthorized);
+//   - on TCP (or a unix socket others can use), every route but the open
+//     ones (openRoute: check, confirm, Claude Code's hook, /health) needs
+//     a token (401 unauthorized): OPA's data API would otherwise show
+//     anyone the user's rules and settings;
 //   - OPA's write routes (PUT, PATCH and DELETE of /v1/data and
 //     /v1/policies) need the administrators' token, unless system.authz
 //     judges requests (403 admin_required);
@@ -210,10 +214,14 @@ func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
 	return c, nil
 }
 
-// guardOPARoute applies the rules for OPA's own routes: writes need the
-// administrators' token, evaluations have the body limit.
+// guardOPARoute applies the rules for the routes: on a listener others can
+// reach, only the open routes go without a token; writes need the
+// administrators' token; evaluations have the body limit.
 func guardOPARoute(w http.ResponseWriter, r *http.Request, c *caller, cfg *Config) *apiError {
 	path := r.URL.Path
+	if !c.private && !c.opaAuthz && c.role == roleNone && !isWrite(r.Method) && !openRoute(r) {
+		return newAPIError(http.StatusUnauthorized, permission.CodeUnauthorized, fmt.Sprintf("%s %s: on a TCP listener (or a unix socket others can use), OPA's data, policy, query and status routes and the rules list need a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)", r.Method, path))
+	}
 	if strings.HasPrefix(path, "/v1/permission/") {
 		return nil
 	}
@@ -231,6 +239,31 @@ func guardOPARoute(w http.ResponseWriter, r *http.Request, c *caller, cfg *Confi
 		return newAPIError(http.StatusForbidden, permission.CodeAdminRequired, fmt.Sprintf("%s %s changes the server's data or policies: it needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz", r.Method, path))
 	}
 	return nil
+}
+
+// openRoute says whether a request may come without a token on a listener
+// others can reach (docs/opa.md §7, "Who may read"): a check (one decision,
+// nothing written; Claude Code's http hooks cannot hold a token the agent
+// could not read), OPA's health probe, and a confirm, whose handler asks
+// for the token itself. Everything else (OPA's data, policy, query,
+// compile, config, status and metrics routes, the rules list) reads the
+// user's rules and settings: it needs a token. A list of what is open, so
+// a route added later is closed until it is listed here.
+func openRoute(r *http.Request) bool {
+	path := r.URL.Path
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		return path == "/health" || strings.HasPrefix(path, "/health/")
+	case http.MethodPost:
+		return path == "/v1/permission/check" || path == "/v1/permission/confirm" || path == "/v1/permission/hook/claude"
+	}
+	return false
+}
+
+// isWrite says whether a method is one of OPA's writes, which need the
+// administrators' token on every listener (403 admin_required).
+func isWrite(method string) bool {
+	return method == http.MethodPut || method == http.MethodPatch || method == http.MethodDelete
 }
 
 // hostAllowed says whether a Host header names this server: its own

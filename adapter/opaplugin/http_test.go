@@ -481,3 +481,72 @@ func TestCheckDeadlineAndLanes(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Issue 24: over TCP, another local user who reaches the port must not read
+// the user's rules and settings through OPA's data, query or status routes
+// or the rules list; the agents' and administrators' tokens may. A check
+// and /health stay open; a private unix socket needs no token.
+func TestReadRoutesNeedTokenOverTCP(t *testing.T) {
+	t.Parallel()
+	h, s := guardHarness(t, serveOpts{})
+	agent := h.token(t, hookproto.TokenFileName)
+	admin := h.token(t, hookproto.AdminTokenFileName)
+	closed := []req{
+		{method: "GET", path: "/v1/data/permopa/settings"},
+		{method: "GET", path: "/v1/data"},
+		{method: "GET", path: "/v1/data/permopa"},
+		{path: "/v1/data", body: `{}`},
+		{path: "/v1/data/permopa/settings", body: `{"input": {}}`},
+		{path: "/v1/data/permopa/policy/decision", body: `{"input": ` + npmCall + `}`},
+		{path: "/v1/query", body: `{"query": "data.permopa.settings"}`},
+		{method: "GET", path: "/v1/query?q=data.permopa.settings"},
+		{path: "/v1/compile", body: `{"query": "data.permopa.settings = x"}`},
+		{path: "/", body: `{}`},
+		{method: "GET", path: "/v1/policies"},
+		{method: "GET", path: "/v1/config"},
+		{method: "GET", path: "/v1/status"},
+		{method: "GET", path: "/v1/permission/rules"},
+		{method: "GET", path: "/v1/permission/rules?session_id=s1"},
+	}
+	for _, q := range closed {
+		if code, e := s.do(t, q); code != http.StatusUnauthorized || e["code"] != permission.CodeUnauthorized {
+			t.Errorf("%s %s without a token: %d %v", q.method, q.path, code, e["code"])
+		}
+	}
+	// What the settings hold must not leak in a refusal either.
+	if _, raw := s.send(t, req{method: "GET", path: "/v1/data/permopa/settings"}); bytes.Contains(raw, []byte("rm:*")) {
+		t.Errorf("the refusal shows the rules: %s", raw)
+	}
+	for name, tok := range map[string]string{"agents' token": agent, "administrators' token": admin} {
+		code, raw := s.send(t, req{method: "GET", path: "/v1/data/permopa/settings", token: tok})
+		if code != http.StatusOK || !bytes.Contains(raw, []byte("rm:*")) {
+			t.Errorf("GET /v1/data/permopa/settings with the %s: %d %s", name, code, raw)
+		}
+		if code, raw := s.send(t, req{method: "GET", path: "/v1/data", token: tok}); code != http.StatusOK {
+			t.Errorf("GET /v1/data with the %s: %d %s", name, code, raw)
+		}
+		if code, _ := s.do(t, req{method: "GET", path: "/v1/permission/rules", token: tok}); code != http.StatusOK {
+			t.Errorf("GET /v1/permission/rules with the %s: %d", name, code)
+		}
+	}
+	if code, e := s.do(t, req{method: "GET", path: "/v1/data/permopa/settings", token: "not-the-token-0123456789"}); code != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d %v", code, e)
+	}
+	// Open without a token: a check, OPA's health probe.
+	if d := s.check(t, npmCall, ""); d["behavior"] != "ASK" {
+		t.Errorf("check without a token: %v", d)
+	}
+	if code, raw := s.send(t, req{method: "GET", path: "/health"}); code != http.StatusOK {
+		t.Errorf("GET /health without a token: %d %s", code, raw)
+	}
+	// The private socket is the no-token path.
+	_, sock := guardHarness(t, serveOpts{socket: true})
+	if code, raw := sock.send(t, req{method: "GET", path: "/v1/data/permopa/settings"}); code != http.StatusOK || !bytes.Contains(raw, []byte("rm:*")) {
+		t.Errorf("GET /v1/data/permopa/settings on the private socket: %d %s", code, raw)
+	}
+	// A socket others can use is TCP.
+	_, open := guardHarness(t, serveOpts{socket: true, sockMode: 0o777})
+	if code, e := open.do(t, req{method: "GET", path: "/v1/data/permopa/settings"}); code != http.StatusUnauthorized {
+		t.Errorf("GET /v1/data/permopa/settings on a socket others can use: %d %v", code, e)
+	}
+}

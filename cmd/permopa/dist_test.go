@@ -23,7 +23,24 @@ import (
 type permopaProc struct {
 	Name   string
 	URL    string
-	client *http.Client
+	client *http.Client // sends the agents' token (Token)
+	// Token is the server's server-token: on TCP every route but a check,
+	// a confirm, Claude Code's hook and /health needs one (docs/opa.md §7).
+	Token string
+}
+
+// bearer adds a token to every request that has none.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Header.Get("Authorization") == "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return b.next.RoundTrip(r)
 }
 
 // startPermopaServer starts `permopa run --server` with the given OPA
@@ -61,7 +78,7 @@ func startPermopaServer(tb testing.TB, name string, config map[string]any, logLe
 		addr := "127.0.0.1:" + strconv.Itoa(port)
 		cmd := exec.Command(permopaBin, append(append(base, "--addr", addr), args...)...)
 		cmd.Dir = cwd
-		cmd.Env = append(withoutPermopaVars(os.Environ()), "HOME="+home)
+		cmd.Env = append(withoutPermopaVars(os.Environ()), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 		logs := &distLog{}
 		cmd.Stdout, cmd.Stderr = logs, logs
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -85,7 +102,12 @@ func startPermopaServer(tb testing.TB, name string, config map[string]any, logLe
 				tb.Logf("%s log:\n%s", name, tail(logs.String(), 4000))
 			}
 		})
-		return &permopaProc{Name: name, URL: url, client: &http.Client{Timeout: 10 * time.Second}}
+		token, err := os.ReadFile(filepath.Join(home, ".config", "permopa", "server-token"))
+		if err != nil {
+			tb.Fatalf("permopa run --server (%s): its token: %v", name, err)
+		}
+		tok := strings.TrimSpace(string(token))
+		return &permopaProc{Name: name, URL: url, Token: tok, client: &http.Client{Timeout: 10 * time.Second, Transport: bearer{tok, http.DefaultTransport}}}
 	}
 	tb.Fatalf("permopa run --server (%s): no free port: %s", name, lastLogs)
 	return nil

@@ -125,6 +125,7 @@ func TestHookServerProjectApproveAndEdit(t *testing.T) {
 // server does not).
 func TestHookServerProjectManagedLocks(t *testing.T) {
 	t.Parallel()
+	skipUnlessRootOwnsTempDirs(t)
 	dir := t.TempDir()
 	project := filepath.Join(dir, "proj")
 	managed := filepath.Join(dir, "etc")

@@ -331,6 +331,7 @@ func TestHookInvalidDenyRuleBlocks(t *testing.T) {
 // allow rules and add their own deny rules.
 func TestHookHonoursManagedSettings(t *testing.T) {
 	t.Parallel()
+	skipUnlessRootOwnsTempDirs(t)
 	dir := t.TempDir()
 	project := filepath.Join(dir, "proj")
 	managed := filepath.Join(dir, "etc")

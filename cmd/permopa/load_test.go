@@ -63,12 +63,13 @@ func BenchmarkServer(b *testing.B) {
 	srv := startPermopaServer(b, "permopa", nil, "error", policy)
 	client := &http.Client{
 		Timeout: 10 * time.Second,
-		Transport: &http.Transport{
+		// OPA's data API needs the token on TCP (docs/opa.md §7).
+		Transport: bearer{srv.Token, &http.Transport{
 			MaxIdleConns:        loadClients,
 			MaxIdleConnsPerHost: loadClients,
 			// The same uncompressed answers from every endpoint.
 			DisableCompression: true,
-		},
+		}},
 	}
 	b.Cleanup(client.CloseIdleConnections)
 

@@ -31,7 +31,7 @@ type layerFlags struct {
 
 func (f *layerFlags) register(c *cobra.Command) {
 	c.PersistentFlags().StringVar(&f.projectDir, "project", "", "project root holding .permopa/ (default: the working directory, or $PERMOPA_PROJECT_DIR)")
-	c.PersistentFlags().StringVar(&f.managedDir, "managed-dir", "", "managed settings directory (default /etc/permopa, or $PERMOPA_MANAGED_DIR)")
+	c.PersistentFlags().StringVar(&f.managedDir, "managed-dir", "", "managed settings directory (default /etc/permopa, or $PERMOPA_MANAGED_DIR when root owns it)")
 	c.PersistentFlags().StringVar(&f.userDir, "user-dir", "", "user settings directory (default ~/.config/permopa, or $PERMOPA_CONFIG_DIR)")
 	c.PersistentFlags().StringArrayVar(&f.settings, "settings", nil, "extra settings file, as given on the command line (listing only)")
 }
@@ -382,8 +382,9 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 		switch {
 		case errors.As(p, &f):
 			// Already a finding of LintFile or LintRules, but for what
-			// an untrusted project's files set (settings/trust.go).
-			if f.Check == settings.CheckUntrusted {
+			// an untrusted project's files set (settings/trust.go) and a
+			// refused PERMOPA_MANAGED_DIR (settings/manageddir_unix.go).
+			if f.Check == settings.CheckUntrusted || f.Check == settings.CheckManagedDir {
 				fs = append(fs, f)
 			}
 		case errors.As(p, &fp) && unreadable[fp.File]:

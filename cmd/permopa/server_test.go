@@ -185,10 +185,19 @@ func adminToken(t *testing.T, dir string) string {
 	return tok
 }
 
-// isolatedEnv keeps the server away from the machine's managed and user settings.
+// isolatedEnv keeps the server away from the machine's managed and user
+// settings. PERMOPA_MANAGED_DIR names only a directory root owns: for
+// another user it is left out (the variable would be refused, with a
+// warning that turns the plugin's status to WARN), and the machine's
+// /etc/permopa, absent on test machines, is read.
 func isolatedEnv(dir string) []string {
-	return []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "xdg"), "PERMOPA_MANAGED_DIR=" + filepath.Join(dir, "managed"),
-		"PERMOPA_CONFIG_DIR=", "PERMOPA_PROJECT_DIR="}
+	env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "xdg"), "PERMOPA_CONFIG_DIR=", "PERMOPA_PROJECT_DIR="}
+	if os.Geteuid() == 0 {
+		env = append(env, "PERMOPA_MANAGED_DIR="+filepath.Join(dir, "managed"))
+	} else {
+		env = append(env, "PERMOPA_MANAGED_DIR=")
+	}
+	return env
 }
 
 // `permopa run --server` with no other flag serves the embedded policy on
