@@ -1,0 +1,253 @@
+//go:build hostse2e
+
+package hosts_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Host payloads read as the host reads them (issue 24, docs/hosts.md):
+// the shapes of each host's tool calls that permopa must read exactly as
+// the host does, sent by the mock model to the real CLI. Each row says
+// what the host itself does with the shape (a run without permopa's hook,
+// so that the table documents the host, and a hostile shape is shown to
+// be one the host really applies) and what happens with the hook.
+
+// codexPatchModel is a model Codex's bundled catalog offers apply_patch to
+// as a freeform (custom) tool, the form Codex's own models use.
+const codexPatchModel = "gpt-5.5"
+
+// The initial contents of the files the patches touch.
+const (
+	readmeText = "a project\n"
+	hostsText  = "127.0.0.1 localhost\n"
+	victimText = "keep me\n"
+)
+
+// codexPatchRow is one apply_patch shape. In the patch, {{OUT}} is a
+// directory outside the project that an Edit deny rule covers.
+type codexPatchRow struct {
+	name  string
+	patch string
+	// hostile are the files (relative to the project, or under {{OUT}})
+	// the shape would change; with the hook none changes.
+	hostile []string
+	// hostApplies: without permopa's hook Codex changes every hostile
+	// file (the shape is one Codex reads as the header it looks like);
+	// false: Codex itself refuses the patch and changes nothing.
+	hostApplies bool
+	// reason is a substring of what the model is told with the hook.
+	reason string
+}
+
+// codexPatchRows: the shapes of Codex's own parser tests (padded markers
+// and headers) and of issue 24, each hiding a hostile header behind a
+// benign file the rules allow, so that a reading that misses the header
+// allows the whole patch.
+var codexPatchRows = []codexPatchRow{
+	{
+		name:        "space-indented add of a git hook",
+		patch:       "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n   *** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n+touch pwned\n*** End Patch\n",
+		hostile:     []string{".git/hooks/pre-commit"},
+		hostApplies: true,
+		reason:      "no rule can approve",
+	},
+	{
+		name:        "tab-indented update outside the project",
+		patch:       "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n\t*** Update File: {{OUT}}/hosts\n@@\n-127.0.0.1 localhost\n+6.6.6.6 localhost\n*** End Patch\n",
+		hostile:     []string{"{{OUT}}/hosts"},
+		hostApplies: true,
+		reason:      "Edit(//",
+	},
+	{
+		name:        "indented delete of permopa's settings",
+		patch:       "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n  *** Delete File: .permopa/settings.yaml\n*** End Patch\n",
+		hostile:     []string{".permopa/settings.yaml"},
+		hostApplies: true,
+		reason:      "no rule can approve",
+	},
+	{
+		name:        "padded patch markers (Codex's fixtures 018 and 020)",
+		patch:       " *** Begin Patch \n*** Add File: notes/ok.txt\n+ok\n*** Delete File: {{OUT}}/victim.txt\n *** End Patch \n",
+		hostile:     []string{"{{OUT}}/victim.txt"},
+		hostApplies: true,
+		reason:      "Edit(//",
+	},
+	{
+		name:        "CRLF lines, tab-indented delete",
+		patch:       "*** Begin Patch\r\n*** Add File: notes/ok.txt\r\n+ok\r\n\t*** Delete File: {{OUT}}/victim.txt\r\n*** End Patch\r\n",
+		hostile:     []string{"{{OUT}}/victim.txt"},
+		hostApplies: true,
+		reason:      "Edit(//",
+	},
+	{
+		name:        "header indented with a no-break space",
+		patch:       "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n\u00a0*** Delete File: {{OUT}}/victim.txt\n*** End Patch\n",
+		hostile:     []string{"{{OUT}}/victim.txt"},
+		hostApplies: true,
+		reason:      "Edit(//",
+	},
+	{
+		name:        "header with trailing white space",
+		patch:       "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n*** Delete File: {{OUT}}/victim.txt \t\n*** End Patch\n",
+		hostile:     []string{"{{OUT}}/victim.txt"},
+		hostApplies: true,
+		reason:      "Edit(//",
+	},
+	{
+		name:        "heredoc-wrapped patch",
+		patch:       "<<'EOF'\n*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n  *** Add File: .git/hooks/post-checkout\n+#!/bin/sh\n*** End Patch\nEOF\n",
+		hostile:     []string{".git/hooks/post-checkout"},
+		hostApplies: true,
+		reason:      "no rule can approve",
+	},
+	{
+		name:        "move to outside the project",
+		patch:       "*** Begin Patch\n*** Update File: README.md\n*** Move to: {{OUT}}/moved.sh\n@@\n-a project\n+echo pwned\n*** End Patch\n",
+		hostile:     []string{"README.md", "{{OUT}}/moved.sh"},
+		hostApplies: true,
+		reason:      "Edit(//",
+	},
+	{
+		name:        "tab-indented move to outside the project",
+		patch:       "*** Begin Patch\n*** Update File: README.md\n\t*** Move to: {{OUT}}/moved.sh\n@@\n-a project\n+echo pwned\n*** End Patch\n",
+		hostile:     []string{"README.md", "{{OUT}}/moved.sh"},
+		hostApplies: false,
+		// Codex verifies the patch before its PreToolUse hooks run: the
+		// hook never sees a patch Codex refuses.
+		reason: "apply_patch verification failed",
+	},
+	{
+		name:    "header-like context line",
+		patch:   "*** Begin Patch\n*** Update File: README.md\n@@\n *** Add File: {{OUT}}/x\n-a project\n+b\n*** End Patch\n",
+		hostile: []string{"README.md", "{{OUT}}/x"},
+		// Codex accepts the patch, its hook denies it; alone, Codex
+		// finds no such context line in README.md and changes nothing.
+		hostApplies: false,
+		reason:      "Edit(//",
+	},
+	{
+		name:        "tab-indented header right after a change",
+		patch:       "*** Begin Patch\n*** Update File: README.md\n@@\n-a project\n+b\n\t*** Update File: {{OUT}}/hosts\n@@\n-127.0.0.1 localhost\n+6.6.6.6 localhost\n*** End Patch\n",
+		hostile:     []string{"README.md", "{{OUT}}/hosts"},
+		hostApplies: false,
+		reason:      "apply_patch verification failed", // as above
+	},
+}
+
+// codexPatchRun is one Codex run (codex exec, full access: Codex's own
+// sandbox stops nothing, only the hook can) whose model calls apply_patch
+// with patch, in a project whose trusted settings allow edits in the
+// project and deny them under out. With hook false, permopa is not
+// installed. It returns the run and the directory out.
+func codexPatchRun(t *testing.T, bin, name, patch string, hook bool) (*hostRun, string, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "outside")
+	writeFile(t, filepath.Join(out, "hosts"), hostsText)
+	writeFile(t, filepath.Join(out, "victim.txt"), victimText)
+	patch = strings.ReplaceAll(patch, "{{OUT}}", out)
+	r := newHostRun(t, "codex", scenario{name: "apply-patch " + name}, "apply_patch", map[string]any{"__custom_input": patch})
+	writeFile(t, filepath.Join(r.proj, ".permopa", "settings.yaml"), `permissions:
+  allow:
+    - "Write(/**)"
+    - "Edit(/**)"
+  deny:
+    - "Edit(/`+out+`/**)"
+`)
+	r.trust()
+	r.mock.start(r.mock.openaiResponses())
+	writeFile(t, filepath.Join(r.home, ".codex", "config.toml"), strings.Replace(codexProvider(r.mock.url), `model = "mock-model"`, `model = "`+codexPatchModel+`"`, 1))
+	if hook {
+		if got := r.install("codex", "--codex", bin); !strings.Contains(got, "trusted 2 permopa hook(s)") {
+			t.Fatalf("permopa install codex did not record the trust:\n%s", got)
+		}
+	}
+	res, err := run(t, 150*time.Second, r.proj, []string{
+		"HOME=" + r.home, "CODEX_HOME=" + filepath.Join(r.home, ".codex"), "PERMOPA_E2E_KEY=dummy",
+	}, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", r.mock.marker)
+	if err != nil {
+		t.Logf("codex exited: %v", err)
+	}
+	if !r.mock.toolCalled() {
+		t.Fatalf("Codex never offered apply_patch to %s or never asked the model:\n%s\n--- model API requests:\n%s", codexPatchModel, res, r.mock.log())
+	}
+	return r, out, res
+}
+
+// changed says whether the file at rel (relative to proj, or under out
+// for {{OUT}}) differs from what the run started with.
+func changed(proj, out, rel string) bool {
+	p := filepath.Join(proj, rel)
+	if strings.HasPrefix(rel, "{{OUT}}") {
+		p = strings.Replace(rel, "{{OUT}}", out, 1)
+	}
+	initial, existed := map[string]string{
+		filepath.Join(proj, "README.md"):              readmeText,
+		filepath.Join(proj, ".permopa/settings.yaml"): "",
+		filepath.Join(out, "hosts"):                   hostsText,
+		filepath.Join(out, "victim.txt"):              victimText,
+	}[p]
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return existed // deleted (or never there)
+	}
+	if !existed {
+		return true // created
+	}
+	return initial != "" && string(b) != initial
+}
+
+// TestCodexPatchShapes: apply_patch as Codex's model API sends it (a
+// freeform tool), each shape run by the real Codex without and with
+// permopa's hook. The benign patch is written with the hook; no hostile
+// file changes with it, and the model is told why.
+func TestCodexPatchShapes(t *testing.T) {
+	bin, _ := hostBinary(t, "codex")
+	t.Run("benign patch in the project", func(t *testing.T) {
+		t.Parallel()
+		limit <- struct{}{}
+		defer func() { <-limit }()
+		r, out, res := codexPatchRun(t, bin, "benign", "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n*** Update File: README.md\n@@\n-a project\n+a patched project\n*** End Patch\n", true)
+		result, _ := r.mock.toolResult()
+		if !changed(r.proj, out, "notes/ok.txt") || !changed(r.proj, out, "README.md") {
+			t.Errorf("the benign patch was not applied (tool result %q):\n%s\n--- model API requests:\n%s", result, res, r.mock.log())
+		}
+	})
+	for _, row := range codexPatchRows {
+		for _, hook := range []bool{false, true} {
+			name := row.name + "/codex alone"
+			if hook {
+				name = row.name + "/with permopa"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				limit <- struct{}{}
+				defer func() { <-limit }()
+				r, out, res := codexPatchRun(t, bin, row.name, row.patch, hook)
+				result, got := r.mock.toolResult()
+				fail := func(format string, args ...any) {
+					t.Helper()
+					t.Errorf(format+"\n--- tool result: %q\n--- codex output:\n%s\n--- model API requests:\n%s", append(args, result, res, r.mock.log())...)
+				}
+				for _, h := range row.hostile {
+					c := changed(r.proj, out, h)
+					switch {
+					case hook && c:
+						fail("%s changed through permopa's hook", h)
+					case !hook && row.hostApplies && !c:
+						fail("Codex alone did not change %s: the shape is not one Codex applies (update the row)", h)
+					case !hook && !row.hostApplies && c:
+						fail("Codex alone changed %s: Codex applies this shape (update the row)", h)
+					}
+				}
+				if hook && (!got || !strings.Contains(result, row.reason)) {
+					fail("the model was not told %q", row.reason)
+				}
+			})
+		}
+	}
+}
