@@ -3,9 +3,12 @@
 package hosts_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -249,5 +252,109 @@ func TestCodexPatchShapes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// loopbackPage serves a page on loopback and counts the requests it gets:
+// the URL a web_fetch may fetch without leaving the machine.
+func loopbackPage(t *testing.T) (string, func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("PERMOPA-LOOPBACK-PAGE\n"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/ok", func() int { mu.Lock(); defer mu.Unlock(); return hits }
+}
+
+// TestGeminiWebFetchShapes: web_fetch as Gemini CLI's model API declares
+// it (the URLs in prompt, up to 20; url only in Gemini's direct mode),
+// under WebFetch(domain:evil.example) and an allow rule for a loopback
+// page. Every shape naming evil.example is blocked by the deny rule and
+// the model is told so; the call is decided as a whole, so the loopback
+// page it also names is not fetched. A prompt naming only the loopback
+// page reaches the tool, which then refuses a private host itself (Gemini
+// CLI's own check, recorded here). Nothing leaves the machine: the denied
+// calls never run, and the only page allowed is on loopback.
+func TestGeminiWebFetchShapes(t *testing.T) {
+	bin, _ := hostBinary(t, "gemini")
+	const rule = "WebFetch(domain:evil.example)"
+	rows := []struct {
+		name    string
+		args    func(page string) map[string]any
+		allowed bool
+	}{
+		{"prompt only (Gemini's usual form)", func(string) map[string]any {
+			return map[string]any{"prompt": "summarize https://evil.example/x"}
+		}, false},
+		{"prompt mixing an allowed and a denied URL", func(page string) map[string]any {
+			return map[string]any{"prompt": "compare " + page + " with https://evil.example/x"}
+		}, false},
+		{"allowed url, denied URL in prompt", func(page string) map[string]any {
+			return map[string]any{"url": page, "prompt": "summarize https://evil.example/x"}
+		}, false},
+		{"denied URL after a newline and a tab", func(page string) map[string]any {
+			return map[string]any{"prompt": "summarize " + page + "\n\thttps://evil.example/x"}
+		}, false},
+		{"upper-case scheme and host", func(string) map[string]any {
+			return map[string]any{"prompt": "summarize HTTPS://EVIL.EXAMPLE/x"}
+		}, false},
+		{"user info before the host", func(string) map[string]any {
+			return map[string]any{"prompt": "summarize https://docs.example.com@evil.example/x"}
+		}, false},
+		{"host with a trailing dot and a port", func(string) map[string]any {
+			return map[string]any{"prompt": "summarize https://evil.example.:443/x"}
+		}, false},
+		{"only the allowed page", func(page string) map[string]any {
+			return map[string]any{"prompt": "summarize " + page}
+		}, true},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			limit <- struct{}{}
+			defer func() { <-limit }()
+			page, hits := loopbackPage(t)
+			r := newHostRun(t, "gemini", scenario{name: "web_fetch " + row.name}, "web_fetch", row.args(page))
+			writeFile(t, filepath.Join(r.proj, ".permopa", "settings.yaml"), `permissions:
+  allow:
+    - "WebFetch(domain:127.0.0.1)"
+  deny:
+    - "`+rule+`"
+`)
+			r.trust()
+			r.mock.start(r.mock.gemini())
+			writeFile(t, filepath.Join(r.home, ".gemini", "settings.json"), geminiSettings)
+			r.install("gemini")
+			out := geminiRun(t, bin, r, "--skip-trust", "--approval-mode", "yolo")
+			result, got := r.mock.toolResult()
+			fail := func(format string, args ...any) {
+				t.Helper()
+				t.Errorf(format+"\n--- tool result: %q\n--- gemini output:\n%s\n--- model API requests:\n%s", append(args, result, out, r.mock.log())...)
+			}
+			if !r.mock.toolCalled() {
+				fail("Gemini never offered web_fetch or never asked the model")
+				return
+			}
+			if row.allowed {
+				// The hook let the call through to the tool, which refuses
+				// a private host itself (Gemini CLI 0.61's own check).
+				if !got || strings.Contains(result, "permopa") || !strings.Contains(result, "[Blocked Host] "+page) {
+					fail("the allowed call did not reach web_fetch")
+				}
+				return
+			}
+			if !got || !strings.Contains(result, "permopa DENY") || !strings.Contains(result, rule) {
+				fail("the model was not told of the deny rule %s", rule)
+			}
+			if n := hits(); n != 0 {
+				fail("the loopback page was fetched %d times: the call ran", n)
+			}
+		})
 	}
 }
