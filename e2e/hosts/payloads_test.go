@@ -358,3 +358,42 @@ func TestGeminiWebFetchShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeWebFetchShapes: Claude Code's WebFetch with URLs whose host a
+// browser reads otherwise than a naive parser (docs/rules.md, WebFetch),
+// under WebFetch(domain:evil.example): the real Claude Code never fetches
+// them, and the model is told permopa's answer. A browser reads
+// `https://evil.example\@docs.example.com/` as host evil.example.
+func TestClaudeWebFetchShapes(t *testing.T) {
+	bin, _ := hostBinary(t, "claude")
+	const rule = "WebFetch(domain:evil.example)"
+	for _, row := range []struct{ name, url, reason string }{
+		{"backslash before the user info", `https://evil.example\@docs.example.com/`, rule},
+		{"plain denied host", "https://evil.example/x", rule},
+		{"upper-case host with a trailing dot", "https://EVIL.EXAMPLE./x", rule},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			limit <- struct{}{}
+			defer func() { <-limit }()
+			r := newHostRun(t, "claude", scenario{name: "WebFetch " + row.name}, "WebFetch", map[string]any{"url": row.url, "prompt": "summarize"})
+			writeFile(t, filepath.Join(r.proj, ".permopa", "settings.yaml"), "permissions:\n  deny:\n    - \""+rule+"\"\n")
+			r.trust()
+			r.mock.start(r.mock.anthropic())
+			r.install("claude")
+			out, err := run(t, 150*time.Second, r.proj, []string{
+				"HOME=" + r.home, "ANTHROPIC_BASE_URL=" + r.mock.url, "ANTHROPIC_API_KEY=sk-ant-e2e",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1",
+				// WebFetch is offered at once, not deferred behind ToolSearch.
+				"ENABLE_TOOL_SEARCH=false",
+			}, bin, "-p", r.mock.marker, "--output-format", "json", "--permission-mode", "bypassPermissions")
+			if err != nil {
+				t.Logf("claude exited: %v", err)
+			}
+			result, got := r.mock.toolResult()
+			if !r.mock.toolCalled() || !got || !strings.Contains(result, "permopa DENY") || !strings.Contains(result, row.reason) {
+				t.Errorf("the model was not told %q\n--- tool result: %q\n--- claude output:\n%s\n--- model API requests:\n%s", row.reason, result, out, r.mock.log())
+			}
+		})
+	}
+}
