@@ -142,22 +142,30 @@ var codexPatchRows = []codexPatchRow{
 	},
 }
 
-// codexPatchRun is one Codex run (codex exec, full access: Codex's own
-// sandbox stops nothing, only the hook can) whose model calls apply_patch
-// with patch, in a project whose trusted settings allow edits in the
-// project and deny them under out. With hook false, permopa is not
-// installed. It returns the run and the directory out.
-func codexPatchRun(t *testing.T, bin, name, patch string, hook bool) (*hostRun, string, string) {
+// codexPatchCall is one Codex run (codex exec, full access: Codex's own
+// sandbox stops nothing, only the hook can) whose model sends patch as the
+// apply_patch tool's input, or (shell) as `apply_patch <<'EOF'` run by the shell tool
+// exec_command, which Codex intercepts and applies itself; the project
+// then also allows Bash(apply_patch:*), the rule a human accepts when
+// asked about such a command. The project's trusted settings allow edits
+// in the project and deny them under a directory outside it, which
+// {{OUT}} in the patch names. With hook false, permopa is not installed.
+// It returns the run, that directory and Codex's output.
+func codexPatchCall(t *testing.T, bin, name, patch string, shell, hook bool) (*hostRun, string, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "outside")
 	writeFile(t, filepath.Join(out, "hosts"), hostsText)
 	writeFile(t, filepath.Join(out, "victim.txt"), victimText)
 	patch = strings.ReplaceAll(patch, "{{OUT}}", out)
-	r := newHostRun(t, "codex", scenario{name: "apply-patch " + name}, "apply_patch", map[string]any{"__custom_input": patch})
+	tool, args, allow := "apply_patch", map[string]any{"__custom_input": patch}, ""
+	if shell {
+		tool, args, allow = "exec_command", map[string]any{"cmd": "apply_patch <<'EOF'\n" + patch + "EOF\n"}, "\n    - \"Bash(apply_patch:*)\""
+	}
+	r := newHostRun(t, "codex", scenario{name: "apply-patch " + name}, tool, args)
 	writeFile(t, filepath.Join(r.proj, ".permopa", "settings.yaml"), `permissions:
   allow:
     - "Write(/**)"
-    - "Edit(/**)"
+    - "Edit(/**)"`+allow+`
   deny:
     - "Edit(/`+out+`/**)"
 `)
@@ -176,7 +184,7 @@ func codexPatchRun(t *testing.T, bin, name, patch string, hook bool) (*hostRun, 
 		t.Logf("codex exited: %v", err)
 	}
 	if !r.mock.toolCalled() {
-		t.Fatalf("Codex never offered apply_patch to %s or never asked the model:\n%s\n--- model API requests:\n%s", codexPatchModel, res, r.mock.log())
+		t.Fatalf("Codex never offered %s to %s or never asked the model:\n%s\n--- model API requests:\n%s", tool, codexPatchModel, res, r.mock.log())
 	}
 	return r, out, res
 }
@@ -209,18 +217,34 @@ func changed(proj, out, rel string) bool {
 // permopa's hook. The benign patch is written with the hook; no hostile
 // file changes with it, and the model is told why.
 func TestCodexPatchShapes(t *testing.T) {
+	codexPatchTable(t, codexPatchRows, false)
+}
+
+// TestCodexShellPatchShapes: the same patches run from Codex's shell tool
+// (`apply_patch <<'EOF'`), which Codex applies itself, under an accepted
+// Bash(apply_patch:*): the hook decides the files too (docs/hosts.md).
+func TestCodexShellPatchShapes(t *testing.T) {
+	var rows []codexPatchRow
+	for _, row := range codexPatchRows[:3] {
+		row.patch = strings.TrimPrefix(row.patch, "<<'EOF'\n")
+		rows = append(rows, row)
+	}
+	codexPatchTable(t, rows, true)
+}
+
+func codexPatchTable(t *testing.T, rows []codexPatchRow, shell bool) {
 	bin, _ := hostBinary(t, "codex")
 	t.Run("benign patch in the project", func(t *testing.T) {
 		t.Parallel()
 		limit <- struct{}{}
 		defer func() { <-limit }()
-		r, out, res := codexPatchRun(t, bin, "benign", "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n*** Update File: README.md\n@@\n-a project\n+a patched project\n*** End Patch\n", true)
+		r, out, res := codexPatchCall(t, bin, "benign", "*** Begin Patch\n*** Add File: notes/ok.txt\n+ok\n*** Update File: README.md\n@@\n-a project\n+a patched project\n*** End Patch\n", shell, true)
 		result, _ := r.mock.toolResult()
 		if !changed(r.proj, out, "notes/ok.txt") || !changed(r.proj, out, "README.md") {
 			t.Errorf("the benign patch was not applied (tool result %q):\n%s\n--- model API requests:\n%s", result, res, r.mock.log())
 		}
 	})
-	for _, row := range codexPatchRows {
+	for _, row := range rows {
 		for _, hook := range []bool{false, true} {
 			name := row.name + "/codex alone"
 			if hook {
@@ -230,7 +254,7 @@ func TestCodexPatchShapes(t *testing.T) {
 				t.Parallel()
 				limit <- struct{}{}
 				defer func() { <-limit }()
-				r, out, res := codexPatchRun(t, bin, row.name, row.patch, hook)
+				r, out, res := codexPatchCall(t, bin, row.name, row.patch, shell, hook)
 				result, got := r.mock.toolResult()
 				fail := func(format string, args ...any) {
 					t.Helper()
