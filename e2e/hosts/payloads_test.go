@@ -15,10 +15,10 @@ import (
 
 // Host payloads read as the host reads them (issue 24, docs/hosts.md):
 // the shapes of each host's tool calls that permopa must read exactly as
-// the host does, sent by the mock model to the real CLI. Each row says
-// what the host itself does with the shape (a run without permopa's hook,
-// so that the table documents the host, and a hostile shape is shown to
-// be one the host really applies) and what happens with the hook.
+// the host does, sent by the mock model to the real CLI, with what happens
+// under permopa's hook. Each Codex row also says what Codex itself does
+// with the shape (a run without the hook), so that the table documents
+// the host and a hostile shape is shown to be one Codex really applies.
 
 // codexPatchModel is a model Codex's bundled catalog offers apply_patch to
 // as a freeform (custom) tool, the form Codex's own models use.
@@ -41,7 +41,7 @@ type codexPatchRow struct {
 	hostile []string
 	// hostApplies: without permopa's hook Codex changes every hostile
 	// file (the shape is one Codex reads as the header it looks like);
-	// false: Codex itself refuses the patch and changes nothing.
+	// false: Codex alone changes none (it refuses or cannot apply it).
 	hostApplies bool
 	// reason is a substring of what the model is told with the hook.
 	reason string
