@@ -21,7 +21,10 @@ import (
 // the host and a hostile shape is shown to be one Codex really applies.
 
 // codexPatchModel is a model Codex's bundled catalog offers apply_patch to
-// as a freeform (custom) tool, the form Codex's own models use.
+// as a freeform (custom) tool, the form Codex's own models use. Codex
+// 0.171 knows no other: a catalog entry with apply_patch_tool_type
+// "function" is refused ("unknown variant `function`, expected
+// `freeform`").
 const codexPatchModel = "gpt-5.5"
 
 // The initial contents of the files the patches touch.
