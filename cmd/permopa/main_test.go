@@ -36,6 +36,12 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// Searchable by other users as /tmp is: nginx runs as nobody and reads
+	// its directory under it (sharedTempDir); each test's own directory
+	// stays private.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		panic(err)
+	}
 	os.Setenv("TMPDIR", tmp)
 	// A runtime directory of the tests' own: the hooks ask a server on the
 	// per-user socket by default, and a server some other process runs on
