@@ -243,7 +243,14 @@ func TestHostileProjectFuzz(t *testing.T) {
 				}
 			}()
 		}
-		for _, j := range jobs {
+		for i, j := range jobs {
+			// Without -tags slow, every fourth of the plain fixture's
+			// allowed invocations is traced (each a strace of seconds
+			// under load); an allowed invocation in a hostile fixture
+			// always is.
+			if !slowTests && hp.name == "none" && i%4 != 0 {
+				continue
+			}
 			next <- j
 		}
 		close(next)
