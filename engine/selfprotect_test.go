@@ -163,6 +163,8 @@ func TestSelfProtection(t *testing.T) {
 		`echo '{}' > ~/.claude.json`,
 		`cat x >> .claude/settings.local.json`,
 		`permopa rules add Bash`,
+		`permopa trust .`,
+		`echo y | permopa trust --user-dir ` + s.user,
 		`permopa rules revoke --behavior deny 'Bash(rm:*)'`,
 		`bash -c 'echo x > .codex/config.toml'`,
 		`echo x > ` + filepath.Join(s.ci, "perm.yaml"),

@@ -5,7 +5,11 @@ package flagspec
 // its own rules, docs/protected-paths.md), so their write targets are the
 // settings directories they may write: the project's .permopa (or that of
 // --project), the user's directory (or --user-dir) and --managed-dir.
-// "permopa rules export -o FILE" writes FILE.
+// "permopa rules export -o FILE" writes FILE. "permopa trust" records in the
+// user's directory which projects' settings may loosen decisions
+// (docs/rules.md, "Trusted projects"): a write of that directory as well,
+// whatever its flags (--list and --dry-run only read, but are no reason to
+// tell the trust file's writes apart).
 var permopaSpec = &spec{
 	subs: map[string]*spec{
 		"rules": {
@@ -21,8 +25,18 @@ var permopaSpec = &spec{
 				"export": {allow: `--layer=`, deny: []denial{{`-o=w --output=w`, "writes the document to a file"}}, ops: opsRead},
 			},
 		},
+		"trust": {allow: `--user-dir=r@u --list --dry-run --revoke=`, never: "permopa trust changes which project settings are trusted",
+			writer: true, ops: opsHook, check: permopaTrustWrites},
 	},
 	noSub: "permopa without a subcommand is not modelled",
+}
+
+func permopaTrustWrites(st *state) {
+	user, ok := st.val('u')
+	if !ok {
+		user = "~/.config/permopa"
+	}
+	st.write(user)
 }
 
 func permopaSettingsWrites(st *state) {

@@ -657,6 +657,8 @@ func TestPermopaRules(t *testing.T) {
 		{cmd: "permopa rules --project /p add --destination local Bash(*)", writes: []string{"/p/.permopa", "~/.config/permopa"}},
 		{cmd: "permopa rules revoke --behavior deny Bash(rm:*) --user-dir /u", writes: []string{"./.permopa", "/u"}},
 		{cmd: "permopa rules --managed-dir /m add x", writes: []string{"./.permopa", "~/.config/permopa", "/m"}},
+		{cmd: "permopa trust .", why: "changes which project settings are trusted", writes: []string{"~/.config/permopa"}},
+		{cmd: "permopa trust --user-dir /u --revoke /p", writes: []string{"/u"}},
 		{cmd: "permopa rules export -o out.json s.yaml", why: "writes the document", reads: []string{"s.yaml"}, writes: []string{"out.json"}},
 		{cmd: "permopa rules export s.yaml", ro: true, reads: []string{"s.yaml"}},
 		{cmd: "permopa rules frob", why: "not in the read-only vocabulary"},
