@@ -269,6 +269,13 @@ var BashMatchAny = &ast.Builtin{
 }
 
 func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	return matchList(ops, (*bash.Analysis).MatchAnySet, (*bash.Analysis).MatchAny)
+}
+
+// matchList is match_any and match_certain: the first of the compiled rule
+// list ops[0] that match finds in the analysis of the command ops[1], by
+// the list's set when it has one.
+func matchList(ops []*ast.Term, bySet func(*bash.Analysis, *bash.PatternSet) int, byList func(*bash.Analysis, []*bash.Pattern) int) (*ast.Term, error) {
 	c, err := compileList(ops[0], 1)
 	if err != nil {
 		return nil, err
@@ -281,9 +288,9 @@ func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) 
 		return termMinusOne, nil
 	}
 	if c.set != nil {
-		return indexTerm(a.MatchAnySet(c.set)), nil
+		return indexTerm(bySet(a, c.set)), nil
 	}
-	return indexTerm(a.MatchAny(c.ps)), nil
+	return indexTerm(byList(a, c.ps)), nil
 }
 
 // BashMatchCertain is permopa.bash.match_certain.
@@ -307,21 +314,7 @@ var BashMatchCertain = &ast.Builtin{
 }
 
 func bashMatchCertain(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	c, err := compileList(ops[0], 1)
-	if err != nil {
-		return nil, err
-	}
-	a, err := analyze(ops[1], ops[2], 2, 3)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.ps) == 0 {
-		return termMinusOne, nil
-	}
-	if c.set != nil {
-		return indexTerm(a.MatchCertainSet(c.set)), nil
-	}
-	return indexTerm(a.MatchCertain(c.ps)), nil
+	return matchList(ops, (*bash.Analysis).MatchCertainSet, (*bash.Analysis).MatchCertain)
 }
 
 // BashUncertain is permopa.bash.uncertain.
