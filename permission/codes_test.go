@@ -281,3 +281,56 @@ func TestDocumentedCheckIds(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPStatuses holds docs/api.md's "HTTP" column to the one map of
+// statuses (Error.HTTPStatus): every code of that table answers the status
+// it shows and is in the map; every code of the map is in that table, or
+// is a decision code whose row says "also an HTTP <status>"; every code
+// that is not a decision code has a status.
+func TestHTTPStatuses(t *testing.T) {
+	data, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| ([0-9]{3}) \\|")
+	also := regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|[^|]*\\|.*also an HTTP ([0-9]{3})")
+	documented := map[string]int{}
+	for _, m := range append(row.FindAllStringSubmatch(string(data), -1), also.FindAllStringSubmatch(string(data), -1)...) {
+		status, _ := strconv.Atoi(m[2])
+		documented[m[1]] = status
+	}
+	if len(documented) < 10 {
+		t.Fatalf("docs/api.md: found %d codes with an HTTP status; the check is blind", len(documented))
+	}
+	for code, status := range documented {
+		if _, ok := permission.HTTPStatuses[code]; !ok {
+			t.Errorf("docs/api.md: %s answers %d, but it has no status in permission's map", code, status)
+		}
+		if got := (&permission.Error{Code: code}).HTTPStatus(); got != status {
+			t.Errorf("docs/api.md: %s answers %d; Error.HTTPStatus says %d", code, status, got)
+		}
+	}
+	for code := range permission.HTTPStatuses {
+		if _, ok := documented[code]; !ok {
+			t.Errorf("%s has a status in permission's map but none in docs/api.md", code)
+		}
+	}
+	// The decision codes: the rows of the first table, whose second
+	// column is where the code comes from, not a status.
+	decision := regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| [a-z`]")
+	isDecision := map[string]bool{}
+	for _, m := range decision.FindAllStringSubmatch(string(data), -1) {
+		isDecision[m[1]] = true
+	}
+	if !isDecision[permission.CodeTimeout] {
+		t.Fatal("docs/api.md: timeout is no decision code; the check below is blind")
+	}
+	for code, name := range codeConstants(t) {
+		if isDecision[code] {
+			continue
+		}
+		if _, ok := permission.HTTPStatuses[code]; !ok {
+			t.Errorf("%s = %q refuses a request but has no HTTP status in permission's map", name, code)
+		}
+	}
+}

@@ -20,6 +20,15 @@ func NewError(code string, err error) *Error {
 
 func (e *Error) Error() string { return e.Message }
 
+// HTTPStatus is the status of a server's answer refusing with e: its
+// code's (httpStatus), 500 for a code that has none.
+func (e *Error) HTTPStatus() int {
+	if s, ok := httpStatus[e.Code]; ok {
+		return s
+	}
+	return 500
+}
+
 func (e *Error) Unwrap() error { return e.Err }
 
 // The error codes, stable strings; docs/api.md lists each with when it
@@ -47,27 +56,61 @@ const (
 )
 
 // Codes of an Error: a confirmation that did nothing (adapter.Confirm, the
-// server's confirm route) or a request the server refused (HTTP status).
+// server's confirm route) or a request the server refused (its
+// HTTPStatus).
 const (
-	CodeInvalidToolCall    = "invalid_tool_call"   // 400: the confirm's tool_call is not a call
-	CodeInvalidDestination = "invalid_destination" // 400: no such destination
-	CodeInvalidTTL         = "invalid_ttl"         // 400: the ttl does not parse
-	CodeInvalidRule        = "invalid_rule"        // 400: a rule does not parse
-	CodeRulesNotSaved      = "rules_not_saved"     // 500: the destination could not be written (or a managed lock forbids the rule); nothing was approved
+	CodeInvalidToolCall    = "invalid_tool_call"   // the confirm's tool_call is not a call
+	CodeInvalidDestination = "invalid_destination" // no such destination
+	CodeInvalidTTL         = "invalid_ttl"         // the ttl does not parse
+	CodeInvalidRule        = "invalid_rule"        // a rule does not parse
+	CodeRulesNotSaved      = "rules_not_saved"     // the destination could not be written (or a managed lock forbids the rule); nothing was approved
 
-	CodeBodyTooLarge     = "body_too_large"     // 413: the body is over max_body_bytes
-	CodeInvalidRequest   = "invalid_request"    // 400: a confirm field has the wrong type
-	CodeUnavailable      = "unavailable"        // 503: the plugin is in an error state (see the message); nothing was written
-	CodePluginNotRunning = "plugin_not_running" // 503: the route exists but the plugin was removed by a reconfiguration
-	CodeDecisionRequired = "decision_required"  // 400: a confirm names no decision_id (and is not an admin confirm)
-	CodeUnknownDecision  = "unknown_decision"   // 409: no pending ASK has that decision_id
-	CodeToolCallMismatch = "tool_call_mismatch" // 409: the confirm's tool_call is not the call that was checked
-	CodeRuleNotSuggested = "rule_not_suggested" // 403: a rule the check did not suggest
+	CodeBodyTooLarge     = "body_too_large"     // the body is over max_body_bytes
+	CodeInvalidRequest   = "invalid_request"    // a confirm field has the wrong type
+	CodeUnavailable      = "unavailable"        // the plugin is in an error state (see the message); nothing was written
+	CodePluginNotRunning = "plugin_not_running" // the route exists but the plugin was removed by a reconfiguration
+	CodeDecisionRequired = "decision_required"  // a confirm names no decision_id (and is not an admin confirm)
+	CodeUnknownDecision  = "unknown_decision"   // no pending ASK has that decision_id
+	CodeToolCallMismatch = "tool_call_mismatch" // the confirm's tool_call is not the call that was checked
+	CodeRuleNotSuggested = "rule_not_suggested" // a rule the check did not suggest
 
-	CodeForbiddenHost        = "forbidden_host"         // 403: the Host header is not the server's address (DNS rebinding)
-	CodeCrossOrigin          = "cross_origin"           // 403: a browser request from another origin
-	CodeUnsupportedMediaType = "unsupported_media_type" // 415: a permopa POST whose Content-Type is not application/json
-	CodeUnauthorized         = "unauthorized"           // 401: a wrong token, or none where the route needs one
-	CodeAdminRequired        = "admin_required"         // 403: the route or request needs the administrators' token
-	CodeInternalError        = "internal_error"         // 500: the answer could not be encoded
+	CodeForbiddenHost        = "forbidden_host"         // the Host header is not the server's address (DNS rebinding)
+	CodeCrossOrigin          = "cross_origin"           // a browser request from another origin
+	CodeUnsupportedMediaType = "unsupported_media_type" // a permopa POST whose Content-Type is not application/json
+	CodeUnauthorized         = "unauthorized"           // a wrong token, or none where the route needs one
+	CodeAdminRequired        = "admin_required"         // the route or request needs the administrators' token
+	CodeInternalError        = "internal_error"         // the answer could not be encoded
 )
+
+// httpStatus is the HTTP status of each code a server answers as an HTTP
+// error (docs/api.md's "HTTP" column; TestHTTPStatuses holds the two
+// together), one per code. The decision codes have none: a server answers
+// a fault in deciding with a 200 DENY, except policy_unavailable (no
+// engine to decide with). Plain numbers: the package imports no net/http
+// (doc.go).
+var httpStatus = map[string]int{
+	CodePolicyUnavailable: 500,
+
+	CodeInvalidToolCall:    400,
+	CodeInvalidDestination: 400,
+	CodeInvalidTTL:         400,
+	CodeInvalidRule:        400,
+	CodeRulesNotSaved:      500,
+
+	CodeInvalidJSON:      400,
+	CodeBodyTooLarge:     413,
+	CodeInvalidRequest:   400,
+	CodeUnavailable:      503,
+	CodePluginNotRunning: 503,
+	CodeDecisionRequired: 400,
+	CodeUnknownDecision:  409,
+	CodeToolCallMismatch: 409,
+	CodeRuleNotSuggested: 403,
+
+	CodeForbiddenHost:        403,
+	CodeCrossOrigin:          403,
+	CodeUnsupportedMediaType: 415,
+	CodeUnauthorized:         401,
+	CodeAdminRequired:        403,
+	CodeInternalError:        500,
+}

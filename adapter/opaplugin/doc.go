@@ -34,32 +34,29 @@
 // OPA's own data API serves the same decision at
 // /v1/data/permopa/policy/decision.
 //
-// Errors are JSON {"code": "...", "message": "..."}: 400 invalid_json (the
-// body is not one JSON document), 413 body_too_large (over max_body_bytes),
-// 400 invalid_tool_call, invalid_rule, invalid_destination, invalid_ttl or
-// invalid_request (a confirm body field, named in the message), 500
-// rules_not_saved (the destination could not be written, or a managed
-// allow_managed_rules_only lock forbids the rule: nothing was approved; it
-// is a server-side condition the request cannot fix), 503 unavailable (the
-// plugin is in an error state, e.g. a bundle owns permopa/settings), 500
-// policy_unavailable (the store could not open a transaction). A host must
-// treat any answer other than a 200 decision as DENY.
+// A refused request is answered by one writer (writeError): the
+// permission.Error's JSON, {"code": "...", "message": "..."}, with its
+// code's HTTP status (permission.Error.HTTPStatus; docs/api.md lists each
+// code with its status). The exception is Claude Code's hook route: every
+// fault there is a 200 whose body blocks the call (refuseHook), since
+// Claude Code lets a call through when its http hook answers non-2xx. A
+// host must treat any answer other than a 200 decision as DENY.
 //
 // Every route of the server, OPA's own included, is guarded (guard.go;
-// docs/opa.md §7): a Host that is not the server's address (403
-// forbidden_host), a cross-site Origin (403 cross_origin), a permopa POST
-// that is not application/json (415 unsupported_media_type), a wrong
-// Bearer token (401 unauthorized). Over TCP (or a unix socket others can
+// docs/opa.md §7): a Host that is not the server's address
+// (forbidden_host), a cross-site Origin (cross_origin), a permopa POST
+// that is not application/json (unsupported_media_type), a wrong
+// Bearer token (unauthorized). Over TCP (or a unix socket others can
 // connect to) confirm and every route but a check, Claude Code's hook and
 // /health (the rules list, OPA's data, query, policy, config and status
-// routes, which show the user's rules and settings) need a token (401
-// unauthorized): the agents' token
+// routes, which show the user's rules and settings) need a token
+// (unauthorized): the agents' token
 // (server-token) or the administrators' (server-admin-token), both written
 // in the user directory at the first start; OPA's data and policy writes
-// need the administrators' token (403 admin_required). A confirm that
-// names no checked ASK is 400 decision_required or 409 unknown_decision,
-// one with another call 409 tool_call_mismatch, one with a rule the check
-// did not suggest 403 rule_not_suggested. With system.authz
+// need the administrators' token (admin_required). A confirm that
+// names no checked ASK is decision_required or unknown_decision,
+// one with another call tool_call_mismatch, one with a rule the check
+// did not suggest rule_not_suggested. With system.authz
 // (SetOPAAuthorization), it judges every route instead of the tokens.
 //
 // With --authorization=basic, OPA's authorizer reads and parses the bodies

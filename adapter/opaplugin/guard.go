@@ -184,20 +184,20 @@ func guardMiddleware(m *plugins.Manager) func(http.Handler) http.Handler {
 var defaultConfig, _ = ParseConfig(nil)
 
 // admit runs the checks every request passes.
-func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
+func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *permission.Error) {
 	c := &caller{opaAuthz: OPAAuthorization()}
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if ua, ok := local.(*net.UnixAddr); ok {
 		c.private = socketPrivate(ua.Name)
 	} else if !hostAllowed(r.Host, local, cfg.HTTP.AllowedHosts) {
-		return nil, newAPIError(http.StatusForbidden, permission.CodeForbiddenHost, fmt.Sprintf("Host %q is not this server's address; add it to plugins.permopa.http.allowed_hosts if clients really use that name", r.Host))
+		return nil, refusal(permission.CodeForbiddenHost, fmt.Sprintf("Host %q is not this server's address; add it to plugins.permopa.http.allowed_hosts if clients really use that name", r.Host))
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, cfg.HTTP.AllowedOrigins) {
-		return nil, newAPIError(http.StatusForbidden, permission.CodeCrossOrigin, fmt.Sprintf("requests from origin %q are refused (a web page cannot use this server); add it to plugins.permopa.http.allowed_origins to allow it", origin))
+		return nil, refusal(permission.CodeCrossOrigin, fmt.Sprintf("requests from origin %q are refused (a web page cannot use this server); add it to plugins.permopa.http.allowed_origins to allow it", origin))
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 		if r.Header.Get("Origin") == "" {
-			return nil, newAPIError(http.StatusForbidden, permission.CodeCrossOrigin, "a browser request from another site is refused")
+			return nil, refusal(permission.CodeCrossOrigin, "a browser request from another site is refused")
 		}
 	}
 	if c.opaAuthz {
@@ -207,7 +207,7 @@ func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
 		tok, ok := strings.CutPrefix(auth, "Bearer ")
 		ro := toks.roleOf(strings.TrimSpace(tok))
 		if !ok || ro < 0 || ro == roleNone {
-			return nil, newAPIError(http.StatusUnauthorized, permission.CodeUnauthorized, "the Bearer token is not one of this server's (server-token or server-admin-token in its user directory)")
+			return nil, refusal(permission.CodeUnauthorized, "the Bearer token is not one of this server's (server-token or server-admin-token in its user directory)")
 		}
 		c.role = ro
 	}
@@ -217,10 +217,10 @@ func admit(r *http.Request, cfg *Config, toks *tokens) (*caller, *apiError) {
 // guardOPARoute applies the rules for the routes: on a listener others can
 // reach, only the open routes go without a token; writes need the
 // administrators' token; evaluations have the body limit.
-func guardOPARoute(w http.ResponseWriter, r *http.Request, c *caller, cfg *Config) *apiError {
+func guardOPARoute(w http.ResponseWriter, r *http.Request, c *caller, cfg *Config) *permission.Error {
 	path := r.URL.Path
 	if !c.private && !c.opaAuthz && c.role == roleNone && !isWrite(r.Method) && !openRoute(r) {
-		return newAPIError(http.StatusUnauthorized, permission.CodeUnauthorized, fmt.Sprintf("%s %s: on a TCP listener (or a unix socket others can use), OPA's data, policy, query and status routes and the rules list need a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)", r.Method, path))
+		return refusal(permission.CodeUnauthorized, fmt.Sprintf("%s %s: on a TCP listener (or a unix socket others can use), OPA's data, policy, query and status routes and the rules list need a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)", r.Method, path))
 	}
 	if strings.HasPrefix(path, "/v1/permission/") {
 		return nil
@@ -230,13 +230,13 @@ func guardOPARoute(w http.ResponseWriter, r *http.Request, c *caller, cfg *Confi
 		return nil
 	case http.MethodPost:
 		if r.ContentLength > cfg.MaxBodyBytes {
-			return newAPIError(http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", cfg.MaxBodyBytes))
+			return refusal(permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", cfg.MaxBodyBytes))
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
 		return nil
 	}
 	if !c.isAdmin() {
-		return newAPIError(http.StatusForbidden, permission.CodeAdminRequired, fmt.Sprintf("%s %s changes the server's data or policies: it needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz", r.Method, path))
+		return refusal(permission.CodeAdminRequired, fmt.Sprintf("%s %s changes the server's data or policies: it needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz", r.Method, path))
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func (p *Plugin) serveHookClaude(w http.ResponseWriter, r *http.Request) {
 	}
 	opts, err := hookOptions(r.URL.Query())
 	if err != nil {
-		refuseHook(w, r, cfg, newAPIError(http.StatusBadRequest, permission.CodeInvalidRequest, err.Error()))
+		refuseHook(w, r, cfg, refusal(permission.CodeInvalidRequest, err.Error()))
 		return
 	}
 	started := time.Now()
@@ -90,7 +90,7 @@ func (p *Plugin) serveHookClaude(w http.ResponseWriter, r *http.Request) {
 			err = fmt.Errorf("request body is over %d bytes (plugins.permopa.max_body_bytes)", cfg.MaxBodyBytes)
 		}
 	} else if b, aerr := readRawBody(w, r, cfg.MaxBodyBytes); aerr != nil {
-		err = &aerr.Error
+		err = aerr
 	} else {
 		raw = b
 	}
@@ -172,8 +172,8 @@ func isHookPath(r *http.Request) bool {
 // bad token, a body that is not JSON) with a block that names the
 // refusal: the request is not decided, and Claude Code, which would read
 // a 403 as a failed hook, blocks the call.
-func refuseHook(w http.ResponseWriter, r *http.Request, cfg *Config, e *apiError) {
-	msg := fmt.Sprintf("the permopa server refused the hook request (%d %s): %s", e.status, e.Code, e.Message)
+func refuseHook(w http.ResponseWriter, r *http.Request, cfg *Config, e *permission.Error) {
+	msg := fmt.Sprintf("the permopa server refused the hook request (%d %s): %s", e.HTTPStatus(), e.Code, e.Message)
 	writeHookAnswer(w, hookproto.For(hookproto.HostClaude).Fail(peekEvent(r, cfg.MaxBodyBytes), msg))
 }
 

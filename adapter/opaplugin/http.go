@@ -36,15 +36,11 @@ const (
 	RouteRules   = "GET /v1/permission/rules"
 )
 
-// apiError is an error answer: its HTTP status, and the permission.Error
-// that is its body, {"code": "...", "message": "..."} (docs/api.md).
-type apiError struct {
-	status int
-	permission.Error
-}
-
-func newAPIError(status int, code, message string) *apiError {
-	return &apiError{status, permission.Error{Code: code, Message: message}}
+// refusal is a request refused with code: writeError answers it with the
+// code's HTTP status (permission.Error.HTTPStatus, docs/api.md) and the
+// error as its body, {"code": "...", "message": "..."}.
+func refusal(code, message string) *permission.Error {
+	return &permission.Error{Code: code, Message: message}
 }
 
 var routed sync.Map // *plugins.Manager → true
@@ -60,7 +56,7 @@ func registerRoutes(m *plugins.Manager) {
 		m.ExtraRoute(route, prom, func(w http.ResponseWriter, r *http.Request) {
 			p := Lookup(m)
 			if p == nil {
-				writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodePluginNotRunning, "the permopa plugin is not running"))
+				writeError(w, refusal(permission.CodePluginNotRunning, "the permopa plugin is not running"))
 				return
 			}
 			f(p, w, r)
@@ -76,7 +72,7 @@ func registerRoutes(m *plugins.Manager) {
 	m.ExtraRoute(RouteHookClaude, "v1/permission/hook/claude", func(w http.ResponseWriter, r *http.Request) {
 		p := Lookup(m)
 		if p == nil {
-			refuseHook(w, r, defaultConfig, newAPIError(http.StatusServiceUnavailable, permission.CodePluginNotRunning, "the permopa plugin is not running"))
+			refuseHook(w, r, defaultConfig, refusal(permission.CodePluginNotRunning, "the permopa plugin is not running"))
 			return
 		}
 		p.serveHookClaude(w, r)
@@ -121,7 +117,7 @@ func (p *Plugin) serveCheck(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := p.evaluate(ctx, r, cfg, input, id, started, release)
 	if err != nil {
-		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodePolicyUnavailable, err.Error()))
+		writeError(w, refusal(permission.CodePolicyUnavailable, err.Error()))
 		return
 	}
 	writeJSON(w, http.StatusOK, d)
@@ -225,12 +221,12 @@ func (p *Plugin) evaluate(ctx context.Context, r *http.Request, cfg *Config, inp
 	return d, nil
 }
 
-func unsupportedMedia(r *http.Request) *apiError {
+func unsupportedMedia(r *http.Request) *permission.Error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		ct = "none"
 	}
-	return newAPIError(http.StatusUnsupportedMediaType, permission.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s: want application/json", ct))
+	return refusal(permission.CodeUnsupportedMediaType, fmt.Sprintf("Content-Type %s: want application/json", ct))
 }
 
 const (
@@ -301,7 +297,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	c := callerOf(r)
 	if !c.mayWrite() {
-		writeError(w, newAPIError(http.StatusUnauthorized, permission.CodeUnauthorized,
+		writeError(w, refusal(permission.CodeUnauthorized,
 			"over TCP, confirm needs a token: Authorization: Bearer <the server's server-token> (or use the server's unix socket)"))
 		return
 	}
@@ -312,7 +308,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
-		writeError(w, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, err.Error()))
+		writeError(w, refusal(permission.CodeInvalidJSON, err.Error()))
 		return
 	}
 	var res adapter.ConfirmResult
@@ -331,7 +327,7 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	eng, f := p.ready()
 	if f != nil {
-		writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, f.code+": "+f.message))
+		writeError(w, refusal(permission.CodeUnavailable, f.code+": "+f.message))
 		return
 	}
 	layers := p.layers.Load()
@@ -341,12 +337,12 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 		// destination, as `permopa rules add` run in that cwd writes them.
 		pl, blocked := ps.layersFor(r.Context(), res.ToolCall)
 		if blocked != nil {
-			writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code+": "+blocked.Message))
+			writeError(w, refusal(permission.CodeUnavailable, blocked.Code+": "+blocked.Message))
 			return
 		}
 		if pl != nil {
 			if err := managedOnly(eng, res); err != nil {
-				writeError(w, newAPIError(http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()))
+				writeError(w, refusal(permission.CodeRulesNotSaved, err.Error()))
 				return
 			}
 			layers = pl
@@ -355,15 +351,10 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 	conf, err := adapter.Confirm(r.Context(), eng, layers, res)
 	if err != nil {
 		var ce *permission.Error
-		if errors.As(err, &ce) {
-			status := http.StatusBadRequest
-			if ce.Code == permission.CodeRulesNotSaved {
-				status = http.StatusInternalServerError
-			}
-			writeError(w, newAPIError(status, ce.Code, ce.Error()))
-			return
+		if !errors.As(err, &ce) {
+			err = permission.NewError(permission.CodeRulesNotSaved, err)
 		}
-		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodeRulesNotSaved, err.Error()))
+		writeError(w, err)
 		return
 	}
 	if len(conf.Rules) > 0 {
@@ -387,16 +378,16 @@ func (p *Plugin) serveConfirm(w http.ResponseWriter, r *http.Request) {
 // and its rules must be among those the check suggested. An admin confirm
 // ("admin": true, the administrators' token or system.authz) may name any
 // call and any rules.
-func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.ConfirmResult) (*pendingAsk, *apiError) {
+func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.ConfirmResult) (*pendingAsk, *permission.Error) {
 	if admin, _ := fields["admin"].(bool); admin {
 		if !c.isAdmin() {
-			return nil, newAPIError(http.StatusForbidden, permission.CodeAdminRequired, `"admin": true needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz`)
+			return nil, refusal(permission.CodeAdminRequired, `"admin": true needs the administrators' token (Authorization: Bearer <server-admin-token>) or system.authz`)
 		}
 		return nil, nil
 	}
 	id, _ := fields["decision_id"].(string)
 	if id == "" {
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeDecisionRequired, "decision_id: missing: name the decision_id of the check that answered ASK (only an admin confirm may name none)")
+		return nil, refusal(permission.CodeDecisionRequired, "decision_id: missing: name the decision_id of the check that answered ASK (only an admin confirm may name none)")
 	}
 	ps := p.pending.Load()
 	var pa *pendingAsk
@@ -404,22 +395,22 @@ func (p *Plugin) bindConfirm(c *caller, fields map[string]any, res *adapter.Conf
 		pa = ps.get(id, time.Now())
 	}
 	if pa == nil {
-		return nil, newAPIError(http.StatusConflict, permission.CodeUnknownDecision, fmt.Sprintf("decision_id %q: no ASK waiting for an answer has it (never checked here, already answered, or older than confirm.window): check the call again", id))
+		return nil, refusal(permission.CodeUnknownDecision, fmt.Sprintf("decision_id %q: no ASK waiting for an answer has it (never checked here, already answered, or older than confirm.window): check the call again", id))
 	}
 	if tc, ok := fields["tool_call"]; ok && tc != nil {
 		if got, ok := normalizedCall(tc); !ok || !bytes.Equal(got, pa.call) {
-			return nil, newAPIError(http.StatusConflict, permission.CodeToolCallMismatch, fmt.Sprintf("tool_call: not the call decision %s was made for", id))
+			return nil, refusal(permission.CodeToolCallMismatch, fmt.Sprintf("tool_call: not the call decision %s was made for", id))
 		}
 	} else {
 		var call adapter.Call
 		if err := json.Unmarshal(pa.call, &call); err != nil {
-			return nil, newAPIError(http.StatusInternalServerError, permission.CodeInvalidRequest, err.Error())
+			return nil, refusal(permission.CodeInvalidRequest, err.Error())
 		}
 		res.ToolCall = call
 	}
 	for _, r := range res.Rules {
 		if !pa.suggestedRule(r) {
-			return nil, newAPIError(http.StatusForbidden, permission.CodeRuleNotSuggested, fmt.Sprintf("rule %s was not suggested for decision %s: accept its suggested rules, or have an administrator confirm (\"admin\": true)", r, id))
+			return nil, refusal(permission.CodeRuleNotSuggested, fmt.Sprintf("rule %s was not suggested for decision %s: accept its suggested rules, or have an administrator confirm (\"admin\": true)", r, id))
 		}
 	}
 	return pa, nil
@@ -442,7 +433,7 @@ func managedOnly(eng *engine.Engine, res adapter.ConfirmResult) error {
 
 // confirmDecodeError names the field of a confirm body that has the wrong
 // type, with the permission.Error code of that field.
-func confirmDecodeError(err error) *apiError {
+func confirmDecodeError(err error) *permission.Error {
 	field := ""
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -469,7 +460,7 @@ func confirmDecodeError(err error) *apiError {
 			msg = fmt.Sprintf("want a JSON object, got a JSON %s", te.Value)
 		}
 	}
-	return newAPIError(http.StatusBadRequest, code, msg)
+	return refusal(code, msg)
 }
 
 // RulesAnswer is the answer of GET /v1/permission/rules.
@@ -484,13 +475,13 @@ type RulesAnswer struct {
 func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 	eng, f := p.ready()
 	if f != nil {
-		writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, f.code+": "+f.message))
+		writeError(w, refusal(permission.CodeUnavailable, f.code+": "+f.message))
 		return
 	}
 	now := time.Now()
 	org, err := p.orgRules(r.Context())
 	if err != nil {
-		writeError(w, newAPIError(http.StatusInternalServerError, permission.CodeUnavailable, err.Error()))
+		writeError(w, refusal(permission.CodeUnavailable, err.Error()))
 		return
 	}
 	s := eng.Settings()
@@ -499,7 +490,7 @@ func (p *Plugin) serveRules(w http.ResponseWriter, r *http.Request) {
 		// The rules of the project a call made in cwd gets (settings.projects).
 		if ps := p.projects.Load(); ps != nil && ps.eng == eng {
 			if blocked := ps.prepare(r.Context(), map[string]any{"cwd": cwd}); blocked != nil {
-				writeError(w, newAPIError(http.StatusServiceUnavailable, permission.CodeUnavailable, blocked.Code+": "+blocked.Message))
+				writeError(w, refusal(permission.CodeUnavailable, blocked.Code+": "+blocked.Message))
 				return
 			}
 			if key, _ := ps.keyOf(map[string]any{"cwd": cwd}); key != "" {
@@ -615,8 +606,8 @@ func sortedKeys(m map[string]any) []string {
 // readBody reads the request's JSON body: from the context when OPA's
 // authorizer has already read and parsed it (authorization on), else from
 // r.Body, gzip-decoded when the request says so, limited to max bytes.
-func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError) {
-	tooLarge := newAPIError(http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max))
+func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *permission.Error) {
+	tooLarge := refusal(permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max))
 	if v, ok := authorizer.GetBodyOnContext(r.Context()); ok {
 		if r.ContentLength > max {
 			return nil, tooLarge
@@ -632,24 +623,24 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) (any, *apiError
 		return nil, aerr
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "empty request body: want a JSON object")
+		return nil, refusal(permission.CodeInvalidJSON, "empty request body: want a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: "+err.Error())
+		return nil, refusal(permission.CodeInvalidJSON, "request body is not valid JSON: "+err.Error())
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value")
+		return nil, refusal(permission.CodeInvalidJSON, "request body is not valid JSON: data after the first JSON value")
 	}
 	return v, nil
 }
 
 // readRawBody reads r.Body, gzip-decoded when the request says so, limited
 // to max bytes.
-func readRawBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *apiError) {
-	tooLarge := newAPIError(http.StatusRequestEntityTooLarge, permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max))
+func readRawBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *permission.Error) {
+	tooLarge := refusal(permission.CodeBodyTooLarge, fmt.Sprintf("request body is over %d bytes (plugins.permopa.max_body_bytes)", max))
 	if r.ContentLength > max {
 		return nil, tooLarge
 	}
@@ -660,16 +651,16 @@ func readRawBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *ap
 		if errors.As(err, &mb) {
 			return nil, tooLarge
 		}
-		return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "reading the request body: "+err.Error())
+		return nil, refusal(permission.CodeInvalidJSON, "reading the request body: "+err.Error())
 	}
 	if strings.Contains(r.Header.Get("Content-Encoding"), "gzip") {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
-			return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: "+err.Error())
+			return nil, refusal(permission.CodeInvalidJSON, "gzip body: "+err.Error())
 		}
 		raw, err = io.ReadAll(io.LimitReader(zr, max+1))
 		if err != nil {
-			return nil, newAPIError(http.StatusBadRequest, permission.CodeInvalidJSON, "gzip body: "+err.Error())
+			return nil, refusal(permission.CodeInvalidJSON, "gzip body: "+err.Error())
 		}
 		if int64(len(raw)) > max {
 			return nil, tooLarge
@@ -681,15 +672,26 @@ func readRawBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *ap
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status = http.StatusInternalServerError
-		b, _ = json.Marshal(permission.Error{Code: permission.CodeInternalError, Message: err.Error()})
+		e := permission.NewError(permission.CodeInternalError, err)
+		status = e.HTTPStatus()
+		b, _ = json.Marshal(e)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }
 
-func writeError(w http.ResponseWriter, e *apiError) { writeJSON(w, e.status, e) }
+// writeError is the one writer of the server's error answers: the
+// *permission.Error in err's chain, with its code's status (docs/api.md);
+// any other error is an internal_error. The hook route never uses it: its
+// every fault is a 200 that blocks (refuseHook).
+func writeError(w http.ResponseWriter, err error) {
+	var e *permission.Error
+	if !errors.As(err, &e) {
+		e = permission.NewError(permission.CodeInternalError, err)
+	}
+	writeJSON(w, e.HTTPStatus(), e)
+}
 
 func jsonKind(v any) string {
 	switch v.(type) {

@@ -1,0 +1,4 @@
+package permission
+
+// HTTPStatuses is the map of statuses, for TestHTTPStatuses.
+var HTTPStatuses = httpStatus
