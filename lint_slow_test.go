@@ -12,7 +12,7 @@ import (
 
 // The hygiene checks that build binaries (permopa, vanilla OPA, Regal):
 // minutes on a cold cache, so only with -tags slow (.ci/run runs them on
-// every CI run; README "Set up").
+// every CI run; docs/development.md).
 
 // TestGoVet runs every go vet analyzer over the module (go test's own vet,
 // in the quick suite, runs only the high-confidence ones).

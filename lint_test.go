@@ -4,7 +4,7 @@ package permopa_test
 // tracked file points outside the repository (the Rego is formatted,
 // strictly compiled and tested in-process by rego_test; go test itself runs
 // go vet's high-confidence analyzers on every package it tests). With
-// `-tags slow` (README "Set up", run by .ci/run on every CI run), the checks
+// `-tags slow` (docs/development.md, run by .ci/run on every CI run), the checks
 // that build or analyse the whole dependency graph once more: the full
 // `go vet ./...` (every analyzer, which on a cold build cache type-checks
 // all ~820 packages the programs link a second time: about 95 s of CPU),

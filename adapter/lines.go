@@ -24,7 +24,7 @@ const MaxLineBytes = 16 << 20
 // process open and talk to it line by line.
 // The error is for I/O failures only.
 //
-// Framing (README "Input and output"): every non-blank line is one input
+// Framing (docs/usage.md, "Input and output"): every non-blank line is one input
 // and gets exactly one decision; a blank line gets none. A line is never
 // merged with another, so a truncated line (`{"tool_name":"Bash",`) is
 // decided on its own and the next line keeps its own decision. The one

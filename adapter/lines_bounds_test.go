@@ -9,7 +9,7 @@ import (
 
 // DecideStream keeps one decision per input whatever the input: a line
 // over the 16 MiB cap, data after a document, nesting deeper than JSON
-// decoders take, a document cut short (one decision per line: README
+// decoders take, a document cut short (one decision per line: docs/usage.md,
 // "Input and output"), and a long pretty-printed document (scanned once,
 // not once per line) each get their own answer, and the lines after them
 // are still decided.

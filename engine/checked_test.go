@@ -20,7 +20,7 @@ import (
 // to the engine compiled with every check and every module: the same decision,
 // field for field, for every case of the decision matrix in every mode it
 // names, and for every command of the Bash tables (the read-only table and
-// the real-world corpus) with the README's rules, in default and
+// the real-world corpus) with docs/usage.md's rules, in default and
 // acceptEdits mode.
 func TestCheckedPolicyDecidesTheSame(t *testing.T) {
 	t.Parallel()

@@ -10,7 +10,7 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
-// readmeEngine is an engine with the README's rules (testdata/readme-rules.yaml).
+// readmeEngine is an engine with docs/usage.md's rules (testdata/readme-rules.yaml).
 func readmeEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	s, problems, err := settings.LoadSettingsFile("testdata/readme-rules.yaml", settings.SourceProject)

@@ -2,6 +2,6 @@
 
 package engine_test
 
-// slowTests is true with -tags slow (.ci/run, README "Set up"): the checks
+// slowTests is true with -tags slow (.ci/run, docs/development.md): the checks
 // against real programs run their full number of cases.
 const slowTests = true

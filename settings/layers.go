@@ -105,7 +105,7 @@ func (ly *layer) files() []string {
 	return out
 }
 
-// Layers reads the settings layers (README, Rules), highest first: managed,
+// Layers reads the settings layers (docs/usage.md, "Rules"), highest first: managed,
 // command line, environment (PERMOPA_*), local project, shared project,
 // user; session rules live in the engine. It merges them into one Settings,
 // keeps the last good settings of a file that breaks, applies the result to

@@ -551,7 +551,7 @@ func ValidateRule(r permission.Rule) error {
 }
 
 // LoadSettingsFile reads one settings file (YAML, JSON or TOML, by
-// extension) in the shape the README's Rules describe. source names the layer
+// extension) in the shape docs/usage.md's "Rules" describes. source names the layer
 // (SourceProject, ...; "" means "settings"); every rule gets it as Source
 // and the file as Layer. Rules that cannot be read are returned as
 // problems, each naming the rule and the file; the valid ones are kept.

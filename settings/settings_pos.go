@@ -17,7 +17,7 @@ import (
 // Settings errors name the file, the line (and column where the parser
 // knows it) and the key, the way compilers do: "settings FILE:LINE:COL:
 // what" for a file that does not parse, "FILE:LINE: KEY: what" for a value
-// that cannot be read (README "Rules").
+// that cannot be read (docs/usage.md "Rules").
 
 // syntaxError turns a decoder's error for data, the contents of file in
 // format ("json", "toml", else YAML), into one that names the place. Like

@@ -4,8 +4,7 @@ package opaplugin
 
 // slowTests is false without -tags slow: the eviction test bounds its
 // plugin at quickMaxProjects instead of filling MaxProjects (seconds of
-// settings rewrites); .ci/run fills MaxProjects with -tags slow (README
-// "Set up").
+// settings rewrites); .ci/run fills MaxProjects with -tags slow (docs/development.md).
 const slowTests = false
 
 // quickMaxProjects is the quick suite's bound: more than the two projects

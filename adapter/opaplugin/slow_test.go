@@ -2,7 +2,7 @@
 
 package opaplugin
 
-// slowTests is true with -tags slow (.ci/run, README "Set up"): the
+// slowTests is true with -tags slow (.ci/run, docs/development.md): the
 // eviction test fills the plugin's real bound, MaxProjects.
 const slowTests = true
 

@@ -1076,7 +1076,7 @@ func TestDynamicReadOnly(t *testing.T) {
 	// Without -tags slow, every dynamicSampleStep-th command (the first
 	// included, dynamicExtra always) and the first of every program
 	// family: a spread of the corpus in the quick suite; .ci/run traces
-	// them all (README "Set up").
+	// them all (docs/development.md).
 	if !slowTests && !full {
 		var sampled []job
 		families := map[string]bool{}

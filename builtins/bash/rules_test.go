@@ -38,7 +38,7 @@ func checkDenyTable(t *testing.T, cases []ruleCase) {
 }
 
 // TestFlagAwareRuleSemantics is the semantics table of flag-aware deny and
-// ask rules (match.go, README "Rules"): one block per rule form.
+// ask rules (match.go, docs/usage.md "Rules"): one block per rule form.
 func TestFlagAwareRuleSemantics(t *testing.T) {
 	t.Parallel()
 	checkDenyTable(t, []ruleCase{

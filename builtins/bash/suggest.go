@@ -62,7 +62,7 @@ func RunsCode(program string) string {
 // when more than 5 would be needed.
 //
 // A suggestion must be safe to accept: it never covers the same program in
-// a more destructive form than the leaf asked about (README "Rules"). So a
+// a more destructive form than the leaf asked about (docs/usage.md "Rules"). So a
 // leaf gets its exact allow argv ("rm -rf build", not "rm:*") unless its
 // program has subcommands and the leaf names one that is not destructive in
 // any form (see destructiveSubcommands): then "program subcommand:*" ("npm

@@ -7,7 +7,7 @@ import (
 )
 
 // TestSuggestionClasses: which leaves get their exact words and which a
-// subcommand prefix (README "Rules"). A bare program prefix is never
+// subcommand prefix (docs/usage.md "Rules"). A bare program prefix is never
 // suggested.
 func TestSuggestionClasses(t *testing.T) {
 	t.Parallel()

@@ -4,5 +4,5 @@ package flagspec
 
 // slowTests is false without -tags slow: the checks against real programs
 // run a deterministic sample so that `go test ./...` stays quick; .ci/run
-// runs them in full with -tags slow (README "Set up").
+// runs them in full with -tags slow (docs/development.md).
 const slowTests = false

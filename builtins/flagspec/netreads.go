@@ -4,7 +4,7 @@ package flagspec
 // configured outside the command (a docker daemon, a Kubernetes cluster,
 // GitHub, a package registry), and the directories they write only for their
 // own cache, logs and state. Their read-only verdict stands unless the
-// network_reads setting says ask (README.md, "Network reads").
+// network_reads setting says ask (docs/usage.md, "Rules").
 // --help and --version print without reaching the network.
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Builds vanilla OPA: with -tags slow only (.ci/run; README "Set up").
+// Builds vanilla OPA: with -tags slow only (.ci/run; docs/development.md).
 
 // A vanilla OPA, given only builtins/capabilities.json, accepts the org
 // policy together with the default policy: how policy authors check it.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -127,7 +129,7 @@ func sample[T any](cases []T) []T {
 
 // slowOnly skips a test without -tags slow: load tests, checks of every
 // help text and of the fleet distribution through nginx. .ci/run runs them
-// on every CI run (README "Set up").
+// on every CI run (docs/development.md).
 func slowOnly(t *testing.T) {
 	t.Helper()
 	if !slowTests {
@@ -263,20 +265,36 @@ func TestDecideMatrixConformance(t *testing.T) {
 	t.Logf("permopa decide: %d matrix cases, %d failed", len(lines), failed)
 }
 
-// TestReadmeCommand runs the README's first set-up command.
+// TestReadmeCommand runs the README's first set-up command as the README
+// shows it (the echo's JSON into `permopa decide`) and compares the answer
+// with the decision the README prints.
 func TestReadmeCommand(t *testing.T) {
 	t.Parallel()
-	in := `{"tool_name":"Bash","tool_input":{"command":"git status && rm -rf build"},"permission_mode":"default","cwd":"/tmp"}`
-	out, stderr, code := permopa(t, in+"\n", "decide")
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := regexp.MustCompile(`(?m)^echo '([^']*)' \| go run \./cmd/permopa decide$`).FindSubmatch(readme)
+	shown := regexp.MustCompile("(?s)```json\n(\\{\"behavior\".*?)\n```").FindSubmatch(readme)
+	if cmd == nil || shown == nil {
+		t.Fatal("README.md: no `echo '...' | go run ./cmd/permopa decide` command, or no decision shown after it")
+	}
+	if !bytes.Contains(readme, []byte("\ngo test ./...\n")) {
+		t.Error("README.md: the set-up commands lack `go test ./...`")
+	}
+	out, stderr, code := permopa(t, string(cmd[1])+"\n", "decide")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	ds := decisions(t, out)
-	if len(ds) != 1 || ds[0].Behavior != "ASK" || ds[0].Step != "mode_fallback" {
-		t.Fatalf("got %+v", ds)
+	var got, want any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
 	}
-	if len(ds[0].SuggestedRules) != 1 || ds[0].SuggestedRules[0]["rule_content"] != "rm -rf build" {
-		t.Fatalf("suggestions: %+v", ds[0].SuggestedRules)
+	if err := json.Unmarshal(shown[1], &want); err != nil {
+		t.Fatalf("README.md's decision: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("README.md shows\n%s\nthe command prints\n%s", shown[1], out)
 	}
 }
 

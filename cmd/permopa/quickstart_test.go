@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestServerQuickStart follows README's server quick start as a normal
+// TestServerQuickStart follows docs/usage.md's server quick start as a normal
 // user: `permopa run --server` with no --addr listens on the per-user
 // socket in a private runtime directory; the hooks (`permopa hook` and
 // permopa-hook) ask it without being told, and PERMOPA_SERVER= keeps them

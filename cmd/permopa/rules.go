@@ -20,7 +20,7 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
-// layerFlags locate the settings layers (README, Rules).
+// layerFlags locate the settings layers (docs/usage.md, "Rules").
 type layerFlags struct {
 	managedDir, projectDir, userDir string
 	settings                        []string

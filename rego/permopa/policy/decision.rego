@@ -275,8 +275,7 @@ else := c
 
 # Point 2: an ask rule asks; with nobody to ask (DONT_ASK) it denies. An
 # ask rule comes before every allow rule, so no allow rule can stop its
-# question: the decision says so and suggests no rule (README "The
-# decision").
+# question: the decision says so and suggests no rule (docs/decision.md, "Suggested rules").
 _ask_rule := {
 	"behavior": "DENY",
 	"message": sprintf(

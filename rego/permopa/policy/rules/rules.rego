@@ -273,7 +273,7 @@ _certain(b, r) if _cross(b) == r
 # METADATA
 # description: |
 #   why[b]: for the Bash deny or ask rule of match[b], why it matches the
-#   command when not by its words (README "Rules"): a leaf carries its
+#   command when not by its words (docs/usage.md "Rules"): a leaf carries its
 #   options in another spelling, or permopa cannot tell what the command
 #   runs (every deny and ask rule hits then). Missing for a literal match.
 why[b] := w if {
