@@ -42,8 +42,7 @@ func loadCwdSettings(cwd, home string, cli, environ []string) (settings.Settings
 	s, problems := settings.LoadLayers(opts)
 	var rest []error
 	for _, p := range problems {
-		var fp *settings.FileProblem
-		if errors.As(p, &fp) {
+		if settings.UnreadableFile(p) {
 			return settings.Settings{}, problems, p
 		}
 		rest = append(rest, p)
@@ -143,8 +142,8 @@ func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (
 		stderr = os.Stderr
 	}
 	for _, p := range problems {
-		var lint settings.Finding
-		if errors.As(p, &lint) {
+		var lint *settings.Problem
+		if errors.As(p, &lint) && lint.Lint() {
 			// A rule read as written that may not mean what it looks like:
 			// `permopa rules lint` and decide report it. A hook stays quiet
 			// (a host may show stderr to the model) and answers as the

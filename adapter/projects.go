@@ -139,12 +139,11 @@ func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Dec
 	pr.blocked = nil
 	var msgs []string
 	for _, p := range problems {
-		var fp *settings.FileProblem
-		var rp *settings.RuleProblem
+		var sp *settings.Problem
 		switch {
-		case errors.As(p, &fp):
+		case settings.UnreadableFile(p):
 			msgs = append(msgs, p.Error())
-		case errors.As(p, &rp) && rp.Behavior != permission.Allow:
+		case errors.As(p, &sp) && sp.Behavior != "" && sp.Behavior != permission.Allow:
 			msgs = append(msgs, p.Error())
 		}
 	}

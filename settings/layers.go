@@ -32,7 +32,7 @@ const (
 // LayerOptions.ManagedDir (or an admin-owned PERMOPA_MANAGED_DIR) says.
 const DefaultManagedDir = "/etc/permopa"
 
-// CheckManagedDir is the Finding.Check of a refused PERMOPA_MANAGED_DIR.
+// CheckManagedDir is the Problem.Kind of a refused PERMOPA_MANAGED_DIR.
 const CheckManagedDir = "managed-dir"
 
 // LayerOptions say where the settings layers are. Empty fields take the
@@ -143,7 +143,8 @@ func NewLayers(opts LayerOptions) *Layers {
 			// host's project `env` settings): only a directory root owns is
 			// taken from there (SECURITY.md, "Managed settings").
 			if err := adminOwned(d); err != nil {
-				envProblem = Finding{Level: LevelWarning, Check: CheckManagedDir, Key: "PERMOPA_MANAGED_DIR", Message: fmt.Sprintf("PERMOPA_MANAGED_DIR=%s ignored, managed settings read from %s: %v (the managed directory must belong to root and let no one else write; or pass --managed-dir or settings.managed_dir)", d, DefaultManagedDir, err)}
+				p := newProblem(LevelWarning, CheckManagedDir, "", "PERMOPA_MANAGED_DIR", fmt.Sprintf("PERMOPA_MANAGED_DIR=%s ignored, managed settings read from %s: %v (the managed directory must belong to root and let no one else write; or pass --managed-dir or settings.managed_dir)", d, DefaultManagedDir, err))
+				envProblem = &p
 			} else {
 				opts.ManagedDir = d
 			}
@@ -230,7 +231,8 @@ func (l *Layers) loadLocked() (Settings, []error) {
 	// files loosen nothing until trusted (trust.go).
 	trust, err := ReadTrust(l.opts.UserDir)
 	if err != nil {
-		problems = append(problems, Finding{Level: LevelWarning, Check: CheckUntrusted, File: TrustFile(l.opts.UserDir), Message: err.Error()})
+		p := newProblem(LevelWarning, CheckUntrusted, TrustFile(l.opts.UserDir), "", err.Error())
+		problems = append(problems, &p)
 	}
 	for _, ly := range l.layers {
 		var s Settings
@@ -330,7 +332,7 @@ func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error)
 		}
 		if err != nil {
 			last, had := ly.good[f]
-			problems = append(problems, &FileProblem{File: f, Err: err, KeptLastGood: had})
+			problems = append(problems, fileProblem(f, err, had))
 			if had {
 				parts = append(parts, last)
 			}
@@ -339,7 +341,8 @@ func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error)
 		if (ly.source == SourceLocal || ly.source == SourceProject) && !trust.Trusts(ly.project, f, s.digest) {
 			s = restrictUntrusted(s, f, ly.project, trust.userRules(ly.project, f))
 			for _, u := range s.Untrusted {
-				ps = append(ps, u.Finding())
+				p := u.Problem()
+				ps = append(ps, &p)
 			}
 		}
 		ly.good[f] = s
@@ -352,54 +355,6 @@ func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error)
 		parts = append(parts, s)
 	}
 	return Merge(parts...), problems
-}
-
-// FileProblem is a settings file that exists but could not be read or
-// parsed. Its last good settings are kept when there are some.
-type FileProblem struct {
-	File         string
-	Err          error
-	KeptLastGood bool
-}
-
-// Error names the file, the line and column when the file does not parse,
-// and what permopa does about it: keep the file's last good settings, or
-// leave every rule of the file out. What that means for the decisions is
-// the host's to say (a hook refuses to decide, `permopa decide` stops when
-// the file was named on its command line).
-func (p *FileProblem) Error() string {
-	msg := p.Err.Error()
-	if !strings.Contains(msg, p.File) {
-		msg = "settings " + p.File + ": " + msg
-	}
-	if p.KeptLastGood {
-		msg += " (its last good settings are kept)"
-	} else {
-		msg += " (its rules are left out)"
-	}
-	return msg
-}
-
-func (p *FileProblem) Unwrap() error { return p.Err }
-
-// UnsafeProblems picks the problems that make deciding without them unsafe,
-// because a deny or ask rule may be missing: a file that could not be read
-// and has no last good settings, and a deny or ask rule that could not be
-// read. A host that must fail closed (a hook, a CI gate) refuses to decide
-// while there are any; an invalid allow rule only makes permopa ask more.
-func UnsafeProblems(problems []error) []error {
-	var out []error
-	for _, p := range problems {
-		var fp *FileProblem
-		var rp *RuleProblem
-		switch {
-		case errors.As(p, &fp) && !fp.KeptLastGood:
-			out = append(out, p)
-		case errors.As(p, &rp) && rp.Behavior != allow:
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // readEnv reads the PERMOPA_* variables through viper, as one more layer.

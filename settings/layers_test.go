@@ -112,8 +112,8 @@ func TestDenyInUserBeatsAllowInProject(t *testing.T) {
 	userFile := tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  deny: [\"Bash(git push:*)\"]\n")
 	eng, _, problems := tr.attach(t)
 	// The load says the project's allow rule never allows anything.
-	var f settings.Finding
-	if len(problems) != 1 || !errors.As(problems[0], &f) || f.Check != settings.CheckShadowed || f.Rule != "Bash(git push:*)" || f.Line != 2 {
+	var f *settings.Problem
+	if len(problems) != 1 || !errors.As(problems[0], &f) || f.Kind != settings.CheckShadowed || f.Rule != "Bash(git push:*)" || f.Line != 2 {
 		t.Fatal(problems)
 	}
 	d := decide(eng, bashCall(tr.proj, "git push origin main"))
@@ -688,7 +688,7 @@ func TestSettingsFileNamedTwiceReadOnce(t *testing.T) {
 	}
 	ambiguous := 0
 	for _, p := range problems {
-		var f settings.Finding
+		var f *settings.Problem
 		if errors.As(p, &f) && strings.Contains(f.Rule, "/etc/**") {
 			ambiguous++
 		}

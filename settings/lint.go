@@ -36,21 +36,7 @@ func LevelRank(level string) int {
 	return 0
 }
 
-// Finding is one thing `permopa rules lint` reports (and settings loads
-// report as problems, from level warning up). It names the file and line
-// when it can. docs/rules.md lists the checks.
-type Finding struct {
-	Level   string `json:"level"`
-	Check   string `json:"check"`
-	File    string `json:"file,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Key     string `json:"key,omitempty"`
-	Rule    string `json:"rule,omitempty"`
-	Message string `json:"message"`
-}
-
-// Checks (Finding.Check).
+// The kinds of lint findings (Problem.Kind; docs/rules.md).
 const (
 	CheckUnknownKey    = "unknown-key"    // a key permopa does not read
 	CheckUnknownTool   = "unknown-tool"   // a tool name that is a near miss of a built-in tool
@@ -60,28 +46,6 @@ const (
 	CheckWide          = "wide"           // an allow rule that covers more than it looks
 	CheckNeverDecides  = "never-decides"  // a rule that can never decide a call
 )
-
-func (f Finding) Error() string {
-	var b strings.Builder
-	b.WriteString(f.Level)
-	if f.File != "" {
-		b.WriteString(": " + f.File)
-		if f.Line > 0 {
-			fmt.Fprintf(&b, ":%d", f.Line)
-			if f.Column > 0 {
-				fmt.Fprintf(&b, ":%d", f.Column)
-			}
-		}
-	}
-	if f.Key != "" {
-		b.WriteString(": " + f.Key)
-	}
-	if f.Rule != "" {
-		b.WriteString(": " + f.Rule)
-	}
-	b.WriteString(": " + f.Message + " [" + f.Check + "]")
-	return b.String()
-}
 
 // Keys a settings file may hold. Claude Code's own settings keys are known
 // too (a Claude Code settings.json reads as is): permopa ignores them.
@@ -127,18 +91,18 @@ var builtinTools = []string{
 // LintProblems are the findings of a settings file and its rules that a
 // load reports, as errors: findings from level warning up (but not wide
 // rules, which are often meant), and a key that
-// hides deny or ask rules as a RuleProblem with that behavior, so that a
+// hides deny or ask rules with that Behavior, so that a
 // host that must fail closed (a hook) refuses to decide without them
 // (UnsafeProblems).
-func LintProblems(fs []Finding) []error {
+func LintProblems(fs []Problem) []error {
 	var out []error
 	for _, f := range fs {
 		// Wide rules are often meant: `permopa rules lint` reports them,
 		// a load does not.
-		if LevelRank(f.Level) < LevelRank(LevelWarning) || f.Check == CheckWide {
+		if LevelRank(f.Level) < LevelRank(LevelWarning) || f.Kind == CheckWide {
 			continue
 		}
-		if f.Check == CheckUnknownKey && f.Level == LevelError && f.Rule == "" {
+		if f.Kind == CheckUnknownKey && f.Level == LevelError && f.Rule == "" {
 			b := deny
 			switch k := strings.ToLower(f.Key); {
 			case strings.HasPrefix(k, "permissions.allow"), strings.HasPrefix(k, "allow_rules"):
@@ -146,10 +110,9 @@ func LintProblems(fs []Finding) []error {
 			case strings.Contains(k, "ask") && !strings.Contains(k, "deny"):
 				b = ask
 			}
-			out = append(out, &RuleProblem{Where: f.File, Key: f.Key, Behavior: b, Err: f})
-			continue
+			f.Behavior = b
 		}
-		out = append(out, f)
+		out = append(out, &f)
 	}
 	return out
 }
@@ -157,16 +120,16 @@ func LintProblems(fs []Finding) []error {
 // LintFile reads a settings file as written and reports keys permopa does
 // not read: a typo such as "denny:" or "premissions:" would otherwise drop
 // rules without a word. A near miss of a deny or ask list is an error, and
-// LintProblems turns it into a RuleProblem, which makes hooks fail closed.
-func LintFile(file string) ([]Finding, error) {
+// LintProblems gives it the Behavior of the rules it hides, which makes hooks fail closed.
+func LintFile(file string) ([]Problem, error) {
 	data, _, err := readSettingsBytes(file)
 	if err != nil {
-		return nil, fmt.Errorf("settings %s: %w", file, err)
+		return nil, fileProblem(file, err, false)
 	}
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
 	raw, err := rawDocument(data, format)
 	if err != nil {
-		return nil, syntaxError(file, format, data, err)
+		return nil, fileProblem(file, syntaxError(file, format, data, err), false)
 	}
 	l := &fileLinter{file: file, text: string(data)}
 	l.top(raw)
@@ -176,7 +139,7 @@ func LintFile(file string) ([]Finding, error) {
 
 type fileLinter struct {
 	file, text string
-	out        []Finding
+	out        []Problem
 }
 
 func (l *fileLinter) add(level, check, key, msg string) {
@@ -184,7 +147,9 @@ func (l *fileLinter) add(level, check, key, msg string) {
 	if i := strings.LastIndexAny(key, ".["); i >= 0 {
 		last = strings.TrimSuffix(key[i+1:], "]")
 	}
-	l.out = append(l.out, Finding{Level: level, Check: check, File: l.file, Line: lineOf(l.text, last), Key: key, Message: msg})
+	p := newProblem(level, check, l.file, key, msg)
+	p.Line = lineOf(l.text, last)
+	l.out = append(l.out, p)
 }
 
 func (l *fileLinter) top(raw map[string]any) {
@@ -416,7 +381,7 @@ func ruleContent(r permission.Rule) string {
 	return *r.RuleContent
 }
 
-func sortFindings(fs []Finding) {
+func sortFindings(fs []Problem) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		if fs[i].File != fs[j].File {
 			return fs[i].File < fs[j].File
@@ -434,7 +399,7 @@ func sortFindings(fs []Finding) {
 // Claude Code reads differently, allow rules wider than they look, rules
 // that can never decide. Each finding names the rule's file (Layer) and,
 // when it can find it there, the line.
-func LintRules(rules []permission.Rule) []Finding {
+func LintRules(rules []permission.Rule) []Problem {
 	texts := map[string]string{}
 	text := func(file string) string {
 		if t, ok := texts[file]; ok {
@@ -445,11 +410,12 @@ func LintRules(rules []permission.Rule) []Finding {
 		return texts[file]
 	}
 	gi := newGuardIndex(rules)
-	var out []Finding
+	var out []Problem
 	for _, r := range rules {
 		add := func(level, check, msg string) {
-			out = append(out, Finding{Level: level, Check: check, File: r.Layer, Line: lineOfRule(text(r.Layer), r),
-				Key: strings.ToLower(r.Behavior), Rule: r.String(), Message: msg})
+			p := newProblem(level, check, r.Layer, strings.ToLower(r.Behavior), msg)
+			p.Line, p.Rule = lineOfRule(text(r.Layer), r), r.String()
+			out = append(out, p)
 		}
 		lintTool(r, add)
 		lintPath(r, add)

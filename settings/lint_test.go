@@ -43,7 +43,7 @@ func TestLintFileKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var hit *settings.Finding
+		var hit *settings.Problem
 		for i := range fs {
 			if fs[i].Key == c.key {
 				hit = &fs[i]
@@ -131,7 +131,7 @@ func TestLintRules(t *testing.T) {
 		fs := settings.LintRules(c.rules)
 		found := false
 		for _, f := range fs {
-			if f.Rule == c.rule && f.Check == c.check && f.Level == c.level && f.File == file {
+			if f.Rule == c.rule && f.Kind == c.check && f.Level == c.level && f.File == file {
 				found = true
 			}
 		}
@@ -160,10 +160,10 @@ func TestLoadReportsLintProblems(t *testing.T) {
 	if len(unsafe) != 1 || !strings.Contains(unsafe[0].Error(), "denny") || !strings.Contains(unsafe[0].Error(), ":3") {
 		t.Errorf("unsafe: %v", unsafe)
 	}
-	var f settings.Finding
+	var f *settings.Problem
 	found := false
 	for _, p := range problems {
-		if errors.As(p, &f) && f.Check == settings.CheckUnknownTool && f.Line == 4 {
+		if errors.As(p, &f) && f.Kind == settings.CheckUnknownTool && f.Line == 4 {
 			found = true
 		}
 	}

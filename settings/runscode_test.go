@@ -20,7 +20,7 @@ func TestLintWarnsOnEveryCodeRunner(t *testing.T) {
 			t.Fatalf("Bash(%s): %v", content, err)
 		}
 		for _, f := range settings.LintRules([]permission.Rule{r}) {
-			if f.Check == settings.CheckWide && f.Level == settings.LevelWarning {
+			if f.Kind == settings.CheckWide && f.Level == settings.LevelWarning {
 				return true
 			}
 		}

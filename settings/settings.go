@@ -689,7 +689,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		for i, x := range ruleList(v.Get("permissions." + b)) {
 			r, err := RuleFrom(x, b)
 			if err != nil {
-				problems = append(problems, &RuleProblem{Where: where, Key: "permissions." + b, Index: i, Behavior: strings.ToUpper(b), Err: err})
+				problems = append(problems, ruleProblem(where, "permissions."+b, i, b, err))
 				continue
 			}
 			r.Source, r.Layer, r.Project = source, where, project
@@ -715,7 +715,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 				}
 				r, err := RuleFrom(x, b)
 				if err != nil {
-					problems = append(problems, &RuleProblem{Where: where, Key: b + "_rules." + tool, Index: i, Behavior: strings.ToUpper(b), Err: err})
+					problems = append(problems, ruleProblem(where, b+"_rules."+tool, i, b, err))
 					continue
 				}
 				r.Source, r.Layer, r.Project = source, where, project
@@ -736,7 +736,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 	}
 	s.DefaultMode = firstNonEmpty(v.GetString("permissions.defaultmode"), v.GetString("mode"))
 	if s.DefaultMode != "" && !tables.ValidMode(s.DefaultMode) {
-		problems = append(problems, &KeyProblem{Where: where, Key: "permissions.defaultMode", Err: fmt.Errorf("unknown mode %q", s.DefaultMode)})
+		problems = append(problems, valueProblem(where, "permissions.defaultMode", fmt.Errorf("unknown mode %q", s.DefaultMode)))
 		s.DefaultMode = ""
 	}
 	for i, d := range stringList(v.Get("permissions.additionaldirectories")) {
@@ -782,7 +782,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 		}
 		if source != SourceManaged {
 			if v.GetBool(lock) {
-				problems = append(problems, &KeyProblem{Where: where, Key: lock, Err: errors.New("honoured in managed settings only; ignored")})
+				problems = append(problems, valueProblem(where, lock, errors.New("honoured in managed settings only; ignored")))
 			}
 			continue
 		}
@@ -812,33 +812,30 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 			CodeRunning: paths.Edits{Add: s.DangerousPaths.CodeRunning.Add, Remove: s.DangerousPaths.CodeRunning.Remove},
 		}
 		if _, err := cfg.Compile(); err != nil {
-			problems = append(problems, &KeyProblem{Where: where, Key: "dangerous_paths", Err: fmt.Errorf("%w; dangerous_paths of this file ignored", err)})
+			problems = append(problems, valueProblem(where, "dangerous_paths", fmt.Errorf("%w; dangerous_paths of this file ignored", err)))
 			s.DangerousPaths = DangerousPaths{}
 		}
 	}
 	return s, problems
 }
 
-// RuleProblem is a rule that could not be read and was left out. Hosts
-// that must not decide without a user's deny or ask rules (hooks) can find
-// these with errors.As and look at Behavior.
-type RuleProblem struct {
-	Where    string // the file, or the environment
-	Line     int    // the rule's line in the file, 0 when not known
-	Key      string // permissions.deny, allow_rules.Bash, ...
-	Index    int    // the rule's place in the list, from 0
-	Behavior string // ALLOW, ASK or DENY
-	Err      error  // names the rule
-}
-
-func (p *RuleProblem) Error() string {
-	if f, ok := p.Err.(Finding); ok {
-		return f.Error() // names the file, line and key itself
+// ruleProblem is the rule at index of the list key that could not be read
+// and was left out; b is its behavior. Hosts that must not decide without a
+// user's deny or ask rules (hooks) find these with UnsafeProblems.
+func ruleProblem(where, key string, index int, b string, err error) *Problem {
+	p := &Problem{Level: LevelError, Kind: CheckInvalidRule, File: where, Key: key, Behavior: strings.ToUpper(b), Err: err, index: index}
+	if p.Behavior == allow {
+		p.Level = LevelWarning // deciding without it only asks more
 	}
-	return at(p.Where, p.Line) + ": " + p.Key + ": " + p.Err.Error()
+	return p
 }
 
-func (p *RuleProblem) Unwrap() error { return p.Err }
+// valueProblem is a settings value that could not be read (an unknown
+// mode, a lock outside managed settings, a bad dangerous_paths entry) and
+// was left out; the other settings of the file are kept.
+func valueProblem(where, key string, err error) *Problem {
+	return &Problem{Level: LevelError, Kind: CheckInvalidValue, File: where, Key: key, Err: err}
+}
 
 // ruleList reads a rule list: a list, or (from the environment) a JSON
 // array or rules separated by commas outside parentheses.

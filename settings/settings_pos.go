@@ -24,7 +24,7 @@ import (
 // parseError, it quotes nothing of the file: a file that is not settings (a
 // key behind a renamed path) must not leak into messages.
 func syntaxError(file, format string, data []byte, err error) error {
-	line, col, msg := 0, 0, err.Error()
+	line, col, msg, found := 0, 0, err.Error(), ""
 	switch format {
 	case "json":
 		var se *json.SyntaxError
@@ -48,13 +48,23 @@ func syntaxError(file, format string, data []byte, err error) error {
 		}
 	default:
 		line, msg = yamlPosition(data, err)
+		if line > 0 {
+			if c, tok := yamlToken(data, line, msg); c > 0 {
+				// Shown as is: yamlToken shows nothing of the file's own.
+				col, found = c, " (found "+tok+")"
+			}
+		}
 	}
 	kind := format
 	if kind != "json" && kind != "toml" {
 		kind = "yaml"
 	}
 	msg = strings.TrimPrefix(msg, kind+": ")
-	return &SyntaxError{File: file, Line: line, Column: col, Err: parseError(kind, errors.New(msg))}
+	perr := parseError(kind, errors.New(msg))
+	if found != "" {
+		perr = errors.New(perr.Error() + found)
+	}
+	return &SyntaxError{File: file, Line: line, Column: col, Err: perr}
 }
 
 // SyntaxError is a settings file that does not parse, with the line and
@@ -109,6 +119,75 @@ func yamlPosition(data []byte, err error) (int, string) {
 		line = n
 	}
 	return line, "yaml: " + problem
+}
+
+// yamlToken is where on line (from 1) of data the YAML token the error msg
+// stumbled on starts, and that token as a message may show it: the YAML
+// decoders give a line only. It is the line's first token, or for
+// "mapping values are not allowed" the colon after the first key. Only
+// syntax characters and the keys permopa knows are shown; any other word
+// is named by its kind, so that a file that is not settings (a key behind
+// a renamed path) does not leak into messages. 0 when the token cannot be
+// told: a flow list or map's mistake inside one line.
+func yamlToken(data []byte, line int, msg string) (int, string) {
+	lines := strings.Split(string(data), "\n")
+	if line > len(lines) {
+		return 0, "the end of the file"
+	}
+	text := strings.TrimRight(lines[line-1], "\r")
+	col := len(text) - len(strings.TrimLeft(text, " "))
+	if strings.Contains(msg, "',' or ']'") || strings.Contains(msg, "',' or '}'") {
+		// A list or map in brackets not closed: on an earlier line (then
+		// this line's first token is where the parser stumbled), or on
+		// this one, somewhere inside it.
+		var v any
+		if yaml2.Unmarshal([]byte(strings.Join(lines[:line-1], "\n")), &v) == nil {
+			return 0, ""
+		}
+	}
+	if strings.Contains(msg, "mapping values are not allowed") {
+		// The first "key:" is fine; the next ": " is the mistake.
+		if i := strings.Index(text, ": "); i >= 0 {
+			if j := strings.Index(text[i+2:], ":"); j >= 0 {
+				return i + 2 + j + 1, "`:`"
+			}
+		}
+	}
+	if col == len(text) {
+		if line == len(lines) || strings.TrimSpace(strings.Join(lines[line:], "")) == "" {
+			return col + 1, "the end of the file"
+		}
+		return col + 1, "the end of the line"
+	}
+	switch c := text[col]; {
+	case c == '\t':
+		return col + 1, "a tab (YAML indents with spaces)"
+	case strings.IndexByte("[]{},:-?|>#&*!%@`\"'", c) >= 0:
+		return col + 1, "`" + string(c) + "`"
+	}
+	word := text[col:]
+	if i := strings.IndexAny(word, " :,[]{}#"); i >= 0 {
+		word = word[:i]
+	}
+	if knownKey(word) {
+		return col + 1, "`" + word + "`"
+	}
+	return col + 1, "a word that is no settings key"
+}
+
+// knownKey says whether word is a key of a settings file, permopa's or
+// Claude Code's (lint.go).
+func knownKey(word string) bool {
+	for _, keys := range []map[string]bool{topKeys, claudeTopKeys, permissionsKeys, ruleObjectKeys, pathEditKeys} {
+		if keys[word] {
+			return true
+		}
+	}
+	switch word {
+	case "files", "directories", "code_running":
+		return true
+	}
+	return false
 }
 
 // lineCol converts a byte offset of data to a 1-based line and column.
@@ -217,40 +296,21 @@ func skipJSONSpace(data []byte, off int64) int64 {
 	return off
 }
 
-// KeyProblem is a settings value that could not be read (an unknown mode, a
-// lock outside managed settings, a bad dangerous_paths entry) and was left
-// out; the other settings of the file are kept.
-type KeyProblem struct {
-	Where string // the file, or the environment variable
-	Line  int    // the line of the key in the file, 0 when not known
-	Key   string // permissions.defaultMode, dangerous_paths, ...
-	Err   error
-}
-
-func (p *KeyProblem) Error() string { return at(p.Where, p.Line) + ": " + p.Key + ": " + p.Err.Error() }
-
-func (p *KeyProblem) Unwrap() error { return p.Err }
-
-func at(where string, line int) string {
-	if line > 0 {
-		return where + ":" + strconv.Itoa(line)
-	}
-	return where
-}
-
 // placeProblems sets the line of each problem of file from its key.
 func placeProblems(problems []error, file string, lines map[string]int) {
-	for _, p := range problems {
-		var rp *RuleProblem
-		var kp *KeyProblem
-		switch {
-		case errors.As(p, &rp) && rp.Where == file:
-			rp.Line = lines[join(strings.ToLower(rp.Key), strconv.Itoa(rp.Index))]
-			if rp.Line == 0 {
-				rp.Line = lines[strings.ToLower(rp.Key)]
+	for _, e := range problems {
+		var p *Problem
+		if !errors.As(e, &p) || p.File != file || p.Line > 0 {
+			continue
+		}
+		switch p.Kind {
+		case CheckInvalidRule:
+			p.Line = lines[join(strings.ToLower(p.Key), strconv.Itoa(p.index))]
+			if p.Line == 0 {
+				p.Line = lines[strings.ToLower(p.Key)]
 			}
-		case errors.As(p, &kp) && kp.Where == file:
-			kp.Line = lines[strings.ToLower(kp.Key)]
+		case CheckInvalidValue:
+			p.Line = lines[strings.ToLower(p.Key)]
 		}
 	}
 }

@@ -19,10 +19,13 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 		name, file, text string
 		want             []string // parts of the error, after the file name
 	}{
-		{"YAML key indented wrongly", "s.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n", []string{":6: not valid yaml: did not find expected key"}},
-		{"YAML list never closed", "s.yaml", "permissions:\n  allow: [\"Bash(x)\"\n  deny: []\n", []string{":3: not valid yaml: did not find expected ',' or ']'"}},
-		{"YAML tab indentation", "s.yml", "permissions:\n\tallow: []\n", []string{":2: not valid yaml: found character that cannot start any token"}},
-		{"YAML quote never closed", "s.yaml", "permissions:\n  allow: ['Bash(x)\n", []string{":3: not valid yaml:"}},
+		{"YAML key indented wrongly", "s.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n", []string{":6:4: not valid yaml: did not find expected key (found `ask`)"}},
+		{"YAML list never closed", "s.yaml", "permissions:\n  allow: [\"Bash(x)\"\n  deny: []\n", []string{":3:3: not valid yaml: did not find expected ',' or ']' (found `deny`)"}},
+		{"YAML tab indentation", "s.yml", "permissions:\n\tallow: []\n", []string{":2:1: not valid yaml: found character that cannot start any token (found a tab (YAML indents with spaces))"}},
+		{"YAML second colon", "s.yaml", "permissions:\n  allow: Bash(x): y\n", []string{":2:17: not valid yaml: mapping values are not allowed in this context (found `:`)"}},
+		{"YAML list with a missing comma, line only", "s.yaml", "permissions:\n  deny: [\"a\" \"b\"]\n", []string{":2: not valid yaml: did not find expected ',' or ']'"}},
+		{"YAML word of the file stays hidden", "s.yaml", "permissions:\n  allow: [\"Bash(x)\"\n  hunter2: []\n", []string{":3:3: not valid yaml: did not find expected ',' or ']' (found a word that is no settings key)"}},
+		{"YAML quote never closed", "s.yaml", "permissions:\n  allow: ['Bash(x)\n", []string{":3:1: not valid yaml:", "(found the end of the file)"}},
 		{"YAML duplicate key", "s.yaml", "permissions:\n  allow: []\n  allow: []\n", []string{"line 3", "already defined at line 2"}},
 		{"JSON trailing comma", "s.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}", []string{":3:1: not valid json: invalid character ']' looking for beginning of value"}},
 		{"JSON missing comma", "s.json", "{\"permissions\": {\"allow\": [\"Bash(ls:*)\" \"Read\"]}}", []string{`:1:41: not valid json: invalid character '"' after array element`}},
@@ -109,7 +112,7 @@ func TestFileProblemSaysWhatHappens(t *testing.T) {
 	}
 	_, problems := settings.LoadLayers(settings.LayerOptions{CommandLine: []string{file}, Home: dir, Cwd: dir, ManagedDir: filepath.Join(dir, "managed")})
 	all := fmt.Sprint(problems)
-	if !strings.Contains(all, file+":3: not valid yaml: did not find expected key (its rules are left out)") {
+	if !strings.Contains(all, file+":3:4: not valid yaml: did not find expected key (found `ask`) (its rules are left out)") {
 		t.Errorf("problems: %v", problems)
 	}
 }

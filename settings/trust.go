@@ -31,7 +31,7 @@ import (
 // the trusted projects.
 const TrustFileName = "trusted-projects.json"
 
-// CheckUntrusted is the check (Finding.Check) of what an untrusted
+// CheckUntrusted is the kind (Problem.Kind) of what an untrusted
 // project file sets and permopa leaves out.
 const CheckUntrusted = "untrusted"
 
@@ -98,21 +98,23 @@ type Untrusted struct {
 	Value string // the rule, mode, directory or value, as read
 }
 
-// Finding is the left-out setting as a rules-lint finding (check
+// Problem is the left-out setting as a rules-lint finding (kind
 // untrusted), naming its file and line and how to trust the project. Its
 // level is info: nothing in the file is wrong (CI lints a repository's
 // files where nobody trusts them), and what is left out only tightens.
-func (u Untrusted) Finding() Finding {
-	f := Finding{Level: LevelInfo, Check: CheckUntrusted, File: u.File, Line: u.Line, Key: u.Key,
-		Message: fmt.Sprintf("%s left out: the project's settings are not trusted (run `permopa trust %s` to review and trust them)", u.Value, u.Project)}
+func (u Untrusted) Problem() Problem {
+	f := newProblem(LevelInfo, CheckUntrusted, u.File, u.Key,
+		fmt.Sprintf("%s left out: the project's settings are not trusted (run `permopa trust %s` to review and trust them)", u.Value, u.Project))
+	f.Line = u.Line
 	if u.Tool != "" {
-		f.Rule, f.Message = u.Value, "allow rule left out: the project's settings are not trusted (run `permopa trust "+u.Project+"` to review and trust them)"
+		f.Rule, f.Err = u.Value, errors.New("allow rule left out: the project's settings are not trusted (run `permopa trust "+u.Project+"` to review and trust them)")
 	}
 	return f
 }
 
 func (u Untrusted) String() string {
-	return at(u.File, u.Line) + ": " + u.Value
+	p := Problem{File: u.File, Line: u.Line}
+	return p.Position() + ": " + u.Value
 }
 
 // Digest is the SHA-256 of a settings file's content as trust records it.

@@ -95,12 +95,12 @@ func TestUntrustedProjectLoosensNothing(t *testing.T) {
 			tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  defaultMode: default\nnetwork_reads: ask\nbypass_honours_safety: true\n")
 			file := tr.write(t, ".permopa/settings.yaml", c.file)
 			eng, l, problems := tr.attach(t)
-			var untrusted []settings.Finding
+			var untrusted []*settings.Problem
 			for _, p := range problems {
-				var f settings.Finding
-				if errors.As(p, &f) && f.Check == settings.CheckUntrusted {
+				var f *settings.Problem
+				if errors.As(p, &f) && f.Kind == settings.CheckUntrusted {
 					untrusted = append(untrusted, f)
-					if f.File != file || f.Line == 0 || !strings.Contains(f.Message, "permopa trust "+tr.proj) {
+					if f.File != file || f.Line == 0 || !strings.Contains(f.Message(), "permopa trust "+tr.proj) {
 						t.Errorf("finding not positioned or not saying what to do: %+v", f)
 					}
 				}
@@ -140,8 +140,8 @@ func TestUntrustedProjectLoosensNothing(t *testing.T) {
 
 func hasUntrusted(problems []error) bool {
 	for _, p := range problems {
-		var f settings.Finding
-		if errors.As(p, &f) && f.Check == settings.CheckUntrusted {
+		var f *settings.Problem
+		if errors.As(p, &f) && f.Kind == settings.CheckUntrusted {
 			return true
 		}
 	}
@@ -203,7 +203,7 @@ func TestUntrustedDirectoryThroughALink(t *testing.T) {
 	}
 	n := 0
 	for _, p := range problems {
-		if f, ok := p.(settings.Finding); ok && f.Check == settings.CheckUntrusted {
+		if f, ok := p.(*settings.Problem); ok && f.Kind == settings.CheckUntrusted {
 			n++
 		}
 	}

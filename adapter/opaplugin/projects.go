@@ -200,14 +200,12 @@ func (ps *projects) prepare(ctx context.Context, input any) *permission.Decision
 func blockingDecision(key string, problems []error) *permission.Decision {
 	var msgs []string
 	for _, p := range problems {
-		var rp *settings.RuleProblem
-		var lint settings.Finding
+		var sp *settings.Problem
 		switch {
-		case errors.As(p, &rp):
-			if rp.Behavior == permission.Allow {
-				continue // only makes permopa ask more
-			}
-		case errors.As(p, &lint):
+		case !errors.As(p, &sp):
+		case sp.Behavior == permission.Allow:
+			continue // only makes permopa ask more
+		case sp.Lint() && sp.Behavior == "":
 			continue // a rule read as written that may not mean what it looks like (docs/rules.md)
 		}
 		// A file that cannot be read (even one whose last good rules are

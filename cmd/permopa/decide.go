@@ -80,8 +80,8 @@ func (f *engineFlags) engine(ctx context.Context, stderr io.Writer) (*engine.Eng
 		s, problems = l.Load()
 		f.projectDir, f.userDir = l.ProjectDir(), l.UserDir()
 		for _, p := range problems {
-			var fp *settings.FileProblem
-			if errors.As(p, &fp) && slices.Contains(files, fp.File) {
+			var fp *settings.Problem
+			if errors.As(p, &fp) && fp.Kind == settings.CheckUnreadable && slices.Contains(files, fp.File) {
 				// Nothing is decided: the error says what is wrong and
 				// where, not what would happen to the file's rules.
 				err := fp.Err
@@ -118,13 +118,12 @@ func reportSettingsProblems(stderr io.Writer, problems []error) {
 			fmt.Fprintln(stderr, "permopa: error: every call is denied until this is fixed:", p)
 			continue
 		}
-		// A rules-lint finding (permopa rules lint) already says what it is.
-		var lint settings.Finding
-		if errors.As(p, &lint) {
-			fmt.Fprintln(stderr, "permopa:", p)
-			continue
+		level := settings.LevelWarning
+		var sp *settings.Problem
+		if errors.As(p, &sp) && sp.Lint() {
+			level = sp.Level // as `permopa rules lint` says it
 		}
-		fmt.Fprintln(stderr, "permopa: warning:", p)
+		fmt.Fprintf(stderr, "permopa: %s: %v\n", level, p)
 	}
 }
 

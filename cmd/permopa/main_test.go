@@ -481,7 +481,7 @@ func TestDecideSettingsErrorsNameTheLine(t *testing.T) {
 		return p
 	}
 	for _, c := range []struct{ file, want string }{
-		{write("bad.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n"), "bad.yaml:6: not valid yaml: did not find expected key"},
+		{write("bad.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n  deny:\n    - \"Bash(rm:*)\"\n   ask: [\"x\"]\n"), "bad.yaml:6:4: not valid yaml: did not find expected key (found `ask`)"},
 		{write("bad.json", "{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\",\n]}}"), "bad.json:3:1: not valid json: invalid character ']' looking for beginning of value"},
 	} {
 		out, stderr, code := permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", c.file)

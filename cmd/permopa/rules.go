@@ -356,48 +356,38 @@ or above --fail-on (error, warning, info; never: always 0). Settings loads
 }
 
 // lintFindings lints the files given, or every layer's existing files.
-func lintFindings(lf *layerFlags, files []string) []settings.Finding {
+func lintFindings(lf *layerFlags, files []string) []settings.Problem {
 	files = lf.proc.paths(files)
-	var fs []settings.Finding
+	var fs []settings.Problem
 	var rules []permission.Rule
 	unreadable := map[string]bool{}
 	lintOne := func(file string) {
 		more, err := settings.LintFile(file)
-		var se *settings.SyntaxError
+		var sp *settings.Problem
 		switch {
-		case errors.As(err, &se):
+		case errors.As(err, &sp):
 			unreadable[file] = true
-			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", File: file, Line: se.Line, Column: se.Column, Message: se.Err.Error()})
+			fs = append(fs, *sp)
 		case err != nil:
 			unreadable[file] = true
-			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", File: file, Message: err.Error()})
+			fs = append(fs, settings.Problem{Level: settings.LevelError, Kind: settings.CheckUnreadable, Err: err})
 		default:
 			fs = append(fs, more...)
 		}
 	}
-	problemFinding := func(p error) {
-		var rp *settings.RuleProblem
-		var fp *settings.FileProblem
-		var f settings.Finding
+	loadProblem := func(p error) {
+		var sp *settings.Problem
 		switch {
-		case errors.As(p, &f):
-			// Already a finding of LintFile or LintRules, but for what
-			// an untrusted project's files set (settings/trust.go) and a
-			// refused PERMOPA_MANAGED_DIR (settings/manageddir_unix.go).
-			if f.Check == settings.CheckUntrusted || f.Check == settings.CheckManagedDir {
-				fs = append(fs, f)
-			}
-		case errors.As(p, &fp) && unreadable[fp.File]:
+		case !errors.As(p, &sp):
+			fs = append(fs, settings.Problem{Level: settings.LevelError, Kind: settings.CheckUnreadable, Err: p})
+		case sp.Lint() && sp.Kind != settings.CheckUntrusted && sp.Kind != settings.CheckManagedDir:
+			// A finding of LintFile or LintRules, reported by them; only
+			// what an untrusted project's files set (settings/trust.go) and
+			// a refused PERMOPA_MANAGED_DIR come from the load alone.
+		case sp.Kind == settings.CheckUnreadable && unreadable[sp.File]:
 			// Already reported by lintOne, with its line and column.
-		case errors.As(p, &rp):
-			level := settings.LevelError
-			if rp.Behavior == permission.Allow {
-				level = settings.LevelWarning
-			}
-			// The line decide names too (RuleProblem.Error).
-			fs = append(fs, settings.Finding{Level: level, Check: "invalid-rule", File: rp.Where, Line: rp.Line, Key: rp.Key, Message: rp.Err.Error()})
 		default:
-			fs = append(fs, settings.Finding{Level: settings.LevelError, Check: "unreadable", Message: p.Error()})
+			fs = append(fs, *sp)
 		}
 	}
 	if len(files) == 0 {
@@ -409,7 +399,7 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 		}
 		_, problems := l.Load()
 		for _, p := range problems {
-			problemFinding(p)
+			loadProblem(p)
 		}
 		rules = l.Rules()
 	} else {
@@ -428,7 +418,7 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 				continue // reported by LintFile
 			}
 			for _, p := range problems {
-				problemFinding(p)
+				loadProblem(p)
 			}
 			fs = append(fs, untrustedFindings(file, lf.layers().UserDir())...)
 			for _, r := range s.Rules {
@@ -443,19 +433,19 @@ func lintFindings(lf *layerFlags, files []string) []settings.Finding {
 	return dedupFindings(fs)
 }
 
-func dedupFindings(fs []settings.Finding) []settings.Finding {
-	seen := map[settings.Finding]bool{}
-	out := make([]settings.Finding, 0, len(fs))
+func dedupFindings(fs []settings.Problem) []settings.Problem {
+	seen := map[string]bool{}
+	out := make([]settings.Problem, 0, len(fs))
 	for _, f := range fs {
-		if !seen[f] {
-			seen[f] = true
+		if k := f.Level + "\x00" + f.Error(); !seen[k] {
+			seen[k] = true
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func printFindings(w io.Writer, fs []settings.Finding, format string) error {
+func printFindings(w io.Writer, fs []settings.Problem, format string) error {
 	counts := map[string]int{settings.LevelError: 0, settings.LevelWarning: 0, settings.LevelInfo: 0}
 	for _, f := range fs {
 		counts[f.Level]++
@@ -484,7 +474,7 @@ func printFindings(w io.Writer, fs []settings.Finding, format string) error {
 		if what != "" {
 			what += ": "
 		}
-		fmt.Fprintf(w, "%s: %s: %s%s [%s]\n", where, f.Level, what, f.Message, f.Check)
+		fmt.Fprintf(w, "%s: %s: %s%s [%s]\n", where, f.Level, what, f.Message(), f.Kind)
 	}
 	_, err := fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", counts[settings.LevelError], counts[settings.LevelWarning], counts[settings.LevelInfo])
 	return err
@@ -493,7 +483,7 @@ func printFindings(w io.Writer, fs []settings.Finding, format string) error {
 // untrustedFindings are what file, when it is one of a project's own
 // settings files, sets that permopa leaves out while the user does not
 // trust that project (settings/trust.go).
-func untrustedFindings(file, userDir string) []settings.Finding {
+func untrustedFindings(file, userDir string) []settings.Problem {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil
@@ -505,10 +495,10 @@ func untrustedFindings(file, userDir string) []settings.Finding {
 	l := settings.NewProjectLayers(project, project)
 	l.SetUserDir(userDir)
 	s, _ := l.Load()
-	var out []settings.Finding
+	var out []settings.Problem
 	for _, u := range s.Untrusted {
 		if u.File == abs {
-			out = append(out, u.Finding())
+			out = append(out, u.Problem())
 		}
 	}
 	return out

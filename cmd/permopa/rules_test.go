@@ -333,7 +333,7 @@ func TestRulesLintPositionsUnreadableRulesAndFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, _ = permopaIn(t, dir, "", "rules", "lint")
-	if want := yamlFile + ":3: error: not valid yaml: did not find expected ',' or ']' [unreadable]"; !strings.Contains(out, want) || strings.Count(out, "[unreadable]") != 1 {
+	if want := yamlFile + ":3:3: error: not valid yaml: did not find expected ',' or ']' (found `allow`) [unreadable]"; !strings.Contains(out, want) || strings.Count(out, "[unreadable]") != 1 {
 		t.Errorf("lint output lacks %q once:\n%s", want, out)
 	}
 	if err := os.Remove(yamlFile); err != nil {

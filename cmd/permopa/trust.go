@@ -140,8 +140,7 @@ func untrustedOf(project string) ([]settings.Untrusted, error) {
 	l.SetUserDir("") // as if nothing were trusted
 	s, problems := l.Load()
 	for _, p := range problems {
-		var fp *settings.FileProblem
-		if errors.As(p, &fp) {
+		if settings.UnreadableFile(p) {
 			return nil, fmt.Errorf("%v: fix it before trusting the project", p)
 		}
 	}
