@@ -2,7 +2,9 @@ package permopa_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -173,4 +175,89 @@ func TestBuildOrderCoversThePrograms(t *testing.T) {
 func stdlib(pkg string) bool {
 	first, _, _ := strings.Cut(pkg, "/")
 	return !strings.Contains(first, ".")
+}
+
+// TestImportFacts holds docs/architecture.md's table of imports ("The
+// dependency rule") to `go list`: for each package listed, the packages of
+// this module it imports (exactly), and its OPA packages ("none", "yes",
+// or exactly the ones listed).
+func TestImportFacts(t *testing.T) {
+	data, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	start := strings.Index(doc, "\n## The dependency rule\n")
+	if start < 0 {
+		t.Fatal(`docs/architecture.md has no "The dependency rule" section`)
+	}
+	section := doc[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z/-]+)` \\| ([^|]+) \\| ([^|]+) \\|$")
+	rows := row.FindAllStringSubmatch(section, -1)
+	if len(rows) < 15 {
+		t.Fatalf("docs/architecture.md: %d rows of the import table; the check is blind", len(rows))
+	}
+	names := regexp.MustCompile("`([a-z/-]+)`")
+	listed := func(cell string) []string {
+		var out []string
+		for _, m := range names.FindAllStringSubmatch(cell, -1) {
+			out = append(out, m[1])
+		}
+		if strings.Contains(cell, "the root package `permopa`") {
+			out = slices.DeleteFunc(out, func(s string) bool { return s == "permopa" })
+			out = append(out, "")
+		}
+		slices.Sort(out)
+		return out
+	}
+	var pkgs []string
+	for _, r := range rows {
+		pkgs = append(pkgs, "./"+r[1])
+	}
+	imports := map[string][]string{}
+	for _, p := range listPackages(t, pkgs...) {
+		rel, _ := ours(p.ImportPath)
+		imports[rel] = p.Imports
+	}
+	const opa = "github.com/open-policy-agent/opa/"
+	for _, r := range rows {
+		pkg, ourCell, opaCell := r[1], strings.TrimSpace(r[2]), strings.TrimSpace(r[3])
+		imps, ok := imports[pkg]
+		if !ok {
+			t.Errorf("docs/architecture.md lists %s, which go list does not know", pkg)
+			continue
+		}
+		var mine, theirs []string
+		for _, imp := range imps {
+			if rel, ok := ours(imp); ok {
+				mine = append(mine, rel)
+			} else if o, ok := strings.CutPrefix(imp, opa+"v1/"); ok {
+				theirs = append(theirs, o)
+			} else if o, ok := strings.CutPrefix(imp, opa); ok {
+				theirs = append(theirs, o)
+			}
+		}
+		slices.Sort(mine)
+		slices.Sort(theirs)
+		if want := listed(ourCell); !slices.Equal(mine, want) {
+			t.Errorf("%s imports %q of this module; docs/architecture.md says %q", pkg, mine, want)
+		}
+		switch opaCell {
+		case "none":
+			if len(theirs) > 0 {
+				t.Errorf("%s imports OPA's %q; docs/architecture.md says none", pkg, theirs)
+			}
+		case "yes":
+			if len(theirs) == 0 {
+				t.Errorf("%s imports no OPA package; docs/architecture.md says it does", pkg)
+			}
+		default:
+			if want := listed(opaCell); !slices.Equal(theirs, want) {
+				t.Errorf("%s imports OPA's %q; docs/architecture.md says %q", pkg, theirs, want)
+			}
+		}
+	}
 }
