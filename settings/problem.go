@@ -83,19 +83,12 @@ func (p *Problem) Lint() bool {
 	return true
 }
 
-// unreadableFile is the problem of a settings file that cannot be read, or
-// nil.
-func unreadableFile(err error) *Problem {
-	var p *Problem
-	if errors.As(err, &p) && p.Kind == CheckUnreadable {
-		return p
-	}
-	return nil
-}
-
 // UnreadableFile says whether err is a settings file that could not be
 // read or parsed.
-func UnreadableFile(err error) bool { return unreadableFile(err) != nil }
+func UnreadableFile(err error) bool {
+	var p *Problem
+	return errors.As(err, &p) && p.Kind == CheckUnreadable
+}
 
 // Error is the place first, as compilers write it, then the key, the rule
 // and what is wrong: "FILE:LINE:COL: KEY: RULE: what [kind]" (the kind

@@ -25,6 +25,8 @@ func TestEveryProblemIsPlaced(t *testing.T) {
   denny: ["Bash(curl:*)"]
   defaultMode: sometimes
 disable_bypass_mode: true
+network_reads: sometimes
+environment_is_secret: perhaps
 `
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -46,6 +48,8 @@ disable_bypass_mode: true
 		settings.CheckInvalidRule + " permissions.ask":          4,
 		settings.CheckInvalidValue + " permissions.defaultMode": 6,
 		settings.CheckInvalidValue + " disable_bypass_mode":     7,
+		settings.CheckInvalidValue + " network_reads":           8,
+		settings.CheckInvalidValue + " environment_is_secret":   9,
 		settings.CheckUnknownKey + " permissions.denny":         5,
 		settings.CheckUnknownTool + " Reed(src/**)":             3,
 	}

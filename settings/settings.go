@@ -755,10 +755,10 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 			if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
 				s.EnvironmentIsSecret = &b
 			} else {
-				problems = append(problems, fmt.Errorf("%s: environment_is_secret: want true or false, got %q; ignored", where, x))
+				problems = append(problems, valueProblem(where, "environment_is_secret", fmt.Errorf("want true or false, got %q; ignored", x)))
 			}
 		default:
-			problems = append(problems, fmt.Errorf("%s: environment_is_secret: want true or false, got %v; ignored", where, x))
+			problems = append(problems, valueProblem(where, "environment_is_secret", fmt.Errorf("want true or false, got %v; ignored", x)))
 		}
 	}
 	if v.IsSet("network_reads") {
@@ -767,7 +767,7 @@ func settingsFrom(v *viper.Viper, raw map[string]any, source, where, base, proje
 			s.NetworkReads = nr
 		default:
 			// Fail closed: a value that cannot be read tightens.
-			problems = append(problems, fmt.Errorf("%s: network_reads: must be \"ask\" or \"allow\", not %q; ask is used", where, v.GetString("network_reads")))
+			problems = append(problems, valueProblem(where, "network_reads", fmt.Errorf("must be \"ask\" or \"allow\", not %q; ask is used", v.GetString("network_reads"))))
 			s.NetworkReads = NetworkReadsAsk
 		}
 	}
