@@ -1,6 +1,11 @@
 package flagspec
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
 
 func TestSearch(t *testing.T) {
 	t.Parallel()
@@ -586,11 +591,115 @@ func TestAwkRedirect(t *testing.T) {
 		{argv: []string{"awk", "NR>1", "f"}, ro: true},
 		{argv: []string{"awk", "$3 >= 100 {print $1}", "f"}, ro: true},
 		{argv: []string{"awk", "NR>1 {print > \"out\"}", "f"}, why: "writes a file"},
-		{argv: []string{"awk", "{if ($1 > 2) print}", "f"}, why: "not modelled"},
+		{argv: []string{"awk", "{if ($1 > 2) print}", "f"}, ro: true},
 		{argv: []string{"awk", "{print}{print >> \"x\"}", "f"}, why: "writes a file"},
-		{argv: []string{"awk", "$1 == \"{\" && NR > 1 {print}", "f"}, why: "writes a file"},
+		{argv: []string{"awk", "$1 == \"{\" && NR > 1 {print}", "f"}, ro: true},
 		{argv: []string{"awk", "-e", "{print > \"x\"}"}, why: "writes a file"},
+		{argv: []string{"awk", `BEGIN {FS=":"} $4 >= 1000 {printf "%-20s\n", $1}`, "f"}, ro: true},
+		{argv: []string{"gawk", "-e", "{print ($1 > 2)}", "-e", "{printf(\"%d\", $1) > \"x\"}"}, why: "writes a file"},
 	})
+}
+
+// awkPrograms are awk programs with a ">" (or something that may hide one),
+// and whether awkOutputRedirect must call them redirections. Each is run
+// with the real gawk and mawk (TestAwkRedirectAgainstRealAwk): one called
+// no redirection must create no file.
+var awkPrograms = []struct {
+	prog  string
+	redir bool
+}{
+	{`$1 >= 423`, false},
+	{`NR > 1 { print $2 }`, false},
+	{`{ if ($1 > 3) print "big" }`, false},
+	{`{ if ($1 > 3) print "big"; else print "small" }`, false},
+	{`{ while (i > 0) i-- } END { print i }`, false},
+	{`{ x = $1 > 2; print x }`, false},
+	{`{ print ($1 > $2) }`, false},
+	{`{ print 1, ($1 > 2) }`, false},
+	{`{ printf("%d\n", $1 > 2) }`, false},
+	{`{ printf "%s\n", ($1 > 2 ? "a" : "b") }`, false},
+	{`{ print $1 ">" 2 }`, false},
+	{`{ print "a>b" }`, false},
+	{`{ print /a>b/ }`, false},
+	{`{ print $0 ~ /[>]/ }`, false},
+	{`{ print a ( b > c) }`, false},
+	{`{ n = $1 / 2; print n }`, false},
+	{`{ print $1 / 2 }`, false},
+	{`{ print } # a > comment`, false},
+	{"{ print $1\n}\n$1 > 3 { n++ }", false},
+	{"BEGIN { x = 1 }\n$2 > x", false},
+	{`$1 == "{" && NR > 1 { print }`, false},
+	{`$1 == "\"" && NR > 1 { print }`, false},
+	{`BEGIN {FS=":";printf "%-20s %6s\n", "Name", "UID"} $4 >= 1000 {printf "%-20s %6d\n", $1, $4}`, false},
+
+	{`{ print > "x1" }`, true},
+	{`{ print >> "x2" }`, true},
+	{`{ print (1) > "x3" }`, true},
+	{`{ print (1 > 2) > "x4" }`, true},
+	{`{ printf("%d\n", $1) > "x5" }`, true},
+	{`{ print (1, 2) > "x6" }`, true},
+	{`{ print (1)(2) > "x7" }`, true},
+	{`{ print -1 > "x8"; }`, true},
+	{"{ print 1,\n 2 > \"x9\" }", true},
+	{"{ print 1 \\\n > \"x10\" }", true},
+	{`{ print $1 >= 2 }`, true},   // gawk: a comparison; mawk: a syntax error
+	{`{ print a[$1 > 2] }`, true}, // a syntax error to both
+	{`{ if ($1 > 0) print "a" > "x11" }`, true},
+	{`{ print "(" > "x12" }`, true},
+	{`{ print "\"(" > "x13" }`, true},
+	{`{ print /(/ > "x14" }`, true},
+	{`{ x = 1; print x /2/ 1 > "x15" }`, true},
+	{`{ i++ / 2; print > "x16" }`, true},
+	{`{ print length / 2 > "x17" }`, true},
+	{`{ if (1) /"/; print > "x18"; x = "/" }`, true},
+	{`{ print /[/]/ > "x19" }`, true},
+	{`{ print "(" }{ print > "x20" }`, true},
+	{`{ print 1 ? "x21" : 2 > "x22" }`, true},
+	{`{ print "a` + "\n" + `" > "x23" }`, true},
+}
+
+func TestAwkOutputRedirect(t *testing.T) {
+	t.Parallel()
+	for _, c := range awkPrograms {
+		if got, why := awkOutputRedirect(c.prog); got != c.redir {
+			t.Errorf("%q: redirect = %v (%s), want %v", c.prog, got, why, c.redir)
+		}
+		v := Judge([]string{"awk", c.prog, "f"})
+		if v.ReadOnly == c.redir {
+			t.Errorf("awk %q: read-only = %v, want %v (%s)", c.prog, v.ReadOnly, !c.redir, v.Reason)
+		}
+	}
+}
+
+// The programs awkOutputRedirect calls comparisons create no file when
+// the real gawk and mawk run them.
+func TestAwkRedirectAgainstRealAwk(t *testing.T) {
+	t.Parallel()
+	ran := 0
+	for _, awk := range []string{"gawk", "mawk"} {
+		if _, err := exec.LookPath(awk); err != nil {
+			t.Logf("%s not installed", awk)
+			continue
+		}
+		ran++
+		for _, c := range awkPrograms {
+			dir := t.TempDir()
+			cmd := exec.Command(awk, c.prog)
+			cmd.Dir = dir
+			cmd.Stdin = strings.NewReader("5 1\n7 3\n")
+			_ = cmd.Run() // a syntax error is fine: it writes nothing
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if redir, _ := awkOutputRedirect(c.prog); len(ents) > 0 && !redir {
+				t.Errorf("%s %q created %s, but awkOutputRedirect calls it no redirection", awk, c.prog, ents[0].Name())
+			}
+		}
+	}
+	if ran == 0 {
+		t.Skip("neither gawk nor mawk is installed")
+	}
 }
 
 func TestSedScripts(t *testing.T) {
