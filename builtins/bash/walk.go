@@ -186,8 +186,11 @@ type walker struct {
 	defined map[string]string
 	// ifsChanged: IFS is assigned somewhere, so $IFS is not the default.
 	ifsChanged bool
-	stop       bool
-	orphan     bool
+	// globsChanged: a shopt in the command may change what globs match
+	// (nullglob, dotglob, globstar, ...): no glob word is read-only.
+	globsChanged bool
+	stop         bool
+	orphan       bool
 	// orphanWrites are redirect targets of statements that made no leaf.
 	orphanWrites []string
 	reasons      []string
@@ -254,6 +257,14 @@ func (w *walker) notReadOnly(reason string) {
 	if !contains(w.res.NotReadOnly, reason) {
 		w.res.NotReadOnly = append(w.res.NotReadOnly, reason)
 	}
+}
+
+// mayChangeGlobs is a cheap, conservative test of whether src may set a
+// shopt option that changes what a glob matches (flagspec.ShoptGlobOptions,
+// all of which hold "glob"): a glob anywhere in the command, before the
+// shopt too (a loop runs it again), is then judged not read-only.
+func mayChangeGlobs(src string) bool {
+	return strings.Contains(src, "shopt") && strings.Contains(src, "glob")
 }
 
 // prescan records function and alias names and assignments to IFS.
@@ -612,8 +623,7 @@ func localName(name string) bool {
 	if envAllowlisted(name) {
 		return true
 	}
-	return strings.ToUpper(name) != name && !strings.HasPrefix(strings.ToLower(name), "http") &&
-		!strings.HasSuffix(strings.ToLower(name), "_proxy")
+	return flagspec.ShellLocalName(name)
 }
 
 // source returns the source text of a node.
@@ -943,7 +953,14 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 		}
 		switch {
 		case a.Name != nil && !a.Naked:
-			assigns = true
+			// A variable of this shell only (flagspec.ShellLocalName),
+			// or an exported one of the transparent environment (LANG,
+			// LC_*, TZ, ...): no program does otherwise.
+			if c.Variant.Value == "export" {
+				assigns = assigns || !envAllowlisted(a.Name.Value)
+			} else {
+				assigns = assigns || !flagspec.ShellLocalName(a.Name.Value)
+			}
 			op := "="
 			if a.Append {
 				op = "+="
@@ -1046,6 +1063,7 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	w.src = src
 	w.prescan(f)
 	w.ifsChanged = w.ifsChanged || mayAssignIFS(src)
+	w.globsChanged = w.globsChanged || mayChangeGlobs(src)
 	w.walkStmts(f.Stmts, fr, st)
 	w.src = saved
 	return true
