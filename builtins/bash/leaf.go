@@ -40,6 +40,14 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	if len(argv) == 0 || !w.reserve() {
 		return
 	}
+	if alts := loopAlternatives(fr.loopVars, argv); alts != nil {
+		// One leaf per value of the loop variables it names: each runs.
+		fr.loopVars = nil
+		for _, alt := range alts {
+			w.leafStrs(fr, st, alt, nil, reason)
+		}
+		return
+	}
 	if sv == nil {
 		sv = strs(argv)
 	}
@@ -861,7 +869,7 @@ func severalMatches(argv []word, judge, globRisk []string) []string {
 	}
 	var out []string
 	for i := 1; i < len(argv) && i < len(base); i++ {
-		if argv[i].glob {
+		if argv[i].glob && !argv[i].one {
 			if out == nil {
 				out = append(make([]string, 0, len(base)+2), base[:i]...)
 			}

@@ -96,6 +96,9 @@ type frame struct {
 	// pipedRoots: this statement's stdin is a find's NUL-ended paths under
 	// these roots (set for a pipeline part that is a plain xargs).
 	pipedRoots []string
+	// loopVars: variables of enclosing for loops whose values are known,
+	// each one of its words (dataflow.go, loopValues).
+	loopVars map[string][]word
 	// unknown: the leaves in the frame run something permopa cannot see
 	// (Leaf.RunsUnknown).
 	unknown string
@@ -418,6 +421,9 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 				inner.forced = appendStr(inner.forced, "loop assigns environment variable "+l.Name.Value)
 			}
 			if l.Name != nil {
+				// What the variable holds in the body: one of the items,
+				// when they and the body leave no doubt (dataflow.go).
+				inner.loopVars = w.loopValues(fr.loopVars, l.Name.Value, items, c.Do)
 				// An integer or nameref loop variable evaluates each item.
 				for _, it := range items {
 					if r := w.assignedValue(l.Name.Value, it.s, it.dynamic, ctx, ""); r != "" {
@@ -1042,6 +1048,8 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	// A script's commands see supplied words only through $1..., which
 	// are run-time values: no known provenance inside (dataflow.go).
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots = nil, false, nil
+	// Its variables are its own: a loop variable of this shell is not.
+	fr.loopVars = nil
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		return false
