@@ -429,9 +429,11 @@ func identByte(c byte) bool {
 // loopAlternatives returns the argvs a leaf runs with, one per
 // combination of the values of the loop variables it names (nil when it
 // names none, or when a value is not known where it stands). A word that
-// is only "$name" takes each value whole: quoted, any value (a glob stays
-// a glob: one name it matches, which may start with "-" when the glob
-// starts with a metacharacter, judged as today); unquoted, only a literal
+// is only "$name" takes each value whole: quoted, a literal or a glob
+// that starts with a literal (./*.txt, src/*.go: one name it matches,
+// under that directory, never an option; a glob starting with a
+// metacharacter matches -rf and --files0-from=list, which a program the
+// vocabulary calls harmless still reads: unknown); unquoted, only a literal
 // that splitting and globbing leave as it is (no blank, no glob
 // character, not empty): a name a glob matches may hold blanks, and
 // "a -rf" splits into an option.
@@ -447,7 +449,8 @@ func loopAlternatives(vars map[string][]word, argv []word) [][]word {
 			continue
 		}
 		for _, v := range vals {
-			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[")) {
+			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[")) ||
+				v.glob && strings.IndexByte("*?[", v.s[0]) >= 0 {
 				return nil
 			}
 		}

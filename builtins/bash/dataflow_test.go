@@ -207,22 +207,26 @@ func TestValuesInsideOneCommand(t *testing.T) {
 	}{
 		// for over globs: "$f" is one name the glob matches (or the
 		// pattern itself): judged as the glob, read as the glob.
-		{`for f in *.txt; do wc -l "$f"; done`, true, "/home/u/proj/*.txt"},
+		{`for f in ./*.txt; do wc -l "$f"; done`, true, "/home/u/proj/*.txt"},
+		// A glob that starts with a metacharacter matches -rf.txt and
+		// --files0-from=list.txt: unknown, though wc takes them harmlessly
+		// as far as writes go (TestValuesAgainstHostileNames).
+		{`for f in *.txt; do wc -l "$f"; done`, false, ""},
 		{`for f in src/*.go; do grep -n x "$f"; done`, true, "/home/u/proj/src/*.go"},
 		{`for f in ./*.md; do head -n 3 -- "$f"; done`, true, "/home/u/proj/*.md"},
-		{`for f in *.txt; do echo "$f: $(wc -l < "$f")"; done`, false, ""}, // a redirection from "$f"
-		{`for f in ./*.txt; do uniq "$f"; done`, true, ""},                 // one word, not two
-		{`for f in ~/.ssh/*; do cat "$f"; done`, true, "/home/u/.ssh/*"},   // read-only; a credential read for the policy
+		{`for f in ./*.txt; do echo "$f: $(wc -l < "$f")"; done`, false, ""}, // a redirection from "$f"
+		{`for f in ./*.txt; do uniq "$f"; done`, true, ""},                   // one word, not two
+		{`for f in ~/.ssh/*; do cat "$f"; done`, true, "/home/u/.ssh/*"},     // read-only; a credential read for the policy
 		{`for d in src lib; do ls $d; done`, true, "/home/u/proj/src; /home/u/proj/lib"},
 		{`for d in src lib; do for f in a b; do cat "$d/$f"; done; done`, false, ""}, // built around: unknown
 		{`for f in a b; do for g in c d; do diff "$f" "$g"; done; done`, true, ""},
 		{`for f in x; do echo "$(cat "$f")"; done`, true, "/home/u/proj/x"},
-		{`for f in *.txt; do wc -l "$f"; done | sort -n`, true, ""},
+		{`for f in src/*.txt; do wc -l "$f"; done | sort -n`, true, ""},
 		// Hostile: a name matched by a glob that starts with a
 		// metacharacter may be an option (-rf, --output=x).
 		{`for f in *; do sort "$f"; done`, false, ""},
 		{`for f in *; do rm "$f"; done`, false, ""},
-		{`for f in *.txt; do grep -f "$f" x; done`, true, ""},
+		{`for f in ./*.txt; do grep -f "$f" x; done`, true, ""},
 		// A name may hold a colon: tar reads host:file over the network.
 		{`for f in *; do tar -tf "$f"; done`, false, ""},
 		{`for f in a*; do tar -tf "$f"; done`, false, ""},
@@ -237,29 +241,29 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`for d in 'x*' c; do ls $d; done`, false, ""},
 		{`for d in '' c; do ls $d; done`, false, ""},
 		// Something else may assign the variable.
-		{`for f in *.txt; do f=/etc/shadow; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do read f; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do read -r x f; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do printf -v f %s x; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do : ${f:=x}; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do (( f = 1 )); cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do f=/etc/shadow; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do read f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do read -r x f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do printf -v f %s x; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do : ${f:=x}; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do (( f = 1 )); cat "$f"; done`, false, ""},
 		{`for f in a b; do for f in $x; do :; done; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do getopts ab f; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do unset f; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do v=f; read "$v"; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do mapfile -t f < x; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do printf -vf %s x; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do builtin read f; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do let f=1; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do echo $(( f++ )); cat "$f"; done`, false, ""},
-		{`for f in *.txt; do [[ 1 -eq f=2 ]]; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do echo "${a[f=1]}"; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do exec {f}>/dev/null; cat "$f"; done`, false, ""},
-		{`for f in *.txt; do : ${!x:=y}; cat "$f"; done`, false, ""},
-		{`trap 'f=/etc/shadow' DEBUG; for f in *.txt; do cat "$f"; done`, false, ""},
-		{`for f in *.txt; do [[ -f "$f" ]] && wc -l "$f"; done`, true, ""},
-		{`for f in *.txt; do test -s "$f" && head -n 1 "$f"; done`, true, ""},
-		{`declare -n r=f; for f in *.txt; do r=/etc/shadow; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do getopts ab f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do unset f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do v=f; read "$v"; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do mapfile -t f < x; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do printf -vf %s x; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do builtin read f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do let f=1; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do echo $(( f++ )); cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do [[ 1 -eq f=2 ]]; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do echo "${a[f=1]}"; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do exec {f}>/dev/null; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do : ${!x:=y}; cat "$f"; done`, false, ""},
+		{`trap 'f=/etc/shadow' DEBUG; for f in ./*.txt; do cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do [[ -f "$f" ]] && wc -l "$f"; done`, true, ""},
+		{`for f in src/*.txt; do test -s "$f" && head -n 1 "$f"; done`, true, ""},
+		{`declare -n r=f; for f in ./*.txt; do r=/etc/shadow; cat "$f"; done`, false, ""},
 		{`for f in *.txt $x; do cat "$f"; done`, false, ""},
 		{`for f in $(ls); do cat "$f"; done`, false, ""},
 		{`for PATH in *.txt; do cat "$PATH"; done`, false, ""},
