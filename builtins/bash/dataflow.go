@@ -361,6 +361,9 @@ func (w *walker) assignsName(n syntax.Node, name string) bool {
 				}
 				break
 			}
+			if n := x.Args[0].Lit(); n == "source" || n == "." || n == "eval" {
+				found = true // a script or string that may assign anything
+			}
 			for _, a := range x.Args[1:] {
 				t, ok := literalText(a)
 				if !ok || t == name || strings.HasPrefix(t, name+"=") || strings.HasPrefix(t, name+"+=") ||

@@ -249,6 +249,7 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`for f in ./*.txt; do (( f = 1 )); cat "$f"; done`, false, ""},
 		{`for f in a b; do for f in $x; do :; done; cat "$f"; done`, false, ""},
 		{`for f in ./*.txt; do getopts ab f; cat "$f"; done`, false, ""},
+		{`for f in a b; do source ./lib.sh; ls "$f"; done`, false, ""},
 		{`for f in ./*.txt; do unset f; cat "$f"; done`, false, ""},
 		{`for f in ./*.txt; do v=f; read "$v"; cat "$f"; done`, false, ""},
 		{`for f in ./*.txt; do mapfile -t f < x; cat "$f"; done`, false, ""},
@@ -344,5 +345,12 @@ func TestValuesInsideOneCommand(t *testing.T) {
 	}
 	if a := analyze(`set`, conformanceOpts); len(a.Leaves) != 1 || a.Leaves[0].Environment == "" {
 		t.Errorf("set: want an environment dump")
+	}
+	// Deny rules see the value a script sourced in the body may have set.
+	a := analyze(`for f in a b; do source ./lib.sh; cat "$f"; done`, conformanceOpts)
+	for _, l := range a.Leaves {
+		if l.Program == "cat" && !strings.Contains(l.Argv[1], dyn) {
+			t.Errorf("cat's operand after source: %q, want a run-time word", l.Argv[1])
+		}
 	}
 }
