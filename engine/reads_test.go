@@ -347,8 +347,9 @@ func TestSecretsAndEnvironment(t *testing.T) {
 	checkTable(t, eng, proj, map[outcome][]string{plain: {`cat "$f"`, `cat src/"$x".go`, `for f in src/*.go $x; do cat "$f"; done`}})
 	// A loop over a glob reads what the glob names (issue 26).
 	checkTable(t, eng, proj, map[outcome][]string{
-		readOnly:   {`for f in src/*.go; do cat "$f"; done`},
-		credential: {`for f in ~/.ssh/*; do cat "$f"; done`, `for f in ~/.ssh/id_*; do head -n 1 "$f"; done`, `for d in ~/.ssh; do grep -r KEY $d; done`},
+		readOnly: {`for f in src/*.go; do cat "$f"; done`},
+		credential: {`for f in ~/.ssh/*; do cat "$f"; done`, `for f in ~/.ssh/id_*; do head -n 1 "$f"; done`, `for d in ~/.ssh; do grep -r KEY $d; done`,
+			`for f in ~/.ssh/*; do wc -c < "$f"; done`},
 	})
 	checkTable(t, eng, proj, map[outcome][]string{credential: append(append([]string{}, secrets...), env...), readOnly: clean})
 	// Wrappers still wrap: env -i and env FOO=1 run their command, which is

@@ -69,6 +69,7 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `for f in ./*.txt; do [[ -f "$f" ]] && wc -l "$f"; done`, ro: true},
 		{cmd: `for d in names .; do ls -la $d; done`, ro: true},
 		{cmd: `cat ./*.txt`, ro: true},
+		{cmd: `for f in *.txt; do echo "$f: $(wc -l < "$f")"; done`, ro: true},
 		{cmd: `wc -l names/*`, ro: true},
 		{cmd: `n=$(ls | wc -l); echo "$n"`, ro: true},
 		{cmd: `while read -r l; do echo "$l"; done < notes.txt`, ro: true},

@@ -214,9 +214,14 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`for f in *.txt; do wc -l "$f"; done`, false, ""},
 		{`for f in src/*.go; do grep -n x "$f"; done`, true, "/home/u/proj/src/*.go"},
 		{`for f in ./*.md; do head -n 3 -- "$f"; done`, true, "/home/u/proj/*.md"},
-		{`for f in ./*.txt; do echo "$f: $(wc -l < "$f")"; done`, false, ""}, // a redirection from "$f"
-		{`for f in ./*.txt; do uniq "$f"; done`, true, ""},                   // one word, not two
-		{`for f in ~/.ssh/*; do cat "$f"; done`, true, "/home/u/.ssh/*"},     // read-only; a credential read for the policy
+		{`for f in ./*.txt; do echo "$f: $(wc -l < "$f")"; done`, true, "/home/u/proj/*.txt"},
+		{`for f in *.txt; do echo "$f: $(wc -l < "$f")"; done`, true, "/home/u/proj/*.txt"}, // -rf.txt is a file here
+		{`for f in ~/.ssh/*; do wc -c < "$f"; done`, true, "/home/u/.ssh/*"},
+		{`for f in *.txt; do wc -l < $f; done`, false, ""}, // unquoted: globbed again
+		{`for f in *.txt; do cat > "$f"; done`, false, ""},
+		{`for f in *.txt; do cat <> "$f"; done`, false, ""},
+		{`for f in ./*.txt; do uniq "$f"; done`, true, ""},               // one word, not two
+		{`for f in ~/.ssh/*; do cat "$f"; done`, true, "/home/u/.ssh/*"}, // read-only; a credential read for the policy
 		{`for d in src lib; do ls $d; done`, true, "/home/u/proj/src; /home/u/proj/lib"},
 		{`for d in src lib; do for f in a b; do cat "$d/$f"; done; done`, false, ""}, // built around: unknown
 		{`for f in a b; do for g in c d; do diff "$f" "$g"; done; done`, true, ""},

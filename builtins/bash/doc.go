@@ -126,7 +126,8 @@ package bash
 // NAME (assignsName; no declare, typeset, local or trap anywhere), a word
 // that is only "$NAME" takes each word (unquoted $NAME only literal words
 // without blanks or glob characters): the leaf is emitted once per value.
-// A glob value stays a glob, judged as one word. A glob operand is judged
+// A glob value stays a glob, judged as one word; < "$NAME" reads each
+// word (any glob: a name in a redirection is no option). A glob operand is judged
 // as one word and as two (uniq ./*.txt writes its second match).
 //
 // Paths. Reads and Writes are absolute, in the spellings of

@@ -700,6 +700,15 @@ func (w *walker) redirects(rs []*syntax.Redirect, fr frame, st state) (frame, *s
 			}
 			fr, wrote = w.redirWrite(fr, st, target, wrote)
 		case syntax.RdrIn:
+			if vals, ok := fr.loopVars[target.param]; ok && target.s == dyn && !target.splits {
+				// < "$f" in a loop over known words: one of them, read
+				// as written (a glob: the name it matches, which may
+				// start with "-" here, a file all the same).
+				for _, v := range vals {
+					fr = w.redirRead(fr, st, word{s: v.s})
+				}
+				continue
+			}
 			fr = w.redirRead(fr, st, target)
 		case syntax.RdrInOut:
 			fr = w.redirRead(fr, st, target)
