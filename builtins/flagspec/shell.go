@@ -191,11 +191,21 @@ var trapSpec = &spec{anyArgs: true, noStd: true, check: func(st *state) {
 // declare, typeset, readonly and local print variables (no operand, -p,
 // -p NAME...) or functions (-f, -F); builtins/bash judges the forms that
 // assign (the environment dump is environ.go's). A name alone declares a
-// variable in this shell (local x), which no program sees.
+// variable in this shell (local x), read-only for shell-local names.
 var declareSpec = &spec{allow: `-p -f -F`, noStd: true, ops: opsHook, check: func(st *state) {
+	printing := false // -p, -f and -F (the only options allowed) print
+	for _, a := range st.argv[1:] {
+		printing = printing || len(a) > 1 && a[0] == '-' && a != "--"
+	}
 	for _, o := range st.ops {
 		if n, _, ok := strings.Cut(o, "="); ok && ShellLocalName(strings.TrimSuffix(n, "+")) {
 			continue // a variable of this shell only; builtins/bash walks the value
+		}
+		if !printing && isIdent(o) && !ShellLocalName(o) {
+			// local PATH unsets PATH in the function; declare IFS,
+			// readonly PATH change how the shell reads later words.
+			st.fail(st.argv[0] + ": declaring " + printable(o) + " may change what later commands do")
+			return
 		}
 		if !isIdent(o) {
 			st.fail(st.argv[0] + ": operand " + printable(o) + " assigns or names more than a plain variable")
