@@ -344,7 +344,13 @@ func TestSecretsAndEnvironment(t *testing.T) {
 		"ps aux", "ps -ef", "ps -eo pid,etime", "jq .env src/a.go", "awk '{print $1}' src/a.go", "env -i",
 		"cat /etc/ssh/ssh_host_ed25519_key.pub", "ls /proc",
 	}
-	checkTable(t, eng, proj, map[outcome][]string{plain: {`cat "$f"`, `cat src/"$x".go`, `for f in src/*.go; do cat "$f"; done`}})
+	checkTable(t, eng, proj, map[outcome][]string{plain: {`cat "$f"`, `cat src/"$x".go`, `for f in src/*.go $x; do cat "$f"; done`}})
+	// A loop over a glob reads what the glob names (issue 26).
+	checkTable(t, eng, proj, map[outcome][]string{
+		readOnly: {`for f in src/*.go; do cat "$f"; done`},
+		credential: {`for f in ~/.ssh/*; do cat "$f"; done`, `for f in ~/.ssh/id_*; do head -n 1 "$f"; done`, `for d in ~/.ssh; do grep -r KEY $d; done`,
+			`for f in ~/.ssh/*; do wc -c < "$f"; done`},
+	})
 	checkTable(t, eng, proj, map[outcome][]string{credential: append(append([]string{}, secrets...), env...), readOnly: clean})
 	// Wrappers still wrap: env -i and env FOO=1 run their command, which is
 	// judged (env -i only takes variables away: read-only when its command is).
@@ -358,9 +364,10 @@ func TestSecretsAndEnvironment(t *testing.T) {
 	off := false
 	relaxed := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, EnvironmentIsSecret: &off})
 	checkTable(t, relaxed, proj, map[outcome][]string{
-		readOnly:   {"printenv", "env", "export -p", "jq -n env", "ps eww", "printenv GITHUB_TOKEN", "printenv | sort"},
+		readOnly: {"printenv", "env", "export -p", "jq -n env", "ps eww", "printenv GITHUB_TOKEN", "printenv | sort",
+			"set", "declare -p"}, // set and declare -p like env (issue 26)
 		credential: secrets,
-		plain:      {"python3 -c 'import os;print(os.environ)'", "set", "declare -p"},
+		plain:      {"python3 -c 'import os;print(os.environ)'"},
 	})
 }
 

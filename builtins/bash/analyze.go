@@ -125,6 +125,7 @@ func analyze(command string, opts Options) (res *Analysis) {
 		w.prescan(f)
 	}
 	w.ifsChanged = w.ifsChanged || mayAssignIFS(command)
+	w.globsChanged = w.globsChanged || mayChangeGlobs(command)
 	st := state{unknown: true}
 	if opts.Cwd != "" {
 		st = state{dirs: []string{opts.Cwd}}

@@ -120,7 +120,8 @@ func TestCompound(t *testing.T) {
 		{cmd: "while false; do rm x; done", leaves: []string{"false | ", "rm x | "}},
 		{cmd: "until true; do ls; done", ro: true},
 		{cmd: "for f in a b; do echo $f; done", ro: true},
-		{cmd: "for f in a; do rm $f; done", leaves: []string{"rm $ | "}},
+		{cmd: "for f in a; do rm $f; done", leaves: []string{"rm a | "}}, // the loop value (dataflow.go)
+		{cmd: "for f in a $x; do rm $f; done", leaves: []string{"rm $ | "}},
 		{cmd: "for PATH in /tmp; do ls; done", reasonHas: "loop assigns environment variable PATH"},
 		{cmd: "case x in a) rm y;; *) ls;; esac", leaves: []string{"rm y | ", "ls | "}},
 		{cmd: "time rm x", leaves: []string{"rm x | time"}},

@@ -247,3 +247,237 @@ func innermostWrapper(wrappers []string) string {
 	}
 	return wrappers[len(wrappers)-1]
 }
+
+// maxLoopValues caps the items of a loop whose variable is followed, and
+// the leaves one command becomes (one per combination of values).
+const maxLoopValues = 16
+
+// loopValues returns the loop variables known in the body of
+// "for name in items; do body; done": outer's, with name bound to items
+// when every value of name there is one of them as written, or removed
+// when not. The items must be static words (literals or globs, no
+// expansion: a glob is a name it matches or, matching none, itself), at
+// most maxLoopValues; globs must mean what bash reads by default (no
+// shopt that changes them, globsChanged); and nothing may assign name in
+// the body (assignsName) or elsewhere (a nameref: no declare, typeset or
+// local in the command; a trap, which runs between commands).
+func (w *walker) loopValues(outer map[string][]word, name string, items []word, body []*syntax.Stmt) map[string][]word {
+	known := len(items) > 0 && len(items) <= maxLoopValues && localName(name)
+	for _, kw := range []string{"declare", "typeset", "local", "trap"} {
+		if strings.Contains(w.src, kw) {
+			known = false
+		}
+	}
+	for _, it := range items {
+		if it.dynamic || it.splits || it.taint != "" || it.glob && w.globsChanged {
+			known = false
+		}
+	}
+	for _, st := range body {
+		if known && w.assignsName(st, name) {
+			known = false
+		}
+	}
+	_, had := outer[name]
+	if !known && !had {
+		return outer
+	}
+	out := make(map[string][]word, len(outer)+1)
+	for k, v := range outer {
+		if k != name {
+			out[k] = v
+		}
+	}
+	if known {
+		out[name] = items
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// nameAssigners are the builtins that assign a variable named by an
+// argument (read f, printf -v f, unset f, getopts o f, wait -p f) or
+// run a string that may (eval, let); builtin and command run them.
+var nameAssigners = map[string]bool{
+	"read": true, "printf": true, "mapfile": true, "readarray": true, "getopts": true, "unset": true,
+	"wait": true, "let": true, "eval": true, "export": true, "readonly": true, "declare": true,
+	"typeset": true, "local": true, "builtin": true, "command": true, "source": true, ".": true,
+}
+
+// assignsName reports whether n may assign the variable name: an
+// assignment, a loop over it, ${name:=x}, coproc name, an argument of a
+// builtin that assigns variables by name that names it (name, name=x,
+// name[i], -vname) or is only known at run time, {name}> redirection
+// words, and arithmetic that mentions it ((( name = 1 )), $((name++)),
+// subscripts, [[ ]]'s arithmetic comparisons, for (( ))).
+func (w *walker) assignsName(n syntax.Node, name string) bool {
+	found := false
+	mentions := func(x syntax.Node) {
+		if x != nil && containsIdent(w.source(x), name) {
+			found = true
+		}
+	}
+	w.walkAST(n, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.Assign:
+			if x.Name != nil && x.Name.Value == name {
+				found = true
+			}
+		case *syntax.WordIter:
+			if x.Name != nil && x.Name.Value == name {
+				found = true
+			}
+		case *syntax.CoprocClause:
+			found = true
+		case *syntax.ParamExp:
+			if x.Exp != nil && (x.Param != nil && x.Param.Value == name || x.Excl) {
+				found = true
+			}
+			mentions(x.Index)
+			if x.Slice != nil {
+				mentions(x.Slice.Offset)
+				mentions(x.Slice.Length)
+			}
+		case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.LetClause, *syntax.CStyleLoop:
+			mentions(x)
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				mentions(x)
+			}
+		case *syntax.DeclClause:
+			found = true
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				break
+			}
+			if !nameAssigners[x.Args[0].Lit()] {
+				for _, a := range x.Args {
+					if t, ok := literalText(a); ok && (t == "{"+name+"}" || strings.HasPrefix(t, "{"+name+"[")) {
+						found = true
+					}
+				}
+				break
+			}
+			if n := x.Args[0].Lit(); n == "source" || n == "." || n == "eval" {
+				found = true // a script or string that may assign anything
+			}
+			for _, a := range x.Args[1:] {
+				t, ok := literalText(a)
+				if !ok || t == name || strings.HasPrefix(t, name+"=") || strings.HasPrefix(t, name+"+=") ||
+					strings.HasPrefix(t, name+"[") || strings.HasPrefix(t, "-") && strings.HasSuffix(t, name) && len(t) > len(name)+1 {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// literalText is the text of a word made of literal and quoted literal
+// parts only, after quote removal of the simple kind (no backslash in an
+// unquoted part): ok is false for any other word.
+func literalText(wd *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range wd.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if strings.ContainsRune(p.Value, '\\') {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsRune(l.Value, '\\') {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// containsIdent reports whether s holds name as a whole identifier.
+func containsIdent(s, name string) bool {
+	for i := strings.Index(s, name); i >= 0; {
+		end := i + len(name)
+		if (i == 0 || !identByte(s[i-1])) && (end == len(s) || !identByte(s[end])) {
+			return true
+		}
+		j := strings.Index(s[i+1:], name)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// loopAlternatives returns the argvs a leaf runs with, one per
+// combination of the values of the loop variables it names (nil when it
+// names none, or when a value is not known where it stands). A word that
+// is only "$name" takes each value whole: quoted, a literal or a glob
+// that starts with a literal (./*.txt, src/*.go: one name it matches,
+// under that directory, never an option; a glob starting with a
+// metacharacter matches -rf and --files0-from=list, which a program the
+// vocabulary calls harmless still reads: unknown); unquoted, only a literal
+// that splitting and globbing leave as it is (no blank, no glob
+// character, not empty): a name a glob matches may hold blanks, and
+// "a -rf" splits into an option.
+func loopAlternatives(vars map[string][]word, argv []word) [][]word {
+	if len(vars) == 0 {
+		return nil
+	}
+	alts := [][]word{argv}
+	bound := map[string]bool{}
+	for _, a := range argv {
+		vals, ok := vars[a.param]
+		if a.param == "" || !ok || bound[a.param] || a.s != dyn {
+			continue
+		}
+		for _, v := range vals {
+			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[")) ||
+				v.glob && strings.IndexByte("*?[", v.s[0]) >= 0 {
+				return nil
+			}
+		}
+		bound[a.param] = true
+		if len(alts)*len(vals) > maxLoopValues {
+			return nil
+		}
+		next := make([][]word, 0, len(alts)*len(vals))
+		for _, alt := range alts {
+			for _, v := range vals {
+				n := make([]word, len(alt))
+				for i, x := range alt {
+					if x.param == a.param && x.s == dyn {
+						x = word{s: v.s, glob: v.glob, one: true}
+					}
+					n[i] = x
+				}
+				next = append(next, n)
+			}
+		}
+		alts = next
+	}
+	if len(bound) == 0 {
+		return nil
+	}
+	return alts
+}

@@ -193,3 +193,169 @@ func TestXargsSplitsFindPathsForReal(t *testing.T) {
 		}
 	}
 }
+
+// Values inside one command (issue 26): loop variables over static words
+// and globs, variables assigned from read-only substitutions, read loops,
+// and the shell-state builtins. reads is the analysis' Reads joined by
+// "; " ("" unchecked).
+func TestValuesInsideOneCommand(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		cmd   string
+		ro    bool
+		reads string
+	}{
+		// for over globs: "$f" is one name the glob matches (or the
+		// pattern itself): judged as the glob, read as the glob.
+		{`for f in ./*.txt; do wc -l "$f"; done`, true, "/home/u/proj/*.txt"},
+		// A glob that starts with a metacharacter matches -rf.txt and
+		// --files0-from=list.txt: unknown, though wc takes them harmlessly
+		// as far as writes go (TestValuesAgainstHostileNames).
+		{`for f in *.txt; do wc -l "$f"; done`, false, ""},
+		{`for f in src/*.go; do grep -n x "$f"; done`, true, "/home/u/proj/src/*.go"},
+		{`for f in ./*.md; do head -n 3 -- "$f"; done`, true, "/home/u/proj/*.md"},
+		{`for f in ./*.txt; do echo "$f: $(wc -l < "$f")"; done`, true, "/home/u/proj/*.txt"},
+		{`for f in *.txt; do echo "$f: $(wc -l < "$f")"; done`, true, "/home/u/proj/*.txt"}, // -rf.txt is a file here
+		{`for f in ~/.ssh/*; do wc -c < "$f"; done`, true, "/home/u/.ssh/*"},
+		{`for f in *.txt; do wc -l < $f; done`, false, ""}, // unquoted: globbed again
+		{`for f in *.txt; do cat > "$f"; done`, false, ""},
+		{`for f in *.txt; do cat <> "$f"; done`, false, ""},
+		{`for f in ./*.txt; do uniq "$f"; done`, true, ""},               // one word, not two
+		{`for f in ~/.ssh/*; do cat "$f"; done`, true, "/home/u/.ssh/*"}, // read-only; a credential read for the policy
+		{`for d in src lib; do ls $d; done`, true, "/home/u/proj/src; /home/u/proj/lib"},
+		{`for d in src lib; do for f in a b; do cat "$d/$f"; done; done`, false, ""}, // built around: unknown
+		{`for f in a b; do for g in c d; do diff "$f" "$g"; done; done`, true, ""},
+		{`for f in x; do echo "$(cat "$f")"; done`, true, "/home/u/proj/x"},
+		{`for f in src/*.txt; do wc -l "$f"; done | sort -n`, true, ""},
+		// Hostile: a name matched by a glob that starts with a
+		// metacharacter may be an option (-rf, --output=x).
+		{`for f in *; do sort "$f"; done`, false, ""},
+		{`for f in *; do rm "$f"; done`, false, ""},
+		{`for f in ./*.txt; do grep -f "$f" x; done`, true, ""},
+		// A name may hold a colon: tar reads host:file over the network.
+		{`for f in *; do tar -tf "$f"; done`, false, ""},
+		{`for f in a*; do tar -tf "$f"; done`, false, ""},
+		{`tar -tf a*`, false, ""},
+		{`for f in ./*.tar; do tar -tf "$f"; done`, true, ""},
+		{`tar -tf src/*.tar`, true, ""},
+		// Unquoted, a name a glob matches splits at blanks ("a -rf",
+		// "x /etc/shadow") and is globbed again.
+		{`for f in *.txt; do wc -l $f; done`, false, ""},
+		{`for f in src/*.go; do grep -n x $f; done`, false, ""},
+		{`for d in "a b" c; do ls $d; done`, false, ""},
+		{`for d in 'x*' c; do ls $d; done`, false, ""},
+		{`for d in '' c; do ls $d; done`, false, ""},
+		// Something else may assign the variable.
+		{`for f in ./*.txt; do f=/etc/shadow; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do read f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do read -r x f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do printf -v f %s x; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do : ${f:=x}; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do (( f = 1 )); cat "$f"; done`, false, ""},
+		{`for f in a b; do for f in $x; do :; done; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do getopts ab f; cat "$f"; done`, false, ""},
+		{`for f in a b; do source ./lib.sh; ls "$f"; done`, false, ""},
+		{`for f in ./*.txt; do unset f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do v=f; read "$v"; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do mapfile -t f < x; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do printf -vf %s x; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do builtin read f; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do let f=1; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do echo $(( f++ )); cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do [[ 1 -eq f=2 ]]; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do echo "${a[f=1]}"; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do exec {f}>/dev/null; cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do : ${!x:=y}; cat "$f"; done`, false, ""},
+		{`trap 'f=/etc/shadow' DEBUG; for f in ./*.txt; do cat "$f"; done`, false, ""},
+		{`for f in ./*.txt; do [[ -f "$f" ]] && wc -l "$f"; done`, true, ""},
+		{`for f in src/*.txt; do test -s "$f" && head -n 1 "$f"; done`, true, ""},
+		{`declare -n r=f; for f in ./*.txt; do r=/etc/shadow; cat "$f"; done`, false, ""},
+		{`for f in *.txt $x; do cat "$f"; done`, false, ""},
+		{`for f in $(ls); do cat "$f"; done`, false, ""},
+		{`for PATH in *.txt; do cat "$PATH"; done`, false, ""},
+		{`for f in a b; do bash -c 'cat "$f"'; done`, false, ""}, // another shell's f
+		{`for f in a b; do sh -c "cat $f"; done`, false, ""},
+		// Globs after a shopt that changes them (dotglob: * matches .env).
+		{`shopt -s dotglob; cat *`, false, ""},
+		{`shopt -s globstar; wc -l **/*.go`, false, ""},
+		{`cat *.txt; shopt -s nullglob`, false, ""},
+		{`shopt -s dotglob; for f in *; do cat "$f"; done`, false, ""},
+		{`shopt -s nullglob; for f in *.none; do cat "$f"; done`, false, ""},
+		{`shopt -s failglob; cat ./*.txt`, false, ""}, // any shopt naming "glob" (mayChangeGlobs)
+		// Variables assigned from read-only commands, then used.
+		{`n=$(ls | wc -l); echo $n`, true, ""},
+		{`n=$(ls | wc -l); echo "files: $n"`, true, ""},
+		{`x=3; echo $x`, true, ""},
+		{`f=$(ls -t | head -1); cat "$f"`, false, ""}, // text, not a path under a root
+		{`n=$(rm -rf x); echo $n`, false, ""},
+		{`PATH=/tmp; ls`, false, ""},
+		{`LD_PRELOAD=$(ls); ls`, false, ""},
+		{`IFS=x; ls`, false, ""},
+		{`GLOBIGNORE=x; cat *`, false, ""},
+		{`path=/tmp; ls`, false, ""}, // zsh's path is PATH
+		{`http_proxy=x; git ls-remote origin`, false, ""},
+		{`npm_config_userconfig=x; npm ls`, false, ""},
+		// while read: the variable is the producer's text.
+		{`while read -r l; do echo "$l"; done < notes.txt`, true, "/home/u/proj/notes.txt"},
+		{`ls | while read -r f; do echo "$f"; done`, true, ""},
+		{`ls | while read -r f; do wc -l "$f"; done`, false, ""},
+		{`while read -r PATH; do ls; done < x`, false, ""},
+		{`while read -e l; do :; done`, false, ""},
+		// Shell state.
+		{`set -euo pipefail; ls | wc -l`, true, ""},
+		{`set -x; ls`, true, ""},
+		{`set -k; ls LD_PRELOAD=x`, false, ""},
+		{`set -a; n=1; ls`, false, ""},
+		{`set -o posix; ls`, false, ""},
+		{`shopt -s expand_aliases; ls`, false, ""},
+		{`alias`, true, ""},
+		{`alias -p`, true, ""},
+		{`alias ls='rm -rf'`, false, ""},
+		{`set`, true, ""}, // an environment dump: the policy asks, as for env
+		{`declare -p`, true, ""},
+		{`hash`, true, ""},
+		{`hash -p /tmp/x ls; ls`, false, ""},
+		{`trap -p`, true, ""},
+		{`trap 'rm -rf x' EXIT`, false, ""},
+		{`local x=1; echo $x`, true, ""},
+		{`local PATH=/tmp`, false, ""},
+		{`export LC_ALL=C; sort x`, true, ""},
+		{`export PAGER=x; git log`, false, ""},
+		{`export x=1`, false, ""},
+		{`true; :`, true, ""},
+		{`cd src && ls`, true, ""},
+		// awk comparison operators are not redirections.
+		{`awk '$1 >= 423' x`, true, ""},
+		{`awk 'BEGIN {FS=":"} $4 >= 1000 {print $1}' /etc/passwd`, true, ""},
+		{`awk '{ if ($1 > 3) print > "out" }' x`, false, ""},
+	}
+	for _, c := range cases {
+		a := analyze(c.cmd, conformanceOpts)
+		if a.ReadOnly != c.ro {
+			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
+		}
+		if c.reads != "" {
+			var reads []string
+			for _, l := range a.Leaves {
+				for _, r := range l.Reads {
+					if !slices.Contains(reads, r) {
+						reads = append(reads, r)
+					}
+				}
+			}
+			if got := strings.Join(reads, "; "); got != c.reads {
+				t.Errorf("%q: reads %q, want %q", c.cmd, got, c.reads)
+			}
+		}
+	}
+	if a := analyze(`set`, conformanceOpts); len(a.Leaves) != 1 || a.Leaves[0].Environment == "" {
+		t.Errorf("set: want an environment dump")
+	}
+	// Deny rules see the value a script sourced in the body may have set.
+	a := analyze(`for f in a b; do source ./lib.sh; cat "$f"; done`, conformanceOpts)
+	for _, l := range a.Leaves {
+		if l.Program == "cat" && !strings.Contains(l.Argv[1], dyn) {
+			t.Errorf("cat's operand after source: %q, want a run-time word", l.Argv[1])
+		}
+	}
+}

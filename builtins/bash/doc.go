@@ -110,8 +110,25 @@ package bash
 // Leaves. Every command that may run is a leaf, including the bodies of
 // functions defined in the script (calls of a function or alias defined
 // in the script are unanalysable), bare assignments ("FOO=bar", read-only
-// only for the allowlist), [[ ]], (( )) and let. Leaves keep the argv of
+// only for the allowlist and for names of the shell only,
+// flagspec.ShellLocalName), [[ ]], (( )) and let. Leaves keep the argv of
 // every wrapper level (Layers) for deny rules.
+//
+// Shell state. set, shopt, hash, trap, declare, read and export are
+// judged by flag specs (flagspec/shell.go): listings and the options that
+// stay in this shell are read-only (docs/shell.md, "Shell state"). A shopt
+// naming a glob option anywhere in a script (globsChanged, a text test)
+// makes every glob word not read-only. alias with no operand or -p lists.
+//
+// Loops (dataflow.go). In for NAME in WORDS, when the words are static
+// (a glob only when it starts with a literal: ./*.txt, never *.txt, whose
+// names may be options) and nothing in the body or the command may assign
+// NAME (assignsName; no declare, typeset, local or trap anywhere), a word
+// that is only "$NAME" takes each word (unquoted $NAME only literal words
+// without blanks or glob characters): the leaf is emitted once per value.
+// A glob value stays a glob, judged as one word; < "$NAME" reads each
+// word (any glob: a name in a redirection is no option). A glob operand is judged
+// as one word and as two (uniq ./*.txt writes its second match).
 //
 // Paths. Reads and Writes are absolute, in the spellings of
 // paths.Spellings: cleaned, and also with their ".." kept when one follows

@@ -1168,6 +1168,19 @@ var dynamicExtra = []string{
 	"find . -type f -print0 | xargs -0 -n 2 -P 2 wc -c",
 	"find . -print0 | xargs -0 -I{} stat {}",
 	"find . -maxdepth 1 -print0 | xargs -0 -r cat",
+	// Loop values, variables and shell state (issue 26).
+	`for f in ./*.txt; do wc -l "$f"; done`,
+	`for f in src/*; do head -n 2 "$f"; done`,
+	`for d in src .; do ls -la $d; done`,
+	`n=$(ls | wc -l); echo "$n files"`,
+	`while read -r l; do echo "$l"; done < notes.txt`,
+	`git log --oneline | while read -r h s; do echo "$h"; done`,
+	`set -euo pipefail; ls | wc -l`,
+	`shopt -s nullglob; ls`,
+	`alias; hash; trap -p; set -o; shopt -p; declare -F`,
+	`export LC_ALL=C; sort notes.txt`,
+	`awk 'BEGIN {FS=":"} $3 >= 0 {printf "%s\n", $1}' /etc/passwd`,
+	`awk '{ if (NF > 2) print $1; else print ($1 > "m") }' notes.txt`,
 }
 
 // commandShape is the program of a command line's first word, with its

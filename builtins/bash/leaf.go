@@ -40,6 +40,14 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	if len(argv) == 0 || !w.reserve() {
 		return
 	}
+	if alts := loopAlternatives(fr.loopVars, argv); alts != nil {
+		// One leaf per value of the loop variables it names: each runs.
+		fr.loopVars = nil
+		for _, alt := range alts {
+			w.leafStrs(fr, st, alt, nil, reason)
+		}
+		return
+	}
 	if sv == nil {
 		sv = strs(argv)
 	}
@@ -100,12 +108,21 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			w.unanalysableSeen(base + " runs code only known at run time (the data " + fr.wrappers[len(fr.wrappers)-1] + " supplies)")
 		}
 	}
-	if globRisk := leadingGlobs(argv, judge); globRisk != nil && v.ReadOnly {
+	globRisk := leadingGlobs(argv, judge)
+	if globRisk != nil && v.ReadOnly {
 		// A file named "--pre=sh" matches *: judge the glob as a word
 		// that may be an option.
 		if v2 := flagspec.Judge(globRisk); !v2.ReadOnly {
 			v.ReadOnly = false
 			v.Reason = "a glob may expand to options: " + v2.Reason
+		}
+	}
+	if many := severalMatches(argv, judge, globRisk); many != nil && v.ReadOnly {
+		// A glob is one or more words: uniq ./*.txt runs uniq a.txt
+		// b.txt, which writes b.txt.
+		if v2 := flagspec.Judge(many); !v2.ReadOnly {
+			v.ReadOnly = false
+			v.Reason = "a glob may expand to several words: " + v2.Reason
 		}
 	}
 	if r := shellStateChange(base, sv); r != "" {
@@ -250,6 +267,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		lf.Writes = appendUnique(lf.Writes, p)
 	}
 	for _, a := range argv[1:] {
+		if a.glob && w.globsChanged {
+			ro = false
+			why = firstNonEmpty(why, "shopt may change what a glob matches (nullglob, dotglob, globstar)")
+		}
 		if a.taint != "" {
 			ro = false
 			why = firstNonEmpty(why, a.taint)
@@ -831,6 +852,34 @@ func leadingGlobs(argv []word, judge []string) []string {
 			out = append([]string(nil), judge...)
 		}
 		out[i] = dyn + a.s[1:]
+	}
+	return out
+}
+
+// severalMatches is the argv to judge with every glob word doubled (from
+// globRisk when a glob may be an option, else from judge), nil when no
+// word is a glob: a glob matching several names gives the program several
+// operands, and a program's verdict may depend on their number (uniq IN
+// OUT). One match, or none (bash then keeps the pattern), is one word,
+// the argv as judged.
+func severalMatches(argv []word, judge, globRisk []string) []string {
+	base := judge
+	if globRisk != nil {
+		base = globRisk
+	}
+	var out []string
+	for i := 1; i < len(argv) && i < len(base); i++ {
+		if argv[i].glob && !argv[i].one {
+			if out == nil {
+				out = append(make([]string, 0, len(base)+2), base[:i]...)
+			}
+			out = append(out, base[i], base[i])
+		} else if out != nil {
+			out = append(out, base[i])
+		}
+	}
+	if out != nil && len(base) > len(argv) {
+		out = append(out, base[len(argv):]...)
 	}
 	return out
 }

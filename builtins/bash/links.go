@@ -105,7 +105,7 @@ func (w *walker) preLinks(fr frame, st state, stmts ...*syntax.Stmt) {
 	}
 	scratch := &walker{
 		opts: w.opts, src: w.src, res: newAnalysis(w.opts.Home), maxLeaves: w.maxLeaves,
-		defined: w.defined, ifsChanged: w.ifsChanged, scratch: true,
+		defined: w.defined, ifsChanged: w.ifsChanged, globsChanged: w.globsChanged, scratch: true,
 		links: append([]link(nil), w.links...), linksOpaque: w.linksOpaque,
 		nest: w.nest, fields: w.fields, parsed: w.parsed, fieldBytes: w.fieldBytes, substs: w.substs,
 		roots: append([]rootScript(nil), w.roots...), attrs: w.attrs, attrScanned: w.attrScanned,

@@ -96,6 +96,9 @@ type frame struct {
 	// pipedRoots: this statement's stdin is a find's NUL-ended paths under
 	// these roots (set for a pipeline part that is a plain xargs).
 	pipedRoots []string
+	// loopVars: variables of enclosing for loops whose values are known,
+	// each one of its words (dataflow.go, loopValues).
+	loopVars map[string][]word
 	// unknown: the leaves in the frame run something permopa cannot see
 	// (Leaf.RunsUnknown).
 	unknown string
@@ -186,8 +189,11 @@ type walker struct {
 	defined map[string]string
 	// ifsChanged: IFS is assigned somewhere, so $IFS is not the default.
 	ifsChanged bool
-	stop       bool
-	orphan     bool
+	// globsChanged: a shopt in the command may change what globs match
+	// (nullglob, dotglob, globstar, ...): no glob word is read-only.
+	globsChanged bool
+	stop         bool
+	orphan       bool
 	// orphanWrites are redirect targets of statements that made no leaf.
 	orphanWrites []string
 	reasons      []string
@@ -254,6 +260,14 @@ func (w *walker) notReadOnly(reason string) {
 	if !contains(w.res.NotReadOnly, reason) {
 		w.res.NotReadOnly = append(w.res.NotReadOnly, reason)
 	}
+}
+
+// mayChangeGlobs is a cheap, conservative test of whether src may set a
+// shopt option that changes what a glob matches (flagspec.ShoptGlobOptions,
+// all of which hold "glob"): a glob anywhere in the command, before the
+// shopt too (a loop runs it again), is then judged not read-only.
+func mayChangeGlobs(src string) bool {
+	return strings.Contains(src, "shopt") && strings.Contains(src, "glob")
 }
 
 // prescan records function and alias names and assignments to IFS.
@@ -407,6 +421,9 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 				inner.forced = appendStr(inner.forced, "loop assigns environment variable "+l.Name.Value)
 			}
 			if l.Name != nil {
+				// What the variable holds in the body: one of the items,
+				// when they and the body leave no doubt (dataflow.go).
+				inner.loopVars = w.loopValues(fr.loopVars, l.Name.Value, items, c.Do)
 				// An integer or nameref loop variable evaluates each item.
 				for _, it := range items {
 					if r := w.assignedValue(l.Name.Value, it.s, it.dynamic, ctx, ""); r != "" {
@@ -612,8 +629,7 @@ func localName(name string) bool {
 	if envAllowlisted(name) {
 		return true
 	}
-	return strings.ToUpper(name) != name && !strings.HasPrefix(strings.ToLower(name), "http") &&
-		!strings.HasSuffix(strings.ToLower(name), "_proxy")
+	return flagspec.ShellLocalName(name)
 }
 
 // source returns the source text of a node.
@@ -684,6 +700,15 @@ func (w *walker) redirects(rs []*syntax.Redirect, fr frame, st state) (frame, *s
 			}
 			fr, wrote = w.redirWrite(fr, st, target, wrote)
 		case syntax.RdrIn:
+			if vals, ok := fr.loopVars[target.param]; ok && target.s == dyn && !target.splits {
+				// < "$f" in a loop over known words: one of them, read
+				// as written (a glob: the name it matches, which may
+				// start with "-" here, a file all the same).
+				for _, v := range vals {
+					fr = w.redirRead(fr, st, word{s: v.s})
+				}
+				continue
+			}
 			fr = w.redirRead(fr, st, target)
 		case syntax.RdrInOut:
 			fr = w.redirRead(fr, st, target)
@@ -943,7 +968,14 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 		}
 		switch {
 		case a.Name != nil && !a.Naked:
-			assigns = true
+			// A variable of this shell only (flagspec.ShellLocalName),
+			// or an exported one of the transparent environment (LANG,
+			// LC_*, TZ, ...): no program does otherwise.
+			if c.Variant.Value == "export" {
+				assigns = assigns || !envAllowlisted(a.Name.Value)
+			} else {
+				assigns = assigns || !flagspec.ShellLocalName(a.Name.Value)
+			}
 			op := "="
 			if a.Append {
 				op = "+="
@@ -1025,6 +1057,8 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	// A script's commands see supplied words only through $1..., which
 	// are run-time values: no known provenance inside (dataflow.go).
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots = nil, false, nil
+	// Its variables are its own: a loop variable of this shell is not.
+	fr.loopVars = nil
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		return false
@@ -1046,6 +1080,7 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	w.src = src
 	w.prescan(f)
 	w.ifsChanged = w.ifsChanged || mayAssignIFS(src)
+	w.globsChanged = w.globsChanged || mayChangeGlobs(src)
 	w.walkStmts(f.Stmts, fr, st)
 	w.src = saved
 	return true

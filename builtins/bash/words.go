@@ -37,6 +37,9 @@ type word struct {
 	param string
 	// subst: a command or process substitution is part of the word.
 	subst bool
+	// one: the word stays one word whatever its glob matches (a quoted
+	// loop variable holding a glob's match: "$f" in for f in *.txt).
+	one bool
 }
 
 // fieldBuilder accumulates one field while a word is evaluated.

@@ -10,12 +10,16 @@ import (
 
 // envAllowlisted reports the variables whose assignment cannot change what
 // a program runs or where it writes.
-func envAllowlisted(name string) bool {
-	switch name {
-	case "LANG", "TZ", "NO_COLOR", "TERM", "COLUMNS":
-		return true
+func envAllowlisted(name string) bool { return flagspec.TransparentEnvName(name) }
+
+// listsOnly reports whether every argument is one of the listing options.
+func listsOnly(args []word, opts ...string) bool {
+	for _, a := range args {
+		if a.dynamic || !contains(opts, a.s) {
+			return false
+		}
 	}
-	return strings.HasPrefix(name, "LC_")
+	return true
 }
 
 // bashLike are the shells whose scripts the bash parser models faithfully.
@@ -72,7 +76,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 		// Bare assignments change this shell's variables for what follows.
 		for _, as := range assigns {
 			reason := as.taint
-			if reason == "" && !envAllowlisted(as.name) {
+			if reason == "" && !envAllowlisted(as.name) && !flagspec.ShellLocalName(as.name) {
 				reason = "assignment to " + as.name + " is not allowlisted"
 			}
 			afr := w.envEffects(as.name, as.val, fr, []string{as.text}, 1, st)
@@ -404,11 +408,24 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 				w.script(v, fr.wrap("alias "+n, sv, false, "alias changes what a name runs").withCode(sv, len(sv)), st, "alias")
 			}
 		}
-		w.leaf(fr, st, argv, "alias changes what a name runs")
+		reason := "alias changes what a name runs"
+		if listsOnly(argv[1:], "-p") {
+			reason = "" // alias and alias -p list the aliases
+		}
+		w.leaf(fr, st, argv, reason)
 		return st, st
 	case "shopt", "trap", "enable", "unalias", "set", "hash":
-		reason := base + " changes shell behaviour"
-		if base == "trap" && len(argv) > 1 && !argv[1].dynamic {
+		// set, shopt, hash and trap are judged by their flag specs: their
+		// listing forms and the options that stay in this shell are
+		// read-only (flagspec/shell.go); a glob option is modelled where
+		// globs are judged (globsChanged).
+		reason := ""
+		if base == "enable" || base == "unalias" {
+			reason = base + " changes shell behaviour"
+		}
+		if base == "trap" && len(argv) > 1 && (argv[1].s == "-p" || argv[1].s == "-l") {
+			// trap -p and trap -l print; their operands are signal names.
+		} else if base == "trap" && len(argv) > 1 && !argv[1].dynamic {
 			w.unanalysableSeen("trap runs a string as a command")
 			w.script(argv[1].s, fr.wrap("trap", sv, false, "trap runs a string as a command").withCode(sv, 2), st, "trap")
 		} else if base == "trap" && len(argv) > 1 {

@@ -69,8 +69,9 @@ func checkTar(st *state) {
 }
 
 // checkRemote fails when the archive named by an option with mark is a
-// remote one ("host:file", no slash before the colon) and the option with
-// mark local (--force-local) was not given.
+// remote one ("host:file", no slash before the colon), or may be one (a
+// glob or a part only known at run time before any slash), and the option
+// with mark local (--force-local) was not given.
 func checkRemote(st *state, mark, local byte) {
 	if local != 0 && st.has(local) {
 		return
@@ -79,7 +80,10 @@ func checkRemote(st *state, mark, local byte) {
 		if mv.mark != mark {
 			continue
 		}
-		if i := strings.IndexByte(mv.val, ':'); i > 0 && !strings.Contains(mv.val[:i], "/") {
+		// A part only known at run time or a glob may hold the colon:
+		// tar -tf a* opens ab:c on host ab (issue 26).
+		if i := strings.IndexAny(mv.val, ":*?["+Dynamic); i > 0 && !strings.Contains(mv.val[:i], "/") ||
+			i == 0 && mv.val[0] != ':' {
 			st.egress(mv.val)
 		}
 	}

@@ -280,8 +280,6 @@ var knownWriters = map[string]string{
 	"more":           "is an interactive pager that can run commands",
 	"crontab":        "changes scheduled jobs",
 	"unalias":        "changes aliases",
-	"set":            "changes shell options",
-	"shopt":          "changes shell options",
 	"trap":           "installs commands run on signals",
 	"npx":            "downloads and runs packages",
 	"pnpx":           "downloads and runs packages",

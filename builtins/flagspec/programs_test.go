@@ -1,6 +1,11 @@
 package flagspec
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
 
 func TestSearch(t *testing.T) {
 	t.Parallel()
@@ -560,7 +565,93 @@ func TestShellAndNet(t *testing.T) {
 		{cmd: "umask 077", why: "operand"},
 		{cmd: "export", ro: true},
 		{cmd: "export -p", ro: true},
-		{cmd: "export FOO=bar", why: "operand"},
+		{cmd: "export FOO=bar", why: "environment of later commands"},
+		{cmd: "export LC_ALL=C", ro: true},
+		{cmd: "export LANG=C.UTF-8 TZ=UTC", ro: true},
+		{cmd: "export PATH=/tmp", why: "environment of later commands"},
+		{cmd: "export LD_PRELOAD=x.so", why: "environment of later commands"},
+		{cmd: "export n=1", why: "environment of later commands"},
+		// Shell state (issue 26): listings and the options that stay in
+		// this shell are read-only; the rest change what later runs.
+		{cmd: "set", ro: true},
+		{cmd: "set -e", ro: true},
+		{cmd: "set -euo pipefail", ro: true},
+		{cmd: "set -eux -o pipefail", ro: true},
+		{cmd: "set +x", ro: true},
+		{cmd: "set -o", ro: true},
+		{cmd: "set +o", ro: true},
+		{cmd: "set -f", ro: true},
+		{cmd: "set -o noclobber", ro: true},
+		{cmd: "set --", ro: true},
+		{cmd: "set -- -rf /", why: "positional parameters"},
+		{cmd: "set x", why: "positional parameters"},
+		{cmd: "set -k", why: "later commands"},
+		{cmd: "set -a", why: "later commands"},
+		{cmd: "set -o allexport", why: "later commands"},
+		{cmd: "set -o keyword", why: "later commands"},
+		{cmd: "set -o posix", why: "later commands"},
+		{cmd: "set +B", why: "later commands"},
+		{cmd: "set -P", why: "later commands"},
+		{cmd: "set -H", why: "later commands"},
+		{cmd: "set -o history", why: "later commands"},
+		{cmd: "set -eo", ro: true},
+		{argv: []string{"set", "-" + Dynamic}, why: "run time"},
+		{cmd: "shopt", ro: true},
+		{cmd: "shopt -p", ro: true},
+		{cmd: "shopt -q extglob", ro: true},
+		{cmd: "shopt dotglob", ro: true},
+		{cmd: "shopt -s nullglob", ro: true},
+		{cmd: "shopt -s nullglob dotglob", ro: true},
+		{cmd: "shopt -u failglob", ro: true},
+		{cmd: "shopt -so pipefail", ro: true},
+		{cmd: "shopt -s expand_aliases", why: "later commands"},
+		{cmd: "shopt -s extdebug", why: "later commands"},
+		{cmd: "shopt -s sourcepath", why: "later commands"},
+		{cmd: "shopt -s assoc_expand_once", why: "later commands"},
+		{cmd: "shopt -so posix", why: "later commands"},
+		{cmd: "shopt -s -u x", why: "later commands"},
+		{argv: []string{"shopt", "-s", Dynamic}, why: "run time"},
+		{cmd: "hash", ro: true},
+		{cmd: "hash -l", ro: true},
+		{cmd: "hash -t ls", ro: true},
+		{cmd: "hash -r", ro: true},
+		{cmd: "hash -p /tmp/x ls", why: "another program"},
+		{cmd: "trap", ro: true},
+		{cmd: "trap -l", ro: true},
+		{cmd: "trap -p EXIT", ro: true},
+		{cmd: "trap 'rm -rf x' EXIT", why: "installs"},
+		{cmd: "trap -- 'x' INT", why: "installs"},
+		{cmd: "declare -p", ro: true},
+		{cmd: "declare -F", ro: true},
+		{cmd: "typeset -f", ro: true},
+		{cmd: "local x", ro: true},
+		{cmd: "local x=1 y", ro: true},
+		{cmd: "readonly -p", ro: true},
+		{cmd: "local PATH=/tmp", why: "more than a plain variable"},
+		{cmd: "local PATH", why: "later commands"},
+		{cmd: "declare IFS", why: "later commands"},
+		{cmd: "readonly PATH", why: "later commands"},
+		{cmd: "declare -p PATH", ro: true},
+		{cmd: "declare IFS=x", why: "more than a plain variable"},
+		{cmd: "local path=/tmp", why: "more than a plain variable"},
+		{cmd: "local http_proxy=x", why: "more than a plain variable"},
+		{cmd: "declare -x y=1", why: "not in the read-only vocabulary"},
+		{cmd: "declare -n r=PATH", why: "not in the read-only vocabulary"},
+		{cmd: "declare -i n=1", why: "not in the read-only vocabulary"},
+		{cmd: "declare -a a", why: "not in the read-only vocabulary"},
+		{cmd: "declare a[0]=x", why: "more than a plain variable"},
+		{cmd: "read", ro: true},
+		{cmd: "read -r line", ro: true},
+		{cmd: "read -r -a words", ro: true},
+		{cmd: "read -d '' -r name", ro: true},
+		{cmd: "read -t 1 -n 1 -s key", ro: true},
+		{cmd: "read -p prompt x", ro: true},
+		{cmd: "read PATH", why: "later commands"},
+		{cmd: "read -a BASH_ENV", why: "later commands"},
+		{cmd: "read IFS", why: "later commands"},
+		{cmd: "read -e x", why: "readline"},
+		{cmd: "read -i x -e y", why: "readline"},
+		{argv: []string{"read", Dynamic}, why: "run time"},
 		{cmd: "alias", ro: true},
 		{cmd: "alias ll=ls", why: "operand"},
 		{cmd: "jobs -l", ro: true},
@@ -586,11 +677,115 @@ func TestAwkRedirect(t *testing.T) {
 		{argv: []string{"awk", "NR>1", "f"}, ro: true},
 		{argv: []string{"awk", "$3 >= 100 {print $1}", "f"}, ro: true},
 		{argv: []string{"awk", "NR>1 {print > \"out\"}", "f"}, why: "writes a file"},
-		{argv: []string{"awk", "{if ($1 > 2) print}", "f"}, why: "not modelled"},
+		{argv: []string{"awk", "{if ($1 > 2) print}", "f"}, ro: true},
 		{argv: []string{"awk", "{print}{print >> \"x\"}", "f"}, why: "writes a file"},
-		{argv: []string{"awk", "$1 == \"{\" && NR > 1 {print}", "f"}, why: "writes a file"},
+		{argv: []string{"awk", "$1 == \"{\" && NR > 1 {print}", "f"}, ro: true},
 		{argv: []string{"awk", "-e", "{print > \"x\"}"}, why: "writes a file"},
+		{argv: []string{"awk", `BEGIN {FS=":"} $4 >= 1000 {printf "%-20s\n", $1}`, "f"}, ro: true},
+		{argv: []string{"gawk", "-e", "{print ($1 > 2)}", "-e", "{printf(\"%d\", $1) > \"x\"}"}, why: "writes a file"},
 	})
+}
+
+// awkPrograms are awk programs with a ">" (or something that may hide one),
+// and whether awkOutputRedirect must call them redirections. Each is run
+// with the real gawk and mawk (TestAwkRedirectAgainstRealAwk): one called
+// no redirection must create no file.
+var awkPrograms = []struct {
+	prog  string
+	redir bool
+}{
+	{`$1 >= 423`, false},
+	{`NR > 1 { print $2 }`, false},
+	{`{ if ($1 > 3) print "big" }`, false},
+	{`{ if ($1 > 3) print "big"; else print "small" }`, false},
+	{`{ while (i > 0) i-- } END { print i }`, false},
+	{`{ x = $1 > 2; print x }`, false},
+	{`{ print ($1 > $2) }`, false},
+	{`{ print 1, ($1 > 2) }`, false},
+	{`{ printf("%d\n", $1 > 2) }`, false},
+	{`{ printf "%s\n", ($1 > 2 ? "a" : "b") }`, false},
+	{`{ print $1 ">" 2 }`, false},
+	{`{ print "a>b" }`, false},
+	{`{ print /a>b/ }`, false},
+	{`{ print $0 ~ /[>]/ }`, false},
+	{`{ print a ( b > c) }`, false},
+	{`{ n = $1 / 2; print n }`, false},
+	{`{ print $1 / 2 }`, false},
+	{`{ print } # a > comment`, false},
+	{"{ print $1\n}\n$1 > 3 { n++ }", false},
+	{"BEGIN { x = 1 }\n$2 > x", false},
+	{`$1 == "{" && NR > 1 { print }`, false},
+	{`$1 == "\"" && NR > 1 { print }`, false},
+	{`BEGIN {FS=":";printf "%-20s %6s\n", "Name", "UID"} $4 >= 1000 {printf "%-20s %6d\n", $1, $4}`, false},
+
+	{`{ print > "x1" }`, true},
+	{`{ print >> "x2" }`, true},
+	{`{ print (1) > "x3" }`, true},
+	{`{ print (1 > 2) > "x4" }`, true},
+	{`{ printf("%d\n", $1) > "x5" }`, true},
+	{`{ print (1, 2) > "x6" }`, true},
+	{`{ print (1)(2) > "x7" }`, true},
+	{`{ print -1 > "x8"; }`, true},
+	{"{ print 1,\n 2 > \"x9\" }", true},
+	{"{ print 1 \\\n > \"x10\" }", true},
+	{`{ print $1 >= 2 }`, true},   // gawk: a comparison; mawk: a syntax error
+	{`{ print a[$1 > 2] }`, true}, // a syntax error to both
+	{`{ if ($1 > 0) print "a" > "x11" }`, true},
+	{`{ print "(" > "x12" }`, true},
+	{`{ print "\"(" > "x13" }`, true},
+	{`{ print /(/ > "x14" }`, true},
+	{`{ x = 1; print x /2/ 1 > "x15" }`, true},
+	{`{ i++ / 2; print > "x16" }`, true},
+	{`{ print length / 2 > "x17" }`, true},
+	{`{ if (1) /"/; print > "x18"; x = "/" }`, true},
+	{`{ print /[/]/ > "x19" }`, true},
+	{`{ print "(" }{ print > "x20" }`, true},
+	{`{ print 1 ? "x21" : 2 > "x22" }`, true},
+	{`{ print "a` + "\n" + `" > "x23" }`, true},
+}
+
+func TestAwkOutputRedirect(t *testing.T) {
+	t.Parallel()
+	for _, c := range awkPrograms {
+		if got, why := awkOutputRedirect(c.prog); got != c.redir {
+			t.Errorf("%q: redirect = %v (%s), want %v", c.prog, got, why, c.redir)
+		}
+		v := Judge([]string{"awk", c.prog, "f"})
+		if v.ReadOnly == c.redir {
+			t.Errorf("awk %q: read-only = %v, want %v (%s)", c.prog, v.ReadOnly, !c.redir, v.Reason)
+		}
+	}
+}
+
+// The programs awkOutputRedirect calls comparisons create no file when
+// the real gawk and mawk run them.
+func TestAwkRedirectAgainstRealAwk(t *testing.T) {
+	t.Parallel()
+	ran := 0
+	for _, awk := range []string{"gawk", "mawk"} {
+		if _, err := exec.LookPath(awk); err != nil {
+			t.Logf("%s not installed", awk)
+			continue
+		}
+		ran++
+		for _, c := range awkPrograms {
+			dir := t.TempDir()
+			cmd := exec.Command(awk, c.prog)
+			cmd.Dir = dir
+			cmd.Stdin = strings.NewReader("5 1\n7 3\n")
+			_ = cmd.Run() // a syntax error is fine: it writes nothing
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if redir, _ := awkOutputRedirect(c.prog); len(ents) > 0 && !redir {
+				t.Errorf("%s %q created %s, but awkOutputRedirect calls it no redirection", awk, c.prog, ents[0].Name())
+			}
+		}
+	}
+	if ran == 0 {
+		t.Skip("neither gawk nor mawk is installed")
+	}
 }
 
 func TestSedScripts(t *testing.T) {

@@ -501,8 +501,8 @@ func (p *sedParser) delimitedRepl(d byte) bool {
 
 // awk runs a program. It is read-only only when the program text is static
 // and has none of: system (runs commands), "|" (pipes to or from commands),
-// ">" inside an action (print > file; a comparison there also trips this,
-// failing closed; a ">" in a pattern such as NR>1 is a comparison),
+// an output redirection (print > file: a ">" in a print or printf statement
+// outside its parentheses, awkOutputRedirect; any other ">" is a comparison),
 // getline (reads commands or files), close/fflush on named streams,
 // ARGV/ARGC (changing them reads other files), "/inet" special files, and
 // any "@" (gawk's @load, @include and indirect calls: f="sys" "tem"; @f()).
@@ -598,15 +598,10 @@ func checkAwk(st *state) {
 			return
 		}
 		// Output redirection exists only in print and printf statements,
-		// which live inside actions. A ">" before the first "{" is in a
-		// pattern, hence a comparison (NR>1); any later ">" may be a
-		// redirection and fails closed.
-		head, action := prog, ""
-		if k := strings.IndexByte(prog, '{'); k >= 0 {
-			head, action = prog[:k], prog[k:]
-		}
-		if strings.Contains(action, ">") || strings.Contains(head, ">") && strings.Contains(head, "print") {
-			st.fail("awk: print > writes a file (a \">\" inside an action is not modelled)")
+		// outside the parentheses opened in them (awkOutputRedirect); a
+		// ">" anywhere else is a comparison ($4 >= 1000, if ($1 > 3)).
+		if redir, why := awkOutputRedirect(prog); redir {
+			st.fail("awk: " + why + " (output redirection)")
 			// Which file is not read: an allow rule spells the program out.
 			st.codeWord(indexOf(st.argv, prog))
 			return
