@@ -162,7 +162,7 @@ func linkedTrees(t TreeMatch) []linkedTree {
 	everything := func() linkedTree {
 		u := t
 		u.Root = Resolved{Abs: "/", Real: "/"}
-		u.MaxDepth, u.NamesOnly, u.Hidden = 0, false, true
+		u.MaxDepth, u.Hidden = 0, true
 		u.List = func() Listing { return Listing{Why: "unknown"} }
 		return linkedTree{u, true}
 	}
