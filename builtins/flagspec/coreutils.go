@@ -115,11 +115,13 @@ var fileSpec = &spec{
 	allow: `-b --brief -c --checking-printout -d -E -e= --exclude= --exclude-quiet= --extension
 		-F= --separator= -f=r --files-from=r -h --no-dereference -i --mime --mime-type --mime-encoding
 		-k --keep-going -l --list -L --dereference -m=r --magic-file=r -N --no-pad -n --no-buffer
-		-0 --print0 -p --preserve-date -P= --parameter= -r --raw -s --special-files
+		-0 --print0 -P= --parameter= -r --raw -s --special-files
 		-z --uncompress -Z --uncompress-noreport -I -D --apple`,
 	deny: []denial{
 		{`-C --compile`, "compiles a magic file and writes it"},
 		{`-S --no-sandbox`, "turns off file's sandbox for parsing untrusted input"},
+		// Seen by the vocabulary fuzzer: utimensat on each file read.
+		{`-p --preserve-date`, "sets the access time of each file back, a write of its times"},
 	},
 	ops: opsRead,
 }
