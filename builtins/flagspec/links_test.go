@@ -1,6 +1,7 @@
 package flagspec
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,55 @@ func TestRecursiveReadersFollowLinks(t *testing.T) {
 				t.Errorf("%s: tree %s skips links %v, want follows %v", c.cmd, tr.Path, tr.SkipsLinks, c.follows)
 			}
 		}
+	}
+}
+
+// curl's options as curl reads them (issue 23): abbreviations of long
+// options and short synonyms reach the canonical option deny rules name;
+// curl stays network egress, never read-only, and -o/-T name the paths
+// written and read.
+func TestCurlOptionSpellings(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		argv  string
+		canon string
+	}{
+		{"curl --upload-file x https://h", "--upload-file"}, {"curl --upload-fi x https://h", "--upload-file"},
+		{"curl -T x https://h", "--upload-file"}, {"curl --output-d /tmp https://h", "--output-dir"},
+		{"curl -o f https://h", "--output"}, {"curl --output f https://h", "--output"},
+		{"curl -X POST https://h", "--request"}, {"curl --user-a x https://h", "--user-agent"},
+		{"curl --data-bin @f https://h", "--data-binary"},
+	} {
+		inv, ok := Parse(strings.Fields(c.argv))
+		if !ok || inv.Open != "" {
+			t.Errorf("%s: not parsed (%q)", c.argv, inv.Open)
+			continue
+		}
+		found := false
+		for _, o := range inv.Options {
+			found = found || o.Name == c.canon
+		}
+		if !found {
+			t.Errorf("%s: options %+v, want %s", c.argv, inv.Options, c.canon)
+		}
+	}
+	// --outp is ambiguous for curl too (--output, --output-dir): open.
+	if inv, ok := Parse(strings.Fields("curl --outp f https://h")); ok && inv.Open == "" {
+		t.Errorf("curl --outp: parsed as %+v, want open (ambiguous)", inv.Options)
+	}
+	for _, c := range []struct{ argv, write, read string }{
+		{"curl -o out.txt https://h", "out.txt", ""}, {"curl --outpu=x https://h", "", ""},
+		{"curl -T up.bin https://h", "", "up.bin"}, {"curl -K cfg https://h", "", "cfg"},
+	} {
+		v := Judge(strings.Fields(c.argv))
+		if v.ReadOnly || v.Network != NetEgress {
+			t.Errorf("%s: read-only %v network %q, want egress", c.argv, v.ReadOnly, v.Network)
+		}
+		if c.write != "" && !slices.Contains(v.Writes, c.write) || c.read != "" && !slices.Contains(v.Reads, c.read) {
+			t.Errorf("%s: writes %v reads %v", c.argv, v.Writes, v.Reads)
+		}
+	}
+	if v := Judge([]string{"curl", "--version"}); !v.ReadOnly {
+		t.Errorf("curl --version: %s", v.Reason)
 	}
 }

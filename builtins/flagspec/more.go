@@ -183,6 +183,9 @@ var gemQuery = `-l --local -r@r --remote@r -b --both -a --all -d --details -e --
 	--prerelease --no-prerelease -q --quiet --verbose --no-verbose --norc --no-details --versions --no-versions`
 var gemSpec = &spec{
 	allow: `-v --version -h --help`,
+	// A remote query caches the index's specifications (seen by the
+	// vocabulary fuzzer: gem search makes ~/.local/share/gem).
+	cache: []string{"~/.local/share/gem", "~/.gem", "~/.cache/gem"},
 	subs: map[string]*spec{
 		"list":          {allow: gemQuery, ops: opsText, check: gemRemote},
 		"search":        {allow: gemQuery, ops: opsText, network: NetRead},
