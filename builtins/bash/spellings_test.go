@@ -227,6 +227,14 @@ func TestSubcommandSpellings(t *testing.T) {
 		{"yarn info:*", "yarn v x", true},
 		{"yarn remove:*", "yarn add x", false},
 		{"yarn publish:*", "yarn info x", false},
+		// curl's long options as curl 7.88.1 reads them.
+		{"curl -T:*", "curl --upload-fi x https://h", true},
+		{"curl --upload-file:*", "curl -T x https://h", true},
+		{"curl --upload-file:*", "curl -sT x https://h", true},
+		{"curl -o:*", "curl --outp f https://h", true}, // ambiguous: open
+		{"curl --output-dir:*", "curl --output-d /tmp https://h", true},
+		{"curl -o:*", "curl -s https://h", false},
+		{"curl -T:*", "curl --user-a x https://h", false},
 	})
 }
 
