@@ -35,12 +35,12 @@ import (
 // vocabUnfuzzable are the read-only programs the fuzzer cannot run here,
 // with the reason; SECURITY.md lists them.
 var vocabUnfuzzable = map[string]string{
-	"brew":  "Homebrew is no Debian package (macOS and Linuxbrew only)",
-	"md5":   "BSD md5 has no Debian package (md5sum is fuzzed)",
-	"yarn":  "Debian ships yarn 1 as yarnpkg; the yarn rc plantings are fuzzed by TestHostileProjectFuzz where yarn is installed",
-	"pnpm":  "no Debian package (installed from npm)",
-	"fd":    "Debian ships it as fdfind (fuzzed)",
-	"bat":   "Debian ships it as batcat (fuzzed)",
+	"brew": "Homebrew is no Debian package (macOS and Linuxbrew only)",
+	"md5":  "BSD md5 has no Debian package (md5sum is fuzzed)",
+	"yarn": "Debian ships yarn 1 as yarnpkg; the yarn rc plantings are fuzzed by TestHostileProjectFuzz where yarn is installed",
+	"pnpm": "no Debian package (installed from npm)",
+	"fd":   "Debian ships it as fdfind (fuzzed)",
+	"bat":  "Debian ships it as batcat (fuzzed)",
 	// Debian names.
 	"tealdeer": "Debian's package installs it as tldr (fuzzed)",
 	"mlocate":  "Debian's mlocate is plocate's transitional package, with no mlocate program (locate, plocate fuzzed)",

@@ -299,7 +299,7 @@ var curlSpec = &spec{
 		--mail-rcpt= --mail-rcpt-allowfails --no-mail-rcpt-allowfails -M|--manual --max-filesize=
 		--max-redirs= -m|--max-time= --metalink --no-metalink --negotiate --no-negotiate -n|--netrc
 		--no-netrc --netrc-file=r --netrc-optional --no-netrc-optional -:|--next -N|--no-buffer --noproxy=
-		--ntlm --no-ntlm --ntlm-wb --no-ntlm-wb --oauth2-bearer= -o|--output=w --output-dir=w -Z|--parallel
+		--ntlm --no-ntlm --ntlm-wb --no-ntlm-wb --oauth2-bearer= -o|--output=w@o --output-dir=w@d -Z|--parallel
 		--no-parallel --parallel-immediate --no-parallel-immediate --parallel-max= --pass= --path-as-is
 		--no-path-as-is --pinnedpubkey= --post301 --no-post301 --post302 --no-post302 --post303 --no-post303
 		--preproxy --no-preproxy -#|--progress-bar --no-progress-bar --proto= --proto-default=
@@ -332,6 +332,18 @@ var curlSpec = &spec{
 		--no-use-ascii -u|--user= -A|--user-agent= -v|--verbose --no-verbose -V|--version -w|--write-out=
 		--xattr --no-xattr`,
 	ops: opsText,
+	// --output-dir D puts each relative -o file in D.
+	check: func(st *state) {
+		d, ok := st.val('d')
+		if !ok {
+			return
+		}
+		for _, mv := range st.vals {
+			if mv.mark == 'o' && mv.val != "-" {
+				st.write(joinDir(d, mv.val))
+			}
+		}
+	},
 }
 
 func init() { register(curlSpec, "curl") }
