@@ -179,6 +179,8 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"find ../linked -exec cat {} +", "find . -execdir cat {} \\;",
 			"find ~ -name x", "ls -aR ~", "ls -AR " + home, "tree -a ~", "du -a ~", "diff -r ~ /tmp",
 			"grep -R KEY ../linked", "rg -L KEY ../linked", "find -L ../linked", "tree -l ../linked", "cat ~/.ssh/*", "wc -c ~/.aws/*",
+			// A glob names the link itself: an operand, which grep -r, rg and ls -R follow.
+			"grep -r KEY ../linked/*", "rg KEY ../linked/*", "ls -R ../linked/*", "grep -r KEY ../linked/k*",
 			"bash -c 'grep -r KEY ~'", "timeout 5 rg -uu KEY ~", "grep -r KEY ~ | head -1", "(cd ~/.ssh && grep -r KEY)",
 			"grep -r KEY ~/.*", "grep -r KEY ../*", "find ~ -maxdepth 2 -type f", "rg -uu --max-depth 1 KEY ~", "rg -uu KEY ~/.[a-z]*", "grep -r KEY " + home + "/../*", "tar cf x.tar ~/.*",
 		},
