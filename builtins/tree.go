@@ -27,11 +27,12 @@ var (
 	keyIncludeFst  = ast.StringTerm("include_first")
 	keyMaxDepth    = ast.StringTerm("max_depth")
 	keyUnknown     = ast.StringTerm("unknown")
+	keySkipsLinks  = ast.StringTerm("skips_links")
 )
 
 const treeDoc = "an element may also be a tree read recursively, " +
 	"`{\"path\": string, \"hidden\": bool, \"names_only\": bool, \"ignores\": bool, \"exclude_dirs\": [string], " +
-	"\"include\": [string], \"exclude\": [string], \"include_first\": bool, \"max_depth\": number}` " +
+	"\"include\": [string], \"exclude\": [string], \"include_first\": bool, \"max_depth\": number, \"skips_links\": bool}` " +
 	"(an entry of the bash analysis's `recursive_reads`): every path below `path` that the program reads counts"
 
 // pathOrTreeArray is the declared type of a paths operand that may hold trees.
@@ -87,7 +88,7 @@ func treeArg(e *ast.Term, v ast.Object, pos int) (pathArg, error) {
 	for _, f := range []struct {
 		key *ast.Term
 		dst *bool
-	}{{keyHidden, &t.Hidden}, {keyNamesOnly, &t.NamesOnly}, {keyIgnores, &t.Ignores}, {keyIncludeFst, &t.IncludeFirst}} {
+	}{{keyHidden, &t.Hidden}, {keyNamesOnly, &t.NamesOnly}, {keyIgnores, &t.Ignores}, {keyIncludeFst, &t.IncludeFirst}, {keySkipsLinks, &t.SkipsLinks}} {
 		x := v.Get(f.key)
 		if x == nil {
 			continue
@@ -128,6 +129,7 @@ type listKey struct {
 	real, abs       string
 	hidden, ignores bool
 	includeFirst    bool
+	skipsLinks      bool
 	depth           int
 	exclude         string
 }
@@ -147,7 +149,7 @@ type walkBudgetKey struct{}
 func listTree(bctx topdown.BuiltinContext, t paths.Tree) func() paths.Listing {
 	return func() paths.Listing {
 		k := listKey{real: t.Root.Real, abs: t.Root.Abs, hidden: t.Hidden, ignores: t.Ignores, depth: t.MaxDepth,
-			includeFirst: t.IncludeFirst, exclude: strings.Join(t.ExcludeDirs, "\x00") + "\x01" +
+			includeFirst: t.IncludeFirst, skipsLinks: t.SkipsLinks, exclude: strings.Join(t.ExcludeDirs, "\x00") + "\x01" +
 				strings.Join(t.Include, "\x00") + "\x01" + strings.Join(t.Exclude, "\x00")}
 		if bctx.Cache != nil {
 			if v, ok := bctx.Cache.Get(k); ok {

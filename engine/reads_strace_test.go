@@ -81,7 +81,7 @@ func TestRecursiveReadersAgainstStrace(t *testing.T) {
 		"grep -rl --exclude-dir=src KEY .", "egrep -rl KEY .", "grep -d recurse -l KEY .",
 		"rg -l KEY", "rg -l KEY .", "rg -l KEY ~", "rg -l --hidden KEY", "rg -l --hidden KEY ~", "rg -l -uu KEY",
 		"rg -l -uuu KEY ~", "rg -l -g '*.go' KEY", "rg -l -g '*' KEY", "rg -l -g '!.env' -uu KEY", "rg -l -tgo KEY",
-		"rg -l --no-ignore KEY", "rg --files", "rg --files --hidden", "rg -l KEY ../linked",
+		"rg -l --no-ignore KEY", "rg --files", "rg --files --hidden", "rg -l KEY ../linked", "rg -l -L KEY ../linked", "grep -rl KEY ../linked",
 		"find . -name '*.go'", "find ~ -name x", "find . -type f -exec cat {} +", "find . -print0 | xargs -0 cat",
 		"ls -R", "ls -aR", "ls -aR ~", "tree", "tree -a", "tree -a ~", "du -a", "du -a ~", "du -sh ~",
 		"diff -r src src", "diff -r . ../linked", "git grep KEY", "git grep --untracked KEY", "git grep --no-index KEY",

@@ -178,7 +178,9 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"find ~ -exec cat {} \\;", "find ~ -name '*.pem' -exec grep -l KEY {} +", "find ~ -print0 | xargs -0 grep KEY",
 			"find ../linked -exec cat {} +", "find . -execdir cat {} \\;",
 			"find ~ -name x", "ls -aR ~", "ls -AR " + home, "tree -a ~", "du -a ~", "diff -r ~ /tmp",
-			"grep -r KEY ../linked", "rg KEY ../linked", "cat ~/.ssh/*", "wc -c ~/.aws/*",
+			"grep -R KEY ../linked", "rg -L KEY ../linked", "find -L ../linked", "tree -l ../linked", "cat ~/.ssh/*", "wc -c ~/.aws/*",
+			// A glob names the link itself: an operand, which grep -r, rg and ls -R follow.
+			"grep -r KEY ../linked/*", "rg KEY ../linked/*", "ls -R ../linked/*", "grep -r KEY ../linked/k*",
 			"bash -c 'grep -r KEY ~'", "timeout 5 rg -uu KEY ~", "grep -r KEY ~ | head -1", "(cd ~/.ssh && grep -r KEY)",
 			"grep -r KEY ~/.*", "grep -r KEY ../*", "find ~ -maxdepth 2 -type f", "rg -uu --max-depth 1 KEY ~", "rg -uu KEY ~/.[a-z]*", "grep -r KEY " + home + "/../*", "tar cf x.tar ~/.*",
 		},
@@ -191,6 +193,8 @@ func TestRecursiveReadsReachCredentials(t *testing.T) {
 			"find ~ -maxdepth 1 -name '.*'", "tree -a -L 1 ~", "find ~ -maxdepth 0",
 			"find src -name '*.go' -exec grep -n KEY {} \\;", "find src -type f -exec wc -l {} +",
 			"find src -print0 | xargs -0 grep -l KEY", "find src -name '*.go' -print0 | xargs -0 -n 1 cat",
+			// Programs that follow no link below their root (docs/reads.md, "Links").
+			"grep -r KEY ../linked", "rg KEY ../linked", "find ../linked", "tree ../linked", "ls -R ../linked",
 		},
 		plain: {
 			"grep -r KEY ~/big", "find ~/big -exec cat {} +",
@@ -223,8 +227,10 @@ func TestRecursiveReadsMeetReadRules(t *testing.T) {
 	}{
 		{rule("DENY", "~/.ssh/**"),
 			[]string{"grep -r x ~", "rg -uu x ~", "find ~ -name x", "ls -aR ~", "tar czf /tmp/h.tgz ~", "cp -r ~ /tmp/h", "grep -r x /",
-				"find ~ -exec cat {} \\;", "find ~ -type f -exec grep x {} +", "find ~ -print0 | xargs -0 cat"},
-			[]string{"grep -r x src", "ls -la ~", "find src", "find src -exec cat {} +", "find src -print0 | xargs -0 cat"}},
+				"find ~ -exec cat {} \\;", "find ~ -type f -exec grep x {} +", "find ~ -print0 | xargs -0 cat",
+				"grep -R x ../linked", "rg -L x ../linked", "find -L ../linked", "find ../linked -exec cat {} +"},
+			[]string{"grep -r x src", "ls -la ~", "find src", "find src -exec cat {} +", "find src -print0 | xargs -0 cat",
+				"grep -r x ../linked", "rg x ../linked", "find ../linked", "ls -R ../linked"}},
 		{rule("DENY", "**/.env"),
 			[]string{"grep -rn x .", "rg -uu x", "rg -g '*' x", "grep -r x ~", "find . -exec cat {} +", "find . -print0 | xargs -0 grep x"},
 			[]string{"grep -rn x src/", "rg x .", "rg --hidden x", "find . -name x", "grep -rn --exclude=.env x .",

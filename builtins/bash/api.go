@@ -155,6 +155,9 @@ type Tree struct {
 	// MaxDepth is how many levels below Path are read (find -maxdepth,
 	// tree -L); 0 is no limit.
 	MaxDepth int `json:"max_depth"`
+	// SkipsLinks: the program follows no symbolic link below Path (find
+	// without -L, grep -r, rg without --follow; see flagspec.Tree).
+	SkipsLinks bool `json:"skips_links"`
 }
 
 // Hit is a dangerous-command pattern found on parsed argv.

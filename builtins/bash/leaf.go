@@ -232,6 +232,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 				lf.RecursiveReads = appendTrees(lf.RecursiveReads, Tree{
 					Path: q, Hidden: t.Hidden, NamesOnly: t.NamesOnly, Ignores: t.Ignores, ExcludeDirs: t.ExcludeDirs,
 					Include: t.Include, Exclude: t.Exclude, IncludeFirst: t.IncludeFirst, MaxDepth: t.MaxDepth,
+					SkipsLinks: t.SkipsLinks,
 				})
 			}
 		}

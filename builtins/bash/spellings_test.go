@@ -208,6 +208,33 @@ func TestSubcommandSpellings(t *testing.T) {
 		{"git push", "git -C d push", true},
 		{"pnpm remove:*", "pnpm rm x", true},
 		{"pnpm test:*", "pnpm t", true},
+		// yarn 1's aliases (src/cli/aliases.js).
+		{"yarn remove:*", "yarn rm x", true},
+		{"yarn remove:*", "yarn r x", true},
+		{"yarn remove:*", "yarn un x", true},
+		{"yarn remove:*", "yarn uninstall x", true},
+		{"yarn remove:*", "yarn unlink x", true},
+		{"yarn install:*", "yarn i", true},
+		{"yarn install:*", "yarn isntall", true},
+		{"yarn upgrade:*", "yarn up x", true},
+		{"yarn upgrade:*", "yarn update x", true},
+		{"yarn login:*", "yarn adduser", true},
+		{"yarn run:*", "yarn run-script build", true},
+		{"yarn test:*", "yarn t", true},
+		{"yarn config:*", "yarn c set x y", true},
+		{"yarn tag:*", "yarn dist-tag add x", true},
+		{"yarn list:*", "yarn ls", true},
+		{"yarn info:*", "yarn v x", true},
+		{"yarn remove:*", "yarn add x", false},
+		{"yarn publish:*", "yarn info x", false},
+		// curl's long options as curl 7.88.1 reads them.
+		{"curl -T:*", "curl --upload-fi x https://h", true},
+		{"curl --upload-file:*", "curl -T x https://h", true},
+		{"curl --upload-file:*", "curl -sT x https://h", true},
+		{"curl -o:*", "curl --outp f https://h", true}, // ambiguous: open
+		{"curl --output-dir:*", "curl --output-d /tmp https://h", true},
+		{"curl -o:*", "curl -s https://h", false},
+		{"curl -T:*", "curl --user-a x https://h", false},
 	})
 }
 

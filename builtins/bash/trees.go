@@ -54,7 +54,7 @@ func appendTrees(ts []Tree, add ...Tree) []Tree {
 			return u.Path == t.Path && u.Hidden == t.Hidden && u.NamesOnly == t.NamesOnly &&
 				u.Ignores == t.Ignores && slices.Equal(u.ExcludeDirs, t.ExcludeDirs) &&
 				slices.Equal(u.Include, t.Include) && slices.Equal(u.Exclude, t.Exclude) && u.IncludeFirst == t.IncludeFirst &&
-				u.MaxDepth == t.MaxDepth
+				u.MaxDepth == t.MaxDepth && u.SkipsLinks == t.SkipsLinks
 		}) {
 			ts = append(ts, t)
 		}
@@ -62,9 +62,11 @@ func appendTrees(ts []Tree, add ...Tree) []Tree {
 	return ts
 }
 
-// readsNames makes every names-only tree of the command a full read when
-// some leaf runs on names it is handed at run time (xargs, find -exec):
-// "find ~ | xargs cat" and "find ~ -exec cat {} +" read what find lists.
+// readsNames makes every names-only tree of the command a full read that
+// follows links when some leaf runs on names it is handed at run time
+// (xargs, find -exec): "find ~ | xargs cat" and "find ~ -exec cat {} +"
+// read what find lists, and the program handed a name opens it through
+// its link (find . -exec cat {} + prints what ./keylink points to; docs/reads.md).
 func readsNames(res *Analysis) {
 	handsOff := false
 	for _, lf := range res.Leaves {
@@ -79,13 +81,14 @@ func readsNames(res *Analysis) {
 	}
 	var full []Tree
 	for _, t := range res.RecursiveReads {
-		t.NamesOnly = false
+		t.NamesOnly, t.SkipsLinks = false, false
 		full = appendTrees(full, t)
 	}
 	res.RecursiveReads = full
 	for i := range res.Leaves {
 		for j := range res.Leaves[i].RecursiveReads {
 			res.Leaves[i].RecursiveReads[j].NamesOnly = false
+			res.Leaves[i].RecursiveReads[j].SkipsLinks = false
 		}
 	}
 }

@@ -204,7 +204,14 @@ var zipinfoSpec = &spec{
 }
 
 // 7z: l (list), t (test), i (formats), h (hashes) only, with a few switches.
-var sevenZipRO = &spec{single: true, noStd: true, allow: `-slt -ba -bd -bb0 -bb1 -bb2 -bb3 -r -r- -y -sccUTF-8 -scsUTF-8 -spd`, ops: opsRead}
+// A directory operand is read file by file, through links (7zz l dir, 7zz
+// h dir; seen by the vocabulary fuzzer): each operand is a recursive read.
+var sevenZipRO = &spec{single: true, noStd: true, allow: `-slt -ba -bd -bb0 -bb1 -bb2 -bb3 -r -r- -y -sccUTF-8 -scsUTF-8 -spd`,
+	ops: opsRead, check: func(st *state) {
+		for _, o := range st.ops {
+			st.tree(o, Tree{Hidden: true})
+		}
+	}}
 var sevenZipSpec = &spec{
 	noAbbrev: true,
 	subs: map[string]*spec{

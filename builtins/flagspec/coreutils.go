@@ -14,7 +14,7 @@ var lsSpec = &spec{
 		--format= --full-time -g --group-directories-first -G --no-group -h --human-readable
 		--si -H --dereference-command-line --dereference-command-line-symlink-to-dir
 		--hide= --hyperlink? --indicator-style= -i --inode -I= --ignore= -k --kibibytes
-		-l -L --dereference -m -n --numeric-uid-gid -N --literal -o -p -q --hide-control-chars
+		-l -L@f --dereference@f -m -n --numeric-uid-gid -N --literal -o -p -q --hide-control-chars
 		--show-control-chars -Q --quote-name --quoting-style= -r --reverse -R@r --recursive@r
 		-s --size -S --sort= --time= --time-style= -t -T= --tabsize= -u -U -v -w= --width=
 		-x -X -Z --context --zero -1 -@ -e -O -P -W -%`,
@@ -85,8 +85,8 @@ var statSpec = &spec{
 var duSpec = &spec{
 	harmless: true,
 	allow: `-0 --null -a@a --all@a --apparent-size -B= --block-size= -b --bytes -c --total -D
-		--dereference-args -d=@d --max-depth=@d --files0-from=r -H --inodes -h --human-readable -k -L
-		--dereference -l --count-links -m -P --no-dereference -S --separate-dirs --si -s --summarize
+		--dereference-args -d=@d --max-depth=@d --files0-from=r -H --inodes -h --human-readable -k -L@f
+		--dereference@f -l --count-links -m -P@p --no-dereference@p -S --separate-dirs --si -s --summarize
 		-t= --threshold= --time? --time-style= -X=r --exclude-from=r --exclude= -x --one-file-system -g -A`,
 	ops:   opsRead,
 	check: checkDu,
@@ -115,11 +115,13 @@ var fileSpec = &spec{
 	allow: `-b --brief -c --checking-printout -d -E -e= --exclude= --exclude-quiet= --extension
 		-F= --separator= -f=r --files-from=r -h --no-dereference -i --mime --mime-type --mime-encoding
 		-k --keep-going -l --list -L --dereference -m=r --magic-file=r -N --no-pad -n --no-buffer
-		-0 --print0 -p --preserve-date -P= --parameter= -r --raw -s --special-files
+		-0 --print0 -P= --parameter= -r --raw -s --special-files
 		-z --uncompress -Z --uncompress-noreport -I -D --apple`,
 	deny: []denial{
 		{`-C --compile`, "compiles a magic file and writes it"},
 		{`-S --no-sandbox`, "turns off file's sandbox for parsing untrusted input"},
+		// Seen by the vocabulary fuzzer: utimensat on each file read.
+		{`-p --preserve-date`, "sets the access time of each file back, a write of its times"},
 	},
 	ops: opsRead,
 }

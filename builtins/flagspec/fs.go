@@ -116,7 +116,7 @@ var mvSpec = &spec{
 // data, so with them the sources count as written too.
 var cpSpec = &spec{
 	allow: `-a@r --archive@r --attributes-only -b --backup? --copy-contents -d@k -f --force -i --interactive
-		-H -l@l --link@l -L --dereference -n --no-clobber -P@k --no-dereference@k -p --preserve?
+		-H -l@l --link@l -L@f --dereference@f -n --no-clobber -P@k --no-dereference@k -p --preserve?
 		--no-preserve= --parents -R@r -r@r --recursive@r --reflink? --remove-destination --sparse=
 		--strip-trailing-slashes -s@s --symbolic-link@s -S= --suffix= -t=w@t --target-directory=w@t
 		-T@n --no-target-directory@n -u --update? -v --verbose --keep-directory-symlink -x
@@ -140,7 +140,9 @@ var cpSpec = &spec{
 			if st.has('r') {
 				// A recursive copy reads everything below the source
 				// (hidden entries too) into a place that can be read later.
-				st.tree(o, Tree{Hidden: true})
+				// It copies a link below the source as a link unless -L
+				// (taken to follow even when a later -P or -a undoes it).
+				st.tree(o, Tree{Hidden: true, SkipsLinks: !st.has('f')})
 			}
 			if st.has('l') {
 				st.write(o)

@@ -93,7 +93,14 @@ var mktempSpec = &spec{
 // zgrep, zegrep, zfgrep: grep over gzip -cdfq of each file (scripts that
 // run gzip and grep from PATH). zdiff and zcmp compare through gzip -cd.
 var zgrepSpec = copySpec(grepSpec)
-var zdiffSpec = copySpec(diffSpec)
+
+// zcmp runs "zdiff --__cmp", zdiff's own spelling of comparing with cmp
+// (seen by the vocabulary fuzzer).
+var zdiffSpec = func() *spec {
+	c := copySpec(diffSpec)
+	c.allow += " --__cmp"
+	return c
+}()
 
 // copySpec returns a copy of s to register under other names (it is not
 // harmless: the copy runs other programs).
@@ -176,6 +183,9 @@ var gemQuery = `-l --local -r@r --remote@r -b --both -a --all -d --details -e --
 	--prerelease --no-prerelease -q --quiet --verbose --no-verbose --norc --no-details --versions --no-versions`
 var gemSpec = &spec{
 	allow: `-v --version -h --help`,
+	// A remote query caches the index's specifications (seen by the
+	// vocabulary fuzzer: gem search makes ~/.local/share/gem).
+	cache: []string{"~/.local/share/gem", "~/.gem", "~/.cache/gem"},
 	subs: map[string]*spec{
 		"list":          {allow: gemQuery, ops: opsText, check: gemRemote},
 		"search":        {allow: gemQuery, ops: opsText, network: NetRead},

@@ -262,3 +262,88 @@ func init() {
 	netstatSpec.check = reverseLookups
 	lsofSpec.check = reverseLookups
 }
+
+// curl is network egress, never read-only; its spec is for deny and ask
+// rules and for the paths its options write and read (-o, -T, -K, ...).
+// curl takes any unambiguous prefix of a long option (checked with curl
+// 7.88.1: --upload-fi is --upload-file, --outp is ambiguous between
+// --output and --output-dir), and --no-X turns a boolean X off. The
+// options are those of `curl --help all`.
+var curlSpec = &spec{
+	noStd: true,
+	never: "curl transfers data to and from URLs",
+	allow: `--abstract-unix-socket= --alt-svc=w --anyauth --no-anyauth -a|--append --no-append --aws-sigv4=
+		--basic --no-basic --cacert=r --capath=r -E|--cert=r --cert-status --no-cert-status --cert-type=
+		--ciphers= --compressed --no-compressed --compressed-ssh --no-compressed-ssh -K|--config=r
+		--connect-timeout= --connect-to= -C|--continue-at= -b|--cookie=r -c|--cookie-jar=w --create-dirs
+		--no-create-dirs --create-file-mode= --crlf --no-crlf --crlfile=r --curves= -d|--data= --data-ascii=
+		--data-binary= --data-raw= --data-urlencode= --delegation= --digest --no-digest -q|--disable
+		--no-disable --disable-eprt --no-disable-eprt --disable-epsv --no-disable-epsv
+		--disallow-username-in-url --no-disallow-username-in-url --dns-interface= --dns-ipv4-addr=
+		--dns-ipv6-addr= --dns-servers= --doh-cert-status --no-doh-cert-status --doh-insecure
+		--no-doh-insecure --doh-url= -D|--dump-header=w --egd-file= --engine= --etag-compare=r --etag-save=w
+		--expect100-timeout= -f|--fail --no-fail --fail-early --no-fail-early --fail-with-body
+		--no-fail-with-body --false-start --no-false-start -F|--form= --form-escape --no-form-escape
+		--form-string= --ftp-account= --ftp-alternative-to-user= --ftp-create-dirs --no-ftp-create-dirs
+		--ftp-method= --ftp-pasv --no-ftp-pasv -P|--ftp-port= --ftp-pret --no-ftp-pret --ftp-skip-pasv-ip
+		--no-ftp-skip-pasv-ip --ftp-ssl-ccc --no-ftp-ssl-ccc --ftp-ssl-ccc-mode= --ftp-ssl-control
+		--no-ftp-ssl-control -G|--get --no-get -g|--globoff --no-globoff --happy-eyeballs-timeout-ms=
+		--haproxy-protocol --no-haproxy-protocol -I|--head --no-head -H|--header= -h|--help+ --hostpubmd5=
+		--hostpubsha256= --hsts=w --http0.9 --no-http0.9 -0|--http1.0 --no-http1.0 --http1.1 --no-http1.1
+		--http2 --no-http2 --http2-prior-knowledge --no-http2-prior-knowledge --http3 --no-http3
+		--http3-only --no-http3-only --ignore-content-length --no-ignore-content-length -i|--include
+		--no-include -k|--insecure --no-insecure --interface= -4|--ipv4 --no-ipv4 -6|--ipv6 --no-ipv6
+		--json= -j|--junk-session-cookies --no-junk-session-cookies --keepalive-time= --key=r --key-type=
+		--krb= --libcurl=w --limit-rate= -l|--list-only --no-list-only --local-port= -L|--location
+		--no-location --location-trusted --no-location-trusted --login-options= --mail-auth= --mail-from=
+		--mail-rcpt= --mail-rcpt-allowfails --no-mail-rcpt-allowfails -M|--manual --max-filesize=
+		--max-redirs= -m|--max-time= --metalink --no-metalink --negotiate --no-negotiate -n|--netrc
+		--no-netrc --netrc-file=r --netrc-optional --no-netrc-optional -:|--next -N|--no-buffer --noproxy=
+		--ntlm --no-ntlm --ntlm-wb --no-ntlm-wb --oauth2-bearer= -o|--output=w@o --output-dir=w@d -Z|--parallel
+		--no-parallel --parallel-immediate --no-parallel-immediate --parallel-max= --pass= --path-as-is
+		--no-path-as-is --pinnedpubkey= --post301 --no-post301 --post302 --no-post302 --post303 --no-post303
+		--preproxy --no-preproxy -#|--progress-bar --no-progress-bar --proto= --proto-default=
+		--proto-redir= -x|--proxy --no-proxy --proxy-anyauth --no-proxy-anyauth --proxy-basic
+		--no-proxy-basic --proxy-cacert=r --proxy-capath=r --proxy-cert=r --proxy-cert-type=
+		--proxy-ciphers= --proxy-crlfile=r --proxy-digest --no-proxy-digest --proxy-header= --proxy-insecure
+		--no-proxy-insecure --proxy-key=r --proxy-key-type= --proxy-negotiate --no-proxy-negotiate
+		--proxy-ntlm --no-proxy-ntlm --proxy-pass= --proxy-pinnedpubkey= --proxy-service-name=
+		--proxy-ssl-allow-beast --no-proxy-ssl-allow-beast --proxy-ssl-auto-client-cert
+		--no-proxy-ssl-auto-client-cert --proxy-tls13-ciphers= --proxy-tlsauthtype= --proxy-tlspassword=
+		--proxy-tlsuser= --proxy-tlsv1 --no-proxy-tlsv1 -U|--proxy-user= --proxy1.0= -p|--proxytunnel
+		--no-proxytunnel --pubkey=r -Q|--quote= --random-file= -r|--range= --rate= --raw --no-raw
+		-e|--referer= -J|--remote-header-name --no-remote-header-name -O|--remote-name --no-remote-name
+		--remote-name-all --no-remote-name-all -R|--remote-time --no-remote-time --remove-on-error
+		--no-remove-on-error -X|--request= --request-target= --resolve= --retry= --retry-all-errors
+		--no-retry-all-errors --retry-connrefused --no-retry-connrefused --retry-delay= --retry-max-time=
+		--sasl-authzid= --sasl-ir --no-sasl-ir --service-name= -S|--show-error --no-show-error -s|--silent
+		--no-silent --socks4= --socks4a= --socks5= --socks5-basic --no-socks5-basic --socks5-gssapi
+		--no-socks5-gssapi --socks5-gssapi-nec --no-socks5-gssapi-nec --socks5-gssapi-service=
+		--socks5-hostname= -Y|--speed-limit= -y|--speed-time= --ssl --no-ssl --ssl-allow-beast
+		--no-ssl-allow-beast --ssl-auto-client-cert --no-ssl-auto-client-cert --ssl-no-revoke
+		--no-ssl-no-revoke --ssl-reqd --no-ssl-reqd --ssl-revoke-best-effort --no-ssl-revoke-best-effort
+		-2|--sslv2 --no-sslv2 -3|--sslv3 --no-sslv3 --stderr=w --styled-output --no-styled-output
+		--suppress-connect-headers --no-suppress-connect-headers --tcp-fastopen --no-tcp-fastopen
+		--tcp-nodelay --no-tcp-nodelay -t|--telnet-option= --tftp-blksize= --tftp-no-options
+		--no-tftp-no-options -z|--time-cond= --tls-max= --tls13-ciphers= --tlsauthtype= --tlspassword=
+		--tlsuser= -1|--tlsv1 --no-tlsv1 --tlsv1.0 --no-tlsv1.0 --tlsv1.1 --no-tlsv1.1 --tlsv1.2
+		--no-tlsv1.2 --tlsv1.3 --no-tlsv1.3 --tr-encoding --no-tr-encoding --trace=w --trace-ascii=w
+		--trace-time --no-trace-time --unix-socket= -T|--upload-file=r --url= --url-query= -B|--use-ascii
+		--no-use-ascii -u|--user= -A|--user-agent= -v|--verbose --no-verbose -V|--version -w|--write-out=
+		--xattr --no-xattr`,
+	ops: opsText,
+	// --output-dir D puts each relative -o file in D.
+	check: func(st *state) {
+		d, ok := st.val('d')
+		if !ok {
+			return
+		}
+		for _, mv := range st.vals {
+			if mv.mark == 'o' && mv.val != "-" {
+				st.write(joinDir(d, mv.val))
+			}
+		}
+	},
+}
+
+func init() { register(curlSpec, "curl") }

@@ -18,8 +18,8 @@ var grepSpec = &spec{
 		-n --line-number --line-buffered -T --initial-tab -u --unix-byte-offsets -Z --null
 		-z --null-data -A= --after-context= -B= --before-context= -C= --context= --group-separator=
 		--no-group-separator -a --text --binary-files= -D= --devices= -d=@d --directories=@d
-		--exclude=@y --exclude-from=r --exclude-dir=@x --include=@i -r@r --recursive@r -R@r
-		--dereference-recursive@r -I -U --binary -O -S -p`,
+		--exclude=@y --exclude-from=r --exclude-dir=@x --include=@i -r@r --recursive@r -R@f
+		--dereference-recursive@f -I -U --binary -O -S -p`,
 	num:   true,
 	ops:   opsPatRead,
 	check: checkGrep,
@@ -37,7 +37,7 @@ var rgSpec = &spec{
 		-c --count --count-matches --crlf --no-crlf --debug --dfa-size-limit= -E= --encoding=
 		--no-encoding --engine= --field-context-separator= --field-match-separator= --files@e
 		-l --files-with-matches --files-without-match -F --fixed-strings --no-fixed-strings
-		-L --follow --no-follow --generate=@q -g=@g --glob=@g --glob-case-insensitive
+		-L@f --follow@f --no-follow@p --generate=@q -g=@g --glob=@g --glob-case-insensitive
 		--no-glob-case-insensitive --heading --no-heading -.@h --hidden@h --no-hidden --iglob=@g
 		-i --ignore-case --ignore-file=r --ignore-file-case-insensitive
 		--no-ignore-file-case-insensitive --include-zero --no-include-zero -v --invert-match
@@ -72,7 +72,7 @@ var rgSpec = &spec{
 // formats HTML to stdout and is allowed.
 var treeSpec = &spec{
 	noAbbrev: true,
-	allow: `-a@a -d -l -f -x -L=@l -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst
+	allow: `-a@a -d -l@k -f -x -L=@l -P= -I= --gitignore --gitfile=r --ignore-case --matchdirs --metafirst
 		--prune --info --infofile=r --noreport --charset= --filelimit= --dirsfirst --filesfirst
 		-i -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r
 		--sort= -n -C -X -J -S --fromfile@f --fromtabfile --nolinks -H= -T= --hintro=r --houtro=r
@@ -136,10 +136,16 @@ var findDenied = map[string]string{
 func checkFind(st *state) {
 	args := st.argv[1:]
 	i := 0
-	// leading options -H -L -P -D debugopts -Olevel
+	// leading options -H -L -P -D debugopts -Olevel; of -H, -L and -P the
+	// last wins: only -L (or the -follow primary) follows links below the
+	// starting points, -H follows the starting points only.
+	follows := false
 	for i < len(args) {
 		a := args[i]
 		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") && len(a) > 2 {
+			if a == "-L" || a == "-H" || a == "-P" {
+				follows = a == "-L"
+			}
 			i++
 			continue
 		}
@@ -175,6 +181,9 @@ func checkFind(st *state) {
 	treesOf(st, starts, Tree{NamesOnly: true, Hidden: true})
 	maxDepth, badDepth := -1, false
 	defer func() {
+		for k := first; k < len(st.v.RecursiveReads); k++ {
+			st.v.RecursiveReads[k].SkipsLinks = !follows
+		}
 		if badDepth || maxDepth < 0 {
 			return // no limit known
 		}
@@ -211,6 +220,9 @@ func checkFind(st *state) {
 		if !ok {
 			st.fail("find: primary " + printable(a) + " is not in the read-only vocabulary")
 			return
+		}
+		if a == "-follow" {
+			follows = true
 		}
 		if a == "-maxdepth" && i+1 < len(args) {
 			if d, err := strconv.Atoi(args[i+1]); err != nil || d < 0 {

@@ -102,6 +102,17 @@ var subcommandAliases = map[string]map[string]string{
 		"image rm": "rmi", "image remove": "rmi", "image save": "save", "image tag": "tag",
 		"system events": "events", "system info": "info", "builder build": "build", "buildx build": "build",
 	},
+	// yarn 1's alias table (yarnpkg/yarn, src/cli/aliases.js), each to the
+	// command it ends at (up is update, which is upgrade; ls, la and ll are
+	// the list command). Yarn 2+ (berry) has none of these.
+	"yarn": {
+		"run-script": "run", "runScript": "run", "c": "config", "i": "install", "isntall": "install",
+		"ls": "list", "la": "list", "ll": "list", "ln": "link", "rb": "rebuild", "t": "test", "tst": "test",
+		"un": "remove", "r": "remove", "rm": "remove", "uninstall": "remove", "unlink": "remove",
+		"up": "upgrade", "update": "upgrade", "v": "info", "show": "info", "view": "info",
+		"add-user": "login", "adduser": "login", "dist-tag": "tag", "dist-tags": "tag", "author": "owner",
+		"verison": "version",
+	},
 	"pnpm": {
 		"i": "install", "rm": "remove", "uninstall": "remove", "un": "remove", "up": "update", "upgrade": "update",
 		"t": "test", "tst": "test", "run-script": "run", "ln": "link", "ls": "list",

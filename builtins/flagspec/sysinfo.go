@@ -313,10 +313,13 @@ var dpkgSpec = &spec{
 }
 
 // dpkg-deb --contents lists a package's files (dpkg -c runs it); --show
-// prints its fields.
+// prints its fields. Both unpack the control part into a scratch
+// directory in TMPDIR, removed at once (seen by the vocabulary fuzzer):
+// named as its own scratch space, as tac's.
 var dpkgDebSpec = &spec{
 	allow: `-c@a --contents@a -W@a --show@a --showformat= -v --verbose`,
 	ops:   opsRead,
+	cache: []string{"/tmp"},
 	check: func(st *state) {
 		if !st.has('a') && !st.help {
 			st.fail("dpkg-deb: only --contents and --show are read-only")
@@ -370,6 +373,9 @@ func init() {
 	register(whatisSpec, "whatis", "apropos")
 	register(mountSpec, "mount")
 	register(nmSpec, "nm")
+	// objdump --info tries each target format on a scratch file in
+	// TMPDIR, removed at once (seen by the vocabulary fuzzer).
+	objdumpSpec.cache = []string{"/tmp"}
 	register(objdumpSpec, "objdump")
 	register(readelfSpec, "readelf")
 	register(sizeSpec, "size")

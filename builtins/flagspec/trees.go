@@ -42,6 +42,29 @@ type Tree struct {
 	// MaxDepth is how many levels below Path are read (find -maxdepth,
 	// tree -L, rg --max-depth, du -d); 0 is no limit.
 	MaxDepth int
+	// SkipsLinks is true when the program follows no symbolic link below
+	// Path: it neither descends into a link to a directory nor opens a link
+	// to a file (find without -L, grep -r, rg without --follow, tree
+	// without -l, ls -R without -L, du without -L, cp -r without -L, tar c
+	// without -h, zip -r -y, git grep --no-index). Each program's entry
+	// says so, checked under strace (docs/reads.md, "Links"); false, the
+	// default, is every link followed.
+	SkipsLinks bool
+}
+
+// followsLast reports whether, of the options marked follow and physical,
+// the last one given is a follow (the programs' last-wins rule: du -L -P
+// does not follow, rg -L --no-follow neither).
+func followsLast(st *state, follow, physical byte) bool {
+	for i := len(st.vals) - 1; i >= 0; i-- {
+		switch st.vals[i].mark {
+		case follow:
+			return true
+		case physical:
+			return false
+		}
+	}
+	return false
 }
 
 // depthOf reads a depth limit: the last value given to an option with
@@ -96,16 +119,19 @@ func treesOf(st *state, ops []string, t Tree) {
 // --directories=recurse read every file below the directories named (the
 // working directory when none is), hidden ones too. Only recurse, read and
 // skip are values of -d; an abbreviation of recurse (or anything but read
-// and skip) is taken as recurse.
+// and skip) is taken as recurse. Links: -R and --dereference-recursive
+// follow every link, whatever comes after them (GNU grep sets its walk
+// logical and -r does not reset it); -r and -d recurse follow only the
+// operands (a link given on the command line is the root, followed).
 func checkGrep(st *state) {
-	recursive := st.has('r')
+	recursive := st.has('r') || st.has('f')
 	if d, ok := st.val('d'); ok && d != "read" && d != "skip" {
 		recursive = true
 	}
 	if !recursive {
 		return
 	}
-	t := Tree{Hidden: true}
+	t := Tree{Hidden: true, SkipsLinks: !st.has('f')}
 	first := true
 	for _, mv := range st.vals {
 		switch mv.mark {
@@ -127,9 +153,11 @@ func checkGrep(st *state) {
 // skips hidden entries unless --hidden, -uu (two -u) or a glob that selects
 // files (-g/--glob/--iglob without "!", --type-add: such a glob overrides
 // every other filter, the hidden one included), and what ignore files
-// exclude unless -u, --no-ignore or such a glob.
+// exclude unless -u, --no-ignore or such a glob. It follows links below
+// its paths only with -L/--follow (the last of it and --no-follow wins);
+// a path given as an operand is followed.
 func checkRg(st *state) {
-	t := Tree{Ignores: true}
+	t := Tree{Ignores: true, SkipsLinks: !followsLast(st, 'f', 'p')}
 	us := 0
 	for _, mv := range st.vals {
 		switch mv.mark {
@@ -190,7 +218,7 @@ func checkGitGrep(st *state) {
 			ops = append(ops, o)
 		}
 	}
-	treesOf(st, ops, Tree{Hidden: true, Ignores: ignores})
+	treesOf(st, ops, Tree{Hidden: true, Ignores: ignores, SkipsLinks: true})
 }
 
 // git diff --no-index compares two paths outside any repository; two
@@ -199,12 +227,12 @@ func checkGitGrep(st *state) {
 // implies --no-index when exactly two paths are given and one of them lies
 // outside the work tree (git diff . ~ does the same): two operands of which
 // one is absolute, starts with ~ or leaves the directory with ".." are read
-// as trees too.
+// as trees too. A link below them is compared as a link (its target's name).
 func checkGitDiffNoIndex(st *state) {
 	if st.has('z') {
 		for _, o := range st.ops {
 			if o != "--" {
-				st.tree(o, Tree{Hidden: true})
+				st.tree(o, Tree{Hidden: true, SkipsLinks: true})
 			}
 		}
 		return
@@ -219,7 +247,7 @@ func checkGitDiffNoIndex(st *state) {
 		return // git diff REV -- PATH: a revision and a pathspec
 	}
 	for _, o := range ops {
-		st.tree(o, Tree{Hidden: true})
+		st.tree(o, Tree{Hidden: true, SkipsLinks: true})
 	}
 }
 
@@ -231,27 +259,33 @@ func mayLeaveWorkTree(p string) bool {
 }
 
 // ls -R lists the names below each directory; -a, -A and -f include
-// hidden ones.
+// hidden ones. It descends into a link below them only with -L
+// (--dereference); -H follows the operands only.
 func checkLs(st *state) {
 	if st.has('r') {
-		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: st.has('a')})
+		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: st.has('a'), SkipsLinks: !st.has('f')})
 	}
 }
 
 // tree lists the names below each directory (-a: hidden ones too);
-// --fromfile reads a listing instead.
+// --fromfile reads a listing instead. It prints a link's target name and
+// descends into a link to a directory only with -l.
 func checkTree(st *state) {
 	if !st.has('f') {
-		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: st.has('a'), MaxDepth: depthOf(st, 'l')})
+		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: st.has('a'), MaxDepth: depthOf(st, 'l'),
+			SkipsLinks: !st.has('k')})
 	}
 }
 
 // du -a prints the name of every file below each directory. Without -a du
 // prints sizes and the names of directories only: not a recursive read of
-// names worth protecting (docs/reads.md, "Recursive reads").
+// names worth protecting (docs/reads.md, "Recursive reads"). It follows
+// links below them only with -L (--dereference; the last of it and
+// -P/--no-dereference wins); -D/-H follow the operands only.
 func checkDu(st *state) {
 	if st.has('a') {
-		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: true, MaxDepth: depthOf(st, 'd')})
+		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: true, MaxDepth: depthOf(st, 'd'),
+			SkipsLinks: !followsLast(st, 'f', 'p')})
 	}
 }
 
@@ -345,7 +379,7 @@ func recursiveCompressor(st *state, args []string) {
 // style (tar czf a.tgz dir) is a first word of letters without a dash.
 func writerTar(st *state, args []string) {
 	valueShort := "fCTXbgHIKLNVF"
-	create := false
+	create, follows := false, false
 	var archive string
 	var ops []string
 	dir := ""
@@ -363,6 +397,8 @@ func writerTar(st *state, args []string) {
 		switch c {
 		case 'c', 'r', 'u', 'A':
 			create = true
+		case 'h':
+			follows = true // --dereference: archive what links point to
 		}
 	}
 	i := 0
@@ -392,6 +428,8 @@ func writerTar(st *state, args []string) {
 			switch name {
 			case "create", "append", "update", "catenate", "concatenate":
 				create = true
+			case "dereference":
+				follows = true
 			}
 			long := map[string]byte{"file": 'f', "directory": 'C', "files-from": 'T', "exclude-from": 'X'}
 			if c, ok := long[name]; ok {
@@ -429,7 +467,8 @@ func writerTar(st *state, args []string) {
 	st.write(archive)
 	for _, o := range ops {
 		st.read(o)
-		st.tree(o, Tree{Hidden: true})
+		// A link below a source is archived as a link unless -h.
+		st.tree(o, Tree{Hidden: true, SkipsLinks: !follows})
 	}
 }
 
@@ -438,7 +477,7 @@ func writerTar(st *state, args []string) {
 // here; anything else is returned as written.
 func tarLong(name string) string {
 	modelled := []string{"create", "append", "update", "catenate", "concatenate", "file", "directory",
-		"files-from", "exclude-from"}
+		"files-from", "exclude-from", "dereference"}
 	if tarLongValue[name] || slices.Contains(modelled, name) {
 		return name
 	}
@@ -488,7 +527,7 @@ func joinDir(dir, p string) string {
 // working directory) reads the files below each directory; -i and -x take
 // lists of patterns up to the next option.
 func writerZip(st *state, args []string) {
-	recursive := false
+	recursive, keepsLinks := false, false
 	var ops []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -499,6 +538,8 @@ func writerZip(st *state, args []string) {
 			}
 		case a == "--recurse-paths":
 			recursive = true
+		case a == "--symlinks":
+			keepsLinks = true
 		case a == "-R" || a == "--recurse-patterns":
 			recursive = true
 			ops = append(ops, ".")
@@ -511,6 +552,9 @@ func writerZip(st *state, args []string) {
 				c := a[j]
 				if c == 'r' {
 					recursive = true
+				}
+				if c == 'y' {
+					keepsLinks = true // stores a link as a link
 				}
 				if strings.IndexByte("bnOtPZs", c) >= 0 {
 					if j == len(a)-1 && i+1 < len(args) {
@@ -530,7 +574,8 @@ func writerZip(st *state, args []string) {
 	for _, o := range ops[1:] {
 		st.read(o)
 		if recursive {
-			st.tree(o, Tree{Hidden: true})
+			// zip follows links unless -y.
+			st.tree(o, Tree{Hidden: true, SkipsLinks: keepsLinks})
 		}
 	}
 }

@@ -60,6 +60,11 @@ type Tree struct {
 	IncludeFirst     bool
 	// MaxDepth is how many levels below the root are read; 0 is no limit.
 	MaxDepth int
+	// SkipsLinks: the program does not follow a symbolic link below the
+	// root (find without -L, grep -r, rg without --follow, tree without
+	// -l): the walk leaves links out. The root itself is always followed.
+	// False (follow every link) is what an unknown program is taken to do.
+	SkipsLinks bool
 }
 
 // reaches reports whether the program reads a location rel levels below
@@ -115,6 +120,9 @@ type Entry struct {
 	Dir bool
 	// Target is the resolved target of a symlink, "" otherwise.
 	Target string
+	// Unknown says why a symlink's target cannot be known statically (a
+	// link to /proc/self/cwd/.. or /dev/fd/3): it may be anything.
+	Unknown string
 }
 
 // Listing is what a bounded walk of a tree found.
@@ -228,6 +236,10 @@ func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVer
 		if real == "/" {
 			p = "/" + e.Rel
 		}
+		if e.Unknown != "" && t.reaches(strings.Count(e.Rel, "/")+1, true) {
+			return TreeVerdict{Credential: true, Path: p,
+				Reason: "a symlink whose target cannot be known statically (" + e.Unknown + ")"}
+		}
 		if e.Target != "" && e.Dir {
 			// A link to a directory that holds a well-known location
 			// (a link to ~ inside the project).
@@ -316,11 +328,12 @@ func rootForms(r Resolved) []string {
 // ListTree walks t below its real root the way the program would: hidden
 // entries only when t.Hidden, minus the directories t.ExcludeDirs names
 // and, with t.Ignores, the plain names listed in ignore files (see
-// ignoreNames). Symlinks are not followed into, but a symlink to a
-// directory is walked as a tree of its own (each directory once), and
-// every symlink's target is reported, so that a link cannot hide a
-// credential whichever way the program treats links. At most
-// MaxTreeEntries entries are read.
+// ignoreNames). A program that follows links (t.SkipsLinks false) reads
+// what they point to: every symlink's target is reported and a symlink to
+// a directory is walked as a tree of its own (each directory once); a
+// link that loops is left out (the kernel refuses to open it: ELOOP). A
+// program that skips links opens none below the root, and the walk leaves
+// them out. At most MaxTreeEntries entries are read.
 func ListTree(t Tree) Listing { return ListTreeWithin(t, treeBudget) }
 
 // ListTreeWithin is ListTree reading at most limit entries (at most
@@ -415,12 +428,22 @@ func ListTreeWithin(t Tree, limit int) Listing {
 			}
 			ent := Entry{Rel: rel, Dir: isDir}
 			if e.Type()&fs.ModeSymlink != 0 {
-				target, ok := RealPath(full)
-				if !ok {
-					out.Why = "a symlink loop at " + full
-					return out
+				if t.SkipsLinks {
+					continue
 				}
-				ent.Target = target
+				target, unknown, ok := realPath(full, "")
+				if !ok {
+					// A loop: more links than the kernel follows.
+					continue
+				}
+				ent.Target, ent.Unknown = target, unknown
+				if unknown != "" {
+					// What the program reaches depends on its own process
+					// (its working directory, its open files).
+					ent.Dir = true
+					out.Entries = append(out.Entries, ent)
+					continue
+				}
 				if ti, err := os.Stat(target); err == nil && ti.IsDir() {
 					ent.Dir = true
 					if !visited[target] && (t.MaxDepth <= 0 || strings.Count(rel, "/")+1 < t.MaxDepth) {

@@ -176,7 +176,8 @@ func TestMatchTrees(t *testing.T) {
 		want     int
 	}{
 		{"ssh rule, grep -r ~", []string{"/x/**", "~/.ssh/**"}, tree(home, Tree{Hidden: true}), 1},
-		{"ssh rule, rg ~ (skips hidden)", []string{"~/.ssh/**"}, tree(home, Tree{}), -1},
+		{"ssh rule, rg ~ (skips hidden and links)", []string{"~/.ssh/**"}, tree(home, Tree{SkipsLinks: true}), -1},
+		{"ssh rule, rg -L ~ (skips hidden, reaches ~/.ssh through proj/keys)", []string{"~/.ssh/**"}, tree(home, Tree{}), 0},
 		{"ssh rule, ls -aR ~ (a directory rule)", []string{"~/.ssh/**"}, tree(home, Tree{Hidden: true, NamesOnly: true}), 0},
 		{"file rule, find ~ (names only)", []string{"~/.netrc"}, tree(home, Tree{Hidden: true, NamesOnly: true}), -1},
 		{"anchored, missing", []string{"./secrets/**"}, tree(home+"/proj", Tree{}), 0},

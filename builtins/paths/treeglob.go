@@ -105,20 +105,97 @@ type TreeMatch struct {
 // MatchTrees returns the index of the first pattern (deny and ask rules:
 // ModeAny) that hits a tree read (see the comment at the top of this file),
 // not counting a match of the root itself (Match does that), or -1.
+//
+// A program that follows links (t.SkipsLinks false) reads what each link
+// below the root points to: the link's target is matched as a path, and a
+// link to a directory as a tree of its own below its target, so that
+// Read(~/.ssh/**) hits grep -R KEY . in a project holding a link to ~/.ssh.
+// A walk that cannot finish hits every rule then (a link may lie beyond
+// it), as a wild rule does.
 func (rs *RuleSet) MatchTrees(trees []TreeMatch) int {
 	best := -1
+	if len(rs.globs) == 0 {
+		return best
+	}
 	for _, t := range trees {
-		for _, i := range rs.treeCandidates(t.Root) {
-			if best >= 0 && i >= best {
-				break
-			}
-			if rs.hitsTree(i, t) {
-				best = i
-				break
-			}
+		best = rs.matchTree(t, best, false)
+		if t.SkipsLinks || best == 0 {
+			continue
+		}
+		for _, lt := range linkedTrees(t) {
+			best = rs.matchTree(lt.TreeMatch, best, lt.dir)
 		}
 	}
 	return best
+}
+
+// matchTree lowers best to the first pattern that hits t; with rootRead,
+// also one that matches t's root itself (a linked tree: the link's target
+// is read, or for a names-only program listed, as a directory).
+func (rs *RuleSet) matchTree(t TreeMatch, best int, rootRead bool) int {
+	for _, i := range rs.treeCandidates(t.Root) {
+		if best >= 0 && i >= best {
+			break
+		}
+		if rootRead && rs.globs[i].Match(t.Root.Real) || rs.hitsTree(i, t) {
+			return i
+		}
+	}
+	return best
+}
+
+// linkedTree is a tree below a link's target.
+type linkedTree struct {
+	TreeMatch
+	// dir: the root is read as a whole (a file for a program that reads
+	// contents, a directory listed for one that prints names).
+	dir bool
+}
+
+// linkedTrees returns, for a tree whose program follows links, a tree for
+// each link its walk found, rooted at the link's target and listing what
+// the walk found below the link. A walk that cannot finish, or a link
+// whose target is not known statically, gives a tree at "/" that every
+// rule reaches. Depth limits are not applied below a link (reading more
+// than the program does).
+func linkedTrees(t TreeMatch) []linkedTree {
+	everything := func() linkedTree {
+		u := t
+		u.Root = Resolved{Abs: "/", Real: "/"}
+		u.MaxDepth, u.Hidden = 0, true
+		u.List = func() Listing { return Listing{Why: "unknown"} }
+		return linkedTree{u, true}
+	}
+	l := t.List()
+	if !l.Complete {
+		return []linkedTree{everything()}
+	}
+	var out []linkedTree
+	for k, e := range l.Entries {
+		switch {
+		case e.Unknown != "":
+			out = append(out, everything())
+			continue
+		case e.Target == "":
+			continue
+		}
+		u := t
+		u.Root = Resolved{Abs: e.Target, Real: e.Target}
+		u.MaxDepth = 0
+		prefix := e.Rel + "/"
+		u.List = func() Listing {
+			sub := Listing{Complete: true}
+			for _, f := range l.Entries[k+1:] {
+				if rel, ok := strings.CutPrefix(f.Rel, prefix); ok {
+					f.Rel = rel
+					sub.Entries = append(sub.Entries, f)
+				}
+			}
+			return sub
+		}
+		out = append(out, linkedTree{u, e.Dir || !t.NamesOnly})
+	}
+	return out
 }
 
 // hitsTree says whether pattern i reads below tree t.
@@ -166,6 +243,9 @@ func walkFinds(t TreeMatch, match func(path, rel, target string) bool) bool {
 	for _, e := range l.Entries {
 		if t.NamesOnly && !e.Dir {
 			continue
+		}
+		if e.Unknown != "" {
+			return true // a link that may lead anywhere
 		}
 		for _, r := range rootForms(t.Root) {
 			if match(strings.TrimSuffix(r, "/")+"/"+e.Rel, e.Rel, e.Target) {
