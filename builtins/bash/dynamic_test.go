@@ -519,12 +519,8 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 				if isHelper(words, helpers) {
 					continue
 				}
-				quoted := make([]string, len(words))
-				for i, a := range words {
-					quoted[i] = shellQuote(a)
-				}
-				if a := analyze(strings.Join(quoted, " "), Options{Cwd: "/", Home: "/"}); !a.ReadOnly {
-					add("executes %s (not read-only: %s)", strings.Join(argv, " "), strings.Join(a.NotReadOnly, "; "))
+				if why := execNotReadOnly(words); why != "" {
+					add("executes %s (not read-only: %s)", strings.Join(argv, " "), why)
 				}
 			case "open", "openat", "openat2", "creat":
 				fl := ""
@@ -1390,6 +1386,46 @@ func observeExec(path string, argv []string) string {
 			return "" // a shell reading its standard input (empty here)
 		}
 		return "runs a script"
+	}
+	return ""
+}
+
+// execNotReadOnly says why the analyser does not judge a program executed
+// (its argv) read-only, "" when it does. An argv too long to analyse whole
+// (xargs packs thousands of paths from find /) is judged in pieces: the
+// words before the first one holding a "/" (the program, its options and
+// pattern), followed by each run of 100 of the rest; every piece must be
+// read-only.
+func execNotReadOnly(words []string) string {
+	judge := func(ws []string) string {
+		quoted := make([]string, len(ws))
+		for i, a := range ws {
+			quoted[i] = shellQuote(a)
+		}
+		if a := analyze(strings.Join(quoted, " "), Options{Cwd: "/", Home: "/"}); !a.ReadOnly {
+			return strings.Join(a.NotReadOnly, "; ")
+		}
+		return ""
+	}
+	size := 0
+	for _, w := range words {
+		size += len(w) + 1
+	}
+	if len(words) <= 200 && size <= 8000 {
+		return judge(words)
+	}
+	head := 1
+	for head < len(words) && !strings.Contains(words[head], "/") {
+		head++
+	}
+	if head > 100 {
+		return judge(words) // no run of paths: judged whole (a limit fails it)
+	}
+	for i := head; i < len(words); i += 100 {
+		piece := append(append([]string{}, words[:head]...), words[i:min(i+100, len(words))]...)
+		if why := judge(piece); why != "" {
+			return why
+		}
 	}
 	return ""
 }

@@ -27,7 +27,7 @@ import (
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
-const nl2bashHoldoutRecall = 0.682
+const nl2bashHoldoutRecall = 0.691
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
@@ -137,7 +137,7 @@ func TestNL2BashRecall(t *testing.T) {
 // is an effect in the corpus's classification.
 var nl2bashSecrets = []string{
 	"home/.ssh/id_rsa", "home/.ssh/config", "home/.aws/credentials", "home/.netrc", "home/.npmrc",
-	"home/.docker/config.json", "home/.kube/config", "home/proj/.env", "home/proj/key.pem",
+	"home/.docker/config.json", "home/.kube/config",
 }
 
 func secretPaths(root string) []string {
@@ -166,8 +166,19 @@ func nl2bashFixture(t testing.TB, d *dynamicTracer) string {
 			t.Fatal(err)
 		}
 		os.Chmod(dir, 0o755)
+		nl2bashFixtureDir = dir // TestMain removes it, built or not
 		buildFixture(t, dir)
 		proj := filepath.Join(dir, "home", "proj")
+		// The credentials are the home's (nl2bashSecrets): a search of the
+		// project (grep -r, find -exec grep) is then observed read-only, and
+		// the analyser is measured on it, while one of the home still meets
+		// ~/.ssh. The analysis of a project search names its tree, which the
+		// credential rules judge (docs/shell.md).
+		for _, f := range []string{".env", "key.pem"} {
+			if err := os.Remove(filepath.Join(proj, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 		write := func(rel, content string, mode os.FileMode, mtime time.Time) {
 			p := filepath.Join(proj, rel)
@@ -232,7 +243,6 @@ func nl2bashFixture(t testing.TB, d *dynamicTracer) string {
 				t.Fatalf("chown fixture: %v %s", err, out)
 			}
 		}
-		nl2bashFixtureDir = dir
 	})
 	return nl2bashFixtureDir
 }
@@ -315,8 +325,8 @@ func observedClass(cmd string, res dynamicResult, root string) (string, string) 
 		if m == nil || !ran[m[1]] && m[1] != "bash" && res.exit == 0 {
 			continue
 		}
-		if m[1] == "grep" && strings.HasSuffix(l, ": Is a directory") {
-			continue // grep over a glob that matches directories too
+		if m[1] == "grep" && (strings.HasSuffix(l, ": Is a directory") || strings.HasSuffix(l, ": binary file matches")) {
+			continue // grep over a glob that matches directories too; a match in a binary file
 		}
 		return "skip", "failed: " + clean(l)
 	}
@@ -329,8 +339,18 @@ func observedClass(cmd string, res dynamicResult, root string) (string, string) 
 				return "skip", "xargs never ran " + c + " (its input was empty)"
 			}
 		}
-		if changesOperands[base] && len(plainWords(argv[1:])) == 0 {
+		need := 1
+		if base == "rename" || (base == "perl" || base == "sed") && inPlace(argv[1:]) {
+			need = 2 // the expression, then the files
+		}
+		if changesOperands[base] && len(plainWords(argv[1:])) < need {
 			return "skip", base + " ran without operands"
+		}
+		if base == "cpio" && regexp.MustCompile(`(?m)^0 blocks?$`).MatchString(out) {
+			return "skip", "cpio was given no names"
+		}
+		if base == "rsync" {
+			return "skip", "rsync: a remote copy or a copy, unobserved without its host"
 		}
 	}
 	// A find action that never ran was not observed.
@@ -522,10 +542,13 @@ func namesRead(a *Analysis, file string) bool {
 	return false
 }
 
-func TestNL2BashDebugOne(t *testing.T) {
+// TestNL2BashTraceOne is a tool for investigating a class: it traces the
+// command in $NL2BASH_ONE in observe mode alone and, when it is in the
+// corpus, in its batch, and prints what each run did and the class.
+func TestNL2BashTraceOne(t *testing.T) {
 	cmd := os.Getenv("NL2BASH_ONE")
 	if cmd == "" {
-		t.Skip()
+		t.Skip("set NL2BASH_ONE to a command to trace it")
 	}
 	d, _ := newDynamicTracer()
 	root := nl2bashFixture(t, d)
@@ -593,4 +616,14 @@ func xargsCommand(args []string) string {
 		}
 	}
 	return ""
+}
+
+// inPlace reports whether perl or sed args edit files in place (-i, -pi).
+func inPlace(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "i") || strings.HasPrefix(a, "--in-place") {
+			return true
+		}
+	}
+	return false
 }
