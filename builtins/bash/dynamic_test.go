@@ -1402,6 +1402,11 @@ func execNotReadOnly(words []string) string {
 		for i, a := range ws {
 			quoted[i] = shellQuote(a)
 		}
+		// A program named like a reserved word (time, /usr/bin/time) is a
+		// command here, not the keyword.
+		if bashReserved[ws[0]] {
+			quoted[0] = "'" + ws[0] + "'"
+		}
 		if a := analyze(strings.Join(quoted, " "), Options{Cwd: "/", Home: "/"}); !a.ReadOnly {
 			return strings.Join(a.NotReadOnly, "; ")
 		}
@@ -1428,4 +1433,11 @@ func execNotReadOnly(words []string) string {
 		}
 	}
 	return ""
+}
+
+// bashReserved are bash's reserved words.
+var bashReserved = map[string]bool{
+	"time": true, "if": true, "then": true, "else": true, "elif": true, "fi": true, "case": true, "esac": true,
+	"for": true, "select": true, "while": true, "until": true, "do": true, "done": true, "in": true,
+	"function": true, "coproc": true, "!": true, "[[": true, "]]": true, "{": true, "}": true,
 }

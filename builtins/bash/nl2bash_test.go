@@ -38,6 +38,16 @@ var nl2bashOpensWithoutReading = map[string]string{
 	`grep --include="*.xxx" -nRHI "my Text to grep" *`: "grep applies --include after opening command-line files",
 }
 
+// nl2bashExecRejected are commands judged read-only whose traced run
+// executes an argv the analyser does not judge read-only on its own, which
+// the program rejects without doing anything, with why.
+var nl2bashExecRejected = map[string]string{
+	// The unquoted *.txt expands to several names ending in .txt (never a
+	// primary or an option); find rejects the second one ("paths must
+	// precede expression") and runs nothing.
+	`find . -name *.txt -exec ls {} \;`: "find rejects the expanded glob's second name",
+}
+
 // nl2bashRow is one row of a half.
 type nl2bashRow struct {
 	cmd, class, note, half string
@@ -509,6 +519,10 @@ func TestNL2BashDynamic(t *testing.T) {
 	for i, res := range d.traceAll(t, root, jobs) {
 		var bad []string
 		for _, e := range res.effects {
+			if why := nl2bashExecRejected[jobs[i].cmd]; why != "" && strings.HasPrefix(e, "executes ") {
+				t.Logf("%q: %s (%s)", jobs[i].cmd, e, why)
+				continue
+			}
 			if strings.Contains(e, " "+ipcPrefix) || analyses[i].NetworkRead && strings.Contains(e, " network ") {
 				continue
 			}
@@ -626,4 +640,38 @@ func inPlace(args []string) bool {
 		}
 	}
 	return false
+}
+
+// TestNL2BashVocabulary: the vocabulary added from the tuning half's misses,
+// with the hostile forms of each: bc reads its program files (named, so the
+// credential rules see them) and nothing else; BC_ENV_ARGS, which names
+// more files, is not allowed; its interactive mode is not modelled; man's
+// page cache is a named cache write.
+func TestNL2BashVocabulary(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		cmd   string
+		ro    bool
+		reads string
+	}{
+		{`seq -s "*" 1 500 | bc`, true, ""},
+		{"echo '2^10' | bc -l", true, ""},
+		{"bc -q calc.bc", true, "/home/u/proj/calc.bc"},
+		{"bc ~/.ssh/id_rsa", true, "/home/u/.ssh/id_rsa"},
+		{"BC_ENV_ARGS=~/.ssh/id_rsa bc", false, ""},
+		{"bc -i", false, ""},
+		{"echo 1 | bc > out", false, ""},
+		{"dc -e '!id'", false, ""},
+	} {
+		a := analyze(c.cmd, conformanceOpts)
+		if a.ReadOnly != c.ro {
+			t.Errorf("%q: read-only %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
+		}
+		if c.reads != "" && !namesRead(a, c.reads) {
+			t.Errorf("%q: reads %q, want %s among them", c.cmd, a.Reads, c.reads)
+		}
+	}
+	if a := analyze("man find", conformanceOpts); !a.ReadOnly || !strings.Contains(strings.Join(a.CacheWrites, " "), "/var/cache/man") {
+		t.Errorf("man find: read-only %v, cache writes %q, want /var/cache/man", a.ReadOnly, a.CacheWrites)
+	}
 }
