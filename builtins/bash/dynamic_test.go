@@ -124,6 +124,9 @@ type dynamicResult struct {
 	timeout bool
 	effects []string
 	output  string
+	// execs are the argv of every program the command executed (observe
+	// mode only).
+	execs [][]string
 }
 
 // run executes cmd with bash in the fixture, which is bind-mounted
@@ -134,6 +137,13 @@ type dynamicResult struct {
 // execute besides those the analyser judges read-only.
 func (d *dynamicTracer) run(t testing.TB, root, cmd string, cache []string, helpers []string, timeout time.Duration) dynamicResult {
 	t.Helper()
+	return d.runJob(t, root, tracedJob{cmd: cmd, cache: cache, helpers: helpers}, timeout)
+}
+
+// runJob is run for one job, with its observe mode and secrets.
+func (d *dynamicTracer) runJob(t testing.TB, root string, j tracedJob, timeout time.Duration) dynamicResult {
+	t.Helper()
+	cmd := j.cmd
 	traces, err := os.MkdirTemp("", "permopa-dyn-")
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +153,7 @@ func (d *dynamicTracer) run(t testing.TB, root, cmd string, cache []string, help
 	out.max = 4096
 	exit, timedOut := d.traced(root, traces, []string{d.bash, "-c", cmd}, tracedSyscalls, &out, timeout)
 	res := dynamicResult{output: out.String(), exit: exit, timeout: timedOut}
-	res.effects = traceEffects(t, traceFiles(traces), cmd, cache, helpers)
+	res.effects, res.execs = traceJobEffects(t, traceFiles(traces), j)
 	return res
 }
 
@@ -194,6 +204,13 @@ func (d *dynamicTracer) traced(root, traces string, argv []string, syscalls stri
 type tracedJob struct {
 	cmd            string
 	cache, helpers []string
+	// observe judges what the command did, not what the analyser says of
+	// the programs it executed (the ground truth of a corpus, nl2bash_test.go):
+	// a program executed is an effect only when it is the fixture's own
+	// code (observeExec); its own system calls are traced like any other.
+	observe bool
+	// secrets are files whose opening for reading is an effect.
+	secrets []string
 }
 
 // batchEnd ends each command's output in a batch: NUL, the marker, the
@@ -219,7 +236,7 @@ func (d *dynamicTracer) runBatch(t testing.TB, root string, jobs []tracedJob, ti
 	if err != nil {
 		results := make([]dynamicResult, len(jobs))
 		for i, j := range jobs {
-			results[i] = d.run(t, root, j.cmd, j.cache, j.helpers, timeout)
+			results[i] = d.runJob(t, root, j, timeout)
 		}
 		return results
 	}
@@ -317,7 +334,7 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 	}
 	for i, j := range jobs {
 		if !done[i] {
-			results[i] = d.run(t, root, j.cmd, j.cache, j.helpers, timeout)
+			results[i] = d.runJob(t, root, j, timeout)
 			continue
 		}
 		pid := rootOf(i)
@@ -334,7 +351,7 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 			own[p] = files[p]
 			queue = append(queue, children[p]...)
 		}
-		results[i].effects = traceEffects(t, own, j.cmd, j.cache, j.helpers)
+		results[i].effects, results[i].execs = traceJobEffects(t, own, j)
 	}
 	return results
 }
@@ -381,6 +398,15 @@ var (
 // traceEffects reads the strace files of a command's processes (pid →
 // file) and lists the effects.
 func traceEffects(t testing.TB, procs map[int]string, cmd string, allowed []string, helpers []string) []string {
+	effects, _ := traceJobEffects(t, procs, tracedJob{cmd: cmd, cache: allowed, helpers: helpers})
+	return effects
+}
+
+// traceJobEffects is traceEffects for a job: in observe mode it also
+// returns the argv of every program executed.
+func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string, [][]string) {
+	cmd, allowed, helpers := j.cmd, j.cache, j.helpers
+	var execs [][]string
 	pids := map[int]bool{}
 	var files []string
 	for pid, f := range procs {
@@ -467,6 +493,13 @@ func traceEffects(t testing.TB, procs map[int]string, cmd string, allowed []stri
 				if len(argv) > 1 && prev != "" && argv[1] == prev {
 					continue
 				}
+				if j.observe {
+					execs = append(execs, argv)
+					if why := observeExec(path, argv); why != "" {
+						add("%s: %s", why, strings.Join(argv, " "))
+					}
+					continue
+				}
 				words := append([]string{base}, argv[1:]...)
 				if base == "xargs" {
 					// xargs alone cannot tell where its input comes from
@@ -486,12 +519,8 @@ func traceEffects(t testing.TB, procs map[int]string, cmd string, allowed []stri
 				if isHelper(words, helpers) {
 					continue
 				}
-				quoted := make([]string, len(words))
-				for i, a := range words {
-					quoted[i] = shellQuote(a)
-				}
-				if a := analyze(strings.Join(quoted, " "), Options{Cwd: "/", Home: "/"}); !a.ReadOnly {
-					add("executes %s (not read-only: %s)", strings.Join(argv, " "), strings.Join(a.NotReadOnly, "; "))
+				if why := execNotReadOnly(words); why != "" {
+					add("executes %s (not read-only: %s)", strings.Join(argv, " "), why)
 				}
 			case "open", "openat", "openat2", "creat":
 				fl := ""
@@ -500,6 +529,15 @@ func traceEffects(t testing.TB, procs map[int]string, cmd string, allowed []stri
 				}
 				if name != "creat" && !strings.Contains(fl, "O_WRONLY") && !strings.Contains(fl, "O_RDWR") &&
 					!strings.Contains(fl, "O_CREAT") && !strings.Contains(fl, "O_TRUNC") {
+					if ok && len(j.secrets) > 0 {
+						for _, p := range syscallPaths(args, 1) {
+							for _, sec := range j.secrets {
+								if filepath.Clean(p) == sec {
+									add("reads the secret %s", sec)
+								}
+							}
+						}
+					}
 					continue
 				}
 				if strings.Contains(fl, "O_TMPFILE") {
@@ -564,7 +602,7 @@ func traceEffects(t testing.TB, procs map[int]string, cmd string, allowed []stri
 		}
 	}
 	sort.Strings(effects)
-	return effects
+	return effects, execs
 }
 
 func retText(ok bool, rest, ret string) string {
@@ -1317,5 +1355,102 @@ func TestMain(m *testing.M) {
 	if fixtureDir != "" {
 		os.RemoveAll(fixtureDir)
 	}
+	if nl2bashFixtureDir != "" {
+		os.RemoveAll(nl2bashFixtureDir)
+	}
 	os.Exit(code)
+}
+
+// observeExec says why executing path (argv) is an effect of its own in
+// observe mode, "" when it is not: code that is not the system's (a program
+// outside the system directories, a relative path: the fixture's own), a
+// script given to an interpreter, or a build that runs the project's
+// recipes. Everything else a program executed does is traced as it happens.
+func observeExec(path string, argv []string) string {
+	system := false
+	for _, dir := range []string{"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/alternatives/"} {
+		system = system || strings.HasPrefix(path, dir)
+	}
+	if !system {
+		return "runs code that is not the system's"
+	}
+	base := filepath.Base(argv[0])
+	switch {
+	case base == "make" || base == "gmake" || base == "ninja" || base == "npm" || base == "yarn" || base == "cargo" ||
+		base == "mvn" || base == "gradle" || base == "ant" || base == "rake":
+		return "runs the project's build"
+	case base == "sh" || base == "bash" || base == "dash" || base == "zsh" || base == "ksh" ||
+		strings.HasPrefix(base, "python") || base == "perl" || base == "ruby" || base == "node" || base == "php":
+		// Inline code (-c, -e, -E, -pe, -ne, -le ...) is part of the
+		// command and traced; a file operand before it is a script.
+		for _, a := range argv[1:] {
+			if a == "--" {
+				continue
+			}
+			if strings.HasPrefix(a, "-") {
+				if strings.ContainsAny(a[1:], "ceE") && !strings.HasPrefix(a, "--") {
+					return ""
+				}
+				continue
+			}
+			return "runs a script"
+		}
+		if base == "sh" || base == "bash" || base == "dash" || base == "zsh" || base == "ksh" {
+			return "" // a shell reading its standard input (empty here)
+		}
+		return "runs a script"
+	}
+	return ""
+}
+
+// execNotReadOnly says why the analyser does not judge a program executed
+// (its argv) read-only, "" when it does. An argv too long to analyse whole
+// (xargs packs thousands of paths from find /) is judged in pieces: the
+// words before the first one holding a "/" (the program, its options and
+// pattern), followed by each run of 100 of the rest; every piece must be
+// read-only.
+func execNotReadOnly(words []string) string {
+	judge := func(ws []string) string {
+		quoted := make([]string, len(ws))
+		for i, a := range ws {
+			quoted[i] = shellQuote(a)
+		}
+		// A program named like a reserved word (time, /usr/bin/time) is a
+		// command here, not the keyword.
+		if bashReserved[ws[0]] {
+			quoted[0] = "'" + ws[0] + "'"
+		}
+		if a := analyze(strings.Join(quoted, " "), Options{Cwd: "/", Home: "/"}); !a.ReadOnly {
+			return strings.Join(a.NotReadOnly, "; ")
+		}
+		return ""
+	}
+	size := 0
+	for _, w := range words {
+		size += len(w) + 1
+	}
+	if len(words) <= 200 && size <= 8000 {
+		return judge(words)
+	}
+	head := 1
+	for head < len(words) && !strings.Contains(words[head], "/") {
+		head++
+	}
+	if head > 100 {
+		return judge(words) // no run of paths: judged whole (a limit fails it)
+	}
+	for i := head; i < len(words); i += 100 {
+		piece := append(append([]string{}, words[:head]...), words[i:min(i+100, len(words))]...)
+		if why := judge(piece); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// bashReserved are bash's reserved words.
+var bashReserved = map[string]bool{
+	"time": true, "if": true, "then": true, "else": true, "elif": true, "fi": true, "case": true, "esac": true,
+	"for": true, "select": true, "while": true, "until": true, "do": true, "done": true, "in": true,
+	"function": true, "coproc": true, "!": true, "[[": true, "]]": true, "{": true, "}": true,
 }

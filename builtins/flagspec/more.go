@@ -31,6 +31,14 @@ var prSpec = &spec{
 }
 
 var factorSpec = &spec{allow: `-h --exponents`, ops: opsText}
+
+// bc computes: its operands are program files it reads, then standard
+// input. The language has no statement that writes a file or runs a
+// program (no system(), no "!" escape, unlike dc; checked under strace);
+// read() takes a number from standard input. -i (interactive, readline)
+// is left out; BC_ENV_ARGS, which can name more files, is an environment
+// assignment the analyser does not allow.
+var bcSpec = &spec{allow: `-h -v -l --mathlib -q --quiet -s --standard -w --warn`, ops: opsRead}
 var tsortSpec = &spec{harmless: true, ops: opsRead, maxOps: 1}
 var pathchkSpec = &spec{allow: `-p -P --portability`, ops: opsText}
 var lookSpec = &spec{allow: `-a --alternative -d --alphanum -f --ignore-case -t= --terminate= -h -V`, ops: opsHook,
@@ -266,9 +274,13 @@ func init() {
 	// sort spills large inputs into scratch files in TMPDIR (-T, a chosen
 	// directory, stays denied).
 	sortSpec.cache = []string{"/tmp"}
+	// man-db keeps formatted pages (catN/NAME.N.gz) in its cache, when it
+	// can write there.
+	manSpec.cache = []string{"/var/cache/man"}
 	register(numfmtSpec, "numfmt")
 	register(prSpec, "pr")
 	register(factorSpec, "factor")
+	register(bcSpec, "bc")
 	register(tsortSpec, "tsort")
 	register(pathchkSpec, "pathchk")
 	register(lookSpec, "look")

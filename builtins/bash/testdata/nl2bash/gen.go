@@ -1,0 +1,107 @@
+//go:build ignore
+
+// gen samples the NL2Bash corpus (https://github.com/TellinaTool/nl2bash,
+// data/bash/all.cm, MIT license) for the second real-world corpus of the
+// read-only check (builtins/bash/nl2bash_test.go): the distinct non-empty
+// command lines, ranked by SHA-256 of "permopa-issue-26 " + the line, the
+// first -n of them; a line whose SHA-256 (alone) starts with an even byte is
+// in the tuning half, the others in the holdout half. It writes both TSVs
+// with the class "new" (classes already in the files are kept); the
+// classification under strace fills them in:
+//
+//	go run ./builtins/bash/testdata/nl2bash/gen.go -repo /path/to/nl2bash.git
+//	PERMOPA_NL2BASH_CLASSIFY=1 go test -count=1 -run TestNL2BashClassify ./builtins/bash/
+//
+// Only the sampled command lines are kept (test inputs), nothing else of NL2Bash.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+)
+
+var (
+	repo = flag.String("repo", "", "nl2bash git directory (bare is fine)")
+	rev  = flag.String("rev", "466c5fe873ab08c7cc0112ea1521cc6ad9c20992", "revision to read")
+	n    = flag.Int("n", 1000, "sample size")
+	dir  = flag.String("dir", "builtins/bash/testdata", "where the TSVs go")
+)
+
+const header = `# Real shell commands from a source other than tldr-pages: a sample of the NL2Bash corpus
+# (https://github.com/TellinaTool/nl2bash, data/bash/all.cm at commit 466c5fe873ab08c7cc0112ea1521cc6ad9c20992,
+# MIT license), one-liners people wrote for real tasks. Sampled and split by
+# testdata/nl2bash/gen.go (%s half); classified by running each command under strace in the dynamic
+# check's fixture (nl2bash_test.go, TestNL2BashClassify). Commands are kept as written.
+# class: readonly (no effect observed), not_readonly (wrote, ran code that is not the system's, read a
+# secret, signalled, or talked to the network besides failing), skip (cannot be observed meaningfully here:
+# note says why). note: the first effect, or why skipped.
+command	class	note
+`
+
+func main() {
+	flag.Parse()
+	b, err := exec.Command("git", "--git-dir", *repo, "show", *rev+":data/bash/all.cm").Output()
+	if err != nil {
+		log.Fatalf("git show: %v", err)
+	}
+	seen := map[string]bool{}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == "" || seen[l] || strings.ContainsAny(l, "\t\r") {
+			continue
+		}
+		seen[l] = true
+		lines = append(lines, l)
+	}
+	rank := func(s string) string {
+		h := sha256.Sum256([]byte("permopa-issue-26 " + s))
+		return hex.EncodeToString(h[:])
+	}
+	sort.Slice(lines, func(i, j int) bool { return rank(lines[i]) < rank(lines[j]) })
+	lines = lines[:min(*n, len(lines))]
+	halves := map[string][]string{}
+	for _, l := range lines {
+		h := sha256.Sum256([]byte(l))
+		half := "holdout"
+		if h[0]%2 == 0 {
+			half = "tune"
+		}
+		halves[half] = append(halves[half], l)
+	}
+	for _, half := range []string{"tune", "holdout"} {
+		path := fmt.Sprintf("%s/nl2bash-%s.tsv", *dir, half)
+		old := map[string]string{}
+		if f, err := os.Open(path); err == nil {
+			sc := bufio.NewScanner(f)
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			for sc.Scan() {
+				if c := strings.SplitN(sc.Text(), "\t", 2); len(c) == 2 && !strings.HasPrefix(c[0], "#") {
+					old[c[0]] = c[1]
+				}
+			}
+			f.Close()
+		}
+		var out bytes.Buffer
+		fmt.Fprintf(&out, header, half)
+		for _, l := range halves[half] {
+			rest := old[l]
+			if rest == "" {
+				rest = "new\t"
+			}
+			fmt.Fprintf(&out, "%s\t%s\n", l, rest)
+		}
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %d commands\n", path, len(halves[half]))
+	}
+}
