@@ -101,11 +101,11 @@ func (f *Files) Read(p string) ([]byte, error) {
 	}
 	st := stampOf(p)
 	f.stamps = append(f.stamps, st)
-	if !st.Exists {
-		return nil, fmt.Errorf("%s %w", p, ErrNotExist)
-	}
 	if !under(f.roots, p) {
 		return nil, fmt.Errorf("%s %w", p, ErrOutside)
+	}
+	if !st.Exists {
+		return nil, fmt.Errorf("%s %w", p, ErrNotExist)
 	}
 	if st.Real == "" || !under(f.roots, st.Real) {
 		return nil, fmt.Errorf("%s leads out of the working directories (to %s)", p, st.Real)

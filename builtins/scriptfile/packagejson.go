@@ -84,6 +84,12 @@ var (
 	// change the shell: not modelled.
 	npmUnmodelled = "-w --workspace --workspaces -ws --include-workspace-root --script-shell --shell --node-options " +
 		"--userconfig --globalconfig --call -c --package"
+	npmUnmodelledValues = map[string]bool{"-w": true, "--workspace": true, "--script-shell": true, "--shell": true,
+		"--node-options": true, "--userconfig": true, "--globalconfig": true, "--call": true, "-c": true, "--package": true}
+	// Options of yarn, pnpm and bun that take a value (not modelled: they
+	// select other packages).
+	managerValues = map[string]bool{"--filter": true, "-F": true, "--filter-prod": true, "--workspace-concurrency": true,
+		"--reporter": true, "--loglevel": true}
 )
 
 func npmCall(c Call) ([]Script, bool) {
@@ -137,6 +143,9 @@ func npmCall(c Call) ([]Script, bool) {
 			}
 		case strings.Contains(" "+npmUnmodelled+" ", " "+name+" "):
 			pc.unknown = firstOf(pc.unknown, "npm "+name+" runs scripts permopa does not read (other packages, another shell or code)")
+			if npmUnmodelledValues[name] && !hasVal {
+				i++ // its value
+			}
 		default:
 			pc.unknown = firstOf(pc.unknown, "npm option "+name+" is not modelled: it may change what runs")
 		}
@@ -230,6 +239,9 @@ func managerCall(c Call, manager string) ([]Script, bool) {
 			// --filter, -r, --recursive, --workspace-root, ... run other
 			// packages' scripts; any other option may change what runs.
 			pc.unknown = firstOf(pc.unknown, manager+" option "+name+" is not modelled: it may run other scripts")
+			if managerValues[name] && !hasVal {
+				i++
+			}
 		}
 	}
 	if i >= len(c.Argv) {
@@ -348,8 +360,8 @@ func (pc *pkgCall) read(c Call) []Script {
 			case pc.ifPresent:
 				continue
 			default:
-				out = append(out, Script{Name: "script " + ev, File: file, Unknown: "there is no such script in " + file +
-					" (" + pc.manager + " then fails or runs a program of that name)"})
+				out = append(out, Script{Name: "script " + ev, File: file, Unknown: firstOf(pc.unknown, "there is no such script in "+file+
+					" ("+pc.manager+" then fails or runs a program of that name)")})
 				continue
 			}
 		}
