@@ -92,12 +92,29 @@ func analyze(bctx topdown.BuiltinContext, cmd, optsT *ast.Term, cmdPos, optsPos 
 	if err != nil {
 		return nil, err
 	}
+	// One evaluation asks several built-ins about one command: within it
+	// they share one analysis, so they agree on the script files read and
+	// the files' stamps are checked once (bash.Analyze checks them on
+	// every cache hit).
+	var key analysisKey
+	if bctx.Cache != nil {
+		key = analysisKey{cmd: string(c), opts: optsT.String()}
+		if a, ok := bctx.Cache.Get(key); ok {
+			return a.(*bash.Analysis), nil
+		}
+	}
 	a := bash.Analyze(string(c), bo)
 	if a.ReadsFiles() {
 		recordScriptFiles(bctx, cmd, optsT, a)
 	}
+	if bctx.Cache != nil {
+		bctx.Cache.Put(key, a)
+	}
 	return a, nil
 }
+
+// analysisKey keys an evaluation's analyses in its built-in cache.
+type analysisKey struct{ cmd, opts string }
 
 // scriptFilesCall is the recorded call (record.go) of an analysis that
 // read script files (docs/shell.md, "Scripts"): the bash built-ins are

@@ -135,3 +135,51 @@ func TestScriptsDenyRulesEveryMode(t *testing.T) {
 		t.Fatal("a script ran")
 	}
 }
+
+// BenchmarkDecideScripts measures a decision on a command that runs a
+// package script (read from disk, analysis cached by the files' stamps)
+// against one of the same shape that runs none (BENCHMARKS.md, "Scripts"),
+// with and without the decision cache.
+func BenchmarkDecideScripts(b *testing.B) {
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(root, "p")
+	if err := os.MkdirAll(filepath.Join(p, "node_modules/.bin"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p, "package.json"),
+		[]byte(`{"scripts": {"pretest": "tsc --noEmit", "test": "jest --ci && eslint .", "posttest": "echo ok"}}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	deny := mustRule(b, "Bash(git push:*)")
+	deny.Behavior = permission.Deny
+	s := settings.Settings{Home: filepath.Join(root, "home"), Cwd: p,
+		Rules: []permission.Rule{deny, mustRule(b, "Bash(npm test)"), mustRule(b, "Bash(git status:*)")}}
+	for _, cached := range []bool{false, true} {
+		opts := []engine.Option{engine.WithSettings(s)}
+		name := "uncached"
+		if cached {
+			opts, name = append(opts, engine.WithDecisionCache(0, 0)), "decision-cache"
+		}
+		eng, err := newEngine(ctx, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, cmd := range []string{"npm test", "git status --short"} {
+			in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": p, "permission_mode": "default"}
+			b.Run(name+"/"+strings.ReplaceAll(cmd, " ", "-"), func(b *testing.B) {
+				b.ReportAllocs()
+				start := cpuTime()
+				for b.Loop() {
+					if d := eng.Decide(ctx, in); d.Behavior != permission.Allow {
+						b.Fatal(d.Behavior, d.Message)
+					}
+				}
+				reportCPU(b, start)
+			})
+		}
+	}
+}

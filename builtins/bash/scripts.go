@@ -319,7 +319,13 @@ func (w *walker) projectBin(name string, fr frame) string {
 		return ""
 	}
 	for _, d := range fr.binDirs {
-		exists, ok := w.scriptFiles().Exists(filepath.Join(d, name))
+		// The directory is stamped (its modification time changes with
+		// its entries); the name in it only probed.
+		dirExists, ok := w.scriptFiles().Exists(d)
+		exists := false
+		if ok && dirExists {
+			exists, ok = w.scriptFiles().Probe(filepath.Join(d, name))
+		}
 		if !ok {
 			return "permopa looked up more command names in node_modules/.bin than it reads; " + name + " may be the project's"
 		}

@@ -376,3 +376,35 @@ func TestScriptsBounded(t *testing.T) {
 		t.Errorf("files: uncertain %q", a.Uncertain())
 	}
 }
+
+// BenchmarkScripts measures the added cost of reading scripts per
+// decision (BENCHMARKS.md, "Scripts"): a command whose analysis is cached
+// (one stat per file looked at, to check it is unchanged), the same
+// analysis uncached (file contents cached by stamp), and a command of the
+// same shape that runs no script, for comparison.
+func BenchmarkScripts(b *testing.B) {
+	_, opts := project(b, map[string]string{
+		"package.json":           `{"scripts": {"pretest": "tsc --noEmit", "test": "jest --ci && eslint .", "posttest": "echo ok"}}`,
+		"node_modules/.bin/jest": "",
+		"ci.sh":                  "#!/bin/sh\nset -e\nnpm test\ngit status --short\n",
+	})
+	for _, c := range []struct{ name, cmd string }{
+		{"npm-test", "npm test"},
+		{"sh-script-running-npm-test", "sh ci.sh"},
+		{"no-script", "git status --short"},
+	} {
+		b.Run(c.name+"/cached", func(b *testing.B) {
+			Analyze(c.cmd, opts)
+			b.ReportAllocs()
+			for b.Loop() {
+				Analyze(c.cmd, opts)
+			}
+		})
+		b.Run(c.name+"/uncached", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				analyze(c.cmd, opts)
+			}
+		})
+	}
+}

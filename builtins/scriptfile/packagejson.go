@@ -309,6 +309,15 @@ func (pc *pkgCall) read(c Call) []Script {
 	}
 	bins := binDirs(pkgDir)
 	unknown, notRO := pc.unknown, ""
+	// The files ConfigFindings reads are stamped, so that a cached
+	// analysis sees a change to them.
+	for _, x := range ancestorsOf(pkgDir) {
+		for _, name := range configFiles[pc.manager] {
+			if _, ok := c.Files.Exists(filepath.Join(x, name)); !ok {
+				unknown = firstOf(unknown, "permopa looked at more configuration files than it reads")
+			}
+		}
+	}
 	for _, f := range paths.ConfigFindings(configProgram(pc.manager), pkgDir, "") {
 		where := f.File
 		if f.Line > 0 {
@@ -373,6 +382,25 @@ func (pc *pkgCall) read(c Call) []Script {
 		out = append(out, s)
 	}
 	return out
+}
+
+// configFiles are the files paths.ConfigFindings reads in each directory
+// from the package up, per manager, and bun's own.
+var configFiles = map[string][]string{
+	"npm":  {".npmrc"},
+	"yarn": {".yarnrc.yml", ".yarnrc.yaml", ".yarnrc", "package.json"},
+	"pnpm": {".npmrc", ".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js", "pnpm-workspace.yaml", "package.json"},
+	"bun":  {".npmrc", "bunfig.toml"},
+}
+
+func ancestorsOf(dir string) []string {
+	var out []string
+	for x := dir; ; x = filepath.Dir(x) {
+		out = append(out, x)
+		if x == "/" || x == "." {
+			return out
+		}
+	}
 }
 
 func configProgram(manager string) string {
