@@ -126,6 +126,15 @@ func TestScriptsDenyRulesEveryMode(t *testing.T) {
 			t.Errorf("plan: %q: ALLOW (%s/%s): a script is never read-only", cmd, d.Step, d.Message)
 		}
 	}
+	// The person asked sees what the script runs.
+	for cmd, want := range map[string]string{
+		"yarn lint":        "it runs package.json:5 script lint: eslint ., tsc --noEmit",
+		"sh ok.sh && ls x": "it runs ok.sh:2: echo fine",
+	} {
+		if d := decide(cmd, "default"); d.Behavior != permission.Ask || !strings.Contains(d.Message, want) {
+			t.Errorf("default: %q: %s/%s (%s), want an ASK saying %q", cmd, d.Behavior, d.Step, d.Message, want)
+		}
+	}
 	// A script changed after a decision is decided again.
 	writeModeFile(t, filepath.Join(p, "ok.sh"), "#!/bin/sh\ngit push -f\n", 0o755)
 	if d := decide("bash ok.sh", "default"); d.Behavior != permission.Deny {
