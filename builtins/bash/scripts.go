@@ -98,6 +98,12 @@ func (w *walker) scriptProgram(base string, argv []word, fr frame, st state) boo
 		return false
 	}
 	c := w.scriptCall(argv, st)
+	if fr.appends {
+		// xargs appends words to the command at run time: the manager
+		// passes them to the script, or reads them as options.
+		c.Argv = append(c.Argv, dyn)
+		c.Dynamic = append(c.Dynamic, true)
+	}
 	scripts, handled := read(c)
 	if !handled {
 		return false
@@ -155,6 +161,11 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots = nil, false, nil
 	before := len(w.res.Leaves)
 	changed := w.scriptsChanged(argv, st)
+	if (fr.appends || fr.placeholder != "") && len(fr.wrappers) > 0 {
+		// xargs and find -exec supply arguments at run time, which the
+		// script (and the package manager) reads.
+		changed = firstNonEmpty(changed, innermostWrapper(fr.wrappers)+" supplies "+sv[0]+"'s arguments at run time")
+	}
 	for _, s := range scripts {
 		loc := w.scriptLoc(s.File, s.Line, s.Name)
 		// A prefix rule for the program (npm run:*) covers what its

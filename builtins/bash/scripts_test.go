@@ -144,6 +144,8 @@ func TestPackageScripts(t *testing.T) {
 		"dupkeys/package.json":      `{"scripts": {"clean": "rm -rf x"}, "scripts": {"clean": "echo fine"}}`,
 		"scriptsarray/package.json": `{"scripts": ["rm -rf x"]}`,
 		"bom/package.json":          "\ufeff{\"scripts\": {\"clean\": \"rm -rf x\"}}",
+		"linked/package.json":       "->~/.ssh/id_rsa",
+		"huge/package.json":         `{"scripts": {"clean": "rm -rf x"}, "pad": "` + strings.Repeat("x", 300<<10) + `"}`,
 	}, []scriptCase{
 		// npm and its spellings
 		{"npm run clean", "rm -rf:*", "certain", "package.json:4 script clean runs rm -rf dist"},
@@ -191,6 +193,13 @@ func TestPackageScripts(t *testing.T) {
 		{"npm --prefix scriptsarray run clean", "docker:*", "uncertain", "no such script"},
 		{"npm --prefix bom run clean", "rm -rf:*", "certain", "script clean"},
 		{"npm -w pkg run clean", "docker:*", "uncertain", "npm -w runs scripts permopa does not read"},
+		{"npm --prefix linked run clean", "docker:*", "uncertain", "leads out of the working directories"},
+		{"npm --prefix huge run clean", "docker:*", "uncertain", "larger than 256 KiB"},
+		{"npm run rmonly -- $X /", "rm -rf:*", "certain", "permopa cannot tell which options package.json:12 script rmonly runs rm"},
+		{"echo -rf / | xargs npm run rmonly --", "rm -rf:*", "certain", "script rmonly runs rm"},
+		{"echo x | xargs npm run clean --", "docker:*", "uncertain", "xargs supplies npm's arguments at run time"},
+		{"find . -name x -exec npm run rmonly -- {} \\;", "rm -rf:*", "uncertain", "find -exec supplies npm's arguments at run time"},
+		{"find . -name x -exec npm run clean \\;", "rm -rf:*", "certain", "script clean"},
 		{"npm run clean --script-shell=/tmp/x", "docker:*", "uncertain", "--script-shell"},
 		{"npm run dyn", "docker:*", "uncertain", "not static"},
 		// node_modules/.bin comes first on npm's PATH

@@ -227,7 +227,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	}
 	base := name
 	if strings.Contains(name, "/") {
-		if file, ok := w.projectProgram(name, st); ok && fr.placeholder == "" {
+		if file, ok := w.projectProgram(name, st); ok && !strings.Contains(name, dyn) {
 			// ./x.sh, scripts/build: the project's own script or program.
 			if file == "" {
 				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}}, "path-qualified program "+name)
@@ -453,7 +453,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	if shells[base] {
 		return w.shellCmd(argv, fr, st, stdin, base)
 	}
-	if fr.placeholder == "" && w.scriptProgram(base, argv, fr, st) {
+	if w.scriptProgram(base, argv, fr, st) {
 		return st, st
 	}
 	reason, unknown := w.evalBuiltin(base, argv, evalCtx{fr: fr.substBase(), st: st})
@@ -625,7 +625,7 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 			// file on disk: bash <(curl ...), sh /dev/stdin.
 			if unseenScript(argv[i]) {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-			} else if bashLike[base] && forced == "" && fr.placeholder == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell, base+" runs a script file") {
+			} else if bashLike[base] && forced == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell, base+" runs a script file") {
 				return st, st
 			} else {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[i].s+", a script file permopa did not read")
