@@ -205,7 +205,7 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 	}
 	if len(w.res.Leaves) == before {
 		// The scripts run nothing (an empty script, --if-present).
-		w.leaf(fr.wrap(sv[0], sv, false, ""), st, argv, reason+": it runs nothing")
+		w.leaf(fr, st, argv, reason+": it runs none here (no package.json, an empty script, --if-present)")
 	}
 }
 

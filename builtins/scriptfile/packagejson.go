@@ -299,6 +299,12 @@ func (pc *pkgCall) read(c Call) []Script {
 		return []Script{{Name: name, Unknown: "permopa cannot tell which package.json " + pc.manager + " reads (too many lookups)"}}
 	}
 	file := filepath.Join(pkgDir, "package.json")
+	if found, _ := c.Files.Exists(file); !found && pc.manager != "bun" && pc.unknown == "" {
+		// No package.json from the directory up: npm, yarn and pnpm stop
+		// with an error before running anything (bun run X would run a
+		// file or program X). The absence is stamped.
+		return nil
+	}
 	data, err := c.Files.Read(file)
 	if err != nil {
 		return []Script{{Name: name, File: file, Unknown: "the package.json " + pc.manager + " reads: " + err.Error()}}
