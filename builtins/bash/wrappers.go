@@ -967,7 +967,7 @@ func (w *walker) envEffectsIn(name, val string, inner, outer frame, argv []strin
 	cmd := commandVars[name] || upper == "NPM_CONFIG_SCRIPT_SHELL" || upper == "NPM_CONFIG_SHELL"
 	loads := loaderVars[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
 		strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG") ||
-		upper == "NPM_CONFIG_NODE_OPTIONS"
+		upper == "NPM_CONFIG_NODE_OPTIONS" || packageManagerConfig(upper)
 	switch {
 	case loads:
 		inner.unknown = firstNonEmpty(inner.unknown, name+" makes programs load code or other programs permopa cannot see")
@@ -983,4 +983,17 @@ func (w *walker) envEffectsIn(name, val string, inner, outer frame, argv []strin
 		return inner
 	}
 	return inner.withCode(argv, n)
+}
+
+// packageManagerConfig reports a variable that configures a package
+// manager (npm_config_script_shell, YARN_*, PNPM_*, BUN_*): it can change
+// the shell that runs package scripts or the code the manager loads, so the
+// scripts permopa reads are not what runs (docs/shell.md, "Scripts").
+func packageManagerConfig(upper string) bool {
+	for _, p := range []string{"NPM_CONFIG_", "YARN_", "PNPM_", "BUN_"} {
+		if strings.HasPrefix(upper, p) {
+			return true
+		}
+	}
+	return false
 }
