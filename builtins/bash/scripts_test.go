@@ -262,6 +262,7 @@ func TestShellScripts(t *testing.T) {
 		"dyn.sh":        "$CMD x\n",
 		"sub/inner.sh":  "rm -rf ../out\n",
 		"sub/caller.sh": "cd sub && sh inner.sh\n",
+		".env":          "TOKEN=secret\n",
 	}, []scriptCase{
 		{"bash clean.sh", "rm -rf:*", "certain", "clean.sh:4 runs rm -rf build"},
 		{"sh clean.sh", "rm -rf:*", "certain", "clean.sh:4"},
@@ -291,6 +292,10 @@ func TestShellScripts(t *testing.T) {
 		{"bash /etc/profile", "docker:*", "uncertain", "outside the working directories"},
 		{"bash \"$S\"", "docker:*", "uncertain", "not static"},
 		{"bash notparse.sh", "docker:*", "uncertain", "parse error in notparse.sh"},
+		{"source .env", "docker:*", "uncertain", "credential file"},
+		{"git checkout other && ./clean.sh", "docker:*", "uncertain", "git ran earlier in this command and may have replaced the script"},
+		{"tar xf a.tar; bash clean.sh", "docker:*", "uncertain", "tar ran earlier"},
+		{"sed -i s/x/y/ clean.sh && bash clean.sh", "docker:*", "uncertain", "written earlier"},
 		{"bash dyn.sh", "docker:*", "uncertain", "not static"},
 		{"echo 'rm x' > s.sh && sh s.sh", "docker:*", "uncertain", "written earlier"},
 		{"echo 'rm x' >> clean.sh; ./clean.sh", "docker:*", "uncertain", "written earlier"},
