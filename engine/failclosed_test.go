@@ -162,6 +162,7 @@ func TestSymlinkSwapKeepsLastGood(t *testing.T) {
 	t.Parallel()
 	tr := newTree(t)
 	file := tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\n  allow: [\"Bash(npm test)\"]\n")
+	tr.write(t, "package.json", `{"scripts": {"test": "echo ok"}}`)
 	eng, l, problems := tr.attach(t)
 	if len(problems) > 0 {
 		t.Fatal(problems)

@@ -175,6 +175,9 @@ func TestAllowRulesCoverNoMoreThanTheirWordsEndToEnd(t *testing.T) {
 		{"git status > out.txt", "default", permission.Ask, permission.StepModeFallback},
 		{"git status > out.txt", "acceptEdits", permission.Allow, permission.StepToolCheck},
 		{"git status > /dev/null", "default", permission.Allow, permission.StepReadOnly},
+		// /w holds no package.json: npm stops before running anything, and
+		// the allow rule covers the command's words (scripts that are read:
+		// TestScriptsDenyRulesEveryMode).
 		{"npm run build", "default", permission.Allow, permission.StepAllowRule},
 		{"npm run build > build.log", "default", permission.Ask, permission.StepModeFallback},
 		// A shell program permopa does not read: with deny rules present,

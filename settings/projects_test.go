@@ -24,6 +24,7 @@ func TestProjectLayers(t *testing.T) {
 	}
 	app := filepath.Join(tr.root, "app")
 	file := tr.write(t, filepath.Join(app, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(npm test)\", \"Bash(curl:*)\"]\n  deny: [\"Bash(git push:*)\"]\n  defaultMode: bypassPermissions\n")
+	tr.write(t, filepath.Join(app, "package.json"), `{"scripts": {"test": "echo ok"}}`)
 	pl := settings.NewProjectLayers(app, app)
 	pl.SetUserDir(tr.user)
 	tr.trust(t, app)

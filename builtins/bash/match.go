@@ -765,6 +765,11 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 	}
 	for i := range a.Leaves {
 		if a.viewsOf(&a.Leaves[i], p.Match, true) {
+			// A command a script runs: say where it is written
+			// (scripts.go), "package.json:12 script clean runs rm -rf dist".
+			if lf := &a.Leaves[i]; lf.Script != "" && p.Match(lf.Argv) {
+				return lf.Script + " runs " + printableWord(strings.Join(lf.Argv, " "))
+			}
 			return ""
 		}
 	}
@@ -780,6 +785,9 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 			}
 			if hit, open := p.canon.matches(&lc.inv, a.home); hit {
 				shown := strings.Join(a.Leaves[i].Argv, " ")
+				if s := a.Leaves[i].Script; s != "" {
+					shown = s + " runs " + shown
+				}
 				if open {
 					reason := lc.inv.Open
 					if lc.inv.SubcommandOpen {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/scriptfile"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -224,8 +225,22 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		w.leaf(fr, st, argv, reason)
 		return state{unknown: true}, state{unknown: true}
 	}
+	if r := w.projectBin(name, fr); r != "" {
+		// A package script's command found in node_modules/.bin.
+		fr.unknown = firstNonEmpty(fr.unknown, r)
+	}
 	base := name
 	if strings.Contains(name, "/") {
+		if file, ok := w.projectProgram(name, st); ok && !strings.Contains(name, dyn) {
+			// ./x.sh, scripts/build: the project's own script or program.
+			if file == "" {
+				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}}, "path-qualified program "+name)
+				return st, st
+			}
+			if w.shellScript(argv, word{s: file}, fr, st, scriptfile.ByExec, "path-qualified program "+name) {
+				return st, st
+			}
+		}
 		base = path.Base(name)
 		fr.forced = appendStr(fr.forced, "path-qualified program "+name)
 		fr.noFS = true
@@ -395,6 +410,10 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		// stdin, a name only known at run time) is code nobody sees.
 		if len(argv) < 2 || unseenScript(argv[1]) {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
+		} else if w.shellScript(argv, argv[1], fr, st, scriptfile.BySource, "source runs a script in this shell") {
+			return state{unknown: true}, state{unknown: true}
+		} else {
+			fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[1].s+", a script file permopa did not read")
 		}
 		w.leaf(fr, st, argv, "source runs a script in this shell")
 		return state{unknown: true}, state{unknown: true}
@@ -450,6 +469,9 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	}
 	if shells[base] {
 		return w.shellCmd(argv, fr, st, stdin, base)
+	}
+	if w.scriptProgram(base, argv, fr, st) {
+		return st, st
 	}
 	reason, unknown := w.evalBuiltin(base, argv, evalCtx{fr: fr.substBase(), st: st})
 	fr.unknown = firstNonEmpty(fr.unknown, unknown)
@@ -620,6 +642,10 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 			// file on disk: bash <(curl ...), sh /dev/stdin.
 			if unseenScript(argv[i]) {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
+			} else if bashLike[base] && forced == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell, base+" runs a script file") {
+				return st, st
+			} else {
+				fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[i].s+", a script file permopa did not read")
 			}
 			w.leaf(fr, st, argv, base+" runs a script file")
 		case stdin != nil:
@@ -958,7 +984,7 @@ func (w *walker) envEffectsIn(name, val string, inner, outer frame, argv []strin
 	cmd := commandVars[name] || upper == "NPM_CONFIG_SCRIPT_SHELL" || upper == "NPM_CONFIG_SHELL"
 	loads := loaderVars[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
 		strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "GIT_CONFIG") ||
-		upper == "NPM_CONFIG_NODE_OPTIONS"
+		upper == "NPM_CONFIG_NODE_OPTIONS" || packageManagerConfig(upper)
 	switch {
 	case loads:
 		inner.unknown = firstNonEmpty(inner.unknown, name+" makes programs load code or other programs permopa cannot see")
@@ -974,4 +1000,17 @@ func (w *walker) envEffectsIn(name, val string, inner, outer frame, argv []strin
 		return inner
 	}
 	return inner.withCode(argv, n)
+}
+
+// packageManagerConfig reports a variable that configures a package
+// manager (npm_config_script_shell, YARN_*, PNPM_*, BUN_*): it can change
+// the shell that runs package scripts or the code the manager loads, so the
+// scripts permopa reads are not what runs (docs/shell.md, "Scripts").
+func packageManagerConfig(upper string) bool {
+	for _, p := range []string{"NPM_CONFIG_", "YARN_", "PNPM_", "BUN_"} {
+		if strings.HasPrefix(upper, p) {
+			return true
+		}
+	}
+	return false
 }
