@@ -1,0 +1,457 @@
+package makefile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// defaultSuffixes is GNU make's .SUFFIXES before the makefile changes it.
+var defaultSuffixes = strings.Fields(".out .a .ln .o .c .cc .C .cpp .p .f .F .m .r .y .l .ym .yl .s .S .mod .sym .def .h .info .dvi .tex .texinfo .texi .txinfo .w .ch .web .sh .elc .el")
+
+// builtinRule is one of GNU make's built-in implicit rules, as `make -p`
+// lists them: target pattern ← prerequisite pattern. Suffix rules apply
+// only while both suffixes are in .SUFFIXES; terminal rules never chain.
+type builtinRule struct {
+	target, prereq string
+	from, to       string // the suffixes of a suffix rule
+	terminal       bool
+}
+
+var builtinRules = func() []builtinRule {
+	var out []builtinRule
+	pairs := map[string]string{
+		".o":    ".C .F .S .c .cc .cpp .f .m .mod .p .r .s",
+		".c":    ".l .w .y",
+		".f":    ".F .r",
+		".ln":   ".c .l .y",
+		".m":    ".ym",
+		".p":    ".web",
+		".r":    ".l",
+		".s":    ".S",
+		".sym":  ".def",
+		".tex":  ".w .web",
+		".dvi":  ".tex .texi .texinfo .txinfo",
+		".info": ".texi .texinfo .txinfo",
+		"":      ".C .F .S .c .cc .cpp .f .m .mod .p .r .s .sh .o",
+	}
+	for to, froms := range pairs {
+		for _, from := range strings.Fields(froms) {
+			out = append(out, builtinRule{target: "%" + to, prereq: "%" + from, from: from, to: to})
+		}
+	}
+	out = append(out, builtinRule{target: "%.out", prereq: "%"},
+		builtinRule{target: "%.c", prereq: "%.w"}, builtinRule{target: "%.tex", prereq: "%.w"})
+	for _, p := range []string{"%,v", "RCS/%,v", "RCS/%", "SCCS/s.%", "s.%"} {
+		out = append(out, builtinRule{target: "%", prereq: p, terminal: true})
+	}
+	return out
+}()
+
+// defaults are the variables GNU make defines before reading a makefile
+// (`make -p -f /dev/null`), those recipes commonly use.
+var defaults = map[string]string{
+	"AR": "ar", "ARFLAGS": "rv", "AS": "as", "CC": "cc", "CXX": "g++", "CPP": "$(CC) -E",
+	"FC": "f77", "LD": "ld", "LEX": "lex", "YACC": "yacc", "RM": "rm -f", "CO": "co", "GET": "get",
+	"M2C": "m2c", "PC": "pc", "OBJC": "cc", "LINT": "lint", "MAKEINFO": "makeinfo", "TEX": "tex",
+	"TEXI2DVI": "texi2dvi", "WEAVE": "weave", "CWEAVE": "cweave", "TANGLE": "tangle",
+	"CTANGLE": "ctangle", "F77": "$(FC)", "F77FLAGS": "$(FFLAGS)", "COFLAGS": "",
+	"OUTPUT_OPTION": "-o $@",
+	"COMPILE.c":     "$(CC) $(CFLAGS) $(CPPFLAGS) $(TARGET_ARCH) -c",
+	"COMPILE.cc":    "$(CXX) $(CXXFLAGS) $(CPPFLAGS) $(TARGET_ARCH) -c",
+	"COMPILE.C":     "$(COMPILE.cc)", "COMPILE.cpp": "$(COMPILE.cc)",
+	"COMPILE.s": "$(AS) $(ASFLAGS) $(TARGET_MACH)",
+	"COMPILE.S": "$(CC) $(ASFLAGS) $(CPPFLAGS) $(TARGET_MACH) -c",
+	"LINK.c":    "$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(TARGET_ARCH)",
+	"LINK.cc":   "$(CXX) $(CXXFLAGS) $(CPPFLAGS) $(LDFLAGS) $(TARGET_ARCH)",
+	"LINK.C":    "$(LINK.cc)", "LINK.cpp": "$(LINK.cc)",
+	"LINK.o":       "$(CC) $(LDFLAGS) $(TARGET_ARCH)",
+	"LINK.s":       "$(CC) $(ASFLAGS) $(LDFLAGS) $(TARGET_MACH)",
+	"LINK.S":       "$(CC) $(ASFLAGS) $(CPPFLAGS) $(LDFLAGS) $(TARGET_MACH)",
+	"PREPROCESS.S": "$(CC) -E $(CPPFLAGS)",
+	"LEX.l":        "$(LEX) $(LFLAGS) -t", "YACC.y": "$(YACC) $(YFLAGS)",
+}
+
+func (r *reader) defineDefaults() {
+	if !r.inv.NoBuiltinVars {
+		for k, v := range defaults {
+			r.vars[k] = &variable{value: v, origin: "default"}
+		}
+	}
+	simple := map[string]string{
+		"MAKE_COMMAND": r.inv.Program, "CURDIR": r.inv.Dir, "SHELL": "/bin/sh", ".SHELLFLAGS": "-c",
+		"MAKELEVEL": "0", "MAKE_VERSION": "4.3", "MAKECMDGOALS": strings.Join(r.inv.Targets, " "),
+		".DEFAULT_GOAL": "", "MAKEFILE_LIST": "", ".RECIPEPREFIX": "",
+	}
+	for k, v := range simple {
+		r.vars[k] = &variable{value: v, simple: true, origin: "default"}
+	}
+	r.vars["MAKE"] = &variable{value: "$(MAKE_COMMAND)", origin: "default"}
+	for _, a := range []string{"@", "<", "^", "+", "?", "*", "|", "%"} {
+		r.vars[a+"D"] = &variable{value: "$(patsubst %/,%,$(dir $" + a + "))", origin: "automatic"}
+		r.vars[a+"F"] = &variable{value: "$(notdir $" + a + ")", origin: "automatic"}
+	}
+	for k, v := range r.inv.Vars {
+		if k == "MAKE" || k == "MAKE_COMMAND" || k == ".RECIPEPREFIX" || k == "MAKEFLAGS" || k == "MFLAGS" {
+			r.fail("the command line sets %s", k)
+		}
+		r.vars[k] = &variable{value: v, origin: "command line"}
+	}
+	if r.inv.NoBuiltinRules {
+		r.suffixes = nil
+	} else {
+		r.suffixes = append([]string(nil), defaultSuffixes...)
+	}
+}
+
+// run reads the makefiles and builds the goals.
+func (r *reader) run() {
+	if len(r.inv.Files) > 0 {
+		for _, f := range r.inv.Files {
+			r.where = f
+			data, ok := r.readFile(f)
+			if !ok {
+				r.fail("the makefile %s does not exist: make would try to build it", f)
+			}
+			r.parseFile(f, data)
+		}
+	} else {
+		for _, f := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			r.where = f
+			if data, ok := r.readFile(f); ok {
+				r.parseFile(f, data)
+				break
+			}
+		}
+	}
+	r.where = "make"
+	r.finishRead()
+
+	// make first brings its makefiles up to date, running their recipes
+	// even under -n.
+	for _, m := range r.makefiles {
+		r.build(m)
+	}
+	goals := r.inv.Targets
+	if len(goals) == 0 {
+		if g := strings.Fields(r.varValue(".DEFAULT_GOAL")); len(g) > 1 {
+			r.fail(".DEFAULT_GOAL names more than one target")
+		} else if len(g) == 1 {
+			goals = g
+		} else if r.firstGoal != "" {
+			goals = []string{r.firstGoal}
+		}
+	}
+	for _, g := range goals {
+		r.build(g)
+	}
+}
+
+// finishRead turns suffix rules into patterns and checks what applies to
+// the whole makefile.
+func (r *reader) finishRead() {
+	for name, ru := range r.rules {
+		if !strings.HasPrefix(name, ".") || ru.recipe == nil || strings.Contains(name, "/") {
+			continue
+		}
+		if _, special := specialTargets[name]; special {
+			if name == ".DEFAULT" {
+				r.defaultAt = posOf(ru.file, ru.line)
+			}
+			continue
+		}
+		for _, s := range r.suffixes {
+			rest, ok := strings.CutPrefix(name, s)
+			if !ok {
+				continue
+			}
+			if rest == "" {
+				r.patterns = append(r.patterns, pattern{target: "%", file: ru.file, line: ru.line})
+			}
+			for _, t := range r.suffixes {
+				if rest == t {
+					r.patterns = append(r.patterns, pattern{target: "%" + t, file: ru.file, line: ru.line})
+				}
+			}
+		}
+	}
+	r.checkShell()
+	for _, m := range r.missing {
+		r.where = "make"
+		if r.rules[m] != nil {
+			r.fail("the included %s does not exist and has a rule: make would build it first", m)
+		}
+		r.implicit(m)
+	}
+}
+
+// checkShell allows SHELL and .SHELLFLAGS values that run recipes as
+// `sh -c` runs them (bash and POSIX sh, with -e, -u, -x, -o pipefail).
+func (r *reader) checkShell() {
+	if v := r.vars["SHELL"]; v == nil || v.origin != "default" {
+		r.where = "SHELL"
+		sh := ""
+		if v != nil {
+			sh = trimSpace(r.varValue("SHELL"))
+		}
+		switch sh {
+		case "/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash":
+		default:
+			r.fail("the makefile sets SHELL to %s: recipes run in a shell permopa does not model", printable(sh))
+		}
+	}
+	if v := r.vars[".SHELLFLAGS"]; v != nil && v.origin != "default" {
+		r.where = ".SHELLFLAGS"
+		f := strings.Fields(r.varValue(".SHELLFLAGS"))
+		ok := len(f) > 0 && strings.HasPrefix(f[len(f)-1], "-") && strings.HasSuffix(f[len(f)-1], "c")
+		for i := 0; i < len(f) && ok; i++ {
+			w := f[i]
+			if w == "-o" && i+1 < len(f) {
+				switch f[i+1] {
+				case "pipefail", "errexit", "nounset", "xtrace":
+					i++
+					continue
+				}
+			}
+			ok = len(w) > 1 && w[0] == '-' && strings.Trim(w[1:], "euxc") == ""
+		}
+		if !ok {
+			r.fail("the makefile sets .SHELLFLAGS to %s, which permopa does not model", printable(strings.Join(f, " ")))
+		}
+	}
+}
+
+// build brings target t up to date as make does: its prerequisites first,
+// then its recipe; each target once.
+func (r *reader) build(t string) {
+	if r.done[t] || r.visiting[t] {
+		return // done, or a circular dependency make drops
+	}
+	r.built++
+	if r.built > r.lim.MaxTargets {
+		r.fail("more than %d targets to build", r.lim.MaxTargets)
+	}
+	r.visiting[t] = true
+	defer func() { r.visiting[t] = false; r.done[t] = true }()
+	if at, ok := r.tvars[t]; ok {
+		r.fail("%s: target-specific variables of %s are not modelled", at, printable(t))
+	}
+	for _, p := range r.pvars {
+		if _, ok := matchPattern(p.target, t); ok {
+			r.fail("%s: pattern-specific variables of %s apply to %s and are not modelled", posOf(p.file, p.line), p.target, printable(t))
+		}
+	}
+	ru := r.rules[t]
+	if ru != nil {
+		for _, p := range ru.prereqs {
+			r.build(p)
+		}
+		for _, p := range ru.orderOnly {
+			r.build(p)
+		}
+	}
+	if ru == nil || ru.recipe == nil {
+		if !r.phony[t] {
+			r.implicit(t)
+		}
+		return
+	}
+	r.runRecipe(t, ru)
+}
+
+// implicit fails when an implicit rule may build t: a pattern or suffix
+// rule of the makefile whose target matches, .DEFAULT, or one of make's
+// built-in rules whose prerequisite exists or is named in the makefile.
+func (r *reader) implicit(t string) {
+	switch {
+	case strings.HasPrefix(t, "-l"):
+		r.fail("the prerequisite %s is a library make searches for", printable(t))
+	case strings.Contains(t, "("):
+		r.fail("%s names an archive member, which make builds with implicit rules", printable(t))
+	}
+	for _, p := range r.patterns {
+		if _, ok := matchPattern(p.target, t); ok {
+			r.fail("%s has no recipe: the pattern rule %s (%s) may build it, which is not modelled", printable(t), p.target, posOf(p.file, p.line))
+		}
+	}
+	if r.defaultAt != "" {
+		r.fail("%s has no rule: make would run the recipe of .DEFAULT (%s)", printable(t), r.defaultAt)
+	}
+	if r.inv.NoBuiltinRules {
+		return
+	}
+	if from := r.builtinSource(t); from != "" {
+		r.fail("%s has no recipe: make may build it from %s with a built-in implicit rule", printable(t), from)
+	}
+}
+
+// builtinSource returns a file a chain of built-in rules could build t
+// from, or "".
+func (r *reader) builtinSource(t string) string {
+	type node struct {
+		name  string
+		depth int
+	}
+	seen := map[string]bool{t: true}
+	queue := []node{{t, 0}}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		dir, base := "", n.name
+		if i := strings.LastIndexByte(n.name, '/'); i >= 0 {
+			dir, base = n.name[:i+1], n.name[i+1:]
+		}
+		for _, b := range builtinRules {
+			if b.from != "" && !(r.hasSuffix(b.from) && (b.to == "" || r.hasSuffix(b.to))) {
+				continue
+			}
+			if n.depth > 0 && b.target == "%" && !b.terminal {
+				continue // match-anything rules do not build intermediate files
+			}
+			stem, ok := matchPattern(b.target, base)
+			if !ok || stem == "" {
+				continue
+			}
+			p := dir + strings.Replace(b.prereq, "%", stem, 1)
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if r.mentioned[p] || r.existsCached(p) {
+				return p
+			}
+			if !b.terminal && n.depth < 3 {
+				queue = append(queue, node{p, n.depth + 1})
+			}
+		}
+	}
+	return ""
+}
+
+func (r *reader) hasSuffix(s string) bool {
+	for _, x := range r.suffixes {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// existsCached reports whether name exists, from one listing per
+// directory.
+func (r *reader) existsCached(name string) bool {
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.inv.Dir, p)
+	}
+	dir, base := filepath.Split(p)
+	if r.dirs == nil {
+		r.dirs = map[string]map[string]bool{}
+	}
+	names, ok := r.dirs[dir]
+	if !ok {
+		names = map[string]bool{}
+		if f, err := os.Open(dir); err == nil {
+			list, err := f.Readdirnames(20001)
+			f.Close()
+			if err == nil && len(list) > 20000 {
+				names = nil // too many: stat each
+			} else {
+				for _, n := range list {
+					names[n] = true
+				}
+			}
+		}
+		r.dirs[dir] = names
+	}
+	if names == nil {
+		_, err := os.Lstat(p)
+		return err == nil
+	}
+	return names[base]
+}
+
+// runRecipe expands t's recipe and records its command lines.
+func (r *reader) runRecipe(t string, ru *rule) {
+	stem := ru.stem
+	if !ru.stemSet {
+		for _, s := range r.suffixes {
+			if strings.HasSuffix(t, s) && len(s) < len(t) {
+				stem = t[:len(t)-len(s)]
+				break
+			}
+		}
+	}
+	auto := func(v string) *variable { return &variable{value: v, simple: true, origin: "automatic"} }
+	scope := map[string]*variable{
+		"@": auto(t), "<": auto(nth(ru.prereqs, 0)), "^": auto(strings.Join(dedup(ru.prereqs), " ")),
+		"+": auto(strings.Join(ru.prereqs, " ")), "?": auto(strings.Join(dedup(ru.prereqs), " ")),
+		"|": auto(strings.Join(dedup(ru.orderOnly), " ")), "*": auto(stem), "%": auto(""),
+	}
+	r.scopes = append(r.scopes, scope)
+	defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
+	for _, l := range ru.recipe.lines {
+		r.where = posOf(l.file, l.line)
+		for _, cmd := range splitCommands(r.expand(l.text)) {
+			line := Line{File: l.file, Line: l.line, Target: t}
+			i := 0
+			for ; i < len(cmd); i++ {
+				switch cmd[i] {
+				case '@':
+					line.Silent = true
+				case '-':
+					line.IgnoreErrors = true
+				case '+':
+					line.Always = true
+				case ' ', '\t', '\n':
+				default:
+					goto done
+				}
+			}
+		done:
+			line.Text = cmd[i:]
+			if line.Text == "" {
+				continue
+			}
+			if len(r.commands) >= r.lim.MaxCommands {
+				r.fail("more than %d recipe lines", r.lim.MaxCommands)
+			}
+			r.commands = append(r.commands, line)
+		}
+	}
+}
+
+// splitCommands splits an expanded recipe line at newlines that no
+// backslash escapes: each piece is a command of its own, with its own
+// prefixes (a multi-line variable in a recipe).
+func splitCommands(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		n := 0
+		for j := i - 1; j >= start && s[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 1 {
+			continue
+		}
+		out = append(out, s[start:i])
+		start = i + 1
+	}
+	return append(out, s[start:])
+}
+
+func dedup(w []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range w {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
