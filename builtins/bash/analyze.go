@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/scriptfile"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -15,7 +16,7 @@ import (
 // (command, options) in a bounded process-wide cache; callers must not modify it.
 func Analyze(command string, opts Options) *Analysis {
 	key := cacheKey(command, opts)
-	if a, ok := analyses.get(key); ok {
+	if a, ok := analyses.get(key); ok && (len(a.stamps) == 0 || scriptfile.Fresh(a.stamps)) {
 		return a
 	}
 	a := analyze(command, opts)
@@ -136,6 +137,7 @@ func analyze(command string, opts Options) (res *Analysis) {
 // assemble derives the command-level fields from the leaves.
 func (w *walker) assemble() *Analysis {
 	res := w.res
+	res.stamps = w.files.Stamps()
 	w.gitDirInTheMaking()
 	res.Reasons = append(res.Reasons, w.reasons...)
 	res.Analysable = len(res.Reasons) == 0 && !res.Truncated

@@ -6,7 +6,11 @@
 // analysable when the construct hides what runs.
 package bash
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/permopa/permopa/builtins/scriptfile"
+)
 
 // Options are the facts about the call that the analysis needs.
 type Options struct {
@@ -128,6 +132,10 @@ type Leaf struct {
 	// CacheWrites are the program's own cache and log directories it may
 	// write (absolute, ~ expanded): not project writes, not in Writes.
 	CacheWrites []string `json:"cache_writes,omitempty"`
+	// Script is where the leaf's command is written when a script file
+	// runs it ("package.json:12 script clean", "build.sh:3"; scripts.go),
+	// "" for a command of the call itself.
+	Script string `json:"script,omitempty"`
 	// operandViews are more argvs deny and ask rules see: for a program
 	// the vocabulary does not model, what it may run (match.go,
 	// unmodelledViews).
@@ -231,6 +239,9 @@ type Analysis struct {
 	// the analyser does not model, a cap hit, a parse error): every deny
 	// and ask rule hits the command.
 	hidden string
+	// stamps are the script files the analysis read (scripts.go): a cached
+	// analysis is used again only while they are unchanged.
+	stamps []scriptfile.Stamp
 	// canon caches the leaves' canonical forms for flag-aware rules.
 	canon atomic.Pointer[[]leafCanon]
 }

@@ -86,6 +86,11 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	default:
 		v = flagspec.Judge(judge)
 	}
+	if kind, _ := flagspec.RunsCode(base); kind == flagspec.Interpreter && !v.ReadOnly && v.RunsUnknown == "" {
+		// python3 x.py, node x.js, ruby -S rake: a program permopa does not
+		// read, as uncertain as inline code (docs/rules.md).
+		v.RunsUnknown = base + " runs " + firstNonEmpty(firstOperand(judge), "code") + ", a program permopa does not read"
+	}
 	if v.RunsData != "" {
 		// As unknowable as eval of a run-time string: a safety ASK that
 		// a tool-wide allow rule does not lift (docs/shell.md).
@@ -451,6 +456,7 @@ func (w *walker) finish(lf *Leaf, fr frame, ro bool, why string) {
 	if lf.RunsUnknown == "" {
 		lf.RunsUnknown = fr.unknown
 	}
+	lf.Script = fr.script
 	if lf.RunsUnknown != "" {
 		ro = false
 		why = firstNonEmpty(why, lf.RunsUnknown)
@@ -874,4 +880,19 @@ func appendConfig(cs []ProjectConfig, c ProjectConfig) []ProjectConfig {
 		}
 	}
 	return append(cs, c)
+}
+
+// firstOperand is the first word after argv[0] that is not an option, ""
+// when there is none or it is only known at run time.
+func firstOperand(argv []string) string {
+	for _, a := range argv[1:] {
+		if a == "--" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		if strings.Contains(a, dyn) {
+			return ""
+		}
+		return a
+	}
+	return ""
 }

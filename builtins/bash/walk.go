@@ -2,6 +2,7 @@ package bash
 
 import (
 	"fmt"
+	"github.com/permopa/permopa/builtins/scriptfile"
 	"path/filepath"
 	"strings"
 
@@ -102,6 +103,11 @@ type frame struct {
 	// codeWords: the leaves' AllowArgv carries code up to this word
 	// (Leaf.CodeWords), e.g. the script of bash -c.
 	codeWords int
+	// script is where the leaves' command is written (Leaf.Script), and
+	// binDirs the directories a package manager puts first on PATH
+	// (scripts.go).
+	script  string
+	binDirs []string
 }
 
 // withCode returns the frame for commands taken from word n-1 of argv, the
@@ -215,6 +221,12 @@ type walker struct {
 	scratch bool
 	// written are the paths written so far, for git's repository (git.go).
 	written []string
+	// files reads the script files the command runs, scriptStack holds
+	// the scripts being walked (file and name), scriptBytes their text
+	// walked so far (scripts.go).
+	files       *scriptfile.Files
+	scriptStack []string
+	scriptBytes int
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.

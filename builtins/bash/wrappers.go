@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/scriptfile"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -220,8 +221,22 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		w.leaf(fr, st, argv, reason)
 		return state{unknown: true}, state{unknown: true}
 	}
+	if r := w.projectBin(name, fr); r != "" {
+		// A package script's command found in node_modules/.bin.
+		fr.unknown = firstNonEmpty(fr.unknown, r)
+	}
 	base := name
 	if strings.Contains(name, "/") {
+		if file, ok := w.projectProgram(name, st); ok && fr.placeholder == "" {
+			// ./x.sh, scripts/build: the project's own script or program.
+			if file == "" {
+				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}})
+				return st, st
+			}
+			if w.shellScript(argv, word{s: file}, fr, st, scriptfile.ByExec) {
+				return st, st
+			}
+		}
 		base = path.Base(name)
 		fr.forced = appendStr(fr.forced, "path-qualified program "+name)
 		fr.noFS = true
@@ -391,6 +406,10 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		// stdin, a name only known at run time) is code nobody sees.
 		if len(argv) < 2 || unseenScript(argv[1]) {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
+		} else if w.shellScript(argv, argv[1], fr, st, scriptfile.BySource) {
+			return state{unknown: true}, state{unknown: true}
+		} else {
+			fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[1].s+", a script file permopa did not read")
 		}
 		w.leaf(fr, st, argv, "source runs a script in this shell")
 		return state{unknown: true}, state{unknown: true}
@@ -433,6 +452,9 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	}
 	if shells[base] {
 		return w.shellCmd(argv, fr, st, stdin, base)
+	}
+	if fr.placeholder == "" && w.scriptProgram(base, argv, fr, st) {
+		return st, st
 	}
 	reason, unknown := w.evalBuiltin(base, argv, evalCtx{fr: fr.substBase(), st: st})
 	fr.unknown = firstNonEmpty(fr.unknown, unknown)
@@ -603,6 +625,10 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 			// file on disk: bash <(curl ...), sh /dev/stdin.
 			if unseenScript(argv[i]) {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
+			} else if bashLike[base] && forced == "" && fr.placeholder == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell) {
+				return st, st
+			} else {
+				fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[i].s+", a script file permopa did not read")
 			}
 			w.leaf(fr, st, argv, base+" runs a script file")
 		case stdin != nil:

@@ -115,3 +115,8 @@ func canonicalSubcommand(program, sub string) string {
 	}
 	return sub
 }
+
+// NpmCommand is the npm command a word runs ("rum" and "t" run run and
+// test), the word itself when npm knows no such command: builtins/scriptfile
+// reads package scripts with it.
+func NpmCommand(word string) string { return npmCommand(word) }

@@ -1,0 +1,250 @@
+package scriptfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/permopa/permopa/builtins/paths"
+)
+
+// MaxProbes bounds the existence checks of one analysis (a command name
+// looked up in node_modules/.bin directories, package.json walked up to).
+const MaxProbes = 512
+
+// Files reads the files of one analysis. It is not safe for concurrent use
+// (one analysis runs on one goroutine).
+type Files struct {
+	roots  []string
+	files  int
+	probes int
+	stamps []Stamp
+}
+
+// NewFiles returns the reader of one analysis. roots are the working
+// directories (absolute): a file is read only when it lies under one of
+// them, symbolic links resolved. No roots: nothing is read.
+func NewFiles(roots []string) *Files {
+	f := &Files{}
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			continue
+		}
+		r = filepath.Clean(r)
+		f.roots = append(f.roots, r)
+		if real, err := filepath.EvalSymlinks(r); err == nil && real != r {
+			f.roots = append(f.roots, real)
+		}
+	}
+	return f
+}
+
+// Stamps are the files looked at so far, for Fresh.
+func (f *Files) Stamps() []Stamp {
+	if f == nil {
+		return nil
+	}
+	return f.stamps
+}
+
+// Within reports whether the clean absolute path p is a working directory
+// or below one (as written, links not resolved).
+func (f *Files) Within(p string) bool {
+	return f != nil && under(f.roots, p)
+}
+
+func under(roots []string, p string) bool {
+	for _, r := range roots {
+		if p == r || r == "/" || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Exists reports whether p names an existing file or directory (links
+// followed); the answer is stamped. ok is false past MaxProbes: the caller
+// then cannot tell.
+func (f *Files) Exists(p string) (exists, ok bool) {
+	if f == nil {
+		return false, false
+	}
+	f.probes++
+	if f.probes > MaxProbes {
+		return false, false
+	}
+	st := stampOf(p)
+	f.stamps = append(f.stamps, st)
+	return st.Exists, true
+}
+
+// Errors of Read; the message names the file.
+var (
+	ErrNotExist = errors.New("does not exist")
+	ErrOutside  = errors.New("is outside the working directories")
+)
+
+// Read returns the contents of the regular file p (absolute, clean). It
+// refuses a file outside the working directories (symbolic links
+// resolved), a credential file, a file larger than MaxFileBytes, one
+// holding NUL bytes, and more than MaxFiles files per analysis; the error
+// says which, naming p. Every read is stamped.
+func (f *Files) Read(p string) ([]byte, error) {
+	if f == nil || len(f.roots) == 0 {
+		return nil, fmt.Errorf("%s: no working directory is known, so permopa reads no script", p)
+	}
+	st := stampOf(p)
+	f.stamps = append(f.stamps, st)
+	if !st.Exists {
+		return nil, fmt.Errorf("%s %w", p, ErrNotExist)
+	}
+	if !under(f.roots, p) {
+		return nil, fmt.Errorf("%s %w", p, ErrOutside)
+	}
+	if st.Real == "" || !under(f.roots, st.Real) {
+		return nil, fmt.Errorf("%s leads out of the working directories (to %s)", p, st.Real)
+	}
+	for _, q := range []string{p, st.Real} {
+		if _, cred, why := paths.Default().Classify(q); cred {
+			return nil, fmt.Errorf("%s is a credential file (%s): permopa does not read it as a script", p, why)
+		}
+	}
+	if st.Dir {
+		return nil, fmt.Errorf("%s is a directory", p)
+	}
+	if st.Size > MaxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d KiB, more than permopa reads", p, MaxFileBytes>>10)
+	}
+	f.files++
+	if f.files > MaxFiles {
+		return nil, fmt.Errorf("%s: the command runs more than %d script files, more than permopa reads", p, MaxFiles)
+	}
+	if data, ok := cache.get(st); ok {
+		return data, nil
+	}
+	data, err := readRegular(st.Real, MaxFileBytes+1)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be read: %w", p, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d KiB, more than permopa reads", p, MaxFileBytes>>10)
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, fmt.Errorf("%s is a binary file", p)
+	}
+	// The file may have changed between the stat and the read: stamp what
+	// was read, so that a later check sees the change.
+	if again := stampOf(p); again != st {
+		return nil, fmt.Errorf("%s changed while permopa read it", p)
+	}
+	cache.put(st, data)
+	return data, nil
+}
+
+// readRegular reads at most limit bytes of the regular file p, opened
+// without blocking: a FIFO or device swapped in never stalls the decision.
+func readRegular(p string, limit int64) ([]byte, error) {
+	fh, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(fh, limit))
+}
+
+// Stamp is what a file looked like when it was read or probed.
+type Stamp struct {
+	Path   string
+	Real   string // the path with every symbolic link resolved
+	Exists bool
+	Dir    bool
+	Size   int64
+	Mtime  int64 // nanoseconds
+	Ctime  int64 // nanoseconds; 0 where the platform has none
+	Inode  uint64
+}
+
+func stampOf(p string) Stamp {
+	st := Stamp{Path: p}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return st
+	}
+	st.Exists = true
+	st.Dir = fi.IsDir()
+	st.Size = fi.Size()
+	st.Mtime = fi.ModTime().UnixNano()
+	st.Ctime, st.Inode = changeTime(fi)
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		st.Real = real
+	}
+	return st
+}
+
+// Fresh reports whether every stamped file still looks as stamped: path,
+// target of its links, size, modification and change times and inode.
+func Fresh(stamps []Stamp) bool {
+	for _, s := range stamps {
+		if stampOf(s.Path) != s {
+			return false
+		}
+	}
+	return true
+}
+
+// contentCache keeps file contents by stamp, bounded in bytes: a file is
+// read again only when its stamp changes.
+type contentCache struct {
+	mu       sync.Mutex
+	cur, old map[Stamp][]byte
+	curBytes int
+}
+
+const cacheBytes = 4 << 20
+
+var cache = &contentCache{}
+
+func (c *contentCache) get(st Stamp) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.cur[st]; ok {
+		return d, true
+	}
+	if d, ok := c.old[st]; ok {
+		c.store(st, d)
+		return d, true
+	}
+	return nil, false
+}
+
+func (c *contentCache) put(st Stamp, d []byte) {
+	c.mu.Lock()
+	c.store(st, d)
+	c.mu.Unlock()
+}
+
+// store keeps two generations: when the current one passes half the
+// budget it becomes the old one and the previous old one is dropped.
+func (c *contentCache) store(st Stamp, d []byte) {
+	if c.cur == nil {
+		c.cur = map[Stamp][]byte{}
+	}
+	if c.curBytes+len(d) > cacheBytes/2 {
+		c.old, c.cur, c.curBytes = c.cur, map[Stamp][]byte{}, 0
+	}
+	c.cur[st] = d
+	c.curBytes += len(d)
+}
