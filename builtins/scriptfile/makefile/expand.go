@@ -1,6 +1,7 @@
 package makefile
 
 import (
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -405,11 +406,13 @@ func init() {
 		"foreach": {3, 3, true, func(r *reader, a []string) string {
 			name := trimSpace(r.expand(a[0]))
 			var out []string
+			v := &variable{simple: true, origin: "automatic"}
+			r.scopes = append(r.scopes, map[string]*variable{name: v})
+			defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
 			for _, w := range strings.Fields(r.expand(a[1])) {
 				r.step()
-				r.scopes = append(r.scopes, map[string]*variable{name: {value: w, simple: true, origin: "automatic"}})
+				v.value = w
 				x := r.expand(a[2])
-				r.scopes = r.scopes[:len(r.scopes)-1]
 				r.grow(len(x))
 				out = append(out, x)
 			}
@@ -564,7 +567,8 @@ func filter(pats, text string, keep bool) string {
 }
 
 // glob expands a wildcard relative to make's directory as make's glob
-// does: `*` and `?` do not match a leading dot; sorted; bounded.
+// does: `*` and `?` do not match a leading dot; sorted; each directory
+// listed through the FS; bounded.
 func (r *reader) glob(pat string) []string {
 	if strings.HasPrefix(pat, "~") {
 		r.fail("%s: a wildcard under a home directory is not modelled", r.where)
@@ -575,49 +579,66 @@ func (r *reader) glob(pat string) []string {
 		}
 		return nil
 	}
-	full := pat
-	if !filepath.IsAbs(pat) {
-		full = filepath.Join(r.inv.Dir, pat)
+	parts := strings.Split(pat, "/")
+	cands := []string{""}
+	if parts[0] == "" { // absolute
+		cands, parts = []string{"/"}, parts[1:]
 	}
-	m, err := filepath.Glob(full)
-	if err != nil {
-		return nil
-	}
-	if len(m) > 4096 {
-		r.fail("%s: the wildcard %s matches more than 4096 files", r.where, printable(pat))
-	}
-	var out []string
-	for _, p := range m {
-		rel := p
-		if !filepath.IsAbs(pat) {
-			rel, _ = filepath.Rel(r.inv.Dir, p)
-			if strings.HasPrefix(pat, "./") {
-				rel = "./" + rel
-			}
+	join := func(a, b string) string {
+		if a == "" || a == "/" {
+			return a + b
 		}
-		if hiddenMatch(pat, rel) {
+		return a + "/" + b
+	}
+	lastLiteral := false
+	for _, comp := range parts {
+		if comp == "" {
 			continue
 		}
-		out = append(out, rel)
+		if !strings.ContainsAny(comp, "*?[") {
+			for i := range cands {
+				cands[i] = join(cands[i], comp)
+			}
+			lastLiteral = true
+			continue
+		}
+		lastLiteral = false
+		var next []string
+		for _, c := range cands {
+			dir := c
+			if dir == "" {
+				dir = "."
+			}
+			names, ok := r.fs.List(r.abs(dir))
+			if !ok {
+				r.fail("%s: the wildcard %s lists more files than permopa checks", r.where, printable(pat))
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				if strings.HasPrefix(n, ".") && !strings.HasPrefix(comp, ".") {
+					continue
+				}
+				if ok, err := path.Match(comp, n); err != nil {
+					r.fail("%s: the wildcard %s is malformed", r.where, printable(pat))
+				} else if ok {
+					next = append(next, join(c, n))
+				}
+			}
+			if len(next) > 4096 {
+				r.fail("%s: the wildcard %s matches more than 4096 files", r.where, printable(pat))
+			}
+		}
+		cands = next
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if !lastLiteral || r.exists(c) {
+			out = append(out, c)
+		}
 	}
 	sort.Strings(out)
 	r.grow(len(strings.Join(out, " ")))
 	return out
-}
-
-// hiddenMatch reports whether a path element of name starts with a dot
-// where the pattern's element does not.
-func hiddenMatch(pat, name string) bool {
-	pe, ne := strings.Split(filepath.Clean(pat), "/"), strings.Split(filepath.Clean(name), "/")
-	if len(pe) != len(ne) {
-		return false
-	}
-	for i := range ne {
-		if strings.HasPrefix(ne[i], ".") && !strings.HasPrefix(pe[i], ".") {
-			return true
-		}
-	}
-	return false
 }
 
 // appendVar appends a word to a variable make maintains (MAKEFILE_LIST).

@@ -49,7 +49,7 @@ func DefaultLimits() Limits {
 		MaxCommands:  512,
 		MaxExpansion: 1 << 20,
 		MaxDepth:     64,
-		MaxSteps:     200000,
+		MaxSteps:     100000,
 	}
 }
 
@@ -141,11 +141,16 @@ type uncertainty struct{ reason string }
 
 // Read reads inv's makefiles and returns the recipe lines make would run.
 // It never runs anything and never writes.
-func Read(inv Invocation, lim Limits) (res Result, err error) {
+// A nil fsys is OS{}.
+func Read(inv Invocation, fsys FS, lim Limits) (res Result, err error) {
 	if !filepath.IsAbs(inv.Dir) {
 		return Result{}, ErrNoDir
 	}
+	if fsys == nil {
+		fsys = OS{}
+	}
 	r := newReader(inv, lim.withDefaults())
+	r.fs = fsys
 	defer func() {
 		if p := recover(); p != nil {
 			u, ok := p.(uncertainty)
@@ -172,69 +177,135 @@ func (r *reader) failAt(file string, line int, format string, args ...any) {
 	panic(uncertainty{fmt.Sprintf("%s:%d: ", file, line) + fmt.Sprintf(format, args...)})
 }
 
-// readFile reads the makefile name (relative to Dir unless absolute). It
-// reports a missing file with ok false. A file that is no regular file
-// (a device, a named pipe: never opened blocking), is over the size limit,
-// or is a credential file (through any link) makes the Read uncertain,
-// naming the file and never its content.
+// readFile reads the makefile name (relative to Dir unless absolute)
+// through the FS. It reports a missing file with ok false; a file the FS
+// refuses (a device or named pipe, over its size limit, a credential file,
+// outside the working directories) makes the Read uncertain, naming the
+// file and never its content.
 func (r *reader) readFile(name string) (data []byte, ok bool) {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.inv.Dir, p)
-	}
-	p = filepath.Clean(p)
+	p := r.abs(name)
 	if len(r.readFiles) >= r.lim.MaxFiles {
 		r.fail("%s: more than %d makefiles", name, r.lim.MaxFiles)
 	}
-	fi, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, exists, err := r.fs.ReadFile(p)
+	if err != nil {
+		r.fail("%s", err.Error())
+	}
+	if !exists {
 		return nil, false
-	}
-	if err != nil {
-		r.fail("%s: cannot be read: %v", name, errors.Unwrap(err))
-	}
-	if !fi.Mode().IsRegular() {
-		r.fail("%s is not a regular file", name)
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		r.fail("%s: cannot resolve its links", name)
-	}
-	for _, q := range []string{p, real} {
-		if _, cred, why := paths.Classify(q, nil); cred {
-			r.fail("%s is a credential file (%s): permopa does not read it as a makefile", name, why)
-		}
-	}
-	if fi.Size() > r.lim.MaxFileSize {
-		r.fail("%s is larger than %d bytes", name, r.lim.MaxFileSize)
-	}
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		r.fail("%s: cannot be opened", name)
-	}
-	defer f.Close()
-	if fi2, err := f.Stat(); err != nil || !fi2.Mode().IsRegular() {
-		r.fail("%s is not a regular file", name)
-	}
-	data, err = io.ReadAll(io.LimitReader(f, r.lim.MaxFileSize+1))
-	if err != nil {
-		r.fail("%s: cannot be read", name)
 	}
 	if int64(len(data)) > r.lim.MaxFileSize {
 		r.fail("%s is larger than %d bytes", name, r.lim.MaxFileSize)
 	}
-	r.readFiles = append(r.readFiles, real)
+	r.readFiles = append(r.readFiles, p)
 	return data, true
 }
 
-// exists reports whether name (relative to Dir) exists, link or not.
-func (r *reader) exists(name string) bool {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.inv.Dir, p)
+func (r *reader) abs(name string) string {
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name)
 	}
-	_, err := os.Lstat(p)
-	return err == nil
+	return filepath.Join(r.inv.Dir, name)
+}
+
+// exists reports whether name (relative to Dir) exists; a probe the FS
+// cannot answer makes the Read uncertain.
+func (r *reader) exists(name string) bool {
+	ex, ok := r.fs.Exists(r.abs(name))
+	if !ok {
+		r.fail("%s: more files to look at than permopa checks", r.where)
+	}
+	return ex
+}
+
+// FS is how Read looks at files. Paths are absolute and clean.
+type FS interface {
+	// ReadFile returns a regular file's content; exists false when there
+	// is no file; an error (naming the file, never its content) for a
+	// file it will not read.
+	ReadFile(p string) (data []byte, exists bool, err error)
+	// Exists reports whether p exists; ok false when it cannot tell.
+	Exists(p string) (exists, ok bool)
+	// List returns the names in directory dir (nil when it does not
+	// exist); ok false when it cannot tell.
+	List(dir string) (names []string, ok bool)
+}
+
+// maxListing bounds the names of one directory Read looks at.
+const maxListing = 20000
+
+// OS is the FS of the local file system, without working directories: a
+// regular file only (opened without blocking, so a named pipe never
+// stalls), at most DefaultLimits().MaxFileSize bytes, never a credential
+// file (through any link).
+type OS struct{}
+
+// ReadFile implements FS.
+func (OS) ReadFile(p string) ([]byte, bool, error) {
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s cannot be read", p)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("%s is not a regular file", p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: its links cannot be resolved", p)
+	}
+	for _, q := range []string{p, real} {
+		if _, cred, why := paths.Classify(q, nil); cred {
+			return nil, false, fmt.Errorf("%s is a credential file (%s): permopa does not read it as a makefile", p, why)
+		}
+	}
+	max := DefaultLimits().MaxFileSize
+	if fi.Size() > max {
+		return nil, false, fmt.Errorf("%s is larger than %d bytes", p, max)
+	}
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s cannot be opened", p)
+	}
+	defer f.Close()
+	if fi2, err := f.Stat(); err != nil || !fi2.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("%s is not a regular file", p)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("%s cannot be read", p)
+	}
+	if int64(len(data)) > max {
+		return nil, false, fmt.Errorf("%s is larger than %d bytes", p, max)
+	}
+	return data, true, nil
+}
+
+// Exists implements FS.
+func (OS) Exists(p string) (bool, bool) {
+	_, err := os.Stat(p)
+	return err == nil, true
+}
+
+// List implements FS.
+func (OS) List(dir string) ([]string, bool) { return listDir(dir) }
+
+func listDir(dir string) ([]string, bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, true
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(maxListing + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, true
+	}
+	if len(names) > maxListing {
+		return nil, false
+	}
+	return names, true
 }
 
 func trimSpace(s string) string { return strings.Trim(s, " \t") }

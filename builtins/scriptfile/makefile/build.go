@@ -1,7 +1,6 @@
 package makefile
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -340,33 +339,21 @@ func (r *reader) hasSuffix(s string) bool {
 // existsCached reports whether name exists, from one listing per
 // directory.
 func (r *reader) existsCached(name string) bool {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.inv.Dir, p)
-	}
-	dir, base := filepath.Split(p)
+	dir, base := filepath.Split(r.abs(name))
 	if r.dirs == nil {
 		r.dirs = map[string]map[string]bool{}
 	}
 	names, ok := r.dirs[dir]
 	if !ok {
-		names = map[string]bool{}
-		if f, err := os.Open(dir); err == nil {
-			list, err := f.Readdirnames(20001)
-			f.Close()
-			if err == nil && len(list) > 20000 {
-				names = nil // too many: stat each
-			} else {
-				for _, n := range list {
-					names[n] = true
-				}
-			}
+		list, ok := r.fs.List(filepath.Clean(dir))
+		if !ok {
+			r.fail("%s: more files to look at than permopa checks", r.where)
+		}
+		names = make(map[string]bool, len(list))
+		for _, n := range list {
+			names[n] = true
 		}
 		r.dirs[dir] = names
-	}
-	if names == nil {
-		_, err := os.Lstat(p)
-		return err == nil
 	}
 	return names[base]
 }

@@ -51,6 +51,7 @@ type cond struct {
 type reader struct {
 	inv Invocation
 	lim Limits
+	fs  FS
 
 	vars      map[string]*variable
 	rules     map[string]*rule
