@@ -765,7 +765,7 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 	}
 	for i := range a.Leaves {
 		if a.viewsOf(&a.Leaves[i], p.Match, true) {
-			return ""
+			return inScript(&a.Leaves[i], "")
 		}
 	}
 	for _, argv := range a.crude {
@@ -788,9 +788,9 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 					return "permopa cannot tell which options " + printableWord(shown) + " carries (" + printableWord(reason) + ")"
 				}
 				if len(p.canon.inv.Options) == 0 && len(p.canon.ops) == 0 {
-					return printableWord(shown) + " runs the rule's subcommand (" + p.canon.inv.Subcommand + ") under another spelling"
+					return inScript(&a.Leaves[i], printableWord(shown)+" runs the rule's subcommand ("+p.canon.inv.Subcommand+") under another spelling")
 				}
-				return printableWord(shown) + " carries the rule's options (flag-aware match)"
+				return inScript(&a.Leaves[i], printableWord(shown)+" carries the rule's options (flag-aware match)")
 			}
 		}
 	}
@@ -809,6 +809,20 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 		return "permopa cannot tell what the command runs: " + printableWord(r)
 	}
 	return ""
+}
+
+// inScript adds to a match reason where the leaf's command is written
+// when a script file runs it (Leaf.Script: "Makefile:6 target clean"), so
+// that the decision names the file and line: "rm -rf build runs from
+// Makefile:6 target clean".
+func inScript(lf *Leaf, reason string) string {
+	switch {
+	case lf.Script == "":
+		return reason
+	case reason == "":
+		return printableWord(strings.Join(lf.Argv, " ")) + " runs from " + lf.Script
+	}
+	return reason + ", from " + lf.Script
 }
 
 // printableWord shows words only known at run time as $….

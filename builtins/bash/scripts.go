@@ -96,6 +96,7 @@ func (w *walker) scriptProgram(base string, argv []word, fr frame, st state) boo
 		return false
 	}
 	c := w.scriptCall(argv, st)
+	c.Layers, c.EnvChanged = fr.layers, w.envChanged()
 	scripts, handled := read(c)
 	if !handled {
 		return false

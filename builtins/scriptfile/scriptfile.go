@@ -72,6 +72,15 @@ type Call struct {
 	Dir string
 	// Files reads the files of this decision.
 	Files *Files
+	// Layers are the argvs of the wrappers around the leaf, outermost
+	// first: NAME=value assignments before a command, env, and the
+	// command that runs the script the leaf is in (a make running this
+	// one passes its command line's variables down).
+	Layers [][]string
+	// EnvChanged says why the environment the program runs with may hold
+	// variables the command sets where a reader does not see them (an
+	// earlier export, declare -x, set -a or sourced file); "" when not.
+	EnvChanged string
 }
 
 // Reader reads what a Call runs. handled is false when the call runs no

@@ -1,0 +1,182 @@
+package makefile
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/scriptfile"
+)
+
+// Reader is the scriptfile.Reader of make and gmake: the recipe lines
+// `make [OPTION…] [TARGET…] [VAR=value…]` runs, one Script per target, in
+// make's order, each Line run by /bin/sh -c in make's directory. What the
+// makefile reader cannot model is a Script with Unknown (the lines found
+// before it are still walked, for deny rules). --help and --version run
+// no makefile: not handled.
+func Reader(c scriptfile.Call) ([]scriptfile.Script, bool) {
+	prog := path.Base(c.Argv[0])
+	unknown := func(format string, a ...any) ([]scriptfile.Script, bool) {
+		return []scriptfile.Script{{Name: prog, Dir: c.Dir, Unknown: fmt.Sprintf(format, a...)}}, true
+	}
+	for i, d := range c.Dynamic {
+		if d || strings.Contains(c.Argv[i], flagspec.Dynamic) {
+			return unknown("%s's argument %d is only known at run time", prog, i)
+		}
+	}
+	if c.Dir == "" {
+		return unknown("%s runs in a directory not known statically", prog)
+	}
+	inv, info := ParseArgs(c.Argv, c.Dir)
+	if info {
+		return nil, false
+	}
+	env, inherited, why := environment(c)
+	if why != "" {
+		return unknown("%s", why)
+	}
+	inv.Env = env
+	for k, v := range inherited {
+		if _, own := inv.Vars[k]; !own {
+			if inv.Vars == nil {
+				inv.Vars = map[string]string{}
+			}
+			inv.Vars[k] = v
+		}
+	}
+	res, err := Read(inv, filesFS{c.Files}, Limits{MaxFileSize: scriptfile.MaxFileBytes})
+	if err != nil {
+		return unknown("%s: %v", prog, err)
+	}
+	var scripts []scriptfile.Script
+	for _, l := range res.Commands {
+		file := l.File
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(inv.Dir, file)
+		}
+		if n := len(scripts); n == 0 || scripts[n-1].Name != "target "+l.Target || scripts[n-1].File != file {
+			scripts = append(scripts, scriptfile.Script{Name: "target " + l.Target, File: file, Line: l.Line, Dir: inv.Dir})
+		}
+		s := &scripts[len(scripts)-1]
+		s.Lines = append(s.Lines, scriptfile.Line{File: file, Line: l.Line, Text: l.Text})
+	}
+	if res.Uncertain != "" {
+		scripts = append(scripts, scriptfile.Script{Name: prog, Dir: inv.Dir, Unknown: res.Uncertain})
+	}
+	if scripts == nil {
+		scripts = []scriptfile.Script{}
+	}
+	return scripts, true
+}
+
+// envKeeps are wrappers that run their command with the environment they
+// were given (the shell's, plus the assignments before them).
+var envKeeps = map[string]bool{
+	"nice": true, "nohup": true, "time": true, "timeout": true, "stdbuf": true, "command": true,
+	"builtin": true, "exec": true, "sh": true, "bash": true, "dash": true, "ash": true,
+	"make": true, "gmake": true, "npm": true, "yarn": true, "pnpm": true, "bun": true,
+}
+
+// environment is what the call's wrappers add to make's environment:
+// NAME=value assignments before a command and env's, and the command
+// line variables a make running this one passes down (MAKEFLAGS). why
+// says why the environment is not known: an earlier export in the command,
+// env with options, a wrapper that may change it (sudo), a value only
+// known at run time.
+func environment(c scriptfile.Call) (env, inherited map[string]string, why string) {
+	if c.EnvChanged != "" {
+		return nil, nil, c.EnvChanged
+	}
+	env = map[string]string{}
+	for _, layer := range c.Layers {
+		i := 0
+		for ; i < len(layer) && isAssignment(layer[i]); i++ {
+			if strings.Contains(layer[i], flagspec.Dynamic) {
+				return nil, nil, "the value of " + strings.SplitN(layer[i], "=", 2)[0] + " in make's environment is only known at run time"
+			}
+			n, v, _ := strings.Cut(layer[i], "=")
+			env[n] = v
+		}
+		if i >= len(layer) {
+			continue
+		}
+		prog := path.Base(layer[i])
+		switch {
+		case prog == "env":
+			for _, a := range layer[i+1:] {
+				if strings.HasPrefix(a, "-") {
+					return nil, nil, "env " + a + " changes the environment make runs with"
+				}
+				if !isAssignment(a) {
+					break
+				}
+				if strings.Contains(a, flagspec.Dynamic) {
+					return nil, nil, "a value in make's environment is only known at run time"
+				}
+				n, v, _ := strings.Cut(a, "=")
+				env[n] = v
+			}
+		case prog == "make" || prog == "gmake":
+			// A make running this one: its command line's variables
+			// reach this make through MAKEFLAGS.
+			parent, _ := ParseArgs(layer[i:], "/")
+			for k, v := range parent.Vars {
+				if inherited == nil {
+					inherited = map[string]string{}
+				}
+				inherited[k] = v
+			}
+		case envKeeps[prog], strings.Contains(layer[i], "/"):
+			// keeps the environment; a script file's own exports are
+			// leaves the analyser reports in EnvChanged
+		default:
+			return nil, nil, prog + " runs make and may change its environment"
+		}
+	}
+	return env, inherited, ""
+}
+
+func isAssignment(w string) bool {
+	n, _, ok := strings.Cut(w, "=")
+	if !ok || n == "" {
+		return false
+	}
+	for i, c := range n {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// filesFS reads through the analysis's scriptfile.Files: inside the
+// working directories, bounded, stamped (a directory listed is stamped
+// too, so that a file appearing in it invalidates a cached analysis).
+type filesFS struct{ f *scriptfile.Files }
+
+func (x filesFS) ReadFile(p string) ([]byte, bool, error) {
+	data, err := x.f.Read(p)
+	if errors.Is(err, scriptfile.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+func (x filesFS) Exists(p string) (bool, bool) { return x.f.Exists(p) }
+
+func (x filesFS) List(dir string) ([]string, bool) {
+	ex, ok := x.f.Exists(dir)
+	if !ok {
+		return nil, false
+	}
+	if !ex {
+		return nil, true
+	}
+	return listDir(dir)
+}
