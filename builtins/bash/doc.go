@@ -157,7 +157,9 @@ package bash
 // tar --to-command, git -c core.pager=..., PAGER=..., ssh HOST CMD) are
 // parsed like sh -c's script, and programs that run their operands
 // (strace, flock, chroot, busybox) are wrappers: deny rules see the
-// commands. A script file on disk (sh x.sh, . ./x.sh, make, npm run) is a
+// commands. make's makefile is read (builtins/scriptfile/makefile via
+// scripts.go): its recipe lines are walked as scripts. Another script file
+// on disk (sh x.sh, . ./x.sh, npm run) is a
 // file the analyser does not read, governed by Write and Edit rules; one
 // written earlier in the same command (or a makefile, package.json or
 // source file an interpreter may load) makes the leaf RunsUnknown.
