@@ -16,6 +16,8 @@ func makeFixture(t *testing.T) string {
 			"push:\n\tgit push origin main && echo done\nsub:\n\t$(MAKE) -C lib X=1\nself:\n\t$(MAKE) self\n" +
 			"gen:\n\techo $(shell id)\n.PHONY: all build clean push sub self gen\n",
 		"lib/Makefile": "X ?= echo safe\nall:\n\t$(X) lib\n",
+		"level.mk":     "ifeq ($(MAKELEVEL),0)\ngo: ; $(MAKE) -f level.mk inner\nelse\ninner: ; echo nested $(MAKELEVEL)\nendif\n",
+		"cc.mk":        "go: ; $(CC) -v\n",
 		"env.mk":       "ifeq ($(DEPLOY),1)\ngo: ; rm -rf ~\nelse\ngo: ; echo quiet $(V)\nendif\n",
 	}
 	for p, c := range files {
@@ -53,6 +55,11 @@ func TestMakeRecipesAreLeaves(t *testing.T) {
 		{cmd: "DEPLOY=2 make -f env.mk", leaves: []string{"echo quiet"}, scripts: []string{"env.mk:4 target go"}},
 		{cmd: "export DEPLOY=1; make -f env.mk", uncertain: "export ran earlier"},
 		{cmd: "sudo make clean", uncertain: "sudo runs make"},
+		{cmd: "make -f level.mk", leaves: []string{"echo nested 1"}, scripts: []string{"level.mk:4 target inner"}},
+		{cmd: "MAKEFLAGS=--eval=x make", uncertain: "MAKEFLAGS"},
+		{cmd: "env MAKEFILES=evil.mk make", uncertain: "MAKEFILES in make's environment"},
+		{cmd: "make -f cc.mk", leaves: []string{"cc -v"}, scripts: []string{"cc.mk:1 target go"}},
+		{cmd: "CC=clang make -f cc.mk", leaves: []string{"clang -v"}, scripts: []string{"cc.mk:1 target go"}},
 		{cmd: "make gen", uncertain: "$(shell …)"},
 		{cmd: "make self", uncertain: "runs itself again"},
 		{cmd: "make $T", uncertain: "only known at run time"},

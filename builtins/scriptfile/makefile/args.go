@@ -19,7 +19,8 @@ type makeOption struct {
 var makeOptions = []makeOption{
 	{"always-make", 'B', 0, "", ""},
 	{"directory", 'C', 1, "dir", ""},
-	{"debug", 'd', 2, "", ""},
+	{"debug", 0, 2, "", ""},
+	{"", 'd', 0, "", ""},
 	{"environment-overrides", 'e', 0, "", "-e lets the environment override the makefile's variables"},
 	{"eval", 'E', 1, "", "--eval evaluates makefile code"},
 	{"file", 'f', 1, "file", ""},
@@ -226,6 +227,8 @@ func shortOption(c byte) (makeOption, bool) {
 	return makeOption{}, false
 }
 
+// isNumber reports whether s is the number -j or -l takes as the next
+// argument (-l takes a fraction too).
 func isNumber(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
+	return s != "" && strings.Trim(s, "0123456789.") == "" && strings.Count(s, ".") <= 1 && s != "."
 }

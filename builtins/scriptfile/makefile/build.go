@@ -74,12 +74,14 @@ var defaults = map[string]string{
 func (r *reader) defineDefaults() {
 	if !r.inv.NoBuiltinVars {
 		for k, v := range defaults {
-			r.vars[k] = &variable{value: v, origin: "default"}
+			if _, env := r.inv.Env[k]; !env { // the environment beats make's defaults
+				r.vars[k] = &variable{value: v, origin: "default"}
+			}
 		}
 	}
 	simple := map[string]string{
 		"MAKE_COMMAND": r.inv.Program, "CURDIR": r.inv.Dir, "SHELL": "/bin/sh", ".SHELLFLAGS": "-c",
-		"MAKELEVEL": "0", "MAKE_VERSION": "4.3", "MAKECMDGOALS": strings.Join(r.inv.Targets, " "),
+		"MAKELEVEL": itoa(r.inv.Level), "MAKE_VERSION": "4.3", "MAKECMDGOALS": strings.Join(r.inv.Targets, " "),
 		".DEFAULT_GOAL": "", "MAKEFILE_LIST": "", ".RECIPEPREFIX": "",
 	}
 	for k, v := range simple {
@@ -91,8 +93,8 @@ func (r *reader) defineDefaults() {
 		r.vars[a+"F"] = &variable{value: "$(notdir $" + a + ")", origin: "automatic"}
 	}
 	for k, v := range r.inv.Vars {
-		if k == "MAKE" || k == "MAKE_COMMAND" || k == ".RECIPEPREFIX" || k == "MAKEFLAGS" || k == "MFLAGS" {
-			r.fail("the command line sets %s", k)
+		if why := unmodelledVariable(k); why != "" {
+			r.fail("the command line sets %s: %s", k, why)
 		}
 		r.vars[k] = &variable{value: v, origin: "command line"}
 	}
@@ -345,7 +347,7 @@ func (r *reader) existsCached(name string) bool {
 	}
 	names, ok := r.dirs[dir]
 	if !ok {
-		list, ok := r.fs.List(filepath.Clean(dir))
+		list, ok := r.list(filepath.Clean(dir))
 		if !ok {
 			r.fail("%s: more files to look at than permopa checks", r.where)
 		}
@@ -441,4 +443,36 @@ func dedup(w []string) []string {
 		}
 	}
 	return out
+}
+
+// maxListings bounds the directories one Read lists.
+const maxListings = 256
+
+// list lists a directory through the FS, counting it against maxListings.
+func (r *reader) list(dir string) ([]string, bool) {
+	r.listings++
+	if r.listings > maxListings {
+		r.fail("%s: more than %d directories to list", r.where, maxListings)
+	}
+	return r.fs.List(dir)
+}
+
+// unmodelledVariable says why setting the variable name (in the makefile
+// or on the command line) changes how make reads or runs what the reader
+// does not model; "" for any other name. SHELL and .SHELLFLAGS are judged
+// by checkShell, MAKEFLAGS in a makefile by makeflags.
+func unmodelledVariable(name string) string {
+	switch name {
+	case ".RECIPEPREFIX":
+		return ".RECIPEPREFIX changes which lines are recipes"
+	case "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS":
+		return name + " holds make's options"
+	case "VPATH", "GPATH":
+		return name + " makes make search other directories for prerequisites"
+	case ".EXTRA_PREREQS", ".LIBPATTERNS", ".INCLUDE_DIRS", "MAKEFILES", "MAKEFILE_LIST", ".DEFAULT":
+		return name + " is not modelled"
+	case "MAKE", "MAKE_COMMAND":
+		return "recipes run $(MAKE)"
+	}
+	return ""
 }

@@ -609,7 +609,7 @@ func (r *reader) glob(pat string) []string {
 			if dir == "" {
 				dir = "."
 			}
-			names, ok := r.fs.List(r.abs(dir))
+			names, ok := r.list(r.abs(dir))
 			if !ok {
 				r.fail("%s: the wildcard %s lists more files than permopa checks", r.where, printable(pat))
 			}

@@ -101,6 +101,8 @@ type Invocation struct {
 	Env map[string]string
 	// Program is what $(MAKE) expands to (argv[0]); "" is "make".
 	Program string
+	// Level is MAKELEVEL: how many makes run this one.
+	Level int
 	// NoBuiltinRules and NoBuiltinVars are -r and -R.
 	NoBuiltinRules, NoBuiltinVars bool
 	// Uncertain, set by ParseArgs, says why the argv itself cannot be

@@ -88,6 +88,7 @@ type reader struct {
 	// build state
 	done, visiting map[string]bool
 	built          int
+	listings       int
 	dirs           map[string]map[string]bool // directory listings for built-in rule sources
 }
 
@@ -536,16 +537,12 @@ func (r *reader) assign(file string, line int, name, op, value string, override 
 		return // the command line wins
 	}
 	switch name {
-	case "SHELL", ".SHELLFLAGS":
-		// judged where a recipe runs (checkShell)
-	case ".RECIPEPREFIX":
-		r.failAt(file, line, ".RECIPEPREFIX is not modelled")
 	case "MAKEFLAGS", "MFLAGS":
 		r.makeflags(file, line, op, value)
-	case "VPATH", "GPATH", ".EXTRA_PREREQS", ".LIBPATTERNS", "MAKEFILES", ".INCLUDE_DIRS":
-		r.failAt(file, line, "%s is not modelled", name)
-	case "MAKE", "MAKE_COMMAND":
-		r.failAt(file, line, "the makefile sets %s", name)
+	default:
+		if why := unmodelledVariable(name); why != "" {
+			r.failAt(file, line, "the makefile sets %s: %s", name, why)
+		}
 	}
 	switch op {
 	case "=":

@@ -34,11 +34,11 @@ func Reader(c scriptfile.Call) ([]scriptfile.Script, bool) {
 	if info {
 		return nil, false
 	}
-	env, inherited, why := environment(c)
+	env, inherited, level, why := environment(c)
 	if why != "" {
 		return unknown("%s", why)
 	}
-	inv.Env = env
+	inv.Env, inv.Level = env, level
 	for k, v := range inherited {
 		if _, own := inv.Vars[k]; !own {
 			if inv.Vars == nil {
@@ -82,22 +82,26 @@ var envKeeps = map[string]bool{
 
 // environment is what the call's wrappers add to make's environment:
 // NAME=value assignments before a command and env's, and the command
-// line variables a make running this one passes down (MAKEFLAGS). why
+// line variables the makes running this one pass down (MAKEFLAGS), with
+// their number (MAKELEVEL). why
 // says why the environment is not known: an earlier export in the command,
 // env with options, a wrapper that may change it (sudo), a value only
 // known at run time.
-func environment(c scriptfile.Call) (env, inherited map[string]string, why string) {
+func environment(c scriptfile.Call) (env, inherited map[string]string, level int, why string) {
 	if c.EnvChanged != "" {
-		return nil, nil, c.EnvChanged
+		return nil, nil, 0, c.EnvChanged
 	}
 	env = map[string]string{}
 	for _, layer := range c.Layers {
 		i := 0
 		for ; i < len(layer) && isAssignment(layer[i]); i++ {
 			if strings.Contains(layer[i], flagspec.Dynamic) {
-				return nil, nil, "the value of " + strings.SplitN(layer[i], "=", 2)[0] + " in make's environment is only known at run time"
+				return nil, nil, 0, "the value of " + strings.SplitN(layer[i], "=", 2)[0] + " in make's environment is only known at run time"
 			}
 			n, v, _ := strings.Cut(layer[i], "=")
+			if why := envForMake(n); why != "" {
+				return nil, nil, 0, why
+			}
 			env[n] = v
 		}
 		if i >= len(layer) {
@@ -108,35 +112,54 @@ func environment(c scriptfile.Call) (env, inherited map[string]string, why strin
 		case prog == "env":
 			for _, a := range layer[i+1:] {
 				if strings.HasPrefix(a, "-") {
-					return nil, nil, "env " + a + " changes the environment make runs with"
+					return nil, nil, 0, "env " + a + " changes the environment make runs with"
 				}
 				if !isAssignment(a) {
 					break
 				}
 				if strings.Contains(a, flagspec.Dynamic) {
-					return nil, nil, "a value in make's environment is only known at run time"
+					return nil, nil, 0, "a value in make's environment is only known at run time"
 				}
 				n, v, _ := strings.Cut(a, "=")
-				env[n] = v
-			}
-		case prog == "make" || prog == "gmake":
-			// A make running this one: its command line's variables
-			// reach this make through MAKEFLAGS.
-			parent, _ := ParseArgs(layer[i:], "/")
-			for k, v := range parent.Vars {
-				if inherited == nil {
-					inherited = map[string]string{}
+				if why := envForMake(n); why != "" {
+					return nil, nil, 0, why
 				}
-				inherited[k] = v
+				env[n] = v
 			}
 		case envKeeps[prog], strings.Contains(layer[i], "/"):
 			// keeps the environment; a script file's own exports are
 			// leaves the analyser reports in EnvChanged
 		default:
-			return nil, nil, prog + " runs make and may change its environment"
+			return nil, nil, 0, prog + " runs make and may change its environment"
 		}
 	}
-	return env, inherited, ""
+	for _, p := range c.Parents {
+		if len(p) == 0 || (path.Base(p[0]) != "make" && path.Base(p[0]) != "gmake") {
+			continue
+		}
+		// A make running this one: its command line's variables reach
+		// this make through MAKEFLAGS, and MAKELEVEL counts it.
+		level++
+		parent, _ := ParseArgs(p, "/")
+		for k, v := range parent.Vars {
+			if inherited == nil {
+				inherited = map[string]string{}
+			}
+			inherited[k] = v
+		}
+	}
+	return env, inherited, level, ""
+}
+
+// envForMake says why an environment variable changes what make reads
+// (MAKEFLAGS holds options, --eval included; MAKEFILES names makefiles to
+// read first); "" for any other.
+func envForMake(name string) string {
+	switch name {
+	case "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "MAKELEVEL", "MAKE_RESTARTS", "MAKEOVERRIDES":
+		return name + " in make's environment changes what make reads, which permopa does not model"
+	}
+	return ""
 }
 
 func isAssignment(w string) bool {
