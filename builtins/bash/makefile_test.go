@@ -8,7 +8,7 @@ import (
 )
 
 // makeFixture writes a project for make's cases.
-func makeFixture(t *testing.T) string {
+func makeFixture(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -171,5 +171,21 @@ func TestMakeAnalysisSeesChangedFiles(t *testing.T) {
 	}
 	if a := Analyze("make", opts); !strings.Contains(dumpLeaves(a), "built-in implicit rule") {
 		t.Fatalf("prog.c appeared and the analysis did not see it: %s", dumpLeaves(a))
+	}
+}
+
+// BenchmarkAnalyzeMake: the analysis of make (reading the makefile and
+// walking its recipe lines), uncached, beside the same command typed.
+func BenchmarkAnalyzeMake(b *testing.B) {
+	dir := makeFixture(b)
+	opts := Options{Cwd: dir, Home: "/home/u"}
+	for _, cmd := range []string{"rm -rf build", "make clean", "make sub"} {
+		b.Run(cmd, func(b *testing.B) {
+			for b.Loop() {
+				if a := analyze(cmd, opts); len(a.Leaves) == 0 {
+					b.Fatal("no leaves")
+				}
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package makefile
 
 import (
-	"path/filepath"
 	"strings"
 )
 
@@ -287,67 +286,145 @@ func (r *reader) implicit(t string) {
 }
 
 // builtinSource returns a file a chain of built-in rules could build t
-// from, or "".
+// from, or "". A chain keeps the stem of its first rule and changes the
+// suffix (prog ← prog.o ← prog.c ← prog.y), so the candidates are the
+// stem with every suffix a chain reaches (sourcesOf), and the version
+// control files the terminal rules check out (RCS/x,v, SCCS/s.x, ...).
 func (r *reader) builtinSource(t string) string {
-	type node struct {
-		name  string
-		depth int
+	dir, base := "", t
+	if i := strings.LastIndexByte(t, '/'); i >= 0 {
+		dir, base = t[:i+1], t[i+1:]
 	}
-	seen := map[string]bool{t: true}
-	queue := []node{{t, 0}}
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		dir, base := "", n.name
-		if i := strings.LastIndexByte(n.name, '/'); i >= 0 {
-			dir, base = n.name[:i+1], n.name[i+1:]
+	if c := r.checkedOut(dir, base); c != "" {
+		return c
+	}
+	for _, b := range builtinRules {
+		if b.terminal || !r.active(b) {
+			continue
 		}
-		for _, b := range builtinRules {
-			if b.from != "" && !(r.hasSuffix(b.from) && (b.to == "" || r.hasSuffix(b.to))) {
+		stem, ok := matchPattern(b.target, base)
+		if !ok || stem == "" {
+			continue
+		}
+		first := strings.TrimPrefix(b.prereq, "%")
+		sufs := []string{first}
+		if first != "" {
+			sufs = append(sufs, r.sourcesOf(first)...)
+		}
+		for _, s := range sufs {
+			name := stem + s
+			if name == base {
 				continue
 			}
-			if n.depth > 0 && b.target == "%" && !b.terminal {
-				continue // match-anything rules do not build intermediate files
+			if r.existsIn(dir, name) || r.mentioned[dir+name] {
+				return dir + name
 			}
-			stem, ok := matchPattern(b.target, base)
-			if !ok || stem == "" {
-				continue
-			}
-			p := dir + strings.Replace(b.prereq, "%", stem, 1)
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			if r.mentioned[p] || r.existsCached(p) {
-				return p
-			}
-			if !b.terminal && n.depth < 3 {
-				queue = append(queue, node{p, n.depth + 1})
+			if c := r.checkedOut(dir, name); c != "" {
+				return c
 			}
 		}
 	}
 	return ""
 }
 
-func (r *reader) hasSuffix(s string) bool {
-	for _, x := range r.suffixes {
-		if x == s {
-			return true
+// checkedOut returns the version control file a terminal built-in rule
+// would check dir+name out of, or "".
+func (r *reader) checkedOut(dir, name string) string {
+	if !r.mayCheckOut(dir) {
+		return ""
+	}
+	for _, c := range [][2]string{{dir, name + ",v"}, {dir + "RCS/", name + ",v"}, {dir + "RCS/", name}, {dir + "SCCS/", "s." + name}, {dir, "s." + name}} {
+		if r.existsIn(c[0], c[1]) || r.mentioned[c[0]+c[1]] {
+			return c[0] + c[1]
 		}
 	}
-	return false
+	return ""
 }
 
-// existsCached reports whether name exists, from one listing per
-// directory.
-func (r *reader) existsCached(name string) bool {
-	dir, base := filepath.Split(r.abs(name))
+// mayCheckOut reports whether dir holds, or the makefile names, anything
+// a terminal rule checks files out of (RCS, SCCS, x,v, s.x): only then
+// are checkedOut's names looked up.
+func (r *reader) mayCheckOut(dir string) bool {
+	if v, ok := r.vcsDirs[dir]; ok {
+		return v
+	}
+	if r.vcsDirs == nil {
+		r.vcsDirs = map[string]bool{}
+		for m := range r.mentioned {
+			b := m[strings.LastIndexByte(m, '/')+1:]
+			if strings.HasSuffix(m, ",v") || strings.HasPrefix(b, "s.") || strings.Contains(m, "RCS/") || strings.Contains(m, "SCCS/") {
+				r.mentionsVCS = true
+			}
+		}
+	}
+	v := r.mentionsVCS || r.existsIn(dir, "RCS") || r.existsIn(dir, "SCCS")
+	for n := range r.dirs[dir] {
+		if v {
+			break
+		}
+		v = strings.HasSuffix(n, ",v") || strings.HasPrefix(n, "s.")
+	}
+	r.vcsDirs[dir] = v
+	return v
+}
+
+// active reports whether a built-in rule applies: a suffix rule only while
+// both its suffixes are in .SUFFIXES.
+func (r *reader) active(b builtinRule) bool {
+	return b.from == "" || r.hasSuffix(b.from) && (b.to == "" || r.hasSuffix(b.to))
+}
+
+// sourcesOf returns the suffixes from which a chain of active built-in
+// rules (not match-anything ones) makes a file ending in suf.
+func (r *reader) sourcesOf(suf string) []string {
+	if out, ok := r.sources[suf]; ok {
+		return out
+	}
+	if r.sources == nil {
+		r.sources = map[string][]string{}
+	}
+	seen := map[string]bool{suf: true}
+	queue := []string{suf}
+	var out []string
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, b := range builtinRules {
+			if b.terminal || b.target != "%"+cur || !r.active(b) {
+				continue
+			}
+			p := strings.TrimPrefix(b.prereq, "%")
+			if p == "" || seen[p] {
+				continue
+			}
+			seen[p] = true
+			out = append(out, p)
+			queue = append(queue, p)
+		}
+	}
+	r.sources[suf] = out
+	return out
+}
+
+func (r *reader) hasSuffix(s string) bool {
+	if r.suffixSet == nil {
+		r.suffixSet = map[string]bool{}
+		for _, x := range r.suffixes {
+			r.suffixSet[x] = true
+		}
+	}
+	return r.suffixSet[s]
+}
+
+// existsIn reports whether name exists in the directory dir (as written
+// in the makefile, "" or ending in "/"), from one listing per directory.
+func (r *reader) existsIn(dir, name string) bool {
 	if r.dirs == nil {
 		r.dirs = map[string]map[string]bool{}
 	}
 	names, ok := r.dirs[dir]
 	if !ok {
-		list, ok := r.list(filepath.Clean(dir))
+		list, ok := r.list(r.abs(dir + "."))
 		if !ok {
 			r.fail("%s: more files to look at than permopa checks", r.where)
 		}
@@ -357,7 +434,7 @@ func (r *reader) existsCached(name string) bool {
 		}
 		r.dirs[dir] = names
 	}
-	return names[base]
+	return names[name]
 }
 
 // runRecipe expands t's recipe and records its command lines.

@@ -89,6 +89,10 @@ type reader struct {
 	done, visiting map[string]bool
 	built          int
 	listings       int
+	sources        map[string][]string // sourcesOf, per suffix
+	suffixSet      map[string]bool     // r.suffixes once reading is done
+	vcsDirs        map[string]bool     // mayCheckOut, per directory
+	mentionsVCS    bool
 	dirs           map[string]map[string]bool // directory listings for built-in rule sources
 }
 
