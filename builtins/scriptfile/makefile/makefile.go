@@ -49,7 +49,7 @@ func DefaultLimits() Limits {
 		MaxCommands:  512,
 		MaxExpansion: 1 << 20,
 		MaxDepth:     64,
-		MaxSteps:     100000,
+		MaxSteps:     50000,
 	}
 }
 

@@ -297,6 +297,45 @@ var readerCases = []fixture{
 		differential: true,
 	},
 	{
+		name:         "pattern rules and target-specific variables of targets not built change nothing",
+		files:        map[string]string{"Makefile": "all: a\na: ; echo a\n%.o: %.c ; rm -rf $@\nother: X = rm -rf\nother: ; $(X)\n"},
+		want:         []string{"echo a"},
+		differential: true,
+	},
+	{
+		name:         "call, nested call, value, origin, flavor, foreach with call",
+		files:        map[string]string{"Makefile": "pair = $(1)=$(2)\nwrap = [$(call pair,$(1),$(2))]\nL = a b\nall: ; echo $(call wrap,x,y) $(foreach v,$(L),$(call pair,$(v),1)) $(origin L) $(flavor wrap) $(origin CC) $(origin @)\n"},
+		want:         []string{"echo [x=y] a=1 b=1 file recursive default automatic"},
+		differential: true,
+	},
+	{
+		name:         "define with an operator, override define, ifdef of an empty variable",
+		files:        map[string]string{"Makefile": "E =\nX := one\ndefine D :=\n$(X) two\nendef\nX := three\noverride define O\necho o\nendef\nifdef E\nR = defined\nelse\nR = empty\nendif\nall:\n\techo $(D) $(R)\n\t$(O)\n"},
+		args:         []string{"O=ignored"},
+		want:         []string{"echo one two empty", "echo o"},
+		differential: true,
+	},
+	{
+		name:         "+= keeps the flavour; the command line's value is kept",
+		files:        map[string]string{"Makefile": "T = t1\nS := s\nS += $(T)\nR = r\nR += $(T)\nT = t2\nC += file\nall: ; echo [$(S)] [$(R)] [$(C)]\n"},
+		args:         []string{"C=cmd"},
+		want:         []string{"echo [s t1] [r t2] [cmd]"},
+		differential: true,
+	},
+	{
+		name:         "several targets of one rule share the recipe, each with its $@",
+		files:        map[string]string{"Makefile": "all: x y\nx y: ; echo making $@\n"},
+		want:         []string{"echo making x", "echo making y"},
+		differential: true,
+	},
+	{
+		name:         "$(MAKECMDGOALS), $(CURDIR), $(MAKEFILE_LIST), $(MAKELEVEL)",
+		files:        map[string]string{"Makefile": "include inc.mk\nt1 t2: ; echo $(MAKECMDGOALS) $(notdir $(CURDIR)) $(MAKEFILE_LIST) $(MAKELEVEL)\n", "inc.mk": ""},
+		args:         []string{"t2", "t1"},
+		want:         []string{"echo t2 t1 $BASE Makefile inc.mk 0", "echo t2 t1 $BASE Makefile inc.mk 0"},
+		differential: true,
+	},
+	{
 		name:  "git push hidden behind variables",
 		files: map[string]string{"Makefile": "G = git\nP = push\nR = origin\nCMD = $(G) $(P) --force $(R)\nrelease: ; $(CMD) main\n"},
 		args:  []string{"release"},
@@ -480,7 +519,7 @@ func TestRead(t *testing.T) {
 			writeFixture(t, dir, f.files)
 			want := f.want
 			for i := range want {
-				want[i] = strings.ReplaceAll(want[i], "$DIR", dir)
+				want[i] = strings.ReplaceAll(strings.ReplaceAll(want[i], "$DIR", dir), "$BASE", filepath.Base(dir))
 			}
 			start := time.Now()
 			res := readFixture(t, dir, f)
