@@ -63,6 +63,8 @@ func TestMakeRecipesAreLeaves(t *testing.T) {
 		{cmd: "make gen", uncertain: "$(shell …)"},
 		{cmd: "make self", uncertain: "runs itself again"},
 		{cmd: "make $T", uncertain: "only known at run time"},
+		{cmd: "/tmp/evil/make clean", uncertain: "not the system's make"},
+		{cmd: "/usr/bin/make clean", leaves: []string{"rm -rf build"}, scripts: []string{"Makefile:6 target clean"}},
 		{cmd: "make -f /etc/passwd", uncertain: "outside the working directories"},
 	}
 	for _, c := range cases {
@@ -132,6 +134,19 @@ func TestMakeDenyRulesSeeRecipes(t *testing.T) {
 		}
 		if r := a.MatchReason(c.pat); !strings.Contains(r, c.reason) {
 			t.Errorf("%q: MatchReason %q, want %q", c.cmd, r, c.reason)
+		}
+	}
+	// A rule about make's own words still matches, whatever the recipes.
+	for _, c := range []struct{ cmd, rule string }{
+		{"make build", "make build:*"}, {"make -C lib", "make -C lib"}, {"cd lib && make", "make:*"},
+		{"make nothing-to-do", "make nothing-to-do"},
+	} {
+		p, err := CompilePattern(c.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := Analyze(c.cmd, Options{Cwd: dir, Home: "/home/u"}); a.MatchAny([]*Pattern{p}) != 0 {
+			t.Errorf("%q: the rule %s about make itself does not match: %s", c.cmd, c.rule, dumpLeaves(a))
 		}
 	}
 	// Targets without the denied command do not match.

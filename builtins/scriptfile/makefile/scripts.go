@@ -22,6 +22,9 @@ func Reader(c scriptfile.Call) ([]scriptfile.Script, bool) {
 	unknown := func(format string, a ...any) ([]scriptfile.Script, bool) {
 		return []scriptfile.Script{{Name: prog, Dir: c.Dir, Unknown: fmt.Sprintf(format, a...)}}, true
 	}
+	if strings.Contains(c.Argv[0], "/") && !systemMakes[c.Argv[0]] {
+		return unknown("%s is not the system's make: permopa cannot tell what it runs", c.Argv[0])
+	}
 	for i, d := range c.Dynamic {
 		if d || strings.Contains(c.Argv[i], flagspec.Dynamic) {
 			return unknown("%s's argument %d is only known at run time", prog, i)
@@ -70,6 +73,13 @@ func Reader(c scriptfile.Call) ([]scriptfile.Script, bool) {
 		scripts = []scriptfile.Script{}
 	}
 	return scripts, true
+}
+
+// systemMakes are the path-qualified names of GNU make the reader stands
+// for; any other path may be any program.
+var systemMakes = map[string]bool{
+	"/usr/bin/make": true, "/bin/make": true, "/usr/local/bin/make": true,
+	"/usr/bin/gmake": true, "/usr/local/bin/gmake": true, "/opt/homebrew/bin/gmake": true,
 }
 
 // envKeeps are wrappers that run their command with the environment they
