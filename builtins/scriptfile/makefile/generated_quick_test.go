@@ -4,4 +4,4 @@ package makefile
 
 // generatedCases is how many generated makefiles the quick suite compares
 // with make -n (the slow suite, run by .ci/run, compares 400).
-const generatedCases = 40
+const generatedCases = 20
