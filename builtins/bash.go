@@ -41,7 +41,9 @@ var BashAnalyze = &ast.Builtin{
 		),
 		types.Named("analysis", typeOf(analysisType)).Description("the analysis (see package builtins/bash, type Analysis, for every field)"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
 // bashOptions reads the analysis options of operand pos.
@@ -81,7 +83,7 @@ func analysisTerm(a *bash.Analysis) *ast.Term {
 	return t
 }
 
-func analyze(cmd, optsT *ast.Term, cmdPos, optsPos int) (*bash.Analysis, error) {
+func analyze(bctx topdown.BuiltinContext, cmd, optsT *ast.Term, cmdPos, optsPos int) (*bash.Analysis, error) {
 	c, err := builtins.StringOperand(cmd.Value, cmdPos)
 	if err != nil {
 		return nil, err
@@ -90,11 +92,66 @@ func analyze(cmd, optsT *ast.Term, cmdPos, optsPos int) (*bash.Analysis, error) 
 	if err != nil {
 		return nil, err
 	}
-	return bash.Analyze(string(c), bo), nil
+	// One evaluation asks several built-ins about one command: within it
+	// they share one analysis, so they agree on the script files read and
+	// the files' stamps are checked once (bash.Analyze checks them on
+	// every cache hit).
+	var key analysisKey
+	if bctx.Cache != nil {
+		key = analysisKey{cmd: string(c), opts: optsT.String()}
+		if a, ok := bctx.Cache.Get(key); ok {
+			return a.(*bash.Analysis), nil
+		}
+	}
+	a := bash.Analyze(string(c), bo)
+	if a.ReadsFiles() {
+		recordScriptFiles(bctx, cmd, optsT, a)
+	}
+	if bctx.Cache != nil {
+		bctx.Cache.Put(key, a)
+	}
+	return a, nil
 }
 
-func bashAnalyze(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	a, err := analyze(ops[0], ops[1], 1, 2)
+// analysisKey keys an evaluation's analyses in its built-in cache.
+type analysisKey struct{ cmd, opts string }
+
+// scriptFilesCall is the recorded call (record.go) of an analysis that
+// read script files (docs/shell.md, "Scripts"): the bash built-ins are
+// deterministic but for those files, so the decision cache keeps the files'
+// stamps and serves a decision again only while they are unchanged.
+const scriptFilesCall = "permopa.bash.analyze(script files)"
+
+func recordScriptFiles(bctx topdown.BuiltinContext, cmd, optsT *ast.Term, a *bash.Analysis) {
+	ops := []*ast.Term{cmd, optsT}
+	if bctx.Context != nil {
+		if r, ok := bctx.Context.Value(recordingKey{}).(*Recording); ok {
+			for _, c := range r.Calls {
+				if c.Name == scriptFilesCall && c.Operands[0].Equal(cmd) && c.Operands[1].Equal(optsT) {
+					return // one evaluation calls several bash built-ins on one command
+				}
+			}
+		}
+	}
+	record(bctx, scriptFilesCall, ops, ast.StringTerm(a.ScriptFiles()))
+}
+
+// bashScriptFiles answers the recorded call again: the stamps of the
+// script files the analysis reads now.
+func bashScriptFiles(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	c, err := builtins.StringOperand(ops[0].Value, 1)
+	if err != nil {
+		return nil, err
+	}
+	bo, err := bashOptions(ops[1], 2)
+	if err != nil {
+		return nil, err
+	}
+	return ast.StringTerm(bash.Analyze(string(c), bo).ScriptFiles()), nil
+}
+
+func bashAnalyze(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	a, err := analyze(bctx, ops[0], ops[1], 1, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +262,9 @@ var BashCoveredLists = &ast.Builtin{
 			types.NewStaticProperty("index", types.N),
 		}, nil)).Description("`{\"covered\": boolean, \"list\": number, \"index\": number}`"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
 var keyList = ast.StringTerm("list")
@@ -229,12 +288,12 @@ func compileLists(op *ast.Term) ([][]*bash.Pattern, []*bash.PatternSet, error) {
 	return lists, sets, nil
 }
 
-func bashCoveredLists(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+func bashCoveredLists(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	lists, sets, err := compileLists(ops[0])
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyze(ops[1], ops[2], 2, 3)
+	a, err := analyze(bctx, ops[1], ops[2], 2, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -265,22 +324,24 @@ var BashMatchAny = &ast.Builtin{
 		),
 		types.Named("index", types.N).Description("index of the first matching rule, or -1"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
-func bashMatchAny(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	return matchList(ops, (*bash.Analysis).MatchAnySet, (*bash.Analysis).MatchAny)
+func bashMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	return matchList(bctx, ops, (*bash.Analysis).MatchAnySet, (*bash.Analysis).MatchAny)
 }
 
 // matchList is match_any and match_certain: the first of the compiled rule
 // list ops[0] that match finds in the analysis of the command ops[1], by
 // the list's set when it has one.
-func matchList(ops []*ast.Term, bySet func(*bash.Analysis, *bash.PatternSet) int, byList func(*bash.Analysis, []*bash.Pattern) int) (*ast.Term, error) {
+func matchList(bctx topdown.BuiltinContext, ops []*ast.Term, bySet func(*bash.Analysis, *bash.PatternSet) int, byList func(*bash.Analysis, []*bash.Pattern) int) (*ast.Term, error) {
 	c, err := compileList(ops[0], 1)
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyze(ops[1], ops[2], 2, 3)
+	a, err := analyze(bctx, ops[1], ops[2], 2, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -310,11 +371,13 @@ var BashMatchCertain = &ast.Builtin{
 		),
 		types.Named("index", types.N).Description("index of the first rule a leaf matches, or -1"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
-func bashMatchCertain(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	return matchList(ops, (*bash.Analysis).MatchCertainSet, (*bash.Analysis).MatchCertain)
+func bashMatchCertain(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	return matchList(bctx, ops, (*bash.Analysis).MatchCertainSet, (*bash.Analysis).MatchCertain)
 }
 
 // BashUncertain is permopa.bash.uncertain.
@@ -332,11 +395,13 @@ var BashUncertain = &ast.Builtin{
 		),
 		types.Named("reason", types.S).Description("why permopa cannot tell what the command runs; \"\" when it can"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
-func bashUncertain(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	a, err := analyze(ops[0], ops[1], 1, 2)
+func bashUncertain(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	a, err := analyze(bctx, ops[0], ops[1], 1, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -361,10 +426,12 @@ var BashMatchReason = &ast.Builtin{
 		),
 		types.Named("reason", types.S).Description("why the rule matches; \"\" for a literal match"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
-func bashMatchReason(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+func bashMatchReason(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	rc, err := builtins.StringOperand(ops[0].Value, 1)
 	if err != nil {
 		return nil, err
@@ -373,7 +440,7 @@ func bashMatchReason(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyze(ops[1], ops[2], 2, 3)
+	a, err := analyze(bctx, ops[1], ops[2], 2, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -407,15 +474,17 @@ var BashCovered = &ast.Builtin{
 			types.NewStaticProperty("index", types.N),
 		}, nil)).Description("`{\"covered\": boolean, \"index\": number}`"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
-func bashCovered(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+func bashCovered(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	c, err := compileList(ops[0], 1)
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyze(ops[1], ops[2], 2, 3)
+	a, err := analyze(bctx, ops[1], ops[2], 2, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -451,11 +520,13 @@ var BashSuggest = &ast.Builtin{
 		),
 		types.Named("rule_contents", stringArray()).Description("suggested rule contents"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (recordScriptFiles).
+	CanSkipBctx: false,
 }
 
-func bashSuggest(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-	a, err := analyze(ops[0], ops[1], 1, 2)
+func bashSuggest(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+	a, err := analyze(bctx, ops[0], ops[1], 1, 2)
 	if err != nil {
 		return nil, err
 	}

@@ -23,10 +23,12 @@ var BashLeavesHit = &ast.Builtin{
 		),
 		types.Named("leaves", types.NewArray(nil, types.N)).Description("indexes of the leaves hit"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (scriptFiles).
+	CanSkipBctx: false,
 }
 
-func bashLeavesHit(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+func bashLeavesHit(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	rc, err := builtins.StringOperand(ops[0].Value, 1)
 	if err != nil {
 		return nil, err
@@ -35,7 +37,7 @@ func bashLeavesHit(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error)
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyze(ops[1], ops[2], 2, 3)
+	a, err := analyze(bctx, ops[1], ops[2], 2, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -68,17 +70,19 @@ var BashLeafCoverage = &ast.Builtin{
 			types.NewStaticProperty("index", types.N),
 		}, nil))).Description("per leaf, `{\"needs_rule\": boolean, \"list\": number, \"index\": number}`"),
 	),
-	CanSkipBctx: true,
+	// The context records the script files an analysis read, for the
+	// decision cache (scriptFiles).
+	CanSkipBctx: false,
 }
 
 var keyNeedsRule = ast.StringTerm("needs_rule")
 
-func bashLeafCoverage(_ topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
+func bashLeafCoverage(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
 	lists, sets, err := compileLists(ops[0])
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyze(ops[1], ops[2], 2, 3)
+	a, err := analyze(bctx, ops[1], ops[2], 2, 3)
 	if err != nil {
 		return nil, err
 	}

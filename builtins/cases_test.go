@@ -65,6 +65,8 @@ type caseFile struct {
 //	repo/bare/{HEAD,objects,refs,config} (a bare repository inside it)
 //	repo/half/{objects,refs}           (two thirds of one)
 //	repo/.permopa/settings.yaml        (permopa's project settings)
+//	scripts/package.json, scripts/clean.sh (scripts a command runs)
+//	scripts/key.sh   -> home/.ssh/id_rsa
 func fixture(t testing.TB) string {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -72,7 +74,8 @@ func fixture(t testing.TB) string {
 		t.Fatal(err)
 	}
 	for _, d := range []string{"home/.ssh", "proj/src", "outside", "proj-evil", "data/work", "repo/.git/objects",
-		"repo/.git/refs", "repo/bare/objects", "repo/bare/refs", "repo/half/objects", "repo/half/refs", "repo/src", "repo/.permopa"} {
+		"repo/.git/refs", "repo/bare/objects", "repo/bare/refs", "repo/half/objects", "repo/half/refs", "repo/src", "repo/.permopa",
+		"scripts"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -84,8 +87,17 @@ func fixture(t testing.TB) string {
 			t.Fatal(err)
 		}
 	}
+	for f, body := range map[string]string{
+		"scripts/package.json": `{"scripts": {"clean": "rm -rf dist", "lint": "eslint ."}}`,
+		"scripts/clean.sh":     "#!/bin/sh\ngit push --force\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for link, target := range map[string]string{
-		"proj/keys": "home/.ssh", "proj/key": "home/.ssh/id_rsa", "proj/out": "outside",
+		"scripts/key.sh": "home/.ssh/id_rsa",
+		"proj/keys":      "home/.ssh", "proj/key": "home/.ssh/id_rsa", "proj/out": "outside",
 		"proj/alias": "proj/src", "work": "data/work",
 	} {
 		if err := os.Symlink(filepath.Join(root, target), filepath.Join(root, link)); err != nil {

@@ -78,6 +78,7 @@ var nondeterministic = func() map[string]impl {
 			m[b.decl.Name] = b.impl
 		}
 	}
+	m[scriptFilesCall] = bashScriptFiles // no built-in of its own: recorded by the bash built-ins
 	return m
 }()
 

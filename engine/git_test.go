@@ -226,7 +226,7 @@ func TestBareRepositoryRunsNothingReadOnly(t *testing.T) {
 	}
 }
 
-func mustRule(t *testing.T, s string) permission.Rule {
+func mustRule(t testing.TB, s string) permission.Rule {
 	t.Helper()
 	r, err := settings.ParseRule(s, permission.Allow)
 	if err != nil {

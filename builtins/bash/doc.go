@@ -157,12 +157,13 @@ package bash
 // tar --to-command, git -c core.pager=..., PAGER=..., ssh HOST CMD) are
 // parsed like sh -c's script, and programs that run their operands
 // (strace, flock, chroot, busybox) are wrappers: deny rules see the
-// commands. make's makefile is read (builtins/scriptfile/makefile via
-// scripts.go): its recipe lines are walked as scripts. Another script file
-// on disk (sh x.sh, . ./x.sh, npm run) is a
-// file the analyser does not read, governed by Write and Edit rules; one
-// written earlier in the same command (or a makefile, package.json or
-// source file an interpreter may load) makes the leaf RunsUnknown.
+// commands. A script file on disk (sh x.sh, . ./x.sh, ./x.sh, npm run,
+// yarn, pnpm, bun run, make's makefile) is read at decision time and its
+// commands walked under a wrapper naming file and line (scripts.go,
+// makefile.go, docs/shell.md "Scripts" and "Makefiles"), never read-only;
+// one it cannot read, one written earlier in the same command (or a
+// makefile, package.json or source file an interpreter may load), and a
+// program in another language (python3 x.py) make the leaf RunsUnknown.
 //
 // Rules. See match.go for the rule-content grammar (literal, flag-aware
 // and uncertain matches; what allow rules cover) and suggest.go for the

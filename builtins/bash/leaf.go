@@ -86,10 +86,13 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	default:
 		v = flagspec.Judge(judge)
 	}
-	if kind, _ := flagspec.RunsCode(base); kind == flagspec.Interpreter && !v.ReadOnly && v.RunsUnknown == "" {
-		// python3 x.py, node x.js, ruby -S rake: a program permopa does not
-		// read, as uncertain as inline code (docs/rules.md).
+	if kind, _ := flagspec.RunsCode(base); kind == flagspec.Interpreter && !v.ReadOnly && v.RunsUnknown == "" && v.CodeWords == 0 && fr.unknown == "" {
+		// python3 x.py, node x.js, python3 -m pytest: a program permopa
+		// does not read, as uncertain as inline code (docs/rules.md). A
+		// prefix rule for the interpreter still covers it, as it covers
+		// inline code.
 		v.RunsUnknown = base + " runs " + firstNonEmpty(firstOperand(judge), "code") + ", a program permopa does not read"
+		v.CodeWords = 1
 	}
 	if v.RunsData != "" {
 		// As unknowable as eval of a run-time string: a safety ASK that

@@ -13,9 +13,9 @@ func makeFixture(t testing.TB) string {
 	dir := t.TempDir()
 	files := map[string]string{
 		"Makefile": "RM_RF = rm -rf\nall: build\nbuild:\n\tgo build ./...\nclean:\n\t@-$(RM_RF) build\n" +
-			"push:\n\tgit push origin main && echo done\nsub:\n\t$(MAKE) -C lib X=1\nself:\n\t$(MAKE) self\n" +
+			"push:\n\tgit push origin main && echo done\ndeep:\n\t$(MAKE) -C lib wipe\nsub:\n\t$(MAKE) -C lib X=1\nself:\n\t$(MAKE) self\n" +
 			"gen:\n\techo $(shell id)\n.PHONY: all build clean push sub self gen\n",
-		"lib/Makefile": "X ?= echo safe\nall:\n\t$(X) lib\n",
+		"lib/Makefile": "X ?= echo safe\nall:\n\t$(X) lib\nwipe:\n\trm -fr out\n",
 		"level.mk":     "ifeq ($(MAKELEVEL),0)\ngo: ; $(MAKE) -f level.mk inner\nelse\ninner: ; echo nested $(MAKELEVEL)\nendif\n",
 		"cc.mk":        "go: ; $(CC) -v\n",
 		"env.mk":       "ifeq ($(DEPLOY),1)\ngo: ; rm -rf ~\nelse\ngo: ; echo quiet $(V)\nendif\n",
@@ -123,9 +123,10 @@ func TestMakeDenyRulesSeeRecipes(t *testing.T) {
 		pat    *Pattern
 		reason string
 	}{
-		{"make clean", rmrf, "rm -rf build runs from Makefile:6 target clean"},
+		{"make clean", rmrf, "Makefile:6 target clean runs rm -rf build"},
+		{"make deep", rmrf, "carries the rule's options (flag-aware match), from lib/Makefile:3 target wipe"},
 		{"make all clean", rmrf, "Makefile:6 target clean"},
-		{"make push", push, "git push origin main runs from Makefile:8 target push"},
+		{"make push", push, "Makefile:8 target push runs git push origin main"},
 	} {
 		a := Analyze(c.cmd, Options{Cwd: dir, Home: "/home/u"})
 		if a.MatchCertain([]*Pattern{c.pat}) != 0 {

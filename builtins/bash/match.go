@@ -765,7 +765,12 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 	}
 	for i := range a.Leaves {
 		if a.viewsOf(&a.Leaves[i], p.Match, true) {
-			return inScript(&a.Leaves[i], "")
+			// A command a script runs: say where it is written
+			// (scripts.go), "package.json:12 script clean runs rm -rf dist".
+			if lf := &a.Leaves[i]; lf.Script != "" && p.Match(lf.Argv) {
+				return lf.Script + " runs " + printableWord(strings.Join(lf.Argv, " "))
+			}
+			return ""
 		}
 	}
 	for _, argv := range a.crude {
@@ -780,6 +785,9 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 			}
 			if hit, open := p.canon.matches(&lc.inv, a.home); hit {
 				shown := strings.Join(a.Leaves[i].Argv, " ")
+				if s := a.Leaves[i].Script; s != "" {
+					shown = s + " runs " + shown
+				}
 				if open {
 					reason := lc.inv.Open
 					if lc.inv.SubcommandOpen {
@@ -812,15 +820,12 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 }
 
 // inScript adds to a match reason where the leaf's command is written
-// when a script file runs it (Leaf.Script: "Makefile:6 target clean"), so
-// that the decision names the file and line: "rm -rf build runs from
-// Makefile:6 target clean".
+// when a script file runs it (Leaf.Script: "sub/Makefile:2 target wipe"),
+// so that the decision names the file and line: "rm -fr out carries the
+// rule's options (flag-aware match), from sub/Makefile:2 target wipe".
 func inScript(lf *Leaf, reason string) string {
-	switch {
-	case lf.Script == "":
+	if lf.Script == "" {
 		return reason
-	case reason == "":
-		return printableWord(strings.Join(lf.Argv, " ")) + " runs from " + lf.Script
 	}
 	return reason + ", from " + lf.Script
 }

@@ -200,6 +200,13 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		"cat > x.py <<'EOF'\nimport os\nEOF\npython3 x.py", "echo x > \"$f\"; make",
 		// what the analyser does not model, caps, parse errors
 		"echo ${x@P}", "if then rm -rf /tmp/x",
+		// script files permopa does not read (programs in another
+		// language) or cannot (none of these exists under conformanceOpts'
+		// directory): issue 25, inline code, package runners and script
+		// files alike
+		". ./script.sh", "bash script.sh", "python3 script.py", "node app.js", "npm run build",
+		"npm test > out.txt && make", "echo hi > notes.txt; python3 x.py", "bash s.sh > log", "python3 -m pytest",
+		"./build.sh", "source env.sh", "yarn test", "pnpm run lint", "bun run dev", "npm t", "npm run-script x",
 	}
 	for _, c := range uncertain {
 		pats := mustPatterns(t, "docker:*", "git push:*")
@@ -219,12 +226,12 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		}
 	}
 	certain := []string{
-		"rm x", "git status", "ls -la", ". ./script.sh", "bash script.sh", "python3 script.py", "node app.js",
-		"make test", "npm run build", "PAGER=less git log", "LANG=C ls", "FOO=1 make", "echo $HOME", "cat $(ls)",
+		"rm x", "git status", "ls -la",
+		"make test", "PAGER=less git log", "LANG=C ls", "FOO=1 make", "echo $HOME", "cat $(ls)",
 		"hash -r", "sed -n p f", "awk '{print $1}' f", "tar xzf a.tgz", "git -c user.name=me log", "rg --pre cat x",
 		"ssh -p 22 host ls", "find . -exec cat {} \\;", "xargs rm", "timeout 5 ls", "exec -a name ls",
 		"python3 -c 'print(1)'", "curl -s x | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"v\"])'",
-		"make > build.log", "npm test > out.txt && make", "echo hi > notes.txt; python3 x.py", "bash s.sh > log",
+		"make > build.log", "npm run", "npm install", "yarn add x", "python3 --version",
 	}
 	for _, c := range certain {
 		pats := mustPatterns(t, "docker:*", "git push:*")

@@ -83,9 +83,11 @@ func (w *walker) scriptFiles() *scriptfile.Files {
 }
 
 // readsScripts reports whether this walk reads script files: not a
-// scratch walk (preLinks), and only with a known working directory.
+// scratch walk (preLinks), which only learns links. Without a known
+// working directory every script is Unknown (scriptfile.Files reads
+// nothing).
 func (w *walker) readsScripts() bool {
-	return !w.scratch && w.opts.Cwd != ""
+	return !w.scratch
 }
 
 // scriptProgram runs the reader of argv's program, if any: true when the
@@ -101,14 +103,14 @@ func (w *walker) scriptProgram(base string, argv []word, fr frame, st state) boo
 	if !handled {
 		return false
 	}
-	w.walkScripts(argv, fr, st, scripts)
+	w.walkScripts(argv, fr, st, scripts, base+" runs a package script")
 	return true
 }
 
 // shellScript walks the shell script file named by word file, run as how
 // (scriptfile.ByShell, BySource, ByExec); false when the walk reads no
 // files, and the caller judges the leaf as before.
-func (w *walker) shellScript(argv []word, file word, fr frame, st state, how string) bool {
+func (w *walker) shellScript(argv []word, file word, fr frame, st state, how, reason string) bool {
 	if !w.readsScripts() {
 		return false
 	}
@@ -122,7 +124,7 @@ func (w *walker) shellScript(argv []word, file word, fr frame, st state, how str
 	default:
 		s = scriptfile.ShellFile(c, ps[0], how)
 	}
-	w.walkScripts(argv, fr, st, []scriptfile.Script{s})
+	w.walkScripts(argv, fr, st, []scriptfile.Script{s}, reason)
 	return true
 }
 
@@ -138,11 +140,16 @@ func (w *walker) projectProgram(name string, st state) (string, bool) {
 		// which file is not known.
 		return "", strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../")
 	}
-	return ps[0], w.scriptFiles().Within(ps[0])
+	// A relative name (./x, bin/x) is a file of the directory it runs in,
+	// read or uncertain wherever that is; an absolute one outside the
+	// working directories is a program of the system, judged by its name.
+	return ps[0], !filepath.IsAbs(name) || w.scriptFiles().Within(ps[0])
 }
 
-// walkScripts walks the scripts a leaf runs, under a wrapper per script.
-func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfile.Script) {
+// walkScripts walks the scripts a leaf runs, under a wrapper per script;
+// reason says what the leaf does ("bash runs a script file"), for a leaf
+// that stands for a script not walked.
+func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfile.Script, reason string) {
 	sv := strs(argv)
 	// A script's commands see supplied words only through $1..., which
 	// are run-time values (dataflow.go).
@@ -151,13 +158,16 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 	changed := w.scriptsChanged(argv, st)
 	for _, s := range scripts {
 		loc := w.scriptLoc(s.File, s.Line, s.Name)
-		inner := fr.wrap(loc, sv, false, sv[0]+" "+scriptsNotReadOnly)
+		// A prefix rule for the program (npm run:*) covers what its
+		// scripts run, deny and ask rules permitting: it spells out the
+		// program, as a rule for an interpreter does.
+		inner := fr.wrap(loc, sv, false, sv[0]+" "+scriptsNotReadOnly).withCode(sv, 1)
 		if s.NotReadOnly != "" {
 			inner.forced = appendStr(inner.forced, s.NotReadOnly)
 		}
 		inner.binDirs = s.BinDirs
 		key := s.File + "\x00" + s.Name
-		unknown, walk := firstNonEmpty(s.Unknown, changed), len(s.Lines) > 0
+		unknown, walk := firstNonEmpty(changed, s.Unknown), len(s.Lines) > 0
 		switch {
 		case contains(w.scriptStack, key):
 			unknown, walk = s.Name+" runs itself again ("+strings.Join(append(w.stackNames(), s.Name), " → ")+")", false
@@ -170,7 +180,7 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 		if !walk {
 			// Nothing to walk (or walking it again would loop): the
 			// leaf itself stands for what runs, for deny rules.
-			w.leaf(inner, st, argv, firstNonEmpty(unknown, sv[0]+" "+scriptsNotReadOnly))
+			w.leaf(inner, st, argv, reason+": "+firstNonEmpty(unknown, scriptsNotReadOnly))
 			continue
 		}
 		lst := state{unknown: true}
@@ -187,7 +197,7 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 	}
 	if len(w.res.Leaves) == before {
 		// The scripts run nothing (an empty script, --if-present).
-		w.leaf(fr.wrap(sv[0], sv, false, ""), st, argv, sv[0]+" "+scriptsNotReadOnly)
+		w.leaf(fr.wrap(sv[0], sv, false, ""), st, argv, reason+": it runs nothing")
 	}
 }
 
@@ -312,13 +322,34 @@ func (w *walker) projectBin(name string, fr frame) string {
 		return ""
 	}
 	for _, d := range fr.binDirs {
-		exists, ok := w.scriptFiles().Exists(filepath.Join(d, name))
+		// The directory is stamped (its modification time changes with
+		// its entries); the name in it only probed.
+		dirExists, ok := w.scriptFiles().Exists(d)
+		exists := false
+		if ok && dirExists {
+			exists, ok = w.scriptFiles().Probe(filepath.Join(d, name))
+		}
 		if !ok {
 			return "permopa looked up more command names in node_modules/.bin than it reads; " + name + " may be the project's"
 		}
 		if exists {
-			return name + " is the project's " + filepath.Join(d, name) + ", whose code permopa does not read"
+			return firstNonEmpty(fr.script, "a package script") + " runs " + name + ", the project's " + filepath.Join(d, name) + ", whose code permopa does not read"
 		}
 	}
 	return ""
+}
+
+// ReadsFiles reports whether the analysis looked at script files on disk
+// (read or probed them): it then holds only while they are unchanged.
+func (a *Analysis) ReadsFiles() bool { return len(a.stamps) > 0 }
+
+// ScriptFiles describes the script files the analysis looked at as they
+// are now on disk (path, target, size, times, inode; absent ones too), for
+// the decision cache to compare (builtins/record.go). "" when none.
+func (a *Analysis) ScriptFiles() string {
+	var b strings.Builder
+	for _, s := range a.stamps {
+		fmt.Fprintf(&b, "%q %q %t %t %d %d %d %d\n", s.Path, s.Real, s.Exists, s.Dir, s.Size, s.Mtime, s.Ctime, s.Inode)
+	}
+	return b.String()
 }

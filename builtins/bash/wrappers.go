@@ -230,10 +230,10 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		if file, ok := w.projectProgram(name, st); ok && fr.placeholder == "" {
 			// ./x.sh, scripts/build: the project's own script or program.
 			if file == "" {
-				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}})
+				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}}, "path-qualified program "+name)
 				return st, st
 			}
-			if w.shellScript(argv, word{s: file}, fr, st, scriptfile.ByExec) {
+			if w.shellScript(argv, word{s: file}, fr, st, scriptfile.ByExec, "path-qualified program "+name) {
 				return st, st
 			}
 		}
@@ -406,7 +406,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		// stdin, a name only known at run time) is code nobody sees.
 		if len(argv) < 2 || unseenScript(argv[1]) {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-		} else if w.shellScript(argv, argv[1], fr, st, scriptfile.BySource) {
+		} else if w.shellScript(argv, argv[1], fr, st, scriptfile.BySource, "source runs a script in this shell") {
 			return state{unknown: true}, state{unknown: true}
 		} else {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[1].s+", a script file permopa did not read")
@@ -625,7 +625,7 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 			// file on disk: bash <(curl ...), sh /dev/stdin.
 			if unseenScript(argv[i]) {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-			} else if bashLike[base] && forced == "" && fr.placeholder == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell) {
+			} else if bashLike[base] && forced == "" && fr.placeholder == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell, base+" runs a script file") {
 				return st, st
 			} else {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[i].s+", a script file permopa did not read")

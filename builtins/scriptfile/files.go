@@ -25,6 +25,7 @@ type Files struct {
 	files  int
 	probes int
 	stamps []Stamp
+	seen   map[string]bool // paths stamped (Path and whether Real was resolved)
 }
 
 // NewFiles returns the reader of one analysis. roots are the working
@@ -79,9 +80,39 @@ func (f *Files) Exists(p string) (exists, ok bool) {
 	if f.probes > MaxProbes {
 		return false, false
 	}
-	st := stampOf(p)
-	f.stamps = append(f.stamps, st)
+	st := probeOf(p)
+	f.stamp(st)
 	return st.Exists, true
+}
+
+// Probe reports whether p exists without stamping it: for names in a
+// directory whose own stamp (its modification time) changes with its
+// entries. ok is false past MaxProbes.
+func (f *Files) Probe(p string) (exists, ok bool) {
+	if f == nil {
+		return false, false
+	}
+	f.probes++
+	if f.probes > MaxProbes {
+		return false, false
+	}
+	_, err := os.Stat(p)
+	return err == nil, true
+}
+
+func (f *Files) stamp(st Stamp) {
+	key := st.Path
+	if st.Resolved {
+		key += "\x00"
+	}
+	if f.seen[key] {
+		return
+	}
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
+	f.seen[key] = true
+	f.stamps = append(f.stamps, st)
 }
 
 // Errors of Read; the message names the file.
@@ -100,12 +131,12 @@ func (f *Files) Read(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: no working directory is known, so permopa reads no script", p)
 	}
 	st := stampOf(p)
-	f.stamps = append(f.stamps, st)
-	if !st.Exists {
-		return nil, fmt.Errorf("%s %w", p, ErrNotExist)
-	}
+	f.stamp(st)
 	if !under(f.roots, p) {
 		return nil, fmt.Errorf("%s %w", p, ErrOutside)
+	}
+	if !st.Exists {
+		return nil, fmt.Errorf("%s %w", p, ErrNotExist)
 	}
 	if st.Real == "" || !under(f.roots, st.Real) {
 		return nil, fmt.Errorf("%s leads out of the working directories (to %s)", p, st.Real)
@@ -167,17 +198,32 @@ func readRegular(p string, limit int64) ([]byte, error) {
 
 // Stamp is what a file looked like when it was read or probed.
 type Stamp struct {
-	Path   string
-	Real   string // the path with every symbolic link resolved
-	Exists bool
-	Dir    bool
-	Size   int64
-	Mtime  int64 // nanoseconds
-	Ctime  int64 // nanoseconds; 0 where the platform has none
-	Inode  uint64
+	Path string
+	// Resolved: Real was looked up (a file read, not only probed).
+	Resolved bool
+	Real     string // the path with every symbolic link resolved
+	Exists   bool
+	Dir      bool
+	Size     int64
+	Mtime    int64 // nanoseconds
+	Ctime    int64 // nanoseconds; 0 where the platform has none
+	Inode    uint64
 }
 
+// stampOf stamps a file that is read: what Stat says and where its links lead.
 func stampOf(p string) Stamp {
+	st := probeOf(p)
+	st.Resolved = true
+	if st.Exists {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			st.Real = real
+		}
+	}
+	return st
+}
+
+// probeOf stamps a file only probed: what Stat says.
+func probeOf(p string) Stamp {
 	st := Stamp{Path: p}
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -188,17 +234,19 @@ func stampOf(p string) Stamp {
 	st.Size = fi.Size()
 	st.Mtime = fi.ModTime().UnixNano()
 	st.Ctime, st.Inode = changeTime(fi)
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		st.Real = real
-	}
 	return st
 }
 
-// Fresh reports whether every stamped file still looks as stamped: path,
-// target of its links, size, modification and change times and inode.
+// Fresh reports whether every stamped file still looks as stamped: its
+// existence, size, modification and change times and inode, and for a
+// file read the target of its links.
 func Fresh(stamps []Stamp) bool {
 	for _, s := range stamps {
-		if stampOf(s.Path) != s {
+		now := probeOf(s.Path)
+		if s.Resolved {
+			now = stampOf(s.Path)
+		}
+		if now != s {
 			return false
 		}
 	}

@@ -84,6 +84,12 @@ var (
 	// change the shell: not modelled.
 	npmUnmodelled = "-w --workspace --workspaces -ws --include-workspace-root --script-shell --shell --node-options " +
 		"--userconfig --globalconfig --call -c --package"
+	npmUnmodelledValues = map[string]bool{"-w": true, "--workspace": true, "--script-shell": true, "--shell": true,
+		"--node-options": true, "--userconfig": true, "--globalconfig": true, "--call": true, "-c": true, "--package": true}
+	// Options of yarn, pnpm and bun that take a value (not modelled: they
+	// select other packages).
+	managerValues = map[string]bool{"--filter": true, "-F": true, "--filter-prod": true, "--workspace-concurrency": true,
+		"--reporter": true, "--loglevel": true}
 )
 
 func npmCall(c Call) ([]Script, bool) {
@@ -137,6 +143,9 @@ func npmCall(c Call) ([]Script, bool) {
 			}
 		case strings.Contains(" "+npmUnmodelled+" ", " "+name+" "):
 			pc.unknown = firstOf(pc.unknown, "npm "+name+" runs scripts permopa does not read (other packages, another shell or code)")
+			if npmUnmodelledValues[name] && !hasVal {
+				i++ // its value
+			}
 		default:
 			pc.unknown = firstOf(pc.unknown, "npm option "+name+" is not modelled: it may change what runs")
 		}
@@ -230,6 +239,9 @@ func managerCall(c Call, manager string) ([]Script, bool) {
 			// --filter, -r, --recursive, --workspace-root, ... run other
 			// packages' scripts; any other option may change what runs.
 			pc.unknown = firstOf(pc.unknown, manager+" option "+name+" is not modelled: it may run other scripts")
+			if managerValues[name] && !hasVal {
+				i++
+			}
 		}
 	}
 	if i >= len(c.Argv) {
@@ -297,6 +309,15 @@ func (pc *pkgCall) read(c Call) []Script {
 	}
 	bins := binDirs(pkgDir)
 	unknown, notRO := pc.unknown, ""
+	// The files ConfigFindings reads are stamped, so that a cached
+	// analysis sees a change to them.
+	for _, x := range ancestorsOf(pkgDir) {
+		for _, name := range configFiles[pc.manager] {
+			if _, ok := c.Files.Exists(filepath.Join(x, name)); !ok {
+				unknown = firstOf(unknown, "permopa looked at more configuration files than it reads")
+			}
+		}
+	}
 	for _, f := range paths.ConfigFindings(configProgram(pc.manager), pkgDir, "") {
 		where := f.File
 		if f.Line > 0 {
@@ -348,8 +369,8 @@ func (pc *pkgCall) read(c Call) []Script {
 			case pc.ifPresent:
 				continue
 			default:
-				out = append(out, Script{Name: "script " + ev, File: file, Unknown: "there is no such script in " + file +
-					" (" + pc.manager + " then fails or runs a program of that name)"})
+				out = append(out, Script{Name: "script " + ev, File: file, Unknown: firstOf(pc.unknown, "there is no such script in "+file+
+					" ("+pc.manager+" then fails or runs a program of that name)")})
 				continue
 			}
 		}
@@ -361,6 +382,25 @@ func (pc *pkgCall) read(c Call) []Script {
 		out = append(out, s)
 	}
 	return out
+}
+
+// configFiles are the files paths.ConfigFindings reads in each directory
+// from the package up, per manager, and bun's own.
+var configFiles = map[string][]string{
+	"npm":  {".npmrc"},
+	"yarn": {".yarnrc.yml", ".yarnrc.yaml", ".yarnrc", "package.json"},
+	"pnpm": {".npmrc", ".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js", "pnpm-workspace.yaml", "package.json"},
+	"bun":  {".npmrc", "bunfig.toml"},
+}
+
+func ancestorsOf(dir string) []string {
+	var out []string
+	for x := dir; ; x = filepath.Dir(x) {
+		out = append(out, x)
+		if x == "/" || x == "." {
+			return out
+		}
+	}
 }
 
 func configProgram(manager string) string {

@@ -100,6 +100,7 @@ const (
 	// MaxFiles is how many files (scripts, package.json, probes of
 	// node_modules/.bin) one analysis may look at.
 	MaxFiles = 64
-	// MaxDepth is how deep scripts may run scripts.
-	MaxDepth = 8
+	// MaxDepth is how deep scripts may run scripts (within the analyser's
+	// own bound of 8 nested wrappers and scripts).
+	MaxDepth = 6
 )

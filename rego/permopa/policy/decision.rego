@@ -143,7 +143,7 @@ _decided := {
 } else := {
 	# Point 6: the mode's fallback.
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval (mode %s)", [call.tool, call.mode]),
+	"message": sprintf("%s needs approval (mode %s)%s", [call.tool, call.mode, _script_note]),
 	"reason": "no rule or check decided; the mode asks",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -180,6 +180,13 @@ _decided := {
 	"matched_rule": null,
 	"suggested_rules": [],
 }
+
+# What the scripts a Bash command runs hold, for the person asked
+# (docs/shell.md, "Scripts"): "; it runs package.json:6 script test: jest".
+_script_note := sprintf("; %s", [tools.bash.script_note]) if {
+	call.tool == "Bash"
+	tools.bash.script_note != ""
+} else := ""
 
 default _input_errors := "input: not understood"
 
@@ -292,7 +299,7 @@ _ask_rule := {
 	call.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval by rule %s%s; %s", [call.tool, _show(rules.match.ask), _why("ask"), _ask_rule_note]),
+	"message": sprintf("%s needs approval by rule %s%s%s; %s", [call.tool, _show(rules.match.ask), _why("ask"), _script_note, _ask_rule_note]),
 	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,

@@ -306,3 +306,27 @@ _writes_inside if permopa.path.inside(analysis.writes, call.context.working_dire
 suggestions := [{"tool_name": "Bash", "rule_content": c, "behavior": "ALLOW", "source": "suggested"} |
 	some c in permopa.bash.suggest(input.tool_input.command, call.context.bash_opts)
 ]
+
+# METADATA
+# description: |
+#   What the script files the command runs hold, for the person who
+#   approves it (docs/shell.md, "Scripts"): "it runs package.json:6 script
+#   test: jest --ci, eslint ." (the first five scripts); "" when it runs
+#   none.
+default script_note := ""
+
+script_note := sprintf("it runs %s", [concat("; ", _script_parts)]) if count(_script_sites) > 0
+
+# Where each script's commands are written, in the order they first run.
+_script_sites := sort({[i, l.script] |
+	some i, l in analysis.leaves
+	l.script != ""
+	i == min({j | some j, m in analysis.leaves; m.script == l.script})
+})
+
+_script_parts := [sprintf("%s: %s", [site[1], _script_commands(site[1])]) |
+	some k, site in _script_sites
+	k < 5
+]
+
+_script_commands(site) := replace(concat(", ", [concat(" ", l.argv) | some l in analysis.leaves; l.script == site]), "\u0000", "$…")
