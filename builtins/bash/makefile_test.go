@@ -124,7 +124,7 @@ func TestMakeDenyRulesSeeRecipes(t *testing.T) {
 		reason string
 	}{
 		{"make clean", rmrf, "Makefile:6 target clean runs rm -rf build"},
-		{"make deep", rmrf, "carries the rule's options (flag-aware match), from lib/Makefile:3 target wipe"},
+		{"make deep", rmrf, "lib/Makefile:5 target wipe runs rm -fr out carries the rule's options (flag-aware match)"},
 		{"make all clean", rmrf, "Makefile:6 target clean"},
 		{"make push", push, "Makefile:8 target push runs git push origin main"},
 	} {

@@ -796,9 +796,9 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 					return "permopa cannot tell which options " + printableWord(shown) + " carries (" + printableWord(reason) + ")"
 				}
 				if len(p.canon.inv.Options) == 0 && len(p.canon.ops) == 0 {
-					return inScript(&a.Leaves[i], printableWord(shown)+" runs the rule's subcommand ("+p.canon.inv.Subcommand+") under another spelling")
+					return printableWord(shown) + " runs the rule's subcommand (" + p.canon.inv.Subcommand + ") under another spelling"
 				}
-				return inScript(&a.Leaves[i], printableWord(shown)+" carries the rule's options (flag-aware match)")
+				return printableWord(shown) + " carries the rule's options (flag-aware match)"
 			}
 		}
 	}
@@ -817,17 +817,6 @@ func (a *Analysis) MatchReason(p *Pattern) string {
 		return "permopa cannot tell what the command runs: " + printableWord(r)
 	}
 	return ""
-}
-
-// inScript adds to a match reason where the leaf's command is written
-// when a script file runs it (Leaf.Script: "sub/Makefile:2 target wipe"),
-// so that the decision names the file and line: "rm -fr out carries the
-// rule's options (flag-aware match), from sub/Makefile:2 target wipe".
-func inScript(lf *Leaf, reason string) string {
-	if lf.Script == "" {
-		return reason
-	}
-	return reason + ", from " + lf.Script
 }
 
 // printableWord shows words only known at run time as $….
