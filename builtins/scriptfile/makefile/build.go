@@ -165,12 +165,15 @@ func (r *reader) finishRead() {
 			if !ok {
 				continue
 			}
+			if len(ru.prereqs)+len(ru.orderOnly) > 0 {
+				continue // with prerequisites, a normal target
+			}
 			if rest == "" {
-				r.patterns = append(r.patterns, pattern{target: "%", file: ru.file, line: ru.line})
+				r.patterns = append(r.patterns, &patternRule{targets: []string{"%"}, prereqs: []string{"%" + s}, recipe: ru.recipe, file: ru.file, line: ru.line})
 			}
 			for _, t := range r.suffixes {
 				if rest == t {
-					r.patterns = append(r.patterns, pattern{target: "%" + t, file: ru.file, line: ru.line})
+					r.patterns = append(r.patterns, &patternRule{targets: []string{"%" + t}, prereqs: []string{"%" + s}, recipe: ru.recipe, file: ru.file, line: ru.line})
 				}
 			}
 		}
@@ -181,7 +184,9 @@ func (r *reader) finishRead() {
 		if r.rules[m] != nil {
 			r.fail("the included %s does not exist and has a rule: make would build it first", m)
 		}
-		r.implicit(m)
+		if pr, _, _, _ := r.implicit(m); pr != nil {
+			r.fail("the included %s does not exist and the pattern rule %s (%s) would build it first", m, pr.targets[0], posOf(pr.file, pr.line))
+		}
 	}
 }
 
@@ -242,47 +247,165 @@ func (r *reader) build(t string) {
 		}
 	}
 	ru := r.rules[t]
-	if ru != nil {
-		for _, p := range ru.prereqs {
-			r.build(p)
-		}
-		for _, p := range ru.orderOnly {
-			r.build(p)
-		}
+	if ru == nil {
+		ru = &rule{}
 	}
-	if ru == nil || ru.recipe == nil {
-		if !r.phony[t] {
-			r.implicit(t)
+	if ru.recipe != nil {
+		for _, p := range append(append([]string(nil), ru.prereqs...), ru.orderOnly...) {
+			r.build(p)
 		}
+		stem, set := ru.stem, ru.stemSet
+		if !set {
+			stem = r.suffixStem(t)
+		}
+		r.runRecipe(t, ru.recipe, ru.prereqs, ru.orderOnly, stem)
 		return
 	}
-	r.runRecipe(t, ru)
+	// No recipe: an implicit rule may supply one. Its prerequisites come
+	// first, then the explicit ones.
+	var pr *patternRule
+	var pre, ord []string
+	stem := ""
+	if !r.phony[t] {
+		pr, pre, ord, stem = r.implicit(t)
+	}
+	for _, p := range append(append(append(append([]string(nil), pre...), ord...), ru.prereqs...), ru.orderOnly...) {
+		r.build(p)
+	}
+	if pr != nil {
+		r.runRecipe(t, pr.recipe, append(pre, ru.prereqs...), append(ord, ru.orderOnly...), stem)
+	}
 }
 
-// implicit fails when an implicit rule may build t: a pattern or suffix
-// rule of the makefile whose target matches, .DEFAULT, or one of make's
-// built-in rules whose prerequisite exists or is named in the makefile.
-func (r *reader) implicit(t string) {
+// suffixStem is $* of an explicit rule: the target without a suffix of
+// .SUFFIXES, "" when it has none.
+func (r *reader) suffixStem(t string) string {
+	for _, s := range r.suffixes {
+		if strings.HasSuffix(t, s) && len(s) < len(t) {
+			return t[:len(t)-len(s)]
+		}
+	}
+	return ""
+}
+
+// implicit finds the implicit rule make would build t with: a pattern
+// rule of the makefile (or a suffix rule) whose prerequisites exist or are
+// named in the makefile, the one with the shortest stem, then the first.
+// It returns nil when no rule applies, and fails when what applies is not
+// modelled: .DEFAULT, one of make's built-in rules (its recipe runs the
+// makefile's $(CC) and the like), a chain of rules, a rule with several
+// target patterns or a match-anything one, an archive member, a library.
+func (r *reader) implicit(t string) (best *patternRule, pre, ord []string, stem string) {
 	switch {
 	case strings.HasPrefix(t, "-l"):
 		r.fail("the prerequisite %s is a library make searches for", printable(t))
 	case strings.Contains(t, "("):
 		r.fail("%s names an archive member, which make builds with implicit rules", printable(t))
 	}
-	for _, p := range r.patterns {
-		if _, ok := matchPattern(p.target, t); ok {
-			r.fail("%s has no recipe: the pattern rule %s (%s) may build it, which is not modelled", printable(t), p.target, posOf(p.file, p.line))
+	bestLen, missing := -1, ""
+	var missingRule *patternRule
+	for _, pr := range r.patterns {
+		for _, tp := range pr.targets {
+			dir, name := "", t
+			if !strings.Contains(tp, "/") {
+				if i := strings.LastIndexByte(t, '/'); i >= 0 {
+					dir, name = t[:i+1], t[i+1:]
+				}
+			}
+			st, ok := matchPattern(tp, name)
+			if !ok || st == "" {
+				continue
+			}
+			at := posOf(pr.file, pr.line)
+			switch {
+			case len(pr.targets) > 1:
+				r.fail("%s has no recipe: the pattern rule %s (%s) with several targets may build it, which is not modelled", printable(t), strings.Join(pr.targets, " "), at)
+			case tp == "%":
+				r.fail("%s has no recipe: the match-anything rule %s (%s) may build it, which is not modelled", printable(t), tp, at)
+			case pr.recipe == nil:
+				r.fail("%s has no recipe: the pattern rule %s (%s) has none either, which is not modelled", printable(t), tp, at)
+			}
+			p, o := substPattern(pr.prereqs, dir, st), substPattern(pr.orderOnly, dir, st)
+			applies := true
+			for _, q := range append(append([]string(nil), p...), o...) {
+				if !r.mentioned[q] && r.rules[q] == nil && !r.existsPath(q) {
+					applies = false
+					if missing == "" {
+						missing, missingRule = q, pr
+					}
+					break
+				}
+			}
+			if applies && (bestLen < 0 || len(st) < bestLen) {
+				best, pre, ord, stem, bestLen = pr, p, o, dir+st, len(st)
+			}
 		}
 	}
-	if r.defaultAt != "" {
+	if best == nil && missing != "" {
+		// The rule needs a file that does not exist: another rule may
+		// make it (a chain), else the rule does not apply.
+		if r.patternFor(missing, missingRule) != nil {
+			r.fail("%s has no recipe: the pattern rule %s (%s) would need %s, which another pattern rule may make: a chain, which is not modelled", printable(t), missingRule.targets[0], posOf(missingRule.file, missingRule.line), printable(missing))
+		}
+		if !r.inv.NoBuiltinRules && r.builtinSource(missing, -1) != "" {
+			r.fail("%s has no recipe: the pattern rule %s (%s) would need %s, which a built-in rule may make", printable(t), missingRule.targets[0], posOf(missingRule.file, missingRule.line), printable(missing))
+		}
+	}
+	if best == nil && r.defaultAt != "" {
 		r.fail("%s has no rule: make would run the recipe of .DEFAULT (%s)", printable(t), r.defaultAt)
 	}
 	if r.inv.NoBuiltinRules {
-		return
+		return best, pre, ord, stem
 	}
-	if from := r.builtinSource(t); from != "" {
+	// A built-in rule with a shorter stem wins over the makefile's.
+	if from := r.builtinSource(t, bestLen); from != "" {
 		r.fail("%s has no recipe: make may build it from %s with a built-in implicit rule", printable(t), from)
 	}
+	return best, pre, ord, stem
+}
+
+// patternFor returns a pattern rule of the makefile other than not (a
+// chain uses a rule once) whose target pattern matches name, or nil.
+func (r *reader) patternFor(name string, not *patternRule) *patternRule {
+	for _, pr := range r.patterns {
+		if pr == not {
+			continue
+		}
+		for _, tp := range pr.targets {
+			n := name
+			if !strings.Contains(tp, "/") {
+				n = name[strings.LastIndexByte(name, '/')+1:]
+			}
+			if st, ok := matchPattern(tp, n); ok && st != "" {
+				return pr
+			}
+		}
+	}
+	return nil
+}
+
+// substPattern replaces the first `%` of each word with stem, and puts dir
+// (the target's directory, when the target pattern has none) before the
+// words that had one.
+func substPattern(words []string, dir, stem string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if strings.Contains(w, "%") {
+			w = dir + strings.Replace(w, "%", stem, 1)
+		}
+		out[i] = w
+	}
+	return out
+}
+
+// existsPath reports whether the file name (relative to make's directory)
+// exists, from the directory listings.
+func (r *reader) existsPath(name string) bool {
+	dir, base := "", name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		dir, base = name[:i+1], name[i+1:]
+	}
+	return r.existsIn(dir, base)
 }
 
 // builtinSource returns a file a chain of built-in rules could build t
@@ -290,12 +413,12 @@ func (r *reader) implicit(t string) {
 // suffix (prog ← prog.o ← prog.c ← prog.y), so the candidates are the
 // stem with every suffix a chain reaches (sourcesOf), and the version
 // control files the terminal rules check out (RCS/x,v, SCCS/s.x, ...).
-func (r *reader) builtinSource(t string) string {
+func (r *reader) builtinSource(t string, maxStem int) string {
 	dir, base := "", t
 	if i := strings.LastIndexByte(t, '/'); i >= 0 {
 		dir, base = t[:i+1], t[i+1:]
 	}
-	if c := r.checkedOut(dir, base); c != "" {
+	if c := r.checkedOut(dir, base); c != "" && maxStem < 0 {
 		return c
 	}
 	for _, b := range builtinRules {
@@ -303,7 +426,7 @@ func (r *reader) builtinSource(t string) string {
 			continue
 		}
 		stem, ok := matchPattern(b.target, base)
-		if !ok || stem == "" {
+		if !ok || stem == "" || maxStem >= 0 && len(stem) >= maxStem {
 			continue
 		}
 		first := strings.TrimPrefix(b.prereq, "%")
@@ -438,25 +561,16 @@ func (r *reader) existsIn(dir, name string) bool {
 }
 
 // runRecipe expands t's recipe and records its command lines.
-func (r *reader) runRecipe(t string, ru *rule) {
-	stem := ru.stem
-	if !ru.stemSet {
-		for _, s := range r.suffixes {
-			if strings.HasSuffix(t, s) && len(s) < len(t) {
-				stem = t[:len(t)-len(s)]
-				break
-			}
-		}
-	}
+func (r *reader) runRecipe(t string, rec *recipe, prereqs, orderOnly []string, stem string) {
 	auto := func(v string) *variable { return &variable{value: v, simple: true, origin: "automatic"} }
 	scope := map[string]*variable{
-		"@": auto(t), "<": auto(nth(ru.prereqs, 0)), "^": auto(strings.Join(dedup(ru.prereqs), " ")),
-		"+": auto(strings.Join(ru.prereqs, " ")), "?": auto(strings.Join(dedup(ru.prereqs), " ")),
-		"|": auto(strings.Join(dedup(ru.orderOnly), " ")), "*": auto(stem), "%": auto(""),
+		"@": auto(t), "<": auto(nth(prereqs, 0)), "^": auto(strings.Join(dedup(prereqs), " ")),
+		"+": auto(strings.Join(prereqs, " ")), "?": auto(strings.Join(dedup(prereqs), " ")),
+		"|": auto(strings.Join(dedup(orderOnly), " ")), "*": auto(stem), "%": auto(""),
 	}
 	r.scopes = append(r.scopes, scope)
 	defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
-	for _, l := range ru.recipe.lines {
+	for _, l := range rec.lines {
 		r.where = posOf(l.file, l.line)
 		for _, cmd := range splitCommands(r.expand(l.text)) {
 			line := Line{File: l.file, Line: l.line, Target: t}

@@ -16,8 +16,10 @@ import (
 // genMakefile writes a random makefile of the constructs the reader
 // models and make -n can run safely: variables of every flavour referring
 // to each other, text functions, conditionals around assignments and
-// recipe lines, rules over a graph of targets with automatic variables.
-func genMakefile(rng *rand.Rand) (string, []string) {
+// recipe lines, rules over a graph of targets with automatic variables,
+// pattern rules building source files it also returns.
+func genMakefile(rng *rand.Rand) (string, []string, []string) {
+	var files []string
 	var b strings.Builder
 	pick := func(xs ...string) string { return xs[rng.Intn(len(xs))] }
 	below := 5 // references go to V0..V(below-1): no recursive variable refers to itself
@@ -61,6 +63,12 @@ func genMakefile(rng *rand.Rand) (string, []string) {
 				pre = append(pre, fmt.Sprintf("t%d", p))
 			}
 		}
+		if rng.Intn(3) == 0 {
+			// a source built by the pattern rule below
+			src := fmt.Sprintf("s%d", rng.Intn(3))
+			files = append(files, src+pick(".c", ".s"))
+			pre = append(pre, src+".o")
+		}
 		fmt.Fprintf(&b, "t%d: %s\n", t, strings.Join(pre, " "))
 		for range 1 + rng.Intn(2) {
 			fmt.Fprintf(&b, "\t%secho %s $@ [$<] [$^] %s\n", pick("", "@", "-", "@-"), fmt.Sprintf("t%d", t), value())
@@ -69,7 +77,8 @@ func genMakefile(rng *rand.Rand) (string, []string) {
 			fmt.Fprintf(&b, "ifneq (%s,)\n\techo cond %s\nendif\n", ref(), value())
 		}
 	}
-	b.WriteString(".PHONY:" + strings.Repeat(" t", 0))
+	fmt.Fprintf(&b, "%%.o: %%.c\n\techo cc $< -o $@ [$*] %s\n%%.o: %%.s\n\techo as $< $@ %s\n", value(), value())
+	b.WriteString(".PHONY:")
 	for t := range n {
 		fmt.Fprintf(&b, " t%d", t)
 	}
@@ -81,7 +90,7 @@ func genMakefile(rng *rand.Rand) (string, []string) {
 	if rng.Intn(3) == 0 {
 		args = append(args, fmt.Sprintf("V%d=%s", rng.Intn(5), pick("cmd", "x.c y.c", "")))
 	}
-	return b.String(), args
+	return b.String(), args, files
 }
 
 // TestGeneratedAgainstGNUMake compares Read with make -n on generated
@@ -97,10 +106,15 @@ func TestGeneratedAgainstGNUMake(t *testing.T) {
 	rng := rand.New(rand.NewSource(27))
 	compared := 0
 	for i := range generatedCases {
-		text, args := genMakefile(rng)
+		text, args, files := genMakefile(rng)
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		inv, _ := ParseArgs(append([]string{"make"}, args...), dir)
 		res, err := Read(inv, nil, Limits{})

@@ -41,6 +41,17 @@ type pattern struct {
 	line   int
 }
 
+// patternRule is a rule whose targets hold `%` (or a suffix rule read as
+// one): an implicit rule of the makefile.
+type patternRule struct {
+	targets   []string
+	prereqs   []string
+	orderOnly []string
+	recipe    *recipe // nil: the rule cancels built-in ones
+	file      string
+	line      int
+}
+
 type cond struct {
 	outer   bool // ignoring before this conditional
 	taken   bool // a branch was taken
@@ -57,7 +68,7 @@ type reader struct {
 	rules     map[string]*rule
 	mentioned map[string]bool // every target and prerequisite named
 	firstGoal string
-	patterns  []pattern
+	patterns  []*patternRule
 	dotRules  []pattern // rules whose target starts with '.': suffix rules once .SUFFIXES is known
 	phony     map[string]bool
 	suffixes  []string
@@ -74,6 +85,7 @@ type reader struct {
 	groupRec   *recipe
 	groupHas   bool     // the rule line has a `;` recipe (maybe empty)
 	groupN     [][2]int // per target of group: prerequisites and order-only ones the rule line added
+	groupPat   *patternRule
 	conds      []cond
 	lines      int
 	fileDepth  int
@@ -688,6 +700,9 @@ func (r *reader) endGroup() {
 	if r.group == nil {
 		return
 	}
+	if r.groupPat != nil && (r.groupHas || len(r.groupRec.lines) > 0) {
+		r.groupPat.recipe = r.groupRec
+	}
 	if r.groupHas || len(r.groupRec.lines) > 0 {
 		// make puts the prerequisites of the rule whose recipe it uses
 		// first (they were appended last, by ruleLine).
@@ -698,7 +713,7 @@ func (r *reader) endGroup() {
 			ru.orderOnly = toFront(ru.orderOnly, r.groupN[i][1])
 		}
 	}
-	r.group, r.groupRec, r.groupHas, r.groupN = nil, nil, false, nil
+	r.group, r.groupRec, r.groupHas, r.groupN, r.groupPat = nil, nil, false, nil, nil
 }
 
 // toFront moves the last n elements of s to its front.

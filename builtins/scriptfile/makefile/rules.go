@@ -163,8 +163,17 @@ func (r *reader) ruleLine(file string, line int, s string) {
 			stem = st
 			pn, po = substStem(normal, stem), substStem(order, stem)
 		} else if strings.Contains(t, "%") {
-			r.patterns = append(r.patterns, pattern{target: t, file: file, line: line})
+			if r.groupPat == nil {
+				if len(r.group) > 0 {
+					r.failAt(file, line, "a rule mixing pattern and other targets")
+				}
+				r.groupPat = &patternRule{prereqs: normal, orderOnly: order, file: file, line: line}
+				r.patterns = append(r.patterns, r.groupPat)
+			}
+			r.groupPat.targets = append(r.groupPat.targets, t)
 			continue
+		} else if r.groupPat != nil {
+			r.failAt(file, line, "a rule mixing pattern and other targets")
 		}
 		ru := r.rules[t]
 		if ru == nil {
