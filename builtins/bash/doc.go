@@ -175,12 +175,12 @@ package bash
 // parsed like sh -c's script, and programs that run their operands
 // (strace, flock, chroot, busybox) are wrappers: deny rules see the
 // commands. A script file on disk (sh x.sh, . ./x.sh, ./x.sh, npm run,
-// yarn, pnpm, bun run) is read at decision time and its commands walked
-// under a wrapper naming file and line (scripts.go, docs/shell.md
-// "Scripts"), never read-only; one it cannot read, one written earlier in
-// the same command (or a makefile, package.json or source file an
-// interpreter may load), and a program in another language (python3 x.py)
-// make the leaf RunsUnknown. make's makefile is not read.
+// yarn, pnpm, bun run, make's makefile) is read at decision time and its
+// commands walked under a wrapper naming file and line (scripts.go,
+// makefile.go, docs/shell.md "Scripts" and "Makefiles"), never read-only;
+// one it cannot read, one written earlier in the same command (or a
+// makefile, package.json or source file an interpreter may load), and a
+// program in another language (python3 x.py) make the leaf RunsUnknown.
 //
 // Rules. See match.go for the rule-content grammar (literal, flag-aware
 // and uncertain matches; what allow rules cover) and suggest.go for the

@@ -104,6 +104,7 @@ func (w *walker) scriptProgram(base string, argv []word, fr frame, st state) boo
 		c.Argv = append(c.Argv, dyn)
 		c.Dynamic = append(c.Dynamic, true)
 	}
+	c.Layers, c.Parents, c.EnvChanged = fr.layers, w.scriptArgvs, w.envChanged()
 	scripts, handled := read(c)
 	if !handled {
 		return false
@@ -198,10 +199,12 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 			lst = state{dirs: []string{s.Dir}}
 		}
 		w.scriptStack = append(w.scriptStack, key)
+		w.scriptArgvs = append(w.scriptArgvs, sv)
 		for _, ln := range s.Lines {
 			w.scriptLine(ln, s, inner, lst)
 		}
 		w.scriptStack = w.scriptStack[:len(w.scriptStack)-1]
+		w.scriptArgvs = w.scriptArgvs[:len(w.scriptArgvs)-1]
 	}
 	if len(w.res.Leaves) == before {
 		// The scripts run nothing (an empty script, --if-present).

@@ -232,6 +232,7 @@ type walker struct {
 	// walked so far (scripts.go).
 	files       *scriptfile.Files
 	scriptStack []string
+	scriptArgvs [][]string // the argv running each script of scriptStack
 	scriptBytes int
 }
 

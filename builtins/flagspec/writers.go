@@ -428,10 +428,12 @@ var sftpSpec = &spec{
 	check: sshOpts,
 }
 
-// make runs the recipes of a makefile: the makefile itself is a file the
-// analyser does not read (like a script), but what the command line hands
-// it is: --eval text is makefile code, and a VAR=VALUE operand overrides a
-// variable that recipes may run as a command (CC=..., SHELL=...).
+// make runs the recipes of a makefile, which builtins/scriptfile/makefile
+// reads where the working directory is known (the analyser then walks the
+// recipe lines instead, docs/shell.md "Makefiles"). Without the makefile,
+// what the command line hands make is judged here: --eval text is makefile
+// code, and a VAR=VALUE operand overrides a variable that recipes may run
+// as a command (CC=..., SHELL=...).
 var makeSpec = &spec{
 	allow: `-b -m -B|--always-make -C|--directory= -d --debug? -e|--environment-overrides -E|--eval=c
 		-f|--file|--makefile=@f -h|--help -i|--ignore-errors -I|--include-dir= -j|--jobs? -k|--keep-going

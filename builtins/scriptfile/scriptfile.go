@@ -72,6 +72,17 @@ type Call struct {
 	Dir string
 	// Files reads the files of this decision.
 	Files *Files
+	// Layers are the argvs of the wrappers around the leaf, outermost
+	// first (NAME=value assignments before a command, env, ...).
+	Layers [][]string
+	// Parents are the argvs of the commands whose scripts the leaf is in,
+	// outermost first (a make running this one passes its command line's
+	// variables and its level down).
+	Parents [][]string
+	// EnvChanged says why the environment the program runs with may hold
+	// variables the command sets where a reader does not see them (an
+	// earlier export, declare -x, set -a or sourced file); "" when not.
+	EnvChanged string
 }
 
 // Reader reads what a Call runs. handled is false when the call runs no
