@@ -18,6 +18,7 @@ import (
 // as in Decide.
 type EvalCounts struct {
 	Rules, Exprs, Builtins, PermopaBuiltins int
+	Calls                                   map[string]int // built-in calls by name
 }
 
 type countTracer struct{ c *EvalCounts }
@@ -46,6 +47,7 @@ func (t countTracer) TraceEvent(ev topdown.Event) {
 			return // a function of the policy
 		}
 		t.c.Builtins++
+		t.c.Calls[op.String()]++
 		if strings.HasPrefix(op.String(), "permopa.") {
 			t.c.PermopaBuiltins++
 		}
@@ -54,7 +56,7 @@ func (t countTracer) TraceEvent(ev topdown.Event) {
 
 // DecideCounted is Decide with EvalCounts.
 func (e *Engine) DecideCounted(ctx context.Context, input any) (permission.Decision, EvalCounts) {
-	var c EvalCounts
+	c := EvalCounts{Calls: map[string]int{}}
 	d := e.decideBounded(ctx, input, rego.EvalQueryTracer(countTracer{&c}))
 	return d, c
 }

@@ -92,26 +92,26 @@ _decided := {
 	"matched_rule": null,
 	"suggested_rules": [],
 } if {
-	not rules.match
+	not rules.deny_ask_match
 } else := {
 	# Point 1: a deny rule matches what the call shows.
 	"behavior": "DENY",
-	"message": sprintf("%s is denied by rule %s%s", [call.tool, _show(rules.match.deny), _why("deny")]),
-	"reason": sprintf("deny rule %s (%s)%s", [_show(rules.match.deny), rules.match.deny.layer, _why("deny")]),
+	"message": sprintf("%s is denied by rule %s%s", [call.tool, _show(rules.deny_ask_match.deny), _why("deny")]),
+	"reason": sprintf("deny rule %s (%s)%s", [_show(rules.deny_ask_match.deny), rules.deny_ask_match.deny.layer, _why("deny")]),
 	"step": "deny_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.deny,
+	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
 } if {
-	rules.match.deny
+	rules.deny_ask_match.deny
 	not rules.uncertain.deny
 } else := _uncertain_deny if {
 	# Point 1: a deny rule could match, because permopa cannot read what
 	# the command runs.
-	rules.match.deny
+	rules.deny_ask_match.deny
 } else := _ask_rule if {
 	# Point 2: an ask rule.
-	rules.match.ask
+	rules.deny_ask_match.ask
 } else := {
 	# Point 3: the read-only fast path.
 	"behavior": "ALLOW",
@@ -131,15 +131,15 @@ _decided := {
 } else := {
 	# Point 5: an allow rule.
 	"behavior": "ALLOW",
-	"message": sprintf("%s is allowed by rule %s", [call.tool, _show(rules.match.allow)]),
-	"reason": sprintf("allow rule %s (%s)", [_show(rules.match.allow), rules.match.allow.layer]),
+	"message": sprintf("%s is allowed by rule %s", [call.tool, _show(rules.allow_match)]),
+	"reason": sprintf("allow rule %s (%s)", [_show(rules.allow_match), rules.allow_match.layer]),
 	"step": "allow_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.allow,
+	"matched_rule": rules.allow_match,
 	"suggested_rules": [],
 } if {
 	call.mode in modes.consults_tools
-	rules.match.allow
+	rules.allow_match
 } else := {
 	# Point 6: the mode's fallback.
 	"behavior": "ASK",
@@ -194,7 +194,7 @@ _show(r) := sprintf("%s(%s)", [r.tool_name, r.rule_content]) if {
 # match, or a command permopa cannot see through): appended to the message.
 _why(b) := sprintf(" (it could match: %s; permopa cannot tell whether it runs `%s`)", [
 	rules.uncertain[b],
-	_rule_words(rules.match[b].rule_content),
+	_rule_words(rules.deny_ask_match[b].rule_content),
 ]) if {
 	rules.uncertain[b]
 } else := sprintf(": %s", [rules.why[b]]) if rules.why[b]
@@ -214,7 +214,7 @@ _uncertain_deny := {
 	"step": "deny_rule_uncertain",
 	"check": "unseen_code",
 	"bypass_immune": true,
-	"matched_rule": rules.match.deny,
+	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
 } if {
 	_someone_answers
@@ -225,7 +225,7 @@ _uncertain_deny := {
 	"step": "deny_rule_uncertain",
 	"check": "unseen_code",
 	"bypass_immune": true,
-	"matched_rule": rules.match.deny,
+	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
 }
 
@@ -246,8 +246,8 @@ _nobody_answers := {
 # `rm -rf`, which deny rule Bash(rm -rf:*) forbids": why first.
 _uncertain_head := sprintf("%s; permopa cannot tell whether it runs `%s`, which deny rule %s forbids%s", [
 	rules.uncertain.deny,
-	_rule_words(rules.match.deny.rule_content),
-	_show(rules.match.deny),
+	_rule_words(rules.deny_ask_match.deny.rule_content),
+	_show(rules.deny_ask_match.deny),
 	_uncertain_more,
 ])
 
@@ -261,8 +261,8 @@ _uncertain_more := sprintf(" (nor what %d other deny rule forbids)", [rules.unce
 }
 
 _uncertain_reason := sprintf("deny rule %s (%s) could match: %s", [
-	_show(rules.match.deny),
-	rules.match.deny.layer,
+	_show(rules.deny_ask_match.deny),
+	rules.deny_ask_match.deny.layer,
 	rules.uncertain.deny,
 ])
 
@@ -281,22 +281,22 @@ _ask_rule := {
 	"behavior": "DENY",
 	"message": sprintf(
 		"%s needs approval by rule %s%s, and mode %s has nobody to ask; %s",
-		[call.tool, _show(rules.match.ask), _why("ask"), call.mode, _ask_rule_note],
+		[call.tool, _show(rules.deny_ask_match.ask), _why("ask"), call.mode, _ask_rule_note],
 	),
-	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
+	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.deny_ask_match.ask), rules.deny_ask_match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.ask,
+	"matched_rule": rules.deny_ask_match.ask,
 	"suggested_rules": [],
 } if {
 	call.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval by rule %s%s; %s", [call.tool, _show(rules.match.ask), _why("ask"), _ask_rule_note]),
-	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
+	"message": sprintf("%s needs approval by rule %s%s; %s", [call.tool, _show(rules.deny_ask_match.ask), _why("ask"), _ask_rule_note]),
+	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.deny_ask_match.ask), rules.deny_ask_match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.ask,
+	"matched_rule": rules.deny_ask_match.ask,
 	"suggested_rules": [],
 }
 
@@ -308,8 +308,8 @@ _ask_rule_note := sprintf(
 # The layer holding the ask rule, when the match names one.
 default _ask_rule_layer := ""
 
-_ask_rule_layer := sprintf(" in %s", [rules.match.ask.layer]) if {
-	rules.match.ask.layer != ""
+_ask_rule_layer := sprintf(" in %s", [rules.deny_ask_match.ask.layer]) if {
+	rules.deny_ask_match.ask.layer != ""
 }
 
 # Point 4: ALLOW and DENY decide; a safety ASK (bypass_immune) asks, is

@@ -154,17 +154,41 @@ _pattern_contents(r, name) := r.path_contents if {
 #   malformed rules document where built-in errors do not stop the query,
 #   as in OPA's data API): the decision then denies instead of deciding
 #   without the rules.
-match := {} if {
-	# The common case: the call meets no rule list at all.
+match := object.union(deny_ask_match, {"allow": allow_match}) if allow_match
+
+else := deny_ask_match
+
+# METADATA
+# description: |
+#   match without its allow rule, for decision points 1 and 2: a call
+#   decided before point 5 (read-only, a tool check) never looks for its
+#   allow rule (docs/decision.md). Undefined exactly when match is.
+deny_ask_match := {} if {
+	# The common case: the call meets no rule list at all (_no_lists,
+	# written out: a rule reference costs OPA an evaluation).
 	_lists.none
 	_no_small_lists
 } else := {b: r | # regal ignore:prefer-set-or-object-rule
-	some b in behaviors
+	some b in ["deny", "ask"]
 	_candidates(b)
 	r := _first(b)
 } if {
 	is_object(_own)
 	is_object(_cross_lists)
+}
+
+# METADATA
+# description: match.allow, looked up only by decision point 5 and later.
+allow_match := r if {
+	not _no_lists
+	_candidates("allow")
+	r := _first("allow")
+}
+
+# The call meets no rule list at all.
+_no_lists if {
+	_lists.none
+	_no_small_lists
 }
 
 # Most calls meet no rule list for most behaviors and stop here.
@@ -241,7 +265,7 @@ _uncertain_because := permopa.bash.uncertain(bash.command, call.bash_opts) if ca
 uncertain[b] := _uncertain_because if {
 	_uncertain_because != ""
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	not _certain(b, r)
 }
 
@@ -279,7 +303,7 @@ _certain(b, r) if _cross(b) == r
 why[b] := w if {
 	call.tool == "Bash"
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	not r.tool_name in {"Read", "Edit", "Write"}
 	is_string(r.rule_content)
 	r.rule_content != ""
@@ -358,7 +382,7 @@ _cross_paths("path") := files.rule_paths
 leaves_hit[b] := permopa.bash.leaves_hit(_content(r), bash.command, call.bash_opts) if {
 	call.tool == "Bash"
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	not r.tool_name in {"Read", "Edit", "Write"}
 }
 
@@ -370,7 +394,7 @@ leaves_hit[b] := [i |
 ] if {
 	call.tool == "Bash"
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	r.tool_name in {"Read", "Edit", "Write"}
 	some [what, ix] in _cross_lists[b]
 	contents := [ix.contents[i] | some i, x in ix.rules; x == r]
