@@ -41,6 +41,8 @@ decision := object.union(_decided, {"tool_use_id": object.get(input, "tool_use_i
 # Each decision point's outcome is written out as an object rather than
 # built by a helper function: OPA evaluates a function call with seven
 # arguments at several times the cost of the literal, on every decision.
+# The tool's name is read from the input (call.tool is the same value): a
+# rule reference costs an evaluation.
 _decided := {
 	# Input errors decide first.
 	"behavior": "DENY",
@@ -73,7 +75,7 @@ _decided := {
 	"behavior": "DENY",
 	"message": sprintf(
 		"%s call exceeds permopa's analysis limit %s; denied to fail closed (split the command)",
-		[call.tool, tools.limit_exceeded],
+		[input.tool_name, tools.limit_exceeded],
 	),
 	"reason": "limit_exceeded",
 	"step": "error",
@@ -96,7 +98,7 @@ _decided := {
 } else := {
 	# Point 1: a deny rule matches what the call shows.
 	"behavior": "DENY",
-	"message": sprintf("%s is denied by rule %s%s", [call.tool, _show(rules.deny_ask_match.deny), _why("deny")]),
+	"message": sprintf("%s is denied by rule %s%s", [input.tool_name, _show(rules.deny_ask_match.deny), _why("deny")]),
 	"reason": sprintf("deny rule %s (%s)%s", [_show(rules.deny_ask_match.deny), rules.deny_ask_match.deny.layer, _why("deny")]),
 	"step": "deny_rule",
 	"bypass_immune": false,
@@ -115,7 +117,7 @@ _decided := {
 } else := {
 	# Point 3: the read-only fast path.
 	"behavior": "ALLOW",
-	"message": sprintf("%s call is read-only", [call.tool]),
+	"message": sprintf("%s call is read-only", [input.tool_name]),
 	"reason": "read-only call",
 	"step": "read_only",
 	"bypass_immune": false,
@@ -131,7 +133,7 @@ _decided := {
 } else := {
 	# Point 5: an allow rule.
 	"behavior": "ALLOW",
-	"message": sprintf("%s is allowed by rule %s", [call.tool, _show(rules.allow_match)]),
+	"message": sprintf("%s is allowed by rule %s", [input.tool_name, _show(rules.allow_match)]),
 	"reason": sprintf("allow rule %s (%s)", [_show(rules.allow_match), rules.allow_match.layer]),
 	"step": "allow_rule",
 	"bypass_immune": false,
@@ -143,7 +145,7 @@ _decided := {
 } else := {
 	# Point 6: the mode's fallback.
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval (mode %s)", [call.tool, call.mode]),
+	"message": sprintf("%s needs approval (mode %s)", [input.tool_name, call.mode]),
 	"reason": "no rule or check decided; the mode asks",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -153,7 +155,7 @@ _decided := {
 	modes.fallback[call.mode] == "ASK"
 } else := {
 	"behavior": "ALLOW",
-	"message": sprintf("%s is allowed by mode %s", [call.tool, call.mode]),
+	"message": sprintf("%s is allowed by mode %s", [input.tool_name, call.mode]),
 	"reason": "no rule or check decided; the mode allows",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -163,7 +165,7 @@ _decided := {
 	modes.fallback[call.mode] == "ALLOW"
 } else := {
 	"behavior": "DENY",
-	"message": sprintf("%s is not allowed in mode %s without an allow rule", [call.tool, call.mode]),
+	"message": sprintf("%s is not allowed in mode %s without an allow rule", [input.tool_name, call.mode]),
 	"reason": "no rule or check decided; the mode denies",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -173,7 +175,7 @@ _decided := {
 	call.mode in modes.unattended
 } else := {
 	"behavior": "DENY",
-	"message": sprintf("%s is not read-only and mode %s only allows read-only calls", [call.tool, call.mode]),
+	"message": sprintf("%s is not read-only and mode %s only allows read-only calls", [input.tool_name, call.mode]),
 	"reason": "no rule or check decided; the mode denies",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -281,7 +283,7 @@ _ask_rule := {
 	"behavior": "DENY",
 	"message": sprintf(
 		"%s needs approval by rule %s%s, and mode %s has nobody to ask; %s",
-		[call.tool, _show(rules.deny_ask_match.ask), _why("ask"), call.mode, _ask_rule_note],
+		[input.tool_name, _show(rules.deny_ask_match.ask), _why("ask"), call.mode, _ask_rule_note],
 	),
 	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.deny_ask_match.ask), rules.deny_ask_match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
@@ -292,7 +294,7 @@ _ask_rule := {
 	call.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval by rule %s%s; %s", [call.tool, _show(rules.deny_ask_match.ask), _why("ask"), _ask_rule_note]),
+	"message": sprintf("%s needs approval by rule %s%s; %s", [input.tool_name, _show(rules.deny_ask_match.ask), _why("ask"), _ask_rule_note]),
 	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.deny_ask_match.ask), rules.deny_ask_match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
