@@ -451,7 +451,7 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 		defer stop()
 	}
 	opts := make([]rego.EvalOption, 0, 4+len(extra))
-	opts = append(opts, rego.EvalMetrics(metrics.NoOp()), rego.EvalGenerateJSON(resultValue), rego.EvalExternalCancel(cancel))
+	opts = append(opts, evalNoMetrics, evalResultValue, rego.EvalExternalCancel(cancel))
 	rs, err := e.query.Load().Eval(ctx, append(append(opts, extra...), opt)...)
 	if err != nil {
 		var terr *topdown.Error
@@ -469,6 +469,13 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 	}
 	return decode(rs[0].Expressions[0].Value)
 }
+
+// The evaluation options every decision passes, made once (metrics.NoOp
+// is a stateless singleton).
+var (
+	evalNoMetrics   = rego.EvalMetrics(metrics.NoOp())
+	evalResultValue = rego.EvalGenerateJSON(resultValue)
+)
 
 // DecideJSON decides one JSON document; input that is not JSON is a DENY
 // with code invalid_json. Parsing is inside the decision's deadline.
