@@ -18,6 +18,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
@@ -439,7 +440,19 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 	if err := ctx.Err(); err != nil {
 		return timedOut(ctx)
 	}
-	rs, err := e.query.Load().Eval(ctx, append(extra, opt)...)
+	// OPA's own per-evaluation costs that a decision does not need: no
+	// metrics are read, the result is read as OPA's value (decodeValue),
+	// and the evaluation is cancelled when ctx ends by a callback rather
+	// than by a goroutine OPA would start for each evaluation. Options the
+	// caller passes (extra) come after and win.
+	cancel := topdown.NewCancel()
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, cancel.Cancel)
+		defer stop()
+	}
+	opts := make([]rego.EvalOption, 0, 4+len(extra))
+	opts = append(opts, evalNoMetrics, evalResultValue, rego.EvalExternalCancel(cancel))
+	rs, err := e.query.Load().Eval(ctx, append(append(opts, extra...), opt)...)
 	if err != nil {
 		var terr *topdown.Error
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
@@ -451,8 +464,18 @@ func (e *Engine) decide(ctx context.Context, input any, extra ...rego.EvalOption
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return failClosed(permission.CodeUndefinedDecision, "policy produced no decision for %s", DefaultQuery)
 	}
+	if v, ok := rs[0].Expressions[0].Value.(ast.Value); ok {
+		return decodeValue(v)
+	}
 	return decode(rs[0].Expressions[0].Value)
 }
+
+// The evaluation options every decision passes, made once (metrics.NoOp
+// is a stateless singleton).
+var (
+	evalNoMetrics   = rego.EvalMetrics(metrics.NoOp())
+	evalResultValue = rego.EvalGenerateJSON(resultValue)
+)
 
 // DecideJSON decides one JSON document; input that is not JSON is a DENY
 // with code invalid_json. Parsing is inside the decision's deadline.

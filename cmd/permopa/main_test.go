@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "permopa" {
 		os.Exit(permopacmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, permopacmd.ProcEnv{}))
 	}
+	if filepath.Base(os.Args[0]) == floorName {
+		os.Exit(floorDecide(os.Stdin, os.Stdout))
+	}
 	dir, err := os.MkdirTemp("", "permopa-bin")
 	if err != nil {
 		panic(err)

@@ -106,7 +106,13 @@ type decideProc struct {
 }
 
 func startDecide(b *testing.B, args []string, warm []string) *decideProc {
-	cmd := exec.Command(permopaBin, args...)
+	return startProc(b, permopaBin, args, warm)
+}
+
+// startProc starts bin with args as a line decider (`permopa decide`, or
+// the floor of BenchmarkDecideLineKinds) and warms it with the lines of warm.
+func startProc(b *testing.B, bin string, args []string, warm []string) *decideProc {
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HOME=/home/u")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -41,6 +41,8 @@ decision := object.union(_decided, {"tool_use_id": object.get(input, "tool_use_i
 # Each decision point's outcome is written out as an object rather than
 # built by a helper function: OPA evaluates a function call with seven
 # arguments at several times the cost of the literal, on every decision.
+# The tool's name is read from the input (call.tool is the same value): a
+# rule reference costs an evaluation.
 _decided := {
 	# Input errors decide first.
 	"behavior": "DENY",
@@ -73,7 +75,7 @@ _decided := {
 	"behavior": "DENY",
 	"message": sprintf(
 		"%s call exceeds permopa's analysis limit %s; denied to fail closed (split the command)",
-		[call.tool, tools.limit_exceeded],
+		[input.tool_name, tools.limit_exceeded],
 	),
 	"reason": "limit_exceeded",
 	"step": "error",
@@ -92,30 +94,30 @@ _decided := {
 	"matched_rule": null,
 	"suggested_rules": [],
 } if {
-	not rules.match
+	not rules.deny_ask_match
 } else := {
 	# Point 1: a deny rule matches what the call shows.
 	"behavior": "DENY",
-	"message": sprintf("%s is denied by rule %s%s", [call.tool, _show(rules.match.deny), _why("deny")]),
-	"reason": sprintf("deny rule %s (%s)%s", [_show(rules.match.deny), rules.match.deny.layer, _why("deny")]),
+	"message": sprintf("%s is denied by rule %s%s", [input.tool_name, _show(rules.deny_ask_match.deny), _why("deny")]),
+	"reason": sprintf("deny rule %s (%s)%s", [_show(rules.deny_ask_match.deny), rules.deny_ask_match.deny.layer, _why("deny")]),
 	"step": "deny_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.deny,
+	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
 } if {
-	rules.match.deny
+	rules.deny_ask_match.deny
 	not rules.uncertain.deny
 } else := _uncertain_deny if {
 	# Point 1: a deny rule could match, because permopa cannot read what
 	# the command runs.
-	rules.match.deny
+	rules.deny_ask_match.deny
 } else := _ask_rule if {
 	# Point 2: an ask rule.
-	rules.match.ask
+	rules.deny_ask_match.ask
 } else := {
 	# Point 3: the read-only fast path.
 	"behavior": "ALLOW",
-	"message": sprintf("%s call is read-only", [call.tool]),
+	"message": sprintf("%s call is read-only", [input.tool_name]),
 	"reason": "read-only call",
 	"step": "read_only",
 	"bypass_immune": false,
@@ -131,19 +133,19 @@ _decided := {
 } else := {
 	# Point 5: an allow rule.
 	"behavior": "ALLOW",
-	"message": sprintf("%s is allowed by rule %s", [call.tool, _show(rules.match.allow)]),
-	"reason": sprintf("allow rule %s (%s)", [_show(rules.match.allow), rules.match.allow.layer]),
+	"message": sprintf("%s is allowed by rule %s", [input.tool_name, _show(rules.allow_match)]),
+	"reason": sprintf("allow rule %s (%s)", [_show(rules.allow_match), rules.allow_match.layer]),
 	"step": "allow_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.allow,
+	"matched_rule": rules.allow_match,
 	"suggested_rules": [],
 } if {
 	call.mode in modes.consults_tools
-	rules.match.allow
+	rules.allow_match
 } else := {
 	# Point 6: the mode's fallback.
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval (mode %s)%s", [call.tool, call.mode, _script_note]),
+	"message": sprintf("%s needs approval (mode %s)%s", [input.tool_name, call.mode, _script_note]),
 	"reason": "no rule or check decided; the mode asks",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -153,7 +155,7 @@ _decided := {
 	modes.fallback[call.mode] == "ASK"
 } else := {
 	"behavior": "ALLOW",
-	"message": sprintf("%s is allowed by mode %s", [call.tool, call.mode]),
+	"message": sprintf("%s is allowed by mode %s", [input.tool_name, call.mode]),
 	"reason": "no rule or check decided; the mode allows",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -163,7 +165,7 @@ _decided := {
 	modes.fallback[call.mode] == "ALLOW"
 } else := {
 	"behavior": "DENY",
-	"message": sprintf("%s is not allowed in mode %s without an allow rule", [call.tool, call.mode]),
+	"message": sprintf("%s is not allowed in mode %s without an allow rule", [input.tool_name, call.mode]),
 	"reason": "no rule or check decided; the mode denies",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -173,7 +175,7 @@ _decided := {
 	call.mode in modes.unattended
 } else := {
 	"behavior": "DENY",
-	"message": sprintf("%s is not read-only and mode %s only allows read-only calls", [call.tool, call.mode]),
+	"message": sprintf("%s is not read-only and mode %s only allows read-only calls", [input.tool_name, call.mode]),
 	"reason": "no rule or check decided; the mode denies",
 	"step": "mode_fallback",
 	"bypass_immune": false,
@@ -184,7 +186,7 @@ _decided := {
 # What the scripts a Bash command runs hold, for the person asked
 # (docs/shell.md, "Scripts"): "; it runs package.json:6 script test: jest".
 _script_note := sprintf("; %s", [tools.bash.script_note]) if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	tools.bash.script_note != ""
 } else := ""
 
@@ -201,7 +203,7 @@ _show(r) := sprintf("%s(%s)", [r.tool_name, r.rule_content]) if {
 # match, or a command permopa cannot see through): appended to the message.
 _why(b) := sprintf(" (it could match: %s; permopa cannot tell whether it runs `%s`)", [
 	rules.uncertain[b],
-	_rule_words(rules.match[b].rule_content),
+	_rule_words(rules.deny_ask_match[b].rule_content),
 ]) if {
 	rules.uncertain[b]
 } else := sprintf(": %s", [rules.why[b]]) if rules.why[b]
@@ -221,7 +223,7 @@ _uncertain_deny := {
 	"step": "deny_rule_uncertain",
 	"check": "unseen_code",
 	"bypass_immune": true,
-	"matched_rule": rules.match.deny,
+	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
 } if {
 	_someone_answers
@@ -232,7 +234,7 @@ _uncertain_deny := {
 	"step": "deny_rule_uncertain",
 	"check": "unseen_code",
 	"bypass_immune": true,
-	"matched_rule": rules.match.deny,
+	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
 }
 
@@ -253,8 +255,8 @@ _nobody_answers := {
 # `rm -rf`, which deny rule Bash(rm -rf:*) forbids": why first.
 _uncertain_head := sprintf("%s; permopa cannot tell whether it runs `%s`, which deny rule %s forbids%s", [
 	rules.uncertain.deny,
-	_rule_words(rules.match.deny.rule_content),
-	_show(rules.match.deny),
+	_rule_words(rules.deny_ask_match.deny.rule_content),
+	_show(rules.deny_ask_match.deny),
 	_uncertain_more,
 ])
 
@@ -268,8 +270,8 @@ _uncertain_more := sprintf(" (nor what %d other deny rule forbids)", [rules.unce
 }
 
 _uncertain_reason := sprintf("deny rule %s (%s) could match: %s", [
-	_show(rules.match.deny),
-	rules.match.deny.layer,
+	_show(rules.deny_ask_match.deny),
+	rules.deny_ask_match.deny.layer,
 	rules.uncertain.deny,
 ])
 
@@ -287,22 +289,22 @@ _ask_rule := {
 	"behavior": "DENY",
 	"message": sprintf(
 		"%s needs approval by rule %s%s, and mode %s has nobody to ask; %s",
-		[call.tool, _show(rules.match.ask), _why("ask"), call.mode, _ask_rule_note],
+		[input.tool_name, _show(rules.deny_ask_match.ask), _why("ask"), call.mode, _ask_rule_note],
 	),
-	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
+	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.deny_ask_match.ask), rules.deny_ask_match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.ask,
+	"matched_rule": rules.deny_ask_match.ask,
 	"suggested_rules": [],
 } if {
 	call.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval by rule %s%s%s; %s", [call.tool, _show(rules.match.ask), _why("ask"), _script_note, _ask_rule_note]),
-	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.match.ask), rules.match.ask.layer, _why("ask")]),
+	"message": sprintf("%s needs approval by rule %s%s%s; %s", [input.tool_name, _show(rules.deny_ask_match.ask), _why("ask"), _script_note, _ask_rule_note]),
+	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.deny_ask_match.ask), rules.deny_ask_match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,
-	"matched_rule": rules.match.ask,
+	"matched_rule": rules.deny_ask_match.ask,
 	"suggested_rules": [],
 }
 
@@ -314,8 +316,8 @@ _ask_rule_note := sprintf(
 # The layer holding the ask rule, when the match names one.
 default _ask_rule_layer := ""
 
-_ask_rule_layer := sprintf(" in %s", [rules.match.ask.layer]) if {
-	rules.match.ask.layer != ""
+_ask_rule_layer := sprintf(" in %s", [rules.deny_ask_match.ask.layer]) if {
+	rules.deny_ask_match.ask.layer != ""
 }
 
 # Point 4: ALLOW and DENY decide; a safety ASK (bypass_immune) asks, is

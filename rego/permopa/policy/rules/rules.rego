@@ -64,9 +64,9 @@ _with_content(rs) := [r | some r in rs; is_string(r.rule_content); r.rule_conten
 # the indexed lists, _alias for the small ones.
 _alias := {"MultiEdit": "Edit", "NotebookEdit": "Edit"}
 
-_own_names := [_alias[call.tool], call.tool] if _alias[call.tool]
+_own_names := [_alias[input.tool_name], input.tool_name] if _alias[input.tool_name]
 
-_own_names := [call.tool] if not _alias[call.tool]
+_own_names := [input.tool_name] if not _alias[input.tool_name]
 
 # The rule lists the call meets, in order: the organisation's bundle, the
 # settings layers', the call's project's (settings.projects keyed by the
@@ -96,7 +96,7 @@ _own := {b: array.concat(_lists.own[b], [ix | some name in _own_names; ix := _sm
 _cross_lists := _lists.cross if _no_small_lists
 
 _cross_lists := {b: array.concat(_lists.cross[b], [[what, ix] |
-	some [name, what] in object.get(_cross_targets, call.tool, [])
+	some [name, what] in object.get(_cross_targets, input.tool_name, [])
 	what != "own"
 	ix := _small_index(b, name)
 	count(ix.contents) > 0
@@ -154,17 +154,41 @@ _pattern_contents(r, name) := r.path_contents if {
 #   malformed rules document where built-in errors do not stop the query,
 #   as in OPA's data API): the decision then denies instead of deciding
 #   without the rules.
-match := {} if {
-	# The common case: the call meets no rule list at all.
+match := object.union(deny_ask_match, {"allow": allow_match}) if allow_match
+
+else := deny_ask_match
+
+# METADATA
+# description: |
+#   match without its allow rule, for decision points 1 and 2: a call
+#   decided before point 5 (read-only, a tool check) never looks for its
+#   allow rule (docs/decision.md). Undefined exactly when match is.
+deny_ask_match := {} if {
+	# The common case: the call meets no rule list at all (_no_lists,
+	# written out: a rule reference costs OPA an evaluation).
 	_lists.none
 	_no_small_lists
 } else := {b: r | # regal ignore:prefer-set-or-object-rule
-	some b in behaviors
+	some b in ["deny", "ask"]
 	_candidates(b)
 	r := _first(b)
 } if {
 	is_object(_own)
 	is_object(_cross_lists)
+}
+
+# METADATA
+# description: match.allow, looked up only by decision point 5 and later.
+allow_match := r if {
+	not _no_lists
+	_candidates("allow")
+	r := _first("allow")
+}
+
+# The call meets no rule list at all.
+_no_lists if {
+	_lists.none
+	_no_small_lists
 }
 
 # Most calls meet no rule list for most behaviors and stop here.
@@ -202,7 +226,7 @@ _first(b) := wide[0] if {
 	# lists from several sources are also matched as one, without joining
 	# them per call.
 	b == "allow"
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	lists := [ix | some ix in _own[b]; count(ix.contents) > 0]
 	count(lists) > 1
 	cov := permopa.bash.covered_lists([l.contents | some l in lists], bash.command, call.bash_opts)
@@ -218,7 +242,7 @@ _first(b) := wide[0] if {
 	# list order (organisation, settings layers, project, session), stands
 	# for them; uncertain[b] says so (docs/decision.md, point 1).
 	b != "allow"
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	_uncertain_because != ""
 	rules := [ix.rules[0] | some ix in _own[b]; count(ix.contents) > 0]
 	count(rules) > 0
@@ -228,7 +252,7 @@ _first(b) := wide[0] if {
 # Why the Bash command runs what permopa cannot read; "" when it does not.
 default _uncertain_because := ""
 
-_uncertain_because := permopa.bash.uncertain(bash.command, call.bash_opts) if call.tool == "Bash"
+_uncertain_because := permopa.bash.uncertain(bash.command, call.bash_opts) if input.tool_name == "Bash"
 
 # METADATA
 # description: |
@@ -241,7 +265,7 @@ _uncertain_because := permopa.bash.uncertain(bash.command, call.bash_opts) if ca
 uncertain[b] := _uncertain_because if {
 	_uncertain_because != ""
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	not _certain(b, r)
 }
 
@@ -277,9 +301,9 @@ _certain(b, r) if _cross(b) == r
 #   options in another spelling, or permopa cannot tell what the command
 #   runs (every deny and ask rule hits then). Missing for a literal match.
 why[b] := w if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	not r.tool_name in {"Read", "Edit", "Write"}
 	is_string(r.rule_content)
 	r.rule_content != ""
@@ -289,10 +313,10 @@ why[b] := w if {
 
 # Own-tool content matching, one built-in call per rule list.
 _own_index(b, contents) := permopa.bash.match_certain(contents, bash.command, call.bash_opts) if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	b != "allow"
 } else := cov.index if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	cov := permopa.bash.covered(contents, bash.command, call.bash_opts)
 	cov.covered
 } else := permopa.glob.match_any(contents, files.targets, _glob_opts(b)) if {
@@ -301,8 +325,8 @@ _own_index(b, contents) := permopa.bash.match_certain(contents, bash.command, ca
 } else := permopa.glob.match_any(contents, files.rule_paths, _glob_opts(b)) if {
 	files.handles
 } else := other.match_index(contents, b) if {
-	call.tool != "Bash"
-	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
+	input.tool_name != "Bash"
+	not input.tool_name in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := -1
 
 _glob_opts("allow") := object.union(call.path_opts, {"mode": "all"})
@@ -356,9 +380,9 @@ _cross_paths("path") := files.rule_paths
 #   matched them with. Not evaluated by the decision.
 # scope: document
 leaves_hit[b] := permopa.bash.leaves_hit(_content(r), bash.command, call.bash_opts) if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	not r.tool_name in {"Read", "Edit", "Write"}
 }
 
@@ -368,9 +392,9 @@ leaves_hit[b] := [i |
 	count(paths) > 0
 	permopa.glob.match_any(contents, paths, _glob_opts(b)) >= 0
 ] if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	some b in ["deny", "ask"]
-	r := match[b]
+	r := deny_ask_match[b]
 	r.tool_name in {"Read", "Edit", "Write"}
 	some [what, ix] in _cross_lists[b]
 	contents := [ix.contents[i] | some i, x in ix.rules; x == r]
@@ -397,7 +421,7 @@ _leaf_paths("writes", leaf) := array.concat(leaf.writes, leaf.touches)
 coverage := [{"leaf": i, "needs_rule": c.needs_rule, "rule": _covering(c, wide, lists)} |
 	some i, c in permopa.bash.leaf_coverage([l.contents | some l in lists], bash.command, call.bash_opts)
 ] if {
-	call.tool == "Bash"
+	input.tool_name == "Bash"
 	wide := [r | some ix in _own.allow; some r in ix.wide]
 	lists := [ix | some ix in _own.allow; count(ix.contents) > 0]
 }
