@@ -92,13 +92,12 @@ type BinaryIdentity struct {
 // decision environment: 16 hex digits, part of the socket's name.
 func HookServerKey(id BinaryIdentity, uid int, env []string) string {
 	h := sha256.New()
-	var b [48]byte
+	var b [40]byte
 	binary.BigEndian.PutUint64(b[0:], id.Dev)
 	binary.BigEndian.PutUint64(b[8:], id.Ino)
 	binary.BigEndian.PutUint64(b[16:], id.Size)
 	binary.BigEndian.PutUint64(b[24:], uint64(id.MtimeNs))
-	binary.BigEndian.PutUint64(b[32:], uint64(id.CtimeNs))
-	binary.BigEndian.PutUint64(b[40:], uint64(uid))
+	binary.BigEndian.PutUint64(b[32:], uint64(uid))
 	h.Write([]byte("permopa hook server 1\x00"))
 	h.Write(b[:])
 	for _, kv := range env {

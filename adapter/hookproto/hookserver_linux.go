@@ -133,7 +133,7 @@ func FileIdentity(path string) (BinaryIdentity, error) {
 	}
 	return BinaryIdentity{
 		Dev: st.Dev, Ino: st.Ino, Size: uint64(st.Size),
-		MtimeNs: st.Mtim.Nano(), CtimeNs: st.Ctim.Nano(),
+		MtimeNs: st.Mtim.Nano(),
 	}, nil
 }
 

@@ -105,9 +105,10 @@ func main() {
 		addr = hookproto.DefaultServer(os.LookupEnv)
 	}
 	// No server named or running: the hook server, started on demand,
-	// answers what permopa-hook-local would (hookserver.go).
-	_, serverSet := os.LookupEnv(hookproto.EnvServer)
-	c.auto = addr == "" && !required && !serverSet && hookproto.HookServerSupported && !hookproto.HookServerDisabled(os.Getenv)
+	// answers what permopa-hook-local would (hookserver.go); it is not a
+	// server in PERMOPA_SERVER's sense (PERMOPA_SERVER= leaves it on),
+	// PERMOPA_HOOK_SERVER=0 turns it off.
+	c.auto = addr == "" && !required && hookproto.HookServerSupported && !hookproto.HookServerDisabled(os.Getenv)
 	decide := func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
 		if required {
 			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)
