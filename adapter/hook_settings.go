@@ -168,6 +168,25 @@ func ApplyHookSettings(ctx context.Context, eng *engine.Engine, cwd, home string
 	return eng.SetSettings(ctx, s)
 }
 
+// HookSettingsStamp is the state (type, mode, owner, inode, size, times,
+// and for a link its target's) of every path the settings of a hook call
+// made in cwd are read from or looked for (settings.Layers.SourcePaths):
+// while it is unchanged, ApplyHookSettings would set the same settings
+// (rule expiries aside, which the engine applies itself at each decision).
+func HookSettingsStamp(cwd, home string, o HookEngineOptions) string {
+	l := settings.NewLayers(settings.LayerOptions{ProjectDir: cwd, CommandLine: o.Settings, Home: home, Cwd: cwd, Environ: o.Environ})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%s\x00%s", cwd, home, o.Mode)
+	for _, p := range l.SourcePaths() {
+		b.WriteString("\x00")
+		b.WriteString(p)
+		for _, stat := range []func(string) (os.FileInfo, error){os.Lstat, os.Stat} {
+			b.WriteString(fileStamp(stat(p)))
+		}
+	}
+	return b.String()
+}
+
 // hookSettings reads the settings of a hook call made in cwd; a deny or
 // ask rule that cannot be read is an error, other problems go to
 // o.Stderr.

@@ -193,6 +193,9 @@ type hookServer struct {
 	answered  atomic.Int64
 	// mu: one hook at a time sets its settings in the engine and decides.
 	mu sync.Mutex
+	// stamp: the files the engine's settings were read from, as they were
+	// (adapter.HookSettingsStamp; "" none); notes: what reading them said.
+	stamp, notes string
 }
 
 func (s *hookServer) handle(ctx context.Context, c *net.UnixConn, logf func(string, ...any)) {
@@ -266,9 +269,22 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 	}
 	mode := opts.Mode
 	opts.Engine = func(ctx context.Context, cwd string) (*engine.Engine, error) {
-		if err := adapter.ApplyHookSettings(ctx, s.eng, cwd, s.home, adapter.HookEngineOptions{Mode: mode, Stderr: &errb}); err != nil {
+		// The settings in the engine are the last call's: kept while no
+		// file they come from changed (their notes said again), read again
+		// otherwise.
+		stamp := adapter.HookSettingsStamp(cwd, s.home, adapter.HookEngineOptions{Mode: mode})
+		if stamp == s.stamp {
+			errb.WriteString(s.notes)
+			return s.eng, nil
+		}
+		s.stamp = ""
+		var notes bytes.Buffer
+		if err := adapter.ApplyHookSettings(ctx, s.eng, cwd, s.home, adapter.HookEngineOptions{Mode: mode, Stderr: &notes}); err != nil {
+			errb.Write(notes.Bytes())
 			return nil, err
 		}
+		errb.Write(notes.Bytes())
+		s.stamp, s.notes = stamp, notes.String()
 		return s.eng, nil
 	}
 	s.mu.Lock()

@@ -29,7 +29,7 @@ import (
 // hookServerEnv is one user's setting: the binaries, the workspace and
 // the environment every hook of the test runs with.
 type hookServerEnv struct {
-	t                  *testing.T
+	t                  testing.TB
 	bin, local, client string
 	rt, cwd, home      string
 	env                []string
@@ -37,7 +37,7 @@ type hookServerEnv struct {
 	notes              []string // each hook's stderr, for failures
 }
 
-func newHookServerEnv(t *testing.T, extra ...string) *hookServerEnv {
+func newHookServerEnv(t testing.TB, extra ...string) *hookServerEnv {
 	t.Helper()
 	local, client := hookLocal(t)
 	h := &hookServerEnv{t: t, bin: t.TempDir()}
