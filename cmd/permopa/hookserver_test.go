@@ -5,6 +5,7 @@ package main_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -487,7 +488,7 @@ func TestHookServerRefusesWhatIsNotTheUsers(t *testing.T) {
 		helper, stdout := startPeerHelper(t, "ask", []string{"DIR=" + h.dir(), "SOCK=" + hookproto.SocketName(h.key()), "KEY=" + h.key(), "ENV=" + strings.Join(hookproto.DecisionEnv(h.fullEnv()), "\x1f")}, nil)
 		out, _ := io.ReadAll(stdout)
 		helper.Wait()
-		if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "no answer:") || strings.Contains(got, "connect") {
+		if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, "no answer:") || strings.HasPrefix(got, "no answer: connect:") {
 			t.Errorf("a process of uid %d asked the server: %q; want a connection and no answer", nobody, got)
 		}
 		if !strings.Contains(h.log(h.key()), fmt.Sprintf("refused a connection from &{%d 65534 65534}", helper.Process.Pid)) {
@@ -586,4 +587,27 @@ func peerHelper(mode string) int {
 		return 0
 	}
 	return 2
+}
+
+// doctor says which hook server a permopa-hook command asks: the one
+// running (its pid), or that it is off.
+func TestHookServerDoctor(t *testing.T) {
+	t.Parallel()
+	h := newHookServerEnv(t)
+	hook := map[string]any{"type": "command", "command": h.client + " claude || exit 2", "timeout": 10, "onFailure": "block"}
+	entry := []any{map[string]any{"matcher": "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|WebFetch|mcp__.*", "hooks": []any{hook}}}
+	raw, err := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": entry, "PermissionRequest": entry}})
+	must(t, err)
+	must(t, os.MkdirAll(filepath.Join(h.home, ".claude"), 0o755))
+	must(t, os.WriteFile(filepath.Join(h.home, ".claude", "settings.json"), raw, 0o644))
+	h.hook("claude", "claude/pretooluse-bash-readonly.json")
+	st := h.waitServer(h.key())
+	out, errOut, code := hookProcess(t, permopaBin, []string{"doctor", "claude"}, h.env, "")
+	if want := fmt.Sprintf("note hook server: pid %d on %s", st.Pid, filepath.Join(h.dir(), hookproto.SocketName(h.key()))); !strings.Contains(out, want) || code != 0 {
+		t.Errorf("doctor: exit %d stdout %q stderr %q; want %q", code, out, errOut, want)
+	}
+	out, _, _ = hookProcess(t, permopaBin, []string{"doctor", "claude"}, append(h.env, "PERMOPA_HOOK_SERVER=0"), "")
+	if !strings.Contains(out, "note hook server: off (PERMOPA_HOOK_SERVER=0)") {
+		t.Errorf("doctor with PERMOPA_HOOK_SERVER=0: %q", out)
+	}
 }
