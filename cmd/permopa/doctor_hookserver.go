@@ -23,7 +23,9 @@ func (t target) doctorHookServer(out io.Writer, command string) {
 	if why != "" || filepath.Base(bin) != "permopa-hook" {
 		return
 	}
-	note := func(format string, args ...any) { fmt.Fprintf(out, "note hook server: %s\n", fmt.Sprintf(format, args...)) }
+	note := func(format string, args ...any) {
+		fmt.Fprintf(out, "note hook server: %s\n", fmt.Sprintf(format, args...))
+	}
 	getenv := func(k string) string { v, _ := t.proc.lookup(k); return v }
 	switch {
 	case !hookproto.HookServerSupported:
