@@ -43,6 +43,7 @@ func serve(args []string) int {
 		return 2
 	}
 	key := args[0]
+	logf("starting")
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(100) // a long-lived process, unlike a hook's
 	}
