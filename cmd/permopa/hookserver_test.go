@@ -92,7 +92,13 @@ func (h *hookServerEnv) dir() string { return filepath.Join(h.rt, "permopa") }
 // pid that answered (0: decided locally) and the trace note.
 func (h *hookServerEnv) hook(host, file string, extra ...string) (out, errOut string, code, pid int) {
 	h.t.Helper()
-	out, errOut, code = hookProcess(h.t, h.client, []string{host, "--trace"}, append(append([]string{}, h.env...), extra...), readPayload(h.t, file, h.cwd))
+	return h.hookPayload(host, readPayload(h.t, file, h.cwd), extra...)
+}
+
+// hookPayload is hook for a payload given whole.
+func (h *hookServerEnv) hookPayload(host, payload string, extra ...string) (out, errOut string, code, pid int) {
+	h.t.Helper()
+	out, errOut, code = hookProcess(h.t, h.client, []string{host, "--trace"}, append(append([]string{}, h.env...), extra...), payload)
 	h.mu.Lock()
 	h.notes = append(h.notes, errOut)
 	h.mu.Unlock()
@@ -225,8 +231,8 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 }
 
 // What a decision reads is read at each call: a deny rule added to the
-// project, the user's settings and trust between two calls answered by
-// the same server; a hook whose PERMOPA_* environment differs gets
+// project or the user's settings, and the user's trust in the project,
+// between two calls answered by the same server; a hook whose PERMOPA_* environment differs gets
 // another server (another key), never this one's answer.
 func TestHookServerSeesChanges(t *testing.T) {
 	t.Parallel()
@@ -254,6 +260,23 @@ func TestHookServerSeesChanges(t *testing.T) {
 			t.Errorf("after a deny rule in the %s: pid %d exit %d stdout %q stderr %q; want server %d to deny by the rule of %s", c.name, pid, code, out, errOut, st.Pid, c.path)
 		}
 		os.Remove(c.path)
+	}
+	// Trust: the project's allow rule counts while the user trusts it
+	// (hookWorkspace's project is trusted).
+	npm := strings.Replace(readPayload(t, file, h.cwd), `"command": "`+cmd+`"`, `"command": "npm run test -- --watch=false"`, 1)
+	for _, trusted := range []bool{true, false, true} {
+		args := []string{"trust", h.cwd}
+		if !trusted {
+			args = []string{"trust", "--revoke", h.cwd}
+		}
+		if _, errOut, code := runPermopa(t, h.cwd, "", h.env, args...); code != 0 {
+			t.Fatalf("permopa %v: %d %s", args, code, errOut)
+		}
+		want, _, _ := hookProcess(t, h.local, []string{"claude"}, h.env, npm)
+		out, errOut, _, pid = h.hookPayload("claude", npm)
+		if allowed := strings.Contains(out, `"permissionDecision":"allow"`); pid != st.Pid || out != want || allowed != trusted {
+			t.Errorf("npm run, trusted %v: pid %d stdout %q stderr %q; want server %d with permopa-hook-local's %q", trusted, pid, out, errOut, st.Pid, want)
+		}
 	}
 	// The environment: a deny rule in PERMOPA_DENY.
 	envDeny := "PERMOPA_DENY=Bash(" + cmd + ")"
