@@ -43,11 +43,6 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_RUNTIME_DIR", rt)
-	// Each run has a home of its own, so its first hook starts a hook
-	// server of its own (docs/hosts.md, "The hook server"): they go
-	// soon after the runs (and at once when the binaries below are
-	// removed).
-	os.Setenv("PERMOPA_HOOK_SERVER_IDLE", "1m")
 	bins.permopa = filepath.Join(dir, "permopa")
 	bins.permopaHook = filepath.Join(dir, "permopa-hook")
 	// All three, side by side as `go install ./cmd/...` puts them:
