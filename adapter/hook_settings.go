@@ -102,6 +102,41 @@ type HookEngineOptions struct {
 // explanation no decision reads (engine.WithDecisionOnly): a hook process
 // compiles it once and exits.
 func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (*engine.Engine, error) {
+	// The policy does not depend on the settings: it compiles while they
+	// are read (a cold hook's two largest costs, on two cores), and the
+	// settings go into the store afterwards, as a settings change does.
+	type built struct {
+		e   *engine.Engine
+		err error
+	}
+	compiled := make(chan built, 1)
+	go func() {
+		e, err := NewHookPolicy(ctx, o)
+		compiled <- built{e, err}
+	}()
+	s, err := hookSettings(cwd, home, o)
+	if err != nil {
+		return nil, err
+	}
+	var b built
+	select {
+	case b = <-compiled:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	if err := b.e.SetSettings(ctx, s); err != nil {
+		return nil, err
+	}
+	return b.e, nil
+}
+
+// NewHookPolicy is the engine of NewHookEngine before any settings are
+// set: the policy compiled once, as the hook server (cmd/permopa-hook-local
+// --serve) keeps it, setting each call's settings with ApplyHookSettings.
+func NewHookPolicy(ctx context.Context, o HookEngineOptions) (*engine.Engine, error) {
 	opts := []engine.Option{engine.WithCheckedPolicy()}
 	if !o.Explain {
 		opts = append(opts, engine.WithDecisionOnly())
@@ -118,24 +153,49 @@ func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (
 	if len(o.Policies) > 0 {
 		opts = append(opts, engine.WithPolicyPaths(o.Policies...))
 	}
-	// The policy does not depend on the settings: it compiles while they
-	// are read (a cold hook's two largest costs, on two cores), and the
-	// settings go into the store afterwards, as a settings change does.
-	type built struct {
-		e   *engine.Engine
-		err error
+	return engine.New(ctx, opts...)
+}
+
+// ApplyHookSettings sets in eng (from NewHookPolicy) the settings of a
+// hook call made in cwd, read now, exactly as NewHookEngine sets them: the
+// settings an engine from NewHookEngine(ctx, cwd, home, o) decides with.
+func ApplyHookSettings(ctx context.Context, eng *engine.Engine, cwd, home string, o HookEngineOptions) error {
+	s, err := hookSettings(cwd, home, o)
+	if err != nil {
+		return err
 	}
-	compiled := make(chan built, 1)
-	go func() {
-		e, err := engine.New(ctx, opts...)
-		compiled <- built{e, err}
-	}()
+	return eng.SetSettings(ctx, s)
+}
+
+// HookSettingsStamp is the state (type, mode, owner, inode, size, times,
+// and for a link its target's) of every path the settings of a hook call
+// made in cwd are read from or looked for (settings.Layers.SourcePaths):
+// while it is unchanged, ApplyHookSettings would set the same settings
+// (rule expiries aside, which the engine applies itself at each decision).
+func HookSettingsStamp(cwd, home string, o HookEngineOptions) string {
+	l := settings.NewLayers(settings.LayerOptions{ProjectDir: cwd, CommandLine: o.Settings, Home: home, Cwd: cwd, Environ: o.Environ})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%s\x00%s", cwd, home, o.Mode)
+	for _, p := range l.SourcePaths() {
+		b.WriteString("\x00")
+		b.WriteString(p)
+		for _, stat := range []func(string) (os.FileInfo, error){os.Lstat, os.Stat} {
+			b.WriteString(fileStamp(stat(p)))
+		}
+	}
+	return b.String()
+}
+
+// hookSettings reads the settings of a hook call made in cwd; a deny or
+// ask rule that cannot be read is an error, other problems go to
+// o.Stderr.
+func hookSettings(cwd, home string, o HookEngineOptions) (settings.Settings, error) {
 	s, problems, err := loadCwdSettings(cwd, home, o.Settings, o.Environ)
 	if err != nil {
-		return nil, err
+		return settings.Settings{}, err
 	}
 	if err := BlockingProblems(problems); err != nil {
-		return nil, err
+		return settings.Settings{}, err
 	}
 	stderr := o.Stderr
 	if stderr == nil {
@@ -155,17 +215,5 @@ func NewHookEngine(ctx context.Context, cwd, home string, o HookEngineOptions) (
 	if o.Mode != "" {
 		s.DefaultMode = o.Mode
 	}
-	var b built
-	select {
-	case b = <-compiled:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if b.err != nil {
-		return nil, b.err
-	}
-	if err := b.e.SetSettings(ctx, s); err != nil {
-		return nil, err
-	}
-	return b.e, nil
+	return s, nil
 }

@@ -504,6 +504,23 @@ func (l *Layers) Files() []LayerFile {
 	return out
 }
 
+// SourcePaths are every path a Load reads or looks for: each layer's
+// candidate files (every extension, present or not), the managed and user
+// directories and the user's trust file. A cache of loaded settings (the
+// hook server's, cmd/permopa-hook-local) is current while none of them
+// changed.
+func (l *Layers) SourcePaths() []string {
+	var out []string
+	for _, ly := range l.layers {
+		out = append(out, ly.files()...)
+	}
+	out = append(out, l.opts.ManagedDir)
+	if l.opts.UserDir != "" {
+		out = append(out, l.opts.UserDir, TrustFile(l.opts.UserDir))
+	}
+	return out
+}
+
 // Rules lists the rules of the last load, highest layer first, expired
 // ones included (see Rule.ExpiredAt).
 func (l *Layers) Rules() []permission.Rule {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/internal/claudepattern"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -326,7 +326,7 @@ var PathTools = map[string]bool{
 // (docs/rules.md).
 func claudeForm(r permission.Rule) string {
 	if r.RuleContent != nil && PathTools[r.ToolName] {
-		if c, ok := paths.FnmatchToClaude(*r.RuleContent); ok {
+		if c, ok := claudepattern.FromFnmatch(*r.RuleContent); ok {
 			return r.ToolName + "(" + c + ")"
 		}
 	}

@@ -3,10 +3,10 @@
 package hookproto
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -60,7 +60,9 @@ func PrepareSocket(sock string) error {
 	if !ownSocket(sock) {
 		return fmt.Errorf("%s exists and is not a socket of this user; refusing to replace it", sock)
 	}
-	if c, err := net.DialTimeout("unix", sock, time.Second); err == nil {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if c, err := dial(ctx, "unix", sock); err == nil {
 		c.Close()
 		return fmt.Errorf("a server already listens on %s", sock)
 	}

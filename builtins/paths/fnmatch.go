@@ -2,6 +2,7 @@ package paths
 
 import (
 	"fmt"
+	"github.com/permopa/permopa/internal/claudepattern"
 	"strings"
 	"unicode/utf8"
 )
@@ -158,38 +159,7 @@ func (f *fnmatch) match(s string) bool {
 }
 
 // FnmatchToClaude rewrites an fnmatch pattern as the Claude Code path-rule
-// pattern that covers the same files, when there is one: a literal path, or
-// a literal directory followed by "/*" or "/**" (which in fnmatch reach
-// every depth, as "/**" does in a Claude Code pattern), absolute ("//x"),
-// at the home ("~/x") or relative to the cwd ("./x"). This is how an
-// accepted AgentScope suggestion ("/repo/src/**") is written to a settings
-// file ("//repo/src/**"). ok is false for any other pattern.
-func FnmatchToClaude(p string) (string, bool) {
-	dir, tail := p, ""
-	switch {
-	case p == "*" || p == "**":
-		return "//**", true
-	case strings.HasSuffix(p, "/**"):
-		dir, tail = strings.TrimSuffix(p, "/**"), "/**"
-	case strings.HasSuffix(p, "/*"):
-		dir, tail = strings.TrimSuffix(p, "/*"), "/**"
-	}
-	if dir == "" && tail != "" {
-		return "//**", true
-	}
-	if dir == "" || strings.ContainsAny(dir, "*?[{}\\") || strings.HasPrefix(dir, "!") {
-		return "", false
-	}
-	switch {
-	case strings.HasPrefix(dir, "/"):
-		return "/" + dir + tail, true
-	case dir == "~" || strings.HasPrefix(dir, "~/"):
-		return dir + tail, true
-	case strings.HasPrefix(dir, "~"):
-		return "", false
-	}
-	if !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") {
-		dir = "./" + dir
-	}
-	return dir + tail, true
-}
+// pattern that covers the same files, when there is one
+// (claudepattern.FromFnmatch, a package of its own so that the hook client
+// links no user database lookup).
+func FnmatchToClaude(p string) (string, bool) { return claudepattern.FromFnmatch(p) }

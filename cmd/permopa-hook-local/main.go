@@ -43,12 +43,16 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	if len(os.Args) > 1 && os.Args[1] == "--serve" {
+		// The hook server permopa-hook starts (serve.go).
+		os.Exit(serve(os.Args[2:]))
+	}
 	opts, host, logFile, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "permopa-hook-local: %v; blocking\n", err)
 		os.Exit(2)
 	}
-	log := openLog(logFile, "hook "+host, &opts)
+	log := openLog(logFile, "hook "+host, &opts, os.Stderr)
 	code := adapter.RunHook(context.Background(), host, os.Stdin, os.Stdout, os.Stderr, opts)
 	log.Close()
 	os.Exit(code)
@@ -58,13 +62,13 @@ func main() {
 // written as `permopa hook --log` writes them. A log that cannot be
 // written is said in the answer (opts.Notice, once per log path) and on
 // stderr; it never changes a decision.
-func openLog(path, source string, opts *adapter.HookOptions) *decisionlog.Writer {
+func openLog(path, source string, opts *adapter.HookOptions, stderr io.Writer) *decisionlog.Writer {
 	if path == "" {
 		return nil
 	}
 	w, err := decisionlog.Open(path, decisionlog.WriterOptions{Source: source})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "permopa-hook-local: %v (calls are decided all the same)\n", err)
+		fmt.Fprintf(stderr, "permopa-hook-local: %v (calls are decided all the same)\n", err)
 	}
 	if w == nil {
 		opts.Notice = decisionlog.FailureNotice(path, err, decisionlog.UserCacheDir())
@@ -73,7 +77,7 @@ func openLog(path, source string, opts *adapter.HookOptions) *decisionlog.Writer
 	decisionlog.ClearFailureNotice(path, decisionlog.UserCacheDir())
 	opts.OnDecided = func(input map[string]any, d permission.Decision) {
 		if err := w.Log(input, d); err != nil {
-			fmt.Fprintf(os.Stderr, "permopa-hook-local: %v (calls are decided all the same)\n", err)
+			fmt.Fprintf(stderr, "permopa-hook-local: %v (calls are decided all the same)\n", err)
 		}
 	}
 	return w
@@ -82,6 +86,22 @@ func openLog(path, source string, opts *adapter.HookOptions) *decisionlog.Writer
 // parseArgs reads the command line: the host, before or after the flags
 // permopa-hook passes on.
 func parseArgs(args []string) (adapter.HookOptions, string, string, error) {
+	opts, host, logFile, err := parseFlags(args)
+	if err != nil {
+		return opts, host, logFile, err
+	}
+	home, _ := os.UserHomeDir()
+	mode := opts.Mode
+	opts.Engine = func(ctx context.Context, cwd string) (*engine.Engine, error) {
+		return adapter.NewHookEngine(ctx, cwd, home, adapter.HookEngineOptions{Mode: mode})
+	}
+	return opts, host, logFile, nil
+}
+
+// parseFlags reads the command line, leaving opts.Engine to the caller (a
+// process or the hook server, which also points opts.Trace, os.Stderr when
+// --trace is given, at the answer's stderr).
+func parseFlags(args []string) (adapter.HookOptions, string, string, error) {
 	var (
 		opts    adapter.HookOptions
 		trace   bool
@@ -108,11 +128,6 @@ func parseArgs(args []string) (adapter.HookOptions, string, string, error) {
 	}
 	if len(positional) != 1 {
 		return opts, "", "", errors.New("want one host: claude, codex or gemini")
-	}
-	home, _ := os.UserHomeDir()
-	mode := opts.Mode
-	opts.Engine = func(ctx context.Context, cwd string) (*engine.Engine, error) {
-		return adapter.NewHookEngine(ctx, cwd, home, adapter.HookEngineOptions{Mode: mode})
 	}
 	if trace {
 		opts.Trace = os.Stderr

@@ -54,6 +54,7 @@ type config struct {
 	trace          bool
 	logFile        string
 	hasServer      bool // a server address was configured
+	auto           bool // ask the hook server (started on demand) before a local process
 }
 
 func parseArgs(args []string) (config, error) {
@@ -103,6 +104,11 @@ func main() {
 		// The user's own server on the per-user socket, when one runs.
 		addr = hookproto.DefaultServer(os.LookupEnv)
 	}
+	// No server named or running: the hook server, started on demand,
+	// answers what permopa-hook-local would (hookserver.go); it is not a
+	// server in PERMOPA_SERVER's sense (PERMOPA_SERVER= leaves it on),
+	// PERMOPA_HOOK_SERVER=0 turns it off.
+	c.auto = addr == "" && !required && hookproto.HookServerSupported && !hookproto.HookServerDisabled(os.Getenv)
 	decide := func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
 		if required {
 			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)
@@ -165,6 +171,9 @@ func main() {
 		Mode:           c.mode,
 		Answer:         hookproto.Options{Destination: c.destination},
 		OnUnreachable:  c.local,
+	}
+	if c.auto {
+		opts.OnUnreachable = c.hookServerThenLocal
 	}
 	if c.trace {
 		opts.Trace = os.Stderr

@@ -256,7 +256,24 @@ func (t target) doctor(out io.Writer) int {
 			check(ok, "%s hook `%s` answers a harmless call: %s", e, h.desc, msg)
 		}
 	}
+	for desc := range seenCommands(byEvent) {
+		t.doctorHookServer(out, desc)
+		break // one server for every command of the same binary
+	}
 	return failed
+}
+
+// seenCommands are the hook commands of byEvent (not http hooks).
+func seenCommands(byEvent map[string][]installedHook) map[string]bool {
+	out := map[string]bool{}
+	for _, hs := range byEvent {
+		for _, h := range hs {
+			if !strings.HasPrefix(h.desc, httpHookPrefix) {
+				out[h.desc] = true
+			}
+		}
+	}
+	return out
 }
 
 // failsOpen says why the host would let calls through unchecked when the

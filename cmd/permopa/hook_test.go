@@ -541,7 +541,7 @@ func hookExec(t *testing.T, bin string, args []string, env []string, payload str
 }
 
 // hookProcess is hookExec always as a process.
-func hookProcess(t *testing.T, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
+func hookProcess(t testing.TB, bin string, args []string, env []string, payload string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(payload)

@@ -23,6 +23,11 @@ var permopaBin string
 // the package links the 60 MB binary once, not twice. Benchmarks time the
 // real binary's start-up (BENCHMARKS.md), so with -test.bench it is built.
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(peerHelperEnv); mode != "" {
+		// A process of another user for the hook server tests
+		// (hookserver_test.go), run from this binary.
+		os.Exit(peerHelper(mode))
+	}
 	if filepath.Base(os.Args[0]) == "permopa" {
 		os.Exit(permopacmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, permopacmd.ProcEnv{}))
 	}
@@ -63,6 +68,9 @@ func TestMain(m *testing.M) {
 			os.Unsetenv(k)
 		}
 	}
+	// permopa-hook starts no hook server for the tests that do not test
+	// it (hookserver_test.go turns it on): a server outlives its hook.
+	os.Setenv("PERMOPA_HOOK_SERVER", "0")
 	if benchmarking(os.Args[1:]) {
 		out, err := exec.Command("go", "build", "-o", permopaBin, ".").CombinedOutput()
 		if err != nil {

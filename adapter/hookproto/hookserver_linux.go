@@ -1,0 +1,298 @@
+package hookproto
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// HookServerSupported: the hook server needs Linux (SO_PEERCRED, the
+// directory reached through /proc/self/fd).
+const HookServerSupported = true
+
+// HookServerDir is the directory of the user's hook server sockets:
+// $XDG_RUNTIME_DIR/permopa when XDG_RUNTIME_DIR is an absolute directory
+// (not a link) of this user that no one else may write, else
+// $XDG_CACHE_HOME/permopa/run or ~/.cache/permopa/run. "" when there is
+// neither.
+func HookServerDir(getenv func(string) string) string {
+	if rt := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) && ownedUnshared(rt, false) == nil {
+		return filepath.Join(filepath.Clean(rt), "permopa")
+	}
+	cache := getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(cache) {
+		home := getenv("HOME")
+		if !filepath.IsAbs(home) {
+			return ""
+		}
+		cache = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(filepath.Clean(cache), "permopa", "run")
+}
+
+// ownedUnshared checks that path is a directory, not a link, that belongs
+// to this user (or root, when rootOK) and that no other user may write
+// (mode without group and other write, or the sticky bit).
+func ownedUnshared(path string, rootOK bool) error {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link", path)
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
+	case !ok || int(st.Uid) != os.Getuid() && !(rootOK && st.Uid == 0):
+		return fmt.Errorf("%s belongs to another user", path)
+	case info.Mode().Perm()&0o022 != 0 && info.Mode()&fs.ModeSticky == 0:
+		return fmt.Errorf("%s may be written by other users (mode %#o)", path, info.Mode().Perm())
+	}
+	return nil
+}
+
+// OpenHookServerDir opens dir, creating it (mode 0700, and its missing
+// parents 0700) when it does not exist, and checks the directory it
+// opened: not a link, this user's, no access for anyone else; its parent
+// must be this user's or root's and not writable by others. The sockets
+// are then reached through the descriptor (/proc/self/fd/N/NAME), so the
+// directory checked is the one used, and a long path fits a socket
+// address.
+func OpenHookServerDir(dir string) (*os.File, error) {
+	if dir == "" {
+		return nil, errors.New("no directory for the hook server (set XDG_RUNTIME_DIR or HOME)")
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return nil, fmt.Errorf("hook server directory: %w", err)
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("hook server directory: %w", err)
+		}
+	}
+	if err := ownedUnshared(filepath.Dir(dir), true); err != nil {
+		return nil, fmt.Errorf("hook server directory: %w", err)
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("hook server directory %s: %w (a symbolic link is refused)", dir, err)
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	if err := CheckHookServerDir(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckHookServerDir checks an open directory: this user's, mode 0700 or
+// stricter.
+func CheckHookServerDir(f *os.File) error {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return fmt.Errorf("hook server directory %s: %w", f.Name(), err)
+	}
+	switch {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFDIR:
+		return fmt.Errorf("hook server directory %s is not a directory", f.Name())
+	case int(st.Uid) != os.Getuid():
+		return fmt.Errorf("hook server directory %s belongs to uid %d, not to this user (uid %d); refused", f.Name(), st.Uid, os.Getuid())
+	case st.Mode&0o077 != 0:
+		return fmt.Errorf("hook server directory %s is open to other users (mode %#o, want 0700); refused", f.Name(), st.Mode&0o777)
+	}
+	return nil
+}
+
+// InDir is the name of a file of the directory open as dir, as a path
+// through the descriptor (Linux's /proc/self/fd): short enough for a
+// socket address whatever the directory's path.
+func InDir(dir *os.File, name string) string {
+	return "/proc/self/fd/" + strconv.Itoa(int(dir.Fd())) + "/" + name
+}
+
+// SocketName, LockName and LogName are a hook server's files in its
+// directory.
+func SocketName(key string) string { return key + ".sock" }
+func LockName(key string) string   { return key + ".lock" }
+func LogName(key string) string    { return key + ".log" }
+
+// FileIdentity is the identity of the file at path (links followed).
+func FileIdentity(path string) (BinaryIdentity, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return BinaryIdentity{}, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return BinaryIdentity{
+		Dev: st.Dev, Ino: st.Ino, Size: uint64(st.Size),
+		MtimeNs: st.Mtim.Nano(),
+	}, nil
+}
+
+// ErrHookServerStarting: another hook holds the server's lock (it is
+// starting it, or a server runs).
+var ErrHookServerStarting = errors.New("another hook server holds the lock")
+
+// AskHookServer sends req to the server of key in dir and reads its
+// answer. The server must be a process of this user (SO_PEERCRED, from
+// the kernel), answer for key, and answer within timeout; any failure is
+// an error, and nothing it said is used.
+func AskHookServer(ctx context.Context, dir *os.File, key string, req ServeRequest, timeout time.Duration) (ServeAnswer, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	f, err := dialUnixPeer(ctx, InDir(dir, SocketName(key)))
+	if err != nil {
+		return ServeAnswer{}, err
+	}
+	defer f.Close()
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	defer stop()
+	if deadline, ok := ctx.Deadline(); ok {
+		f.SetDeadline(deadline)
+	}
+	req.Key = key
+	if err := WriteFrame(f, req); err != nil {
+		return ServeAnswer{}, fmt.Errorf("sending the call to the hook server: %w", err)
+	}
+	var ans ServeAnswer
+	if err := ReadFrame(bufio.NewReader(f), &ans); err != nil {
+		if ctx.Err() != nil {
+			return ServeAnswer{}, fmt.Errorf("the hook server gave no answer within %s", timeout)
+		}
+		return ServeAnswer{}, fmt.Errorf("reading the hook server's answer: %w", err)
+	}
+	if ans.Key != key {
+		return ServeAnswer{}, fmt.Errorf("the hook server answered for key %q, not %q", ans.Key, key)
+	}
+	if ans.Refused != "" {
+		return ans, fmt.Errorf("the hook server did not decide: %s", ans.Refused)
+	}
+	if req.Op == "hook" && ans.Exit != 0 && ans.Exit != 2 {
+		return ServeAnswer{}, fmt.Errorf("the hook server answered exit status %d", ans.Exit)
+	}
+	return ans, nil
+}
+
+// dialUnixPeer connects to the unix socket at path and checks that the
+// process listening there runs as this user (SO_PEERCRED).
+func dialUnixPeer(ctx context.Context, path string) (*os.File, error) {
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("setnonblock", err)
+	}
+	f := os.NewFile(uintptr(fd), "unix:"+path)
+	if deadline, ok := ctx.Deadline(); ok {
+		f.SetDeadline(deadline)
+	}
+	err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+	if err == syscall.EINPROGRESS || err == syscall.EAGAIN {
+		err = waitConnected(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, &os.SyscallError{Syscall: "connect " + path, Err: err}
+	}
+	f.SetDeadline(time.Time{})
+	cred, err := PeerCred(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if int(cred.Uid) != os.Getuid() {
+		f.Close()
+		return nil, fmt.Errorf("the process listening on %s runs as uid %d, not as this user (uid %d): refusing it", path, cred.Uid, os.Getuid())
+	}
+	return f, nil
+}
+
+// PeerCred is the credentials of the process at the other end of a unix
+// socket (the kernel's, taken at connect or listen).
+func PeerCred(f interface {
+	SyscallConn() (syscall.RawConn, error)
+}) (*syscall.Ucred, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := rc.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	if cerr != nil {
+		return nil, os.NewSyscallError("getsockopt SO_PEERCRED", cerr)
+	}
+	return cred, nil
+}
+
+// StartHookServer starts `bin --serve KEY` (permopa-hook-local) detached:
+// in a session of its own, its working directory /, stdin and stdout
+// /dev/null and stderr its log file in dir, with environ. The lock file is
+// taken first (flock, not waiting) and handed to the server, which holds it
+// as long as it runs: of two hooks starting a server at once, one starts
+// it and the other gets ErrHookServerStarting.
+func StartHookServer(dir *os.File, key, bin string, environ []string) error {
+	lock, err := openInDir(dir, LockName(key), syscall.O_RDWR|syscall.O_CREAT)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err == syscall.EWOULDBLOCK {
+			return ErrHookServerStarting
+		}
+		return os.NewSyscallError("flock", err)
+	}
+	logf, err := openInDir(dir, LogName(key), syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(bin, "--serve", key)
+	cmd.Dir = "/"
+	cmd.Env = environ
+	cmd.Stderr = logf
+	// fd 3: the lock, held by the server from now on; fd 4: the directory.
+	cmd.ExtraFiles = []*os.File{lock, dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the hook server %s: %w", bin, err)
+	}
+	// Not waited for: it outlives this hook (reparented when it exits).
+	return cmd.Process.Release()
+}
+
+// openInDir opens (creating, mode 0600) a regular file of this user in
+// dir, never through a link.
+func openInDir(dir *os.File, name string, flags int) (*os.File, error) {
+	fd, err := syscall.Openat(int(dir.Fd()), name, flags|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: filepath.Join(dir.Name(), name), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name))
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != os.Getuid() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file of this user; refused", f.Name())
+	}
+	return f, nil
+}

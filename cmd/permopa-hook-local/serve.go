@@ -1,0 +1,326 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/engine"
+)
+
+// serve runs the hook server (docs/hosts.md, "The hook server"):
+// `permopa-hook-local --serve KEY`, started by permopa-hook with the lock
+// file on descriptor 3 and the checked socket directory on 4. It answers
+// each hook exactly as `permopa-hook-local <host> <flags>` would: the same
+// RunHook, the settings of the payload's cwd read at every call
+// (adapter.ApplyHookSettings), only the policy compiled once. It answers
+// only this user's processes (SO_PEERCRED), only requests for its own key
+// and environment, and exits when idle, when its socket is no longer its
+// own, or when its binary is replaced. Its log is its stderr.
+func serve(args []string) int {
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "%s permopa-hook-local --serve[%d]: %s\n", time.Now().UTC().Format(time.RFC3339), os.Getpid(), fmt.Sprintf(format, a...))
+	}
+	if len(args) != 1 {
+		logf("usage: permopa-hook-local --serve KEY (started by permopa-hook)")
+		return 2
+	}
+	key := args[0]
+	logf("starting")
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(100) // a long-lived process, unlike a hook's
+	}
+	lock := os.NewFile(3, "lock")
+	dir := os.NewFile(4, "dir")
+	if lock == nil || dir == nil {
+		logf("no lock file or directory descriptor (started by permopa-hook only)")
+		return 2
+	}
+	if err := hookproto.CheckHookServerDir(dir); err != nil {
+		logf("%v", err)
+		return 2
+	}
+	// The lock permopa-hook took is shared with this descriptor; a lock
+	// held by another process means another server: this one leaves.
+	if err := syscall.Flock(3, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		logf("the lock is held by another hook server: %v", err)
+		return 2
+	}
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		logf("%v", err)
+		return 2
+	}
+	self, err := hookproto.FileIdentity("/proc/self/exe")
+	if err != nil {
+		logf("%v", err)
+		return 2
+	}
+	env := hookproto.DecisionEnv(os.Environ())
+	if own := hookproto.HookServerKey(self, os.Getuid(), env); own != key {
+		// The binary was replaced between the hook's look and this start:
+		// a server answers only for the binary it runs.
+		logf("key %s is not this binary's and environment's (%s); exiting", key, own)
+		return 2
+	}
+	idle := hookproto.HookServerIdle(os.Getenv)
+	home, _ := os.UserHomeDir()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	eng, err := adapter.NewHookPolicy(ctx, adapter.HookEngineOptions{})
+	if err != nil {
+		logf("compiling the policy: %v", err)
+		return 2
+	}
+
+	syscall.Umask(0o077)
+	name := hookproto.SocketName(key)
+	// This process holds the lock: a socket file left here is a dead
+	// server's.
+	if err := syscall.Unlinkat(int(dir.Fd()), name); err != nil && err != syscall.ENOENT {
+		logf("removing the old socket: %v", err)
+		return 2
+	}
+	ln, err := net.Listen("unix", hookproto.InDir(dir, name))
+	if err != nil {
+		logf("listening: %v", err)
+		return 2
+	}
+	ul := ln.(*net.UnixListener)
+	ul.SetUnlinkOnClose(true)
+	if err := fchmodat(dir, name, 0o600); err != nil {
+		logf("%v", err)
+		ln.Close()
+		return 2
+	}
+	sockIno, err := inoAt(dir, name)
+	if err != nil {
+		logf("%v", err)
+		ln.Close()
+		return 2
+	}
+
+	s := &hookServer{key: key, env: env, eng: eng, home: home, started: time.Now(), idle: idle}
+	s.last.Store(time.Now().UnixNano())
+	logf("serving %s (idle exit after %s)", filepath.Join(dirName(dir), name), idle)
+
+	done := make(chan string, 1)
+	go func() {
+		// The watchdog: idle, the socket replaced or removed, the binary
+		// replaced (a new binary is a new key: hooks ask another server).
+		tick := min(idle/4, 5*time.Second)
+		t := time.NewTicker(max(tick, 50*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				done <- "signal"
+				return
+			case <-t.C:
+			}
+			if s.active.Load() == 0 && time.Since(time.Unix(0, s.last.Load())) >= idle {
+				done <- fmt.Sprintf("idle for %s", idle)
+				return
+			}
+			if ino, err := inoAt(dir, name); err != nil || ino != sockIno {
+				done <- "the socket is no longer this server's"
+				return
+			}
+			if id, err := hookproto.FileIdentity(exe); err != nil || id != self {
+				done <- "the binary was replaced"
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	go func() {
+		for {
+			c, err := ul.AcceptUnix()
+			if err != nil {
+				if !errors.Is(err, net.ErrClosed) {
+					logf("accept: %v", err)
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.handle(ctx, c, logf)
+			}()
+		}
+	}()
+	why := <-done
+	// The socket goes first, then the lock (at exit): a hook finds no
+	// server, and the lock free once this one is gone.
+	ln.Close()
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Second):
+	}
+	logf("exiting: %s (answered %d hooks)", why, s.answered.Load())
+	return 0
+}
+
+type hookServer struct {
+	key, home string
+	env       []string
+	eng       *engine.Engine
+	started   time.Time
+	idle      time.Duration
+	last      atomic.Int64 // unix ns of the last request
+	active    atomic.Int32
+	answered  atomic.Int64
+	// mu: one hook at a time sets its settings in the engine and decides.
+	mu sync.Mutex
+	// stamp: the files the engine's settings were read from, as they were
+	// (adapter.HookSettingsStamp; "" none); notes: what reading them said.
+	stamp, notes string
+}
+
+func (s *hookServer) handle(ctx context.Context, c *net.UnixConn, logf func(string, ...any)) {
+	defer c.Close()
+	s.active.Add(1)
+	defer func() {
+		s.last.Store(time.Now().UnixNano())
+		s.active.Add(-1)
+	}()
+	cred, err := hookproto.PeerCred(c)
+	if err != nil || int(cred.Uid) != os.Getuid() {
+		// Only this user's processes are answered; the socket's mode says
+		// the same, the kernel's credentials hold even if it did not.
+		logf("refused a connection from %v: %v", cred, err)
+		return
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	var req hookproto.ServeRequest
+	if err := hookproto.ReadFrame(bufio.NewReader(c), &req); err != nil {
+		logf("reading a request: %v", err)
+		return
+	}
+	s.last.Store(time.Now().UnixNano())
+	ans := hookproto.ServeAnswer{Pid: os.Getpid(), Key: s.key}
+	switch {
+	case req.Key != s.key:
+		ans.Refused = fmt.Sprintf("this server answers for key %s, not %s", s.key, req.Key)
+	case !slices.Equal(req.Env, s.env):
+		ans.Refused = "the hook's environment differs from the server's"
+	case req.Op == "status":
+		ans.Started, ans.Answered, ans.Idle = s.started, s.answered.Load(), s.idle.String()
+	case req.Op == "hook":
+		s.decide(ctx, req, &ans)
+	default:
+		ans.Refused = fmt.Sprintf("unknown op %q", req.Op)
+	}
+	if err := hookproto.WriteFrame(c, ans); err != nil {
+		logf("writing an answer: %v", err)
+	}
+}
+
+// decide answers req as `permopa-hook-local <host> <args>` answers its
+// payload in a process of this environment, or refuses (the hook then
+// runs that process) what it cannot answer the same way.
+func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans *hookproto.ServeAnswer) {
+	opts, host, logFile, err := parseFlags(append([]string{req.Host}, req.Args...))
+	if err != nil {
+		ans.Refused = err.Error()
+		return
+	}
+	if logFile != "" && !filepath.IsAbs(logFile) {
+		ans.Refused = "a relative --log path is the hook's"
+		return
+	}
+	// A payload without an absolute cwd is decided with the process's
+	// working directory: the hook's, not this server's.
+	var p struct {
+		Cwd any `json:"cwd"`
+	}
+	if err := json.Unmarshal(req.Payload, &p); err != nil {
+		ans.Refused = "the payload is not a JSON object"
+		return
+	}
+	if cwd, _ := p.Cwd.(string); !filepath.IsAbs(cwd) {
+		ans.Refused = "the payload names no absolute cwd"
+		return
+	}
+	var out, errb bytes.Buffer
+	if opts.Trace != nil {
+		opts.Trace = &errb
+	}
+	mode := opts.Mode
+	opts.Engine = func(ctx context.Context, cwd string) (*engine.Engine, error) {
+		// The settings in the engine are the last call's: kept while no
+		// file they come from changed (their notes said again), read again
+		// otherwise.
+		stamp := adapter.HookSettingsStamp(cwd, s.home, adapter.HookEngineOptions{Mode: mode})
+		if stamp == s.stamp {
+			errb.WriteString(s.notes)
+			return s.eng, nil
+		}
+		s.stamp = ""
+		var notes bytes.Buffer
+		if err := adapter.ApplyHookSettings(ctx, s.eng, cwd, s.home, adapter.HookEngineOptions{Mode: mode, Stderr: &notes}); err != nil {
+			errb.Write(notes.Bytes())
+			return nil, err
+		}
+		errb.Write(notes.Bytes())
+		s.stamp, s.notes = stamp, notes.String()
+		return s.eng, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	log := openLog(logFile, "hook "+host, &opts, &errb)
+	code := adapter.RunHook(ctx, host, bytes.NewReader(req.Payload), &out, &errb, opts)
+	log.Close()
+	ans.Stdout, ans.Stderr, ans.Exit = out.Bytes(), errb.String(), code
+	s.answered.Add(1)
+}
+
+func fchmodat(dir *os.File, name string, mode uint32) error {
+	if err := syscall.Fchmodat(int(dir.Fd()), name, mode, 0); err != nil {
+		return fmt.Errorf("chmod %s: %w", name, err)
+	}
+	return nil
+}
+
+func inoAt(dir *os.File, name string) (uint64, error) {
+	fi, err := os.Lstat(hookproto.InDir(dir, name))
+	if err != nil {
+		return 0, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, errors.New("no inode")
+	}
+	return st.Ino, nil
+}
+
+// dirName is the path of the directory open as dir.
+func dirName(dir *os.File) string {
+	p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", dir.Fd()))
+	if err != nil {
+		return dir.Name()
+	}
+	return p
+}
