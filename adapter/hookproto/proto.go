@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/permopa/permopa/internal/claudepattern"
+	"github.com/permopa/permopa/builtins/claudepattern"
 	"github.com/permopa/permopa/permission"
 )
 

@@ -2,7 +2,7 @@ package paths
 
 import (
 	"fmt"
-	"github.com/permopa/permopa/internal/claudepattern"
+	"github.com/permopa/permopa/builtins/claudepattern"
 	"strings"
 	"unicode/utf8"
 )
