@@ -167,7 +167,7 @@ func TestExplainAllowCoverage(t *testing.T) {
 	}
 	var out bytes.Buffer
 	_ = ex.WriteText(&out)
-	if !strings.Contains(out.String(), "leaf 3 make install   (through sudo): NOT covered by any allow rule") {
+	if !strings.Contains(out.String(), "leaf 3 make install   (through sudo > make): NOT covered by any allow rule") {
 		t.Errorf("coverage text:\n%s", out.String())
 	}
 	in["tool_input"] = map[string]any{"command": "npm run build && git status"}

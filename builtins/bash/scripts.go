@@ -109,7 +109,7 @@ func (w *walker) scriptProgram(base string, argv []word, fr frame, st state) boo
 	if !handled {
 		return false
 	}
-	w.walkScripts(argv, fr, st, scripts, base+" runs a package script")
+	w.walkScripts(argv, fr, st, scripts, base+" runs "+scriptKind(base))
 	return true
 }
 
@@ -315,10 +315,18 @@ func (w *walker) scriptsChanged(argv []word, st state) string {
 			return printableWord(lf.Program) + " ran earlier in this command and may have changed the script (permopa cannot tell what it runs)"
 		}
 		if !lf.ReadOnly && packageManagers[path.Base(lf.Program)] && lf.Script == "" {
-			return printableWord(strings.Join(lf.Argv, " ")) + " ran earlier in this command and may have changed package.json"
+			return printableWord(strings.Join(lf.Argv, " ")) + " ran earlier in this command and may have changed package.json or the files its scripts run"
 		}
 	}
 	return ""
+}
+
+// scriptKind names what a program with a script reader runs, for reasons.
+func scriptKind(base string) string {
+	if packageManagers[base] {
+		return "a package script"
+	}
+	return "a makefile's recipes"
 }
 
 // packageManagers rewrite package.json and node_modules when they are not
