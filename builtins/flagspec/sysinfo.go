@@ -220,7 +220,7 @@ var uuidgenSpec = &spec{allow: `-r --random -t --time -m --md5 -s --sha1 -n= --n
 
 // whereis, whatis and apropos look names up in man-db's indexes.
 // (No whereis option writes or runs anything: harmless.)
-var whereisSpec = &spec{harmless: true, allow: `-b -m -s -u -l -g -f -B -M -S`, ops: opsText}
+var whereisSpec = &spec{complete: true, allow: `-b -m -s -u -l -g -f -B -M -S`, ops: opsText}
 var whatisSpec = &spec{
 	allow: `-d --debug -v --verbose -r --regex -w --wildcard -l --long -C=r --config-file=r -L= --locale=
 		-m= --systems= -M= --manpath= -s= --sections= --section= -e --exact -a --and --usage -?`,
