@@ -453,7 +453,7 @@ func loopAlternatives(vars map[string][]word, argv []word) [][]word {
 		}
 		for _, v := range vals {
 			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[")) ||
-				v.glob && strings.IndexByte("*?[", v.s[0]) >= 0 {
+				v.glob && globMayBeOption(v.s) {
 				return nil
 			}
 		}

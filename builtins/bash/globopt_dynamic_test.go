@@ -68,12 +68,20 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 		{cmd: `grep -e TODO -- *`, ro: true},
 		{cmd: `md5sum -- *`, ro: true},
 		{cmd: `du -sh -- *`, ro: true},
+		// A bracket that cannot match "-" cannot be an option.
+		{cmd: `wc -l [n]otes.txt`, ro: true},
+		{cmd: `grep -c TODO [[:alnum:]]*`, ro: true},
+		{cmd: `grep -l TODO [[:lower:]]*`, ro: true},
 
 		// wc --files0-from=F reads the names F lists and prints each it
 		// cannot open: the secret. (With another operand wc refuses.)
 		{cmd: `wc -l *`, names: []string{"--files0-from=.k"}, bites: true},
 		{cmd: `wc *.txt`, names: []string{"--files0-from=.k.txt"}, bites: true},
 		{cmd: `wc -c ?*`, names: []string{"--files0=.k"}, bites: true}, // an abbreviation
+		{cmd: `wc -l [-]*`, names: []string{"--files0-from=.k"}, bites: true},
+		{cmd: `wc -l [!n]*`, names: []string{"--files0-from=.k"}, bites: true},
+		{cmd: `wc -l [[:punct:]]*`, names: []string{"--files0-from=.k"}, bites: true},
+		{cmd: `wc -l [+--]*`, names: []string{"--files0-from=.k"}, bites: true},
 		{cmd: `du -sh *`, names: []string{"--files0-from=.k"}, bites: true},
 		{cmd: `du -s ?*`, names: []string{"-X.k", "notes.txt"}, bites: true}, // --exclude-from, glued
 		{cmd: `grep TODO *`, names: []string{"--file=.k", "notes.txt"}, bites: true},
@@ -165,4 +173,22 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestGlobMayBeOption: which glob words may match a name starting with
+// "-" (and so stand for an option).
+func TestGlobMayBeOption(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"*": true, "*.txt": true, "?": true, "?*": true,
+		"[-]*": true, "[!a]*": true, "[^a]*": true, "[+--]x": true, "[a-z]*": true, "[[:punct:]]*": true,
+		"[[:graph:]]": true, "[[:print:]]": true, "[[=-=]]": true, "[[.-.]]": true, "[[:alpha:]-]": true,
+		"[\\-]": true, "[]-]x": true, "[[:bogus:]]": true, "[[:alpha:]": true, "[s]tr[-]": true,
+		"[s]tring": false, "[[:alnum:]]*": false, "[[:digit:][:lower:]]*": false, "[]x]": false,
+		"[abc]*.go": false, "[x": false, "[[:alpha:": false, "./*": false, "src/*.go": false, "a*": false, "": false,
+	} {
+		if got := globMayBeOption(s); got != want {
+			t.Errorf("globMayBeOption(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
