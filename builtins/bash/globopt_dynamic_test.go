@@ -67,6 +67,7 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 		{cmd: `grep -n TODO ./*`, ro: true},
 		{cmd: `grep -e TODO -- *`, ro: true},
 		{cmd: `md5sum -- *`, ro: true},
+		{cmd: `wc -l -- *`, ro: true},
 		{cmd: `du -sh -- *`, ro: true},
 		// A bracket that cannot match "-" cannot be an option.
 		{cmd: `wc -l [n]otes.txt`, ro: true},

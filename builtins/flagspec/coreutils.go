@@ -224,6 +224,7 @@ var fmtSpec = &spec{
 	num: true,
 	ops: opsRead,
 }
+
 // strings is not complete: as binutils do, it reads more arguments from
 // an @FILE operand, so a glob matching a file named @k reads k.
 var stringsSpec = &spec{
