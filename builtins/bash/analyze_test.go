@@ -242,7 +242,7 @@ func TestQuotingTricks(t *testing.T) {
 		{cmd: `echo "\"; touch /tmp/pwned; echo \""`, ro: true},
 		{cmd: "ls ${HOME}", ro: true, reads: []string{"/home/u"}},
 		{cmd: "ls ~/x \"~/y\"", ro: true, reads: []string{"/home/u/x", "/home/u/y", "/home/u/proj/~/y"}},
-		{cmd: "ls ~other", reasonHas: "not static"},
+		{cmd: "cat ~other", reasonHas: "not static"},
 		{cmd: "ls $PWD", ro: true, reads: []string{"/home/u/proj"}},
 	})
 }
@@ -473,7 +473,14 @@ func TestGlobsThatMayBeOptions(t *testing.T) {
 		{cmd: "sort *", reasonHas: "a glob may expand to options"},
 		{cmd: "rg *", reasonHas: "a glob may expand to options"},
 		{cmd: "sort ./*", ro: true},
-		{cmd: "ls -1 *.go", ro: true},
+		{cmd: "ls -1 ./*.go", ro: true},
+		{cmd: "cat -n *.go", ro: true},
+		// ls -R is a tree the analysis would not report: a file named
+		// -RI.go turns ls -1 *.go into a recursive listing.
+		{cmd: "ls -1 *.go", reasonHas: "a glob may expand to options"},
+		{cmd: "wc -l *.go", reasonHas: "a glob may expand to options"}, // --files0-from=k.go
+		{cmd: "grep -n x [a-z]*.go", reasonHas: "a glob may expand to options"},
+		{cmd: "grep -n x [[:lower:]]*.go", ro: true},
 		{cmd: "cat '*'", ro: true},
 	})
 }

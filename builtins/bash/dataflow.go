@@ -433,10 +433,9 @@ func identByte(c byte) bool {
 // combination of the values of the loop variables it names (nil when it
 // names none, or when a value is not known where it stands). A word that
 // is only "$name" takes each value whole: quoted, a literal or a glob
-// that starts with a literal (./*.txt, src/*.go: one name it matches,
-// under that directory, never an option; a glob starting with a
-// metacharacter matches -rf and --files0-from=list, which a program the
-// vocabulary calls harmless still reads: unknown); unquoted, only a literal
+// that cannot match a name starting with "-" (./*.txt, src/*.go,
+// [n]*.txt: one name it matches, never an option; * and *.txt match -rf
+// and --files0-from=list: unknown, whatever the program); unquoted, only a literal
 // that splitting and globbing leave as it is (no blank, no glob
 // character, not empty): a name a glob matches may hold blanks, and
 // "a -rf" splits into an option.
@@ -453,7 +452,7 @@ func loopAlternatives(vars map[string][]word, argv []word) [][]word {
 		}
 		for _, v := range vals {
 			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[")) ||
-				v.glob && strings.IndexByte("*?[", v.s[0]) >= 0 {
+				v.glob && globMayBeOption(v.s) {
 				return nil
 			}
 		}

@@ -27,10 +27,13 @@ package bash
 // POSIX mode. Any other expansion is flagspec.Dynamic. A process
 // substitution is the pipe /dev/fd/63, a static path. A word that may turn
 // into options — one starting with an expansion, an unquoted expansion that
-// may split, a glob that starts with a metacharacter (a file named
-// "--pre=sh" matches *) — keeps its command from being read-only unless
-// the vocabulary accepts a run-time word there or the program takes no
-// harmful option (echo, printf, test; test -v is an evaluated string).
+// may split, a glob that may match a name starting with "-" (a file named
+// "--files0-from=k" matches *) — keeps its command from being read-only
+// unless the vocabulary accepts a run-time word there: for an expansion,
+// a program that takes no harmful option (echo, test, ps; test -v is an
+// evaluated string); for a glob, a program whose spec is complete and has
+// no option with a path, command or code value, none denied and no mark
+// (docs/shell.md, "What read-only means").
 // Arithmetic that names variables is not read-only (bash evaluates a
 // variable holding "a[$(cmd)]" as code); ${x@P} and other transformations,
 // extglob and arithmetic holding a command substitution are unanalysable.

@@ -855,7 +855,7 @@ func leadingGlobs(argv []word, judge []string) []string {
 	var out []string
 	for i := 1; i < len(argv) && i < len(judge); i++ {
 		a := argv[i]
-		if !a.glob || a.s == "" || strings.IndexByte("*?[", a.s[0]) < 0 {
+		if !a.glob || !globMayBeOption(a.s) {
 			continue
 		}
 		if out == nil {
@@ -864,6 +864,51 @@ func leadingGlobs(argv []word, judge []string) []string {
 		out[i] = dyn + a.s[1:]
 	}
 	return out
+}
+
+// globMayBeOption reports whether a glob word may match a name that
+// starts with "-": it starts with * or ?, or with a bracket expression
+// that may hold "-". Quotes are gone from s, so a bracket is read for the
+// most it could mean: up to its last "]", negated when "!" or "^" follows
+// "[", holding "-" when a "-" stands anywhere in it (a range or a literal),
+// and any class but those without "-" (grep [s]tring, [[:alnum:]]* cannot
+// be options).
+func globMayBeOption(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] {
+	case '*', '?':
+		return true
+	case '[':
+	default:
+		return false
+	}
+	end := strings.LastIndexByte(s, ']')
+	if end < 2 {
+		return end == 1 // "[]" alone: "]" is a member, the bracket is open
+	}
+	set := s[1:end]
+	if set[0] == '!' || set[0] == '^' || strings.ContainsAny(set, "-\\") ||
+		strings.Contains(set, "[=") || strings.Contains(set, "[.") {
+		return true
+	}
+	for rest := set; ; {
+		i := strings.Index(rest, "[:")
+		if i < 0 {
+			return false
+		}
+		name, _, ok := strings.Cut(rest[i+2:], ":]")
+		switch {
+		case !ok:
+			return true
+		case name == "alnum", name == "alpha", name == "digit", name == "lower", name == "upper",
+			name == "xdigit", name == "space", name == "blank", name == "cntrl":
+		default:
+			return true
+		}
+		rest = rest[i+2+len(name)+2:]
+	}
 }
 
 // severalMatches is the argv to judge with every glob word doubled (from

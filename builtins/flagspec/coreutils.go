@@ -8,7 +8,7 @@ import "strings"
 
 // ls lists directories. No ls option writes or executes.
 var lsSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-a@a --all@a -A@a --almost-all@a --author -b --escape --block-size= -B --ignore-backups
 		-c -C --color? --colour? -d --directory -D --dired -f@a -F --classify? --file-type
 		--format= --full-time -g --group-directories-first -G --no-group -h --human-readable
@@ -24,7 +24,7 @@ var lsSpec = &spec{
 
 // cat concatenates files to stdout.
 var catSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-A --show-all -b --number-nonblank -e -E --show-ends -n --number -s --squeeze-blank
 		-t -T --show-tabs -u -v --show-nonprinting -l`,
 	ops: opsRead,
@@ -34,7 +34,7 @@ var catSpec = &spec{
 // buffered in a scratch file in TMPDIR (mkstemp, removed at once), as
 // observed under strace: named as its own scratch space.
 var tacSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow:    `-b --before -r --regex -s= --separator=`,
 	ops:      opsRead,
 	cache:    []string{"/tmp"},
@@ -42,7 +42,7 @@ var tacSpec = &spec{
 
 // head prints the first part of files.
 var headSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow:    `-c= --bytes= -n= --lines= -q --quiet --silent -v --verbose -z --zero-terminated`,
 	num:      true,
 	ops:      opsRead,
@@ -50,7 +50,7 @@ var headSpec = &spec{
 
 // tail prints the last part of files; following (-f) only reads.
 var tailSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-c= --bytes= -f --follow? -F -n= --lines= --max-unchanged-stats= --pid= -q --quiet
 		--silent --retry -s= --sleep-interval= -v --verbose -z --zero-terminated -r`,
 	num: true,
@@ -59,7 +59,7 @@ var tailSpec = &spec{
 
 // nl numbers lines.
 var nlSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-b= --body-numbering= -d= --section-delimiter= -f= --footer-numbering=
 		-h= --header-numbering= -i= --line-increment= -l= --join-blank-lines= -n= --number-format=
 		-p --no-renumber -s= --number-separator= -v= --starting-line-number= -w= --number-width=`,
@@ -68,14 +68,14 @@ var nlSpec = &spec{
 
 // wc counts; --files0-from reads a list of file names.
 var wcSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow:    `-c --bytes -m --chars -l --lines -w --words -L --max-line-length --files0-from=r --total=`,
 	ops:      opsRead,
 }
 
 // stat prints file metadata.
 var statSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-L --dereference -f --file-system -c= --format= --printf= -t --terse --cached= -x -r -s -n -q
 		-F -l`,
 	ops: opsRead,
@@ -83,7 +83,7 @@ var statSpec = &spec{
 
 // du estimates disk usage.
 var duSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-0 --null -a@a --all@a --apparent-size -B= --block-size= -b --bytes -c --total -D
 		--dereference-args -d=@d --max-depth=@d --files0-from=r -H --inodes -h --human-readable -k -L@f
 		--dereference@f -l --count-links -m -P@p --no-dereference@p -S --separate-dirs --si -s --summarize
@@ -94,7 +94,7 @@ var duSpec = &spec{
 
 // df reports file system usage; --output selects columns (it is not a file).
 var dfSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-a --all -B= --block-size= -h --human-readable -H --si -i --inodes -k -l --local
 		--no-sync --output? -P --portability --sync --total -t= --type= -T --print-type -x= --exclude-type= -g -m`,
 	ops: opsRead,
@@ -128,19 +128,19 @@ var fileSpec = &spec{
 
 // basename and dirname work on strings, not files.
 var basenameSpec = &spec{
-	harmless: true, allow: `-a --multiple -s= --suffix= -z --zero`, ops: opsText}
+	complete: true, allow: `-a --multiple -s= --suffix= -z --zero`, ops: opsText}
 var dirnameSpec = &spec{
-	harmless: true, allow: `-z --zero`, ops: opsText}
+	complete: true, allow: `-z --zero`, ops: opsText}
 
 // realpath and readlink resolve paths (they read directory entries).
 var realpathSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-e --canonicalize-existing -m --canonicalize-missing -L --logical -P --physical
 		-q --quiet --relative-to=r --relative-base=r -s --strip --no-symlinks -z --zero`,
 	ops: opsRead,
 }
 var readlinkSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-f --canonicalize -e --canonicalize-existing -m --canonicalize-missing -n --no-newline
 		-q --quiet -s --silent -v --verbose -z --zero`,
 	ops: opsRead,
@@ -195,19 +195,19 @@ var commSpec = &spec{
 
 // cut, paste, fold, expand, unexpand, column, rev, fmt, strings: text filters.
 var cutSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-b= --bytes= -c= --characters= -d= --delimiter= -f= --fields= -n --complement
 		-s --only-delimited --output-delimiter= -z --zero-terminated -w`,
 	ops: opsRead,
 }
 var pasteSpec = &spec{
-	harmless: true, allow: `-d= --delimiters= -s --serial -z --zero-terminated`, ops: opsRead}
+	complete: true, allow: `-d= --delimiters= -s --serial -z --zero-terminated`, ops: opsRead}
 var foldSpec = &spec{
-	harmless: true, allow: `-b --bytes -s --spaces -w= --width=`, num: true, ops: opsRead}
+	complete: true, allow: `-b --bytes -s --spaces -w= --width=`, num: true, ops: opsRead}
 var expandSpec = &spec{
-	harmless: true, allow: `-i --initial -t= --tabs=`, num: true, ops: opsRead}
+	complete: true, allow: `-i --initial -t= --tabs=`, num: true, ops: opsRead}
 var unexpandSpec = &spec{
-	harmless: true, allow: `-a --all --first-only -t= --tabs=`, num: true, ops: opsRead}
+	complete: true, allow: `-a --all --first-only -t= --tabs=`, num: true, ops: opsRead}
 var columnSpec = &spec{
 	allow: `-t --table -s= --separator= -o= --output-separator= -c= --output-width= -x --fillrows
 		-n= --table-name= -e -J --json -N= --table-columns= -R= --table-right= -T= --table-truncate=
@@ -217,15 +217,17 @@ var columnSpec = &spec{
 	ops: opsRead,
 }
 var revSpec = &spec{
-	harmless: true, allow: `-0 --zero -h -V`, ops: opsRead}
+	complete: true, allow: `-0 --zero -h -V`, ops: opsRead}
 var fmtSpec = &spec{
 	allow: `-c --crown-margin -p= --prefix= -s --split-only -t --tagged-paragraph -u --uniform-spacing
 		-w= --width= -g= --goal=`,
 	num: true,
 	ops: opsRead,
 }
+
+// strings is not complete: as binutils do, it reads more arguments from
+// an @FILE operand, so a glob matching a file named @k reads k.
 var stringsSpec = &spec{
-	harmless: true,
 	allow: `-a --all -d --data -f --print-file-name -n= --bytes= -t= --radix= -o -e= --encoding=
 		-T= --target= -w --include-all-whitespace -s= --output-separator= -U= --unicode=`,
 	num: true,
@@ -237,7 +239,7 @@ var trSpec = &spec{allow: `-c -C --complement -d --delete -s --squeeze-repeats -
 
 // od, hexdump: dump files.
 var odSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-A= --address-radix= --endian= -j= --skip-bytes= -N= --read-bytes= -S? --strings?
 		-t= --format= -v --output-duplicates -w? --width? --traditional -a -b -c -d -f -i -l -o -s -x
 		-B -D -e -F -h -H -I -L -O -X`,
@@ -272,10 +274,12 @@ var xxdSpec = &spec{
 	},
 }
 
-// Checksums read files (-c reads the files named in the list as well).
+// Checksums read files (-c reads the files named in the list as well:
+// the mark l, which no hook reads, keeps the spec from being harmless, so
+// that a glob cannot turn into -c).
 var sumSpec = &spec{
-	harmless: true,
-	allow: `-b --binary -c --check --tag --untagged -t --text -z --zero --ignore-missing --quiet
+	complete: true,
+	allow: `-b --binary -c@l --check@l --tag --untagged -t --text -z --zero --ignore-missing --quiet
 		--status --strict -w --warn -l= --length= -a= --algorithm= --base64 --raw -r -s --sysv`,
 	ops: opsRead,
 }

@@ -39,7 +39,7 @@ var factorSpec = &spec{allow: `-h --exponents`, ops: opsText}
 // is left out; BC_ENV_ARGS, which can name more files, is an environment
 // assignment the analyser does not allow.
 var bcSpec = &spec{allow: `-h -v -l --mathlib -q --quiet -s --standard -w --warn`, ops: opsRead}
-var tsortSpec = &spec{harmless: true, ops: opsRead, maxOps: 1}
+var tsortSpec = &spec{complete: true, ops: opsRead, maxOps: 1}
 var pathchkSpec = &spec{allow: `-p -P --portability`, ops: opsText}
 var lookSpec = &spec{allow: `-a --alternative -d --alphanum -f --ignore-case -t= --terminate= -h -V`, ops: opsHook,
 	check: func(st *state) {
@@ -111,10 +111,10 @@ var zdiffSpec = func() *spec {
 }()
 
 // copySpec returns a copy of s to register under other names (it is not
-// harmless: the copy runs other programs).
+// complete: the copy runs other programs, with options of their own).
 func copySpec(s *spec) *spec {
 	c := *s
-	c.harmless = false
+	c.complete = false
 	return &c
 }
 

@@ -9,7 +9,7 @@ import (
 // unless -e or -f gave one; -f and --exclude-from read files. No GNU grep
 // option writes or executes.
 var grepSpec = &spec{
-	harmless: true,
+	complete: true,
 	allow: `-E --extended-regexp -F --fixed-strings -G --basic-regexp -P --perl-regexp
 		-e=@e --regexp=@e -f=r@e --file=r@e -i -y --ignore-case --no-ignore-case -v --invert-match
 		-w --word-regexp -x --line-regexp -c --count --color? --colour? -L --files-without-match

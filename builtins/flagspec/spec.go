@@ -144,10 +144,10 @@ type spec struct {
 	// options (cobra/pflag, clap, jq); a prefix is then an unknown option.
 	// Inherited by subcommands.
 	noAbbrev bool
-	// harmless: no option of the program, listed or not, writes or runs
-	// anything, so a word only known at run time may stand where an option
-	// could (it is still reported as an operand).
-	harmless bool
+	// complete: the allow list names every option the program has
+	// (checked against its --help), so what the spec says of its options
+	// is all they can do. compile derives harmless from it.
+	complete bool
 	// noSub: what happens without a subcommand; "" means read-only.
 	noSub string
 	// subFallback: a first operand that is no subcommand is an operand of
@@ -221,6 +221,14 @@ type compiled struct {
 	kids     map[string]*lazyNode
 	inhAllow string
 	inhDeny  []denial
+	// harmless: the spec is complete and no option of it, in any
+	// spelling, reads or writes a path given as its value, runs a
+	// command or code, is denied, or sets a mark a check hook reads
+	// (grep -r, ls -R, md5sum -c: what else is read): a word only known
+	// at run time (a glob such as *, which matches a file named
+	// --files0-from=k) may then stand where an option could; it is still
+	// reported as an operand (docs/shell.md, "Read-only").
+	harmless bool
 	// treeOnce and treeCmd memoise hasCmdTree.
 	treeOnce sync.Once
 	treeCmd  bool
@@ -373,6 +381,7 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 	}
 	sort.Slice(s.longs, func(i, j int) bool { return s.longs[i].name < s.longs[j].name })
 	s.hasCmd = s.hasCmd || s.runs > 0
+	s.harmless = s.complete && optionsHarmless(defs)
 	if s.subs == nil {
 		return
 	}
@@ -385,6 +394,20 @@ func (s *spec) compile(name, subPath string, inhAllow string, inhDeny []denial) 
 	for word, sub := range s.subs {
 		s.kids[word] = &lazyNode{tmpl: sub, parent: s, name: word}
 	}
+}
+
+// optionsHarmless reports whether no option among defs can make a call
+// do more than read its operands: none is denied, takes a path read or
+// written, a command or code, or sets a mark (a check hook reads marks to
+// add reads: trees, lists of files). The options an option implies are
+// themselves in defs.
+func optionsHarmless(defs []flagDef) bool {
+	for _, d := range defs {
+		if d.deny != "" || d.role != roleNone || d.mark != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // boolValue reports whether v is a boolean as pflag reads it.

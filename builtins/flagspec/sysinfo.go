@@ -219,8 +219,9 @@ var lsbReleaseSpec = &spec{allow: `-v --version -i --id -d --description -r --re
 var uuidgenSpec = &spec{allow: `-r --random -t --time -m --md5 -s --sha1 -n= --namespace= -N= --name= -x --hex -C= --count= -6 --time-v6 -7 --time-v7`, ops: opsNone}
 
 // whereis, whatis and apropos look names up in man-db's indexes.
-// (No whereis option writes or runs anything: harmless.)
-var whereisSpec = &spec{harmless: true, allow: `-b -m -s -u -l -g -f -B -M -S`, ops: opsText}
+// (No whereis option reads a file, writes or runs anything: its spec is
+// complete.)
+var whereisSpec = &spec{complete: true, allow: `-b -m -s -u -l -g -f -B -M -S`, ops: opsText}
 var whatisSpec = &spec{
 	allow: `-d --debug -v --verbose -r --regex -w --wildcard -l --long -C=r --config-file=r -L= --locale=
 		-m= --systems= -M= --manpath= -s= --sections= --section= -e --exact -a --and --usage -?`,
