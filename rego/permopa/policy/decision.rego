@@ -185,10 +185,12 @@ _decided := {
 
 # What the scripts a Bash command runs hold, for the person asked
 # (docs/shell.md, "Scripts"): "; it runs package.json:6 script test: jest".
+default _script_note := ""
+
 _script_note := sprintf("; %s", [tools.bash.script_note]) if {
 	input.tool_name == "Bash"
 	tools.bash.script_note != ""
-} else := ""
+}
 
 default _input_errors := "input: not understood"
 
@@ -300,7 +302,10 @@ _ask_rule := {
 	call.mode in modes.unattended
 } else := {
 	"behavior": "ASK",
-	"message": sprintf("%s needs approval by rule %s%s%s; %s", [input.tool_name, _show(rules.deny_ask_match.ask), _why("ask"), _script_note, _ask_rule_note]),
+	"message": sprintf(
+		"%s needs approval by rule %s%s%s; %s",
+		[input.tool_name, _show(rules.deny_ask_match.ask), _why("ask"), _script_note, _ask_rule_note],
+	),
 	"reason": sprintf("ask rule %s (%s)%s", [_show(rules.deny_ask_match.ask), rules.deny_ask_match.ask.layer, _why("ask")]),
 	"step": "ask_rule",
 	"bypass_immune": false,

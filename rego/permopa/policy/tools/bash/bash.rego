@@ -308,6 +308,7 @@ suggestions := [{"tool_name": "Bash", "rule_content": c, "behavior": "ALLOW", "s
 ]
 
 # METADATA
+# scope: document
 # description: |
 #   What the script files the command runs hold, for the person who
 #   approves it (docs/shell.md, "Scripts"): "it runs package.json:6 script
@@ -329,4 +330,7 @@ _script_parts := [sprintf("%s: %s", [site[1], _script_commands(site[1])]) |
 	k < 5
 ]
 
-_script_commands(site) := replace(concat(", ", [concat(" ", l.argv) | some l in analysis.leaves; l.script == site]), "\u0000", "$…")
+_script_commands(site) := replace(
+	concat(", ", [concat(" ", l.argv) | some l in analysis.leaves; l.script == site]),
+	"\u0000", "$…",
+)
