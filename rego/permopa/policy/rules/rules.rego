@@ -148,20 +148,30 @@ _pattern_contents(r, name) := r.path_contents if {
 # description: |
 #   match[b]: the first rule of behavior b ("deny", "ask", "allow") that
 #   matches the call, with its tool_name, rule_content, behavior, source and
-#   layer; a behavior is missing when none matches. One object computed
-#   once per call (a partial rule would evaluate again on every reference
-#   that misses). Undefined when the rule documents cannot be read (a
-#   malformed rules document where built-in errors do not stop the query,
+#   layer; a behavior is missing when none matches. A rule that matches for
+#   certain comes before one that only could (uncertain[b]). One object
+#   computed once per call (a partial rule would evaluate again on every
+#   reference that misses). Undefined when the rule documents cannot be read
+#   (a malformed rules document where built-in errors do not stop the query,
 #   as in OPA's data API): the decision then denies instead of deciding
 #   without the rules.
 match := {} if {
 	# The common case: the call meets no rule list at all.
 	_lists.none
 	_no_small_lists
-} else := {b: r | # regal ignore:prefer-set-or-object-rule
+} else := {b: f[0] | # regal ignore:prefer-set-or-object-rule
+	some b, f in _found
+} if {
+	is_object(_found)
+}
+
+# Per behavior, [rule, how]: how the first rule matches, "certain", or
+# only could: "tree" (a tree the call reads is too large to walk to its
+# end) or "code" (the Bash command runs what permopa cannot read).
+_found := {b: f |
 	some b in behaviors
 	_candidates(b)
-	r := _first(b)
+	f := _first(b)
 } if {
 	is_object(_own)
 	is_object(_cross_lists)
@@ -172,32 +182,26 @@ _candidates(b) if count(_own[b]) > 0
 
 _candidates(b) if count(_cross_lists[b]) > 0
 
-_first(b) := wide[0] if {
+_first(b) := [wide[0], "certain"] if {
 	wide := [r | some ix in _own[b]; some r in ix.wide]
 	count(wide) > 0
-} else := hits[0] if {
+} else := [hits[0], "certain"] if {
 	b != "allow"
-	hits := [rule |
-		some ix in _own[b]
-		count(ix.contents) > 0
-		i := _own_index(b, ix.contents)
-		i >= 0
-		rule := ix.rules[i]
-	]
+	hits := [h[0] | some h in _own_hits[b]; h[1]]
 	count(hits) > 0
-} else := hits[0] if {
+} else := [hits[0], "certain"] if {
 	# An allow list that covers the call on its own (the usual case: one
 	# layer's rules) is enough.
 	b == "allow"
 	hits := [rule |
 		some ix in _own[b]
 		count(ix.contents) > 0
-		i := _own_index(b, ix.contents)
+		i := _own_index(ix.contents)
 		i >= 0
 		rule := ix.rules[i]
 	]
 	count(hits) > 0
-} else := rule if {
+} else := [rule, "certain"] if {
 	# Allow rules cover a Bash call together (each leaf by any rule), so
 	# lists from several sources are also matched as one, without joining
 	# them per call.
@@ -209,9 +213,18 @@ _first(b) := wide[0] if {
 	cov.covered
 	cov.index >= 0
 	rule := lists[cov.list].rules[cov.index]
-} else := rule if {
-	rule := _cross(b)
-} else := rule if {
+} else := [hits[0], "certain"] if {
+	b != "allow"
+	hits := [h[0] | some h in _cross_hits[b]; h[1]]
+	count(hits) > 0
+} else := [hits[0], "tree"] if {
+	# No rule matches for certain, but a tree the call reads is too large
+	# to walk to its end: what lies beyond the walk (a link's target, for
+	# a program that follows links) could match (docs/decision.md, point 1).
+	b != "allow"
+	hits := array.concat([h[0] | some h in _own_hits[b]], [h[0] | some h in _cross_hits[b]])
+	count(hits) > 0
+} else := [rule, "code"] if {
 	# No rule matches what the command shows, but it runs what permopa
 	# cannot read (inline code, a package's program, a script from stdin):
 	# any deny or ask rule could match. The first rule with content, in
@@ -230,45 +243,61 @@ default _uncertain_because := ""
 
 _uncertain_because := permopa.bash.uncertain(bash.command, call.bash_opts) if call.tool == "Bash"
 
+# Why a tree the call reads cannot be walked to its end (the credential
+# check's verdict on the same walk).
+_tree_because := concat("; ", sort({sprintf("reads a tree too large to check: %s (%s)", [
+	h.path,
+	trim_prefix(h.reason, "recursive read that cannot be checked for credential files: "),
+]) |
+	some h in _unknown_trees
+})) if {
+	count(_unknown_trees) > 0
+} else := "reads a tree too large to check"
+
+_unknown_trees := bash.unknown_trees if call.tool == "Bash"
+
+else := files.unknown_trees
+
 # METADATA
 # description: |
-#   uncertain[b]: for the Bash deny or ask rule of match[b], when no leaf
-#   the command shows matches it (nor a path it reads or writes) and it
-#   matches only because permopa cannot read what the command runs: why
-#   (`npx runs a package's program`). Missing for a certain match. The
-#   decision denies on a certain deny match and asks on an uncertain one
-#   where someone can answer (docs/decision.md, point 1).
+#   uncertain[b]: for the deny or ask rule of match[b], when it matches only
+#   because permopa cannot see all the call does: why. Either a Bash command
+#   runs what permopa cannot read (`npx runs a package's program`), or the
+#   call reads a tree too large to walk to its end (`reads a tree too large
+#   to check: /w (more than 20000 entries)`), and no rule matches what it
+#   shows. Missing for a certain match. The decision denies on a certain
+#   deny match and asks on an uncertain one where someone can answer
+#   (docs/decision.md, point 1); uncertain_check[b] names the check.
 uncertain[b] := _uncertain_because if {
-	_uncertain_because != ""
-	some b in ["deny", "ask"]
-	r := match[b]
-	not _certain(b, r)
+	some b, f in _found
+	f[1] == "code"
+}
+
+uncertain[b] := _tree_because if {
+	some b, f in _found
+	f[1] == "tree"
+}
+
+# METADATA
+# description: |
+#   uncertain_check[b]: the check id of uncertain[b] (docs/api.md, "Check
+#   ids"): unseen_code for code permopa cannot read, unseen_tree for a tree
+#   too large to check.
+uncertain_check[b] := {"code": "unseen_code", "tree": "unseen_tree"}[f[1]] if {
+	some b, f in _found
+	f[1] != "certain"
 }
 
 # METADATA
 # description: |
 #   uncertain_others[b]: how many more rules of behavior b (with content)
-#   could match the command of uncertain[b], besides match[b].
+#   could match the command of uncertain[b] (code permopa cannot read),
+#   besides match[b].
 uncertain_others[b] := n - 1 if {
-	some b, _ in uncertain
+	some b, f in _found
+	f[1] == "code"
 	n := sum([count(ix.contents) | some ix in _own[b]])
 }
-
-_certain(b, r) if {
-	some ix in _own[b]
-	some x in ix.wide
-	x == r
-}
-
-_certain(b, r) if {
-	some ix in _own[b]
-	count(ix.contents) > 0
-	i := _own_index(b, ix.contents)
-	i >= 0
-	ix.rules[i] == r
-}
-
-_certain(b, r) if _cross(b) == r
 
 # METADATA
 # description: |
@@ -287,20 +316,49 @@ why[b] := w if {
 	w != ""
 }
 
-# Own-tool content matching, one built-in call per rule list.
-_own_index(b, contents) := permopa.bash.match_certain(contents, bash.command, call.bash_opts) if {
+# Per deny or ask behavior, [rule, certain] for each of the call's own rule
+# lists that a rule of hits, in list order: one built-in call per list (two
+# when a hit may be uncertain).
+_own_hits[b] := [[ix.rules[h[0]], h[1]] |
+	some ix in _own[b]
+	count(ix.contents) > 0
+	h := _own_hit(b, ix.contents)
+	h[0] >= 0
+] if {
+	some b in ["deny", "ask"]
+}
+
+_own_hit(b, contents) := [permopa.bash.match_certain(contents, bash.command, call.bash_opts), true] if {
 	call.tool == "Bash"
-	b != "allow"
-} else := cov.index if {
+} else := _sure(contents, files.rule_paths, b) if {
+	files.handles
+} else := [other.match_index(contents, b), true] if {
+	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
+} else := [-1, true]
+
+# [index, certain]: the first pattern of contents that hits paths (deny and
+# ask rules), and whether it hits for certain. A hit only because a tree's
+# walk cannot finish is not; a later pattern that hits for certain (what
+# the walk found, a path named) is then taken instead.
+_sure(contents, paths, b) := _sure_of(permopa.glob.match_any(contents, paths, _glob_opts(b)), contents, paths, b)
+
+_sure_of(i, contents, paths, b) := [i, true] if i < 0
+
+else := [c, true] if {
+	c := permopa.glob.match_any(contents, paths, object.union(_glob_opts(b), {"certain": true}))
+	c >= 0
+}
+
+else := [i, false]
+
+# Own-tool allow-rule matching, one built-in call per rule list.
+_own_index(contents) := cov.index if {
 	call.tool == "Bash"
 	cov := permopa.bash.covered(contents, bash.command, call.bash_opts)
 	cov.covered
-} else := permopa.glob.match_any(contents, files.targets, _glob_opts(b)) if {
+} else := permopa.glob.match_any(contents, files.targets, _glob_opts("allow")) if {
 	files.handles
-	b == "allow"
-} else := permopa.glob.match_any(contents, files.rule_paths, _glob_opts(b)) if {
-	files.handles
-} else := other.match_index(contents, b) if {
+} else := other.match_index(contents, "allow") if {
 	call.tool != "Bash"
 	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := -1
@@ -324,17 +382,16 @@ _cross_targets := {
 	"NotebookEdit": [["Edit", "own"], ["Write", "path"]],
 }
 
-_cross(b) := hits[0] if {
-	b != "allow"
-	hits := [rule |
-		some [what, ix] in _cross_lists[b]
-		paths := _cross_paths(what)
-		count(paths) > 0
-		i := permopa.glob.match_any(ix.contents, paths, _glob_opts(b))
-		i >= 0
-		rule := ix.rules[i]
-	]
-	count(hits) > 0
+# Per deny or ask behavior, [rule, certain] for each guarding tool's list
+# that a rule of hits, in list order.
+_cross_hits[b] := [[ix.rules[h[0]], h[1]] |
+	some [what, ix] in _cross_lists[b]
+	paths := _cross_paths(what)
+	count(paths) > 0
+	h := _sure(ix.contents, paths, b)
+	h[0] >= 0
+] if {
+	some b in ["deny", "ask"]
 }
 
 # Operands of programs the vocabulary cannot place (touches) may be read or

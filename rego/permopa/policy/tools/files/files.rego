@@ -176,6 +176,14 @@ _check := permopa.path.check(rule_paths, call.context.path_opts) if {
 
 # METADATA
 # description: |
+#   The trees the call reads that are too large to check ({path, reason}):
+#   a deny or ask rule could match beyond the walk (docs/decision.md, point 1).
+default unknown_trees := []
+
+unknown_trees := _check.unknown if input.tool_name in {"Glob", "Grep"}
+
+# METADATA
+# description: |
 #   Reads of anything but a credential path (or a tree holding one, or too
 #   large to check) are read-only.
 read_only if {
