@@ -283,9 +283,14 @@ uncertain[b] := _tree_because if {
 #   uncertain_check[b]: the check id of uncertain[b] (docs/api.md, "Check
 #   ids"): unseen_code for code permopa cannot read, unseen_tree for a tree
 #   too large to check.
-uncertain_check[b] := {"code": "unseen_code", "tree": "unseen_tree"}[f[1]] if {
+uncertain_check[b] := "unseen_code" if {
 	some b, f in _found
-	f[1] != "certain"
+	f[1] == "code"
+}
+
+uncertain_check[b] := "unseen_tree" if {
+	some b, f in _found
+	f[1] == "tree"
 }
 
 # METADATA
