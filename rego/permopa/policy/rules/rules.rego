@@ -196,7 +196,7 @@ _first(b) := [wide[0], "certain"] if {
 	hits := [rule |
 		some ix in _own[b]
 		count(ix.contents) > 0
-		i := _own_index(ix.contents)
+		i := _own_index(b, ix.contents)
 		i >= 0
 		rule := ix.rules[i]
 	]
@@ -217,13 +217,13 @@ _first(b) := [wide[0], "certain"] if {
 	b != "allow"
 	hits := [h[0] | some h in _cross_hits[b]; h[1]]
 	count(hits) > 0
-} else := [hits[0], "tree"] if {
+} else := [_own_hits[b][0][0], "tree"] if {
 	# No rule matches for certain, but a tree the call reads is too large
 	# to walk to its end: what lies beyond the walk (a link's target, for
 	# a program that follows links) could match (docs/decision.md, point 1).
 	b != "allow"
-	hits := array.concat([h[0] | some h in _own_hits[b]], [h[0] | some h in _cross_hits[b]])
-	count(hits) > 0
+} else := [_cross_hits[b][0][0], "tree"] if {
+	b != "allow"
 } else := [rule, "code"] if {
 	# No rule matches what the command shows, but it runs what permopa
 	# cannot read (inline code, a package's program, a script from stdin):
@@ -322,48 +322,45 @@ why[b] := w if {
 }
 
 # Per deny or ask behavior, [rule, certain] for each of the call's own rule
-# lists that a rule of hits, in list order: one built-in call per list (two
-# when a hit may be uncertain).
+# lists that a rule of hits, in list order: one built-in call per list (a
+# second one for a list hit by a tree the call reads).
 _own_hits[b] := [[ix.rules[h[0]], h[1]] |
 	some ix in _own[b]
 	count(ix.contents) > 0
-	h := _own_hit(b, ix.contents)
-	h[0] >= 0
+	i := _own_index(b, ix.contents)
+	i >= 0
+	h := _own_sure(b, ix.contents, i)
 ] if {
 	some b in ["deny", "ask"]
 }
 
-_own_hit(b, contents) := [permopa.bash.match_certain(contents, bash.command, call.bash_opts), true] if {
-	call.tool == "Bash"
-} else := _sure(contents, files.rule_paths, b) if {
-	files.handles
-} else := [other.match_index(contents, b), true] if {
-	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
-} else := [-1, true]
+_own_sure(b, contents, i) := _sure(i, contents, files.rule_paths, b) if files.handles
 
-# [index, certain]: the first pattern of contents that hits paths (deny and
-# ask rules), and whether it hits for certain. A hit only because a tree's
-# walk cannot finish is not; a later pattern that hits for certain (what
-# the walk found, a path named) is then taken instead.
-_sure(contents, paths, b) := _sure_of(permopa.glob.match_any(contents, paths, _glob_opts(b)), contents, paths, b)
+else := [i, true]
 
-_sure_of(i, contents, paths, b) := [i, true] if i < 0
-
-else := [c, true] if {
+# [index, certain] for the first pattern of contents that hits paths (deny
+# and ask rules), index i. A hit only because a tree's walk cannot finish
+# is not certain; a later pattern that hits for certain (a path named, an
+# entry the walk found) is then taken instead.
+_sure(i, contents, paths, b) := [c, true] if {
 	c := permopa.glob.match_any(contents, paths, object.union(_glob_opts(b), {"certain": true}))
 	c >= 0
-}
+} else := [i, false]
 
-else := [i, false]
-
-# Own-tool allow-rule matching, one built-in call per rule list.
-_own_index(contents) := cov.index if {
+# Own-tool content matching, one built-in call per rule list.
+_own_index(b, contents) := permopa.bash.match_certain(contents, bash.command, call.bash_opts) if {
+	call.tool == "Bash"
+	b != "allow"
+} else := cov.index if {
 	call.tool == "Bash"
 	cov := permopa.bash.covered(contents, bash.command, call.bash_opts)
 	cov.covered
-} else := permopa.glob.match_any(contents, files.targets, _glob_opts("allow")) if {
+} else := permopa.glob.match_any(contents, files.targets, _glob_opts(b)) if {
 	files.handles
-} else := other.match_index(contents, "allow") if {
+	b == "allow"
+} else := permopa.glob.match_any(contents, files.rule_paths, _glob_opts(b)) if {
+	files.handles
+} else := other.match_index(contents, b) if {
 	call.tool != "Bash"
 	not call.tool in {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"}
 } else := -1
@@ -393,8 +390,9 @@ _cross_hits[b] := [[ix.rules[h[0]], h[1]] |
 	some [what, ix] in _cross_lists[b]
 	paths := _cross_paths(what)
 	count(paths) > 0
-	h := _sure(ix.contents, paths, b)
-	h[0] >= 0
+	i := permopa.glob.match_any(ix.contents, paths, _glob_opts(b))
+	i >= 0
+	h := _sure(i, ix.contents, paths, b)
 ] if {
 	some b in ["deny", "ask"]
 }
