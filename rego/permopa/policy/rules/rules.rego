@@ -185,9 +185,15 @@ _candidates(b) if count(_cross_lists[b]) > 0
 _first(b) := [wide[0], "certain"] if {
 	wide := [r | some ix in _own[b]; some r in ix.wide]
 	count(wide) > 0
-} else := [hits[0], "certain"] if {
+} else := _pick(hits) if {
+	# The call's own lists, then the guarding tools' (Read rules guard
+	# Grep, Glob and what a Bash command reads): a rule that matches for
+	# certain first; else one that matches only because a tree the call
+	# reads is too large to walk to its end, so that what lies beyond the
+	# walk (a link's target, for a program that follows links) could match
+	# (docs/decision.md, point 1).
 	b != "allow"
-	hits := [h[0] | some h in _own_hits[b]; h[1]]
+	hits := array.concat(_own_hits(b), _cross_hits(b))
 	count(hits) > 0
 } else := [hits[0], "certain"] if {
 	# An allow list that covers the call on its own (the usual case: one
@@ -213,17 +219,6 @@ _first(b) := [wide[0], "certain"] if {
 	cov.covered
 	cov.index >= 0
 	rule := lists[cov.list].rules[cov.index]
-} else := [hits[0], "certain"] if {
-	b != "allow"
-	hits := [h[0] | some h in _cross_hits[b]; h[1]]
-	count(hits) > 0
-} else := [_own_hits[b][0][0], "tree"] if {
-	# No rule matches for certain, but a tree the call reads is too large
-	# to walk to its end: what lies beyond the walk (a link's target, for
-	# a program that follows links) could match (docs/decision.md, point 1).
-	b != "allow"
-} else := [_cross_hits[b][0][0], "tree"] if {
-	b != "allow"
 } else := [rule, "code"] if {
 	# No rule matches what the command shows, but it runs what permopa
 	# cannot read (inline code, a package's program, a script from stdin):
@@ -237,6 +232,13 @@ _first(b) := [wide[0], "certain"] if {
 	count(rules) > 0
 	rule := rules[0]
 }
+
+# [rule, how] for the first of hits ([rule, certain]) that is certain, else
+# the first.
+_pick(hits) := [sure[0], "certain"] if {
+	sure := [h[0] | some h in hits; h[1]]
+	count(sure) > 0
+} else := [hits[0][0], "tree"]
 
 # Why the Bash command runs what permopa cannot read; "" when it does not.
 default _uncertain_because := ""
@@ -321,17 +323,17 @@ why[b] := w if {
 	w != ""
 }
 
-# Per deny or ask behavior, [rule, certain] for each of the call's own rule
+# For a deny or ask behavior, [rule, certain] for each of the call's own rule
 # lists that a rule of hits, in list order: one built-in call per list (a
 # second one for a list hit by a tree the call reads).
-_own_hits[b] := [[ix.rules[h[0]], h[1]] |
+_own_hits(b) := [[ix.rules[h[0]], h[1]] |
 	some ix in _own[b]
 	count(ix.contents) > 0
 	i := _own_index(b, ix.contents)
 	i >= 0
 	h := _own_sure(b, ix.contents, i)
 ] if {
-	some b in ["deny", "ask"]
+	b != "allow"
 }
 
 _own_sure(b, contents, i) := _sure(i, contents, files.rule_paths, b) if files.handles
@@ -384,9 +386,9 @@ _cross_targets := {
 	"NotebookEdit": [["Edit", "own"], ["Write", "path"]],
 }
 
-# Per deny or ask behavior, [rule, certain] for each guarding tool's list
+# For a deny or ask behavior, [rule, certain] for each guarding tool's list
 # that a rule of hits, in list order.
-_cross_hits[b] := [[ix.rules[h[0]], h[1]] |
+_cross_hits(b) := [[ix.rules[h[0]], h[1]] |
 	some [what, ix] in _cross_lists[b]
 	paths := _cross_paths(what)
 	count(paths) > 0
@@ -394,7 +396,7 @@ _cross_hits[b] := [[ix.rules[h[0]], h[1]] |
 	i >= 0
 	h := _sure(i, ix.contents, paths, b)
 ] if {
-	some b in ["deny", "ask"]
+	b != "allow"
 }
 
 # Operands of programs the vocabulary cannot place (touches) may be read or
