@@ -21,8 +21,9 @@ var GlobMatchAny = &ast.Builtin{
 		"Mode `all` (allow rules): a pattern covers when it matches every form of every path, case as spelled. " +
 		"A path with shell glob syntax (`cat .e*`) brings " +
 		"along what it expands to now. A tree read recursively also hits (mode `any`) a pattern that names a path " +
-		"below its root, or whose wildcards match a path a bounded walk of the tree finds (or cannot rule out); " +
-		"in mode `all` a tree counts as its root. Returns the index of the first such pattern, or -1. " +
+		"below its root, or whose wildcards match a path a bounded walk of the tree finds (or cannot rule out: " +
+		"a walk that cannot finish hits every such pattern, and for a program that follows links every pattern, " +
+		"unless `certain`); in mode `all` a tree counts as its root. Returns the index of the first such pattern, or -1. " +
 		"Patterns are compiled once and indexed, so long rule lists stay cheap. A malformed pattern is an error. " +
 		"Reads the file system, so it is non-deterministic.",
 	Categories: []string{"permopa", "permopa.glob"},
@@ -31,7 +32,8 @@ var GlobMatchAny = &ast.Builtin{
 			types.Named("patterns", stringArray()).Description("file-rule patterns (the rule contents of Read/Write/Edit rules)"),
 			types.Named("paths", pathOrTreeArray()).Description("the paths of the tool call; "+treeDoc),
 			namedOpts("options: "+cwdHomeDoc+", `mode` (`\"any\"`, the default, or `\"all\"`), "+
-				"`case_insensitive` (boolean: mode `any` ignores case; default: true on macOS and Windows)"+unknownKeys),
+				"`case_insensitive` (boolean: mode `any` ignores case; default: true on macOS and Windows), "+
+				"`certain` (boolean: a tree whose walk cannot finish hits only the patterns what the walk found hits)"+unknownKeys),
 		),
 		types.Named("index", types.N).Description("index of the first pattern that hits (any) or covers (all), or -1"),
 	),
@@ -68,6 +70,10 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 		return nil, builtins.NewOperandErr(3, "option %v", err)
 	}
 	fold, err := o.bool(keyCaseInsensitive)
+	if err != nil {
+		return nil, err
+	}
+	certain, err := o.bool(keyCertain)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +114,7 @@ func globMatchAny(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, erro
 			for _, root := range treeRoots(bctx, r) {
 				tr := *pa.tree
 				tr.Root = root
-				trees = append(trees, paths.TreeMatch{Tree: tr, List: listTree(bctx, tr), Cwd: cwd})
+				trees = append(trees, paths.TreeMatch{Tree: tr, List: listTree(bctx, tr), Cwd: cwd, Certain: certain})
 			}
 		}
 		if paths.HasGlob(r.Abs) {

@@ -18,6 +18,7 @@ var (
 	keyDangerousPaths     = ast.StringTerm("dangerous_paths")
 	keyMode               = ast.StringTerm("mode")
 	keyCaseInsensitive    = ast.StringTerm("case_insensitive")
+	keyCertain            = ast.StringTerm("certain")
 	keyFiles              = ast.StringTerm("files")
 	keyDirectories        = ast.StringTerm("directories")
 	keyAdd                = ast.StringTerm("add")

@@ -100,6 +100,13 @@ weird.check := {"behavior": "maybe"}
 	uncertain := map[string]any{"permission_context": map[string]any{"deny_rules": map[string]any{
 		"Bash": []any{map[string]any{"tool_name": "Bash", "rule_content": "rm -rf:*", "behavior": "DENY"}},
 	}}}
+	// A tree too large to walk to its end under a Read deny rule that only
+	// a path beyond the walk could match (unseen_tree).
+	bigHome, _ := readsFixture(t, true)
+	unseenTree := map[string]any{"permission_context": map[string]any{"deny_rules": map[string]any{
+		"Read": []any{map[string]any{"tool_name": "Read", "rule_content": "/nowhere/**", "behavior": "DENY"}},
+	}}}
+	grepBig := map[string]any{"pattern": "x", "path": bigHome + "/big"}
 	bash := func(c string) map[string]any { return map[string]any{"command": c} }
 	file := func(p string) map[string]any { return map[string]any{"file_path": p, "content": "x"} }
 	const ask, deny, allow, tc = permission.Ask, permission.Deny, permission.Allow, permission.StepToolCheck
@@ -128,6 +135,8 @@ weird.check := {"behavior": "maybe"}
 		{name: "WebFetch of a numeric host", tool: "WebFetch", input: map[string]any{"url": "http://0x7f.1/"}, behavior: ask, step: tc, id: "uncertain_host"},
 		{name: "inline code under a deny rule", tool: "Bash", input: bash("node -e 1"), extra: uncertain, behavior: ask, step: permission.StepDenyRuleUncertain, id: "unseen_code"},
 		{name: "inline code under a deny rule in DONT_ASK", tool: "Bash", input: bash("node -e 1"), extra: uncertain, mode: "dontAsk", behavior: deny, step: permission.StepDenyRuleUncertain, id: "unseen_code"},
+		{name: "Grep of a tree too large to check under a deny rule", tool: "Grep", input: grepBig, extra: unseenTree, behavior: ask, step: permission.StepDenyRuleUncertain, id: "unseen_tree"},
+		{name: "Grep of a tree too large to check under a deny rule in DONT_ASK", tool: "Grep", input: grepBig, extra: unseenTree, mode: "dontAsk", behavior: deny, step: permission.StepDenyRuleUncertain, id: "unseen_tree"},
 		{name: "mkdir inside", tool: "Bash", input: bash("mkdir src"), mode: "acceptEdits", behavior: allow, step: tc, id: "edits_inside", noImmunity: true},
 		{name: "Write inside", tool: "Write", input: file("src/a.go"), mode: "acceptEdits", behavior: allow, step: tc, id: "edits_inside", noImmunity: true},
 		{name: "host check allows", tool: "deploy", input: map[string]any{}, extra: map[string]any{"tool_check": map[string]any{"behavior": "allow"}}, behavior: allow, step: tc, id: "host_check", noImmunity: true},

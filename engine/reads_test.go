@@ -444,3 +444,93 @@ func TestEnvironmentIsSecretSetting(t *testing.T) {
 		t.Errorf("PERMOPA_ENVIRONMENT_IS_SECRET=true: %s/%s", d.Behavior, d.Step)
 	}
 }
+
+// A tree too large to walk to its end (more than a walk reads) is no proof
+// that a deny rule matches: what lies beyond the walk, or where a link in
+// it leads, only could (docs/decision.md, point 1). Under Read(~/.ssh/**)
+// a Grep, a Glob or a grep -R of such a tree is the uncertain deny (a
+// safety ASK where someone can answer, check unseen_tree), never an ALLOW;
+// a small tree holding a link to ~/.ssh is a certain DENY in every mode;
+// without a deny rule nothing changes.
+func TestTreesTooLargeToCheckUnderDenyRules(t *testing.T) {
+	t.Parallel()
+	home, proj := readsFixture(t, true)
+	big, linked := home+"/big", home+"/linked"
+	rule := func(b, content string) permission.Rule {
+		return permission.Rule{ToolName: "Read", RuleContent: &content, Behavior: b, Source: "userSettings", Layer: "user"}
+	}
+	type call struct {
+		tool string
+		in   map[string]any
+		cwd  string
+	}
+	grep := func(dir string) call { return call{"Grep", map[string]any{"pattern": "KEY", "path": dir}, proj} }
+	glob := func(dir string) call { return call{"Glob", map[string]any{"pattern": "**/*", "path": dir}, proj} }
+	bash := func(cmd, cwd string) call { return call{"Bash", map[string]any{"command": cmd}, cwd} }
+	large := []call{grep(big), glob(big), bash("grep -R x .", big), bash("rg -L x .", big),
+		{"Grep", map[string]any{"pattern": "KEY", "path": big, "glob": "*.txt"}, proj}}
+	small := []call{grep(linked), glob(linked), bash("grep -R x .", linked), bash("rg -L x .", linked), bash("find -L "+linked, proj)}
+	decide := func(eng *engine.Engine, c call, mode string) permission.Decision {
+		return eng.Decide(context.Background(), map[string]any{"tool_name": c.tool, "tool_input": c.in, "cwd": c.cwd, "permission_mode": mode})
+	}
+	ssh := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{rule("DENY", "~/.ssh/**")}})
+	honours := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, BypassHonoursSafety: true, Rules: []permission.Rule{rule("DENY", "~/.ssh/**")}})
+	for _, c := range large {
+		for _, mode := range allModes {
+			d := decide(ssh, c, mode)
+			if d.Behavior != uncertainDenyBehavior[mode] || d.Step != permission.StepDenyRuleUncertain || d.Check != permission.CheckUnseenTree ||
+				!d.BypassImmune || d.MatchedRule == nil || *d.MatchedRule.RuleContent != "~/.ssh/**" ||
+				!strings.Contains(d.Message, "reads a tree too large to check: "+big) || strings.Contains(d.Message, "whether it runs") {
+				t.Errorf("%s %v in %s: %s/%s check %q (%s), want %s at %s, check unseen_tree", c.tool, c.in, mode, d.Behavior, d.Step, d.Check, d.Message,
+					uncertainDenyBehavior[mode], permission.StepDenyRuleUncertain)
+			}
+		}
+		if d := decide(honours, c, "bypassPermissions"); d.Behavior != permission.Ask || d.Check != permission.CheckUnseenTree {
+			t.Errorf("%s %v in BYPASS with bypass_honours_safety: %s/%s (%s), want the safety ASK", c.tool, c.in, d.Behavior, d.Step, d.Message)
+		}
+	}
+	for _, c := range small {
+		for _, mode := range allModes {
+			if d := decide(ssh, c, mode); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
+				t.Errorf("%s %v in %s: %s/%s (%s), want DENY by Read(~/.ssh/**)", c.tool, c.in, mode, d.Behavior, d.Step, d.Message)
+			}
+		}
+	}
+	// A rule hit for certain comes before one that only could be, whatever
+	// their order; a wild rule the walk cannot rule out only could match.
+	both := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{rule("DENY", "**/*.pem"), rule("DENY", "~/.ssh/**")}})
+	for _, c := range []call{grep(home), glob(home), bash("grep -R x ~", proj)} {
+		d := decide(both, c, "default")
+		if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule || d.MatchedRule == nil || *d.MatchedRule.RuleContent != "~/.ssh/**" {
+			t.Errorf("%s %v: %s/%s (%s), want DENY by Read(~/.ssh/**)", c.tool, c.in, d.Behavior, d.Step, d.Message)
+		}
+	}
+	pem := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{rule("DENY", "**/*.pem")}})
+	for _, c := range []call{grep(big), bash("grep -r x "+big, proj), bash("rg -uu x .", big)} {
+		if d := decide(pem, c, "default"); d.Behavior != permission.Ask || d.Check != permission.CheckUnseenTree {
+			t.Errorf("%s %v under Read(**/*.pem): %s/%s (%s), want the safety ASK", c.tool, c.in, d.Behavior, d.Step, d.Message)
+		}
+	}
+	// An ask rule that only could match asks, and says so.
+	ask := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{rule("ASK", "~/.ssh/**")}})
+	for _, c := range large {
+		for mode, want := range map[string]string{"default": permission.Ask, "bypassPermissions": permission.Ask, "dontAsk": permission.Deny} {
+			if d := decide(ask, c, mode); d.Behavior != want || d.Step != permission.StepAskRule || !strings.Contains(d.Message, "it could match: reads a tree too large to check") {
+				t.Errorf("%s %v in %s under an ask rule: %s/%s (%s), want %s", c.tool, c.in, mode, d.Behavior, d.Step, d.Message, want)
+			}
+		}
+	}
+	// No rule: the tree is not read-only, and the mode decides as before.
+	none := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
+	for _, c := range large {
+		for _, mode := range allModes {
+			want := plain.want(mode)
+			if c.tool != "Bash" && (mode == "acceptEdits" || mode == "default") {
+				want = [2]string{permission.Ask, permission.StepModeFallback}
+			}
+			if d := decide(none, c, mode); d.Behavior != want[0] || d.Step != want[1] {
+				t.Errorf("%s %v in %s without rules: %s/%s (%s), want %v", c.tool, c.in, mode, d.Behavior, d.Step, d.Message, want)
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ const (
 	CheckDangerousPattern = "dangerous_pattern" // Bash: dd of=, mkfs, a recursive chmod of a critical path, ...
 	CheckUncertainHost    = "uncertain_host"    // WebFetch: permopa cannot read the URL's host as the fetcher would
 	CheckUnseenCode       = "unseen_code"       // step deny_rule_uncertain: a deny rule could match code permopa cannot read
+	CheckUnseenTree       = "unseen_tree"       // step deny_rule_uncertain: a deny rule could match in a tree too large to check
 
 	// The other outcomes of tool checks.
 	CheckEditsInside     = "edits_inside"     // ALLOW in ACCEPT_EDITS and DONT_ASK: every write inside the working directories

@@ -82,3 +82,66 @@ func TestLinksAsEachProgramTreatsThem(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A walk that cannot finish is an uncertain hit of the rules it could hide
+// a match of; TreeMatch.Certain leaves those out and keeps what the walk
+// found (docs/decision.md, point 1): the policy tells a certain hit from an
+// uncertain one by matching twice.
+func TestCertainTreeMatches(t *testing.T) {
+	root := tempRoot(t)
+	home := root + "/home"
+	mkdirs(t, home+"/.ssh", home+"/plain/sub", home+"/linked/sub", home+"/dotenv/sub")
+	touch(t, home+"/.ssh/id_rsa", home+"/dotenv/.env")
+	symlink(t, home+"/.ssh", home+"/linked/keys")
+	for _, p := range []string{"plain", "linked", "dotenv"} {
+		for i := range 6 {
+			touch(t, home+"/"+p+"/sub/f"+itoa(i))
+		}
+	}
+	// The root's entries fit the budget, the directory below it does not.
+	// ~/never/** is hit only uncertainly (a link may lie beyond the walk).
+	defer func(b int) { treeBudget = b }(treeBudget)
+	treeBudget = 3
+	cases := []struct {
+		proj, rule string
+		skips      bool
+		any, sure  bool // hit without and with Certain
+	}{
+		// Nothing found: an uncertain hit only where a hit could hide.
+		{"plain", "~/.ssh/**", false, true, false},
+		{"plain", "~/.ssh/**", true, false, false},
+		{"plain", "**/.env", false, true, false},
+		{"plain", "**/.env", true, true, false},
+		{"plain", "fnmatch:*/.env", true, true, false},
+		{"plain", "~/.ssh/id_rsa", false, true, false},
+		// Found before the budget ran out: certain.
+		{"linked", "~/.ssh/**", false, true, true},
+		{"linked", "~/.ssh/id_rsa", false, true, true},
+		{"linked", "~/.ssh/**", true, false, false},
+		{"dotenv", "**/.env", false, true, true},
+		{"dotenv", "**/.env", true, true, true},
+		{"dotenv", "fnmatch:*/.env", true, true, true},
+		// Named below the root: certain whatever the walk.
+		{"plain", "~/plain/sub/f9", true, true, true},
+	}
+	for _, c := range cases {
+		proj := home + "/" + c.proj
+		tr := Tree{Root: ResolvePath(proj, "/", home), Hidden: true, SkipsLinks: c.skips}
+		l := ListTree(tr)
+		if l.Complete {
+			t.Fatalf("%s: the walk finished; the test needs one that cannot", c.proj)
+		}
+		rs, err := CompileRules([]string{"~/never/**", c.rule}, proj, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, certain := range []bool{false, true} {
+			got := rs.MatchTrees([]TreeMatch{{Tree: tr, List: func() Listing { return l }, Cwd: proj, Certain: certain}})
+			want := map[bool]bool{false: c.any, true: c.sure}[certain]
+			// Certain: never the rule nothing in the tree matches.
+			if got >= 0 != want || certain && got == 0 {
+				t.Errorf("%s, %s, skips links %v, certain %v: index %d, want hit %v", c.proj, c.rule, c.skips, certain, got, want)
+			}
+		}
+	}
+}

@@ -19,7 +19,8 @@ import (
 //     locations (tree.go);
 //   - wild: the pattern reaches below the root only through wildcards
 //     (Read(**/.env), Read(**/*.pem)): a hit when the bounded walk of the
-//     tree finds a path it matches, or cannot finish.
+//     tree finds a path it matches, or cannot finish (an uncertain hit:
+//     TreeMatch.Certain leaves it out).
 //
 // A program that skips hidden entries cannot read a path below the root
 // whose segments below it start with "."; one that lists names only reads
@@ -100,6 +101,10 @@ type TreeMatch struct {
 	List func() Listing
 	// Cwd anchors relative fnmatch patterns (AgentScope rules); "" is "/".
 	Cwd string
+	// Certain: a walk that cannot finish hits only the rules that what it
+	// found hits, not every rule (the caller knows such a walk from the
+	// tree's verdict: docs/decision.md, point 1).
+	Certain bool
 }
 
 // MatchTrees returns the index of the first pattern (deny and ask rules:
@@ -111,7 +116,7 @@ type TreeMatch struct {
 // link to a directory as a tree of its own below its target, so that
 // Read(~/.ssh/**) hits grep -R KEY . in a project holding a link to ~/.ssh.
 // A walk that cannot finish hits every rule then (a link may lie beyond
-// it), as a wild rule does.
+// it), as a wild rule does, unless t.Certain.
 func (rs *RuleSet) MatchTrees(trees []TreeMatch) int {
 	best := -1
 	if len(rs.globs) == 0 {
@@ -154,9 +159,9 @@ type linkedTree struct {
 
 // linkedTrees returns, for a tree whose program follows links, a tree for
 // each link its walk found, rooted at the link's target and listing what
-// the walk found below the link. A walk that cannot finish, or a link
-// whose target is not known statically, gives a tree at "/" that every
-// rule reaches. Depth limits are not applied below a link (reading more
+// the walk found below the link. A walk that cannot finish (unless
+// t.Certain: the links it found only), or a link whose target is not known
+// statically, gives a tree at "/" that every rule reaches. Depth limits are not applied below a link (reading more
 // than the program does).
 func linkedTrees(t TreeMatch) []linkedTree {
 	everything := func() linkedTree {
@@ -167,7 +172,7 @@ func linkedTrees(t TreeMatch) []linkedTree {
 		return linkedTree{u, true}
 	}
 	l := t.List()
-	if !l.Complete {
+	if !l.Complete && !t.Certain {
 		return []linkedTree{everything()}
 	}
 	var out []linkedTree
@@ -234,10 +239,11 @@ func (rs *RuleSet) hitsTree(i int, t TreeMatch) bool {
 // walkFinds says whether the walk of t finds an entry the program reads
 // (a directory only, when it prints names) for which match holds, given
 // its path under each form of the root, its path below the root and its
-// link target (""); a walk that cannot finish counts as found.
+// link target (""); a walk that cannot finish counts as found unless
+// t.Certain.
 func walkFinds(t TreeMatch, match func(path, rel, target string) bool) bool {
 	l := t.List()
-	if !l.Complete {
+	if !l.Complete && !t.Certain {
 		return true
 	}
 	for _, e := range l.Entries {

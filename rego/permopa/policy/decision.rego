@@ -201,29 +201,38 @@ _show(r) := sprintf("%s(%s)", [r.tool_name, r.rule_content]) if {
 	r.rule_content != ""
 } else := r.tool_name
 
-# Why a Bash deny or ask rule matched when not by its words (a flag-aware
-# match, or a command permopa cannot see through): appended to the message.
+# Why a deny or ask rule matched when not by its words (a flag-aware
+# match, a command permopa cannot see through, a tree too large to check):
+# appended to the message.
 _why(b) := sprintf(" (it could match: %s; permopa cannot tell whether it runs `%s`)", [
 	rules.uncertain[b],
 	_rule_words(rules.deny_ask_match[b].rule_content),
 ]) if {
-	rules.uncertain[b]
+	rules.uncertain_check[b] == "unseen_code"
+} else := sprintf(" (it could match: %s; %s)", [rules.uncertain[b], _beyond_walk]) if {
+	rules.uncertain_check[b] == "unseen_tree"
 } else := sprintf(": %s", [rules.why[b]]) if rules.why[b]
 
 else := ""
 
-# Point 1, uncertain: no deny rule matches what the Bash command shows, but
-# it runs what permopa cannot read (inline interpreter code, a package's
-# program, a script from stdin), so the deny rule of rules.match could
-# match. A safety ASK where someone can answer (no allow rule skips it);
-# DENY where nobody can (DONT_ASK; BYPASS unless bypass_honours_safety) and
+_beyond_walk := "a path beyond the walk, or where a link in the tree leads, may be one the rule names"
+
+# Point 1, uncertain: no deny rule matches what the call shows, but a Bash
+# command runs what permopa cannot read (inline interpreter code, a
+# package's program, a script from stdin; check unseen_code) or the call
+# reads a tree too large to walk to its end (check unseen_tree), so the
+# deny rule of rules.deny_ask_match could match. A safety ASK where someone
+# can answer (no allow rule skips it); DENY where nobody can (DONT_ASK; BYPASS unless bypass_honours_safety) and
 # in EXPLORE, which allows only read-only calls (docs/decision.md).
 _uncertain_deny := {
 	"behavior": "ASK",
-	"message": sprintf("%s: approve only if it does not (no allow rule skips this question)", [_uncertain_head]),
+	"message": sprintf("%s: approve only if %s (no allow rule skips this question)", [
+		_uncertain_head,
+		_approve_if[rules.uncertain_check.deny],
+	]),
 	"reason": _uncertain_reason,
 	"step": "deny_rule_uncertain",
-	"check": "unseen_code",
+	"check": rules.uncertain_check.deny,
 	"bypass_immune": true,
 	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
@@ -234,7 +243,7 @@ _uncertain_deny := {
 	"message": sprintf("%s, and %s", [_uncertain_head, _nobody_answers[call.mode]]),
 	"reason": _uncertain_reason,
 	"step": "deny_rule_uncertain",
-	"check": "unseen_code",
+	"check": rules.uncertain_check.deny,
 	"bypass_immune": true,
 	"matched_rule": rules.deny_ask_match.deny,
 	"suggested_rules": [],
@@ -247,6 +256,11 @@ _someone_answers if {
 	call.context.bypass_honours_safety
 }
 
+_approve_if := {
+	"unseen_code": "it does not",
+	"unseen_tree": "the call reads no such path",
+}
+
 _nobody_answers := {
 	"DONT_ASK": "mode DONT_ASK has nobody to ask",
 	"BYPASS": "mode BYPASS asks nothing (with bypass_honours_safety: true it asks)",
@@ -254,12 +268,21 @@ _nobody_answers := {
 }
 
 # "npx runs a package's program; permopa cannot tell whether it runs
-# `rm -rf`, which deny rule Bash(rm -rf:*) forbids": why first.
+# `rm -rf`, which deny rule Bash(rm -rf:*) forbids": why first. "Grep
+# reads a tree too large to check: /w (more than 20000 entries); a path
+# beyond the walk, or where a link in the tree leads, may be what deny rule
+# Read(~/.ssh/**) forbids".
 _uncertain_head := sprintf("%s; permopa cannot tell whether it runs `%s`, which deny rule %s forbids%s", [
 	rules.uncertain.deny,
 	_rule_words(rules.deny_ask_match.deny.rule_content),
 	_show(rules.deny_ask_match.deny),
 	_uncertain_more,
+]) if {
+	rules.uncertain_check.deny == "unseen_code"
+} else := sprintf("%s %s; a path beyond the walk, or where a link in the tree leads, may be what deny rule %s forbids", [
+	input.tool_name,
+	rules.uncertain.deny,
+	_show(rules.deny_ask_match.deny),
 ])
 
 # The other deny rules that could match too.

@@ -80,7 +80,7 @@ _own_names := [input.tool_name] if not _alias[input.tool_name]
 # glob set compiled per data revision), small lists indexed here, only when
 # there are any. No list is rebuilt per call
 # and no rule of another tool is visited. The tool name is read from the
-# input directly (call.tool is the same value): one rule lookup fewer.
+# input directly (input.tool_name is the same value): one rule lookup fewer.
 _lists := permopa.rules.lists(_org, _settings, input, object.get(_cross_targets, input.tool_name, []))
 
 # Per behavior, the lists for the call's own tool that hold any rule, and
@@ -148,10 +148,11 @@ _pattern_contents(r, name) := r.path_contents if {
 # description: |
 #   match[b]: the first rule of behavior b ("deny", "ask", "allow") that
 #   matches the call, with its tool_name, rule_content, behavior, source and
-#   layer; a behavior is missing when none matches. One object computed
-#   once per call (a partial rule would evaluate again on every reference
-#   that misses). Undefined when the rule documents cannot be read (a
-#   malformed rules document where built-in errors do not stop the query,
+#   layer; a behavior is missing when none matches. A rule that matches for
+#   certain comes before one that only could (uncertain[b]). One object
+#   computed once per call (a partial rule would evaluate again on every
+#   reference that misses). Undefined when the rule documents cannot be read
+#   (a malformed rules document where built-in errors do not stop the query,
 #   as in OPA's data API): the decision then denies instead of deciding
 #   without the rules.
 match := object.union(deny_ask_match, {"allow": allow_match}) if allow_match
@@ -164,14 +165,22 @@ else := deny_ask_match
 #   decided before point 5 (read-only, a tool check) never looks for its
 #   allow rule (docs/decision.md). Undefined exactly when match is.
 deny_ask_match := {} if {
-	# The common case: the call meets no rule list at all (_no_lists,
-	# written out: a rule reference costs OPA an evaluation).
+	# The common case: no rule list at all (_no_lists, written out).
 	_lists.none
 	_no_small_lists
-} else := {b: r | # regal ignore:prefer-set-or-object-rule
+} else := {b: f[0] | # regal ignore:prefer-set-or-object-rule
+	some b, f in _found
+} if {
+	is_object(_found)
+}
+
+# Per deny and ask behavior, [rule, how]: the first rule matches "certain",
+# or only could: "tree" (a tree read is too large to walk to its end) or
+# "code" (the Bash command runs what permopa cannot read).
+_found := {b: f |
 	some b in ["deny", "ask"]
 	_candidates(b)
-	r := _first(b)
+	f := _first(b)
 } if {
 	is_object(_own)
 	is_object(_cross_lists)
@@ -179,10 +188,10 @@ deny_ask_match := {} if {
 
 # METADATA
 # description: match.allow, looked up only by decision point 5 and later.
-allow_match := r if {
+allow_match := f[0] if {
 	not _no_lists
 	_candidates("allow")
-	r := _first("allow")
+	f := _first("allow")
 }
 
 # The call meets no rule list at all.
@@ -196,20 +205,20 @@ _candidates(b) if count(_own[b]) > 0
 
 _candidates(b) if count(_cross_lists[b]) > 0
 
-_first(b) := wide[0] if {
+_first(b) := [wide[0], "certain"] if {
 	wide := [r | some ix in _own[b]; some r in ix.wide]
 	count(wide) > 0
-} else := hits[0] if {
+} else := _pick(hits) if {
+	# The call's own lists, then the guarding tools' (Read rules guard
+	# Grep, Glob and what a Bash command reads): a rule that matches for
+	# certain first; else one that matches only because a tree the call
+	# reads is too large to walk to its end, so that what lies beyond the
+	# walk (a link's target, for a program that follows links) could match
+	# (docs/decision.md, point 1).
 	b != "allow"
-	hits := [rule |
-		some ix in _own[b]
-		count(ix.contents) > 0
-		i := _own_index(b, ix.contents)
-		i >= 0
-		rule := ix.rules[i]
-	]
+	hits := array.concat(_own_hits(b), _cross_hits(b))
 	count(hits) > 0
-} else := hits[0] if {
+} else := [hits[0], "certain"] if {
 	# An allow list that covers the call on its own (the usual case: one
 	# layer's rules) is enough.
 	b == "allow"
@@ -221,7 +230,7 @@ _first(b) := wide[0] if {
 		rule := ix.rules[i]
 	]
 	count(hits) > 0
-} else := rule if {
+} else := [rule, "certain"] if {
 	# Allow rules cover a Bash call together (each leaf by any rule), so
 	# lists from several sources are also matched as one, without joining
 	# them per call.
@@ -233,9 +242,7 @@ _first(b) := wide[0] if {
 	cov.covered
 	cov.index >= 0
 	rule := lists[cov.list].rules[cov.index]
-} else := rule if {
-	rule := _cross(b)
-} else := rule if {
+} else := [rule, "code"] if {
 	# No rule matches what the command shows, but it runs what permopa
 	# cannot read (inline code, a package's program, a script from stdin):
 	# any deny or ask rule could match. The first rule with content, in
@@ -249,50 +256,81 @@ _first(b) := wide[0] if {
 	rule := rules[0]
 }
 
+# [rule, how] for the first of hits ([rule, certain]) that is certain, else
+# the first.
+_pick(hits) := [sure[0], "certain"] if {
+	sure := [h[0] | some h in hits; h[1]]
+	count(sure) > 0
+} else := [hits[0][0], "tree"]
+
 # Why the Bash command runs what permopa cannot read; "" when it does not.
 default _uncertain_because := ""
 
 _uncertain_because := permopa.bash.uncertain(bash.command, call.bash_opts) if input.tool_name == "Bash"
 
+# Why a tree read cannot be walked to its end (the credential check's walk).
+default _tree_because := "reads a tree too large to check"
+
+_tree_because := concat("; ", sort({sprintf("reads a tree too large to check: %s (%s)", [
+	h.path,
+	trim_prefix(h.reason, "recursive read that cannot be checked for credential files: "),
+]) |
+	some h in _unknown_trees
+})) if {
+	count(_unknown_trees) > 0
+}
+
+_unknown_trees := bash.unknown_trees if input.tool_name == "Bash"
+
+else := files.unknown_trees
+
 # METADATA
+# scope: document
 # description: |
-#   uncertain[b]: for the Bash deny or ask rule of match[b], when no leaf
-#   the command shows matches it (nor a path it reads or writes) and it
-#   matches only because permopa cannot read what the command runs: why
-#   (`npx runs a package's program`). Missing for a certain match. The
-#   decision denies on a certain deny match and asks on an uncertain one
-#   where someone can answer (docs/decision.md, point 1).
+#   uncertain[b]: for the deny or ask rule of match[b], when it matches only
+#   because permopa cannot see all the call does: why. Either a Bash command
+#   runs what permopa cannot read (`npx runs a package's program`), or the
+#   call reads a tree too large to walk to its end (`reads a tree too large
+#   to check: /w (more than 20000 entries)`), and no rule matches what it
+#   shows. Missing for a certain match. The decision denies on a certain
+#   deny match and asks on an uncertain one where someone can answer
+#   (docs/decision.md, point 1); uncertain_check[b] names the check.
 uncertain[b] := _uncertain_because if {
-	_uncertain_because != ""
-	some b in ["deny", "ask"]
-	r := deny_ask_match[b]
-	not _certain(b, r)
+	some b, f in _found
+	f[1] == "code"
+}
+
+uncertain[b] := _tree_because if {
+	some b, f in _found
+	f[1] == "tree"
+}
+
+# METADATA
+# scope: document
+# description: |
+#   uncertain_check[b]: the check id of uncertain[b] (docs/api.md, "Check
+#   ids"): unseen_code for code permopa cannot read, unseen_tree for a tree
+#   too large to check.
+uncertain_check[b] := "unseen_code" if {
+	some b, f in _found
+	f[1] == "code"
+}
+
+uncertain_check[b] := "unseen_tree" if {
+	some b, f in _found
+	f[1] == "tree"
 }
 
 # METADATA
 # description: |
 #   uncertain_others[b]: how many more rules of behavior b (with content)
-#   could match the command of uncertain[b], besides match[b].
+#   could match the command of uncertain[b] (code permopa cannot read),
+#   besides match[b].
 uncertain_others[b] := n - 1 if {
-	some b, _ in uncertain
+	some b, f in _found
+	f[1] == "code"
 	n := sum([count(ix.contents) | some ix in _own[b]])
 }
-
-_certain(b, r) if {
-	some ix in _own[b]
-	some x in ix.wide
-	x == r
-}
-
-_certain(b, r) if {
-	some ix in _own[b]
-	count(ix.contents) > 0
-	i := _own_index(b, ix.contents)
-	i >= 0
-	ix.rules[i] == r
-}
-
-_certain(b, r) if _cross(b) == r
 
 # METADATA
 # description: |
@@ -310,6 +348,32 @@ why[b] := w if {
 	w := permopa.bash.match_reason(r.rule_content, bash.command, call.bash_opts)
 	w != ""
 }
+
+# For a deny or ask behavior, [rule, certain] for each of the call's own rule
+# lists that a rule of hits, in list order: one built-in call per list (a
+# second one for a list hit by a tree the call reads).
+_own_hits(b) := [[ix.rules[h[0]], h[1]] |
+	some ix in _own[b]
+	count(ix.contents) > 0
+	i := _own_index(b, ix.contents)
+	i >= 0
+	h := _own_sure(b, ix.contents, i)
+] if {
+	b != "allow"
+}
+
+_own_sure(b, contents, i) := _sure(i, contents, files.rule_paths, b) if files.handles
+
+else := [i, true]
+
+# [index, certain] for the first pattern of contents that hits paths (deny
+# and ask rules), index i. A hit only because a tree's walk cannot finish
+# is not certain; a later pattern that hits for certain (a path named, an
+# entry the walk found) is then taken instead.
+_sure(i, contents, paths, b) := [c, true] if {
+	c := permopa.glob.match_any(contents, paths, object.union(_glob_opts(b), {"certain": true}))
+	c >= 0
+} else := [i, false]
 
 # Own-tool content matching, one built-in call per rule list.
 _own_index(b, contents) := permopa.bash.match_certain(contents, bash.command, call.bash_opts) if {
@@ -348,17 +412,17 @@ _cross_targets := {
 	"NotebookEdit": [["Edit", "own"], ["Write", "path"]],
 }
 
-_cross(b) := hits[0] if {
+# For a deny or ask behavior, [rule, certain] for each guarding tool's list
+# that a rule of hits, in list order.
+_cross_hits(b) := [[ix.rules[h[0]], h[1]] |
+	some [what, ix] in _cross_lists[b]
+	paths := _cross_paths(what)
+	count(paths) > 0
+	i := permopa.glob.match_any(ix.contents, paths, _glob_opts(b))
+	i >= 0
+	h := _sure(i, ix.contents, paths, b)
+] if {
 	b != "allow"
-	hits := [rule |
-		some [what, ix] in _cross_lists[b]
-		paths := _cross_paths(what)
-		count(paths) > 0
-		i := permopa.glob.match_any(ix.contents, paths, _glob_opts(b))
-		i >= 0
-		rule := ix.rules[i]
-	]
-	count(hits) > 0
 }
 
 # Operands of programs the vocabulary cannot place (touches) may be read or

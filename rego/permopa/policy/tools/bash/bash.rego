@@ -40,6 +40,13 @@ _reads := permopa.path.check(
 
 # METADATA
 # description: |
+#   The trees the command reads that are too large to check ({path,
+#   reason}): a deny or ask rule could match beyond the walk
+#   (docs/decision.md, point 1).
+unknown_trees := _reads.unknown
+
+# METADATA
+# description: |
 #   Whether printing the environment (printenv, env, export -p, jq env, ps e,
 #   ...) is a credential read: true unless the settings say
 #   environment_is_secret: false.

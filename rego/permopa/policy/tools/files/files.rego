@@ -175,6 +175,15 @@ _check := permopa.path.check(rule_paths, call.context.path_opts) if {
 } else := permopa.path.check([path], call.context.path_opts)
 
 # METADATA
+# scope: document
+# description: |
+#   The trees the call reads that are too large to check ({path, reason}):
+#   a deny or ask rule could match beyond the walk (docs/decision.md, point 1).
+default unknown_trees := []
+
+unknown_trees := _check.unknown if input.tool_name in {"Glob", "Grep"}
+
+# METADATA
 # description: |
 #   Reads of anything but a credential path (or a tree holding one, or too
 #   large to check) are read-only.

@@ -106,3 +106,76 @@ test_unknown_tree_is_not_read_only[mode] if {
 	d.behavior == behavior
 	d.step == step
 }
+
+# A deny rule hit only because a tree's walk cannot finish (match_any
+# without "certain": true hits, with it not) is the uncertain deny, check
+# unseen_tree (docs/decision.md, point 1); a hit the walk shows stays a
+# DENY by the rule it shows, before an uncertain one listed first.
+_tree_rules := {"deny_rules": {"Read": [
+	{"tool_name": "Read", "rule_content": "**/*.pem", "behavior": "DENY"},
+	{"tool_name": "Read", "rule_content": "~/.ssh/**", "behavior": "DENY"},
+]}}
+
+_tree_calls := [
+	["Bash", {"command": "grep -R x ."}],
+	["Bash", {"command": "rg -L x ."}],
+	["Grep", {"pattern": "x"}],
+	["Glob", {"pattern": "**/*"}],
+]
+
+_tree_decide(call, mode, settings) := d if {
+	d := data.permopa.policy.decision with input as {
+		"tool_name": call[0], "tool_input": call[1], "permission_mode": mode, "cwd": "/w",
+		"permission_context": _tree_rules,
+	}
+		with data.permopa.settings as settings
+}
+
+# regal ignore:argument-always-wildcard
+_cut_short(_, _, opts) := -1 if opts.certain
+
+else := 0
+
+# regal ignore:argument-always-wildcard
+_second_for_certain(_, _, opts) := 1 if opts.certain
+
+else := 0
+
+test_tree_too_large_is_the_uncertain_deny[[call, mode]] if {
+	some call in _tree_calls
+	some [mode, behavior] in [
+		["default", "ASK"], ["acceptEdits", "ASK"],
+		["dontAsk", "DENY"], ["bypassPermissions", "DENY"], ["plan", "DENY"],
+	]
+	d := _tree_decide(call, mode, _settings) with permopa.path.check as _too_large
+		with permopa.glob.match_any as _cut_short
+	d.behavior == behavior
+	d.step == "deny_rule_uncertain"
+	d.check == "unseen_tree"
+	d.bypass_immune == true
+	d.matched_rule.rule_content == "**/*.pem"
+	startswith(d.message, sprintf("%s reads a tree too large to check: /w (more than 20000 entries)", [call[0]]))
+	not contains(d.message, "whether it runs")
+	d.reason == "deny rule Read(**/*.pem) (permission_context) could match: reads a tree too large to check: /w (more than 20000 entries)"
+}
+
+_honouring_safety := object.union(_settings, {"bypass_honours_safety": true})
+
+test_tree_too_large_asks_in_bypass_that_honours_safety[call] if {
+	some call in _tree_calls
+	d := _tree_decide(call, "bypassPermissions", _honouring_safety) with permopa.path.check as _too_large
+		with permopa.glob.match_any as _cut_short
+	d.behavior == "ASK"
+	d.check == "unseen_tree"
+}
+
+test_tree_hit_the_walk_shows_is_a_deny[[call, mode]] if {
+	some call in _tree_calls
+	some mode in ["default", "dontAsk", "bypassPermissions"]
+	d := _tree_decide(call, mode, _settings) with permopa.path.check as _too_large
+		with permopa.glob.match_any as _second_for_certain
+	d.behavior == "DENY"
+	d.step == "deny_rule"
+	d.matched_rule.rule_content == "~/.ssh/**"
+	not d.check
+}
