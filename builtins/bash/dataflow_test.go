@@ -323,6 +323,23 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`export PAGER=x; git log`, false, ""},
 		{`export x=1`, false, ""},
 		{`true; :`, true, ""},
+		// shift, unset, set +m (flagspec/shell.go).
+		{`shift; echo "$1"`, true, ""},
+		{`shift 2; cat "$1"`, false, ""}, // "$1" stays unknown
+		{`set +m; ls`, true, ""},
+		{`unset x; echo $x`, true, ""},
+		{`unset -f ls; ls -l`, true, ""},
+		{`unset -f ls /bin/ls`, true, ""},
+		{`f() { rm -rf x; }; unset -f f; f`, false, ""},
+		{`ls() { rm -rf x; }; unset -v ls; ls`, false, ""},
+		{`unset PATH; ls`, false, ""},
+		{`unset IFS; echo $x`, false, ""},
+		{`unset GIT_DIR; git status`, false, ""},
+		{`unset -n r; ls`, false, ""},
+		{`unset $v; ls`, false, ""},
+		{`unset "$v"`, false, ""},
+		{`unset 'a[$(rm -rf x)]'`, false, ""},
+		{`unset a[$RANDOM%4]`, false, ""},
 		{`cd src && ls`, true, ""},
 		// awk comparison operators are not redirections.
 		{`awk '$1 >= 423' x`, true, ""},
