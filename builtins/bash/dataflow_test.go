@@ -345,6 +345,11 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`awk '$1 >= 423' x`, true, ""},
 		{`awk 'BEGIN {FS=":"} $4 >= 1000 {print $1}' /etc/passwd`, true, ""},
 		{`awk '{ if ($1 > 3) print > "out" }' x`, false, ""},
+		// A regular expression /inet.../ is not gawk's network file; a
+		// data file /inet/tcp/0/HOST/PORT is (it connects).
+		{`ifconfig en0 | awk '/inet addr/{print substr($2,6)}'`, true, ""},
+		{`gawk '{print}' /inet/tcp/0/127.0.0.1/9`, false, ""},
+		{`awk 'BEGIN { f = "/inet/tcp/0/h/80"; print f }'`, false, ""},
 	}
 	for _, c := range cases {
 		a := analyze(c.cmd, conformanceOpts)
