@@ -345,6 +345,12 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`awk '$1 >= 423' x`, true, ""},
 		{`awk 'BEGIN {FS=":"} $4 >= 1000 {print $1}' /etc/passwd`, true, ""},
 		{`awk '{ if ($1 > 3) print > "out" }' x`, false, ""},
+		// tee into a process substitution: the pipe is no file; the
+		// substitution's command is judged as its own leaf.
+		{`echo hello world | tee >(awk '{print $2, $1}')`, true, ""},
+		{`ls | tee >(cat > out)`, false, ""},
+		{`ls | tee >(sh)`, false, ""},
+		{`ls | tee >(wc -l) out`, false, ""},
 		// A regular expression /inet.../ is not gawk's network file; a
 		// data file /inet/tcp/0/HOST/PORT is (it connects).
 		{`ifconfig en0 | awk '/inet addr/{print substr($2,6)}'`, true, ""},
