@@ -323,6 +323,17 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`export PAGER=x; git log`, false, ""},
 		{`export x=1`, false, ""},
 		{`true; :`, true, ""},
+		// $$, $# and $?: decimal digits set by the shell, never an option.
+		{`pstree -sp $$`, true, ""},
+		{`ps -o pid= -p $$`, true, ""},
+		{`head -n $# x`, true, "/home/u/proj/x"},
+		{`echo "exit: $?"`, true, ""},
+		{`cat $$`, false, ""},           // a file named by the number: not a static path
+		{`IFS=0; pstree $$`, false, ""}, // digits in IFS split it
+		{`kill $$`, false, ""},
+		{`pstree $!`, false, ""},    // may be empty, or any job's
+		{`pstree $PPID`, false, ""}, // an environment variable in dash
+		{`pstree $(echo $$)`, false, ""},
 		// shift, unset, set +m (flagspec/shell.go).
 		{`shift; echo "$1"`, true, ""},
 		{`shift 2; cat "$1"`, false, ""}, // "$1" stays unknown

@@ -16,6 +16,10 @@ const dyn = flagspec.Dynamic
 // maxFields caps the words one shell word may expand to (brace expansion).
 const maxFields = 256
 
+// numberMark stands for a number known only at run time ($$, $#, $?):
+// it does not start with "-" and holds dyn, so it is never a static path.
+const numberMark = "0" + dyn
+
 // procSubstPath is what a process substitution expands to: a pipe that
 // bash names /dev/fd/N. It is a static, harmless path to read or write.
 const procSubstPath = "/dev/fd/63"
@@ -674,6 +678,14 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 			return
 		case name == "IFS" && quoted && !w.ifsChanged:
 			cur.add(" \t\n")
+			return
+		case (name == "$" || name == "#" || name == "?") && !w.ifsChanged:
+			// The shell's process ID, the count of positional parameters
+			// and the last exit status: decimal digits in every shell,
+			// set by the shell only, so never an option, a blank or a
+			// glob (docs/shell.md, "Values and where they come from").
+			cur.add(numberMark)
+			cur.w.dynamic = true
 			return
 		}
 	}
