@@ -301,6 +301,17 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`ls | while read -r f; do wc -l "$f"; done`, false, ""},
 		{`while read -r PATH; do ls; done < x`, false, ""},
 		{`while read -e l; do :; done`, false, ""},
+		// IFS=TEXT before read lasts while read runs.
+		{`while IFS= read -r l; do echo "$l"; done < notes.txt`, true, "/home/u/proj/notes.txt"},
+		{`IFS=: read -r a b <<< "x:y"; echo "$a"`, true, ""},
+		{`IFS=$(rm -rf x) read l`, false, ""},
+		{`IFS=$v read l`, false, ""},
+		{`IFS=x ls`, false, ""},
+		{`IFS= read -e l`, false, ""},
+		{`IFS= read PATH`, false, ""},
+		{`IFS=/ read a; ls $x`, false, ""},
+		{`read() { rm -rf x; }; IFS= read l`, false, ""},
+		{`IFS= command read l`, false, ""},
 		// Shell state.
 		{`set -euo pipefail; ls | wc -l`, true, ""},
 		{`set -x; ls`, true, ""},
