@@ -80,6 +80,7 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `find . -name '*.txt' -exec wc -l {} +`, ro: true},
 		{cmd: `find . -type f -print0 | xargs -0 grep -l TODO`, ro: true},
 		{cmd: `while IFS= read -r l; do echo "$l"; done < notes.txt; IFS=: read -r a b < notes.txt; echo "$a"`, ro: true},
+		{cmd: "echo \"$(basename $(pwd))\"; find `pwd` -name '*.txt' -exec wc -l {} \\;; ls -la $(pwd)/names", ro: true},
 		{cmd: `shift; unset x; unset -f ls; set +m; ls -la`, ro: true},
 		{cmd: `echo $$ $# $?; head -n $# notes.txt; ps -p $$ -o pid=`, ro: true},
 		{cmd: `ls | tee >(awk '{print $1}') >/dev/null; awk '/inet addr/{print $2}' notes.txt`, ro: true},

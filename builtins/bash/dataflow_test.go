@@ -334,6 +334,20 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`export PAGER=x; git log`, false, ""},
 		{`export x=1`, false, ""},
 		{`true; :`, true, ""},
+		// $(pwd) and `pwd`: the working directory, when it is known.
+		{`echo "$(basename $(pwd))"`, true, ""},
+		{"find `pwd` -name '*.log' -exec grep x {} \\;", true, "/home/u/proj"},
+		{`ls "$(pwd)/x"`, true, "/home/u/proj/x"},
+		{`cd src && cat $(pwd)/x`, true, "/home/u/proj/src; /home/u/proj/src/x"},
+		{`cd /etc && cat $(pwd)/shadow`, true, "/etc; /etc/shadow"}, // the credential rules' to decide
+		{`rm -rf $(pwd)`, false, ""},
+		{`pwd() { echo -rf; }; ls $(pwd)`, false, ""},
+		{`alias pwd='echo -rf'; ls $(pwd)`, false, ""},
+		{`ls $(pwd -P)`, false, ""},
+		{`ls $(pwd; echo -rf)`, false, ""},
+		{`ls $(pwd 2>x)`, false, ""},
+		{`cd $x; ls $(pwd)`, false, ""},
+		{`IFS=/; ls $(pwd)`, false, ""},
 		// $$, $# and $?: decimal digits set by the shell, never an option.
 		{`pstree -sp $$`, true, ""},
 		{`ps -o pid= -p $$`, true, ""},
