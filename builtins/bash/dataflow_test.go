@@ -86,7 +86,8 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		// Roots that may start with "-" or are only known at run time.
 		{`find * -exec cat {} \;`, false, ""},
 		{`find $D -exec cat {} \;`, false, ""},
-		{`find "$(pwd)" -exec cat {} \;`, false, ""},
+		{`find "$(cat roots)" -exec cat {} \;`, false, ""},
+		{`find "$(pwd)" -exec cat {} \;`, true, ""}, // the working directory (substPwd)
 		{`find -files0-from list -exec cat {} \;`, false, ""},
 		// xargs without -0 splits names at blanks and quotes: a file
 		// named "a /etc/shadow" gives /etc/shadow, "a -rf" gives -rf.
