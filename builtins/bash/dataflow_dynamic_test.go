@@ -79,6 +79,11 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `awk '$1 >= 423' notes.txt; awk 'BEGIN { n = 0 } { if (NF > 1) n++ } END { print n }' notes.txt`, ro: true},
 		{cmd: `find . -name '*.txt' -exec wc -l {} +`, ro: true},
 		{cmd: `find . -type f -print0 | xargs -0 grep -l TODO`, ro: true},
+		{cmd: `while IFS= read -r l; do echo "$l"; done < notes.txt; IFS=: read -r a b < notes.txt; echo "$a"`, ro: true},
+		{cmd: "echo \"$(basename $(pwd))\"; find `pwd` -name '*.txt' -exec wc -l {} \\;; ls -la $(pwd)/names", ro: true},
+		{cmd: `shift; unset x; unset -f ls; set +m; ls -la`, ro: true},
+		{cmd: `echo $$ $# $?; head -n $# notes.txt; ps -p $$ -o pid=`, ro: true},
+		{cmd: `ls | tee >(awk '{print $1}') >/dev/null; awk '/inet addr/{print $2}' notes.txt`, ro: true},
 
 		// The names turn into options, several words or a remote archive.
 		{cmd: `for f in *; do sort "$f"; done`, bites: true}, // sort --output=pwned.txt

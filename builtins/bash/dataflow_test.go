@@ -86,7 +86,8 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		// Roots that may start with "-" or are only known at run time.
 		{`find * -exec cat {} \;`, false, ""},
 		{`find $D -exec cat {} \;`, false, ""},
-		{`find "$(pwd)" -exec cat {} \;`, false, ""},
+		{`find "$(cat roots)" -exec cat {} \;`, false, ""},
+		{`find "$(pwd)" -exec cat {} \;`, true, ""}, // the working directory (substPwd)
 		{`find -files0-from list -exec cat {} \;`, false, ""},
 		// xargs without -0 splits names at blanks and quotes: a file
 		// named "a /etc/shadow" gives /etc/shadow, "a -rf" gives -rf.
@@ -301,6 +302,17 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`ls | while read -r f; do wc -l "$f"; done`, false, ""},
 		{`while read -r PATH; do ls; done < x`, false, ""},
 		{`while read -e l; do :; done`, false, ""},
+		// IFS=TEXT before read lasts while read runs.
+		{`while IFS= read -r l; do echo "$l"; done < notes.txt`, true, "/home/u/proj/notes.txt"},
+		{`IFS=: read -r a b <<< "x:y"; echo "$a"`, true, ""},
+		{`IFS=$(rm -rf x) read l`, false, ""},
+		{`IFS=$v read l`, false, ""},
+		{`IFS=x ls`, false, ""},
+		{`IFS= read -e l`, false, ""},
+		{`IFS= read PATH`, false, ""},
+		{`IFS=/ read a; ls $x`, false, ""},
+		{`read() { rm -rf x; }; IFS= read l`, false, ""},
+		{`IFS= command read l`, false, ""},
 		// Shell state.
 		{`set -euo pipefail; ls | wc -l`, true, ""},
 		{`set -x; ls`, true, ""},
@@ -323,11 +335,64 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`export PAGER=x; git log`, false, ""},
 		{`export x=1`, false, ""},
 		{`true; :`, true, ""},
+		// $(pwd) and `pwd`: the working directory, when it is known.
+		{`echo "$(basename $(pwd))"`, true, ""},
+		{"find `pwd` -name '*.log' -exec grep x {} \\;", true, "/home/u/proj"},
+		{`ls "$(pwd)/x"`, true, "/home/u/proj/x"},
+		{`cd src && cat $(pwd)/x`, true, "/home/u/proj/src; /home/u/proj/src/x"},
+		{`cd /etc && cat $(pwd)/shadow`, true, "/etc; /etc/shadow"}, // the credential rules' to decide
+		{`rm -rf $(pwd)`, false, ""},
+		{`pwd() { echo -rf; }; ls $(pwd)`, false, ""},
+		{`alias pwd='echo -rf'; ls $(pwd)`, false, ""},
+		{`ls $(pwd -P)`, false, ""},
+		{`ls $(pwd; echo -rf)`, false, ""},
+		{`ls $(pwd 2>x)`, false, ""},
+		{`cd $x; ls $(pwd)`, false, ""},
+		{`IFS=/; ls $(pwd)`, false, ""},
+		// $$, $# and $?: decimal digits set by the shell, never an option.
+		{`pstree -sp $$`, true, ""},
+		{`ps -o pid= -p $$`, true, ""},
+		{`head -n $# x`, true, "/home/u/proj/x"},
+		{`echo "exit: $?"`, true, ""},
+		{`cat $$`, false, ""},           // a file named by the number: not a static path
+		{`IFS=0; pstree $$`, false, ""}, // digits in IFS split it
+		{`kill $$`, false, ""},
+		{`pstree $!`, false, ""},    // may be empty, or any job's
+		{`pstree $PPID`, false, ""}, // an environment variable in dash
+		{`pstree $(echo $$)`, false, ""},
+		// shift, unset, set +m (flagspec/shell.go).
+		{`shift; echo "$1"`, true, ""},
+		{`shift 2; cat "$1"`, false, ""}, // "$1" stays unknown
+		{`set +m; ls`, true, ""},
+		{`unset x; echo $x`, true, ""},
+		{`unset -f ls; ls -l`, true, ""},
+		{`unset -f ls /bin/ls`, true, ""},
+		{`f() { rm -rf x; }; unset -f f; f`, false, ""},
+		{`ls() { rm -rf x; }; unset -v ls; ls`, false, ""},
+		{`unset PATH; ls`, false, ""},
+		{`unset IFS; echo $x`, false, ""},
+		{`unset GIT_DIR; git status`, false, ""},
+		{`unset -n r; ls`, false, ""},
+		{`unset $v; ls`, false, ""},
+		{`unset "$v"`, false, ""},
+		{`unset 'a[$(rm -rf x)]'`, false, ""},
+		{`unset a[$RANDOM%4]`, false, ""},
 		{`cd src && ls`, true, ""},
 		// awk comparison operators are not redirections.
 		{`awk '$1 >= 423' x`, true, ""},
 		{`awk 'BEGIN {FS=":"} $4 >= 1000 {print $1}' /etc/passwd`, true, ""},
 		{`awk '{ if ($1 > 3) print > "out" }' x`, false, ""},
+		// tee into a process substitution: the pipe is no file; the
+		// substitution's command is judged as its own leaf.
+		{`echo hello world | tee >(awk '{print $2, $1}')`, true, ""},
+		{`ls | tee >(cat > out)`, false, ""},
+		{`ls | tee >(sh)`, false, ""},
+		{`ls | tee >(wc -l) out`, false, ""},
+		// A regular expression /inet.../ is not gawk's network file; a
+		// data file /inet/tcp/0/HOST/PORT is (it connects).
+		{`ifconfig en0 | awk '/inet addr/{print substr($2,6)}'`, true, ""},
+		{`gawk '{print}' /inet/tcp/0/127.0.0.1/9`, false, ""},
+		{`awk 'BEGIN { f = "/inet/tcp/0/h/80"; print f }'`, false, ""},
 	}
 	for _, c := range cases {
 		a := analyze(c.cmd, conformanceOpts)

@@ -41,6 +41,7 @@ func TestAnalysisRecursiveReads(t *testing.T) {
 		{"tar czf /tmp/x.tgz ~", "/home/u hidden"},
 		{"cp -r ~/.ssh ./k", "/home/u/.ssh hidden"},
 		{"grep x f; cat g", ""},
+		{"rg x $(pwd)", "/home/u/proj"}, // the working directory (substPwd)
 	}
 	for _, c := range cases {
 		a := analyze(c.cmd, conformanceOpts)
@@ -49,7 +50,7 @@ func TestAnalysisRecursiveReads(t *testing.T) {
 		}
 	}
 	// A root only known at run time is not read-only.
-	for _, cmd := range []string{`grep -r x "$D"`, `cd "$D" && rg x`, "rg x $(pwd)"} {
+	for _, cmd := range []string{`grep -r x "$D"`, `cd "$D" && rg x`, "rg x $(pwd -P)", `cd "$D" && rg x $(pwd)`} {
 		if a := analyze(cmd, conformanceOpts); a.ReadOnly {
 			t.Errorf("%q: read-only with a dynamic root", cmd)
 		}

@@ -16,6 +16,10 @@ const dyn = flagspec.Dynamic
 // maxFields caps the words one shell word may expand to (brace expansion).
 const maxFields = 256
 
+// numberMark stands for a number known only at run time ($$, $#, $?):
+// it does not start with "-" and holds dyn, so it is never a static path.
+const numberMark = "0" + dyn
+
 // procSubstPath is what a process substitution expands to: a pipe that
 // bash names /dev/fd/N. It is a static, harmless path to read or write.
 const procSubstPath = "/dev/fd/63"
@@ -417,6 +421,10 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 			w.paramExp(p, cur, ctx, false)
 		case *syntax.CmdSubst:
 			w.cmdSubst(p, ctx)
+			if d := w.substPwd(p, ctx, true); d != "" {
+				cur.add(d)
+				continue
+			}
 			cur.add(dyn)
 			cur.w.dynamic, cur.w.splits, cur.w.subst = true, true, true
 		case *syntax.ArithmExp:
@@ -638,6 +646,10 @@ func (w *walker) quotedPart(part syntax.WordPart, cur *fieldBuilder, ctx evalCtx
 		w.paramExp(p, cur, ctx, true)
 	case *syntax.CmdSubst:
 		w.cmdSubst(p, ctx)
+		if d := w.substPwd(p, ctx, false); d != "" {
+			cur.add(d)
+			return
+		}
 		cur.add(dyn)
 		cur.w.dynamic, cur.w.subst = true, true
 	case *syntax.ArithmExp:
@@ -649,6 +661,36 @@ func (w *walker) quotedPart(part syntax.WordPart, cur *fieldBuilder, ctx evalCtx
 		cur.add(dyn)
 		cur.w.dynamic = true
 	}
+}
+
+// substPwd returns the directory $(pwd) or `pwd` prints when it is known
+// statically, as $PWD is: the substitution is exactly "pwd" (no option,
+// redirection or assignment; pwd -P would resolve links), no function or
+// alias named pwd is defined in the command, the working directory is
+// one known directory, and, unquoted, the directory holds no blank or
+// glob character and IFS is not assigned (it stays one word). "" when not
+// known (docs/shell.md, "Values and where they come from").
+func (w *walker) substPwd(c *syntax.CmdSubst, ctx evalCtx, unquoted bool) string {
+	if len(c.Stmts) != 1 || c.TempFile || c.ReplyVar {
+		return ""
+	}
+	s := c.Stmts[0]
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || s.Negated || s.Background || s.Coprocess || len(s.Redirs) > 0 || len(call.Assigns) > 0 ||
+		len(call.Args) != 1 || call.Args[0].Lit() != "pwd" {
+		return ""
+	}
+	if _, defined := w.defined["pwd"]; defined {
+		return ""
+	}
+	d := ctx.st.single()
+	if d == "" || !strings.HasPrefix(d, "/") || strings.ContainsAny(d, "\n"+dyn) {
+		return ""
+	}
+	if unquoted && (w.ifsChanged || strings.ContainsAny(d, " \t*?[")) {
+		return ""
+	}
+	return d
 }
 
 // paramExp expands $HOME, $PWD and quoted $IFS; any other parameter is dyn.
@@ -674,6 +716,14 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 			return
 		case name == "IFS" && quoted && !w.ifsChanged:
 			cur.add(" \t\n")
+			return
+		case (name == "$" || name == "#" || name == "?") && !w.ifsChanged:
+			// The shell's process ID, the count of positional parameters
+			// and the last exit status: decimal digits in every shell,
+			// set by the shell only, so never an option, a blank or a
+			// glob (docs/shell.md, "Values and where they come from").
+			cur.add(numberMark)
+			cur.w.dynamic = true
 			return
 		}
 	}

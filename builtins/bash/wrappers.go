@@ -111,7 +111,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			if as.taint != "" {
 				forced = firstNonEmpty(forced, as.taint)
 				transparent = false
-			} else if !envAllowlisted(as.name) {
+			} else if !envAllowlisted(as.name) && !readSeparators(as.name, as.val, argv) {
 				forced = firstNonEmpty(forced, "assignment to "+as.name+" is not allowlisted")
 				transparent = false
 			}
@@ -132,6 +132,22 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 		fr.forced = appendStr(fr.forced, redirVar)
 	}
 	return w.command(argv, fr, st, stdin)
+}
+
+// readSeparators reports IFS=TEXT before read, mapfile or readarray
+// (while IFS= read -r line): a prefix assignment to a builtin that is not
+// a special builtin lasts only while it runs, in bash, zsh and dash, and
+// only changes how the line it reads is split into its variables, whose
+// values are unknown words anyway (docs/shell.md, "Shell state").
+func readSeparators(name, val string, argv []word) bool {
+	if name != "IFS" || strings.Contains(val, dyn) || len(argv) == 0 || argv[0].dynamic {
+		return false
+	}
+	switch argv[0].s {
+	case "read", "mapfile", "readarray":
+		return true
+	}
+	return false
 }
 
 // redirectVariables finds {NAME[sub]}> redirections, which mvdan.cc/sh

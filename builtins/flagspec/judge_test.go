@@ -135,6 +135,17 @@ func TestEngine(t *testing.T) {
 		{argv: []string{Dynamic, "x"}, why: "run time"},
 		{argv: []string{"sed", Dynamic, "f"}, why: "run time"},
 		{argv: []string{"awk", Dynamic, "f"}, why: "run time"},
+		// gawk's network special files: a data file /inet/tcp/0/HOST/PORT
+		// connects (strace: connect to HOST:PORT); a regular expression
+		// /inet.../ names no file.
+		{cmd: "gawk {print} /inet/tcp/0/127.0.0.1/9", why: "network egress"},
+		{cmd: "awk {print} /inet4/tcp/0/example.com/80", why: "network egress"},
+		{cmd: "awk {print} /inet6/udp/0/h/53", why: "network egress"},
+		{cmd: "awk {print} x /inet/tcp/0/h/80", why: "network egress"},
+		{argv: []string{"awk", `BEGIN{getline<"/inet/tcp/0/h/80"}`}, why: "getline"},
+		{argv: []string{"awk", `BEGIN{x="/inet/tcp/0/h/80"}`}, why: "special network files"},
+		{argv: []string{"awk", `/inet addr/{print substr($2,6)}`}, ro: true},
+		{argv: []string{"awk", `/inet6?/`, "f"}, ro: true, reads: []string{"f"}},
 		// program names
 		{cmd: "./ls", why: "path"},
 		{cmd: "/bin/ls", why: "path"},

@@ -51,10 +51,12 @@ var aliasSpec = &spec{allow: `-p`, noStd: true, ops: opsNone}
 // reads them), -P/physical (cd resolves links otherwise), -p/privileged,
 // -H/histexpand, posix (tilde expansion in arguments changes), and the
 // rest, unmodelled (docs/shell.md, "Shell state").
-var setOptionLetters = "euxvfCETh"
+// -m/monitor (job control) only changes which process group a job runs
+// in and whether the shell reports finished jobs.
+var setOptionLetters = "euxvfCEThm"
 var setOptionNames = map[string]bool{
 	"errexit": true, "nounset": true, "xtrace": true, "verbose": true, "noglob": true, "noclobber": true,
-	"errtrace": true, "functrace": true, "hashall": true, "pipefail": true,
+	"errtrace": true, "functrace": true, "hashall": true, "pipefail": true, "monitor": true,
 }
 
 // ShoptGlobOptions are the shopt options that change what a glob matches
@@ -263,6 +265,62 @@ var notShellLocal = map[string]bool{
 	"argv": true, "status": true, "pipestatus": true,
 }
 
+// shift drops positional parameters, whose values the analyser never
+// knows ("$1" is always an unknown word): a count, or none.
+var shiftSpec = &spec{anyArgs: true, noStd: true, check: func(st *state) {
+	args := st.argv[1:]
+	if len(args) > 1 || len(args) == 1 && !allDigits(args[0]) {
+		st.fail("shift: operand is not a count")
+	}
+}}
+
+// unset removes variables (-v, or none) or functions (-f). A variable is
+// read-only to remove when it is a variable of the shell only
+// (ShellLocalName): unsetting PATH, IFS or a variable a program reads
+// changes what later commands do. A function may always be removed: the
+// name then runs the program or builtin the analyser judges it as (a
+// call of a function the command defines is never read-only). Not -n
+// (a nameref's target would be reached otherwise).
+var unsetSpec = &spec{anyArgs: true, noStd: true, check: func(st *state) {
+	funcs, opts := false, true
+	for _, a := range st.argv[1:] {
+		switch {
+		case strings.Contains(a, Dynamic):
+			st.fail("unset: a name only known at run time")
+			return
+		case opts && a == "--":
+			opts = false
+		case opts && len(a) > 1 && a[0] == '-':
+			for _, c := range a[1:] {
+				switch c {
+				case 'f':
+					funcs = true
+				case 'v':
+					funcs = false
+				default:
+					st.fail("unset: option " + printable("-"+string(c)) + " is not modelled")
+					return
+				}
+			}
+		default:
+			opts = false
+			if !funcs && !ShellLocalName(a) {
+				st.fail("unset: removing " + printable(a) + " may change what later commands do")
+				return
+			}
+		}
+	}
+}}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // jobs lists the shell's jobs.
 var jobsSpec = &spec{allow: `-l -n -p -r -s`, noStd: true, ops: opsText}
 
@@ -310,6 +368,8 @@ func init() {
 	register(trapSpec, "trap")
 	register(declareSpec, "declare", "typeset", "readonly", "local")
 	register(readSpec, "read")
+	register(shiftSpec, "shift")
+	register(unsetSpec, "unset")
 	register(ssSpec, "ss")
 	register(netstatSpec, "netstat")
 	register(lsofSpec, "lsof")

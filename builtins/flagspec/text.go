@@ -536,7 +536,9 @@ var awkDangers = []struct{ needle, why string }{
 	{"@", "gawk's @ forms load code or call functions by name (@f() can call system)"},
 	{"ARGV", "changing ARGV reads files not on the command line"},
 	{"ARGC", "changing ARGC reads files not on the command line"},
-	{"/inet", "special network files are not modelled"},
+	// gawk's network special files are names that start with /inet (a
+	// string "/inet..."): a regular expression (/inet addr/) names no file.
+	{`"/inet`, "special network files are not modelled"},
 }
 
 // awkRunsData reports whether an awk program may hand text it reads to a
@@ -610,6 +612,12 @@ func checkAwk(st *state) {
 	for _, o := range ops {
 		if k := strings.IndexByte(o, '='); k > 0 && isIdent(o[:k]) {
 			continue
+		}
+		if strings.HasPrefix(o, "/inet") {
+			// gawk opens a data file named /inet/tcp/0/HOST/PORT (and
+			// /inet4, /inet6) as a network connection.
+			st.egress(o)
+			return
 		}
 		st.read(o)
 	}
