@@ -168,6 +168,14 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 		changed = firstNonEmpty(changed, innermostWrapper(fr.wrappers)+" supplies "+sv[0]+"'s arguments at run time")
 	}
 	for _, s := range scripts {
+		if s.Self {
+			// The call's own action (npm install installs packages):
+			// judged by its words, beside the scripts it runs.
+			sf := fr
+			sf.unknown = firstNonEmpty(sf.unknown, s.Unknown)
+			w.leaf(sf, st, argv, "")
+			continue
+		}
 		loc := w.scriptLoc(s.File, s.Line, s.Name)
 		// A prefix rule for the program (npm run:*) covers what its
 		// scripts run, deny and ask rules permitting: it spells out the

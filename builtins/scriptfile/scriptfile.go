@@ -57,6 +57,10 @@ type Script struct {
 	// found there, or one that may be (a name only known at run time), is
 	// the project's code.
 	BinDirs []string
+	// Self marks the call's own action beside its scripts (npm install
+	// installs packages): no lines, judged by the call's words, uncertain
+	// when Unknown says why (the dependencies' install scripts it runs).
+	Self bool
 }
 
 // Call is one leaf that may run a script file, as the analyser sees it.
