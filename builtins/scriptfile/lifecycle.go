@@ -163,7 +163,7 @@ func canonicalCommand(manager, cmd string) string {
 // ignore-scripts=true; its last setting counts, as in npm's ini reading.
 // Anything else (absent, false, a ${VAR}) is not true: scripts run.
 func npmrcIgnoresScripts(f *Files, pkgDir string) bool {
-	data, err := f.Read(filepath.Join(pkgDir, ".npmrc"))
+	data, err := f.ReadSetting(filepath.Join(pkgDir, ".npmrc"))
 	if err != nil {
 		return false
 	}
