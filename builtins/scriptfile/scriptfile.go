@@ -90,7 +90,7 @@ type Call struct {
 }
 
 // Reader reads what a Call runs. handled is false when the call runs no
-// script file at all (npm install, make --version, yarn add): the analyser
+// script file at all (npm view, make --version, yarn info): the analyser
 // then judges the leaf as any other. With handled true, the scripts are
 // what runs (none: nothing runs, as npm run x --if-present without x);
 // a script with Unknown and no lines stands for what cannot be read.
