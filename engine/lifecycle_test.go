@@ -29,8 +29,9 @@ func TestLifecycleScriptsEveryMode(t *testing.T) {
 		"package.json": "{\n  \"name\": \"p\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {\n" +
 			"    \"postinstall\": \"rm -rf victim\",\n    \"prepack\": \"rm -rf out\",\n    \"version\": \"rm -rf tags\"\n  }\n}\n",
 		"clean/package.json": `{"name": "c", "scripts": {"build": "tsc"}}`,
-		"off/package.json":   `{"name": "o", "scripts": {"postinstall": "rm -rf victim"}}`,
-		"off/.npmrc":         "//registry.npmjs.org/:_authToken=secret\nignore-scripts=true\n",
+		// a package with no package.json above it: npm reads its .npmrc
+		"../off/package.json": `{"name": "o", "scripts": {"postinstall": "rm -rf victim"}}`,
+		"../off/.npmrc":       "//registry.npmjs.org/:_authToken=secret\nignore-scripts=true\n",
 	} {
 		writeModeFile(t, filepath.Join(p, name), body, 0o644)
 	}
@@ -85,7 +86,7 @@ func TestLifecycleScriptsEveryMode(t *testing.T) {
 	}
 	allowed := []string{"npm install --ignore-scripts", "npm ci --ignore-scripts", "npm i -D lodash --ignore-scripts",
 		"npm pack --ignore-scripts", "npm version patch --ignore-scripts", "yarn install --ignore-scripts",
-		"pnpm install --ignore-scripts", "off: npm install", "off: npm ci", "clean: npm pack"}
+		"pnpm install --ignore-scripts", "../off: npm install", "../off: npm ci", "clean: npm pack"}
 	for _, mode := range allModes {
 		for cmd, why := range denied {
 			d := decide(cmd, mode)

@@ -446,12 +446,11 @@ func TestLifecycleScripts(t *testing.T) {
 		"none/package.json":       `{"scripts": {"build": "rm -rf a"}}`,
 		"npmrc/package.json":      `{"scripts": {"postinstall": "rm -rf a"}}`,
 		"npmrc/.npmrc":            "# scripts off\nignore-scripts = true\n",
-		"npmrcoff/package.json":   `{"scripts": {"postinstall": "rm -rf a"}}`,
-		"npmrcoff/.npmrc":         "ignore-scripts=true\nignore-scripts=false\n",
-		"npmrcvar/package.json":   `{"scripts": {"postinstall": "rm -rf a"}}`,
-		"npmrcvar/.npmrc":         "ignore-scripts=${IGNORE}\n",
 		"npmrcsub/.npmrc":         "ignore-scripts=true\n",
 		"npmrcsub/p/package.json": `{"scripts": {"postinstall": "rm -rf a"}}`,
+		"ws/package.json":         `{"workspaces": ["w"], "scripts": {"postinstall": "rm -rf root"}}`,
+		"ws/w/package.json":       `{"scripts": {"build": "tsc"}}`,
+		"ws/w/.npmrc":             "ignore-scripts=true\n",
 	}, []scriptCase{
 		// the package's own lifecycle scripts, every runner
 		{"npm install", "rm -rf:*", "certain", "package.json:3 script postinstall runs rm -rf victim"},
@@ -529,19 +528,45 @@ func TestLifecycleScripts(t *testing.T) {
 		{"pnpm install --ignore-scripts", "rm -rf:*", "", ""},
 		// bun is also an interpreter: bun install is judged as bun's program
 		{"bun install --ignore-scripts", "rm -rf:*", "uncertain", "bun runs install"},
-		{"npm --prefix npmrc install", "rm -rf:*", "", ""},
-		{"npm --prefix npmrc ci", "docker:*", "", ""},
-		{"@npmrc npm install lodash", "docker:*", "", ""},
+		// a package under another's .npmrc is not honoured: npm may take
+		// the directory above as its prefix (workspaces)
+		{"npm --prefix npmrc install", "rm -rf:*", "certain", "script postinstall"},
+		{"npm --prefix npmrc ci", "docker:*", "uncertain", "npm ci runs the install scripts"},
+		{"@npmrc npm install lodash", "docker:*", "uncertain", "npm install runs the install scripts"},
 		// scripts back on, or not off
 		{"npm install --ignore-scripts --no-ignore-scripts", "rm -rf:*", "certain", "script postinstall"},
 		{"npm install --ignore-scripts=false", "rm -rf:*", "certain", "script postinstall"},
-		{"npm --prefix npmrc install --no-ignore-scripts", "rm -rf:*", "certain", "script postinstall"},
-		{"npm --prefix npmrcoff install", "rm -rf:*", "certain", "script postinstall"},
-		{"npm --prefix npmrcvar install", "rm -rf:*", "certain", "script postinstall"},
 		// npm reads the .npmrc of the package's directory only
 		{"npm --prefix npmrcsub/p install", "rm -rf:*", "certain", "script postinstall"},
+		// a workspace's .npmrc is not the one npm reads: npm runs from the root
+		{"npm --prefix ws/w install", "docker:*", "uncertain", "npm install runs the install scripts"},
 		{"npm_config_ignore_scripts=false npm --prefix npmrc install", "docker:*", "uncertain", "npm_config_ignore_scripts"},
 		// npm run with --ignore-scripts still runs the script named
 		{"npm run build --ignore-scripts", "docker:*", "uncertain", "--ignore-scripts is not modelled"},
 	})
+}
+
+// TestLifecycleNpmrc: ignore-scripts=true in the .npmrc of a package with
+// no package.json above it turns npm's scripts off; a later false, a
+// ${VAR} or --no-ignore-scripts leaves them on.
+func TestLifecycleNpmrc(t *testing.T) {
+	t.Parallel()
+	pkg := "{\n  \"scripts\": {\"postinstall\": \"rm -rf victim\"}\n}\n"
+	for npmrc, cases := range map[string][]scriptCase{
+		"# scripts off\n//registry.npmjs.org/:_authToken=x\nignore-scripts = true\n": {
+			{"npm install", "rm -rf:*", "", ""},
+			{"npm ci", "docker:*", "", ""},
+			{"npm install lodash", "docker:*", "", ""},
+			{"npm rebuild", "rm -rf:*", "", ""},
+			{"npm install --no-ignore-scripts", "rm -rf:*", "certain", "package.json:2 script postinstall"},
+			{"npm install --ignore-scripts=false", "docker:*", "uncertain", "npm install runs the install scripts"},
+			{"yarn install", "rm -rf:*", "certain", "script postinstall"},
+			{"@sub npm install", "docker:*", "uncertain", "npm install runs the install scripts"},
+		},
+		"ignore-scripts=true\nignore-scripts=false\n": {{"npm install", "rm -rf:*", "certain", "script postinstall"}},
+		"ignore-scripts=${IGNORE}\n":                  {{"npm install", "rm -rf:*", "certain", "script postinstall"}},
+		"ignore-scripts\n":                            {{"npm ci", "rm -rf:*", "certain", "script postinstall"}},
+	} {
+		checkScripts(t, map[string]string{"package.json": pkg, ".npmrc": npmrc, "sub/package.json": `{"name": "s"}`}, cases)
+	}
 }

@@ -708,7 +708,7 @@ func (pc *pkgCall) readLifecycle(c Call) []Script {
 	self := Script{Name: pc.manager + " " + pc.event, Self: true}
 	off := pc.ignoreScripts != nil && *pc.ignoreScripts
 	if pc.ignoreScripts == nil && pc.manager == "npm" && pc.dir != "" {
-		if pkgDir, ok := pc.findPackage(c.Files); ok && npmrcIgnoresScripts(c.Files, pkgDir) {
+		if pkgDir, ok := pc.findPackage(c.Files); ok && !underPackage(c.Files, pkgDir) && npmrcIgnoresScripts(c.Files, pkgDir) {
 			off = true
 		}
 	}
@@ -725,4 +725,19 @@ func (pc *pkgCall) readLifecycle(c Call) []Script {
 	}
 	self.Unknown = firstOf(pc.deps, pc.unknown)
 	return append(out, self)
+}
+
+// underPackage reports whether a directory above dir may hold a
+// package.json (or cannot be checked): dir may then be a workspace of
+// it, and npm (7+) takes that directory as its prefix, reading its .npmrc
+// instead of dir's and installing from there.
+func underPackage(f *Files, dir string) bool {
+	for x := filepath.Dir(dir); ; x = filepath.Dir(x) {
+		if e, ok := f.Exists(filepath.Join(x, "package.json")); e || !ok {
+			return true
+		}
+		if x == "/" || x == "." {
+			return false
+		}
+	}
 }
