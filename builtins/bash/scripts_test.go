@@ -546,6 +546,21 @@ func TestLifecycleScripts(t *testing.T) {
 	})
 }
 
+// TestLifecycleNoPackage: with no package.json from the directory up, npm
+// install, ci and rebuild without operands fail before running anything;
+// npm install PKG creates one and installs PKG.
+func TestLifecycleNoPackage(t *testing.T) {
+	t.Parallel()
+	checkScripts(t, map[string]string{"package-lock.json": `{"lockfileVersion": 3}`, "src/x.js": ""}, []scriptCase{
+		{"npm install", "docker:*", "", ""},
+		{"npm ci", "rm -rf:*", "", ""},
+		{"@src npm rebuild", "docker:*", "", ""},
+		{"npm install lodash", "docker:*", "uncertain", "npm install runs the install scripts"},
+		{"yarn install", "docker:*", "uncertain", "yarn install runs the install scripts"},
+		{"npm install $X", "docker:*", "uncertain", "only known at run time"},
+	})
+}
+
 // TestLifecycleNpmrc: ignore-scripts=true in the .npmrc of a package with
 // no package.json above it turns npm's scripts off; a later false, a
 // ${VAR} or --no-ignore-scripts leaves them on.

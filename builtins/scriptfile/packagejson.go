@@ -76,6 +76,8 @@ type pkgCall struct {
 	// installOpts are options seen that only an install-like command may
 	// take harmlessly (checked once the command is known).
 	installOpts []string
+	// operands: the lifecycle command names packages or folders.
+	operands bool
 	// unknown: the call does something the reader does not model.
 	unknown string
 }
@@ -196,7 +198,7 @@ func npmCall(c Call) ([]Script, bool) {
 	cmd := flagspec.NpmCommand(c.Argv[pos[0]])
 	rest := pos[1:]
 	if events, deps, unknown, ok := npmLifecycle(cmd, len(rest) > 0); ok {
-		pc.event, pc.events, pc.deps, pc.lifecycle = cmd, events, deps, true
+		pc.event, pc.events, pc.deps, pc.lifecycle, pc.operands = cmd, events, deps, true, len(rest) > 0
 		pc.unknown = firstOf(pc.unknown, unknown)
 		for _, i := range rest {
 			if c.Dynamic[i] && strings.HasPrefix(c.Argv[i], flagspec.Dynamic) {
@@ -710,6 +712,16 @@ func (pc *pkgCall) readLifecycle(c Call) []Script {
 	if pc.ignoreScripts == nil && pc.manager == "npm" && pc.dir != "" {
 		if pkgDir, ok := pc.findPackage(c.Files); ok && !underPackage(c.Files, pkgDir) && npmrcIgnoresScripts(c.Files, pkgDir) {
 			off = true
+		}
+	}
+	if pc.manager == "npm" && !pc.operands && pc.dir != "" && pc.unknown == "" {
+		// No package.json from the directory up: npm stops with an error
+		// before installing or running anything (measured with npm 11,
+		// a package-lock.json beside it included). The absence is stamped.
+		if pkgDir, ok := pc.findPackage(c.Files); ok {
+			if found, ok := c.Files.Exists(filepath.Join(pkgDir, "package.json")); ok && !found {
+				off = true
+			}
 		}
 	}
 	if off {
