@@ -173,6 +173,17 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 			// judged by its words, beside the scripts it runs.
 			sf := fr
 			sf.unknown = firstNonEmpty(sf.unknown, s.Unknown)
+			if s.OffBy != "" && sf.unknown == "" {
+				// A setting read now that turns scripts off holds only if
+				// nothing earlier in the command may have changed it.
+				for i := range w.res.Leaves[:before] {
+					if lf := &w.res.Leaves[i]; !lf.ReadOnly {
+						sf.unknown = s.OffBy + " turns scripts off, but " + printableWord(lf.Program) + " ran earlier in this command and may have changed it"
+						break
+					}
+				}
+				sf.unknown = firstNonEmpty(sf.unknown, changed)
+			}
 			w.leaf(sf, st, argv, "")
 			continue
 		}

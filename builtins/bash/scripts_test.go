@@ -577,6 +577,11 @@ func TestLifecycleNpmrc(t *testing.T) {
 			{"npm install --ignore-scripts=false", "docker:*", "uncertain", "npm install runs the install scripts"},
 			{"yarn install", "rm -rf:*", "certain", "script postinstall"},
 			{"@sub npm install", "docker:*", "uncertain", "npm install runs the install scripts"},
+			// the .npmrc may be changed earlier in the same command
+			{"echo ignore-scripts=false >> .npmrc && npm install", "docker:*", "uncertain", ".npmrc, written earlier in this command"},
+			{"sed -i d .npmrc; npm ci", "docker:*", "uncertain", ".npmrc, written earlier"},
+			{"mkdir -p x && npm ci", "docker:*", "uncertain", ".npmrc turns scripts off, but mkdir ran earlier"},
+			{"git status && npm ci", "docker:*", "", ""},
 		},
 		"ignore-scripts=true\nignore-scripts=false\n": {{"npm install", "rm -rf:*", "certain", "script postinstall"}},
 		"ignore-scripts=${IGNORE}\n":                  {{"npm install", "rm -rf:*", "certain", "script postinstall"}},

@@ -711,7 +711,7 @@ func (pc *pkgCall) readLifecycle(c Call) []Script {
 	off := pc.ignoreScripts != nil && *pc.ignoreScripts
 	if pc.ignoreScripts == nil && pc.manager == "npm" && pc.dir != "" {
 		if pkgDir, ok := pc.findPackage(c.Files); ok && !underPackage(c.Files, pkgDir) && npmrcIgnoresScripts(c.Files, pkgDir) {
-			off = true
+			off, self.OffBy = true, filepath.Join(pkgDir, ".npmrc")
 		}
 	}
 	if pc.manager == "npm" && !pc.operands && pc.dir != "" && pc.unknown == "" {

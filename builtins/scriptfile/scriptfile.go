@@ -61,6 +61,11 @@ type Script struct {
 	// installs packages): no lines, judged by the call's words, uncertain
 	// when Unknown says why (the dependencies' install scripts it runs).
 	Self bool
+	// OffBy names the file whose setting turned the scripts off (npm's
+	// ignore-scripts=true in .npmrc), "" when none did: a command that
+	// may change the file earlier in the same command makes the call
+	// uncertain.
+	OffBy string
 }
 
 // Call is one leaf that may run a script file, as the analyser sees it.
