@@ -46,7 +46,7 @@ func ExampleConfirm() {
 	})
 	layers.Attach(ctx, eng)
 
-	call := adapter.Call{ToolName: "Bash", ToolInput: map[string]any{"command": "npm install left-pad"}, Cwd: dir}
+	call := adapter.Call{ToolName: "Bash", ToolInput: map[string]any{"command": "npm install --ignore-scripts left-pad"}, Cwd: dir}
 	d := adapter.Decide(ctx, eng, call)
 	fmt.Println(d.Behavior, d.SuggestedRules[0].String())
 

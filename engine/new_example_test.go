@@ -55,7 +55,7 @@ func ExampleNew_layers() {
 		fmt.Println(err)
 		return
 	}
-	for _, cmd := range []string{"curl https://example.com", "git push", "rm -rf build", "make test", "npm install lodash"} {
+	for _, cmd := range []string{"curl https://example.com", "git push", "rm -rf build", "make test", "npm install --ignore-scripts lodash"} {
 		d := eng.Decide(ctx, call(cmd))
 		fmt.Printf("%s: %s by %s (%s)\n", cmd, d.Behavior, d.MatchedRule, d.MatchedRule.Source)
 	}
@@ -65,5 +65,5 @@ func ExampleNew_layers() {
 	// git push: ASK by Bash(git push:*) (cliSettings)
 	// rm -rf build: DENY by Bash(rm -rf:*) (envSettings)
 	// make test: ALLOW by Bash(make test) (projectSettings)
-	// npm install lodash: ALLOW by Bash(npm install:*) (userSettings)
+	// npm install --ignore-scripts lodash: ALLOW by Bash(npm install:*) (userSettings)
 }

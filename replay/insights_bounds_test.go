@@ -18,7 +18,7 @@ import (
 func projectsLog(n int) Source {
 	var log bytes.Buffer
 	for i := range n {
-		fmt.Fprintf(&log, `{"tool_name":"Bash","tool_input":{"command":"npm install pkg%d"},"cwd":"/p/proj%d","permission_mode":"default"}`+"\n", i, i)
+		fmt.Fprintf(&log, `{"tool_name":"Bash","tool_input":{"command":"npm install --ignore-scripts pkg%d"},"cwd":"/p/proj%d","permission_mode":"default"}`+"\n", i, i)
 	}
 	data := log.Bytes()
 	return Source{Name: "calls.log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}

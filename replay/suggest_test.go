@@ -40,7 +40,7 @@ func TestInsightsNeverOffersTheLogsRules(t *testing.T) {
 	// The policy asks and suggests Bash(npm install:*): that is offered,
 	// never the log's whole-tool rule.
 	ask("Bash", map[string]any{"command": "npm install"}, wide)
-	ask("Bash", map[string]any{"command": "npm install left-pad"}, map[string]any{"tool_name": "Bash", "rule_content": "curl:*", "behavior": "ALLOW"})
+	ask("Bash", map[string]any{"command": "npm install --ignore-scripts left-pad"}, map[string]any{"tool_name": "Bash", "rule_content": "curl:*", "behavior": "ALLOW"})
 	// Read-only now: no ASK, no rule.
 	ask("Bash", map[string]any{"command": "ls -la"}, wide)
 	// Safety ASKs: no allow rule silences them; the policy suggests none.

@@ -264,7 +264,7 @@ func TestInvalidRulesNamed(t *testing.T) {
 	tr := newTree(t)
 	tr.trustProject(t)
 	f := tr.write(t, ".permopa/settings.yaml", `permissions:
-  allow: ["Bash(npm ci)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
+  allow: ["Bash(npm run build)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
   deny: ["Bash(rm:*)", {tool_name: Bash, rule_content: "curl:*", expires: "tomorrow"}]
   defaultMode: sometimes
 `)
@@ -285,7 +285,7 @@ func TestInvalidRulesNamed(t *testing.T) {
 		}
 	}
 	readme := map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "README"}, "cwd": tr.proj}
-	for _, in := range []map[string]any{bashCall(tr.proj, "npm ci"), bashCall(tr.proj, "curl x"), readme} {
+	for _, in := range []map[string]any{bashCall(tr.proj, "npm run build"), bashCall(tr.proj, "curl x"), readme} {
 		d := decide(eng, in)
 		if d.Behavior != permission.Deny || d.Code != permission.CodeSettingsUnreadable || !strings.Contains(d.Message, "tomorrow") || !strings.Contains(d.Message, f) {
 			t.Errorf("%v with an unreadable deny rule: %+v", in, d)
@@ -293,13 +293,13 @@ func TestInvalidRulesNamed(t *testing.T) {
 	}
 
 	tr.write(t, f, `permissions:
-  allow: ["Bash(npm ci)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
+  allow: ["Bash(npm run build)", "Bash(oops", "Read(src/[a)", "WebFetch(example.com)", {tool_name: "", rule_content: x}]
   deny: ["Bash(rm:*)"]
 `)
 	if problems := l.Reload(context.Background()); len(problems) != 4 || len(settings.UnsafeProblems(problems)) != 0 {
 		t.Fatalf("problems after the fix: %v", problems)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
+	if d := decide(eng, bashCall(tr.proj, "npm run build")); d.Behavior != permission.Allow {
 		t.Errorf("valid allow rule: %s", d.Behavior)
 	}
 	if d := decide(eng, bashCall(tr.proj, "rm x")); d.Behavior != permission.Deny {
@@ -521,7 +521,7 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 	tr := newTree(t)
 	eng, l, _ := tr.attach(t)
 	ctx := context.Background()
-	r := permission.Rule{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}
+	r := permission.Rule{ToolName: "Bash", RuleContent: ptr("npm run build"), Behavior: "allow"}
 	for _, ttl := range []time.Duration{time.Hour, 0, time.Hour} {
 		if _, err := l.AddRules(ctx, settings.DestinationProject, "", []permission.Rule{r}, ttl); err != nil {
 			t.Fatal(err)
@@ -534,13 +534,13 @@ func TestRevokeAndDeduplicate(t *testing.T) {
 	if n, err := l.RevokeRules(ctx, settings.DestinationProject, "", []permission.Rule{r}); err != nil || n != 1 {
 		t.Fatalf("revoke: %d %v", n, err)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Ask {
+	if d := decide(eng, bashCall(tr.proj, "npm run build")); d.Behavior != permission.Ask {
 		t.Errorf("after revoke: %s", d.Behavior)
 	}
 	if _, err := l.AddRules(ctx, settings.DestinationSession, "s", []permission.Rule{r}, 0); err != nil {
 		t.Fatal(err)
 	}
-	in := bashCall(tr.proj, "npm ci")
+	in := bashCall(tr.proj, "npm run build")
 	in["session_id"] = "s"
 	if d := decide(eng, in); d.Behavior != permission.Allow {
 		t.Errorf("session rule: %s", d.Behavior)
@@ -568,7 +568,7 @@ func TestAddRulesToJSONAndTOML(t *testing.T) {
 		if got, _ := l.DestinationFile(settings.DestinationProject); got != f {
 			t.Fatalf("%s: destination %s", ext, got)
 		}
-		rs := []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}, {ToolName: "deploy", Behavior: "ask"}}
+		rs := []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm run build"), Behavior: "allow"}, {ToolName: "deploy", Behavior: "ask"}}
 		if _, err := l.AddRules(ctx, settings.DestinationProject, "", rs, 24*time.Hour); err != nil {
 			t.Fatalf("%s: %v", ext, err)
 		}
@@ -576,7 +576,7 @@ func TestAddRulesToJSONAndTOML(t *testing.T) {
 		if err != nil || len(problems) > 0 || len(s.Rules) != 3 || !s.BypassHonoursSafety {
 			t.Fatalf("%s: %+v %v %v", ext, s, problems, err)
 		}
-		if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
+		if d := decide(eng, bashCall(tr.proj, "npm run build")); d.Behavior != permission.Allow {
 			t.Errorf("%s: %s", ext, d.Behavior)
 		}
 	}
@@ -597,7 +597,7 @@ func TestRuleFormsInSettingsFiles(t *testing.T) {
 	  "deny_rules": {"Bash": [{"tool_name": "Bash", "rule_content": "git push:*", "behavior": "deny", "source": "test"}]},
 	  "ask_rules": {}
 	}`)
-	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  allow: [\"Bash(npm ci)\", {tool_name: deploy, rule_content: null}]\n")
+	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  allow: [\"Bash(npm run build)\", {tool_name: deploy, rule_content: null}]\n")
 	eng, l, problems := tr.attach(t)
 	if len(problems) > 0 {
 		t.Fatal(problems)
@@ -606,7 +606,7 @@ func TestRuleFormsInSettingsFiles(t *testing.T) {
 	if s.DefaultMode != "accept_edits" || len(s.WorkingDirectories) != 1 || s.WorkingDirectories[0] != "/srv/Shared" {
 		t.Errorf("mode and working directories: %q %v", s.DefaultMode, s.WorkingDirectories)
 	}
-	for in, want := range map[string]string{"git log -p": permission.Allow, "git push": permission.Deny, "npm ci": permission.Allow} {
+	for in, want := range map[string]string{"git log -p": permission.Allow, "git push": permission.Deny, "npm run build": permission.Allow} {
 		if d := decide(eng, bashCall(tr.proj, in)); d.Behavior != want {
 			t.Errorf("%s: %s", in, d.Behavior)
 		}
@@ -636,11 +636,11 @@ func TestAddRulesNextToAnInvalidRule(t *testing.T) {
 	if len(problems) != 1 {
 		t.Fatalf("problems: %v", problems)
 	}
-	if _, err := l.AddRules(context.Background(), settings.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm ci"), Behavior: "allow"}}, 0); err != nil {
+	if _, err := l.AddRules(context.Background(), settings.DestinationLocal, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("npm run build"), Behavior: "allow"}}, 0); err != nil {
 		t.Fatal(err)
 	}
-	if d := decide(eng, bashCall(tr.proj, "npm ci")); d.Behavior != permission.Allow {
-		t.Errorf("npm ci: %s", d.Behavior)
+	if d := decide(eng, bashCall(tr.proj, "npm run build")); d.Behavior != permission.Allow {
+		t.Errorf("npm run build: %s", d.Behavior)
 	}
 	if p := l.Problems(); len(p) != 1 || !strings.Contains(p[0].Error(), "Bash(oops") {
 		t.Errorf("the old problem: %v", p)

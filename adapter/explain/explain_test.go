@@ -87,7 +87,7 @@ func TestExplainPathRuleLeaf(t *testing.T) {
 func TestExplainAskSuggestion(t *testing.T) {
 	t.Parallel()
 	ex, err := explain.Decide(context.Background(), testEngine(t), map[string]any{
-		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm install left-pad && git log"}, "cwd": "/tmp/permopa-ws",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm install --ignore-scripts left-pad && git log"}, "cwd": "/tmp/permopa-ws",
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ func TestProjectRulesFromCwd(t *testing.T) {
 	settingsFile := filepath.Join(app, ".permopa", "settings.yaml")
 	localFile := filepath.Join(app, ".permopa", "settings.local.yaml")
 	wantRule(t, "project deny", h.decide(t, bashIn(app, "git push origin main")), permission.Deny, settings.SourceProject, settingsFile)
-	wantRule(t, "local allow", h.decide(t, bashIn(app, "npm install left-pad")), permission.Allow, settings.SourceLocal, localFile)
+	wantRule(t, "local allow", h.decide(t, bashIn(app, "npm install --ignore-scripts left-pad")), permission.Allow, settings.SourceLocal, localFile)
 
 	for what, cwd := range map[string]string{
 		"outside the roots":          outside,
@@ -305,14 +305,14 @@ func TestProjectConfirm(t *testing.T) {
 	admin := h.token(t, hookproto.AdminTokenFileName)
 	confirm := func(cwd, dest string) (int, map[string]any) {
 		t.Helper()
-		body := fmt.Sprintf(`{"confirmed": true, "admin": true, "destination": %q, "rules": ["Bash(npm install:*)"], "tool_call": {"tool_name": "Bash", "tool_input": {"command": "npm install x"}, "cwd": %q}}`, dest, cwd)
+		body := fmt.Sprintf(`{"confirmed": true, "admin": true, "destination": %q, "rules": ["Bash(npm install:*)"], "tool_call": {"tool_name": "Bash", "tool_input": {"command": "npm install --ignore-scripts x"}, "cwd": %q}}`, dest, cwd)
 		return srv.do(t, req{path: "/v1/permission/confirm", body: body, token: admin})
 	}
 	if code, out := confirm(app, "project"); code != http.StatusOK || out["approved"] != true {
 		t.Fatalf("confirm: %d %v", code, out)
 	}
 	file := filepath.Join(app, ".permopa", "settings.yaml")
-	wantRule(t, "after confirm", h.decide(t, bashIn(app, "npm install y")), permission.Allow, settings.SourceProject, file)
+	wantRule(t, "after confirm", h.decide(t, bashIn(app, "npm install --ignore-scripts y")), permission.Allow, settings.SourceProject, file)
 	if d := h.decide(t, bashIn(app, "git push")); d.Behavior != permission.Ask || d.Step != permission.StepAskRule {
 		t.Fatalf("the project's other rules: %+v", d)
 	}

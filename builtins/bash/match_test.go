@@ -214,7 +214,8 @@ func TestSuggestions(t *testing.T) {
 		cmd  string
 		want []string
 	}{
-		{"npm install lodash", []string{"npm install:*"}},
+		{"npm install lodash", []string{"npm install lodash"}}, // runs lodash's install scripts
+		{"npm install --ignore-scripts lodash", []string{"npm install:*"}},
 		{"git push origin main && npm test", []string{"git push origin main", "npm test:*"}},
 		{"make build", []string{"make build"}},
 		{"sudo npm test", []string{"sudo npm test"}},

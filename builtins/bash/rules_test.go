@@ -231,7 +231,7 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		"hash -r", "sed -n p f", "awk '{print $1}' f", "tar xzf a.tgz", "git -c user.name=me log", "rg --pre cat x",
 		"ssh -p 22 host ls", "find . -exec cat {} \\;", "xargs rm", "timeout 5 ls", "exec -a name ls",
 		"python3 -c 'print(1)'", "curl -s x | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"v\"])'",
-		"make > build.log", "npm run", "npm install", "yarn add x", "python3 --version",
+		"make > build.log", "npm run", "npm install --ignore-scripts", "yarn add --ignore-scripts x", "python3 --version",
 		// no package.json from /home/u/proj up: npm, yarn and pnpm stop
 		// before running anything
 		"npm run build", "npm test > out.txt && make", "yarn test", "pnpm run lint", "npm t", "npm run-script x",

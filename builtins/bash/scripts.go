@@ -168,6 +168,25 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 		changed = firstNonEmpty(changed, innermostWrapper(fr.wrappers)+" supplies "+sv[0]+"'s arguments at run time")
 	}
 	for _, s := range scripts {
+		if s.Self {
+			// The call's own action (npm install installs packages):
+			// judged by its words, beside the scripts it runs.
+			sf := fr
+			sf.unknown = firstNonEmpty(sf.unknown, s.Unknown)
+			if s.OffBy != "" && sf.unknown == "" {
+				// A setting read now that turns scripts off holds only if
+				// nothing earlier in the command may have changed it.
+				for i := range w.res.Leaves[:before] {
+					if lf := &w.res.Leaves[i]; !lf.ReadOnly {
+						sf.unknown = s.OffBy + " turns scripts off, but " + printableWord(lf.Program) + " ran earlier in this command and may have changed it"
+						break
+					}
+				}
+				sf.unknown = firstNonEmpty(sf.unknown, changed)
+			}
+			w.leaf(sf, st, argv, "")
+			continue
+		}
 		loc := w.scriptLoc(s.File, s.Line, s.Name)
 		// A prefix rule for the program (npm run:*) covers what its
 		// scripts run, deny and ask rules permitting: it spells out the

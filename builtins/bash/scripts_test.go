@@ -222,7 +222,7 @@ func TestPackageScripts(t *testing.T) {
 		{"yarn --cwd sub clean", "git push:*", "certain", "script clean"},
 		{"yarn rmonly -rf x", "rm -rf:*", "certain", "script rmonly"},
 		{"yarn test", "git push:*", "certain", "script pretest"},
-		{"yarn add rimraf", "rm -rf:*", "", ""},
+		{"yarn add rimraf", "rm -rf:*", "uncertain", "yarn add runs the install scripts of the packages it installs"},
 		{"pnpm clean", "rm -rf:*", "certain", "script clean"},
 		{"pnpm run clean", "rm -rf:*", "certain", "script clean"},
 		{"pnpm -C sub clean", "git push:*", "certain", "script clean"},
@@ -230,7 +230,7 @@ func TestPackageScripts(t *testing.T) {
 		{"pnpm t", "git push:*", "certain", "script pretest"},
 		{"pnpm --filter x clean", "docker:*", "uncertain", "--filter"},
 		{"pnpm -r run clean", "docker:*", "uncertain", "-r"},
-		{"pnpm install", "rm -rf:*", "", ""},
+		{"pnpm install", "rm -rf:*", "uncertain", "pnpm install runs the install scripts of the packages it installs"},
 		{"bun run clean", "rm -rf:*", "certain", "script clean"},
 		{"bun --cwd sub run clean", "git push:*", "certain", "script clean"},
 		{"bun run nothere", "docker:*", "uncertain", "no such script"},
@@ -424,5 +424,169 @@ func BenchmarkScripts(b *testing.B) {
 				analyze(c.cmd, opts)
 			}
 		})
+	}
+}
+
+// TestLifecycleScripts: npm install, ci, pack, publish, version, rebuild,
+// link, and yarn's, pnpm's and bun's install and add run the package's own
+// lifecycle scripts, which deny rules see as typed commands; their
+// dependencies' install scripts are uncertain, unless --ignore-scripts or
+// ignore-scripts=true in the package's .npmrc turns all scripts off.
+func TestLifecycleScripts(t *testing.T) {
+	t.Parallel()
+	checkScripts(t, map[string]string{
+		"package.json":            "{\n  \"name\": \"x\",\n  \"scripts\": {\"postinstall\": \"rm -rf victim\"}\n}\n",
+		"prepare/package.json":    `{"scripts": {"prepare": "rm -rf a"}}`,
+		"preinstall/package.json": `{"scripts": {"preinstall": "rm -rf a"}}`,
+		"deps/package.json":       `{"scripts": {"dependencies": "rm -rf a"}}`,
+		"pack/package.json":       `{"scripts": {"prepack": "rm -rf a"}}`,
+		"postpack/package.json":   `{"scripts": {"postpack": "rm -rf a"}}`,
+		"publish/package.json":    `{"scripts": {"prepublishOnly": "rm -rf a"}}`,
+		"version/package.json":    `{"scripts": {"version": "rm -rf a"}}`,
+		"none/package.json":       `{"scripts": {"build": "rm -rf a"}}`,
+		"npmrc/package.json":      `{"scripts": {"postinstall": "rm -rf a"}}`,
+		"npmrc/.npmrc":            "# scripts off\nignore-scripts = true\n",
+		"npmrcsub/.npmrc":         "ignore-scripts=true\n",
+		"npmrcsub/p/package.json": `{"scripts": {"postinstall": "rm -rf a"}}`,
+		"ws/package.json":         `{"workspaces": ["w"], "scripts": {"postinstall": "rm -rf root"}}`,
+		"ws/w/package.json":       `{"scripts": {"build": "tsc"}}`,
+		"ws/w/.npmrc":             "ignore-scripts=true\n",
+	}, []scriptCase{
+		// the package's own lifecycle scripts, every runner
+		{"npm install", "rm -rf:*", "certain", "package.json:3 script postinstall runs rm -rf victim"},
+		{"npm i", "rm -rf:*", "certain", "script postinstall"},
+		{"npm isntall", "rm -rf:*", "certain", "script postinstall"},
+		{"npm add", "rm -rf:*", "certain", "script postinstall"},
+		{"npm ci", "rm -rf:*", "certain", "script postinstall"},
+		{"npm clean-install", "rm -rf:*", "certain", "script postinstall"},
+		{"npm it", "rm -rf:*", "certain", "script postinstall"},
+		{"npm cit", "rm -rf:*", "certain", "script postinstall"},
+		{"npm rebuild", "rm -rf:*", "certain", "script postinstall"},
+		{"npm link", "rm -rf:*", "certain", "script postinstall"},
+		{"npm install --save-dev", "rm -rf:*", "certain", "script postinstall"},
+		{"npm --loglevel silent install", "rm -rf:*", "certain", "script postinstall"},
+		{"sudo npm install", "rm -rf:*", "certain", "script postinstall"},
+		{"bash -c 'npm ci'", "rm -rf:*", "certain", "script postinstall"},
+		{"npm --prefix prepare install", "rm -rf:*", "certain", "prepare/package.json:1 script prepare runs rm -rf a"},
+		{"npm --prefix preinstall ci", "rm -rf:*", "certain", "script preinstall"},
+		{"npm --prefix prepare pack", "rm -rf:*", "certain", "script prepare"},
+		{"npm --prefix pack pack", "rm -rf:*", "certain", "script prepack"},
+		{"npm --prefix pack pack --dry-run", "rm -rf:*", "certain", "script prepack"},
+		{"npm --prefix postpack publish", "rm -rf:*", "certain", "script postpack"},
+		{"npm --prefix publish publish", "rm -rf:*", "certain", "script prepublishOnly"},
+		{"npm --prefix publish pack", "rm -rf:*", "", ""},
+		{"npm --prefix version version patch", "rm -rf:*", "certain", "script version"},
+		{"npm --prefix version version 1.2.3 --no-git-tag-version", "rm -rf:*", "certain", "script version"},
+		{"npm --prefix deps install lodash", "rm -rf:*", "certain", "script dependencies"},
+		{"npm --prefix deps update", "rm -rf:*", "certain", "script dependencies"},
+		{"npm --prefix deps uninstall lodash", "rm -rf:*", "certain", "script dependencies"},
+		{"npm --prefix deps prune", "rm -rf:*", "certain", "script dependencies"},
+		{"yarn", "rm -rf:*", "certain", "script postinstall"},
+		{"yarn install", "rm -rf:*", "certain", "script postinstall"},
+		{"yarn --frozen-lockfile", "rm -rf:*", "certain", "script postinstall"},
+		{"yarn add lodash", "rm -rf:*", "certain", "script postinstall"},
+		{"yarn --cwd prepare install", "rm -rf:*", "certain", "script prepare"},
+		{"yarn --cwd pack pack", "rm -rf:*", "certain", "script prepack"},
+		{"yarn --cwd version version --patch", "rm -rf:*", "certain", "script version"},
+		{"pnpm install", "rm -rf:*", "certain", "script postinstall"},
+		{"pnpm i", "rm -rf:*", "certain", "script postinstall"},
+		{"pnpm add lodash", "rm -rf:*", "certain", "script postinstall"},
+		{"pnpm -C prepare install", "rm -rf:*", "certain", "script prepare"},
+		{"pnpm rebuild", "rm -rf:*", "certain", "script postinstall"},
+		{"bun install", "rm -rf:*", "certain", "script postinstall"},
+		{"bun i", "rm -rf:*", "certain", "script postinstall"},
+		{"bun add lodash", "rm -rf:*", "certain", "script postinstall"},
+		{"bun --cwd preinstall install", "rm -rf:*", "certain", "script preinstall"},
+		// the dependencies' install scripts: a package's program
+		{"npm install", "docker:*", "uncertain", "npm install runs the install scripts of the packages it installs"},
+		{"npm install lodash", "rm -rf:*", "uncertain", "npm install runs the install scripts"},
+		{"npm i -D lodash", "docker:*", "uncertain", "npm install runs the install scripts"},
+		{"npm ci", "docker:*", "uncertain", "npm ci runs the install scripts"},
+		{"npm rebuild esbuild", "docker:*", "uncertain", "npm rebuild runs the install scripts"},
+		{"npm --prefix none install", "docker:*", "uncertain", "npm install runs the install scripts"},
+		{"npm --prefix none update", "docker:*", "uncertain", "npm update runs the install scripts"},
+		{"npm install $PKG", "docker:*", "uncertain", "install"},
+		{"yarn", "docker:*", "uncertain", "yarn install runs the install scripts"},
+		{"yarn add lodash", "docker:*", "uncertain", "yarn add runs the install scripts"},
+		{"pnpm install", "docker:*", "uncertain", "pnpm install runs the install scripts"},
+		{"pnpm add esbuild", "docker:*", "uncertain", "pnpm add runs the install scripts"},
+		{"bun install", "docker:*", "uncertain", "bun install runs the install scripts"},
+		{"bun add esbuild", "docker:*", "uncertain", "bun add runs the install scripts"},
+		{"npm pack ../other", "docker:*", "uncertain", "of another package"},
+		{"npm install --ignore-scripts --foo", "docker:*", "uncertain", "--foo is not modelled"},
+		// scripts off: judged by the words
+		{"npm install --ignore-scripts", "rm -rf:*", "", ""},
+		{"npm install --ignore-scripts", "docker:*", "", ""},
+		{"npm ci --ignore-scripts --no-audit", "rm -rf:*", "", ""},
+		{"npm i lodash -D --ignore-scripts", "rm -rf:*", "", ""},
+		{"npm rebuild --ignore-scripts", "rm -rf:*", "", ""},
+		{"npm --prefix pack pack --ignore-scripts", "rm -rf:*", "", ""},
+		{"npm --prefix version version patch --ignore-scripts", "rm -rf:*", "", ""},
+		{"npm install --ignore-scripts=true", "rm -rf:*", "", ""},
+		{"yarn install --ignore-scripts", "rm -rf:*", "", ""},
+		{"yarn --ignore-scripts", "rm -rf:*", "", ""},
+		{"pnpm install --ignore-scripts", "rm -rf:*", "", ""},
+		// bun is also an interpreter: bun install is judged as bun's program
+		{"bun install --ignore-scripts", "rm -rf:*", "uncertain", "bun runs install"},
+		// a package under another's .npmrc is not honoured: npm may take
+		// the directory above as its prefix (workspaces)
+		{"npm --prefix npmrc install", "rm -rf:*", "certain", "script postinstall"},
+		{"npm --prefix npmrc ci", "docker:*", "uncertain", "npm ci runs the install scripts"},
+		{"@npmrc npm install lodash", "docker:*", "uncertain", "npm install runs the install scripts"},
+		// scripts back on, or not off
+		{"npm install --ignore-scripts --no-ignore-scripts", "rm -rf:*", "certain", "script postinstall"},
+		{"npm install --ignore-scripts=false", "rm -rf:*", "certain", "script postinstall"},
+		// npm reads the .npmrc of the package's directory only
+		{"npm --prefix npmrcsub/p install", "rm -rf:*", "certain", "script postinstall"},
+		// a workspace's .npmrc is not the one npm reads: npm runs from the root
+		{"npm --prefix ws/w install", "docker:*", "uncertain", "npm install runs the install scripts"},
+		{"npm_config_ignore_scripts=false npm --prefix npmrc install", "docker:*", "uncertain", "npm_config_ignore_scripts"},
+		// npm run with --ignore-scripts still runs the script named
+		{"npm run build --ignore-scripts", "docker:*", "uncertain", "--ignore-scripts is not modelled"},
+	})
+}
+
+// TestLifecycleNoPackage: with no package.json from the directory up, npm
+// install, ci and rebuild without operands fail before running anything;
+// npm install PKG creates one and installs PKG.
+func TestLifecycleNoPackage(t *testing.T) {
+	t.Parallel()
+	checkScripts(t, map[string]string{"package-lock.json": `{"lockfileVersion": 3}`, "src/x.js": ""}, []scriptCase{
+		{"npm install", "docker:*", "", ""},
+		{"npm ci", "rm -rf:*", "", ""},
+		{"@src npm rebuild", "docker:*", "", ""},
+		{"npm install lodash", "docker:*", "uncertain", "npm install runs the install scripts"},
+		{"yarn install", "docker:*", "uncertain", "yarn install runs the install scripts"},
+		{"npm install $X", "docker:*", "uncertain", "only known at run time"},
+	})
+}
+
+// TestLifecycleNpmrc: ignore-scripts=true in the .npmrc of a package with
+// no package.json above it turns npm's scripts off; a later false, a
+// ${VAR} or --no-ignore-scripts leaves them on.
+func TestLifecycleNpmrc(t *testing.T) {
+	t.Parallel()
+	pkg := "{\n  \"scripts\": {\"postinstall\": \"rm -rf victim\"}\n}\n"
+	for npmrc, cases := range map[string][]scriptCase{
+		"# scripts off\n//registry.npmjs.org/:_authToken=x\nignore-scripts = true\n": {
+			{"npm install", "rm -rf:*", "", ""},
+			{"npm ci", "docker:*", "", ""},
+			{"npm install lodash", "docker:*", "", ""},
+			{"npm rebuild", "rm -rf:*", "", ""},
+			{"npm install --no-ignore-scripts", "rm -rf:*", "certain", "package.json:2 script postinstall"},
+			{"npm install --ignore-scripts=false", "docker:*", "uncertain", "npm install runs the install scripts"},
+			{"yarn install", "rm -rf:*", "certain", "script postinstall"},
+			{"@sub npm install", "docker:*", "uncertain", "npm install runs the install scripts"},
+			// the .npmrc may be changed earlier in the same command
+			{"echo ignore-scripts=false >> .npmrc && npm install", "docker:*", "uncertain", ".npmrc, written earlier in this command"},
+			{"sed -i d .npmrc; npm ci", "docker:*", "uncertain", ".npmrc, written earlier"},
+			{"mkdir -p x && npm ci", "docker:*", "uncertain", ".npmrc turns scripts off, but mkdir ran earlier"},
+			{"git status && npm ci", "docker:*", "", ""},
+		},
+		"ignore-scripts=true\nignore-scripts=false\n": {{"npm install", "rm -rf:*", "certain", "script postinstall"}},
+		"ignore-scripts=${IGNORE}\n":                  {{"npm install", "rm -rf:*", "certain", "script postinstall"}},
+		"ignore-scripts\n":                            {{"npm ci", "rm -rf:*", "certain", "script postinstall"}},
+	} {
+		checkScripts(t, map[string]string{"package.json": pkg, ".npmrc": npmrc, "sub/package.json": `{"name": "s"}`}, cases)
 	}
 }

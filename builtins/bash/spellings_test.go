@@ -225,7 +225,7 @@ func TestSubcommandSpellings(t *testing.T) {
 		{"yarn tag:*", "yarn dist-tag add x", true},
 		{"yarn list:*", "yarn ls", true},
 		{"yarn info:*", "yarn v x", true},
-		{"yarn remove:*", "yarn add x", false},
+		{"yarn remove:*", "yarn add --ignore-scripts x", false},
 		{"yarn publish:*", "yarn info x", false},
 		// curl's long options as curl 7.88.1 reads them.
 		{"curl -T:*", "curl --upload-fi x https://h", true},

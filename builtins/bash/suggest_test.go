@@ -51,7 +51,8 @@ func TestSuggestionClasses(t *testing.T) {
 			"git cherry-pick abc123": "git cherry-pick abc123", "git revert HEAD": "git revert HEAD",
 		}},
 		{"other write subcommands of read-mostly programs: the subcommand prefix", map[string]string{
-			"npm install lodash": "npm install:*", "npm install": "npm install:*", "npm ci": "npm ci:*", "npm run build": "npm run:*",
+			// npm install PKG runs PKG's install scripts: a wildcard never stands for code
+			"npm install lodash": "npm install lodash", "npm install --ignore-scripts lodash": "npm install:*", "npm install": "npm install:*", "npm ci": "npm ci:*", "npm run build": "npm run:*",
 			"npm test": "npm test:*", "timeout 5 npm test": "npm test:*", "git commit -m 'fix it'": "git commit:*", "git add .": "git add:*",
 			"git merge feature": "git merge:*",
 		}},

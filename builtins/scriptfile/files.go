@@ -126,7 +126,15 @@ var (
 // resolved), a credential file, a file larger than MaxFileBytes, one
 // holding NUL bytes, and more than MaxFiles files per analysis; the error
 // says which, naming p. Every read is stamped.
-func (f *Files) Read(p string) ([]byte, error) {
+func (f *Files) Read(p string) ([]byte, error) { return f.read(p, false) }
+
+// ReadSetting is Read for a configuration file that may also hold
+// credentials (.npmrc holds registry tokens): it is read, with the same
+// bounds, only for a caller that takes a setting from it and never puts
+// its text in a message (npmrcIgnoresScripts).
+func (f *Files) ReadSetting(p string) ([]byte, error) { return f.read(p, true) }
+
+func (f *Files) read(p string, credentialOK bool) ([]byte, error) {
 	if f == nil || len(f.roots) == 0 {
 		return nil, fmt.Errorf("%s: no working directory is known, so permopa reads no script", p)
 	}
@@ -142,7 +150,7 @@ func (f *Files) Read(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%s leads out of the working directories (to %s)", p, st.Real)
 	}
 	for _, q := range []string{p, st.Real} {
-		if _, cred, why := paths.Default().Classify(q); cred {
+		if _, cred, why := paths.Default().Classify(q); cred && !credentialOK {
 			return nil, fmt.Errorf("%s is a credential file (%s): permopa does not read it as a script", p, why)
 		}
 	}

@@ -65,6 +65,19 @@ type pkgCall struct {
 	npmStyle bool
 	// ifPresent: a missing script runs nothing (npm --if-present).
 	ifPresent bool
+	// lifecycle: the call runs lifecycle events (npm install, ...):
+	// events are the root package's scripts that run when present, deps
+	// why dependencies' install scripts run ("" when they do not).
+	lifecycle bool
+	deps      string
+	// ignoreScripts: --ignore-scripts (true), --no-ignore-scripts or
+	// --ignore-scripts=false (false), or not given (nil).
+	ignoreScripts *bool
+	// installOpts are options seen that only an install-like command may
+	// take harmlessly (checked once the command is known).
+	installOpts []string
+	// operands: the lifecycle command names packages or folders.
+	operands bool
 	// unknown: the call does something the reader does not model.
 	unknown string
 }
@@ -86,6 +99,17 @@ var (
 		"--userconfig --globalconfig --call -c --package"
 	npmUnmodelledValues = map[string]bool{"-w": true, "--workspace": true, "--script-shell": true, "--shell": true,
 		"--node-options": true, "--userconfig": true, "--globalconfig": true, "--call": true, "-c": true, "--package": true}
+	// Options of npm's install-like commands that change which packages
+	// are installed or how, never which scripts run (those of the
+	// packages installed run or not as --ignore-scripts says).
+	npmInstallFlags = setOf(`-D --save-dev -S --save -P --save-prod -O --save-optional -B --save-bundle --save-peer
+		-E --save-exact --no-save --no-package-lock --package-lock-only --package-lock -g --global --production
+		--legacy-peer-deps --strict-peer-deps --prefer-offline --offline --prefer-online --install-links
+		--no-install-links --no-bin-links --dry-run --force -f --no-git-tag-version --allow-same-version
+		--no-commit-hooks --sign-git-tag --frozen-lockfile --immutable --prod --dev --no-optional --link
+		--ignore-engines --pure-lockfile --no-lockfile --exact -T --tilde --caret --fix --no-frozen-lockfile`)
+	npmInstallValues = map[string]bool{"--omit": true, "--include": true, "--install-strategy": true, "--tag": true,
+		"--before": true, "--access": true, "--otp": true, "--preid": true, "-m": true, "--message": true}
 	// Options of yarn, pnpm and bun that take a value (not modelled: they
 	// select other packages).
 	managerValues = map[string]bool{"--filter": true, "-F": true, "--filter-prod": true, "--workspace-concurrency": true,
@@ -141,6 +165,18 @@ func npmCall(c Call) ([]Script, bool) {
 					pc.unknown = firstOf(pc.unknown, "npm "+name+" names a directory not known statically")
 				}
 			}
+		case name == "--ignore-scripts" || name == "--no-ignore-scripts":
+			on := name == "--ignore-scripts" && (!hasVal || val == "true")
+			if hasVal && val != "true" && val != "false" {
+				pc.unknown = firstOf(pc.unknown, "npm "+a+" is not modelled")
+			}
+			pc.ignoreScripts = &on
+			pc.installOpts = append(pc.installOpts, name)
+		case npmInstallFlags[name] && !hasVal, npmInstallValues[name]:
+			if npmInstallValues[name] && !hasVal {
+				i++ // its value
+			}
+			pc.installOpts = append(pc.installOpts, name)
 		case strings.Contains(" "+npmUnmodelled+" ", " "+name+" "):
 			pc.unknown = firstOf(pc.unknown, "npm "+name+" runs scripts permopa does not read (other packages, another shell or code)")
 			if npmUnmodelledValues[name] && !hasVal {
@@ -161,6 +197,19 @@ func npmCall(c Call) ([]Script, bool) {
 	}
 	cmd := flagspec.NpmCommand(c.Argv[pos[0]])
 	rest := pos[1:]
+	if events, deps, unknown, ok := npmLifecycle(cmd, len(rest) > 0); ok {
+		pc.event, pc.events, pc.deps, pc.lifecycle, pc.operands = cmd, events, deps, true, len(rest) > 0
+		pc.unknown = firstOf(pc.unknown, unknown)
+		for _, i := range rest {
+			if c.Dynamic[i] && strings.HasPrefix(c.Argv[i], flagspec.Dynamic) {
+				pc.unknown = firstOf(pc.unknown, "npm reads "+printable(c.Argv[i])+", a word only known at run time, as an option or an operand")
+			}
+		}
+		return pc.readLifecycle(c), true
+	}
+	if len(pc.installOpts) > 0 {
+		pc.unknown = firstOf(pc.unknown, "npm option "+pc.installOpts[0]+" is not modelled: it may change what runs")
+	}
 	switch cmd {
 	case "run":
 		if len(rest) == 0 {
@@ -220,6 +269,12 @@ func managerCall(c Call, manager string) ([]Script, bool) {
 		name, val, hasVal := strings.Cut(a, "=")
 		switch {
 		case name == "-s" || name == "--silent":
+		case name == "--ignore-scripts" && !hasVal:
+			on := true
+			pc.ignoreScripts = &on
+			pc.installOpts = append(pc.installOpts, name)
+		case npmInstallFlags[name] && !hasVal:
+			pc.installOpts = append(pc.installOpts, name)
 		case (manager == "yarn" || manager == "bun") && name == "--cwd", manager == "pnpm" && (name == "-C" || name == "--dir"):
 			if !hasVal {
 				if i+1 >= len(c.Argv) {
@@ -244,11 +299,36 @@ func managerCall(c Call, manager string) ([]Script, bool) {
 			}
 		}
 	}
-	if i >= len(c.Argv) {
-		return nil, false
+	cmd := ""
+	if i < len(c.Argv) {
+		cmd = c.Argv[i]
+		i++
+	} else if manager != "yarn" {
+		return nil, false // pnpm and bun alone print their help; yarn installs
 	}
-	cmd := c.Argv[i]
-	i++
+	if events, deps, unknown, ok := managerLifecycle(manager, cmd, hasOperands(c, i)); ok {
+		pc.event, pc.events, pc.deps, pc.lifecycle = firstOf(canonicalCommand(manager, cmd), "install"), events, deps, true
+		pc.unknown = firstOf(pc.unknown, unknown)
+		for ; i < len(c.Argv); i++ {
+			a := c.Argv[i]
+			name, _, hasVal := strings.Cut(a, "=")
+			switch {
+			case c.Dynamic[i]:
+				pc.unknown = firstOf(pc.unknown, manager+" reads "+printable(a)+", a word only known at run time, as an option or an operand")
+			case name == "--ignore-scripts" && !hasVal:
+				on := true
+				pc.ignoreScripts = &on
+			case !strings.HasPrefix(a, "-") || a == "--":
+			case npmInstallFlags[name] && !hasVal, npmInstallValues[name] && hasVal:
+			default:
+				pc.unknown = firstOf(pc.unknown, manager+" option "+name+" is not modelled: it may change what runs")
+			}
+		}
+		return pc.readLifecycle(c), true
+	}
+	if len(pc.installOpts) > 0 {
+		pc.unknown = firstOf(pc.unknown, manager+" option "+pc.installOpts[0]+" is not modelled: it may run other scripts")
+	}
 	switch {
 	case cmd == "run" || cmd == "run-script" && manager == "pnpm":
 		// Options of run itself come before the name.
@@ -348,8 +428,10 @@ func (pc *pkgCall) read(c Call) []Script {
 		}
 	}
 	var events []string
-	switch pc.event {
-	case "restart":
+	switch {
+	case pc.lifecycle:
+		events = pc.events
+	case pc.event == "restart":
 		if _, ok := scripts["restart"]; ok || pc.manager != "npm" {
 			events = []string{"prerestart", "restart", "postrestart"}
 		} else {
@@ -362,7 +444,7 @@ func (pc *pkgCall) read(c Call) []Script {
 	var out []Script
 	for _, ev := range events {
 		body, ok := scripts[ev]
-		main := ev == pc.event || pc.event == "restart" && (ev == "stop" || ev == "start")
+		main := !pc.lifecycle && (ev == pc.event || pc.event == "restart" && (ev == "stop" || ev == "start"))
 		if !ok {
 			switch {
 			case !main:
@@ -380,7 +462,7 @@ func (pc *pkgCall) read(c Call) []Script {
 				continue
 			}
 		}
-		if ev == pc.event {
+		if ev == pc.event && !pc.lifecycle {
 			body += appendArgs(pc.args, pc.dynamic)
 		}
 		s := Script{Name: "script " + ev, File: file, Line: lines[ev], Dir: pkgDir, BinDirs: bins,
@@ -601,4 +683,73 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// hasOperands reports whether the words from i on hold a positional one
+// (a package name, a folder) before any --.
+func hasOperands(c Call, i int) bool {
+	for ; i < len(c.Argv); i++ {
+		a := c.Argv[i]
+		if a == "--" {
+			return false
+		}
+		if c.Dynamic[i] || !strings.HasPrefix(a, "-") {
+			return true
+		}
+	}
+	return false
+}
+
+// readLifecycle returns what a lifecycle call runs: the root package's
+// lifecycle scripts that exist, in order, then the call itself (Self),
+// uncertain when it runs its dependencies' install scripts. With scripts
+// off (--ignore-scripts; npm: ignore-scripts=true in the package's
+// .npmrc) only the call itself, judged by its words (npm install-test
+// still runs its test script).
+func (pc *pkgCall) readLifecycle(c Call) []Script {
+	self := Script{Name: pc.manager + " " + pc.event, Self: true}
+	off := pc.ignoreScripts != nil && *pc.ignoreScripts
+	if pc.ignoreScripts == nil && pc.manager == "npm" && pc.dir != "" {
+		if pkgDir, ok := pc.findPackage(c.Files); ok && !underPackage(c.Files, pkgDir) && npmrcIgnoresScripts(c.Files, pkgDir) {
+			off, self.OffBy = true, filepath.Join(pkgDir, ".npmrc")
+		}
+	}
+	if pc.manager == "npm" && !pc.operands && pc.dir != "" && pc.unknown == "" {
+		// No package.json from the directory up: npm stops with an error
+		// before installing or running anything (measured with npm 11,
+		// a package-lock.json beside it included). The absence is stamped.
+		if pkgDir, ok := pc.findPackage(c.Files); ok {
+			if found, ok := c.Files.Exists(filepath.Join(pkgDir, "package.json")); ok && !found {
+				off = true
+			}
+		}
+	}
+	if off {
+		pc.deps = ""
+		pc.events = nil
+		if pc.event == "install-test" || pc.event == "install-ci-test" {
+			pc.events = []string{"test"}
+		}
+	}
+	var out []Script
+	if len(pc.events) > 0 {
+		out = pc.read(c)
+	}
+	self.Unknown = firstOf(pc.deps, pc.unknown)
+	return append(out, self)
+}
+
+// underPackage reports whether a directory above dir may hold a
+// package.json (or cannot be checked): dir may then be a workspace of
+// it, and npm (7+) takes that directory as its prefix, reading its .npmrc
+// instead of dir's and installing from there.
+func underPackage(f *Files, dir string) bool {
+	for x := filepath.Dir(dir); ; x = filepath.Dir(x) {
+		if e, ok := f.Exists(filepath.Join(x, "package.json")); e || !ok {
+			return true
+		}
+		if x == "/" || x == "." {
+			return false
+		}
+	}
 }

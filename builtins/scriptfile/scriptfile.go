@@ -57,6 +57,15 @@ type Script struct {
 	// found there, or one that may be (a name only known at run time), is
 	// the project's code.
 	BinDirs []string
+	// Self marks the call's own action beside its scripts (npm install
+	// installs packages): no lines, judged by the call's words, uncertain
+	// when Unknown says why (the dependencies' install scripts it runs).
+	Self bool
+	// OffBy names the file whose setting turned the scripts off (npm's
+	// ignore-scripts=true in .npmrc), "" when none did: a command that
+	// may change the file earlier in the same command makes the call
+	// uncertain.
+	OffBy string
 }
 
 // Call is one leaf that may run a script file, as the analyser sees it.
@@ -86,7 +95,7 @@ type Call struct {
 }
 
 // Reader reads what a Call runs. handled is false when the call runs no
-// script file at all (npm install, make --version, yarn add): the analyser
+// script file at all (npm view, make --version, yarn info): the analyser
 // then judges the leaf as any other. With handled true, the scripts are
 // what runs (none: nothing runs, as npm run x --if-present without x);
 // a script with Unknown and no lines stands for what cannot be read.

@@ -192,7 +192,7 @@ func TestServerConfirmToProject(t *testing.T) {
 	cwd, home, addr := projectWorkspace(t)
 	hc := unixHTTPClient(strings.TrimPrefix(addr, "unix://"))
 	// The call is checked first (ASK), and the confirm names that check.
-	call := fmt.Sprintf(`{"tool_name": "Bash", "tool_input": {"command": "npm install left-pad"}, "cwd": %q, "session_id": "s1"}`, cwd)
+	call := fmt.Sprintf(`{"tool_name": "Bash", "tool_input": {"command": "npm install --ignore-scripts left-pad"}, "cwd": %q, "session_id": "s1"}`, cwd)
 	checked, err := hc.Post("http://permopa/v1/permission/check", "application/json", strings.NewReader(call))
 	if err != nil {
 		t.Fatal(err)

@@ -66,7 +66,7 @@ func TestServerQuickStart(t *testing.T) {
 		t.Fatalf("socket directory owner: %+v", info.Sys())
 	}
 
-	payload := `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"` + project + `","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"npm install lodash"}}`
+	payload := `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"` + project + `","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"npm install --ignore-scripts lodash"}}`
 	// Both hook commands a host may run: `permopa hook` and the small
 	// permopa-hook client, neither told where the server is.
 	clients := map[string]string{"permopa hook": permopaBin, "permopa-hook": hookClient(t)}
