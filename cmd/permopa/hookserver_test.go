@@ -205,6 +205,7 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 	key := h.key()
 	st := h.waitServer(key)
 	files := append(fastPathSample(), "claude/pretooluse-bash-compound-deny.json", "codex/pretooluse-bash-deny.json", "gemini/beforetool-shell-deny.json")
+	served := 0
 	for _, file := range files {
 		host := strings.Split(file, "/")[0]
 		payload := readPayload(t, file, h.cwd)
@@ -213,13 +214,22 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 		// for the server before deciding locally: the count below is of
 		// the server's answers, so give it time.
 		got, gotErr, gotCode := hookProcess(t, h.client, []string{host, "--server-timeout", "30s", "--timeout", "90s"}, h.env, payload)
+		// A payload the client cannot read (an unreadable patch, a
+		// web_fetch without a URL) is blocked by the client itself, never
+		// sent: the server answers the others.
+		_, traced, _ := hookProcess(t, h.client, []string{host, "--trace", "--server-timeout", "30s", "--timeout", "90s"}, h.env, payload)
+		if strings.Contains(traced, "answered by the hook server") {
+			served++
+		} else if !blocked(host, got, gotCode) {
+			t.Errorf("%s was not sent to the hook server and not blocked: exit %d stdout %q", file, gotCode, got)
+		}
 		if got != want || gotErr != wantErr || gotCode != wantCode {
 			t.Errorf("%s through the hook server: exit %d stdout %q stderr %q; permopa-hook-local: exit %d stdout %q stderr %q", file, gotCode, got, gotErr, wantCode, want, wantErr)
 		}
 	}
 	after, ok := h.status(key)
-	if !ok || after.Pid != st.Pid || after.Answered != st.Answered+int64(len(files)) {
-		t.Errorf("the server (pid %d) answered %d of the %d hooks (status %+v)", st.Pid, after.Answered-st.Answered, len(files), after)
+	if !ok || after.Pid != st.Pid || served < len(files)-2 || after.Answered != st.Answered+2*int64(served) {
+		t.Errorf("the server (pid %d) answered %d hooks, %d of the %d payloads twice (status %+v)", st.Pid, after.Answered-st.Answered, served, len(files), after)
 	}
 	_, _, _, pid = h.hook("codex", "codex/pretooluse-bash-deny.json")
 	if pid != st.Pid {
