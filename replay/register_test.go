@@ -2,8 +2,11 @@ package replay
 
 import "github.com/permopa/permopa/builtins"
 
-// permopa's built-ins are registered before any test runs, as the binary
+// permopa's built-ins (and the tests' own) are registered before any test runs, as the binary
 // does first thing: registering changes OPA's global built-in and interning
 // tables, which this package's tests, running in parallel, read while they
 // parse and decide.
-func init() { builtins.Register() }
+func init() {
+	builtins.Register()
+	registerStall() // timeout_test.go's built-in, for the same reason
+}
