@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/permopa/permopa/builtins"
+	"github.com/permopa/permopa/internal/engineops"
 	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
 )
@@ -311,9 +312,7 @@ func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(cont
 	if ent, ok := c.get(key, gen); ok {
 		if ent.rec.Replay(ctx) {
 			c.hits.Add(1)
-			if h, ok := ctx.Value(cacheHitKey{}).(*atomic.Bool); ok {
-				h.Store(true)
-			}
+			engineops.ReportCacheHit(ctx)
 			d := ent.serve(pol, toolUseID)
 			if testCacheCheck != nil {
 				if fresh := eval(ctx); e.cacheGen.Load() == gen && ctx.Err() == nil {
@@ -558,7 +557,7 @@ func appendCanonObject(b []byte, obj ast.Object, skipToolUseID bool, maxLen int)
 	return append(b, '}'), len(b) <= maxLen
 }
 
-// startCache sets up the cache New or NewShared was asked for: the
+// startCache sets up the cache New or newShared was asked for: the
 // generation counter and the store trigger that moves it.
 func (e *Engine) startCache(ctx context.Context, c config) error {
 	if testDefaultCache && c.cacheEntries == 0 {
@@ -614,14 +613,4 @@ func (e *Engine) decideCaching(ctx context.Context, input any, cache bool, extra
 		val = x
 	}
 	return e.decideCached(ctx, val, func(ctx context.Context) permission.Decision { return e.decide(ctx, val, extra...) })
-}
-
-type cacheHitKey struct{}
-
-// WithCacheHitReport returns ctx and a function that says whether a
-// decision made under ctx was answered from the cache (the OPA plugin
-// marks such checks in its decision log).
-func WithCacheHitReport(ctx context.Context) (context.Context, func() bool) {
-	hit := new(atomic.Bool)
-	return context.WithValue(ctx, cacheHitKey{}, hit), hit.Load
 }

@@ -299,7 +299,7 @@ func TestDecisionCacheSharedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := inmem.NewWithOpts(inmem.OptReturnASTValuesOnRead(true))
-	eng, err := engine.NewShared(ctx, store, compiler, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}), engine.WithDecisionCache(0, 0))
+	eng, err := shared.New(ctx, store, compiler, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/w"}), engine.WithDecisionCache(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestDecisionCacheSharedStore(t *testing.T) {
 	// Through a read transaction as the plugin decides.
 	var d permission.Decision
 	_ = storage.Txn(ctx, store, storage.TransactionParams{}, func(txn storage.Transaction) error {
-		d = eng.DecideIn(ctx, txn, in)
+		d = shared.DecideIn(eng, ctx, txn, in)
 		return nil
 	})
 	if d.Behavior != permission.Deny {
@@ -340,14 +340,14 @@ func TestDecisionCacheSharedStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.Recompile(ctx, c2); err != nil {
+	if err := shared.Recompile(eng, ctx, c2); err != nil {
 		t.Fatal(err)
 	}
 	if st := eng.CacheStats(); st.Disabled != "" {
 		t.Fatalf("default policy plus a module: %+v", st)
 	}
 	custom := map[string]string{"t.rego": "package t\n\ndecision := {\"behavior\": \"ALLOW\", \"message\": \"m\", \"reason\": \"r\", \"step\": \"allow_rule\", \"bypass_immune\": false, \"matched_rule\": null, \"suggested_rules\": []}\n"}
-	ceng, err := engine.NewShared(ctx, inmem.New(), ast.MustCompileModules(custom), engine.WithQuery("data.t.decision"), engine.WithDecisionCache(0, 0))
+	ceng, err := shared.New(ctx, inmem.New(), ast.MustCompileModules(custom), engine.WithQuery("data.t.decision"), engine.WithDecisionCache(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestDecisionCacheSharedStore(t *testing.T) {
 		}
 	}
 	custom["t.rego"] = strings.Replace(custom["t.rego"], "ALLOW", "DENY", 1)
-	if err := ceng.Recompile(ctx, ast.MustCompileModules(custom)); err != nil {
+	if err := shared.Recompile(ceng, ctx, ast.MustCompileModules(custom)); err != nil {
 		t.Fatal(err)
 	}
 	if d := ceng.Decide(ctx, in); d.Behavior != permission.Deny {

@@ -25,6 +25,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/permopa/permopa/builtins"
+	"github.com/permopa/permopa/internal/engineops"
 	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
 	"github.com/permopa/permopa/settings"
@@ -36,7 +37,7 @@ const DefaultQuery = "data.permopa.policy.decision"
 // Engine decides tool calls. It is safe for concurrent use.
 type Engine struct {
 	// query is swapped whole when a shared engine's compiler changes
-	// (Recompile); Decide loads it once per call.
+	// (engineops.Shared.Recompile); Decide loads it once per call.
 	query     atomic.Pointer[rego.PreparedEvalQuery]
 	store     storage.Store
 	shared    bool // the store and compiler belong to an OPA plugins.Manager
@@ -356,7 +357,7 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 	// (which does not look at ctx) cannot hold the answer past the
 	// deadline; OPA stops the evaluation at its next step.
 	done := make(chan permission.Decision, 1)
-	runApart(func() {
+	engineops.Go(func() {
 		if e.slots != nil {
 			defer func() { <-e.slots }()
 		}
@@ -375,14 +376,10 @@ func (e *Engine) decideBounded(ctx context.Context, input any, extra ...rego.Eva
 	}
 }
 
-// DecideIn is Decide inside a store transaction the caller opened (a
-// shared engine's plugin reads bundle revisions for the decision log from
-// the same snapshot). The deadline stops the evaluation at its next step,
-// but DecideIn returns only when the evaluation does, since it reads txn
-// until then: a caller that must answer by a deadline runs DecideIn apart
-// and keeps txn open until it returns (the OPA plugin does). txn must be
-// a read transaction when the decision cache is on (cache.go).
-func (e *Engine) DecideIn(ctx context.Context, txn storage.Transaction, input any) permission.Decision {
+// decideIn is Decide inside a store transaction the caller opened
+// (engineops.Shared.DecideIn, for the OPA plugin): it returns only when
+// the evaluation does, since it reads txn until then.
+func (e *Engine) decideIn(ctx context.Context, txn storage.Transaction, input any) permission.Decision {
 	ctx, cancel := e.bound(ctx)
 	defer cancel()
 	// txn is a read transaction: no commit happens while it is open, so

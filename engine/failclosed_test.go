@@ -242,7 +242,7 @@ decision := {"behavior": "ALLOW", "message": "late", "reason": "late", "step": "
 
 // The engine's deadline answers DENY with code timeout even while a
 // built-in is still busy, and so does a caller's context that ends first;
-// DecideIn (which must wait for the transaction's reader) never returns a
+// shared.DecideIn (which must wait for the transaction's reader) never returns a
 // late answer as a decision.
 func TestDecideDeadline(t *testing.T) {
 	t.Parallel()
@@ -278,7 +278,7 @@ func TestDecideDeadline(t *testing.T) {
 	err = storage.Txn(ctx, eng.Store(), storage.TransactionParams{}, func(txn storage.Transaction) error {
 		// The store's transaction is held until the evaluation ends:
 		// stalled just past the deadline.
-		if d := eng.DecideIn(ctx, txn, map[string]any{"stall_ms": 2000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
+		if d := shared.DecideIn(eng, ctx, txn, map[string]any{"stall_ms": 2000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
 			t.Errorf("DecideIn past the deadline: %+v", d)
 		}
 		return nil

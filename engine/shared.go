@@ -4,31 +4,35 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/permopa/permopa/builtins"
+	"github.com/permopa/permopa/internal/engineops"
 	"github.com/permopa/permopa/settings"
 )
 
-// SettingsPath is where an engine keeps the settings document in its
-// store: data.permopa.settings. No bundle may own it.
-var SettingsPath = storage.MustParsePath("/permopa/settings")
+// settingsPath is where an engine keeps the settings document in its
+// store: data.permopa.settings.
+var settingsPath = engineops.SettingsPath
 
-// NewShared builds an engine over a store and compiler that belong to
-// someone else: OPA's plugins.Manager when permopa runs as an OPA server.
-// The policy is whatever the compiler holds (the embedded default, bundles,
-// files); the engine prepares the decision query against it, writes the
-// settings document to SettingsPath in the store, and decides exactly as
-// New's engines do, failing closed when the compiler has no decision.
-// Call Recompile whenever the manager's compiler changes.
-func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler, opts ...Option) (*Engine, error) {
+// The shared engine's operations are the OPA plugin's, not an embedder's
+// (docs/api.md, "Go API"): they are reached through engineops.SharedOf.
+func init() {
+	engineops.RegisterShared(engineops.Shared[*Engine, Option]{
+		New:       newShared,
+		Recompile: (*Engine).recompileShared,
+		DecideIn:  (*Engine).decideIn,
+	})
+}
+
+// newShared is engineops.Shared.New: an engine over a store and compiler
+// that belong to OPA's plugins.Manager.
+func newShared(ctx context.Context, store storage.Store, compiler *ast.Compiler, opts ...Option) (*Engine, error) {
 	builtins.Register()
 	c := config{query: DefaultQuery}
 	for _, o := range opts {
@@ -56,10 +60,8 @@ func NewShared(ctx context.Context, store storage.Store, compiler *ast.Compiler,
 	return e, nil
 }
 
-// Recompile prepares the decision query again against a new compiler (a
-// bundle or policy change in the manager). Decisions in flight finish with
-// the query they started with.
-func (e *Engine) Recompile(ctx context.Context, compiler *ast.Compiler) error {
+// recompileShared is engineops.Shared.Recompile.
+func (e *Engine) recompileShared(ctx context.Context, compiler *ast.Compiler) error {
 	if !e.shared {
 		return fmt.Errorf("recompile: the engine owns its policy (built by New)")
 	}
@@ -112,68 +114,20 @@ func (e *Engine) writeSettings(ctx context.Context, d settings.Document) error {
 	}
 	return storage.Txn(ctx, e.store, storage.WriteParams, func(txn storage.Transaction) error {
 		if e.shared {
-			if owner, err := ExplicitBundleOwning(ctx, e.store, txn, SettingsPath); err != nil {
+			if owner, err := engineops.ExplicitBundleOwning(ctx, e.store, txn, settingsPath); err != nil {
 				return err
 			} else if owner != "" {
-				return fmt.Errorf("writing settings: %s is owned by bundle %q; give that bundle other roots", SettingsPath, owner)
+				return fmt.Errorf("writing settings: %s is owned by bundle %q; give that bundle other roots", settingsPath, owner)
 			}
 		}
-		if err := storage.MakeDir(ctx, e.store, txn, SettingsPath[:len(SettingsPath)-1]); err != nil {
+		if err := storage.MakeDir(ctx, e.store, txn, settingsPath[:len(settingsPath)-1]); err != nil {
 			return fmt.Errorf("writing settings: %w", err)
 		}
-		if err := e.store.Write(ctx, txn, storage.AddOp, SettingsPath, doc); err != nil {
+		if err := e.store.Write(ctx, txn, storage.AddOp, settingsPath, doc); err != nil {
 			return fmt.Errorf("writing settings: %w", err)
 		}
 		return nil
 	})
-}
-
-// BundleOwning names the activated bundle whose manifest roots cover path
-// (or path's parent), "" when none does. A bundle without roots covers
-// every path.
-func BundleOwning(ctx context.Context, store storage.Store, txn storage.Transaction, path storage.Path) (string, error) {
-	return bundleOwning(ctx, store, txn, path, true)
-}
-
-// ExplicitBundleOwning is BundleOwning for bundles whose manifest names
-// roots: a bundle without roots is left out.
-func ExplicitBundleOwning(ctx context.Context, store storage.Store, txn storage.Transaction, path storage.Path) (string, error) {
-	return bundleOwning(ctx, store, txn, path, false)
-}
-
-func bundleOwning(ctx context.Context, store storage.Store, txn storage.Transaction, path storage.Path, rootless bool) (string, error) {
-	names, err := bundle.ReadBundleNamesFromStore(ctx, store, txn)
-	if err != nil {
-		if storage.IsNotFound(err) {
-			return "", nil
-		}
-		return "", err
-	}
-	for _, name := range names {
-		roots, err := bundle.ReadBundleRootsFromStore(ctx, store, txn, name)
-		if err != nil {
-			if storage.IsNotFound(err) {
-				continue
-			}
-			return "", err
-		}
-		for _, r := range roots {
-			if r == "" {
-				if rootless {
-					return name, nil
-				}
-				continue
-			}
-			root, ok := storage.ParsePath("/" + strings.Trim(r, "/"))
-			if !ok {
-				continue
-			}
-			if path.HasPrefix(root) || root.HasPrefix(path) {
-				return name, nil
-			}
-		}
-	}
-	return "", nil
 }
 
 // documentValue is the settings document as the value the store keeps:

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/engineops"
 	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/settings"
 )
@@ -27,7 +27,7 @@ func TestDecisionCacheFollowsBundles(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}, "cwd": "/tmp", "tool_use_id": "`+id+`"}`), &in); err != nil {
 			t.Fatal(err)
 		}
-		ctx, hit := engine.WithCacheHitReport(context.Background())
+		ctx, hit := engineops.WithCacheHitReport(context.Background())
 		d, err := h.p.decide(ctx, in, nil)
 		if err != nil {
 			t.Fatal(err)

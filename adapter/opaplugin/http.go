@@ -25,6 +25,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
+	"github.com/permopa/permopa/internal/engineops"
 	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/settings"
 )
@@ -176,11 +177,11 @@ func (p *Plugin) evaluate(ctx context.Context, r *http.Request, cfg *Config, inp
 	done := make(chan result, 1)
 	m := metrics.New()
 	// On a kept goroutine whose stack has grown to what an evaluation
-	// needs (engine.Go), not a new one per check.
-	engine.Go(func() {
+	// needs (engineops.Go), not a new one per check.
+	engineops.Go(func() {
 		defer release()
 		m.Timer(metricCheck).Start()
-		ctx, hit := engine.WithCacheHitReport(ctx)
+		ctx, hit := engineops.WithCacheHitReport(ctx)
 		d, err := p.decide(ctx, input, func(txn storage.Transaction, d permission.Decision) {
 			m.Timer(metricCheck).Stop()
 			if hit() {
@@ -266,7 +267,7 @@ func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transa
 		} else if pending := p.pendingBundles(ctx, txn); len(pending) > 0 {
 			d = permission.FailClosed(permission.CodeBundlesNotReady, fmt.Sprintf(
 				"bundles not activated yet: %s; their rules could be missing, so the call is denied until they are", strings.Join(pending, ", ")))
-		} else if _, err := p.m.Store.Read(ctx, txn, engine.SettingsPath); storage.IsNotFound(err) {
+		} else if _, err := p.m.Store.Read(ctx, txn, engineops.SettingsPath); storage.IsNotFound(err) {
 			// A bundle activation erased the settings after ready() looked:
 			// write them again and decide again, rather than decide
 			// without the deny rules.
@@ -279,7 +280,7 @@ func (p *Plugin) decide(ctx context.Context, input any, logf func(storage.Transa
 		} else if projectFault != nil {
 			d = *projectFault
 		} else {
-			d = eng.DecideIn(ctx, txn, input)
+			d = shared.DecideIn(eng, ctx, txn, input)
 		}
 		if logf != nil {
 			logf(txn, d)
@@ -533,7 +534,7 @@ func (p *Plugin) orgRules(ctx context.Context) ([]permission.Rule, error) {
 			return err
 		}
 		doc = v
-		owner, err = engine.BundleOwning(ctx, p.m.Store, txn, path)
+		owner, err = engineops.BundleOwning(ctx, p.m.Store, txn, path)
 		return err
 	})
 	if err != nil || doc == nil {

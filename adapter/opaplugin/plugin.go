@@ -20,6 +20,7 @@ import (
 
 	"github.com/permopa/permopa/builtins"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/engineops"
 	"github.com/permopa/permopa/permission"
 	defaultpolicy "github.com/permopa/permopa/rego"
 	"github.com/permopa/permopa/settings"
@@ -39,6 +40,10 @@ var policyPath = storage.MustParsePath("/permopa/policy")
 var policyRef = ast.MustParseRef("data.permopa.policy")
 
 var registerOnce sync.Once
+
+// shared are the operations of an engine over the manager's store and
+// compiler: the plugin's, not part of engine's embedder API (docs/api.md).
+var shared = engineops.SharedOf[*engine.Engine, engine.Option]()
 
 // Register registers permopa's built-ins and the plugin with OPA's runtime
 // (once; later calls do nothing). Call it before the runtime starts (e.g.
@@ -291,7 +296,7 @@ func (p *Plugin) refresh() {
 		if f == nil {
 			f = &fault{permission.CodePolicyUnavailable, fmt.Sprintf("the loaded policies do not compile: %v", compileErrors(c))}
 		}
-	} else if err := eng.Recompile(ctx, c); err != nil && f == nil {
+	} else if err := shared.Recompile(eng, ctx, c); err != nil && f == nil {
 		f = &fault{permission.CodePolicyUnavailable, err.Error()}
 	}
 	if sf := p.ensureSettings(ctx, eng); sf != nil && f == nil {
@@ -316,7 +321,7 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 		f = &fault{permission.CodeEmbeddedPolicyError, err.Error()}
 	}
 	// Compiler changes up to here (our install included) are in the
-	// compiler NewShared prepares against.
+	// compiler shared.New prepares against.
 	g := p.gen.Load()
 	opts := []engine.Option{engine.WithQuery(cfg.Query())}
 	if dc := cfg.DecisionCache; dc.Entries > 0 {
@@ -330,7 +335,7 @@ func (p *Plugin) setupLocked(ctx context.Context) {
 		s.Projects = nil
 		opts = append(opts, engine.WithSettings(s))
 	}
-	eng, err := engine.NewShared(ctx, p.m.Store, p.m.GetCompiler(), opts...)
+	eng, err := shared.New(ctx, p.m.Store, p.m.GetCompiler(), opts...)
 	if err != nil {
 		if f == nil {
 			f = &fault{settingsFaultCode(err), err.Error()}
@@ -429,10 +434,10 @@ func (p *Plugin) ensureSettings(ctx context.Context, eng *engine.Engine) *fault 
 	missing := false
 	err := storage.Txn(ctx, p.m.Store, storage.TransactionParams{}, func(txn storage.Transaction) error {
 		var err error
-		if owner, err = engine.ExplicitBundleOwning(ctx, p.m.Store, txn, engine.SettingsPath); err != nil || owner != "" {
+		if owner, err = engineops.ExplicitBundleOwning(ctx, p.m.Store, txn, engineops.SettingsPath); err != nil || owner != "" {
 			return err
 		}
-		_, err = p.m.Store.Read(ctx, txn, engine.SettingsPath)
+		_, err = p.m.Store.Read(ctx, txn, engineops.SettingsPath)
 		if storage.IsNotFound(err) {
 			missing = true
 			return nil
@@ -490,7 +495,7 @@ func (p *Plugin) ensurePolicy(ctx context.Context, cfg *Config) (bool, error) {
 	}
 	wrote := false
 	err = storage.Txn(ctx, p.m.Store, storage.WriteParams, func(txn storage.Transaction) error {
-		owner, err := engine.ExplicitBundleOwning(ctx, p.m.Store, txn, policyPath)
+		owner, err := engineops.ExplicitBundleOwning(ctx, p.m.Store, txn, policyPath)
 		if err != nil {
 			return err
 		}

@@ -20,8 +20,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
-	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
+	"github.com/permopa/permopa/internal/engineops"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -269,7 +269,7 @@ func TestRootlessBundleKeepsSettingsDenyRules(t *testing.T) {
 	}
 	// OPA's own data API reads the same document.
 	err := storage.Txn(context.Background(), h.m.Store, storage.TransactionParams{}, func(txn storage.Transaction) error {
-		_, err := h.m.Store.Read(context.Background(), txn, engine.SettingsPath)
+		_, err := h.m.Store.Read(context.Background(), txn, engineops.SettingsPath)
 		return err
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package engine
+package engineops
 
 import "runtime"
 
@@ -7,7 +7,8 @@ import "runtime"
 // begins with a few kilobytes and grows its stack by copying it, doubling
 // each time, on every decision: a quarter of a decision's CPU in the
 // profile of BENCHMARKS.md, "Profiles". Decisions that run apart (to be
-// answered by their deadline, decideBounded) therefore run on goroutines
+// answered by their deadline: the engine's decideBounded, the OPA plugin's
+// checks) therefore run on goroutines
 // that are kept between decisions, whose stacks stay grown; the runtime
 // shrinks an idle one's stack at a garbage collection, by half at a time.
 
@@ -18,13 +19,10 @@ var idleEvaluators = make(chan chan func(), 4*runtime.GOMAXPROCS(0))
 
 // Go runs job on a goroutine of its own, a parked evaluator when one is
 // idle: for callers that evaluate the policy apart from the goroutine that
-// answers (the OPA plugin's checks), as decideBounded does. A panic in job
-// ends the process as in a goroutine of its own; job recovers what it can.
-func Go(job func()) { runApart(job) }
-
-// runApart runs job on a goroutine of its own, a parked evaluator when
-// one is idle. job must not panic (decideBounded's recovers).
-func runApart(job func()) {
+// answers (the engine's decideBounded, the OPA plugin's checks). A panic in
+// job ends the process as in a goroutine of its own; job recovers what it
+// can.
+func Go(job func()) {
 	select {
 	case w := <-idleEvaluators:
 		w <- job
