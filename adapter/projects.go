@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/permopa/permopa/adapter/internal/projectlru"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/settings"
@@ -20,7 +19,7 @@ import (
 // MaxCwdProjects is how many project directories a ProjectCache keeps
 // loaded; the least recently used one is dropped (and read again by its
 // next call) beyond it.
-const MaxCwdProjects = 256
+const MaxCwdProjects = projectlru.Max
 
 // ProjectCache applies to each call the rules of its cwd's project, as
 // `permopa hook` does for a call made there and an OPA server does with
@@ -37,19 +36,14 @@ type ProjectCache struct {
 	// already read (permopa decide's working directory).
 	skip    string
 	userDir string
-	max     int
-
-	mu      sync.Mutex
-	entries map[string]*list.Element
-	lru     *list.List // of *cwdProject, most recently used first
+	// projects holds the loaded projects, at most MaxCwdProjects (the
+	// bound and eviction the OPA plugin's projects share).
+	projects *projectlru.Cache[cwdProject]
 }
 
+// cwdProject is what was read of one project: its files' stamps and, when
+// they cannot be read whole, the DENY its calls get.
 type cwdProject struct {
-	key     string
-	mu      sync.Mutex
-	layers  *settings.Layers
-	loaded  bool
-	evicted bool
 	stamp   []cwdStamp
 	blocked *permission.Decision
 }
@@ -68,7 +62,7 @@ func NewProjectCache(eng *engine.Engine, skip, userDir string) *ProjectCache {
 	if skip != "" {
 		skip = filepath.Clean(skip)
 	}
-	return &ProjectCache{eng: eng, skip: skip, userDir: userDir, max: MaxCwdProjects, entries: map[string]*list.Element{}, lru: list.New()}
+	return &ProjectCache{eng: eng, skip: skip, userDir: userDir, projects: projectlru.New[cwdProject](eng, userDir)}
 }
 
 // Decide decides input after loading its cwd's project rules; a project
@@ -111,30 +105,17 @@ func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Dec
 		return nil
 	}
 	if st, err := os.Stat(filepath.Join(cwd, ".permopa")); err != nil || !st.IsDir() {
-		pc.drop(ctx, cwd)
+		pc.projects.Drop(ctx, cwd)
 		return nil
 	}
-	pr := pc.get(ctx, cwd)
-	pr.mu.Lock()
-	for pr.evicted {
-		// Dropped between get and here: a fresh entry reads it again (a
-		// call is never decided without its project's deny rules).
-		pr.mu.Unlock()
-		pr = pc.get(ctx, cwd)
-		pr.mu.Lock()
-	}
-	defer pr.mu.Unlock()
+	proj := pc.projects.Lock(ctx, cwd)
+	defer proj.Unlock()
+	pr := &proj.State
 	stamp := pc.stamps(cwd)
-	if pr.loaded && sameCwdStamps(pr.stamp, stamp) {
+	if proj.Loaded() && sameCwdStamps(pr.stamp, stamp) {
 		return pr.blocked
 	}
-	var problems []error
-	if !pr.loaded {
-		problems = pr.layers.Attach(ctx, pc.eng)
-		pr.loaded = true
-	} else {
-		problems = pr.layers.Reload(ctx)
-	}
+	problems := proj.Load(ctx)
 	pr.stamp = stamp
 	pr.blocked = nil
 	var msgs []string
@@ -184,55 +165,7 @@ func sameCwdStamps(a, b []cwdStamp) bool {
 	return true
 }
 
-func (pc *ProjectCache) get(ctx context.Context, key string) *cwdProject {
-	pc.mu.Lock()
-	if el, ok := pc.entries[key]; ok {
-		pc.lru.MoveToFront(el)
-		pc.mu.Unlock()
-		return el.Value.(*cwdProject)
-	}
-	pr := &cwdProject{key: key, layers: settings.NewProjectLayers(key, key)}
-	pr.layers.SetUserDir(pc.userDir)
-	pc.entries[key] = pc.lru.PushFront(pr)
-	var victim *cwdProject
-	if pc.lru.Len() > pc.max {
-		el := pc.lru.Back()
-		victim = el.Value.(*cwdProject)
-		pc.lru.Remove(el)
-		delete(pc.entries, victim.key)
-	}
-	pc.mu.Unlock()
-	if victim != nil {
-		pc.evict(ctx, victim)
-	}
-	return pr
-}
-
-func (pc *ProjectCache) drop(ctx context.Context, key string) {
-	pc.mu.Lock()
-	el, ok := pc.entries[key]
-	if ok {
-		pc.lru.Remove(el)
-		delete(pc.entries, key)
-	}
-	pc.mu.Unlock()
-	if ok {
-		pc.evict(ctx, el.Value.(*cwdProject))
-	}
-}
-
-func (pc *ProjectCache) evict(ctx context.Context, pr *cwdProject) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	pr.evicted = true
-	if pr.loaded {
-		_ = pc.eng.RemoveProject(ctx, pr.key)
-	}
-}
-
 // Len is the number of projects loaded.
 func (pc *ProjectCache) Len() int {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	return pc.lru.Len()
+	return pc.projects.Len()
 }

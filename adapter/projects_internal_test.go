@@ -23,7 +23,7 @@ func TestProjectCacheBoundedAndCurrent(t *testing.T) {
 	}
 	root, user := t.TempDir(), t.TempDir()
 	pc := NewProjectCache(eng, "", user)
-	pc.max = 3
+	pc.projects.Max = 3
 	project := func(i int) string {
 		dir := filepath.Join(root, fmt.Sprint("p", i))
 		os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755)

@@ -1,17 +1,16 @@
 package opaplugin
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/internal/projectlru"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
 	"github.com/permopa/permopa/settings"
@@ -20,7 +19,7 @@ import (
 // MaxProjects is how many project directories the plugin keeps loaded
 // (settings.projects); the least recently used one is dropped (and read
 // again by its next check) beyond it.
-const MaxProjects = 256
+const MaxProjects = projectlru.Max
 
 // projects loads, per cwd, the rules of project directories into the
 // engine's settings (settings.Settings.Projects), keyed by the input's cwd
@@ -32,29 +31,20 @@ type projects struct {
 	// decide what a project's files may loosen (settings/trust.go).
 	userDir string
 	warn    func(string, ...any)
-	// max is MaxProjects; the quick test of the eviction lowers it
-	// (projects_test.go), filling 256 projects costing seconds.
-	max int
-
-	mu      sync.Mutex // guards entries and lru
-	entries map[string]*list.Element
-	lru     *list.List // of *project, most recently used first
+	// loaded holds the projects, at most MaxProjects (the bound and
+	// eviction adapter.ProjectCache shares); the quick test of the
+	// eviction lowers its Max (projects_test.go), filling 256 projects
+	// costing seconds.
+	loaded *projectlru.Cache[project]
 }
 
-// project is one cwd's layers and what was read from them.
+// project is what was read of one cwd's project.
 type project struct {
-	key string
-	// mu serialises stat, load and eviction of this project.
-	mu     sync.Mutex
-	layers *settings.Layers
-	files  []string // settings.ProjectFiles(key)
 	// watched are the files stat'ed at each check: the .permopa directory
 	// (whose mtime changes when a file in it is created, removed or
 	// renamed over) and the files that existed when it was loaded (whose
 	// mtime or size changes when they are edited in place).
 	watched []string
-	loaded  bool
-	evicted bool
 	real    string      // the cwd with symlinks resolved, when loaded
 	stamp   []fileStamp // watched as stat'ed when loaded
 	blocked *permission.Decision
@@ -71,7 +61,7 @@ func newProjects(eng *engine.Engine, cfg ProjectsConfig, userDir string, warn fu
 	if !cfg.FromCwd {
 		return nil
 	}
-	ps := &projects{eng: eng, userDir: userDir, warn: warn, max: MaxProjects, entries: map[string]*list.Element{}, lru: list.New()}
+	ps := &projects{eng: eng, userDir: userDir, warn: warn, loaded: projectlru.New[project](eng, userDir)}
 	for _, r := range cfg.Roots {
 		r = filepath.Clean(r)
 		if real, err := filepath.EvalSymlinks(r); err == nil {
@@ -109,36 +99,10 @@ func (ps *projects) keyOf(input any) (key, real string) {
 	if err != nil || !ps.inside(real) {
 		// No longer a project (a symlink changed, the directory went):
 		// its rules, if it had some, stop applying.
-		ps.drop(context.Background(), cwd)
+		ps.loaded.Drop(context.Background(), cwd)
 		return "", ""
 	}
 	return cwd, real
-}
-
-// drop forgets key's project and takes its rules out of the settings.
-func (ps *projects) drop(ctx context.Context, key string) {
-	ps.mu.Lock()
-	el, ok := ps.entries[key]
-	if ok {
-		ps.lru.Remove(el)
-		delete(ps.entries, key)
-	}
-	ps.mu.Unlock()
-	if ok {
-		ps.evict(ctx, el.Value.(*project))
-	}
-}
-
-// evict takes a dropped project's rules out of the settings, under its
-// lock: a load in progress finishes first (and is then removed), a later
-// one sees evicted and starts afresh.
-func (ps *projects) evict(ctx context.Context, pr *project) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	pr.evicted = true
-	if pr.loaded {
-		_ = ps.eng.RemoveProject(ctx, pr.key)
-	}
 }
 
 // prepare makes sure the rules of input's project are in the engine's
@@ -150,17 +114,10 @@ func (ps *projects) prepare(ctx context.Context, input any) *permission.Decision
 	if key == "" {
 		return nil
 	}
-	pr := ps.get(ctx, key)
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	if pr.evicted {
-		// Dropped between get and here: its rules are out of the settings,
-		// and a fresh entry reads them again.
-		pr = ps.get(ctx, key)
-		pr.mu.Lock()
-		defer pr.mu.Unlock()
-	}
-	if pr.loaded && pr.real == real && sameStamps(pr.stamp, stampFiles(pr.watched)) {
+	proj := ps.loaded.Lock(ctx, key)
+	defer proj.Unlock()
+	pr := &proj.State
+	if proj.Loaded() && pr.real == real && sameStamps(pr.stamp, stampFiles(pr.watched)) {
 		return pr.blocked
 	}
 	// Stat'ed before reading: a change during the read is seen next time.
@@ -169,19 +126,13 @@ func (ps *projects) prepare(ctx context.Context, input any) *permission.Decision
 		// Trusting the project (or revoking) changes what its files count for.
 		pr.watched = append(pr.watched, tf)
 	}
-	for _, f := range pr.files {
+	for _, f := range settings.ProjectFiles(key) {
 		if _, err := os.Lstat(f); err == nil {
 			pr.watched = append(pr.watched, f)
 		}
 	}
 	pr.real, pr.stamp = real, stampFiles(pr.watched)
-	var problems []error
-	if !pr.loaded {
-		problems = pr.layers.Attach(ctx, ps.eng)
-		pr.loaded = true
-	} else {
-		problems = pr.layers.Reload(ctx)
-	}
+	problems := proj.Load(ctx)
 	for _, p := range problems {
 		ps.warn("permopa: settings of project %s: %v", key, p)
 	}
@@ -222,32 +173,6 @@ func blockingDecision(key string, problems []error) *permission.Decision {
 	return &d
 }
 
-// get returns key's entry, creating it (and dropping the least recently
-// used one beyond MaxProjects) as needed.
-func (ps *projects) get(ctx context.Context, key string) *project {
-	ps.mu.Lock()
-	if el, ok := ps.entries[key]; ok {
-		ps.lru.MoveToFront(el)
-		ps.mu.Unlock()
-		return el.Value.(*project)
-	}
-	pr := &project{key: key, layers: settings.NewProjectLayers(key, key), files: settings.ProjectFiles(key)}
-	pr.layers.SetUserDir(ps.userDir)
-	ps.entries[key] = ps.lru.PushFront(pr)
-	var victim *project
-	if ps.lru.Len() > ps.max {
-		el := ps.lru.Back()
-		victim = el.Value.(*project)
-		ps.lru.Remove(el)
-		delete(ps.entries, victim.key)
-	}
-	ps.mu.Unlock()
-	if victim != nil {
-		ps.evict(ctx, victim)
-	}
-	return pr
-}
-
 // layersFor returns the layers of the call's project, loaded and current,
 // for a confirmation to write to; nil when the call has no project.
 func (ps *projects) layersFor(ctx context.Context, c adapter.Call) (*settings.Layers, *permission.Decision) {
@@ -259,14 +184,12 @@ func (ps *projects) layersFor(ctx context.Context, c adapter.Call) (*settings.La
 	if d := ps.prepare(ctx, input); d != nil {
 		return nil, d
 	}
-	return ps.get(ctx, key).layers, nil
+	return ps.loaded.Get(ctx, key).Layers, nil
 }
 
 // Len is the number of projects loaded.
 func (ps *projects) Len() int {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	return ps.lru.Len()
+	return ps.loaded.Len()
 }
 
 // stampFiles stats the files: a change of size, mtime or mode (or a file

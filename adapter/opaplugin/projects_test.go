@@ -227,7 +227,7 @@ func TestProjectsConcurrentAndBounded(t *testing.T) {
 	bound := MaxProjects
 	if !slowTests {
 		bound = quickMaxProjects
-		h.p.projects.Load().max = bound
+		h.p.projects.Load().loaded.Max = bound
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
