@@ -73,10 +73,8 @@ type dotGit struct {
 	target    string
 }
 
-// NewDirProbe returns an empty probe.
-func NewDirProbe() *DirProbe {
-	return &DirProbe{shapes: map[shapeKey]GitShape{}, dotGits: map[string]dotGit{}}
-}
+// NewDirProbe returns an empty probe (its memos are made on first use).
+func NewDirProbe() *DirProbe { return &DirProbe{} }
 
 // Shape is ShapeOf(dir, full), asked once per probe.
 func (p *DirProbe) Shape(dir string, full bool) GitShape {
@@ -88,6 +86,9 @@ func (p *DirProbe) Shape(dir string, full bool) GitShape {
 	}
 	p.asked++
 	s := ShapeOf(dir, full)
+	if p.shapes == nil {
+		p.shapes = map[shapeKey]GitShape{}
+	}
 	p.shapes[shapeKey{dir, full}] = s
 	if s&GitHead == 0 {
 		// Without HEAD the short look is the whole answer.
@@ -116,6 +117,9 @@ func (p *DirProbe) dotGit(x string) dotGit {
 		}
 	}
 	if p != nil {
+		if p.dotGits == nil {
+			p.dotGits = map[string]dotGit{}
+		}
 		p.dotGits[x] = e
 	}
 	return e
