@@ -2,7 +2,6 @@ package hookproto
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // The hook server (docs/hosts.md, "The hook server"): permopa-hook starts
@@ -121,77 +119,6 @@ type ServeRequest struct {
 	Payload []byte   `json:"payload,omitempty"`
 }
 
-// appendJSON appends r as json.Marshal encodes it (the same fields, the
-// same omissions, invalid UTF-8 as U+FFFD), so that json.Unmarshal reads
-// the same value from either (TestServeRequestJSON).
-func (r ServeRequest) appendJSON(b []byte) []byte {
-	b = append(b, `{"op":`...)
-	b = appendJSONString(b, r.Op)
-	b = append(b, `,"key":`...)
-	b = appendJSONString(b, r.Key)
-	b = append(b, `,"env":`...)
-	b = appendJSONStrings(b, r.Env)
-	if r.Host != "" {
-		b = append(b, `,"host":`...)
-		b = appendJSONString(b, r.Host)
-	}
-	if len(r.Args) > 0 {
-		b = append(b, `,"args":`...)
-		b = appendJSONStrings(b, r.Args)
-	}
-	if len(r.Payload) > 0 {
-		b = append(b, `,"payload":"`...)
-		b = base64.StdEncoding.AppendEncode(b, r.Payload)
-		b = append(b, '"')
-	}
-	return append(b, '}')
-}
-
-func appendJSONStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendJSONString appends s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD (as
-// encoding/json does).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
-}
-
 // ServeAnswer is a hook server's answer: the hook's answer (Stdout,
 // Stderr, Exit) as permopa-hook-local prints it, or Refused when it did
 // not decide (the hook then decides locally).
@@ -216,16 +143,10 @@ const frameMagic = "PHS1"
 // maxFrame bounds a message: a payload (MaxPayload) and its encoding.
 const maxFrame = 2*MaxPayload + 64<<10
 
-// WriteFrame writes v as one message. A ServeRequest, which every hook
-// call sends, is encoded by appendJSON: encoding/json's first use of a
-// type in a process (reflection over its fields, on a fresh goroutine
-// stack) is a measurable part of a hook call (BENCHMARKS.md, "Hooks").
+// WriteFrame writes v as one message.
 func WriteFrame(w io.Writer, v any) error {
-	var body []byte
-	var err error
-	if req, ok := v.(ServeRequest); ok {
-		body = req.appendJSON(nil)
-	} else if body, err = json.Marshal(v); err != nil {
+	body, err := json.Marshal(v)
+	if err != nil {
 		return err
 	}
 	if len(body) > maxFrame {

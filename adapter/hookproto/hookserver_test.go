@@ -2,8 +2,6 @@ package hookproto
 
 import (
 	"bytes"
-	"encoding/json"
-	"reflect"
 	"slices"
 	"testing"
 )
@@ -54,79 +52,4 @@ func TestFrames(t *testing.T) {
 			t.Errorf("%q: read as a frame", raw)
 		}
 	}
-}
-
-// A hook's request is encoded by hand (appendJSON): what the server reads
-// from it must be what it reads from encoding/json's encoding, for every
-// string a hook can send (the environment, the flags, the payload).
-func TestServeRequestJSON(t *testing.T) {
-	hostile := []string{
-		"", "plain", `quote " backslash \ slash /`, "\x00\x01\x1f\x7f", "tab\tnew\nline\rcr",
-		"<script>&amp;</script>", "\u2028\u2029", "é日本\U0001F600", "\xff\xfe invalid", "a\xc3", "\xed\xa0\x80 surrogate",
-		"PERMOPA_SETTINGS=/tmp/x\x00y", "HOME=/home/\"u\"",
-	}
-	reqs := []ServeRequest{
-		{},
-		{Op: "status", Key: "0123456789abcdef"},
-		{Op: "hook", Key: "k", Env: []string{}, Host: "claude", Args: []string{}, Payload: []byte{}},
-		{Op: "hook", Key: "k", Env: hostile, Host: "codex", Args: hostile, Payload: []byte(`{"tool_name":"Bash"}`)},
-		{Op: "hook", Env: []string{"HOME=/h"}, Args: []string{"--destination", "local"}, Payload: []byte("\x00\xff binary")},
-	}
-	for _, s := range hostile {
-		reqs = append(reqs, ServeRequest{Op: s, Key: s, Env: []string{s}, Host: s, Args: []string{s, s}, Payload: []byte(s)})
-	}
-	for i, r := range reqs {
-		want, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := r.appendJSON(nil)
-		if !json.Valid(got) {
-			t.Errorf("%d: not JSON: %s", i, got)
-			continue
-		}
-		var a, b ServeRequest
-		var ga, gb any
-		if err := json.Unmarshal(got, &a); err != nil {
-			t.Fatalf("%d: %v", i, err)
-		}
-		json.Unmarshal(want, &b)
-		json.Unmarshal(got, &ga)
-		json.Unmarshal(want, &gb)
-		if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(ga, gb) {
-			t.Errorf("%d: appendJSON %s\nreads as %#v\nencoding/json %s\nreads as %#v", i, got, a, want, b)
-		}
-	}
-	// WriteFrame sends it, ReadFrame reads it back.
-	var buf bytes.Buffer
-	if err := WriteFrame(&buf, reqs[3]); err != nil {
-		t.Fatal(err)
-	}
-	var back ServeRequest
-	if err := ReadFrame(&buf, &back); err != nil {
-		t.Fatal(err)
-	}
-	var want ServeRequest
-	raw, _ := json.Marshal(reqs[3])
-	json.Unmarshal(raw, &want)
-	if !reflect.DeepEqual(back, want) {
-		t.Errorf("framed: %#v\nwant %#v", back, want)
-	}
-}
-
-func FuzzServeRequestJSON(f *testing.F) {
-	f.Add("hook", "HOME=/h", []byte(`{"a":1}`))
-	f.Add("\xff\"\\", "\u2028\x00", []byte{0, 255})
-	f.Fuzz(func(t *testing.T, s, e string, p []byte) {
-		r := ServeRequest{Op: s, Key: e, Env: []string{e, s}, Host: s, Args: []string{e}, Payload: p}
-		want, _ := json.Marshal(r)
-		var a, b ServeRequest
-		if err := json.Unmarshal(r.appendJSON(nil), &a); err != nil {
-			t.Fatalf("%q: %v", r.appendJSON(nil), err)
-		}
-		json.Unmarshal(want, &b)
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("%#v != %#v", a, b)
-		}
-	})
 }
