@@ -34,42 +34,22 @@ var PathGitRepositories = &ast.Builtin{
 
 var keyRepository = ast.StringTerm("repository")
 
-// gitShapeKey keys the memo of directory shapes.
-type gitShapeKey struct {
-	dir  string
-	full bool
-}
+type dirProbeKey struct{}
 
-// gitShapes is the per-evaluation memo of directory shapes, kept in the
-// query's built-in cache under one key (one lookup per built-in call).
-type gitShapes map[gitShapeKey]paths.GitShape
-
-type gitShapesKey struct{}
-
-// gitShape is paths.ShapeOf once per directory and evaluation.
-func gitShape(bctx topdown.BuiltinContext) func(string, bool) paths.GitShape {
+// dirProbe is the evaluation's paths.DirProbe, kept in the query's
+// built-in cache: every built-in of one decision that walks up to a git
+// repository (git_repositories, project_configs, the write checks) looks
+// at each directory once.
+func dirProbe(bctx topdown.BuiltinContext) *paths.DirProbe {
 	if bctx.Cache == nil {
-		return paths.ShapeOf
+		return nil
 	}
-	var memo gitShapes
-	if v, ok := bctx.Cache.Get(gitShapesKey{}); ok {
-		memo = v.(gitShapes)
-	} else {
-		memo = gitShapes{}
-		bctx.Cache.Put(gitShapesKey{}, memo)
+	if v, ok := bctx.Cache.Get(dirProbeKey{}); ok {
+		return v.(*paths.DirProbe)
 	}
-	return func(dir string, full bool) paths.GitShape {
-		if s, ok := memo[gitShapeKey{dir, full}]; ok {
-			return s
-		}
-		s := paths.ShapeOf(dir, full)
-		memo[gitShapeKey{dir, full}] = s
-		if s&paths.GitHead == 0 {
-			// Without HEAD the short look is the whole answer.
-			memo[gitShapeKey{dir, false}] = 0
-		}
-		return s
-	}
+	p := paths.NewDirProbe()
+	bctx.Cache.Put(dirProbeKey{}, p)
+	return p
 }
 
 func pathGitRepositories(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
@@ -85,13 +65,13 @@ func pathGitRepositories(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Ter
 	if err != nil {
 		return nil, err
 	}
-	shape := gitShape(bctx)
+	probe := dirProbe(bctx)
 	var hits []*ast.Term
 	for i := range ds.Len() {
 		dt := ds.Elem(i)
 		r := resolve(bctx, string(dt.Value.(ast.String)), cwd, home)
 		for _, d := range []string{r.Real, r.Abs} {
-			if repo, reason, found := paths.UnsafeRepository(d, shape); found {
+			if repo, reason, found := paths.UnsafeRepository(d, probe); found {
 				hits = append(hits, ast.ObjectTerm(
 					ast.Item(keyPath, dt),
 					ast.Item(keyRepository, ast.StringTerm(repo)),

@@ -31,7 +31,7 @@ type writeCheck struct {
 	bctx      topdown.BuiltinContext
 	cl        *paths.Classifier
 	protected []paths.Resolved
-	shape     func(string, bool) paths.GitShape
+	probe     *paths.DirProbe
 	home      string
 	// removes: the paths are removed or renamed, with what they hold.
 	removes bool
@@ -46,7 +46,7 @@ func newWriteCheck(bctx topdown.BuiltinContext, o opts, cl *paths.Classifier, cw
 	if err != nil {
 		return nil, err
 	}
-	wc := &writeCheck{bctx: bctx, cl: cl, shape: gitShape(bctx)}
+	wc := &writeCheck{bctx: bctx, cl: cl, probe: dirProbe(bctx)}
 	if t := o.obj.Get(keyRemoves); t != nil && t.Value.Compare(ast.Boolean(true)) == 0 {
 		wc.removes = true
 		wc.home = paths.Abs("~", cwd, home)
@@ -79,7 +79,7 @@ func (wc *writeCheck) check(r paths.Resolved, d, c bool, reason string) (bool, b
 	}
 	if !d {
 		for _, p := range distinct(r) {
-			if gr, ok := paths.GitWrite(p, wc.shape); ok {
+			if gr, ok := paths.GitWrite(p, wc.probe); ok {
 				return true, false, gr
 			}
 		}

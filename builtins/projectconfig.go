@@ -61,6 +61,7 @@ func pathProjectConfigs(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term
 	if err != nil {
 		return nil, err
 	}
+	probe := dirProbe(bctx)
 	var hits []*ast.Term
 	for i := range a.Len() {
 		obj, ok := a.Elem(i).Value.(ast.Object)
@@ -76,7 +77,7 @@ func pathProjectConfigs(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term
 			return nil, builtins.NewOperandErr(1, "unknown program %q", string(prog))
 		}
 		r := resolve(bctx, string(dir), cwd, home)
-		for _, f := range paths.ConfigFindings(string(prog), r.Real, home) {
+		for _, f := range paths.ConfigFindingsWith(probe, string(prog), r.Real, home) {
 			hits = append(hits, ast.ObjectTerm(
 				ast.Item(keyProgram, ast.StringTerm(string(prog))),
 				ast.Item(keyPath, ast.StringTerm(string(dir))),

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The markers of Codex's apply_patch format (docs/hosts.md#codex).
@@ -199,8 +200,12 @@ func patchFramed(lines []string) bool {
 	return len(lines) >= 2 && strings.TrimSpace(lines[0]) == patchBegin && strings.TrimSpace(lines[len(lines)-1]) == patchEnd
 }
 
-// changesDir finds a directory change in a shell script.
-var changesDir = regexp.MustCompile(`(^|[\s;&|(])(cd|pushd)(\s|$)`)
+// changesDir finds a directory change in a shell script. Compiled on
+// first use: most hook calls carry no patch, and a hook process pays its
+// package initialisation on every call (BENCHMARKS.md, "Hooks").
+var changesDir = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s;&|(])(cd|pushd)(\s|$)`)
+})
 
 // shellPatchCalls are the file calls of an apply_patch run from a shell
 // command: Codex intercepts `apply_patch <<'EOF' … EOF` (and an argv
@@ -222,7 +227,7 @@ func shellPatchCalls(script, cwd string) ([]patchCall, error) {
 			continue
 		}
 		seen[c] = true
-		if !filepath.IsAbs(c.path) && c.path != "~" && !strings.HasPrefix(c.path, "~/") && changesDir.MatchString(script) {
+		if !filepath.IsAbs(c.path) && c.path != "~" && !strings.HasPrefix(c.path, "~/") && changesDir().MatchString(script) {
 			return nil, errors.New("tool_input.command: runs apply_patch after changing directory (cd): permopa cannot tell where the patch's relative path " + ShellQuote(c.path) + " points; use the apply_patch tool")
 		}
 		out = append(out, c)

@@ -54,7 +54,13 @@ var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pn
 // file that cannot be read or parsed is a finding: an input permopa does
 // not model is never harmless.
 func ConfigFindings(program, dir, home string) []ConfigFinding {
-	r := &configReader{home: normHome(home)}
+	return ConfigFindingsWith(nil, program, dir, home)
+}
+
+// ConfigFindingsWith is ConfigFindings asking the walk up to git's
+// repository through probe (nil: the file system each time).
+func ConfigFindingsWith(probe *DirProbe, program, dir, home string) []ConfigFinding {
+	r := &configReader{home: normHome(home), probe: probe}
 	switch program {
 	case "git":
 		r.git(dir)
@@ -75,6 +81,7 @@ type configReader struct {
 	home  string
 	files int
 	out   []ConfigFinding
+	probe *DirProbe
 }
 
 func (r *configReader) add(file string, line int, key, reason string) {
@@ -130,23 +137,19 @@ func ancestors(dir string) []string {
 // does: gitDir holds HEAD (a .git directory, a gitfile's target, or a bare
 // repository), commonDir its shared part (commondir file of a linked work
 // tree), top the work tree ("" for a bare repository).
-func gitRepo(dir string) (gitDir, commonDir, top string, ok bool) {
+func gitRepo(dir string, probe *DirProbe) (gitDir, commonDir, top string, ok bool) {
 	for _, x := range ancestors(dir) {
-		g := path.Join(x, ".git")
-		if fi, err := os.Stat(g); err == nil {
-			switch {
-			case fi.Mode().IsRegular():
-				if target, ok := readGitfile(g); ok {
-					if !strings.HasPrefix(target, "/") {
-						target = x + "/" + target
-					}
-					gitDir, top = path.Clean(target), x
-				}
-			case fi.IsDir() && ShapeOf(g, false) == GitRepository:
-				gitDir, top = g, x
+		switch e := probe.dotGit(x); {
+		case e.file && e.target != "":
+			target := e.target
+			if !strings.HasPrefix(target, "/") {
+				target = x + "/" + target
 			}
+			gitDir, top = path.Clean(target), x
+		case e.dir && probe.Shape(path.Join(x, ".git"), false) == GitRepository:
+			gitDir, top = path.Join(x, ".git"), x
 		}
-		if gitDir == "" && ShapeOf(x, false) == GitRepository {
+		if gitDir == "" && probe.Shape(x, false) == GitRepository {
 			gitDir = x
 		}
 		if gitDir != "" {
@@ -171,7 +174,7 @@ func gitRepo(dir string) (gitDir, commonDir, top string, ok bool) {
 var gitReadHooks = []string{"post-index-change", "reference-transaction", "pre-auto-gc"}
 
 func (r *configReader) git(dir string) {
-	gitDir, commonDir, top, ok := gitRepo(dir)
+	gitDir, commonDir, top, ok := gitRepo(dir, r.probe)
 	if !ok {
 		return
 	}
@@ -298,7 +301,7 @@ func (r *configReader) gitModules(dir string) {
 				return
 			}
 			sub := path.Join(d, e.Name())
-			if ShapeOf(sub, false) == GitRepository {
+			if r.probe.Shape(sub, false) == GitRepository {
 				for _, hp := range r.gitConfigFile(path.Join(sub, "config"), 0) {
 					r.gitHooks(r.expand(hp, sub))
 				}

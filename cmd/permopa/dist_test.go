@@ -27,6 +27,8 @@ type permopaProc struct {
 	// Token is the server's server-token: on TCP every route but a check,
 	// a confirm, Claude Code's hook and /health needs one (docs/opa.md §7).
 	Token string
+	// Pid is the server process (its CPU time: /proc/PID/stat).
+	Pid int
 }
 
 // bearer adds a token to every request that has none.
@@ -107,7 +109,7 @@ func startPermopaServer(tb testing.TB, name string, config map[string]any, logLe
 			tb.Fatalf("permopa run --server (%s): its token: %v", name, err)
 		}
 		tok := strings.TrimSpace(string(token))
-		return &permopaProc{Name: name, URL: url, Token: tok, client: &http.Client{Timeout: 10 * time.Second, Transport: bearer{tok, http.DefaultTransport}}}
+		return &permopaProc{Name: name, URL: url, Token: tok, Pid: cmd.Process.Pid, client: &http.Client{Timeout: 10 * time.Second, Transport: bearer{tok, http.DefaultTransport}}}
 	}
 	tb.Fatalf("permopa run --server (%s): no free port: %s", name, lastLogs)
 	return nil

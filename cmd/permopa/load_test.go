@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,10 @@ type loadTarget struct {
 //     policy through OPA's data API;
 //   - ratio: data_trivial and check, b.N requests each, taking turns in
 //     rounds, and check/trivial (BENCHMARKS.md's target: ≥ 0.8); its ns/op
-//     covers both halves.
+//     covers both halves. It also takes data_decision in turn and reports
+//     the server's own CPU time per request of each endpoint (/proc/PID/
+//     stat): what the HTTP path costs (the trivial policy's figure, OPA's
+//     server and a one-rule evaluation) against what the decision adds.
 //
 // Run: go test -run XXX -bench Server -benchtime 3000x ./cmd/permopa
 func BenchmarkServer(b *testing.B) {
@@ -114,11 +118,19 @@ func BenchmarkServer(b *testing.B) {
 		const rounds = 10
 		var floor, perm time.Duration
 		var floorN, permN int
+		var cpu [3]time.Duration // the server's, per endpoint
+		timed := func(k int, t loadTarget, n int) time.Duration {
+			before := procCPU(b, srv.Pid)
+			took := blast(b, client, t, n)
+			cpu[k] += procCPU(b, srv.Pid) - before
+			return took
+		}
 		b.ResetTimer()
 		for i := range rounds {
 			n := b.N/rounds + btoi(i < b.N%rounds)
-			floor += blast(b, client, trivial, n)
-			perm += blast(b, client, check, n)
+			floor += timed(0, trivial, n)
+			perm += timed(1, check, n)
+			timed(2, decision, n)
 			floorN += n
 			permN += n
 		}
@@ -127,7 +139,37 @@ func BenchmarkServer(b *testing.B) {
 		b.ReportMetric(floorRate, "trivial_req/s")
 		b.ReportMetric(permRate, "check_req/s")
 		b.ReportMetric(permRate/floorRate, "check/trivial")
+		for k, name := range []string{"trivial", "check", "data_decision"} {
+			b.ReportMetric(float64(cpu[k].Microseconds())/float64(floorN), name+"_server_cpu_us/req")
+		}
 	})
+}
+
+// procCPU is the CPU time (user and system) the process pid has used, in
+// clock ticks of 10 ms (USER_HZ is 100 on Linux): read over thousands of
+// requests.
+func procCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := string(raw)
+	// After the command's name in parentheses: state (field 3), then
+	// utime and stime are fields 14 and 15.
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		tb.Fatalf("/proc/%d/stat: %q", pid, s)
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			tb.Fatalf("/proc/%d/stat: %v", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 func btoi(x bool) int {
