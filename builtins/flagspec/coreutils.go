@@ -155,8 +155,8 @@ var echoSpec = &spec{anyArgs: true}
 // (printf -v PATH /tmp/evil changes what later commands run).
 var printfSpec = &spec{
 	complete: true,
-	deny:  []denial{{`-v=`, "assigns a shell variable"}},
-	posix: true, ops: opsText, noStd: true,
+	deny:     []denial{{`-v=`, "assigns a shell variable"}},
+	posix:    true, ops: opsText, noStd: true,
 }
 
 // cd changes the shell's directory; the analyser tracks it. The directory is
