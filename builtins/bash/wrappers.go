@@ -207,8 +207,8 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	prog := argv[0]
 	// Only xargs itself reads the piped paths; a wrapper or a command it
 	// runs reads something else.
-	piped := fr.pipedRoots
-	fr.pipedRoots = nil
+	piped, pipedLines, pipedWhy := fr.pipedRoots, fr.pipedLines, fr.pipedWhy
+	fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, ""
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		fr.unknown = firstNonEmpty(fr.unknown, "nesting too deep to analyse")
@@ -399,13 +399,16 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 				inner.placeholder = "{}"
 			}
 		}
+		cmd := argv[i:]
 		if i >= len(argv) {
-			w.leaf(inner, st, wordsOf([]string{"echo"}), "")
-			return st, st
+			cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
 		}
 		inner.appends = inner.placeholder == ""
 		inner.dataRoots = nil
-		if piped != nil && xargsKeepsPaths(opts) {
+		if pipedWhy != "" {
+			inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+pipedWhy)
+		}
+		if piped != nil && xargsKeepsPaths(opts, pipedLines) {
 			// find ROOT -print0 | xargs -0 CMD: each operand is one path
 			// under ROOT (dataflow.go).
 			inner.forced = fr.forced
@@ -413,7 +416,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
 			inner.dataEmpty = inner.appends && !noEmpty
 		}
-		w.command(argv[i:], inner, st, nil)
+		w.command(cmd, inner, st, nil)
 		return st, st
 	case "find":
 		return w.findCmd(argv, fr, st)
