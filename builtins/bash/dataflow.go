@@ -586,4 +586,3 @@ func (w *walker) findNamesPlain(words []string, roots []string) string {
 	}
 	return ""
 }
-
