@@ -90,9 +90,29 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		{`find "$(pwd)" -exec cat {} \;`, true, ""}, // the working directory (substPwd)
 		{`find -files0-from list -exec cat {} \;`, false, ""},
 		// xargs without -0 splits names at blanks and quotes: a file
-		// named "a /etc/shadow" gives /etc/shadow, "a -rf" gives -rf.
-		{`find . -name '*.c' | xargs grep -l main`, false, ""},
-		{`find . -print | xargs cat`, false, ""},
+		// named "a /etc/shadow" gives /etc/shadow, "a -rf" gives -rf;
+		// followed only when no name below the root holds such a
+		// character (here the root does not exist: find prints nothing;
+		// TestXargsSplitsFindPathsForReal and
+		// TestXargsLinesAgainstHostileNames check real trees).
+		{`find . -name '*.c' | xargs grep -l main`, true, "/home/u/proj hidden"},
+		{`find . -print | xargs cat`, true, ""},
+		{`find . | xargs -n 1 wc -l`, true, ""},
+		{`find . | xargs -I{} grep -l x {}`, true, ""},
+		{`find . | xargs`, true, ""},
+		{`find "$HOME" -name '*.c' | xargs grep -l x`, true, "/home/u hidden"},
+		{`find . | xargs rm`, false, ""},
+		{`find . | xargs sed -i s/a/b/`, false, ""},
+		{`find . | xargs -I{} sh -c 'cat {}'`, false, ""},
+		{`find . | xargs -d '\n' cat`, false, ""},
+		{`find . | xargs -E x cat`, false, ""},
+		{`find . | xargs -a list cat`, false, ""},
+		{`find . -ls | xargs cat`, false, ""},
+		{`find . -printf '%p\n' | xargs cat`, false, ""},
+		{`find "a b" | xargs cat`, false, ""},
+		{`find "a'b" | xargs cat`, false, ""},
+		{`cat list | xargs cat`, false, ""},
+		{`ls | xargs cat`, false, ""},
 		{`find . | xargs -0 cat`, false, ""},
 		{`find . -print | xargs -0 cat`, false, ""},
 		{`find . -print0 | xargs cat`, false, ""},
@@ -188,10 +208,22 @@ func TestXargsSplitsFindPathsForReal(t *testing.T) {
 	if want := []string{"./a /etc/shadow", "./b/x -rf"}; !slices.Equal(null, want) {
 		t.Errorf("find -print0 | xargs -0: operands %q, want %q", null, want)
 	}
+	// The analysis walks the tree at decision time: names with blanks
+	// keep plain xargs from being followed; a tree without them does not.
+	opts := Options{Cwd: dir, Home: t.TempDir()}
 	for _, cmd := range []string{`find . -type f | xargs cat`, `find . -type f -print0 | xargs -0 cat`} {
-		if got, want := analyze(cmd, conformanceOpts).ReadOnly, strings.Contains(cmd, "-0"); got != want {
+		if got, want := analyze(cmd, opts).ReadOnly, strings.Contains(cmd, "-0"); got != want {
 			t.Errorf("%q: read-only = %v, want %v", cmd, got, want)
 		}
+	}
+	if got := analyze(`find b -type f | xargs cat`, opts).ReadOnly; got {
+		t.Errorf("find b | xargs cat with b/\"x -rf\": read-only")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "c/d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := analyze(`find c -type f | xargs cat`, opts).ReadOnly; !got {
+		t.Errorf("find c | xargs cat with plain names: not read-only")
 	}
 }
 

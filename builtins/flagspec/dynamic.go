@@ -105,8 +105,19 @@ func DynamicWordsHarmless(argv []string, at []int, splits []bool) (Verdict, bool
 	return main, true
 }
 
-// calm reports whether a verdict runs nothing and reaches no network.
+// calm reports whether a verdict runs nothing, reaches no network and
+// names no path only known at run time.
 func calm(v Verdict) bool {
+	for _, p := range slices.Concat(v.Reads, v.Writes) {
+		if strings.Contains(p, Dynamic) {
+			return false
+		}
+	}
+	for _, tr := range v.RecursiveReads {
+		if strings.Contains(tr.Path, Dynamic) {
+			return false
+		}
+	}
 	return v.RunsUnknown == "" && v.RunsData == "" && len(v.Commands) == 0 && v.Runs == 0 &&
 		v.Network == "" && !v.Unplaced && len(v.Links) == 0
 }
