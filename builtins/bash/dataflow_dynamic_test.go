@@ -90,7 +90,7 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `dirname $(mktemp -u -t tmp.XXXXXXXXXX); basename $(echo -a -z x y); groups $(echo --version); seq $(echo -w -s , 1 3)`, ro: true},
 		{cmd: `printf '%0.s-' $(seq 1 $(ls | wc -l)); printf '%s\n' $(ls); me=$(basename -- "$(ls | head -n 1)")`, ro: true},
 		{cmd: `mktemp -u $(echo -d -p . -q --suffix=x); mktemp --dry-run "$(echo -p)XXXX"; rand=$(mktemp --dry-run ${s// /X})`, ro: true},
-		{cmd: `mktemp $(echo -p .)`, bites: true}, // creates the file
+		{cmd: `mktemp $(echo -p .)`, bites: true},  // creates the file
 		{cmd: `mktemp $(echo -- -u)`, bites: true}, // -u is the template
 		{cmd: `date $(ls)`},
 		{cmd: `printf $(echo -v x y)`},
