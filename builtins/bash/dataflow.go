@@ -1,7 +1,12 @@
 package bash
 
 import (
+	"errors"
+	"io"
+	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -585,4 +590,62 @@ func (w *walker) findNamesPlain(words []string, roots []string) string {
 		}
 	}
 	return ""
+}
+
+// maxGlobDirEntries bounds the directory read to tell whether a glob
+// matches nothing.
+const maxGlobDirEntries = 4096
+
+// literalUnmatchedGlobs returns find's argv with each glob word of its
+// expression (after the starting points: a -name pattern written without
+// quotes) that matches no name in the working directory now taken as the
+// literal word bash then passes (no nullglob or failglob, which a shopt in
+// the command would set: globsChanged). Only a glob of * and ? without a
+// slash, bracket or backslash is tried, every * and ? taken as active (a
+// superset of its matches, names starting with "." included); the
+// working directory must be one known directory, which is stamped (its
+// modification time changes with its entries). A glob that matches keeps
+// its glob mark (names, maybe options). What changes between the decision
+// and the run is not seen (docs/shell.md).
+func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
+	dir := st.single()
+	if dir == "" || w.globsChanged {
+		return argv
+	}
+	e := flagspec.ParseFind(strs(argv))
+	if len(e.Primaries) == 0 {
+		return argv
+	}
+	var names []string
+	listed, out := false, argv
+	for i := e.Primaries[0].Index; i < len(argv); i++ {
+		a := argv[i]
+		if !a.glob || a.dynamic || a.splits || a.taint != "" || a.s == "" || strings.ContainsAny(a.s, "/[\\") {
+			continue
+		}
+		if !listed {
+			listed = true
+			f, err := os.Open(dir)
+			if err != nil {
+				return argv
+			}
+			names, err = f.Readdirnames(maxGlobDirEntries + 1)
+			f.Close()
+			if err != nil && len(names) == 0 && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
+				return argv
+			}
+			w.scriptFiles().StampDir(dir)
+		}
+		if slices.ContainsFunc(names, func(n string) bool {
+			ok, err := path.Match(a.s, n)
+			return ok || err != nil
+		}) {
+			continue
+		}
+		if &out[0] == &argv[0] {
+			out = slices.Clone(argv)
+		}
+		out[i].glob = false
+	}
+	return out
 }

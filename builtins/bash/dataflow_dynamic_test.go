@@ -93,6 +93,14 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `mktemp $(echo -p .)`, bites: true},  // creates the file
 		{cmd: `mktemp $(echo -- -u)`, bites: true}, // -u is the template
 		{cmd: `date $(ls)`},
+		// A glob find takes as a pattern is the pattern when it matches
+		// nothing now; a match (names, options) keeps it a glob.
+		{cmd: `find . -name *.nomatch -print; find names -name “*.pdf” -print`, ro: true},
+		{cmd: `find . -name *.zzz -maxdepth 2 -print0 | xargs -0 grep -l TODO`, ro: true},
+		{cmd: `find . -name *.txt -print`},
+		{cmd: `find . -name *rf -print`},
+		{cmd: `shopt -s nullglob; find . -name *.zzz -print`},
+		{cmd: `shopt -s failglob; find . -name *.zzz -print`},
 		{cmd: `printf $(echo -v x y)`},
 
 		// The names turn into options, several words or a remote archive.

@@ -48,6 +48,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		}
 		return
 	}
+	if argv[0].s == "find" {
+		argv = w.literalUnmatchedGlobs(argv, st)
+	}
 	if sv == nil {
 		sv = strs(argv)
 	}
