@@ -580,6 +580,11 @@ func (w *walker) findNamesPlain(words []string, roots []string) string {
 			if e.Unknown != "" {
 				return "a link below " + r + " leads where permopa cannot know statically (" + e.Unknown + ")"
 			}
+			if e.Special {
+				// cat, grep and the like block on a FIFO they are
+				// handed, or read the device.
+				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device, which the program handed its name may block on"
+			}
 			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
 			if !xargsPlain(name) {
 				return "a name below " + r + " holds a character xargs splits at or removes: " + strconv.Quote(e.Rel)

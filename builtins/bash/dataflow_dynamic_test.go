@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -178,6 +179,11 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), "a.txt"), "TODO\n")
 		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), "sub", n), "TODO hostile\n")
 	}
+	// A FIFO blocks the program handed its name (cat, grep).
+	appendTo(t, filepath.Join(proj, "fifo", "a.txt"), "TODO\n")
+	if err := syscall.Mkfifo(filepath.Join(proj, "fifo", "p"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range []string{"a.txt", "-rf", "--output=pwned.txt", "-n", "sub/--files0-from=list.txt", "sub/b.txt"} {
 		appendTo(t, filepath.Join(proj, "plain", n), "TODO plain\n")
 	}
@@ -200,6 +206,8 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 		}
 	}
 	cases = append(cases,
+		run{cmd: "find fifo | xargs cat"},
+		run{cmd: "find fifo | xargs grep -l TODO"},
 		run{cmd: "find plain -type f | xargs rm"},
 		run{cmd: "find plain -type f | xargs sed -i s/TODO/x/"},
 		run{cmd: "find plain -type f | xargs -I{} sh -c 'cat {}'"},
