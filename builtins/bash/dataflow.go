@@ -224,6 +224,37 @@ func rootTrees(roots []string) []Tree {
 	return out
 }
 
+// rootTreesTo are rootTrees read down to depth levels (0: no limit).
+func rootTreesTo(roots []string, depth int) []Tree {
+	ts := rootTrees(roots)
+	for i := range ts {
+		ts[i].MaxDepth = depth
+	}
+	return ts
+}
+
+// findDepth is how deep below its starting point a path find supplies
+// lies, plus one (the entries of a directory it names): -maxdepth N gives
+// N+1, the largest N when given more than once; 0 (no limit) without
+// -maxdepth or with a value that is not a plain number.
+func findDepth(e flagspec.FindExpr) int {
+	depth := 0
+	for _, p := range e.Primaries {
+		if p.Name != "-maxdepth" {
+			continue
+		}
+		if len(p.Values) != 1 {
+			return 0
+		}
+		n, err := strconv.Atoi(p.Values[0])
+		if err != nil || n < 0 || n > 1<<16 || strings.HasPrefix(p.Values[0], "+") {
+			return 0
+		}
+		depth = max(depth, n+1)
+	}
+	return depth
+}
+
 // markInArgv reports whether a word already holds pathMark before any
 // supplied word is put in (./$x): then a read of pathMark could come from
 // it, and no supplied value is tracked.

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -453,6 +454,36 @@ func TestValuesInsideOneCommand(t *testing.T) {
 	for _, l := range a.Leaves {
 		if l.Program == "cat" && !strings.Contains(l.Argv[1], dyn) {
 			t.Errorf("cat's operand after source: %q, want a run-time word", l.Argv[1])
+		}
+	}
+}
+
+// A path find supplies lies at most -maxdepth N below its root: a plain
+// read of one reaches N+1 levels (the entries of a directory it names); a
+// recursive read of one, any depth (issue 26, big roots).
+func TestSuppliedPathsDepth(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		cmd  string
+		want string // path:max_depth of the trees read, sorted
+	}{
+		{`find / -maxdepth 1 -type f -exec grep -l x {} +`, "/:1 /:2"},
+		{`find / -maxdepth 1 -exec grep -r x {} +`, "/:0 /:1 /:2"},
+		{`find . -maxdepth 0 -print0 | xargs -0 cat`, "/home/u/proj:1"},
+		{`find . -maxdepth 1 -maxdepth 3 -exec cat {} \;`, "/home/u/proj:3 /home/u/proj:4"},
+		{`find . -maxdepth x -exec cat {} \;`, "/home/u/proj:0"},
+		{`find . -exec cat {} \;`, "/home/u/proj:0"},
+	}
+	for _, c := range cases {
+		a := analyze(c.cmd, conformanceOpts)
+		var got []string
+		for _, tr := range a.RecursiveReads {
+			got = append(got, tr.Path+":"+strconv.Itoa(tr.MaxDepth))
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if s := strings.Join(got, " "); s != c.want {
+			t.Errorf("%q: trees %q, want %q", c.cmd, s, c.want)
 		}
 	}
 }

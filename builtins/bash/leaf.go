@@ -204,8 +204,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	addPaths := func(dst *[]string, raw []string, write bool) {
 		for _, p := range raw {
 			if !write && supplied == pathMark && isPathMark(p) {
-				// A supplied path: what it can name is the roots' trees.
-				lf.RecursiveReads = appendTrees(lf.RecursiveReads, rootTrees(fr.dataRoots)...)
+				// A supplied path: what it can name is the roots' trees
+				// (down to find's -maxdepth, and the entries of a
+				// directory there).
+				lf.RecursiveReads = appendTrees(lf.RecursiveReads, rootTreesTo(fr.dataRoots, fr.dataDepth)...)
 				continue
 			}
 			paths, ok := w.resolve(p, st)

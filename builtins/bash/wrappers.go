@@ -207,8 +207,8 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	prog := argv[0]
 	// Only xargs itself reads the piped paths; a wrapper or a command it
 	// runs reads something else.
-	piped, pipedLines, pipedWhy := fr.pipedRoots, fr.pipedLines, fr.pipedWhy
-	fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, ""
+	piped, pipedLines, pipedWhy, pipedDepth := fr.pipedRoots, fr.pipedLines, fr.pipedWhy, fr.pipedDepth
+	fr.pipedRoots, fr.pipedLines, fr.pipedWhy, fr.pipedDepth = nil, false, "", 0
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		fr.unknown = firstNonEmpty(fr.unknown, "nesting too deep to analyse")
@@ -404,7 +404,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
 		}
 		inner.appends = inner.placeholder == ""
-		inner.dataRoots = nil
+		inner.dataRoots, inner.dataDepth = nil, 0
 		if pipedWhy != "" {
 			inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+pipedWhy)
 		}
@@ -412,7 +412,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			// find ROOT -print0 | xargs -0 CMD: each operand is one path
 			// under ROOT (dataflow.go).
 			inner.forced = fr.forced
-			inner.dataRoots = piped
+			inner.dataRoots, inner.dataDepth = piped, pipedDepth
 			_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
 			inner.dataEmpty = inner.appends && !noEmpty
 		}
@@ -771,9 +771,9 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 		}
 		inner := fr.wrap(e.label, sv, false, forced).withCode(sv, e.end+1)
 		inner.placeholder = "{}"
-		inner.dataRoots = nil
+		inner.dataRoots, inner.dataDepth = nil, 0
 		if known {
-			inner.dataRoots = roots
+			inner.dataRoots, inner.dataDepth = roots, findDepth(expr)
 		}
 		innerSt := st
 		if strings.HasSuffix(e.label, "dir") {
