@@ -581,18 +581,22 @@ func xargsPlain(s string) bool {
 
 // findNamesPlain checks, at decision time, that every path find can print
 // below its starting points reaches xargs (without -0) whole: each
-// starting point as written and each name in its tree is made of
+// starting point as written and each name in its tree (down to find's
+// -maxdepth: depth is findDepth's) is made of
 // xargsPlain bytes only. The walk is the bounded one of recursive reads
 // (paths.ListTree, hidden entries included, through links: a superset of
 // what find prints with or without -L); a tree too large or unreadable
 // fails. Every directory read is stamped, so a cached analysis holds only
 // while none of them changes. It returns why not, "" when plain. What
 // changes between the decision and the run is not seen (docs/shell.md).
-func (w *walker) findNamesPlain(words []string, roots []string) string {
+func (w *walker) findNamesPlain(words []string, roots []string, depth int) string {
 	for _, r := range words {
 		if !xargsPlain(r) {
 			return "the starting point " + strconv.Quote(r) + " holds a character xargs splits at or removes"
 		}
+	}
+	if depth == 1 {
+		return "" // -maxdepth 0: find prints its starting points only
 	}
 	files := w.scriptFiles()
 	left := paths.MaxTreeEntries
@@ -601,7 +605,7 @@ func (w *walker) findNamesPlain(words []string, roots []string) string {
 		if res.Unknown != "" {
 			return "the starting point " + r + " is reached through a link that cannot be known statically"
 		}
-		l := paths.ListTreeWithin(paths.Tree{Root: res, Hidden: true}, left)
+		l := paths.ListTreeWithin(paths.Tree{Root: res, Hidden: true, MaxDepth: max(depth-1, 0)}, left)
 		if !l.Complete {
 			return "the tree below " + r + " cannot be checked for names xargs would split (" + l.Why + ")"
 		}

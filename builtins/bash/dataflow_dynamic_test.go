@@ -207,6 +207,9 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 	}
 	cases = append(cases,
 		run{cmd: "find fifo | xargs cat"},
+		// find prints nothing below -maxdepth: the bad names there are not seen.
+		run{cmd: "find bada -maxdepth 1 -type f | xargs cat", ro: true},
+		run{cmd: "find bada -maxdepth 2 -type f | xargs cat"},
 		run{cmd: "find fifo | xargs grep -l TODO"},
 		run{cmd: "find plain -type f | xargs rm"},
 		run{cmd: "find plain -type f | xargs sed -i s/TODO/x/"},

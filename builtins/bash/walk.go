@@ -587,7 +587,7 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 						// at blanks and unquotes: whole only when no name
 						// it can print holds such a character, checked now.
 						if roots, ok := w.findDataRoots(fargv, expr, st); ok {
-							if why := w.findNamesPlain(expr.Roots, roots); why == "" {
+							if why := w.findNamesPlain(expr.Roots, roots, findDepth(expr)); why == "" {
 								yfr.pipedRoots, yfr.pipedLines, yfr.pipedDepth = roots, true, findDepth(expr)
 							} else {
 								yfr.pipedWhy = why
