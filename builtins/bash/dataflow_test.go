@@ -226,6 +226,17 @@ func TestXargsSplitsFindPathsForReal(t *testing.T) {
 	if got := analyze(`find c -type f | xargs cat`, opts).ReadOnly; !got {
 		t.Errorf("find c | xargs cat with plain names: not read-only")
 	}
+	// The analysis is cached while the directories it walked are
+	// unchanged: a name created later, however deep, is seen.
+	if got := Analyze(`find c -type f | xargs cat`, opts).ReadOnly; !got {
+		t.Errorf("find c | xargs cat with plain names (cached): not read-only")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c/d/x -rf"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Analyze(`find c -type f | xargs cat`, opts).ReadOnly; got {
+		t.Errorf("find c | xargs cat after c/d/\"x -rf\" was created: still read-only (stale cached analysis)")
+	}
 }
 
 // Values inside one command (issue 26): loop variables over static words
@@ -485,5 +496,29 @@ func TestSuppliedPathsDepth(t *testing.T) {
 		if s := strings.Join(got, " "); s != c.want {
 			t.Errorf("%q: trees %q, want %q", c.cmd, s, c.want)
 		}
+	}
+}
+
+// A glob in find's expression is the literal pattern while it matches
+// nothing in the working directory; the cached analysis is dropped when a
+// name there changes (issue 26).
+func TestFindGlobMatchesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opts := Options{Cwd: dir, Home: t.TempDir()}
+	cmd := `find . -name *.zz -maxdepth 2 -print`
+	if a := Analyze(cmd, opts); !a.ReadOnly {
+		t.Errorf("%q in an empty directory: not read-only (%s)", cmd, strings.Join(a.NotReadOnly, "; "))
+	}
+	for _, c := range []string{`shopt -s nullglob; find . -name *.zz`, `find . -name [a]*.zz`, `find . -name a*/b.zz`} {
+		if analyze(c, opts).ReadOnly {
+			t.Errorf("%q: read-only", c)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "-delete.zz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := Analyze(cmd, opts); a.ReadOnly {
+		t.Errorf("%q once ./-delete.zz exists: read-only", cmd)
 	}
 }
