@@ -79,6 +79,7 @@ func TestLinksAgainstStrace(t *testing.T) {
 		{"du -a", false, true}, {"du -aL -P", false, true}, {"du -aL", true, true},
 		{"git grep --no-index KEY", false, false},
 		{"find . -exec cat {} +", true, false}, {"find . -print0 | xargs -0 cat", true, false},
+		{"find . | xargs cat", true, false}, {"find . -maxdepth 1 -exec cat {} +", true, false},
 	}
 	if !slowTests {
 		// The quick suite: every third command; all with -tags slow (.ci/run).

@@ -1,7 +1,16 @@
 package bash
 
 import (
+	"errors"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/permopa/permopa/builtins/paths"
 
 	"github.com/permopa/permopa/builtins/flagspec"
 	"mvdan.cc/sh/v3/syntax"
@@ -59,9 +68,11 @@ func (w *walker) findDataRoots(argv []word, e flagspec.FindExpr, st state) ([]st
 }
 
 // findPipedCall returns a find statement whose words are all literal
-// (quoted or not) and whose stderr, if redirected, goes to a file, not
-// into the pipe; nil otherwise.
-func findPipedCall(s *syntax.Stmt) *syntax.CallExpr {
+// (quoted or not) or $HOME (home: quoted, or unquoted when the home
+// directory holds no blank or glob character, so that it stays one word)
+// and whose stderr, if redirected, goes to a file, not into the pipe; nil
+// otherwise.
+func findPipedCall(s *syntax.Stmt, home string) *syntax.CallExpr {
 	c, isCall := s.Cmd.(*syntax.CallExpr)
 	if !isCall || len(c.Assigns) > 0 || len(c.Args) < 2 || c.Args[0].Lit() != "find" {
 		return nil
@@ -72,11 +83,33 @@ func findPipedCall(s *syntax.Stmt) *syntax.CallExpr {
 		}
 	}
 	for _, a := range c.Args {
-		if !quotedLiteral(a) {
+		if !quotedLiteral(a) && !homeWord(a, home) {
 			return nil
 		}
 	}
 	return c
+}
+
+// homeWord reports whether a word is $HOME or ${HOME} (quoted or not),
+// optionally followed by a literal: the analysis expands it to the home
+// directory (words.go), which must be known.
+func homeWord(wd *syntax.Word, home string) bool {
+	if home == "" || len(wd.Parts) == 0 {
+		return false
+	}
+	first := wd.Parts[0]
+	quoted := false
+	if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		first, quoted = dq.Parts[0], true
+	}
+	pe, ok := first.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Param.Value != "HOME" || !isPlainParam(pe, "HOME") {
+		return false
+	}
+	if !quoted && strings.ContainsAny(home, " \t\n*?[") {
+		return false
+	}
+	return quotedLiteral(&syntax.Word{Parts: wd.Parts[1:]})
 }
 
 // findPrintsOnlyPaths reports whether find's standard output is nothing
@@ -124,7 +157,7 @@ func quotedLiteral(wd *syntax.Word) bool {
 // substitution (which could read part of the pipe first).
 func pipedXargs(s *syntax.Stmt) bool {
 	c, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(c.Assigns) > 0 || len(c.Args) < 2 || c.Args[0].Lit() != "xargs" {
+	if !ok || len(c.Assigns) > 0 || len(c.Args) < 1 || c.Args[0].Lit() != "xargs" {
 		return false
 	}
 	for _, r := range s.Redirs {
@@ -151,13 +184,14 @@ func isInputRedir(op syntax.RedirOperator) bool {
 	return false
 }
 
-// xargsKeepsPaths reports whether xargs hands each NUL-ended input item to
-// its command whole: -0 is given and every other option only limits how
+// xargsKeepsPaths reports whether xargs hands each NUL-ended input item
+// (lines: each blank-separated item, -0 not given) to
+// its command whole: -0 is given (not given, for lines) and every other option only limits how
 // many items go to one run or how runs are scheduled. -a (input from a
 // file), -d (another delimiter), -E (end-of-input string), -o (the
 // terminal as stdin) and --process-slot-var (an environment variable)
 // keep the operands unknown.
-func xargsKeepsPaths(opts []parsedOpt) bool {
+func xargsKeepsPaths(opts []parsedOpt, lines bool) bool {
 	null := false
 	for _, o := range opts {
 		switch o.name {
@@ -169,7 +203,9 @@ func xargsKeepsPaths(opts []parsedOpt) bool {
 			return false
 		}
 	}
-	return null
+	// Paths one a line (find -print): read as blank-separated items
+	// without -0; with -0 the whole list would be one item.
+	return null != lines
 }
 
 // isPathMark reports whether a path from the vocabulary is exactly one
@@ -186,6 +222,37 @@ func rootTrees(roots []string) []Tree {
 		out = append(out, Tree{Path: r, Hidden: true})
 	}
 	return out
+}
+
+// rootTreesTo are rootTrees read down to depth levels (0: no limit).
+func rootTreesTo(roots []string, depth int) []Tree {
+	ts := rootTrees(roots)
+	for i := range ts {
+		ts[i].MaxDepth = depth
+	}
+	return ts
+}
+
+// findDepth is how deep below its starting point a path find supplies
+// lies, plus one (the entries of a directory it names): -maxdepth N gives
+// N+1, the largest N when given more than once; 0 (no limit) without
+// -maxdepth or with a value that is not a plain number.
+func findDepth(e flagspec.FindExpr) int {
+	depth := 0
+	for _, p := range e.Primaries {
+		if p.Name != "-maxdepth" {
+			continue
+		}
+		if len(p.Values) != 1 {
+			return 0
+		}
+		n, err := strconv.Atoi(p.Values[0])
+		if err != nil || n < 0 || n > 1<<16 || strings.HasPrefix(p.Values[0], "+") {
+			return 0
+		}
+		depth = max(depth, n+1)
+	}
+	return depth
 }
 
 // markInArgv reports whether a word already holds pathMark before any
@@ -479,4 +546,146 @@ func loopAlternatives(vars map[string][]word, argv []word) [][]word {
 		return nil
 	}
 	return alts
+}
+
+// findPrintsOnlyLines reports whether find's standard output is nothing
+// but its paths, each ended by a newline (-print, or no action at all).
+func findPrintsOnlyLines(argv []string) bool {
+	for _, p := range flagspec.ParseFind(argv).Primaries {
+		switch p.Name {
+		case "-print0", "-printf", "-ls", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0",
+			"-fprintf", "-fls", "-delete":
+			return false
+		}
+	}
+	return true
+}
+
+// xargsPlainByte reports whether GNU xargs, reading items separated by
+// blanks and newlines (no -0, no -d), passes the byte on as it is: a
+// printable ASCII character other than a quote or a backslash. Blanks,
+// newlines and the other white space split items, quotes and backslashes
+// are removed, and bytes beyond ASCII are left to the locale.
+func xargsPlainByte(c byte) bool {
+	return c > ' ' && c < 0x7f && c != '\'' && c != '"' && c != '\\'
+}
+
+func xargsPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !xargsPlainByte(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// findNamesPlain checks, at decision time, that every path find can print
+// below its starting points reaches xargs (without -0) whole: each
+// starting point as written and each name in its tree (down to find's
+// -maxdepth: depth is findDepth's) is made of
+// xargsPlain bytes only. The walk is the bounded one of recursive reads
+// (paths.ListTree, hidden entries included, through links: a superset of
+// what find prints with or without -L); a tree too large or unreadable
+// fails. Every directory read is stamped, so a cached analysis holds only
+// while none of them changes. It returns why not, "" when plain. What
+// changes between the decision and the run is not seen (docs/shell.md).
+func (w *walker) findNamesPlain(words []string, roots []string, depth int) string {
+	for _, r := range words {
+		if !xargsPlain(r) {
+			return "the starting point " + strconv.Quote(r) + " holds a character xargs splits at or removes"
+		}
+	}
+	if depth == 1 {
+		return "" // -maxdepth 0: find prints its starting points only
+	}
+	files := w.scriptFiles()
+	left := paths.MaxTreeEntries
+	for _, r := range roots {
+		res := paths.ResolvePath(r, "/", w.opts.Home)
+		if res.Unknown != "" {
+			return "the starting point " + r + " is reached through a link that cannot be known statically"
+		}
+		l := paths.ListTreeWithin(paths.Tree{Root: res, Hidden: true, MaxDepth: max(depth-1, 0)}, left)
+		if !l.Complete {
+			return "the tree below " + r + " cannot be checked for names xargs would split (" + l.Why + ")"
+		}
+		left -= l.Read
+		files.StampDir(r)
+		for _, e := range l.Entries {
+			if e.Unknown != "" {
+				return "a link below " + r + " leads where permopa cannot know statically (" + e.Unknown + ")"
+			}
+			if e.Special {
+				// cat, grep and the like block on a FIFO they are
+				// handed, or read the device.
+				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device, which the program handed its name may block on"
+			}
+			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
+			if !xargsPlain(name) {
+				return "a name below " + r + " holds a character xargs splits at or removes: " + strconv.Quote(e.Rel)
+			}
+			if e.Dir {
+				files.StampDir(filepath.Join(res.Real, e.Rel))
+			}
+		}
+	}
+	return ""
+}
+
+// maxGlobDirEntries bounds the directory read to tell whether a glob
+// matches nothing.
+const maxGlobDirEntries = 4096
+
+// literalUnmatchedGlobs returns find's argv with each glob word of its
+// expression (after the starting points: a -name pattern written without
+// quotes) that matches no name in the working directory now taken as the
+// literal word bash then passes (no nullglob or failglob, which a shopt in
+// the command would set: globsChanged). Only a glob of * and ? without a
+// slash, bracket or backslash is tried, every * and ? taken as active (a
+// superset of its matches, names starting with "." included); the
+// working directory must be one known directory, which is stamped (its
+// modification time changes with its entries). A glob that matches keeps
+// its glob mark (names, maybe options). What changes between the decision
+// and the run is not seen (docs/shell.md).
+func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
+	dir := st.single()
+	if dir == "" || w.globsChanged {
+		return argv
+	}
+	e := flagspec.ParseFind(strs(argv))
+	if len(e.Primaries) == 0 {
+		return argv
+	}
+	var names []string
+	listed, out := false, argv
+	for i := e.Primaries[0].Index; i < len(argv); i++ {
+		a := argv[i]
+		if !a.glob || a.dynamic || a.splits || a.taint != "" || a.s == "" || strings.ContainsAny(a.s, "/[\\") {
+			continue
+		}
+		if !listed {
+			listed = true
+			f, err := os.Open(dir)
+			if err != nil {
+				return argv
+			}
+			names, err = f.Readdirnames(maxGlobDirEntries + 1)
+			f.Close()
+			if err != nil && len(names) == 0 && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
+				return argv
+			}
+			w.scriptFiles().StampDir(dir)
+		}
+		if slices.ContainsFunc(names, func(n string) bool {
+			ok, err := path.Match(a.s, n)
+			return ok || err != nil
+		}) {
+			continue
+		}
+		if &out[0] == &argv[0] {
+			out = slices.Clone(argv)
+		}
+		out[i].glob = false
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -84,6 +85,24 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `shift; unset x; unset -f ls; set +m; ls -la`, ro: true},
 		{cmd: `echo $$ $# $?; head -n $# notes.txt; ps -p $$ -o pid=`, ro: true},
 		{cmd: `ls | tee >(awk '{print $1}') >/dev/null; awk '/inet addr/{print $2}' notes.txt`, ro: true},
+		// Programs whose every option is harmless take any word: options
+		// (the program's own: an unknown one only makes it fail), several
+		// words or none (flagspec.DynamicWordsHarmless).
+		{cmd: `dirname $(mktemp -u -t tmp.XXXXXXXXXX); basename $(echo -a -z x y); groups $(echo --version); seq $(echo -w -s , 1 3)`, ro: true},
+		{cmd: `printf '%0.s-' $(seq 1 $(ls | wc -l)); printf '%s\n' $(ls); me=$(basename -- "$(ls | head -n 1)")`, ro: true},
+		{cmd: `mktemp -u $(echo -d -p . -q --suffix=x); mktemp --dry-run "$(echo -p)XXXX"; rand=$(mktemp --dry-run ${s// /X})`, ro: true},
+		{cmd: `mktemp $(echo -p .)`, bites: true},  // creates the file
+		{cmd: `mktemp $(echo -- -u)`, bites: true}, // -u is the template
+		{cmd: `date $(ls)`},
+		// A glob find takes as a pattern is the pattern when it matches
+		// nothing now; a match (names, options) keeps it a glob.
+		{cmd: `find . -name *.nomatch -print; find names -name “*.pdf” -print`, ro: true},
+		{cmd: `find . -name *.zzz -maxdepth 2 -print0 | xargs -0 grep -l TODO`, ro: true},
+		{cmd: `find . -name *.txt -print`},
+		{cmd: `find . -name *rf -print`},
+		{cmd: `shopt -s nullglob; find . -name *.zzz -print`},
+		{cmd: `shopt -s failglob; find . -name *.zzz -print`},
+		{cmd: `printf $(echo -v x y)`},
 
 		// The names turn into options, several words or a remote archive.
 		{cmd: `for f in *; do sort "$f"; done`, bites: true}, // sort --output=pwned.txt
@@ -99,6 +118,105 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `ls > l; xargs cat < l`},             // xargs fed from a file the command wrote
 		{cmd: `find . -exec sort {} \;`, ro: true}, // ./--output=pwned.txt is a file
 	}
+	opts := realWorldOpts(root)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for _, c := range cases {
+		a := analyze(c.cmd, opts)
+		if a.ReadOnly != c.ro {
+			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
+		}
+		if !a.ReadOnly && !c.bites {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			bad := hostileRun(t, d, root, c.cmd, a, evil, secret)
+			switch {
+			case a.ReadOnly && len(bad) > 0:
+				t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
+			case c.bites && len(bad) == 0:
+				t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestXargsLinesAgainstHostileNames: find ROOT | xargs CMD without -0 is
+// followed only when no name below ROOT holds a character xargs splits at
+// or removes (issue 26). Each bad name is planted alone in a tree of its
+// own; the analysis must refuse every consumer there, and the bites (a
+// blank or newline before --output=F turns into sort's option) are run to
+// show the names bite. In the plain tree (names such as -rf and
+// --output=F, which stay behind the root) every read-only consumer is run
+// under strace: none may write, run another program or open the secret.
+func TestXargsLinesAgainstHostileNames(t *testing.T) {
+	t.Parallel()
+	d, why := newDynamicTracer()
+	if d == nil {
+		proofUnavailable(t, why)
+	}
+	root, err := os.MkdirTemp("", "permopa-xargs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	os.Chmod(root, 0o755)
+	buildFixture(t, root)
+	proj := filepath.Join(root, "home/proj")
+	evil := filepath.Join(proj, "evil.sh")
+	secret := filepath.Join(root, "home/planted-secret")
+	appendTo(t, evil, "#!/bin/sh\ncat\n")
+	os.Chmod(evil, 0o755)
+	appendTo(t, secret, "PLANTEDSECRET\n")
+	bad := []string{"q --output=pwned.txt", "q\t--output=pwned.txt", "q\n--output=pwned.txt", "q\v--output=pwned.txt",
+		"q\r", "it's", `say "x"`, `back\slash`, "caf\u00e9", "\x1b[31m"}
+	for i, n := range bad {
+		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), "a.txt"), "TODO\n")
+		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), "sub", n), "TODO hostile\n")
+	}
+	// A FIFO blocks the program handed its name (cat, grep).
+	appendTo(t, filepath.Join(proj, "fifo", "a.txt"), "TODO\n")
+	if err := syscall.Mkfifo(filepath.Join(proj, "fifo", "p"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.txt", "-rf", "--output=pwned.txt", "-n", "sub/--files0-from=list.txt", "sub/b.txt"} {
+		appendTo(t, filepath.Join(proj, "plain", n), "TODO plain\n")
+	}
+	if d.root {
+		if out, err := exec.Command("chown", "-R", "65534:65534", root).CombinedOutput(); err != nil {
+			t.Fatalf("chown: %v %s", err, out)
+		}
+	}
+	consumers := []string{"xargs wc -l", "xargs cat", "xargs grep -l TODO", "xargs sort", "xargs -n 1 head -n 1", "xargs -I{} wc -c {}", "xargs"}
+	type run struct {
+		cmd       string
+		ro, bites bool
+	}
+	var cases []run
+	for _, c := range consumers {
+		cases = append(cases, run{cmd: "find plain -type f | " + c, ro: true}, run{cmd: "find plain | " + c, ro: true})
+		for i := range bad {
+			cases = append(cases, run{cmd: "find bad" + string(rune('a'+i)) + " -type f | " + c,
+				bites: c == "xargs sort" && i < 3})
+		}
+	}
+	cases = append(cases,
+		run{cmd: "find fifo | xargs cat"},
+		// find prints nothing below -maxdepth: the bad names there are not seen.
+		run{cmd: "find bada -maxdepth 1 -type f | xargs cat", ro: true},
+		run{cmd: "find bada -maxdepth 2 -type f | xargs cat"},
+		run{cmd: "find fifo | xargs grep -l TODO"},
+		run{cmd: "find plain -type f | xargs rm"},
+		run{cmd: "find plain -type f | xargs sed -i s/TODO/x/"},
+		run{cmd: "find plain -type f | xargs -I{} sh -c 'cat {}'"},
+		run{cmd: "find plain -type f > list; cat list | xargs cat"},
+		run{cmd: "cat list | xargs cat"},
+	)
 	opts := realWorldOpts(root)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -90,9 +91,29 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		{`find "$(pwd)" -exec cat {} \;`, true, ""}, // the working directory (substPwd)
 		{`find -files0-from list -exec cat {} \;`, false, ""},
 		// xargs without -0 splits names at blanks and quotes: a file
-		// named "a /etc/shadow" gives /etc/shadow, "a -rf" gives -rf.
-		{`find . -name '*.c' | xargs grep -l main`, false, ""},
-		{`find . -print | xargs cat`, false, ""},
+		// named "a /etc/shadow" gives /etc/shadow, "a -rf" gives -rf;
+		// followed only when no name below the root holds such a
+		// character (here the root does not exist: find prints nothing;
+		// TestXargsSplitsFindPathsForReal and
+		// TestXargsLinesAgainstHostileNames check real trees).
+		{`find . -name '*.c' | xargs grep -l main`, true, "/home/u/proj hidden"},
+		{`find . -print | xargs cat`, true, ""},
+		{`find . | xargs -n 1 wc -l`, true, ""},
+		{`find . | xargs -I{} grep -l x {}`, true, ""},
+		{`find . | xargs`, true, ""},
+		{`find "$HOME" -name '*.c' | xargs grep -l x`, true, "/home/u hidden"},
+		{`find . | xargs rm`, false, ""},
+		{`find . | xargs sed -i s/a/b/`, false, ""},
+		{`find . | xargs -I{} sh -c 'cat {}'`, false, ""},
+		{`find . | xargs -d '\n' cat`, false, ""},
+		{`find . | xargs -E x cat`, false, ""},
+		{`find . | xargs -a list cat`, false, ""},
+		{`find . -ls | xargs cat`, false, ""},
+		{`find . -printf '%p\n' | xargs cat`, false, ""},
+		{`find "a b" | xargs cat`, false, ""},
+		{`find "a'b" | xargs cat`, false, ""},
+		{`cat list | xargs cat`, false, ""},
+		{`ls | xargs cat`, false, ""},
 		{`find . | xargs -0 cat`, false, ""},
 		{`find . -print | xargs -0 cat`, false, ""},
 		{`find . -print0 | xargs cat`, false, ""},
@@ -188,10 +209,33 @@ func TestXargsSplitsFindPathsForReal(t *testing.T) {
 	if want := []string{"./a /etc/shadow", "./b/x -rf"}; !slices.Equal(null, want) {
 		t.Errorf("find -print0 | xargs -0: operands %q, want %q", null, want)
 	}
+	// The analysis walks the tree at decision time: names with blanks
+	// keep plain xargs from being followed; a tree without them does not.
+	opts := Options{Cwd: dir, Home: t.TempDir()}
 	for _, cmd := range []string{`find . -type f | xargs cat`, `find . -type f -print0 | xargs -0 cat`} {
-		if got, want := analyze(cmd, conformanceOpts).ReadOnly, strings.Contains(cmd, "-0"); got != want {
+		if got, want := analyze(cmd, opts).ReadOnly, strings.Contains(cmd, "-0"); got != want {
 			t.Errorf("%q: read-only = %v, want %v", cmd, got, want)
 		}
+	}
+	if got := analyze(`find b -type f | xargs cat`, opts).ReadOnly; got {
+		t.Errorf("find b | xargs cat with b/\"x -rf\": read-only")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "c/d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := analyze(`find c -type f | xargs cat`, opts).ReadOnly; !got {
+		t.Errorf("find c | xargs cat with plain names: not read-only")
+	}
+	// The analysis is cached while the directories it walked are
+	// unchanged: a name created later, however deep, is seen.
+	if got := Analyze(`find c -type f | xargs cat`, opts).ReadOnly; !got {
+		t.Errorf("find c | xargs cat with plain names (cached): not read-only")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c/d/x -rf"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Analyze(`find c -type f | xargs cat`, opts).ReadOnly; got {
+		t.Errorf("find c | xargs cat after c/d/\"x -rf\" was created: still read-only (stale cached analysis)")
 	}
 }
 
@@ -422,5 +466,59 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		if l.Program == "cat" && !strings.Contains(l.Argv[1], dyn) {
 			t.Errorf("cat's operand after source: %q, want a run-time word", l.Argv[1])
 		}
+	}
+}
+
+// A path find supplies lies at most -maxdepth N below its root: a plain
+// read of one reaches N+1 levels (the entries of a directory it names); a
+// recursive read of one, any depth (issue 26, big roots).
+func TestSuppliedPathsDepth(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		cmd  string
+		want string // path:max_depth of the trees read, sorted
+	}{
+		{`find / -maxdepth 1 -type f -exec grep -l x {} +`, "/:1 /:2"},
+		{`find / -maxdepth 1 -exec grep -r x {} +`, "/:0 /:1 /:2"},
+		{`find . -maxdepth 0 -print0 | xargs -0 cat`, "/home/u/proj:1"},
+		{`find . -maxdepth 1 -maxdepth 3 -exec cat {} \;`, "/home/u/proj:3 /home/u/proj:4"},
+		{`find . -maxdepth x -exec cat {} \;`, "/home/u/proj:0"},
+		{`find . -exec cat {} \;`, "/home/u/proj:0"},
+	}
+	for _, c := range cases {
+		a := analyze(c.cmd, conformanceOpts)
+		var got []string
+		for _, tr := range a.RecursiveReads {
+			got = append(got, tr.Path+":"+strconv.Itoa(tr.MaxDepth))
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if s := strings.Join(got, " "); s != c.want {
+			t.Errorf("%q: trees %q, want %q", c.cmd, s, c.want)
+		}
+	}
+}
+
+// A glob in find's expression is the literal pattern while it matches
+// nothing in the working directory; the cached analysis is dropped when a
+// name there changes (issue 26).
+func TestFindGlobMatchesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opts := Options{Cwd: dir, Home: t.TempDir()}
+	cmd := `find . -name *.zz -maxdepth 2 -print`
+	if a := Analyze(cmd, opts); !a.ReadOnly {
+		t.Errorf("%q in an empty directory: not read-only (%s)", cmd, strings.Join(a.NotReadOnly, "; "))
+	}
+	for _, c := range []string{`shopt -s nullglob; find . -name *.zz`, `find . -name [a]*.zz`, `find . -name a*/b.zz`} {
+		if analyze(c, opts).ReadOnly {
+			t.Errorf("%q: read-only", c)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "-delete.zz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := Analyze(cmd, opts); a.ReadOnly {
+		t.Errorf("%q once ./-delete.zz exists: read-only", cmd)
 	}
 }

@@ -92,7 +92,9 @@ package bash
 // find -exec, sh/bash -c, eval, watch, setsid, ionice. xargs and
 // find -exec are read-only only where the words they supply are paths
 // under static roots (find ROOT -exec CMD {}, find ROOT -print0 | xargs -0
-// CMD; dataflow.go, docs/shell.md "Values and where they come from"): CMD
+// CMD, find ROOT | xargs CMD when no name below ROOT holds a blank, quote
+// or backslash at decision time; dataflow.go, docs/shell.md "Values and
+// where they come from"): CMD
 // is judged with a marker path for each, whose reads become recursive
 // reads of the roots. Otherwise the operands they append are words no one
 // can see statically. watch, and env with only -i/-u (which take

@@ -48,6 +48,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		}
 		return
 	}
+	if argv[0].s == "find" {
+		argv = w.literalUnmatchedGlobs(argv, st)
+	}
 	if sv == nil {
 		sv = strs(argv)
 	}
@@ -114,6 +117,18 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		code := judge[min(v.CodeWords, len(judge))-1]
 		if fr.appends && (strings.HasPrefix(code, "-") || strings.Contains(code, dyn)) || fr.placeholder != "" && strings.Contains(code, dyn) {
 			w.unanalysableSeen(base + " runs code only known at run time (the data " + fr.wrappers[len(fr.wrappers)-1] + " supplies)")
+		}
+	}
+	dynOK := false
+	if at, splits := dynamicWords(argv); len(at) > 0 && !harmlessOperands[base] && fr.placeholder == "" && !fr.appends &&
+		len(judge) == len(argv) {
+		// A word only known at run time that may be an option, no word or
+		// several: harmless when the program's spec lists every option
+		// and none of them, nor "--", changes what the call does
+		// (flagspec.DynamicWordsHarmless; docs/shell.md, "Values and
+		// where they come from").
+		if dv, ok := flagspec.DynamicWordsHarmless(judge, at, splits); ok {
+			v, dynOK = dv, true
 		}
 	}
 	globRisk := leadingGlobs(argv, judge)
@@ -189,8 +204,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	addPaths := func(dst *[]string, raw []string, write bool) {
 		for _, p := range raw {
 			if !write && supplied == pathMark && isPathMark(p) {
-				// A supplied path: what it can name is the roots' trees.
-				lf.RecursiveReads = appendTrees(lf.RecursiveReads, rootTrees(fr.dataRoots)...)
+				// A supplied path: what it can name is the roots' trees
+				// (down to find's -maxdepth, and the entries of a
+				// directory there).
+				lf.RecursiveReads = appendTrees(lf.RecursiveReads, rootTreesTo(fr.dataRoots, fr.dataDepth)...)
 				continue
 			}
 			paths, ok := w.resolve(p, st)
@@ -284,7 +301,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			ro = false
 			why = firstNonEmpty(why, a.taint)
 		}
-		if (a.splits || strings.HasPrefix(a.s, dyn)) && !harmlessOperands[base] {
+		if (a.splits || strings.HasPrefix(a.s, dyn)) && !harmlessOperands[base] && !dynOK {
 			ro = false
 			why = firstNonEmpty(why, "an expansion may add options or operands")
 		}
@@ -993,4 +1010,20 @@ func firstOperand(argv []string) string {
 		return a
 	}
 	return ""
+}
+
+// dynamicWords returns the indexes of the words after the program that an
+// expansion fills at run time where an option may stand (a word starting
+// with one), or that may split into several words or none (unquoted), and
+// for each whether it may split.
+func dynamicWords(argv []word) ([]int, []bool) {
+	var at []int
+	var splits []bool
+	for i, a := range argv[1:] {
+		if a.splits || strings.HasPrefix(a.s, dyn) {
+			at = append(at, i+1)
+			splits = append(splits, a.splits)
+		}
+	}
+	return at, splits
 }

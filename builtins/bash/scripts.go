@@ -159,7 +159,8 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 	sv := strs(argv)
 	// A script's commands see supplied words only through $1..., which
 	// are run-time values (dataflow.go).
-	fr.dataRoots, fr.dataEmpty, fr.pipedRoots = nil, false, nil
+	fr.dataRoots, fr.dataEmpty, fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, nil, false, ""
+	fr.dataDepth, fr.pipedDepth = 0, 0
 	before := len(w.res.Leaves)
 	changed := w.scriptsChanged(argv, st)
 	if (fr.appends || fr.placeholder != "") && len(fr.wrappers) > 0 {

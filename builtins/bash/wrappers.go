@@ -207,8 +207,8 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	prog := argv[0]
 	// Only xargs itself reads the piped paths; a wrapper or a command it
 	// runs reads something else.
-	piped := fr.pipedRoots
-	fr.pipedRoots = nil
+	piped, pipedLines, pipedWhy, pipedDepth := fr.pipedRoots, fr.pipedLines, fr.pipedWhy, fr.pipedDepth
+	fr.pipedRoots, fr.pipedLines, fr.pipedWhy, fr.pipedDepth = nil, false, "", 0
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		fr.unknown = firstNonEmpty(fr.unknown, "nesting too deep to analyse")
@@ -399,21 +399,24 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 				inner.placeholder = "{}"
 			}
 		}
+		cmd := argv[i:]
 		if i >= len(argv) {
-			w.leaf(inner, st, wordsOf([]string{"echo"}), "")
-			return st, st
+			cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
 		}
 		inner.appends = inner.placeholder == ""
-		inner.dataRoots = nil
-		if piped != nil && xargsKeepsPaths(opts) {
+		inner.dataRoots, inner.dataDepth = nil, 0
+		if pipedWhy != "" {
+			inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+pipedWhy)
+		}
+		if piped != nil && xargsKeepsPaths(opts, pipedLines) {
 			// find ROOT -print0 | xargs -0 CMD: each operand is one path
 			// under ROOT (dataflow.go).
 			inner.forced = fr.forced
-			inner.dataRoots = piped
+			inner.dataRoots, inner.dataDepth = piped, pipedDepth
 			_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
 			inner.dataEmpty = inner.appends && !noEmpty
 		}
-		w.command(argv[i:], inner, st, nil)
+		w.command(cmd, inner, st, nil)
 		return st, st
 	case "find":
 		return w.findCmd(argv, fr, st)
@@ -768,9 +771,9 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 		}
 		inner := fr.wrap(e.label, sv, false, forced).withCode(sv, e.end+1)
 		inner.placeholder = "{}"
-		inner.dataRoots = nil
+		inner.dataRoots, inner.dataDepth = nil, 0
 		if known {
-			inner.dataRoots = roots
+			inner.dataRoots, inner.dataDepth = roots, findDepth(expr)
 		}
 		innerSt := st
 		if strings.HasSuffix(e.label, "dir") {

@@ -154,8 +154,9 @@ var echoSpec = &spec{anyArgs: true}
 // printf prints its arguments. -v VAR assigns a shell variable instead
 // (printf -v PATH /tmp/evil changes what later commands run).
 var printfSpec = &spec{
-	deny:  []denial{{`-v=`, "assigns a shell variable"}},
-	posix: true, ops: opsText, noStd: true,
+	complete: true,
+	deny:     []denial{{`-v=`, "assigns a shell variable"}},
+	posix:    true, ops: opsText, noStd: true,
 }
 
 // cd changes the shell's directory; the analyser tracks it. The directory is
@@ -321,7 +322,7 @@ var idSpec = &spec{
 	allow: `-a -Z --context -g --group -G --groups -n --name -r --real -u --user -z --zero -p -P -F`,
 	ops:   opsText,
 }
-var groupsSpec = &spec{ops: opsText}
+var groupsSpec = &spec{complete: true, ops: opsText}
 var nprocSpec = &spec{allow: `--all --ignore=`, ops: opsNone}
 var uptimeSpec = &spec{allow: `-p --pretty -s --since -r --raw -c --container -V`, ops: opsNone}
 var freeSpec = &spec{
@@ -367,7 +368,7 @@ var printenvSpec = &spec{allow: `-0 --null`, ops: opsText}
 var psSpec = &spec{anyArgs: true}
 
 // seq prints numbers; negative numbers look like options.
-var seqSpec = &spec{allow: `-f= --format= -s= --separator= -w --equal-width -t=`, num: true, ops: opsText}
+var seqSpec = &spec{complete: true, allow: `-f= --format= -s= --separator= -w --equal-width -t=`, num: true, ops: opsText}
 
 // sleep waits.
 var sleepSpec = &spec{ops: opsText}

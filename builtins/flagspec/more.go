@@ -93,9 +93,10 @@ var niceSpec = &spec{allow: `-n= --adjustment=`, ops: opsNone}
 
 // mktemp -u only prints a name; without it mktemp creates the file.
 var mktempSpec = &spec{
-	allow: `-u@u --dry-run@u -d --directory -q --quiet --suffix= -p= --tmpdir? -t`,
-	ops:   opsText,
-	check: requireMark('u', "mktemp creates a file or directory (only -u/--dry-run prints a name)"),
+	complete: true,
+	allow:    `-u@u --dry-run@u -d --directory -q --quiet --suffix= -p= --tmpdir? -t`,
+	ops:      opsText,
+	check:    requireMark('u', "mktemp creates a file or directory (only -u/--dry-run prints a name)"),
 }
 
 // zgrep, zegrep, zfgrep: grep over gzip -cdfq of each file (scripts that

@@ -123,6 +123,9 @@ type Entry struct {
 	// Unknown says why a symlink's target cannot be known statically (a
 	// link to /proc/self/cwd/.. or /dev/fd/3): it may be anything.
 	Unknown string
+	// Special: a FIFO, socket or device (or a link to one), which a
+	// program opening it by name may block on or read from a device.
+	Special bool
 }
 
 // Listing is what a bounded walk of a tree found.
@@ -426,7 +429,7 @@ func ListTreeWithin(t Tree, limit int) Listing {
 			if d.abs == "/" {
 				full = "/" + name
 			}
-			ent := Entry{Rel: rel, Dir: isDir}
+			ent := Entry{Rel: rel, Dir: isDir, Special: e.Type()&special != 0}
 			if e.Type()&fs.ModeSymlink != 0 {
 				if t.SkipsLinks {
 					continue
@@ -444,7 +447,11 @@ func ListTreeWithin(t Tree, limit int) Listing {
 					out.Entries = append(out.Entries, ent)
 					continue
 				}
-				if ti, err := os.Stat(target); err == nil && ti.IsDir() {
+				ti, err := os.Stat(target)
+				if err == nil && ti.Mode()&special != 0 {
+					ent.Special = true
+				}
+				if err == nil && ti.IsDir() {
 					ent.Dir = true
 					if !visited[target] && (t.MaxDepth <= 0 || strings.Count(rel, "/")+1 < t.MaxDepth) {
 						visited[target] = true
@@ -460,6 +467,10 @@ func ListTreeWithin(t Tree, limit int) Listing {
 	out.Complete = true
 	return out
 }
+
+// special are the file types a read by name may block on (a FIFO with no
+// writer, a socket) or that read a device.
+const special = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCharDevice | fs.ModeIrregular
 
 func itoa(n int) string {
 	if n == 0 {

@@ -100,6 +100,16 @@ func (f *Files) Probe(p string) (exists, ok bool) {
 	return err == nil, true
 }
 
+// StampDir stamps the directory p without counting a probe: a walk of
+// names below a root (builtins/bash, xargs fed by find) holds only while
+// each directory it read is unchanged (its modification time changes with
+// its entries).
+func (f *Files) StampDir(p string) {
+	if f != nil {
+		f.stamp(probeOf(p))
+	}
+}
+
 func (f *Files) stamp(st Stamp) {
 	key := st.Path
 	if st.Resolved {
