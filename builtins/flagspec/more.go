@@ -253,6 +253,12 @@ var yqSpec = &spec{
 			ops = ops[1:]
 		}
 		for i, o := range ops {
+			if i == 0 && strings.Contains(o, Dynamic) {
+				// A filter only known at run time (a path find or xargs
+				// supplies, named by the project) may read the environment.
+				st.fail("yq: the expression is only known at run time and may read files or the environment")
+				return
+			}
 			low := strings.ToLower(o)
 			for _, w := range []string{"load", "import", "include", "env", "input_filename", "$__loc__"} {
 				if strings.Contains(low, w) {
