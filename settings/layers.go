@@ -357,7 +357,9 @@ func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error)
 	return Merge(parts...), problems
 }
 
-// readEnv reads the PERMOPA_* variables through viper, as one more layer.
+// readEnv reads the PERMOPA_* variables as one more layer: viper nests
+// them by key (permissions.allow), and the File reader reads the document
+// as it reads a file's.
 func (l *Layers) readEnv() (Settings, []error) {
 	env := envMap(l.opts.Environ)
 	v := viper.New()
@@ -369,7 +371,8 @@ func (l *Layers) readEnv() (Settings, []error) {
 	if len(v.AllKeys()) == 0 {
 		return Settings{}, nil
 	}
-	return settingsFrom(v, nil, SourceEnvironment, "environment (PERMOPA_*)", l.opts.ProjectDir, l.opts.ProjectDir)
+	f := fileFrom("environment (PERMOPA_*)", plainTree(v.AllSettings()))
+	return f.settings(SourceEnvironment, l.opts.ProjectDir, l.opts.ProjectDir)
 }
 
 // Settings returns the merged settings of the last load.
