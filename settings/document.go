@@ -302,4 +302,3 @@ func ruleDoc(r permission.Rule) RuleEntry {
 	}
 	return obj
 }
-

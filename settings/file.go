@@ -56,7 +56,9 @@ type Value struct {
 }
 
 // Set says whether the key is given a value.
-func (v Value) Set() bool { return v.node != nil && !(v.node.kind == scalarNode && v.node.value == nil) }
+func (v Value) Set() bool {
+	return v.node != nil && !(v.node.kind == scalarNode && v.node.value == nil)
+}
 
 // Pos is where the value starts (zero when not known).
 func (v Value) Pos() Pos {

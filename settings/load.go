@@ -128,4 +128,3 @@ func toList(x any) []any {
 		return []any{v}
 	}
 }
-

@@ -223,4 +223,3 @@ func splitRules(s string) []any {
 	}
 	return out
 }
-
