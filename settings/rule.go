@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gobwas/glob"
 
@@ -222,4 +223,32 @@ func splitRules(s string) []any {
 		out = append(out, part)
 	}
 	return out
+}
+
+// RuleColumn is where (from 1, counting characters) in rule, written in
+// Claude Code form, ParseRule or ValidateRule finds the mistake: the "("
+// never closed, a ")" without its "(", a space in the tool name, the
+// content that does not read; 1 when the rule is empty or starts wrong.
+func RuleColumn(rule string) int {
+	col := func(i int) int { return utf8.RuneCountInString(rule[:i]) + 1 }
+	s := strings.TrimSpace(rule)
+	lead := strings.Index(rule, s)
+	if s == "" || s[0] == '(' {
+		return col(lead)
+	}
+	open := strings.IndexByte(s, '(')
+	name := s
+	if open >= 0 {
+		name = s[:open]
+	}
+	if i := strings.IndexAny(name, ") \t"); i >= 0 {
+		return col(lead + i)
+	}
+	switch {
+	case open < 0:
+		return col(lead)
+	case !strings.HasSuffix(s, ")"):
+		return col(lead + open) // the "(" never closed
+	}
+	return col(lead + open + 1) // the content
 }

@@ -60,8 +60,12 @@ func syntaxError(file, format string, data []byte, err error) error {
 				// shortest failing prefix mends it, the prefix failed for
 				// its end: the token is the next one; else it is the
 				// prefix's last token ("a" "b": the "b").
+				// The older decoder names the token's line: a token on a
+				// later line is that line's first.
 				var n yaml.Node
-				if e := yaml.Unmarshal(append(data[:off+1:off+1], ','), &n); e != nil && e.Error() == err.Error() {
+				if l2, _ := yamlPosition(data, err); l2 > bytes.Count(data[:off], []byte("\n"))+1 {
+					off = lineStart(data, l2)
+				} else if e := yaml.Unmarshal(append(data[:off+1:off+1], ','), &n); e != nil && e.Error() == err.Error() {
 					off = tokenStart(data, off)
 				} else {
 					off = nextToken(data, off+1)
@@ -328,6 +332,23 @@ func tokenStart(data []byte, off int) int {
 	}
 	for off > 0 && strings.IndexByte(" \t\r\n,[]{}", data[off-1]) < 0 {
 		off--
+	}
+	return off
+}
+
+// lineStart is the offset of the first character of line (from 1) that
+// is not a space.
+func lineStart(data []byte, line int) int {
+	off := 0
+	for i := 1; i < line; i++ {
+		j := bytes.IndexByte(data[off:], '\n')
+		if j < 0 {
+			return len(data)
+		}
+		off += j + 1
+	}
+	for off < len(data) && data[off] == ' ' {
+		off++
 	}
 	return off
 }
