@@ -1,7 +1,7 @@
 package settings
 
 // decode.go: one settings file's bytes into a tree of values, each with
-// the line and column where it starts (the File reader, file.go, and
+// the line and column where it starts (the fileDoc reader, file.go, and
 // `permopa rules lint` read it); syntax errors are in syntax.go.
 
 import (
@@ -17,10 +17,10 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Pos is where a key or value starts in its file: line and column from 1,
+// position is where a key or value starts in its file: line and column from 1,
 // columns counting characters. Zero when not known (TOML files, the
 // environment).
-type Pos struct{ Line, Column int }
+type position struct{ Line, Column int }
 
 type nodeKind int
 
@@ -32,7 +32,7 @@ const (
 
 // node is one decoded value and where it starts.
 type node struct {
-	Pos
+	position
 	kind   nodeKind
 	value  any     // a scalar: string, bool, int, float64, time.Time, nil
 	keys   []*node // a map's keys (string scalars), in the file's order
@@ -179,14 +179,14 @@ func foldedDuplicate(format string, m *node) *SyntaxError {
 	if m == nil || m.kind != mapNode {
 		return nil
 	}
-	seen := map[string]Pos{}
+	seen := map[string]position{}
 	for i, k := range m.keys {
 		low := strings.ToLower(m.key(i))
-		if first, dup := seen[low]; dup && k.Pos != (Pos{}) {
-			err, _ := duplicateKey(format, low, k.Pos, first).(*SyntaxError)
+		if first, dup := seen[low]; dup && k.position != (position{}) {
+			err, _ := duplicateKey(format, low, k.position, first).(*SyntaxError)
 			return err
 		}
-		seen[low] = k.Pos
+		seen[low] = k.position
 	}
 	return nil
 }
@@ -202,7 +202,7 @@ func formatName(format string) string {
 // (which of the two was meant is not known; YAML refuses it, and a JSON
 // file whose second "permissions" hides the first's deny rules must not
 // pass for the first).
-func duplicateKey(format, key string, at, first Pos) error {
+func duplicateKey(format, key string, at, first position) error {
 	return &SyntaxError{Line: at.Line, Column: at.Column,
 		Err: fmt.Errorf("not valid %s: key %s given twice (first at %d:%d)", formatName(format), shownKey(key), first.Line, first.Column)}
 }
@@ -219,7 +219,7 @@ func shownKey(k string) string {
 // yamlTree is the tree of a YAML node, aliases resolved and merge keys
 // ("<<") applied as the YAML decoder applies them (the map's own keys win).
 func yamlTree(n *yaml.Node) (*node, error) {
-	pos := Pos{n.Line, n.Column}
+	pos := position{n.Line, n.Column}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
@@ -232,10 +232,10 @@ func yamlTree(n *yaml.Node) (*node, error) {
 			return nil, err
 		}
 		c := *t
-		c.Pos = pos
+		c.position = pos
 		return &c, nil
 	case yaml.SequenceNode:
-		t := &node{Pos: pos, kind: listNode}
+		t := &node{position: pos, kind: listNode}
 		for _, c := range n.Content {
 			it, err := yamlTree(c)
 			if err != nil {
@@ -245,8 +245,8 @@ func yamlTree(n *yaml.Node) (*node, error) {
 		}
 		return t, nil
 	case yaml.MappingNode:
-		t := &node{Pos: pos, kind: mapNode}
-		seen := map[string]Pos{}
+		t := &node{position: pos, kind: mapNode}
+		seen := map[string]position{}
 		var merges []*node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			kn, vn := n.Content[i], n.Content[i+1]
@@ -258,7 +258,7 @@ func yamlTree(n *yaml.Node) (*node, error) {
 				merges = append(merges, v)
 				continue
 			}
-			kp := Pos{kn.Line, kn.Column}
+			kp := position{kn.Line, kn.Column}
 			if kn.Kind != yaml.ScalarNode {
 				return nil, &SyntaxError{Line: kp.Line, Column: kp.Column, Err: errors.New("not valid yaml: a key must be a word, not a list or map")}
 			}
@@ -266,7 +266,7 @@ func yamlTree(n *yaml.Node) (*node, error) {
 				return nil, duplicateKey("yaml", kn.Value, kp, first)
 			}
 			seen[kn.Value] = kp
-			t.keys = append(t.keys, &node{Pos: kp, value: kn.Value})
+			t.keys = append(t.keys, &node{position: kp, value: kn.Value})
 			t.values = append(t.values, v)
 		}
 		for _, m := range merges {
@@ -280,7 +280,7 @@ func yamlTree(n *yaml.Node) (*node, error) {
 				}
 				for i, k := range mm.keys {
 					if _, set := seen[mm.key(i)]; !set {
-						seen[mm.key(i)] = k.Pos
+						seen[mm.key(i)] = k.position
 						t.keys = append(t.keys, k)
 						t.values = append(t.values, mm.values[i])
 					}
@@ -293,7 +293,7 @@ func yamlTree(n *yaml.Node) (*node, error) {
 	if err := n.Decode(&v); err != nil {
 		return nil, err
 	}
-	return &node{Pos: pos, value: v}, nil
+	return &node{position: pos, value: v}, nil
 }
 
 // plainTree is the tree of a decoded document without positions (TOML's,
@@ -342,10 +342,10 @@ type jsonWalker struct {
 
 // pos is where the next token starts, from the decoder's offset (which
 // is after the last token and before the separators that follow it).
-func (w *jsonWalker) pos() Pos {
+func (w *jsonWalker) pos() position {
 	off := skipJSONSpace(w.data, w.dec.InputOffset())
 	line, col := lineCol(w.data, off+1)
-	return Pos{line, col}
+	return position{line, col}
 }
 
 func (w *jsonWalker) value() (*node, error) {
@@ -356,12 +356,12 @@ func (w *jsonWalker) value() (*node, error) {
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
-		return &node{Pos: pos, value: tok}, nil
+		return &node{position: pos, value: tok}, nil
 	}
 	switch d {
 	case '{':
-		t := &node{Pos: pos, kind: mapNode}
-		seen := map[string]Pos{}
+		t := &node{position: pos, kind: mapNode}
+		seen := map[string]position{}
 		for w.dec.More() {
 			kp := w.pos()
 			kt, err := w.dec.Token()
@@ -377,13 +377,13 @@ func (w *jsonWalker) value() (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			t.keys = append(t.keys, &node{Pos: kp, value: k})
+			t.keys = append(t.keys, &node{position: kp, value: k})
 			t.values = append(t.values, v)
 		}
 		_, err := w.dec.Token()
 		return t, err
 	default: // '['
-		t := &node{Pos: pos, kind: listNode}
+		t := &node{position: pos, kind: listNode}
 		for w.dec.More() {
 			v, err := w.value()
 			if err != nil {
@@ -421,18 +421,18 @@ func lineCol(data []byte, off int64) (int, int) {
 // treePositions maps the keys of a tree to where they start:
 // "permissions.allow" and "permissions.allow.2" (the third rule), keys
 // without case, for trust.go's left-out settings.
-func treePositions(n *node, path string, out map[string]Pos) {
+func treePositions(n *node, path string, out map[string]position) {
 	switch n.kind {
 	case mapNode:
 		for i, k := range n.keys {
 			p := join(path, n.key(i))
-			out[p] = k.Pos
+			out[p] = k.position
 			treePositions(n.values[i], p, out)
 		}
 	case listNode:
 		for i, it := range n.items {
 			p := join(path, strconv.Itoa(i))
-			out[p] = it.Pos
+			out[p] = it.position
 			treePositions(it, p, out)
 		}
 	}

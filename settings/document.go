@@ -1,5 +1,7 @@
 package settings
 
+// document.go: the settings document the policy reads (Document) and how Settings file their rules into it.
+
 import (
 	"slices"
 	"strings"

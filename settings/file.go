@@ -1,8 +1,8 @@
 package settings
 
-// file.go: File, one settings layer as written, typed, every key and value
+// file.go: fileDoc, one settings layer as written, typed, every key and value
 // with its position; fileFrom reads it from a decoded tree and
-// File.settings turns it into Settings, with a positioned Problem for each
+// fileDoc.settings turns it into Settings, with a positioned Problem for each
 // value it cannot read.
 
 import (
@@ -17,71 +17,71 @@ import (
 	"github.com/permopa/permopa/rego/tables"
 )
 
-// File is one settings layer (a settings file, or the PERMOPA_* variables)
+// fileDoc is one settings layer (a settings file, or the PERMOPA_* variables)
 // as written: the keys permopa reads (docs/usage.md "Rules"), each value
 // with where it is. Keys are read without case, a key with dots stands for
 // the path it spells; the AgentScope sections (allow_rules, ...,
 // working_directories) are keyed by tool names and paths, read as written.
-type File struct {
+type fileDoc struct {
 	Name string // the file, or "environment (PERMOPA_*)"
 
 	// permissions.allow, .ask, .deny: Claude Code rules or rule objects.
-	Allow, Ask, Deny Value
+	Allow, Ask, Deny fileValue
 	// permissions.defaultMode, else mode.
-	DefaultMode           Value
-	AdditionalDirectories Value
+	DefaultMode           fileValue
+	AdditionalDirectories fileValue
 	// permissions.disableBypassPermissionsMode ("disable": Claude Code's
 	// spelling of disable_bypass_mode).
-	DisableBypassPermissionsMode Value
+	DisableBypassPermissionsMode fileValue
 	// ContextRules[behavior] are an AgentScope PermissionContext's rules
 	// (allow_rules, ask_rules, deny_rules), keyed by tool.
-	ContextRules map[string][]ToolRules
+	ContextRules map[string][]toolRules
 	// WorkingDirectories are the keys of working_directories.
-	WorkingDirectories []Value
+	WorkingDirectories []fileValue
 
-	BypassHonoursSafety, CaseInsensitivePaths, EnvironmentIsSecret Value
-	NetworkReads                                                   Value
-	AllowManagedRulesOnly, DisableBypassMode                       Value
+	BypassHonoursSafety, CaseInsensitivePaths, EnvironmentIsSecret fileValue
+	NetworkReads                                                   fileValue
+	AllowManagedRulesOnly, DisableBypassMode                       fileValue
 	// DangerousPaths["files.add"], ["code_running.remove"], ...
-	DangerousPaths map[string]Value
+	DangerousPaths map[string]fileValue
 
 	tree *node
 }
 
-// Value is one value of a File and where it starts; Node is nil when the
+// fileValue is one value of a fileDoc and where it starts; node is nil when the
 // key is absent (or null).
-type Value struct {
+type fileValue struct {
 	Key  string // as the messages name it: permissions.defaultMode, ...
 	node *node
 }
 
 // Set says whether the key is given a value.
-func (v Value) Set() bool {
+func (v fileValue) Set() bool {
 	return v.node != nil && !(v.node.kind == scalarNode && v.node.value == nil)
 }
 
-// Pos is where the value starts (zero when not known).
-func (v Value) Pos() Pos {
+// position is where the value starts (zero when not known).
+func (v fileValue) position() position {
 	if v.node == nil {
-		return Pos{}
+		return position{}
 	}
-	return v.node.Pos
+	return v.node.position
 }
 
-// ToolRules are the rules of one tool in an AgentScope section.
-type ToolRules struct {
+// toolRules are the rules of one tool in an AgentScope section.
+type toolRules struct {
 	Tool  string
 	Key   string // allow_rules.Bash
-	Rules Value
+	Rules fileValue
 }
 
 // dangerousKeys are the lists of dangerous_paths, in Settings' order.
 var dangerousKeys = []string{"files.add", "files.remove", "directories.add", "directories.remove", "code_running.add", "code_running.remove"}
 
-// fileFrom reads a File from a decoded tree.
-func fileFrom(name string, t *node) File {
-	val := func(key string, path ...string) Value { return Value{Key: key, node: t.find(path...)} }
-	f := File{
+// fileFrom reads a fileDoc from a decoded tree.
+func fileFrom(name string, t *node) fileDoc {
+	val := func(key string, path ...string) fileValue { return fileValue{Key: key, node: t.find(path...)} }
+	f := fileDoc{
 		Name:                         name,
 		Allow:                        val("permissions.allow", "permissions", "allow"),
 		Ask:                          val("permissions.ask", "permissions", "ask"),
@@ -95,8 +95,8 @@ func fileFrom(name string, t *node) File {
 		NetworkReads:                 val("network_reads", "network_reads"),
 		AllowManagedRulesOnly:        val("allow_managed_rules_only", "allow_managed_rules_only"),
 		DisableBypassMode:            val("disable_bypass_mode", "disable_bypass_mode"),
-		ContextRules:                 map[string][]ToolRules{},
-		DangerousPaths:               map[string]Value{},
+		ContextRules:                 map[string][]toolRules{},
+		DangerousPaths:               map[string]fileValue{},
 		tree:                         t,
 	}
 	if !f.DefaultMode.Set() {
@@ -109,12 +109,12 @@ func fileFrom(name string, t *node) File {
 		}
 		for _, i := range sortedIndex(byTool) {
 			tool := byTool.key(i)
-			f.ContextRules[b] = append(f.ContextRules[b], ToolRules{Tool: tool, Key: b + "_rules." + tool, Rules: Value{Key: b + "_rules." + tool, node: byTool.values[i]}})
+			f.ContextRules[b] = append(f.ContextRules[b], toolRules{Tool: tool, Key: b + "_rules." + tool, Rules: fileValue{Key: b + "_rules." + tool, node: byTool.values[i]}})
 		}
 	}
 	if dirs := t.get("working_directories"); dirs != nil && dirs.kind == mapNode {
 		for _, i := range sortedIndex(dirs) {
-			f.WorkingDirectories = append(f.WorkingDirectories, Value{Key: "working_directories", node: dirs.keys[i]})
+			f.WorkingDirectories = append(f.WorkingDirectories, fileValue{Key: "working_directories", node: dirs.keys[i]})
 		}
 	}
 	for _, k := range dangerousKeys {
@@ -133,22 +133,22 @@ func sortedIndex(m *node) []int {
 	return idx
 }
 
-// reader turns a File's values into Settings, collecting a positioned
+// reader turns a fileDoc's values into Settings, collecting a positioned
 // problem for each value it cannot read.
 type reader struct {
-	f        File
+	f        fileDoc
 	problems []error
 }
 
-func (r *reader) invalid(v Value, format string, args ...any) {
+func (r *reader) invalid(v fileValue, format string, args ...any) {
 	p := valueProblem(r.f.Name, v.Key, fmt.Errorf(format, args...))
-	p.Line, p.Column = v.Pos().Line, v.Pos().Column
+	p.Line, p.Column = v.position().Line, v.position().Column
 	r.problems = append(r.problems, p)
 }
 
 // text is a scalar value as text (numbers and booleans as written out);
 // a map or list is not text.
-func (r *reader) text(v Value) (string, bool) {
+func (r *reader) text(v fileValue) (string, bool) {
 	if !v.Set() {
 		return "", true
 	}
@@ -169,7 +169,7 @@ func (r *reader) text(v Value) (string, bool) {
 // flag is a switch that only tightens when true: true, false, a number
 // (0 is false), or text strconv.ParseBool reads. Any other value is a
 // problem and reads as true (fail closed: it only tightens).
-func (r *reader) flag(v Value) bool {
+func (r *reader) flag(v fileValue) bool {
 	if !v.Set() {
 		return false
 	}
@@ -205,7 +205,7 @@ func boolOf(n *node) (bool, bool) {
 // list is a list of text: a list, or text separated by the path list
 // separator (the environment's form). An item that is a map or list is a
 // problem and left out.
-func (r *reader) list(v Value) []string {
+func (r *reader) list(v fileValue) []string {
 	if !v.Set() {
 		return nil
 	}
@@ -225,7 +225,7 @@ func (r *reader) list(v Value) []string {
 	var out []string
 	for i, it := range items {
 		if it.kind != scalarNode || it.value == nil {
-			r.invalid(Value{Key: join(v.Key, strconv.Itoa(i)), node: it}, "want a name, got %s; left out", it.kindName())
+			r.invalid(fileValue{Key: join(v.Key, strconv.Itoa(i)), node: it}, "want a name, got %s; left out", it.kindName())
 			continue
 		}
 		out = append(out, fmt.Sprint(it.value))
@@ -236,14 +236,14 @@ func (r *reader) list(v Value) []string {
 // rules are the items of a rule list, each with where it is: a list, or
 // (from the environment) a JSON array or rules separated by commas
 // outside parentheses.
-func rules(v Value) []ruleItem {
+func rules(v fileValue) []ruleItem {
 	if !v.Set() {
 		return nil
 	}
 	if s, ok := v.node.value.(string); ok && v.node.kind == scalarNode {
 		var out []ruleItem
 		for _, x := range splitRules(s) {
-			out = append(out, ruleItem{x, v.node.Pos})
+			out = append(out, ruleItem{x, v.node.position})
 		}
 		return out
 	}
@@ -253,24 +253,24 @@ func rules(v Value) []ruleItem {
 	}
 	out := make([]ruleItem, len(items))
 	for i, it := range items {
-		out[i] = ruleItem{it.plain(), it.Pos}
+		out[i] = ruleItem{it.plain(), it.position}
 	}
 	return out
 }
 
 type ruleItem struct {
 	x   any
-	pos Pos
+	pos position
 }
 
-// settings reads the File's settings; source names the layer, base is
+// settings reads the fileDoc's settings; source names the layer, base is
 // what relative directories resolve against, project what "/path" in path
 // rules is relative to. Each rule or value it cannot read is a problem,
 // positioned, and left out (or read the way that only tightens).
-func (f File) settings(source, base, project string) (Settings, []error) {
+func (f fileDoc) settings(source, base, project string) (Settings, []error) {
 	r := &reader{f: f}
 	var s Settings
-	s.pos = map[string]Pos{}
+	s.pos = map[string]position{}
 	if f.tree != nil {
 		treePositions(f.tree, "", s.pos)
 	}
@@ -290,7 +290,7 @@ func (f File) settings(source, base, project string) (Settings, []error) {
 		s.ruleKeys = append(s.ruleKeys, join(key, strconv.Itoa(i)))
 	}
 	for _, b := range behaviors {
-		v := map[string]Value{deny: f.Deny, ask: f.Ask, allow: f.Allow}[strings.ToUpper(b)]
+		v := map[string]fileValue{deny: f.Deny, ask: f.Ask, allow: f.Allow}[strings.ToUpper(b)]
 		for i, x := range rules(v) {
 			add(x, b, "permissions."+b, i, nil)
 		}
@@ -323,7 +323,7 @@ func (f File) settings(source, base, project string) (Settings, []error) {
 	if mode, ok := r.text(f.DefaultMode); !ok {
 		r.invalid(f.DefaultMode, "want a mode name, got %s", f.DefaultMode.node.kindName())
 	} else if mode != "" && !tables.ValidMode(mode) {
-		r.invalid(Value{Key: "permissions.defaultMode", node: f.DefaultMode.node}, "unknown mode %q", mode)
+		r.invalid(fileValue{Key: "permissions.defaultMode", node: f.DefaultMode.node}, "unknown mode %q", mode)
 	} else {
 		s.DefaultMode = mode
 	}
@@ -368,7 +368,7 @@ func (f File) settings(source, base, project string) (Settings, []error) {
 		claudeLock = true // Claude Code's spelling of the same lock
 	}
 	for _, lock := range []struct {
-		v   Value
+		v   fileValue
 		dst *bool
 	}{{f.AllowManagedRulesOnly, &s.AllowManagedRulesOnly}, {f.DisableBypassMode, &s.DisableBypassMode}} {
 		on := lock.v.Set() && r.flag(lock.v)

@@ -1,5 +1,7 @@
 package settings
 
+// layers.go: the settings layers, read, merged and applied to engines (Layers).
+
 import (
 	"context"
 	"errors"

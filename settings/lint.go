@@ -1,5 +1,7 @@
 package settings
 
+// lint.go: `permopa rules lint`: keys permopa does not read (LintFile) and rules that do not mean what they look like (LintRules).
+
 import (
 	"fmt"
 	"os"
@@ -144,7 +146,7 @@ type fileLinter struct {
 }
 
 // add reports the key at (where it is written).
-func (l *fileLinter) add(at Pos, level, check, key, msg string) {
+func (l *fileLinter) add(at position, level, check, key, msg string) {
 	p := newProblem(level, check, l.file, key, msg)
 	p.Line, p.Column = at.Line, at.Column
 	if at.Line == 0 { // TOML: the line of the key's name
@@ -159,7 +161,7 @@ func (l *fileLinter) add(at Pos, level, check, key, msg string) {
 
 func (l *fileLinter) top(t *node) {
 	for _, i := range sortedIndex(t) {
-		k, v, at := t.key(i), t.values[i], t.keys[i].Pos
+		k, v, at := t.key(i), t.values[i], t.keys[i].position
 		switch {
 		case topKeys[k]:
 		case claudeTopKeys[k]:
@@ -185,7 +187,7 @@ func (l *fileLinter) top(t *node) {
 // unknown reports key k (under prefix) that permopa does not read. It is an
 // error when it looks like a deny or ask list or holds one: its rules are
 // not read at all.
-func (l *fileLinter) unknown(at Pos, k string, v *node, known map[string]bool, prefix string) {
+func (l *fileLinter) unknown(at position, k string, v *node, known map[string]bool, prefix string) {
 	full := prefix + k
 	guess := nearest(k, known)
 	holdsGuard := false
@@ -210,15 +212,15 @@ func (l *fileLinter) unknown(at Pos, k string, v *node, known map[string]bool, p
 	l.add(at, LevelWarning, CheckUnknownKey, full, msg+"; it is ignored")
 }
 
-func (l *fileLinter) permissions(at Pos, v *node) {
+func (l *fileLinter) permissions(at position, v *node) {
 	if v.kind != mapNode {
 		if v.kind != scalarNode || v.value != nil {
-			l.add(v.Pos, LevelError, CheckUnknownKey, "permissions", "must be an object (allow, ask, deny, defaultMode, additionalDirectories), not "+v.kindName())
+			l.add(v.position, LevelError, CheckUnknownKey, "permissions", "must be an object (allow, ask, deny, defaultMode, additionalDirectories), not "+v.kindName())
 		}
 		return
 	}
 	for _, i := range sortedIndex(v) {
-		k, kat := v.key(i), v.keys[i].Pos
+		k, kat := v.key(i), v.keys[i].position
 		switch {
 		case permissionsKeys[k]:
 		case permissionsKeys[lowerFirstKey(k, permissionsKeys)]:
@@ -267,7 +269,7 @@ func (l *fileLinter) ruleList(key string, v *node) {
 				level = LevelError
 				msg += " Without rule_content the rule covers every call of its tool"
 			}
-			l.add(obj.keys[j].Pos, level, CheckUnknownKey, fmt.Sprintf("%s[%d].%s", key, i, k), msg)
+			l.add(obj.keys[j].position, level, CheckUnknownKey, fmt.Sprintf("%s[%d].%s", key, i, k), msg)
 		}
 	}
 }
@@ -289,7 +291,7 @@ func (l *fileLinter) dangerous(v *node) {
 	for _, i := range sortedIndex(v) {
 		k := v.key(i)
 		if !lists[k] {
-			l.unknown(v.keys[i].Pos, k, v.values[i], lists, "dangerous_paths.")
+			l.unknown(v.keys[i].position, k, v.values[i], lists, "dangerous_paths.")
 			continue
 		}
 		sub := v.values[i]
@@ -298,7 +300,7 @@ func (l *fileLinter) dangerous(v *node) {
 		}
 		for _, j := range sortedIndex(sub) {
 			if sk := sub.key(j); !pathEditKeys[sk] {
-				l.unknown(sub.keys[j].Pos, sk, sub.values[j], pathEditKeys, "dangerous_paths."+k+".")
+				l.unknown(sub.keys[j].position, sk, sub.values[j], pathEditKeys, "dangerous_paths."+k+".")
 			}
 		}
 	}
@@ -348,9 +350,9 @@ func editDistance(a, b string) int {
 
 // ruleAt is where the rule is written in text (its first spelling
 // there), or zero.
-func ruleAt(text string, r permission.Rule) Pos {
+func ruleAt(text string, r permission.Rule) position {
 	if text == "" {
-		return Pos{}
+		return position{}
 	}
 	for _, needle := range []string{r.String(), ruleContent(r)} {
 		if needle == "" {
@@ -358,10 +360,10 @@ func ruleAt(text string, r permission.Rule) Pos {
 		}
 		if i := strings.Index(text, needle); i >= 0 {
 			line, col := lineCol([]byte(text), int64(i)+1)
-			return Pos{line, col}
+			return position{line, col}
 		}
 	}
-	return Pos{}
+	return position{}
 }
 
 // keyLine is the line of the first place text names key as a key

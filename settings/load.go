@@ -64,7 +64,7 @@ func loadSettingsFile(file, source, base, project string) (Settings, []error, er
 
 // parseSettings is loadSettingsFile of data, the content of file: decoded
 // once, with its format's own decoder, into a tree that knows where each
-// value is (decode.go), read as a File (file.go).
+// value is (decode.go), read as a fileDoc (file.go).
 func parseSettings(file string, data []byte, source, base, project string) (Settings, []error, error) {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
 	if !slices.Contains([]string{"yaml", "yml", "json", "toml"}, format) {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/viper"
 )
 
-// TestFileReadsWhatViperRead: the File reader (file.go) finds, for every
+// TestFileReadsWhatViperRead: the fileDoc reader (file.go) finds, for every
 // key permopa reads, the value viper found in the same file (keys in
 // another case, a key with dots standing for its path), as the settings
 // were read before the typed reader.
@@ -31,7 +31,7 @@ func TestFileReadsWhatViperRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := fileFrom("f", tree)
-		for key, v := range map[string]Value{
+		for key, v := range map[string]fileValue{
 			"permissions.allow": f.Allow, "permissions.ask": f.Ask, "permissions.deny": f.Deny,
 			"permissions.additionaldirectories": f.AdditionalDirectories, "network_reads": f.NetworkReads,
 			"environment_is_secret": f.EnvironmentIsSecret, "bypass_honours_safety": f.BypassHonoursSafety,

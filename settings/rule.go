@@ -1,5 +1,7 @@
 package settings
 
+// rule.go: rules: ParseRule and RuleFrom read one, ValidateRule checks it as the policy will use it.
+
 import (
 	"encoding/json"
 	"fmt"

@@ -102,7 +102,7 @@ type Settings struct {
 	// the key of each rule and working directory (treePositions form),
 	// where each key starts, and the SHA-256 of the bytes parsed.
 	ruleKeys, dirKeys []string
-	pos               map[string]Pos
+	pos               map[string]position
 	digest            string
 }
 

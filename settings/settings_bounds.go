@@ -1,5 +1,7 @@
 package settings
 
+// settings_bounds.go: bounds on a settings file's nesting and size, checked before decoding.
+
 import (
 	"bytes"
 	"fmt"
