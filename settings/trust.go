@@ -437,7 +437,7 @@ func restrictUntrusted(s Settings, file, project string, userRules []string) Set
 		s.NetworkReads = ""
 	}
 	// Only tighten whatever their value (Merge): bypass_honours_safety,
-	// case_insensitive_paths. Managed only (settingsFrom): the locks.
+	// case_insensitive_paths. Managed only (fileDoc.settings): the locks.
 	s.Untrusted = append(s.Untrusted, out...)
 	return s
 }
