@@ -99,8 +99,8 @@ func fileFrom(name string, t *node) fileDoc {
 		DangerousPaths:               map[string]fileValue{},
 		tree:                         t,
 	}
-	if !f.DefaultMode.Set() {
-		f.DefaultMode = val("mode", "mode")
+	if t, ok := (&reader{}).text(f.DefaultMode); ok && t == "" {
+		f.DefaultMode = val("mode", "mode") // AgentScope's key
 	}
 	for _, b := range behaviors {
 		byTool := t.get(b + "_rules")
@@ -235,12 +235,15 @@ func (r *reader) list(v fileValue) []string {
 
 // rules are the items of a rule list, each with where it is: a list, or
 // (from the environment) a JSON array or rules separated by commas
-// outside parentheses.
-func rules(v fileValue) []ruleItem {
+// outside parentheses. The keys of rule objects are read without case
+// (Tool_Name), as the permissions lists have always been read; an
+// AgentScope section (allow_rules) is read as written, one item per
+// string (context).
+func rules(v fileValue, context bool) []ruleItem {
 	if !v.Set() {
 		return nil
 	}
-	if s, ok := v.node.value.(string); ok && v.node.kind == scalarNode {
+	if s, ok := v.node.value.(string); ok && v.node.kind == scalarNode && !context {
 		var out []ruleItem
 		for _, x := range splitRules(s) {
 			out = append(out, ruleItem{x, v.node.position})
@@ -253,7 +256,23 @@ func rules(v fileValue) []ruleItem {
 	}
 	out := make([]ruleItem, len(items))
 	for i, it := range items {
-		out[i] = ruleItem{it.plain(), it.position}
+		x := it.plain()
+		if m, ok := x.(map[string]any); ok && !context {
+			x = lowerKeys(m)
+		}
+		out[i] = ruleItem{x, it.position}
+	}
+	return out
+}
+
+// lowerKeys is m with its keys, and its maps' keys, in lower case.
+func lowerKeys(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			v = lowerKeys(sub)
+		}
+		out[strings.ToLower(k)] = v
 	}
 	return out
 }
@@ -291,7 +310,7 @@ func (f fileDoc) settings(source, base, project string) (Settings, []error) {
 	}
 	for _, b := range behaviors {
 		v := map[string]fileValue{deny: f.Deny, ask: f.Ask, allow: f.Allow}[strings.ToUpper(b)]
-		for i, x := range rules(v) {
+		for i, x := range rules(v, false) {
 			add(x, b, "permissions."+b, i, nil)
 		}
 	}
@@ -300,7 +319,7 @@ func (f fileDoc) settings(source, base, project string) (Settings, []error) {
 	// AgentScope), its mode and its working directories.
 	for _, b := range behaviors {
 		for _, tr := range f.ContextRules[b] {
-			for i, x := range rules(tr.Rules) {
+			for i, x := range rules(tr.Rules, true) {
 				add(x, b, tr.Key, i, func(obj map[string]any) {
 					obj["tool_name"] = tr.Tool
 					if _, set := obj["syntax"]; !set {
@@ -323,7 +342,7 @@ func (f fileDoc) settings(source, base, project string) (Settings, []error) {
 	if mode, ok := r.text(f.DefaultMode); !ok {
 		r.invalid(f.DefaultMode, "want a mode name, got %s", f.DefaultMode.node.kindName())
 	} else if mode != "" && !tables.ValidMode(mode) {
-		r.invalid(fileValue{Key: "permissions.defaultMode", node: f.DefaultMode.node}, "unknown mode %q", mode)
+		r.invalid(f.DefaultMode, "unknown mode %q", mode)
 	} else {
 		s.DefaultMode = mode
 	}

@@ -45,6 +45,14 @@ func TestFileValuesOfTheWrongType(t *testing.T) {
 				return nil
 			}},
 		{"mode.json", "{\n  \"permissions\": {\"defaultMode\": {\"x\": 1}}\n}", []string{":2:34: permissions.defaultMode: want a mode name, got a map"}, nil},
+		{"objects.yaml", "permissions:\n  deny: [{Tool_Name: Bash, Rule_Content: 'rm:*'}]\nmode: plan\n", nil,
+			func(s settings.Settings) error {
+				if len(s.Rules) != 1 || s.Rules[0].String() != "Bash(rm:*)" || s.DefaultMode != "plan" {
+					return fmt.Errorf("%v %q", s.Rules, s.DefaultMode)
+				}
+				return nil
+			}},
+		{"mode.yaml", "permissions:\n  defaultMode: \"\"\nmode: sideways\n", []string{":3:7: mode: unknown mode \"sideways\""}, nil},
 		{"dots.yaml", "permissions.deny: [\"Bash(rm:*)\"]\nPERMISSIONS:\n  Ask: [\"Bash(git push:*)\"]\n", nil,
 			func(s settings.Settings) error {
 				if len(s.Rules) != 2 || s.Rules[0].Behavior != "DENY" || s.Rules[1].Behavior != "ASK" {
