@@ -245,6 +245,22 @@ func yamlErrorOffset(data []byte, err error) (int, bool) {
 		return 0, false // not a syntax error (a duplicate key, a type)
 	}
 	lo, hi := 0, len(data) // fails(hi); the answer is in (lo, hi]
+	// The lines the decoders name bound the search: the line the error
+	// names (where its construct starts, or later) and the line the older
+	// decoder names (where it stumbled), so a large file is parsed a few
+	// times, not twenty.
+	if m := yamlLine.FindStringSubmatch(want); m != nil {
+		if n, _ := strconv.Atoi(m[1]); n > 2 {
+			if c := lineOffset(data, n-1); !fails(c) {
+				lo = c
+			}
+		}
+	}
+	if l2, _ := yamlPosition(data, err); l2 > 0 {
+		if c := lineOffset(data, l2+2); c > lo && c < hi && fails(c) {
+			hi = c
+		}
+	}
 	for hi-lo > 1 {
 		mid := boundary((lo + hi) / 2)
 		if mid >= hi {
@@ -339,6 +355,16 @@ func tokenStart(data []byte, off int) int {
 // lineStart is the offset of the first character of line (from 1) that
 // is not a space.
 func lineStart(data []byte, line int) int {
+	off := lineOffset(data, line)
+	for off < len(data) && data[off] == ' ' {
+		off++
+	}
+	return off
+}
+
+// lineOffset is the offset of the start of line (from 1) of data, or its
+// length when it has fewer lines.
+func lineOffset(data []byte, line int) int {
 	off := 0
 	for i := 1; i < line; i++ {
 		j := bytes.IndexByte(data[off:], '\n')
@@ -346,9 +372,6 @@ func lineStart(data []byte, line int) int {
 			return len(data)
 		}
 		off += j + 1
-	}
-	for off < len(data) && data[off] == ' ' {
-		off++
 	}
 	return off
 }

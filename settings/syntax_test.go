@@ -29,6 +29,8 @@ func TestSettingsErrorsNameFileLineKey(t *testing.T) {
 		{"YAML tab after spaces", "s.yaml", "permissions:\n  allow: []\n  \tdeny: []\n", []string{":3:3: not valid yaml: found character that cannot start any token (found a tab (YAML indents with spaces))"}},
 		{"YAML duplicate key, in another case", "s.yaml", "Permissions: {}\npermissions:\n  deny: []\n", []string{":2:1: not valid yaml: key \"permissions\" given twice (first at 1:1)"}},
 		{"YAML word of the file stays hidden", "s.yaml", "permissions:\n  allow: [\"Bash(x)\"\n  hunter2: []\n", []string{":3:3: not valid yaml: did not find expected ',' or ']' (found a word that is no settings key)"}},
+		{"YAML mistake after many lines", "s.yaml", "permissions:\n  deny:\n" + strings.Repeat("    - \"Bash(x)\"\n", 300) + "  ask: [\"x\"\n  allow: []\n", []string{":304:3: not valid yaml: did not find expected ',' or ']' (found `allow`)"}},
+		{"YAML tab after many lines", "s.yaml", "permissions:\n  deny:\n" + strings.Repeat("    - \"Bash(x)\"\n", 300) + "\t- x\n", []string{":303:1: not valid yaml: found character that cannot start any token (found a tab"}},
 		{"YAML quote never closed", "s.yaml", "permissions:\n  allow: ['Bash(x)\n", []string{":2:11: not valid yaml: found unexpected end of stream (found `'` never closed)"}},
 		{"YAML duplicate key", "s.yaml", "permissions:\n  allow: []\n  allow: []\n", []string{":3:3: not valid yaml: key \"allow\" given twice (first at 2:3)"}},
 		{"JSON duplicate key", "s.json", `{"permissions": {"deny": ["Bash(rm:*)"]},
