@@ -53,6 +53,8 @@ func TestFileValuesOfTheWrongType(t *testing.T) {
 				return nil
 			}},
 		{"mode.yaml", "permissions:\n  defaultMode: \"\"\nmode: sideways\n", []string{":3:7: mode: unknown mode \"sideways\""}, nil},
+		{"utf8.yaml", "permissions:\n  allow: [\"é\", \"Bash(oops\"]\n", []string{`:2:16: permissions.allow: rule "Bash(oops"`}, nil},
+		{"utf8.json", `{"permissions": {"allow": ["é", "Bash(oops"]}}`, []string{`:1:33: permissions.allow: rule "Bash(oops"`}, nil},
 		{"dots.yaml", "permissions.deny: [\"Bash(rm:*)\"]\nPERMISSIONS:\n  Ask: [\"Bash(git push:*)\"]\n", nil,
 			func(s settings.Settings) error {
 				if len(s.Rules) != 2 || s.Rules[0].Behavior != "DENY" || s.Rules[1].Behavior != "ASK" {
@@ -82,6 +84,21 @@ func TestFileValuesOfTheWrongType(t *testing.T) {
 			if err := c.check(s); err != nil {
 				t.Errorf("%s: %v", c.name, err)
 			}
+		}
+	}
+}
+
+// A PERMOPA_* variable that cannot be read is named by the variable.
+func TestEnvironmentProblemsNameTheVariable(t *testing.T) {
+	dir := t.TempDir()
+	_, problems := settings.LoadLayers(settings.LayerOptions{
+		Environ:    []string{"PERMOPA_DENY=Bash(rm:*),Bash(oops", "PERMOPA_DEFAULT_MODE=sideways", "PERMOPA_BYPASS_HONOURS_SAFETY=maybe"},
+		ManagedDir: filepath.Join(dir, "managed"), ProjectDir: dir, UserDir: filepath.Join(dir, "user"), Home: dir, Cwd: dir,
+	})
+	all := fmt.Sprint(problems)
+	for _, w := range []string{`PERMOPA_DENY: permissions.deny: rule "Bash(oops"`, `PERMOPA_DEFAULT_MODE: permissions.defaultMode: unknown mode "sideways"`, "PERMOPA_BYPASS_HONOURS_SAFETY: bypass_honours_safety: want true or false, got a string; read as true"} {
+		if !strings.Contains(all, w) {
+			t.Errorf("problems %s lack %q", all, w)
 		}
 	}
 }

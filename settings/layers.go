@@ -374,7 +374,20 @@ func (l *Layers) readEnv() (Settings, []error) {
 		return Settings{}, nil
 	}
 	f := fileFrom("environment (PERMOPA_*)", plainTree(v.AllSettings()))
-	return f.settings(SourceEnvironment, l.opts.ProjectDir, l.opts.ProjectDir)
+	s, problems := f.settings(SourceEnvironment, l.opts.ProjectDir, l.opts.ProjectDir)
+	// A problem names its variable, as a file's names its line.
+	for _, e := range problems {
+		var p *Problem
+		if !errors.As(e, &p) {
+			continue
+		}
+		for _, k := range envKeys {
+			if key := strings.ToLower(p.Key); key == k.key || strings.HasPrefix(key, k.key+".") {
+				p.File = k.name
+			}
+		}
+	}
+	return s, problems
 }
 
 // Settings returns the merged settings of the last load.
