@@ -166,6 +166,8 @@ func (l *fileLinter) top(t *node) {
 		case topKeys[k]:
 		case claudeTopKeys[k]:
 			continue
+		case strings.Contains(k, ".") && topKeys[strings.ToLower(strings.SplitN(k, ".", 2)[0])]:
+			continue // a key with dots stands for its path (permissions.deny)
 		case topKeys[strings.ToLower(k)]:
 			l.add(at, LevelWarning, CheckClaudeDiffers, k, fmt.Sprintf("permopa reads %q as %q, but keys are case-sensitive elsewhere (Claude Code, AgentScope); write %q", k, strings.ToLower(k), strings.ToLower(k)))
 			k = strings.ToLower(k)

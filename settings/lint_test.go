@@ -59,6 +59,12 @@ func TestLintFileKeys(t *testing.T) {
 			t.Errorf("%q: unsafe %v, want %v", c.text, unsafe, c.unsafe)
 		}
 	}
+	// A key with dots is read as its path: not reported as unread.
+	file0 := filepath.Join(dir, "dots.yaml")
+	os.WriteFile(file0, []byte("permissions.deny: [\"Bash(rm:*)\"]\n"), 0o644)
+	if fs, _ := settings.LintFile(file0); len(fs) != 0 {
+		t.Errorf("a key with dots: %+v", fs)
+	}
 	// A Claude Code settings.json reads as is: its own keys are not reported.
 	file := filepath.Join(dir, "claude.json")
 	os.WriteFile(file, []byte(`{"$schema": "x", "model": "opus", "env": {"A": "1"}, "hooks": {}, "permissions": {"allow": ["Bash(ls:*)"], "defaultMode": "acceptEdits", "additionalDirectories": ["../x"]}}`), 0o644)
