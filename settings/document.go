@@ -1,5 +1,19 @@
 package settings
 
+// document.go: the settings document the policy reads (Document) and how Settings file their rules into it.
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gobwas/glob"
+
+	"github.com/permopa/permopa/builtins/paths"
+	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/rego/tables"
+)
+
 // The settings document: what the engine stores at data.permopa.settings
 // and the policy reads (docs/architecture.md, "The data documents"). These
 // types are its one definition: their JSON encoding is the document, the
@@ -110,4 +124,183 @@ func nonNil[T any](xs []T) []T {
 // index, rules and tool_pattern_rules).
 func (d Document) RuleSet() RuleSet {
 	return RuleSet{Index: d.Index, Rules: d.Rules, ToolPatternRules: d.ToolPatternRules}
+}
+
+// Document is the settings document (data.permopa.settings), with the
+// rules in force now (see DocumentAt).
+func (s Settings) Document() Document { return s.DocumentAt(time.Now()) }
+
+// DocumentAt is the settings document as of now: expired rules are left out.
+// Rules are keyed by behavior and tool name so the policy looks them up
+// instead of scanning; rules whose tool name is a pattern (mcp__github__*)
+// are kept apart in tool_pattern_rules. Rules of session "" join the layer
+// rules; other sessions' rules are under session_rules[id], and a project
+// directory's rules under projects[cwd], in the same shape.
+func (s Settings) DocumentAt(now time.Time) Document {
+	keep := func(r permission.Rule) bool {
+		if s.AllowManagedRulesOnly && strings.EqualFold(r.Behavior, allow) && r.Source != SourceManaged {
+			return false
+		}
+		return !r.ExpiredAt(now)
+	}
+	layers := ruleIndex(append(append([]permission.Rule(nil), s.Rules...), s.SessionRules[""]...), keep)
+	doc := Document{
+		Index:                 layers.Index,
+		Rules:                 layers.Rules,
+		ToolPatternRules:      layers.ToolPatternRules,
+		SessionRules:          map[string]RuleSet{},
+		SessionModes:          map[string]string{},
+		Projects:              map[string]RuleSet{},
+		WorkingDirectories:    nonNil(slices.Clone(s.WorkingDirectories)),
+		BypassHonoursSafety:   s.BypassHonoursSafety,
+		NetworkReads:          firstNonEmpty(s.NetworkReads, NetworkReadsAllow),
+		DisableBypassMode:     s.DisableBypassMode,
+		AllowManagedRulesOnly: s.AllowManagedRulesOnly,
+		CaseInsensitivePaths:  s.CaseInsensitivePaths,
+		Home:                  s.Home,
+		Cwd:                   s.Cwd,
+		DefaultMode:           firstNonEmpty(s.SessionModes[""], s.DefaultMode),
+		EnvironmentIsSecret:   s.EnvironmentIsSecret,
+	}
+	for id, rs := range s.SessionRules {
+		if id != "" {
+			doc.SessionRules[id] = ruleIndex(rs, keep)
+		}
+	}
+	for dir, rs := range s.Projects {
+		doc.Projects[dir] = ruleIndex(rs, keep)
+	}
+	for id, m := range s.SessionModes {
+		if id != "" && m != "" {
+			doc.SessionModes[id] = m
+		}
+	}
+	if !s.DangerousPaths.empty() {
+		d := s.DangerousPaths.document()
+		doc.DangerousPaths = &d
+	}
+	if len(s.Unreadable) > 0 {
+		doc.Unreadable = slices.Clone(s.Unreadable)
+	}
+	if len(s.ProtectedPaths) > 0 {
+		doc.ProtectedPaths = slices.Clone(s.ProtectedPaths)
+	}
+	return doc
+}
+
+// ruleIndex files the rules by behavior and tool. Besides the plain lists
+// (rules[b][tool]) it builds what the policy matches against, so that no
+// decision assembles a list per call: index[b][tool] holds "wide" (the first
+// rule that covers every call of the tool, as a list of at most one),
+// "rules" (the rules with content, in order) and "contents" (their contents,
+// the same order), passed as is to one built-in call.
+func ruleIndex(rs []permission.Rule, keep func(permission.Rule) bool) RuleSet {
+	set := newRuleSet()
+	for _, r := range rs {
+		b := strings.ToLower(r.Behavior)
+		if _, ok := set.Rules[b]; !ok || !keep(r) {
+			continue
+		}
+		obj := ruleDoc(r)
+		if isToolPattern(r.ToolName) {
+			obj.PathContents = patternPathContents(r)
+			set.ToolPatternRules[b] = append(set.ToolPatternRules[b], obj)
+			continue
+		}
+		set.Rules[b][r.ToolName] = append(set.Rules[b][r.ToolName], obj)
+		ix, ok := set.Index[b][r.ToolName]
+		if !ok {
+			ix = IndexEntry{Wide: []RuleEntry{}, Rules: []RuleEntry{}, Contents: []string{}}
+		}
+		if r.RuleContent == nil || *r.RuleContent == "" {
+			if len(ix.Wide) == 0 {
+				ix.Wide = []RuleEntry{obj}
+			}
+			set.Index[b][r.ToolName] = ix
+			continue
+		}
+		// A path rule stands for one or more patterns (its readings, see
+		// MatchContents); each is matched for the same rule, which is shown
+		// as written.
+		for _, c := range MatchContents(r) {
+			ix.Rules = append(ix.Rules, obj)
+			ix.Contents = append(ix.Contents, c)
+		}
+		set.Index[b][r.ToolName] = ix
+	}
+	return set
+}
+
+// PathRuleTools are the tools whose rule contents are paths: the policy's
+// file tools (FileTools, read from rego/permopa/policy/tools/files, on
+// first use rather than at start-up). The map is shared: never modify it.
+func PathRuleTools() map[string]bool { return tables.FileTools() }
+
+// MatchContents are the patterns the policy matches for the rule's
+// content: the content itself, except for path rules (PathRuleTools),
+// whose content stands for the patterns of its readings, in the language
+// of permopa.glob.match_any: an AgentScope rule (SyntaxAgentScope) is one
+// fnmatch pattern; a Claude Code rule is read as Claude Code documents it
+// (paths.ClaudeReadings, relative to r.Project), deny and ask rules under
+// every reading the documentation leaves open, allow rules under the
+// documented one only (docs/rules.md). A rule without content has none.
+func MatchContents(r permission.Rule) []string {
+	if r.RuleContent == nil || *r.RuleContent == "" {
+		return nil
+	}
+	c := *r.RuleContent
+	if !PathRuleTools()[r.ToolName] {
+		return []string{c}
+	}
+	if r.Syntax == permission.SyntaxAgentScope {
+		return []string{paths.FnmatchPrefix + c}
+	}
+	rd := paths.ClaudeReadings(c, r.Project, r.Source == SourceLocal || r.Source == SourceProject)
+	if strings.EqualFold(r.Behavior, allow) {
+		return rd.Narrow
+	}
+	return rd.Wide
+}
+
+func isToolPattern(name string) bool { return strings.ContainsAny(name, "*?[{") }
+
+// patternPathContents are the patterns a rule whose tool name is a pattern
+// stands for when it meets a path tool (its content read as a path rule,
+// see MatchContents); nil when the pattern matches no path tool or the rule
+// has no content.
+func patternPathContents(r permission.Rule) []string {
+	if r.RuleContent == nil || *r.RuleContent == "" {
+		return nil
+	}
+	g, err := glob.Compile(r.ToolName)
+	if err != nil {
+		return nil
+	}
+	for name := range PathRuleTools() {
+		if g.Match(name) {
+			pr := r
+			pr.ToolName = "Read"
+			return nonNil(MatchContents(pr))
+		}
+	}
+	return nil
+}
+
+func ruleDoc(r permission.Rule) RuleEntry {
+	obj := RuleEntry{
+		ToolName: r.ToolName,
+		Behavior: strings.ToUpper(r.Behavior),
+		Source:   r.Source,
+		Layer:    r.Layer,
+		Expires:  r.Expires,
+	}
+	if r.RuleContent != nil && *r.RuleContent != "" {
+		c := *r.RuleContent
+		obj.RuleContent = &c
+	}
+	// How a path rule reads (decisions and `permopa explain` show it).
+	if PathRuleTools()[r.ToolName] && obj.RuleContent != nil {
+		obj.Syntax, obj.Project = r.Syntax, r.Project
+	}
+	return obj
 }

@@ -49,6 +49,8 @@ func hostileSettings() []hostileCase {
 		fmt.Fprintf(&b, "    - \"Bash(cmd%d:*)\"\n", i)
 	}
 	cs = append(cs, hostileCase{"yaml 20000 rules (read)", "yaml", []byte(b.String())})
+	// A mistake on the last line: its column is found by bisection (syntax.go).
+	cs = append(cs, hostileCase{"yaml 20000 rules, a mistake at the end", "yaml", []byte(b.String() + "  ask: [\"x\"\n  allow: []\n")})
 	// Alias bomb (billion laughs).
 	bomb := "a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n"
 	prev := "a"

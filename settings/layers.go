@@ -1,5 +1,7 @@
 package settings
 
+// layers.go: the settings layers, read, merged and applied to engines (Layers).
+
 import (
 	"context"
 	"errors"
@@ -357,7 +359,9 @@ func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error)
 	return Merge(parts...), problems
 }
 
-// readEnv reads the PERMOPA_* variables through viper, as one more layer.
+// readEnv reads the PERMOPA_* variables as one more layer: viper nests
+// them by key (permissions.allow), and the File reader reads the document
+// as it reads a file's.
 func (l *Layers) readEnv() (Settings, []error) {
 	env := envMap(l.opts.Environ)
 	v := viper.New()
@@ -369,7 +373,21 @@ func (l *Layers) readEnv() (Settings, []error) {
 	if len(v.AllKeys()) == 0 {
 		return Settings{}, nil
 	}
-	return settingsFrom(v, nil, SourceEnvironment, "environment (PERMOPA_*)", l.opts.ProjectDir, l.opts.ProjectDir)
+	f := fileFrom("environment (PERMOPA_*)", plainTree(v.AllSettings()))
+	s, problems := f.settings(SourceEnvironment, l.opts.ProjectDir, l.opts.ProjectDir)
+	// A problem names its variable, as a file's names its line.
+	for _, e := range problems {
+		var p *Problem
+		if !errors.As(e, &p) {
+			continue
+		}
+		for _, k := range envKeys {
+			if key := strings.ToLower(p.Key); key == k.key || strings.HasPrefix(key, k.key+".") {
+				p.File = k.name
+			}
+		}
+	}
+	return s, problems
 }
 
 // Settings returns the merged settings of the last load.

@@ -703,3 +703,39 @@ func TestSettingsFileNamedTwiceReadOnce(t *testing.T) {
 		t.Errorf("the ambiguous /etc/** rule is reported %d times, want once: %v", ambiguous, problems)
 	}
 }
+
+// Rules are added to a file as it is read: under "Permissions" written in
+// another case (no second key that would make the file unreadable), and
+// not at all to a file that does not parse, which is named at its mistake.
+func TestAddRulesToTheKeysAsRead(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"settings.yaml", "Permissions:\n  Deny: [\"Bash(rm:*)\"]\n", ""},
+		{"settings.json", `{"PERMISSIONS": {"Deny": ["Bash(rm:*)"]}}`, ""},
+		{"settings.yaml", "permissions:\n  deny: [\"Bash(rm:*)\"\n  allow: []\n", ":3:3: not valid yaml: did not find expected ',' or ']' (found `allow`); not edited"},
+		{"settings.json", "{\"permissions\": {\"deny\": [\"Bash(rm:*)\",]}}", ":1:40: not valid json: invalid character ']' looking for beginning of value; not edited"},
+	} {
+		tr := newTree(t)
+		tr.trustProject(t)
+		f := tr.write(t, ".permopa/"+c.name, c.text)
+		l := settings.NewLayers(tr.opts())
+		l.Load()
+		_, err := l.AddRules(context.Background(), settings.DestinationProject, "", []permission.Rule{{ToolName: "Bash", RuleContent: ptr("ls"), Behavior: "allow"}}, 0)
+		if c.want != "" {
+			if err == nil || !strings.Contains(err.Error(), f+c.want) {
+				t.Errorf("%q: %v, want %s%s", c.text, err, f, c.want)
+			}
+			if data, _ := os.ReadFile(f); string(data) != c.text {
+				t.Errorf("%q: the file was changed:\n%s", c.text, data)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.text, err)
+		}
+		s, problems, err := settings.LoadSettingsFile(f, "")
+		if err != nil || len(s.Rules) != 2 {
+			data, _ := os.ReadFile(f)
+			t.Errorf("%q: %v %v %v; the file:\n%s", c.text, s.Rules, problems, err, data)
+		}
+	}
+}

@@ -327,6 +327,14 @@ func editSettingsFile(file string, edit func(*ruleLists) error, then ...func(bef
 	if info, err := os.Stat(abs); err == nil {
 		mode = info.Mode().Perm()
 	}
+	if len(bytes.TrimSpace(data)) > 0 {
+		// A file that does not parse is named at its mistake, as a load
+		// names it, and left as it is.
+		format := strings.TrimPrefix(strings.ToLower(filepath.Ext(abs)), ".")
+		if _, err := decodeTree(file, format, data); err != nil {
+			return fmt.Errorf("%w; not edited", err)
+		}
+	}
 	var out []byte
 	switch strings.ToLower(filepath.Ext(abs)) {
 	case ".yaml", ".yml":
@@ -379,16 +387,19 @@ func editMap(data []byte, unmarshal func([]byte, any) error, marshal func(any) (
 			return nil, fmt.Errorf("cannot edit, the file does not parse: %w", parseError("settings", err))
 		}
 	}
-	perms, ok := doc["permissions"].(map[string]any)
+	// Keys in the case the file writes them (the settings are read
+	// without case): no second "permissions" in another case.
+	pk := foldKey(doc, "permissions")
+	perms, ok := doc[pk].(map[string]any)
 	if !ok {
-		if doc["permissions"] != nil {
+		if doc[pk] != nil {
 			return nil, errors.New("permissions is not an object")
 		}
 		perms = map[string]any{}
 	}
 	rl := &ruleLists{lists: map[string][]any{}, now: time.Now()}
 	for _, b := range []string{"allow", "ask", "deny"} {
-		rl.lists[b] = toList(perms[b])
+		rl.lists[b] = toList(perms[foldKey(perms, b)])
 	}
 	rl.pruneExpired()
 	if err := edit(rl); err != nil {
@@ -398,12 +409,22 @@ func editMap(data []byte, unmarshal func([]byte, any) error, marshal func(any) (
 		return nil, nil
 	}
 	for _, b := range []string{"allow", "ask", "deny"} {
-		if len(rl.lists[b]) > 0 || perms[b] != nil {
-			perms[b] = rl.lists[b]
+		if k := foldKey(perms, b); len(rl.lists[b]) > 0 || perms[k] != nil {
+			perms[k] = rl.lists[b]
 		}
 	}
-	doc["permissions"] = perms
+	doc[pk] = perms
 	return marshal(doc)
+}
+
+// foldKey is the key of m that spells key in any case, else key.
+func foldKey(m map[string]any, key string) string {
+	for k := range m {
+		if strings.EqualFold(k, key) {
+			return k
+		}
+	}
+	return key
 }
 
 // editYAML edits a YAML settings file at the node level, so comments and
@@ -500,9 +521,11 @@ func canonicalEntry(x any) string {
 	return string(b)
 }
 
+// yamlLookup is m[key], the key in any case (the settings are read
+// without case).
 func yamlLookup(m *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
+		if strings.EqualFold(m.Content[i].Value, key) {
 			return m.Content[i+1]
 		}
 	}

@@ -1,5 +1,7 @@
 package settings
 
+// lint.go: `permopa rules lint`: keys permopa does not read (LintFile) and rules that do not mean what they look like (LintRules).
+
 import (
 	"fmt"
 	"os"
@@ -121,18 +123,19 @@ func LintProblems(fs []Problem) []error {
 // not read: a typo such as "denny:" or "premissions:" would otherwise drop
 // rules without a word. A near miss of a deny or ask list is an error, and
 // LintProblems gives it the Behavior of the rules it hides, which makes hooks fail closed.
+// Each finding names the line and column of its key.
 func LintFile(file string) ([]Problem, error) {
 	data, _, err := readSettingsBytes(file)
 	if err != nil {
 		return nil, fileProblem(file, err, false)
 	}
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
-	raw, err := rawDocument(data, format)
+	tree, err := decodeTree(file, format, data)
 	if err != nil {
-		return nil, fileProblem(file, syntaxError(file, format, data, err), false)
+		return nil, fileProblem(file, err, false)
 	}
 	l := &fileLinter{file: file, text: string(data)}
-	l.top(raw)
+	l.top(tree)
 	sortFindings(l.out)
 	return l.out, nil
 }
@@ -142,33 +145,39 @@ type fileLinter struct {
 	out        []Problem
 }
 
-func (l *fileLinter) add(level, check, key, msg string) {
-	last := key
-	if i := strings.LastIndexAny(key, ".["); i >= 0 {
-		last = strings.TrimSuffix(key[i+1:], "]")
-	}
+// add reports the key at (where it is written).
+func (l *fileLinter) add(at position, level, check, key, msg string) {
 	p := newProblem(level, check, l.file, key, msg)
-	p.Line = lineOf(l.text, last)
+	p.Line, p.Column = at.Line, at.Column
+	if at.Line == 0 { // TOML: the line of the key's name
+		last := key
+		if i := strings.LastIndexAny(key, ".["); i >= 0 {
+			last = strings.TrimSuffix(key[i+1:], "]")
+		}
+		p.Line = keyLine(l.text, last)
+	}
 	l.out = append(l.out, p)
 }
 
-func (l *fileLinter) top(raw map[string]any) {
-	for _, k := range sortedKeys(raw) {
-		v := raw[k]
+func (l *fileLinter) top(t *node) {
+	for _, i := range sortedIndex(t) {
+		k, v, at := t.key(i), t.values[i], t.keys[i].position
 		switch {
 		case topKeys[k]:
 		case claudeTopKeys[k]:
 			continue
+		case strings.Contains(k, ".") && topKeys[strings.ToLower(strings.SplitN(k, ".", 2)[0])]:
+			continue // a key with dots stands for its path (permissions.deny)
 		case topKeys[strings.ToLower(k)]:
-			l.add(LevelWarning, CheckClaudeDiffers, k, fmt.Sprintf("permopa reads %q as %q, but keys are case-sensitive elsewhere (Claude Code, AgentScope); write %q", k, strings.ToLower(k), strings.ToLower(k)))
+			l.add(at, LevelWarning, CheckClaudeDiffers, k, fmt.Sprintf("permopa reads %q as %q, but keys are case-sensitive elsewhere (Claude Code, AgentScope); write %q", k, strings.ToLower(k), strings.ToLower(k)))
 			k = strings.ToLower(k)
 		default:
-			l.unknown(k, v, topKeys, "")
+			l.unknown(at, k, v, topKeys, "")
 			continue
 		}
 		switch k {
 		case "permissions":
-			l.permissions(v)
+			l.permissions(at, v)
 		case "allow_rules", "ask_rules", "deny_rules":
 			l.contextRules(k, v)
 		case "dangerous_paths":
@@ -180,14 +189,14 @@ func (l *fileLinter) top(raw map[string]any) {
 // unknown reports key k (under prefix) that permopa does not read. It is an
 // error when it looks like a deny or ask list or holds one: its rules are
 // not read at all.
-func (l *fileLinter) unknown(k string, v any, known map[string]bool, prefix string) {
+func (l *fileLinter) unknown(at position, k string, v *node, known map[string]bool, prefix string) {
 	full := prefix + k
 	guess := nearest(k, known)
 	holdsGuard := false
-	if m, ok := v.(map[string]any); ok {
-		for _, g := range []string{"deny", "ask", "deny_rules", "ask_rules"} {
-			for mk := range m {
-				if strings.EqualFold(mk, g) {
+	if v.kind == mapNode {
+		for i := range v.keys {
+			for _, g := range []string{"deny", "ask", "deny_rules", "ask_rules"} {
+				if strings.EqualFold(v.key(i), g) {
 					holdsGuard = true
 				}
 			}
@@ -199,32 +208,32 @@ func (l *fileLinter) unknown(k string, v any, known map[string]bool, prefix stri
 		msg += fmt.Sprintf("; did you mean %q?", guess)
 	}
 	if guard || holdsGuard {
-		l.add(LevelError, CheckUnknownKey, full, msg+" Deny or ask rules under it are not read at all")
+		l.add(at, LevelError, CheckUnknownKey, full, msg+" Deny or ask rules under it are not read at all")
 		return
 	}
-	l.add(LevelWarning, CheckUnknownKey, full, msg+"; it is ignored")
+	l.add(at, LevelWarning, CheckUnknownKey, full, msg+"; it is ignored")
 }
 
-func (l *fileLinter) permissions(v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		if v != nil {
-			l.add(LevelError, CheckUnknownKey, "permissions", "must be an object (allow, ask, deny, defaultMode, additionalDirectories)")
+func (l *fileLinter) permissions(at position, v *node) {
+	if v.kind != mapNode {
+		if v.kind != scalarNode || v.value != nil {
+			l.add(v.position, LevelError, CheckUnknownKey, "permissions", "must be an object (allow, ask, deny, defaultMode, additionalDirectories), not "+v.kindName())
 		}
 		return
 	}
-	for _, k := range sortedKeys(m) {
+	for _, i := range sortedIndex(v) {
+		k, kat := v.key(i), v.keys[i].position
 		switch {
 		case permissionsKeys[k]:
 		case permissionsKeys[lowerFirstKey(k, permissionsKeys)]:
-			l.add(LevelWarning, CheckClaudeDiffers, "permissions."+k, fmt.Sprintf("permopa reads it as %q, Claude Code does not: keys are case-sensitive there", lowerFirstKey(k, permissionsKeys)))
+			l.add(kat, LevelWarning, CheckClaudeDiffers, "permissions."+k, fmt.Sprintf("permopa reads it as %q, Claude Code does not: keys are case-sensitive there", lowerFirstKey(k, permissionsKeys)))
 			k = lowerFirstKey(k, permissionsKeys)
 		default:
-			l.unknown(k, m[k], permissionsKeys, "permissions.")
+			l.unknown(kat, k, v.values[i], permissionsKeys, "permissions.")
 			continue
 		}
 		if k == "allow" || k == "ask" || k == "deny" {
-			l.ruleList("permissions."+k, m[k])
+			l.ruleList("permissions."+k, v.values[i])
 		}
 	}
 }
@@ -239,13 +248,17 @@ func lowerFirstKey(k string, known map[string]bool) string {
 	return ""
 }
 
-func (l *fileLinter) ruleList(key string, v any) {
-	for i, x := range toList(v) {
-		obj, ok := x.(map[string]any)
-		if !ok {
+func (l *fileLinter) ruleList(key string, v *node) {
+	items := v.items
+	if v.kind != listNode {
+		items = []*node{v}
+	}
+	for i, obj := range items {
+		if obj.kind != mapNode {
 			continue
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, j := range sortedIndex(obj) {
+			k := obj.key(j)
 			if ruleObjectKeys[k] {
 				continue
 			}
@@ -254,39 +267,42 @@ func (l *fileLinter) ruleList(key string, v any) {
 				msg += fmt.Sprintf("; did you mean %q?", g)
 			}
 			level := LevelWarning
-			if _, has := obj["rule_content"]; !has && nearest(k, ruleObjectKeys) == "rule_content" {
+			if obj.get("rule_content") == nil && nearest(k, ruleObjectKeys) == "rule_content" {
 				level = LevelError
 				msg += " Without rule_content the rule covers every call of its tool"
 			}
-			l.add(level, CheckUnknownKey, fmt.Sprintf("%s[%d].%s", key, i, k), msg)
+			l.add(obj.keys[j].position, level, CheckUnknownKey, fmt.Sprintf("%s[%d].%s", key, i, k), msg)
 		}
 	}
 }
 
-func (l *fileLinter) contextRules(key string, v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
+func (l *fileLinter) contextRules(key string, v *node) {
+	if v.kind != mapNode {
 		return
 	}
-	for _, tool := range sortedKeys(m) {
-		l.ruleList(key+"."+tool, m[tool])
+	for _, i := range sortedIndex(v) {
+		l.ruleList(key+"."+v.key(i), v.values[i])
 	}
 }
 
-func (l *fileLinter) dangerous(v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
+func (l *fileLinter) dangerous(v *node) {
+	if v.kind != mapNode {
 		return
 	}
-	for _, k := range sortedKeys(m) {
-		if k != "files" && k != "directories" && k != "code_running" {
-			l.unknown(k, m[k], map[string]bool{"files": true, "directories": true, "code_running": true}, "dangerous_paths.")
+	lists := map[string]bool{"files": true, "directories": true, "code_running": true}
+	for _, i := range sortedIndex(v) {
+		k := v.key(i)
+		if !lists[k] {
+			l.unknown(v.keys[i].position, k, v.values[i], lists, "dangerous_paths.")
 			continue
 		}
-		sub, _ := m[k].(map[string]any)
-		for _, sk := range sortedKeys(sub) {
-			if !pathEditKeys[sk] {
-				l.unknown(sk, sub[sk], pathEditKeys, "dangerous_paths."+k+".")
+		sub := v.values[i]
+		if sub.kind != mapNode {
+			continue
+		}
+		for _, j := range sortedIndex(sub) {
+			if sk := sub.key(j); !pathEditKeys[sk] {
+				l.unknown(sub.keys[j].position, sk, sub.values[j], pathEditKeys, "dangerous_paths."+k+".")
 			}
 		}
 	}
@@ -334,9 +350,28 @@ func editDistance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
-// lineOf is the 1-based line of the first place the text names key (as a
-// key: followed by ":" or "=" or a closing bracket), or 0.
-func lineOf(text, key string) int {
+// ruleAt is where the rule is written in text (its first spelling
+// there), or zero.
+func ruleAt(text string, r permission.Rule) position {
+	if text == "" {
+		return position{}
+	}
+	for _, needle := range []string{r.String(), ruleContent(r)} {
+		if needle == "" {
+			continue
+		}
+		if i := strings.Index(text, needle); i >= 0 {
+			line, col := lineCol([]byte(text), int64(i)+1)
+			return position{line, col}
+		}
+	}
+	return position{}
+}
+
+// keyLine is the line of the first place text names key as a key
+// (followed by ":", "=" or a closing bracket), or 0: for TOML, whose
+// decoder gives no positions.
+func keyLine(text, key string) int {
 	if key == "" || text == "" {
 		return 0
 	}
@@ -348,30 +383,11 @@ func lineOf(text, key string) int {
 	if loc == nil {
 		return 0
 	}
-	return strings.Count(text[:loc[0]], "\n") + 1 + boolInt(text[loc[0]] == '\n')
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
+	line := strings.Count(text[:loc[0]], "\n") + 1
+	if text[loc[0]] == '\n' {
+		line++
 	}
-	return 0
-}
-
-// lineOfRule is the line where the rule is written in text, or 0.
-func lineOfRule(text string, r permission.Rule) int {
-	if text == "" {
-		return 0
-	}
-	for _, needle := range []string{r.String(), ruleContent(r)} {
-		if needle == "" {
-			continue
-		}
-		if i := strings.Index(text, needle); i >= 0 {
-			return strings.Count(text[:i], "\n") + 1
-		}
-	}
-	return 0
+	return line
 }
 
 func ruleContent(r permission.Rule) string {
@@ -388,6 +404,9 @@ func sortFindings(fs []Problem) {
 		}
 		if fs[i].Line != fs[j].Line {
 			return fs[i].Line < fs[j].Line
+		}
+		if fs[i].Column != fs[j].Column {
+			return fs[i].Column < fs[j].Column
 		}
 		return LevelRank(fs[i].Level) > LevelRank(fs[j].Level)
 	})
@@ -414,7 +433,8 @@ func LintRules(rules []permission.Rule) []Problem {
 	for _, r := range rules {
 		add := func(level, check, msg string) {
 			p := newProblem(level, check, r.Layer, strings.ToLower(r.Behavior), msg)
-			p.Line, p.Rule = lineOfRule(text(r.Layer), r), r.String()
+			at := ruleAt(text(r.Layer), r)
+			p.Line, p.Column, p.Rule = at.Line, at.Column, r.String()
 			out = append(out, p)
 		}
 		lintTool(r, add)

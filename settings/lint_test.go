@@ -11,7 +11,7 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
-// Keys permopa does not read are reported with their file and line; a near
+// Keys permopa does not read are reported with their file, line and column; a near
 // miss of a deny or ask list is an error that makes hooks fail closed
 // (settings.UnsafeProblems), in every format and at every level.
 func TestLintFileKeys(t *testing.T) {
@@ -19,20 +19,22 @@ func TestLintFileKeys(t *testing.T) {
 	cases := []struct {
 		name, text string
 		key        string
-		line       int
+		line, col  int // col 0: TOML's decoder gives no columns
 		level      string
 		unsafe     bool
 	}{
-		{"x.yaml", "permissions:\n  allow: [\"Bash(ls:*)\"]\n  denny: [\"Bash(rm:*)\"]\n", "permissions.denny", 3, settings.LevelError, true},
-		{"x.json", "{\n  \"premissions\": {\n    \"deny\": [\"Read(./.env)\"]\n  }\n}\n", "premissions", 2, settings.LevelError, true},
-		{"x.toml", "[permissions]\nasks = [\"Bash(git push:*)\"]\n", "permissions.asks", 2, settings.LevelError, true},
-		{"x.yaml", "deny_rule:\n  Bash: [{tool_name: Bash, rule_content: 'rm:*'}]\n", "deny_rule", 1, settings.LevelError, true},
-		{"x.yaml", "mypolicy:\n  deny: [\"Bash(rm:*)\"]\n", "mypolicy", 1, settings.LevelError, true},
-		{"x.yaml", "permissions:\n  defaultMod: plan\n", "permissions.defaultMod", 2, settings.LevelWarning, false},
-		{"x.yaml", "bypass_honors_safety: true\n", "bypass_honors_safety", 1, settings.LevelWarning, false},
-		{"x.yaml", "dangerous_paths:\n  files:\n    ad: [x]\n", "dangerous_paths.files.ad", 3, settings.LevelWarning, false},
-		{"x.yaml", "permissions:\n  allow:\n    - {tool_name: deploy, rule_content: null, behaviour: allow}\n", "permissions.allow[0].behaviour", 3, settings.LevelWarning, false},
-		{"x.json", "{\"permissions\": {\"Deny\": [\"Bash(rm:*)\"]}}", "permissions.Deny", 1, settings.LevelWarning, false},
+		{"x.yaml", "permissions:\n  allow: [\"Bash(ls:*)\"]\n  denny: [\"Bash(rm:*)\"]\n", "permissions.denny", 3, 3, settings.LevelError, true},
+		{"x.json", "{\n  \"premissions\": {\n    \"deny\": [\"Read(./.env)\"]\n  }\n}\n", "premissions", 2, 3, settings.LevelError, true},
+		{"x.yaml", "model: opus\npermisions:\n  allow: [\"Bash(ls)\"]\n  deny: [\"Bash(rm:*)\"]\n", "permisions", 2, 1, settings.LevelError, true},
+		{"x.toml", "[permissions]\nasks = [\"Bash(git push:*)\"]\n", "permissions.asks", 2, 0, settings.LevelError, true},
+		{"x.yaml", "deny_rule:\n  Bash: [{tool_name: Bash, rule_content: 'rm:*'}]\n", "deny_rule", 1, 1, settings.LevelError, true},
+		{"x.yaml", "mypolicy:\n  deny: [\"Bash(rm:*)\"]\n", "mypolicy", 1, 1, settings.LevelError, true},
+		{"x.yaml", "permissions:\n  defaultMod: plan\n", "permissions.defaultMod", 2, 3, settings.LevelWarning, false},
+		{"x.yaml", "bypass_honors_safety: true\n", "bypass_honors_safety", 1, 1, settings.LevelWarning, false},
+		{"x.yaml", "dangerous_paths:\n  files:\n    ad: [x]\n", "dangerous_paths.files.ad", 3, 5, settings.LevelWarning, false},
+		{"x.yaml", "permissions:\n  allow:\n    - {tool_name: deploy, rule_content: null, behaviour: allow}\n", "permissions.allow[0].behaviour", 3, 47, settings.LevelWarning, false},
+		{"x.json", "{\"permissions\": {\"Deny\": [\"Bash(rm:*)\"]}}", "permissions.Deny", 1, 18, settings.LevelWarning, false},
+		{"x.yaml", "permissions:\n  allow: [\"Bash(ls)\"]\nnetwork_read: ask\n", "network_read", 3, 1, settings.LevelWarning, false},
 	}
 	for _, c := range cases {
 		file := filepath.Join(dir, c.name)
@@ -49,13 +51,19 @@ func TestLintFileKeys(t *testing.T) {
 				hit = &fs[i]
 			}
 		}
-		if hit == nil || hit.Line != c.line || hit.Level != c.level || hit.File != file {
-			t.Errorf("%q: findings %+v, want %s at line %d (%s)", c.text, fs, c.key, c.line, c.level)
+		if hit == nil || hit.Line != c.line || hit.Column != c.col || hit.Level != c.level || hit.File != file {
+			t.Errorf("%q: findings %+v, want %s at %d:%d (%s)", c.text, fs, c.key, c.line, c.col, c.level)
 			continue
 		}
 		if unsafe := len(settings.UnsafeProblems(settings.LintProblems(fs))) > 0; unsafe != c.unsafe {
 			t.Errorf("%q: unsafe %v, want %v", c.text, unsafe, c.unsafe)
 		}
+	}
+	// A key with dots is read as its path: not reported as unread.
+	file0 := filepath.Join(dir, "dots.yaml")
+	os.WriteFile(file0, []byte("permissions.deny: [\"Bash(rm:*)\"]\n"), 0o644)
+	if fs, _ := settings.LintFile(file0); len(fs) != 0 {
+		t.Errorf("a key with dots: %+v", fs)
 	}
 	// A Claude Code settings.json reads as is: its own keys are not reported.
 	file := filepath.Join(dir, "claude.json")

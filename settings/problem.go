@@ -1,5 +1,7 @@
 package settings
 
+// problem.go: Problem, the one type of every settings problem, with its place.
+
 import (
 	"encoding/json"
 	"errors"

@@ -43,15 +43,15 @@ environment_is_secret: perhaps
 	for _, r := range settings.LintRules(mustRules(t, file)) {
 		problems = append(problems, &r)
 	}
-	want := map[string]int{ // kind and key or rule → line
-		settings.CheckInvalidRule + " permissions.allow":        2,
-		settings.CheckInvalidRule + " permissions.ask":          4,
-		settings.CheckInvalidValue + " permissions.defaultMode": 6,
-		settings.CheckInvalidValue + " disable_bypass_mode":     7,
-		settings.CheckInvalidValue + " network_reads":           8,
-		settings.CheckInvalidValue + " environment_is_secret":   9,
-		settings.CheckUnknownKey + " permissions.denny":         5,
-		settings.CheckUnknownTool + " Reed(src/**)":             3,
+	want := map[string][2]int{ // kind and key or rule → line and column
+		settings.CheckInvalidRule + " permissions.allow":        {2, 11},
+		settings.CheckInvalidRule + " permissions.ask":          {4, 9},
+		settings.CheckInvalidValue + " permissions.defaultMode": {6, 16},
+		settings.CheckInvalidValue + " disable_bypass_mode":     {7, 22},
+		settings.CheckInvalidValue + " network_reads":           {8, 16},
+		settings.CheckInvalidValue + " environment_is_secret":   {9, 24},
+		settings.CheckUnknownKey + " permissions.denny":         {5, 3},
+		settings.CheckUnknownTool + " Reed(src/**)":             {3, 25},
 	}
 	seen := map[string]bool{}
 	for _, e := range problems {
@@ -64,15 +64,15 @@ environment_is_secret: perhaps
 		if p.Rule != "" {
 			what = p.Kind + " " + p.Rule
 		}
-		line, ok := want[what]
+		at, ok := want[what]
 		if !ok {
 			continue
 		}
 		seen[what] = true
-		if p.File != file || p.Line != line {
-			t.Errorf("%s: at %s:%d, want %s:%d", what, p.File, p.Line, file, line)
+		if p.File != file || p.Line != at[0] || p.Column != at[1] {
+			t.Errorf("%s: at %s:%d:%d, want %s:%d:%d", what, p.File, p.Line, p.Column, file, at[0], at[1])
 		}
-		if pos := fmt.Sprintf("%s:%d: ", file, line); !strings.HasPrefix(e.Error(), pos) {
+		if pos := fmt.Sprintf("%s:%d:%d: ", file, at[0], at[1]); !strings.HasPrefix(e.Error(), pos) {
 			t.Errorf("%s: %q does not start with %q", what, e.Error(), pos)
 		}
 		if p.Level == "" || strings.Contains(e.Error(), p.Level+":") {

@@ -1,5 +1,7 @@
 package settings
 
+// settings_bounds.go: bounds on a settings file's nesting and size, checked before decoding.
+
 import (
 	"bytes"
 	"fmt"
@@ -27,7 +29,7 @@ const (
 
 // checkSettingsShape refuses a document that nests deeper than
 // MaxSettingsDepth or holds more than MaxSettingsValues values, before
-// the decoders that build it (viper's, the format's own) do the work.
+// the format's decoder builds it.
 func checkSettingsShape(format string, data []byte) error {
 	switch format {
 	case "json", "toml":

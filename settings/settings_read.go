@@ -1,5 +1,7 @@
 package settings
 
+// settings_read.go: reading a settings file's bytes, bounded, through no link to a credential.
+
 import (
 	"errors"
 	"fmt"

@@ -91,6 +91,7 @@ var untrustedModes = []string{"DEFAULT", "EXPLORE"}
 type Untrusted struct {
 	File    string // the settings file
 	Line    int    // its line, 0 when not known
+	Column  int    // its column, 0 when not known
 	Key     string // permissions.allow.0, permissions.defaultMode, ...
 	Project string // the project directory to trust
 	// Tool is the tool name of a left-out allow rule ("" for other keys).
@@ -105,7 +106,7 @@ type Untrusted struct {
 func (u Untrusted) Problem() Problem {
 	f := newProblem(LevelInfo, CheckUntrusted, u.File, u.Key,
 		fmt.Sprintf("%s left out: the project's settings are not trusted (run `permopa trust %s` to review and trust them)", u.Value, u.Project))
-	f.Line = u.Line
+	f.Line, f.Column = u.Line, u.Column
 	if u.Tool != "" {
 		f.Rule, f.Err = u.Value, errors.New("allow rule left out: the project's settings are not trusted (run `permopa trust "+u.Project+"` to review and trust them)")
 	}
@@ -113,7 +114,7 @@ func (u Untrusted) Problem() Problem {
 }
 
 func (u Untrusted) String() string {
-	p := Problem{File: u.File, Line: u.Line}
+	p := Problem{File: u.File, Line: u.Line, Column: u.Column}
 	return p.Position() + ": " + u.Value
 }
 
@@ -370,13 +371,13 @@ func writeExclusive(target string, data []byte, perm os.FileMode) error {
 func restrictUntrusted(s Settings, file, project string, userRules []string) Settings {
 	var out []Untrusted
 	left := func(key, tool, value string) {
-		line := s.lines[strings.ToLower(key)]
-		if line == 0 {
+		at := s.pos[strings.ToLower(key)]
+		if at.Line == 0 {
 			if k, _, ok := strings.Cut(strings.ToLower(key), "."); ok {
-				line = s.lines[k]
+				at = s.pos[k]
 			}
 		}
-		out = append(out, Untrusted{File: file, Line: line, Key: key, Project: project, Tool: tool, Value: value})
+		out = append(out, Untrusted{File: file, Line: at.Line, Column: at.Column, Key: key, Project: project, Tool: tool, Value: value})
 	}
 	var rules = s.Rules[:0:0]
 	for i, r := range s.Rules {
@@ -394,7 +395,7 @@ func restrictUntrusted(s Settings, file, project string, userRules []string) Set
 	if s.DefaultMode != "" {
 		if m, _ := tables.CanonicalMode(s.DefaultMode); !slices.Contains(untrustedModes, m) {
 			key := "permissions.defaultmode"
-			if s.lines[key] == 0 && s.lines["mode"] != 0 {
+			if s.pos[key].Line == 0 && s.pos["mode"].Line != 0 {
 				key = "mode"
 			}
 			left(key, "", "defaultMode "+s.DefaultMode)
@@ -436,7 +437,7 @@ func restrictUntrusted(s Settings, file, project string, userRules []string) Set
 		s.NetworkReads = ""
 	}
 	// Only tighten whatever their value (Merge): bypass_honours_safety,
-	// case_insensitive_paths. Managed only (settingsFrom): the locks.
+	// case_insensitive_paths. Managed only (fileDoc.settings): the locks.
 	s.Untrusted = append(s.Untrusted, out...)
 	return s
 }

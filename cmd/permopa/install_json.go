@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // jsonObject is a JSON object that keeps its keys in the order they were
@@ -81,7 +82,7 @@ func parseJSONObject(data []byte) (*jsonObject, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, positioned(data, dec, errors.New("data after the JSON object"))
+		return nil, positioned(data, dec, errDataAfter)
 	}
 	obj, ok := v.(*jsonObject)
 	if !ok {
@@ -157,19 +158,30 @@ func rawText(data []byte, from, to int64) []byte {
 	return bytes.TrimLeft(data[from:to], " \t\r\n:,")
 }
 
-// positioned adds the line and column of a syntax error to err.
+var errDataAfter = errors.New("data after the JSON object")
+
+// positioned adds the line and column (from 1, counting characters) of a
+// syntax error to err. The decoder's offsets while reading tokens are
+// relative to the value it was reading, so the position is taken from
+// encoding/json's own check of the whole text, whose Offset counts the
+// bytes read, the offending one included.
 func positioned(data []byte, dec *json.Decoder, err error) error {
-	off := dec.InputOffset()
+	off := min(dec.InputOffset(), int64(len(data)))
+	var v any
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
+	syntax := errors.As(err, &se) || err == io.ErrUnexpectedEOF || err == io.EOF || err == errDataAfter
+	if !syntax {
+		// Our own refusal (nested too deep): where the decoder stopped.
+	} else if uerr := json.Unmarshal(data, &v); errors.As(uerr, &se) {
+		off, err = se.Offset-1, se
+		if se.Offset >= int64(len(data)) && strings.HasPrefix(se.Error(), "unexpected end") {
+			off = int64(len(data))
+		}
 	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
+	off = max(off, 0)
 	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
+	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
+	if err == io.ErrUnexpectedEOF || err == io.EOF || syntax && off == int64(len(data)) {
 		err = errors.New("unexpected end of the file")
 	}
 	return fmt.Errorf("%d:%d: %v", line, col, err)

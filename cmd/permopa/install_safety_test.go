@@ -333,13 +333,14 @@ func TestDoctorMatchersAndFailOpen(t *testing.T) {
 }
 
 // A host settings file with a typo: doctor and install name it at
-// file:line:column, and doctor does not send the user to install.
+// file:line:column of the offending character, and doctor does not send
+// the user to install.
 func TestDoctorAndInstallPositionSyntaxErrors(t *testing.T) {
 	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	for _, tc := range []struct{ host, file, text, pos string }{
-		{"claude", ".claude/settings.json", "{\n  \"model\": \"opus\",\n  \"theme\": ,\n}\n", ":3:"},
-		{"gemini", ".gemini/settings.json", "{\n  \"a\": 1\n  \"b\": 2\n}\n", ":3:"},
+		{"claude", ".claude/settings.json", "{\n  \"model\": \"opus\",\n  \"theme\": ,\n}\n", ":3:12: "},
+		{"gemini", ".gemini/settings.json", "{\n  \"a\": 1\n  \"b\": 2\n}\n", ":3:3: "},
 		{"codex", ".codex/config.toml", "model = \"x\"\n[hooks\n", ":2:"},
 	} {
 		file := filepath.Join(home, tc.file)

@@ -505,7 +505,7 @@ func TestDecideSettingsErrorsNameTheLine(t *testing.T) {
 	}
 	rules := write("rules.yaml", "permissions:\n  allow:\n    - \"Bash(ls:*)\"\n    - \"Bash(oops\"\n  defaultMode: yolo\n")
 	_, stderr, code := permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", rules)
-	if code != 0 || !strings.Contains(stderr, rules+`:4: permissions.allow: rule "Bash(oops"`) || !strings.Contains(stderr, rules+`:5: permissions.defaultMode`) {
+	if code != 0 || !strings.Contains(stderr, rules+`:4:7: permissions.allow: rule "Bash(oops"`) || !strings.Contains(stderr, rules+`:5:16: permissions.defaultMode`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -47,9 +47,9 @@ func TestSettingsMessagesArePlaced(t *testing.T) {
 		}
 	}
 	out, _, _ := permopa(t, "", "rules", "lint", "--fail-on", "never", bad)
-	check("rules lint", out, bad+":2: warning: permissions.allow:", bad+":4: error: permissions.defaultMode: unknown mode", bad+":3: ", "Reed(src/**)", bad+":5: ")
+	check("rules lint", out, bad+":2:11: warning: permissions.allow:", bad+":4:16: error: permissions.defaultMode: unknown mode", bad+":3:25: ", "Reed(src/**)", bad+":5:3: ")
 	_, stderr, _ := permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", bad)
-	check("decide", stderr, bad+":2: permissions.allow:", bad+":4: permissions.defaultMode:", "Reed(src/**)", bad+":5: ")
+	check("decide", stderr, bad+":2:11: permissions.allow:", bad+":4:16: permissions.defaultMode:", "Reed(src/**)", bad+":5:3: ")
 	out, _, _ = permopa(t, "", "rules", "lint", broken)
 	check("rules lint, broken", out, broken+":3:3: error: not valid yaml: did not find expected ',' or ']' (found `deny`)")
 	_, stderr, _ = permopa(t, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`+"\n", "decide", "--settings", broken)

@@ -157,11 +157,7 @@ func refuseRules(args []string, behavior string) string {
 		where := fmt.Sprintf("argument %d, %q", i+1, a)
 		r, err := settings.RuleFrom(a, strings.ToLower(behavior))
 		if err != nil {
-			col := 1
-			if open := strings.IndexByte(a, '('); open >= 0 && strings.HasSuffix(strings.TrimSpace(a), ")") {
-				col = open + 2 // the content
-			}
-			return fmt.Sprintf("%s, column %d: %v; nothing was written", where, col, err)
+			return fmt.Sprintf("%s, column %d: %v; nothing was written", where, settings.RuleColumn(a), err)
 		}
 		if b, ok := settings.NearMissTool(r.ToolName); ok {
 			col := strings.Index(a, r.ToolName) + 1

@@ -140,7 +140,7 @@ func TestRulesLint(t *testing.T) {
 	}
 	// The text form names file and line; --fail-on never always exits 0.
 	out, _, code = permopaIn(t, dir, "", "rules", "lint", "--fail-on", "never", file)
-	if code != 0 || !strings.Contains(out, file+":4: error: permissions.denny") {
+	if code != 0 || !strings.Contains(out, file+":4:5: error: permissions.denny") {
 		t.Errorf("text: exit %d\n%s", code, out)
 	}
 	// Clean settings pass; a bad level is an error.
@@ -156,7 +156,7 @@ func TestRulesLint(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  asks: [\"Bash(git push:*)\"]\n"), 0o644)
 	out, _, code = permopaIn(t, dir, "", "rules", "lint", "--fail-on", "error")
-	if code != 1 || !strings.Contains(out, "settings.yaml:2: error: permissions.asks") {
+	if code != 1 || !strings.Contains(out, "settings.yaml:2:3: error: permissions.asks") {
 		t.Errorf("layers: exit %d\n%s", code, out)
 	}
 }
@@ -254,7 +254,11 @@ func TestRulesAddRefusesTyposBeforeWriting(t *testing.T) {
 		{[]string{"bash(ls)"}, []string{`no tool is called "bash"`}},
 		{[]string{"Read(x/**)", "Wirte(y/**)"}, []string{`argument 2, "Wirte(y/**)", column 1`, `"Write"`}},
 		{[]string{"--behavior", "deny", `Bash(rm "x:*)`}, []string{"argument 1", "column 6", "unterminated double quote"}},
-		{[]string{"Bash(npm test"}, []string{"argument 1", "want Tool or Tool(content)"}},
+		{[]string{"Bash(npm test"}, []string{"argument 1", "column 5", "want Tool or Tool(content)"}},
+		{[]string{"Read(x)", "Bash(ls"}, []string{`argument 2, "Bash(ls", column 5: rule "Bash(ls": want Tool or Tool(content)`}},
+		{[]string{"Web Fetch(domain:x.example)"}, []string{`argument 1, "Web Fetch(domain:x.example)", column 4:`}},
+		{[]string{" Bash(é"}, []string{"column 6:"}},
+		{[]string{"(ls)"}, []string{"column 1:"}},
 	} {
 		_, stderr, code := permopaIn(t, dir, "", append([]string{"rules", "add"}, c.args...)...)
 		if code != 2 {
@@ -293,7 +297,7 @@ func TestRulesCommandsPrintFindingsOnce(t *testing.T) {
 	}
 	for _, args := range [][]string{{"rules", "list"}, {"rules", "add", "Bash(ls)"}} {
 		_, stderr, _ := permopaIn(t, dir, "", args...)
-		if !strings.Contains(stderr, `settings.yaml:3: allow: Reed(src/**): no tool is called "Reed"`) ||
+		if !strings.Contains(stderr, `settings.yaml:3:7: allow: Reed(src/**): no tool is called "Reed"`) ||
 			!strings.Contains(stderr, `permopa: error: `) || !strings.Contains(stderr, `permopa: warning: `) {
 			t.Errorf("%v: stderr lacks the findings:\n%s", args, stderr)
 		}
@@ -321,12 +325,12 @@ func TestRulesLintPositionsUnreadableRulesAndFiles(t *testing.T) {
 	}
 	out, _, _ := permopaIn(t, dir, "", "rules", "lint")
 	_, derr, _ := permopaIn(t, dir, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, "decide")
-	for _, w := range []string{yamlFile + ":4: error: permissions.deny: rule Bash(rm \"x:*)", yamlFile + ":6: warning: permissions.allow:"} {
+	for _, w := range []string{yamlFile + ":4:7: error: permissions.deny: rule Bash(rm \"x:*)", yamlFile + ":6:7: warning: permissions.allow:"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("lint output lacks %q:\n%s", w, out)
 		}
 	}
-	if !strings.Contains(derr, yamlFile+":4: permissions.deny") {
+	if !strings.Contains(derr, yamlFile+":4:7: permissions.deny") {
 		t.Errorf("decide names another place:\n%s", derr)
 	}
 	if err := os.WriteFile(yamlFile, []byte("permissions:\n  deny: [Bash(x)\n  allow: []\n"), 0o600); err != nil {

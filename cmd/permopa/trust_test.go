@@ -222,7 +222,7 @@ func TestDoctorNotesUntrustedProject(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	out, _, _ := permopaAt(t, cwd, "", env, "doctor", "claude")
-	if !strings.Contains(out, "not trusted") || !strings.Contains(out, file+":3: Bash(curl:*)") {
+	if !strings.Contains(out, "not trusted") || !strings.Contains(out, file+":3:11: Bash(curl:*)") {
 		t.Errorf("doctor, untrusted:\n%s", out)
 	}
 	if _, errOut, code := runPermopa(t, cwd, "", env, "trust"); code != 0 {

@@ -8,16 +8,16 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	toml "github.com/pelletier/go-toml/v2"
 	yaml2 "go.yaml.in/yaml/v2"
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Settings errors name the file, the line (and column where the parser
-// knows it) and the key, the way compilers do: "settings FILE:LINE:COL:
-// what" for a file that does not parse, "FILE:LINE: KEY: what" for a value
-// that cannot be read (docs/usage.md "Rules").
+// syntax.go: a settings file that does not parse, named by file, line and
+// column, the way compilers do: "settings FILE:LINE:COL: not valid yaml:
+// what (found TOKEN)" (docs/usage.md "Rules").
 
 // syntaxError turns a decoder's error for data, the contents of file in
 // format ("json", "toml", else YAML), into one that names the place. Like
@@ -37,7 +37,7 @@ func syntaxError(file, format string, data []byte, err error) error {
 			line, col = lineCol(data, te.Offset)
 			msg = "json: the settings must be one object, not a JSON " + te.Value
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			line, col = lineCol(data, int64(len(data)))
+			line, col = endOf(data)
 			msg = "json: the file ends inside a value"
 		}
 	case "toml":
@@ -47,6 +47,36 @@ func syntaxError(file, format string, data []byte, err error) error {
 			msg = "toml: " + strings.TrimPrefix(de.Error(), "toml: ")
 		}
 	default:
+		if off, ok := yamlErrorOffset(data, err); ok {
+			msg = "yaml: " + yamlProblem(err)
+			tok := tokenAt(data, off)
+			switch {
+			case strings.Contains(msg, "end of stream"):
+				// What is never closed, where it opens.
+				tok += " never closed"
+			case strings.Contains(msg, "did not find expected ',' or"):
+				// Inside a flow list or map the end of the file fails like
+				// the token the parser stumbled on. When a "," after the
+				// shortest failing prefix mends it, the prefix failed for
+				// its end: the token is the next one; else it is the
+				// prefix's last token ("a" "b": the "b").
+				// The older decoder names the token's line: a token on a
+				// later line is that line's first.
+				var n yaml.Node
+				if l2, _ := yamlPosition(data, err); l2 > bytes.Count(data[:off], []byte("\n"))+1 {
+					off = lineStart(data, l2)
+				} else if e := yaml.Unmarshal(append(data[:off+1:off+1], ','), &n); e != nil && e.Error() == err.Error() {
+					off = tokenStart(data, off)
+				} else {
+					off = nextToken(data, off+1)
+				}
+				tok = tokenAt(data, off)
+			}
+			line, col = lineCol(data, int64(off)+1)
+			found = " (found " + tok + ")"
+			break
+		}
+		// The offset cannot be told: the line, and the line's first token.
 		line, msg = yamlPosition(data, err)
 		if line > 0 {
 			if c, tok := yamlToken(data, line, msg); c > 0 {
@@ -190,127 +220,158 @@ func knownKey(word string) bool {
 	return false
 }
 
-// lineCol converts a byte offset of data to a 1-based line and column.
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off < 0 {
-		off = 0
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1)
-	if col == 0 {
-		col = 1
-	}
-	return line, col
-}
-
-// keyLines maps the keys of a settings document to the line they start
-// on: "permissions.allow" and "permissions.allow.2" (the third rule), as
-// written in the file. Keys are compared without case ("defaultmode").
-// Empty for TOML and for a document it cannot read.
-func keyLines(format string, data []byte) map[string]int {
-	out := map[string]int{}
-	switch format {
-	case "toml":
-	case "json":
-		dec := json.NewDecoder(bytes.NewReader(data))
-		jsonLines(dec, data, "", out)
-	default:
+// yamlErrorOffset is the offset in data of the character the YAML decoder
+// stumbled on: its errors give a line only (often the line where the
+// enclosing block starts). The decoder reads its input in order, so the
+// shortest prefix of data that fails with the same error ends with that
+// character (a token's first character, the ":" after a key, a tab, a quote
+// never closed); it is found by bisection over character boundaries and
+// checked (the prefix one character shorter must not fail so). false when
+// the check fails.
+func yamlErrorOffset(data []byte, err error) (int, bool) {
+	want := err.Error()
+	fails := func(k int) bool {
 		var n yaml.Node
-		if yaml.Unmarshal(data, &n) == nil && len(n.Content) > 0 {
-			yamlLines(n.Content[0], "", out)
+		e := yaml.Unmarshal(data[:k], &n)
+		return e != nil && e.Error() == want
+	}
+	boundary := func(k int) int {
+		for k < len(data) && !utf8.RuneStart(data[k]) {
+			k++
 		}
+		return k
 	}
-	return out
-}
-
-func join(prefix, key string) string {
-	key = strings.ToLower(key)
-	if prefix == "" {
-		return key
+	if !fails(len(data)) {
+		return 0, false // not a syntax error (a duplicate key, a type)
 	}
-	return prefix + "." + key
-}
-
-func yamlLines(n *yaml.Node, path string, out map[string]int) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := join(path, n.Content[i].Value)
-			out[k] = n.Content[i].Line
-			yamlLines(n.Content[i+1], k, out)
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			k := join(path, strconv.Itoa(i))
-			out[k] = c.Line
-			yamlLines(c, k, out)
-		}
-	}
-}
-
-// jsonLines walks one JSON value from dec, recording where each key and
-// array element starts.
-func jsonLines(dec *json.Decoder, data []byte, path string, out map[string]int) {
-	tok, err := dec.Token()
-	if err != nil {
-		return
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return
-	}
-	switch d {
-	case '{':
-		for dec.More() {
-			off := dec.InputOffset()
-			kt, err := dec.Token()
-			if err != nil {
-				return
+	lo, hi := 0, len(data) // fails(hi); the answer is in (lo, hi]
+	// The lines the decoders name bound the search: the line the error
+	// names (where its construct starts, or later) and the line the older
+	// decoder names (where it stumbled), so a large file is parsed a few
+	// times, not twenty.
+	if m := yamlLine.FindStringSubmatch(want); m != nil {
+		if n, _ := strconv.Atoi(m[1]); n > 2 {
+			if c := lineOffset(data, n-1); !fails(c) {
+				lo = c
 			}
-			key, _ := kt.(string)
-			k := join(path, key)
-			out[k], _ = lineCol(data, skipJSONSpace(data, off))
-			jsonLines(dec, data, k, out)
 		}
-		_, _ = dec.Token()
-	case '[':
-		for i := 0; dec.More(); i++ {
-			k := join(path, strconv.Itoa(i))
-			out[k], _ = lineCol(data, skipJSONSpace(data, dec.InputOffset()))
-			jsonLines(dec, data, k, out)
-		}
-		_, _ = dec.Token()
 	}
+	if l2, _ := yamlPosition(data, err); l2 > 0 {
+		if c := lineOffset(data, l2+2); c > lo && c < hi && fails(c) {
+			hi = c
+		}
+	}
+	for hi-lo > 1 {
+		mid := boundary((lo + hi) / 2)
+		if mid >= hi {
+			break
+		}
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	_, size := utf8.DecodeLastRune(data[:hi])
+	if hi == 0 || fails(hi-size) {
+		return 0, false
+	}
+	return hi - size, true
 }
 
-// skipJSONSpace moves off past whitespace and the separators the decoder
-// has not consumed yet, to where the next value starts.
-func skipJSONSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
+// yamlProblem is the YAML decoder's message without its "yaml: line N:".
+func yamlProblem(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch("yaml: " + msg); m != nil {
+		return m[2]
+	}
+	return msg
+}
+
+// tokenAt names the character at off of data as a message may show it: a
+// tab, a syntax character, a key permopa knows, else the kind of word (a
+// file that is not settings must not leak into messages).
+func tokenAt(data []byte, off int) string {
+	if off >= len(data) {
+		return "the end of the file"
+	}
+	switch c := data[off]; {
+	case c == '\t':
+		return "a tab (YAML indents with spaces)"
+	case c == '\n' || c == '\r':
+		return "the end of the line"
+	case strings.IndexByte("[]{},:-?|>#&*!%@`\"'", c) >= 0:
+		return "`" + string(c) + "`"
+	}
+	word := string(data[off:])
+	if i := strings.IndexAny(word, " \t\r\n:,[]{}#"); i >= 0 {
+		word = word[:i]
+	}
+	if knownKey(word) {
+		return "`" + word + "`"
+	}
+	return "a word that is no settings key"
+}
+
+// endOf is the line and column just after the last character of data.
+func endOf(data []byte) (int, int) {
+	start := bytes.LastIndexByte(data, '\n') + 1
+	return bytes.Count(data, []byte("\n")) + 1, utf8.RuneCount(data[start:]) + 1
+}
+
+// nextToken is the offset of the first character at or after off that is
+// neither white space nor in a comment.
+func nextToken(data []byte, off int) int {
+	for off < len(data) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n':
+			off++
+		case '#':
+			for off < len(data) && data[off] != '\n' {
+				off++
+			}
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// tokenStart is where the flow token ending at off starts: a quoted
+// scalar's opening quote, else the start of the word.
+func tokenStart(data []byte, off int) int {
+	if q := data[off]; q == '"' || q == '\'' {
+		if i := bytes.LastIndexByte(data[:off], q); i >= 0 {
+			return i
+		}
+		return off
+	}
+	for off > 0 && strings.IndexByte(" \t\r\n,[]{}", data[off-1]) < 0 {
+		off--
+	}
+	return off
+}
+
+// lineStart is the offset of the first character of line (from 1) that
+// is not a space.
+func lineStart(data []byte, line int) int {
+	off := lineOffset(data, line)
+	for off < len(data) && data[off] == ' ' {
 		off++
 	}
 	return off
 }
 
-// placeProblems sets the line of each problem of file from its key.
-func placeProblems(problems []error, file string, lines map[string]int) {
-	for _, e := range problems {
-		var p *Problem
-		if !errors.As(e, &p) || p.File != file || p.Line > 0 {
-			continue
+// lineOffset is the offset of the start of line (from 1) of data, or its
+// length when it has fewer lines.
+func lineOffset(data []byte, line int) int {
+	off := 0
+	for i := 1; i < line; i++ {
+		j := bytes.IndexByte(data[off:], '\n')
+		if j < 0 {
+			return len(data)
 		}
-		switch p.Kind {
-		case CheckInvalidRule:
-			p.Line = lines[join(strings.ToLower(p.Key), strconv.Itoa(p.index))]
-			if p.Line == 0 {
-				p.Line = lines[strings.ToLower(p.Key)]
-			}
-		case CheckInvalidValue:
-			p.Line = lines[strings.ToLower(p.Key)]
-		}
+		off += j + 1
 	}
+	return off
 }
