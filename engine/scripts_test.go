@@ -192,3 +192,85 @@ func BenchmarkDecideScripts(b *testing.B) {
 		}
 	}
 }
+
+// An ASK for a command that runs scripts suggests the rule for that
+// command, exactly, and the message shows what the scripts run (issue 27,
+// docs/rules.md "Scripts and suggested rules"): adding the suggestion
+// makes the same call ALLOW, under deny rules too, while every other
+// script of the file, and the same script with words appended, still asks.
+func TestScriptSuggestionsAllowNextTime(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	for name, body := range map[string]string{
+		"package.json": `{
+  "scripts": {
+    "build": "tsc -p . && cp -r static dist",
+    "prebuild": "mkdir -p dist",
+    "nuke": "rm -rf ~",
+    "test": "go vet ./... && go test ./...",
+    "jest": "jest --ci"
+  }
+}
+`,
+		"build.sh":               "#!/bin/sh\nmkdir -p out\ncp a out/\n",
+		"args.sh":                "#!/bin/sh\ncp \"$1\" \"$2\"\n",
+		"Makefile":               "build:\n\tmkdir -p out\n\ttouch out/x\n",
+		"node_modules/.bin/jest": "#!/usr/bin/env node\n",
+	} {
+		writeModeFile(t, filepath.Join(p, name), body, 0o755)
+	}
+	writeModeFile(t, filepath.Join(home, ".keep"), "", 0o644)
+	ctx := context.Background()
+	deny := mustRule(t, "Bash(git push:*)")
+	deny.Behavior = permission.Deny
+	decide := func(cmd string, allow ...permission.Rule) permission.Decision {
+		eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p, Rules: append([]permission.Rule{deny}, allow...)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": p, "permission_mode": "default"})
+	}
+	for _, c := range []struct{ cmd, rule, shows, stillAsks string }{
+		{"npm run build", "npm run build", "package.json:3 script build: tsc -p ., cp -r static dist", "npm run nuke"},
+		{"npm run build", "npm run build", "package.json:4 script prebuild: mkdir -p dist", "npm run build -- --watch"},
+		{"npm test", "npm test", "script test: go vet ./..., go test ./...", "npm test -- -run X"},
+		{"yarn build", "yarn build", "script build: tsc -p .", "yarn nuke"},
+		{"pnpm run build", "pnpm run build", "script build: tsc -p .", "pnpm run nuke"},
+		{"bash build.sh", "bash build.sh", "build.sh:2: mkdir -p out; build.sh:3: cp a out/", "bash args.sh a b"},
+		{"./build.sh", "./build.sh", "build.sh:2: mkdir -p out", "./args.sh a b"},
+		{"sh args.sh a b", "sh args.sh a b", "args.sh:2: cp", "sh args.sh a c"},
+		{"make build", "make build", "Makefile:2 target build: mkdir -p out; Makefile:3 target build: touch out/x", "make"},
+	} {
+		d := decide(c.cmd)
+		if d.Behavior != permission.Ask || d.Step != permission.StepModeFallback || !strings.Contains(d.Message, c.shows) {
+			t.Errorf("%q: %s/%s (%s), want the fallback ASK showing %q", c.cmd, d.Behavior, d.Step, d.Message, c.shows)
+			continue
+		}
+		var got []string
+		for _, r := range d.SuggestedRules {
+			got = append(got, r.String())
+		}
+		if len(got) != 1 || got[0] != "Bash("+c.rule+")" {
+			t.Errorf("%q: suggested %q, want [Bash(%s)]", c.cmd, got, c.rule)
+			continue
+		}
+		added := d.SuggestedRules[0]
+		added.Source, added.Layer = settings.SourceUser, "user"
+		if d2 := decide(c.cmd, added); d2.Behavior != permission.Allow || d2.Step != permission.StepAllowRule {
+			t.Errorf("%q with the suggested %s: %s/%s (%s), want ALLOW by it", c.cmd, got[0], d2.Behavior, d2.Step, d2.Message)
+		}
+		if d3 := decide(c.stillAsks, added); d3.Behavior == permission.Allow {
+			t.Errorf("%q with %s (suggested for %q): ALLOW (%s): the suggestion covers more than the person saw", c.stillAsks, got[0], c.cmd, d3.Message)
+		}
+	}
+	// A script whose content cannot be read with certainty is the safety
+	// ASK under deny rules: no suggestion, since no allow rule would clear it.
+	if d := decide("npm run jest"); d.Step != permission.StepDenyRuleUncertain || len(d.SuggestedRules) != 0 {
+		t.Errorf("npm run jest: %s/%s suggesting %v (%s), want the uncertain safety ASK without suggestions", d.Behavior, d.Step, d.SuggestedRules, d.Message)
+	}
+}

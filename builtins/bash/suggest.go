@@ -88,6 +88,13 @@ func (a *Analysis) Suggest() []string {
 			return nil
 		}
 		rule, ok := suggestFor(lf.AllowArgv)
+		if lf.Script != "" {
+			// A leaf inside a script: the rule is for the command that runs
+			// the script, exactly (npm run build, not npm run:*, which would
+			// allow every other script of the file and any words appended
+			// to it, none of which the person saw; docs/rules.md).
+			rule, ok = exactRule(lf.AllowArgv)
+		}
 		if ok && lf.CodeWords > 0 {
 			// A wildcard never stands for code: the rule spells out the
 			// words that carry it (the whole argv).
