@@ -243,7 +243,7 @@ func TestScriptSuggestionsAllowNextTime(t *testing.T) {
 		{"pnpm run build", "pnpm run build", "script build: tsc -p .", "pnpm run nuke"},
 		{"bash build.sh", "bash build.sh", "build.sh:2: mkdir -p out; build.sh:3: cp a out/", "bash args.sh a b"},
 		{"./build.sh", "./build.sh", "build.sh:2: mkdir -p out", "./args.sh a b"},
-		{"sh args.sh a b", "sh args.sh a b", "args.sh:2: cp", "sh args.sh a c"},
+		{"sh args.sh a b", "sh args.sh a b", "args.sh:2: cp a b", "sh args.sh a c"},
 		{"make build", "make build", "Makefile:2 target build: mkdir -p out; Makefile:3 target build: touch out/x", "make"},
 	} {
 		d := decide(c.cmd)

@@ -250,10 +250,10 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		if file, ok := w.projectProgram(name, st); ok && !strings.Contains(name, dyn) {
 			// ./x.sh, scripts/build: the project's own script or program.
 			if file == "" {
-				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}}, "path-qualified program "+name)
+				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}}, nil, "path-qualified program "+name)
 				return st, st
 			}
-			if w.shellScript(argv, word{s: file}, fr, st, scriptfile.ByExec, "path-qualified program "+name) {
+			if w.shellScript(argv, word{s: file}, &argv[0], argv[1:], false, fr, st, scriptfile.ByExec, "path-qualified program "+name) {
 				return st, st
 			}
 		}
@@ -426,7 +426,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		// stdin, a name only known at run time) is code nobody sees.
 		if len(argv) < 2 || unseenScript(argv[1]) {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-		} else if w.shellScript(argv, argv[1], fr, st, scriptfile.BySource, "source runs a script in this shell") {
+		} else if w.shellScript(argv, argv[1], sourceZero(w.pos), argv[2:], len(argv) == 2, fr, st, scriptfile.BySource, "source runs a script in this shell") {
 			return state{unknown: true}, state{unknown: true}
 		} else {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[1].s+", a script file permopa did not read")
@@ -658,7 +658,7 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 			// file on disk: bash <(curl ...), sh /dev/stdin.
 			if unseenScript(argv[i]) {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-			} else if bashLike[base] && forced == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell, base+" runs a script file") {
+			} else if bashLike[base] && forced == "" && w.shellScript(argv, argv[i], &argv[i], argv[i+1:], false, fr, st, scriptfile.ByShell, base+" runs a script file") {
 				return st, st
 			} else {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[i].s+", a script file permopa did not read")
