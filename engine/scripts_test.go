@@ -274,3 +274,39 @@ func TestScriptSuggestionsAllowNextTime(t *testing.T) {
 		t.Errorf("npm run jest: %s/%s suggesting %v (%s), want the uncertain safety ASK without suggestions", d.Behavior, d.Step, d.SuggestedRules, d.Message)
 	}
 }
+
+// A shell script's $1 is the call's word (issue 27): cat "$1" with $1 a
+// credential is a credential read, whatever allow rule names the script,
+// and rm -rf "$1" with $1 = / is denied by Bash(rm -rf /:*).
+func TestScriptArgumentsReachTheChecks(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	writeModeFile(t, filepath.Join(p, "show.sh"), "#!/bin/sh\ncat \"$1\"\n", 0o755)
+	writeModeFile(t, filepath.Join(p, "del.sh"), "rm -rf \"$1\"\n", 0o755)
+	writeModeFile(t, filepath.Join(p, "README.md"), "hi\n", 0o644)
+	writeModeFile(t, filepath.Join(home, ".ssh", "id_rsa"), "key\n", 0o600)
+	ctx := context.Background()
+	deny := mustRule(t, "Bash(rm -rf /:*)")
+	deny.Behavior = permission.Deny
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p,
+		Rules: []permission.Rule{deny, mustRule(t, "Bash(./show.sh:*)"), mustRule(t, "Bash(bash del.sh:*)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cmd, behavior, step, says string }{
+		{"./show.sh README.md", permission.Allow, permission.StepAllowRule, ""},
+		{"./show.sh ~/.ssh/id_rsa", permission.Ask, permission.StepToolCheck, "reads a credential path"},
+		{"bash del.sh build", permission.Allow, permission.StepAllowRule, ""},
+		{"bash del.sh /", permission.Deny, permission.StepDenyRule, "del.sh:1 runs rm -rf /"},
+	} {
+		d := eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": c.cmd},
+			"cwd": p, "permission_mode": "default"})
+		if d.Behavior != c.behavior || d.Step != c.step || !strings.Contains(d.Message, c.says) {
+			t.Errorf("%q: %s/%s (%s), want %s/%s saying %q", c.cmd, d.Behavior, d.Step, d.Message, c.behavior, c.step, c.says)
+		}
+	}
+}
