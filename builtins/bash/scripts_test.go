@@ -405,23 +405,37 @@ func BenchmarkScripts(b *testing.B) {
 		"package.json":           `{"scripts": {"pretest": "tsc --noEmit", "test": "jest --ci && eslint .", "posttest": "echo ok"}}`,
 		"node_modules/.bin/jest": "",
 		"ci.sh":                  "#!/bin/sh\nset -e\nnpm test\ngit status --short\n",
+		"args.sh":                "#!/bin/sh\nset -eu\nsrc=x\ncp \"$1\" \"$2\"\nshift 2\nrm -f \"$@\"\n",
 	})
-	for _, c := range []struct{ name, cmd string }{
-		{"npm-test", "npm test"},
-		{"sh-script-running-npm-test", "sh ci.sh"},
-		{"no-script", "git status --short"},
+	_, ws := project(b, map[string]string{
+		"package.json":            `{"workspaces": ["packages/*"], "scripts": {"test": "echo root"}}`,
+		"packages/a/package.json": `{"name": "a", "scripts": {"test": "tsc --noEmit && echo a"}}`,
+		"packages/b/package.json": `{"name": "b", "scripts": {"test": "echo b"}}`,
+		"packages/c/package.json": `{"name": "c", "scripts": {"pretest": "echo c", "test": "echo c"}}`,
+		"packages/d/package.json": `{"name": "d", "scripts": {"lint": "echo d"}}`,
+	})
+	for _, c := range []struct {
+		name, cmd string
+		opts      Options
+	}{
+		{"npm-test", "npm test", opts},
+		{"sh-script-running-npm-test", "sh ci.sh", opts},
+		{"sh-script-with-arguments", "sh args.sh a b c d", opts},
+		{"npm-test-one-workspace", "npm test -w b", ws},
+		{"npm-test-workspaces", "npm test --workspaces", ws},
+		{"no-script", "git status --short", opts},
 	} {
 		b.Run(c.name+"/cached", func(b *testing.B) {
-			Analyze(c.cmd, opts)
+			Analyze(c.cmd, c.opts)
 			b.ReportAllocs()
 			for b.Loop() {
-				Analyze(c.cmd, opts)
+				Analyze(c.cmd, c.opts)
 			}
 		})
 		b.Run(c.name+"/uncached", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				analyze(c.cmd, opts)
+				analyze(c.cmd, c.opts)
 			}
 		})
 	}
