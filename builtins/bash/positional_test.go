@@ -37,6 +37,7 @@ func TestScriptPositionalParameters(t *testing.T) {
 		"ifshift.sh":  "if [ \"$1\" = x ]; then shift; fi\nrm -rf \"$1\"\n",
 		"find.sh":     "find . -name x\nrm -rf \"$1\"\n",
 		"README.md":   "hi\n",
+		"ownvar.sh":   "rm -rf \"$f\"\n",
 	})
 	for _, c := range []struct {
 		cmd, rule string
@@ -96,6 +97,10 @@ func TestScriptPositionalParameters(t *testing.T) {
 		// Unquoted: a value that splitting keeps as one word, else unknown.
 		{"bash unquoted.sh dist", "rm -rf dist", "certain", "rm -rf dist"},
 		{"bash unquoted.sh 'a /'", "rm -rf zzz", "certain", "rm -rf $…"},
+		// A loop variable of the calling shell is the script's $1 when
+		// passed, not its own variable of the same name.
+		{"for f in a b; do bash del.sh \"$f\"; done", "rm -rf zzz", "certain", "rm -rf $…"},
+		{"for f in a; do bash ownvar.sh; done", "rm -rf a", "certain", "rm -rf $…"},
 		// xargs supplies the words at run time.
 		{"echo x | xargs bash del.sh", "rm -rf zzz", "certain", "rm -rf $…"},
 	} {

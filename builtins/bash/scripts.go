@@ -166,8 +166,10 @@ func (w *walker) projectProgram(name string, st state) (string, bool) {
 func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfile.Script, pos *posParams, reason string) {
 	sv := strs(argv)
 	// A script's commands see the call's words only through $1... (pos,
-	// positional.go), never as the words a wrapper supplies (dataflow.go).
+	// positional.go), never as the words a wrapper supplies (dataflow.go);
+	// its variables are its own, not the calling shell's loop variables.
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots = nil, false, nil
+	fr.loopVars = nil
 	before := len(w.res.Leaves)
 	changed := w.scriptsChanged(argv, st)
 	if (fr.appends || fr.placeholder != "") && len(fr.wrappers) > 0 {
