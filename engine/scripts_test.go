@@ -310,3 +310,64 @@ func TestScriptArgumentsReachTheChecks(t *testing.T) {
 		}
 	}
 }
+
+// npm workspaces (issue 27): a workspace's script that holds a denied
+// command is DENY in every mode, named by its file, even under an allow
+// rule for the call; a workspace glob leading out of the project is the
+// uncertain safety ASK (DENY where nobody answers).
+func TestWorkspaceScriptsDenyEveryMode(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p, q := filepath.Join(root, "home"), filepath.Join(root, "p"), filepath.Join(root, "q")
+	for name, body := range map[string]string{
+		"p/package.json":              `{"workspaces": ["packages/*"]}`,
+		"p/packages/web/package.json": `{"name": "@app/web", "scripts": {"clean": "rm -rf dist", "lint": "eslint ."}}`,
+		"q/package.json":              `{"workspaces": ["packages/*", "../outside"]}`,
+		"q/packages/web/package.json": `{"name": "web", "scripts": {"lint": "eslint ."}}`,
+		"outside/package.json":        `{"name": "out", "scripts": {"lint": "rm -rf /"}}`,
+		"home/.keep":                  "",
+	} {
+		writeModeFile(t, filepath.Join(root, name), body, 0o644)
+	}
+	ctx := context.Background()
+	deny := mustRule(t, "Bash(rm -rf:*)")
+	deny.Behavior = permission.Deny
+	rules := []permission.Rule{deny, mustRule(t, "Bash(npm run clean -w @app/web)"), mustRule(t, "Bash(npm run lint:*)")}
+	for _, c := range []struct{ dir, cmd, want string }{
+		{p, "npm run clean -w @app/web", "deny"},
+		{p, "npm run clean --workspaces", "deny"},
+		{p, "npm run lint -w packages/web", "allow"},
+		{q, "npm run lint -ws", "uncertain"},
+		{q, "npm run lint -w web", "uncertain"},
+	} {
+		eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: c.dir, Rules: rules}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range allModes {
+			d := eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": c.cmd},
+				"cwd": c.dir, "permission_mode": mode})
+			switch c.want {
+			case "deny":
+				if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule || !strings.Contains(d.Message, "packages/web/package.json:1 script clean runs rm -rf dist") {
+					t.Errorf("%s: %q: %s/%s (%s), want DENY naming the workspace's script", mode, c.cmd, d.Behavior, d.Step, d.Message)
+				}
+			case "uncertain":
+				if d.Behavior != uncertainDenyBehavior[mode] || d.Step != permission.StepDenyRuleUncertain || !strings.Contains(d.Message, "outside the working directories") {
+					t.Errorf("%s: %q: %s/%s (%s), want %s: a workspace outside the project", mode, c.cmd, d.Behavior, d.Step, d.Message, uncertainDenyBehavior[mode])
+				}
+			case "allow":
+				want := permission.Allow
+				if mode == "plan" {
+					want = permission.Deny // EXPLORE: a script is never read-only
+				}
+				if d.Behavior != want {
+					t.Errorf("%s: %q: %s/%s (%s), want %s", mode, c.cmd, d.Behavior, d.Step, d.Message, want)
+				}
+			}
+		}
+	}
+}
