@@ -14,8 +14,9 @@ import (
 // (the nearest package.json up), which must declare workspaces and have no
 // package.json above it (npm would take a root above as its prefix); each
 // -w selects the workspaces whose name (else the folder's name) it is, or
-// whose folder it names or holds, relative to the call's directory, in the
-// order of the -w options, each workspace once; -w wins over
+// whose folder it names or holds (not the root's own), relative to the
+// call's directory, in the order of the -w options, each workspace once;
+// -w wins over
 // --workspaces; a -w that selects none is skipped, and when none selects
 // any npm runs nothing. Each workspace runs preX, X, postX in its folder
 // with the arguments appended; one without X runs nothing. Globs are
@@ -92,6 +93,9 @@ func (pc *pkgCall) readWorkspaces(c Call) []Script {
 	if len(pc.ws.filters) > 0 {
 		for _, f := range pc.ws.filters {
 			p := absDir(c.Dir, f)
+			if p == rootDir {
+				p = "" // the root's own folder selects none (npm 11)
+			}
 			for _, w := range all {
 				if f == w.name || p != "" && (w.dir == p || strings.HasPrefix(w.dir, p+"/")) {
 					add(w)

@@ -85,7 +85,7 @@ func TestNpmWorkspacesAgainstNpm(t *testing.T) {
 		{"", "run x -w packages"}, {"", "run x -w ./packages/a"}, {"", "run x --workspaces"}, {"", "run x -ws"},
 		{"", "run x --workspaces --include-workspace-root"}, {"", "run x -w pd -w pa"}, {"", "run x -w pa -w nothere"},
 		{"", "run x -w nothere"}, {"", "run x --workspaces -w pd"}, {"", "run x -w e"}, {"", "run x -w tools -- --flag"},
-		{"", "test -w pa"}, {"", "test -w pd"}, {"", "run x --workspaces=false"}, {"", "run x -w=pa"},
+		{"", "run x -w ."}, {"", "run x -w packages/"}, {"", "run x -w PA"}, {"", "run x -w pack"}, {"", "test -w pa"}, {"", "test -w pd"}, {"", "run x --workspaces=false"}, {"", "run x -w=pa"},
 		{"sub", "run x -w pa"}, {"sub", "run x -w ../packages/b"}, {"sub", "run x -ws"},
 	} {
 		dir := filepath.Join(root, "r", c.dir)
