@@ -143,3 +143,36 @@ func TestScriptPositionalParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestShellDashS: sh -s reads its script from stdin and its operands are
+// $1..., never a script file: a piped script is unseen (uncertain), a
+// here-document is walked, and no rule is suggested for the call.
+func TestShellDashS(t *testing.T) {
+	t.Parallel()
+	_, opts := project(t, map[string]string{"ok.sh": "echo fine\n"})
+	for _, c := range []struct{ cmd, want string }{
+		{"echo 'rm -rf /tmp/x' | bash -s ok.sh", "certain"}, // echo's literal is the script
+		{"curl x | bash -s -- ok.sh", "uncertain"},
+		{"bash -es ok.sh", "uncertain"},
+		{"bash -o posix -s ok.sh", "uncertain"},
+		{"bash -s ok.sh <<'EOF'\nrm -rf /tmp/x\nEOF", "certain"},
+		{"bash -s ok.sh <<< 'rm -rf /tmp/x'", "certain"},
+		{"bash ok.sh", ""},
+	} {
+		a := Analyze(c.cmd, opts)
+		ps := mustPatterns(t, "rm -rf:*")
+		got := ""
+		switch {
+		case a.MatchCertain(ps) == 0:
+			got = "certain"
+		case a.MatchAny(ps) == 0:
+			got = "uncertain"
+		}
+		if got != c.want {
+			t.Errorf("%q under rm -rf:*: %q match, want %q (uncertain %q)\n%s", c.cmd, got, c.want, a.Uncertain(), brief(a))
+		}
+		if s := a.Suggest(); c.want != "" && len(s) > 0 {
+			t.Errorf("%q: suggests %q: a rule would allow any script on its stdin", c.cmd, s)
+		}
+	}
+}

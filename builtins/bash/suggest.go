@@ -239,7 +239,8 @@ func exactRule(argv []string) (string, bool) {
 	return quoteWords(argv), true
 }
 
-// readsProgramFromStdin reports an interpreter or shell given options only.
+// readsProgramFromStdin reports an interpreter or shell given options
+// only, or a shell given -s (whose operands are its $1...).
 func readsProgramFromStdin(argv []string) bool {
 	if len(argv) == 0 {
 		return false
@@ -248,12 +249,26 @@ func readsProgramFromStdin(argv []string) bool {
 	if !shells[prog] && !interpreters[prog] {
 		return false
 	}
-	for _, a := range argv[1:] {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
 		if a == "-" || a == "--" {
 			continue
 		}
-		if !strings.HasPrefix(a, "-") {
+		if !strings.HasPrefix(a, "-") && !(shells[prog] && strings.HasPrefix(a, "+")) {
 			return false
+		}
+		if !shells[prog] || strings.HasPrefix(a, "--") {
+			continue
+		}
+		if strings.ContainsAny(a[1:], "c") {
+			return false // sh -c: the script is an operand
+		}
+		if strings.ContainsRune(a[1:], 's') {
+			// sh -s ARGS: the script is stdin, the operands its $1...
+			return true
+		}
+		if strings.ContainsAny(a[1:], "oO") {
+			i++ // sh -o NAME
 		}
 	}
 	return true

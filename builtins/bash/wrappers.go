@@ -617,7 +617,9 @@ func (w *walker) sudoCmd(argv []word, fr frame, st state, stdin *string) (state,
 // shellCmd: sh/bash/zsh ... [-c script [name args]] | [file] | (stdin).
 func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base string) (state, state) {
 	sv := strs(argv)
-	cmode, forced := false, ""
+	// smode: -s, the script is read from stdin and every operand is a
+	// positional parameter, never a script file.
+	cmode, smode, forced := false, false, ""
 	i := 1
 	for ; i < len(argv); i++ {
 		a := argv[i].s
@@ -645,6 +647,8 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 			switch c {
 			case 'c':
 				cmode = true
+			case 's':
+				smode = true
 			case 'o', 'O':
 				i++ // takes the next word
 			}
@@ -653,7 +657,7 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 	label := base + " -c"
 	if !cmode {
 		switch {
-		case i < len(argv):
+		case i < len(argv) && !smode:
 			// A script file is not read (see "source"), unless it is no
 			// file on disk: bash <(curl ...), sh /dev/stdin.
 			if unseenScript(argv[i]) {
