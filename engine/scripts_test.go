@@ -192,3 +192,182 @@ func BenchmarkDecideScripts(b *testing.B) {
 		}
 	}
 }
+
+// An ASK for a command that runs scripts suggests the rule for that
+// command, exactly, and the message shows what the scripts run (issue 27,
+// docs/rules.md "Scripts and suggested rules"): adding the suggestion
+// makes the same call ALLOW, under deny rules too, while every other
+// script of the file, and the same script with words appended, still asks.
+func TestScriptSuggestionsAllowNextTime(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	for name, body := range map[string]string{
+		"package.json": `{
+  "scripts": {
+    "build": "tsc -p . && cp -r static dist",
+    "prebuild": "mkdir -p dist",
+    "nuke": "rm -rf ~",
+    "test": "go vet ./... && go test ./...",
+    "jest": "jest --ci"
+  }
+}
+`,
+		"build.sh":               "#!/bin/sh\nmkdir -p out\ncp a out/\n",
+		"args.sh":                "#!/bin/sh\ncp \"$1\" \"$2\"\n",
+		"Makefile":               "build:\n\tmkdir -p out\n\ttouch out/x\n",
+		"node_modules/.bin/jest": "#!/usr/bin/env node\n",
+	} {
+		writeModeFile(t, filepath.Join(p, name), body, 0o755)
+	}
+	writeModeFile(t, filepath.Join(home, ".keep"), "", 0o644)
+	ctx := context.Background()
+	deny := mustRule(t, "Bash(git push:*)")
+	deny.Behavior = permission.Deny
+	decide := func(cmd string, allow ...permission.Rule) permission.Decision {
+		eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p, Rules: append([]permission.Rule{deny}, allow...)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": p, "permission_mode": "default"})
+	}
+	for _, c := range []struct{ cmd, rule, shows, stillAsks string }{
+		{"npm run build", "npm run build", "package.json:3 script build: tsc -p ., cp -r static dist", "npm run nuke"},
+		{"npm run build", "npm run build", "package.json:4 script prebuild: mkdir -p dist", "npm run build -- --watch"},
+		{"npm test", "npm test", "script test: go vet ./..., go test ./...", "npm test -- -run X"},
+		{"yarn build", "yarn build", "script build: tsc -p .", "yarn nuke"},
+		{"pnpm run build", "pnpm run build", "script build: tsc -p .", "pnpm run nuke"},
+		{"bash build.sh", "bash build.sh", "build.sh:2: mkdir -p out; build.sh:3: cp a out/", "bash args.sh a b"},
+		{"./build.sh", "./build.sh", "build.sh:2: mkdir -p out", "./args.sh a b"},
+		{"sh args.sh a b", "sh args.sh a b", "args.sh:2: cp a b", "sh args.sh a c"},
+		{"make build", "make build", "Makefile:2 target build: mkdir -p out; Makefile:3 target build: touch out/x", "make"},
+	} {
+		d := decide(c.cmd)
+		if d.Behavior != permission.Ask || d.Step != permission.StepModeFallback || !strings.Contains(d.Message, c.shows) {
+			t.Errorf("%q: %s/%s (%s), want the fallback ASK showing %q", c.cmd, d.Behavior, d.Step, d.Message, c.shows)
+			continue
+		}
+		var got []string
+		for _, r := range d.SuggestedRules {
+			got = append(got, r.String())
+		}
+		if len(got) != 1 || got[0] != "Bash("+c.rule+")" {
+			t.Errorf("%q: suggested %q, want [Bash(%s)]", c.cmd, got, c.rule)
+			continue
+		}
+		added := d.SuggestedRules[0]
+		added.Source, added.Layer = settings.SourceUser, "user"
+		if d2 := decide(c.cmd, added); d2.Behavior != permission.Allow || d2.Step != permission.StepAllowRule {
+			t.Errorf("%q with the suggested %s: %s/%s (%s), want ALLOW by it", c.cmd, got[0], d2.Behavior, d2.Step, d2.Message)
+		}
+		if d3 := decide(c.stillAsks, added); d3.Behavior == permission.Allow {
+			t.Errorf("%q with %s (suggested for %q): ALLOW (%s): the suggestion covers more than the person saw", c.stillAsks, got[0], c.cmd, d3.Message)
+		}
+	}
+	// A script whose content cannot be read with certainty is the safety
+	// ASK under deny rules: no suggestion, since no allow rule would clear it.
+	if d := decide("npm run jest"); d.Step != permission.StepDenyRuleUncertain || len(d.SuggestedRules) != 0 {
+		t.Errorf("npm run jest: %s/%s suggesting %v (%s), want the uncertain safety ASK without suggestions", d.Behavior, d.Step, d.SuggestedRules, d.Message)
+	}
+}
+
+// A shell script's $1 is the call's word (issue 27): cat "$1" with $1 a
+// credential is a credential read, whatever allow rule names the script,
+// and rm -rf "$1" with $1 = / is denied by Bash(rm -rf /:*).
+func TestScriptArgumentsReachTheChecks(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	writeModeFile(t, filepath.Join(p, "show.sh"), "#!/bin/sh\ncat \"$1\"\n", 0o755)
+	writeModeFile(t, filepath.Join(p, "del.sh"), "rm -rf \"$1\"\n", 0o755)
+	writeModeFile(t, filepath.Join(p, "README.md"), "hi\n", 0o644)
+	writeModeFile(t, filepath.Join(home, ".ssh", "id_rsa"), "key\n", 0o600)
+	ctx := context.Background()
+	deny := mustRule(t, "Bash(rm -rf /:*)")
+	deny.Behavior = permission.Deny
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p,
+		Rules: []permission.Rule{deny, mustRule(t, "Bash(./show.sh:*)"), mustRule(t, "Bash(bash del.sh:*)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cmd, behavior, step, says string }{
+		{"./show.sh README.md", permission.Allow, permission.StepAllowRule, ""},
+		{"./show.sh ~/.ssh/id_rsa", permission.Ask, permission.StepToolCheck, "reads a credential path"},
+		{"bash del.sh build", permission.Allow, permission.StepAllowRule, ""},
+		{"bash del.sh /", permission.Deny, permission.StepDenyRule, "del.sh:1 runs rm -rf /"},
+	} {
+		d := eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": c.cmd},
+			"cwd": p, "permission_mode": "default"})
+		if d.Behavior != c.behavior || d.Step != c.step || !strings.Contains(d.Message, c.says) {
+			t.Errorf("%q: %s/%s (%s), want %s/%s saying %q", c.cmd, d.Behavior, d.Step, d.Message, c.behavior, c.step, c.says)
+		}
+	}
+}
+
+// npm workspaces (issue 27): a workspace's script that holds a denied
+// command is DENY in every mode, named by its file, even under an allow
+// rule for the call; a workspace glob leading out of the project is the
+// uncertain safety ASK (DENY where nobody answers).
+func TestWorkspaceScriptsDenyEveryMode(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p, q := filepath.Join(root, "home"), filepath.Join(root, "p"), filepath.Join(root, "q")
+	for name, body := range map[string]string{
+		"p/package.json":              `{"workspaces": ["packages/*"]}`,
+		"p/packages/web/package.json": `{"name": "@app/web", "scripts": {"clean": "rm -rf dist", "lint": "eslint ."}}`,
+		"q/package.json":              `{"workspaces": ["packages/*", "../outside"]}`,
+		"q/packages/web/package.json": `{"name": "web", "scripts": {"lint": "eslint ."}}`,
+		"outside/package.json":        `{"name": "out", "scripts": {"lint": "rm -rf /"}}`,
+		"home/.keep":                  "",
+	} {
+		writeModeFile(t, filepath.Join(root, name), body, 0o644)
+	}
+	ctx := context.Background()
+	deny := mustRule(t, "Bash(rm -rf:*)")
+	deny.Behavior = permission.Deny
+	rules := []permission.Rule{deny, mustRule(t, "Bash(npm run clean -w @app/web)"), mustRule(t, "Bash(npm run lint:*)")}
+	for _, c := range []struct{ dir, cmd, want string }{
+		{p, "npm run clean -w @app/web", "deny"},
+		{p, "npm run clean --workspaces", "deny"},
+		{p, "npm run lint -w packages/web", "allow"},
+		{q, "npm run lint -ws", "uncertain"},
+		{q, "npm run lint -w web", "uncertain"},
+	} {
+		eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: c.dir, Rules: rules}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range allModes {
+			d := eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": c.cmd},
+				"cwd": c.dir, "permission_mode": mode})
+			switch c.want {
+			case "deny":
+				if d.Behavior != permission.Deny || d.Step != permission.StepDenyRule || !strings.Contains(d.Message, "packages/web/package.json:1 script clean runs rm -rf dist") {
+					t.Errorf("%s: %q: %s/%s (%s), want DENY naming the workspace's script", mode, c.cmd, d.Behavior, d.Step, d.Message)
+				}
+			case "uncertain":
+				if d.Behavior != uncertainDenyBehavior[mode] || d.Step != permission.StepDenyRuleUncertain || !strings.Contains(d.Message, "outside the working directories") {
+					t.Errorf("%s: %q: %s/%s (%s), want %s: a workspace outside the project", mode, c.cmd, d.Behavior, d.Step, d.Message, uncertainDenyBehavior[mode])
+				}
+			case "allow":
+				want := permission.Allow
+				if mode == "plan" {
+					want = permission.Deny // EXPLORE: a script is never read-only
+				}
+				if d.Behavior != want {
+					t.Errorf("%s: %q: %s/%s (%s), want %s", mode, c.cmd, d.Behavior, d.Step, d.Message, want)
+				}
+			}
+		}
+	}
+}

@@ -278,6 +278,9 @@ func (ex Explanation) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 		for _, r := range ex.SuggestedRules {
 			fmt.Fprintf(&b, "  %s\n", r.String())
+			if r.ToolName == "Bash" {
+				writeScriptsRun(&b, ex.Bash)
+			}
 		}
 		if cmd := hookproto.ApproveCommand(d, "local", ex.Cwd); cmd != "" {
 			fmt.Fprintf(&b, "  accept with: %s\n", cmd)
@@ -285,6 +288,38 @@ func (ex Explanation) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeScriptsRun shows, under a suggested Bash rule, what the scripts the
+// command runs hold now: the rule allows the command that runs them, and
+// so whatever they hold when it runs (docs/rules.md, "Scripts and
+// suggested rules").
+func writeScriptsRun(b *strings.Builder, a map[string]any) {
+	leaves, _ := a["leaves"].([]any)
+	var sites []string
+	cmds := map[string][]string{}
+	for i := range leaves {
+		leaf, _ := leaves[i].(map[string]any)
+		site, _ := leaf["script"].(string)
+		if site == "" {
+			continue
+		}
+		if _, ok := cmds[site]; !ok {
+			sites = append(sites, site)
+		}
+		words := strs(leaf["argv"])
+		for j, w := range words {
+			words[j] = hookproto.ShellQuote(w)
+		}
+		cmds[site] = append(cmds[site], strings.Join(words, " "))
+	}
+	if len(sites) == 0 {
+		return
+	}
+	b.WriteString("    allows the scripts it runs as they are when they run; now:\n")
+	for _, site := range sites {
+		fmt.Fprintf(b, "      %s: %s\n", site, strings.Join(cmds[site], "; "))
+	}
 }
 
 func orDash(s string) string {

@@ -3,6 +3,8 @@ package explain_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -308,5 +310,35 @@ func TestExplainNamesTheCheck(t *testing.T) {
 		if c.check == "" && strings.Contains(out.String(), "Check:") {
 			t.Errorf("%s in %s: a decision without a check names one:\n%s", c.command, c.mode, out.String())
 		}
+	}
+}
+
+// The rule suggested for a command that runs scripts shows what they hold
+// now: accepting it allows whatever they hold when they run (issue 27).
+func TestExplainScriptSuggestionShowsWhatRuns(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"scripts": {"build": "tsc -p . && cp -r static dist"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: "/root", Cwd: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := explain.Decide(context.Background(), eng, map[string]any{
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "npm run build"}, "cwd": dir,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = ex.WriteText(&out)
+	want := "  Bash(npm run build)\n    allows the scripts it runs as they are when they run; now:\n" +
+		"      package.json:1 script build: tsc -p .; cp -r static dist\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("explanation lacks %q:\n%s", want, out.String())
 	}
 }

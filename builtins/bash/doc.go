@@ -182,7 +182,9 @@ package bash
 // commands. A script file on disk (sh x.sh, . ./x.sh, ./x.sh, npm run,
 // yarn, pnpm, bun run, make's makefile) is read at decision time and its
 // commands walked under a wrapper naming file and line (scripts.go,
-// makefile.go, docs/shell.md "Scripts" and "Makefiles"), never read-only;
+// makefile.go, docs/shell.md "Scripts" and "Makefiles"), with a shell
+// script's $1..., $@, $# and $0 bound to the call's words (positional.go),
+// never read-only;
 // one it cannot read, one written earlier in the same command (or a
 // makefile, package.json or source file an interpreter may load), and a
 // program in another language (python3 x.py) make the leaf RunsUnknown.

@@ -109,14 +109,17 @@ func (w *walker) scriptProgram(base string, argv []word, fr frame, st state) boo
 	if !handled {
 		return false
 	}
-	w.walkScripts(argv, fr, st, scripts, base+" runs "+scriptKind(base))
+	w.walkScripts(argv, fr, st, scripts, nil, base+" runs "+scriptKind(base))
 	return true
 }
 
 // shellScript walks the shell script file named by word file, run as how
 // (scriptfile.ByShell, BySource, ByExec); false when the walk reads no
 // files, and the caller judges the leaf as before.
-func (w *walker) shellScript(argv []word, file word, fr frame, st state, how, reason string) bool {
+//
+// zero and args are the script's $0 and $1...: zero nil when it is not
+// known, inherit (source x.sh without arguments) for the caller's.
+func (w *walker) shellScript(argv []word, file word, zero *word, args []word, inherit bool, fr frame, st state, how, reason string) bool {
 	if !w.readsScripts() {
 		return false
 	}
@@ -130,7 +133,11 @@ func (w *walker) shellScript(argv []word, file word, fr frame, st state, how, re
 	default:
 		s = scriptfile.ShellFile(c, ps[0], how)
 	}
-	w.walkScripts(argv, fr, st, []scriptfile.Script{s}, reason)
+	pos := newPosParams(zero, args, fr)
+	if inherit {
+		pos = w.pos.clone()
+	}
+	w.walkScripts(argv, fr, st, []scriptfile.Script{s}, pos, reason)
 	return true
 }
 
@@ -153,14 +160,17 @@ func (w *walker) projectProgram(name string, st state) (string, bool) {
 }
 
 // walkScripts walks the scripts a leaf runs, under a wrapper per script;
-// reason says what the leaf does ("bash runs a script file"), for a leaf
-// that stands for a script not walked.
-func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfile.Script, reason string) {
+// pos are a shell script's positional parameters (nil: not known, as in
+// package scripts and recipes); reason says what the leaf does ("bash runs
+// a script file"), for a leaf that stands for a script not walked.
+func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfile.Script, pos *posParams, reason string) {
 	sv := strs(argv)
-	// A script's commands see supplied words only through $1..., which
-	// are run-time values (dataflow.go).
+	// A script's commands see the call's words only through $1... (pos,
+	// positional.go), never as the words a wrapper supplies (dataflow.go);
+	// its variables are its own, not the calling shell's loop variables.
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, nil, false, ""
 	fr.dataDepth, fr.pipedDepth = 0, 0
+	fr.loopVars = nil
 	before := len(w.res.Leaves)
 	changed := w.scriptsChanged(argv, st)
 	if (fr.appends || fr.placeholder != "") && len(fr.wrappers) > 0 {
@@ -220,9 +230,12 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 		}
 		w.scriptStack = append(w.scriptStack, key)
 		w.scriptArgvs = append(w.scriptArgvs, sv)
+		savedPos := w.pos
+		w.pos = pos.clone()
 		for _, ln := range s.Lines {
 			w.scriptLine(ln, s, inner, lst)
 		}
+		w.pos = savedPos
 		w.scriptStack = w.scriptStack[:len(w.scriptStack)-1]
 		w.scriptArgvs = w.scriptArgvs[:len(w.scriptArgvs)-1]
 	}
@@ -279,7 +292,10 @@ func (w *walker) scriptLine(ln scriptfile.Line, s scriptfile.Script, fr frame, s
 		if len(sf.wrappers) > 0 {
 			sf.wrappers = appendStr(sf.wrappers[:len(sf.wrappers)-1], sf.script)
 		}
+		var after func(*posParams) *posParams
+		w.pos, after = w.positionalBefore(stmt)
 		st, _ = w.walkStmt(stmt, sf, st)
+		w.pos = after(w.pos)
 	}
 	w.src = saved
 }

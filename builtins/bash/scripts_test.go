@@ -192,7 +192,7 @@ func TestPackageScripts(t *testing.T) {
 		{"npm --prefix dupkeys run clean", "rm -rf:*", "", ""},
 		{"npm --prefix scriptsarray run clean", "docker:*", "uncertain", "no such script"},
 		{"npm --prefix bom run clean", "rm -rf:*", "certain", "script clean"},
-		{"npm -w pkg run clean", "docker:*", "uncertain", "npm -w runs scripts permopa does not read"},
+		{"npm -w pkg run clean", "docker:*", "uncertain", "declares no workspaces"},
 		{"NPM_CONFIG_SCRIPT_SHELL=/tmp/evil npm run clean", "docker:*", "uncertain", "NPM_CONFIG_SCRIPT_SHELL"},
 		{"env npm_config_script_shell=/tmp/evil npm test", "docker:*", "uncertain", "npm_config_script_shell"},
 		{"export npm_config_script_shell=/tmp/evil; npm test", "docker:*", "uncertain", "npm_config_script_shell"},
@@ -405,23 +405,37 @@ func BenchmarkScripts(b *testing.B) {
 		"package.json":           `{"scripts": {"pretest": "tsc --noEmit", "test": "jest --ci && eslint .", "posttest": "echo ok"}}`,
 		"node_modules/.bin/jest": "",
 		"ci.sh":                  "#!/bin/sh\nset -e\nnpm test\ngit status --short\n",
+		"args.sh":                "#!/bin/sh\nset -eu\nsrc=x\ncp \"$1\" \"$2\"\nshift 2\nrm -f \"$@\"\n",
 	})
-	for _, c := range []struct{ name, cmd string }{
-		{"npm-test", "npm test"},
-		{"sh-script-running-npm-test", "sh ci.sh"},
-		{"no-script", "git status --short"},
+	_, ws := project(b, map[string]string{
+		"package.json":            `{"workspaces": ["packages/*"], "scripts": {"test": "echo root"}}`,
+		"packages/a/package.json": `{"name": "a", "scripts": {"test": "tsc --noEmit && echo a"}}`,
+		"packages/b/package.json": `{"name": "b", "scripts": {"test": "echo b"}}`,
+		"packages/c/package.json": `{"name": "c", "scripts": {"pretest": "echo c", "test": "echo c"}}`,
+		"packages/d/package.json": `{"name": "d", "scripts": {"lint": "echo d"}}`,
+	})
+	for _, c := range []struct {
+		name, cmd string
+		opts      Options
+	}{
+		{"npm-test", "npm test", opts},
+		{"sh-script-running-npm-test", "sh ci.sh", opts},
+		{"sh-script-with-arguments", "sh args.sh a b c d", opts},
+		{"npm-test-one-workspace", "npm test -w b", ws},
+		{"npm-test-workspaces", "npm test --workspaces", ws},
+		{"no-script", "git status --short", opts},
 	} {
 		b.Run(c.name+"/cached", func(b *testing.B) {
-			Analyze(c.cmd, opts)
+			Analyze(c.cmd, c.opts)
 			b.ReportAllocs()
 			for b.Loop() {
-				Analyze(c.cmd, opts)
+				Analyze(c.cmd, c.opts)
 			}
 		})
 		b.Run(c.name+"/uncached", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				analyze(c.cmd, opts)
+				analyze(c.cmd, c.opts)
 			}
 		})
 	}
@@ -588,5 +602,61 @@ func TestLifecycleNpmrc(t *testing.T) {
 		"ignore-scripts\n":                            {{"npm ci", "rm -rf:*", "certain", "script postinstall"}},
 	} {
 		checkScripts(t, map[string]string{"package.json": pkg, ".npmrc": npmrc, "sub/package.json": `{"name": "s"}`}, cases)
+	}
+}
+
+// TestPackageScriptsWorkspaces: npm run X -w / --workspaces reads the
+// workspaces' scripts (issue 27), so deny rules see them, named by file;
+// a workspace glob leading outside the project, a root above, yarn's and
+// pnpm's workspace commands (not modelled) are uncertain.
+func TestPackageScriptsWorkspaces(t *testing.T) {
+	t.Parallel()
+	checkScripts(t, map[string]string{
+		"package.json":              `{"workspaces": ["packages/*", "tools/out"], "scripts": {"clean": "echo root"}}`,
+		"packages/web/package.json": `{"name": "@app/web", "scripts": {"clean": "rm -rf dist", "lint": "eslint ."}}`,
+		"packages/api/package.json": `{"name": "api", "scripts": {"preclean": "git push --force", "clean": "echo api", "t2": "npm run clean -w @app/web"}}`,
+		"packages/doc/package.json": `{"name": "doc", "scripts": {"lint": "echo $1"}}`,
+
+		"nested/package.json":        `{"workspaces": ["../packages/*"], "scripts": {}}`,
+		"packages/web/sub/README.md": "x\n",
+	}, []scriptCase{
+		{"npm run clean -w @app/web", "rm -rf:*", "certain", "packages/web/package.json:1 script clean runs rm -rf dist"},
+		{"npm run clean --workspace=packages/web", "rm -rf:*", "certain", "script clean runs rm -rf dist"},
+		{"npm run clean -w packages", "rm -rf:*", "certain", "script clean runs rm -rf dist"},
+		{"npm run clean -w api", "git push:*", "certain", "script preclean runs git push --force"},
+		{"npm run clean -w api", "rm -rf:*", "", ""},
+		{"npm run lint -w doc -- --fix", "rm -rf:*", "", ""},
+		// Inside a workspace npm takes the root above: not modelled.
+		{"npm run t2 -w api", "rm -rf:*", "uncertain", "as the workspace root"},
+		{"@packages/web/sub npm run clean -w ../../api", "git push:*", "uncertain", "as the workspace root"},
+		{"npm run clean -w nothere", "rm -rf:*", "", ""},
+		{"@packages/web npm run clean -w api", "docker:*", "uncertain", "as the workspace root"},
+		{"@nested npm run clean -ws", "docker:*", "uncertain", "as the workspace root"},
+		{"npm run clean -w \"$W\"", "docker:*", "uncertain", "only known at run time"},
+		{"yarn workspace api run clean", "docker:*", "uncertain", "yarn workspace runs other packages' scripts"},
+		{"yarn workspaces foreach run clean", "docker:*", "uncertain", "yarn workspaces runs"},
+		{"pnpm run -r clean", "docker:*", "uncertain", "-r"},
+		{"bun run --filter api clean", "docker:*", "uncertain", "--filter"},
+		{"pnpm -r run clean", "docker:*", "uncertain", "-r"},
+		{"pnpm --filter api run clean", "docker:*", "uncertain", "--filter"},
+	})
+	// A workspace glob that leads out of the project (a link, ../): npm
+	// runs what the package there holds, and its name may be any -w's.
+	for _, out := range []string{"->~/other", "../other"} {
+		files := map[string]string{
+			"package.json":              `{"workspaces": ["packages/*", "tools/out"]}`,
+			"packages/web/package.json": `{"name": "web", "scripts": {"clean": "echo web"}}`,
+			"../other/package.json":     `{"name": "web", "scripts": {"clean": "rm -rf /"}}`,
+		}
+		if out == "../other" {
+			files["package.json"] = `{"workspaces": ["packages/*", "../other"]}`
+		} else {
+			files["tools/out"] = out
+		}
+		checkScripts(t, files, []scriptCase{
+			{"npm run clean --workspaces", "rm -rf:*", "uncertain", "out"},
+			{"npm run clean -w web", "docker:*", "uncertain", "out"},
+			{"npm run clean -w packages/web", "docker:*", "uncertain", "out"},
+		})
 	}
 }

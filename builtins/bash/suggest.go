@@ -88,6 +88,13 @@ func (a *Analysis) Suggest() []string {
 			return nil
 		}
 		rule, ok := suggestFor(lf.AllowArgv)
+		if lf.Script != "" {
+			// A leaf inside a script: the rule is for the command that runs
+			// the script, exactly (npm run build, not npm run:*, which would
+			// allow every other script of the file and any words appended
+			// to it, none of which the person saw; docs/rules.md).
+			rule, ok = exactRule(lf.AllowArgv)
+		}
 		if ok && lf.CodeWords > 0 {
 			// A wildcard never stands for code: the rule spells out the
 			// words that carry it (the whole argv).
@@ -232,7 +239,8 @@ func exactRule(argv []string) (string, bool) {
 	return quoteWords(argv), true
 }
 
-// readsProgramFromStdin reports an interpreter or shell given options only.
+// readsProgramFromStdin reports an interpreter or shell given options
+// only, or a shell given -s (whose operands are its $1...).
 func readsProgramFromStdin(argv []string) bool {
 	if len(argv) == 0 {
 		return false
@@ -241,12 +249,26 @@ func readsProgramFromStdin(argv []string) bool {
 	if !shells[prog] && !interpreters[prog] {
 		return false
 	}
-	for _, a := range argv[1:] {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
 		if a == "-" || a == "--" {
 			continue
 		}
-		if !strings.HasPrefix(a, "-") {
+		if !strings.HasPrefix(a, "-") && !(shells[prog] && strings.HasPrefix(a, "+")) {
 			return false
+		}
+		if !shells[prog] || strings.HasPrefix(a, "--") {
+			continue
+		}
+		if strings.ContainsAny(a[1:], "c") {
+			return false // sh -c: the script is an operand
+		}
+		if strings.ContainsRune(a[1:], 's') {
+			// sh -s ARGS: the script is stdin, the operands its $1...
+			return true
+		}
+		if strings.ContainsAny(a[1:], "oO") {
+			i++ // sh -o NAME
 		}
 	}
 	return true

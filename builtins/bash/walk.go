@@ -204,6 +204,9 @@ type walker struct {
 	maxLeaves int
 	// defined are the names defined as functions or aliases in the script.
 	defined map[string]string
+	// pos are the positional parameters of the shell script file being
+	// walked, nil when not known (positional.go).
+	pos *posParams
 	// ifsChanged: IFS is assigned somewhere, so $IFS is not the default.
 	ifsChanged bool
 	// globsChanged: a shopt in the command may change what globs match
@@ -495,7 +498,11 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		w.forkBomb(c, name)
 		// The body runs only when called; its leaves are still listed so
 		// that deny rules see them, and calls make the command unanalysable.
+		// Its positional parameters are its caller's words, not known.
+		savedPos := w.pos
+		w.pos = nil
 		w.walkStmt(c.Body, fr.wrap("function "+name, nil, true, ""), st)
+		w.pos = savedPos
 		return st, st
 	case *syntax.TimeClause:
 		if c.Stmt == nil {
@@ -1120,7 +1127,13 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	w.prescan(f)
 	w.ifsChanged = w.ifsChanged || mayAssignIFS(src)
 	w.globsChanged = w.globsChanged || mayChangeGlobs(src)
+	// Its positional parameters are not the enclosing script's (sh -c's
+	// are its words after the script; eval's and trap's are taken as
+	// unknown too).
+	savedPos := w.pos
+	w.pos = nil
 	w.walkStmts(f.Stmts, fr, st)
+	w.pos = savedPos
 	w.src = saved
 	return true
 }

@@ -88,6 +88,10 @@ func (w *walker) evalArgs(words []*syntax.Word, ctx evalCtx) []word {
 				continue
 			}
 		}
+		if ws, ok := w.positionalWords(wd); ok {
+			out = append(out, ws...)
+			continue
+		}
 		out = append(out, w.evalWordBraces(wd, ctx)...)
 	}
 	return out
@@ -716,6 +720,8 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 			return
 		case name == "IFS" && quoted && !w.ifsChanged:
 			cur.add(" \t\n")
+			return
+		case w.positional(name, cur, quoted):
 			return
 		case (name == "$" || name == "#" || name == "?") && !w.ifsChanged:
 			// The shell's process ID, the count of positional parameters

@@ -250,10 +250,10 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		if file, ok := w.projectProgram(name, st); ok && !strings.Contains(name, dyn) {
 			// ./x.sh, scripts/build: the project's own script or program.
 			if file == "" {
-				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}}, "path-qualified program "+name)
+				w.walkScripts(argv, fr, st, []scriptfile.Script{{Name: name, Unknown: name + " is in a directory not known statically"}}, nil, "path-qualified program "+name)
 				return st, st
 			}
-			if w.shellScript(argv, word{s: file}, fr, st, scriptfile.ByExec, "path-qualified program "+name) {
+			if w.shellScript(argv, word{s: file}, &argv[0], argv[1:], false, fr, st, scriptfile.ByExec, "path-qualified program "+name) {
 				return st, st
 			}
 		}
@@ -429,7 +429,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		// stdin, a name only known at run time) is code nobody sees.
 		if len(argv) < 2 || unseenScript(argv[1]) {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-		} else if w.shellScript(argv, argv[1], fr, st, scriptfile.BySource, "source runs a script in this shell") {
+		} else if w.shellScript(argv, argv[1], sourceZero(w.pos), argv[2:], len(argv) == 2, fr, st, scriptfile.BySource, "source runs a script in this shell") {
 			return state{unknown: true}, state{unknown: true}
 		} else {
 			fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[1].s+", a script file permopa did not read")
@@ -620,7 +620,9 @@ func (w *walker) sudoCmd(argv []word, fr frame, st state, stdin *string) (state,
 // shellCmd: sh/bash/zsh ... [-c script [name args]] | [file] | (stdin).
 func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base string) (state, state) {
 	sv := strs(argv)
-	cmode, forced := false, ""
+	// smode: -s, the script is read from stdin and every operand is a
+	// positional parameter, never a script file.
+	cmode, smode, forced := false, false, ""
 	i := 1
 	for ; i < len(argv); i++ {
 		a := argv[i].s
@@ -648,6 +650,8 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 			switch c {
 			case 'c':
 				cmode = true
+			case 's':
+				smode = true
 			case 'o', 'O':
 				i++ // takes the next word
 			}
@@ -656,12 +660,12 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 	label := base + " -c"
 	if !cmode {
 		switch {
-		case i < len(argv):
+		case i < len(argv) && !smode:
 			// A script file is not read (see "source"), unless it is no
 			// file on disk: bash <(curl ...), sh /dev/stdin.
 			if unseenScript(argv[i]) {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-			} else if bashLike[base] && forced == "" && w.shellScript(argv, argv[i], fr, st, scriptfile.ByShell, base+" runs a script file") {
+			} else if bashLike[base] && forced == "" && w.shellScript(argv, argv[i], &argv[i], argv[i+1:], false, fr, st, scriptfile.ByShell, base+" runs a script file") {
 				return st, st
 			} else {
 				fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[i].s+", a script file permopa did not read")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -313,4 +314,54 @@ func (c *contentCache) store(st Stamp, d []byte) {
 	}
 	c.cur[st] = d
 	c.curBytes += len(d)
+}
+
+// MaxDirEntries bounds the entries of one directory List reads.
+const MaxDirEntries = 1024
+
+// List returns the names of the subdirectories of dir (absolute, clean),
+// sorted, links followed: for globs a reader expands (npm's workspaces).
+// It refuses a directory outside the working directories (links
+// resolved) and one with more than MaxDirEntries entries; the directory
+// is stamped (its modification time changes with its entries) and each
+// entry counts as a probe.
+func (f *Files) List(dir string) ([]string, error) {
+	if f == nil || len(f.roots) == 0 {
+		return nil, fmt.Errorf("%s: no working directory is known, so permopa reads no script", dir)
+	}
+	st := stampOf(dir)
+	f.stamp(st)
+	switch {
+	case !under(f.roots, dir):
+		return nil, fmt.Errorf("%s %w", dir, ErrOutside)
+	case !st.Exists:
+		return nil, fmt.Errorf("%s %w", dir, ErrNotExist)
+	case st.Real == "" || !under(f.roots, st.Real):
+		return nil, fmt.Errorf("%s leads out of the working directories (to %s)", dir, st.Real)
+	case !st.Dir:
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	fh, err := os.Open(st.Real)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be read: %w", dir, err)
+	}
+	defer fh.Close()
+	names, err := fh.Readdirnames(MaxDirEntries + 1)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s cannot be read: %w", dir, err)
+	}
+	if len(names) > MaxDirEntries {
+		return nil, fmt.Errorf("%s has more than %d entries, more than permopa reads", dir, MaxDirEntries)
+	}
+	var out []string
+	for _, n := range names {
+		if f.probes++; f.probes > MaxProbes {
+			return nil, fmt.Errorf("%s: permopa looked at more files than it reads", dir)
+		}
+		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }

@@ -78,6 +78,11 @@ type pkgCall struct {
 	installOpts []string
 	// operands: the lifecycle command names packages or folders.
 	operands bool
+	// ws: the workspace options (npm -w, --workspaces,
+	// --include-workspace-root; workspaces.go).
+	ws wsOptions
+	// prefixed: npm --prefix or -C named the directory.
+	prefixed bool
 	// unknown: the call does something the reader does not model.
 	unknown string
 }
@@ -93,11 +98,10 @@ var (
 		"--json": true, "--parseable": true, "-p": true,
 	}
 	npmValues = map[string]bool{"--loglevel": true, "--color": true, "--prefix": true, "-C": true}
-	// Options that run the scripts of other packages (workspaces) or
-	// change the shell: not modelled.
-	npmUnmodelled = "-w --workspace --workspaces -ws --include-workspace-root --script-shell --shell --node-options " +
+	// Options that change the shell or load code: not modelled.
+	npmUnmodelled = "--script-shell --shell --node-options " +
 		"--userconfig --globalconfig --call -c --package"
-	npmUnmodelledValues = map[string]bool{"-w": true, "--workspace": true, "--script-shell": true, "--shell": true,
+	npmUnmodelledValues = map[string]bool{"--script-shell": true, "--shell": true,
 		"--node-options": true, "--userconfig": true, "--globalconfig": true, "--call": true, "-c": true, "--package": true}
 	// Options of npm's install-like commands that change which packages
 	// are installed or how, never which scripts run (those of the
@@ -160,7 +164,7 @@ func npmCall(c Call) ([]Script, bool) {
 				}
 			}
 			if name == "--prefix" || name == "-C" {
-				pc.dir = absDir(c.Dir, val)
+				pc.dir, pc.prefixed = absDir(c.Dir, val), true
 				if pc.dir == "" {
 					pc.unknown = firstOf(pc.unknown, "npm "+name+" names a directory not known statically")
 				}
@@ -177,6 +181,29 @@ func npmCall(c Call) ([]Script, bool) {
 				i++ // its value
 			}
 			pc.installOpts = append(pc.installOpts, name)
+		case name == "-w" || name == "--workspace":
+			if !hasVal {
+				if i+1 >= len(c.Argv) {
+					return nil, false
+				}
+				i++
+				val = c.Argv[i]
+			}
+			if c.Dynamic[i] || strings.Contains(val, flagspec.Dynamic) {
+				pc.unknown = firstOf(pc.unknown, "npm "+name+" names a workspace only known at run time")
+			}
+			pc.ws.filters = append(pc.ws.filters, val)
+		case name == "--workspaces" || name == "-ws":
+			switch {
+			case !hasVal || val == "true":
+				pc.ws.all = true
+			case val == "false":
+				pc.ws.off = true
+			default:
+				pc.unknown = firstOf(pc.unknown, "npm "+a+" is not modelled")
+			}
+		case name == "--include-workspace-root" && !hasVal:
+			pc.ws.root = true
 		case strings.Contains(" "+npmUnmodelled+" ", " "+name+" "):
 			pc.unknown = firstOf(pc.unknown, "npm "+name+" runs scripts permopa does not read (other packages, another shell or code)")
 			if npmUnmodelledValues[name] && !hasVal {
@@ -200,6 +227,9 @@ func npmCall(c Call) ([]Script, bool) {
 	if events, deps, unknown, ok := npmLifecycle(cmd, len(rest) > 0); ok {
 		pc.event, pc.events, pc.deps, pc.lifecycle, pc.operands = cmd, events, deps, true, len(rest) > 0
 		pc.unknown = firstOf(pc.unknown, unknown)
+		if pc.ws.used() {
+			pc.unknown = firstOf(pc.unknown, "npm "+cmd+" in workspaces runs scripts permopa does not read (other packages')")
+		}
 		for _, i := range rest {
 			if c.Dynamic[i] && strings.HasPrefix(c.Argv[i], flagspec.Dynamic) {
 				pc.unknown = firstOf(pc.unknown, "npm reads "+printable(c.Argv[i])+", a word only known at run time, as an option or an operand")
@@ -228,6 +258,9 @@ func npmCall(c Call) ([]Script, bool) {
 	for _, i := range rest {
 		pc.args = append(pc.args, c.Argv[i])
 		pc.dynamic = append(pc.dynamic, c.Dynamic[i])
+	}
+	if pc.ws.used() {
+		return pc.readWorkspaces(c), true
 	}
 	return pc.read(c), true
 }
@@ -353,6 +386,11 @@ func managerCall(c Call, manager string) ([]Script, bool) {
 		return nil, false // bun X runs files and its own commands (bun test is its test runner)
 	case manager == "pnpm" && (cmd == "t" || cmd == "tst" || cmd == "test"):
 		pc.event = "test"
+	case manager == "yarn" && (cmd == "workspace" || cmd == "workspaces"):
+		// yarn workspace NAME X, yarn workspaces run X (Yarn 1) or
+		// foreach (Yarn 2+) run other packages' scripts: no yarn here to
+		// check its behaviour against, so not modelled.
+		return []Script{{Name: "yarn " + cmd, Unknown: "yarn " + cmd + " runs other packages' scripts, which permopa does not read"}}, true
 	case manager == "yarn" && yarnCommands[cmd], manager == "pnpm" && pnpmCommands[cmd]:
 		return nil, false
 	default:
@@ -389,6 +427,15 @@ func (pc *pkgCall) read(c Call) []Script {
 	if err != nil {
 		return []Script{{Name: name, File: file, Unknown: "the package.json " + pc.manager + " reads: " + err.Error()}}
 	}
+	return pc.readPackage(c, pkgDir, data, false)
+}
+
+// readPackage returns the scripts of the package in pkgDir whose
+// package.json holds data, in run order. In a workspace a missing script
+// runs nothing (npm 11 reports it and goes on to the next workspace).
+func (pc *pkgCall) readPackage(c Call, pkgDir string, data []byte, workspace bool) []Script {
+	name := "script " + pc.event
+	file := filepath.Join(pkgDir, "package.json")
 	scripts, lines, err := packageScripts(data)
 	if err != nil {
 		return []Script{{Name: name, File: file, Unknown: file + " cannot be parsed as JSON: " + err.Error()}}
@@ -454,7 +501,7 @@ func (pc *pkgCall) read(c Call) []Script {
 				body = "node server.js"
 			case pc.event == "restart" && ev != "restart":
 				continue
-			case pc.ifPresent:
+			case pc.ifPresent, workspace:
 				continue
 			default:
 				out = append(out, Script{Name: "script " + ev, File: file, Unknown: firstOf(pc.unknown, "there is no such script in "+file+
