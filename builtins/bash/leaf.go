@@ -946,8 +946,8 @@ func severalMatches(argv []word, judge, globRisk []string) []string {
 // state of a shell nothing runs after (tail) or only commands that expand
 // variables (frame.blindRest): the variables it
 // assigns, exports or removes are renamed to a variable of the shell only
-// (export: left out) when inertAtEnd, and an alias definition is never
-// used. Options are
+// (export: of the transparent environment) when inertAtEnd, and an alias
+// definition is never used. Options are
 // judged as written (read -e still loads readline's key bindings).
 func endOfShellJudge(argv []string, tail bool) []string {
 	switch argv[0] {
@@ -973,20 +973,16 @@ func endOfShellJudge(argv []string, tail bool) []string {
 		}
 		if name := a[:n]; name != "" && !flagspec.ShellLocalName(name) && inertAtEnd(name) {
 			if argv[0] == "export" {
-				out[i] = "" // export's operands are all names: judged by its options
+				// export takes only the transparent names (LC_*); an
+				// export with no operand left would be a listing.
+				out[i] = "LC_X" + a[n:]
+				if n == len(a) {
+					out[i] = "LC_X=" // export NAME: NAME's value, exported
+				}
 				continue
 			}
 			out[i] = "x" + a[n:]
 		}
-	}
-	if argv[0] == "export" {
-		kept := out[:1]
-		for _, a := range out[1:] {
-			if a != "" {
-				kept = append(kept, a)
-			}
-		}
-		return kept
 	}
 	return out
 }

@@ -161,3 +161,23 @@ func TestShellStateAtTheEndLeaves(t *testing.T) {
 		t.Errorf("cd ..; cat .ssh/id_rsa from ~/x does not read ~/.ssh/id_rsa: %s", brief(a))
 	}
 }
+
+// An export at the end is an assignment, not a listing of the environment
+// (export alone prints every variable: an environment dump).
+func TestShellStateExportIsNoListing(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{`export JAVA_HOME=$(readlink -f /usr/bin/java)`, `export FOO=1; echo "$FOO"`, `export FOO`} {
+		a := analyze(c, shellPerCallOpts)
+		for _, lf := range a.Leaves {
+			if lf.Environment != "" {
+				t.Errorf("%q: an environment dump (%s)", c, lf.Environment)
+			}
+		}
+		if !a.ReadOnly {
+			t.Errorf("%q: not read-only: %s", c, brief(a))
+		}
+	}
+	if a := analyze(`export`, shellPerCallOpts); a.Leaves[0].Environment == "" {
+		t.Errorf("export alone is not an environment dump: %s", brief(a))
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +64,35 @@ func (m *modelMock) scriptedCall(id any) (int, bool) {
 	}
 	return 0, false
 }
+
+// call is the tool name and arguments of call i: "__tool" in the
+// script's arguments names another tool than the first call's, and a
+// value "$SESSION" is the session number a previous result named
+// ("session ID 1234", Codex's exec_command).
+func (m *modelMock) call(i int) (string, map[string]any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name, out := m.tool, map[string]any{}
+	for k, v := range m.calls[i] {
+		switch {
+		case k == "__tool":
+			name, _ = v.(string)
+		case v == "$SESSION":
+			for _, r := range m.results {
+				if sm := sessionRe.FindStringSubmatch(r); sm != nil {
+					n, _ := strconv.Atoi(sm[1])
+					v = n
+				}
+			}
+			out[k] = v
+		default:
+			out[k] = v
+		}
+	}
+	return name, out
+}
+
+var sessionRe = regexp.MustCompile(`(?i)session ID:? (\d+)`)
 
 // allResults are the tool results the host sent back, one per call, in order.
 func (m *modelMock) allResults() []string {
@@ -232,7 +263,8 @@ func (m *modelMock) anthropic() http.Handler {
 		var block map[string]any
 		stop := "end_turn"
 		if call {
-			block = map[string]any{"type": "tool_use", "id": callID(ci), "name": m.tool, "input": m.calls[ci]}
+			name, input := m.call(ci)
+			block = map[string]any{"type": "tool_use", "id": callID(ci), "name": name, "input": input}
 			stop = "tool_use"
 		} else {
 			block = map[string]any{"type": "text", "text": text}
@@ -251,9 +283,10 @@ func (m *modelMock) anthropic() http.Handler {
 			"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model,
 			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 		if call {
-			args, _ := json.Marshal(m.calls[ci])
+			name, input := m.call(ci)
+			args, _ := json.Marshal(input)
 			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-				"content_block": map[string]any{"type": "tool_use", "id": callID(ci), "name": m.tool, "input": map[string]any{}}})
+				"content_block": map[string]any{"type": "tool_use", "id": callID(ci), "name": name, "input": map[string]any{}}})
 			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
 		} else {
@@ -300,11 +333,12 @@ func (m *modelMock) openaiResponses() http.Handler {
 		ci, text := m.next(offers, strings.Contains(string(body), m.marker), results)
 		var item map[string]any
 		if ci >= 0 {
-			args, _ := json.Marshal(m.calls[ci])
+			name, input := m.call(ci)
+			args, _ := json.Marshal(input)
 			n := fmt.Sprint(ci + 1)
-			item = map[string]any{"type": "function_call", "id": "fc_" + n, "call_id": callID(ci), "name": m.tool, "arguments": string(args), "status": "completed"}
-			if raw, ok := m.calls[ci]["__custom_input"].(string); ok {
-				item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + n, "call_id": callID(ci), "name": m.tool, "input": raw, "status": "completed"}
+			item = map[string]any{"type": "function_call", "id": "fc_" + n, "call_id": callID(ci), "name": name, "arguments": string(args), "status": "completed"}
+			if raw, ok := input["__custom_input"].(string); ok {
+				item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + n, "call_id": callID(ci), "name": name, "input": raw, "status": "completed"}
 			}
 		} else {
 			item = map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
@@ -377,7 +411,8 @@ func (m *modelMock) gemini() http.Handler {
 		ci, text := m.next(offers, strings.Contains(string(body), m.marker), results)
 		var part map[string]any
 		if ci >= 0 {
-			part = map[string]any{"functionCall": map[string]any{"name": m.tool, "args": m.calls[ci], "id": callID(ci)}}
+			name, input := m.call(ci)
+			part = map[string]any{"functionCall": map[string]any{"name": name, "args": input, "id": callID(ci)}}
 		} else {
 			part = map[string]any{"text": text}
 		}

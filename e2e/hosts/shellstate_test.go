@@ -250,3 +250,49 @@ func TestGeminiWrapperVariable(t *testing.T) {
 		t.Errorf("the model's call was never made:\n%s", out)
 	}
 }
+
+// Codex keeps a call's process when it has not finished (exec_command
+// with a terminal returns a session), and write_stdin sends it text
+// later. That text reaches only the stdin of the command permopa judged:
+// a read-only command reads it as data (read x; echo "$x"), and a command
+// that would run its stdin (bash, sh, eval "$x") is not read-only. The
+// test records whether Codex's PreToolUse hook sees write_stdin and that
+// the process is the first call's.
+func TestCodexWriteStdin(t *testing.T) {
+	bin, _ := hostBinary(t, "codex")
+	first := map[string]any{"cmd": `read -r x; echo "got:$x"; export PERMOPA_PROBE=1; echo "env=$PERMOPA_PROBE"`, "tty": true, "yield_time_ms": 2000}
+	second := map[string]any{"__tool": "write_stdin", "session_id": "$SESSION", "chars": "hello\n", "yield_time_ms": 3000}
+	r := newHostRun(t, "codex", scenario{name: "write-stdin"}, "exec_command", first, second)
+	writeFile(t, filepath.Join(r.proj, ".permopa", "settings.yaml"), "permissions:\n  allow:\n    - \"Bash\"\n")
+	r.trust()
+	r.capture = filepath.Join(t.TempDir(), "payloads.jsonl")
+	r.mock.start(r.mock.openaiResponses())
+	writeFile(t, filepath.Join(r.home, ".codex", "config.toml"), codexProvider(r.mock.url))
+	r.install("codex", "--codex", bin)
+	out, err := run(t, 150*time.Second, r.proj, []string{
+		"HOME=" + r.home, "CODEX_HOME=" + filepath.Join(r.home, ".codex"), "PERMOPA_E2E_KEY=dummy",
+	}, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", r.mock.marker)
+	if err != nil {
+		t.Logf("codex exited: %v", err)
+	}
+	res := r.mock.allResults()
+	t.Logf("results: %q", res)
+	var names []string
+	for _, p := range payloads(t, r.capture) {
+		var v struct {
+			Tool string `json:"tool_name"`
+		}
+		json.Unmarshal([]byte(p.raw), &v)
+		names = append(names, v.Tool)
+	}
+	t.Logf("hook payloads' tool names: %q", names)
+	if len(res) != 2 {
+		t.Fatalf("Codex answered %d of the 2 calls:\n%s\n%s", len(res), out, r.mock.log())
+	}
+	if !strings.Contains(res[0], "session ID") {
+		t.Fatalf("exec_command finished at once, no session to write to: %q", res[0])
+	}
+	if !strings.Contains(res[1], "got:hello") || !strings.Contains(res[1], "env=1") {
+		t.Errorf("write_stdin's text did not reach the first call's process as its data: %q", res[1])
+	}
+}
