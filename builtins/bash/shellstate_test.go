@@ -181,3 +181,19 @@ func TestShellStateExportIsNoListing(t *testing.T) {
 		t.Errorf("export alone is not an environment dump: %s", brief(a))
 	}
 }
+
+// A value only known at run time for a variable programs read stays
+// unknown: export LANG=$(…) before a program is not read-only.
+func TestDeclarationValueOfAnEnvironmentName(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{`export LANG=$(cat f); ls`, `export TZ="$x"; date`} {
+		if a := analyze(c, shellPerCallOpts); a.ReadOnly {
+			t.Errorf("%q: read-only: %s", c, brief(a))
+		}
+	}
+	for _, c := range []string{`f() { local x=$(date); echo $x; }`, `declare y="$(date)"; echo "$y"`} {
+		if a := analyze(c, conformanceOpts); !a.ReadOnly {
+			t.Errorf("%q: not read-only: %s", c, brief(a))
+		}
+	}
+}

@@ -1160,10 +1160,12 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 	// hosts run the call in: a value only known at run time is judged by
 	// declArgs as a value (assignedValue), not as a word that may be an
 	// option. A script of its own (sh -c) may run in a dash that splits
-	// an unquoted one.
+	// an unquoted one. Only for the names whose assignment is harmless
+	// (an exported LANG=$(…) stays a value only known at run time).
 	words := wordsOf(argv[1:])
 	for i, a := range c.Args {
-		if a.Name != nil && !a.Naked && a.Array == nil && i < len(words) && (!splits[i] || w.src == w.topSrc) {
+		if a.Name != nil && !a.Naked && a.Array == nil && i < len(words) && (!splits[i] || w.src == w.topSrc) &&
+			(flagspec.ShellLocalName(a.Name.Value) || fr.blindRest && inertAtEnd(a.Name.Value)) {
 			words[i].dynamic = false
 		}
 	}
