@@ -65,7 +65,10 @@ func bashOptions(t *ast.Term, pos int) (bash.Options, error) {
 	if bo.MaxLength, err = o.int(keyMaxLength); err != nil {
 		return bo, err
 	}
-	bo.MaxLeaves, err = o.int(keyMaxLeaves)
+	if bo.MaxLeaves, err = o.int(keyMaxLeaves); err != nil {
+		return bo, err
+	}
+	bo.ShellPerCall, err = o.bool(keyShellPerCall)
 	return bo, err
 }
 

@@ -220,22 +220,26 @@ func (c *callCtx) build() *ast.Term {
 		toolTerm = ast.InternedEmptyString
 	}
 	cwd, _ := cwdTerm.Value.(ast.String)
+	// Only an input that says so (a hook of a host that runs each call in
+	// a shell of its own) lets a state change at the end of the command
+	// count as harmless (docs/shell.md, "Shell state").
+	shellPerCall := get(c.input, keyShellPerCall) == ast.Boolean(true)
 	if len(c.errs) == 0 && len(dirs) == 0 && c.settings != nil {
 		// A valid call that brings nothing of its own into the context but
 		// its tool and cwd (the common call): the context is the same for
 		// every such call until the settings change.
-		k := callKey{cwd: string(cwd), tool: tool}
+		k := callKey{cwd: string(cwd), tool: tool, shellPerCall: shellPerCall}
 		for i, key := range callSettingsKeys {
 			k.fields[i] = termAt(c.settings, key)
 		}
 		if t, ok := callContexts.Get(k); ok {
 			return t
 		}
-		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil))
+		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil, shellPerCall))
 		callContexts.Put(k, t)
 		return t
 	}
-	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs))
+	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs, shellPerCall))
 }
 
 // contextTerm is the call context permopa.call.context returns.
@@ -275,8 +279,9 @@ var callSettingsKeys = [...]*ast.Term{
 // when the change is deeper inside it. The cache holds those terms, so none
 // is freed and its address reused while an entry names it.
 type callKey struct {
-	cwd, tool string
-	fields    [len(callSettingsKeys)]*ast.Term
+	cwd, tool    string
+	shellPerCall bool
+	fields       [len(callSettingsKeys)]*ast.Term
 }
 
 // callContexts holds the call contexts of valid calls per callKey: built
@@ -287,7 +292,7 @@ var callContexts = lru.New[callKey, *ast.Term](1024)
 // working directories the input adds. The result reuses the settings'
 // terms where it can. Every settings field read here must be in
 // callSettingsKeys, or a change of it would not be seen by a kept context.
-func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term) *callOptions {
+func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term, shellPerCall bool) *callOptions {
 	dirs := make([]*ast.Term, 1, 1+len(inputDirs)+2)
 	dirs[0] = cwdTerm
 	dirs = append(dirs, inputDirs...)
@@ -335,6 +340,7 @@ func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.T
 			ast.Item(keyCwd, cwdTerm),
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyWorkingDirectories, wdTerm),
+			ast.Item(keyShellPerCall, ast.InternedTerm(shellPerCall)),
 		),
 		bypassSafety: ast.InternedTerm(get(settings, keyBypassSafety) == ast.Boolean(true)),
 		networkReads: networkReads(get(settings, keyNetworkReads)),

@@ -15,6 +15,7 @@ var (
 	keyWorkingDirectories = ast.StringTerm("working_directories")
 	keyMaxLength          = ast.StringTerm("max_length")
 	keyMaxLeaves          = ast.StringTerm("max_leaves")
+	keyShellPerCall       = ast.StringTerm("shell_per_call")
 	keyDangerousPaths     = ast.StringTerm("dangerous_paths")
 	keyMode               = ast.StringTerm("mode")
 	keyCaseInsensitive    = ast.StringTerm("case_insensitive")

@@ -82,7 +82,8 @@ func TestExtraPayloadFieldsTolerated(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if strings.Join(keys, ",") != "cwd,hook_event_name,permission_mode,session_id,tool_input,tool_name" {
+	// shell_per_call is the hook's own (docs/hosts.md, "Shell state between calls").
+	if strings.Join(keys, ",") != "cwd,hook_event_name,permission_mode,session_id,shell_per_call,tool_input,tool_name" {
 		t.Errorf("fields passed on: %v", keys)
 	}
 }

@@ -160,6 +160,7 @@ func ParsePayload(proto Protocol, data []byte) (Request, error) {
 	if err != nil {
 		return req, err
 	}
+	shellPerCall(req.Inputs)
 	if len(req.Inputs) == 0 {
 		return req, errors.New("hook payload has no tool call")
 	}
@@ -177,7 +178,22 @@ func Inputs(host string, payload map[string]any) ([]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	shellPerCall(req.Inputs)
 	return req.Inputs, nil
+}
+
+// shellPerCall marks the Bash calls of a hook: Claude Code, Codex and
+// Gemini CLI run each command in a shell of its own that ends with it,
+// carrying at most the working directory to the next call, whose payload
+// names it (docs/hosts.md, "Shell state between calls";
+// e2e/hosts/shellstate_test.go holds each host to it). The analysis then
+// counts a state change nothing in the command sees after it as harmless.
+func shellPerCall(inputs []map[string]any) {
+	for _, in := range inputs {
+		if in["tool_name"] == "Bash" {
+			in["shell_per_call"] = true
+		}
+	}
 }
 
 // Strictest picks the decision that answers for several calls: the first

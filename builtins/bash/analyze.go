@@ -42,6 +42,9 @@ func cacheKey(command string, o Options) string {
 	b.WriteString(strconv.Itoa(o.MaxLength))
 	b.WriteByte(',')
 	b.WriteString(strconv.Itoa(o.MaxLeaves))
+	if o.ShellPerCall {
+		b.WriteString(",shell")
+	}
 	return b.String()
 }
 
@@ -122,6 +125,7 @@ func analyze(command string, opts Options) (res *Analysis) {
 		return res
 	}
 	w.addRoot(f, command)
+	w.topSrc = w.src
 	if mayDefine(command) {
 		w.prescan(f)
 	}
@@ -131,7 +135,11 @@ func analyze(command string, opts Options) (res *Analysis) {
 	if opts.Cwd != "" {
 		st = state{dirs: []string{opts.Cwd}}
 	}
-	w.walkStmts(f.Stmts, frame{}, st)
+	// Under a host that runs each call in a shell of its own, that shell
+	// ends with the command: only the working directory carries over, and
+	// the next call's payload names it (docs/hosts.md, "Shell state
+	// between calls").
+	w.walkStmts(f.Stmts, frame{tail: opts.ShellPerCall, blindRest: opts.ShellPerCall}, st)
 	return w.assemble()
 }
 

@@ -26,6 +26,13 @@ type Options struct {
 	MaxLength int `json:"max_length"`
 	// MaxLeaves caps the number of leaf commands (0: DefaultMaxLeaves).
 	MaxLeaves int `json:"max_leaves"`
+	// ShellPerCall: the host runs the command in a shell of its own that
+	// ends with it (only the working directory may carry over, named in
+	// the next call's payload), so a change of the shell's state that
+	// nothing after it in the command sees is harmless (docs/shell.md,
+	// "Shell state"). False, the safe default, for a caller that may keep
+	// a shell between calls.
+	ShellPerCall bool `json:"shell_per_call"`
 }
 
 // Defaults for the caps: beyond them a command is not read-only and not

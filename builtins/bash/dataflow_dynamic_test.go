@@ -103,6 +103,19 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `shopt -s nullglob; find . -name *.zzz -print`},
 		{cmd: `shopt -s failglob; find . -name *.zzz -print`},
 		{cmd: `printf $(echo -v x y)`},
+		// Shell state nothing after it sees (ShellPerCall, docs/shell.md "Shell state").
+		{cmd: `CDATE=$(date "+%Y-%m-%d %H:%M:%S"); echo "$CDATE"`, ro: true},
+		{cmd: `N=$(ls | wc -l); echo "$N files"`, ro: true},
+		{cmd: `CDATE=$(date); N=$(ls | wc -l)`}, // ls and wc see CDATE if the environment exports it
+		{cmd: `export JAVA_HOME=$(readlink -f /usr/bin/java | sed "s:bin/java::")`, ro: true},
+		{cmd: `read -r -s SSHPASS < notes.txt; echo hi`, ro: true},
+		{cmd: `GIT_DIR=/tmp/x; echo hi`, ro: true},
+		{cmd: `alias cleanup='rm -Rf -- notes.txt names ~'`, ro: true},
+		{cmd: `ls; cd "$(echo names)"`, ro: true},
+		{cmd: `(export GIT_DIR=/tmp/x); ls | USERS=$(cat)`, ro: true},
+		{cmd: `f() { local x=$(date); echo $x; }; MAPPER=$(mktemp -up /dev/mapper)`, ro: true},
+		{cmd: `unset FOO BAR`, ro: true},
+		{cmd: `declare FOO=bar`, ro: true},
 
 		// The names turn into options, several words or a remote archive.
 		{cmd: `for f in *; do sort "$f"; done`, bites: true}, // sort --output=pwned.txt

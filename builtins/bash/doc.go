@@ -124,6 +124,14 @@ package bash
 // stay in this shell are read-only (docs/shell.md, "Shell state"). A shopt
 // naming a glob option anywhere in a script (globsChanged, a text test)
 // makes every glob word not read-only. alias with no operand or -p lists.
+// With Options.ShellPerCall (a host that runs each call in a shell of its
+// own), frame.tail marks a statement nothing runs after in its shell (the
+// end of the call, of a subshell, a substitution or a pipeline part) and
+// frame.blindRest one followed only by blindStmt commands (echo, test, ...
+// that start no program): an assignment, export, declare, read or unset of
+// an inertAtEnd name is then harmless (endOfShellJudge renames it for the
+// flag spec), and at the tail an alias definition (its body not walked)
+// and a cd to a run-time directory too.
 //
 // Loops (dataflow.go). In for NAME in WORDS, when the words are static
 // (a glob only when it starts with a literal: ./*.txt, never *.txt, whose

@@ -65,6 +65,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		copy(judge, sv)
 		judge[0] = base
 	}
+	if fr.blindRest && base == prog {
+		judge = endOfShellJudge(judge, fr.tail)
+	}
 	// The value of each supplied word: a path under known roots
 	// (pathMark, dataflow.go) or anything (dyn).
 	supplied := dyn
@@ -952,6 +955,51 @@ func severalMatches(argv []word, judge, globRisk []string) []string {
 	}
 	if out != nil && len(base) > len(argv) {
 		out = append(out, base[len(argv):]...)
+	}
+	return out
+}
+
+// endOfShellJudge is the argv to judge for a builtin that changes the
+// state of a shell nothing runs after (tail) or only commands that expand
+// variables (frame.blindRest): the variables it
+// assigns, exports or removes are renamed to a variable of the shell only
+// (export: of the transparent environment) when inertAtEnd, and an alias
+// definition is never used. Options are
+// judged as written (read -e still loads readline's key bindings).
+func endOfShellJudge(argv []string, tail bool) []string {
+	switch argv[0] {
+	case "alias":
+		if !tail {
+			return argv // a later line may use it (expand_aliases)
+		}
+		return argv[:1]
+	case "export", "declare", "typeset", "local", "readonly", "read", "unset":
+	default:
+		return argv
+	}
+	out := make([]string, len(argv))
+	copy(out, argv)
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		n := len(a)
+		if j := strings.IndexByte(a, '='); j > 0 {
+			n = j
+			if a[j-1] == '+' {
+				n--
+			}
+		}
+		if name := a[:n]; name != "" && !flagspec.ShellLocalName(name) && inertAtEnd(name) {
+			if argv[0] == "export" {
+				// export takes only the transparent names (LC_*); an
+				// export with no operand left would be a listing.
+				out[i] = "LC_X" + a[n:]
+				if n == len(a) {
+					out[i] = "LC_X=" // export NAME: NAME's value, exported
+				}
+				continue
+			}
+			out[i] = "x" + a[n:]
+		}
 	}
 	return out
 }

@@ -60,9 +60,11 @@ func loadRealWorld(t testing.TB) []realWorldRow {
 }
 
 // realWorldOpts are the analysis options matching the fixture layout with
-// its root at root: the home directory root/home, the project root/home/proj.
+// its root at root: the home directory root/home, the project root/home/proj,
+// and each command run in a shell of its own, as the hosts' hooks decide
+// (Options.ShellPerCall; the dynamic checks run each command so).
 func realWorldOpts(root string) Options {
-	return Options{Cwd: root + "/home/proj", Home: root + "/home"}
+	return Options{Cwd: root + "/home/proj", Home: root + "/home", ShellPerCall: true}
 }
 
 // TestRealWorldRecall: over the real-world corpus, no command labelled

@@ -287,7 +287,7 @@ func (w *walker) scriptLine(ln scriptfile.Line, s scriptfile.Script, fr frame, s
 		if s.Line == 0 {
 			line += int(stmt.Pos().Line()) - 1
 		}
-		sf := fr
+		sf := fr.notTail() // the script's shell may run on after it
 		sf.script = w.scriptLoc(ln.File, line, s.Name)
 		if len(sf.wrappers) > 0 {
 			sf.wrappers = appendStr(sf.wrappers[:len(sf.wrappers)-1], sf.script)

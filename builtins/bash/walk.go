@@ -122,6 +122,73 @@ type frame struct {
 	// (scripts.go).
 	script  string
 	binDirs []string
+	// tail: nothing runs after the statement being walked in the shell
+	// that runs it, so a change of that shell's state (a variable, an
+	// alias, the directory) is seen by nothing (docs/shell.md, "Shell
+	// state"): the last statement of the call, of a subshell, of a
+	// substitution, of a pipeline part.
+	tail bool
+	// blindRest: what runs after the statement in its shell starts no
+	// program and defines nothing (echo, printf, test, true, :, with no
+	// substitution: blindStmt), so a variable's new value is seen only
+	// through expansions, which are words known only at run time.
+	blindRest bool
+}
+
+// notTail is the frame for statements something may run after.
+func (f frame) notTail() frame {
+	f.tail, f.blindRest = false, false
+	return f
+}
+
+// asTail is the frame for the statements of a shell that ends with them
+// (a subshell, a substitution, a pipeline part).
+func (f frame) asTail() frame {
+	f.tail, f.blindRest = true, true
+	return f
+}
+
+// blindStmt reports a statement that starts no program, runs no
+// substitution, assigns and defines nothing: a simple command or a list of
+// echo, printf (without -v), test, [, true, false and :, or [[ ]] (with
+// literal words or plain variables), redirections to files included (they
+// are judged as writes).
+func blindStmt(s *syntax.Stmt) bool {
+	if s == nil || s.Background || s.Coprocess {
+		return false
+	}
+	ok := true
+	walkAST(s, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.Assign,
+			*syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause, *syntax.Subshell, *syntax.Block,
+			*syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.TimeClause,
+			*syntax.CoprocClause:
+			ok = false
+		case *syntax.ParamExp:
+			if x.Exp != nil || x.Repl != nil || x.Slice != nil || x.Index != nil || x.Excl || x.Names != 0 {
+				ok = false // ${x:=v}, ${!x}, ${a[i]}: more than a value
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				ok = false
+				break
+			}
+			switch x.Args[0].Lit() {
+			case "echo", "test", "[", "true", "false", ":":
+			case "printf":
+				// The format, first, is literal and no option: the
+				// words after it are operands (not -v NAME).
+				if len(x.Args) < 2 || !quotedLiteral(x.Args[1]) || strings.HasPrefix(x.Args[1].Lit(), "-") {
+					ok = false
+				}
+			default:
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // withCode returns the frame for commands taken from word n-1 of argv, the
@@ -207,6 +274,9 @@ type walker struct {
 	// pos are the positional parameters of the shell script file being
 	// walked, nil when not known (positional.go).
 	pos *posParams
+	// topSrc is the call's command (src while the walk is in it, not in
+	// a nested script).
+	topSrc string
 	// ifsChanged: IFS is assigned somewhere, so $IFS is not the default.
 	ifsChanged bool
 	// globsChanged: a shopt in the command may change what globs match
@@ -359,11 +429,17 @@ func (w *walker) prescan(n syntax.Node) {
 
 // walkStmts walks a statement list in sequence and returns the state after it.
 func (w *walker) walkStmts(stmts []*syntax.Stmt, fr frame, st state) state {
-	for _, s := range stmts {
+	for i, s := range stmts {
 		if w.stop {
 			return st
 		}
-		st, _ = w.walkStmt(s, fr, st)
+		sf := fr
+		sf.tail = fr.tail && i == len(stmts)-1
+		sf.blindRest = fr.blindRest
+		for _, next := range stmts[i+1:] {
+			sf.blindRest = sf.blindRest && blindStmt(next)
+		}
+		st, _ = w.walkStmt(s, sf, st)
 	}
 	return st
 }
@@ -426,7 +502,7 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		st = w.walkStmts(c.Stmts, fr, st)
 		return st, st
 	case *syntax.Subshell:
-		w.walkStmts(c.Stmts, fr, st)
+		w.walkStmts(c.Stmts, fr.asTail(), st)
 		return st, st
 	case *syntax.IfClause:
 		return w.ifClause(c, fr, st)
@@ -434,12 +510,13 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		body := w.loopState(st, c.Cond, c.Do)
 		// A later iteration runs through the links an earlier one made.
 		w.preLinks(fr, body, append(append([]*syntax.Stmt(nil), c.Cond...), c.Do...)...)
+		fr = fr.notTail() // the condition runs again after the body
 		w.walkStmts(c.Cond, fr, body)
 		end := w.walkStmts(c.Do, fr, body)
 		out := union(st, end)
 		return out, out
 	case *syntax.ForClause:
-		inner := fr
+		inner := fr.notTail() // the body runs again
 		switch l := c.Loop.(type) {
 		case *syntax.WordIter:
 			ctx := evalCtx{fr: fr.substBase(), st: st}
@@ -501,7 +578,7 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		// Its positional parameters are its caller's words, not known.
 		savedPos := w.pos
 		w.pos = nil
-		w.walkStmt(c.Body, fr.wrap("function "+name, nil, true, ""), st)
+		w.walkStmt(c.Body, fr.wrap("function "+name, nil, true, "").notTail(), st)
 		w.pos = savedPos
 		return st, st
 	case *syntax.TimeClause:
@@ -511,7 +588,7 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 		}
 		return w.walkStmt(c.Stmt, fr.wrap("time", nil, true, ""), st)
 	case *syntax.CoprocClause:
-		w.walkStmt(c.Stmt, fr.wrap("coproc", nil, false, "coproc runs a background process"), st)
+		w.walkStmt(c.Stmt, fr.wrap("coproc", nil, false, "coproc runs a background process").notTail(), st)
 		return st, st
 	case *syntax.TestClause:
 		w.testClause(c, fr, st)
@@ -560,9 +637,25 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 			w.preLinks(fr, st, b.Y)
 		}
 	}
-	after, success = w.walkStmt(spine[len(spine)-1].X, fr, st)
+	// The left side of && and || has the right after it; each part of a
+	// pipeline but the last runs in a subshell of its own (the last may
+	// run in this shell: shopt -s lastpipe).
+	first := fr.notTail()
+	if last := spine[len(spine)-1]; last.Op == syntax.Pipe || last.Op == syntax.PipeAll {
+		first = fr.asTail()
+	}
+	after, success = w.walkStmt(spine[len(spine)-1].X, first, st)
 	for i := len(spine) - 1; i >= 0; i-- {
 		b := spine[i]
+		fr := fr
+		if i > 0 {
+			// What follows b in the chain runs after b.Y.
+			if next := spine[i-1].Op; next == syntax.Pipe || next == syntax.PipeAll {
+				fr = fr.asTail()
+			} else {
+				fr = fr.notTail()
+			}
+		}
 		switch b.Op {
 		case syntax.AndStmt:
 			ya, ys := w.walkStmt(b.Y, fr, success)
@@ -642,7 +735,7 @@ func changesDir(n syntax.Node) bool {
 }
 
 func (w *walker) ifClause(c *syntax.IfClause, fr frame, st state) (state, state) {
-	ca, cs := w.walkStmts2(c.Cond, fr, st)
+	ca, cs := w.walkStmts2(c.Cond, fr.notTail(), st)
 	then := w.walkStmts(c.Then, fr, cs)
 	out := union(ca, then)
 	if c.Else != nil {
@@ -675,6 +768,58 @@ func localName(name string) bool {
 		return true
 	}
 	return flagspec.ShellLocalName(name)
+}
+
+// inertAtEnd reports a variable whose assignment changes nothing once
+// nothing runs after it in the shell (frame.tail): a variable of the
+// shell only, or any name bash, zsh and the programs permopa knows give
+// no meaning to. A special variable acts without a later command of the
+// call (HOME and ZDOTDIR: the logout files a login shell reads at exit;
+// POSIXLY_CORRECT turns alias expansion on; HISTFILE), and a variable
+// programs read is kept out whatever runs after (docs/shell.md, "Shell
+// state").
+func inertAtEnd(name string) bool {
+	if flagspec.ShellLocalName(name) {
+		return true
+	}
+	if !shellName(name) || strings.ToUpper(name) != name || specialVars[name] || commandVars[name] || loaderVars[name] {
+		return false
+	}
+	for _, p := range []string{"BASH", "HIST", "COMP", "READLINE", "PS", "PROMPT", "ZSH", "LD_", "DYLD_",
+		"GIT_CONFIG", "NPM_CONFIG", "YARN_", "PNPM_", "BUN_", "LC_", "TMP"} {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// shellName reports a name a variable may have.
+func shellName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// specialVars are the variables bash or zsh gives a meaning to (besides
+// the prefixes of inertAtEnd).
+var specialVars = map[string]bool{
+	"HOME": true, "PWD": true, "OLDPWD": true, "CDPATH": true, "PATH": true, "IFS": true, "ENV": true,
+	"SHELLOPTS": true, "POSIXLY_CORRECT": true, "GLOBIGNORE": true, "FIGNORE": true, "EXECIGNORE": true,
+	"FUNCNEST": true, "TMOUT": true, "MAIL": true, "MAILCHECK": true, "MAILPATH": true, "OPTIND": true,
+	"OPTARG": true, "OPTERR": true, "TIMEFORMAT": true, "INPUTRC": true, "RPROMPT": true, "RPS1": true,
+	"RPS2": true, "SHELL": true, "SHLVL": true, "HOSTFILE": true, "IGNOREEOF": true, "LINES": true,
+	"COLUMNS": true, "SECONDS": true, "RANDOM": true, "SRANDOM": true, "LINENO": true, "EPOCHSECONDS": true,
+	"EPOCHREALTIME": true, "SAVEHIST": true, "ZDOTDIR": true, "NULLCMD": true, "READNULLCMD": true,
+	"FPATH": true, "MANPATH": true, "MODULE_PATH": true, "WORDCHARS": true, "KEYTIMEOUT": true,
+	"REPORTTIME": true, "REPORTMEMORY": true, "WATCH": true, "LOGCHECK": true, "TERM": true, "TERMINFO": true,
+	"GROUPS": true, "DIRSTACK": true, "UID": true, "EUID": true, "PPID": true, "LANG": true, "TZ": true,
+	"STTY": true, "TIMEFMT": true, "PERIOD": true, "LISTMAX": true, "PIPESTATUS": true,
+	"FUNCNAME": true, "HOSTNAME": true, "HOSTTYPE": true, "MACHTYPE": true, "OSTYPE": true,
 }
 
 // source returns the source text of a node.
@@ -983,12 +1128,14 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 	taint := ""
 	assigns := false
 	var envs [][2]string
-	for _, a := range c.Args {
+	splits := make([]bool, len(c.Args))
+	for i, a := range c.Args {
 		val := ""
 		if a.Value != nil {
 			wd := w.evalOne(a.Value, ctx)
 			taint = firstNonEmpty(taint, wd.taint)
 			val = wd.s
+			splits[i] = wd.splits
 		}
 		if a.Array != nil {
 			for _, el := range a.Array.Elems {
@@ -1016,10 +1163,13 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 			// A variable of this shell only (flagspec.ShellLocalName),
 			// or an exported one of the transparent environment (LANG,
 			// LC_*, TZ, ...): no program does otherwise.
+			// At the end of the shell (fr.tail), or before commands that
+			// only expand it (fr.blindRest), nothing sees the name.
+			end := fr.blindRest && inertAtEnd(a.Name.Value)
 			if c.Variant.Value == "export" {
-				assigns = assigns || !envAllowlisted(a.Name.Value)
+				assigns = assigns || !envAllowlisted(a.Name.Value) && !end
 			} else {
-				assigns = assigns || !flagspec.ShellLocalName(a.Name.Value)
+				assigns = assigns || !flagspec.ShellLocalName(a.Name.Value) && !end
 			}
 			op := "="
 			if a.Append {
@@ -1037,8 +1187,21 @@ func (w *walker) declClause(c *syntax.DeclClause, fr frame, st state) {
 		}
 	}
 	// What bash does with the values beyond storing them (-i, -n, -a '(...)',
-	// a subscript in a quoted name).
-	taint = firstNonEmpty(taint, w.declArgs(c.Variant.Value, wordsOf(argv[1:]), ctx))
+	// a subscript in a quoted name). NAME=VALUE written as such is one
+	// assignment whatever VALUE holds in bash and zsh, the shells the
+	// hosts run the call in: a value only known at run time is judged by
+	// declArgs as a value (assignedValue), not as a word that may be an
+	// option. A script of its own (sh -c) may run in a dash that splits
+	// an unquoted one. Only for the names whose assignment is harmless
+	// (an exported LANG=$(…) stays a value only known at run time).
+	words := wordsOf(argv[1:])
+	for i, a := range c.Args {
+		if a.Name != nil && !a.Naked && a.Array == nil && i < len(words) && (!splits[i] || w.src == w.topSrc) &&
+			(flagspec.ShellLocalName(a.Name.Value) || fr.blindRest && inertAtEnd(a.Name.Value)) {
+			words[i].dynamic = false
+		}
+	}
+	taint = firstNonEmpty(taint, w.declArgs(c.Variant.Value, words, ctx))
 	reason := taint
 	if reason == "" && assigns {
 		reason = c.Variant.Value + " assigns shell variables"
@@ -1105,6 +1268,9 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	fr.dataDepth, fr.pipedDepth = 0, 0
 	// Its variables are its own: a loop variable of this shell is not.
 	fr.loopVars = nil
+	// A script may run in this shell (eval, source, an alias, a trap)
+	// with more after it.
+	fr.tail, fr.blindRest = false, false
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		return false
@@ -1149,7 +1315,7 @@ func (w *walker) cmdSubst(c *syntax.CmdSubst, ctx evalCtx) {
 	if !ok {
 		return
 	}
-	w.walkStmts(c.Stmts, ctx.fr.wrap("$()", nil, true, ""), ctx.st)
+	w.walkStmts(c.Stmts, ctx.fr.wrap("$()", nil, true, "").asTail(), ctx.st)
 }
 
 // procSubst walks the commands of <(...) or >(...).
@@ -1164,7 +1330,7 @@ func (w *walker) procSubst(p *syntax.ProcSubst, ctx evalCtx) {
 	if !ok {
 		return
 	}
-	w.walkStmts(p.Stmts, ctx.fr.wrap(label, nil, true, ""), ctx.st)
+	w.walkStmts(p.Stmts, ctx.fr.wrap(label, nil, true, "").asTail(), ctx.st)
 }
 
 // isCd reports a statement that is a plain cd or pushd.

@@ -77,7 +77,10 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 		// Bare assignments change this shell's variables for what follows.
 		for _, as := range assigns {
 			reason := as.taint
-			if reason == "" && !envAllowlisted(as.name) && !flagspec.ShellLocalName(as.name) {
+			// At the end of the shell (fr.tail), or before commands that
+			// only expand it (fr.blindRest), no later command sees the
+			// variable: only its value's substitutions count.
+			if reason == "" && !envAllowlisted(as.name) && !flagspec.ShellLocalName(as.name) && !(fr.blindRest && inertAtEnd(as.name)) {
 				reason = "assignment to " + as.name + " is not allowlisted"
 			}
 			afr := w.envEffects(as.name, as.val, fr, []string{as.text}, 1, st)
@@ -443,12 +446,17 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 					w.defined = map[string]string{}
 				}
 				w.defined[n] = "alias"
-				w.script(v, fr.wrap("alias "+n, sv, false, "alias changes what a name runs").withCode(sv, len(sv)), st, "alias")
+				if !fr.tail {
+					w.script(v, fr.wrap("alias "+n, sv, false, "alias changes what a name runs").withCode(sv, len(sv)), st, "alias")
+				}
 			}
 		}
 		reason := "alias changes what a name runs"
-		if listsOnly(argv[1:], "-p") {
-			reason = "" // alias and alias -p list the aliases
+		if listsOnly(argv[1:], "-p") || fr.tail {
+			// alias and alias -p list the aliases; a definition nothing
+			// runs after is never used: the body is not walked, since
+			// it never runs (docs/shell.md, "Shell state").
+			reason = ""
 		}
 		w.leaf(fr, st, argv, reason)
 		return st, st
@@ -842,7 +850,9 @@ func (w *walker) cdCmd(argv []word, fr frame, st state) (state, state) {
 	var reads []string
 	if paths, ok := w.resolveWord(target, st); ok {
 		reads = paths
-	} else {
+	} else if !fr.tail {
+		// A cd nothing runs after only moves the shell that ends; a host
+		// that carries the directory to the next call names it there.
 		reason = "path operand is not static"
 	}
 	w.cdLeaf(fr, st, argv, reason, reads)

@@ -256,13 +256,17 @@ func ShellLocalName(n string) bool {
 }
 
 // notShellLocal are lower-case names a shell gives a meaning: bash's
-// histchars and auto_resume, and the parameters zsh ties to its
-// environment variables (path is PATH) or reads (prompt, watch), should
-// the command run in zsh.
+// histchars and auto_resume, the parameters zsh ties to its environment
+// variables (path is PATH) or reads (prompt, watch), should the command
+// run in zsh, and the variables of a host's code around the command.
 var notShellLocal = map[string]bool{
 	"histchars": true, "auto_resume": true, "path": true, "cdpath": true, "fpath": true, "manpath": true,
 	"mailpath": true, "module_path": true, "fignore": true, "psvar": true, "watch": true, "prompt": true,
 	"argv": true, "status": true, "pipestatus": true,
+	// The hosts' own shell code runs after the command in the same shell
+	// (docs/hosts.md, "Shell state between calls"): Gemini CLI's EXIT
+	// trap writes `jobs -p` to $_bgpids_file, then exits with $__code.
+	"_bgpids_file": true, "__code": true,
 }
 
 // shift drops positional parameters, whose values the analyser never

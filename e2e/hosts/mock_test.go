@@ -11,28 +11,33 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 )
 
 // A model API mock scripts one conversation: the first request that offers
-// tools and carries the scenario's marker gets one tool call; the request
-// that carries that call's result gets a final answer quoting it; anything
+// tools and carries the scenario's marker gets the first tool call; the
+// request that carries a call's result gets the next call of the script,
+// or, after the last, a final answer quoting the first result; anything
 // else (titles, classifiers, token counts) gets a short text. It records
-// every request and the tool result the host sent back, which is what
+// every request and the tool results the host sent back, which is what
 // the model saw of permopa's answer.
 type modelMock struct {
 	t      *testing.T
 	marker string
-	tool   string         // the host's tool name for the call
-	args   map[string]any // its arguments
-	callID string
+	tool   string           // the host's tool name for the calls
+	calls  []map[string]any // the arguments of each call, in order
+	args   map[string]any   // the first call's (calls[0])
 
 	mu       sync.Mutex
 	requests []mockRequest
-	called   bool   // the tool call was sent
-	result   string // the tool result the host sent back
+	called   bool     // the first tool call was sent
+	sent     int      // the calls sent so far
+	results  []string // the tool results the host sent back, in order
+	result   string   // the first of them
 	gotResul bool
 	url      string
 	srv      *http.Server
@@ -43,8 +48,57 @@ type mockRequest struct {
 	Body         string
 }
 
-func newModelMock(t *testing.T, marker, tool string, args map[string]any) *modelMock {
-	return &modelMock{t: t, marker: marker, tool: tool, args: args, callID: "call_permopa_e2e_1"}
+func newModelMock(t *testing.T, marker, tool string, args map[string]any, more ...map[string]any) *modelMock {
+	return &modelMock{t: t, marker: marker, tool: tool, args: args, calls: append([]map[string]any{args}, more...)}
+}
+
+// callID names call i (0-based) of the script.
+func callID(i int) string { return fmt.Sprintf("call_permopa_e2e_%d", i+1) }
+
+// scriptedCall reports whether id names a call of the script, and which.
+func (m *modelMock) scriptedCall(id any) (int, bool) {
+	for i := range m.calls {
+		if id == callID(i) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// call is the tool name and arguments of call i: "__tool" in the
+// script's arguments names another tool than the first call's, and a
+// value "$SESSION" is the session number a previous result named
+// ("session ID 1234", Codex's exec_command).
+func (m *modelMock) call(i int) (string, map[string]any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name, out := m.tool, map[string]any{}
+	for k, v := range m.calls[i] {
+		switch {
+		case k == "__tool":
+			name, _ = v.(string)
+		case v == "$SESSION":
+			for _, r := range m.results {
+				if sm := sessionRe.FindStringSubmatch(r); sm != nil {
+					n, _ := strconv.Atoi(sm[1])
+					v = n
+				}
+			}
+			out[k] = v
+		default:
+			out[k] = v
+		}
+	}
+	return name, out
+}
+
+var sessionRe = regexp.MustCompile(`(?i)session ID:? (\d+)`)
+
+// allResults are the tool results the host sent back, one per call, in order.
+func (m *modelMock) allResults() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.results...)
 }
 
 // start serves h on a loopback port.
@@ -93,23 +147,37 @@ func (m *modelMock) log() string {
 	return b.String()
 }
 
-// next decides the turn: a tool call, the final answer, or filler text.
-// seenResult is the tool result found in the request (ok when found);
-// offersTool and hasMarker describe the request.
-func (m *modelMock) next(offersTool, hasMarker bool, result string, found bool) (call bool, text string) {
+// next decides the turn: call i of the script (i >= 0), or the text of
+// the final answer or filler (i < 0). results are the tool results found
+// in the request, by call; offersTool and hasMarker describe it.
+func (m *modelMock) next(offersTool, hasMarker bool, results map[int]string) (i int, text string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch {
-	case found:
-		if !m.gotResul {
-			m.result, m.gotResul = result, true
+	done := 0
+	for done < len(m.calls) {
+		if _, ok := results[done]; !ok {
+			break
 		}
-		return false, "FINAL ANSWER. The tool said: " + result
+		done++
+	}
+	if done > len(m.results) {
+		m.results = m.results[:0]
+		for j := 0; j < done; j++ {
+			m.results = append(m.results, results[j])
+		}
+		m.result, m.gotResul = m.results[0], true
+	}
+	switch {
+	case done > 0 && done < len(m.calls) && m.sent == done:
+		m.sent++
+		return done, ""
+	case done > 0:
+		return -1, "FINAL ANSWER. The tool said: " + results[0]
 	case offersTool && hasMarker && !m.called:
-		m.called = true
-		return true, ""
+		m.called, m.sent = true, 1
+		return 0, ""
 	default:
-		return false, "ok"
+		return -1, "ok"
 	}
 }
 
@@ -179,22 +247,24 @@ func (m *modelMock) anthropic() http.Handler {
 				offers = true
 			}
 		}
-		result, found := "", false
+		results := map[int]string{}
 		for _, msg := range req.Messages {
 			blocks, _ := msg.Content.([]any)
 			for _, b := range blocks {
 				bm, _ := b.(map[string]any)
-				if bm["type"] == "tool_result" && bm["tool_use_id"] == m.callID {
-					result, found = textOf(bm["content"]), true
+				if i, ok := m.scriptedCall(bm["tool_use_id"]); ok && bm["type"] == "tool_result" {
+					results[i] = textOf(bm["content"])
 				}
 			}
 		}
 		hasMarker := strings.Contains(string(body), m.marker)
-		call, text := m.next(offers, hasMarker, result, found)
+		ci, text := m.next(offers, hasMarker, results)
+		call := ci >= 0
 		var block map[string]any
 		stop := "end_turn"
 		if call {
-			block = map[string]any{"type": "tool_use", "id": m.callID, "name": m.tool, "input": m.args}
+			name, input := m.call(ci)
+			block = map[string]any{"type": "tool_use", "id": callID(ci), "name": name, "input": input}
 			stop = "tool_use"
 		} else {
 			block = map[string]any{"type": "text", "text": text}
@@ -213,9 +283,10 @@ func (m *modelMock) anthropic() http.Handler {
 			"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model,
 			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 		if call {
-			args, _ := json.Marshal(m.args)
+			name, input := m.call(ci)
+			args, _ := json.Marshal(input)
 			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-				"content_block": map[string]any{"type": "tool_use", "id": m.callID, "name": m.tool, "input": map[string]any{}}})
+				"content_block": map[string]any{"type": "tool_use", "id": callID(ci), "name": name, "input": map[string]any{}}})
 			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args)}})
 		} else {
@@ -253,19 +324,21 @@ func (m *modelMock) openaiResponses() http.Handler {
 				offers = true
 			}
 		}
-		result, found := "", false
+		results := map[int]string{}
 		for _, it := range req.Input {
-			if (it["type"] == "function_call_output" || it["type"] == "custom_tool_call_output") && it["call_id"] == m.callID {
-				result, found = textOf(it["output"]), true
+			if i, ok := m.scriptedCall(it["call_id"]); ok && (it["type"] == "function_call_output" || it["type"] == "custom_tool_call_output") {
+				results[i] = textOf(it["output"])
 			}
 		}
-		call, text := m.next(offers, strings.Contains(string(body), m.marker), result, found)
+		ci, text := m.next(offers, strings.Contains(string(body), m.marker), results)
 		var item map[string]any
-		if call {
-			args, _ := json.Marshal(m.args)
-			item = map[string]any{"type": "function_call", "id": "fc_1", "call_id": m.callID, "name": m.tool, "arguments": string(args), "status": "completed"}
-			if raw, ok := m.args["__custom_input"].(string); ok {
-				item = map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": m.callID, "name": m.tool, "input": raw, "status": "completed"}
+		if ci >= 0 {
+			name, input := m.call(ci)
+			args, _ := json.Marshal(input)
+			n := fmt.Sprint(ci + 1)
+			item = map[string]any{"type": "function_call", "id": "fc_" + n, "call_id": callID(ci), "name": name, "arguments": string(args), "status": "completed"}
+			if raw, ok := input["__custom_input"].(string); ok {
+				item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + n, "call_id": callID(ci), "name": name, "input": raw, "status": "completed"}
 			}
 		} else {
 			item = map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
@@ -316,18 +389,30 @@ func (m *modelMock) gemini() http.Handler {
 				}
 			}
 		}
-		result, found := "", false
+		// A response names its call by id, or only by the tool's name:
+		// then the n-th response answers the n-th call.
+		results := map[int]string{}
+		n := 0
 		for _, c := range req.Contents {
 			for _, p := range c.Parts {
-				if fr, ok := p["functionResponse"].(map[string]any); ok && (fr["id"] == m.callID || fr["name"] == m.tool) {
-					result, found = textOf(fr["response"]), true
+				fr, ok := p["functionResponse"].(map[string]any)
+				if !ok {
+					continue
+				}
+				if i, ok := m.scriptedCall(fr["id"]); ok {
+					results[i] = textOf(fr["response"])
+					n = i + 1
+				} else if fr["name"] == m.tool && n < len(m.calls) {
+					results[n] = textOf(fr["response"])
+					n++
 				}
 			}
 		}
-		call, text := m.next(offers, strings.Contains(string(body), m.marker), result, found)
+		ci, text := m.next(offers, strings.Contains(string(body), m.marker), results)
 		var part map[string]any
-		if call {
-			part = map[string]any{"functionCall": map[string]any{"name": m.tool, "args": m.args, "id": m.callID}}
+		if ci >= 0 {
+			name, input := m.call(ci)
+			part = map[string]any{"functionCall": map[string]any{"name": name, "args": input, "id": callID(ci)}}
 		} else {
 			part = map[string]any{"text": text}
 		}

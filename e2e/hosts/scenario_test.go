@@ -55,13 +55,15 @@ type hostRun struct {
 // limit bounds how many host CLIs run at once (2 cores).
 var limit = make(chan struct{}, 3)
 
-func newHostRun(t *testing.T, host string, sc scenario, tool string, args map[string]any) *hostRun {
+// newHostRun prepares a run whose model makes the tool call args, then
+// the calls more, each after the host answered the one before.
+func newHostRun(t *testing.T, host string, sc scenario, tool string, args map[string]any, more ...map[string]any) *hostRun {
 	t.Helper()
 	r := &hostRun{t: t, home: t.TempDir(), proj: filepath.Join(t.TempDir(), "proj")}
 	writeFile(t, filepath.Join(r.proj, "victim", "keep.txt"), "precious\n")
 	writeFile(t, filepath.Join(r.proj, "README.md"), "a project\n")
 	writeFile(t, filepath.Join(r.proj, ".permopa", "settings.yaml"), permopaSettings)
-	r.mock = newModelMock(t, "PERMOPA-E2E "+sc.name, tool, args)
+	r.mock = newModelMock(t, "PERMOPA-E2E "+sc.name, tool, args, more...)
 	if d := os.Getenv("PERMOPA_E2E_CAPTURE"); d != "" {
 		r.capture = filepath.Join(d, host+"-"+strings.ReplaceAll(t.Name(), "/", "-")+".jsonl")
 	}

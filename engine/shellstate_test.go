@@ -1,0 +1,47 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
+)
+
+// A state change nothing after it sees is read-only only for an input
+// that says the host runs each call in a shell of its own (shell_per_call,
+// set by the hooks; docs/shell.md, "Shell state"), and the checks of the
+// policy still apply to what the command does: a cd that leads to a
+// credential read is that read.
+func TestShellStateAtTheEndEndToEnd(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/home/u/x"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd string, perCall bool) permission.Decision {
+		in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"permission_mode": "plan", "cwd": "/home/u/x"}
+		if perCall {
+			in["shell_per_call"] = true
+		}
+		return eng.Decide(ctx, in)
+	}
+	for _, c := range []string{`CDATE=$(date "+%Y-%m-%d %H:%M:%S")`, `read -p "Password: " -s SSHPASS`,
+		`alias cleanup='rm -Rf -- foo bar baz'`, `export JAVA_HOME=$(readlink -f /usr/bin/java | sed "s:bin/java::")`, `export FOO`} {
+		if d := decide(c, true); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+			t.Errorf("%q with shell_per_call in plan: %s at %s (%s), want ALLOW at read_only", c, d.Behavior, d.Step, d.Message)
+		}
+		if d := decide(c, false); d.Behavior == permission.Allow {
+			t.Errorf("%q without shell_per_call in plan: ALLOW at %s", c, d.Step)
+		}
+	}
+	for _, c := range []string{"A=1; alias ls='rm -rf'\nls", `PATH=. ; ls`, `export LD_PRELOAD=./x.so; ls`,
+		`trap 'rm -rf ~' EXIT`, `cd ..; cat .ssh/id_rsa`, `read x; $x`, `X=$(rm -rf /)`, `_bgpids_file=~/.bashrc`} {
+		if d := decide(c, true); d.Behavior == permission.Allow {
+			t.Errorf("%q with shell_per_call in plan: ALLOW at %s", c, d.Step)
+		}
+	}
+}
