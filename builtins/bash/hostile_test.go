@@ -196,7 +196,12 @@ func TestHostileProjectFuzz(t *testing.T) {
 		}
 		defer os.RemoveAll(root)
 		os.Chmod(root, 0o755)
-		buildFixture(t, root)
+		// A copy of the shared fixture (built once, buildFixture), not a
+		// new build per planting: the same tree, without its dozens of
+		// processes (git, compressors) eleven times over.
+		if out, err := exec.Command("cp", "-a", fixtureTemplate(t, d)+"/.", root).CombinedOutput(); err != nil {
+			t.Fatalf("copying the fixture: %v %s", err, out)
+		}
 		home := filepath.Join(root, "home")
 		proj := filepath.Join(home, "proj")
 		evil := filepath.Join(proj, "evil.sh")
