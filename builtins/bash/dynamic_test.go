@@ -1051,11 +1051,11 @@ const dynamicTimeout = 4 * time.Second
 const dynamicBatch = 8
 
 // dynamicSampleStep thins the traced commands of the quick suite (without
-// -tags slow): about 1 in 48 besides the first of every program family
+// -tags slow): about 1 in 96 besides the first of every program family
 // (which the sample always holds), minutes of tracing down to seconds; a
 // traced command costs tens of milliseconds of CPU (strace, its processes)
 // and some (npm's node start) a second.
-const dynamicSampleStep = 48
+const dynamicSampleStep = 96
 
 // TestDynamicReadOnly runs every command of the real-world corpus and of the
 // analyser's read-only tables that the analyser judges read-only under
