@@ -969,7 +969,7 @@ func severalMatches(argv []word, judge, globRisk []string) []string {
 func endOfShellJudge(argv []string, tail bool) []string {
 	switch argv[0] {
 	case "alias":
-		if !tail {
+		if !tail || aliasesHostTrailer(wordsOf(argv[1:])) {
 			return argv // a later line may use it (expand_aliases)
 		}
 		return argv[:1]

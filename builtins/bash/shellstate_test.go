@@ -62,6 +62,10 @@ func TestShellStateAtTheEnd(t *testing.T) {
 	notReadOnly := []string{
 		// Something runs after it that sees it.
 		"A=1; alias ls='rm -rf'\nls",
+		// A command the host runs after the call in the same shell.
+		`alias pwd='rm -rf ~'`,
+		`alias jobs='rm -rf ~'`,
+		`alias ok=1 pwd='rm -rf ~'`,
 		`alias ls='rm -rf'; echo hi`,
 		`alias ls='rm -rf'; ls`,
 		`PATH=. ; ls`,

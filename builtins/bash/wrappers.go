@@ -452,7 +452,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			}
 		}
 		reason := "alias changes what a name runs"
-		if listsOnly(argv[1:], "-p") || fr.tail {
+		if listsOnly(argv[1:], "-p") || fr.tail && !aliasesHostTrailer(argv[1:]) {
 			// alias and alias -p list the aliases; a definition nothing
 			// runs after is never used: the body is not walked, since
 			// it never runs (docs/shell.md, "Shell state").
@@ -891,6 +891,23 @@ func (w *walker) wrapperFailed(argv []word, fr frame, st state, label string) (s
 		}
 	}
 	return st, st
+}
+
+// hostTrailer are the commands a host runs in the call's shell after the
+// command (Claude Code's pwd -P, Gemini CLI's exit trap's jobs -p;
+// docs/hosts.md, "Shell state between calls"). An alias of one of them
+// defined at the end of a call is not known to be unused: whether the
+// host's line is parsed before the alias exists is the host's detail.
+var hostTrailer = map[string]bool{"pwd": true, "jobs": true}
+
+func aliasesHostTrailer(args []word) bool {
+	for _, a := range args {
+		n, _, _ := strings.Cut(a.s, "=")
+		if strings.Contains(n, dyn) || hostTrailer[n] {
+			return true
+		}
+	}
+	return false
 }
 
 func anyDynamic(ws []word) bool {
