@@ -367,7 +367,7 @@ func (w *walker) envCmd(c *wrapperCall) (state, state, bool) {
 		inner = w.envEffectsIn(a.name, a.val, inner, fr, sv, a.idx+1, st)
 	}
 	innerSt := st
-	if o, has := hasOpt(opts, "C", "chdir"); has {
+	if o, has := hasOpt(opts, c.chdir...); has {
 		innerSt = w.chdir(st, word{s: o.value, dynamic: strings.Contains(o.value, dyn)})
 	}
 	w.command(rest, inner, innerSt, stdin)
@@ -401,7 +401,7 @@ func (w *walker) sudoCmd(c *wrapperCall) (state, state, bool) {
 		return st, st, true
 	}
 	innerSt := st
-	if o, has := hasOpt(opts, "D", "chdir"); has {
+	if o, has := hasOpt(opts, c.chdir...); has {
 		innerSt = w.chdir(st, word{s: o.value, dynamic: strings.Contains(o.value, dyn)})
 	}
 	w.command(argv[i:], inner, innerSt, stdin)

@@ -30,6 +30,10 @@ type wrapper struct {
 	// detached: after it, the shell's state is what it was before, not
 	// what the command it runs leaves (exec, setsid).
 	detached bool
+	// What the wrapper itself does, by option (short and long name): reads
+	// the file named by (xargs -a), writes it (time -o), or runs the
+	// command in that directory (env -C, sudo -D).
+	reads, writes, chdir []string
 	// walk reads one call; done is false when the call runs no command
 	// (nice with no operand): it is then judged as a plain leaf.
 	walk func(w *walker, c *wrapperCall) (st, next state, done bool)
@@ -62,7 +66,7 @@ var wrappers map[string]*wrapper
 func init() {
 	// Filled here: the handlers call w.command, which reads the table.
 	wrappers = map[string]*wrapper{
-		"env": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).envCmd,
+		"env": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).envCmd, chdir: []string{"C", "chdir"},
 			opts: optSpec{shortVal: "uCS", shortFlag: "i0v",
 				longVal:  []string{"unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"},
 				longFlag: []string{"ignore-environment", "null", "debug", "list-signal-handling"}}},
@@ -79,11 +83,11 @@ func init() {
 				longVal: []string{"signal", "kill-after"}, longFlag: []string{"preserve-status", "foreground", "verbose"}}},
 		"stdbuf": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).runsOperands,
 			opts: optSpec{shortVal: "ioe", longVal: []string{"input", "output", "error"}}},
-		"time": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).timeCmd,
+		"time": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).timeCmd, writes: []string{"o", "output"},
 			opts: optSpec{shortVal: "fo", shortFlag: "apqvV",
 				longVal: []string{"format", "output"}, longFlag: []string{"append", "portability", "quiet", "verbose"}}},
-		"sudo":    {kind: flagspec.Wrapper, walk: (*walker).sudoCmd, opts: sudoOpts},
-		"doas":    {kind: flagspec.Wrapper, walk: (*walker).sudoCmd, opts: sudoOpts},
+		"sudo":    {kind: flagspec.Wrapper, walk: (*walker).sudoCmd, opts: sudoOpts, chdir: []string{"D", "chdir"}},
+		"doas":    {kind: flagspec.Wrapper, walk: (*walker).sudoCmd, opts: sudoOpts, chdir: []string{"D", "chdir"}},
 		"su":      {kind: flagspec.Wrapper, walk: (*walker).suCmd},
 		"runuser": {kind: flagspec.Wrapper, walk: (*walker).suCmd},
 		"watch": {kind: flagspec.Wrapper, walk: (*walker).watchCmd,
@@ -96,7 +100,7 @@ func init() {
 			opts: optSpec{shortFlag: "cfw", longFlag: []string{"ctty", "fork", "wait"}}},
 		"ionice": {kind: flagspec.Wrapper, walk: (*walker).runsOperands,
 			opts: optSpec{shortVal: "cnp", shortFlag: "t", longVal: []string{"class", "classdata"}, longFlag: []string{"ignore"}}},
-		"xargs": {kind: flagspec.Wrapper, walk: (*walker).xargsCmd,
+		"xargs": {kind: flagspec.Wrapper, walk: (*walker).xargsCmd, reads: []string{"a", "arg-file"},
 			opts: optSpec{shortVal: "adEILnPs", shortFlag: "0oprtx", shortOpt: "eil",
 				longVal: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
 				longFlag: []string{"null", "open-tty", "interactive", "no-run-if-empty", "verbose", "exit",
@@ -106,7 +110,7 @@ func init() {
 		"eval":    {kind: flagspec.ShellCode, walk: (*walker).evalCmd},
 		"source":  {kind: flagspec.ShellCode, walk: (*walker).sourceCmd},
 		".":       {kind: flagspec.ShellCode, walk: (*walker).sourceCmd},
-		"trap":    {kind: flagspec.ShellCode, walk: (*walker).shellSettingCmd},
+		"trap":    {kind: flagspec.ShellCode, walk: (*walker).trapCmd},
 		"alias":   {walk: (*walker).aliasCmd},
 		"shopt":   {walk: (*walker).shellSettingCmd},
 		"enable":  {walk: (*walker).shellSettingCmd},
@@ -199,7 +203,7 @@ func (w *walker) timeCmd(c *wrapperCall) (state, state, bool) {
 		return c.st, c.st, false
 	}
 	inner := c.fr.wrap(c.name, c.sv, true, "")
-	if o, has := hasOpt(opts, "o", "output"); has {
+	if o, has := hasOpt(opts, c.writes...); has {
 		inner = w.redirWriteFrame(c.fr.wrap(c.name, c.sv, false, ""), c.st, o.value)
 	}
 	st, next := w.command(c.argv[i:], inner, c.st, c.stdin)
@@ -236,7 +240,7 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 	opts, i, ok := c.opts.scan(c.argv)
 	fr, st := c.fr, c.st
 	inner := fr.wrap(c.name, c.sv, false, "xargs appends operands that are not known statically")
-	if o, has := hasOpt(opts, "a", "arg-file"); has {
+	if o, has := hasOpt(opts, c.reads...); has {
 		inner = w.redirReadFrame(inner, st, o.value)
 	}
 	if !ok {
@@ -312,34 +316,41 @@ func (w *walker) aliasCmd(c *wrapperCall) (state, state, bool) {
 	return c.st, c.st, true
 }
 
-// shellSettingCmd: shopt, trap, enable, unalias, set, hash. set, shopt,
-// hash and trap are judged by their flag specs: their listing forms and
-// the options that stay in this shell are read-only (flagspec/shell.go); a
-// glob option is modelled where globs are judged (globsChanged).
+// shellSettingCmd: set, shopt, unalias, enable, hash. set, shopt and hash
+// are judged by their flag specs: their listing forms and the options that
+// stay in this shell are read-only (flagspec/shell.go); a glob option is
+// modelled where globs are judged (globsChanged).
 func (w *walker) shellSettingCmd(c *wrapperCall) (state, state, bool) {
-	argv, fr, base := c.argv, c.fr, c.name
-	reason := ""
-	if base == "enable" || base == "unalias" {
-		reason = base + " changes shell behaviour"
-	}
-	if base == "trap" && len(argv) > 1 && (argv[1].s == "-p" || argv[1].s == "-l") {
-		// trap -p and trap -l print; their operands are signal names.
-	} else if base == "trap" && len(argv) > 1 && !argv[1].dynamic {
-		w.unanalysableSeen("trap runs a string as a command")
-		w.script(argv[1].s, fr.wrap("trap", c.sv, false, "trap runs a string as a command").withCode(c.sv, 2), c.st, "trap")
-	} else if base == "trap" && len(argv) > 1 {
-		fr.unknown = "trap runs a string only known at run time"
-	}
-	if base == "hash" && len(argv) > 1 && (hashSets(c.sv) || anyDynamic(argv[1:])) {
+	fr, reason := c.fr, ""
+	switch {
+	case c.name == "enable" || c.name == "unalias":
+		reason = c.name + " changes shell behaviour"
+		if c.name == "enable" && len(c.argv) > 1 {
+			// enable -f loads builtins from a shared object; enable -n
+			// makes a name run a program instead of a builtin.
+			fr.unknown = "enable changes which builtins and programs names run"
+		}
+	case c.name == "hash" && len(c.argv) > 1 && (hashSets(c.sv) || anyDynamic(c.argv[1:])):
 		// hash -p /bin/rm git: "git" then runs /bin/rm.
 		fr.unknown = "hash -p makes a command name run another program"
 	}
-	if base == "enable" && len(argv) > 1 {
-		// enable -f loads builtins from a shared object; enable -n
-		// makes a name run a program instead of a builtin.
-		fr.unknown = "enable changes which builtins and programs names run"
+	w.leaf(fr, c.st, c.argv, reason)
+	return c.st, c.st, true
+}
+
+// trapCmd: trap [-p|-l] | trap STRING SIGNAL...; the string runs on a signal.
+func (w *walker) trapCmd(c *wrapperCall) (state, state, bool) {
+	argv, fr := c.argv, c.fr
+	switch {
+	case len(argv) < 2 || argv[1].s == "-p" || argv[1].s == "-l":
+		// trap -p and trap -l print; their operands are signal names.
+	case !argv[1].dynamic:
+		w.unanalysableSeen("trap runs a string as a command")
+		w.script(argv[1].s, fr.wrap("trap", c.sv, false, "trap runs a string as a command").withCode(c.sv, 2), c.st, "trap")
+	default:
+		fr.unknown = "trap runs a string only known at run time"
 	}
-	w.leaf(fr, c.st, argv, reason)
+	w.leaf(fr, c.st, argv, "")
 	return c.st, c.st, true
 }
 

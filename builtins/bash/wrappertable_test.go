@@ -72,6 +72,12 @@ func TestWrapperTableDrift(t *testing.T) {
 		if wr.walk == nil {
 			t.Errorf("wrappers[%q] has no handler", name)
 		}
+		for _, o := range slices.Concat(wr.reads, wr.writes, wr.chdir) {
+			// The option names a file or directory: it takes a value.
+			if len(o) == 1 && !strings.Contains(wr.opts.shortVal, o) || len(o) > 1 && !slices.Contains(wr.opts.longVal, o) {
+				t.Errorf("wrappers[%q]: option %s names a path but takes no value", name, o)
+			}
+		}
 		example, ok := wrapperExamples[name]
 		if wr.kind == flagspec.NoCode {
 			if ok {
