@@ -105,6 +105,8 @@ package bash
 // is parsed for deny rules; eval is never analysable. A wrapper option the
 // analyser does not know makes the command unanalysable and exposes the
 // commands starting at each of its first non-option words to deny rules.
+// The programs the walker reads itself are one table, wrappers
+// (wrappertable.go), held to flagspec.RunsCode and to docs/shell.md.
 //
 // Redirections. A write by redirection leaves the leaf's ReadOnly (the
 // program's verdict) alone: the target is in the leaf's Writes, the command

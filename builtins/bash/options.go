@@ -135,37 +135,3 @@ func hasOpt(opts []parsedOpt, names ...string) (parsedOpt, bool) {
 	}
 	return parsedOpt{}, false
 }
-
-var (
-	envOpts = optSpec{shortVal: "uCS", shortFlag: "i0v",
-		longVal:  []string{"unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"},
-		longFlag: []string{"ignore-environment", "null", "debug", "list-signal-handling"}}
-	niceOpts    = optSpec{shortVal: "n", longVal: []string{"adjustment"}, numeric: true}
-	timeoutOpts = optSpec{shortVal: "sk", shortFlag: "v",
-		longVal: []string{"signal", "kill-after"}, longFlag: []string{"preserve-status", "foreground", "verbose"}}
-	stdbufOpts = optSpec{shortVal: "ioe", longVal: []string{"input", "output", "error"}}
-	sudoOpts   = optSpec{shortVal: "aCcDghpRrTtUu", shortFlag: "AbEeHiKklnPSsVvBN",
-		longVal: []string{"user", "group", "chdir", "chroot", "close-from", "host", "prompt", "role", "type",
-			"command-timeout", "other-user", "login-class", "auth-type"},
-		longFlag: []string{"askpass", "background", "bell", "edit", "login", "remove-timestamp",
-			"reset-timestamp", "list", "non-interactive", "preserve-groups", "stdin", "shell", "validate", "set-home"},
-		longOpt: []string{"preserve-env"}}
-	xargsOpts = optSpec{shortVal: "adEILnPs", shortFlag: "0oprtx", shortOpt: "eil",
-		longVal: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
-		longFlag: []string{"null", "open-tty", "interactive", "no-run-if-empty", "verbose", "exit",
-			"show-limits"},
-		longOpt: []string{"eof", "replace", "max-lines"}}
-	commandOpts = optSpec{shortFlag: "pvV"}
-	execOpts    = optSpec{shortVal: "a", shortFlag: "cl"}
-	timeOpts    = optSpec{shortVal: "fo", shortFlag: "apqvV",
-		longVal: []string{"format", "output"}, longFlag: []string{"append", "portability", "quiet", "verbose"}}
-	suOpts = optSpec{shortVal: "csgGw", shortFlag: "lmpfP",
-		longVal:  []string{"command", "session-command", "shell", "group", "supp-group", "whitelist-environment"},
-		longFlag: []string{"login", "preserve-environment", "pty", "fast"}}
-	watchOpts = optSpec{shortVal: "n", shortFlag: "tbegcxpqwr", shortOpt: "d",
-		longVal:  []string{"interval"},
-		longFlag: []string{"no-title", "beep", "errexit", "chgexit", "color", "no-color", "exec", "precise", "no-wrap", "no-rerun"},
-		longOpt:  []string{"differences"}}
-	setsidOpts = optSpec{shortFlag: "cfw", longFlag: []string{"ctty", "fork", "wait"}}
-	ioniceOpts = optSpec{shortVal: "cnp", shortFlag: "t", longVal: []string{"class", "classdata"}, longFlag: []string{"ignore"}}
-)

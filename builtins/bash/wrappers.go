@@ -268,231 +268,12 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 		}
 	}
 	sv := strs(argv)
-	switch base {
-	case "env":
-		return w.envCmd(argv, fr, st, stdin)
-	case "command":
-		opts, i, ok := commandOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "command")
+	if wr := wrappers[base]; wr != nil {
+		c := &wrapperCall{wrapper: wr, name: base, argv: argv, sv: sv, fr: fr, st: st, stdin: stdin,
+			piped: pipedInput{roots: piped, lines: pipedLines, why: pipedWhy, depth: pipedDepth}}
+		if st, next, done := wr.walk(w, c); done {
+			return st, next
 		}
-		if _, lookup := hasOpt(opts, "v", "V"); lookup {
-			w.leaf(fr, st, argv, "")
-			return st, st
-		}
-		if i < len(argv) {
-			return w.command(argv[i:], fr.wrap("command", sv, true, ""), st, stdin)
-		}
-	case "builtin":
-		if len(argv) > 1 {
-			i := 1
-			if argv[1].s == "--" {
-				i = 2
-			}
-			if i < len(argv) {
-				return w.command(argv[i:], fr.wrap("builtin", sv, true, ""), st, stdin)
-			}
-		}
-	case "exec":
-		_, i, ok := execOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "exec")
-		}
-		if i < len(argv) {
-			w.command(argv[i:], fr.wrap("exec", sv, true, ""), st, stdin)
-			return st, st
-		}
-	case "nice":
-		_, i, ok := niceOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "nice")
-		}
-		if i < len(argv) {
-			return w.command(argv[i:], fr.wrap("nice", sv, true, ""), st, stdin)
-		}
-	case "nohup":
-		if len(argv) > 1 && !strings.HasPrefix(argv[1].s, "-") {
-			return w.command(argv[1:], fr.wrap("nohup", sv, true, ""), st, stdin)
-		}
-		if len(argv) > 2 && argv[1].s == "--" {
-			return w.command(argv[2:], fr.wrap("nohup", sv, true, ""), st, stdin)
-		}
-	case "timeout":
-		_, i, ok := timeoutOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "timeout")
-		}
-		if i+1 < len(argv) {
-			return w.command(argv[i+1:], fr.wrap("timeout", sv, true, ""), st, stdin)
-		}
-	case "stdbuf":
-		_, i, ok := stdbufOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "stdbuf")
-		}
-		if i < len(argv) {
-			return w.command(argv[i:], fr.wrap("stdbuf", sv, true, ""), st, stdin)
-		}
-	case "time":
-		opts, i, ok := timeOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "time")
-		}
-		if i < len(argv) {
-			inner := fr.wrap("time", sv, true, "")
-			if o, has := hasOpt(opts, "o", "output"); has {
-				inner = fr.wrap("time", sv, false, "")
-				inner = w.redirWriteFrame(inner, st, o.value)
-			}
-			return w.command(argv[i:], inner, st, stdin)
-		}
-	case "sudo", "doas":
-		return w.sudoCmd(argv, fr, st, stdin)
-	case "su", "runuser":
-		return w.suCmd(argv, fr, st)
-	case "watch":
-		opts, i, ok := watchOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "watch")
-		}
-		if i < len(argv) {
-			// Repeating a read-only command reads; allow rules still see
-			// watch's whole argv (not transparent).
-			inner := fr.wrap("watch", sv, false, "")
-			if _, direct := hasOpt(opts, "x", "exec"); direct {
-				w.command(argv[i:], inner, st, nil)
-				return st, st
-			}
-			// watch joins its operands and runs them with sh -c.
-			if !anyDynamic(argv[i:]) {
-				w.script(strings.Join(sv[i:], " "), inner.withCode(sv, len(sv)), st, "watch")
-				return st, st
-			}
-			w.unanalysable("watch command is not static")
-		}
-	case "setsid":
-		_, i, ok := setsidOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "setsid")
-		}
-		if i < len(argv) {
-			w.command(argv[i:], fr.wrap("setsid", sv, false, ""), st, stdin)
-			return st, st
-		}
-	case "ionice":
-		_, i, ok := ioniceOpts.scan(argv)
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "ionice")
-		}
-		if i < len(argv) {
-			return w.command(argv[i:], fr.wrap("ionice", sv, false, ""), st, stdin)
-		}
-	case "xargs":
-		opts, i, ok := xargsOpts.scan(argv)
-		inner := fr.wrap("xargs", sv, false, "xargs appends operands that are not known statically")
-		if o, has := hasOpt(opts, "a", "arg-file"); has {
-			inner = w.redirReadFrame(inner, st, o.value)
-		}
-		if !ok {
-			return w.wrapperFailed(argv, fr, st, "xargs")
-		}
-		if o, has := hasOpt(opts, "I", "i", "replace"); has {
-			inner.placeholder = o.value
-			if inner.placeholder == "" {
-				inner.placeholder = "{}"
-			}
-		}
-		cmd := argv[i:]
-		if i >= len(argv) {
-			cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
-		}
-		inner.appends = inner.placeholder == ""
-		inner.dataRoots, inner.dataDepth = nil, 0
-		if pipedWhy != "" {
-			inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+pipedWhy)
-		}
-		if piped != nil && xargsKeepsPaths(opts, pipedLines) {
-			// find ROOT -print0 | xargs -0 CMD: each operand is one path
-			// under ROOT (dataflow.go).
-			inner.forced = fr.forced
-			inner.dataRoots, inner.dataDepth = piped, pipedDepth
-			_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
-			inner.dataEmpty = inner.appends && !noEmpty
-		}
-		w.command(cmd, inner, st, nil)
-		return st, st
-	case "find":
-		return w.findCmd(argv, fr, st)
-	case "eval":
-		return w.evalCmd(argv, fr, st)
-	case "source", ".":
-		// A script file is a file the analyser does not read, like any
-		// script (its content is governed by Write and Edit rules); a
-		// script that is not a file on disk (a process substitution,
-		// stdin, a name only known at run time) is code nobody sees.
-		if len(argv) < 2 || unseenScript(argv[1]) {
-			fr.unknown = firstNonEmpty(fr.unknown, base+" runs a script that is not a file permopa can name")
-		} else if w.shellScript(argv, argv[1], sourceZero(w.pos), argv[2:], len(argv) == 2, fr, st, scriptfile.BySource, "source runs a script in this shell") {
-			return state{unknown: true}, state{unknown: true}
-		} else {
-			fr.unknown = firstNonEmpty(fr.unknown, base+" runs "+argv[1].s+", a script file permopa did not read")
-		}
-		w.leaf(fr, st, argv, "source runs a script in this shell")
-		return state{unknown: true}, state{unknown: true}
-	case "alias":
-		for _, a := range argv[1:] {
-			if n, v, ok := strings.Cut(a.s, "="); ok && !a.dynamic {
-				if w.defined == nil {
-					w.defined = map[string]string{}
-				}
-				w.defined[n] = "alias"
-				if !fr.tail {
-					w.script(v, fr.wrap("alias "+n, sv, false, "alias changes what a name runs").withCode(sv, len(sv)), st, "alias")
-				}
-			}
-		}
-		reason := "alias changes what a name runs"
-		if listsOnly(argv[1:], "-p") || fr.tail && !aliasesHostTrailer(argv[1:]) {
-			// alias and alias -p list the aliases; a definition nothing
-			// runs after is never used: the body is not walked, since
-			// it never runs (docs/shell.md, "Shell state").
-			reason = ""
-		}
-		w.leaf(fr, st, argv, reason)
-		return st, st
-	case "shopt", "trap", "enable", "unalias", "set", "hash":
-		// set, shopt, hash and trap are judged by their flag specs: their
-		// listing forms and the options that stay in this shell are
-		// read-only (flagspec/shell.go); a glob option is modelled where
-		// globs are judged (globsChanged).
-		reason := ""
-		if base == "enable" || base == "unalias" {
-			reason = base + " changes shell behaviour"
-		}
-		if base == "trap" && len(argv) > 1 && (argv[1].s == "-p" || argv[1].s == "-l") {
-			// trap -p and trap -l print; their operands are signal names.
-		} else if base == "trap" && len(argv) > 1 && !argv[1].dynamic {
-			w.unanalysableSeen("trap runs a string as a command")
-			w.script(argv[1].s, fr.wrap("trap", sv, false, "trap runs a string as a command").withCode(sv, 2), st, "trap")
-		} else if base == "trap" && len(argv) > 1 {
-			fr.unknown = "trap runs a string only known at run time"
-		}
-		if base == "hash" && len(argv) > 1 && (hashSets(sv) || anyDynamic(argv[1:])) {
-			// hash -p /bin/rm git: "git" then runs /bin/rm.
-			fr.unknown = "hash -p makes a command name run another program"
-		}
-		if base == "enable" && len(argv) > 1 {
-			// enable -f loads builtins from a shared object; enable -n
-			// makes a name run a program instead of a builtin.
-			fr.unknown = "enable changes which builtins and programs names run"
-		}
-		w.leaf(fr, st, argv, reason)
-		return st, st
-	case "cd", "pushd":
-		return w.cdCmd(argv, fr, st)
-	case "popd":
-		w.leaf(fr, st, argv, "")
-		return state{unknown: true}, state{unknown: true}
 	}
 	if shells[base] {
 		return w.shellCmd(argv, fr, st, stdin, base)
@@ -519,18 +300,19 @@ func (w *walker) redirReadFrame(fr frame, st state, target string) frame {
 }
 
 // envCmd: env [-i] [-u NAME] [-C DIR] [-S STR] [NAME=V]... [cmd args]
-func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, state) {
+func (w *walker) envCmd(c *wrapperCall) (state, state, bool) {
+	argv, fr, st, stdin := c.argv, c.fr, c.st, c.stdin
 	sv := strs(argv)
-	opts, i, ok := envOpts.scan(argv)
+	opts, i, ok := c.opts.scan(argv)
 	if !ok {
-		return w.wrapperFailed(argv, fr, st, "env")
+		return w.failed(c)
 	}
 	if i < len(argv) && argv[i].s == "-" {
 		// "env -" is "env -i".
 		opts = append(opts, parsedOpt{name: "i"})
 		i++
 	}
-	transparent := len(opts) == 0
+	transparent := c.transparent && len(opts) == 0
 	forced := ""
 	type envAssign struct {
 		name, val string
@@ -565,7 +347,7 @@ func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, 
 		if err != nil || strings.Contains(o.value, dyn) {
 			w.unanalysable("env -S string is not static")
 			w.leaf(fr, st, argv, "env -S string is not static")
-			return st, st
+			return st, st, true
 		}
 		split := make([]word, 0, len(words)+len(rest))
 		for _, t := range words {
@@ -575,7 +357,7 @@ func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, 
 	}
 	if len(rest) == 0 {
 		w.leaf(fr, st, argv, "")
-		return st, st
+		return st, st, true
 	}
 	inner := fr.wrap("env", sv, transparent, forced)
 	if _, has := hasOpt(opts, "S", "split-string"); has {
@@ -585,11 +367,11 @@ func (w *walker) envCmd(argv []word, fr frame, st state, stdin *string) (state, 
 		inner = w.envEffectsIn(a.name, a.val, inner, fr, sv, a.idx+1, st)
 	}
 	innerSt := st
-	if o, has := hasOpt(opts, "C", "chdir"); has {
+	if o, has := hasOpt(opts, c.chdir...); has {
 		innerSt = w.chdir(st, word{s: o.value, dynamic: strings.Contains(o.value, dyn)})
 	}
 	w.command(rest, inner, innerSt, stdin)
-	return st, st
+	return st, st, true
 }
 
 func validName(n string) bool {
@@ -605,24 +387,25 @@ func validName(n string) bool {
 }
 
 // sudoCmd: sudo [options] cmd args; never transparent.
-func (w *walker) sudoCmd(argv []word, fr frame, st state, stdin *string) (state, state) {
+func (w *walker) sudoCmd(c *wrapperCall) (state, state, bool) {
+	argv, fr, st, stdin := c.argv, c.fr, c.st, c.stdin
 	sv := strs(argv)
 	base := path.Base(argv[0].s)
-	opts, i, ok := sudoOpts.scan(argv)
+	opts, i, ok := c.opts.scan(argv)
 	inner := fr.wrap(base, sv, false, base+" runs a command with other privileges")
 	if !ok {
-		return w.wrapperFailed(argv, fr, st, base)
+		return w.failed(c)
 	}
 	if _, edit := hasOpt(opts, "e", "edit"); edit || i >= len(argv) {
 		w.leaf(fr, st, argv, base+" without a command")
-		return st, st
+		return st, st, true
 	}
 	innerSt := st
-	if o, has := hasOpt(opts, "D", "chdir"); has {
+	if o, has := hasOpt(opts, c.chdir...); has {
 		innerSt = w.chdir(st, word{s: o.value, dynamic: strings.Contains(o.value, dyn)})
 	}
 	w.command(argv[i:], inner, innerSt, stdin)
-	return st, st
+	return st, st, true
 }
 
 // shellCmd: sh/bash/zsh ... [-c script [name args]] | [file] | (stdin).
@@ -733,7 +516,8 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 }
 
 // findCmd splits find's -exec/-execdir/-ok/-okdir commands into leaves.
-func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
+func (w *walker) findCmd(c *wrapperCall) (state, state, bool) {
+	argv, fr, st := c.argv, c.fr, c.st
 	sv := strs(argv)
 	own := []word{argv[0]}
 	type execCmd struct {
@@ -793,12 +577,13 @@ func (w *walker) findCmd(argv []word, fr frame, st state) (state, state) {
 		}
 		w.command(e.argv, inner, innerSt, nil)
 	}
-	return st, st
+	return st, st, true
 }
 
 // evalCmd parses eval's static arguments as a script so that deny rules
 // see what it runs; eval itself is never analysable.
-func (w *walker) evalCmd(argv []word, fr frame, st state) (state, state) {
+func (w *walker) evalCmd(c *wrapperCall) (state, state, bool) {
+	argv, fr, st := c.argv, c.fr, c.st
 	sv := strs(argv)
 	dynamic := false
 	for _, a := range argv[1:] {
@@ -815,15 +600,16 @@ func (w *walker) evalCmd(argv []word, fr frame, st state) (state, state) {
 		before := len(w.res.Leaves)
 		w.script(strings.Join(sv[1:], " "), inner, st, "eval")
 		if len(w.res.Leaves) > before {
-			return state{unknown: true}, state{unknown: true}
+			return state{unknown: true}, state{unknown: true}, true
 		}
 	}
 	w.leaf(fr, st, argv, "eval runs a string as a command")
-	return state{unknown: true}, state{unknown: true}
+	return state{unknown: true}, state{unknown: true}, true
 }
 
 // cdCmd: cd [-L|-P|-e|-@] [dir]; the leaf reads dir and the state moves there.
-func (w *walker) cdCmd(argv []word, fr frame, st state) (state, state) {
+func (w *walker) cdCmd(c *wrapperCall) (state, state, bool) {
+	argv, fr, st := c.argv, c.fr, c.st
 	i := 1
 	for i < len(argv) && len(argv[i].s) > 1 && argv[i].s[0] == '-' && !argv[i].dynamic {
 		if argv[i].s == "--" {
@@ -856,7 +642,7 @@ func (w *walker) cdCmd(argv []word, fr frame, st state) (state, state) {
 		reason = "path operand is not static"
 	}
 	w.cdLeaf(fr, st, argv, reason, reads)
-	return union(st, next), next
+	return union(st, next), next, true
 }
 
 // chdir returns the state after a successful cd to target.
@@ -893,23 +679,6 @@ func (w *walker) wrapperFailed(argv []word, fr frame, st state, label string) (s
 	return st, st
 }
 
-// hostTrailer are the commands a host runs in the call's shell after the
-// command (Claude Code's pwd -P, Gemini CLI's exit trap's jobs -p;
-// docs/hosts.md, "Shell state between calls"). An alias of one of them
-// defined at the end of a call is not known to be unused: whether the
-// host's line is parsed before the alias exists is the host's detail.
-var hostTrailer = map[string]bool{"pwd": true, "jobs": true}
-
-func aliasesHostTrailer(args []word) bool {
-	for _, a := range args {
-		n, _, _ := strings.Cut(a.s, "=")
-		if strings.Contains(n, dyn) || hostTrailer[n] {
-			return true
-		}
-	}
-	return false
-}
-
 func anyDynamic(ws []word) bool {
 	for _, w := range ws {
 		if w.dynamic {
@@ -920,7 +689,8 @@ func anyDynamic(ws []word) bool {
 }
 
 // suCmd: su [options] [-] [user] [-c script]; the script runs as another user.
-func (w *walker) suCmd(argv []word, fr frame, st state) (state, state) {
+func (w *walker) suCmd(c *wrapperCall) (state, state, bool) {
+	argv, fr, st := c.argv, c.fr, c.st
 	sv := strs(argv)
 	base := path.Base(argv[0].s)
 	reason := base + " runs a command as another user"
@@ -945,28 +715,28 @@ func (w *walker) suCmd(argv []word, fr frame, st state) (state, state) {
 		for i := 1; i < len(argv); i++ {
 			if argv[i].s == "--" && i+1 < len(argv) {
 				w.command(argv[i+1:], fr.wrap(base, sv, false, reason), st, nil)
-				return st, st
+				return st, st, true
 			}
 			if base == "runuser" && argv[i].s == "-u" && i+2 < len(argv) && !strings.HasPrefix(argv[i+2].s, "-") {
 				w.command(argv[i+2:], fr.wrap(base, sv, false, reason), st, nil)
-				return st, st
+				return st, st, true
 			}
 		}
 		w.leaf(fr, st, argv, reason)
-		return st, st
+		return st, st, true
 	}
 	if script.dynamic {
 		w.unanalysable(base + " -c script is not static")
 		fr.unknown = firstNonEmpty(fr.unknown, base+" -c script is only known at run time")
 		w.leaf(fr, st, argv, base+" -c script is not static")
-		return st, st
+		return st, st, true
 	}
 	inner := fr.wrap(base+" -c", sv, false, reason).withCode(sv, len(sv))
 	before := len(w.res.Leaves)
 	if !w.script(script.s, inner, st, base+" -c") || len(w.res.Leaves) == before {
 		w.leaf(fr, st, argv, reason)
 	}
-	return st, st
+	return st, st, true
 }
 
 // unseenScript reports a script operand that is no file on disk permopa
