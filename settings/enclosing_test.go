@@ -110,3 +110,26 @@ func TestEnclosingProjectLayers(t *testing.T) {
 		t.Errorf("NewProjectChainLayers: %v", ps.Rules)
 	}
 }
+
+// An enclosing .permopa that cannot be looked at (a symbolic link loop)
+// blocks the calls below it: its deny rules may be missing. A file named
+// .permopa is not a settings directory and is passed over.
+func TestEnclosingProjectUnreadable(t *testing.T) {
+	root := t.TempDir()
+	cwd := filepath.Join(root, "proj", "sub")
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, ".permopa"), "not a directory\n")
+	loop := filepath.Join(root, "proj", ".permopa")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	s, problems := settings.LoadLayers(settings.LayerOptions{ProjectDir: cwd, Cwd: cwd, Home: root, UserDir: filepath.Join(root, "user"), ManagedDir: filepath.Join(root, "managed"), Environ: []string{}})
+	if len(s.Unreadable) == 0 || !slices.ContainsFunc(problems, settings.UnreadableFile) {
+		t.Errorf("a looping enclosing .permopa: unreadable %v, problems %v; want the calls blocked", s.Unreadable, problems)
+	}
+	if got := settings.ProjectChain(cwd, "", ""); !slices.Equal(got, []string{filepath.Join(root, "proj")}) {
+		t.Errorf("ProjectChain: %v, want only %s (the file named .permopa passed over)", got, filepath.Join(root, "proj"))
+	}
+}

@@ -2,6 +2,8 @@ package settings
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -67,7 +69,14 @@ func ProjectChain(dir, userDir, managedDir string) []string {
 	var out []string
 	for _, marker := range ancestorMarkers(dir) {
 		st, err := os.Stat(marker)
-		if err != nil || !st.IsDir() || sameDir(marker, userDir, st) || sameDir(marker, managedDir, st) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			// Neither absent nor a directory we can see (a symbolic link
+			// loop, say): its layers report the error, and the call is
+			// blocked rather than decided without its rules.
+		case !st.IsDir() || sameDir(marker, userDir, st) || sameDir(marker, managedDir, st):
 			continue
 		}
 		out = append(out, filepath.Dir(marker))
