@@ -24,9 +24,10 @@ const MaxCwdProjects = projectlru.Max
 
 // ProjectCache applies to each call the rules of its cwd's project, as
 // `permopa hook` does for a call made there and an OPA server does with
-// settings.projects: <cwd>/.permopa/settings.local.* and settings.*, read
-// with settings.NewProjectLayers (so what they loosen counts only once the
-// user trusts the project) into the engine's Settings.Projects[cwd]. It is
+// settings.projects: <cwd>/.permopa/settings.local.* and settings.*, and
+// those of every enclosing directory's .permopa (docs/rules.md,
+// "Enclosing projects"), read with settings.NewProjectChainLayers (so what
+// each loosens counts only once the user trusts it) into the engine's Settings.Projects[cwd]. It is
 // what `permopa decide` and the Go API (Decide) use so that a call naming
 // another project is decided with that project's rules (docs/api.md). The
 // engine's own layers' project (Skip) is not loaded twice. Safe for
@@ -103,7 +104,8 @@ func cwdOf(input any) string {
 // Prepare makes sure the rules of cwd's project are in the engine's
 // settings, current with its files and the user's trust. It returns a
 // fail-closed decision when they cannot be read whole, nil otherwise (also
-// for a cwd that is not a clean absolute path, or has no .permopa).
+// for a cwd that is not a clean absolute path, or has no .permopa nor
+// an enclosing one).
 func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Decision {
 	if pc == nil || cwd == "" || !filepath.IsAbs(cwd) || filepath.Clean(cwd) != cwd || cwd == pc.skip {
 		return nil
@@ -154,7 +156,8 @@ func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Dec
 }
 
 // stamps are the size and mtime of the .permopa directory and files of
-// the project and of each enclosing one, and of the user's trust file: a change reads the project again.
+// the project and of each enclosing one, and of the user's trust file: a
+// change reads the project again.
 func (pc *ProjectCache) stamps(cwd string, chain []string) []cwdStamp {
 	var files []string
 	for _, dir := range append([]string{cwd}, chain...) {

@@ -50,6 +50,8 @@ type LayerOptions struct {
 	CommandLine []string
 	// ProjectDir is the project root, holding .permopa/settings.local.yaml
 	// and .permopa/settings.yaml (default: the process's working directory).
+	// The .permopa of every directory above it is read too, after it
+	// (ProjectChain; docs/rules.md, "Enclosing projects").
 	ProjectDir string
 	// UserDir holds the user's settings.yaml (default
 	// $XDG_CONFIG_HOME/permopa, else ~/.config/permopa).
