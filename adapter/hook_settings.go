@@ -15,9 +15,10 @@ import (
 
 // LoadCwdSettings loads every settings layer that applies to a call made
 // in cwd (settings.LoadLayers: managed, the command line's files, PERMOPA_*
-// variables, <cwd>/.permopa/settings.local.yaml and settings.yaml, and the
-// user's settings.yaml in $PERMOPA_CONFIG_DIR, $XDG_CONFIG_HOME/permopa or
-// <home>/.config/permopa): every rule keeps its file as layer
+// variables, <cwd>/.permopa/settings.local.yaml and settings.yaml, those
+// of every enclosing directory's .permopa (docs/rules.md, "Enclosing
+// projects"), and the user's settings.yaml in $PERMOPA_CONFIG_DIR,
+// $XDG_CONFIG_HOME/permopa or <home>/.config/permopa): every rule keeps its file as layer
 // and the layer's name as source. Invalid rules are returned as problems
 // (the valid ones are kept); a settings file that exists but cannot be read
 // is an error, so that a hook fails closed instead of deciding without the

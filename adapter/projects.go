@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,9 +24,10 @@ const MaxCwdProjects = projectlru.Max
 
 // ProjectCache applies to each call the rules of its cwd's project, as
 // `permopa hook` does for a call made there and an OPA server does with
-// settings.projects: <cwd>/.permopa/settings.local.* and settings.*, read
-// with settings.NewProjectLayers (so what they loosen counts only once the
-// user trusts the project) into the engine's Settings.Projects[cwd]. It is
+// settings.projects: <cwd>/.permopa/settings.local.* and settings.*, and
+// those of every enclosing directory's .permopa (docs/rules.md,
+// "Enclosing projects"), read with settings.NewProjectChainLayers (so what
+// each loosens counts only once the user trusts it) into the engine's Settings.Projects[cwd]. It is
 // what `permopa decide` and the Go API (Decide) use so that a call naming
 // another project is decided with that project's rules (docs/api.md). The
 // engine's own layers' project (Skip) is not loaded twice. Safe for
@@ -44,6 +46,9 @@ type ProjectCache struct {
 // cwdProject is what was read of one project: its files' stamps and, when
 // they cannot be read whole, the DENY its calls get.
 type cwdProject struct {
+	// chain are the enclosing projects (settings.ProjectChain) the layers
+	// were made with.
+	chain   []string
 	stamp   []cwdStamp
 	blocked *permission.Decision
 }
@@ -99,19 +104,32 @@ func cwdOf(input any) string {
 // Prepare makes sure the rules of cwd's project are in the engine's
 // settings, current with its files and the user's trust. It returns a
 // fail-closed decision when they cannot be read whole, nil otherwise (also
-// for a cwd that is not a clean absolute path, or has no .permopa).
+// for a cwd that is not a clean absolute path, or has no .permopa nor
+// an enclosing one).
 func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Decision {
 	if pc == nil || cwd == "" || !filepath.IsAbs(cwd) || filepath.Clean(cwd) != cwd || cwd == pc.skip {
 		return nil
 	}
-	if st, err := os.Stat(filepath.Join(cwd, ".permopa")); err != nil || !st.IsDir() {
+	// The cwd's own .permopa and every enclosing directory's: a call made
+	// in a project's subdirectory keeps the project's deny and ask rules
+	// (docs/rules.md, "Enclosing projects").
+	chain := settings.ProjectChain(cwd, pc.userDir, "")
+	if st, err := os.Stat(filepath.Join(cwd, ".permopa")); (err != nil || !st.IsDir()) && len(chain) == 0 {
 		pc.projects.Drop(ctx, cwd)
 		return nil
 	}
 	proj := pc.projects.Lock(ctx, cwd)
+	if proj.Loaded() && !slices.Equal(proj.State.chain, chain) {
+		// An enclosing .permopa appeared or went: its layers are found
+		// when the project is created, so it is created again.
+		proj.Unlock()
+		pc.projects.Drop(ctx, cwd)
+		proj = pc.projects.Lock(ctx, cwd)
+	}
 	defer proj.Unlock()
 	pr := &proj.State
-	stamp := pc.stamps(cwd)
+	pr.chain = chain
+	stamp := pc.stamps(cwd, chain)
 	if proj.Loaded() && sameCwdStamps(pr.stamp, stamp) {
 		return pr.blocked
 	}
@@ -137,10 +155,15 @@ func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Dec
 	return pr.blocked
 }
 
-// stamps are the size and mtime of the project's .permopa directory and
-// files and of the user's trust file: a change reads the project again.
-func (pc *ProjectCache) stamps(cwd string) []cwdStamp {
-	files := append([]string{filepath.Join(cwd, ".permopa")}, settings.ProjectFiles(cwd)...)
+// stamps are the size and mtime of the .permopa directory and files of
+// the project and of each enclosing one, and of the user's trust file: a
+// change reads the project again.
+func (pc *ProjectCache) stamps(cwd string, chain []string) []cwdStamp {
+	var files []string
+	for _, dir := range append([]string{cwd}, chain...) {
+		files = append(files, filepath.Join(dir, ".permopa"))
+		files = append(files, settings.ProjectFiles(dir)...)
+	}
 	if tf := settings.TrustFile(pc.userDir); tf != "" {
 		files = append(files, tf)
 	}

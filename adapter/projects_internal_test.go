@@ -75,3 +75,49 @@ func TestProjectCacheBoundedAndCurrent(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25: the Go API's per-call project cache applies to a call made in
+// a subdirectory of a project the project's deny rules (docs/rules.md,
+// "Enclosing projects"): when the subdirectory has no .permopa, when a
+// planted one allows everything, and when the project's .permopa appears
+// after the subdirectory's calls were first decided.
+func TestProjectCacheEnclosingProject(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, user := t.TempDir(), t.TempDir()
+	proj := filepath.Join(root, "proj")
+	sub, loose := filepath.Join(proj, "sub"), filepath.Join(proj, "loose")
+	for _, d := range []string{sub, filepath.Join(loose, ".permopa")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(loose, ".permopa", "settings.yaml"), []byte("permissions:\n  allow: [\"Bash\", \"Bash(rm -rf:*)\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pc := NewProjectCache(eng, "", user)
+	call := func(cwd string) map[string]any {
+		return map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf ../victim"}, "cwd": cwd, "permission_mode": "bypassPermissions"}
+	}
+	for _, cwd := range []string{sub, loose} {
+		if got := pc.Decide(ctx, call(cwd)); got.Behavior == permission.Deny {
+			t.Fatalf("%s before the project has rules: %+v", cwd, got)
+		}
+	}
+	ruleFile := filepath.Join(proj, ".permopa", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(ruleFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ruleFile, []byte(`{"permissions": {"deny": ["Bash(rm -rf:*)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cwd := range []string{sub, loose, filepath.Join(sub, "a", "b")} {
+		got := pc.Decide(ctx, call(cwd))
+		if got.Behavior != permission.Deny || got.MatchedRule == nil || got.MatchedRule.Layer != ruleFile {
+			t.Errorf("%s: %+v, want DENY by %s", cwd, got, ruleFile)
+		}
+	}
+}

@@ -275,7 +275,9 @@ func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) bo
 	if !r.opts.ProjectRules || cwd == "" || !filepath.IsAbs(cwd) || filepath.Clean(cwd) != cwd {
 		return true
 	}
-	if st, err := os.Stat(filepath.Join(cwd, ".permopa")); err != nil || !st.IsDir() {
+	// The cwd's own .permopa or an enclosing one (docs/rules.md,
+	// "Enclosing projects").
+	if st, err := os.Stat(filepath.Join(cwd, ".permopa")); (err != nil || !st.IsDir()) && len(settings.ProjectChain(cwd, r.opts.UserDir, "")) == 0 {
 		return true
 	}
 	r.projMu.Lock()
@@ -297,8 +299,7 @@ func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) bo
 	}
 	r.projMu.Unlock()
 	once.Do(func() {
-		pl := settings.NewProjectLayers(cwd, cwd)
-		pl.SetUserDir(r.opts.UserDir)
+		pl := settings.NewProjectChainLayers(cwd, cwd, r.opts.UserDir)
 		for _, p := range pl.Attach(ctx, eng) {
 			r.warn("settings of project %s: %v", cwd, p)
 		}

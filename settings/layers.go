@@ -50,6 +50,8 @@ type LayerOptions struct {
 	CommandLine []string
 	// ProjectDir is the project root, holding .permopa/settings.local.yaml
 	// and .permopa/settings.yaml (default: the process's working directory).
+	// The .permopa of every directory above it is read too, after it
+	// (ProjectChain; docs/rules.md, "Enclosing projects").
 	ProjectDir string
 	// UserDir holds the user's settings.yaml (default
 	// $XDG_CONFIG_HOME/permopa, else ~/.config/permopa).
@@ -132,6 +134,11 @@ type Layers struct {
 	// projectKey is set for a project's own layers (NewProjectLayers):
 	// attached engines then get the rules as Settings.Projects[projectKey].
 	projectKey string
+
+	// looked are the .permopa paths of every directory above the project
+	// (ancestorMarkers): one appearing changes which files apply, so a
+	// cache of loaded settings watches them (SourcePaths).
+	looked []string
 }
 
 // NewLayers finds the layers' files; nothing is read until Load.
@@ -172,9 +179,15 @@ func NewLayers(opts LayerOptions) *Layers {
 	add(&layer{source: SourceCommandLine, exact: opts.CommandLine, base: pd, project: pd})
 	l.env = &layer{source: SourceEnvironment, base: pd, project: pd}
 	add(l.env)
-	dot := filepath.Join(pd, ".permopa")
-	add(&layer{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: pd, project: pd})
-	add(&layer{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: pd, project: pd})
+	// The project's own files, then those of every enclosing directory's
+	// .permopa (ProjectChain): a call made in a subdirectory keeps the
+	// project's deny and ask rules (docs/rules.md, "Enclosing projects").
+	for _, dir := range append([]string{pd}, ProjectChain(pd, opts.UserDir, opts.ManagedDir)...) {
+		for _, ly := range projectDirLayers(dir) {
+			add(ly)
+		}
+	}
+	l.looked = ancestorMarkers(pd)
 	if opts.UserDir != "" {
 		add(&layer{source: SourceUser, stems: []string{filepath.Join(opts.UserDir, "settings")}, base: opts.UserDir, project: pd})
 	}
@@ -532,6 +545,7 @@ func (l *Layers) SourcePaths() []string {
 	for _, ly := range l.layers {
 		out = append(out, ly.files()...)
 	}
+	out = append(out, l.looked...)
 	out = append(out, l.opts.ManagedDir)
 	if l.opts.UserDir != "" {
 		out = append(out, l.opts.UserDir, TrustFile(l.opts.UserDir))

@@ -2,6 +2,9 @@ package settings
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 )
 
@@ -18,15 +21,100 @@ import (
 // directory of the process's environment (SetUserDir changes it).
 func NewProjectLayers(dir, key string) *Layers {
 	l := &Layers{opts: LayerOptions{ProjectDir: dir, Cwd: dir, UserDir: defaultUserDir(envMap(nil), "")}, projectKey: key}
-	dot := filepath.Join(dir, ".permopa")
-	for _, ly := range []*layer{
-		{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: dir, project: dir},
-		{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: dir, project: dir},
-	} {
+	for _, ly := range projectDirLayers(dir) {
 		ly.good = map[string]Settings{}
 		l.layers = append(l.layers, ly)
 	}
 	return l
+}
+
+// NewProjectChainLayers is NewProjectLayers for the calls made in dir:
+// dir's own layers, then those of every enclosing directory's .permopa
+// (ProjectChain), each trusted or not on its own, all as
+// Settings.Projects[key]. A call made in a subdirectory of a project is
+// decided with the project's rules (docs/rules.md, "Enclosing
+// projects"). userDir is the user settings directory (its trusted
+// projects count; it is never read as a project). The directories are
+// found now: ChainMarkers says what to watch for a change of them.
+func NewProjectChainLayers(dir, key, userDir string) *Layers {
+	l := NewProjectLayers(dir, key)
+	l.opts.UserDir = userDir
+	for _, anc := range ProjectChain(dir, userDir, "") {
+		for _, ly := range projectDirLayers(anc) {
+			ly.good = map[string]Settings{}
+			l.layers = append(l.layers, ly)
+		}
+	}
+	l.looked = ancestorMarkers(dir)
+	return l
+}
+
+// projectDirLayers are the local and shared project layers of dir's
+// .permopa, "/path" rules relative to dir.
+func projectDirLayers(dir string) []*layer {
+	dot := filepath.Join(dir, ".permopa")
+	return []*layer{
+		{source: SourceLocal, stems: []string{filepath.Join(dot, "settings.local")}, base: dir, project: dir},
+		{source: SourceProject, stems: []string{filepath.Join(dot, "settings")}, base: dir, project: dir},
+	}
+}
+
+// ProjectChain are the directories strictly above dir, nearest first, up
+// to the file system's root, whose .permopa is a directory: the
+// enclosing projects whose rules also apply to a call made in dir. The
+// user and managed settings directories (userDir, managedDir; "" for
+// none) are not projects, even where one is a parent's .permopa. dir
+// must be absolute.
+func ProjectChain(dir, userDir, managedDir string) []string {
+	var out []string
+	for _, marker := range ancestorMarkers(dir) {
+		st, err := os.Stat(marker)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			// Neither absent nor a directory we can see (a symbolic link
+			// loop, say): its layers report the error, and the call is
+			// blocked rather than decided without its rules.
+		case !st.IsDir() || sameDir(marker, userDir, st) || sameDir(marker, managedDir, st):
+			continue
+		}
+		out = append(out, filepath.Dir(marker))
+	}
+	return out
+}
+
+// ChainMarkers are the .permopa paths of every directory strictly above
+// dir, nearest first: a .permopa appearing or going at one of them changes
+// ProjectChain(dir, …).
+func ChainMarkers(dir string) []string { return ancestorMarkers(dir) }
+
+func ancestorMarkers(dir string) []string {
+	var out []string
+	dir = filepath.Clean(dir)
+	if !filepath.IsAbs(dir) {
+		return nil
+	}
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+		out = append(out, filepath.Join(dir, ".permopa"))
+	}
+}
+
+// sameDir: marker (whose stat is st) is the directory other names.
+func sameDir(marker, other string, st os.FileInfo) bool {
+	if other == "" {
+		return false
+	}
+	if filepath.Clean(other) == marker {
+		return true
+	}
+	o, err := os.Stat(other)
+	return err == nil && os.SameFile(o, st)
 }
 
 // ProjectFiles are the files NewProjectLayers(dir, …) reads, in order.

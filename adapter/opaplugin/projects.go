@@ -47,6 +47,8 @@ type project struct {
 	watched []string
 	real    string      // the cwd with symlinks resolved, when loaded
 	stamp   []fileStamp // watched as stat'ed when loaded
+	// markers: settings.ChainMarkers(key) as stat'ed when loaded.
+	markers []fileStamp
 	blocked *permission.Decision
 }
 
@@ -115,20 +117,32 @@ func (ps *projects) prepare(ctx context.Context, input any) *permission.Decision
 		return nil
 	}
 	proj := ps.loaded.Lock(ctx, key)
+	if proj.Loaded() && !sameStamps(proj.State.markers, stampFiles(settings.ChainMarkers(key))) {
+		// An enclosing .permopa appeared or went: the project's layers
+		// (settings.NewProjectChainLayers) are found when it is created.
+		proj.Unlock()
+		ps.loaded.Drop(ctx, key)
+		proj = ps.loaded.Lock(ctx, key)
+	}
 	defer proj.Unlock()
 	pr := &proj.State
 	if proj.Loaded() && pr.real == real && sameStamps(pr.stamp, stampFiles(pr.watched)) {
 		return pr.blocked
 	}
 	// Stat'ed before reading: a change during the read is seen next time.
+	pr.markers = stampFiles(settings.ChainMarkers(key))
 	pr.watched = []string{filepath.Join(key, ".permopa")}
 	if tf := settings.TrustFile(ps.userDir); tf != "" {
 		// Trusting the project (or revoking) changes what its files count for.
 		pr.watched = append(pr.watched, tf)
 	}
-	for _, f := range settings.ProjectFiles(key) {
-		if _, err := os.Lstat(f); err == nil {
-			pr.watched = append(pr.watched, f)
+	// The key's files and those of every enclosing project, whose deny and
+	// ask rules apply too (docs/rules.md, "Enclosing projects").
+	for _, dir := range append([]string{key}, settings.ProjectChain(key, ps.userDir, "")...) {
+		for _, f := range settings.ProjectFiles(dir) {
+			if _, err := os.Lstat(f); err == nil {
+				pr.watched = append(pr.watched, f)
+			}
 		}
 	}
 	pr.real, pr.stamp = real, stampFiles(pr.watched)

@@ -240,7 +240,7 @@ a log value could not be read or the replay could not run.`,
 	c.Flags().BoolVar(&reasons, "reasons", false, "also list the calls whose behavior is the same but whose step, check, rule or layer changed")
 	c.Flags().IntVar(&maxChanges, "max-changes", 0, "list at most this many changed calls (0: all; the text report lists 200 unless set)")
 	c.Flags().IntVar(&jobs, "jobs", 0, "calls decided at once (default: the number of CPUs)")
-	c.Flags().BoolVar(&projectRules, "project-rules", false, "apply to each call the rules of its cwd's project (.permopa/settings.local.* and settings.*), as 'permopa hook' does, when the directory exists here")
+	c.Flags().BoolVar(&projectRules, "project-rules", false, "apply to each call the rules of its cwd's project (.permopa/settings.local.* and settings.*, and every enclosing directory's .permopa), as 'permopa hook' does, when the directory exists here")
 	lf.register(c, "text or json")
 	return c
 }

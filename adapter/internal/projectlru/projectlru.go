@@ -81,8 +81,10 @@ func (c *Cache[S]) get(ctx context.Context, key string) *Project[S] {
 		c.mu.Unlock()
 		return el.Value.(*Project[S])
 	}
-	pr := &Project[S]{Key: key, Layers: settings.NewProjectLayers(key, key), eng: c.eng}
-	pr.Layers.SetUserDir(c.userDir)
+	// The key's own .permopa and every enclosing one (docs/rules.md,
+	// "Enclosing projects"), found now: an owner that sees the chain change
+	// drops the project so that it is found again.
+	pr := &Project[S]{Key: key, Layers: settings.NewProjectChainLayers(key, key, c.userDir), eng: c.eng}
 	c.entries[key] = c.lru.PushFront(pr)
 	var victim *Project[S]
 	if c.lru.Len() > c.Max {
