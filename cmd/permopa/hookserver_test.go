@@ -282,7 +282,7 @@ func TestHookServerSeesChanges(t *testing.T) {
 		if !trusted {
 			args = []string{"trust", "--revoke", h.cwd}
 		}
-		if _, errOut, code := runPermopa(t, h.cwd, "", h.env, args...); code != 0 {
+		if _, errOut, code := permopaAt(t, h.cwd, "", h.env, args...); code != 0 {
 			t.Fatalf("permopa %v: %d %s", args, code, errOut)
 		}
 		want, _, _ := hookProcess(t, h.local, []string{"claude"}, h.env, npm)
