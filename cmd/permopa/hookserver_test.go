@@ -4,6 +4,7 @@ package main_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	permopacmd "github.com/permopa/permopa/cmd/permopa"
 )
 
 // The hook server (docs/hosts.md, "The hook server"), with real processes
@@ -644,11 +646,19 @@ func TestHookServerDoctor(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(h.home, ".claude", "settings.json"), raw, 0o644))
 	h.hook("claude", "claude/pretooluse-bash-readonly.json")
 	st := h.waitServer(h.key())
-	out, errOut, code := hookProcess(t, permopaBin, []string{"doctor", "claude"}, h.env, "")
+	// doctor in process, with the environment a hook process of h gets
+	// (fullEnv: without repeated keys, as exec passes it; the server's key
+	// is of that environment).
+	doctor := func(extra ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := permopacmd.Run([]string{"doctor", "claude"}, strings.NewReader(""), &out, &errb, permopacmd.ProcEnv{Environ: h.fullEnv(extra...), Executable: permopaBin})
+		return out.String(), errb.String(), code
+	}
+	out, errOut, code := doctor()
 	if want := fmt.Sprintf("note hook server: pid %d on %s", st.Pid, filepath.Join(h.dir(), hookproto.SocketName(h.key()))); !strings.Contains(out, want) || code != 0 {
 		t.Errorf("doctor: exit %d stdout %q stderr %q; want %q", code, out, errOut, want)
 	}
-	out, _, _ = hookProcess(t, permopaBin, []string{"doctor", "claude"}, append(h.env, "PERMOPA_HOOK_SERVER=0"), "")
+	out, _, _ = doctor("PERMOPA_HOOK_SERVER=0")
 	if !strings.Contains(out, "note hook server: off (PERMOPA_HOOK_SERVER=0)") {
 		t.Errorf("doctor with PERMOPA_HOOK_SERVER=0: %q", out)
 	}
