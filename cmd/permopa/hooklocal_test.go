@@ -277,12 +277,10 @@ func TestInstallWritesTheFastHook(t *testing.T) {
 		t.Fatalf("install did not write %q for both events:\n%s", want, raw)
 	}
 	// doctor takes permopa-hook for a permopa binary (its Go build
-	// information) and runs the harmless call through it.
-	doctor := exec.Command(self, "doctor", "claude")
-	doctor.Dir = cwd
-	doctor.Env = append(os.Environ(), env...)
-	if out, err := doctor.CombinedOutput(); err != nil || strings.Count(string(out), "answers a harmless call") != 2 || strings.Contains(string(out), "FAIL") {
-		t.Errorf("doctor of the fast hook: %v\n%s", err, out)
+	// information) and runs the harmless call through it; doctor itself
+	// runs in process, as the binary self (permopaExe).
+	if out, errOut, code := permopaExe(t, self, cwd, env, "doctor", "claude"); code != 0 || strings.Count(out, "answers a harmless call") != 2 || strings.Contains(out+errOut, "FAIL") {
+		t.Errorf("doctor of the fast hook: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, file := range []string{"claude/pretooluse-bash-compound-deny.json", "claude/pretooluse-bash-readonly.json"} {
 		payload := readPayload(t, file, cwd)

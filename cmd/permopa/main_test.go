@@ -178,7 +178,7 @@ func permopaWith(t *testing.T, stdin string, env map[string]string, args ...stri
 // to the process's streams. install's own reading of os.Executable, as a
 // process, is held by TestInstallWritesTheFastHook.
 var inProcess = map[string]bool{"decide": true, "replay": true, "insights": true, "rules": true, "bash": true, "explain": true, "hook": true,
-	"install": true, "uninstall": true, "doctor": true}
+	"install": true, "uninstall": true, "doctor": true, "trust": true}
 
 // permopaAt is runPermopa for the commands of inProcess, run in process
 // with dir as their working directory ("" for the test's), env over the

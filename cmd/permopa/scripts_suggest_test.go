@@ -27,7 +27,7 @@ func TestScriptSuggestionAcceptedAllowsTheCall(t *testing.T) {
 	decide := func(cmd string) decision {
 		t.Helper()
 		in, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": project, "permission_mode": "default"})
-		out, errOut, code := runPermopa(t, project, string(in)+"\n", env, "decide")
+		out, errOut, code := permopaAt(t, project, string(in)+"\n", env, "decide")
 		var d decision
 		if code != 0 || json.Unmarshal([]byte(out), &d) != nil {
 			t.Fatalf("permopa decide %q: exit %d\n%s%s", cmd, code, out, errOut)
@@ -39,7 +39,7 @@ func TestScriptSuggestionAcceptedAllowsTheCall(t *testing.T) {
 		len(d.SuggestedRules) != 1 || d.SuggestedRules[0]["rule_content"] != "npm run build" {
 		t.Fatalf("npm run build: %s/%s (%s) suggesting %v; want an ASK showing the script and suggesting Bash(npm run build)", d.Behavior, d.Step, d.Message, d.SuggestedRules)
 	}
-	if out, errOut, code := runPermopa(t, project, "", env, "rules", "add", "--project", project, "--destination", "local", "Bash(npm run build)"); code != 0 {
+	if out, errOut, code := permopaAt(t, project, "", env, "rules", "add", "--project", project, "--destination", "local", "Bash(npm run build)"); code != 0 {
 		t.Fatalf("permopa rules add: exit %d\n%s%s", code, out, errOut)
 	}
 	if d := decide("npm run build"); d.Behavior != "ALLOW" || d.Step != "allow_rule" {

@@ -96,11 +96,11 @@ func TestHookUntrustedProjectSettings(t *testing.T) {
 				t.Errorf("the answer does not name what was left out: %s", out)
 			}
 			// rules lint and doctor list what is left out, with the line.
-			lint, _, _ := runPermopa(t, cwd, "", env, "rules", "lint")
+			lint, _, _ := permopaAt(t, cwd, "", env, "rules", "lint")
 			if !strings.Contains(lint, file+":") || !strings.Contains(lint, "[untrusted]") {
 				t.Errorf("rules lint: %s", lint)
 			}
-			trust, terr, tcode := runPermopa(t, cwd, "", env, "trust")
+			trust, terr, tcode := permopaAt(t, cwd, "", env, "trust")
 			if tcode != 0 || !strings.Contains(trust, "trusting it enables:") || !strings.Contains(trust, file+":") {
 				t.Fatalf("permopa trust: exit %d %s %s", tcode, trust, terr)
 			}
@@ -140,7 +140,7 @@ func TestHookUntrustedProjectStillDenies(t *testing.T) {
 }
 
 // permopa trust --list, --revoke and the user's own `rules add
-// --destination project`, through the binary.
+// --destination project`, through the command tree main runs (permopaAt).
 func TestTrustCommand(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -148,32 +148,32 @@ func TestTrustCommand(t *testing.T) {
 	os.MkdirAll(home, 0o755)
 	env := []string{"HOME=" + home}
 	os.MkdirAll(cwd, 0o755)
-	if _, errOut, code := runPermopa(t, root, "", env, "trust", cwd); code == 0 || !strings.Contains(errOut, "no settings file") {
+	if _, errOut, code := permopaAt(t, root, "", env, "trust", cwd); code == 0 || !strings.Contains(errOut, "no settings file") {
 		t.Errorf("trust without settings: exit %d %s", code, errOut)
 	}
 	putFile(t, filepath.Join(cwd, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(npm run:*)\"]\n  deny: [\"Bash(git push:*)\"]\n")
 	decide := func(cmd string) decision {
 		in := fmt.Sprintf(`{"tool_name":"Bash","tool_input":{"command":%q},"cwd":%q}`, cmd, cwd)
-		out, _, _ := runPermopa(t, cwd, in, env, "decide")
+		out, _, _ := permopaAt(t, cwd, in, env, "decide")
 		return decisions(t, out)[0]
 	}
-	if out, _, code := runPermopa(t, cwd, "", env, "trust", "--dry-run"); code != 0 || !strings.Contains(out, "Bash(npm run:*)") || !strings.Contains(out, "not recorded") {
+	if out, _, code := permopaAt(t, cwd, "", env, "trust", "--dry-run"); code != 0 || !strings.Contains(out, "Bash(npm run:*)") || !strings.Contains(out, "not recorded") {
 		t.Fatalf("--dry-run: %d %s", code, out)
 	}
 	if d := decide("npm run build"); d.Behavior != "ASK" {
 		t.Fatalf("after --dry-run: %+v", d)
 	}
-	if _, errOut, code := runPermopa(t, cwd, "", env, "trust", "."); code != 0 {
+	if _, errOut, code := permopaAt(t, cwd, "", env, "trust", "."); code != 0 {
 		t.Fatal(errOut)
 	}
-	if out, _, _ := runPermopa(t, cwd, "", env, "trust", "--list"); !strings.Contains(out, cwd) || !strings.Contains(out, "unchanged") {
+	if out, _, _ := permopaAt(t, cwd, "", env, "trust", "--list"); !strings.Contains(out, cwd) || !strings.Contains(out, "unchanged") {
 		t.Errorf("--list: %s", out)
 	}
 	if d := decide("npm run build"); d.Behavior != "ALLOW" {
 		t.Fatalf("trusted: %+v", d)
 	}
 	// The user's own rule keeps the file trusted.
-	if _, errOut, code := runPermopa(t, cwd, "", env, "rules", "add", "--destination", "project", "Bash(make:*)"); code != 0 {
+	if _, errOut, code := permopaAt(t, cwd, "", env, "rules", "add", "--destination", "project", "Bash(make:*)"); code != 0 {
 		t.Fatal(errOut)
 	}
 	for _, cmd := range []string{"npm run build", "make all"} {
@@ -183,16 +183,16 @@ func TestTrustCommand(t *testing.T) {
 	}
 	// A change the user did not make needs trust again, and --list says so.
 	putFile(t, filepath.Join(cwd, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(npm run:*)\", \"Bash(curl:*)\"]\n")
-	if out, _, _ := runPermopa(t, cwd, "", env, "trust", "--list"); !strings.Contains(out, "changed since trusted") {
+	if out, _, _ := permopaAt(t, cwd, "", env, "trust", "--list"); !strings.Contains(out, "changed since trusted") {
 		t.Errorf("--list after a change: %s", out)
 	}
 	if d := decide("npm run build"); d.Behavior != "ASK" {
 		t.Errorf("changed: %+v", d)
 	}
-	if out, _, code := runPermopa(t, cwd, "", env, "trust", "--revoke", cwd); code != 0 || !strings.Contains(out, "no longer trusted") {
+	if out, _, code := permopaAt(t, cwd, "", env, "trust", "--revoke", cwd); code != 0 || !strings.Contains(out, "no longer trusted") {
 		t.Errorf("--revoke: %d %s", code, out)
 	}
-	if _, errOut, code := runPermopa(t, cwd, "", env, "trust", "--revoke", cwd); code == 0 || !strings.Contains(errOut, "not trusted") {
+	if _, errOut, code := permopaAt(t, cwd, "", env, "trust", "--revoke", cwd); code == 0 || !strings.Contains(errOut, "not trusted") {
 		t.Errorf("--revoke again: %d %s", code, errOut)
 	}
 	// The agent cannot trust the project by writing the trust file: it is
@@ -202,7 +202,7 @@ func TestTrustCommand(t *testing.T) {
 		fmt.Sprintf(`{"tool_name":"Write","tool_input":{"file_path":%q,"content":"{}"},"cwd":%q,"permission_mode":"bypassPermissions"}`, trustFile, cwd),
 		fmt.Sprintf(`{"tool_name":"Bash","tool_input":{"command":"echo '{}' > %s"},"cwd":%q,"permission_mode":"bypassPermissions"}`, trustFile, cwd),
 	} {
-		out, _, _ := runPermopa(t, cwd, in, env, "decide")
+		out, _, _ := permopaAt(t, cwd, in, env, "decide")
 		if d := decisions(t, out)[0]; d.Behavior != "ASK" {
 			t.Errorf("writing the trust file in BYPASS: %+v", d)
 		}
@@ -225,7 +225,7 @@ func TestDoctorNotesUntrustedProject(t *testing.T) {
 	if !strings.Contains(out, "not trusted") || !strings.Contains(out, file+":3:11: Bash(curl:*)") {
 		t.Errorf("doctor, untrusted:\n%s", out)
 	}
-	if _, errOut, code := runPermopa(t, cwd, "", env, "trust"); code != 0 {
+	if _, errOut, code := permopaAt(t, cwd, "", env, "trust"); code != 0 {
 		t.Fatal(errOut)
 	}
 	out, _, _ = permopaAt(t, cwd, "", env, "doctor", "claude")
