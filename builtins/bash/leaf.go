@@ -155,6 +155,13 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		v.ReadOnly = false
 		v.Reason = r
 	}
+	if w.opts.StdinTerminal && v.Terminal != "" && v.ReadOnly {
+		// What the agent types into the terminal later (Codex's
+		// write_stdin) would be the program's commands, which no hook
+		// sees (docs/shell.md, "Terminal input").
+		v.ReadOnly = false
+		v.Reason = base + " " + v.Terminal + ", and the agent can type into its terminal after the call"
+	}
 	var configDirs []string
 	if base == "git" {
 		r, dirs := w.gitLeaf(st, judge)
