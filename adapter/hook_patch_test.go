@@ -163,7 +163,7 @@ func TestCodexShellApplyPatchIsDecidedPerFile(t *testing.T) {
 			"apply_patch <<'EOF'\n*** Begin Patch\n  *** Delete File: .permopa/settings.yaml\n*** End Patch\nEOF\n", 2, "no rule can approve"},
 		{"heredoc editing a source file, acceptEdits (baseline)", "acceptEdits",
 			"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** End Patch\nEOF\n", 0, ""},
-		{"a plain command (baseline)", "bypassPermissions", "git status && echo done", 0, ""},
+		{"a plain command (baseline)", "bypassPermissions", "git --no-pager status && echo done", 0, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -68,7 +68,10 @@ func bashOptions(t *ast.Term, pos int) (bash.Options, error) {
 	if bo.MaxLeaves, err = o.int(keyMaxLeaves); err != nil {
 		return bo, err
 	}
-	bo.ShellPerCall, err = o.bool(keyShellPerCall)
+	if bo.ShellPerCall, err = o.bool(keyShellPerCall); err != nil {
+		return bo, err
+	}
+	bo.StdinTerminal, err = o.bool(keyStdinTerminal)
 	return bo, err
 }
 

@@ -224,22 +224,28 @@ func (c *callCtx) build() *ast.Term {
 	// a shell of its own) lets a state change at the end of the command
 	// count as harmless (docs/shell.md, "Shell state").
 	shellPerCall := get(c.input, keyShellPerCall) == ast.Boolean(true)
+	// Any stdin_terminal but false marks a command that may keep a
+	// terminal the agent types into later (docs/shell.md, "Terminal input").
+	stdinTerminal := false
+	if t := get(c.input, keyStdinTerminal); t != nil && t != ast.Boolean(false) {
+		stdinTerminal = true
+	}
 	if len(c.errs) == 0 && len(dirs) == 0 && c.settings != nil {
 		// A valid call that brings nothing of its own into the context but
 		// its tool and cwd (the common call): the context is the same for
 		// every such call until the settings change.
-		k := callKey{cwd: string(cwd), tool: tool, shellPerCall: shellPerCall}
+		k := callKey{cwd: string(cwd), tool: tool, shellPerCall: shellPerCall, stdinTerminal: stdinTerminal}
 		for i, key := range callSettingsKeys {
 			k.fields[i] = termAt(c.settings, key)
 		}
 		if t, ok := callContexts.Get(k); ok {
 			return t
 		}
-		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil, shellPerCall))
+		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil, shellPerCall, stdinTerminal))
 		callContexts.Put(k, t)
 		return t
 	}
-	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs, shellPerCall))
+	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs, shellPerCall, stdinTerminal))
 }
 
 // contextTerm is the call context permopa.call.context returns.
@@ -279,9 +285,9 @@ var callSettingsKeys = [...]*ast.Term{
 // when the change is deeper inside it. The cache holds those terms, so none
 // is freed and its address reused while an entry names it.
 type callKey struct {
-	cwd, tool    string
-	shellPerCall bool
-	fields       [len(callSettingsKeys)]*ast.Term
+	cwd, tool                   string
+	shellPerCall, stdinTerminal bool
+	fields                      [len(callSettingsKeys)]*ast.Term
 }
 
 // callContexts holds the call contexts of valid calls per callKey: built
@@ -292,7 +298,7 @@ var callContexts = lru.New[callKey, *ast.Term](1024)
 // working directories the input adds. The result reuses the settings'
 // terms where it can. Every settings field read here must be in
 // callSettingsKeys, or a change of it would not be seen by a kept context.
-func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term, shellPerCall bool) *callOptions {
+func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term, shellPerCall, stdinTerminal bool) *callOptions {
 	dirs := make([]*ast.Term, 1, 1+len(inputDirs)+2)
 	dirs[0] = cwdTerm
 	dirs = append(dirs, inputDirs...)
@@ -341,6 +347,7 @@ func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.T
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyWorkingDirectories, wdTerm),
 			ast.Item(keyShellPerCall, ast.InternedTerm(shellPerCall)),
+			ast.Item(keyStdinTerminal, ast.InternedTerm(stdinTerminal)),
 		),
 		bypassSafety: ast.InternedTerm(get(settings, keyBypassSafety) == ast.Boolean(true)),
 		networkReads: networkReads(get(settings, keyNetworkReads)),

@@ -16,6 +16,7 @@ var (
 	keyMaxLength          = ast.StringTerm("max_length")
 	keyMaxLeaves          = ast.StringTerm("max_leaves")
 	keyShellPerCall       = ast.StringTerm("shell_per_call")
+	keyStdinTerminal      = ast.StringTerm("stdin_terminal")
 	keyDangerousPaths     = ast.StringTerm("dangerous_paths")
 	keyMode               = ast.StringTerm("mode")
 	keyCaseInsensitive    = ast.StringTerm("case_insensitive")

@@ -73,6 +73,7 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 	req.Inputs = []map[string]any{in}
 	if str(p, "tool_name") == "Bash" {
 		ti, _ := in["tool_input"].(map[string]any)
+		stdinTerminal(in, ti)
 		calls, err := shellPatchCalls(str(ti, "command"), req.Cwd)
 		if err != nil {
 			return req, err
@@ -85,6 +86,19 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 		}
 	}
 	return req, nil
+}
+
+// stdinTerminal marks a Codex shell call stdin_terminal: exec_command
+// can run the command on a terminal and return while it runs, and a later
+// write_stdin, which no hook sees, types into it. The payload does not say
+// whether the call has a terminal (Codex 0.171 sends tool_input.command
+// alone), so only an explicit tool_input.tty false leaves it unmarked
+// (docs/hosts.md, "Shell state between calls").
+func stdinTerminal(in, toolInput map[string]any) {
+	if tty, ok := toolInput["tty"]; ok && tty == false {
+		return
+	}
+	in["stdin_terminal"] = true
 }
 
 // argvCommand turns an argv (older Codex shell calls send one) into the

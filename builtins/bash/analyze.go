@@ -45,6 +45,9 @@ func cacheKey(command string, o Options) string {
 	if o.ShellPerCall {
 		b.WriteString(",shell")
 	}
+	if o.StdinTerminal {
+		b.WriteString(",tty")
+	}
 	return b.String()
 }
 

@@ -33,6 +33,13 @@ type Options struct {
 	// "Shell state"). False, the safe default, for a caller that may keep
 	// a shell between calls.
 	ShellPerCall bool `json:"shell_per_call"`
+	// StdinTerminal: the command may keep a terminal the agent types into
+	// after the call, which no hook sees (Codex's exec_command with a tty,
+	// then write_stdin), so a program that reads keys or commands from its
+	// terminal (a pager, top, man, git's pager: flagspec's Verdict.Terminal)
+	// is not read-only (docs/shell.md, "Terminal input"). False for a
+	// caller whose commands have no terminal the agent can type into.
+	StdinTerminal bool `json:"stdin_terminal"`
 }
 
 // Defaults for the caps: beyond them a command is not read-only and not

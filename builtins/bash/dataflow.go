@@ -300,6 +300,7 @@ func judgeSupplied(argv []string, fr frame) ([]string, flagspec.Verdict) {
 		v.RunsUnknown = firstNonEmpty(v.RunsUnknown, o.RunsUnknown)
 		v.RunsData = firstNonEmpty(v.RunsData, o.RunsData)
 		v.Environment = firstNonEmpty(v.Environment, o.Environment)
+		v.Terminal = firstNonEmpty(v.Terminal, o.Terminal)
 		if o.Network != "" && v.Network == "" {
 			v.Network = o.Network
 		}

@@ -141,6 +141,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		if v2 := flagspec.Judge(globRisk); !v2.ReadOnly {
 			v.ReadOnly = false
 			v.Reason = "a glob may expand to options: " + v2.Reason
+		} else {
+			// A file named --paging=always may turn the terminal on.
+			v.Terminal = firstNonEmpty(v.Terminal, v2.Terminal)
 		}
 	}
 	if many := severalMatches(argv, judge, globRisk); many != nil && v.ReadOnly {
@@ -149,11 +152,20 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		if v2 := flagspec.Judge(many); !v2.ReadOnly {
 			v.ReadOnly = false
 			v.Reason = "a glob may expand to several words: " + v2.Reason
+		} else {
+			v.Terminal = firstNonEmpty(v.Terminal, v2.Terminal)
 		}
 	}
 	if r := shellStateChange(base, sv); r != "" {
 		v.ReadOnly = false
 		v.Reason = r
+	}
+	if w.opts.StdinTerminal && v.Terminal != "" && v.ReadOnly {
+		// What the agent types into the terminal later (Codex's
+		// write_stdin) would be the program's commands, which no hook
+		// sees (docs/shell.md, "Terminal input").
+		v.ReadOnly = false
+		v.Reason = base + " " + v.Terminal + ", and the agent can type into its terminal after the call"
 	}
 	var configDirs []string
 	if base == "git" {

@@ -393,7 +393,7 @@ var historySpec = &spec{
 // environment (MANPATH, MANOPT, MANPAGER, ...) are the user's, and an
 // assignment in the command is not read-only (docs/shell.md).
 var manSpec = &spec{
-	allow: `-k --apropos -f --whatis -a --all -w --where --path -W --where-cat --location-cat
+	allow: `-k@m --apropos@m -f@m --whatis@m -a --all -w@m --where@m --path@m -W@m --where-cat@m --location-cat@m
 		-s|--sections=@v -S=@v -e|--extension=@v -L|--locale=@v -E|--encoding=@v --no-hyphenation --nh
 		--no-justification --nj -7 --ascii -i --ignore-case -I --match-case --regex --wildcard
 		--names-only --no-subpages -d --debug -D --default
@@ -422,6 +422,8 @@ var manSpec = &spec{
 			}
 		}
 	},
+	// -k, -f and -w print without a pager (@m).
+	terminal: terminalPages,
 }
 
 // tee copies stdin to files: read-only only when every operand is /dev/null.

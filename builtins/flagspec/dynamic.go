@@ -97,7 +97,9 @@ func DynamicWordsHarmless(argv []string, at []int, splits []bool) (Verdict, bool
 		for _, t := range tries {
 			v := Judge(t)
 			if !v.ReadOnly || !calm(v) || !subset(v.Reads, main.Reads) || !subset(v.Writes, main.Writes) ||
-				!treesWithin(v.RecursiveReads, main.RecursiveReads) || v.Environment != main.Environment {
+				!treesWithin(v.RecursiveReads, main.RecursiveReads) || v.Environment != main.Environment ||
+				v.Terminal != "" && main.Terminal == "" {
+				// An option that turns the terminal use on counts too.
 				return Verdict{}, false
 			}
 		}

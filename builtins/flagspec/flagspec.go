@@ -83,6 +83,12 @@ type Verdict struct {
 	// written (~ is the home directory). They are not Writes: a read-only
 	// verdict stands with them, and permopa explain names them.
 	CacheWrites []string
+	// Terminal says how the invocation reads keys or commands from its
+	// terminal when it has one (a pager, top), "" when it does not. It is
+	// independent of ReadOnly: a caller whose command may keep a terminal
+	// the agent types into later (bash.Options.StdinTerminal) counts such
+	// an invocation as not read-only (docs/shell.md, "Terminal input").
+	Terminal string
 	// Links are the links (and moves and link-keeping copies) the
 	// invocation makes: later paths under a Name may lead to its Target.
 	Links []Link
@@ -254,6 +260,9 @@ func judge(argv []string) Verdict {
 	v := st.v
 	if v.Reason == "" {
 		v.ReadOnly = true
+	}
+	if t := firstNonEmptyStr(st.spec.terminal, s.terminal); t != "" && !st.has('m') {
+		v.Terminal = t
 	}
 	if st.spec.fs && !st.unknown {
 		v.FSCommand = true

@@ -42,6 +42,8 @@ var ghNever = func(what string) *spec { return &spec{never: what} }
 
 var ghSpec = &spec{
 	noAbbrev: true,
+	// The user's pager (GH_PAGER, PAGER, its pager setting); none turns it off.
+	terminal: terminalPages,
 	subs: map[string]*spec{
 		"status": {allow: ` -e= --exclude= -o= --org=`, ops: opsNone},
 		"repo": {group: true, subs: map[string]*spec{

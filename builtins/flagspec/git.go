@@ -20,7 +20,7 @@ import "strings"
 //     the directory git runs its helpers from: not read-only (bare
 //     --exec-path only prints it).
 var gitSpec = &spec{
-	allow: `-C=r --no-pager -P --no-replace-objects --no-lazy-fetch --no-optional-locks --no-advice
+	allow: `-C=r --no-pager@m -P@m --no-replace-objects --no-lazy-fetch --no-optional-locks --no-advice
 		--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs
 		--html-path --man-path --info-path --exec-path? -v --namespace= --list-cmds= -h`,
 	deny: []denial{
@@ -31,6 +31,9 @@ var gitSpec = &spec{
 	},
 	check: checkGitGlobal,
 	subs:  gitSubs,
+	// Any command can page (pager.<command> in a configuration), and
+	// "git help" runs man; --no-pager and -P turn it off (@m).
+	terminal: terminalPages,
 }
 
 func checkGitGlobal(st *state) {

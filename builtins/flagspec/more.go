@@ -160,10 +160,11 @@ var pidstatSpec = &spec{
 // daemon); -H/--host reaches another machine over ssh, -M a container.
 func systemdQuery(verbs, allow string) *spec {
 	s := &spec{
-		allow:   allow + ` --no-pager -a --all --no-legend -l --full -p= --property= -P= --value --json= -q --quiet -h`,
-		deny:    []denial{{`-H= --host= -M= --machine=`, "reaches another machine"}},
-		subs:    map[string]*spec{},
-		inherit: true,
+		allow:    allow + ` --no-pager@m -a --all --no-legend -l --full -p= --property= -P= --value --json= -q --quiet -h`,
+		deny:     []denial{{`-H= --host= -M= --machine=`, "reaches another machine"}},
+		subs:     map[string]*spec{},
+		inherit:  true,
+		terminal: terminalPages,
 	}
 	for _, v := range strings.Fields(verbs) {
 		s.subs[v] = &spec{ops: opsText}

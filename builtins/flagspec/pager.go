@@ -38,6 +38,12 @@ func lessSafeInitial(cmd string, search bool) bool {
 	return false
 }
 
+// Terminal uses (spec.terminal): what a program's terminal keys can do.
+const (
+	terminalPager = "is a pager: on a terminal its keys are commands, and !cmd runs a shell command"
+	terminalPages = "runs a pager on a terminal, whose keys are commands (less: !cmd runs a shell command)"
+)
+
 func checkPagerOps(st *state) {
 	// What deny rules see of an initial command that can run a shell
 	// command (writers.go).
@@ -84,7 +90,8 @@ var lessSpec = &spec{
 		checkPagerOps(st)
 	},
 	// Interactive sessions keep their search history here.
-	cache: []string{"~/.lesshst", "~/.local/state/lesshst"},
+	cache:    []string{"~/.lesshst", "~/.local/state/lesshst"},
+	terminal: terminalPager,
 }
 
 // more (util-linux): +NUM and +/STRING start positions; no option writes.
@@ -92,9 +99,10 @@ var lessSpec = &spec{
 var moreSpec = &spec{
 	allow: `-d --silent -f --logical -l --no-pause -c --print-over -p --clean-print -e --exit-on-eof
 		-s --squeeze -u --plain -n= --lines=`,
-	num:   true,
-	ops:   opsHook,
-	check: checkPagerOps,
+	num:      true,
+	ops:      opsHook,
+	check:    checkPagerOps,
+	terminal: terminalPager,
 }
 
 // bat prints files with highlighting; it pages through the user's pager on
@@ -102,9 +110,9 @@ var moreSpec = &spec{
 // preprocessors; "bat cache" writes its cache.
 var batSpec = &spec{
 	noAbbrev: true,
-	allow: `-A --show-all -p --plain -pp -l= --language= -H= --highlight-line= --file-name= -d --diff
+	allow: `-A --show-all -p --plain -pp@m -l= --language= -H= --highlight-line= --file-name= -d --diff
 		--diff-context= --tabs= --wrap= -S --chop-long-lines --terminal-width= -n --number --color= --italic-text=
-		--decorations= -f --force-colorization --paging= -P --no-paging -m= --map-syntax= --ignored-suffix= --theme=
+		--decorations= -f --force-colorization --paging= -P@m --no-paging@m -m= --map-syntax= --ignored-suffix= --theme=
 		--theme-dark= --theme-light= --list-themes -L --list-languages --style= -r= --line-range= -u --unbuffered
 		--no-config --no-custom-assets --no-lessopen --diagnostic --acknowledgements --config-file --config-dir
 		--cache-dir --strip-ansi= --nonprintable-notation= --binary= -s --squeeze-blank --squeeze-limit= -h -V
@@ -123,6 +131,7 @@ var batSpec = &spec{
 			st.read(o)
 		}
 	},
+	terminal: terminalPages,
 }
 
 // info prints manual nodes (to stdout when it is not a terminal). An Info
@@ -148,6 +157,8 @@ var infoSpec = &spec{
 			}
 		}
 	},
+	// Its keys can open any file and print a node through a command.
+	terminal: "is an Info browser on a terminal, whose keys are commands (open any file, print through a command)",
 }
 
 func init() {

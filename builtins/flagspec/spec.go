@@ -175,6 +175,11 @@ type spec struct {
 	// cache: directories the program writes only for its own cache, logs
 	// and state (Verdict.CacheWrites).
 	cache []string
+	// terminal says how the program reads keys or commands from its
+	// terminal when it has one (a pager's !cmd, top's k); "" when it does
+	// not. It holds for the subcommands too, unless an option marked @m
+	// (--no-pager, top -b) turns it off. Verdict.Terminal.
+	terminal string
 	// local: this subcommand does not reach the network although its
 	// program does; network and cache are inherited by subcommands otherwise.
 	local bool

@@ -69,16 +69,17 @@ var lsusbSpec = &spec{allow: `-v --verbose -s= -d= -D=r -t --tree -V -h --help`,
 // console; -H pages through the user's pager when stdout is a terminal.
 var dmesgSpec = &spec{
 	allow: `-F=r --file=r -f= --facility= -H --human -J --json -k --kernel -L? --color? -l= --level=
-		-P --nopager -p --force-prefix -r --raw --noescape -S --syslog -s= --buffer-size= -u --userspace
+		-P@m --nopager@m -p --force-prefix -r --raw --noescape -S --syslog -s= --buffer-size= -u --userspace
 		-w --follow -W --follow-new -x --decode -d --show-delta -e --reltime -T --ctime -t --notime
 		--time-format= --since= --until=`,
-	deny: []denial{{`-C --clear -c --read-clear -D --console-off -E --console-on -n= --console-level=`, "changes the kernel log or console"}},
-	ops:  opsNone,
+	deny:     []denial{{`-C --clear -c --read-clear -D --console-off -E --console-on -n= --console-level=`, "changes the kernel log or console"}},
+	ops:      opsNone,
+	terminal: terminalPages, // -H (--human) pages
 }
 
 // top: batch or interactive display (interactive commands are the user's).
 var topSpec = &spec{
-	allow: `-b --batch-mode -c --cmdline-toggle -d= --delay= -E= --scale-summary-mem= -e= --scale-task-mem=
+	allow: `-b@m --batch-mode@m -c --cmdline-toggle -d= --delay= -E= --scale-summary-mem= -e= --scale-task-mem=
 		-H --threads-show -i --idle-toggle -n= --iterations= -O --list-fields -o= --sort-override=
 		-p= --pid= -S --accum-time-toggle -s --secure-mode -U= --filter-any-user= -u= --filter-only-euser=
 		-w? --width? -1 --single-cpu-toggle -h -v -V`,
@@ -86,6 +87,8 @@ var topSpec = &spec{
 	noStd: true,
 	// top creates its configuration directory at start.
 	cache: []string{"~/.config/procps"},
+	// Batch mode (-b, @m) reads no keys.
+	terminal: "reads keys on a terminal that are commands (k sends a signal, r renices, W writes its configuration)",
 }
 
 // pgrep and pidof find processes; they signal nothing.
@@ -297,7 +300,7 @@ var dpkgSpec = &spec{
 	allow: `-l@a --list@a -L@a --listfiles@a -s@a --status@a -S@a --search@a -p@a --print-avail@a -V@a
 		--verify@a -C@a --audit@a --get-selections@a --print-architecture@a --print-foreign-architectures@a
 		--compare-versions@a --yet-to-unpack@a --predep-package@a -c@a --contents@a --assert-help@a --force-help@a
-		--admindir=r --no-pager --verify-format= --debug= -D= -?`,
+		--admindir=r --no-pager@m --verify-format= --debug= -D= -?`,
 	deny: []denial{
 		{`-i --install --unpack -A --record-avail --configure --triggers-only -r --remove -P --purge
 			--set-selections --clear-selections --update-avail --merge-avail --clear-avail --forget-old-unavail
@@ -305,7 +308,8 @@ var dpkgSpec = &spec{
 			-R --recursive`, "changes installed packages or writes files"},
 		{`--pre-invoke= --post-invoke= --status-logger= --root= --instdir= --log=`, "runs commands, writes a log or acts on another tree"},
 	},
-	ops: opsText,
+	ops:      opsText,
+	terminal: terminalPages, // dpkg -l, through dpkg-query
 	check: func(st *state) {
 		if !st.has('a') && !st.help {
 			st.fail("dpkg: no query action")

@@ -66,13 +66,14 @@ var aptGetSpec = &spec{
 }
 
 var dpkgQuerySpec = &spec{
-	allow: `-l --list -W --show -s --status -L --listfiles -S --search -p --print-avail -f= --showformat= --admindir=r --load-avail --no-pager`,
-	ops:   opsText,
+	allow:    `-l --list -W --show -s --status -L --listfiles -S --search -p --print-avail -f= --showformat= --admindir=r --load-avail --no-pager@m`,
+	ops:      opsText,
+	terminal: terminalPages,
 }
 
 // systemctl: status and listing only; start, stop, enable, daemon-reload,
 // edit, ... change services. --host/-H and --machine/-M reach other systems.
-const systemctlCommon = ` --no-pager -l --full -a --all --plain --no-legend -q --quiet
+const systemctlCommon = ` --no-pager@m -l --full -a --all --plain --no-legend -q --quiet
 	-t= --type= --state= -p= --property= -P= --value --user --system --global -n= --lines= -o= --output=
 	--recursive -r --reverse --after --before --with-dependencies --show-types --failed`
 
@@ -103,7 +104,8 @@ var systemctlSpec = &spec{
 		"daemon-reload":     {never: "systemctl daemon-reload reloads units"},
 		"edit":              {never: "systemctl edit edits units"},
 	},
-	inherit: true,
+	inherit:  true,
+	terminal: terminalPages,
 }
 
 // journalctl reads logs. --vacuum-*, --rotate, --flush, --sync,
@@ -114,7 +116,7 @@ var systemctlSpec = &spec{
 // following option is never swallowed as a value; -D/--directory, --file and --root
 // read another journal (allowed, reported as read).
 var journalctlSpec = &spec{
-	allow: `--no-pager -f --follow -n? --lines? -e --pager-end -r --reverse -o= --output=
+	allow: `--no-pager@m -f --follow -n? --lines? -e --pager-end -r --reverse -o= --output=
 		--output-fields= -x --catalog -q --quiet -m --merge -b? --boot? --list-boots -k --dmesg
 		-u= --unit= --user-unit= -t= --identifier= -T= --exclude-identifier= -p= --priority=
 		--facility= -g= --grep= --case-sensitive? -S= --since= -U= --until= -c= --cursor=
@@ -125,8 +127,9 @@ var journalctlSpec = &spec{
 	deny: []denial{{`--vacuum-size= --vacuum-time= --vacuum-files= --rotate --flush --sync
 		--relinquish-var --smart-relinquish-var --setup-keys --update-catalog --interval= --force`,
 		"changes the journal"}},
-	num: true, // -b -1: a boot offset
-	ops: opsText,
+	num:      true, // -b -1: a boot offset
+	ops:      opsText,
+	terminal: terminalPages,
 }
 
 // Small query programs.

@@ -296,3 +296,41 @@ func TestCodexWriteStdin(t *testing.T) {
 		t.Errorf("write_stdin's text did not reach the first call's process as its data: %q", res[1])
 	}
 }
+
+// Codex's hook payload for exec_command names only the command (no tty,
+// no session: captured with 0.171), so permopa cannot tell a call that
+// keeps a terminal the agent types into later (write_stdin, which no hook
+// sees) and marks every Codex Bash call stdin_terminal (docs/hosts.md,
+// "Shell state between calls"). A pager is then not read-only: under the
+// default settings `less README.md` is blocked, and `!touch pwned` typed
+// into it afterwards finds no pager to run it. The third call records the
+// pager variables Codex sets (PAGER=cat GIT_PAGER=cat TERM=dumb with 0.171).
+func TestCodexWriteStdinPager(t *testing.T) {
+	bin, _ := hostBinary(t, "codex")
+	first := map[string]any{"cmd": "less README.md", "tty": true, "yield_time_ms": 2000}
+	second := map[string]any{"__tool": "write_stdin", "session_id": "$SESSION", "chars": "!touch pwned\n", "yield_time_ms": 2000}
+	third := map[string]any{"cmd": "echo PAGER=$PAGER GIT_PAGER=$GIT_PAGER TERM=$TERM", "tty": true, "yield_time_ms": 2000}
+	r := newHostRun(t, "codex", scenario{name: "write-stdin-pager"}, "exec_command", first, second, third)
+	r.capture = filepath.Join(t.TempDir(), "payloads.jsonl")
+	r.mock.start(r.mock.openaiResponses())
+	writeFile(t, filepath.Join(r.home, ".codex", "config.toml"), codexProvider(r.mock.url))
+	r.install("codex", "--codex", bin)
+	out, err := run(t, 150*time.Second, r.proj, []string{
+		"HOME=" + r.home, "CODEX_HOME=" + filepath.Join(r.home, ".codex"), "PERMOPA_E2E_KEY=dummy",
+	}, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", r.mock.marker)
+	if err != nil {
+		t.Logf("codex exited: %v", err)
+	}
+	res := r.mock.allResults()
+	t.Logf("results: %q", res)
+	for _, p := range payloads(t, r.capture) {
+		t.Logf("payload: %s", p.raw)
+	}
+	if _, err := os.Stat(filepath.Join(r.proj, "pwned")); err == nil {
+		t.Fatalf("text typed into less after the call ran a command (pwned exists):\n%s\n%s", out, r.mock.log())
+	}
+	// Before the mark, less was read-only and ran (and pwned was made).
+	if len(res) == 0 || !strings.Contains(res[0], "blocked by PreToolUse hook: permopa") {
+		t.Fatalf("less README.md under Codex was not blocked: %q\n%s", res, out)
+	}
+}
