@@ -71,7 +71,10 @@ func bashOptions(t *ast.Term, pos int) (bash.Options, error) {
 	if bo.ShellPerCall, err = o.bool(keyShellPerCall); err != nil {
 		return bo, err
 	}
-	bo.StdinTerminal, err = o.bool(keyStdinTerminal)
+	if bo.StdinTerminal, err = o.bool(keyStdinTerminal); err != nil {
+		return bo, err
+	}
+	bo.GitPagerCat, err = o.bool(keyGitPagerCat)
 	return bo, err
 }
 

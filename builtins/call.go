@@ -230,22 +230,25 @@ func (c *callCtx) build() *ast.Term {
 	if t := get(c.input, keyStdinTerminal); t != nil && t != ast.Boolean(false) {
 		stdinTerminal = true
 	}
+	// Only true says the host runs the command with GIT_PAGER=cat (it
+	// loosens: anything else is false).
+	gitPagerCat := get(c.input, keyGitPagerCat) == ast.Boolean(true)
 	if len(c.errs) == 0 && len(dirs) == 0 && c.settings != nil {
 		// A valid call that brings nothing of its own into the context but
 		// its tool and cwd (the common call): the context is the same for
 		// every such call until the settings change.
-		k := callKey{cwd: string(cwd), tool: tool, shellPerCall: shellPerCall, stdinTerminal: stdinTerminal}
+		k := callKey{cwd: string(cwd), tool: tool, shellPerCall: shellPerCall, stdinTerminal: stdinTerminal, gitPagerCat: gitPagerCat}
 		for i, key := range callSettingsKeys {
 			k.fields[i] = termAt(c.settings, key)
 		}
 		if t, ok := callContexts.Get(k); ok {
 			return t
 		}
-		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil, shellPerCall, stdinTerminal))
+		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil, shellPerCall, stdinTerminal, gitPagerCat))
 		callContexts.Put(k, t)
 		return t
 	}
-	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs, shellPerCall, stdinTerminal))
+	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs, shellPerCall, stdinTerminal, gitPagerCat))
 }
 
 // contextTerm is the call context permopa.call.context returns.
@@ -285,9 +288,9 @@ var callSettingsKeys = [...]*ast.Term{
 // when the change is deeper inside it. The cache holds those terms, so none
 // is freed and its address reused while an entry names it.
 type callKey struct {
-	cwd, tool                   string
-	shellPerCall, stdinTerminal bool
-	fields                      [len(callSettingsKeys)]*ast.Term
+	cwd, tool                                string
+	shellPerCall, stdinTerminal, gitPagerCat bool
+	fields                                   [len(callSettingsKeys)]*ast.Term
 }
 
 // callContexts holds the call contexts of valid calls per callKey: built
@@ -298,7 +301,7 @@ var callContexts = lru.New[callKey, *ast.Term](1024)
 // working directories the input adds. The result reuses the settings'
 // terms where it can. Every settings field read here must be in
 // callSettingsKeys, or a change of it would not be seen by a kept context.
-func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term, shellPerCall, stdinTerminal bool) *callOptions {
+func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term, shellPerCall, stdinTerminal, gitPagerCat bool) *callOptions {
 	dirs := make([]*ast.Term, 1, 1+len(inputDirs)+2)
 	dirs[0] = cwdTerm
 	dirs = append(dirs, inputDirs...)
@@ -348,6 +351,7 @@ func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.T
 			ast.Item(keyWorkingDirectories, wdTerm),
 			ast.Item(keyShellPerCall, ast.InternedTerm(shellPerCall)),
 			ast.Item(keyStdinTerminal, ast.InternedTerm(stdinTerminal)),
+			ast.Item(keyGitPagerCat, ast.InternedTerm(gitPagerCat)),
 		),
 		bypassSafety: ast.InternedTerm(get(settings, keyBypassSafety) == ast.Boolean(true)),
 		networkReads: networkReads(get(settings, keyNetworkReads)),

@@ -17,6 +17,7 @@ var (
 	keyMaxLeaves          = ast.StringTerm("max_leaves")
 	keyShellPerCall       = ast.StringTerm("shell_per_call")
 	keyStdinTerminal      = ast.StringTerm("stdin_terminal")
+	keyGitPagerCat        = ast.StringTerm("git_pager_cat")
 	keyDangerousPaths     = ast.StringTerm("dangerous_paths")
 	keyMode               = ast.StringTerm("mode")
 	keyCaseInsensitive    = ast.StringTerm("case_insensitive")

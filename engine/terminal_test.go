@@ -49,4 +49,26 @@ func TestStdinTerminalEndToEnd(t *testing.T) {
 			t.Errorf("%q with stdin_terminal in plan: %s at %s (%s), want ALLOW", c, d.Behavior, d.Step, d.Message)
 		}
 	}
+	// git_pager_cat (the Codex hook: Codex runs the command with
+	// GIT_PAGER=cat) gives git back; only true counts, and other pagers
+	// and a command that changes git's pager environment stay.
+	withCat := func(cmd string, v any) permission.Decision {
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"permission_mode": "plan", "cwd": "/home/u/x", "shell_per_call": true, "stdin_terminal": true, "git_pager_cat": v})
+	}
+	for _, c := range []string{"git log", "git diff HEAD~1"} {
+		if d := withCat(c, true); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+			t.Errorf("%q with stdin_terminal and git_pager_cat in plan: %s at %s (%s), want ALLOW at read_only", c, d.Behavior, d.Step, d.Message)
+		}
+		for _, v := range []any{false, "true", 1, nil} {
+			if d := withCat(c, v); d.Behavior == permission.Allow {
+				t.Errorf("%q with stdin_terminal and git_pager_cat %v in plan: ALLOW at %s", c, v, d.Step)
+			}
+		}
+	}
+	for _, c := range []string{"less README.md", "git log | less", "env -u GIT_PAGER git log", "GIT_PAGER=less git log", "git help log"} {
+		if d := withCat(c, true); d.Behavior == permission.Allow {
+			t.Errorf("%q with stdin_terminal and git_pager_cat in plan: ALLOW at %s", c, d.Step)
+		}
+	}
 }

@@ -93,8 +93,12 @@ func (codexProtocol) Parse(p map[string]any) (Request, error) {
 // write_stdin, which no hook sees, types into it. The payload does not say
 // whether the call has a terminal (Codex 0.171 sends tool_input.command
 // alone), so only an explicit tool_input.tty false leaves it unmarked
-// (docs/hosts.md, "Shell state between calls").
+// (docs/hosts.md, "Shell state between calls"). Codex runs every command
+// with GIT_PAGER=cat in its environment, which beats git's core.pager and
+// pager.<cmd> (e2e/hosts TestCodexWriteStdinPager holds it): the input
+// says so in git_pager_cat, and git then keeps no terminal use.
 func stdinTerminal(in, toolInput map[string]any) {
+	in["git_pager_cat"] = true
 	if tty, ok := toolInput["tty"]; ok && tty == false {
 		return
 	}

@@ -46,6 +46,11 @@ func TestStdinTerminalMark(t *testing.T) {
 		if c.want == nil && ok || c.want != nil && got != c.want {
 			t.Errorf("%d %s %v: stdin_terminal %v (present %v), want %v", i, c.host, c.payload["tool_input"], got, ok, c.want)
 		}
+		// Codex runs every command with GIT_PAGER=cat; the others say nothing.
+		gp, ok := inputs[0]["git_pager_cat"]
+		if c.host == "codex" && gp != true || c.host != "codex" && ok {
+			t.Errorf("%d %s %v: git_pager_cat %v (present %v)", i, c.host, c.payload["tool_input"], gp, ok)
+		}
 	}
 	// A Codex patch's file calls are no shell commands.
 	patch := map[string]any{"hook_event_name": "PreToolUse", "cwd": "/w", "tool_name": "apply_patch",
@@ -57,6 +62,9 @@ func TestStdinTerminalMark(t *testing.T) {
 	for _, in := range inputs {
 		if _, ok := in["stdin_terminal"]; ok {
 			t.Errorf("patch call %v marked stdin_terminal", in)
+		}
+		if _, ok := in["git_pager_cat"]; ok {
+			t.Errorf("patch call %v marked git_pager_cat", in)
 		}
 	}
 }

@@ -48,6 +48,9 @@ func cacheKey(command string, o Options) string {
 	if o.StdinTerminal {
 		b.WriteString(",tty")
 	}
+	if o.GitPagerCat {
+		b.WriteString(",gitpagercat")
+	}
 	return b.String()
 }
 

@@ -40,6 +40,11 @@ type Options struct {
 	// is not read-only (docs/shell.md, "Terminal input"). False for a
 	// caller whose commands have no terminal the agent can type into.
 	StdinTerminal bool `json:"stdin_terminal"`
+	// GitPagerCat: the host runs every command with GIT_PAGER=cat in its
+	// environment (Codex does), which beats core.pager and pager.<cmd>, so
+	// git run with that environment pages nothing and keeps no terminal
+	// use under StdinTerminal (docs/shell.md, "Terminal input").
+	GitPagerCat bool `json:"git_pager_cat"`
 }
 
 // Defaults for the caps: beyond them a command is not read-only and not

@@ -160,7 +160,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		v.ReadOnly = false
 		v.Reason = r
 	}
-	if w.opts.StdinTerminal && v.Terminal != "" && v.ReadOnly {
+	if w.opts.StdinTerminal && v.Terminal != "" && v.ReadOnly && !(base == "git" && w.opts.GitPagerCat && keepsEnvironment(fr.wrappers)) {
 		// What the agent types into the terminal later (Codex's
 		// write_stdin) would be the program's commands, which no hook
 		// sees (docs/shell.md, "Terminal input").
@@ -1086,4 +1086,26 @@ func dynamicWords(argv []word) ([]int, []bool) {
 		}
 	}
 	return at, splits
+}
+
+// keepsEnvironment: the wrappers a leaf runs under pass it the environment
+// the host gave the command, so a GIT_PAGER=cat the host guarantees
+// (Options.GitPagerCat) reaches git. env (-u, -i), exec -c and the
+// wrappers that switch users can drop it; an assignment of GIT_PAGER or
+// PAGER is not read-only anyway. Only the wrappers named here count.
+func keepsEnvironment(wrappers []string) bool {
+	for _, wr := range wrappers {
+		if name, ok := strings.CutPrefix(wr, "assign:"); ok {
+			if name == "GIT_PAGER" || name == "PAGER" {
+				return false
+			}
+			continue
+		}
+		switch wr {
+		case "$()", "timeout", "nice", "nohup", "stdbuf", "ionice", "time", "command", "builtin", "find -exec", "find -execdir":
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -56,3 +56,58 @@ func TestStdinTerminal(t *testing.T) {
 		}
 	}
 }
+
+// A host that runs every command with GIT_PAGER=cat (Options.GitPagerCat,
+// set by the Codex hook: Codex 0.171 does, e2e/hosts
+// TestCodexWriteStdinPager) keeps git from paging: GIT_PAGER beats
+// core.pager and pager.<cmd>, so git is read-only under the terminal mark
+// again, unless the command changes that environment or git runs another
+// program (docs/shell.md, "Terminal input").
+func TestGitPagerCat(t *testing.T) {
+	t.Parallel()
+	cat := Options{Cwd: conformanceOpts.Cwd, Home: conformanceOpts.Home, ShellPerCall: true, StdinTerminal: true, GitPagerCat: true}
+	for _, c := range []string{"git log", "git log --oneline -5", "git show HEAD", "git diff", "git blame README.md",
+		"git -C . log", "echo $(git log -1)", "timeout 5 git log", "nice git log", "git help -a", "TERM=xterm git log",
+		"git log | cat", "git status && git diff"} {
+		if a := Analyze(c, cat); !a.ReadOnly {
+			t.Errorf("%q with git_pager_cat: not read-only:\n%s", c, brief(a))
+		}
+	}
+	// Only git: other pagers keep their terminal use.
+	for _, c := range []string{"less README.md", "man ls", "git log | less", "top", "journalctl -u ssh", "git log && less README.md"} {
+		if a := Analyze(c, cat); a.ReadOnly {
+			t.Errorf("%q with git_pager_cat: read-only", c)
+		}
+	}
+	// The command changes the pager environment, forces or configures a
+	// pager, or git runs another program (man, grep -O's pager).
+	hostile := []string{
+		"GIT_PAGER=less git log", "export GIT_PAGER=less; git log", "unset GIT_PAGER; git log",
+		"unset -v GIT_PAGER; git log", "GIT_PAGER=less; git log", "declare -x GIT_PAGER=less; git log",
+		"read GIT_PAGER; git log", "printf -v GIT_PAGER less; git log", "PAGER=less git log",
+		"env -u GIT_PAGER git log", "env -i git log", "env git log", "env GIT_PAGER=less git log",
+		"exec -c git log", "sudo git log", "git -c core.pager=less log", "git -c pager.log=less log",
+		"git --config-env=core.pager=X log", "git -p log", "git --paginate log", "git help log",
+		"git grep -Oless x", "git grep -O x", "git grep --open-files-in-pager=less x",
+	}
+	for _, c := range hostile {
+		if a := Analyze(c, cat); a.ReadOnly {
+			t.Errorf("%q with git_pager_cat: read-only", c)
+		}
+	}
+	// Without the terminal mark the option changes nothing; without the
+	// option git stays not read-only under the mark.
+	tty := cat
+	tty.GitPagerCat = false
+	if a := Analyze("git log", tty); a.ReadOnly {
+		t.Errorf("git log with stdin_terminal and no git_pager_cat: read-only")
+	}
+	plain := cat
+	plain.StdinTerminal = false
+	for _, c := range append([]string{"git log"}, hostile...) {
+		want := Analyze(c, Options{Cwd: cat.Cwd, Home: cat.Home, ShellPerCall: true}).ReadOnly
+		if a := Analyze(c, plain); a.ReadOnly != want {
+			t.Errorf("%q with git_pager_cat alone: read-only %v, want %v", c, a.ReadOnly, want)
+		}
+	}
+}
