@@ -309,7 +309,9 @@ func TestCodexWriteStdinPager(t *testing.T) {
 	bin, _ := hostBinary(t, "codex")
 	first := map[string]any{"cmd": "less README.md", "tty": true, "yield_time_ms": 2000}
 	second := map[string]any{"__tool": "write_stdin", "session_id": "$SESSION", "chars": "!touch pwned\n", "yield_time_ms": 2000}
-	third := map[string]any{"cmd": "echo PAGER=$PAGER GIT_PAGER=$GIT_PAGER TERM=$TERM", "tty": true, "yield_time_ms": 2000}
+	// The hook marks Codex's inputs git_pager_cat (git then keeps no
+	// terminal use, docs/hosts.md): Codex must run the command with it.
+	third := map[string]any{"cmd": "printenv GIT_PAGER", "tty": true, "yield_time_ms": 2000}
 	r := newHostRun(t, "codex", scenario{name: "write-stdin-pager"}, "exec_command", first, second, third)
 	r.capture = filepath.Join(t.TempDir(), "payloads.jsonl")
 	r.mock.start(r.mock.openaiResponses())
@@ -332,5 +334,8 @@ func TestCodexWriteStdinPager(t *testing.T) {
 	// Before the mark, less was read-only and ran (and pwned was made).
 	if len(res) == 0 || !strings.Contains(res[0], "blocked by PreToolUse hook: permopa") {
 		t.Fatalf("less README.md under Codex was not blocked: %q\n%s", res, out)
+	}
+	if len(res) < 3 || !regexp.MustCompile(`(?m)^cat\r?$`).MatchString(res[2]) {
+		t.Fatalf("printenv GIT_PAGER under Codex did not print cat (the hook's git_pager_cat no longer holds): %q\n%s", res, out)
 	}
 }
