@@ -212,11 +212,15 @@ func TestCodexArgvCommand(t *testing.T) {
 	for cmd, want := range map[string]int{
 		`["bash","-lc","git status && rm -rf build"]`: 2,
 		`["bash","-lc","git --no-pager status"]`:      0,
-		// Codex's shell calls may keep a terminal (stdin_terminal): git pages.
-		`["bash","-lc","git status"]`: 2,
-		`["ls","-la"]`:                0,
-		`["rm","-rf","x y"]`:          2,
-		`[1,2]`:                       2,
+		// Codex's shell calls may keep a terminal (stdin_terminal): a pager
+		// reads commands from it, but Codex runs git with GIT_PAGER=cat
+		// (git_pager_cat), unless the command drops it.
+		`["bash","-lc","git status"]`:                  0,
+		`["bash","-lc","less README.md"]`:              2,
+		`["bash","-lc","env -u GIT_PAGER git status"]`: 2,
+		`["ls","-la"]`:       0,
+		`["rm","-rf","x y"]`: 2,
+		`[1,2]`:              2,
 	} {
 		_, errOut, code := runHook(t, "codex", `{"hook_event_name":"PreToolUse","cwd":"/w","permission_mode":"default","tool_name":"Bash","tool_input":{"command":`+cmd+`}}`, opts)
 		if code != want {
