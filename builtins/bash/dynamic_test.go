@@ -170,11 +170,21 @@ func (d *dynamicTracer) traced(root, traces string, argv []string, syscalls stri
 		inner = append(inner, d.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs", "--")
 	}
 	inner = append(inner, argv...)
-	// sh $0=sh $1=root: bind the fixture over itself read-only, enter the
-	// working directory again through the read-only mount (the one
-	// inherited is on the writable mount below it), then exec strace.
-	mountRO := append([]string{"/bin/sh", "-c",
-		`mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && cd "$PWD" && shift && exec "$@"`, "sh", root}, inner...)
+	// sh $0=sh $1=root $2=traces: the directories everyone may write
+	// (/tmp, /var/tmp, /dev/shm, /run/lock) become empty tmpfs of the
+	// namespace, so a command that writes or deletes there (find /tmp
+	// -delete, run as nobody) cannot touch the machine's files or another
+	// test's fixture; the fixture and the trace directory, which may live
+	// in /tmp, are carried over through a staging tmpfs on /mnt, unmounted
+	// again. The fixture is bound read-only; the working directory is
+	// entered again through that mount, then strace is executed.
+	mountRO := append([]string{"/bin/sh", "-c", `r=$1 tr=$2; shift 2
+mount -t tmpfs tmpfs /mnt && mkdir /mnt/r /mnt/t && mount --bind "$r" /mnt/r && mount --bind "$tr" /mnt/t || exit 1
+for d in /tmp /var/tmp /dev/shm /run/lock; do
+	if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o mode=1777 tmpfs "$d" || exit 1; fi
+done
+mkdir -p "$r" "$tr" && mount --bind /mnt/r "$r" && mount -o remount,bind,ro "$r" && mount --bind /mnt/t "$tr" &&
+	umount /mnt/r /mnt/t && umount /mnt && cd "$PWD" && exec "$@"`, "sh", root, traces}, inner...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, d.unshare, append(d.nsFlags(), append([]string{"--"}, mountRO...)...)...)
