@@ -21,13 +21,23 @@ import (
 // under strace in the dynamic check's fixture, extended with the files,
 // directories and old files such commands look for (nl2bashFixture), in
 // observe mode: what the command did, whatever the analyser thinks of it.
-// The tuning half may be studied to improve the analyser; the holdout half's
-// recall is the figure that counts (docs/shell.md, "Measured recall").
+// The tuning half may be studied to improve the analyser; the holdout half
+// has been looked at during several rounds of fixes since, so the figure
+// that counts is the fresh sample's (testdata/nl2bash-fresh.tsv: 600 other
+// lines of the corpus drawn with a second seed on 2026-12-06, classified
+// before the analyser's judgement of them was looked at; docs/shell.md,
+// "Measured recall"). Nothing is tuned on the fresh sample but a false
+// read-only.
+var nl2bashHalves = []string{"tune", "holdout", "fresh"}
 
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
 const nl2bashHoldoutRecall = 0.841 // 180/214 after the values and shell-state rounds of issue 26
+
+// nl2bashFreshRecall is the same ratchet for the fresh sample: its first
+// value is the unseen figure, measured once it was classified.
+const nl2bashFreshRecall = 0.0 // FRESH
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
@@ -56,7 +66,7 @@ type nl2bashRow struct {
 func loadNL2Bash(t testing.TB) []nl2bashRow {
 	t.Helper()
 	var rows []nl2bashRow
-	for _, half := range []string{"tune", "holdout"} {
+	for _, half := range nl2bashHalves {
 		name := "testdata/nl2bash-" + half + ".tsv"
 		f, err := os.Open(name)
 		if err != nil {
@@ -95,13 +105,14 @@ func loadNL2Bash(t testing.TB) []nl2bashRow {
 // TestNL2BashRecall: no command observed to write, run code that is not the
 // system's or leave the host is judged read-only (a hard failure), and the
 // share of the observed read-only commands judged read-only on the holdout
-// half does not drop below nl2bashHoldoutRecall. It prints the recall of
-// both halves; -v lists the misses with the analyser's reasons.
+// half and the fresh sample does not drop below nl2bashHoldoutRecall and
+// nl2bashFreshRecall. It prints the recall of each; -v lists the misses
+// with the analyser's reasons.
 func TestNL2BashRecall(t *testing.T) {
 	t.Parallel()
 	opts := realWorldOpts("/fixture")
 	type tally struct{ ro, hit, nro, skip int }
-	tallies := map[string]*tally{"tune": {}, "holdout": {}}
+	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}}
 	for _, r := range loadNL2Bash(t) {
 		a := analyze(r.cmd, opts)
 		tl := tallies[r.half]
@@ -133,13 +144,16 @@ func TestNL2BashRecall(t *testing.T) {
 		}
 	}
 	recall := func(tl *tally) float64 { return float64(tl.hit) / float64(max(tl.ro, 1)) }
-	for _, half := range []string{"holdout", "tune"} {
+	for _, half := range []string{"fresh", "holdout", "tune"} {
 		tl := tallies[half]
 		fmt.Printf("nl2bash %s recall: %d/%d observed read-only commands judged read-only (%.3f); %d not read-only, none judged read-only; %d skipped\n",
 			half, tl.hit, tl.ro, recall(tl), tl.nro, tl.skip)
 	}
 	if got := recall(tallies["holdout"]); got < nl2bashHoldoutRecall {
 		t.Errorf("nl2bash holdout recall %.3f dropped below the recorded %.3f", got, nl2bashHoldoutRecall)
+	}
+	if got := recall(tallies["fresh"]); got < nl2bashFreshRecall {
+		t.Errorf("nl2bash fresh recall %.3f dropped below the recorded %.3f", got, nl2bashFreshRecall)
 	}
 }
 
@@ -392,20 +406,30 @@ func firstLine(s string) string {
 	return ""
 }
 
-// TestNL2BashClassify traces every command of the corpus in observe mode
-// and, with PERMOPA_NL2BASH_CLASSIFY=1, writes the classes to the TSVs;
-// without it, it does nothing (the classes are stored; TestNL2BashDynamic
-// is the check that runs in CI).
+// TestNL2BashClassify traces the commands of the corpus in observe mode
+// and writes the classes to the TSVs: PERMOPA_NL2BASH_CLASSIFY=1 every
+// half, =fresh (a comma-separated list of halves) only those; without it,
+// it does nothing (the classes are stored; TestNL2BashDynamic is the check
+// that runs in CI).
 func TestNL2BashClassify(t *testing.T) {
-	if os.Getenv("PERMOPA_NL2BASH_CLASSIFY") == "" {
-		t.Skip("set PERMOPA_NL2BASH_CLASSIFY=1 to classify the NL2Bash corpus under strace")
+	which := os.Getenv("PERMOPA_NL2BASH_CLASSIFY")
+	if which == "" {
+		t.Skip("set PERMOPA_NL2BASH_CLASSIFY=1 (or =fresh) to classify the NL2Bash corpus under strace")
 	}
 	d, why := newDynamicTracer()
 	if d == nil {
 		proofUnavailable(t, why)
 	}
 	root := nl2bashFixture(t, d)
-	rows := loadNL2Bash(t)
+	var rows []nl2bashRow
+	for _, r := range loadNL2Bash(t) {
+		if which == "1" || strings.Contains(","+which+",", ","+r.half+",") {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("PERMOPA_NL2BASH_CLASSIFY=%s names no half of %q", which, nl2bashHalves)
+	}
 	opts := realWorldOpts(root)
 	jobs := make([]tracedJob, len(rows))
 	for i, r := range rows {

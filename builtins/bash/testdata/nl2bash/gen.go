@@ -5,12 +5,14 @@
 // read-only check (builtins/bash/nl2bash_test.go): the distinct non-empty
 // command lines, ranked by SHA-256 of "permopa-issue-26 " + the line, the
 // first -n of them; a line whose SHA-256 (alone) starts with an even byte is
-// in the tuning half, the others in the holdout half. It writes both TSVs
-// with the class "new" (classes already in the files are kept); the
-// classification under strace fills them in:
+// in the tuning half, the others in the holdout half. The fresh sample,
+// drawn after both halves had been studied, is the first -fresh of the
+// lines outside those -n, ranked by SHA-256 of "permopa-issue-26-fresh " +
+// the line. It writes the three TSVs with the class "new" (classes already
+// in the files are kept); the classification under strace fills them in:
 //
 //	go run ./builtins/bash/testdata/nl2bash/gen.go -repo /path/to/nl2bash.git
-//	PERMOPA_NL2BASH_CLASSIFY=1 go test -count=1 -run TestNL2BashClassify ./builtins/bash/
+//	PERMOPA_NL2BASH_CLASSIFY=fresh go test -count=1 -run TestNL2BashClassify ./builtins/bash/
 //
 // Only the sampled command lines are kept (test inputs), nothing else of NL2Bash.
 package main
@@ -30,16 +32,17 @@ import (
 )
 
 var (
-	repo = flag.String("repo", "", "nl2bash git directory (bare is fine)")
-	rev  = flag.String("rev", "466c5fe873ab08c7cc0112ea1521cc6ad9c20992", "revision to read")
-	n    = flag.Int("n", 1000, "sample size")
-	dir  = flag.String("dir", "builtins/bash/testdata", "where the TSVs go")
+	repo  = flag.String("repo", "", "nl2bash git directory (bare is fine)")
+	rev   = flag.String("rev", "466c5fe873ab08c7cc0112ea1521cc6ad9c20992", "revision to read")
+	n     = flag.Int("n", 1000, "size of the tuning and holdout sample")
+	fresh = flag.Int("fresh", 600, "size of the fresh sample, drawn from the lines outside the first")
+	dir   = flag.String("dir", "builtins/bash/testdata", "where the TSVs go")
 )
 
 const header = `# Real shell commands from a source other than tldr-pages: a sample of the NL2Bash corpus
 # (https://github.com/TellinaTool/nl2bash, data/bash/all.cm at commit 466c5fe873ab08c7cc0112ea1521cc6ad9c20992,
 # MIT license), one-liners people wrote for real tasks. Sampled and split by
-# testdata/nl2bash/gen.go (%s half); classified by running each command under strace in the dynamic
+# testdata/nl2bash/gen.go (%s); classified by running each command under strace in the dynamic
 # check's fixture (nl2bash_test.go, TestNL2BashClassify). Commands are kept as written.
 # class: readonly (no effect observed), not_readonly (wrote, ran code that is not the system's, read a
 # secret, signalled, or talked to the network besides failing), skip (cannot be observed meaningfully here:
@@ -62,14 +65,21 @@ func main() {
 		seen[l] = true
 		lines = append(lines, l)
 	}
-	rank := func(s string) string {
-		h := sha256.Sum256([]byte("permopa-issue-26 " + s))
+	rank := func(seed, s string) string {
+		h := sha256.Sum256([]byte(seed + s))
 		return hex.EncodeToString(h[:])
 	}
-	sort.Slice(lines, func(i, j int) bool { return rank(lines[i]) < rank(lines[j]) })
-	lines = lines[:min(*n, len(lines))]
-	halves := map[string][]string{}
-	for _, l := range lines {
+	sort.Slice(lines, func(i, j int) bool {
+		return rank("permopa-issue-26 ", lines[i]) < rank("permopa-issue-26 ", lines[j])
+	})
+	first, rest := lines[:min(*n, len(lines))], lines[min(*n, len(lines)):]
+	// The fresh sample: a second seed over the lines the first sample left
+	// out, so none of it was seen while the analyser was tuned.
+	sort.Slice(rest, func(i, j int) bool {
+		return rank("permopa-issue-26-fresh ", rest[i]) < rank("permopa-issue-26-fresh ", rest[j])
+	})
+	halves := map[string][]string{"fresh": rest[:min(*fresh, len(rest))]}
+	for _, l := range first {
 		h := sha256.Sum256([]byte(l))
 		half := "holdout"
 		if h[0]%2 == 0 {
@@ -77,7 +87,7 @@ func main() {
 		}
 		halves[half] = append(halves[half], l)
 	}
-	for _, half := range []string{"tune", "holdout"} {
+	for _, half := range []string{"tune", "holdout", "fresh"} {
 		path := fmt.Sprintf("%s/nl2bash-%s.tsv", *dir, half)
 		old := map[string]string{}
 		if f, err := os.Open(path); err == nil {
@@ -91,7 +101,11 @@ func main() {
 			f.Close()
 		}
 		var out bytes.Buffer
-		fmt.Fprintf(&out, header, half)
+		what := half + " half"
+		if half == "fresh" {
+			what = "fresh sample: a second seed over the lines outside the tuning and holdout halves,\n# drawn 2026-12-06 after both halves had been studied"
+		}
+		fmt.Fprintf(&out, header, what)
 		for _, l := range halves[half] {
 			rest := old[l]
 			if rest == "" {
