@@ -37,7 +37,7 @@ const nl2bashHoldoutRecall = 0.841 // 180/214 after the values and shell-state r
 
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.
-const nl2bashFreshRecall = 0.0 // FRESH
+const nl2bashFreshRecall = 0.847 // 194/229, unseen, on main as of 2026-12-06 01:20 UTC
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
