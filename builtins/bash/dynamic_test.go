@@ -84,8 +84,12 @@ func newDynamicTracer() (*dynamicTracer, string) {
 		return nil, err.Error()
 	}
 	defer os.RemoveAll(dir)
-	probe := exec.Command(d.unshare, append(d.nsFlags(), "--", "/bin/sh", "-c",
-		`mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -f -qq -o /dev/null true`, "sh", dir, d.strace)...)
+	// The same mounts as a traced run (privateMounts), the probe's
+	// directory standing for the fixture and the traces.
+	probe := exec.Command(d.unshare, append(d.nsFlags(), "--", "/bin/sh", "-c", privateMounts, "sh", dir, dir,
+		d.strace, "-f", "-qq", "-o", "/dev/null", "true")...)
+	probe.Dir = dir
+	probe.Env = append(os.Environ(), "PWD="+dir)
 	if out, err := probe.CombinedOutput(); err != nil {
 		return nil, fmt.Sprintf("unshare/strace do not work here (%v: %s)", err, bytes.TrimSpace(out))
 	}
@@ -101,6 +105,17 @@ func (d *dynamicTracer) nsFlags() []string {
 	}
 	return f
 }
+
+// privateMounts is the script that prepares a traced run's mount
+// namespace (traced): sh $0=sh $1=fixture $2=trace directory, then the
+// command to execute.
+const privateMounts = `r=$1 tr=$2; shift 2
+mount -t tmpfs tmpfs /mnt && mkdir /mnt/r /mnt/t && mount --bind "$r" /mnt/r && mount --bind "$tr" /mnt/t || exit 1
+for d in /tmp /var/tmp /dev/shm /run/lock; do
+	if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o mode=1777 tmpfs "$d" || exit 1; fi
+done
+mkdir -p "$r" "$tr" && mount --bind /mnt/r "$r" && mount -o remount,bind,ro "$r" && mount --bind /mnt/t "$tr" &&
+	umount /mnt/r /mnt/t && umount /mnt && cd "$PWD" && exec "$@"`
 
 // tracedSyscalls are the system calls whose use can be an effect (plus
 // execve, whose programs are judged).
@@ -153,6 +168,11 @@ func (d *dynamicTracer) runJob(t testing.TB, root string, j tracedJob, timeout t
 	out.max = 4096
 	exit, timedOut := d.traced(root, traces, []string{d.bash, "-c", cmd}, tracedSyscalls, &out, timeout)
 	res := dynamicResult{output: out.String(), exit: exit, timeout: timedOut}
+	if len(traceFiles(traces)) == 0 {
+		// Nothing was traced (the namespace's mounts failed): no effect
+		// seen is no proof.
+		t.Fatalf("dynamic check: %q left no trace (exit %d): %s", cmd, exit, res.output)
+	}
 	res.effects, res.execs = traceJobEffects(t, traceFiles(traces), j)
 	return res
 }
@@ -178,13 +198,7 @@ func (d *dynamicTracer) traced(root, traces string, argv []string, syscalls stri
 	// in /tmp, are carried over through a staging tmpfs on /mnt, unmounted
 	// again. The fixture is bound read-only; the working directory is
 	// entered again through that mount, then strace is executed.
-	mountRO := append([]string{"/bin/sh", "-c", `r=$1 tr=$2; shift 2
-mount -t tmpfs tmpfs /mnt && mkdir /mnt/r /mnt/t && mount --bind "$r" /mnt/r && mount --bind "$tr" /mnt/t || exit 1
-for d in /tmp /var/tmp /dev/shm /run/lock; do
-	if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o mode=1777 tmpfs "$d" || exit 1; fi
-done
-mkdir -p "$r" "$tr" && mount --bind /mnt/r "$r" && mount -o remount,bind,ro "$r" && mount --bind /mnt/t "$tr" &&
-	umount /mnt/r /mnt/t && umount /mnt && cd "$PWD" && exec "$@"`, "sh", root, traces}, inner...)
+	mountRO := append([]string{"/bin/sh", "-c", privateMounts, "sh", root, traces}, inner...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, d.unshare, append(d.nsFlags(), append([]string{"--"}, mountRO...)...)...)
@@ -1288,6 +1302,66 @@ func TestDynamicBatchKeepsCommandsApart(t *testing.T) {
 		}
 		if res.timeout != c.timeout {
 			t.Errorf("%q: timeout %v, want %v", c.cmd, res.timeout, c.timeout)
+		}
+	}
+}
+
+// TestDynamicPrivateTmp: a traced command (run as nobody) that writes or
+// deletes in the machine's world-writable directories changes nothing
+// there, in a batch or alone, and the effect is still seen: /tmp, /var/tmp,
+// /dev/shm and /run/lock are the namespace's own (privateMounts).
+func TestDynamicPrivateTmp(t *testing.T) {
+	t.Parallel()
+	d, why := newDynamicTracer()
+	if d == nil {
+		proofUnavailable(t, why)
+	}
+	template := fixtureTemplate(t, d)
+	var victims []string
+	for _, dir := range []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock"} {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o002 == 0 {
+			continue
+		}
+		f, err := os.CreateTemp(dir, "permopa-private-tmp-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		defer os.Remove(f.Name())
+		os.Chmod(f.Name(), 0o666)
+		if d.root {
+			os.Chown(f.Name(), 65534, 65534) // the tracee's own file: it may delete it
+		}
+		victims = append(victims, f.Name())
+	}
+	if len(victims) == 0 {
+		t.Skip("no world-writable temporary directory")
+	}
+	for _, batch := range []bool{false, true} {
+		for _, v := range victims {
+			created := v + "-new"
+			cmd := "rm -f " + v + "; echo x > " + created
+			var res dynamicResult
+			if batch {
+				res = d.runBatch(t, template, []tracedJob{{cmd: "true"}, {cmd: cmd}}, dynamicTimeout)[1]
+			} else {
+				res = d.run(t, template, cmd, nil, nil, dynamicTimeout)
+			}
+			if _, err := os.Stat(v); err != nil {
+				t.Errorf("batch=%v: %q removed the machine's %s: %v", batch, cmd, v, err)
+			}
+			if _, err := os.Stat(created); err == nil {
+				os.Remove(created)
+				t.Errorf("batch=%v: %q created the machine's %s", batch, cmd, created)
+			}
+			var unlink, write bool
+			for _, e := range res.effects {
+				unlink = unlink || strings.Contains(e, "unlink") && strings.Contains(e, v)
+				write = write || strings.Contains(e, created)
+			}
+			if !unlink || !write {
+				t.Errorf("batch=%v: %q: effects %q, want its unlink and its write", batch, cmd, res.effects)
+			}
 		}
 	}
 }
