@@ -230,6 +230,9 @@ func (t target) doctor(out io.Writer) int {
 			if why := t.failsOpen(h); why != "" {
 				check(false, "%s hook `%s` would fail open: %s; run `permopa install %s`", e, h.desc, why, t.host)
 			}
+			if why := t.pathHijack(h.desc); why != "" && !strings.HasPrefix(h.desc, httpHookPrefix) {
+				check(false, "%s hook `%s` may not run permopa: %s", e, h.desc, why)
+			}
 		}
 	}
 	if t.host == "codex" && t.scope == "project" {
@@ -456,6 +459,9 @@ func (t target) hookArgv(command string) (string, []string, string) {
 	case strings.Contains(name, "/"):
 		return "", nil, fmt.Sprintf("%s is a relative path, which the host resolves in the directory it runs in (the project's files, not a binary you installed); run `permopa install %s`", name, t.host)
 	default:
+		if t.pathHijack(command) != "" {
+			return "", nil, "the project sets the PATH its program is looked up on (above), so doctor cannot tell what the host runs"
+		}
 		p, err := t.proc.lookPath(name)
 		if err != nil {
 			return "", nil, fmt.Sprintf("%s is not on PATH, so the host cannot run it and blocks every call; install it (docs/hosts.md)", name)
