@@ -235,6 +235,9 @@ func (t target) doctor(out io.Writer) int {
 			}
 		}
 	}
+	if msg := t.hooksOffMessage(); msg != "" {
+		check(false, "%s", msg)
+	}
 	if t.host == "codex" && t.scope == "project" {
 		for _, w := range t.warnings() {
 			fmt.Fprintf(out, "note %s\n", w)

@@ -703,6 +703,9 @@ func (t target) warnings() []string {
 			w = append(w, fmt.Sprintf("%s is not on your own PATH either: every call in this project will be blocked until it is", bin))
 		}
 	}
+	if msg := t.hooksOffMessage(); msg != "" {
+		w = append(w, msg)
+	}
 	if t.command != "" {
 		if why := t.pathHijack(t.command); why != "" {
 			w = append(w, "the hook command may not run permopa: "+why)
