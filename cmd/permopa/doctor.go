@@ -238,6 +238,9 @@ func (t target) doctor(out io.Writer) int {
 	if msg := t.hooksOffMessage(); msg != "" {
 		check(false, "%s", msg)
 	}
+	for _, a := range t.otherApprovers() {
+		check(false, "%s: it can approve a call permopa asks about without you (permopa gives no decision there, so that Claude Code shows its dialog); remove it, or trust what it does", a)
+	}
 	if t.host == "codex" && t.scope == "project" {
 		for _, w := range t.warnings() {
 			fmt.Fprintf(out, "note %s\n", w)

@@ -706,6 +706,9 @@ func (t target) warnings() []string {
 	if msg := t.hooksOffMessage(); msg != "" {
 		w = append(w, msg)
 	}
+	for _, a := range t.otherApprovers() {
+		w = append(w, a+": it can approve a call permopa asks about without you")
+	}
 	if t.command != "" {
 		if why := t.pathHijack(t.command); why != "" {
 			w = append(w, "the hook command may not run permopa: "+why)
