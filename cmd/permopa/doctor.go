@@ -465,12 +465,12 @@ func (t target) hookArgv(command string) (string, []string, string) {
 	case strings.Contains(name, "/"):
 		return "", nil, fmt.Sprintf("%s is a relative path, which the host resolves in the directory it runs in (the project's files, not a binary you installed); run `permopa install %s`", name, t.host)
 	default:
-		if t.pathHijack(command) != "" {
-			return "", nil, "the project sets the PATH its program is looked up on (above), so doctor cannot tell what the host runs"
-		}
 		p, err := t.proc.lookPath(name)
 		if err != nil {
 			return "", nil, fmt.Sprintf("%s is not on PATH, so the host cannot run it and blocks every call; install it (docs/hosts.md)", name)
+		}
+		if t.pathHijack(command) != "" {
+			return "", nil, "its program may be looked up in the project (above), so doctor cannot tell what the host runs"
 		}
 		bin = p
 	}

@@ -66,12 +66,21 @@ func projectPathSetters(host, project string) []string {
 }
 
 // pathHijack says why the host may not run the permopa that command
-// names, or "": command's program is a bare name and a file of the
-// project sets the PATH it is looked up on.
+// names, or "": command's program is a bare name and the user's PATH has
+// a relative entry, or a file of the project sets the PATH it is looked
+// up on.
 func (t target) pathHijack(command string) string {
 	words, ok := plainWords(strings.TrimSuffix(strings.TrimSpace(command), strings.TrimSpace(failClosedSuffix)))
 	if !ok || len(words) == 0 || strings.Contains(words[0], "/") {
 		return ""
+	}
+	for _, dir := range filepath.SplitList(t.proc.getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			// The host's shell looks in the directory the hook runs in
+			// (the project) for "" and "." alike.
+			return fmt.Sprintf("your PATH has the relative entry %q, so the host's shell looks %s up in the directory the hook runs in (the project, whose files the repository chose) too; remove it from PATH, or install with an absolute path (`permopa install %s --scope %s --command '/ABSOLUTE/PATH/%s …'`)",
+				dir, words[0], t.host, t.scope, words[0])
+		}
 	}
 	setters := projectPathSetters(t.host, t.project)
 	if len(setters) == 0 {

@@ -42,6 +42,9 @@ func TestHookPathSetByRepository(t *testing.T) {
 		{"gemini PATH in .gemini/.env", "gemini", map[string][]byte{".gemini/settings.json": geminiHooks, ".gemini/.env": []byte("FOO=1\nexport PATH=tools:/usr/bin\n")}, ".gemini/.env:2 (PATH=)"},
 		{"gemini PATH in .env", "gemini", map[string][]byte{".gemini/settings.json": geminiHooks, ".env": []byte("PATH = tools:/usr/bin\n")}, ".env:1 (PATH=)"},
 		{"claude env without PATH", "claude", map[string][]byte{".claude/settings.json": claudeHooks(map[string]any{"env": map[string]any{"FOO": "tools"}})}, ""},
+		// The user's own PATH with "." (or an empty entry) before the real
+		// permopa: the host's shell finds the project's ./permopa first.
+		{"a relative entry in the user's PATH", "claude", map[string][]byte{".claude/settings.json": claudeHooks(nil)}, "."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home, proj := t.TempDir(), t.TempDir()
@@ -52,8 +55,18 @@ func TestHookPathSetByRepository(t *testing.T) {
 				must(t, os.WriteFile(filepath.Join(proj, rel), data, 0o644))
 			}
 			env := []string{"HOME=" + home, userPath, "CLAUDE_CONFIG_DIR=", "GEMINI_CLI_TRUSTED_FOLDERS_PATH="}
-			out, errOut, _ := permopaAt(t, proj, "", env, "doctor", tc.host, "--scope", "project")
 			hijack := "may not run permopa: its program permopa is looked up on the PATH that "
+			if tc.setter == "." {
+				must(t, os.WriteFile(filepath.Join(proj, "permopa"), []byte(fake), 0o755))
+				env = append(env, "PATH=.:"+binDir+":/usr/bin:/bin")
+				hijack, tc.setter = `may not run permopa: your PATH has the relative entry ".", so the host's shell looks permopa up in the directory the hook runs in`, ""
+				out, errOut, _ := permopaAt(t, proj, "", env, "doctor", tc.host, "--scope", "project")
+				if !strings.Contains(out, "FAIL PreToolUse hook `permopa hook claude || exit 2` "+hijack) || strings.Contains(out, "answers a harmless call: {") {
+					t.Errorf("doctor does not fail the relative PATH entry:\n%s%s", out, errOut)
+				}
+				return
+			}
+			out, errOut, _ := permopaAt(t, proj, "", env, "doctor", tc.host, "--scope", "project")
 			if tc.setter == "" {
 				if strings.Contains(out, hijack) {
 					t.Errorf("doctor blames a PATH nobody set:\n%s%s", out, errOut)
