@@ -54,7 +54,7 @@ func projectChain(dir, userDir string) []chainProject {
 			c.unreadable = append(c.unreadable, err)
 		}
 		for _, pr := range problems {
-			if settings.UnreadableFile(pr) || errors.Is(pr, fs.ErrPermission) {
+			if err == nil && (settings.UnreadableFile(pr) || errors.Is(pr, fs.ErrPermission)) {
 				c.unreadable = append(c.unreadable, pr)
 			}
 		}

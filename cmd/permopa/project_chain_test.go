@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -62,5 +63,26 @@ func TestDoctorAndTrustShowTheProjectChain(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "each .permopa/ that decides calls made here is trusted on its own") ||
 		!strings.Contains(out, filepath.Join(proj, ".permopa")+": trusted") || !strings.Contains(out, filepath.Join(evil, ".permopa")+": not trusted") {
 		t.Errorf("trust --dry-run in %s: exit %d, want the enclosing project's state:\n%s%s", evil, code, out, errOut)
+	}
+}
+
+// A .permopa/ file that cannot be read (a named pipe) is shown once, as
+// what blocks every call below it; doctor does not wait on the pipe.
+func TestDoctorShowsAnUnreadableProject(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	must(t, os.MkdirAll(filepath.Join(proj, ".permopa"), 0o755))
+	must(t, os.MkdirAll(home, 0o755))
+	pipe := filepath.Join(proj, ".permopa", "settings.yaml")
+	must(t, syscall.Mkfifo(pipe, 0o644))
+	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "XDG_CONFIG_HOME=", "PERMOPA_CONFIG_DIR="}
+	if _, errOut, code := permopaAt(t, proj, "", env, "install", "claude", "--command", "/bin/true"); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, _, _ := permopaAt(t, proj, "", env, "doctor", "claude")
+	want := "note   " + filepath.Join(proj, ".permopa") + ": cannot be read, so every call made below " + proj + " is denied until it is fixed:"
+	if !strings.Contains(out, want) || strings.Count(out, pipe+": is not a regular file") != 1 {
+		t.Errorf("doctor, a named pipe as the project's settings: want %q and the file once:\n%s", want, out)
 	}
 }
