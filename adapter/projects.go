@@ -41,6 +41,8 @@ type ProjectCache struct {
 	// projects holds the loaded projects, at most MaxCwdProjects (the
 	// bound and eviction the OPA plugin's projects share).
 	projects *projectlru.Cache[cwdProject]
+	// base watches the engine's own layers (WatchBase); nil: not watched.
+	base *baseWatch
 }
 
 // cwdProject is what was read of one project: its files' stamps and, when
@@ -80,6 +82,7 @@ func NewProjectCache(eng *engine.Engine, skip, userDir string) *ProjectCache {
 // whose settings cannot be read whole is a DENY (code
 // project_settings_unreadable), as on a server.
 func (pc *ProjectCache) Decide(ctx context.Context, input any) permission.Decision {
+	pc.refreshBase(ctx)
 	if d := pc.Prepare(ctx, cwdOf(input)); d != nil {
 		return *d
 	}
@@ -93,6 +96,7 @@ func (pc *ProjectCache) DecideJSON(ctx context.Context, doc []byte) permission.D
 	}
 	_ = json.Unmarshal(doc, &v)
 	cwd, _ := v.Cwd.(string)
+	pc.refreshBase(ctx)
 	if d := pc.Prepare(ctx, cwd); d != nil {
 		return *d
 	}
