@@ -17,7 +17,7 @@ import (
 
 // A long-running `permopa decide` (an embedder's coprocess) sees a change
 // of its working directory's project between two lines as it sees one of
-// another call's project: trust recorded, trust revoked, a deny rule
+// another call's project: trust revoked, trust recorded, a deny rule
 // added. It read its working directory's layers once: the deny rule was
 // not applied there, and revoked trust kept its allow rules.
 func TestDecideSeesChangesBetweenLines(t *testing.T) {
@@ -30,6 +30,14 @@ func TestDecideSeesChangesBetweenLines(t *testing.T) {
 	}
 	must(t, os.MkdirAll(home, 0o755))
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "PERMOPA_CONFIG_DIR=", "PERMOPA_MANAGED_DIR="}
+	run := func(args ...string) {
+		if _, errOut, code := permopaAt(t, app, "", env, args...); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	// Trusted when decide starts: revoking must take the allow rules away.
+	run("trust", app)
+	run("trust", other)
 	cmd := exec.Command(permopaBin, "decide")
 	cmd.Dir, cmd.Env = app, append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
@@ -48,19 +56,14 @@ func TestDecideSeesChangesBetweenLines(t *testing.T) {
 		must(t, json.Unmarshal(out.Bytes(), &d))
 		return d.Behavior
 	}
-	run := func(args ...string) {
-		if _, errOut, code := permopaAt(t, app, "", env, args...); code != 0 {
-			t.Fatal(errOut)
-		}
-	}
 	for _, s := range []struct {
 		what   string
 		change func()
 		want   string
 	}{
-		{"untrusted", func() {}, "ASK"},
-		{"trusted", func() { run("trust", app); run("trust", other) }, "ALLOW"},
+		{"trusted", func() {}, "ALLOW"},
 		{"trust revoked", func() { run("trust", "--revoke", app); run("trust", "--revoke", other) }, "ASK"},
+		{"trusted again", func() { run("trust", app); run("trust", other) }, "ALLOW"},
 		{"a deny rule added", func() {
 			for _, d := range []string{app, other} {
 				putFile(t, filepath.Join(d, ".permopa", "settings.yaml"), "permissions:\n  deny: [\"Bash(make:*)\"]\n")
