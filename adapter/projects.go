@@ -41,6 +41,8 @@ type ProjectCache struct {
 	// projects holds the loaded projects, at most MaxCwdProjects (the
 	// bound and eviction the OPA plugin's projects share).
 	projects *projectlru.Cache[cwdProject]
+	// base watches the engine's own layers (WatchBase); nil: not watched.
+	base *baseWatch
 }
 
 // cwdProject is what was read of one project: its files' stamps and, when
@@ -48,7 +50,12 @@ type ProjectCache struct {
 type cwdProject struct {
 	// chain are the enclosing projects (settings.ProjectChain) the layers
 	// were made with.
-	chain   []string
+	chain []string
+	// real is the cwd with symbolic links resolved when loaded: a cwd
+	// that is a link retargeted to another project is read again, even
+	// where that project's files have the same sizes and times (as the
+	// OPA plugin's projects do).
+	real    string
 	stamp   []cwdStamp
 	blocked *permission.Decision
 }
@@ -57,6 +64,7 @@ type cwdStamp struct {
 	exists bool
 	size   int64
 	mtime  time.Time
+	mode   os.FileMode
 }
 
 // NewProjectCache returns a cache loading into eng the project rules of
@@ -74,6 +82,7 @@ func NewProjectCache(eng *engine.Engine, skip, userDir string) *ProjectCache {
 // whose settings cannot be read whole is a DENY (code
 // project_settings_unreadable), as on a server.
 func (pc *ProjectCache) Decide(ctx context.Context, input any) permission.Decision {
+	pc.refreshBase(ctx)
 	if d := pc.Prepare(ctx, cwdOf(input)); d != nil {
 		return *d
 	}
@@ -87,6 +96,7 @@ func (pc *ProjectCache) DecideJSON(ctx context.Context, doc []byte) permission.D
 	}
 	_ = json.Unmarshal(doc, &v)
 	cwd, _ := v.Cwd.(string)
+	pc.refreshBase(ctx)
 	if d := pc.Prepare(ctx, cwd); d != nil {
 		return *d
 	}
@@ -129,10 +139,12 @@ func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Dec
 	defer proj.Unlock()
 	pr := &proj.State
 	pr.chain = chain
+	real, _ := filepath.EvalSymlinks(cwd)
 	stamp := pc.stamps(cwd, chain)
-	if proj.Loaded() && sameCwdStamps(pr.stamp, stamp) {
+	if proj.Loaded() && pr.real == real && sameCwdStamps(pr.stamp, stamp) {
 		return pr.blocked
 	}
+	pr.real = real
 	problems := proj.Load(ctx)
 	pr.stamp = stamp
 	pr.blocked = nil
@@ -155,7 +167,7 @@ func (pc *ProjectCache) Prepare(ctx context.Context, cwd string) *permission.Dec
 	return pr.blocked
 }
 
-// stamps are the size and mtime of the .permopa directory and files of
+// stamps are the size, mtime and mode of the .permopa directory and files of
 // the project and of each enclosing one, and of the user's trust file: a
 // change reads the project again.
 func (pc *ProjectCache) stamps(cwd string, chain []string) []cwdStamp {
@@ -170,7 +182,7 @@ func (pc *ProjectCache) stamps(cwd string, chain []string) []cwdStamp {
 	out := make([]cwdStamp, len(files))
 	for i, f := range files {
 		if info, err := os.Stat(f); err == nil {
-			out[i] = cwdStamp{exists: true, size: info.Size(), mtime: info.ModTime()}
+			out[i] = cwdStamp{exists: true, size: info.Size(), mtime: info.ModTime(), mode: info.Mode()}
 		}
 	}
 	return out
@@ -181,7 +193,7 @@ func sameCwdStamps(a, b []cwdStamp) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].exists != b[i].exists || a[i].size != b[i].size || !a[i].mtime.Equal(b[i].mtime) {
+		if a[i].exists != b[i].exists || a[i].size != b[i].size || a[i].mode != b[i].mode || !a[i].mtime.Equal(b[i].mtime) {
 			return false
 		}
 	}

@@ -314,7 +314,11 @@ func (l *Layers) protectedPaths() []string {
 // that is broken. A file that does not exist contributes nothing. A file a
 // higher layer already read (in seen: `--settings .permopa/settings.yaml`
 // in that project) is that layer's, so that its rules and problems come
-// once; the files this layer reads are added to seen.
+// once; the files this layer reads are added to seen, except a project's:
+// a repository's .permopa (or one file of it) that is a link to an
+// enclosing project's or the user's must not take that file away from its
+// own layer, where its "/path" rules mean the other directory and its
+// trust is its own (docs/rules.md, "Enclosing projects").
 //
 // A project's own files (the local and shared project layers) that trust
 // does not cover contribute only what tightens (restrictUntrusted).
@@ -331,7 +335,9 @@ func (ly *layer) read(seen *[]os.FileInfo, trust TrustStore) (Settings, []error)
 			if slices.ContainsFunc(*seen, func(o os.FileInfo) bool { return os.SameFile(o, info) }) {
 				continue
 			}
-			*seen = append(*seen, info)
+			if ly.source != SourceLocal && ly.source != SourceProject {
+				*seen = append(*seen, info)
+			}
 		}
 		if err == nil && info.IsDir() {
 			err = fmt.Errorf("is a directory")

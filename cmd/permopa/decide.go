@@ -38,6 +38,10 @@ type engineFlags struct {
 	// projectDir and userDir are the layers' project and user directories
 	// (layered only), for the calls' own projects (projects).
 	projectDir, userDir string
+	// layerOpts are the options the layers were read with (layered
+	// only): projects reads them again when a file changes.
+	layerOpts *settings.LayerOptions
+	stderr    io.Writer
 }
 
 // projects is the cache of the calls' cwd projects for eng: a call whose
@@ -47,7 +51,35 @@ func (f *engineFlags) projects(eng *engine.Engine) *adapter.ProjectCache {
 	if !f.layered {
 		return nil
 	}
-	return adapter.NewProjectCache(eng, f.projectDir, f.userDir)
+	pc := adapter.NewProjectCache(eng, f.projectDir, f.userDir)
+	if f.layerOpts != nil {
+		// The working directory's project, the user's and the other
+		// layers are read again when a file of theirs changes, as a
+		// call's other project is: a deny rule added or trust revoked
+		// counts from the next line (docs/rules.md, "Trusted projects").
+		opts := *f.layerOpts
+		pc.WatchBase(settings.NewLayers(opts).SourcePaths(), func(ctx context.Context) []string {
+			l := settings.NewLayers(opts)
+			s, problems := l.Load()
+			if f.mode != "" {
+				s.DefaultMode = f.mode
+			}
+			if f.stderr != nil {
+				reportSettingsProblems(f.stderr, problems)
+			}
+			err := eng.UpdateSettings(ctx, func(cur *settings.Settings) error {
+				sessions, modes, projects, pu := cur.SessionRules, cur.SessionModes, cur.Projects, cur.ProjectUntrusted
+				*cur = s.Clone()
+				cur.SessionRules, cur.SessionModes, cur.Projects, cur.ProjectUntrusted = sessions, modes, projects, pu
+				return nil
+			})
+			if err != nil && f.stderr != nil {
+				fmt.Fprintln(f.stderr, "permopa: error: settings changed but could not be applied:", err)
+			}
+			return l.SourcePaths()
+		})
+	}
+	return pc
 }
 
 func (f *engineFlags) register(c *cobra.Command) {
@@ -79,6 +111,7 @@ func (f *engineFlags) engine(ctx context.Context, stderr io.Writer) (*engine.Eng
 		l := settings.NewLayers(opts)
 		s, problems = l.Load()
 		f.projectDir, f.userDir = l.ProjectDir(), l.UserDir()
+		f.layerOpts, f.stderr = &opts, stderr
 		for _, p := range problems {
 			var fp *settings.Problem
 			if errors.As(p, &fp) && fp.Kind == settings.CheckUnreadable && slices.Contains(files, fp.File) {
@@ -181,7 +214,9 @@ files loosen nothing until you trust the project (permopa trust). While a
 deny or ask rule of any of them cannot be read (or a settings file is a
 symbolic link to something that is not a settings file), every line is a
 DENY with code settings_unreadable (project_settings_unreadable for a
-call's own project).
+call's own project). A settings file or the trust changed while decide runs
+counts from the next line (for the working directory's layers, a line read
+100 ms or more after the last check).
 
 Each decision has --timeout (a DENY with code timeout past it); an input
 over 16 MiB is a DENY with code invalid_json without being read into memory.`,

@@ -230,7 +230,16 @@ func (t target) doctor(out io.Writer) int {
 			if why := t.failsOpen(h); why != "" {
 				check(false, "%s hook `%s` would fail open: %s; run `permopa install %s`", e, h.desc, why, t.host)
 			}
+			if why := t.pathHijack(h.desc); why != "" && !strings.HasPrefix(h.desc, httpHookPrefix) {
+				check(false, "%s hook `%s` may not run permopa: %s", e, h.desc, why)
+			}
 		}
+	}
+	if msg := t.hooksOffMessage(); msg != "" {
+		check(false, "%s", msg)
+	}
+	for _, a := range t.otherApprovers() {
+		check(false, "%s: it can approve a call permopa asks about without you (permopa gives no decision there, so that Claude Code shows its dialog); remove it, or trust what it does", a)
 	}
 	if t.host == "codex" && t.scope == "project" {
 		for _, w := range t.warnings() {
@@ -459,6 +468,9 @@ func (t target) hookArgv(command string) (string, []string, string) {
 		p, err := t.proc.lookPath(name)
 		if err != nil {
 			return "", nil, fmt.Sprintf("%s is not on PATH, so the host cannot run it and blocks every call; install it (docs/hosts.md)", name)
+		}
+		if t.pathHijack(command) != "" {
+			return "", nil, "its program may be looked up in the project (above), so doctor cannot tell what the host runs"
 		}
 		bin = p
 	}

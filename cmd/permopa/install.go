@@ -703,6 +703,17 @@ func (t target) warnings() []string {
 			w = append(w, fmt.Sprintf("%s is not on your own PATH either: every call in this project will be blocked until it is", bin))
 		}
 	}
+	if msg := t.hooksOffMessage(); msg != "" {
+		w = append(w, msg)
+	}
+	for _, a := range t.otherApprovers() {
+		w = append(w, a+": it can approve a call permopa asks about without you")
+	}
+	if t.command != "" {
+		if why := t.pathHijack(t.command); why != "" {
+			w = append(w, "the hook command may not run permopa: "+why)
+		}
+	}
 	switch t.host {
 	case "codex":
 		if t.scope == "project" {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -34,7 +35,9 @@ permopa trust DIR (default: the working directory) shows what trusting the
 project would enable, then records the trust in the user settings directory
 (trusted-projects.json) with the SHA-256 of each file: a file changed later
 (by a pull) needs trust again. Your own permopa rules add --destination
-project or local keeps a trusted file trusted.`,
+project or local keeps a trusted file trusted. The .permopa/ of every
+directory above DIR decides its calls too, each trusted on its own: trust
+lists them with their state (so does permopa doctor).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			lf := layerFlags{proc: p, userDir: userDir}
@@ -97,7 +100,12 @@ func trustProject(out io.Writer, userDir, project string, dryRun bool) error {
 		return err
 	}
 	if len(digests) == 0 {
-		return fmt.Errorf("project %s has no settings file (.permopa/settings.yaml or settings.local.yaml): nothing to trust", project)
+		msg := fmt.Sprintf("project %s has no settings file (.permopa/settings.yaml or settings.local.yaml): nothing to trust", project)
+		if up := settings.ProjectChain(project, userDir, ""); len(up) > 0 {
+			// Run in a subdirectory: the projects whose rules apply here.
+			msg += fmt.Sprintf("; the calls made here are decided by the .permopa/ of %s (permopa trust %s)", strings.Join(up, ", "), up[0])
+		}
+		return errors.New(msg)
 	}
 	enabled, err := untrustedOf(project)
 	if err != nil {
@@ -115,6 +123,8 @@ func trustProject(out io.Writer, userDir, project string, dryRun bool) error {
 			fmt.Fprintf(out, "  %s\n", u)
 		}
 	}
+	// Trust is per project: the enclosing ones keep theirs.
+	defer writeEnclosing(out, project, userDir)
 	if dryRun {
 		fmt.Fprintln(out, "not recorded (--dry-run)")
 		return nil
@@ -131,6 +141,17 @@ func trustProject(out io.Writer, userDir, project string, dryRun bool) error {
 	}
 	fmt.Fprintf(out, "trusted (recorded in %s)\n", settings.TrustFile(userDir))
 	return nil
+}
+
+// writeEnclosing lists the projects enclosing project whose .permopa/
+// also decides the calls made in it, each trusted or not on its own
+// (docs/rules.md, "Enclosing projects").
+func writeEnclosing(out io.Writer, project, userDir string) {
+	if len(settings.ProjectChain(project, userDir, "")) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "each .permopa/ that decides calls made here is trusted on its own:")
+	writeProjectChain(out, "  ", project, userDir)
 }
 
 // untrustedOf is what project's files set that is left out while the
