@@ -37,7 +37,7 @@ func (c config) hookServerFirst() int {
 		// As hookproto.Run answers a payload not read in time.
 		return hookproto.For(c.host).Fail("", fmt.Sprintf("no decision within %s (%v)", timeout, context.DeadlineExceeded)).Write(os.Stdout, os.Stderr)
 	}
-	payload, err := readPayload(deadline)
+	payload, err := readPayload(0, deadline)
 	var stdin io.Reader = bytes.NewReader(payload)
 	note := ""
 	switch {
@@ -72,47 +72,6 @@ func (c config) hookServerFirst() int {
 		return c.localAfter(ctx, payload, why, note)
 	}
 	return hookproto.Run(ctx, c.host, stdin, os.Stdout, os.Stderr, opts)
-}
-
-// readPayload reads stdin (fd 0) to its end, or to one byte more than
-// hookproto.MaxPayload, waiting for it until deadline (then
-// os.ErrDeadlineExceeded). A read error is returned with what was read.
-func readPayload(deadline time.Time) ([]byte, error) {
-	buf := make([]byte, 0, 8<<10)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return buf, os.ErrDeadlineExceeded
-		}
-		var ready syscall.FdSet
-		ready.Bits[0] = 1 // fd 0
-		tv := syscall.NsecToTimeval(max(left, time.Microsecond).Nanoseconds())
-		n, err := syscall.Select(1, &ready, nil, nil, &tv)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err != nil:
-			return buf, os.NewSyscallError("select", err)
-		case n == 0:
-			return buf, os.ErrDeadlineExceeded
-		}
-		n, err = syscall.Read(0, buf[len(buf):cap(buf)])
-		switch {
-		case err == syscall.EINTR || err == syscall.EAGAIN:
-			continue
-		case err != nil:
-			return buf, os.NewSyscallError("read", err)
-		case n == 0:
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-		if len(buf) > hookproto.MaxPayload {
-			return buf, nil
-		}
-	}
 }
 
 type errReader struct{ err error }
