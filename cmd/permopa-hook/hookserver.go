@@ -74,10 +74,6 @@ func (c config) hookServerFirst() int {
 	return hookproto.Run(ctx, c.host, stdin, os.Stdout, os.Stderr, opts)
 }
 
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
-
 // hookServerThenLocal answers the payload through the user's hook server
 // (docs/hosts.md, "The hook server"), which answers exactly as
 // permopa-hook-local does; when it cannot (none runs yet, it refuses, it
