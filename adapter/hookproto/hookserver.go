@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,7 +97,7 @@ func HookServerKey(id BinaryIdentity, uid int, env []string) string {
 	binary.BigEndian.PutUint64(b[16:], id.Size)
 	binary.BigEndian.PutUint64(b[24:], uint64(id.MtimeNs))
 	binary.BigEndian.PutUint64(b[32:], uint64(uid))
-	h.Write([]byte("permopa hook server 1\x00"))
+	h.Write([]byte("permopa hook server 2\x00")) // the protocol's version (frameMagic)
 	h.Write(b[:])
 	for _, kv := range env {
 		h.Write([]byte(kv))
@@ -110,42 +109,200 @@ func HookServerKey(id BinaryIdentity, uid int, env []string) string {
 // ServeRequest is one request to a hook server.
 type ServeRequest struct {
 	// Op is "hook" (answer Payload) or "status".
-	Op  string   `json:"op"`
-	Key string   `json:"key"`
-	Env []string `json:"env"`
+	Op  string
+	Key string
+	Env []string
 	// Host, Args: the hook's host and permopa-hook-local's flags.
-	Host    string   `json:"host,omitempty"`
-	Args    []string `json:"args,omitempty"`
-	Payload []byte   `json:"payload,omitempty"`
+	Host    string
+	Args    []string
+	Payload []byte
 }
 
 // ServeAnswer is a hook server's answer: the hook's answer (Stdout,
 // Stderr, Exit) as permopa-hook-local prints it, or Refused when it did
 // not decide (the hook then decides locally).
 type ServeAnswer struct {
-	Pid     int    `json:"pid"`
-	Key     string `json:"key"`
-	Refused string `json:"refused,omitempty"`
-	Stdout  []byte `json:"stdout,omitempty"`
-	Stderr  string `json:"stderr,omitempty"`
-	Exit    int    `json:"exit"`
+	Pid     int
+	Key     string
+	Refused string
+	Stdout  []byte
+	Stderr  string
+	Exit    int
 	// Status: when the server started, how many hooks it answered, and
 	// its idle limit.
-	Started  time.Time `json:"started,omitzero"`
-	Answered int64     `json:"answered,omitempty"`
-	Idle     string    `json:"idle,omitempty"`
+	Started  time.Time
+	Answered int64
+	Idle     string
 }
 
 // frameMagic starts every message of the hook server protocol: the magic,
-// then the JSON body's length (4 bytes, big endian), then the body.
-const frameMagic = "PHS1"
+// then the body's length (4 bytes, big endian), then the body: fields,
+// each a tag byte, the value's length (uvarint) and the value (bytes, or a
+// number as a zigzag varint); a list is its field repeated. Not JSON: the
+// first use of encoding/json's reflection cost a hook process ~1 ms of its
+// ~4 ms beyond a Go process's start (BENCHMARKS.md, "Hooks"). The version
+// is in the magic and in the servers' keys (HookServerKey), so a hook never
+// talks to a server of another version.
+const frameMagic = "PHS2"
 
-// maxFrame bounds a message: a payload (MaxPayload) and its encoding.
-const maxFrame = 2*MaxPayload + 64<<10
+// Field tags of the messages.
+const (
+	tagOp = 1 + iota
+	tagKey
+	tagEnv
+	tagHost
+	tagArgs
+	tagPayload
+	tagPid
+	tagRefused
+	tagStdout
+	tagStderr
+	tagExit
+	tagStarted
+	tagAnswered
+	tagIdle
+)
 
-// WriteFrame writes v as one message.
+// maxFrame bounds a message: a payload (MaxPayload) and the rest.
+const maxFrame = MaxPayload + 64<<10
+
+type frameWriter struct{ b []byte }
+
+func (w *frameWriter) bytes(tag byte, v []byte) {
+	w.b = append(w.b, tag)
+	w.b = binary.AppendUvarint(w.b, uint64(len(v)))
+	w.b = append(w.b, v...)
+}
+
+func (w *frameWriter) str(tag byte, v string) {
+	if v != "" {
+		w.bytes(tag, []byte(v))
+	}
+}
+
+func (w *frameWriter) strs(tag byte, vs []string) {
+	for _, v := range vs {
+		w.bytes(tag, []byte(v))
+	}
+}
+
+func (w *frameWriter) int(tag byte, v int64) {
+	if v != 0 {
+		w.bytes(tag, binary.AppendVarint(nil, v))
+	}
+}
+
+// encodeFrame is v's body: a ServeRequest or a ServeAnswer.
+func encodeFrame(v any) ([]byte, error) {
+	var w frameWriter
+	switch m := v.(type) {
+	case ServeRequest:
+		w.str(tagOp, m.Op)
+		w.str(tagKey, m.Key)
+		w.strs(tagEnv, m.Env)
+		w.str(tagHost, m.Host)
+		w.strs(tagArgs, m.Args)
+		if len(m.Payload) > 0 {
+			w.bytes(tagPayload, m.Payload)
+		}
+	case *ServeRequest:
+		return encodeFrame(*m)
+	case ServeAnswer:
+		w.int(tagPid, int64(m.Pid))
+		w.str(tagKey, m.Key)
+		w.str(tagRefused, m.Refused)
+		if len(m.Stdout) > 0 {
+			w.bytes(tagStdout, m.Stdout)
+		}
+		w.str(tagStderr, m.Stderr)
+		w.int(tagExit, int64(m.Exit))
+		if !m.Started.IsZero() {
+			w.int(tagStarted, m.Started.UnixNano())
+		}
+		w.int(tagAnswered, m.Answered)
+		w.str(tagIdle, m.Idle)
+	case *ServeAnswer:
+		return encodeFrame(*m)
+	default:
+		return nil, fmt.Errorf("no hook server message of type %T", v)
+	}
+	return w.b, nil
+}
+
+// decodeFrame reads body into v (*ServeRequest or *ServeAnswer). A field
+// that is not v's, cut short, or a number that does not parse is an error.
+func decodeFrame(body []byte, v any) error {
+	req, _ := v.(*ServeRequest)
+	ans, _ := v.(*ServeAnswer)
+	if req == nil && ans == nil {
+		return fmt.Errorf("no hook server message of type %T", v)
+	}
+	for len(body) > 0 {
+		tag := body[0]
+		n, k := binary.Uvarint(body[1:])
+		if k <= 0 || n > uint64(len(body)-1-k) {
+			return fmt.Errorf("hook server message: field %d cut short", tag)
+		}
+		val := body[1+k : 1+k+int(n)]
+		body = body[1+k+int(n):]
+		num := func() (int64, error) {
+			x, k := binary.Varint(val)
+			if k <= 0 || k != len(val) {
+				return 0, fmt.Errorf("hook server message: field %d is not a number", tag)
+			}
+			return x, nil
+		}
+		var err error
+		switch {
+		case tag == tagKey && req != nil:
+			req.Key = string(val)
+		case tag == tagKey:
+			ans.Key = string(val)
+		case req != nil && tag == tagOp:
+			req.Op = string(val)
+		case req != nil && tag == tagEnv:
+			req.Env = append(req.Env, string(val))
+		case req != nil && tag == tagHost:
+			req.Host = string(val)
+		case req != nil && tag == tagArgs:
+			req.Args = append(req.Args, string(val))
+		case req != nil && tag == tagPayload:
+			req.Payload = val
+		case ans != nil && tag == tagPid:
+			var x int64
+			x, err = num()
+			ans.Pid = int(x)
+		case ans != nil && tag == tagRefused:
+			ans.Refused = string(val)
+		case ans != nil && tag == tagStdout:
+			ans.Stdout = val
+		case ans != nil && tag == tagStderr:
+			ans.Stderr = string(val)
+		case ans != nil && tag == tagExit:
+			var x int64
+			x, err = num()
+			ans.Exit = int(x)
+		case ans != nil && tag == tagStarted:
+			var x int64
+			x, err = num()
+			ans.Started = time.Unix(0, x)
+		case ans != nil && tag == tagAnswered:
+			ans.Answered, err = num()
+		case ans != nil && tag == tagIdle:
+			ans.Idle = string(val)
+		default:
+			return fmt.Errorf("hook server message: unknown field %d", tag)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteFrame writes v (a ServeRequest or a ServeAnswer) as one message.
 func WriteFrame(w io.Writer, v any) error {
-	body, err := json.Marshal(v)
+	body, err := encodeFrame(v)
 	if err != nil {
 		return err
 	}
@@ -159,14 +316,14 @@ func WriteFrame(w io.Writer, v any) error {
 	return err
 }
 
-// ReadFrame reads one message into v.
+// ReadFrame reads one message into v (a *ServeRequest or *ServeAnswer).
 func ReadFrame(r io.Reader, v any) error {
 	var head [8]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		return err
 	}
 	if string(head[:4]) != frameMagic {
-		return errors.New("not a hook server message")
+		return errors.New("not a hook server message (or one of another version)")
 	}
 	n := binary.BigEndian.Uint32(head[4:])
 	if n > maxFrame {
@@ -176,5 +333,5 @@ func ReadFrame(r io.Reader, v any) error {
 	if _, err := io.ReadFull(r, body); err != nil {
 		return err
 	}
-	return json.Unmarshal(body, v)
+	return decodeFrame(body, v)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -143,28 +144,34 @@ var ErrHookServerStarting = errors.New("another hook server holds the lock")
 
 // AskHookServer sends req to the server of key in dir and reads its
 // answer. The server must be a process of this user (SO_PEERCRED, from
-// the kernel), answer for key, and answer within timeout; any failure is
-// an error, and nothing it said is used.
+// the kernel), answer for key, and answer within timeout (and before ctx's
+// deadline); any failure is an error, and nothing it said is used.
+//
+// The socket is a blocking one with the kernel's send and receive timeouts
+// (SO_SNDTIMEO, SO_RCVTIMEO), not Go's poller: a hook process makes this
+// one round trip and exits, and the poller's set-up (epoll, an eventfd,
+// another thread woken to wait) is a measurable part of its cost
+// (BENCHMARKS.md, "Hooks").
 func AskHookServer(ctx context.Context, dir *os.File, key string, req ServeRequest, timeout time.Duration) (ServeAnswer, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	f, err := dialUnixPeer(ctx, InDir(dir, SocketName(key)))
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	if err := ctx.Err(); err != nil {
+		return ServeAnswer{}, err
+	}
+	s, err := dialUnixPeer(InDir(dir, SocketName(key)), deadline)
 	if err != nil {
 		return ServeAnswer{}, err
 	}
-	defer f.Close()
-	stop := context.AfterFunc(ctx, func() { f.Close() })
-	defer stop()
-	if deadline, ok := ctx.Deadline(); ok {
-		f.SetDeadline(deadline)
-	}
+	defer s.Close()
 	req.Key = key
-	if err := WriteFrame(f, req); err != nil {
+	if err := WriteFrame(s, req); err != nil {
 		return ServeAnswer{}, fmt.Errorf("sending the call to the hook server: %w", err)
 	}
 	var ans ServeAnswer
-	if err := ReadFrame(bufio.NewReader(f), &ans); err != nil {
-		if ctx.Err() != nil {
+	if err := ReadFrame(bufio.NewReader(s), &ans); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return ServeAnswer{}, fmt.Errorf("the hook server gave no answer within %s", timeout)
 		}
 		return ServeAnswer{}, fmt.Errorf("reading the hook server's answer: %w", err)
@@ -181,46 +188,118 @@ func AskHookServer(ctx context.Context, dir *os.File, key string, req ServeReque
 	return ans, nil
 }
 
-// dialUnixPeer connects to the unix socket at path and checks that the
-// process listening there runs as this user (SO_PEERCRED).
-func dialUnixPeer(ctx context.Context, path string) (*os.File, error) {
-	syscall.ForkLock.RLock()
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err == nil {
-		syscall.CloseOnExec(fd)
-	}
-	syscall.ForkLock.RUnlock()
+// peerSocket is a connected blocking unix socket whose reads and writes
+// fail with os.ErrDeadlineExceeded past its deadline.
+type peerSocket struct {
+	fd       int
+	deadline time.Time
+}
+
+// dialUnixPeer connects to the unix socket at path before deadline and
+// checks that the process listening there runs as this user
+// (SO_PEERCRED). A socket that does not exist or that no one listens on is
+// an error that wraps ENOENT or ECONNREFUSED.
+func dialUnixPeer(path string, deadline time.Time) (*peerSocket, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		syscall.Close(fd)
-		return nil, os.NewSyscallError("setnonblock", err)
-	}
-	f := os.NewFile(uintptr(fd), "unix:"+path)
-	if deadline, ok := ctx.Deadline(); ok {
-		f.SetDeadline(deadline)
-	}
-	err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
-	if err == syscall.EINPROGRESS || err == syscall.EAGAIN {
-		err = waitConnected(f)
-	}
-	if err != nil {
-		f.Close()
-		return nil, &os.SyscallError{Syscall: "connect " + path, Err: err}
-	}
-	f.SetDeadline(time.Time{})
-	cred, err := PeerCred(f)
-	if err != nil {
-		f.Close()
+	s := &peerSocket{fd: fd, deadline: deadline}
+	// The send timeout bounds connect too (a listener whose backlog is
+	// full).
+	if err := s.arm(); err != nil {
+		s.Close()
 		return nil, err
 	}
+	for {
+		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+		if err != syscall.EINTR {
+			break
+		}
+		if err = s.arm(); err != nil {
+			break
+		}
+	}
+	if err == syscall.EAGAIN || err == syscall.EINPROGRESS {
+		err = os.ErrDeadlineExceeded
+	}
+	if err != nil {
+		s.Close()
+		return nil, &os.SyscallError{Syscall: "connect " + path, Err: err}
+	}
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	if err != nil {
+		s.Close()
+		return nil, os.NewSyscallError("getsockopt SO_PEERCRED", err)
+	}
 	if int(cred.Uid) != os.Getuid() {
-		f.Close()
+		s.Close()
 		return nil, fmt.Errorf("the process listening on %s runs as uid %d, not as this user (uid %d): refusing it", path, cred.Uid, os.Getuid())
 	}
-	return f, nil
+	return s, nil
 }
+
+// arm sets the socket's send and receive timeouts to the time left before
+// its deadline; none left is os.ErrDeadlineExceeded.
+func (s *peerSocket) arm() error {
+	left := time.Until(s.deadline)
+	if left <= 0 {
+		return os.ErrDeadlineExceeded
+	}
+	// A zero timeval is no timeout at all: at least a microsecond.
+	tv := syscall.NsecToTimeval(max(left, time.Microsecond).Nanoseconds())
+	for _, opt := range []int{syscall.SO_SNDTIMEO, syscall.SO_RCVTIMEO} {
+		if err := syscall.SetsockoptTimeval(s.fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
+			return os.NewSyscallError("setsockopt", err)
+		}
+	}
+	return nil
+}
+
+// retry makes call again after a signal (a socket with a timeout is never
+// restarted by the kernel), with the timeouts set again to what is left.
+func (s *peerSocket) retry(op string, call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		switch err {
+		case nil:
+			return n, nil
+		case syscall.EINTR:
+			if err := s.arm(); err != nil {
+				return 0, err
+			}
+		case syscall.EAGAIN:
+			return 0, os.ErrDeadlineExceeded
+		default:
+			return 0, os.NewSyscallError(op, err)
+		}
+	}
+}
+
+func (s *peerSocket) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := s.retry("read", func() (int, error) { return syscall.Read(s.fd, p) })
+	if err == nil && n == 0 {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+func (s *peerSocket) Write(p []byte) (int, error) {
+	written := 0
+	for written < len(p) {
+		n, err := s.retry("write", func() (int, error) { return syscall.Write(s.fd, p[written:]) })
+		written += n
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+func (s *peerSocket) Close() error { return syscall.Close(s.fd) }
 
 // PeerCred is the credentials of the process at the other end of a unix
 // socket (the kernel's, taken at connect or listen).

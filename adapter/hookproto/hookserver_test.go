@@ -2,8 +2,10 @@ package hookproto
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // The environment a server answers for is what a decision reads, and
@@ -37,19 +39,69 @@ func TestDecisionEnv(t *testing.T) {
 	}
 }
 
-// A frame that is not the protocol's, or too large, is refused.
+// Every field of both messages goes through a frame and back; a frame
+// that is not the protocol's (another version's, JSON, HTTP), too large,
+// cut short, with a field the message does not have, or a number that
+// does not parse is refused.
 func TestFrames(t *testing.T) {
+	req := ServeRequest{Op: "hook", Key: "0123456789abcdef", Env: []string{"HOME=/h", "PERMOPA_X=a\x00b"}, Host: "codex", Args: []string{"--mode", "plan"}, Payload: []byte(`{"cwd":"/w"}`)}
+	ans := ServeAnswer{Pid: 4242, Key: "0123456789abcdef", Refused: "no", Stdout: []byte("{}\n"), Stderr: "note\n", Exit: 2,
+		Started: time.Unix(1700000000, 123456789), Answered: 1 << 40, Idle: "15m0s"}
 	var buf bytes.Buffer
-	if err := WriteFrame(&buf, ServeRequest{Op: "status", Key: "k"}); err != nil {
+	if err := WriteFrame(&buf, req); err != nil {
 		t.Fatal(err)
 	}
-	var req ServeRequest
-	if err := ReadFrame(&buf, &req); err != nil || req.Op != "status" || req.Key != "k" {
-		t.Fatalf("round trip: %+v %v", req, err)
+	var gotReq ServeRequest
+	if err := ReadFrame(&buf, &gotReq); err != nil || !reflect.DeepEqual(gotReq, req) {
+		t.Fatalf("request round trip: %+v %v, want %+v", gotReq, err, req)
 	}
-	for _, raw := range []string{"HTTP/1.1 200 OK\r\n\r\n", "PHS1\xff\xff\xff\xff", "PHS1\x00\x00\x00\x05{}"} {
+	if err := WriteFrame(&buf, &ans); err != nil {
+		t.Fatal(err)
+	}
+	var gotAns ServeAnswer
+	if err := ReadFrame(&buf, &gotAns); err != nil || !gotAns.Started.Equal(ans.Started) {
+		t.Fatalf("answer round trip: %+v %v, want %+v", gotAns, err, ans)
+	}
+	gotAns.Started = ans.Started
+	if !reflect.DeepEqual(gotAns, ans) {
+		t.Fatalf("answer round trip: %+v, want %+v", gotAns, ans)
+	}
+	// A negative exit status survives (it is refused later, not here).
+	buf.Reset()
+	WriteFrame(&buf, ServeAnswer{Exit: -1})
+	if err := ReadFrame(&buf, &gotAns); err != nil || gotAns.Exit != -1 {
+		t.Errorf("exit -1: %+v %v", gotAns, err)
+	}
+	frame := func(body string) string {
+		return "PHS2" + string([]byte{0, 0, byte(len(body) >> 8), byte(len(body))}) + body
+	}
+	for name, raw := range map[string]string{
+		"http":              "HTTP/1.1 200 OK\r\n\r\n",
+		"version 1 (json)":  "PHS1\x00\x00\x00\x02{}",
+		"too large":         "PHS2\xff\xff\xff\xff",
+		"body cut short":    "PHS2\x00\x00\x00\x05\x01\x01a",
+		"field cut short":   frame("\x01\x05ab"),
+		"length cut short":  frame("\x01\xff"),
+		"unknown field":     frame("\x63\x01a"),
+		"an answer's field": frame("\x07\x01\x02"),
+	} {
+		var req ServeRequest
 		if err := ReadFrame(bytes.NewReader([]byte(raw)), &req); err == nil {
-			t.Errorf("%q: read as a frame", raw)
+			t.Errorf("%s: %q read as a request %+v", name, raw, req)
 		}
+	}
+	for name, raw := range map[string]string{
+		"a request's field": frame("\x06\x01a"),
+		"pid not a number":  frame("\x07\x02\x80\x80"),
+		"exit with a tail":  frame("\x0b\x02\x04\x00"),
+		"exit empty":        frame("\x0b\x00"),
+	} {
+		var ans ServeAnswer
+		if err := ReadFrame(bytes.NewReader([]byte(raw)), &ans); err == nil {
+			t.Errorf("%s: %q read as an answer %+v", name, raw, ans)
+		}
+	}
+	if err := WriteFrame(&buf, struct{}{}); err == nil {
+		t.Error("a struct that is no message was written")
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -58,6 +59,22 @@ type config struct {
 }
 
 func parseArgs(args []string) (config, error) {
+	if len(args) == 1 && hookproto.For(args[0]) != nil {
+		// The command line `permopa install` writes: every flag's default
+		// (parseFlags gives the same, TestParseArgsHostOnly), without the
+		// flag package, whose first use costs a hook ~0.4 ms of CPU
+		// (BENCHMARKS.md, "Hooks").
+		return config{host: args[0], serverTimeout: hookproto.DefaultServerTimeout, timeout: hookproto.DefaultTimeout, destination: defaultDestination}, nil
+	}
+	return parseFlags(args)
+}
+
+// defaultDestination is --destination's default.
+const defaultDestination = "local"
+
+// parseFlags reads the command line: flags, and the host before or after
+// them.
+func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("permopa-hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -66,7 +83,7 @@ func parseArgs(args []string) (config, error) {
 	fs.DurationVar(&c.serverTimeout, "server-timeout", hookproto.DefaultServerTimeout, "block when the server gives no answer within this time")
 	fs.DurationVar(&c.timeout, "timeout", hookproto.DefaultTimeout, "block when no answer is reached within this time")
 	fs.BoolVar(&c.ignoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends")
-	fs.StringVar(&c.destination, "destination", "local", "settings destination named in approval advice")
+	fs.StringVar(&c.destination, "destination", defaultDestination, "settings destination named in approval advice")
 	fs.StringVar(&c.mode, "mode", "", "mode for calls that name none")
 	fs.StringVar(&c.permopa, "permopa", "", "the binary for local decisions: permopa-hook-local, or permopa (default: permopa-hook-local next to this one, else permopa next to it, else either on PATH)")
 	fs.BoolVar(&c.trace, "trace", false, "print the time each phase takes to stderr")
@@ -109,12 +126,12 @@ func main() {
 	// server in PERMOPA_SERVER's sense (PERMOPA_SERVER= leaves it on),
 	// PERMOPA_HOOK_SERVER=0 turns it off.
 	c.auto = addr == "" && !required && hookproto.HookServerSupported && !hookproto.HookServerDisabled(os.Getenv)
-	decide := func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
-		if required {
-			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)
-		}
-		return nil, &hookproto.UnreachableError{Addr: "(none)", Err: errors.New("no server configured")}
+	if c.auto && c.logFile == "" {
+		// The common case (the command `permopa install` writes): the hook
+		// server first, with nothing else done (hookserver.go).
+		os.Exit(c.hookServerFirst())
 	}
+	decide := noServer(required)
 	if addr != "" {
 		c.hasServer = true
 		client, err := hookproto.NewClient(addr, c.serverTimeout)
@@ -163,8 +180,31 @@ func main() {
 			}
 		}
 	}
+	opts := c.runOptions(decide)
+	opts.Notice = notice
+	if c.auto {
+		opts.OnUnreachable = c.hookServerThenLocal
+	}
+	code := hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts)
+	log.Close()
+	os.Exit(code)
+}
+
+// noServer is the decider when no server is configured: unreachable (a
+// local decision follows), or an error that blocks when one is required.
+func noServer(required bool) hookproto.Decider {
+	return func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
+		if required {
+			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)
+		}
+		return nil, &hookproto.UnreachableError{Addr: "(none)", Err: errors.New("no server configured")}
+	}
+}
+
+// runOptions are hookproto.Run's options for this command line, deciding
+// with decide and locally (c.local) when it finds no server.
+func (c config) runOptions(decide hookproto.Decider) hookproto.RunOptions {
 	opts := hookproto.RunOptions{
-		Notice:         notice,
 		Decide:         decide,
 		Timeout:        c.timeout,
 		IgnoreHostMode: c.ignoreHostMode,
@@ -172,15 +212,10 @@ func main() {
 		Answer:         hookproto.Options{Destination: c.destination},
 		OnUnreachable:  c.local,
 	}
-	if c.auto {
-		opts.OnUnreachable = c.hookServerThenLocal
-	}
 	if c.trace {
 		opts.Trace = os.Stderr
 	}
-	code := hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts)
-	log.Close()
-	os.Exit(code)
+	return opts
 }
 
 // local has the local decider (permopa-hook-local, else `permopa hook
@@ -263,8 +298,12 @@ func (c config) findLocal() (string, bool, error) {
 		return c.permopa, filepath.Base(c.permopa) == "permopa-hook-local", nil
 	}
 	if self, err := os.Executable(); err == nil {
-		if resolved, err := filepath.EvalSymlinks(self); err == nil {
-			self = resolved
+		// Linux's /proc/self/exe is the binary's path with every link
+		// resolved already: no lstat of each directory on the way.
+		if runtime.GOOS != "linux" {
+			if resolved, err := filepath.EvalSymlinks(self); err == nil {
+				self = resolved
+			}
 		}
 		for _, name := range []string{"permopa-hook-local", "permopa"} {
 			p := filepath.Join(filepath.Dir(self), name)
