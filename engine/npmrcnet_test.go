@@ -99,3 +99,103 @@ func TestProjectNpmrcCannotSendEnvironmentElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// git ls-remote and git remote show are network reads by their words; a
+// repository's http settings can make them read and write files anywhere
+// (cookie files) or carry the user's credentials through a proxy the
+// project names. The real git is run against servers on loopback first:
+// it writes the cookie jar outside the project and sends its request to
+// the proxy; then neither command is read-only in that repository.
+func TestRepositoryHTTPConfigIsNotReadOnly(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, w := filepath.Join(root, "home"), filepath.Join(root, "w")
+	env := append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0")
+	git := func(args ...string) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir, cmd.Env = w, env
+		return cmd.CombinedOutput()
+	}
+	if err := os.MkdirAll(w, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := git("init", "-q"); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	var mu sync.Mutex
+	var seen []string
+	serve := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = append(seen, r.Method+" "+r.Host)
+			mu.Unlock()
+			// A dumb-HTTP remote with no refs: git exits normally (and
+			// saves its cookies).
+			http.SetCookie(rw, &http.Cookie{Name: "planted", Value: "x", Path: "/"})
+			rw.Header().Set("Content-Type", "text/plain")
+			rw.WriteHeader(http.StatusOK)
+		})}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
+	}
+	remote, proxy := serve(), serve()
+	jar := filepath.Join(root, "outside", "jar")
+	if err := os.MkdirAll(filepath.Dir(jar), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, config, proof string }{
+		{"cookie jar", "[remote \"origin\"]\n\turl = http://" + remote + "/r.git\n[http]\n\tcookieFile = " + jar + "\n\tsaveCookies = true\n", "jar"},
+		{"proxy", "[remote \"origin\"]\n\turl = http://unreachable.invalid/r.git\n[http]\n\tproxy = http://" + proxy + "\n", "GET unreachable.invalid"},
+	}
+	for _, c := range cases {
+		if err := os.WriteFile(filepath.Join(w, ".git/config"), []byte("[core]\n\trepositoryformatversion = 0\n\tbare = false\n"+c.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("ls-remote", "origin")
+		mu.Lock()
+		got := strings.Join(seen, ",")
+		mu.Unlock()
+		if c.proof == "jar" {
+			if _, err := os.Stat(jar); err != nil {
+				t.Fatalf("%s: real git ls-remote wrote no cookie file outside the project: the case proves nothing (%v; requests %s)", c.name, err, got)
+			}
+		} else if !strings.Contains(got, c.proof) {
+			t.Fatalf("%s: real git ls-remote did not go through the project's proxy: the case proves nothing (requests %s)", c.name, got)
+		}
+	}
+
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: w,
+		Rules: []permission.Rule{mustRule(t, "Bash(git ls-remote:*)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if err := os.WriteFile(filepath.Join(w, ".git/config"), []byte("[core]\n\tbare = false\n"+c.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"git ls-remote origin", "git remote show origin"} {
+			d := eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": w, "permission_mode": "plan"})
+			if d.Behavior == permission.Allow {
+				t.Errorf("%s: plan: %q: ALLOW (%s)", c.name, cmd, d.Message)
+			}
+		}
+		d := eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "git ls-remote origin"}, "cwd": w, "permission_mode": "default"})
+		if d.Behavior != permission.Ask || !d.BypassImmune || !strings.Contains(d.Message, ".git/config") {
+			t.Errorf("%s: default, allow rule: %s/%s (%s), want a safety ASK naming .git/config", c.name, d.Behavior, d.Step, d.Message)
+		}
+	}
+}

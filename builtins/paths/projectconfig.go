@@ -427,6 +427,18 @@ func GitCodeKey(e GitConfigEntry) string {
 		if name == "program" || name == "defaultkeycommand" {
 			return "names a program git log --show-signature runs"
 		}
+	case "http":
+		// git ls-remote and git remote show are network reads: a proxy
+		// or an unverified TLS connection the project names carries the
+		// user's own credentials (the credential helper answers for the
+		// remote's host); cookie files are read and written anywhere.
+		switch name {
+		case "proxy", "sslverify", "sslcainfo", "sslcapath", "sslcert", "sslkey", "sslbackend", "sslcipherlist",
+			"proxysslcert", "proxysslkey", "proxysslcainfo", "curloptresolve", "pinnedpubkey":
+			return "routes or unverifies the connection that carries the user's credentials"
+		case "cookiefile", "savecookies":
+			return "makes git read and write a cookie file elsewhere"
+		}
 	case "credential":
 		if name == "helper" {
 			return "names a credential helper program"

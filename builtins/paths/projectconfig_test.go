@@ -133,6 +133,12 @@ func TestConfigFindingsGit(t *testing.T) {
 	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config protocol.ext.allow,main/.git/config remote.o.url,main/.git/config url.ext::sh -c y .insteadof" {
 		t.Errorf("transports: %v", got)
 	}
+	// A proxy, unverified TLS or cookie files (per URL too) for the
+	// network reads (git ls-remote, git remote show).
+	mkfile(t, main+"/.git/config", "[http]\n\tproxy = http://evil:3128\n\tsslVerify = false\n[http \"https://github.com/\"]\n\tsslCAInfo = /tmp/ca\n\tcookieFile = ~/.bashrc\n\tsaveCookies\n\textraHeader = X-A: b\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config http.proxy,main/.git/config http.sslverify,main/.git/config http.https://github.com/.sslcainfo,main/.git/config http.https://github.com/.cookiefile,main/.git/config http.https://github.com/.savecookies" {
+		t.Errorf("http: %v", got)
+	}
 	// The user's own configuration is not reported, but a relative
 	// core.hooksPath there names a project directory.
 	mkfile(t, main+"/.git/config", "[core]\n\tbare = false\n")
