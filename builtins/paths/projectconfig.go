@@ -46,7 +46,7 @@ const (
 
 // ConfigPrograms are the programs ConfigFindings knows the configuration
 // of.
-var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pnpm": true}
+var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pnpm": true, "cargo": true, "rustc": true}
 
 // ConfigFindings reports what program, started in the clean absolute
 // directory dir, reads from its configuration that can run code, write
@@ -74,6 +74,11 @@ func ConfigFindingsWith(probe *DirProbe, program, dir, home string) []ConfigFind
 		r.packageManager(dir, "pnpm")
 		r.npmrc(dir, "pnpm")
 		r.pnpm(dir)
+	case "cargo":
+		r.rustToolchain(dir)
+		r.cargoConfig(dir)
+	case "rustc":
+		r.rustToolchain(dir)
 	}
 	return r.out
 }
@@ -647,4 +652,118 @@ func lineOf(data []byte, word string) int {
 		return 0
 	}
 	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+// --- rustup, cargo ---
+
+// rustToolchain reads the toolchain file rustup's proxies (cargo, rustc,
+// installed by rustup as links to itself) take from the nearest directory
+// up from dir that has one: rust-toolchain.toml, or the older
+// rust-toolchain. A toolchain given by path runs that directory's
+// programs (`path = "./tc"` made `cargo --version` run the project's
+// tc/bin/cargo); a channel rustup has not installed, or components and
+// targets, make it download and install them. A distribution's cargo
+// ignores the file; permopa cannot tell which one runs, so it reads it.
+func (r *configReader) rustToolchain(dir string) {
+	for _, x := range ancestors(dir) {
+		if x == r.home {
+			return // the user's own override
+		}
+		found := false // rustup warns when both are there, and takes one
+		for _, name := range []string{"rust-toolchain", "rust-toolchain.toml"} {
+			p := path.Join(x, name)
+			data, ok := r.read(p)
+			if !ok {
+				continue
+			}
+			found = true
+			text := strings.TrimSpace(string(data))
+			if name == "rust-toolchain" && !strings.Contains(text, "[") {
+				// The older form: one toolchain name.
+				r.rustChannel(p, 1, text)
+				continue
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				key, value, found := strings.Cut(line, "=")
+				key = strings.Trim(strings.TrimSpace(key), `"'`)
+				switch {
+				case !found:
+					if t := strings.TrimSpace(line); t != "" && t[0] != '#' && t != "[toolchain]" {
+						r.add(p, i+1, "", "is not a line rustup's toolchain file holds")
+					}
+				case key == "channel":
+					r.rustChannel(p, i+1, strings.Trim(strings.TrimSpace(value), `"'`))
+				case key == "profile":
+				default:
+					r.add(p, i+1, key, rustToolchainKeyReason(key))
+				}
+			}
+		}
+		if found {
+			return
+		}
+	}
+}
+
+func rustToolchainKeyReason(key string) string {
+	switch key {
+	case "path":
+		return "names a toolchain directory whose programs rustup runs"
+	case "components", "targets":
+		return "makes rustup download and install what is missing"
+	}
+	return "is a key permopa does not model"
+}
+
+// rustChannel reports a channel rustup would download and install, or
+// one that is a path.
+func (r *configReader) rustChannel(p string, line int, channel string) {
+	if channel == "" || strings.ContainsAny(channel, "/\\") || strings.HasPrefix(channel, ".") {
+		r.add(p, line, channel, "names a toolchain directory whose programs rustup runs")
+		return
+	}
+	home := os.Getenv("RUSTUP_HOME")
+	if home == "" {
+		home = path.Join(r.home, ".rustup")
+	}
+	entries, _ := os.ReadDir(path.Join(home, "toolchains"))
+	for _, e := range entries {
+		if n := e.Name(); n == channel || strings.HasPrefix(n, channel+"-") {
+			return
+		}
+	}
+	r.add(p, line, channel, "names a toolchain rustup has not installed, which it downloads and installs")
+}
+
+// cargoKeyWord are the keys of cargo's configuration that run programs
+// (credential providers run on a registry that asks for a token: a
+// planted provider ran under `cargo search`), send the user's tokens or
+// connections elsewhere (registries, source replacement, proxy and TLS
+// settings), or read more files (include).
+var cargoKeyWord = regexp.MustCompile(`(?i)credential|token|registr|replace-with|index|proxy|cainfo|ssl|check-revoke|git-fetch-with-cli|include|\[source|\[alias|\[net|\[http`)
+
+// cargoConfig reads .cargo/config.toml and .cargo/config from dir up to
+// /, as cargo does, but for the home directory's, which is the user's own
+// ($CARGO_HOME). The files are scanned as text for the keys of
+// cargoKeyWord; a quoted escape on a line counts too.
+func (r *configReader) cargoConfig(dir string) {
+	for _, x := range ancestors(dir) {
+		if x == r.home {
+			continue
+		}
+		for _, name := range []string{".cargo/config.toml", ".cargo/config"} {
+			p := path.Join(x, name)
+			data, ok := r.read(p)
+			if !ok {
+				continue
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				if m := cargoKeyWord.FindString(line); m != "" {
+					r.add(p, i+1, m, "makes cargo run a program, send the user's tokens or connections elsewhere, or read other files")
+				} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
+					r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")
+				}
+			}
+		}
+	}
 }

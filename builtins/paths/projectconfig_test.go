@@ -270,3 +270,50 @@ func TestConfigFindingsBounds(t *testing.T) {
 		t.Errorf("a FIFO config: %v", got)
 	}
 }
+
+// rustup's toolchain file and cargo's configuration, read from the
+// project up (TestRustProjectConfigIsNotReadOnly runs the real ones).
+func TestConfigFindingsRust(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RUSTUP_HOME", filepath.Join(root, "rustup"))
+	mkfile(t, root+"/rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/cargo", "")
+	sub := filepath.Join(root, "p", "crates", "a")
+	mkfile(t, sub+"/Cargo.toml", "[package]\nname = \"a\"\n")
+	for _, prog := range []string{"cargo", "rustc"} {
+		if got := findings(root, prog, sub); len(got) != 0 {
+			t.Errorf("%s: a plain project: %v", prog, got)
+		}
+	}
+	for _, c := range []struct{ file, body, program, want string }{
+		{"p/rust-toolchain.toml", "[toolchain]\npath = \"./tc\"\n", "cargo", "p/rust-toolchain.toml path"},
+		{"p/rust-toolchain.toml", "[toolchain]\nchannel = \"nightly-2020-01-01\"\n", "rustc", "p/rust-toolchain.toml nightly-2020-01-01"},
+		{"p/rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\ncomponents = [\"clippy\"]\n", "cargo", "p/rust-toolchain.toml components"},
+		{"p/rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\nx = 1\n", "cargo", "p/rust-toolchain.toml x"},
+		{"p/rust-toolchain", "../tc\n", "cargo", "p/rust-toolchain ../tc"},
+		{"p/crates/a/rust-toolchain", "beta\n", "rustc", "p/crates/a/rust-toolchain beta"},
+		{"p/.cargo/config.toml", "[registry]\nglobal-credential-providers = [\"x\"]\n", "cargo", "p/.cargo/config.toml registr"},
+		{"p/crates/a/.cargo/config", "[source.crates-io]\nreplace-with = \"x\"\n", "cargo", "p/crates/a/.cargo/config [source"},
+		{".cargo/config.toml", "[http]\nproxy = \"x\"\n", "cargo", ".cargo/config.toml [http"},
+		{"p/.cargo/config.toml", "\"cred\\u0065ntial-provider\" = \"x\"\n", "cargo", "p/.cargo/config.toml "},
+	} {
+		mkfile(t, filepath.Join(root, c.file), c.body)
+		got := findings(root, c.program, sub)
+		if len(got) == 0 || got[0] != c.want {
+			t.Errorf("%s %q: %s: %v, want %q", c.file, c.body, c.program, got, c.want)
+		}
+		os.Remove(filepath.Join(root, c.file))
+	}
+	// An installed channel, the nearest toolchain file deciding, cargo's
+	// configuration without the keys.
+	mkfile(t, root+"/p/rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\nprofile = \"minimal\"\n")
+	mkfile(t, root+"/rust-toolchain", "/elsewhere\n")
+	mkfile(t, root+"/p/.cargo/config.toml", "[build]\njobs = 2\n")
+	for _, prog := range []string{"cargo", "rustc"} {
+		if got := findings(root, prog, sub); len(got) != 0 {
+			t.Errorf("%s: harmless files: %v", prog, got)
+		}
+	}
+}

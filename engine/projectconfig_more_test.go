@@ -199,3 +199,121 @@ func TestRepositoryHTTPConfigIsNotReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// rustup's proxies (cargo, rustc) run the toolchain the project's
+// rust-toolchain.toml names, a directory of the project's too; cargo runs
+// the credential providers its .cargo/config.toml names when a registry
+// asks for a token. Both are run for real first (a marker file shows the
+// project's program ran), then `cargo --version`, `rustc -V` and `cargo
+// search` are not read-only there, while a toolchain file naming an
+// installed channel keeps `cargo --version` read-only.
+func TestRustProjectConfigIsNotReadOnly(t *testing.T) {
+	t.Parallel()
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		t.Skip("cargo not installed")
+	}
+	if target, _ := filepath.EvalSymlinks(cargo); filepath.Base(target) != "rustup" && filepath.Base(target) != "rustup-init" {
+		t.Skipf("cargo is not rustup's proxy (%s)", target)
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "p")
+	home, _ := os.UserHomeDir() // rustup's toolchains are the user's
+	marker := filepath.Join(root, "ran")
+	evil := "#!/bin/sh\necho ran >> " + marker + "\necho tok\n"
+	writeModeFile(t, filepath.Join(p, "tc", "bin", "cargo"), evil, 0o755)
+	writeModeFile(t, filepath.Join(p, "tc", "bin", "rustc"), evil, 0o755)
+	writeModeFile(t, filepath.Join(p, "evil.sh"), evil, 0o755)
+	toolchain := "[toolchain]\npath = \"" + filepath.Join(p, "tc") + "\"\n"
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/config.json") {
+			w.Write([]byte(`{"dl":"` + api + `/dl","api":"` + api + `","auth-required":true}`))
+			return
+		}
+		w.Write([]byte(`{"crates":[],"meta":{"total":0}}`))
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	cargoConfig := "[registry]\nglobal-credential-providers = [\"cargo:token-from-stdout " + filepath.Join(p, "evil.sh") + "\"]\ndefault = \"planted\"\n[registries.planted]\nindex = \"sparse+" + api + "/\"\n"
+
+	run := func(args ...string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir = p
+		cmd.Env = append(os.Environ(), "CARGO_HOME="+filepath.Join(root, "cargohome"))
+		cmd.CombinedOutput()
+	}
+	ran := func() bool {
+		_, err := os.Stat(marker)
+		os.Remove(marker)
+		return err == nil
+	}
+	writeModeFile(t, filepath.Join(p, "rust-toolchain.toml"), toolchain, 0o644)
+	if run("cargo", "--version"); !ran() {
+		t.Fatal("real cargo --version did not run the toolchain the project names: the case proves nothing")
+	}
+	os.Remove(filepath.Join(p, "rust-toolchain.toml"))
+	writeModeFile(t, filepath.Join(p, ".cargo", "config.toml"), cargoConfig, 0o644)
+	if run("cargo", "search", "x"); !ran() {
+		t.Fatal("real cargo search did not run the credential provider the project names: the case proves nothing")
+	}
+	os.Remove(filepath.Join(p, ".cargo", "config.toml"))
+
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p,
+		Rules: []permission.Rule{mustRule(t, "Bash(cargo search:*)"), mustRule(t, "Bash(cargo --version)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd, mode string) permission.Decision {
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": p, "permission_mode": mode})
+	}
+	for _, c := range []struct{ file, body string }{
+		{"rust-toolchain.toml", toolchain},
+		{"rust-toolchain", filepath.Join(p, "tc") + "\n"},
+		{"rust-toolchain.toml", "[toolchain]\nchannel = \"1.0.0-never-installed\"\n"},
+		{".cargo/config.toml", cargoConfig},
+		{".cargo/config", "[http]\nproxy = \"" + api + "\"\n"},
+	} {
+		f := filepath.Join(p, c.file)
+		writeModeFile(t, f, c.body, 0o644)
+		for _, cmd := range []string{"cargo --version", "cargo search x", "rustc -V"} {
+			if strings.HasPrefix(c.file, ".cargo") && cmd == "rustc -V" {
+				continue // rustc does not read cargo's configuration
+			}
+			if d := decide(cmd, "plan"); d.Behavior == permission.Allow {
+				t.Errorf("%s: plan: %q: ALLOW (%s)", c.file, cmd, d.Message)
+			}
+			if d := decide(cmd, "default"); cmd != "rustc -V" && (d.Behavior != permission.Ask || !d.BypassImmune || !strings.Contains(d.Message, c.file)) {
+				t.Errorf("%s: default, allow rules: %q: %s/%s (%s), want a safety ASK naming the file", c.file, cmd, d.Behavior, d.Step, d.Message)
+			}
+		}
+		os.Remove(f)
+	}
+	rustupHome := os.Getenv("RUSTUP_HOME")
+	if rustupHome == "" {
+		rustupHome = filepath.Join(home, ".rustup")
+	}
+	installed, err := os.ReadDir(filepath.Join(rustupHome, "toolchains"))
+	if err != nil || len(installed) == 0 {
+		t.Fatalf("rustup has no toolchain installed (%v): cargo above could not have run", err)
+	}
+	writeModeFile(t, filepath.Join(p, "rust-toolchain.toml"), "[toolchain]\nchannel = \""+installed[0].Name()+"\"\nprofile = \"minimal\"\n", 0o644)
+	for _, cmd := range []string{"cargo --version", "cargo search x", "rustc -V"} {
+		if d := decide(cmd, "plan"); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+			t.Errorf("an installed channel: plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+}
