@@ -61,8 +61,9 @@ func HookServerIdle(getenv func(string) string) time.Duration {
 // every PERMOPA_* variable (settings, managed and config directories)
 // except those that only say how to reach a server, HOME (the home
 // directory of paths and settings) and XDG_CONFIG_HOME (the user settings
-// directory, git's user configuration) and XDG_CACHE_HOME (where a log
-// failure notice is kept). A server answers only hooks whose DecisionEnv
+// directory, git's user configuration), XDG_CACHE_HOME (where a log
+// failure notice is kept) and RUSTUP_HOME (the toolchains a project's
+// rust-toolchain.toml may name). A server answers only hooks whose DecisionEnv
 // equals its own.
 func DecisionEnv(environ []string) []string {
 	var out []string
@@ -73,7 +74,7 @@ func DecisionEnv(environ []string) []string {
 		}
 		switch {
 		case k == EnvServer, k == EnvServerRequired, k == EnvServerTokenFile, k == EnvHookServer, k == EnvHookServerIdle:
-		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME":
+		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME":
 			out = append(out, kv)
 		}
 	}
