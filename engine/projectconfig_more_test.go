@@ -317,3 +317,77 @@ func TestRustProjectConfigIsNotReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// An activated virtual environment inside the project puts its bin first
+// on PATH: `pip --version` then runs the project's python with the
+// project's site-packages, whose .pth files run code at start. The real
+// venv is made and run first (the .pth leaves a marker), then, with that
+// PATH in the deciding process (a hook's is the host's), pip is not
+// read-only there, under an allow rule either, while `ls` (found in the
+// system's directories) stays read-only. Not parallel: it sets PATH.
+func TestProjectProgramOnPathIsNotReadOnly(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "p")
+	if err := os.MkdirAll(filepath.Join(p, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(p, ".venv")
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, python, "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+		t.Skipf("python3 -m venv: %v\n%s", err, out)
+	}
+	site, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages"))
+	if len(site) != 1 {
+		t.Fatalf("venv site-packages: %v", site)
+	}
+	marker := filepath.Join(root, "ran")
+	writeModeFile(t, filepath.Join(site[0], "planted.pth"), "import os; open("+strconvQuote(marker)+", 'w').write('x')\n", 0o644)
+	writeModeFile(t, filepath.Join(venv, "bin", "pip"), "#!"+filepath.Join(venv, "bin", "python")+"\nprint('pip 0')\n", 0o755)
+	path := filepath.Join(venv, "bin") + ":" + os.Getenv("PATH")
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "pip --version") // the shell looks pip up on PATH
+	cmd.Dir = p
+	cmd.Env = append(os.Environ(), "PATH="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pip --version in the venv: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the venv's pip did not run the project's .pth: the case proves nothing")
+	}
+
+	t.Setenv("PATH", path)
+	eng, err := newEngine(context.Background(), engine.WithSettings(settings.Settings{Cwd: p,
+		Rules: []permission.Rule{mustRule(t, "Bash(pip --version)"), mustRule(t, "Bash(pip list:*)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd, mode, cwd string) permission.Decision {
+		return eng.Decide(context.Background(), map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": cwd, "permission_mode": mode})
+	}
+	for _, c := range []struct{ cmd, cwd string }{
+		{"pip --version", p}, {"pip list", p}, {"cd src && pip list", p}, {"ls && pip --version", p},
+		{"xargs pip show < reqs.txt", p}, {"env pip --version", p},
+	} {
+		if d := decide(c.cmd, "plan", c.cwd); d.Behavior == permission.Allow {
+			t.Errorf("plan: %q: ALLOW (%s)", c.cmd, d.Message)
+		}
+	}
+	if d := decide("pip --version", "default", p); d.Behavior != permission.Ask || !d.BypassImmune || !strings.Contains(d.Message, ".venv/bin/pip") {
+		t.Errorf("default, allow rule: pip --version: %s/%s (%s), want a safety ASK naming .venv/bin/pip", d.Behavior, d.Step, d.Message)
+	}
+	for _, cmd := range []string{"ls", "cat README", "git --version"} {
+		if d := decide(cmd, "plan", p); d.Behavior != permission.Allow {
+			t.Errorf("plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+}
+
+func strconvQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }

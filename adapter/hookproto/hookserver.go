@@ -62,8 +62,9 @@ func HookServerIdle(getenv func(string) string) time.Duration {
 // except those that only say how to reach a server, HOME (the home
 // directory of paths and settings) and XDG_CONFIG_HOME (the user settings
 // directory, git's user configuration), XDG_CACHE_HOME (where a log
-// failure notice is kept) and RUSTUP_HOME (the toolchains a project's
-// rust-toolchain.toml may name). A server answers only hooks whose DecisionEnv
+// failure notice is kept), RUSTUP_HOME (the toolchains a project's
+// rust-toolchain.toml may name) and PATH (where a command name is found:
+// inside the project, it is the project's program). A server answers only hooks whose DecisionEnv
 // equals its own.
 func DecisionEnv(environ []string) []string {
 	var out []string
@@ -74,7 +75,7 @@ func DecisionEnv(environ []string) []string {
 		}
 		switch {
 		case k == EnvServer, k == EnvServerRequired, k == EnvServerTokenFile, k == EnvHookServer, k == EnvHookServerIdle:
-		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME":
+		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME", k == "PATH":
 			out = append(out, kv)
 		}
 	}

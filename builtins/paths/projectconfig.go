@@ -60,7 +60,19 @@ func ConfigFindings(program, dir, home string) []ConfigFinding {
 // ConfigFindingsWith is ConfigFindings asking the walk up to git's
 // repository through probe (nil: the file system each time).
 func ConfigFindingsWith(probe *DirProbe, program, dir, home string) []ConfigFinding {
-	r := &configReader{home: normHome(home), probe: probe}
+	return ConfigFindingsCall(probe, program, dir, "", home)
+}
+
+// ConfigFindingsCall is ConfigFindingsWith for a call made in the clean
+// absolute directory cwd ("": none), whose tree is the project too when
+// PATH is looked at (`cd src && pip list` run where .venv/bin is). dir ""
+// is a directory not known statically: only PATH is looked at.
+func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string) []ConfigFinding {
+	r := &configReader{home: normHome(home), probe: probe, cwd: cwd}
+	r.pathProgram(program, dir)
+	if dir == "" {
+		return r.out
+	}
 	switch program {
 	case "git":
 		r.git(dir)
@@ -84,6 +96,7 @@ func ConfigFindingsWith(probe *DirProbe, program, dir, home string) []ConfigFind
 }
 
 type configReader struct {
+	cwd string // the call's directory, for PATH
 	home  string
 	files int
 	out   []ConfigFinding
@@ -766,4 +779,97 @@ func (r *configReader) cargoConfig(dir string) {
 			}
 		}
 	}
+}
+
+// --- PATH ---
+
+// pathEnv is the PATH programs are looked up on: the deciding process's,
+// which for a hook is the host's.
+var pathEnv = func() string { return os.Getenv("PATH") }
+
+// pathProgram reports the file PATH finds for program (a name without a
+// slash) when the project chose it: PATH finds it in a directory inside
+// dir or the work tree of dir's repository (an activated virtual
+// environment's .venv/bin, a ./bin: `pip --version` ran the project's
+// .pth files), or PATH has a relative or empty entry (dir "": not known
+// statically, so any relative entry). Only entries that can be inside
+// the project are probed: a PATH of system and home directories costs no
+// system call.
+func (r *configReader) pathProgram(program, dir string) {
+	entries := strings.Split(pathEnv(), ":")
+	inside := make([]bool, len(entries))
+	var zone []string
+	any := false
+	for i, e := range entries {
+		if e == "" || !strings.HasPrefix(e, "/") {
+			if dir == "" {
+				r.add("PATH", 0, "", "has the relative entry \""+e+"\": which "+program+" runs depends on the directory, not known statically")
+				return
+			}
+			inside[i], any = true, true
+			continue
+		}
+		if dir != "" && (sharesAncestor(path.Clean(e), dir) || r.cwd != "" && sharesAncestor(path.Clean(e), r.cwd)) {
+			if zone == nil {
+				zone = r.projectZone(dir)
+			}
+			for _, z := range zone {
+				if within(path.Clean(e), z) {
+					inside[i], any = true, true
+				}
+			}
+		}
+	}
+	if !any {
+		return
+	}
+	for i, e := range entries {
+		full := e
+		if !strings.HasPrefix(e, "/") {
+			full = path.Join(dir, e)
+		}
+		f := path.Join(full, program)
+		fi, err := os.Stat(f)
+		switch {
+		case err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0:
+			if inside[i] {
+				r.add(f, 0, "", "PATH finds this "+program+" first, inside the project (PATH entry \""+e+"\"): the project chose the program")
+			}
+			return
+		case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && inside[i]:
+			r.add(f, 0, "", "cannot be looked up ("+err.Error()+"): PATH may find "+program+" inside the project")
+			return
+		}
+	}
+}
+
+// projectZone is dir, the call's directory and the work trees of their
+// repositories, unless one is the home directory or above it (a
+// repository of the home's dotfiles).
+func (r *configReader) projectZone(dir string) []string {
+	zone := []string{dir}
+	if r.cwd != "" {
+		zone = append(zone, r.cwd)
+	}
+	for _, d := range zone {
+		if _, _, top, ok := gitRepo(d, r.probe); ok && top != "" && top != d && !within(r.home, top) {
+			zone = append(zone, top)
+		}
+	}
+	return zone
+}
+
+// sharesAncestor says whether a and b have a common ancestor other than /.
+func sharesAncestor(a, b string) bool {
+	i := strings.IndexByte(a[1:], '/')
+	first := a
+	if i >= 0 {
+		first = a[:i+1]
+	}
+	return first != "/" && within(b, first)
+}
+
+// within says whether p is dir or below it (clean absolute paths).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }

@@ -317,3 +317,68 @@ func TestConfigFindingsRust(t *testing.T) {
 		}
 	}
 }
+
+// PATH chooses the file a command name runs: one found first in a
+// directory inside the project (the directory, its repository's work
+// tree) or through a relative entry is the project's program.
+func TestConfigFindingsPathProgram(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "home", "p")
+	exe := func(f string) {
+		mkfile(t, f, "#!/bin/sh\n")
+		os.Chmod(f, 0o755)
+	}
+	exe(p + "/.venv/bin/pip")
+	exe(p + "/bin/ls")
+	exe(root + "/sys/bin/ls")
+	exe(home + "/.local/bin/pip")
+	mkfile(t, p+"/tools/cat", "not executable")
+	os.Chmod(p+"/tools/cat", 0o644)
+	mkfile(t, p+"/.git/HEAD", "ref: refs/heads/main\n")
+	os.MkdirAll(p+"/.git/objects", 0o755)
+	os.MkdirAll(p+"/.git/refs", 0o755)
+	sub := p + "/src"
+	os.MkdirAll(sub, 0o755)
+	pathFindings := func(path, program, dir string) string {
+		pathEnv = func() string { return path }
+		defer func() { pathEnv = func() string { return os.Getenv("PATH") } }()
+		var out []string
+		for _, f := range ConfigFindings(program, dir, home) {
+			rel, _ := filepath.Rel(root, f.File)
+			if f.File == "PATH" {
+				rel = "PATH"
+			}
+			out = append(out, rel)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, c := range []struct{ path, program, dir, want string }{
+		{root + "/sys/bin", "ls", p, ""},
+		{p + "/.venv/bin:" + root + "/sys/bin", "pip", p, "home/p/.venv/bin/pip"},
+		{p + "/.venv/bin:" + root + "/sys/bin", "pip", sub, "home/p/.venv/bin/pip"}, // the repository's work tree
+		{p + "/.venv/../bin:" + root + "/sys/bin", "ls", sub, "home/p/bin/ls"},
+		{root + "/sys/bin:" + p + "/bin", "ls", p, ""}, // the system's is found first
+		{p + "/tools:" + root + "/sys/bin", "cat", p, ""}, // not executable: skipped as the shell does
+		{home + "/.local/bin:" + root + "/sys/bin", "pip", p, ""},
+		{"bin:" + root + "/sys/bin", "ls", p, "home/p/bin/ls"},
+		{":" + root + "/sys/bin", "ls", p + "/bin", "home/p/bin/ls"},
+		{"bin:" + root + "/sys/bin", "ls", "", "PATH"},
+		{root + "/sys/bin:" + p + "/bin", "ls", "", ""},
+		{home + "/.local/bin", "pip", home, "home/.local/bin/pip"}, // the agent works in the home directory
+	} {
+		if got := pathFindings(c.path, c.program, c.dir); got != c.want {
+			t.Errorf("PATH=%s %s in %s: %q, want %q", c.path, c.program, c.dir, got, c.want)
+		}
+	}
+	// A repository of the home directory's dotfiles is not the project.
+	mkfile(t, home+"/.git/HEAD", "ref: refs/heads/main\n")
+	os.MkdirAll(home+"/.git/objects", 0o755)
+	os.MkdirAll(home+"/.git/refs", 0o755)
+	os.MkdirAll(home+"/q", 0o755)
+	if got := pathFindings(home+"/.local/bin:"+root+"/sys/bin", "pip", home+"/q"); got != "" {
+		t.Errorf("a dotfiles repository in the home: %q", got)
+	}
+}

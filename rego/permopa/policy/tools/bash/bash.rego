@@ -93,7 +93,7 @@ _git_repos := permopa.path.git_repositories(analysis.git_dirs, call.context.path
 	count(analysis.git_dirs) > 0
 }
 
-# What git (every git leaf) and read-only yarn, npm and pnpm leaves load
+# What git (every git leaf) and read-only yarn, npm, pnpm, cargo and rustc leaves load
 # from the project that runs code, writes or reads other files (a
 # repository's core.fsmonitor, diff.external, textconv and filter drivers,
 # post-index-change hook; .yarnrc.yml yarnPath; .npmrc userconfig;
@@ -102,9 +102,14 @@ _git_repos := permopa.path.git_repositories(analysis.git_dirs, call.context.path
 # repository is: an allow rule for the command does not mean its project.
 default _project_configs := []
 
-_project_configs := permopa.path.project_configs(analysis.project_configs, call.context.path_opts) if {
-	count(analysis.project_configs) > 0
+_project_configs := permopa.path.project_configs(_config_uses, call.context.path_opts) if {
+	count(_config_uses) > 0
 }
+
+# The programs of read-only leaves PATH looks up (path_programs) are
+# looked up the same way: a file PATH finds inside the project is the
+# project's program.
+_config_uses := array.concat(analysis.project_configs, analysis.path_programs)
 
 # METADATA
 # description: |
@@ -216,7 +221,7 @@ check := {
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
-		"Bash command runs a program whose configuration in the project runs code or reads other files: %s",
+		"Bash command runs a program the project chose, or whose configuration in the project runs code or reads other files: %s",
 		[concat("; ", sort({_config_finding(f) | some f in _project_configs}))],
 	),
 } if {
