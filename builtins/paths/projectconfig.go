@@ -96,7 +96,7 @@ func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string) []Confi
 }
 
 type configReader struct {
-	cwd string // the call's directory, for PATH
+	cwd   string // the call's directory, for PATH
 	home  string
 	files int
 	out   []ConfigFinding

@@ -360,7 +360,7 @@ func TestConfigFindingsPathProgram(t *testing.T) {
 		{p + "/.venv/bin:" + root + "/sys/bin", "pip", p, "home/p/.venv/bin/pip"},
 		{p + "/.venv/bin:" + root + "/sys/bin", "pip", sub, "home/p/.venv/bin/pip"}, // the repository's work tree
 		{p + "/.venv/../bin:" + root + "/sys/bin", "ls", sub, "home/p/bin/ls"},
-		{root + "/sys/bin:" + p + "/bin", "ls", p, ""}, // the system's is found first
+		{root + "/sys/bin:" + p + "/bin", "ls", p, ""},    // the system's is found first
 		{p + "/tools:" + root + "/sys/bin", "cat", p, ""}, // not executable: skipped as the shell does
 		{home + "/.local/bin:" + root + "/sys/bin", "pip", p, ""},
 		{"bin:" + root + "/sys/bin", "ls", p, "home/p/bin/ls"},
