@@ -374,7 +374,7 @@ func TestProjectProgramOnPathIsNotReadOnly(t *testing.T) {
 	}
 	for _, c := range []struct{ cmd, cwd string }{
 		{"pip --version", p}, {"pip list", p}, {"cd src && pip list", p}, {"ls && pip --version", p},
-		{"xargs pip show < reqs.txt", p}, {"env pip --version", p},
+		{"xargs pip show < reqs.txt", p}, {"env pip --version", p}, {`cd "$D" && pip list`, p},
 	} {
 		if d := decide(c.cmd, "plan", c.cwd); d.Behavior == permission.Allow {
 			t.Errorf("plan: %q: ALLOW (%s)", c.cmd, d.Message)

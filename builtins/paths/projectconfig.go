@@ -809,7 +809,7 @@ func (r *configReader) pathProgram(program, dir string) {
 			inside[i], any = true, true
 			continue
 		}
-		if dir != "" && (sharesAncestor(path.Clean(e), dir) || r.cwd != "" && sharesAncestor(path.Clean(e), r.cwd)) {
+		if dir != "" && sharesAncestor(path.Clean(e), dir) || r.cwd != "" && sharesAncestor(path.Clean(e), r.cwd) {
 			if zone == nil {
 				zone = r.projectZone(dir)
 			}
@@ -847,9 +847,11 @@ func (r *configReader) pathProgram(program, dir string) {
 // repositories, unless one is the home directory or above it (a
 // repository of the home's dotfiles).
 func (r *configReader) projectZone(dir string) []string {
-	zone := []string{dir}
-	if r.cwd != "" {
-		zone = append(zone, r.cwd)
+	var zone []string
+	for _, d := range []string{dir, r.cwd} {
+		if d != "" {
+			zone = append(zone, d)
+		}
 	}
 	for _, d := range zone {
 		if _, _, top, ok := gitRepo(d, r.probe); ok && top != "" && top != d && !within(r.home, top) {

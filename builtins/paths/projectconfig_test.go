@@ -342,11 +342,12 @@ func TestConfigFindingsPathProgram(t *testing.T) {
 	os.MkdirAll(p+"/.git/refs", 0o755)
 	sub := p + "/src"
 	os.MkdirAll(sub, 0o755)
+	cwd := "" // the call's directory
 	pathFindings := func(path, program, dir string) string {
 		pathEnv = func() string { return path }
 		defer func() { pathEnv = func() string { return os.Getenv("PATH") } }()
 		var out []string
-		for _, f := range ConfigFindings(program, dir, home) {
+		for _, f := range ConfigFindingsCall(nil, program, dir, cwd, home) {
 			rel, _ := filepath.Rel(root, f.File)
 			if f.File == "PATH" {
 				rel = "PATH"
@@ -373,6 +374,16 @@ func TestConfigFindingsPathProgram(t *testing.T) {
 			t.Errorf("PATH=%s %s in %s: %q, want %q", c.path, c.program, c.dir, got, c.want)
 		}
 	}
+	// A directory not known statically: the call's tree is still the
+	// project's (cd "$X" && pip list).
+	cwd = p + "/src"
+	if got := pathFindings(p+"/.venv/bin:"+root+"/sys/bin", "pip", ""); got != "home/p/.venv/bin/pip" {
+		t.Errorf("dir not known, cwd in the project: %q", got)
+	}
+	if got := pathFindings(root+"/sys/bin:"+p+"/.venv/bin", "ls", ""); got != "" {
+		t.Errorf("dir not known, the system's ls: %q", got)
+	}
+	cwd = ""
 	// A repository of the home directory's dotfiles is not the project.
 	mkfile(t, home+"/.git/HEAD", "ref: refs/heads/main\n")
 	os.MkdirAll(home+"/.git/objects", 0o755)
