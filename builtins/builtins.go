@@ -11,11 +11,12 @@
 //	permopa.bash.leaves_hit(rule_content, command, opts) array  leaves one deny/ask rule hits (explanations)
 //	permopa.bash.leaf_coverage(rule_lists, command, opts) array allow-rule coverage per leaf (explanations)
 //	permopa.bash.suggest(command, opts)                 array    suggested allow rules
+//	permopa.bash.env_read(names)                        array    environment variable names programs may read
 //	permopa.path.resolve(path, opts)                    object   {abs, real}
 //	permopa.path.check(paths, opts)                     object   dangerous and credential paths
 //	permopa.path.inside(paths, dirs, opts)              boolean  every path inside some dir
 //	permopa.path.git_repositories(dirs, opts)           array    git repositories that are not a .git directory
-//	permopa.path.project_configs(uses, opts)            array    project configuration that runs code (git, yarn, npm, pnpm)
+//	permopa.path.project_configs(uses, opts)            array    project configuration that runs code, programs PATH finds in the project
 //	permopa.glob.match_any(patterns, paths, opts)       number   first file rule hit/covering, or -1
 //	permopa.glob.first(patterns, subject, opts)         number   first glob matching a string, or -1
 //	permopa.call.context(input, settings, schema)       object   validated input and derived options
@@ -69,6 +70,7 @@ func all() []builtin {
 		{BashLeavesHit, bashLeavesHit},
 		{BashLeafCoverage, bashLeafCoverage},
 		{BashSuggest, bashSuggest},
+		{BashEnvRead, bashEnvRead},
 		{PathResolve, pathResolve},
 		{PathCheck, pathCheck},
 		{PathInside, pathInside},

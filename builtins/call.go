@@ -174,6 +174,29 @@ func (c *callCtx) build() *ast.Term {
 	default:
 		c.fail("working_directories: must be an array of strings")
 	}
+	// The environment a host sets from the project's files: the policy
+	// reads it as given, so a malformed list is an input error (fail
+	// closed), never an empty one.
+	switch v := get(c.input, keyProjectEnv).(type) {
+	case nil, ast.Null:
+	case *ast.Array:
+		ok := true
+		v.Foreach(func(t *ast.Term) {
+			obj, isObj := t.Value.(ast.Object)
+			if !isObj || obj.Len() != 2 {
+				ok = false
+				return
+			}
+			_, nameOK := get(obj, keyName).(ast.String)
+			_, fileOK := get(obj, keyFile).(ast.String)
+			ok = ok && nameOK && fileOK
+		})
+		if !ok {
+			c.fail(`project_env: must be an array of {"name": string, "file": string}`)
+		}
+	default:
+		c.fail(`project_env: must be an array of {"name": string, "file": string}`)
+	}
 	if wd, ok := get(permContext, keyWorkingDirectories).(ast.Object); ok {
 		wd.Foreach(func(k, v *ast.Term) {
 			if obj, ok := v.Value.(ast.Object); ok {

@@ -18,6 +18,8 @@ var (
 	keyShellPerCall       = ast.StringTerm("shell_per_call")
 	keyStdinTerminal      = ast.StringTerm("stdin_terminal")
 	keyGitPagerCat        = ast.StringTerm("git_pager_cat")
+	keyProjectEnv         = ast.StringTerm("project_env")
+	keyName               = ast.StringTerm("name")
 	keyDangerousPaths     = ast.StringTerm("dangerous_paths")
 	keyMode               = ast.StringTerm("mode")
 	keyCaseInsensitive    = ast.StringTerm("case_insensitive")

@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"strings"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/topdown/builtins"
@@ -16,9 +18,12 @@ var PathProjectConfigs = &ast.Builtin{
 		"would load from the project, the directories above it and the repository (git: the repository's config, " +
 		"config.worktree and their includes, hooks run on reads, submodule repositories; yarn: .yarnrc.yml, " +
 		".yarnrc, package.json packageManager; npm and pnpm: .npmrc, pnpm also .pnpmfile.cjs and " +
-		"pnpm-workspace.yaml) and reports every entry that makes the program run code, write or read other " +
-		"files; a file that cannot be read or parsed is reported too (docs/shell.md). The directory is " +
-		"resolved (symlinks followed) first. Reads the file system, so it is non-deterministic.",
+		"pnpm-workspace.yaml; cargo and rustc: rustup's toolchain file, cargo also .cargo/config.toml) and " +
+		"reports every entry that makes the program run code, write or read other files; a file that cannot " +
+		"be read or parsed is reported too; for every program, the file PATH finds when it is inside the " +
+		"directory or its repository, or PATH has a relative entry (docs/shell.md). The directory is " +
+		"resolved (symlinks followed) first; \"\" is one not known statically. Reads the file system and " +
+		"the process's PATH, so it is non-deterministic.",
 	Categories: categoriesPath,
 	Decl: types.NewFunction(
 		types.Args(
@@ -62,6 +67,10 @@ func pathProjectConfigs(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term
 		return nil, err
 	}
 	probe := dirProbe(bctx)
+	cwdReal := ""
+	if cwd != "" {
+		cwdReal = resolve(bctx, cwd, cwd, home).Real
+	}
 	var hits []*ast.Term
 	for i := range a.Len() {
 		obj, ok := a.Elem(i).Value.(ast.Object)
@@ -73,14 +82,17 @@ func pathProjectConfigs(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term
 		if !ok1 || !ok2 {
 			return nil, builtins.NewOperandElementErr(1, a, a.Elem(i).Value, `object with string "program" and "dir"`)
 		}
-		if !paths.ConfigPrograms[string(prog)] {
-			return nil, builtins.NewOperandErr(1, "unknown program %q", string(prog))
+		if prog == "" || strings.Contains(string(prog), "/") {
+			return nil, builtins.NewOperandErr(1, "program %q is not a command name", string(prog))
 		}
-		r := resolve(bctx, string(dir), cwd, home)
-		for _, f := range paths.ConfigFindingsWith(probe, string(prog), r.Real, home) {
+		real := "" // a directory not known statically
+		if dir != "" {
+			real = resolve(bctx, string(dir), cwd, home).Real
+		}
+		for _, f := range paths.ConfigFindingsCall(probe, string(prog), real, cwdReal, home) {
 			hits = append(hits, ast.ObjectTerm(
 				ast.Item(keyProgram, ast.StringTerm(string(prog))),
-				ast.Item(keyPath, ast.StringTerm(string(dir))),
+				ast.Item(keyPath, ast.StringTerm(shownDir(string(dir)))),
 				ast.Item(keyFile, ast.StringTerm(f.File)),
 				ast.Item(keyLine, ast.IntNumberTerm(f.Line)),
 				ast.Item(keyKey, ast.StringTerm(f.Key)),
@@ -89,4 +101,12 @@ func pathProjectConfigs(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term
 		}
 	}
 	return termsArray(hits), nil
+}
+
+// shownDir is a directory as a finding names it.
+func shownDir(dir string) string {
+	if dir == "" {
+		return "a directory not known statically"
+	}
+	return dir
 }

@@ -60,8 +60,12 @@ func HookServerIdle(getenv func(string) string) time.Duration {
 // every PERMOPA_* variable (settings, managed and config directories)
 // except those that only say how to reach a server, HOME (the home
 // directory of paths and settings) and XDG_CONFIG_HOME (the user settings
-// directory, git's user configuration) and XDG_CACHE_HOME (where a log
-// failure notice is kept). A server answers only hooks whose DecisionEnv
+// directory, git's user configuration), XDG_CACHE_HOME (where a log
+// failure notice is kept), RUSTUP_HOME (the toolchains a project's
+// rust-toolchain.toml may name), PATH (where a command name is found:
+// inside the project, it is the project's program), CLAUDE_PROJECT_DIR and
+// CODEX_HOME (where the hook reads the environment a host sets from the
+// project, project_env). A server answers only hooks whose DecisionEnv
 // equals its own.
 func DecisionEnv(environ []string) []string {
 	var out []string
@@ -72,7 +76,8 @@ func DecisionEnv(environ []string) []string {
 		}
 		switch {
 		case k == EnvServer, k == EnvServerRequired, k == EnvServerTokenFile, k == EnvHookServer, k == EnvHookServerIdle:
-		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME":
+		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME", k == "PATH",
+			k == "CLAUDE_PROJECT_DIR", k == "CODEX_HOME":
 			out = append(out, kv)
 		}
 	}

@@ -161,6 +161,7 @@ func ParsePayload(proto Protocol, data []byte) (Request, error) {
 		return req, err
 	}
 	shellPerCall(req.Inputs)
+	markProjectEnv(protocolHost(proto), req.Inputs)
 	if len(req.Inputs) == 0 {
 		return req, errors.New("hook payload has no tool call")
 	}
@@ -179,6 +180,7 @@ func Inputs(host string, payload map[string]any) ([]map[string]any, error) {
 		return nil, err
 	}
 	shellPerCall(req.Inputs)
+	markProjectEnv(host, req.Inputs)
 	return req.Inputs, nil
 }
 

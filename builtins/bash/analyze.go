@@ -66,7 +66,7 @@ func parse(src string) (*syntax.File, error) {
 func newAnalysis(home string) *Analysis {
 	return &Analysis{
 		Reasons: []string{}, NotReadOnly: []string{}, Leaves: make([]Leaf, 0, 4), Reads: []string{}, Writes: []string{},
-		CriticalRemovals: []string{}, Dangerous: []Hit{}, CacheWrites: []string{}, GitDirs: []string{}, ProjectConfigs: []ProjectConfig{}, Removals: []string{}, home: home,
+		CriticalRemovals: []string{}, Dangerous: []Hit{}, CacheWrites: []string{}, GitDirs: []string{}, ProjectConfigs: []ProjectConfig{}, PathPrograms: []ProjectConfig{}, Removals: []string{}, home: home,
 		RecursiveReads: []Tree{}, Environment: []string{},
 	}
 }

@@ -248,6 +248,11 @@ type Analysis struct {
 	// (permopa.path.project_configs) and the command is read-only only
 	// when nothing there runs code (docs/shell.md).
 	ProjectConfigs []ProjectConfig `json:"project_configs"`
+	// PathPrograms are the other read-only leaves' programs named without
+	// a slash and the directories they start in (Dir "": not known
+	// statically): PATH chooses the file that runs, and the policy looks
+	// it up (permopa.path.project_configs, docs/shell.md).
+	PathPrograms []ProjectConfig `json:"path_programs"`
 
 	// home is Options.Home, for matching rules written with ~.
 	home string

@@ -359,6 +359,18 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			w.res.ProjectConfigs = appendConfig(w.res.ProjectConfigs, ProjectConfig{Program: base, Dir: d})
 		}
 	}
+	if base == prog && !shellBuiltins[base] && !paths.ConfigPrograms[base] && w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
+		// Which file runs is PATH's choice: the policy looks it up
+		// (permopa.path.project_configs; docs/shell.md, "What a program
+		// reads besides its argv"). Dir "" is a directory not known
+		// statically.
+		if st.unknown || len(st.dirs) == 0 {
+			w.res.PathPrograms = appendConfig(w.res.PathPrograms, ProjectConfig{Program: base})
+		}
+		for _, d := range st.dirs {
+			w.res.PathPrograms = appendConfig(w.res.PathPrograms, ProjectConfig{Program: base, Dir: d})
+		}
+	}
 	w.removals(len(w.res.Leaves)-1, base, judge, st, v.Recursive)
 	// Command lines the program runs (tar --to-command, sed's e command)
 	// are walked like sh -c's script, so deny rules see their leaves;

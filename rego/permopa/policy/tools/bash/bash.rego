@@ -93,7 +93,7 @@ _git_repos := permopa.path.git_repositories(analysis.git_dirs, call.context.path
 	count(analysis.git_dirs) > 0
 }
 
-# What git (every git leaf) and read-only yarn, npm and pnpm leaves load
+# What git (every git leaf) and read-only yarn, npm, pnpm, cargo and rustc leaves load
 # from the project that runs code, writes or reads other files (a
 # repository's core.fsmonitor, diff.external, textconv and filter drivers,
 # post-index-change hook; .yarnrc.yml yarnPath; .npmrc userconfig;
@@ -102,9 +102,40 @@ _git_repos := permopa.path.git_repositories(analysis.git_dirs, call.context.path
 # repository is: an allow rule for the command does not mean its project.
 default _project_configs := []
 
-_project_configs := permopa.path.project_configs(analysis.project_configs, call.context.path_opts) if {
-	count(analysis.project_configs) > 0
+_project_configs := permopa.path.project_configs(_config_uses, call.context.path_opts) if {
+	count(_config_uses) > 0
 }
+
+# Environment the host sets for every command from the project's own
+# files (input.project_env, set by the hooks: Gemini CLI's .env, a
+# project's host settings; docs/shell.md, "What a program reads besides
+# its argv"): a name a shell or a known program reads (BASH_ENV, GIT_PAGER,
+# LD_PRELOAD; not DATABASE_URL) is a finding like a configuration entry.
+default _host_env_read := set()
+
+_host_env_read := {n | some n in permopa.bash.env_read([e.name | some e in input.project_env])} if {
+	count(input.project_env) > 0
+}
+
+_host_env_findings := [f |
+	some e in input.project_env
+	e.name in _host_env_read
+	f := {
+		"program": "the host",
+		"path": call.context.cwd,
+		"file": e.file,
+		"line": 0,
+		"key": "",
+		"reason": sprintf("sets %s for every command, which a shell or a program reads", [e.name]),
+	}
+]
+
+_config_findings := array.concat(_project_configs, _host_env_findings)
+
+# The programs of read-only leaves PATH looks up (path_programs) are
+# looked up the same way: a file PATH finds inside the project is the
+# project's program.
+_config_uses := array.concat(analysis.project_configs, analysis.path_programs)
 
 # METADATA
 # description: |
@@ -122,7 +153,7 @@ read_only if {
 	not _reads_environment
 	not network_read_asked
 	count(_git_repos) == 0
-	count(_project_configs) == 0
+	count(_config_findings) == 0
 }
 
 # METADATA
@@ -140,7 +171,7 @@ not_read_only_because := array.flatten([
 		r := sprintf("it reads from the network (%s) and the setting network_reads is ask", [concat(", ", network_leaves)])
 	],
 	[sprintf("git in %s uses %s (%s)", [g.path, g.repository, g.reason]) | some g in _git_repos],
-	[_config_finding(f) | some f in _project_configs],
+	[_config_finding(f) | some f in _config_findings],
 ])
 
 _config_finding(f) := sprintf("%s in %s loads %s:%d %s: %s", [f.program, f.path, f.file, f.line, f.key, f.reason]) if {
@@ -216,11 +247,11 @@ check := {
 	"behavior": "ASK",
 	"bypass_immune": true,
 	"message": sprintf(
-		"Bash command runs a program whose configuration in the project runs code or reads other files: %s",
-		[concat("; ", sort({_config_finding(f) | some f in _project_configs}))],
+		"Bash command runs a program the project chose, or whose configuration in the project runs code or reads other files: %s",
+		[concat("; ", sort({_config_finding(f) | some f in _config_findings}))],
 	),
 } if {
-	count(_project_configs) > 0
+	count(_config_findings) > 0
 } else := {
 	"id": "dangerous_write",
 	"behavior": "ASK",
