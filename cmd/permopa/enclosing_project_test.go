@@ -86,7 +86,7 @@ func TestSubdirectoryKeepsProjectDenyRules(t *testing.T) {
 		for _, host := range []string{"claude", "codex", "gemini"} {
 			out, errOut, code := hookExec(t, permopaBin, []string{"hook", host}, h.env, payloads[host])
 			denies("permopa hook", host, out, errOut, code)
-			out, errOut, code = hookProcess(t, h.local, []string{host}, h.env, payloads[host])
+			out, errOut, code = h.localHook(host, payloads[host])
 			denies("permopa-hook-local", host, out, errOut, code)
 		}
 		out, errOut, code, pid := h.hookPayload("claude", payloads["claude"])
