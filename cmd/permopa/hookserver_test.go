@@ -460,7 +460,12 @@ func TestHookServerKilledAndIdle(t *testing.T) {
 }
 
 // Hooks that start at once, with no server, start one between them (the
-// lock), and each is answered.
+// lock), and each is answered. The server holds the lock for as long as it
+// runs, so that a hook finding no socket yet (the server still compiling
+// the policy) starts no second server beside it: the server's descriptor
+// of the lock file was an *os.File it no longer used, which the garbage
+// collector closed (its finalizer) while the policy compiled, and the
+// hooks that came next started servers that took each other's socket.
 func TestHookServerOneStartsAtOnce(t *testing.T) {
 	t.Parallel()
 	h := newHookServerEnv(t)
@@ -491,20 +496,6 @@ func TestHookServerOneStartsAtOnce(t *testing.T) {
 	if pids := h.serverPids(); len(others) != 0 || len(pids) != 1 || pids[0] != st.Pid {
 		t.Errorf("hook servers running: %v besides %d, %v in the log; want one; log: %s; hooks: %s", others, st.Pid, pids, h.log(h.key()), strings.Join(h.notes, " | "))
 	}
-}
-
-// A running server holds its lock for as long as it runs, so that a hook
-// finding no socket yet (the server still compiling the policy) starts no
-// second server beside it. The server's descriptor of the lock file was an
-// *os.File it no longer used: the garbage collector closed it (its
-// finalizer) while the policy compiled, which let the hooks that came next
-// start servers that took each other's socket (TestHookServerOneStartsAtOnce
-// failed so under load).
-func TestHookServerHoldsItsLock(t *testing.T) {
-	t.Parallel()
-	h := newHookServerEnv(t)
-	h.hook("claude", "claude/pretooluse-bash-readonly.json")
-	st := h.waitServer(h.key())
 	lock, err := os.OpenFile(filepath.Join(h.dir(), hookproto.LockName(h.key())), os.O_RDWR, 0)
 	must(t, err)
 	defer lock.Close()
