@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -63,6 +64,11 @@ func serve(args []string) int {
 		logf("the lock is held by another hook server: %v", err)
 		return 2
 	}
+	// Held until this server exits: lock must stay reachable, or the
+	// garbage collector closes descriptor 3 (os.NewFile's finalizer) and
+	// frees the lock while this server runs, and a hook that finds no
+	// socket starts a second server beside it.
+	defer runtime.KeepAlive(lock)
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
 		logf("%v", err)

@@ -64,7 +64,7 @@ func TestSubdirectoryKeepsProjectDenyRules(t *testing.T) {
 		{"planted allow-everything, bypass", filepath.Join(project, "loose"), map[string]string{"settings.yaml": "permissions:\n  defaultMode: bypassPermissions\n  allow: [\"Bash\", \"Bash(rm -rf:*)\", \"Bash(*)\"]\n"}, false},
 		{"planted allow-everything, trusted", filepath.Join(project, "trusted"), map[string]string{"settings.yaml": "permissions:\n  defaultMode: bypassPermissions\n  allow: [\"Bash\", \"Bash(rm -rf:*)\"]\n"}, true},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
 		if err := os.MkdirAll(c.cwd, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -83,11 +83,16 @@ func TestSubdirectoryKeepsProjectDenyRules(t *testing.T) {
 				t.Errorf("%s, %s, %s: exit %d stdout %q stderr %q; want blocked by the project's %s", c.name, who, host, code, out, errOut, rule)
 			}
 		}
-		for _, host := range []string{"claude", "codex", "gemini"} {
+		for j, host := range []string{"claude", "codex", "gemini"} {
 			out, errOut, code := hookExec(t, permopaBin, []string{"hook", host}, h.env, payloads[host])
 			denies("permopa hook", host, out, errOut, code)
-			out, errOut, code = hookProcess(t, h.local, []string{host}, h.env, payloads[host])
-			denies("permopa-hook-local", host, out, errOut, code)
+			// permopa-hook-local is a process per call (its policy
+			// compile): without -tags slow, each case meets it on one
+			// host, in turn (every host twice over the six cases).
+			if slowTests || j == i%3 {
+				out, errOut, code = h.localHook(host, payloads[host])
+				denies("permopa-hook-local", host, out, errOut, code)
+			}
 		}
 		out, errOut, code, pid := h.hookPayload("claude", payloads["claude"])
 		denies("hook server", "claude", out, errOut, code)

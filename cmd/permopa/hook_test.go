@@ -400,13 +400,20 @@ var (
 // permopa-hook-local) at dst. Both are built by one `go build` of the two
 // (one load of the build graph instead of one per command) into a
 // directory of this checkout's own in the user's cache directory: `go
-// build -o` leaves binaries that are up to date there as they are, where a
-// new path would be linked again at every run (seconds of CPU for
-// permopa-hook-local). Without a cache directory, they are built beside
-// permopaBin.
+// build -o` leaves binaries that are up to date there, where a new path
+// would be linked again at every run (seconds of CPU for
+// permopa-hook-local). It does touch them (their modification time), and
+// another test process of this checkout builds there too: the hook
+// server's key is of permopa-hook-local's inode and modification time
+// (hookproto.HookServerKey), so a test whose binary shares the cached
+// inode would see its key change under it (a server started for one key,
+// waited for under another). The binaries are copied, once per run, into
+// permopaBin's directory, which no other process touches, and dst links
+// to the copy. Without a cache directory, they are built there.
 func buildCommand(name, dst string) error {
 	hookBuildOnce.Do(func() {
-		hookBuildDir = filepath.Join(filepath.Dir(permopaBin), "built")
+		own := filepath.Join(filepath.Dir(permopaBin), "built")
+		hookBuildDir = own
 		if cache, err := os.UserCacheDir(); err == nil {
 			root, err := filepath.Abs("../..")
 			if err != nil {
@@ -421,13 +428,24 @@ func buildCommand(name, dst string) error {
 		}
 		if msg, err := exec.Command("go", "build", "-o", hookBuildDir+string(filepath.Separator), "../permopa-hook", "../permopa-hook-local").CombinedOutput(); err != nil {
 			hookBuildErr = fmt.Errorf("building permopa-hook and permopa-hook-local: %v\n%s", err, msg)
+			return
 		}
+		if hookBuildDir == own {
+			return
+		}
+		if hookBuildErr = os.MkdirAll(own, 0o755); hookBuildErr != nil {
+			return
+		}
+		for _, bin := range []string{"permopa-hook", "permopa-hook-local"} {
+			if hookBuildErr = copyNew(filepath.Join(hookBuildDir, bin), filepath.Join(own, bin)); hookBuildErr != nil {
+				return
+			}
+		}
+		hookBuildDir = own
 	})
 	if hookBuildErr != nil {
 		return hookBuildErr
 	}
-	// A later build replaces the cached file by a new one, never the
-	// binary a running test started from (copyExecutable).
 	return copyExecutable(filepath.Join(hookBuildDir, name), dst)
 }
 

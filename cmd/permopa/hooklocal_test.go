@@ -43,8 +43,8 @@ func hookLocal(t testing.TB) (local, client string) {
 }
 
 // copyExecutable makes to the executable from: a hard link when both are
-// on one file system (go build replaces a binary by a new file, so the link
-// keeps the one a running test started from), else a copy written while
+// on one file system (the binaries linked are this run's own copies, which
+// nothing changes: buildCommand), else a copy written while
 // no process is being started. A child forked while this process holds
 // the copy open for writing keeps that descriptor until its exec, and an
 // exec of the copy meanwhile fails with "text file busy" (ETXTBSY); the
@@ -54,6 +54,12 @@ func copyExecutable(from, to string) error {
 	if err := os.Link(from, to); err == nil || os.IsExist(err) {
 		return err
 	}
+	return copyNew(from, to)
+}
+
+// copyNew writes the new file to (mode 0755) with from's content while no
+// process is being started (copyExecutable).
+func copyNew(from, to string) error {
 	syscall.ForkLock.RLock()
 	defer syscall.ForkLock.RUnlock()
 	src, err := os.Open(from)

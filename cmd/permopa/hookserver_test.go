@@ -97,10 +97,17 @@ func (h *hookServerEnv) hook(host, file string, extra ...string) (out, errOut st
 	return h.hookPayload(host, readPayload(h.t, file, h.cwd), extra...)
 }
 
-// hookPayload is hook for a payload given whole.
+// hookPayload is hook for a payload given whole. The hook gets deadlines
+// no loaded machine reaches (60 s for the server, 120 s in all): what the
+// tests assert is which process answered and what, and the defaults (2 s
+// for the server, 5 s in all; the local decider's policy compile alone
+// took 1.2-2.4 s at load 15-20) would turn a slow answer into a local
+// decision or a block (the deadlines themselves: TestHookServerFaultsBlock
+// and TestHookTimeoutBlocks).
 func (h *hookServerEnv) hookPayload(host, payload string, extra ...string) (out, errOut string, code, pid int) {
 	h.t.Helper()
-	out, errOut, code = hookProcess(h.t, h.client, []string{host, "--trace"}, append(append([]string{}, h.env...), extra...), payload)
+	args := []string{host, "--trace", "--server-timeout", "60s", "--timeout", "120s"}
+	out, errOut, code = hookProcess(h.t, h.client, args, append(append([]string{}, h.env...), extra...), payload)
 	h.mu.Lock()
 	h.notes = append(h.notes, errOut)
 	h.mu.Unlock()
@@ -108,6 +115,13 @@ func (h *hookServerEnv) hookPayload(host, payload string, extra ...string) (out,
 		pid, _ = strconv.Atoi(m[1])
 	}
 	return out, errOut, code, pid
+}
+
+// localHook is permopa-hook-local's own answer to payload in h's
+// environment, with a deadline no loaded machine reaches (hookPayload).
+func (h *hookServerEnv) localHook(host, payload string) (out, errOut string, code int) {
+	h.t.Helper()
+	return hookProcess(h.t, h.local, []string{host, "--timeout", "120s"}, h.env, payload)
 }
 
 // status asks the server of key for its status; ok false when none answers.
@@ -140,6 +154,40 @@ func (h *hookServerEnv) waitServer(key string, extra ...string) hookproto.ServeA
 func (h *hookServerEnv) log(key string) string {
 	raw, _ := os.ReadFile(filepath.Join(h.dir(), hookproto.LogName(key)))
 	return string(raw)
+}
+
+// waitLog waits until the log of key's server (its last start's: a start
+// truncates it) holds want, and returns the log.
+func (h *hookServerEnv) waitLog(key, want string, within time.Duration) string {
+	h.t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Millisecond) {
+		if log := h.log(key); strings.Contains(log, want) {
+			return log
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the log of the hook server for key %s has no %q after %s: %s", key, want, within, h.log(key))
+			return ""
+		}
+	}
+}
+
+// serveProcesses are the running processes (not zombies) of
+// `permopa-hook-local --serve key`, from /proc: every server started for
+// key, whatever its log says.
+func serveProcesses(key string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err == nil && strings.HasSuffix(string(cmdline), "\x00--serve\x00"+key+"\x00") && serving(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // serverPids are the hook servers this test started, from their logs
@@ -211,7 +259,7 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 	for _, file := range files {
 		host := strings.Split(file, "/")[0]
 		payload := readPayload(t, file, h.cwd)
-		want, wantErr, wantCode := hookProcess(t, h.local, []string{host}, h.env, payload)
+		want, wantErr, wantCode := h.localHook(host, payload)
 		// A loaded machine (CI) may take longer than the 2 s a hook waits
 		// for the server before deciding locally: the count below is of
 		// the server's answers, so give it time.
@@ -293,7 +341,7 @@ func TestHookServerSeesChanges(t *testing.T) {
 		if _, errOut, code := permopaAt(t, h.cwd, "", h.env, args...); code != 0 {
 			t.Fatalf("permopa %v: %d %s", args, code, errOut)
 		}
-		want, _, _ := hookProcess(t, h.local, []string{"claude"}, h.env, npm)
+		want, _, _ := h.localHook("claude", npm)
 		out, errOut, _, pid = h.hookPayload("claude", npm)
 		if allowed := strings.Contains(out, `"permissionDecision":"allow"`); pid != st.Pid || out != want || allowed != trusted {
 			t.Errorf("npm run, trusted %v: pid %d stdout %q stderr %q; want server %d with permopa-hook-local's %q", trusted, pid, out, errOut, st.Pid, want)
@@ -348,7 +396,7 @@ func TestHookServerReplacedBinary(t *testing.T) {
 	old := h.waitServer(h.key())
 	// As go install does: a new file renamed over the old one.
 	tmp := h.local + ".new"
-	if err := copyFile(h.local, tmp); err != nil {
+	if err := copyNew(h.local, tmp); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, h.local); err != nil {
@@ -365,39 +413,19 @@ func TestHookServerReplacedBinary(t *testing.T) {
 	}
 }
 
-// copyFile writes a new file with from's content and mode 0755.
-func copyFile(from, to string) error {
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
-	src, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		dst.Close()
-		return err
-	}
-	return dst.Close()
-}
-
 // A server killed mid-session: the next hook is decided locally (the
-// same deny) and starts another; a server exits when idle and takes its
-// socket with it.
+// same deny) and starts another, which answers the hooks after; a server
+// exits when idle and takes its socket with it.
 func TestHookServerKilledAndIdle(t *testing.T) {
 	t.Parallel()
-	h := newHookServerEnv(t, "PERMOPA_HOOK_SERVER_IDLE=3s")
+	h := newHookServerEnv(t)
 	const file = "codex/pretooluse-bash-deny.json"
 	h.hook("codex", file)
 	first := h.waitServer(h.key())
 	if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, first.Pid, 10*time.Second)
+	waitGone(t, first.Pid, 30*time.Second)
 	out, errOut, code, pid := h.hook("codex", file)
 	if pid != 0 || !blocked("codex", out, code) || !strings.Contains(errOut, "started one") {
 		t.Errorf("after the server was killed: pid %d exit %d stdout %q stderr %q; want a local block that starts a server", pid, code, out, errOut)
@@ -406,17 +434,38 @@ func TestHookServerKilledAndIdle(t *testing.T) {
 	if out, _, code, pid = h.hook("codex", file); pid != second.Pid || !blocked("codex", out, code) {
 		t.Errorf("answered by pid %d (exit %d), want a block by the new server %d", pid, code, second.Pid)
 	}
+	// Idle: a server started with an idle time of 1 s. Its start and its
+	// exit are waited for in its log and /proc, never by asking it (a
+	// request is a call, which restarts its idle time), so that no delay of
+	// a loaded machine races its watchdog. Before, the server answering
+	// above had a 3 s idle time, which a slow hook start could outlast.
+	if err := syscall.Kill(second.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
 	waitGone(t, second.Pid, 30*time.Second)
+	const idle = "PERMOPA_HOOK_SERVER_IDLE=1s"
+	if out, errOut, code, pid = h.hook("codex", file, idle); pid != 0 || !blocked("codex", out, code) || !strings.Contains(errOut, "started one") {
+		t.Fatalf("with %s: pid %d exit %d stdout %q stderr %q; want a local block that starts a server", idle, pid, code, out, errOut)
+	}
+	log := h.waitLog(h.key(), "exiting: ", 60*time.Second)
+	m := regexp.MustCompile(`--serve\[(\d+)\]: serving `).FindStringSubmatch(log)
+	if m == nil || !strings.Contains(log, "(idle exit after 1s)") || !strings.Contains(log, "exiting: idle for 1s") {
+		t.Fatalf("log: %s; want a server that served, then an idle exit after 1s", log)
+	}
+	third, _ := strconv.Atoi(m[1])
+	waitGone(t, third, 30*time.Second)
 	if _, err := os.Lstat(filepath.Join(h.dir(), hookproto.SocketName(h.key()))); err == nil {
 		t.Errorf("the idle server left its socket")
-	}
-	if !strings.Contains(h.log(h.key()), "exiting: idle for 3s") {
-		t.Errorf("log: %s; want an idle exit", h.log(h.key()))
 	}
 }
 
 // Hooks that start at once, with no server, start one between them (the
-// lock), and each is answered.
+// lock), and each is answered. The server holds the lock for as long as it
+// runs, so that a hook finding no socket yet (the server still compiling
+// the policy) starts no second server beside it: the server's descriptor
+// of the lock file was an *os.File it no longer used, which the garbage
+// collector closed (its finalizer) while the policy compiled, and the
+// hooks that came next started servers that took each other's socket.
 func TestHookServerOneStartsAtOnce(t *testing.T) {
 	t.Parallel()
 	h := newHookServerEnv(t)
@@ -433,10 +482,25 @@ func TestHookServerOneStartsAtOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	h.waitServer(h.key())
-	time.Sleep(200 * time.Millisecond) // a second server would have exited on the lock by now
-	if pids := h.serverPids(); len(pids) != 1 {
-		t.Errorf("hook servers running: %v; want one", pids)
+	st := h.waitServer(h.key())
+	// Every server the hooks started runs by now (a start returns after
+	// the exec): any but the one answering must exit (on the lock), which
+	// is waited for, not given a fixed time.
+	var others []int
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		others = slices.DeleteFunc(serveProcesses(h.key()), func(pid int) bool { return pid == st.Pid })
+		if len(others) == 0 {
+			break
+		}
+	}
+	if pids := h.serverPids(); len(others) != 0 || len(pids) != 1 || pids[0] != st.Pid {
+		t.Errorf("hook servers running: %v besides %d, %v in the log; want one; log: %s; hooks: %s", others, st.Pid, pids, h.log(h.key()), strings.Join(h.notes, " | "))
+	}
+	lock, err := os.OpenFile(filepath.Join(h.dir(), hookproto.LockName(h.key())), os.O_RDWR, 0)
+	must(t, err)
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != syscall.EWOULDBLOCK {
+		t.Errorf("locking the lock of the running server %d: %v, want %v (held by the server)", st.Pid, err, syscall.EWOULDBLOCK)
 	}
 }
 
@@ -482,7 +546,7 @@ func TestHookServerRefusesWhatIsNotTheUsers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHookServerEnv(t)
 			c.setup(h)
-			want, _, wantCode := hookProcess(t, h.local, []string{"claude"}, h.env, readPayload(t, file, h.cwd))
+			want, _, wantCode := h.localHook("claude", readPayload(t, file, h.cwd))
 			for range 2 {
 				out, errOut, code, pid := h.hook("claude", file)
 				if pid != 0 || out != want || code != wantCode || !strings.Contains(errOut, c.note) {
@@ -556,7 +620,7 @@ func startPeerHelper(t *testing.T, mode string, env []string, sock *os.File) (*e
 	must(t, err)
 	bin := filepath.Join(dir, "peer")
 	if err := os.Link(self, bin); err != nil {
-		must(t, copyFile(self, bin))
+		must(t, copyNew(self, bin))
 	}
 	must(t, os.Chmod(bin, 0o755))
 	cmd := exec.Command(bin)

@@ -300,34 +300,57 @@ func TestDoctorNeverRunsProjectContent(t *testing.T) {
 }
 
 // doctor fails a hook whose matcher leaves a tool permopa protects
-// unhooked, and a hook that would fail open.
+// unhooked, and a hook that would fail open. doctor checks each event's
+// hook on its own, and runs each hook's harmless call (a permopa process):
+// each run holds two of the seven faults, one per event, and each fault is
+// wanted on a FAIL line of its own event. The last run's PermissionRequest
+// hook is the sound one, which no line fails.
 func TestDoctorMatchersAndFailOpen(t *testing.T) {
 	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	file := filepath.Join(home, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	good := permopaBin + " hook claude || exit 2"
-	for _, tc := range []struct {
+	type hookCase struct {
 		matcher, command, onFailure, want string
-	}{
-		{"NoSuchTool", good, "block", "does not reach Bash, Read"},
-		{"^$", good, "block", "does not reach Bash"},
-		{"Bash|Write", good, "block", "does not reach Read, Edit"},
-		{"(", good, "block", "does not reach Bash"},
-		{"Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|WebFetch", good, "block", "does not reach mcp__server__tool"},
-		{"*", permopaBin + " hook claude", "block", "would fail open: the command does not end with `|| exit 2`"},
-		{"", good, "", `would fail open: it has no "onFailure": "block"`},
+	}
+	sound := hookCase{"*", good, "block", ""}
+	for _, run := range [][2]hookCase{
+		{{"NoSuchTool", good, "block", "does not reach Bash, Read"}, {"^$", good, "block", "does not reach Bash"}},
+		{{"Bash|Write", good, "block", "does not reach Read, Edit"}, {"(", good, "block", "does not reach Bash"}},
+		{{"Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|WebFetch", good, "block", "does not reach mcp__server__tool"}, {"*", permopaBin + " hook claude", "block", "would fail open: the command does not end with `|| exit 2`"}},
+		{{"", good, "", `would fail open: it has no "onFailure": "block"`}, sound},
 	} {
-		hook := map[string]any{"type": "command", "command": tc.command}
-		if tc.onFailure != "" {
-			hook["onFailure"] = tc.onFailure
+		events := []string{"PreToolUse", "PermissionRequest"}
+		hooks := map[string]any{}
+		for i, tc := range run {
+			hook := map[string]any{"type": "command", "command": tc.command}
+			if tc.onFailure != "" {
+				hook["onFailure"] = tc.onFailure
+			}
+			hooks[events[i]] = []any{map[string]any{"matcher": tc.matcher, "hooks": []any{hook}}}
 		}
-		group := map[string]any{"matcher": tc.matcher, "hooks": []any{hook}}
-		b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{group}, "PermissionRequest": []any{group}}})
+		b, _ := json.Marshal(map[string]any{"hooks": hooks})
 		must(t, os.WriteFile(file, b, 0o644))
 		out, _, code := permopaAt(t, proj, "", []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}, "doctor", "claude")
-		if code == 0 || !strings.Contains(out, "FAIL") || !strings.Contains(out, tc.want) {
-			t.Errorf("matcher %q command %q: exit %d, want %q:\n%s", tc.matcher, tc.command, code, tc.want, out)
+		if code == 0 {
+			t.Errorf("%s: exit 0, want a failure:\n%s", b, out)
+		}
+		for i, tc := range run {
+			// The FAIL lines of this event's hook (the matcher's line names
+			// the matcher, the fail-open line the command).
+			var fails []string
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, "FAIL "+events[i]+" hook") {
+					fails = append(fails, line)
+				}
+			}
+			switch {
+			case tc.want == "" && len(fails) > 0:
+				t.Errorf("the sound %s hook fails: %q", events[i], fails)
+			case tc.want != "" && (len(fails) != 1 || !strings.Contains(fails[0], tc.want)):
+				t.Errorf("%s hook, matcher %q command %q: FAIL lines %q, want one with %q:\n%s", events[i], tc.matcher, tc.command, fails, tc.want, out)
+			}
 		}
 	}
 }
