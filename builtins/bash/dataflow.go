@@ -34,15 +34,17 @@ const pathMark = "./" + dyn
 
 // findDataRoots returns the starting points of a find command line,
 // resolved, when the paths it supplies are known to be paths under them:
-// every word before the expression is static and no glob, and no primary
-// reads starting points from elsewhere. ok is false otherwise.
+// every word before the expression is static and no glob (or a glob
+// ending in "/", whose names find refuses when they start with "-":
+// findGlobWords; the root is then the glob), and no primary reads
+// starting points from elsewhere. ok is false otherwise.
 func (w *walker) findDataRoots(argv []word, e flagspec.FindExpr, st state) ([]string, bool) {
 	end := len(argv)
 	if len(e.Primaries) > 0 {
 		end = e.Primaries[0].Index
 	}
 	for _, a := range argv[1:end] {
-		if a.dynamic || a.glob || a.s == "" {
+		if a.dynamic || a.glob && !w.findSlashGlob(a) || a.s == "" {
 			return nil, false
 		}
 	}
@@ -689,4 +691,121 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 		out[i].glob = false
 	}
 	return out
+}
+
+// xargsAppendsText reports whether the words xargs appends to cmd can be
+// judged as one unquoted run-time word at the end of cmd's argv: cmd is a
+// program the vocabulary judges itself (a bare name, no wrapper the walker
+// reads, no shell, interpreter or other program that runs code: xargs sh
+// would take the first word as its script), and every xargs option only
+// splits the input (-0, -d, -E) or limits and schedules the runs. -I
+// (words placed inside others), -o (the terminal as stdin) and
+// --process-slot-var (an environment variable) are not. A run-time word
+// may be any text, an option, "--", no word or several
+// (flagspec.DynamicWordsHarmless), which is what xargs appends, whatever
+// its input holds.
+func xargsAppendsText(opts []parsedOpt, cmd []word) bool {
+	for _, o := range opts {
+		switch o.name {
+		case "0", "null", "d", "delimiter", "E", "e", "eof", "n", "max-args", "L", "l", "max-lines", "P",
+			"max-procs", "s", "max-chars", "r", "no-run-if-empty", "t", "verbose", "x", "exit", "a", "arg-file":
+		default:
+			return false
+		}
+	}
+	if len(cmd) == 0 {
+		return true // echo
+	}
+	p := cmd[0]
+	if p.dynamic || p.glob || p.splits || p.taint != "" || strings.Contains(p.s, "/") || wrappers[p.s] != nil {
+		return false
+	}
+	kind, _ := flagspec.RunsCode(p.s)
+	return kind == flagspec.NoCode && flagspec.Modelled(p.s)
+}
+
+// findPatternPrimaries are find's primaries whose one value is a pattern
+// matched against names, never a file find opens.
+var findPatternPrimaries = map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true,
+	"-wholename": true, "-iwholename": true, "-regex": true, "-iregex": true, "-lname": true, "-ilname": true}
+
+// findGlobWords returns find's argv with the globs GNU find cannot take
+// as more than one word marked one, and the indexes of the starting
+// points that are globs no name they match can make an option
+// (docs/shell.md, "Values and where they come from"). find reads its whole
+// command line before it looks at a file, and stops with an error at a
+// word in the expression that is no primary or operator ("paths must
+// precede expression", "unknown predicate"):
+//   - a pattern primary's value (-name *.bar, -name “*.pdf”) whose glob
+//     holds a literal character no primary or operator holds (anything but
+//     letters, digits and "-!(),"): a second name it matches stands where
+//     a primary must and is none, so find runs nothing; one name, or none
+//     (the pattern as written), is the value.
+//   - a starting point ending in "/" (*/, src/*/): every name it matches
+//     ends in "/", so one starting with "-" is no option find knows (-L/,
+//     -delete/: find stops), and "(/" or "!/" is a path.
+//
+// Not with a shopt in the command (nullglob drops an unmatched glob, and
+// -name then takes the next word), nor for a glob with a bracket or a
+// backslash (read for less than it may match).
+func (w *walker) findGlobWords(argv []word) ([]word, map[int]bool) {
+	if w.globsChanged {
+		return argv, nil
+	}
+	e := flagspec.ParseFind(strs(argv))
+	first := len(argv)
+	if len(e.Primaries) > 0 {
+		first = e.Primaries[0].Index
+	}
+	var roots map[int]bool
+	for i := 1; i < first; i++ {
+		if w.findSlashGlob(argv[i]) {
+			if roots == nil {
+				roots = map[int]bool{}
+			}
+			roots[i] = true
+		}
+	}
+	out := argv
+	for _, p := range e.Primaries {
+		i := p.Index + 1
+		if !findPatternPrimaries[p.Name] || len(p.Values) != 1 || i >= len(argv) || !plainGlob(argv[i]) ||
+			argv[i].one || !findNeverPrimary(argv[i].s) {
+			continue
+		}
+		if &out[0] == &argv[0] {
+			out = slices.Clone(argv)
+		}
+		out[i].one = true
+	}
+	return out, roots
+}
+
+// plainGlob reports whether a word is a static glob of * and ? (no
+// expansion, no bracket or backslash, which are read for less than they
+// may match).
+func plainGlob(a word) bool {
+	return a.glob && !a.dynamic && !a.splits && a.taint == "" && a.s != "" && !strings.ContainsAny(a.s, "[\\")
+}
+
+// findSlashGlob reports whether a starting point of find is a plain glob
+// ending in "/" read as bash reads it by default (no shopt in the
+// command): findGlobWords.
+func (w *walker) findSlashGlob(a word) bool {
+	return !w.globsChanged && plainGlob(a) && strings.HasSuffix(a.s, "/")
+}
+
+// findNeverPrimary reports whether every name a glob (of * and ?) matches
+// holds a character that no find primary or operator holds: a literal one
+// other than a letter, a digit or one of "-!(),".
+func findNeverPrimary(glob string) bool {
+	for _, c := range glob {
+		switch {
+		case c == '*' || c == '?' || c == '-' || c == '!' || c == '(' || c == ')' || c == ',':
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		default:
+			return true
+		}
+	}
+	return false
 }

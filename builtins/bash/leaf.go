@@ -48,8 +48,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		}
 		return
 	}
+	var findRoots map[int]bool
 	if argv[0].s == "find" {
 		argv = w.literalUnmatchedGlobs(argv, st)
+		argv, findRoots = w.findGlobWords(argv)
 	}
 	if sv == nil {
 		sv = strs(argv)
@@ -134,7 +136,24 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			v, dynOK = dv, true
 		}
 	}
-	globRisk := leadingGlobs(argv, judge)
+	if fr.appendsText != "" && supplied == dyn && fr.placeholder == "" && !harmlessOperands[base] {
+		// xargs CMD fed any text: what it appends is an unquoted word
+		// only known at run time at the end of the argv (dataflow.go,
+		// xargsAppendsText).
+		at, splits := dynamicWords(argv)
+		ok := false
+		if len(judge) == len(argv) {
+			var dv flagspec.Verdict
+			dv, ok = flagspec.DynamicWordsHarmless(append(slices.Clone(judge), dyn), append(at, len(judge)), append(splits, true))
+			if ok {
+				v, dynOK = dv, true
+			}
+		}
+		if !ok && v.ReadOnly {
+			v.ReadOnly, v.Reason = false, fr.appendsText
+		}
+	}
+	globRisk := leadingGlobs(argv, judge, findRoots)
 	if globRisk != nil && v.ReadOnly {
 		// A file named "--pre=sh" matches *: judge the glob as a word
 		// that may be an option.
@@ -882,12 +901,14 @@ func (f frame) allForced() string {
 }
 
 // leadingGlobs returns judge with every argument that starts with an
-// active glob metacharacter replaced by a run-time word, or nil if none does.
-func leadingGlobs(argv []word, judge []string) []string {
+// active glob metacharacter replaced by a run-time word, or nil if none does;
+// skip are the indexes of globs no option can come from (find's starting
+// points ending in "/", findGlobWords).
+func leadingGlobs(argv []word, judge []string, skip map[int]bool) []string {
 	var out []string
 	for i := 1; i < len(argv) && i < len(judge); i++ {
 		a := argv[i]
-		if !a.glob || !globMayBeOption(a.s) {
+		if !a.glob || !globMayBeOption(a.s) || skip[i] {
 			continue
 		}
 		if out == nil {
