@@ -809,3 +809,68 @@ func findNeverPrimary(glob string) bool {
 	}
 	return false
 }
+
+// readJudge is the argv of the read builtin to judge (docs/shell.md,
+// "Values and where they come from"):
+//   - a quoted word only known at run time that is the value of -d or -p
+//     given as the next word (read -d "$(printf '\004')" x) is that value,
+//     whatever it holds: bash takes the next word whole, so it cannot be an
+//     option or a name. It is judged as plain text; values are the indexes
+//     of those words.
+//   - -e and -i TEXT (readline) are judged as -r and -p TEXT when stdin
+//     cannot be a terminal: bash only starts readline, and reads the
+//     user's inputrc, when stdin is one (checked under strace), and the
+//     host's stdin is not (Options.StdinTerminal false) unless the command
+//     redirects it: so not when the command names /dev/ or /proc/, dups a
+//     descriptor (<&), uses exec or defines key bindings (bind -x runs a
+//     command on a key); and only in a shell per call (Options.ShellPerCall:
+//     an earlier call in a shell that lasts may have redirected its stdin or
+//     bound keys). Only the separate words -e and -i are read so; a
+//     cluster (-ei) stays as written.
+func (w *walker) readJudge(argv []word, judge []string) ([]string, map[int]bool) {
+	if len(argv) != len(judge) {
+		return judge, nil
+	}
+	var values map[int]bool
+	noTTY := w.opts.ShellPerCall && !w.opts.StdinTerminal
+	for _, s := range []string{"/dev/", "/proc/", "<&", "exec", "bind"} {
+		if strings.Contains(w.src, s) {
+			noTTY = false
+		}
+	}
+	out := judge
+	set := func(i int, s string) {
+		if &out[0] == &judge[0] {
+			out = slices.Clone(judge)
+		}
+		out[i] = s
+	}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a.dynamic || len(a.s) < 2 || a.s[0] != '-' || a.s == "--" {
+			break
+		}
+		if a.s == "-e" && noTTY {
+			set(i, "-r")
+			continue
+		}
+		// The first letter that takes a value takes the rest of the word,
+		// or the next word when it is the last letter.
+		k := strings.IndexAny(a.s[1:], "adinNptu")
+		if k < 0 || k+2 < len(a.s) || i+1 >= len(argv) {
+			continue
+		}
+		if a.s == "-i" && noTTY {
+			set(i, "-p")
+		}
+		if c, v := a.s[k+1], argv[i+1]; (c == 'd' || c == 'p' || c == 'i') && v.dynamic && !v.splits && v.taint == "" {
+			set(i+1, "x")
+			if values == nil {
+				values = map[int]bool{}
+			}
+			values[i+1] = true
+		}
+		i++
+	}
+	return out, values
+}

@@ -108,6 +108,16 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `ls | xargs ./evil.sh`},
 		{cmd: `ls | xargs mktemp`, bites: true}, // creates files
 		{cmd: `ls | xargs python3`},
+		// read: a quoted value of -d or -p is text whatever it holds;
+		// -e and -i only start readline on a terminal, which stdin is not.
+		{cmd: `read -d "$(printf '\004')" x < notes.txt; echo "$x"`, ro: true},
+		{cmd: `read -rd "$(ls | head -n 1)" -p "$(echo -rf --x)" x < notes.txt; echo "$x"`, ro: true},
+		{cmd: `read -e -p "Do that? [Y,n]" -i Y input < notes.txt; echo "$input"`, ro: true},
+		{cmd: `ls | { read -e -i "$(echo -a PATH)" y; echo "$y"; }`, ro: true},
+		{cmd: `read -d $(echo -a PATH) y < notes.txt`},
+		{cmd: `read -e x < /dev/tty`},
+		{cmd: `read -ei Y x < notes.txt`},
+		{cmd: `read -d "$(echo x)" "$(echo PATH)" < notes.txt`},
 	}
 	opts := realWorldOpts(root)
 	var wg sync.WaitGroup

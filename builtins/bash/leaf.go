@@ -70,6 +70,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	if fr.blindRest && base == prog {
 		judge = endOfShellJudge(judge, fr.tail)
 	}
+	var textValues map[int]bool // words that are an option's value whatever they hold
+	if base == "read" && base == prog {
+		judge, textValues = w.readJudge(argv, judge)
+	}
 	// The value of each supplied word: a path under known roots
 	// (pathMark, dataflow.go) or anything (dyn).
 	supplied := dyn
@@ -326,7 +330,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	for _, p := range fr.writes {
 		lf.Writes = appendUnique(lf.Writes, p)
 	}
-	for _, a := range argv[1:] {
+	for i, a := range argv {
+		if i == 0 || textValues[i] {
+			continue
+		}
 		if a.glob && w.globsChanged {
 			ro = false
 			why = firstNonEmpty(why, "shopt may change what a glob matches (nullglob, dotglob, globstar)")

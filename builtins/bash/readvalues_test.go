@@ -1,0 +1,56 @@
+package bash
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestReadTextValuesAndReadline (issue 26): read's -d and -p take the next
+// word whole, so a quoted run-time word there is text, never an option or a
+// name; -e and -i (readline) are read-only only where stdin cannot be a
+// terminal: a shell per call whose host gives no terminal
+// (Options.StdinTerminal), and no redirection from /dev/ or /proc/, dup,
+// exec or key binding in the command.
+func TestReadTextValuesAndReadline(t *testing.T) {
+	t.Parallel()
+	tty := shellPerCallOpts
+	tty.StdinTerminal = true
+	cases := []struct {
+		cmd           string
+		perCall, last bool // read-only in a shell per call; and in a shell that lasts
+	}{
+		{`read -d "$(echo -e '\004')" stdin`, true, true},
+		{`read -rd "$x" -p "$(ls)" line`, true, true},
+		{`read -p "$x" -d "$y" -r a b`, true, true},
+		{`read -e -p "Do that? [Y,n]" -i Y input`, true, false},
+		{`read -e -i "$(date)" x`, true, false},
+		{`ls | while read -e l; do echo "$l"; done`, true, false},
+		// Not values: an unquoted word splits, -u's value is a descriptor,
+		// the word after the value is a name.
+		{`read -d $x y`, false, false},
+		{`read -u "$x" y`, false, false},
+		{`read -d "$x" "$y"`, false, false},
+		{`read -p -d "$x"`, false, false},
+		{`read -d "$x" PATH`, false, false},
+		// Readline where stdin may be a terminal, or in a cluster.
+		{`read -e x < /dev/tty`, false, false},
+		{`exec 0</dev/tty; read -e x`, false, false},
+		{`read -e x <&3`, false, false},
+		{`bind -x '"\C-x": rm -rf ~'; read -e x`, false, false},
+		{`read -ei Y x`, false, false},
+		{`read -e -iY x`, false, false},
+	}
+	for _, c := range cases {
+		if a := analyze(c.cmd, shellPerCallOpts); a.ReadOnly != c.perCall {
+			t.Errorf("%q in a shell per call: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.perCall, strings.Join(a.NotReadOnly, "; "))
+		}
+		if a := analyze(c.cmd, conformanceOpts); a.ReadOnly != c.last {
+			t.Errorf("%q in a shell that lasts: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.last, strings.Join(a.NotReadOnly, "; "))
+		}
+		if strings.Contains(c.cmd, "read -e") {
+			if a := analyze(c.cmd, tty); a.ReadOnly {
+				t.Errorf("%q with a terminal the agent types into: read-only", c.cmd)
+			}
+		}
+	}
+}
