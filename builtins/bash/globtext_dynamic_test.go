@@ -108,6 +108,22 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `ls | xargs ./evil.sh`},
 		{cmd: `ls | xargs mktemp`, bites: true}, // creates files
 		{cmd: `ls | xargs python3`},
+		// perl one-liners of the closed subset (flagspec/perl.go), over
+		// names and data that would run a command through -n's open.
+		{cmd: `ls | perl -ne 'print $1 if m/\.([^.\/]+)$/' | sort -u`, ro: true},
+		{cmd: `ls | perl -F'\n' -0777 -anE 'say join ",", @F'`, ro: true},
+		{cmd: `printf '|touch pwned\n%s\n' '"$(touch pwned)"' | perl -lane 'print "$F[0] $1" if /(touch)/'`, ro: true},
+		{cmd: `perl -ne 'print if /TODO/' -- notes.txt list.txt - < notes.txt`, ro: true},
+		{cmd: `ls -l | perl -n -a -e '$sum+=$F[4]; print "$sum\n"'`, ro: true},
+		{cmd: `perl -ne 'print' '|touch pwned'`, bites: true},
+		{cmd: `perl -e 'print "$F[ system(q(touch pwned)) ]"'`, bites: true},
+		{cmd: `perl -e 'print "@{[ system(q(touch pwned)) ]}"'`, bites: true},
+		{cmd: `perl -e '$x="ARGV"; push @$x, "|touch pwned"; while (<>) {}'`, bites: true},
+		{cmd: `perl -F'/x/;system(q(touch pwned));#' -ane 'print' notes.txt`, bites: true},
+		{cmd: `echo x | perl -pe 's/x/system("touch pwned")/e'`, bites: true},
+		{cmd: `perl -ne 'print' ./*.txt`},
+		{cmd: `for f in ./*.txt; do perl -ne 'print' "$f"; done`},
+		{cmd: `ls | xargs perl -ne 'print'`},
 		// read: a quoted value of -d or -p is text whatever it holds;
 		// -e and -i only start readline on a terminal, which stdin is not.
 		{cmd: `read -d "$(printf '\004')" x < notes.txt; echo "$x"`, ro: true},

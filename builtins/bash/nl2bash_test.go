@@ -27,7 +27,7 @@ import (
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
-const nl2bashHoldoutRecall = 0.841 // 180/214 after the values and shell-state rounds of issue 26
+const nl2bashHoldoutRecall = 0.873 // 187/214 after the find-glob, xargs-text, read and perl rounds of issue 26
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
