@@ -54,3 +54,27 @@ func TestReadTextValuesAndReadline(t *testing.T) {
 		}
 	}
 }
+
+// TestFindGlobRootTree: a starting point that is a glob ending in "/" is
+// a root read as the glob, following links (the glob matches a link to a
+// directory and find follows "link/"), so that a link to ~/.ssh among the
+// names it matches reaches the credential check (issue 26).
+func TestFindGlobRootTree(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{`find */ -type f -exec cat {} \;`, `find src/*/ -print0 | xargs -0 grep -l x`} {
+		a := analyze(cmd, conformanceOpts)
+		if !a.ReadOnly {
+			t.Errorf("%q: not read-only (%s)", cmd, strings.Join(a.NotReadOnly, "; "))
+			continue
+		}
+		found := false
+		for _, tr := range a.RecursiveReads {
+			if strings.HasSuffix(tr.Path, "/*") && !tr.SkipsLinks && !tr.NamesOnly {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%q: no tree read of the glob that follows links: %+v", cmd, a.RecursiveReads)
+		}
+	}
+}
