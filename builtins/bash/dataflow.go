@@ -597,6 +597,11 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 		if !xargsPlain(r) {
 			return "the starting point " + strconv.Quote(r) + " holds a character xargs splits at or removes"
 		}
+		if strings.ContainsAny(r, "*?[") {
+			// A glob root (find */, findGlobWords): the names it matches
+			// are not the one directory the walk below would read.
+			return "the starting point " + strconv.Quote(r) + " may be a glob, whose names are not walked"
+		}
 	}
 	if depth == 1 {
 		return "" // -maxdepth 0: find prints its starting points only

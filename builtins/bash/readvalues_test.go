@@ -1,6 +1,8 @@
 package bash
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -76,5 +78,16 @@ func TestFindGlobRootTree(t *testing.T) {
 		if !found {
 			t.Errorf("%q: no tree read of the glob that follows links: %+v", cmd, a.RecursiveReads)
 		}
+	}
+	// find */ | xargs (no -0): the names below the glob's matches are not
+	// walked for blanks, even where a directory is literally named "*".
+	dir := t.TempDir()
+	for _, d := range []string{"*", "q --output=x.txt"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a := Analyze(`find */ -type f | xargs sort`, Options{Cwd: dir, Home: t.TempDir()}); a.ReadOnly {
+		t.Errorf("find */ | xargs sort with a directory named *: read-only")
 	}
 }
