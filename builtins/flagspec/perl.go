@@ -31,7 +31,9 @@ import "strings"
 // m, s and / start a pattern only where perl reads a term (after an
 // operator, an opening bracket, a comma, the start or a list operator);
 // / * < % & ? are taken as binary operators only after a term, and "/"
-// only when a blank or "=" follows (print $fh /.../ is a pattern). So no
+// only when a blank or "=" follows (print $fh /.../ is a pattern); "%" is
+// a hash's sigil only where perl reads a term ($h{a} %system "x" is a
+// modulus and a call of system, checked against perl). So no
 // text perl reads as code is skipped as a pattern or a string; where the
 // two readings could differ otherwise, perl fails to compile the program
 // and runs nothing of it (no BEGIN block or use is allowed).
@@ -60,6 +62,17 @@ var perlDeniedNames = map[string]bool{"ENV": true, "ARGV": true, "ARGVOUT": true
 var perlTermBefore = map[string]bool{"print": true, "say": true, "printf": true, "if": true, "unless": true,
 	"while": true, "until": true, "and": true, "or": true, "not": true, "xor": true, "split": true, "join": true,
 	"push": true, "unshift": true, "grep": true, "map": true, "defined": true}
+
+// perlSigilAfter are the words after which "%" is a hash's sigil: those
+// of perlTermBefore and those that need a variable.
+var perlSigilAfter = map[string]bool{"keys": true, "values": true, "each": true, "delete": true, "exists": true,
+	"scalar": true, "my": true, "our": true, "local": true}
+
+func init() {
+	for w := range perlTermBefore {
+		perlSigilAfter[w] = true
+	}
+}
 
 // perlOneLiner judges perl's argv when it is a one-liner of the subset
 // above: read-only, reading its file operands. ok is false otherwise.
@@ -167,6 +180,11 @@ func perlSafeCode(code string) bool {
 		case c == ' ' || c == '\t' || c == '\n':
 			i++
 			continue
+		case c == '%' && prev != 't' && !(prev == 'o' || prev == 'w' && perlSigilAfter[word]):
+			// After a "}" or a word that may stand alone (eof, length),
+			// "%" may be modulus and what follows a bareword perl calls
+			// ($h{a} %system "x" runs system): refused.
+			return false
 		case c == '$' || c == '@' || c == '%' && prev != 't':
 			j, ok := perlVariable(code, i)
 			if !ok {

@@ -22,6 +22,7 @@ var perlReadOnly = [][]string{
 	{"perl", "-lne", `$n++ if m/(?:ab|cd)$/i; print $n`},
 	{"perl", "-ne", `@w = split /,/, $_; print join("\t", @w[0..2]), "\n"`},
 	{"perl", "-F,", "-lane", `print "$F[1] $F[-1]"`},
+	{"perl", "-ne", `my %h; $h{$_}++; $n = $h{$_}; print scalar(keys %h), " ", $n % 2, "\n"`},
 }
 
 // perlNotReadOnly are refused: each runs a program, writes, reads the
@@ -81,6 +82,9 @@ var perlNotReadOnly = [][]string{
 	{"perl", "-x", "script"},
 	{"perl", "script.pl"},
 	{"perl", "-ne"},
+	{"perl", "-e", `$h{a} %system "touch pwned"`},
+	{"perl", "-e", `print eof %system "touch pwned"`},
+	{"perl", "-e", `print length %system "touch pwned"`},
 }
 
 func TestPerlOneLiners(t *testing.T) {
