@@ -112,7 +112,9 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		// names and data that would run a command through -n's open.
 		{cmd: `ls | perl -ne 'print $1 if m/\.([^.\/]+)$/' | sort -u`, ro: true},
 		{cmd: `ls | perl -F'\n' -0777 -anE 'say join ",", @F'`, ro: true},
-		{cmd: `printf '|touch pwned\n%s\n' '"$(touch pwned)"' | perl -lane 'print "$F[0] $1" if /(touch)/'`, ro: true},
+		{cmd: `printf '|touch pwned\n%s\n' '"$(touch pwned)"' | perl -lane 'print $F[0], " $1" if /(touch)/'`, ro: true},
+		{cmd: `perl -e 'print "$x[1][system(q(touch pwned))]"'`, bites: true},
+		{cmd: `perl -e '$h{a} %system "touch pwned"'`, bites: true},
 		{cmd: `perl -ne 'print if /TODO/' -- notes.txt list.txt - < notes.txt`, ro: true},
 		{cmd: `ls -l | perl -n -a -e '$sum+=$F[4]; print "$sum\n"'`, ro: true},
 		{cmd: `perl -ne 'print' '|touch pwned'`, bites: true},

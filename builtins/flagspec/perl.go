@@ -18,25 +18,27 @@ import "strings"
 //   - operands (the files -n and -p read): static names of letters,
 //     digits and "_./,:@%+=-", not starting with "-" ("-" alone is stdin);
 //   - code: names of a fixed list of built-ins and keywords (print, say,
-//     split, join, length, if, ...); variables $name, @name, %name but not
+//     split, join, length, if, ...); variables $name and @name but not
 //     ENV, ARGV, INC, SIG, the standard handles or a package-qualified name
 //     (:: or '), and of the punctuation ones only $_, $. and $1..$9; no
-//     dereference ($$x, @{...}, ->), no & call, no typeglob, no heredoc,
-//     no <FH> or <*>, no comment, no filetest (-e, -s), no sort $subname;
-//     strings "..." and
-//     '...', m/.../, s/.../.../ (no e flag) and /.../ where perl reads a
-//     term, with interpolation of plain variables only ("$x", "$F[1]", never
-//     "@{[ ]}", "${\ }", "$x{...}", "\N{...}", (?{ }), \p{...}).
+//     braces (no block, hash or subscript {}: "}" ends a block, after
+//     which perl reads a term, or a subscript, after which an operator),
+//     no %name, no dereference ($$x, @{...}, ->), no & call, no typeglob,
+//     no heredoc, no <FH> or <*>, no comment, no filetest (-e, -s);
+//     strings "..." and '...', m/.../, s/.../.../ (no e flag) and /.../
+//     where perl reads a term, interpolating plain variables only ("$x",
+//     "@F"; never a subscript "$x[1][system(1)]", "@{[ ]}", "${\ }",
+//     "\N{...}", (?{ }), \p{...}).
 //
 // m, s and / start a pattern only where perl reads a term (after an
 // operator, an opening bracket, a comma, the start or a list operator);
 // / * < % & ? are taken as binary operators only after a term, and "/"
-// only when a blank or "=" follows (print $fh /.../ is a pattern); "%" is
-// a hash's sigil only where perl reads a term ($h{a} %system "x" is a
-// modulus and a call of system, checked against perl). So no
+// only when a blank or "=" follows (print $fh /.../ is a pattern). So no
 // text perl reads as code is skipped as a pattern or a string; where the
 // two readings could differ otherwise, perl fails to compile the program
-// and runs nothing of it (no BEGIN block or use is allowed).
+// and runs nothing of it (no BEGIN block or use is allowed). Two holes a
+// wider subset had ($h{a} %system "x" is a modulus and a call of system;
+// "$x[1][system(1)]" runs the second subscript) are in TestPerlOneLiners.
 
 // perlWords are the built-ins and keywords the code may use (m and s
 // only as m/.../ and s/.../.../).
@@ -62,17 +64,6 @@ var perlDeniedNames = map[string]bool{"ENV": true, "ARGV": true, "ARGVOUT": true
 var perlTermBefore = map[string]bool{"print": true, "say": true, "printf": true, "if": true, "unless": true,
 	"while": true, "until": true, "and": true, "or": true, "not": true, "xor": true, "split": true, "join": true,
 	"push": true, "unshift": true, "grep": true, "map": true, "defined": true}
-
-// perlSigilAfter are the words after which "%" is a hash's sigil: those
-// of perlTermBefore and those that need a variable.
-var perlSigilAfter = map[string]bool{"keys": true, "values": true, "each": true, "delete": true, "exists": true,
-	"scalar": true, "my": true, "our": true, "local": true}
-
-func init() {
-	for w := range perlTermBefore {
-		perlSigilAfter[w] = true
-	}
-}
 
 // perlOneLiner judges perl's argv when it is a one-liner of the subset
 // above: read-only, reading its file operands. ok is false otherwise.
@@ -167,10 +158,8 @@ func perlSafeCode(code string) bool {
 		return false
 	}
 	// prev is the kind of the last token: 't' a term (variable, number,
-	// string, pattern, ")" or "]"), 'b' a "}" (a block's end, after which
-	// perl reads a term, or a subscript's, after which an operator), 'w' a
-	// bareword (its text in word), 'o' an operator, an opening bracket or
-	// the start: perl reads a term next.
+	// string, pattern, ")" or "]"), 'w' a bareword (its text in word), 'o'
+	// an operator, an opening bracket or the start: perl reads a term next.
 	prev, word := byte('o'), ""
 	n := len(code)
 	for i := 0; i < n; {
@@ -180,12 +169,7 @@ func perlSafeCode(code string) bool {
 		case c == ' ' || c == '\t' || c == '\n':
 			i++
 			continue
-		case c == '%' && prev != 't' && !(prev == 'o' || prev == 'w' && perlSigilAfter[word]):
-			// After a "}" or a word that may stand alone (eof, length),
-			// "%" may be modulus and what follows a bareword perl calls
-			// ($h{a} %system "x" runs system): refused.
-			return false
-		case c == '$' || c == '@' || c == '%' && prev != 't':
+		case c == '$' || c == '@':
 			j, ok := perlVariable(code, i)
 			if !ok {
 				return false
@@ -266,6 +250,10 @@ func perlSafeCode(code string) bool {
 				return false
 			}
 			switch d := rest[1]; c {
+			case '%':
+				if d != ' ' && d != '\t' && d != '=' {
+					return false // %name: a hash, not in the subset
+				}
 			case '/':
 				if d != ' ' && d != '\t' && d != '=' {
 					return false
@@ -295,7 +283,9 @@ func perlSafeCode(code string) bool {
 			if len(rest) > 1 && (rest[1] == '&' || rest[1] == '*') {
 				return false
 			}
-		case strings.IndexByte("+.=!>|^~:,;()[]{}", c) >= 0:
+		case c == '{' || c == '}':
+			return false // no blocks or hashes: "}" ends a block (a term follows) or a subscript (an operator)
+		case strings.IndexByte("+.=!>|^~:,;()[]", c) >= 0:
 		default:
 			return false // #, backquote, anything else
 		}
@@ -303,8 +293,6 @@ func perlSafeCode(code string) bool {
 		switch c {
 		case ')', ']':
 			prev = 't'
-		case '}':
-			prev = 'b'
 		default:
 			prev = 'o'
 		}
@@ -415,22 +403,8 @@ func perlInterpolation(body string, pattern bool) bool {
 			if !ok {
 				return false
 			}
-			if j < n && (body[j] == '{' || body[j] == '-' && j+1 < n && body[j+1] == '>') {
-				return false
-			}
-			if j < n && body[j] == '[' {
-				k := j + 1
-				if k < n && body[k] == '-' {
-					k++
-				}
-				d0 := k
-				for k < n && body[k] >= '0' && body[k] <= '9' {
-					k++
-				}
-				if k == d0 || k >= n || body[k] != ']' {
-					return false
-				}
-				j = k + 1
+			if j < n && (body[j] == '[' || body[j] == '{' || body[j] == '-' && j+1 < n && body[j+1] == '>') {
+				return false // a subscript or a dereference interpolates code ("$x[1][system(1)]")
 			}
 			i = j - 1
 		}

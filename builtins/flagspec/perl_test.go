@@ -18,11 +18,12 @@ var perlReadOnly = [][]string{
 	{"perl", "-ne", `print unless /^#/`},
 	{"perl", "-nle", `print length`},
 	{"perl", "-e", `print "hello\n"`},
-	{"perl", "-ne", `print sort { $a <=> $b } @F`},
+	{"perl", "-ne", `print sort @F`},
+	{"perl", "-ne", `print if $a <=> $b`},
 	{"perl", "-lne", `$n++ if m/(?:ab|cd)$/i; print $n`},
 	{"perl", "-ne", `@w = split /,/, $_; print join("\t", @w[0..2]), "\n"`},
-	{"perl", "-F,", "-lane", `print "$F[1] $F[-1]"`},
-	{"perl", "-ne", `my %h; $h{$_}++; $n = $h{$_}; print scalar(keys %h), " ", $n % 2, "\n"`},
+	{"perl", "-F,", "-lane", `print $F[1], " ", $F[-1], " @F $1"`},
+	{"perl", "-ne", `$n++; print $n % 2, "\n"`},
 }
 
 // perlNotReadOnly are refused: each runs a program, writes, reads the
@@ -71,6 +72,9 @@ var perlNotReadOnly = [][]string{
 	{"perl", "-e", `print $x->{y}`},
 	{"perl", "-e", `print &system(1)`},
 	{"perl", "-e", `$s = "CORE::rmdir"; print sort $s 1, 2`},
+	{"perl", "-e", `print sort { $a <=> $b } @F`},
+	{"perl", "-e", `print "$F[1]"`},
+	{"perl", "-e", `print %h`},
 	{"perl", "-e", `print __FILE__`},
 	{"perl", "-e", `print $x::y`},
 	{"perl", "-e", `print <<EOF`},
@@ -83,6 +87,9 @@ var perlNotReadOnly = [][]string{
 	{"perl", "script.pl"},
 	{"perl", "-ne"},
 	{"perl", "-e", `$h{a} %system "touch pwned"`},
+	{"perl", "-e", `print "$x[1][system(q(touch pwned))]"`},
+	{"perl", "-e", `print "$x[1]{system(q(touch pwned))}"`},
+	{"perl", "-ne", `print if m/$x[1][ system(q(touch pwned)) ]/`},
 	{"perl", "-e", `print eof %system "touch pwned"`},
 	{"perl", "-e", `print length %system "touch pwned"`},
 }
