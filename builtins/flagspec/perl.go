@@ -69,6 +69,7 @@ var perlTermBefore = map[string]bool{"print": true, "say": true, "printf": true,
 // above: read-only, reading its file operands. ok is false otherwise.
 func perlOneLiner(argv []string) (Verdict, bool) {
 	var code []string
+	features := false // -E: say is a keyword
 	i := 1
 	for ; i < len(argv); i++ {
 		a := argv[i]
@@ -93,6 +94,7 @@ func perlOneLiner(argv []string) (Verdict, bool) {
 				}
 				j = len(a)
 			case 'e', 'E':
+				features = features || c == 'E'
 				c := a[j+1:]
 				if c == "" {
 					if i+1 >= len(argv) {
@@ -112,7 +114,7 @@ func perlOneLiner(argv []string) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	for _, c := range code {
-		if !perlSafeCode(c) {
+		if !perlSafeCode(c, features) {
 			return Verdict{}, false
 		}
 	}
@@ -152,8 +154,10 @@ func perlFileName(s string) bool {
 func perlIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func perlIdentByte(c byte) bool  { return perlIdentStart(c) || c >= '0' && c <= '9' }
 
-// perlSafeCode reports whether code lies in the subset.
-func perlSafeCode(code string) bool {
+// perlSafeCode reports whether code lies in the subset; say only with
+// features (-E): without them it is no keyword, and "say $x ..." is an
+// indirect method call ($x->say).
+func perlSafeCode(code string, features bool) bool {
 	if !perlPlain(code) {
 		return false
 	}
@@ -198,7 +202,7 @@ func perlSafeCode(code string) bool {
 				j++
 			}
 			w := code[i:j]
-			if !perlWords[w] || j < n && code[j] == '\'' || strings.HasPrefix(code[j:], "::") {
+			if !perlWords[w] || w == "say" && !features || j < n && code[j] == '\'' || strings.HasPrefix(code[j:], "::") {
 				return false // a name not in the list, or package-qualified (CORE'system, CORE::system)
 			}
 			if w == "m" || w == "s" {

@@ -75,6 +75,7 @@ var perlNotReadOnly = [][]string{
 	{"perl", "-e", `print sort { $a <=> $b } @F`},
 	{"perl", "-e", `print "$F[1]"`},
 	{"perl", "-e", `print %h`},
+	{"perl", "-ne", `say $x "y"`}, // no -E: an indirect method call
 	{"perl", "-e", `print __FILE__`},
 	{"perl", "-e", `print $x::y`},
 	{"perl", "-e", `print <<EOF`},
