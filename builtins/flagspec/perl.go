@@ -16,7 +16,8 @@ import "strings"
 //     starts with / ' " (perl then pastes it into the code) nor ends with
 //     a backslash;
 //   - operands (the files -n and -p read): static names of letters,
-//     digits and "_./,:@%+=-", not starting with "-" ("-" alone is stdin);
+//     digits and "_./,:@%+=-" starting with a letter, a digit, "_", "."
+//     or "/" ("-" alone is stdin);
 //   - code: names of a fixed list of built-ins and keywords (print, say,
 //     split, join, length, if, ...); variables $name and @name but not
 //     ENV, ARGV, INC, SIG, the standard handles or a package-qualified name
@@ -123,7 +124,9 @@ func perlOneLiner(argv []string) (Verdict, bool) {
 		if f == "-" {
 			continue
 		}
-		if f == "" || f[0] == '-' || !perlFileName(f) {
+		if f == "" || !perlIdentByte(f[0]) && f[0] != '.' && f[0] != '/' || !perlFileName(f) {
+			// The two-argument open reads a leading - + < > | & or blank
+			// as a mode.
 			return Verdict{}, false
 		}
 		v.Reads = append(v.Reads, f)

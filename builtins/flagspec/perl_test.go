@@ -61,6 +61,8 @@ var perlNotReadOnly = [][]string{
 	{"perl", "-ne", `print`, "touch pwned|"},
 	{"perl", "-ne", `print`, ">pwned"},
 	{"perl", "-ne", `print`, "*.txt"},
+	{"perl", "-ne", `print`, "+<x"},
+	{"perl", "-ne", `print`, "+x"},
 	{"perl", "-ne", `print`, "--", "-rf"},
 	{"perl", "-F/x/;system(q(touch pwned));#", "-ane", `print`},
 	{"perl", "-e", `print "\N{U+41}"`},
