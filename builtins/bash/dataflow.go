@@ -753,7 +753,7 @@ var findPatternPrimaries = map[string]bool{"-name": true, "-iname": true, "-path
 // Not with a shopt in the command (nullglob drops an unmatched glob, and
 // -name then takes the next word), nor for a glob with a bracket or a
 // backslash (read for less than it may match).
-func (w *walker) findGlobWords(argv []word) ([]word, map[int]bool) {
+func (w *walker) findGlobWords(argv []word, st state) ([]word, map[int]bool) {
 	if w.globsChanged {
 		return argv, nil
 	}
@@ -764,7 +764,7 @@ func (w *walker) findGlobWords(argv []word) ([]word, map[int]bool) {
 	}
 	var roots map[int]bool
 	for i := 1; i < first; i++ {
-		if w.findSlashGlob(argv[i]) {
+		if w.findSlashGlob(argv[i]) || w.findRootGlobListed(argv[i], st) {
 			if roots == nil {
 				roots = map[int]bool{}
 			}
@@ -784,6 +784,39 @@ func (w *walker) findGlobWords(argv []word) ([]word, map[int]bool) {
 		out[i].one = true
 	}
 	return out, roots
+}
+
+// findRootGlobListed reports whether a starting point of find that is a
+// plain glob of names in the working directory (find . *, find * -maxdepth
+// 0) matches, at decision time, no name find would take for an option, a
+// primary or an operator: none starting with "-", none that is "!", "(",
+// ")" or ",". Every name is tried, hidden ones too (a superset of what
+// bash matches); the working directory must be one known directory of at
+// most maxGlobDirEntries names, and is stamped, as for
+// literalUnmatchedGlobs. What changes between the decision and the run is
+// not seen (docs/shell.md).
+func (w *walker) findRootGlobListed(a word, st state) bool {
+	dir := st.single()
+	if w.globsChanged || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
+		return false
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, err := f.Readdirnames(maxGlobDirEntries + 1)
+	f.Close()
+	if err != nil && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
+		return false
+	}
+	w.scriptFiles().StampDir(dir)
+	for _, n := range names {
+		ok, err := path.Match(a.s, n)
+		if err != nil || ok && (strings.HasPrefix(n, "-") || n == "!" || n == "(" || n == ")" || n == ",") {
+			return false
+		}
+	}
+	return true
 }
 
 // plainGlob reports whether a word is a static glob of * and ? (no

@@ -83,6 +83,8 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `cd tops && find */ -maxdepth 1 -name '*.txt' -exec grep -c TODO {} \;`, ro: true, refused: true},
 		{cmd: `cd tops && find s*/ -type f -print0 | xargs -0 wc -l`, ro: true},
 		{cmd: `cd tops && find * -maxdepth 0`},
+		{cmd: `cd tops/sub && find . * -maxdepth 1`, ro: true}, // no name there find would take for an option
+		{cmd: `cd tops/sub && find * -type f -exec cat {} +`},  // a glob root is no known root for -exec
 		{cmd: `cd tops && find . *`},
 		{cmd: `cd tops && find */ -delete`},
 		// xargs fed any text (names like options, blanks, newlines, quotes)

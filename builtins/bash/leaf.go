@@ -51,7 +51,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	var findRoots map[int]bool
 	if argv[0].s == "find" {
 		argv = w.literalUnmatchedGlobs(argv, st)
-		argv, findRoots = w.findGlobWords(argv)
+		argv, findRoots = w.findGlobWords(argv, st)
 	}
 	if sv == nil {
 		sv = strs(argv)

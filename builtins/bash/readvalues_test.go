@@ -91,3 +91,39 @@ func TestFindGlobRootTree(t *testing.T) {
 		t.Errorf("find */ | xargs sort with a directory named *: read-only")
 	}
 }
+
+// TestFindGlobRootListed: find . * is read-only while no name in the
+// working directory is one find would take for an option, a primary or an
+// operator; the cached analysis is dropped when a name there changes
+// (issue 26).
+func TestFindGlobRootListed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opts := Options{Cwd: dir, Home: t.TempDir()}
+	for _, n := range []string{"a.jpg", ".hidden", "b c"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := `find . * | grep -P "[a-f0-9\-]{36}\.jpg"`
+	if a := Analyze(cmd, opts); !a.ReadOnly {
+		t.Errorf("%q: not read-only (%s)", cmd, strings.Join(a.NotReadOnly, "; "))
+	}
+	for _, c := range []string{`shopt -s dotglob; find . *`, `find . [a-]*`, `find . "$x"*`} {
+		if analyze(c, opts).ReadOnly {
+			t.Errorf("%q: read-only", c)
+		}
+	}
+	for _, n := range []string{"-delete", "(", "-L"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if a := Analyze(cmd, opts); a.ReadOnly {
+			t.Errorf("%q once ./%s exists: read-only", cmd, n)
+		}
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
