@@ -322,7 +322,8 @@ func TestWrappers(t *testing.T) {
 		{cmd: "xargs -0 -n1 -I{} cat {}", leaves: []string{"cat {} | xargs"}},
 		{cmd: "xargs -I % rm %.bak", writes: []string{}, reasonHas: "xargs appends"},
 		{cmd: "find . -exec rm {} +", writes: []string{}},
-		{cmd: "xargs", leaves: []string{"echo | xargs"}},
+		{cmd: "xargs", ro: true, leaves: []string{"echo | xargs"}}, // echo takes any word (xargsAppendsText)
+		{cmd: "xargs cat", leaves: []string{"cat | xargs"}, reasonHas: "xargs appends"},
 		{cmd: "sh -c 'git status'", ro: true, leaves: []string{"git status | sh -c"}},
 		{cmd: "bash -lc \"sed -n '1,5p' file.txt\"", ro: true},
 		{cmd: "bash -c 'bash -c \"rm x\"'", leaves: []string{"rm x | bash -c,bash -c"}},

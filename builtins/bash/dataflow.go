@@ -34,15 +34,17 @@ const pathMark = "./" + dyn
 
 // findDataRoots returns the starting points of a find command line,
 // resolved, when the paths it supplies are known to be paths under them:
-// every word before the expression is static and no glob, and no primary
-// reads starting points from elsewhere. ok is false otherwise.
+// every word before the expression is static and no glob (or a glob
+// ending in "/", whose names find refuses when they start with "-":
+// findGlobWords; the root is then the glob), and no primary reads
+// starting points from elsewhere. ok is false otherwise.
 func (w *walker) findDataRoots(argv []word, e flagspec.FindExpr, st state) ([]string, bool) {
 	end := len(argv)
 	if len(e.Primaries) > 0 {
 		end = e.Primaries[0].Index
 	}
 	for _, a := range argv[1:end] {
-		if a.dynamic || a.glob || a.s == "" {
+		if a.dynamic || a.glob && !w.findSlashGlob(a) || a.s == "" {
 			return nil, false
 		}
 	}
@@ -595,6 +597,11 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 		if !xargsPlain(r) {
 			return "the starting point " + strconv.Quote(r) + " holds a character xargs splits at or removes"
 		}
+		if strings.ContainsAny(r, "*?[") {
+			// A glob root (find */, findGlobWords): the names it matches
+			// are not the one directory the walk below would read.
+			return "the starting point " + strconv.Quote(r) + " may be a glob, whose names are not walked"
+		}
 	}
 	if depth == 1 {
 		return "" // -maxdepth 0: find prints its starting points only
@@ -689,4 +696,219 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 		out[i].glob = false
 	}
 	return out
+}
+
+// xargsAppendsText reports whether the words xargs appends to cmd can be
+// judged as one unquoted run-time word at the end of cmd's argv: cmd is a
+// program the vocabulary judges itself (a bare name, no wrapper the walker
+// reads, no shell, interpreter or other program that runs code: xargs sh
+// would take the first word as its script), and every xargs option only
+// splits the input (-0, -d, -E) or limits and schedules the runs. -I
+// (words placed inside others), -o (the terminal as stdin) and
+// --process-slot-var (an environment variable) are not. A run-time word
+// may be any text, an option, "--", no word or several
+// (flagspec.DynamicWordsHarmless), which is what xargs appends, whatever
+// its input holds.
+func xargsAppendsText(opts []parsedOpt, cmd []word) bool {
+	for _, o := range opts {
+		switch o.name {
+		case "0", "null", "d", "delimiter", "E", "e", "eof", "n", "max-args", "L", "l", "max-lines", "P",
+			"max-procs", "s", "max-chars", "r", "no-run-if-empty", "t", "verbose", "x", "exit", "a", "arg-file":
+		default:
+			return false
+		}
+	}
+	if len(cmd) == 0 {
+		return true // echo
+	}
+	p := cmd[0]
+	if p.dynamic || p.glob || p.splits || p.taint != "" || strings.Contains(p.s, "/") || wrappers[p.s] != nil {
+		return false
+	}
+	kind, _ := flagspec.RunsCode(p.s)
+	return kind == flagspec.NoCode && flagspec.Modelled(p.s)
+}
+
+// findPatternPrimaries are find's primaries whose one value is a pattern
+// matched against names, never a file find opens.
+var findPatternPrimaries = map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true,
+	"-wholename": true, "-iwholename": true, "-regex": true, "-iregex": true, "-lname": true, "-ilname": true}
+
+// findGlobWords returns find's argv with the globs GNU find cannot take
+// as more than one word marked one, and the indexes of the starting
+// points that are globs no name they match can make an option
+// (docs/shell.md, "Values and where they come from"). find reads its whole
+// command line before it looks at a file, and stops with an error at a
+// word in the expression that is no primary or operator ("paths must
+// precede expression", "unknown predicate"):
+//   - a pattern primary's value (-name *.bar, -name “*.pdf”) whose glob
+//     holds a literal character no primary or operator holds (anything but
+//     letters, digits and "-!(),"): a second name it matches stands where
+//     a primary must and is none, so find runs nothing; one name, or none
+//     (the pattern as written), is the value.
+//   - a starting point ending in "/" (*/, src/*/): every name it matches
+//     ends in "/", so one starting with "-" is no option find knows (-L/,
+//     -delete/: find stops), and "(/" or "!/" is a path.
+//
+// Not with a shopt in the command (nullglob drops an unmatched glob, and
+// -name then takes the next word), nor for a glob with a bracket or a
+// backslash (read for less than it may match).
+func (w *walker) findGlobWords(argv []word, st state) ([]word, map[int]bool) {
+	if w.globsChanged {
+		return argv, nil
+	}
+	e := flagspec.ParseFind(strs(argv))
+	first := len(argv)
+	if len(e.Primaries) > 0 {
+		first = e.Primaries[0].Index
+	}
+	var roots map[int]bool
+	for i := 1; i < first; i++ {
+		if w.findSlashGlob(argv[i]) || w.findRootGlobListed(argv[i], st) {
+			if roots == nil {
+				roots = map[int]bool{}
+			}
+			roots[i] = true
+		}
+	}
+	out := argv
+	for _, p := range e.Primaries {
+		i := p.Index + 1
+		if !findPatternPrimaries[p.Name] || len(p.Values) != 1 || i >= len(argv) || !plainGlob(argv[i]) ||
+			argv[i].one || !findNeverPrimary(argv[i].s) {
+			continue
+		}
+		if &out[0] == &argv[0] {
+			out = slices.Clone(argv)
+		}
+		out[i].one = true
+	}
+	return out, roots
+}
+
+// findRootGlobListed reports whether a starting point of find that is a
+// plain glob of names in the working directory (find . *, find * -maxdepth
+// 0) matches, at decision time, no name find would take for an option, a
+// primary or an operator: none starting with "-", none that is "!", "(",
+// ")" or ",". Every name is tried, hidden ones too (a superset of what
+// bash matches); the working directory must be one known directory of at
+// most maxGlobDirEntries names, and is stamped, as for
+// literalUnmatchedGlobs. What changes between the decision and the run is
+// not seen (docs/shell.md).
+func (w *walker) findRootGlobListed(a word, st state) bool {
+	dir := st.single()
+	if w.globsChanged || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
+		return false
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, err := f.Readdirnames(maxGlobDirEntries + 1)
+	f.Close()
+	if err != nil && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
+		return false
+	}
+	w.scriptFiles().StampDir(dir)
+	for _, n := range names {
+		ok, err := path.Match(a.s, n)
+		if err != nil || ok && (strings.HasPrefix(n, "-") || n == "!" || n == "(" || n == ")" || n == ",") {
+			return false
+		}
+	}
+	return true
+}
+
+// plainGlob reports whether a word is a static glob of * and ? (no
+// expansion, no bracket or backslash, which are read for less than they
+// may match).
+func plainGlob(a word) bool {
+	return a.glob && !a.dynamic && !a.splits && a.taint == "" && a.s != "" && !strings.ContainsAny(a.s, "[\\")
+}
+
+// findSlashGlob reports whether a starting point of find is a plain glob
+// ending in "/" read as bash reads it by default (no shopt in the
+// command): findGlobWords.
+func (w *walker) findSlashGlob(a word) bool {
+	return !w.globsChanged && plainGlob(a) && strings.HasSuffix(a.s, "/")
+}
+
+// findNeverPrimary reports whether every name a glob (of * and ?) matches
+// holds a character that no find primary or operator holds: a literal one
+// other than a letter, a digit or one of "-!(),".
+func findNeverPrimary(glob string) bool {
+	for _, c := range glob {
+		switch {
+		case c == '*' || c == '?' || c == '-' || c == '!' || c == '(' || c == ')' || c == ',':
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// readJudge is the argv of the read builtin to judge (docs/shell.md,
+// "Values and where they come from"):
+//   - a quoted word only known at run time that is the value of -d or -p
+//     given as the next word (read -d "$(printf '\004')" x) is that value,
+//     whatever it holds: bash takes the next word whole, so it cannot be an
+//     option or a name. It is judged as plain text; values are the indexes
+//     of those words.
+//   - -e and -i TEXT (readline) are judged as -r and -p TEXT when stdin
+//     cannot be a terminal: bash only starts readline, and reads the
+//     user's inputrc, when stdin is one (checked under strace), and the
+//     host's stdin is not (Options.StdinTerminal false) unless the command
+//     redirects it: so not when the command names /dev/ or /proc/, dups a
+//     descriptor (<&), uses exec or defines key bindings (bind -x runs a
+//     command on a key); and only in a shell per call (Options.ShellPerCall:
+//     an earlier call in a shell that lasts may have redirected its stdin or
+//     bound keys). Only the separate words -e and -i are read so; a
+//     cluster (-ei) stays as written.
+func (w *walker) readJudge(argv []word, judge []string) ([]string, map[int]bool) {
+	if len(argv) != len(judge) {
+		return judge, nil
+	}
+	var values map[int]bool
+	noTTY := w.opts.ShellPerCall && !w.opts.StdinTerminal
+	for _, s := range []string{"/dev/", "/proc/", "<&", "exec", "bind"} {
+		if strings.Contains(w.src, s) {
+			noTTY = false
+		}
+	}
+	out := judge
+	set := func(i int, s string) {
+		if &out[0] == &judge[0] {
+			out = slices.Clone(judge)
+		}
+		out[i] = s
+	}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a.dynamic || len(a.s) < 2 || a.s[0] != '-' || a.s == "--" {
+			break
+		}
+		if a.s == "-e" && noTTY {
+			set(i, "-r")
+			continue
+		}
+		// The first letter that takes a value takes the rest of the word,
+		// or the next word when it is the last letter.
+		k := strings.IndexAny(a.s[1:], "adinNptu")
+		if k < 0 || k+2 < len(a.s) || i+1 >= len(argv) {
+			continue
+		}
+		if a.s == "-i" && noTTY {
+			set(i, "-p")
+		}
+		if c, v := a.s[k+1], argv[i+1]; (c == 'd' || c == 'p' || c == 'i') && v.dynamic && !v.splits && v.taint == "" {
+			set(i+1, "x")
+			if values == nil {
+				values = map[int]bool{}
+			}
+			values[i+1] = true
+		}
+		i++
+	}
+	return out, values
 }

@@ -98,7 +98,6 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		// nothing now; a match (names, options) keeps it a glob.
 		{cmd: `find . -name *.nomatch -print; find names -name “*.pdf” -print`, ro: true},
 		{cmd: `find . -name *.zzz -maxdepth 2 -print0 | xargs -0 grep -l TODO`, ro: true},
-		{cmd: `find . -name *.txt -print`},
 		{cmd: `find . -name *rf -print`},
 		{cmd: `shopt -s nullglob; find . -name *.zzz -print`},
 		{cmd: `shopt -s failglob; find . -name *.zzz -print`},
@@ -221,8 +220,10 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 	for _, c := range consumers {
 		cases = append(cases, run{cmd: "find plain -type f | " + c, ro: true}, run{cmd: "find plain | " + c, ro: true})
 		for i := range bad {
+			// xargs alone runs echo: any word it appends is harmless
+			// (xargsAppendsText).
 			cases = append(cases, run{cmd: "find bad" + string(rune('a'+i)) + " -type f | " + c,
-				bites: c == "xargs sort" && i < 3})
+				ro: c == "xargs", bites: c == "xargs sort" && i < 3})
 		}
 	}
 	cases = append(cases,

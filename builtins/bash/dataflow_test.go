@@ -506,19 +506,21 @@ func TestFindGlobMatchesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	opts := Options{Cwd: dir, Home: t.TempDir()}
-	cmd := `find . -name *.zz -maxdepth 2 -print`
+	// Letters only: a glob with a dot (*.zz) is one word whatever it
+	// matches (findGlobWords).
+	cmd := `find . -name *zz -maxdepth 2 -print`
 	if a := Analyze(cmd, opts); !a.ReadOnly {
 		t.Errorf("%q in an empty directory: not read-only (%s)", cmd, strings.Join(a.NotReadOnly, "; "))
 	}
-	for _, c := range []string{`shopt -s nullglob; find . -name *.zz`, `find . -name [a]*.zz`, `find . -name a*/b.zz`} {
+	for _, c := range []string{`shopt -s nullglob; find . -name *zz`, `find . -name [a]*zz`} {
 		if analyze(c, opts).ReadOnly {
 			t.Errorf("%q: read-only", c)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "-delete.zz"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "-deletezz"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if a := Analyze(cmd, opts); a.ReadOnly {
-		t.Errorf("%q once ./-delete.zz exists: read-only", cmd)
+		t.Errorf("%q once ./-deletezz exists: read-only", cmd)
 	}
 }

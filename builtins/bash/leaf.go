@@ -48,8 +48,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		}
 		return
 	}
+	var findRoots map[int]bool
 	if argv[0].s == "find" {
 		argv = w.literalUnmatchedGlobs(argv, st)
+		argv, findRoots = w.findGlobWords(argv, st)
 	}
 	if sv == nil {
 		sv = strs(argv)
@@ -67,6 +69,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	}
 	if fr.blindRest && base == prog {
 		judge = endOfShellJudge(judge, fr.tail)
+	}
+	var textValues map[int]bool // words that are an option's value whatever they hold
+	if base == "read" && base == prog {
+		judge, textValues = w.readJudge(argv, judge)
 	}
 	// The value of each supplied word: a path under known roots
 	// (pathMark, dataflow.go) or anything (dyn).
@@ -134,7 +140,24 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			v, dynOK = dv, true
 		}
 	}
-	globRisk := leadingGlobs(argv, judge)
+	if fr.appendsText != "" && supplied == dyn && fr.placeholder == "" && !harmlessOperands[base] {
+		// xargs CMD fed any text: what it appends is an unquoted word
+		// only known at run time at the end of the argv (dataflow.go,
+		// xargsAppendsText).
+		at, splits := dynamicWords(argv)
+		ok := false
+		if len(judge) == len(argv) {
+			var dv flagspec.Verdict
+			dv, ok = flagspec.DynamicWordsHarmless(append(slices.Clone(judge), dyn), append(at, len(judge)), append(splits, true))
+			if ok {
+				v, dynOK = dv, true
+			}
+		}
+		if !ok && v.ReadOnly {
+			v.ReadOnly, v.Reason = false, fr.appendsText
+		}
+	}
+	globRisk := leadingGlobs(argv, judge, findRoots)
 	if globRisk != nil && v.ReadOnly {
 		// A file named "--pre=sh" matches *: judge the glob as a word
 		// that may be an option.
@@ -307,7 +330,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	for _, p := range fr.writes {
 		lf.Writes = appendUnique(lf.Writes, p)
 	}
-	for _, a := range argv[1:] {
+	for i, a := range argv {
+		if i == 0 || textValues[i] {
+			continue
+		}
 		if a.glob && w.globsChanged {
 			ro = false
 			why = firstNonEmpty(why, "shopt may change what a glob matches (nullglob, dotglob, globstar)")
@@ -894,12 +920,14 @@ func (f frame) allForced() string {
 }
 
 // leadingGlobs returns judge with every argument that starts with an
-// active glob metacharacter replaced by a run-time word, or nil if none does.
-func leadingGlobs(argv []word, judge []string) []string {
+// active glob metacharacter replaced by a run-time word, or nil if none does;
+// skip are the indexes of globs no option can come from (find's starting
+// points ending in "/", findGlobWords).
+func leadingGlobs(argv []word, judge []string, skip map[int]bool) []string {
 	var out []string
 	for i := 1; i < len(argv) && i < len(judge); i++ {
 		a := argv[i]
-		if !a.glob || !globMayBeOption(a.s) {
+		if !a.glob || !globMayBeOption(a.s) || skip[i] {
 			continue
 		}
 		if out == nil {

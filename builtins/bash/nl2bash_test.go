@@ -33,11 +33,11 @@ var nl2bashHalves = []string{"tune", "holdout", "fresh"}
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
-const nl2bashHoldoutRecall = 0.841 // 180/214 after the values and shell-state rounds of issue 26
+const nl2bashHoldoutRecall = 0.873 // 187/214 after the find-glob, xargs-text, read and perl rounds of issue 26
 
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.
-const nl2bashFreshRecall = 0.847 // 194/229, unseen, on main as of 2026-12-06 01:20 UTC
+const nl2bashFreshRecall = 0.869 // 199/229 after the third round (0.847, 194/229, when first measured unseen on 2026-12-06)
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose

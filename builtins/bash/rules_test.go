@@ -188,7 +188,7 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		"timeout 5 $cmd", "exec $cmd", "nice \"$@\"",
 		// code in another language, package runners, editors, pagers
 		"python -c 'import os'", "python3 -c 'import os; os.system(\"rm -rf x\")'", "python3 -i -c 'print(1)'", "node -e 'x'", "node -p 1",
-		"perl -e 'system \"rm\"'", "perl -ne 'print' f", "ruby -e 'x'", "php -r 'x'", "lua -e 'x'", "Rscript -e 'x'",
+		"perl -e 'system \"rm\"'", "perl -ne 'print; system 1' f", "ruby -e 'x'", "php -r 'x'", "lua -e 'x'", "Rscript -e 'x'",
 		"osascript -e 'x'", "deno eval 'x'", "bun -e 'x'", "awk 'BEGIN{system(\"rm -rf x\")}'", "awk '{print | \"sh\"}' f",
 		"sed 's/a/b/e' f", "sed e f", "npx cowsay", "npm exec -- cowsay", "npm x cowsay", "pnpm dlx cowsay", "yarn dlx cowsay",
 		"vim -c '!rm -rf x' f", "vi '+!rm x' f", "less '+!rm x' f", "parallel rm ::: a b", "gdb -ex run ./a", "script out.log",

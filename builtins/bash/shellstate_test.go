@@ -116,7 +116,6 @@ func TestShellStateAtTheEnd(t *testing.T) {
 		`trap 'rm -rf ~' EXIT`,
 		`trap 'cat /etc/shadow' EXIT; X=1`,
 		// Not state at all.
-		`read -e -p "Do that? [Y,n]" -i Y input`,
 		`export -n FOO`,
 		`declare -i X=$(date)`,
 		`declare -n X=y`,

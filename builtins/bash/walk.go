@@ -87,6 +87,11 @@ type frame struct {
 	// run time to the command, so a code option left without its code
 	// (xargs python3 -c) takes the data as code.
 	appends bool
+	// appendsText: the words xargs appends are any text its input holds
+	// (not paths under known roots); the leaf is then judged with one
+	// unquoted run-time word at its end (flagspec.DynamicWordsHarmless),
+	// and appendsText is why it is not read-only when that fails.
+	appendsText string
 	// dataRoots: the words the wrapper supplies (placeholder values,
 	// appended operands) are each one path under one of these resolved
 	// roots, none starting with "-" (dataflow.go); nil when unknown.

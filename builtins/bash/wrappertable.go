@@ -261,10 +261,15 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 	if c.piped.why != "" {
 		inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+c.piped.why)
 	}
+	if why := inner.forced[len(inner.forced)-1]; inner.appends && xargsAppendsText(opts, cmd) {
+		// Any text as words appended at the end, judged as an unquoted
+		// run-time word there (dataflow.go).
+		inner.forced, inner.appendsText = fr.forced, why
+	}
 	if c.piped.roots != nil && xargsKeepsPaths(opts, c.piped.lines) {
 		// find ROOT -print0 | xargs -0 CMD: each operand is one path
 		// under ROOT (dataflow.go).
-		inner.forced = fr.forced
+		inner.forced, inner.appendsText = fr.forced, ""
 		inner.dataRoots, inner.dataDepth = c.piped.roots, c.piped.depth
 		_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
 		inner.dataEmpty = inner.appends && !noEmpty

@@ -267,7 +267,7 @@ func TestCommandStrings(t *testing.T) {
 		{`node --eval=x`, "", true, 2},
 		{`node -pe 1`, "", true, 3},
 		{`node app.js`, "", false, 0},
-		{`perl -ne print f`, "", true, 3},
+		{`perl -ne system f`, "", true, 3},
 		{`perl -MPOSIX -e 1`, "", true, 3},
 		{`perl -i.bak -pe s/a/b/ f`, "", true, 4},
 		{`perl script.pl`, "", false, 0},

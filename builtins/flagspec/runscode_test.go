@@ -27,6 +27,11 @@ func TestCodeRunnersDrift(t *testing.T) {
 			continue // a wrapper or awk has read-only forms (nice, awk '{print}')
 		}
 		for _, argv := range [][]string{{p}, {p, "x"}, {p, "-c", "x"}, {p, "-e", "x"}, {p, "x", "y"}} {
+			if p == "perl" && len(argv) == 3 && argv[1] == "-e" {
+				// A one-liner of the closed subset that only filters
+				// text (perl.go; TestPerlOneLiners) is read-only.
+				argv[2] = "system(1)"
+			}
 			if v := Judge(argv); v.ReadOnly {
 				t.Errorf("%v is read-only, but %s %s", argv, p, why)
 			}
