@@ -1,6 +1,9 @@
 package flagspec
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // More everyday programs found in real-world usage (tldr-pages): text
 // utilities, searchers, and the query forms of systemd's control programs
@@ -134,19 +137,47 @@ var fdSpec = &spec{
 	ops:  opsPatRead,
 }
 
-// ag (the silver searcher); --pager runs a pager program.
+// ag (the silver searcher); --pager runs a pager program. It recurses like
+// rg (checkAg).
 var agSpec = &spec{
 	allow: `--ackmate -A? --after? -B? --before? --break --nobreak -c --count --color --nocolor --color-line-number=
 		--color-match= --color-path= --column --filename --nofilename -H --heading --noheading -C? --context?
-		--group --nogroup -g= --filename-pattern= -l --files-with-matches -L --files-without-matches
+		--group --nogroup -g=@e --filename-pattern=@e -l --files-with-matches -L --files-without-matches
 		--print-all-files --numbers --nonumbers -o --only-matching --print-long-lines --passthrough --passthru
-		--silent --stats --stats-only --vimgrep -0 --null --print0 -a --all-types -D --debug --depth= -f --follow
-		-F --fixed-strings -G= --file-search-regex= --hidden -i --ignore-case --ignore= --ignore-dir= -m= --max-count=
+		--silent --stats --stats-only --vimgrep -0 --null --print0 -a --all-types -D --debug --depth=@d -f@f --follow@f
+		-F --fixed-strings -G= --file-search-regex= --hidden@h -i --ignore-case --ignore= --ignore-dir= -m= --max-count=
 		--one-device -p=r --path-to-ignore=r -Q --literal -s --case-sensitive -S --smart-case --search-binary
-		-t --all-text -u --unrestricted -U --skip-vcs-ignores -v --invert-match -w --word-regexp -W= --width=
-		-z --search-zip --list-file-types --workers= -r -R --recurse --norecurse -V`,
-	deny: []denial{{`--pager=`, "runs a pager program"}},
-	ops:  opsPatRead,
+		-t --all-text -u@u --unrestricted@u -U@n --skip-vcs-ignores@n -v --invert-match -w --word-regexp -W= --width=
+		-z --search-zip --list-file-types@q --workers= -r -R --recurse --norecurse@o -V@q`,
+	deny:  []denial{{`--pager=`, "runs a pager program"}},
+	ops:   opsPatRead,
+	check: checkAg,
+}
+
+// ag recurses into its paths (the working directory when none) unless
+// --norecurse, skipping hidden entries unless --hidden or -u, and what
+// ignore files exclude unless -u (-U skips only the VCS ones). It follows
+// no link below its paths, to a file or a directory, unless -f/--follow
+// (ag 2.2 under strace: ag --hidden KEY ~ prints ~/.ssh/id_rsa's line,
+// which was read-only before ag's walk was modelled). -g names the files
+// whose names match, printing names only.
+func checkAg(st *state) {
+	if st.has('q') {
+		return // --list-file-types, -V search nothing
+	}
+	t := Tree{Hidden: st.has('h') || st.has('u'), Ignores: !st.has('u') && !st.has('n'), SkipsLinks: !st.has('f'),
+		NamesOnly: st.has('e')}
+	// --depth N reads N directories below the path (0: its own files);
+	// a negative or unreadable value is no limit.
+	if v, ok := st.val('d'); ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			t.MaxDepth = n + 1
+		}
+	}
+	if st.has('o') {
+		t.MaxDepth = 1
+	}
+	treesOf(st, patOperands(st), t)
 }
 
 // pidstat reports; -e runs a program and monitors it.

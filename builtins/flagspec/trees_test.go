@@ -79,6 +79,21 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"rg", "--files", "~"}, "~[i]"},
 		{[]string{"rg", "--type-list"}, ""},
 		{[]string{"rg", "--version"}, ""},
+		// ag: recursive by default, as rg; -g lists names (its value is
+		// the pattern), --depth N reads N directories below the path.
+		{[]string{"ag", "KEY"}, ".[i]"},
+		{[]string{"ag", "--hidden", "KEY", "~"}, "~[hi]"},
+		{[]string{"ag", "-u", "KEY", "a", "b"}, "a[h]; b[h]"},
+		{[]string{"ag", "--unrestricted", "KEY"}, ".[h]"},
+		{[]string{"ag", "-U", "KEY", "~"}, "~[]"},
+		{[]string{"ag", "-f", "-l", "KEY", "~"}, "~[i]"},
+		{[]string{"ag", "-g", "id_", "~"}, "~[ni]"},
+		{[]string{"ag", "--filename-pattern=id_"}, ".[ni]"},
+		{[]string{"ag", "--depth", "0", "KEY", "~"}, "~[i1]"},
+		{[]string{"ag", "--depth", "-1", "KEY", "~"}, "~[i]"},
+		{[]string{"ag", "--norecurse", "KEY", "~"}, "~[i1]"},
+		{[]string{"ag", "-V"}, ""},
+		{[]string{"ag", "--list-file-types"}, ""},
 		// Listers: names only.
 		{[]string{"ls", "-R"}, ".[n]"},
 		{[]string{"ls", "-laR", "~"}, "~[hn]"},
