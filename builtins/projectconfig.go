@@ -16,7 +16,8 @@ var PathProjectConfigs = &ast.Builtin{
 		"would load from the project, the directories above it and the repository (git: the repository's config, " +
 		"config.worktree and their includes, hooks run on reads, submodule repositories; yarn: .yarnrc.yml, " +
 		".yarnrc, package.json packageManager; npm and pnpm: .npmrc, pnpm also .pnpmfile.cjs and " +
-		"pnpm-workspace.yaml) and reports every entry that makes the program run code, write or read other " +
+		"pnpm-workspace.yaml; go: git's and other version-control systems' markers; cargo and rustc: " +
+		"rust-toolchain files; info: the working directory's dir menu and Info files) and reports every entry that makes the program run code, write or read other " +
 		"files; a file that cannot be read or parsed is reported too (docs/shell.md). The directory is " +
 		"resolved (symlinks followed) first. Reads the file system, so it is non-deterministic.",
 	Categories: categoriesPath,

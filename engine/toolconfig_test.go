@@ -1,0 +1,198 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/settings"
+)
+
+// Read-only programs beyond git and the package managers that load what
+// a project ships (the audit in builtins/paths/testdata/project-reads.tsv):
+// rustup's cargo and rustc run the toolchain a rust-toolchain file names,
+// go list runs git status (the repository's core.fsmonitor) to stamp a
+// main package, and info searches the working directory for its dir menu
+// and Info files, opening compressed ones through sh -c. Each case is
+// first run with the real program where it is installed (the planted file
+// does run the fixture), then decided: no read-only verdict, and a safety
+// ASK under allow rules for the very command.
+func TestHostileToolchainConfigIsNotReadOnly(t *testing.T) {
+	t.Parallel()
+	type hostile struct {
+		name  string
+		setup func(t *testing.T, p, evil, ran string)
+		// real runs the program for real ("" when it is not installed
+		// or needs the network); the fixture must then have run.
+		real []string
+		cmds []string
+	}
+	cargoOK := rustupProxy("cargo")
+	cases := []hostile{
+		{"rust-toolchain.toml path", func(t *testing.T, p, evil, ran string) {
+			if err := os.MkdirAll(filepath.Join(evil, "bin"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, prog := range []string{"cargo", "rustc"} {
+				hostileScript(t, filepath.Join(evil, "bin", prog), ran)
+			}
+			writeModeFile(t, filepath.Join(p, "rust-toolchain.toml"), "[toolchain]\npath = \""+evil+"\"\n", 0o644)
+		}, when(cargoOK, "cargo", "--version"), []string{"cargo --version", "cargo -V", "cargo version", "rustc --version",
+			"rustc -V", "cd src && cargo --version"}},
+		{"rust-toolchain above the project", func(t *testing.T, p, evil, ran string) {
+			writeModeFile(t, filepath.Join(filepath.Dir(p), "rust-toolchain"), "nightly-2020-01-01\n", 0o644)
+		}, nil, []string{"cargo --version", "rustc --version"}},
+		{"go list runs git status: core.fsmonitor", func(t *testing.T, p, evil, ran string) {
+			hostileScript(t, evil, ran)
+			appendFile(t, filepath.Join(p, ".git/config"), "[core]\n\tfsmonitor = "+evil+"\n")
+			// A file with a new time: git status refreshes the index.
+			later := time.Now().Add(3 * time.Second)
+			if err := os.Chtimes(filepath.Join(p, "README.md"), later, later); err != nil {
+				t.Fatal(err)
+			}
+		}, when(lookPath("go") && lookPath("git"), "go", "list", "./..."), []string{"go list ./...", "go list -json .",
+			"go list -f '{{.Dir}}' ./...", "go version", "go env GOPATH", "cd src && go list ."}},
+		{"go list runs hg", func(t *testing.T, p, evil, ran string) {
+			writeModeFile(t, filepath.Join(p, ".hg/hgrc"), "[hooks]\npre-status = "+evil+"\n", 0o644)
+		}, nil, []string{"go list ./...", "cd src && go list"}},
+		{"info: dir menu and a compressed name sh runs", func(t *testing.T, p, evil, ran string) {
+			// sh runs in the project: the fixture is touch ran.log there,
+			// linked to the log the case checks.
+			if err := os.Symlink(ran, filepath.Join(p, "ran.log")); err != nil {
+				t.Fatal(err)
+			}
+			writeModeFile(t, filepath.Join(p, "dir"), "\x1f\nFile: dir,\tNode: Top,\tThis is the top of the INFO tree\n\n"+
+				"* Menu:\n\nProject\n* Zedtool: (q$(touch ran.log)).   list\n", 0o644)
+			writeModeFile(t, filepath.Join(p, "q$(touch ran.log).gz"), "\x1f\x8b", 0o644)
+		}, when(lookPath("info"), "info", "zedtool"), []string{"info zedtool", "info ls", "info -n Top zedtool"}},
+		{"info: a compressed name alone", func(t *testing.T, p, evil, ran string) {
+			writeModeFile(t, filepath.Join(p, "z;touch x;.gz"), "\x1f\x8b", 0o644)
+		}, nil, []string{"info 'z;touch x;'"}},
+		{"info: a link to any file", func(t *testing.T, p, evil, ran string) {
+			if err := os.Symlink(filepath.Join(filepath.Dir(p), "home/.ssh/id_rsa"), filepath.Join(p, "zzz")); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, []string{"info zzz"}},
+		{"info: an Info file with an Indirect table", func(t *testing.T, p, evil, ran string) {
+			writeModeFile(t, filepath.Join(p, "tool.info"), "This is tool.info\n\x1f\nIndirect:\n/etc/shadow: 100\n\x1f\n", 0o644)
+		}, nil, []string{"info tool"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+			plainProject(t, root, home, p)
+			ctx := context.Background()
+			eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p,
+				Rules: []permission.Rule{mustRule(t, "Bash(cargo:*)"), mustRule(t, "Bash(rustc:*)"), mustRule(t, "Bash(go list:*)"),
+					mustRule(t, "Bash(go version)"), mustRule(t, "Bash(go env:*)"), mustRule(t, "Bash(info:*)")}}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			decide := func(cmd, mode string) permission.Decision {
+				return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+					"cwd": p, "permission_mode": mode})
+			}
+			// Before: the plain project is read-only.
+			for _, cmd := range c.cmds {
+				if d := decide(cmd, "plan"); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+					t.Fatalf("plain project: plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
+				}
+			}
+			ran, evil := filepath.Join(root, "ran.log"), filepath.Join(root, "evil")
+			c.setup(t, p, evil, ran)
+			if len(c.real) > 0 {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				cmd := exec.CommandContext(ctx, c.real[0], c.real[1:]...)
+				cmd.Dir = p
+				// Go's defaults (a user's go env file may say
+				// -buildvcs=false) and info's (its INFOPATH ends with .).
+				cmd.Env = []string{"GOENV=off", "GOFLAGS=", "GOTOOLCHAIN=local", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
+				for _, kv := range os.Environ() {
+					if k, _, _ := strings.Cut(kv, "="); k != "INFOPATH" && k != "GOFLAGS" && k != "GOENV" {
+						cmd.Env = append(cmd.Env, kv)
+					}
+				}
+				cmd.WaitDelay = time.Second
+				out, _ := cmd.CombinedOutput()
+				cancel()
+				if _, err := os.Stat(ran); err != nil {
+					t.Fatalf("real %s did not run the fixture: the case proves nothing\n%s", strings.Join(c.real, " "), out)
+				}
+			}
+			for _, cmd := range c.cmds {
+				for _, mode := range []string{"plan", "acceptEdits"} {
+					if d := decide(cmd, mode); d.Behavior == permission.Allow {
+						t.Errorf("%s: %q: ALLOW (%s/%s)", mode, cmd, d.Step, d.Message)
+					}
+				}
+				if d := decide(cmd, "default"); d.Behavior != permission.Ask || !d.BypassImmune || !strings.Contains(d.Message, p) {
+					t.Errorf("default, allow rules: %q: %s/%s (%s), want a safety ASK naming the file", cmd, d.Behavior, d.Step, d.Message)
+				}
+			}
+		})
+	}
+}
+
+// plainProject is a committed Go module with a main package, a README and
+// a text file: what cargo --version, go list and info ls meet every day.
+func plainProject(t *testing.T, root, home, p string) {
+	t.Helper()
+	writeModeFile(t, filepath.Join(home, ".keep"), "", 0o644)
+	writeModeFile(t, filepath.Join(p, "go.mod"), "module example.com/p\n\ngo 1.21\n", 0o644)
+	writeModeFile(t, filepath.Join(p, "main.go"), "package main\n\nfunc main() {}\n", 0o644)
+	writeModeFile(t, filepath.Join(p, "src/x.go"), "package src\n", 0o644)
+	writeModeFile(t, filepath.Join(p, "README.md"), "# p\n", 0o644)
+	if lookPath("git") {
+		runGit(t, root, p, "init", "-q")
+		runGit(t, root, p, "add", "-A")
+		runGit(t, root, p, "-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-qm", "a")
+	} else {
+		writeModeFile(t, filepath.Join(p, ".git/HEAD"), "ref: refs/heads/main\n", 0o644)
+	}
+}
+
+func appendFile(t *testing.T, p, body string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(body); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lookPath(prog string) bool {
+	_, err := exec.LookPath(prog)
+	return err == nil
+}
+
+// rustupProxy says whether prog is rustup's proxy (a toolchain file
+// decides what it runs), as cargo and rustc installed by rustup are.
+func rustupProxy(prog string) bool {
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		return false
+	}
+	r, err := filepath.EvalSymlinks(p)
+	return err == nil && strings.Contains(filepath.Base(r), "rustup")
+}
+
+func when(ok bool, argv ...string) []string {
+	if !ok {
+		return nil
+	}
+	return argv
+}
