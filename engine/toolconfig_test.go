@@ -196,3 +196,57 @@ func when(ok bool, argv ...string) []string {
 	}
 	return argv
 }
+
+// rg and ag read what a "!" line of an ignore file includes again, past
+// .gitignore and the hidden filter: in a work tree whose .gitignore lists
+// .env, a planted .ignore holding !.env made rg -l password print .env
+// (no --hidden) while the decision was read-only.
+func TestIgnoreWhitelistIsACredentialRead(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	plainProject(t, root, home, p)
+	writeModeFile(t, filepath.Join(p, ".gitignore"), ".env\n", 0o644)
+	writeModeFile(t, filepath.Join(p, ".env"), "password=hunter2\n", 0o600)
+	writeModeFile(t, filepath.Join(p, "src/.env"), "password=hunter3\n", 0o600)
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p,
+		Rules: []permission.Rule{mustRule(t, "Bash(rg:*)"), mustRule(t, "Bash(ag:*)")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd, mode string) permission.Decision {
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": p, "permission_mode": mode})
+	}
+	cmds := []string{"rg password", "rg -l password .", "rg password src", "ag password", "ag -l password src"}
+	for _, cmd := range cmds {
+		if d := decide(cmd, "plan"); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+			t.Fatalf("plain project: plan: %q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+	for _, c := range []struct{ file, body string }{{".ignore", "!.env\n"}, {".rgignore", "!*.env\n"}, {"src/.ignore", "!.env\n"}} {
+		writeModeFile(t, filepath.Join(p, c.file), c.body, 0o644)
+		if lookPath("rg") && c.file == ".ignore" {
+			out, _ := exec.Command("rg", "-l", "password", p).CombinedOutput()
+			if !strings.Contains(string(out), ".env") {
+				t.Fatalf("real rg did not read .env through %s: the case proves nothing\n%s", c.file, out)
+			}
+		}
+		for _, cmd := range cmds {
+			if c.file == "src/.ignore" && !strings.Contains(cmd, "src") && !strings.HasSuffix(cmd, ".") && !strings.HasSuffix(cmd, "password") {
+				continue
+			}
+			if d := decide(cmd, "plan"); d.Behavior == permission.Allow {
+				t.Errorf("%s: plan: %q: ALLOW (%s/%s)", c.file, cmd, d.Step, d.Message)
+			}
+			if d := decide(cmd, "default"); d.Behavior != permission.Ask || !d.BypassImmune {
+				t.Errorf("%s: default, allow rules: %q: %s/%s (%s), want the credential ASK", c.file, cmd, d.Behavior, d.Step, d.Message)
+			}
+		}
+		os.Remove(filepath.Join(p, c.file))
+	}
+}
