@@ -669,9 +669,9 @@ const infoSeparator = 0x1f
 // with a compression suffix). info decompresses through sh -c with the
 // file name in the command line (a file named q$(cmd).gz ran cmd), and an
 // Info file's Indirect table names further files anywhere. Findings: a
-// dir menu, a name sh would read as more than a word, a link (info follows
-// it anywhere), and a file (or a directory's index) whose first bytes hold
-// an Info node separator or are compressed.
+// dir menu, a compressed file's name sh would read as more than a word, a
+// link (info follows it anywhere), and a file (or a directory's index)
+// whose first bytes hold an Info node separator or are compressed.
 func (r *configReader) infoDir(dir string) {
 	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -694,7 +694,7 @@ func (r *configReader) infoDir(dir string) {
 		switch {
 		case name == "dir" || strings.HasPrefix(name, "dir."):
 			r.add(p, 0, "", "info merges this menu (its search path includes the working directory); an entry names any file")
-		case strings.ContainsAny(name, shellSpecial):
+		case strings.ContainsAny(name, shellSpecial) && infoCompressed(name):
 			r.add(p, 0, "", "info opens a compressed file through sh -c with its name in the command line")
 		case e.Type()&os.ModeSymlink != 0:
 			r.add(p, 0, "", "info follows this link when a node name matches it")
@@ -732,6 +732,17 @@ func (r *configReader) infoFile(p string) {
 func compressedMagic(b []byte) bool {
 	for _, m := range []string{"\x1f\x8b", "\x1f\x9d", "\x1f\xa0", "BZh", "\xfd7zXZ\x00", "\x5d\x00\x00", "LZIP", "\x28\xb5\x2f\xfd"} {
 		if bytes.HasPrefix(b, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// infoCompressed says whether info picks a decompressor for name by its
+// suffix (texinfo 6.8 tries these, observed under strace).
+func infoCompressed(name string) bool {
+	for _, x := range []string{".gz", ".bz2", ".xz", ".lz", ".lzma", ".z", ".Z", ".Y", ".zst"} {
+		if strings.HasSuffix(name, x) {
 			return true
 		}
 	}
