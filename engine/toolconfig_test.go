@@ -250,3 +250,36 @@ func TestIgnoreWhitelistIsACredentialRead(t *testing.T) {
 		os.Remove(filepath.Join(p, c.file))
 	}
 }
+
+// fd lists the names of a tree, as ls -R and find do: a listing of
+// ~/.ssh is a credential read (fd -H . ~ was read-only, ls -aR ~ not).
+// Decided only: fd is modelled from its documentation.
+func TestFdListingIsATreeRead(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	plainProject(t, root, home, p)
+	writeModeFile(t, filepath.Join(home, ".ssh/id_rsa"), "KEY\n", 0o600)
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd string) permission.Decision {
+		return eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": p, "permission_mode": "plan"})
+	}
+	for _, cmd := range []string{"fd x", "fd -e go", "fd . src", "fd x ~"} {
+		if d := decide(cmd); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+			t.Errorf("%q: %s/%s (%s), want read-only", cmd, d.Behavior, d.Step, d.Message)
+		}
+	}
+	for _, cmd := range []string{"fd -H . ~", "fd -u id_ " + home, "fd --search-path ~/.ssh x", "fd --base-directory ~ -H .", "fdfind -HL . ~"} {
+		if d := decide(cmd); d.Behavior == permission.Allow {
+			t.Errorf("%q: ALLOW (%s/%s)", cmd, d.Step, d.Message)
+		}
+	}
+}

@@ -123,18 +123,52 @@ func copySpec(s *spec) *spec {
 }
 
 // fd finds files; -x/--exec and -X/--exec-batch run commands on them
-// (-l/--list-details runs ls, which only reads).
+// (-l/--list-details runs ls, which only reads). It walks a tree (checkFd).
 var fdSpec = &spec{
 	noAbbrev: true,
-	allow: `-H --hidden -I --no-ignore --no-ignore-vcs --no-ignore-parent --no-global-ignore-file -u --unrestricted
+	allow: `-H@h --hidden@h -I@n --no-ignore@n --no-ignore-vcs@n --no-ignore-parent@n --no-global-ignore-file -u@u --unrestricted@u
 		-s --case-sensitive -i --ignore-case -g --glob --regex -F --fixed-strings --and= -a --absolute-path
-		-l --list-details -L --follow -p --full-path -0 --print0 --max-results= -1 -q --quiet --show-errors
-		--strip-cwd-prefix? --one-file-system --mount --xdev -d= --max-depth= --min-depth= --exact-depth= --prune
+		-l --list-details -L@f --follow@f -p --full-path -0 --print0 --max-results= -1 -q --quiet --show-errors
+		--strip-cwd-prefix? --one-file-system --mount --xdev -d=@d --max-depth=@d --min-depth= --exact-depth=@d --prune
 		-t= --type= -e= --extension= -S= --size= --changed-within= --changed-before= --newer= --older=
-		-o= --owner= --format= -E= --exclude= --ignore-file=r -c= --color= -j= --threads= --base-directory=r
-		--path-separator= --search-path=r --hyperlink? --no-require-git --require-git -h -V`,
-	deny: []denial{{`-x= --exec= -X= --exec-batch= --batch-size=`, "runs a command on every file found"}},
-	ops:  opsPatRead,
+		-o= --owner= --format= -E= --exclude= --ignore-file=r -c= --color= -j= --threads= --base-directory=r@b
+		--path-separator= --search-path=r@p --hyperlink? --no-require-git --require-git -h@q -V@q`,
+	deny:  []denial{{`-x= --exec= -X= --exec-batch= --batch-size=`, "runs a command on every file found"}},
+	ops:   opsPatRead,
+	check: checkFd,
+}
+
+// fd lists the names below each path (--search-path ones too; the
+// working directory, or --base-directory, when none): hidden entries with
+// -H or -u, what ignore files exclude skipped unless -I, -u or a
+// --no-ignore-* option, links followed with -L. A listing of ~/.ssh is the
+// credential read ls -aR ~ is (fd -H . ~ was read-only before). Modelled
+// from fd's documentation: fd was not installed where this was written,
+// so -L is the only follow and depth counts as rg's.
+func checkFd(st *state) {
+	if st.has('q') {
+		return
+	}
+	t := Tree{NamesOnly: true, Hidden: st.has('h') || st.has('u'), Ignores: !st.has('n') && !st.has('u'),
+		SkipsLinks: !st.has('f'), MaxDepth: depthOf(st, 'd')}
+	roots := patOperands(st)
+	for _, mv := range st.vals {
+		if mv.mark == 'p' {
+			roots = append(roots, mv.val)
+		}
+	}
+	if base, ok := st.val('b'); ok {
+		if len(roots) == 0 {
+			roots = []string{base}
+		}
+		for i, r := range roots {
+			if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "~") {
+				roots[i] = strings.TrimSuffix(base, "/") + "/" + r
+				st.read(roots[i])
+			}
+		}
+	}
+	treesOf(st, roots, t)
 }
 
 // ag (the silver searcher); --pager runs a pager program. It recurses like

@@ -94,6 +94,16 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"ag", "--norecurse", "KEY", "~"}, "~[i1]"},
 		{[]string{"ag", "-V"}, ""},
 		{[]string{"ag", "--list-file-types"}, ""},
+		// fd: names below each path, --search-path and --base-directory.
+		{[]string{"fd", "x"}, ".[ni]"},
+		{[]string{"fd", "-H", ".", "~"}, "~[hni]"},
+		{[]string{"fd", "-u", "id_", "/home/u"}, "/home/u[hn]"},
+		{[]string{"fd", "-I", "x", "a", "b"}, "a[n]; b[n]"},
+		{[]string{"fd", "--max-depth", "2", "x", "~"}, "~[ni2]"},
+		{[]string{"fd", "--search-path", "~/.ssh", "--search-path", "/etc", "x"}, "~/.ssh[ni]; /etc[ni]"},
+		{[]string{"fd", "--base-directory", "/home/u", "x"}, "/home/u[ni]"},
+		{[]string{"fd", "--base-directory=/home/u", "x", "src", "/etc"}, "/home/u/src[ni]; /etc[ni]"},
+		{[]string{"fd", "-V"}, ""},
 		// Listers: names only.
 		{[]string{"ls", "-R"}, ".[n]"},
 		{[]string{"ls", "-laR", "~"}, "~[hn]"},
