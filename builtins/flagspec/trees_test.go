@@ -104,6 +104,13 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"fd", "--base-directory", "/home/u", "x"}, "/home/u[ni]"},
 		{[]string{"fd", "--base-directory=/home/u", "x", "src", "/etc"}, "/home/u/src[ni]; /etc[ni]"},
 		{[]string{"fd", "-V"}, ""},
+		// lsattr -R, getfacl -R: names below their operands.
+		{[]string{"lsattr", "-R", "~"}, "~[n]"},
+		{[]string{"lsattr", "-Ra"}, ".[hn]"},
+		{[]string{"lsattr", "-a", "~"}, ""},
+		{[]string{"getfacl", "-R", "~"}, "~[hn]"},
+		{[]string{"getfacl", "--recursive", "-L", "a", "b"}, "a[hn]; b[hn]"},
+		{[]string{"getfacl", "f"}, ""},
 		// Listers: names only.
 		{[]string{"ls", "-R"}, ".[n]"},
 		{[]string{"ls", "-laR", "~"}, "~[hn]"},
