@@ -283,3 +283,38 @@ func TestFdListingIsATreeRead(t *testing.T) {
 		}
 	}
 }
+
+// zcat -rf and zstdcat -r print every file below a directory (a file that
+// is not compressed as it is): zcat -rf ~ printed ~/.ssh/id_rsa while the
+// decision was read-only, as gzip -rc ~ never was.
+func TestRecursiveDecompressorsAreTreeReads(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
+	plainProject(t, root, home, p)
+	writeModeFile(t, filepath.Join(home, ".ssh/id_rsa"), "PLANTEDKEY\n", 0o600)
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"zcat -rf ~", "zcat --recursive -f " + home, "zstdcat -r ~", "gunzip -rcf ~", "zcat -r -f ~/.ssh"} {
+		prog := strings.Fields(cmd)[0]
+		if lookPath(prog) {
+			c := exec.Command("bash", "-c", cmd)
+			c.Env = append(os.Environ(), "HOME="+home)
+			out, _ := c.CombinedOutput()
+			if !strings.Contains(string(out), "PLANTEDKEY") {
+				t.Errorf("real %q did not print the key: the case proves nothing\n%s", cmd, out)
+			}
+		}
+		d := eng.Decide(ctx, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"cwd": p, "permission_mode": "plan"})
+		if d.Behavior == permission.Allow {
+			t.Errorf("%q: ALLOW (%s/%s)", cmd, d.Step, d.Message)
+		}
+	}
+}

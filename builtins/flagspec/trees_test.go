@@ -186,6 +186,11 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"gzip", "-rc", "~"}, "~[h]"},
 		{[]string{"zstd", "--recursive", "-c", "d"}, "d[h]"},
 		{[]string{"gzip", "-c", "f"}, ""},
+		{[]string{"zcat", "-rf", "~"}, "~[h]"},
+		{[]string{"zcat", "--recursive", "d"}, "d[h]"},
+		{[]string{"zstdcat", "-r", "~"}, "~[h]"},
+		{[]string{"gunzip", "-rc", "d"}, "d[h]"},
+		{[]string{"zcat", "f.gz"}, ""},
 		// git grep: untracked and no-index read the working tree.
 		{[]string{"git", "grep", "foo"}, ""},
 		{[]string{"git", "grep", "--no-index", "foo"}, ".[h]"},
