@@ -286,8 +286,9 @@ func TestFdListingIsATreeRead(t *testing.T) {
 
 // zcat -rf and zstdcat -r print every file below a directory (a file that
 // is not compressed as it is): zcat -rf ~ printed ~/.ssh/id_rsa while the
-// decision was read-only, as gzip -rc ~ never was.
-func TestRecursiveDecompressorsAreTreeReads(t *testing.T) {
+// decision was read-only, as gzip -rc ~ never was. kubectl -f DIR reads
+// the manifests below it.
+func TestTreeReadersThatPrintCredentials(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -296,16 +297,20 @@ func TestRecursiveDecompressorsAreTreeReads(t *testing.T) {
 	home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
 	plainProject(t, root, home, p)
 	writeModeFile(t, filepath.Join(home, ".ssh/id_rsa"), "PLANTEDKEY\n", 0o600)
+	writeModeFile(t, filepath.Join(home, ".docker/config.json"), `{"auths": {"r.example": {"auth": "PLANTEDKEY"}}}`, 0o600)
 	ctx := context.Background()
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"zcat -rf ~", "zcat --recursive -f " + home, "zstdcat -r ~", "gunzip -rcf ~", "zcat -r -f ~/.ssh"} {
+	// kubectl -f DIR prints a manifest it cannot decode: kubectl get -R -f
+	// ~ printed ~/.docker/config.json's auth (no cluster needed).
+	for _, cmd := range []string{"zcat -rf ~", "zcat --recursive -f " + home, "zstdcat -r ~", "gunzip -rcf ~", "zcat -r -f ~/.ssh",
+		"kubectl get -R -f ~", "kubectl describe --recursive --filename " + home, "kubectl get -f ~/.docker"} {
 		prog := strings.Fields(cmd)[0]
 		if lookPath(prog) {
 			c := exec.Command("bash", "-c", cmd)
-			c.Env = append(os.Environ(), "HOME="+home)
+			c.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=/dev/null")
 			out, _ := c.CombinedOutput()
 			if !strings.Contains(string(out), "PLANTEDKEY") {
 				t.Errorf("real %q did not print the key: the case proves nothing\n%s", cmd, out)

@@ -111,6 +111,10 @@ func TestRecursiveReads(t *testing.T) {
 		{[]string{"getfacl", "-R", "~"}, "~[hn]"},
 		{[]string{"getfacl", "--recursive", "-L", "a", "b"}, "a[hn]; b[hn]"},
 		{[]string{"getfacl", "f"}, ""},
+		// kubectl -f DIR: its manifests (every level with -R).
+		{[]string{"kubectl", "get", "-R", "-f", "~"}, "~[h] in=[*.json *.yaml *.yml] ex=[] first=true"},
+		{[]string{"kubectl", "describe", "--filename=/etc"}, "/etc[h1] in=[*.json *.yaml *.yml] ex=[] first=true"},
+		{[]string{"kubectl", "get", "pods"}, ""},
 		// Listers: names only.
 		{[]string{"ls", "-R"}, ".[n]"},
 		{[]string{"ls", "-laR", "~"}, "~[hn]"},
