@@ -287,7 +287,8 @@ func TestFdListingIsATreeRead(t *testing.T) {
 // zcat -rf and zstdcat -r print every file below a directory (a file that
 // is not compressed as it is): zcat -rf ~ printed ~/.ssh/id_rsa while the
 // decision was read-only, as gzip -rc ~ never was. kubectl -f DIR reads
-// the manifests below it.
+// the manifests below it. diff DIR DIR compares the entries one level
+// below: diff ~ . printed ~/.netrc against a planted ./.netrc.
 func TestTreeReadersThatPrintCredentials(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -298,6 +299,8 @@ func TestTreeReadersThatPrintCredentials(t *testing.T) {
 	plainProject(t, root, home, p)
 	writeModeFile(t, filepath.Join(home, ".ssh/id_rsa"), "PLANTEDKEY\n", 0o600)
 	writeModeFile(t, filepath.Join(home, ".docker/config.json"), `{"auths": {"r.example": {"auth": "PLANTEDKEY"}}}`, 0o600)
+	writeModeFile(t, filepath.Join(home, ".netrc"), "machine x password PLANTEDKEY\n", 0o600)
+	writeModeFile(t, filepath.Join(p, ".netrc"), "planted by the project\n", 0o644)
 	ctx := context.Background()
 	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p}))
 	if err != nil {
@@ -306,10 +309,12 @@ func TestTreeReadersThatPrintCredentials(t *testing.T) {
 	// kubectl -f DIR prints a manifest it cannot decode: kubectl get -R -f
 	// ~ printed ~/.docker/config.json's auth (no cluster needed).
 	for _, cmd := range []string{"zcat -rf ~", "zcat --recursive -f " + home, "zstdcat -r ~", "gunzip -rcf ~", "zcat -r -f ~/.ssh",
-		"kubectl get -R -f ~", "kubectl describe --recursive --filename " + home, "kubectl get -f ~/.docker"} {
+		"kubectl get -R -f ~", "kubectl describe --recursive --filename " + home, "kubectl get -f ~/.docker",
+		"diff ~ .", "diff .netrc ~", "diff -u " + home + " ."} {
 		prog := strings.Fields(cmd)[0]
 		if lookPath(prog) {
 			c := exec.Command("bash", "-c", cmd)
+			c.Dir = p
 			c.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=/dev/null")
 			out, _ := c.CombinedOutput()
 			if !strings.Contains(string(out), "PLANTEDKEY") {

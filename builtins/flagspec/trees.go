@@ -289,12 +289,16 @@ func checkDu(st *state) {
 	}
 }
 
-// diff -r compares every file below both directories.
+// diff -r compares every file below both directories; plain diff the
+// entries one level below a directory operand.
 func checkDiff(st *state) {
-	if !st.has('r') {
-		return
+	// Without -r, two directories are compared entry by entry one level
+	// deep, and a file against a directory with the file's name in it:
+	// diff ~ . printed ~/.netrc against a planted ./.netrc.
+	t := Tree{Hidden: true, MaxDepth: 1}
+	if st.has('r') {
+		t.MaxDepth = 0
 	}
-	t := Tree{Hidden: true}
 	for _, o := range st.ops {
 		st.tree(o, t)
 	}
