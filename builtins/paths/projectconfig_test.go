@@ -329,3 +329,32 @@ func TestConfigFindingsToolchainsAndPages(t *testing.T) {
 		t.Errorf("a directory that cannot be read: %v", got)
 	}
 }
+
+// BenchmarkConfigFindingsToolchains measures the look each go, cargo and
+// info decision now makes: a plain work tree three levels deep, and for
+// info a directory of 50 ordinary files.
+func BenchmarkConfigFindingsToolchains(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	root := b.TempDir()
+	cmd := exec.Command("git", "init", "-q", root+"/w")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	os.MkdirAll(root+"/w/src/deep", 0o755)
+	for i := range 50 {
+		os.WriteFile(fmt.Sprintf("%s/w/src/deep/f%d.go", root, i), []byte("package deep\n"), 0o644)
+	}
+	for _, prog := range []string{"go", "cargo", "info"} {
+		b.Run(prog, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if f := ConfigFindings(prog, root+"/w/src/deep", root+"/home"); len(f) != 0 {
+					b.Fatal(f)
+				}
+			}
+		})
+	}
+}
