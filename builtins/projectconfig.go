@@ -18,12 +18,13 @@ var PathProjectConfigs = &ast.Builtin{
 		"would load from the project, the directories above it and the repository (git: the repository's config, " +
 		"config.worktree and their includes, hooks run on reads, submodule repositories; yarn: .yarnrc.yml, " +
 		".yarnrc, package.json packageManager; npm and pnpm: .npmrc, pnpm also .pnpmfile.cjs and " +
-		"pnpm-workspace.yaml; cargo and rustc: rustup's toolchain file, cargo also .cargo/config.toml) and " +
-		"reports every entry that makes the program run code, write or read other files; a file that cannot " +
-		"be read or parsed is reported too; for every program, the file PATH finds when it is inside the " +
-		"directory or its repository, or PATH has a relative entry (docs/shell.md). The directory is " +
-		"resolved (symlinks followed) first; \"\" is one not known statically. Reads the file system and " +
-		"the process's PATH, so it is non-deterministic.",
+		"pnpm-workspace.yaml; go: git's and other version-control systems' markers; cargo and rustc: " +
+		"rustup's toolchain file, cargo also .cargo/config.toml; info: the working directory's dir menu and " +
+		"Info files) and reports every entry that makes the program run code, write or read other files; a " +
+		"file that cannot be read or parsed is reported too; for every program, the file PATH finds when it " +
+		"is inside the directory or its repository, or PATH has a relative entry (docs/shell.md). The " +
+		"directory is resolved (symlinks followed) first; \"\" is one not known statically. Reads the file " +
+		"system and the process's PATH, so it is non-deterministic.",
 	Categories: categoriesPath,
 	Decl: types.NewFunction(
 		types.Args(

@@ -78,6 +78,9 @@ func TestLinksAgainstStrace(t *testing.T) {
 		{"ls -R", false, true}, {"ls -aR", false, true}, {"ls -RL", true, true},
 		{"du -a", false, true}, {"du -aL -P", false, true}, {"du -aL", true, true},
 		{"git grep --no-index KEY", false, false},
+		{"ag KEY", false, false}, {"ag --hidden -u KEY", false, false}, {"ag -f KEY", true, false},
+		{"ag -g go", false, true}, {"ag --follow -g go", true, true},
+		{"lsattr -Ra", false, true}, {"getfacl -R .", false, true}, {"getfacl -RL .", true, true},
 		{"find . -exec cat {} +", true, false}, {"find . -print0 | xargs -0 cat", true, false},
 		{"find . | xargs cat", true, false}, {"find . -maxdepth 1 -exec cat {} +", true, false},
 	}

@@ -206,6 +206,11 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		case w.linksOpaque != "":
 			v.ReadOnly = false
 			v.Reason = base + " runs after " + w.linksOpaque + ", which may have placed the configuration it loads"
+		case base == "go" && goChangesDir(sv):
+			// go list -C DIR reads DIR's module and repository, not the
+			// directory the call names.
+			v.ReadOnly = false
+			v.Reason = "go -C runs in another directory, whose repository configuration is not read"
 		}
 		configDirs = st.dirs
 	}
@@ -1148,4 +1153,18 @@ func keepsEnvironment(wrappers []string) bool {
 		}
 	}
 	return true
+}
+
+// goChangesDir says whether a go command line holds -C (go list -C DIR),
+// in any of the spellings go's flag package takes.
+func goChangesDir(argv []string) bool {
+	for _, a := range argv[1:] {
+		if a == "--" {
+			return false
+		}
+		if n, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "="); strings.HasPrefix(a, "-") && n == "C" {
+			return true
+		}
+	}
+	return false
 }

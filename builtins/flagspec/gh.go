@@ -152,11 +152,11 @@ var kubectlSpec = &spec{
 	subs: map[string]*spec{
 		"get": {allow: `-A --all-namespaces -o= --output= -l= --selector= --field-selector= -w --watch
 			--watch-only --show-labels --no-headers -L= --label-columns= --sort-by= --chunk-size=
-			--ignore-not-found --show-kind -f=r --filename=r -k=r --kustomize=r -R --recursive --raw=
+			--ignore-not-found --show-kind -f=r@f --filename=r@f -k=r --kustomize=r -R@r --recursive@r --raw=
 			--subresource= --template= --server-print --output-watch-events --allow-missing-template-keys
-			--show-managed-fields`, ops: opsText},
-		"describe": {allow: `-A --all-namespaces -l= --selector= -f=r --filename=r -k=r -R --recursive
-			--show-events? --chunk-size=`, ops: opsText},
+			--show-managed-fields`, ops: opsText, check: checkKubectlFiles},
+		"describe": {allow: `-A --all-namespaces -l= --selector= -f=r@f --filename=r@f -k=r -R@r --recursive@r
+			--show-events? --chunk-size=`, ops: opsText, check: checkKubectlFiles},
 		"logs": {allow: `-f --follow -p --previous -c= --container= --all-containers --tail= --since=
 			--since-time= --timestamps -l= --selector= --prefix --max-log-requests= --pod-running-timeout=
 			--ignore-errors --limit-bytes= --all-pods`, ops: opsText},
@@ -183,4 +183,20 @@ var kubectlSpec = &spec{
 func init() {
 	register(ghSpec, "gh")
 	register(kubectlSpec, "kubectl")
+}
+
+// checkKubectlFiles: -f DIR reads the .json, .yaml and .yml files in DIR
+// (every level below with -R), hidden ones too, and a file it cannot
+// decode is printed in the error (kubectl get -R -f ~ printed
+// ~/.docker/config.json's auth): each -f value is a tree.
+func checkKubectlFiles(st *state) {
+	depth := 1
+	if st.has('r') {
+		depth = 0
+	}
+	for _, mv := range st.vals {
+		if mv.mark == 'f' {
+			st.tree(mv.val, Tree{Hidden: true, MaxDepth: depth, Include: []string{"*.json", "*.yaml", "*.yml"}, IncludeFirst: true})
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package flagspec
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // More everyday programs found in real-world usage (tldr-pages): text
 // utilities, searchers, and the query forms of systemd's control programs
@@ -120,33 +123,95 @@ func copySpec(s *spec) *spec {
 }
 
 // fd finds files; -x/--exec and -X/--exec-batch run commands on them
-// (-l/--list-details runs ls, which only reads).
+// (-l/--list-details runs ls, which only reads). It walks a tree (checkFd).
 var fdSpec = &spec{
 	noAbbrev: true,
-	allow: `-H --hidden -I --no-ignore --no-ignore-vcs --no-ignore-parent --no-global-ignore-file -u --unrestricted
+	allow: `-H@h --hidden@h -I@n --no-ignore@n --no-ignore-vcs@n --no-ignore-parent@n --no-global-ignore-file -u@u --unrestricted@u
 		-s --case-sensitive -i --ignore-case -g --glob --regex -F --fixed-strings --and= -a --absolute-path
-		-l --list-details -L --follow -p --full-path -0 --print0 --max-results= -1 -q --quiet --show-errors
-		--strip-cwd-prefix? --one-file-system --mount --xdev -d= --max-depth= --min-depth= --exact-depth= --prune
+		-l --list-details -L@f --follow@f -p --full-path -0 --print0 --max-results= -1 -q --quiet --show-errors
+		--strip-cwd-prefix? --one-file-system --mount --xdev -d=@d --max-depth=@d --min-depth= --exact-depth=@d --prune
 		-t= --type= -e= --extension= -S= --size= --changed-within= --changed-before= --newer= --older=
-		-o= --owner= --format= -E= --exclude= --ignore-file=r -c= --color= -j= --threads= --base-directory=r
-		--path-separator= --search-path=r --hyperlink? --no-require-git --require-git -h -V`,
-	deny: []denial{{`-x= --exec= -X= --exec-batch= --batch-size=`, "runs a command on every file found"}},
-	ops:  opsPatRead,
+		-o= --owner= --format= -E= --exclude= --ignore-file=r -c= --color= -j= --threads= --base-directory=r@b
+		--path-separator= --search-path=r@p --hyperlink? --no-require-git --require-git -h@q -V@q`,
+	deny:  []denial{{`-x= --exec= -X= --exec-batch= --batch-size=`, "runs a command on every file found"}},
+	ops:   opsPatRead,
+	check: checkFd,
 }
 
-// ag (the silver searcher); --pager runs a pager program.
+// fd lists the names below each path (--search-path ones too; the
+// working directory, or --base-directory, when none): hidden entries with
+// -H or -u, what ignore files exclude skipped unless -I, -u or a
+// --no-ignore-* option, links followed with -L. A listing of ~/.ssh is the
+// credential read ls -aR ~ is (fd -H . ~ was read-only before). Modelled
+// from fd's documentation: fd was not installed where this was written,
+// so -L is the only follow and depth counts as rg's.
+func checkFd(st *state) {
+	if st.has('q') {
+		return
+	}
+	t := Tree{NamesOnly: true, Hidden: st.has('h') || st.has('u'), Ignores: !st.has('n') && !st.has('u'),
+		SkipsLinks: !st.has('f'), MaxDepth: depthOf(st, 'd')}
+	roots := patOperands(st)
+	for _, mv := range st.vals {
+		if mv.mark == 'p' {
+			roots = append(roots, mv.val)
+		}
+	}
+	if base, ok := st.val('b'); ok {
+		if len(roots) == 0 {
+			roots = []string{base}
+		}
+		for i, r := range roots {
+			if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "~") {
+				roots[i] = strings.TrimSuffix(base, "/") + "/" + r
+				st.read(roots[i])
+			}
+		}
+	}
+	treesOf(st, roots, t)
+}
+
+// ag (the silver searcher); --pager runs a pager program. It recurses like
+// rg (checkAg).
 var agSpec = &spec{
 	allow: `--ackmate -A? --after? -B? --before? --break --nobreak -c --count --color --nocolor --color-line-number=
 		--color-match= --color-path= --column --filename --nofilename -H --heading --noheading -C? --context?
-		--group --nogroup -g= --filename-pattern= -l --files-with-matches -L --files-without-matches
+		--group --nogroup -g=@e --filename-pattern=@e -l --files-with-matches -L --files-without-matches
 		--print-all-files --numbers --nonumbers -o --only-matching --print-long-lines --passthrough --passthru
-		--silent --stats --stats-only --vimgrep -0 --null --print0 -a --all-types -D --debug --depth= -f --follow
-		-F --fixed-strings -G= --file-search-regex= --hidden -i --ignore-case --ignore= --ignore-dir= -m= --max-count=
+		--silent --stats --stats-only --vimgrep -0 --null --print0 -a --all-types -D --debug --depth=@d -f@f --follow@f
+		-F --fixed-strings -G= --file-search-regex= --hidden@h -i --ignore-case --ignore= --ignore-dir= -m= --max-count=
 		--one-device -p=r --path-to-ignore=r -Q --literal -s --case-sensitive -S --smart-case --search-binary
-		-t --all-text -u --unrestricted -U --skip-vcs-ignores -v --invert-match -w --word-regexp -W= --width=
-		-z --search-zip --list-file-types --workers= -r -R --recurse --norecurse -V`,
-	deny: []denial{{`--pager=`, "runs a pager program"}},
-	ops:  opsPatRead,
+		-t --all-text -u@u --unrestricted@u -U@n --skip-vcs-ignores@n -v --invert-match -w --word-regexp -W= --width=
+		-z --search-zip --list-file-types@q --workers= -r -R --recurse --norecurse@o -V@q`,
+	deny:  []denial{{`--pager=`, "runs a pager program"}},
+	ops:   opsPatRead,
+	check: checkAg,
+}
+
+// ag recurses into its paths (the working directory when none) unless
+// --norecurse, skipping hidden entries unless --hidden or -u, and what
+// ignore files exclude unless -u (-U skips only the VCS ones). It follows
+// no link below its paths, to a file or a directory, unless -f/--follow
+// (ag 2.2 under strace: ag --hidden KEY ~ prints ~/.ssh/id_rsa's line,
+// which was read-only before ag's walk was modelled). -g names the files
+// whose names match, printing names only.
+func checkAg(st *state) {
+	if st.has('q') {
+		return // --list-file-types, -V search nothing
+	}
+	t := Tree{Hidden: st.has('h') || st.has('u'), Ignores: !st.has('u') && !st.has('n'), SkipsLinks: !st.has('f'),
+		NamesOnly: st.has('e')}
+	// --depth N reads N directories below the path (0: its own files);
+	// a negative or unreadable value is no limit.
+	if v, ok := st.val('d'); ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			t.MaxDepth = n + 1
+		}
+	}
+	if st.has('o') {
+		t.MaxDepth = 1
+	}
+	treesOf(st, patOperands(st), t)
 }
 
 // pidstat reports; -e runs a program and monitors it.

@@ -180,12 +180,28 @@ var blkidSpec = &spec{
 	},
 }
 
-var lsattrSpec = &spec{allow: `-R -V -a -d -l -p -v`, ops: opsRead, noStd: true}
+// lsattr -R and getfacl -R list the names below their operands (the
+// working directory for lsattr without one): lsattr's hidden entries only
+// with -a, getfacl's always; lsattr follows no link below, getfacl only
+// with -L (the last of -L/-P; observed with acl 2.3 and e2fsprogs 1.47:
+// getfacl -R ~ listed ~/.ssh while read-only, ls ~/.ssh asks).
+var lsattrSpec = &spec{allow: `-R@r -V -a@a -d -l -p -v`, ops: opsRead, noStd: true, check: func(st *state) {
+	if st.has('r') {
+		treesOf(st, st.ops, Tree{NamesOnly: true, Hidden: st.has('a'), SkipsLinks: true})
+	}
+}}
 var getfaclSpec = &spec{
 	allow: `-a --access -d --default -c --omit-header -e --all-effective -E --no-effective -s --skip-base
-		-R --recursive -L --logical -P --physical -t --tabular -n --numeric -p --absolute-names
+		-R@r --recursive@r -L@f --logical@f -P@p --physical@p -t --tabular -n --numeric -p --absolute-names
 		--one-file-system -v`,
 	ops: opsRead,
+	check: func(st *state) {
+		if st.has('r') {
+			for _, o := range st.ops {
+				st.tree(o, Tree{NamesOnly: true, Hidden: true, SkipsLinks: !followsLast(st, 'f', 'p')})
+			}
+		}
+	},
 }
 
 var lsmemSpec = &spec{

@@ -289,12 +289,16 @@ func checkDu(st *state) {
 	}
 }
 
-// diff -r compares every file below both directories.
+// diff -r compares every file below both directories; plain diff the
+// entries one level below a directory operand.
 func checkDiff(st *state) {
-	if !st.has('r') {
-		return
+	// Without -r, two directories are compared entry by entry one level
+	// deep, and a file against a directory with the file's name in it:
+	// diff ~ . printed ~/.netrc against a planted ./.netrc.
+	t := Tree{Hidden: true, MaxDepth: 1}
+	if st.has('r') {
+		t.MaxDepth = 0
 	}
-	t := Tree{Hidden: true}
 	for _, o := range st.ops {
 		st.tree(o, t)
 	}
@@ -320,6 +324,13 @@ var sourceReaders = map[string]func(st *state, args []string){
 	"dd":    writerDd,
 	"gzip":  recursiveCompressor,
 	"zstd":  recursiveCompressor,
+	// Their other names take -r too: zcat -rf ~ and zstdcat -r ~ printed
+	// ~/.ssh/id_rsa while read-only.
+	"gunzip":  recursiveCompressor,
+	"zcat":    recursiveCompressor,
+	"zstdcat": recursiveCompressor,
+	"unzstd":  recursiveCompressor,
+	"lz4":     recursiveCompressor,
 }
 
 // sourceReads applies sourceReaders to v.
@@ -349,8 +360,10 @@ func sourceReads(v *Verdict, argv []string) {
 	}
 }
 
-// gzip -r and zstd -r compress every file below a directory (with -c, to
-// stdout): each operand is a tree.
+// gzip -r and zstd -r (and zcat, gunzip, zstdcat, unzstd, lz4 -r)
+// compress or decompress every file below a directory (with -c, to
+// stdout; with -f a file that is not compressed is copied as it is): each
+// operand is a tree.
 func recursiveCompressor(st *state, args []string) {
 	recursive := false
 	var ops []string

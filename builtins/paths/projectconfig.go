@@ -46,7 +46,8 @@ const (
 
 // ConfigPrograms are the programs ConfigFindings knows the configuration
 // of.
-var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pnpm": true, "cargo": true, "rustc": true}
+var ConfigPrograms = map[string]bool{"git": true, "yarn": true, "npm": true, "pnpm": true,
+	"go": true, "cargo": true, "rustc": true, "info": true}
 
 // ConfigFindings reports what program, started in the clean absolute
 // directory dir, reads from its configuration that can run code, write
@@ -86,11 +87,15 @@ func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string) []Confi
 		r.packageManager(dir, "pnpm")
 		r.npmrc(dir, "pnpm")
 		r.pnpm(dir)
+	case "go":
+		r.goVCS(dir)
 	case "cargo":
 		r.rustToolchain(dir)
 		r.cargoConfig(dir)
 	case "rustc":
 		r.rustToolchain(dir)
+	case "info":
+		r.infoDir(dir)
 	}
 	return r.out
 }
@@ -874,4 +879,137 @@ func sharesAncestor(a, b string) bool {
 // within says whether p is dir or below it (clean absolute paths).
 func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// --- go ---
+
+// goVCSMarkers are the version-control directories and files go looks for
+// from the package directory up, to stamp what it builds with the
+// revision (go list runs git status --porcelain for a main package:
+// observed under strace). Git's configuration is read as for git; any
+// other system's is not modelled (Mercurial's .hg/hgrc loads extensions
+// and runs hooks).
+var goVCSMarkers = []string{".hg", ".svn", ".bzr", ".fslckout", "_FOSSIL_"}
+
+func (r *configReader) goVCS(dir string) {
+	r.git(dir)
+	for _, x := range ancestors(dir) {
+		for _, m := range goVCSMarkers {
+			p := path.Join(x, m)
+			if _, err := os.Lstat(p); err == nil {
+				r.add(p, 0, "", "go list runs this version-control system's program, whose configuration permopa does not read")
+			}
+		}
+	}
+}
+
+// --- info ---
+
+// infoSeparator starts every node of an Info file.
+const infoSeparator = 0x1f
+
+// infoDir reports what info (GNU texinfo) may open from the directory it
+// runs in: its default INFOPATH ends with ".", so a "dir" file there adds
+// menu entries naming any file, and a node name not in the system's menus
+// is looked up as a file there (NAME, NAME.info, NAME-info, NAME.inf,
+// with a compression suffix). info decompresses through sh -c with the
+// file name in the command line (a file named q$(cmd).gz ran cmd), and an
+// Info file's Indirect table names further files anywhere. Findings: a
+// dir menu, a compressed file's name sh would read as more than a word, a
+// link (info follows it anywhere), and a file (or a directory's index)
+// whose first bytes hold an Info node separator or are compressed.
+func (r *configReader) infoDir(dir string) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		r.add(dir, 0, "", "cannot be read: "+err.Error())
+		return
+	}
+	ents, err := f.ReadDir(maxInfoEntries + 1)
+	f.Close()
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.add(dir, 0, "", "cannot be read: "+err.Error())
+		return
+	}
+	if len(ents) > maxInfoEntries {
+		r.add(dir, 0, "", "holds more entries than permopa reads for info")
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		p := path.Join(dir, name)
+		switch {
+		case name == "dir" || strings.HasPrefix(name, "dir."):
+			r.add(p, 0, "", "info merges this menu (its search path includes the working directory); an entry names any file")
+		case strings.ContainsAny(name, shellSpecial) && infoCompressed(name):
+			r.add(p, 0, "", "info opens a compressed file through sh -c with its name in the command line")
+		case e.Type()&os.ModeSymlink != 0:
+			r.add(p, 0, "", "info follows this link when a node name matches it")
+		case e.IsDir():
+			// NAME/index is one of the names info tries.
+			r.infoFile(path.Join(p, "index"))
+		case e.Type().IsRegular():
+			r.infoFile(p)
+		default:
+			r.add(p, 0, "", "is not a regular file, which info may open")
+		}
+	}
+}
+
+// infoFile reports a file info could open as an Info file: one holding a
+// node separator, or compressed (info picks the decompressor by the name's
+// suffix, so any compressed file may be an Info file). A git index, a
+// binary file info finds no node in, is not one.
+func (r *configReader) infoFile(p string) {
+	b, err := readHead(p, infoHeadBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case err != nil:
+		r.add(p, 0, "", "cannot be read: "+err.Error())
+	case bytes.HasPrefix(b, []byte("DIRC")) && path.Base(path.Dir(p)) == ".git":
+	case bytes.Contains(b, []byte{infoSeparator, '\n'}) || bytes.Contains(b, []byte{infoSeparator, '\f'}):
+		r.add(p, 0, "", "is an Info file info may open, whose Indirect table and menus name any file")
+	case compressedMagic(b):
+		r.add(p, 0, "", "is a compressed file info may open as an Info file")
+	}
+}
+
+// compressedMagic says whether b starts like a file info decompresses:
+// gzip, compress, bzip2, xz, lzma, lzip or zstd.
+func compressedMagic(b []byte) bool {
+	for _, m := range []string{"\x1f\x8b", "\x1f\x9d", "\x1f\xa0", "BZh", "\xfd7zXZ\x00", "\x5d\x00\x00", "LZIP", "\x28\xb5\x2f\xfd"} {
+		if bytes.HasPrefix(b, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// infoCompressed says whether info picks a decompressor for name by its
+// suffix (texinfo 6.8 tries these, observed under strace).
+func infoCompressed(name string) bool {
+	for _, x := range []string{".gz", ".bz2", ".xz", ".lz", ".lzma", ".z", ".Z", ".Y", ".zst"} {
+		if strings.HasSuffix(name, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// Bounds of infoDir: entries of the directory and bytes read of each file.
+const (
+	maxInfoEntries = 1024
+	infoHeadBytes  = 4096
+)
+
+// shellSpecial are the characters that make sh read a name as more than
+// one plain word.
+const shellSpecial = "$`;|&<>()'\"*?[]{}~#! \t\n"
+
+func readHead(p string, n int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
 }

@@ -393,3 +393,111 @@ func TestConfigFindingsPathProgram(t *testing.T) {
 		t.Errorf("a dotfiles repository in the home: %q", got)
 	}
 }
+
+// Toolchains and pages (the audit in testdata/project-reads.tsv): one
+// hostile file per class, each found with its file; what everyday projects
+// hold stays clean.
+func TestConfigFindingsToolchainsAndPages(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "p")
+	sub := filepath.Join(p, "src")
+	mkfile(t, sub+"/main.go", "package main\n")
+	mkfile(t, p+"/README.md", "# p\n")
+	mkfile(t, p+"/go.mod", "module p\n")
+	mkfile(t, p+"/.git/HEAD", "ref: refs/heads/main\n")
+	mkfile(t, p+"/.git/index", "DIRC\x00\x00\x00\x02\x1f\n\x1f\f")
+	os.MkdirAll(p+"/.git/objects", 0o755)
+	os.MkdirAll(p+"/.git/refs", 0o755)
+	for _, prog := range []string{"go", "cargo", "rustc", "info"} {
+		if got := findings(root, prog, p); len(got) != 0 {
+			t.Errorf("%s: a plain project: %v", prog, got)
+		}
+	}
+	for _, c := range []struct {
+		file, body, program, dir, want string
+	}{
+		{"p/rust-toolchain.toml", "[toolchain]\npath = \"/x\"\n", "cargo", "p/src", "p/rust-toolchain.toml path"},
+		{"rust-toolchain", "stable\n", "rustc", "p", "rust-toolchain stable"}, // not installed in this home
+		{"p/.hg/hgrc", "[hooks]\n", "go", "p/src", "p/.hg"},
+		{"p/_FOSSIL_", "", "go", "p", "p/_FOSSIL_"},
+		{"p/.svn/wc.db", "", "go", "p", "p/.svn"},
+		{"p/dir", "\x1f\nFile: dir,\tNode: Top\n", "info", "p", "p/dir"},
+		{"p/dir.gz", "", "info", "p", "p/dir.gz"},
+		{"p/q$(id).gz", "", "info", "p", "p/q$(id).gz"},
+		{"p/a b.gz", "", "info", "p", "p/a b.gz"},
+		{"p/My Notes (draft).txt", "plain text", "info", "p", ""},
+		{"p/tool.info", "This is tool.info\n\x1f\nIndirect:\n", "info", "p", "p/tool.info"},
+		{"p/tool", "x\x1f\fy", "info", "p", "p/tool"},
+		{"p/man.gz", "\x1f\x8b\x08", "info", "p", "p/man.gz"},
+		{"p/notes.xz", "\xfd7zXZ\x00", "info", "p", "p/notes.xz"},
+		{"p/doc/index", "\x1f\n", "info", "p", "p/doc/index"},
+	} {
+		mkfile(t, filepath.Join(root, c.file), c.body)
+		got := findings(root, c.program, filepath.Join(root, c.dir))
+		if c.want == "" && len(got) != 0 || c.want != "" && (len(got) != 1 || strings.TrimSpace(got[0]) != c.want) {
+			t.Errorf("%s %q: %s: %v, want %q", c.file, c.body, c.program, got, c.want)
+		}
+		os.RemoveAll(filepath.Join(root, c.file))
+		if strings.Contains(c.file, "/.") || strings.HasSuffix(filepath.Dir(c.file), "doc") {
+			os.RemoveAll(filepath.Join(root, filepath.Dir(c.file)))
+		}
+	}
+	// A link info would follow, a FIFO (read without stalling) and a
+	// directory too large to read are findings.
+	if err := os.Symlink("/etc/shadow", p+"/zzz"); err != nil {
+		t.Fatal(err)
+	}
+	if got := findings(root, "info", p); len(got) != 1 || strings.TrimSpace(got[0]) != "p/zzz" {
+		t.Errorf("link: %v", got)
+	}
+	os.Remove(p + "/zzz")
+	if err := syscall.Mkfifo(p+"/fifo", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := findings(root, "info", p); len(got) != 1 || strings.TrimSpace(got[0]) != "p/fifo" {
+		t.Errorf("fifo: %v", got)
+	}
+	os.Remove(p + "/fifo")
+	big := filepath.Join(root, "big")
+	for i := range maxInfoEntries + 1 {
+		mkfile(t, fmt.Sprintf("%s/f%d", big, i), "")
+	}
+	if got := findings(root, "info", big); len(got) != 1 || strings.TrimSpace(got[0]) != "big" {
+		t.Errorf("a large directory: %v", got)
+	}
+	if got := ConfigFindings("info", filepath.Join(root, "missing"), ""); len(got) != 1 {
+		t.Errorf("a directory that cannot be read: %v", got)
+	}
+}
+
+// BenchmarkConfigFindingsToolchains measures the look each go, cargo and
+// info decision now makes: a plain work tree three levels deep, and for
+// info a directory of 50 ordinary files.
+func BenchmarkConfigFindingsToolchains(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	root := b.TempDir()
+	cmd := exec.Command("git", "init", "-q", root+"/w")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	os.MkdirAll(root+"/w/src/deep", 0o755)
+	for i := range 50 {
+		os.WriteFile(fmt.Sprintf("%s/w/src/deep/f%d.go", root, i), []byte("package deep\n"), 0o644)
+	}
+	for _, prog := range []string{"go", "cargo", "info"} {
+		b.Run(prog, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if f := ConfigFindings(prog, root+"/w/src/deep", root+"/home"); len(f) != 0 {
+					b.Fatal(f)
+				}
+			}
+		})
+	}
+}

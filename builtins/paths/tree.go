@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/permopa/permopa/builtins/internal/lru"
 )
@@ -363,8 +364,13 @@ func ListTreeWithin(t Tree, limit int) Listing {
 	type dirItem struct {
 		abs, rel string
 		ignored  []string // inherited plain names to skip
+		// whitelisted: an ignore file here or above has a "!" line,
+		// which includes again what any ignore file or the hidden
+		// filter skips (rg and ag: rg -l x read .env through an .ignore
+		// holding !.env): nothing is skipped below.
+		whitelisted bool
 	}
-	queue := []dirItem{{abs: root}}
+	queue := []dirItem{{abs: root, whitelisted: t.Ignores && whitelistAbove(root)}}
 	visited := map[string]bool{root: true}
 	var out Listing
 	read := 0
@@ -399,6 +405,7 @@ func ListTreeWithin(t Tree, limit int) Listing {
 			// A nested repository: the enclosing one's ignore files stop here.
 			ignored = nil
 		}
+		whitelisted := d.whitelisted || t.Ignores && hasIgnoreFile(entries, inRepo) && ignoreWhitelists(d.abs, inRepo)
 		if t.Ignores && hasIgnoreFile(entries, inRepo) {
 			var here []string
 			here, anchored = ignoreNames(d.abs, inRepo)
@@ -408,11 +415,11 @@ func ListTreeWithin(t Tree, limit int) Listing {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if !t.Hidden && strings.HasPrefix(name, ".") {
+			if !t.Hidden && !whitelisted && strings.HasPrefix(name, ".") {
 				continue
 			}
 			isDir := e.IsDir()
-			if t.Ignores && (matchesName(ignored, name, isDir) || matchesName(anchored, name, isDir)) {
+			if t.Ignores && !whitelisted && (matchesName(ignored, name, isDir) || matchesName(anchored, name, isDir)) {
 				continue
 			}
 			if isDir && excluded(t.ExcludeDirs, name) {
@@ -455,11 +462,11 @@ func ListTreeWithin(t Tree, limit int) Listing {
 					ent.Dir = true
 					if !visited[target] && (t.MaxDepth <= 0 || strings.Count(rel, "/")+1 < t.MaxDepth) {
 						visited[target] = true
-						queue = append(queue, dirItem{abs: target, rel: rel, ignored: ignored})
+						queue = append(queue, dirItem{abs: target, rel: rel, ignored: ignored, whitelisted: whitelisted})
 					}
 				}
 			} else if isDir && (t.MaxDepth <= 0 || strings.Count(rel, "/")+1 < t.MaxDepth) {
-				queue = append(queue, dirItem{abs: full, rel: rel, ignored: ignored})
+				queue = append(queue, dirItem{abs: full, rel: rel, ignored: ignored, whitelisted: whitelisted})
 			}
 			out.Entries = append(out.Entries, ent)
 		}
@@ -585,6 +592,67 @@ func ignoreNames(dir string, inRepo bool) (unanchored, anchored []string) {
 		}
 	}
 	return unanchored, anchored
+}
+
+// ignoreWhitelists reports whether an ignore file of dir (.ignore,
+// .rgignore, and .gitignore inside a git work tree) has a "!" line, or
+// cannot be read: a whitelist match overrides every ignore file and the
+// hidden filter of rg and ag.
+func ignoreWhitelists(dir string, inRepo bool) bool {
+	files := []string{".ignore", ".rgignore"}
+	if inRepo {
+		files = append(files, ".gitignore")
+	}
+	for _, name := range files {
+		if whitelistIn(dir + "/" + name) {
+			return true
+		}
+	}
+	return false
+}
+
+// whitelistIn reports whether the ignore file p has a "!" line, or
+// exists and cannot be read in full.
+func whitelistIn(p string) bool {
+	data, err := readRegular(p, 1<<20+1)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
+	}
+	if len(data) > 1<<20 {
+		return true
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), "!") {
+			return true
+		}
+	}
+	return false
+}
+
+// whitelistAbove reports whether an ignore file the program reads above
+// root (rg and ag read the parents' .ignore and .rgignore, and .gitignore
+// up to the work tree's top, and the repository's info/exclude) has a "!"
+// line.
+func whitelistAbove(root string) bool {
+	if root == "/" {
+		return false
+	}
+	for d := path.Dir(root); ; d = path.Dir(d) {
+		if ignoreWhitelists(d, inGitWorkTree(d)) {
+			return true
+		}
+		if d == "/" || d == "." || d == "" {
+			break
+		}
+	}
+	for d := root; ; d = path.Dir(d) {
+		if fi, err := os.Lstat(d + "/.git"); err == nil {
+			return fi.IsDir() && whitelistIn(d+"/.git/info/exclude")
+		}
+		if d == "/" || d == "." || d == "" {
+			return false
+		}
+	}
 }
 
 // matchesName reports whether name (a directory when isDir) is listed.

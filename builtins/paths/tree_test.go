@@ -2,7 +2,10 @@ package paths
 
 import (
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -258,5 +261,64 @@ func TestListTreeIgnores(t *testing.T) {
 	l = ListTree(Tree{Root: ResolvePath(home+"/proj", "/", home), Hidden: true, Ignores: true})
 	if s := names(l); !strings.Contains(s, " .env ") {
 		t.Errorf("negated .ignore: %s", s)
+	}
+}
+
+// A "!" line in any ignore file rg or ag reads (in the tree, above it, or
+// the repository's info/exclude) includes again what the other ignore
+// files and the hidden filter skip: rg -l x (no --hidden) read .env
+// through an .ignore holding !.env while .gitignore listed it. Below such
+// a file the walk skips nothing.
+func TestListTreeWhitelistOverridesHiddenAndIgnores(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := root + "/p"
+	mkdirs(t, p+"/.git/info", p+"/src")
+	for f, body := range map[string]string{".gitignore": ".env\nsecret\n", ".env": "x", "secret": "x", "src/.env": "x", "a.go": "x"} {
+		if err := os.WriteFile(p+"/"+f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(dir string) string {
+		l := ListTree(Tree{Root: ResolvePath(dir, "/", root), Ignores: true})
+		var out []string
+		for _, e := range l.Entries {
+			out = append(out, e.Rel)
+		}
+		sort.Strings(out)
+		return strings.Join(out, " ")
+	}
+	if got := names(p); got != "a.go src" {
+		t.Fatalf("plain: %q", got)
+	}
+	for _, c := range []struct{ file, body, dir, want string }{
+		{".ignore", "!.env\n", p, ".env .git .git/info .gitignore .ignore a.go secret src src/.env"},
+		{".rgignore", "  !secret\n", p + "/src", ".env"},
+		{".gitignore", ".env\n!keep\n", p, ".env .git .git/info .gitignore a.go secret src src/.env"},
+		{".git/info/exclude", "!x\n", p + "/src", ".env"},
+		{"../.ignore", "!.env\n", p + "/src", ".env"},
+	} {
+		f := p + "/" + c.file
+		old, _ := os.ReadFile(f)
+		if err := os.WriteFile(f, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := names(c.dir); got != c.want {
+			t.Errorf("%s %q: walk of %s: %q, want %q", c.file, c.body, c.dir, got, c.want)
+		}
+		if old != nil {
+			os.WriteFile(f, old, 0o644)
+		} else {
+			os.Remove(f)
+		}
+	}
+	// An ignore file that cannot be read is taken to whitelist.
+	if err := syscall.Mkfifo(p+"/.ignore", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(p + "/src"); got != ".env" {
+		t.Errorf("a FIFO .ignore: %q", got)
 	}
 }
