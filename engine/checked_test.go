@@ -77,11 +77,11 @@ func TestCheckedPolicyDecidesTheSame(t *testing.T) {
 		modes := []string{"default", "acceptEdits"}
 		switch {
 		case slowTests: // -tags slow: every command in both modes
-		case i%24 == 0:
-		case i%6 == 0:
+		case i%48 == 0:
+		case i%12 == 0:
 			modes = modes[:1]
 		default:
-			// A deterministic sample (one command in six, one in 24
+			// A deterministic sample (one command in 12, one in 48
 			// in both modes) keeps the quick suite quick: each is two
 			// decisions per mode.
 			continue

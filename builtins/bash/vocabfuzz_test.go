@@ -168,7 +168,7 @@ func TestReadOnlyVocabularyFuzz(t *testing.T) {
 	}
 	defer os.RemoveAll(root)
 	os.Chmod(root, 0o755)
-	buildFixture(t, root)
+	copyFixture(t, d, root)
 	home := filepath.Join(root, "home")
 	proj := filepath.Join(home, "proj")
 	evil := filepath.Join(proj, "evil.sh")
