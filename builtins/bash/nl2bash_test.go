@@ -55,7 +55,8 @@ var nl2bashExecRejected = map[string]string{
 	// The unquoted *.txt expands to several names ending in .txt (never a
 	// primary or an option); find rejects the second one ("paths must
 	// precede expression") and runs nothing.
-	`find . -name *.txt -exec ls {} \;`: "find rejects the expanded glob's second name",
+	`find . -name *.txt -exec ls {} \;`:   "find rejects the expanded glob's second name",
+	`find . -name *.txt | egrep mystring`: "find rejects the expanded glob's second name",
 }
 
 // nl2bashRow is one row of a half.
