@@ -59,8 +59,8 @@ func TestConfigFindingsShims(t *testing.T) {
 		// Harmless: installed or plain names, the user's own files.
 		{".pyenv/shims", "python", "p/.python-version", "3.11.7\n", ""},
 		{".pyenv/shims", "python", "p/.python-version", "3.99.1\n# c\nmyvenv\n3.12.1/envs/x\n", ""}, // pyenv fails, never installs
-		{".pyenv/shims", "python", ".python-version", "../../x\n", ""},                               // the home's: the user's
-		{".pyenv/shims", "ls", "p/.python-version", "../x\n", ""},                                    // not a shim
+		{".pyenv/shims", "python", ".python-version", "../../x\n", ""},                              // the home's: the user's
+		{".pyenv/shims", "ls", "p/.python-version", "../x\n", ""},                                   // not a shim
 		{".rbenv/shims", "ruby", "p/.ruby-version", "3.2.2\n", ""},
 		{".asdf/shims", "terraform", "p/.tool-versions", "terraform 1.5.0 system\n", ""},
 		{".local/share/mise/shims", "node", "p/mise.toml", "min_version = \"2024.1.1\"\n[tools]\nnode = \"20.1.0\"\n", ""},
