@@ -819,7 +819,7 @@ func (r *configReader) pathProgram(program, dir string) {
 			inside[i], any = true, true
 			continue
 		}
-		if shim[i] = shimManager(path.Clean(e)); shim[i] != "" {
+		if shim[i] = shimManager(path.Clean(e), program); shim[i] != "" {
 			anyShim = true
 		}
 		if dir != "" && sharesAncestor(path.Clean(e), dir) || r.cwd != "" && sharesAncestor(path.Clean(e), r.cwd) {
@@ -848,6 +848,11 @@ func (r *configReader) pathProgram(program, dir string) {
 		return path.Join(entries[i], program)
 	}
 	holds := func(i int) (bool, error) {
+		for j := range i {
+			if entries[j] == entries[i] && hits[j].done {
+				hits[i] = hits[j] // PATH names a directory twice
+			}
+		}
 		if !hits[i].done {
 			fi, err := os.Stat(file(i))
 			hits[i] = hit{done: true, found: err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0}

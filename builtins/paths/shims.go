@@ -18,30 +18,55 @@ import (
 // Only pyenv is installed where this was written; the others follow their
 // documentation.
 
+// shimManagers are the managers whose shims are in a directory named
+// shims: the variable that moves it, its default directory's name.
+var shimManagers = []struct{ name, env, dir string }{
+	{"pyenv", "PYENV_ROOT", ".pyenv"}, {"rbenv", "RBENV_ROOT", ".rbenv"}, {"nodenv", "NODENV_ROOT", ".nodenv"},
+	{"goenv", "GOENV_ROOT", ".goenv"}, {"jenv", "JENV_ROOT", ".jenv"}, {"asdf", "ASDF_DATA_DIR", ".asdf"},
+	{"mise", "MISE_DATA_DIR", "mise"},
+}
+
+// rustupProxies are the programs rustup installs as links to itself in
+// cargo's bin directory (rustc and cargo included); the other programs
+// there are ones cargo installed.
+var rustupProxies = map[string]bool{"cargo": true, "rustc": true, "rustdoc": true, "rustfmt": true, "cargo-fmt": true,
+	"cargo-clippy": true, "clippy-driver": true, "cargo-miri": true, "rls": true, "rust-analyzer": true,
+	"rust-gdb": true, "rust-gdbgui": true, "rust-lldb": true}
+
 // shimManager names the version manager whose shims directory the clean
-// absolute PATH entry e is, from its name alone (no system call): "" is
-// none, "unknown" a shims directory permopa does not model.
-func shimManager(e string) string {
-	for _, m := range []struct{ name, env, dir string }{
-		{"pyenv", "PYENV_ROOT", ".pyenv"}, {"rbenv", "RBENV_ROOT", ".rbenv"}, {"nodenv", "NODENV_ROOT", ".nodenv"},
-		{"goenv", "GOENV_ROOT", ".goenv"}, {"jenv", "JENV_ROOT", ".jenv"}, {"asdf", "ASDF_DATA_DIR", ".asdf"},
-		{"mise", "MISE_DATA_DIR", "mise"},
-	} {
-		if v := os.Getenv(m.env); v != "" && e == path.Join(path.Clean(v), "shims") || strings.HasSuffix(e, "/"+m.dir+"/shims") {
-			return m.name
+// absolute PATH entry e is for program, from its name alone (no system
+// call): "" is none, "unknown" a shims directory permopa does not model.
+// Cargo's bin directory counts only for rustup's proxies.
+func shimManager(e, program string) string {
+	switch path.Base(e) {
+	case "shims":
+		for _, m := range shimManagers {
+			if strings.HasSuffix(e, "/"+m.dir+"/shims") {
+				return m.name
+			}
 		}
-	}
-	if v := os.Getenv("VOLTA_HOME"); v != "" && e == path.Join(path.Clean(v), "bin") || strings.HasSuffix(e, "/.volta/bin") {
-		return "volta"
-	}
-	if v := os.Getenv("CARGO_HOME"); v != "" && e == path.Join(path.Clean(v), "bin") || strings.HasSuffix(e, "/.cargo/bin") {
-		return "rustup" // only its links to rustup are shims
-	}
-	if strings.Contains(e, "/.pyenv/plugins/") && strings.HasSuffix(e, "/shims") {
-		return "pyenv"
-	}
-	if path.Base(e) == "shims" {
+		if strings.Contains(e, "/.pyenv/plugins/") {
+			return "pyenv"
+		}
+		for _, m := range shimManagers {
+			if v := os.Getenv(m.env); v != "" && e == path.Join(path.Clean(v), "shims") {
+				return m.name
+			}
+		}
 		return "unknown"
+	case "bin":
+		if strings.HasSuffix(e, "/.volta/bin") {
+			return "volta"
+		}
+		if rustupProxies[program] && strings.HasSuffix(e, "/.cargo/bin") {
+			return "rustup"
+		}
+		if v := os.Getenv("VOLTA_HOME"); v != "" && e == path.Join(path.Clean(v), "bin") {
+			return "volta"
+		}
+		if v := os.Getenv("CARGO_HOME"); rustupProxies[program] && v != "" && e == path.Join(path.Clean(v), "bin") {
+			return "rustup"
+		}
 	}
 	return ""
 }
