@@ -252,7 +252,7 @@ func miseConfigs() []string {
 
 // miseTool is a tool name of mise's registry (a backend's "npm:x",
 // "ubi:owner/repo" downloads from elsewhere: not plain).
-var miseTool = regexp.MustCompile(`^"?[A-Za-z0-9][A-Za-z0-9_.-]*"?$`)
+var miseTool = regexp.MustCompile(`^"?[A-Za-z0-9][A-Za-z0-9_-]*"?$`)
 
 // mise reads mise's configuration from dir up to the home directory:
 // only a [tools] table of installed plain versions is harmless; [env]
@@ -366,7 +366,8 @@ func (r *configReader) miseVersions(p string, line int, installs, tool, value st
 // pins node, npm, pnpm and yarn versions, which Volta downloads when it
 // does not have them; "extends" reads another file. For a package's
 // program (not a toolchain tool), Volta runs the project's own copy in
-// node_modules/.bin when the project depends on it.
+// node_modules/.bin when the project depends on it. The project's
+// .volta/hooks.json (download locations, a "bin" command) is a finding.
 func (r *configReader) volta(dir, program string) {
 	for _, x := range ancestors(dir) {
 		if x == r.home {
@@ -376,6 +377,9 @@ func (r *configReader) volta(dir, program string) {
 		data, ok := r.read(p)
 		if !ok {
 			continue
+		}
+		if _, err := os.Lstat(path.Join(x, ".volta/hooks.json")); !errors.Is(err, os.ErrNotExist) {
+			r.add(path.Join(x, ".volta/hooks.json"), 0, "", "Volta's project hooks choose where it downloads tools from and can run a command")
 		}
 		switch program {
 		case "node", "npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg":

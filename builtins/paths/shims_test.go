@@ -94,6 +94,7 @@ func TestConfigFindingsShims(t *testing.T) {
 		{".volta/bin", "node", "p/package.json", `{"volta": {"node": "20.0.0"}}`, "home/p/package.json volta.node"},
 		{".volta/bin", "node", "p/package.json", `{"volta": {"extends": "../x.json"}}`, "home/p/package.json volta.extends"},
 		{".volta/bin", "node", "p/package.json", `{"volta": `, "home/p/package.json "},
+		{".local/share/mise/shims", "node", "p/mise.toml", "[tools]\nnode.postinstall = \"x\"\n", "home/p/mise.toml node.postinstall"},
 		{".cargo/bin", "rustfmt", "p/rust-toolchain.toml", "[toolchain]\npath = \"./tc\"\n", "home/p/rust-toolchain.toml path"},
 		{"tools/shims", "deno", "p/x", "", "home/tools/shims/deno "},
 	} {
@@ -109,6 +110,10 @@ func TestConfigFindingsShims(t *testing.T) {
 	mkfile(t, p+"/node_modules/.bin/tsc", "")
 	if got := run(".volta/bin", "tsc", sub); got != "home/p/node_modules/.bin/tsc " {
 		t.Errorf("volta, the project's tsc: %q", got)
+	}
+	mkfile(t, p+"/.volta/hooks.json", `{"node": {"index": {"bin": "./x"}}}`)
+	if got := run(".volta/bin", "node", sub); got != "home/p/.volta/hooks.json " {
+		t.Errorf("volta, the project's hooks: %q", got)
 	}
 	os.Remove(p + "/package.json")
 	// A directory not known statically: the version file cannot be read.
