@@ -285,8 +285,9 @@ func (r *configReader) mise(dir string) {
 		}
 	}
 	r.toolVersions(dir, "mise", installs)
-	for name, tool := range map[string]string{".python-version": "python", ".node-version": "node", ".nvmrc": "node",
-		".ruby-version": "ruby", ".go-version": "go", ".java-version": "java"} {
+	for _, f := range [][2]string{{".python-version", "python"}, {".node-version", "node"}, {".nvmrc", "node"},
+		{".ruby-version", "ruby"}, {".go-version", "go"}, {".java-version", "java"}} {
+		name, tool := f[0], f[1]
 		for _, x := range ancestors(dir) {
 			if x == r.home {
 				break
