@@ -73,6 +73,8 @@ func TestConfigFindingsShims(t *testing.T) {
 		{".pyenv/shims", "python", "p/.python-version", "../../../p/tc\n", "home/p/.python-version ../../../p/tc"},
 		{".pyenv/shims", "python", "p/src/.python-version", "3.11.7\n/opt/evil\n", "home/p/src/.python-version /opt/evil"},
 		{".pyenv/plugins/pyenv-virtualenv/shims", "python", "p/.python-version", "3.12.1/../../x\n", "home/p/.python-version 3.12.1/../../x"},
+		{".pyenv/shims", "python", "p/.python-version", strings.Repeat("3.11.7\n", 40000), "home/p/.python-version "}, // larger than read
+		{".pyenv/shims", "python", "p/.python-version", "-m\n", "home/p/.python-version -m"},
 		{".rbenv/shims", "ruby", "p/.ruby-version", "3.2.2/../../../p\n", "home/p/.ruby-version 3.2.2/../../../p"},
 		{".nodenv/shims", "node", "p/.node-version", "../n\n", "home/p/.node-version ../n"},
 		{".goenv/shims", "gofmt", "p/.go-version", "./go\n", "home/p/.go-version ./go"},
