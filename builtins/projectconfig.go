@@ -22,7 +22,8 @@ var PathProjectConfigs = &ast.Builtin{
 		"rustup's toolchain file, cargo also .cargo/config.toml; info: the working directory's dir menu and " +
 		"Info files) and reports every entry that makes the program run code, write or read other files; a " +
 		"file that cannot be read or parsed is reported too; for every program, the file PATH finds when it " +
-		"is inside the directory or its repository, or PATH has a relative entry (docs/shell.md). The " +
+		"is inside the directory or its repository, or PATH has a relative entry, and when it is a version " +
+		"manager's shim the files that manager chooses the program from (docs/shell.md). The " +
 		"directory is resolved (symlinks followed) first; \"\" is one not known statically. Reads the file " +
 		"system and the process's PATH, so it is non-deterministic.",
 	Categories: categoriesPath,

@@ -797,14 +797,19 @@ var pathEnv = func() string { return os.Getenv("PATH") }
 // dir or the work tree of dir's repository (an activated virtual
 // environment's .venv/bin, a ./bin: `pip --version` ran the project's
 // .pth files), or PATH has a relative or empty entry (dir "": not known
-// statically, so any relative entry). Only entries that can be inside
-// the project are probed: a PATH of system and home directories costs no
-// system call.
+// statically, so any relative entry). A version manager's shim found
+// first (a pyenv, rbenv, nodenv, goenv, jenv, asdf or mise shims
+// directory, volta's bin, a link to rustup in cargo's bin) is read as its
+// manager reads the project (shims.go). Only entries that can be inside
+// the project or are shims directories, named so, are probed (the others
+// only when a shims directory holds the program): a PATH of system and
+// home directories costs no system call.
 func (r *configReader) pathProgram(program, dir string) {
 	entries := strings.Split(pathEnv(), ":")
 	inside := make([]bool, len(entries))
+	shim := make([]string, len(entries)) // a version manager's shims directory, by name
 	var zone []string
-	any := false
+	any, anyShim := false, false
 	for i, e := range entries {
 		if e == "" || !strings.HasPrefix(e, "/") {
 			if dir == "" {
@@ -813,6 +818,9 @@ func (r *configReader) pathProgram(program, dir string) {
 			}
 			inside[i], any = true, true
 			continue
+		}
+		if shim[i] = shimManager(path.Clean(e), program); shim[i] != "" {
+			anyShim = true
 		}
 		if dir != "" && sharesAncestor(path.Clean(e), dir) || r.cwd != "" && sharesAncestor(path.Clean(e), r.cwd) {
 			if zone == nil {
@@ -825,24 +833,75 @@ func (r *configReader) pathProgram(program, dir string) {
 			}
 		}
 	}
-	if !any {
+	if !any && !anyShim {
 		return
 	}
-	for i, e := range entries {
-		full := e
-		if !strings.HasPrefix(e, "/") {
-			full = path.Join(dir, e)
+	type hit struct {
+		done, found bool
+		err         error
+	}
+	hits := make([]hit, len(entries))
+	file := func(i int) string {
+		if !strings.HasPrefix(entries[i], "/") {
+			return path.Join(dir, entries[i], program)
 		}
-		f := path.Join(full, program)
-		fi, err := os.Stat(f)
+		return path.Join(entries[i], program)
+	}
+	holds := func(i int) (bool, error) {
+		for j := range i {
+			if entries[j] == entries[i] && hits[j].done {
+				hits[i] = hits[j] // PATH names a directory twice
+			}
+		}
+		if !hits[i].done {
+			fi, err := os.Stat(file(i))
+			hits[i] = hit{done: true, found: err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0}
+			if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				hits[i].err = err
+			}
+		}
+		return hits[i].found, hits[i].err
+	}
+	if !any {
+		// Only shims directories: the entries before one are looked at
+		// only when it holds the program (docs/shell.md).
+		held := false
+		for i := range entries {
+			if shim[i] != "" {
+				if ok, err := holds(i); ok || err != nil {
+					held = true
+					break
+				}
+			}
+		}
+		if !held {
+			return
+		}
+	}
+	for i, e := range entries {
+		f := file(i)
+		found, err := holds(i)
 		switch {
-		case err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0:
-			if inside[i] {
-				r.add(f, 0, "", "PATH finds this "+program+" first, inside the project (PATH entry \""+e+"\"): the project chose the program")
+		case found && inside[i]:
+			r.add(f, 0, "", "PATH finds this "+program+" first, inside the project (PATH entry \""+e+"\"): the project chose the program")
+			return
+		case found && shim[i] != "":
+			r.shim(shim[i], f, program, dir)
+			// A version "system" runs the next program PATH finds.
+			for j := i + 1; j < len(entries) && shim[i] != "rustup" && shim[i] != "volta"; j++ {
+				if !inside[j] {
+					continue
+				}
+				if ok, err := holds(j); ok || err != nil {
+					r.add(file(j), 0, "", "with the version \"system\", "+shim[i]+"'s shim runs this "+program+", inside the project (PATH entry \""+entries[j]+"\")")
+					break
+				}
 			}
 			return
-		case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && inside[i]:
-			r.add(f, 0, "", "cannot be looked up ("+err.Error()+"): PATH may find "+program+" inside the project")
+		case found:
+			return
+		case err != nil && (inside[i] || shim[i] != ""):
+			r.add(f, 0, "", "cannot be looked up ("+err.Error()+"): PATH may find "+program+" inside the project or a version manager's shim")
 			return
 		}
 	}
