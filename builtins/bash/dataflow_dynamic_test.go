@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 )
@@ -131,8 +130,8 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `find . -exec sort {} \;`, ro: true}, // ./--output=pwned.txt is a file
 	}
 	opts := realWorldOpts(root)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
+	var runs []hostileCase
+	var bites []bool
 	for i, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
@@ -141,28 +140,25 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		if !a.ReadOnly && !c.bites {
 			continue
 		}
-		// Every case is analysed; each traced run is a strace of a
-		// second of CPU, so without -tags slow every other read-only
-		// case is traced (the bites always are); .ci/run traces them all
-		// (docs/development.md).
+		// Every case is analysed; without -tags slow every other
+		// read-only case is traced (the bites always are); .ci/run
+		// traces them all (docs/development.md). They are traced eight
+		// to a strace run (hostileRunAll).
 		if !slowTests && !c.bites && i%2 != 0 {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			bad := hostileRun(t, d, root, c.cmd, a, evil, secret)
-			switch {
-			case a.ReadOnly && len(bad) > 0:
-				t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
-			case c.bites && len(bad) == 0:
-				t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
-			}
-		}()
+		runs = append(runs, hostileCase{c.cmd, a})
+		bites = append(bites, c.bites)
 	}
-	wg.Wait()
+	for i, bad := range hostileRunAll(t, d, root, runs, evil, secret) {
+		c := runs[i]
+		switch {
+		case c.a.ReadOnly && len(bad) > 0:
+			t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
+		case bites[i] && len(bad) == 0:
+			t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
+		}
+	}
 }
 
 // TestXargsLinesAgainstHostileNames: find ROOT | xargs CMD without -0 is
@@ -239,8 +235,8 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 		run{cmd: "cat list | xargs cat"},
 	)
 	opts := realWorldOpts(root)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
+	var runs []hostileCase
+	var bites []bool
 	for _, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
@@ -249,19 +245,16 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 		if !a.ReadOnly && !c.bites {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			bad := hostileRun(t, d, root, c.cmd, a, evil, secret)
-			switch {
-			case a.ReadOnly && len(bad) > 0:
-				t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
-			case c.bites && len(bad) == 0:
-				t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
-			}
-		}()
+		runs = append(runs, hostileCase{c.cmd, a})
+		bites = append(bites, c.bites)
 	}
-	wg.Wait()
+	for i, bad := range hostileRunAll(t, d, root, runs, evil, secret) {
+		c := runs[i]
+		switch {
+		case c.a.ReadOnly && len(bad) > 0:
+			t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
+		case bites[i] && len(bad) == 0:
+			t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
+		}
+	}
 }

@@ -155,7 +155,12 @@ type dynamicResult struct {
 	// execs are the argv of every program the command executed (observe
 	// mode only).
 	execs [][]string
+	// inspected is what the job's inspect found in its trace files.
+	inspected []string
 }
+
+// dynamicOutputMax is how much of a command's output a traced run keeps.
+const dynamicOutputMax = 1 << 16
 
 // run executes cmd with bash in the fixture, which is bind-mounted
 // read-only inside the command's mount namespace: a write fails (EROFS)
@@ -178,7 +183,7 @@ func (d *dynamicTracer) runJob(t testing.TB, root string, j tracedJob, timeout t
 	}
 	defer os.RemoveAll(traces)
 	var out limitedBuffer
-	out.max = 4096
+	out.max = dynamicOutputMax
 	exit, timedOut := d.traced(root, traces, []string{d.bash, "-c", cmd}, tracedSyscalls, &out, timeout)
 	res := dynamicResult{output: out.String(), exit: exit, timeout: timedOut}
 	if len(traceFiles(traces)) == 0 {
@@ -187,6 +192,9 @@ func (d *dynamicTracer) runJob(t testing.TB, root string, j tracedJob, timeout t
 		t.Fatalf("dynamic check: %q left no trace (exit %d): %s", cmd, exit, res.output)
 	}
 	res.effects, res.execs = traceJobEffects(t, traceFiles(traces), j)
+	if j.inspect != nil {
+		res.inspected = j.inspect(traceFiles(traces))
+	}
 	return res
 }
 
@@ -248,6 +256,10 @@ type tracedJob struct {
 	observe bool
 	// secrets are files whose opening for reading is an effect.
 	secrets []string
+	// inspect, when set, reads the trace files of the command's own
+	// processes (pid → file) while they exist (hostileRun's planted
+	// script and secret); its findings are the result's inspected.
+	inspect func(procs map[int]string) []string
 }
 
 // batchEnd ends each command's output in a batch: NUL, the marker, the
@@ -313,7 +325,7 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 		if _, err := fmt.Sscanf(tail[:e], "%d %d", &idx, &exit); err != nil || idx != i {
 			break
 		}
-		results[i].output = rest[:min(k, 4096)]
+		results[i].output = rest[:min(k, dynamicOutputMax)]
 		results[i].exit = exit
 		results[i].timeout = exit == 124 || exit == 137
 		done[i] = true
@@ -389,6 +401,9 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 			queue = append(queue, children[p]...)
 		}
 		results[i].effects, results[i].execs = traceJobEffects(t, own, j)
+		if j.inspect != nil {
+			results[i].inspected = j.inspect(own)
+		}
 	}
 	return results
 }

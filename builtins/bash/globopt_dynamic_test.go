@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -138,8 +137,8 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 		}
 	}
 	opts := realWorldOpts(root)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
+	var runs []hostileCase
+	var of []int // the case of each run
 	for i, c := range cases {
 		cmd := fmt.Sprintf("cd c%d && %s", i, c.cmd)
 		a := analyze(cmd, opts)
@@ -150,36 +149,35 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 			continue
 		}
 		// Every case is analysed; without -tags slow every other
-		// read-only case is traced (each a strace), the bites always;
-		// .ci/run traces them all (docs/development.md).
+		// read-only case is traced (the bites always are); .ci/run
+		// traces them all (docs/development.md). They are traced eight
+		// to a strace run (hostileRunAll).
 		if !slowTests && !c.bites && i%2 != 0 {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			var bad []string
-			for _, e := range hostileRun(t, d, root, cmd, a, filepath.Join(root, "no-script"), secret) {
-				// The program's own argv holds the planted names, which the
-				// vocabulary calls unknown options (cat --file=.k): what
-				// counts is what the program then does, in the rest of the
-				// trace and its output.
-				if a.ReadOnly && strings.HasPrefix(e, "executes "+strings.Fields(c.cmd)[0]+" ") {
-					continue
-				}
-				bad = append(bad, e)
-			}
-			switch {
-			case a.ReadOnly && len(bad) > 0:
-				t.Errorf("judged read-only, but %q: %s", cmd, strings.Join(bad, "\n\t"))
-			case c.bites && len(bad) == 0:
-				t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", cmd)
-			}
-		}()
+		runs = append(runs, hostileCase{cmd, a})
+		of = append(of, i)
 	}
-	wg.Wait()
+	for k, found := range hostileRunAll(t, d, root, runs, filepath.Join(root, "no-script"), secret) {
+		c, cmd, a := cases[of[k]], runs[k].cmd, runs[k].a
+		var bad []string
+		for _, e := range found {
+			// The program's own argv holds the planted names, which the
+			// vocabulary calls unknown options (cat --file=.k): what
+			// counts is what the program then does, in the rest of the
+			// trace and its output.
+			if a.ReadOnly && strings.HasPrefix(e, "executes "+strings.Fields(c.cmd)[0]+" ") {
+				continue
+			}
+			bad = append(bad, e)
+		}
+		switch {
+		case a.ReadOnly && len(bad) > 0:
+			t.Errorf("judged read-only, but %q: %s", cmd, strings.Join(bad, "\n\t"))
+		case c.bites && len(bad) == 0:
+			t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", cmd)
+		}
+	}
 }
 
 // TestGlobMayBeOption: which glob words may match a name starting with

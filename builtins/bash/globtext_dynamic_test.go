@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -140,9 +139,9 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `read -d "$(echo x)" "$(echo PATH)" < notes.txt`},
 	}
 	opts := realWorldOpts(root)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for _, c := range cases {
+	var runs []hostileCase
+	var of []int // the case of each run
+	for i, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
 			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
@@ -162,26 +161,24 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 				t.Errorf("%q: no option the program refuses reaches it: %s", c.cmd, out)
 			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			var bad []string
-			for _, e := range hostileRun(t, d, root, c.cmd, a, evil, secret) {
-				if c.refused && strings.HasPrefix(e, "executes find ") ||
-					c.unknownOpts && strings.HasPrefix(e, "executes ") && strings.Contains(e, "is not in the read-only vocabulary") {
-					continue
-				}
-				bad = append(bad, e)
-			}
-			switch {
-			case a.ReadOnly && len(bad) > 0:
-				t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
-			case c.bites && len(bad) == 0:
-				t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
-			}
-		}()
+		runs = append(runs, hostileCase{c.cmd, a})
+		of = append(of, i)
 	}
-	wg.Wait()
+	for k, found := range hostileRunAll(t, d, root, runs, evil, secret) {
+		c, a := cases[of[k]], runs[k].a
+		var bad []string
+		for _, e := range found {
+			if c.refused && strings.HasPrefix(e, "executes find ") ||
+				c.unknownOpts && strings.HasPrefix(e, "executes ") && strings.Contains(e, "is not in the read-only vocabulary") {
+				continue
+			}
+			bad = append(bad, e)
+		}
+		switch {
+		case a.ReadOnly && len(bad) > 0:
+			t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
+		case c.bites && len(bad) == 0:
+			t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
+		}
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/permopa/permopa/builtins/paths"
@@ -186,7 +185,6 @@ func TestHostileProjectFuzz(t *testing.T) {
 		n = 2
 	}
 	invocations := hostileInvocations(n)
-	var mu sync.Mutex
 	allowedPlain := map[string]bool{}
 	total, traced := 0, 0
 	for _, hp := range hostilePlantings {
@@ -231,38 +229,26 @@ func TestHostileProjectFuzz(t *testing.T) {
 				jobs = append(jobs, job{cmd, a})
 			}
 		}
-		next := make(chan job)
-		var wg sync.WaitGroup
-		for range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := range next {
-					bad := hostileRun(t, d, root, j.cmd, j.a, evil, secret)
-					mu.Lock()
-					traced++
-					for _, b := range bad {
-						t.Errorf("%s: ALLOWed %q: %s", hp.name, j.cmd, b)
-					}
-					mu.Unlock()
-				}
-			}()
-		}
+		var runs []hostileCase
 		first := map[string]bool{}
 		for i, j := range jobs {
 			// Without -tags slow, the first of the plain fixture's allowed
-			// invocations of each program and every eighth are traced
-			// (each a strace of seconds under load); an allowed invocation
-			// in a hostile fixture always is.
+			// invocations of each program and every eighth are traced; an
+			// allowed invocation in a hostile fixture always is. They are
+			// traced eight to a strace run (hostileRunAll).
 			program, _, _ := strings.Cut(j.cmd, " ")
 			if !slowTests && hp.name == "none" && i%8 != 0 && first[program] {
 				continue
 			}
 			first[program] = true
-			next <- j
+			runs = append(runs, hostileCase{j.cmd, j.a})
 		}
-		close(next)
-		wg.Wait()
+		for k, bad := range hostileRunAll(t, d, root, runs, evil, secret) {
+			traced++
+			for _, b := range bad {
+				t.Errorf("%s: ALLOWed %q: %s", hp.name, runs[k].cmd, b)
+			}
+		}
 		aimed := 0
 		for _, cmd := range invocations {
 			if hostileAimedAt(hp.programs, analyze(cmd, opts)) && allowedPlain[cmd] {
@@ -301,46 +287,125 @@ func hostileAimedAt(programs string, a *Analysis) bool {
 // hostileRun traces cmd in the fixture at root and returns what it did
 // that an allowed command must not do.
 func hostileRun(t *testing.T, d *dynamicTracer, root, cmd string, a *Analysis, evil, secret string) []string {
-	traces, err := os.MkdirTemp("", "permopa-hostile-trace-")
+	return hostileRunAll(t, d, root, []hostileCase{{cmd, a}}, evil, secret)[0]
+}
+
+// hostileCase is a command hostileRunAll traces, with its analysis.
+type hostileCase struct {
+	cmd string
+	a   *Analysis
+}
+
+// hostileRunAll is hostileRun for many commands, traced eight to a run
+// (traceAll, runBatch: each command's effects, trace files and output are
+// its own, TestDynamicBatchKeepsCommandsApart), the verdicts in order.
+func hostileRunAll(t *testing.T, d *dynamicTracer, root string, cases []hostileCase, evil, secret string) [][]string {
+	jobs := make([]tracedJob, len(cases))
+	for i, c := range cases {
+		// git refreshes the repository's index wherever it starts (git -C
+		// src status writes proj/.git/index.lock; the analysis names the
+		// index relative to the directory git starts in).
+		cache := c.a.CacheWrites
+		if hostileAimedAt("git", c.a) {
+			cache = append([]string{filepath.Join(root, "home/proj/.git/index.lock"), filepath.Join(root, "home/proj/.git/index")}, cache...)
+		}
+		jobs[i] = tracedJob{cmd: c.cmd, cache: cache, helpers: helpersFor(c.a), inspect: func(procs map[int]string) []string {
+			var found []string
+			for _, f := range procs {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					continue
+				}
+				for _, line := range strings.Split(string(b), "\n") {
+					switch {
+					case strings.HasPrefix(line, "execve(") && strings.Contains(line, evil):
+						found = append(found, "runs the fixture script: "+abbrev(line))
+					case strings.Contains(line, secret) && !strings.Contains(line, "= -1"):
+						found = append(found, "opens the planted secret: "+abbrev(line))
+					}
+				}
+			}
+			return found
+		}}
+	}
+	var results []dynamicResult
+	if len(jobs) == 1 {
+		results = []dynamicResult{d.runJob(t, root, jobs[0], dynamicTimeout)}
+	} else {
+		results = d.traceAll(t, root, jobs)
+	}
+	verdicts := make([][]string, len(cases))
+	for i, res := range results {
+		var kept []string
+		for _, e := range res.effects {
+			if strings.Contains(e, " "+ipcPrefix) || cases[i].a.NetworkRead && strings.Contains(e, " network ") {
+				continue
+			}
+			kept = append(kept, e)
+		}
+		kept = append(kept, res.inspected...)
+		if strings.Contains(res.output, "PLANTEDSECRET") {
+			kept = append(kept, "prints the planted secret")
+		}
+		verdicts[i] = kept
+	}
+	return verdicts
+}
+
+// TestHostileRunAllKeepsCommandsApart: traced in one batch, the planted
+// script run, the planted secret opened and printed each land on the
+// command that did it, never on the read-only commands around it.
+func TestHostileRunAllKeepsCommandsApart(t *testing.T) {
+	t.Parallel()
+	d, why := newDynamicTracer()
+	if d == nil {
+		proofUnavailable(t, why)
+	}
+	root, err := os.MkdirTemp("", "permopa-hostile-batch-")
 	if err != nil {
-		t.Error(err)
-		return nil
+		t.Fatal(err)
 	}
-	defer os.RemoveAll(traces)
-	var out limitedBuffer
-	out.max = 1 << 16
-	d.traced(root, traces, []string{d.bash, "-c", cmd}, tracedSyscalls, &out, dynamicTimeout)
-	// git refreshes the repository's index wherever it starts (git -C
-	// src status writes proj/.git/index.lock; the analysis names the
-	// index relative to the directory git starts in).
-	cache := a.CacheWrites
-	if hostileAimedAt("git", a) {
-		cache = append([]string{filepath.Join(root, "home/proj/.git/index.lock"), filepath.Join(root, "home/proj/.git/index")}, cache...)
-	}
-	bad := traceEffects(t, traceFiles(traces), cmd, cache, helpersFor(a))
-	var kept []string
-	for _, e := range bad {
-		if strings.Contains(e, " "+ipcPrefix) || a.NetworkRead && strings.Contains(e, " network ") {
-			continue
+	defer os.RemoveAll(root)
+	os.Chmod(root, 0o755)
+	copyFixture(t, d, root)
+	proj := filepath.Join(root, "home/proj")
+	evil := filepath.Join(proj, "evil.sh")
+	secret := filepath.Join(root, "home/planted-secret")
+	appendTo(t, evil, "#!/bin/sh\ncat\n")
+	os.Chmod(evil, 0o755)
+	appendTo(t, secret, "PLANTEDSECRET\n")
+	if d.root {
+		if out, err := exec.Command("chown", "-R", "65534:65534", root).CombinedOutput(); err != nil {
+			t.Fatalf("chown: %v %s", err, out)
 		}
-		kept = append(kept, e)
 	}
-	for _, f := range traceFiles(traces) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
+	cases := []struct {
+		cmd  string
+		want []string // a substring of each finding; none for a clean command
+	}{
+		{"cat notes.txt", nil},
+		{"\"$PWD/evil.sh\" < /dev/null", []string{"runs the fixture script"}},
+		{"ls -la", nil},
+		{"cat ../planted-secret", []string{"opens the planted secret", "prints the planted secret"}},
+		{"wc -l notes.txt", nil},
+		{"head -c 0 ../planted-secret", []string{"opens the planted secret"}},
+		{"echo done", nil},
+	}
+	opts := realWorldOpts(root)
+	runs := make([]hostileCase, len(cases))
+	for i, c := range cases {
+		runs[i] = hostileCase{c.cmd, analyze(c.cmd, opts)}
+	}
+	for i, found := range hostileRunAll(t, d, root, runs, evil, secret) {
+		c := cases[i]
+		all := strings.Join(found, "\n")
+		if len(c.want) == 0 && len(found) > 0 {
+			t.Errorf("%q: %q, want nothing (another command's doing)", c.cmd, found)
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			switch {
-			case strings.HasPrefix(line, "execve(") && strings.Contains(line, evil):
-				kept = append(kept, "runs the fixture script: "+abbrev(line))
-			case strings.Contains(line, secret) && !strings.Contains(line, "= -1"):
-				kept = append(kept, "opens the planted secret: "+abbrev(line))
+		for _, w := range c.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%q: %q, want one with %q", c.cmd, found, w)
 			}
 		}
 	}
-	if strings.Contains(out.String(), "PLANTEDSECRET") {
-		kept = append(kept, "prints the planted secret")
-	}
-	return kept
 }

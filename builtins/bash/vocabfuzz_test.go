@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/permopa/permopa/builtins/flagspec"
@@ -214,36 +213,25 @@ func TestReadOnlyVocabularyFuzz(t *testing.T) {
 			}
 		}
 	}
-	var mu sync.Mutex
 	traced := map[string]int{}
-	next := make(chan job)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				bad := hostileRun(t, d, root, j.cmd, j.a, evil, secret)
-				mu.Lock()
-				traced[j.prog]++
-				for _, b := range bad {
-					if strings.Contains(b, "(attempted:EISDIR") {
-						// Opening a directory for writing always fails:
-						// shasum (perl) tries it on a directory operand.
-						continue
-					}
-					t.Errorf("ALLOWed %q: %s", j.cmd, b)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, j := range jobs {
+	runs := make([]hostileCase, len(jobs))
+	for i, j := range jobs {
 		programs[j.prog] = true
-		next <- j
+		runs[i] = hostileCase{j.cmd, j.a}
 	}
-	close(next)
-	wg.Wait()
+	// Traced eight to a strace run (hostileRunAll).
+	for i, bad := range hostileRunAll(t, d, root, runs, evil, secret) {
+		j := jobs[i]
+		traced[j.prog]++
+		for _, b := range bad {
+			if strings.Contains(b, "(attempted:EISDIR") {
+				// Opening a directory for writing always fails:
+				// shasum (perl) tries it on a directory operand.
+				continue
+			}
+			t.Errorf("ALLOWed %q: %s", j.cmd, b)
+		}
+	}
 	var unfuzzed []string
 	for p := range missing {
 		if _, ok := vocabUnfuzzable[p]; !ok {
