@@ -90,7 +90,12 @@ func perlOneLiner(argv []string) (Verdict, bool) {
 				}
 			case 'F':
 				f := a[j+1:]
-				if f == "" || strings.ContainsAny(f[:1], `/'"`) || strings.HasSuffix(f, `\`) || !perlPlain(f) {
+				// perl ends the pattern at a blank and reads the rest of the
+				// word as more switches ("-F, -i", "-F, -esystem(...)"); the
+				// pattern is compiled at run time, where \N{...} loads a
+				// module and \p{...} may call a sub.
+				if f == "" || strings.ContainsAny(f[:1], `/'"`) || strings.HasSuffix(f, `\`) || !perlPlain(f) ||
+					strings.ContainsAny(f, " \t\n{") {
 					return Verdict{}, false
 				}
 				j = len(a)
@@ -114,10 +119,10 @@ func perlOneLiner(argv []string) (Verdict, bool) {
 	if len(code) == 0 {
 		return Verdict{}, false
 	}
-	for _, c := range code {
-		if !perlSafeCode(c, features) {
-			return Verdict{}, false
-		}
+	// perl joins the pieces with newlines into one program: a piece
+	// alone may read otherwise ("print 1" -e "/ 2; system 1; 3 / 1").
+	if !perlSafeCode(strings.Join(code, "\n"), features) {
+		return Verdict{}, false
 	}
 	v := Verdict{Known: true, ReadOnly: true}
 	for _, f := range argv[i:] {
@@ -161,7 +166,10 @@ func perlIdentByte(c byte) bool  { return perlIdentStart(c) || c >= '0' && c <= 
 // features (-E): without them it is no keyword, and "say $x ..." is an
 // indirect method call ($x->say).
 func perlSafeCode(code string, features bool) bool {
-	if !perlPlain(code) {
+	if !perlPlain(code) || strings.HasPrefix(code, "=") || strings.Contains(code, "\n=") {
+		// A line starting with "=" where perl reads a statement starts POD,
+		// which perl skips to a "=cut" line: text the check reads as the
+		// start of a string would be code after it.
 		return false
 	}
 	// prev is the kind of the last token: 't' a term (variable, number,
@@ -197,6 +205,9 @@ func perlSafeCode(code string, features bool) bool {
 			if j < n && (perlIdentByte(code[j]) || code[j] == '\'') {
 				return false // 0x1f, 1e3: not in the subset
 			}
+			if j+1 < n && code[j] == '.' && code[j+1] != '.' {
+				return false // 1. is a number to perl: "1./ 2; system 1; 3 / 1" divides
+			}
 			i, prev = j, 't'
 			continue
 		case perlIdentStart(c):
@@ -219,8 +230,8 @@ func perlSafeCode(code string, features bool) bool {
 				i, prev = k, 't'
 				continue
 			}
-			if w == "sort" && strings.HasPrefix(strings.TrimLeft(code[j:], " \t\n"), "$") {
-				return false // sort $name LIST calls the sub $name names
+			if !perlWordArguments(w, code[j:]) {
+				return false
 			}
 			i, prev, word = j, 'w', w
 			continue
@@ -246,8 +257,22 @@ func perlSafeCode(code string, features bool) bool {
 			i, prev = k, 't'
 			continue
 		case strings.HasPrefix(rest, "->"), strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "<<"),
-			strings.HasPrefix(rest, "::"):
+			strings.HasPrefix(rest, "::"), strings.HasPrefix(rest, "~~"):
 			return false
+		case strings.HasPrefix(rest, "++"), strings.HasPrefix(rest, "--"):
+			// $x++ / 2: after a postfix ++ perl reads an operator, so "/"
+			// divides; as a term it only makes the check stricter.
+			i, prev = i+2, 't'
+			continue
+		case strings.HasPrefix(rest, "=~"), strings.HasPrefix(rest, "!~"):
+			// Only against a pattern literal: any other right side is a
+			// pattern compiled at run time ($_ =~ '\N{SPACE}' loads a module).
+			r := strings.TrimLeft(rest[2:], " \t\n")
+			if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "m/") && !strings.HasPrefix(r, "s/") {
+				return false
+			}
+			i, prev = i+2, 'o'
+			continue
 		case c == '/' || c == '*' || c == '<' || c == '%' || c == '&' || c == '?':
 			// Binary only, after a term: where perl reads a term they
 			// start a pattern, a typeglob, <FH> or <*>, a hash, a sub call.
@@ -315,27 +340,91 @@ func perlVariable(code string, i int) (int, bool) {
 	if j >= n {
 		return 0, false
 	}
+	k := 0
 	switch c := code[j]; {
 	case c == '_' && (j+1 >= n || !perlIdentByte(code[j+1])):
-		return j + 1, true
+		k = j + 1
 	case c == '.' && code[i] == '$':
-		return j + 1, true
+		k = j + 1
 	case c >= '1' && c <= '9' && code[i] == '$':
-		for j < n && code[j] >= '0' && code[j] <= '9' {
-			j++
+		for k = j; k < n && code[k] >= '0' && code[k] <= '9'; k++ {
 		}
-		return j, true
 	case perlIdentStart(c):
-		k := j
-		for k < n && perlIdentByte(code[k]) {
-			k++
+		for k = j; k < n && perlIdentByte(code[k]); k++ {
 		}
-		if perlDeniedNames[code[j:k]] || k < n && (code[k] == '\'' || code[k] == ':') {
+		if perlDeniedNames[code[j:k]] {
 			return 0, false
 		}
-		return k, true
+	default:
+		return 0, false
 	}
-	return 0, false
+	if k < n && (code[k] == '\'' || code[k] == ':') {
+		return 0, false // $_'x and $_::x are $_::x, "$_'x[1][system 1]" a subscript
+	}
+	return k, true
+}
+
+// perlWordArguments checks what follows a word whose arguments perl
+// reads in its own way: sort takes a sub name ("sort $s @F", "sort($s
+// @F)" call the sub $s names: CORE::mkdir makes a directory per line),
+// so only an array or a built-in may follow; split's first argument is a
+// pattern compiled at run time unless it is a literal; my and our take
+// attributes (my $x : lc loads attributes.pm).
+func perlWordArguments(w, rest string) bool {
+	r := strings.TrimLeft(rest, " \t\n")
+	switch w {
+	case "sort", "split":
+		if strings.HasPrefix(r, "(") {
+			r = strings.TrimLeft(r[1:], " \t\n")
+		}
+		if w == "sort" {
+			if strings.HasPrefix(r, "@") {
+				return true
+			}
+			k := 0
+			for k < len(r) && perlIdentByte(r[k]) {
+				k++
+			}
+			return k > 0 && perlWords[r[:k]] && r[:k] != "m" && r[:k] != "s"
+		}
+		switch {
+		case r == "" || r[0] == ';' || r[0] == ')' || r[0] == '/' || strings.HasPrefix(r, "m/"):
+			return true
+		case r[0] == '\'' || r[0] == '"':
+			// A string literal: no interpolation, no \N{...}, \p{...} or
+			// (?{...}) in it.
+			for k := 1; k < len(r); k++ {
+				switch r[k] {
+				case '\\':
+					k++
+				case r[0]:
+					return true
+				case '{', '$', '@':
+					return false
+				}
+			}
+		}
+		return false
+	case "my", "our":
+		switch {
+		case strings.HasPrefix(r, "("):
+			k := strings.IndexByte(r, ')')
+			if k < 0 || strings.IndexByte(r[1:k], '(') >= 0 {
+				return false
+			}
+			r = r[k+1:]
+		case strings.HasPrefix(r, "$") || strings.HasPrefix(r, "@"):
+			k, ok := perlVariable(r, 0)
+			if !ok {
+				return false
+			}
+			r = r[k:]
+		default:
+			return false
+		}
+		return !strings.HasPrefix(strings.TrimLeft(r, " \t\n"), ":")
+	}
+	return true
 }
 
 // perlQuoted reads m/.../flags, s/.../.../flags (from the first "/" at
@@ -403,8 +492,13 @@ func perlInterpolation(body string, pattern bool) bool {
 			if pattern && c == '$' && (d == ')' || d == '|') {
 				continue // an anchor
 			}
-			if c == '@' && !perlIdentStart(d) && d != '{' && d != '$' && d != ':' {
-				continue // a literal @ (@{, @$ and @:: interpolate: refused below)
+			if c == '@' && !perlIdentByte(d) && strings.IndexByte("{$:'+-", d) < 0 {
+				continue // a literal @ (@{, @$, @::, @'x, @1, @- and @+ interpolate)
+			}
+			if pattern {
+				// A variable makes the pattern one compiled at run time from
+				// its value, where \N{...} loads a module.
+				return false
 			}
 			j, ok := perlVariable(body, i)
 			if !ok {
