@@ -14,7 +14,10 @@ import "strings"
 //     least one -e or -E; no -i, -M, -m, -I, -d, -x, -s, -c (which runs
 //     BEGIN blocks), -C, -t, -T, -u, -U, -V, -W, -X; -F's pattern neither
 //     starts with / ' " (perl then pastes it into the code) nor ends with
-//     a backslash;
+//     a backslash, and holds no blank (perl ends it there and reads the
+//     rest of the word as switches: "-F, -i") and no "{" (it is compiled
+//     at run time, where \N{...} loads a module); the -e pieces are
+//     checked as the one program perl joins them into, with newlines;
 //   - operands (the files -n and -p read): static names of letters,
 //     digits and "_./,:@%+=-" starting with a letter, a digit, "_", "."
 //     or "/" ("-" alone is stdin);
@@ -25,21 +28,35 @@ import "strings"
 //     braces (no block, hash or subscript {}: "}" ends a block, after
 //     which perl reads a term, or a subscript, after which an operator),
 //     no %name, no dereference ($$x, @{...}, ->), no & call, no typeglob,
-//     no heredoc, no <FH> or <*>, no comment, no filetest (-e, -s);
-//     strings "..." and '...', m/.../, s/.../.../ (no e flag) and /.../
-//     where perl reads a term, interpolating plain variables only ("$x",
+//     no heredoc, no <FH> or <*>, no comment, no filetest (-e, -s), no
+//     line starting with "=" (POD, which perl skips), no smartmatch, no
+//     number ending in "." ("1." is a number to perl); a variable
+//     followed by ' or : is refused ($_'x is $_::x); sort takes an array
+//     or a built-in, not a sub name ("sort($s 1, 2)" with $s
+//     "CORE::mkdir" makes directories); my and our take no attribute (my
+//     $x : lc loads attributes.pm);
+//   - patterns: m/.../, s/.../.../ (no e flag) and /.../ where perl reads
+//     a term, with no variable in them; =~ and !~ only before a pattern
+//     literal, split's first argument a pattern or a string literal
+//     without { $ @: a pattern compiled at run time from a value loads
+//     _charnames.pm for \N{...};
+//   - strings "..." and '...' interpolating plain variables only ("$x",
 //     "@F"; never a subscript "$x[1][system(1)]", "@{[ ]}", "${\ }",
-//     "\N{...}", (?{ }), \p{...}).
+//     "\N{...}", (?{ }), \p{...}, nor @1, @'x, @- or @+, which perl
+//     interpolates with their subscripts).
 //
 // m, s and / start a pattern only where perl reads a term (after an
-// operator, an opening bracket, a comma, the start or a list operator);
+// operator other than a postfix ++ or --, an opening bracket, a comma,
+// the start or a list operator);
 // / * < % & ? are taken as binary operators only after a term, and "/"
 // only when a blank or "=" follows (print $fh /.../ is a pattern). So no
 // text perl reads as code is skipped as a pattern or a string; where the
 // two readings could differ otherwise, perl fails to compile the program
 // and runs nothing of it (no BEGIN block or use is allowed). Two holes a
 // wider subset had ($h{a} %system "x" is a modulus and a call of system;
-// "$x[1][system(1)]" runs the second subscript) are in TestPerlOneLiners.
+// "$x[1][system(1)]" runs the second subscript) are in TestPerlOneLiners,
+// the holes an independent review found in perlReviewBites
+// (TestPerlReviewBitesAgainstRealPerl runs each with the real perl).
 
 // perlWords are the built-ins and keywords the code may use (m and s
 // only as m/.../ and s/.../.../).
