@@ -384,9 +384,9 @@ func perlVariable(code string, i int) (int, bool) {
 // perlWordArguments checks what follows a word whose arguments perl
 // reads in its own way: sort takes a sub name ("sort $s @F", "sort($s
 // @F)" call the sub $s names: CORE::mkdir makes a directory per line),
-// so only an array or a built-in may follow; split's first argument is a
-// pattern compiled at run time unless it is a literal; my and our take
-// attributes (my $x : lc loads attributes.pm).
+// so only an array or a built-in returning a list may follow; split's
+// first argument is a pattern compiled at run time unless it is a
+// literal; my and our take attributes (my $x : lc loads attributes.pm).
 func perlWordArguments(w, rest string) bool {
 	r := strings.TrimLeft(rest, " \t\n")
 	switch w {
@@ -402,7 +402,11 @@ func perlWordArguments(w, rest string) bool {
 			for k < len(r) && perlIdentByte(r[k]) {
 				k++
 			}
-			return k > 0 && perlWords[r[:k]] && r[:k] != "m" && r[:k] != "s"
+			switch r[:k] {
+			case "keys", "values", "map", "grep", "split", "reverse":
+				return true // a built-in that returns a list, never a sub name
+			}
+			return false // "sort x @F" calls the sub main::x
 		}
 		switch {
 		case r == "" || r[0] == ';' || r[0] == ')' || r[0] == '/' || strings.HasPrefix(r, "m/"):

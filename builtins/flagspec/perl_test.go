@@ -105,6 +105,8 @@ var perlNotReadOnly = [][]string{
 	{"perl", "-e", `print length %system "touch pwned"`},
 	// Outside the subset since its review (issue 26).
 	{"perl", "-lne", `print sort +$s @F`},
+	{"perl", "-lne", `print sort x @F`},
+	{"perl", "-lne", `print sort(eq @F)`},
 	{"perl", "-ne", `print if $_ !~ $x`},
 	{"perl", "-ne", `print split $x, $_`},
 	{"perl", "-ne", `print if $_ ~~ $x`},
