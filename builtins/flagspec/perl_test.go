@@ -201,6 +201,9 @@ func TestPerlReviewBitesAgainstRealPerl(t *testing.T) {
 	if err != nil {
 		t.Skip("strace not installed")
 	}
+	if out, err := exec.Command(strace, "-o", os.DevNull, "true").CombinedOutput(); err != nil {
+		t.Skipf("strace cannot trace here: %v %s", err, out)
+	}
 	const notes = "h\\N{SPACE}\n"
 	for _, argv := range perlReviewBites {
 		dir := t.TempDir()
