@@ -127,6 +127,20 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `perl -ne 'print' ./*.txt`},
 		{cmd: `for f in ./*.txt; do perl -ne 'print' "$f"; done`},
 		{cmd: `ls | xargs perl -ne 'print'`},
+		// The independent review of the perl subset (issue 26): each ran a
+		// program or wrote with a subset that took it for read-only.
+		{cmd: `perl '-F, -esystem(q(touch pwned));' -ane 'print' notes.txt`, bites: true},
+		{cmd: `perl '-F, -i' -pe 's/TODO/DONE/' notes.txt`, bites: true},
+		{cmd: `perl -e 'print 1' -e '/ 2; system "touch pwned"; 3 / 1'`, bites: true},
+		{cmd: "perl -e '1;\n=for x \"\n=cut\nsystem q(touch pwned); #\"'", bites: true},
+		{cmd: `perl -e '$x++ / 2; system "touch pwned"; 1 / 1'`, bites: true},
+		{cmd: `perl -e 'print 1./ 2; system "touch pwned"; 1 / 1'`, bites: true},
+		{cmd: `perl -e 'print $_'\''x; system "touch pwned"; #'\'`, bites: true},
+		{cmd: `perl -e 'print "$_::x[system(q(touch pwned))]"'`, bites: true},
+		{cmd: `perl -e 'print "@-[system(q(touch pwned))]"'`, bites: true},
+		{cmd: `perl -e 'print "@1[system(q(touch pwned))]"'`, bites: true},
+		{cmd: `echo pwned | perl -lne '$s = "CORE::mkdir"; print sort($s 1, 2)'`, bites: true},
+		{cmd: `perl -lne 'my ($a, $b) = split /,/; print $b if $_ =~ /TODO/; $n++ / 2' notes.txt`, ro: true},
 		// read: a quoted value of -d or -p is text whatever it holds;
 		// -e and -i only start readline on a terminal, which stdin is not.
 		{cmd: `read -d "$(printf '\004')" x < notes.txt; echo "$x"`, ro: true},

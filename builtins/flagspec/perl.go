@@ -14,7 +14,10 @@ import "strings"
 //     least one -e or -E; no -i, -M, -m, -I, -d, -x, -s, -c (which runs
 //     BEGIN blocks), -C, -t, -T, -u, -U, -V, -W, -X; -F's pattern neither
 //     starts with / ' " (perl then pastes it into the code) nor ends with
-//     a backslash;
+//     a backslash, and holds no blank (perl ends it there and reads the
+//     rest of the word as switches: "-F, -i") and no "{" (it is compiled
+//     at run time, where \N{...} loads a module); the -e pieces are
+//     checked as the one program perl joins them into, with newlines;
 //   - operands (the files -n and -p read): static names of letters,
 //     digits and "_./,:@%+=-" starting with a letter, a digit, "_", "."
 //     or "/" ("-" alone is stdin);
@@ -25,21 +28,35 @@ import "strings"
 //     braces (no block, hash or subscript {}: "}" ends a block, after
 //     which perl reads a term, or a subscript, after which an operator),
 //     no %name, no dereference ($$x, @{...}, ->), no & call, no typeglob,
-//     no heredoc, no <FH> or <*>, no comment, no filetest (-e, -s);
-//     strings "..." and '...', m/.../, s/.../.../ (no e flag) and /.../
-//     where perl reads a term, interpolating plain variables only ("$x",
+//     no heredoc, no <FH> or <*>, no comment, no filetest (-e, -s), no
+//     line starting with "=" (POD, which perl skips), no smartmatch, no
+//     number ending in "." ("1." is a number to perl); a variable
+//     followed by ' or : is refused ($_'x is $_::x); sort takes an array
+//     or a built-in, not a sub name ("sort($s 1, 2)" with $s
+//     "CORE::mkdir" makes directories); my and our take no attribute (my
+//     $x : lc loads attributes.pm);
+//   - patterns: m/.../, s/.../.../ (no e flag) and /.../ where perl reads
+//     a term, with no variable in them; =~ and !~ only before a pattern
+//     literal, split's first argument a pattern or a string literal
+//     without { $ @: a pattern compiled at run time from a value loads
+//     _charnames.pm for \N{...};
+//   - strings "..." and '...' interpolating plain variables only ("$x",
 //     "@F"; never a subscript "$x[1][system(1)]", "@{[ ]}", "${\ }",
-//     "\N{...}", (?{ }), \p{...}).
+//     "\N{...}", (?{ }), \p{...}, nor @1, @'x, @- or @+, which perl
+//     interpolates with their subscripts).
 //
 // m, s and / start a pattern only where perl reads a term (after an
-// operator, an opening bracket, a comma, the start or a list operator);
+// operator other than a postfix ++ or --, an opening bracket, a comma,
+// the start or a list operator);
 // / * < % & ? are taken as binary operators only after a term, and "/"
 // only when a blank or "=" follows (print $fh /.../ is a pattern). So no
 // text perl reads as code is skipped as a pattern or a string; where the
 // two readings could differ otherwise, perl fails to compile the program
 // and runs nothing of it (no BEGIN block or use is allowed). Two holes a
 // wider subset had ($h{a} %system "x" is a modulus and a call of system;
-// "$x[1][system(1)]" runs the second subscript) are in TestPerlOneLiners.
+// "$x[1][system(1)]" runs the second subscript) are in TestPerlOneLiners,
+// the holes an independent review found in perlReviewBites
+// (TestPerlReviewBitesAgainstRealPerl runs each with the real perl).
 
 // perlWords are the built-ins and keywords the code may use (m and s
 // only as m/.../ and s/.../.../).
@@ -90,7 +107,12 @@ func perlOneLiner(argv []string) (Verdict, bool) {
 				}
 			case 'F':
 				f := a[j+1:]
-				if f == "" || strings.ContainsAny(f[:1], `/'"`) || strings.HasSuffix(f, `\`) || !perlPlain(f) {
+				// perl ends the pattern at a blank and reads the rest of the
+				// word as more switches ("-F, -i", "-F, -esystem(...)"); the
+				// pattern is compiled at run time, where \N{...} loads a
+				// module and \p{...} may call a sub.
+				if f == "" || strings.ContainsAny(f[:1], `/'"`) || strings.HasSuffix(f, `\`) || !perlPlain(f) ||
+					strings.ContainsAny(f, " \t\n{") {
 					return Verdict{}, false
 				}
 				j = len(a)
@@ -114,10 +136,10 @@ func perlOneLiner(argv []string) (Verdict, bool) {
 	if len(code) == 0 {
 		return Verdict{}, false
 	}
-	for _, c := range code {
-		if !perlSafeCode(c, features) {
-			return Verdict{}, false
-		}
+	// perl joins the pieces with newlines into one program: a piece
+	// alone may read otherwise ("print 1" -e "/ 2; system 1; 3 / 1").
+	if !perlSafeCode(strings.Join(code, "\n"), features) {
+		return Verdict{}, false
 	}
 	v := Verdict{Known: true, ReadOnly: true}
 	for _, f := range argv[i:] {
@@ -161,7 +183,10 @@ func perlIdentByte(c byte) bool  { return perlIdentStart(c) || c >= '0' && c <= 
 // features (-E): without them it is no keyword, and "say $x ..." is an
 // indirect method call ($x->say).
 func perlSafeCode(code string, features bool) bool {
-	if !perlPlain(code) {
+	if !perlPlain(code) || strings.HasPrefix(code, "=") || strings.Contains(code, "\n=") {
+		// A line starting with "=" where perl reads a statement starts POD,
+		// which perl skips to a "=cut" line: text the check reads as the
+		// start of a string would be code after it.
 		return false
 	}
 	// prev is the kind of the last token: 't' a term (variable, number,
@@ -197,6 +222,9 @@ func perlSafeCode(code string, features bool) bool {
 			if j < n && (perlIdentByte(code[j]) || code[j] == '\'') {
 				return false // 0x1f, 1e3: not in the subset
 			}
+			if j+1 < n && code[j] == '.' && code[j+1] != '.' {
+				return false // 1. is a number to perl: "1./ 2; system 1; 3 / 1" divides
+			}
 			i, prev = j, 't'
 			continue
 		case perlIdentStart(c):
@@ -219,8 +247,8 @@ func perlSafeCode(code string, features bool) bool {
 				i, prev = k, 't'
 				continue
 			}
-			if w == "sort" && strings.HasPrefix(strings.TrimLeft(code[j:], " \t\n"), "$") {
-				return false // sort $name LIST calls the sub $name names
+			if !perlWordArguments(w, code[j:]) {
+				return false
 			}
 			i, prev, word = j, 'w', w
 			continue
@@ -246,8 +274,22 @@ func perlSafeCode(code string, features bool) bool {
 			i, prev = k, 't'
 			continue
 		case strings.HasPrefix(rest, "->"), strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "<<"),
-			strings.HasPrefix(rest, "::"):
+			strings.HasPrefix(rest, "::"), strings.HasPrefix(rest, "~~"):
 			return false
+		case strings.HasPrefix(rest, "++"), strings.HasPrefix(rest, "--"):
+			// $x++ / 2: after a postfix ++ perl reads an operator, so "/"
+			// divides; as a term it only makes the check stricter.
+			i, prev = i+2, 't'
+			continue
+		case strings.HasPrefix(rest, "=~"), strings.HasPrefix(rest, "!~"):
+			// Only against a pattern literal: any other right side is a
+			// pattern compiled at run time ($_ =~ '\N{SPACE}' loads a module).
+			r := strings.TrimLeft(rest[2:], " \t\n")
+			if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "m/") && !strings.HasPrefix(r, "s/") {
+				return false
+			}
+			i, prev = i+2, 'o'
+			continue
 		case c == '/' || c == '*' || c == '<' || c == '%' || c == '&' || c == '?':
 			// Binary only, after a term: where perl reads a term they
 			// start a pattern, a typeglob, <FH> or <*>, a hash, a sub call.
@@ -315,27 +357,95 @@ func perlVariable(code string, i int) (int, bool) {
 	if j >= n {
 		return 0, false
 	}
+	k := 0
 	switch c := code[j]; {
 	case c == '_' && (j+1 >= n || !perlIdentByte(code[j+1])):
-		return j + 1, true
+		k = j + 1
 	case c == '.' && code[i] == '$':
-		return j + 1, true
+		k = j + 1
 	case c >= '1' && c <= '9' && code[i] == '$':
-		for j < n && code[j] >= '0' && code[j] <= '9' {
-			j++
+		for k = j; k < n && code[k] >= '0' && code[k] <= '9'; k++ {
 		}
-		return j, true
 	case perlIdentStart(c):
-		k := j
-		for k < n && perlIdentByte(code[k]) {
-			k++
+		for k = j; k < n && perlIdentByte(code[k]); k++ {
 		}
-		if perlDeniedNames[code[j:k]] || k < n && (code[k] == '\'' || code[k] == ':') {
+		if perlDeniedNames[code[j:k]] {
 			return 0, false
 		}
-		return k, true
+	default:
+		return 0, false
 	}
-	return 0, false
+	if k < n && (code[k] == '\'' || code[k] == ':') {
+		return 0, false // $_'x and $_::x are $_::x, "$_'x[1][system 1]" a subscript
+	}
+	return k, true
+}
+
+// perlWordArguments checks what follows a word whose arguments perl
+// reads in its own way: sort takes a sub name ("sort $s @F", "sort($s
+// @F)" call the sub $s names: CORE::mkdir makes a directory per line),
+// so only an array or a built-in returning a list may follow; split's
+// first argument is a pattern compiled at run time unless it is a
+// literal; my and our take attributes (my $x : lc loads attributes.pm).
+func perlWordArguments(w, rest string) bool {
+	r := strings.TrimLeft(rest, " \t\n")
+	switch w {
+	case "sort", "split":
+		if strings.HasPrefix(r, "(") {
+			r = strings.TrimLeft(r[1:], " \t\n")
+		}
+		if w == "sort" {
+			if strings.HasPrefix(r, "@") {
+				return true
+			}
+			k := 0
+			for k < len(r) && perlIdentByte(r[k]) {
+				k++
+			}
+			switch r[:k] {
+			case "keys", "values", "map", "grep", "split", "reverse":
+				return true // a built-in that returns a list, never a sub name
+			}
+			return false // "sort x @F" calls the sub main::x
+		}
+		switch {
+		case r == "" || r[0] == ';' || r[0] == ')' || r[0] == '/' || strings.HasPrefix(r, "m/"):
+			return true
+		case r[0] == '\'' || r[0] == '"':
+			// A string literal: no interpolation, no \N{...}, \p{...} or
+			// (?{...}) in it.
+			for k := 1; k < len(r); k++ {
+				switch r[k] {
+				case '\\':
+					k++
+				case r[0]:
+					return true
+				case '{', '$', '@':
+					return false
+				}
+			}
+		}
+		return false
+	case "my", "our":
+		switch {
+		case strings.HasPrefix(r, "("):
+			k := strings.IndexByte(r, ')')
+			if k < 0 || strings.IndexByte(r[1:k], '(') >= 0 {
+				return false
+			}
+			r = r[k+1:]
+		case strings.HasPrefix(r, "$") || strings.HasPrefix(r, "@"):
+			k, ok := perlVariable(r, 0)
+			if !ok {
+				return false
+			}
+			r = r[k:]
+		default:
+			return false
+		}
+		return !strings.HasPrefix(strings.TrimLeft(r, " \t\n"), ":")
+	}
+	return true
 }
 
 // perlQuoted reads m/.../flags, s/.../.../flags (from the first "/" at
@@ -403,8 +513,13 @@ func perlInterpolation(body string, pattern bool) bool {
 			if pattern && c == '$' && (d == ')' || d == '|') {
 				continue // an anchor
 			}
-			if c == '@' && !perlIdentStart(d) && d != '{' && d != '$' && d != ':' {
-				continue // a literal @ (@{, @$ and @:: interpolate: refused below)
+			if c == '@' && !perlIdentByte(d) && strings.IndexByte("{$:'+-", d) < 0 {
+				continue // a literal @ (@{, @$, @::, @'x, @1, @- and @+ interpolate)
+			}
+			if pattern {
+				// A variable makes the pattern one compiled at run time from
+				// its value, where \N{...} loads a module.
+				return false
 			}
 			j, ok := perlVariable(body, i)
 			if !ok {
