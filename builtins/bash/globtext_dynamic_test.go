@@ -109,15 +109,15 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `ls | xargs ./evil.sh`},
 		{cmd: `ls | xargs mktemp`, bites: true}, // creates files
 		{cmd: `ls | xargs python3`},
-		// perl one-liners of the closed subset (flagspec/perl.go), over
-		// names and data that would run a command through -n's open.
-		{cmd: `ls | perl -ne 'print $1 if m/\.([^.\/]+)$/' | sort -u`, ro: true},
-		{cmd: `ls | perl -F'\n' -0777 -anE 'say join ",", @F'`, ro: true},
-		{cmd: `printf '|touch pwned\n%s\n' '"$(touch pwned)"' | perl -lane 'print $F[0], " $1" if /(touch)/'`, ro: true},
+		// perl is never read-only (docs/shell.md, "Wrappers"): the one-liners
+		// a token subset once allowed, and what ran through it.
+		{cmd: `ls | perl -ne 'print $1 if m/\.([^.\/]+)$/' | sort -u`},
+		{cmd: `ls | perl -F'\n' -0777 -anE 'say join ",", @F'`},
+		{cmd: `printf '|touch pwned\n%s\n' '"$(touch pwned)"' | perl -lane 'print $F[0], " $1" if /(touch)/'`},
 		{cmd: `perl -e 'print "$x[1][system(q(touch pwned))]"'`, bites: true},
 		{cmd: `perl -e '$h{a} %system "touch pwned"'`, bites: true},
-		{cmd: `perl -ne 'print if /TODO/' -- notes.txt list.txt - < notes.txt`, ro: true},
-		{cmd: `ls -l | perl -n -a -e '$sum+=$F[4]; print "$sum\n"'`, ro: true},
+		{cmd: `perl -ne 'print if /TODO/' -- notes.txt list.txt - < notes.txt`},
+		{cmd: `ls -l | perl -n -a -e '$sum+=$F[4]; print "$sum\n"'`},
 		{cmd: `perl -ne 'print' '|touch pwned'`, bites: true},
 		{cmd: `perl -e 'print "$F[ system(q(touch pwned)) ]"'`, bites: true},
 		{cmd: `perl -e 'print "@{[ system(q(touch pwned)) ]}"'`, bites: true},
@@ -127,8 +127,8 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `perl -ne 'print' ./*.txt`},
 		{cmd: `for f in ./*.txt; do perl -ne 'print' "$f"; done`},
 		{cmd: `ls | xargs perl -ne 'print'`},
-		// The independent review of the perl subset (issue 26): each ran a
-		// program or wrote with a subset that took it for read-only.
+		// The independent review of that subset (issue 26): each ran a
+		// program or wrote while the subset took it for read-only.
 		{cmd: `perl '-F, -esystem(q(touch pwned));' -ane 'print' notes.txt`, bites: true},
 		{cmd: `perl '-F, -i' -pe 's/TODO/DONE/' notes.txt`, bites: true},
 		{cmd: `perl -e 'print 1' -e '/ 2; system "touch pwned"; 3 / 1'`, bites: true},
@@ -140,7 +140,7 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		{cmd: `perl -e 'print "@-[system(q(touch pwned))]"'`, bites: true},
 		{cmd: `perl -e 'print "@1[system(q(touch pwned))]"'`, bites: true},
 		{cmd: `echo pwned | perl -lne '$s = "CORE::mkdir"; print sort($s 1, 2)'`, bites: true},
-		{cmd: `perl -lne 'my ($a, $b) = split /,/; print $b if $_ =~ /TODO/; $n++ / 2' notes.txt`, ro: true},
+		{cmd: `perl -lne 'my ($a, $b) = split /,/; print $b if $_ =~ /TODO/; $n++ / 2' notes.txt`},
 		// read: a quoted value of -d or -p is text whatever it holds;
 		// -e and -i only start readline on a terminal, which stdin is not.
 		{cmd: `read -d "$(printf '\004')" x < notes.txt; echo "$x"`, ro: true},

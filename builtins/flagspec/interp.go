@@ -50,11 +50,6 @@ func judgeExact(argv []string) (Verdict, bool) {
 	if !isInterp {
 		return Verdict{}, false
 	}
-	if argv[0] == "perl" {
-		if v, ok := perlOneLiner(argv); ok {
-			return v, true // a text filter of the closed subset (perl.go)
-		}
-	}
 	if len(argv) == 2 {
 		for _, f := range versionForms[argv[0]] {
 			if argv[1] == f {
