@@ -62,10 +62,11 @@ func HookServerIdle(getenv func(string) string) time.Duration {
 // directory of paths and settings) and XDG_CONFIG_HOME (the user settings
 // directory, git's user configuration), XDG_CACHE_HOME (where a log
 // failure notice is kept), RUSTUP_HOME (the toolchains a project's
-// rust-toolchain.toml may name), PATH (where a command name is found:
-// inside the project, it is the project's program), CLAUDE_PROJECT_DIR and
-// CODEX_HOME (where the hook reads the environment a host sets from the
-// project, project_env). A server answers only hooks whose DecisionEnv
+// rust-toolchain.toml may name), CLAUDE_PROJECT_DIR and CODEX_HOME (where
+// the hook reads the environment a host sets from the project,
+// project_env). PATH is not: Codex gives each session a PATH of its own;
+// the server looks command names up on the PATH of the hook that started
+// it (docs/hosts.md, "The hook server"). A server answers only hooks whose DecisionEnv
 // equals its own.
 func DecisionEnv(environ []string) []string {
 	var out []string
@@ -76,7 +77,7 @@ func DecisionEnv(environ []string) []string {
 		}
 		switch {
 		case k == EnvServer, k == EnvServerRequired, k == EnvServerTokenFile, k == EnvHookServer, k == EnvHookServerIdle:
-		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME", k == "PATH",
+		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME",
 			k == "CLAUDE_PROJECT_DIR", k == "CODEX_HOME":
 			out = append(out, kv)
 		}

@@ -75,7 +75,12 @@ func TestHookServerUnderRealHosts(t *testing.T) {
 				t.Fatal(err)
 			}
 			// run gives the CLI a clean environment: PATH, LANG, TERM,
-			// NO_COLOR and env, which the CLI passes to its hooks.
+			// NO_COLOR and env, which the CLI passes to its hooks; Claude
+			// Code and Gemini CLI add CLAUDE_PROJECT_DIR, part of the
+			// decision environment (where the project's host settings are).
+			if c.host != "codex" {
+				env = append(env, "CLAUDE_PROJECT_DIR="+first.proj)
+			}
 			denv := hookproto.DecisionEnv(env)
 			getenv := func(k string) string {
 				for _, kv := range env {
