@@ -69,9 +69,10 @@ func pathProjectConfigs(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term
 		return nil, err
 	}
 	probe := dirProbe(bctx)
-	cwdReal := ""
+	cwdReal, cwdAbs := "", ""
 	if cwd != "" {
-		cwdReal = resolve(bctx, cwd, cwd, home).Real
+		rc := resolve(bctx, cwd, cwd, home)
+		cwdReal, cwdAbs = rc.Real, rc.Abs
 	}
 	var hits []*ast.Term
 	for i := range a.Len() {
@@ -87,11 +88,12 @@ func pathProjectConfigs(bctx topdown.BuiltinContext, ops []*ast.Term) (*ast.Term
 		if prog == "" || strings.Contains(string(prog), "/") {
 			return nil, builtins.NewOperandErr(1, "program %q is not a command name", string(prog))
 		}
-		real := "" // a directory not known statically
+		real, abs := "", "" // a directory not known statically
 		if dir != "" {
-			real = resolve(bctx, string(dir), cwd, home).Real
+			rd := resolve(bctx, string(dir), cwd, home)
+			real, abs = rd.Real, rd.Abs
 		}
-		for _, f := range paths.ConfigFindingsCall(probe, string(prog), real, cwdReal, home) {
+		for _, f := range paths.ConfigFindingsCall(probe, string(prog), real, cwdReal, home, abs, cwdAbs) {
 			hits = append(hits, ast.ObjectTerm(
 				ast.Item(keyProgram, ast.StringTerm(string(prog))),
 				ast.Item(keyPath, ast.StringTerm(shownDir(string(dir)))),

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -67,9 +68,12 @@ func ConfigFindingsWith(probe *DirProbe, program, dir, home string) []ConfigFind
 // ConfigFindingsCall is ConfigFindingsWith for a call made in the clean
 // absolute directory cwd ("": none), whose tree is the project too when
 // PATH is looked at (`cd src && pip list` run where .venv/bin is). dir ""
-// is a directory not known statically: only PATH is looked at.
-func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string) []ConfigFinding {
-	r := &configReader{home: normHome(home), probe: probe, cwd: cwd}
+// is a directory not known statically: only PATH is looked at. spellings
+// are the same directories as the call wrote them, before links were
+// resolved: PATH entries are compared as written (a project under a
+// linked directory, /tmp on macOS, activates /tmp/p/.venv/bin).
+func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string, spellings ...string) []ConfigFinding {
+	r := &configReader{home: normHome(home), probe: probe, cwd: cwd, spellings: spellings}
 	r.pathProgram(program, dir)
 	if dir == "" {
 		return r.out
@@ -101,11 +105,12 @@ func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string) []Confi
 }
 
 type configReader struct {
-	cwd   string // the call's directory, for PATH
-	home  string
-	files int
-	out   []ConfigFinding
-	probe *DirProbe
+	cwd       string   // the call's directory, for PATH
+	spellings []string // dir and cwd as written, for PATH
+	home      string
+	files     int
+	out       []ConfigFinding
+	probe     *DirProbe
 }
 
 func (r *configReader) add(file string, line int, key, reason string) {
@@ -822,12 +827,12 @@ func (r *configReader) pathProgram(program, dir string) {
 		if shim[i] = shimManager(path.Clean(e), program); shim[i] != "" {
 			anyShim = true
 		}
-		if dir != "" && sharesAncestor(path.Clean(e), dir) || r.cwd != "" && sharesAncestor(path.Clean(e), r.cwd) {
+		if r.nearZone(path.Clean(e), dir) {
 			if zone == nil {
 				zone = r.projectZone(dir)
 			}
 			for _, z := range zone {
-				if within(path.Clean(e), z) {
+				if Within(path.Clean(e), z) {
 					inside[i], any = true, true
 				}
 			}
@@ -912,13 +917,13 @@ func (r *configReader) pathProgram(program, dir string) {
 // repository of the home's dotfiles).
 func (r *configReader) projectZone(dir string) []string {
 	var zone []string
-	for _, d := range []string{dir, r.cwd} {
-		if d != "" {
+	for _, d := range append([]string{dir, r.cwd}, r.spellings...) {
+		if d != "" && !slices.Contains(zone, d) {
 			zone = append(zone, d)
 		}
 	}
 	for _, d := range zone {
-		if _, _, top, ok := gitRepo(d, r.probe); ok && top != "" && top != d && !within(r.home, top) {
+		if _, _, top, ok := gitRepo(d, r.probe); ok && top != "" && top != d && !Within(r.home, top) {
 			zone = append(zone, top)
 		}
 	}
@@ -932,12 +937,19 @@ func sharesAncestor(a, b string) bool {
 	if i >= 0 {
 		first = a[:i+1]
 	}
-	return first != "/" && within(b, first)
+	return first != "/" && Within(b, first)
 }
 
-// within says whether p is dir or below it (clean absolute paths).
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+// nearZone says whether the PATH entry e can be inside the project of a
+// leaf started in dir: whether it shares an ancestor but / with dir, the
+// call's directory or one of their spellings (no system call).
+func (r *configReader) nearZone(e, dir string) bool {
+	for _, d := range append([]string{dir, r.cwd}, r.spellings...) {
+		if d != "" && sharesAncestor(e, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // --- go ---

@@ -384,6 +384,17 @@ func TestConfigFindingsPathProgram(t *testing.T) {
 		t.Errorf("dir not known, the system's ls: %q", got)
 	}
 	cwd = ""
+	// PATH entries are compared as written: a project reached through a
+	// link is the project under either spelling.
+	if err := os.Symlink(p, root+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	pathEnv = func() string { return root + "/link/.venv/bin:" + root + "/sys/bin" }
+	got := ConfigFindingsCall(nil, "pip", p, "", home, root+"/link")
+	pathEnv = func() string { return os.Getenv("PATH") }
+	if len(got) != 1 || got[0].File != root+"/link/.venv/bin/pip" {
+		t.Errorf("a project reached through a link: %+v", got)
+	}
 	// A repository of the home directory's dotfiles is not the project.
 	mkfile(t, home+"/.git/HEAD", "ref: refs/heads/main\n")
 	os.MkdirAll(home+"/.git/objects", 0o755)
