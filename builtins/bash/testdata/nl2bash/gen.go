@@ -8,11 +8,14 @@
 // in the tuning half, the others in the holdout half. The fresh sample,
 // drawn after both halves had been studied, is the first -fresh of the
 // lines outside those -n, ranked by SHA-256 of "permopa-issue-26-fresh " +
-// the line. It writes the three TSVs with the class "new" (classes already
+// the line. The second fresh sample (fresh2), drawn after the fresh one had
+// been studied too, is the first -fresh2 of the lines outside the first -n
+// and the first -fresh, ranked by SHA-256 of "permopa-issue-26-fresh2 " +
+// the line. It writes the four TSVs with the class "new" (classes already
 // in the files are kept); the classification under strace fills them in:
 //
 //	go run ./builtins/bash/testdata/nl2bash/gen.go -repo /path/to/nl2bash.git
-//	PERMOPA_NL2BASH_CLASSIFY=fresh go test -count=1 -run TestNL2BashClassify ./builtins/bash/
+//	PERMOPA_NL2BASH_CLASSIFY=fresh2 go test -count=1 -run TestNL2BashClassify ./builtins/bash/
 //
 // Only the sampled command lines are kept (test inputs), nothing else of NL2Bash.
 package main
@@ -32,11 +35,12 @@ import (
 )
 
 var (
-	repo  = flag.String("repo", "", "nl2bash git directory (bare is fine)")
-	rev   = flag.String("rev", "466c5fe873ab08c7cc0112ea1521cc6ad9c20992", "revision to read")
-	n     = flag.Int("n", 1000, "size of the tuning and holdout sample")
-	fresh = flag.Int("fresh", 600, "size of the fresh sample, drawn from the lines outside the first")
-	dir   = flag.String("dir", "builtins/bash/testdata", "where the TSVs go")
+	repo   = flag.String("repo", "", "nl2bash git directory (bare is fine)")
+	rev    = flag.String("rev", "466c5fe873ab08c7cc0112ea1521cc6ad9c20992", "revision to read")
+	n      = flag.Int("n", 1000, "size of the tuning and holdout sample")
+	fresh  = flag.Int("fresh", 600, "size of the fresh sample, drawn from the lines outside the first")
+	fresh2 = flag.Int("fresh2", 700, "size of the second fresh sample, drawn from the lines outside the first and the fresh one")
+	dir    = flag.String("dir", "builtins/bash/testdata", "where the TSVs go")
 )
 
 const header = `# Real shell commands from a source other than tldr-pages: a sample of the NL2Bash corpus
@@ -78,7 +82,13 @@ func main() {
 	sort.Slice(rest, func(i, j int) bool {
 		return rank("permopa-issue-26-fresh ", rest[i]) < rank("permopa-issue-26-fresh ", rest[j])
 	})
-	halves := map[string][]string{"fresh": rest[:min(*fresh, len(rest))]}
+	freshLines, rest := rest[:min(*fresh, len(rest))], rest[min(*fresh, len(rest)):]
+	// The second fresh sample: a third seed over the lines neither sample
+	// took, drawn after the fresh sample had been studied as well.
+	sort.Slice(rest, func(i, j int) bool {
+		return rank("permopa-issue-26-fresh2 ", rest[i]) < rank("permopa-issue-26-fresh2 ", rest[j])
+	})
+	halves := map[string][]string{"fresh": freshLines, "fresh2": rest[:min(*fresh2, len(rest))]}
 	for _, l := range first {
 		h := sha256.Sum256([]byte(l))
 		half := "holdout"
@@ -87,7 +97,7 @@ func main() {
 		}
 		halves[half] = append(halves[half], l)
 	}
-	for _, half := range []string{"tune", "holdout", "fresh"} {
+	for _, half := range []string{"tune", "holdout", "fresh", "fresh2"} {
 		path := fmt.Sprintf("%s/nl2bash-%s.tsv", *dir, half)
 		old := map[string]string{}
 		if f, err := os.Open(path); err == nil {
@@ -102,8 +112,11 @@ func main() {
 		}
 		var out bytes.Buffer
 		what := half + " half"
-		if half == "fresh" {
+		switch half {
+		case "fresh":
 			what = "fresh sample: a second seed over the lines outside the tuning and holdout halves,\n# drawn 2026-12-06 after both halves had been studied"
+		case "fresh2":
+			what = "second fresh sample: a third seed over the lines outside the halves and the fresh\n# sample, drawn 2026-12-06 after all three had been studied"
 		}
 		fmt.Fprintf(&out, header, what)
 		for _, l := range halves[half] {
