@@ -26,11 +26,14 @@ import (
 // observe mode: what the command did, whatever the analyser thinks of it.
 // The tuning half may be studied to improve the analyser; the holdout half
 // has been looked at during several rounds of fixes since, so the figure
-// that counts is the fresh sample's (testdata/nl2bash-fresh.tsv: 600 other
+// that counted was the fresh sample's (testdata/nl2bash-fresh.tsv: 600 other
 // lines of the corpus drawn with a second seed on 2026-12-06, classified
 // before the analyser's judgement of them was looked at; docs/shell.md,
-// "Measured recall"). Nothing is tuned on the fresh sample but a false
-// read-only.
+// "Measured recall"). The fresh sample was looked at during fixes too, so
+// the unseen figure is now the second fresh sample's
+// (testdata/nl2bash-fresh2.tsv: 700 more lines, a third seed, drawn and
+// classified the same way later that day). Nothing is tuned on the fresh
+// samples but a false read-only.
 var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2"}
 
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
@@ -41,6 +44,12 @@ const nl2bashHoldoutRecall = 0.864 // 185/214 after the find-glob, xargs-text an
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.
 const nl2bashFreshRecall = 0.868 // 199/229 after the third round (0.847, 194/229, when first measured unseen on 2026-12-06)
+
+// nl2bashFresh2Recall is the ratchet for the second fresh sample, drawn
+// and classified after the fresh one had been studied too: its first
+// value is the unseen figure, measured on main as of 56a5057 before the
+// fourth round's fixes.
+const nl2bashFresh2Recall = 0.864 // 230/266 (0.865), first measured unseen on 2026-12-06
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
@@ -109,8 +118,8 @@ func loadNL2Bash(t testing.TB) []nl2bashRow {
 // TestNL2BashRecall: no command observed to write, run code that is not the
 // system's or leave the host is judged read-only (a hard failure), and the
 // share of the observed read-only commands judged read-only on the holdout
-// half and the fresh sample does not drop below nl2bashHoldoutRecall and
-// nl2bashFreshRecall. It prints the recall of each; -v lists the misses
+// half and the two fresh samples does not drop below nl2bashHoldoutRecall,
+// nl2bashFreshRecall and nl2bashFresh2Recall. It prints the recall of each; -v lists the misses
 // with the analyser's reasons.
 func TestNL2BashRecall(t *testing.T) {
 	t.Parallel()
@@ -158,6 +167,9 @@ func TestNL2BashRecall(t *testing.T) {
 	}
 	if got := recall(tallies["fresh"]); got < nl2bashFreshRecall {
 		t.Errorf("nl2bash fresh recall %.3f dropped below the recorded %.3f", got, nl2bashFreshRecall)
+	}
+	if got := recall(tallies["fresh2"]); got < nl2bashFresh2Recall {
+		t.Errorf("nl2bash fresh2 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh2Recall)
 	}
 }
 
