@@ -1066,6 +1066,10 @@ var dynamicHelpers = map[string][]string{
 	"git": {"git remote-https", "git remote-http", "git remote-ftp", "git remote-ftps", "git-remote-https",
 		"git-remote-http", "git-remote-ftp", "git-remote-ftps", "git-upload-pack", "sh -c git-upload-pack", "ssh",
 		"git bisect--helper log", "git submodule--helper status"},
+	// info prints a manual page through man -a when no Info node has the
+	// name (the man it runs is judged on its own argv); man's pipeline.
+	"info": {"preconv", "tbl", "eqn", "pic", "refer", "grap", "vgrind", "nroff", "groff", "troff", "grotty",
+		"col", "zsoelim", "manconv", "gtbl", "geqn", "gpic", "soelim"},
 	// Python's yq is a jq wrapper: it runs jq with the command's own filter
 	// and options, which the yq spec judged.
 	"yq": {"jq"},
@@ -1292,6 +1296,8 @@ var dynamicExtra = []string{
 	`export LC_ALL=C; sort notes.txt`,
 	`awk 'BEGIN {FS=":"} $3 >= 0 {printf "%s\n", $1}' /etc/passwd`,
 	`awk '{ if (NF > 2) print $1; else print ($1 > "m") }' notes.txt`,
+	// No Info node has the name: info runs man -a (issue 26, fresh2).
+	`info bash 'Shell Expansions'`,
 }
 
 // dynamicExtraSlow are the commands of dynamicExtra that run a process
@@ -1302,6 +1308,7 @@ var dynamicExtraSlow = map[string]bool{
 	"find . -type f -execdir head -n 1 {} \\;":          true,
 	"find . -type f -print0 | xargs -0 -n 2 -P 2 wc -c": true,
 	"find . -print0 | xargs -0 -I{} stat {}":            true,
+	`info bash 'Shell Expansions'`:                      true, // man formats the bash page: seconds under strace
 }
 
 // commandShape is the program of a command line's first word, with its

@@ -69,6 +69,7 @@ var nl2bashExecRejected = map[string]string{
 	// precede expression") and runs nothing.
 	`find . -name *.txt -exec ls {} \;`:   "find rejects the expanded glob's second name",
 	`find . -name *.txt | egrep mystring`: "find rejects the expanded glob's second name",
+	`find . -name *.txt -print`:           "find rejects the expanded glob's second name",
 }
 
 // nl2bashRow is one row of a half.

@@ -138,7 +138,12 @@ var batSpec = &spec{
 // file's Indirect table names the files that hold its nodes, which may be
 // any file (like man's .so), so only the system's Info directories are
 // read-only: -f/--file, -d/--directory and an operand holding a slash (a
-// file name) are not (issue 23; info was not installed to trace).
+// file name) are not (issue 23). When its first operand names no Info
+// node, info (texinfo 6.8, traced) prints a manual page instead: it runs
+// man -a with that operand, the man PATH finds, so man-db's page cache is
+// a cache write here too, and an operand starting with "-" is refused
+// (man would take it for an option; -C loads a configuration that
+// redefines the programs man runs).
 var infoSpec = &spec{
 	allow: `-a --all -k= --apropos= -n= --node= -w --where --location
 		--index-search= --show-options --usage -O --vi-keys --raw-escapes -R --no-raw-escapes
@@ -155,8 +160,12 @@ var infoSpec = &spec{
 				st.read(o)
 				st.fail("info: " + printable(o) + " is a file info opens, and an Info file can name any file")
 			}
+			if strings.HasPrefix(o, "-") {
+				st.fail("info: " + printable(o) + " reaches man as an option when no Info node has that name")
+			}
 		}
 	},
+	cache: []string{"/var/cache/man"},
 	// Its keys can open any file and print a node through a command.
 	terminal: "is an Info browser on a terminal, whose keys are commands (open any file, print through a command)",
 }

@@ -1,6 +1,10 @@
 package flagspec
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // What a read-only program reads besides its argv (issue 23). man: a
 // man-db configuration redefines the programs man runs (man -C f runs f's
@@ -65,7 +69,9 @@ func TestManReadsOnlySystemPages(t *testing.T) {
 }
 
 // info: an Info file's Indirect table names the files holding its nodes,
-// any file; only the system's Info directories are read-only.
+// any file; only the system's Info directories are read-only. A name no
+// Info node has is passed to man -a (texinfo 6.8): an operand man would
+// take for an option is refused, and man-db's page cache is named.
 func TestInfoReadsOnlySystemFiles(t *testing.T) {
 	runCases(t, []tc{
 		{cmd: "info ls", ro: true},
@@ -78,5 +84,16 @@ func TestInfoReadsOnlySystemFiles(t *testing.T) {
 		{cmd: "info --directory=docs ls", why: "Indirect"},
 		{cmd: "info ./x.info", why: "is a file info opens", reads: []string{"./x.info"}},
 		{cmd: "info ~/.ssh/id_rsa", why: "is a file info opens", reads: []string{"~/.ssh/id_rsa"}},
+		{cmd: "info -- -Cman.conf", why: "reaches man as an option"},
+		{cmd: "info -- --config-file=man.conf", why: "reaches man as an option"},
+		{cmd: "info -- -u", why: "reaches man as an option"},
+		{cmd: "info -- --html=x", why: "reaches man as an option"},
+		{cmd: "info -- -lPx", why: "reaches man as an option"},
+		{cmd: "info 'bash;touch x'", ro: true}, // one argv of man's, no shell
 	})
+	for _, cmd := range []string{"info bash", "info nosuchnode 'Some Node'", "info coreutils ls"} {
+		if v := Judge(strings.Fields(cmd)); !v.ReadOnly || !slices.Contains(v.CacheWrites, "/var/cache/man") {
+			t.Errorf("%q: read-only %v, cache writes %q, want man-db's /var/cache/man named (info falls back to man -a)", cmd, v.ReadOnly, v.CacheWrites)
+		}
+	}
 }
