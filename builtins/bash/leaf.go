@@ -87,7 +87,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	}
 	var v flagspec.Verdict
 	switch {
-	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s):
+	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s),
+		base == "command" && len(sv) == 1:
+		// command -v NAME looks NAME up; command alone runs nothing.
 		v = flagspec.Verdict{Known: true, ReadOnly: true}
 	case supplied == pathMark:
 		if j, jv := judgeSupplied(judge, fr); jv.ReadOnly {
@@ -1030,6 +1032,15 @@ func endOfShellJudge(argv []string, tail bool) []string {
 			return argv // a later line may use it (expand_aliases)
 		}
 		return argv[:1]
+	case "history":
+		// history -n and -r read the history file ($HISTFILE, when the
+		// environment names one: a shell that is not interactive has
+		// none) into the shell's list, which nothing after the end of
+		// the shell prints (docs/shell.md, "Shell state").
+		if tail && len(argv) == 2 && (argv[1] == "-n" || argv[1] == "-r") {
+			return argv[:1]
+		}
+		return argv
 	case "export", "declare", "typeset", "local", "readonly", "read", "unset":
 	default:
 		return argv
