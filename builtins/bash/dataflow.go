@@ -655,14 +655,14 @@ const maxGlobDirEntries = 4096
 // modification time changes with its entries). A glob that matches keeps
 // its glob mark (names, maybe options). What changes between the decision
 // and the run is not seen (docs/shell.md).
-func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
+func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 	dir := st.single()
 	if dir == "" || w.globsChanged {
-		return argv
+		return argv, false
 	}
 	e := flagspec.ParseFind(strs(argv))
 	if len(e.Primaries) == 0 {
-		return argv
+		return argv, false
 	}
 	var names []string
 	listed, out := false, argv
@@ -675,12 +675,12 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 			listed = true
 			f, err := os.Open(dir)
 			if err != nil {
-				return argv
+				return argv, false
 			}
 			names, err = f.Readdirnames(maxGlobDirEntries + 1)
 			f.Close()
 			if err != nil && len(names) == 0 && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
-				return argv
+				return argv, false
 			}
 			w.scriptFiles().StampDir(dir)
 		}
@@ -695,7 +695,109 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 		}
 		out[i].glob = false
 	}
+	return out, &out[0] != &argv[0]
+}
+
+// globsNoOptionNow returns the indexes of argv's glob words that may
+// match a name starting with "-" (globMayBeOption: * and ? lead, du -sh *,
+// grep -r x *, ls -d */, wc -l *.txt) and that cannot now: the first
+// component of the glob is matched in the working directory, and no name
+// there starts with "-", whatever the pattern (a superset of what bash
+// matches, brackets, hidden names and extglob included), nor one that
+// means anything else to a program (plainLead). nil when none.
+// The working directory must be one known directory of at most
+// maxGlobDirEntries names. Not with a shopt in the command
+// (globsChanged). The directory is stamped, so a cached analysis holds
+// only while its names are unchanged; a name created by another part of
+// the same command keeps the leaf cautious (namesMayChange); one created
+// by another process between the decision and the run is not seen
+// (docs/shell.md, "Values and where they come from").
+func (w *walker) globsNoOptionNow(argv []word, st state) map[int]bool {
+	dir := st.single()
+	if dir == "" || w.globsChanged {
+		return nil
+	}
+	var out map[int]bool
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !a.glob || a.dynamic || a.splits || a.taint != "" || !globMayBeOption(a.s) {
+			continue
+		}
+		if out == nil {
+			names, ok := w.dirNamesNow(dir)
+			if !ok || slices.ContainsFunc(names, func(n string) bool { return !plainLead(n) }) {
+				return nil
+			}
+			out = map[int]bool{}
+		}
+		out[i] = true
+	}
 	return out
+}
+
+// plainLead reports whether a name a glob may expand to means to any
+// program what ./name means: it starts with a letter, a digit, "." or "_"
+// (not "-", an option; "@", a file of more arguments to binutils' strings
+// and objdump; "+", an obsolete key or offset to sort, head and tail; "(",
+// "!" or "," to find and test) and holds no "=" (an assignment to make,
+// awk and dd).
+func plainLead(n string) bool {
+	if n == "" || strings.ContainsRune(n, '=') {
+		return false
+	}
+	c := n[0]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+}
+
+// dirNamesNow lists the names of directory dir at decision time (at most
+// maxGlobDirEntries) and stamps it. ok is false when it cannot be read
+// whole, or does not exist (no shell runs there: the working directory
+// named is not the one the command will see).
+func (w *walker) dirNamesNow(dir string) ([]string, bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	names, err := f.Readdirnames(maxGlobDirEntries + 1)
+	f.Close()
+	if err != nil && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
+		return nil, false
+	}
+	w.scriptFiles().StampDir(dir)
+	return names, true
+}
+
+// namesMayChange withdraws the read-only verdict of the leaves that rest
+// on names listed at decision time (walker.listedLeaves) when another
+// part of the same command may create or rename files: a leaf that is not
+// read-only, one that writes (a redirection included), or a part the
+// analysis could not see. The parts of a command run in order or at once
+// (a pipeline, &), so any such part counts, before or after the leaf
+// (touch ./-rf; du -sh *; find . | xargs grep x & mkdir 'a b').
+func (w *walker) namesMayChange() {
+	if len(w.listedLeaves) == 0 {
+		return
+	}
+	why := ""
+	if len(w.reasons) > 0 || w.res.Truncated || len(w.orphanWrites) > 0 {
+		why = "a part permopa cannot see"
+	}
+	for i := range w.res.Leaves {
+		lf := &w.res.Leaves[i]
+		if why == "" && (!lf.ReadOnly || len(lf.Writes) > 0 || len(lf.Touches) > 0) {
+			why = lf.Program
+		}
+	}
+	if why == "" {
+		return
+	}
+	for _, i := range w.listedLeaves {
+		lf := &w.res.Leaves[i]
+		if lf.ReadOnly {
+			lf.ReadOnly = false
+			lf.Reason = "names listed when the command was checked may change before it runs: " + why + " runs in the same command"
+		}
+	}
 }
 
 // xargsAppendsText reports whether the words xargs appends to cmd can be

@@ -49,9 +49,23 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		return
 	}
 	var findRoots map[int]bool
+	listed := fr.dataListed // a decision-time look at the file system decides (dataflow.go, listedNames)
 	if argv[0].s == "find" {
-		argv = w.literalUnmatchedGlobs(argv, st)
+		var changed bool
+		argv, changed = w.literalUnmatchedGlobs(argv, st)
 		argv, findRoots = w.findGlobWords(argv, st)
+		listed = listed || changed || len(findRoots) > 0
+	}
+	if optionless := w.globsNoOptionNow(argv, st); optionless != nil {
+		// A glob operand (du -sh *, grep -r x *) in a working directory
+		// where no name starts with "-" now (dataflow.go).
+		listed = true
+		if findRoots == nil {
+			findRoots = map[int]bool{}
+		}
+		for i := range optionless {
+			findRoots[i] = true
+		}
 	}
 	if sv == nil {
 		sv = strs(argv)
@@ -382,6 +396,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		lf.CodeWords = mapWords(allow, sv, v.CodeWords)
 	}
 	w.finish(&lf, fr, ro, why)
+	if listed && w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
+		w.listedLeaves = append(w.listedLeaves, len(w.res.Leaves)-1)
+	}
 	if base == "git" || w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
 		// What the program reads from the project decides the rest
 		// (docs/shell.md, "What a program reads besides its argv"). Every
