@@ -686,12 +686,15 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 			if b.Op == syntax.Pipe && pipedXargs(b.Y) {
 				// find's words as the shell expands them (~, braces);
 				// literal words only, so evaluating them runs nothing.
-				if c := findPipedCall(b.X, w.opts.Home); c != nil {
+				src, filtered := lineFilterSource(b.X, w.defined)
+				if c := findPipedCall(src, w.opts.Home); c != nil {
 					fargv := w.evalArgs(c.Args, evalCtx{fr: fr.substBase(), st: st})
 					fsv := strs(fargv)
 					expr := flagspec.ParseFind(fsv)
 					switch {
-					case findPrintsOnlyPaths(fsv):
+					case filtered && !findPrintsOnlyLines(fsv):
+						// Filters of NUL-ended paths are not followed.
+					case !filtered && findPrintsOnlyPaths(fsv):
 						if roots, ok := w.findDataRoots(fargv, expr, st); ok {
 							yfr.pipedRoots, yfr.pipedDepth = roots, findDepth(expr)
 						}
@@ -706,6 +709,13 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 								yfr.pipedWhy = why
 							}
 						}
+					}
+				} else if lsPipedCall(src, w.defined) {
+					// ls | xargs CMD: names of the working directory.
+					if dir, why := w.lsNamesPlain(st); why == "" {
+						yfr.pipedRoots, yfr.pipedLines, yfr.pipedDepth = []string{dir}, true, 2
+					} else {
+						yfr.pipedWhy = why
 					}
 				}
 			}
