@@ -56,17 +56,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		argv, findRoots = w.findGlobWords(argv, st)
 		listed = listed || changed || len(findRoots) > 0
 	}
-	if optionless := w.globsNoOptionNow(argv, st); optionless != nil {
-		// A glob operand (du -sh *, grep -r x *) in a working directory
-		// where no name starts with "-" now (dataflow.go).
-		listed = true
-		if findRoots == nil {
-			findRoots = map[int]bool{}
-		}
-		for i := range optionless {
-			findRoots[i] = true
-		}
-	}
+	// A glob operand (du -sh *, grep -r x *) in a working directory where
+	// no name starts with "-" now (dataflow.go): judged as the glob where
+	// the program reads it as a path (below).
+	optionless := w.globsNoOptionNow(argv, st)
 	if sv == nil {
 		sv = strs(argv)
 	}
@@ -172,6 +165,22 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		if !ok && v.ReadOnly {
 			v.ReadOnly, v.Reason = false, fr.appendsText
 		}
+	}
+	if len(optionless) > 0 && len(judge) == len(argv) {
+		// Only where the program reads the word as a file (or a tree):
+		// in awk's program, jq's filter or grep's pattern the names would
+		// be code or text the judgement did not see (awk * runs a file
+		// named 'BEGIN{system("id")}').
+		skip := map[int]bool{}
+		for i := range findRoots {
+			skip[i] = true
+		}
+		for i := range optionless {
+			if verdictReads(v, judge[i]) {
+				skip[i], listed = true, true
+			}
+		}
+		findRoots = skip
 	}
 	globRisk := leadingGlobs(argv, judge, findRoots)
 	if globRisk != nil && v.ReadOnly {
@@ -941,6 +950,20 @@ func (f frame) allForced() string {
 		return f.redirForced[0]
 	}
 	return ""
+}
+
+// verdictReads reports whether the verdict reads the word p as a path or
+// the root of a tree.
+func verdictReads(v flagspec.Verdict, p string) bool {
+	if slices.Contains(v.Reads, p) {
+		return true
+	}
+	for _, t := range v.RecursiveReads {
+		if t.Path == p {
+			return true
+		}
+	}
+	return false
 }
 
 // leadingGlobs returns judge with every argument that starts with an

@@ -386,7 +386,7 @@ var historySpec = &spec{
 // history entries with an editor and runs them; -s runs one again.
 var fcSpec = &spec{
 	allow: `-l@l -n -r`,
-	deny:  []denial{{`-e= -s`, "runs history entries again (-e: after an editor)"}},
+	deny:  []denial{{`-e=x`, "runs an editor on history entries, then runs them"}, {`-s`, "runs history entries again"}},
 	ops:   opsText,
 	num:   true,
 	noStd: true,
