@@ -50,6 +50,8 @@ func TestGlobOperandsListedNow(t *testing.T) {
 	for _, n := range []string{"at/@.k", "plus/+1", "eq/SHELL=x", "paren/("} {
 		appendTo(t, filepath.Join(proj, n), "x\n")
 	}
+	// A name that is awk code when it stands where awk's program does.
+	appendTo(t, filepath.Join(proj, "awkcode", `BEGIN{system("touch pwned")}`), "x\n")
 	os.MkdirAll(filepath.Join(proj, "dashdir", "-R"), 0o755)
 	appendTo(t, filepath.Join(proj, "dashdir", "notes.txt"), "x\n")
 	if d.root {
@@ -73,6 +75,11 @@ func TestGlobOperandsListedNow(t *testing.T) {
 		{cmd: "cd hostile && du -sh *", bites: true},
 		{cmd: "cd hostile && wc -l *", bites: true},
 		{cmd: "cd dashdir && ls -d */"},
+		// Where the program reads the first name as code, a filter or a
+		// pattern, the names are not files (judged as before).
+		{cmd: "cd awkcode && awk *", bites: true},
+		{cmd: "cd clean && jq *"},
+		{cmd: "cd clean && grep *"},
 		{cmd: "cd at && strings *"},
 		{cmd: "cd plus && sort *"},
 		{cmd: "cd eq && wc -l *"},
