@@ -95,8 +95,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	var v flagspec.Verdict
 	switch {
 	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s),
-		base == "command" && len(sv) == 1:
-		// command -v NAME looks NAME up; command alone runs nothing.
+		base == "command" && len(sv) == 1 && !fr.appends:
+		// command -v NAME looks NAME up; command alone runs nothing (but
+		// xargs command runs the words it appends).
 		v = flagspec.Verdict{Known: true, ReadOnly: true}
 	case supplied == pathMark:
 		if j, jv := judgeSupplied(judge, fr); jv.ReadOnly {

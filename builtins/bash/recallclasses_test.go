@@ -26,8 +26,9 @@ func TestVocabularyRecall4(t *testing.T) {
 		"split --help", "join -1 2 -2 1 <(sort +1 -2 file1) <(sort +0 -1 file2)",
 	}
 	notReadOnly := []string{
-		// command runs its operand.
-		"command rm x", "command -p rm x",
+		// command runs its operand, also one xargs appends.
+		"command rm x", "command -p rm x", "find . -print0 | xargs -0 command", "ls | xargs command",
+		"find . -print | xargs command", "echo x | xargs command", "find . -print0 | xargs -0 -I{} command {}",
 		// HISTTIMEFORMAT for anything else, or with a run-time value.
 		"HISTTIMEFORMAT=x ls", `HISTTIMEFORMAT="$x" history`, "HISTTIMEFORMAT=x; history", "HISTTIMEFORMAT=x bash -c history",
 		// The list read by -n/-r is printed by what follows in the same shell.
