@@ -158,6 +158,7 @@ func (w *walker) assemble() *Analysis {
 	res.Analysable = len(res.Reasons) == 0 && !res.Truncated
 	res.DynamicWrites = w.dynWrites
 	res.uncoverable = w.orphan
+	w.namesMayChange()
 	allRO := true
 	for i := range res.Leaves {
 		lf := &res.Leaves[i]

@@ -292,10 +292,15 @@ func TestFunctionsAndAliases(t *testing.T) {
 func TestPathQualifiedPrograms(t *testing.T) {
 	t.Parallel()
 	runTable(t, []want{
-		{cmd: "/bin/rm x", leaves: []string{"/bin/rm x | "}, writes: []string{"/home/u/proj/x"}, reasonHas: "path-qualified"},
+		// The system's own programs (root's, in /usr/bin, /bin, /usr/sbin,
+		// /sbin: paths.SystemProgram) are judged by their names; any other
+		// path stays path-qualified.
+		{cmd: "/bin/rm x", leaves: []string{"/bin/rm x | "}, writes: []string{"/home/u/proj/x"}, reasonHas: "removes"},
 		{cmd: "./x", reasonHas: "path-qualified"},
-		{cmd: "/bin/ls", reasonHas: "path-qualified"},
-		{cmd: "/usr/bin/env rm x", leaves: []string{"rm x | env"}, reasonHas: "path-qualified"},
+		{cmd: "/bin/ls", ro: true},
+		{cmd: "/usr/local/bin/ls", reasonHas: "path-qualified"},
+		{cmd: "/usr/bin/../bin/ls", reasonHas: "path-qualified"},
+		{cmd: "/usr/bin/env rm x", leaves: []string{"rm x | env"}, reasonHas: "removes"},
 		{cmd: "/bin/rm -rf /", critical: []string{"/"}, dangerous: []string{"rm-recursive-critical"}},
 	})
 }

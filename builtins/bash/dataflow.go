@@ -655,14 +655,14 @@ const maxGlobDirEntries = 4096
 // modification time changes with its entries). A glob that matches keeps
 // its glob mark (names, maybe options). What changes between the decision
 // and the run is not seen (docs/shell.md).
-func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
+func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 	dir := st.single()
 	if dir == "" || w.globsChanged {
-		return argv
+		return argv, false
 	}
 	e := flagspec.ParseFind(strs(argv))
 	if len(e.Primaries) == 0 {
-		return argv
+		return argv, false
 	}
 	var names []string
 	listed, out := false, argv
@@ -675,12 +675,12 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 			listed = true
 			f, err := os.Open(dir)
 			if err != nil {
-				return argv
+				return argv, false
 			}
 			names, err = f.Readdirnames(maxGlobDirEntries + 1)
 			f.Close()
 			if err != nil && len(names) == 0 && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
-				return argv
+				return argv, false
 			}
 			w.scriptFiles().StampDir(dir)
 		}
@@ -695,7 +695,109 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 		}
 		out[i].glob = false
 	}
+	return out, &out[0] != &argv[0]
+}
+
+// globsNoOptionNow returns the indexes of argv's glob words that may
+// match a name starting with "-" (globMayBeOption: * and ? lead, du -sh *,
+// grep -r x *, ls -d */, wc -l *.txt) and that cannot now: the first
+// component of the glob is matched in the working directory, and no name
+// there starts with "-", whatever the pattern (a superset of what bash
+// matches, brackets, hidden names and extglob included), nor one that
+// means anything else to a program (plainLead). nil when none.
+// The working directory must be one known directory of at most
+// maxGlobDirEntries names. Not with a shopt in the command
+// (globsChanged). The directory is stamped, so a cached analysis holds
+// only while its names are unchanged; a name created by another part of
+// the same command keeps the leaf cautious (namesMayChange); one created
+// by another process between the decision and the run is not seen
+// (docs/shell.md, "Values and where they come from").
+func (w *walker) globsNoOptionNow(argv []word, st state) map[int]bool {
+	dir := st.single()
+	if dir == "" || w.globsChanged {
+		return nil
+	}
+	var out map[int]bool
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !a.glob || a.dynamic || a.splits || a.taint != "" || !globMayBeOption(a.s) {
+			continue
+		}
+		if out == nil {
+			names, ok := w.dirNamesNow(dir)
+			if !ok || slices.ContainsFunc(names, func(n string) bool { return !plainLead(n) }) {
+				return nil
+			}
+			out = map[int]bool{}
+		}
+		out[i] = true
+	}
 	return out
+}
+
+// plainLead reports whether a name a glob may expand to means to any
+// program what ./name means: it starts with a letter, a digit, "." or "_"
+// (not "-", an option; "@", a file of more arguments to binutils' strings
+// and objdump; "+", an obsolete key or offset to sort, head and tail; "(",
+// "!" or "," to find and test) and holds no "=" (an assignment to make,
+// awk and dd).
+func plainLead(n string) bool {
+	if n == "" || strings.ContainsRune(n, '=') {
+		return false
+	}
+	c := n[0]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+}
+
+// dirNamesNow lists the names of directory dir at decision time (at most
+// maxGlobDirEntries) and stamps it. ok is false when it cannot be read
+// whole, or does not exist (no shell runs there: the working directory
+// named is not the one the command will see).
+func (w *walker) dirNamesNow(dir string) ([]string, bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	names, err := f.Readdirnames(maxGlobDirEntries + 1)
+	f.Close()
+	if err != nil && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
+		return nil, false
+	}
+	w.scriptFiles().StampDir(dir)
+	return names, true
+}
+
+// namesMayChange withdraws the read-only verdict of the leaves that rest
+// on names listed at decision time (walker.listedLeaves) when another
+// part of the same command may create or rename files: a leaf that is not
+// read-only, one that writes (a redirection included), or a part the
+// analysis could not see. The parts of a command run in order or at once
+// (a pipeline, &), so any such part counts, before or after the leaf
+// (touch ./-rf; du -sh *; find . | xargs grep x & mkdir 'a b').
+func (w *walker) namesMayChange() {
+	if len(w.listedLeaves) == 0 {
+		return
+	}
+	why := ""
+	if len(w.reasons) > 0 || w.res.Truncated || len(w.orphanWrites) > 0 {
+		why = "a part permopa cannot see"
+	}
+	for i := range w.res.Leaves {
+		lf := &w.res.Leaves[i]
+		if why == "" && (!lf.ReadOnly || len(lf.Writes) > 0 || len(lf.Touches) > 0) {
+			why = lf.Program
+		}
+	}
+	if why == "" {
+		return
+	}
+	for _, i := range w.listedLeaves {
+		lf := &w.res.Leaves[i]
+		if lf.ReadOnly {
+			lf.ReadOnly = false
+			lf.Reason = "names listed when the command was checked may change before it runs: " + why + " runs in the same command"
+		}
+	}
 }
 
 // xargsAppendsText reports whether the words xargs appends to cmd can be
@@ -911,4 +1013,178 @@ func (w *walker) readJudge(argv []word, judge []string) ([]string, map[int]bool)
 		i++
 	}
 	return out, values
+}
+
+// lineFilterSource returns the statement whose lines reach the end of s,
+// a pipeline part, through line filters (find . -print | grep sql | sort
+// | head -5): each filter writes a subset of the lines it reads, whole
+// and in any order, so the paths find prints reach xargs as find printed
+// them (docs/shell.md, "Values and where they come from"). filtered says
+// whether any filter stood between. A part that transforms lines (sed,
+// awk, cut, tr, grep -o, uniq -c, head -c) is returned as it is, and is
+// no source the analysis follows; so is a filter's name the command
+// defines as a function or alias (defined).
+func lineFilterSource(s *syntax.Stmt, defined map[string]string) (*syntax.Stmt, bool) {
+	filtered := false
+	for {
+		b, ok := s.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe || len(s.Redirs) > 0 || s.Background || s.Negated || !lineFilter(b.Y, defined) {
+			return s, filtered
+		}
+		s, filtered = b.X, true
+	}
+}
+
+// lineFilter reports whether a pipeline part is a program that writes
+// only whole lines of its stdin: grep with one pattern and the options
+// that select lines, sort and its ordering options, head and tail by
+// lines, uniq without counts, cat and tac alone. Every word is literal,
+// no file operand (grep -r without one searches the working directory),
+// and nothing redirected but stderr to a file.
+func lineFilter(s *syntax.Stmt, defined map[string]string) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(c.Args) == 0 || s.Background || s.Negated {
+		return false
+	}
+	if _, def := defined[c.Args[0].Lit()]; def {
+		return false
+	}
+	for _, r := range s.Redirs {
+		if r.N == nil || r.N.Value != "2" || (r.Op != syntax.RdrOut && r.Op != syntax.AppOut) || !quotedLiteral(r.Word) {
+			return false
+		}
+	}
+	args := make([]string, 0, len(c.Args))
+	for _, a := range c.Args {
+		t, ok := literalText(a)
+		if !ok {
+			return false
+		}
+		args = append(args, t)
+	}
+	switch args[0] {
+	case "cat", "tac":
+		return len(args) == 1
+	case "grep", "egrep", "fgrep":
+		return filterArgs(args[1:], "ivEFGPwxsay", "em", []string{"ignore-case", "invert-match", "extended-regexp",
+			"fixed-strings", "basic-regexp", "perl-regexp", "word-regexp", "line-regexp", "no-messages", "text"},
+			[]string{"regexp", "max-count"}, true)
+	case "sort":
+		return filterArgs(args[1:], "bdfgiMhnRrVsu", "kt", []string{"ignore-leading-blanks", "dictionary-order",
+			"ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort", "human-numeric-sort",
+			"numeric-sort", "random-sort", "reverse", "version-sort", "stable", "unique"},
+			[]string{"key", "field-separator"}, false)
+	case "head", "tail":
+		// head +2 reads a file named +2; tail +2 starts at line 2.
+		if args[0] == "head" && slices.ContainsFunc(args[1:], func(a string) bool { return strings.HasPrefix(a, "+") }) {
+			return false
+		}
+		return filterArgs(args[1:], "0123456789", "n", nil, []string{"lines"}, false)
+	case "uniq":
+		return filterArgs(args[1:], "dui", "fsw", []string{"repeated", "unique", "ignore-case"},
+			[]string{"skip-fields", "skip-chars", "check-chars"}, false)
+	}
+	return false
+}
+
+// filterArgs checks a line filter's arguments: clusters of the letters
+// flags, letters of valued taking the rest of the word or the next word,
+// the long options named (valued ones with "=VALUE"), and no operand but
+// grep's pattern (pattern: one operand when no -e or --regexp gave one).
+// tail's "+N" and head's and tail's "-N" are line counts.
+func filterArgs(args []string, flags, valued string, long, longValued []string, pattern bool) bool {
+	operands, given := 0, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			operands += len(args) - i - 1
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, _, hasVal := strings.Cut(a[2:], "=")
+			switch {
+			case !hasVal && slices.Contains(long, name):
+			case hasVal && slices.Contains(longValued, name):
+				given = given || name == "regexp"
+			default:
+				return false
+			}
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				l := a[j]
+				if strings.IndexByte(valued, l) >= 0 {
+					given = given || l == 'e'
+					if j == len(a)-1 {
+						i++ // the next word is the value
+						if i >= len(args) {
+							return false
+						}
+					}
+					break
+				}
+				if strings.IndexByte(flags, l) < 0 {
+					return false
+				}
+			}
+		case len(a) > 1 && a[0] == '+' && valued == "n":
+			// tail +N: from line N on (obsolete).
+		default:
+			operands++
+		}
+	}
+	if pattern && !given {
+		return operands == 1
+	}
+	return operands == 0
+}
+
+// lsPipedCall reports whether a pipeline part is ls listing the working
+// directory one name a line: no operand, literal words, only options that
+// choose the order (-1 -t -r -S -X -U -v -c -u) or add hidden names but
+// not "." and ".." (-A), nothing redirected but stderr to a file, and no
+// function or alias of that name in the command. -a would print "..", a
+// way out of the directory; -l, -F, -p, -R, -Q and --color change the
+// lines.
+func lsPipedCall(s *syntax.Stmt, defined map[string]string) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(c.Args) == 0 || c.Args[0].Lit() != "ls" || s.Background || s.Negated {
+		return false
+	}
+	if _, def := defined["ls"]; def {
+		return false
+	}
+	for _, r := range s.Redirs {
+		if r.N == nil || r.N.Value != "2" || (r.Op != syntax.RdrOut && r.Op != syntax.AppOut) || !quotedLiteral(r.Word) {
+			return false
+		}
+	}
+	for _, a := range c.Args[1:] {
+		t, ok := literalText(a)
+		if !ok || len(t) < 2 || t[0] != '-' || t == "--" || strings.Trim(t[1:], "1trSXUvcuA") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// lsNamesPlain checks, at decision time, that every name ls can print in
+// the working directory reaches xargs (without -0) whole and means what
+// ./name means (plainLead: no "-", "@" or "+" first, no "="), and that
+// none is a FIFO, socket or device (findNamesPlain). It returns the
+// directory, and why not ("" when plain). The directory is stamped.
+func (w *walker) lsNamesPlain(st state) (string, string) {
+	dir := st.single()
+	if dir == "" {
+		return "", "ls lists a directory not known statically"
+	}
+	names, ok := w.dirNamesNow(dir)
+	if !ok {
+		return "", "the working directory cannot be listed whole"
+	}
+	for _, n := range names {
+		if !plainLead(n) {
+			return "", "a name in the working directory may be an option or more than a file: " + strconv.Quote(n)
+		}
+	}
+	return dir, w.findNamesPlain([]string{"."}, []string{dir}, 2)
 }

@@ -49,10 +49,17 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		return
 	}
 	var findRoots map[int]bool
+	listed := fr.dataListed // a decision-time look at the file system decides (dataflow.go, listedNames)
 	if argv[0].s == "find" {
-		argv = w.literalUnmatchedGlobs(argv, st)
+		var changed bool
+		argv, changed = w.literalUnmatchedGlobs(argv, st)
 		argv, findRoots = w.findGlobWords(argv, st)
+		listed = listed || changed || len(findRoots) > 0
 	}
+	// A glob operand (du -sh *, grep -r x *) in a working directory where
+	// no name starts with "-" now (dataflow.go): judged as the glob where
+	// the program reads it as a path (below).
+	optionless := w.globsNoOptionNow(argv, st)
 	if sv == nil {
 		sv = strs(argv)
 	}
@@ -87,7 +94,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	}
 	var v flagspec.Verdict
 	switch {
-	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s):
+	case base == "command" && len(argv) > 1 && isLookupFlag(argv[1].s),
+		base == "command" && len(sv) == 1 && !fr.appends:
+		// command -v NAME looks NAME up; command alone runs nothing (but
+		// xargs command runs the words it appends).
 		v = flagspec.Verdict{Known: true, ReadOnly: true}
 	case supplied == pathMark:
 		if j, jv := judgeSupplied(judge, fr); jv.ReadOnly {
@@ -156,6 +166,22 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		if !ok && v.ReadOnly {
 			v.ReadOnly, v.Reason = false, fr.appendsText
 		}
+	}
+	if len(optionless) > 0 && len(judge) == len(argv) {
+		// Only where the program reads the word as a file (or a tree):
+		// in awk's program, jq's filter or grep's pattern the names would
+		// be code or text the judgement did not see (awk * runs a file
+		// named 'BEGIN{system("id")}').
+		skip := map[int]bool{}
+		for i := range findRoots {
+			skip[i] = true
+		}
+		for i := range optionless {
+			if verdictReads(v, judge[i]) {
+				skip[i], listed = true, true
+			}
+		}
+		findRoots = skip
 	}
 	globRisk := leadingGlobs(argv, judge, findRoots)
 	if globRisk != nil && v.ReadOnly {
@@ -380,6 +406,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		lf.CodeWords = mapWords(allow, sv, v.CodeWords)
 	}
 	w.finish(&lf, fr, ro, why)
+	if listed && w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
+		w.listedLeaves = append(w.listedLeaves, len(w.res.Leaves)-1)
+	}
 	if base == "git" || w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
 		// What the program reads from the project decides the rest
 		// (docs/shell.md, "What a program reads besides its argv"). Every
@@ -924,6 +953,20 @@ func (f frame) allForced() string {
 	return ""
 }
 
+// verdictReads reports whether the verdict reads the word p as a path or
+// the root of a tree.
+func verdictReads(v flagspec.Verdict, p string) bool {
+	if slices.Contains(v.Reads, p) {
+		return true
+	}
+	for _, t := range v.RecursiveReads {
+		if t.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
 // leadingGlobs returns judge with every argument that starts with an
 // active glob metacharacter replaced by a run-time word, or nil if none does;
 // skip are the indexes of globs no option can come from (find's starting
@@ -1030,6 +1073,15 @@ func endOfShellJudge(argv []string, tail bool) []string {
 			return argv // a later line may use it (expand_aliases)
 		}
 		return argv[:1]
+	case "history":
+		// history -n and -r read the history file ($HISTFILE, when the
+		// environment names one: a shell that is not interactive has
+		// none) into the shell's list, which nothing after the end of
+		// the shell prints (docs/shell.md, "Shell state").
+		if tail && len(argv) == 2 && (argv[1] == "-n" || argv[1] == "-r") {
+			return argv[:1]
+		}
+		return argv
 	case "export", "declare", "typeset", "local", "readonly", "read", "unset":
 	default:
 		return argv

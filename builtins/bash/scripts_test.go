@@ -301,7 +301,7 @@ func TestShellScripts(t *testing.T) {
 		{"echo 'rm x' >> clean.sh; ./clean.sh", "docker:*", "uncertain", "written earlier"},
 		{"cd /tmp && ./clean.sh", "docker:*", "uncertain", "outside the working directories"},
 		{"/usr/bin/git push", "git push:*", "certain", ""},
-		{"/usr/bin/git status", "git push:*", "", ""},
+		{"/usr/bin/git commit -m x", "git push:*", "", ""},
 	})
 }
 

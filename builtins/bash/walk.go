@@ -113,6 +113,9 @@ type frame struct {
 	// pipedWhy says why a find's paths are not followed there.
 	pipedLines bool
 	pipedWhy   string
+	// dataListed: dataRoots rest on a name walk at decision time
+	// (findNamesPlain), which another part of the command could undo.
+	dataListed bool
 	// loopVars: variables of enclosing for loops whose values are known,
 	// each one of its words (dataflow.go, loopValues).
 	loopVars map[string][]word
@@ -314,6 +317,11 @@ type walker struct {
 	linksOpaque string
 	// scratch: a walk that only learns links (preLinks).
 	scratch bool
+	// listedLeaves are the read-only leaves whose verdict rests on names
+	// listed at decision time (a glob's directory, the tree below find's
+	// root for plain xargs): assemble withdraws it when another part of
+	// the command may create names (dataflow.go, namesMayChange).
+	listedLeaves []int
 	// written are the paths written so far, for git's repository (git.go).
 	written []string
 	// files reads the script files the command runs, scriptStack holds
@@ -678,12 +686,15 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 			if b.Op == syntax.Pipe && pipedXargs(b.Y) {
 				// find's words as the shell expands them (~, braces);
 				// literal words only, so evaluating them runs nothing.
-				if c := findPipedCall(b.X, w.opts.Home); c != nil {
+				src, filtered := lineFilterSource(b.X, w.defined)
+				if c := findPipedCall(src, w.opts.Home); c != nil {
 					fargv := w.evalArgs(c.Args, evalCtx{fr: fr.substBase(), st: st})
 					fsv := strs(fargv)
 					expr := flagspec.ParseFind(fsv)
 					switch {
-					case findPrintsOnlyPaths(fsv):
+					case filtered && !findPrintsOnlyLines(fsv):
+						// Filters of NUL-ended paths are not followed.
+					case !filtered && findPrintsOnlyPaths(fsv):
 						if roots, ok := w.findDataRoots(fargv, expr, st); ok {
 							yfr.pipedRoots, yfr.pipedDepth = roots, findDepth(expr)
 						}
@@ -698,6 +709,13 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 								yfr.pipedWhy = why
 							}
 						}
+					}
+				} else if lsPipedCall(src, w.defined) {
+					// ls | xargs CMD: names of the working directory.
+					if dir, why := w.lsNamesPlain(st); why == "" {
+						yfr.pipedRoots, yfr.pipedLines, yfr.pipedDepth = []string{dir}, true, 2
+					} else {
+						yfr.pipedWhy = why
 					}
 				}
 			}
@@ -1277,6 +1295,7 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	// A script's commands see supplied words only through $1..., which
 	// are run-time values: no known provenance inside (dataflow.go).
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, nil, false, ""
+	fr.dataListed = false
 	fr.dataDepth, fr.pipedDepth = 0, 0
 	// Its variables are its own: a loop variable of this shell is not.
 	fr.loopVars = nil

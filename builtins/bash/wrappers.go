@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/paths"
 	"github.com/permopa/permopa/builtins/scriptfile"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -114,7 +115,7 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			if as.taint != "" {
 				forced = firstNonEmpty(forced, as.taint)
 				transparent = false
-			} else if !envAllowlisted(as.name) && !readSeparators(as.name, as.val, argv) {
+			} else if !envAllowlisted(as.name) && !readSeparators(as.name, as.val, argv) && !historyFormat(as.name, as.val, argv) {
 				forced = firstNonEmpty(forced, "assignment to "+as.name+" is not allowlisted")
 				transparent = false
 			}
@@ -151,6 +152,18 @@ func readSeparators(name, val string, argv []word) bool {
 		return true
 	}
 	return false
+}
+
+// historyFormat reports whether an assignment before a command is
+// HISTTIMEFORMAT with a static value for the history or fc builtin: a
+// strftime format for the time stamps it lists, in effect for that
+// command only (bash does not save history in a shell that is not
+// interactive).
+func historyFormat(name, val string, argv []word) bool {
+	if name != "HISTTIMEFORMAT" || strings.Contains(val, dyn) || len(argv) == 0 || argv[0].dynamic {
+		return false
+	}
+	return argv[0].s == "history" || argv[0].s == "fc"
 }
 
 // redirectVariables finds {NAME[sub]}> redirections, which mvdan.cc/sh
@@ -261,7 +274,14 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 			}
 		}
 		base = path.Base(name)
-		fr.forced = appendStr(fr.forced, "path-qualified program "+name)
+		if strings.Contains(name, dyn) || !paths.SystemProgram(name) {
+			fr.forced = appendStr(fr.forced, "path-qualified program "+name)
+		} else {
+			// /usr/bin/find, /bin/ls: the system's own program, judged
+			// as its bare name (docs/shell.md, "Leaves"); stamped, so a
+			// cached analysis holds only while the file is unchanged.
+			w.scriptFiles().StampDir(name)
+		}
 		fr.noFS = true
 		if fr.allowArgv == nil {
 			fr.allowArgv = strs(argv)

@@ -381,6 +381,22 @@ var historySpec = &spec{
 	noStd: true,
 }
 
+// fc -l lists the shell's history (an empty list in a shell that is not
+// interactive, checked under strace: no file opened). Without -l fc edits
+// history entries with an editor and runs them; -s runs one again.
+var fcSpec = &spec{
+	allow: `-l@l -n -r`,
+	deny:  []denial{{`-e=x`, "runs an editor on history entries, then runs them"}, {`-s`, "runs history entries again"}},
+	ops:   opsText,
+	num:   true,
+	noStd: true,
+	check: func(st *state) {
+		if !st.has('l') {
+			st.fail("fc: without -l it edits history entries and runs them")
+		}
+	},
+}
+
 // man formats manual pages. --html/-H and -X open a browser or viewer,
 // -P/--pager runs a pager command, -l formats a local file with troff
 // (whose preprocessors can be named by the page), -T/-Z and -p drive troff.
@@ -509,6 +525,7 @@ func init() {
 	register(seqSpec, "seq")
 	register(sleepSpec, "sleep")
 	register(historySpec, "history")
+	register(fcSpec, "fc")
 	register(manSpec, "man")
 	register(teeSpec, "tee")
 	register(whoSpec, "who")

@@ -225,6 +225,12 @@ func judge(argv []string) Verdict {
 	if v, ok := judgeEgress(argv); ok {
 		return v
 	}
+	if v, ok := judgeHelpOnly(argv); ok {
+		return v
+	}
+	if prog == "sort" {
+		argv = sortObsoleteKeys(argv)
+	}
 	if prog == "unzip" && len(argv) > 1 && argv[1] == "-Z" {
 		// unzip -Z is zipinfo with zipinfo's options.
 		return Judge(append([]string{"zipinfo"}, argv[2:]...))

@@ -19,6 +19,55 @@ var sortSpec = &spec{
 	ops: opsRead,
 }
 
+// sortObsoleteKeys returns sort's argv with the end of each obsolete key
+// (sort +1 -2: fields 2 to 2) left out. GNU sort reads "+POS1" as a key
+// when it is a valid position and as a file operand otherwise, and a
+// "-POS2" right after it as the key's end (it has no option that is a
+// digit: alone, -2 is an invalid option and sort stops). "+POS1" stays an
+// operand, so it is judged as a read of a file of that name, the most it
+// can be (checked with GNU coreutils 9.1, with and without
+// _POSIX2_VERSION=200112).
+func sortObsoleteKeys(argv []string) []string {
+	var out []string
+	for i := 1; i < len(argv); i++ {
+		if i+1 < len(argv) && obsoleteKeyPos(argv[i], '+') && obsoleteKeyPos(argv[i+1], '-') {
+			if out == nil {
+				out = append([]string(nil), argv[:i+1]...)
+			} else {
+				out = append(out, argv[i])
+			}
+			i++
+			continue
+		}
+		if out != nil {
+			out = append(out, argv[i])
+		}
+	}
+	if out == nil {
+		return argv
+	}
+	return out
+}
+
+// obsoleteKeyPos reports whether s is lead followed by a field number, an
+// optional "." and character number, and ordering letters (+1, -2, +0.3bn).
+func obsoleteKeyPos(s string, lead byte) bool {
+	if len(s) < 2 || s[0] != lead || s[1] < '0' || s[1] > '9' {
+		return false
+	}
+	i := 1
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	return strings.Trim(s[i:], "bdfgiMhnRrV") == ""
+}
+
 // uniq filters adjacent lines. Its second operand is an output file.
 var uniqSpec = &spec{
 	allow: `-c --count -d --repeated -D --all-repeated? -f= --skip-fields= --group? -i --ignore-case
