@@ -24,7 +24,8 @@ import (
 //     never a static path).
 //
 // An unquoted substitution is split on blanks and globbed: the leaf is
-// judged with the substitution as no word, one and two words, and a path
+// judged with the substitution as no word, one and two words (one, and
+// none when it may print nothing, for a producer of one word), and a path
 // producer is followed only when no name it can print holds a blank, a
 // newline or a glob character, checked at decision time as for plain
 // xargs (findNamesPlain). A name the command itself may create before the
@@ -49,6 +50,9 @@ type substProv struct {
 	depth int
 	// listed: the provenance rests on names listed at decision time.
 	listed bool
+	// one: unquoted, the producer prints exactly one word (date +%s, wc
+	// -l), or none when empty says it may print nothing.
+	one, empty bool
 }
 
 // substProvenance returns the provenance of the words of a command
@@ -66,8 +70,8 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		return nil
 	}
 	last := stages[len(stages)-1]
-	if numberProducer(last) {
-		return &substProv{kind: provNumber, quoted: quoted}
+	if ok, words := numberProducer(last); ok {
+		return &substProv{kind: provNumber, quoted: quoted, one: words == 1, empty: len(last.Redirs) > 0}
 	}
 	first := findPipedCall(stages[0], w.opts.Home)
 	if first == nil || len(stages[0].Redirs) > 0 {
@@ -216,39 +220,57 @@ func plainCount(s string) bool {
 
 // numberProducer reports whether a pipeline's last stage prints only
 // numbers (and date text of digits): wc counting its stdin (options of
-// -l -c -w -m -L only, no operand: it then prints counts and no name), or
-// date +FORMAT (optionally -u) whose format has numeric conversions only
-// (dateNumericFormat).
-func numberProducer(s *syntax.Stmt) bool {
+// -l -c -w -m -L only, no operand: it then prints counts and no name, one
+// per count), or date +FORMAT (optionally -u) whose format has numeric
+// conversions only (dateNumericFormat). words is how many words it
+// prints once split, 0 when not known.
+func numberProducer(s *syntax.Stmt) (ok bool, words int) {
 	args := callWords(s)
 	if args == nil || !onlyStderrOrInput(s) {
-		return false
+		return false, 0
 	}
 	switch args[0] {
 	case "wc":
+		counts := ""
 		for _, a := range args[1:] {
 			if len(a) < 2 || a[0] != '-' || a[1] == '-' || strings.Trim(a[1:], "lcwmL") != "" {
-				return false
+				return false, 0
+			}
+			for _, c := range a[1:] {
+				if !strings.ContainsRune(counts, c) {
+					counts += string(c)
+				}
 			}
 		}
-		return true
+		if counts == "" {
+			return true, 3 // lines, words, bytes
+		}
+		return true, len(counts)
 	case "date":
-		format := false
+		format := ""
 		for _, a := range args[1:] {
 			switch {
 			case a == "-u" || a == "--utc" || a == "--universal":
-			case strings.HasPrefix(a, "+") && !format:
+			case strings.HasPrefix(a, "+") && format == "":
 				if !dateNumericFormat(a[1:]) {
-					return false
+					return false, 0
 				}
-				format = true
+				format = a
 			default:
-				return false
+				return false, 0
 			}
 		}
-		return format
+		if format == "" {
+			return false, 0
+		}
+		if !strings.ContainsAny(format, " \t_ekl") && !strings.Contains(format, "%n") && !strings.Contains(format, "%t") {
+			// No blank printed: one word (a conversion never prints
+			// nothing).
+			return true, 1
+		}
+		return true, 0
 	}
-	return false
+	return false, 0
 }
 
 // dateNumericConversions are date's conversions that print decimal digits
@@ -400,10 +422,15 @@ func (w *walker) substJudge(fr frame, argv []word, judge []string) (frame, []wor
 		return fr, argv, judge, false
 	}
 	for _, i := range at {
-		if argv[i].prov.quoted {
+		p := argv[i].prov
+		if p.quoted || p.one && !p.empty {
 			continue
 		}
-		for _, shape := range [][]string{slices.Concat(nj[:i], nj[i+1:]), slices.Concat(nj[:i+1], nj[i:])} {
+		shapes := [][]string{slices.Concat(nj[:i], nj[i+1:])} // no word
+		if !p.one {
+			shapes = append(shapes, slices.Concat(nj[:i+1], nj[i:])) // two
+		}
+		for _, shape := range shapes {
 			v := flagspec.Judge(shape)
 			if !v.ReadOnly || v.RunsUnknown != main.RunsUnknown || v.RunsData != main.RunsData ||
 				v.Network != main.Network || v.Environment != main.Environment || v.Terminal != "" && main.Terminal == "" ||
@@ -498,7 +525,11 @@ func numericSubst(p syntax.WordPart) bool {
 		return false
 	}
 	stages, ok := pipeStages(s)
-	return ok && numberProducer(stages[len(stages)-1])
+	if !ok {
+		return false
+	}
+	ok, _ = numberProducer(stages[len(stages)-1])
+	return ok
 }
 
 // textValueOptions are options whose value is only text to the program
