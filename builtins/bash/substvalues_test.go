@@ -78,7 +78,7 @@ func TestSubstValues(t *testing.T) {
 		{"sort $(find plain -type f)", true},          // ./plain/--output=pwned.txt is a file
 		{"uniq $(find plain -name x.txt)", false},     // two words: uniq IN OUT writes
 		{"grep -r x $(find . -maxdepth 0)", false},    // no word: grep -r reads . whole
-		{`ls $(find ~/.ssh)`, true},             // the policy's: a credential tree (below)
+		{`ls $(find ~/.ssh)`, true},                   // the policy's: a credential tree (below)
 		// Hostile names: a blank, a tab or a newline splits; a glob globs;
 		// a FIFO blocks. Quoted, the substitution is one word.
 		{"cat $(find bada)", false},
@@ -238,6 +238,43 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 			t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
 		case bites[i] && len(bad) == 0:
 			t.Errorf("%q: the planted names do not bite (no effect): the case proves nothing", c.cmd)
+		}
+	}
+}
+
+// TestSubstListingGuard: the leaf that relies on names listed at decision
+// time is itself not read-only when another leaf of the command writes or
+// is not read-only (a host that allows writes in the project would
+// otherwise run sort over the name touch made: sort --output=pwned.txt).
+func TestSubstListingGuard(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	proj, home := substFixture(t, root)
+	opts := Options{Cwd: proj, Home: home, ShellPerCall: true}
+	for _, c := range []struct {
+		cmd  string
+		ro   bool
+		leaf string
+	}{
+		{`touch "./plain/q --output=pwned.txt"; sort $(find plain)`, false, "sort"},
+		{`sort $(find plain); echo x > "plain/q --output=pwned.txt"`, false, "sort"},
+		{`sort $(find plain) > "plain/q --output=pwned.txt"`, true, "sort"}, // bash expands the words before it opens the file
+		{`sort $(find plain); ls`, true, "sort"},
+		{`sort "$(find plain -name x.txt)"; mkdir d`, false, "sort"},
+		{`cal $(date +%m); mkdir d`, true, "cal"}, // numbers: no listing
+	} {
+		a := analyze(c.cmd, opts)
+		found := false
+		for _, lf := range a.Leaves {
+			if lf.Program == c.leaf {
+				found = true
+				if lf.ReadOnly != c.ro {
+					t.Errorf("%q: leaf %s read-only = %v, want %v (%s)", c.cmd, c.leaf, lf.ReadOnly, c.ro, lf.Reason)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no leaf %s", c.cmd, c.leaf)
 		}
 	}
 }
