@@ -58,7 +58,9 @@ type substProv struct {
 // substProvenance returns the provenance of the words of a command
 // substitution that is a whole shell word, nil when not known.
 func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *substProv {
-	if c.TempFile || c.ReplyVar || len(c.Stmts) != 1 || !quoted && w.ifsChanged {
+	if c.TempFile || c.ReplyVar || len(c.Stmts) != 1 || !quoted && (w.ifsChanged || w.globsChanged) {
+		// IFS splits elsewhere; a shopt may add glob syntax (extglob's
+		// @(…)) to the names checked below.
 		return nil
 	}
 	s := c.Stmts[0]
@@ -93,7 +95,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		return nil
 	}
 	depth := findDepth(expr)
-	if w.substNamesOK(expr.Roots, roots, depth, !quoted || w.globsChanged) != "" {
+	if w.substNamesOK(expr.Roots, roots, depth, !quoted) != "" {
 		return nil
 	}
 	return &substProv{kind: provPaths, quoted: quoted, roots: roots, depth: depth, listed: true}

@@ -72,13 +72,13 @@ func TestSubstValues(t *testing.T) {
 		{"cat $(find plain |& grep x)", false},          // stderr into the pipe
 		{"cat $(find $x)", false},                       // root only known at run time
 		{"cat $(find plain -name x -exec echo -rf \\;)", false},
-		{"IFS=/; cat $(find plain)", false},           // IFS splits elsewhere
-		{"shopt -s extglob; cat $(find plain)", true}, // plain names: no glob character
-		{"rm $(find plain -name x.txt)", false},       // a write
-		{"sort $(find plain -type f)", true},          // ./plain/--output=pwned.txt is a file
-		{"uniq $(find plain -name x.txt)", false},     // two words: uniq IN OUT writes
-		{"grep -r x $(find . -maxdepth 0)", false},    // no word: grep -r reads . whole
-		{`ls $(find ~/.ssh)`, true},                   // the policy's: a credential tree (below)
+		{"IFS=/; cat $(find plain)", false},            // IFS splits elsewhere
+		{"shopt -s extglob; cat $(find plain)", false}, // @(x) would glob
+		{"rm $(find plain -name x.txt)", false},        // a write
+		{"sort $(find plain -type f)", true},           // ./plain/--output=pwned.txt is a file
+		{"uniq $(find plain -name x.txt)", false},      // two words: uniq IN OUT writes
+		{"grep -r x $(find . -maxdepth 0)", false},     // no word: grep -r reads . whole
+		{`ls $(find ~/.ssh)`, true},                    // the policy's: a credential tree (below)
 		// Hostile names: a blank, a tab or a newline splits; a glob globs;
 		// a FIFO blocks. Quoted, the substitution is one word.
 		{"cat $(find bada)", false},
