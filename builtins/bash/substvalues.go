@@ -626,3 +626,33 @@ func textValueAt(prog string, argv []string, i int, opt string) bool {
 	last := inv.Options[len(inv.Options)-1]
 	return last.HasValue && last.Value == textValueSentinel
 }
+
+// loopSubstItems returns a for loop's items with an unquoted substitution
+// of find's paths (for f in $(find . -name '*.txt')) as one item that
+// stands for each of its words: a path under the roots, one word whether
+// "$f" or $f is used (substNamesOK found no blank, newline or glob
+// character in any name). Any other substitution loses its provenance
+// (a quoted one is a single item that $f would split; numbers are not
+// followed into loops). Other items are returned as they are.
+func loopSubstItems(items []word) []word {
+	var out []word
+	for i, it := range items {
+		if it.prov == nil {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(items)
+		}
+		if it.prov.kind != provPaths || it.prov.quoted || it.taint != "" {
+			out[i].prov = nil
+			continue
+		}
+		p := *it.prov
+		p.quoted = true // one word per value
+		out[i] = word{s: dyn, dynamic: true, prov: &p}
+	}
+	if out == nil {
+		return items
+	}
+	return out
+}

@@ -95,6 +95,15 @@ func TestSubstValues(t *testing.T) {
 		{`touch "./plain/q --output=pwned.txt"; sort $(find plain)`, false},
 		{`for i in 1 2; do sort $(find plain); echo > "plain/q --output=x"; done`, false},
 		{`mkdir -p d && cat "$(find plain -name x.txt)"`, false},
+		// A for loop over find's paths: each value is one path under the
+		// roots, quoted or not (no name splits or globs).
+		{"for f in $(find web -name '*.php'); do wc -l $f; done", true},
+		{"for f in `find web -name '*.php'` x.txt; do grep -n TODO \"$f\"; done", true},
+		{"for f in $(find bada); do cat \"$f\"; done", false},                 // a blank splits the list
+		{`for f in "$(find web -name '*.php')"; do cat $f; done`, false},      // one item, split by $f
+		{"for f in $(find web -name '*.php'); do f=-rf; cat $f; done", false}, // assigned in the body
+		{"for f in $(find web -name '*.php'); do rm $f; done", false},
+		{"for n in $(date +%s); do cat $n; done", false},
 		// Numbers.
 		{`cal $(date +"%m %Y")`, true},
 		{`echo $(($(date +%s) / 60 / 60 / 24))`, true},
@@ -208,6 +217,8 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `cal $(date +"%m %Y"); echo $(($(date +%s) / 60)); head -n $(wc -l < plain/a.txt) plain/a.txt`, ro: true},
 		{cmd: `find plain -name "$(echo a.txt)"; grep -e "$(echo --output=pwned.txt)" plain/a.txt`, ro: true},
 		{cmd: `sort "$(find bada -name 'q*')"`, ro: true}, // one word: a file
+		{cmd: "for f in $(find plain -type f); do sort $f; head -n 1 \"$f\"; done", ro: true},
+		{cmd: "for f in $(find bada -type f); do sort $f; done", bites: true},
 	}
 	for i := range substHostileNames {
 		dir := "bad" + string(rune('a'+i))
