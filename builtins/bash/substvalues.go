@@ -68,7 +68,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		return nil
 	}
 	stages, ok := pipeStages(s)
-	if !ok {
+	if !ok || w.definesStage(stages) {
 		return nil
 	}
 	last := stages[len(stages)-1]
@@ -517,7 +517,7 @@ func wholeSubst(wd *syntax.Word) (*syntax.CmdSubst, bool) {
 // numericSubst reports whether a word part is a command substitution that
 // prints only numbers (numberProducer): inside arithmetic its text is
 // digits, blanks and "-:/.,", never a name (no letter or "_") bash would evaluate in turn.
-func numericSubst(p syntax.WordPart) bool {
+func (w *walker) numericSubst(p syntax.WordPart) bool {
 	c, ok := p.(*syntax.CmdSubst)
 	if !ok || c.TempFile || c.ReplyVar || len(c.Stmts) != 1 {
 		return false
@@ -527,7 +527,7 @@ func numericSubst(p syntax.WordPart) bool {
 		return false
 	}
 	stages, ok := pipeStages(s)
-	if !ok {
+	if !ok || w.definesStage(stages) {
 		return false
 	}
 	ok, _ = numberProducer(stages[len(stages)-1])
@@ -655,4 +655,18 @@ func loopSubstItems(items []word) []word {
 		return items
 	}
 	return out
+}
+
+// definesStage reports whether the command defines a function or alias
+// named as a stage's program (date() { echo 'a[$(rm x)]'; } would print
+// what arithmetic then runs): the producer is then not the program.
+func (w *walker) definesStage(stages []*syntax.Stmt) bool {
+	for _, st := range stages {
+		if c, ok := st.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			if _, defined := w.defined[c.Args[0].Lit()]; defined {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -104,6 +104,11 @@ func TestSubstValues(t *testing.T) {
 		{"for f in $(find web -name '*.php'); do f=-rf; cat $f; done", false}, // assigned in the body
 		{"for f in $(find web -name '*.php'); do rm $f; done", false},
 		{"for n in $(date +%s); do cat $n; done", false},
+		// A function or alias named as the producer prints what it likes.
+		{"date() { echo 'a[$(touch pwned)]'; }; echo $(( $(date +%s) ))", false},
+		{"find() { echo -rf; }; cat $(find web -name x)", false},
+		{"grep() { echo -rf; }; cat $(find web | grep x)", false},
+		{"hash -p ./x date; echo $(( $(date +%s) ))", false},
 		// Numbers.
 		{`cal $(date +"%m %Y")`, true},
 		{`echo $(($(date +%s) / 60 / 60 / 24))`, true},

@@ -868,7 +868,7 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 				}
 			case *syntax.CmdSubst, *syntax.ProcSubst:
 				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
-				if numericSubst(p) {
+				if w.numericSubst(p) {
 					// Digits (date +%s, wc -l): no name to evaluate.
 					break
 				}
