@@ -75,14 +75,23 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 	if ok, words := numberProducer(last); ok {
 		return &substProv{kind: provNumber, quoted: quoted, one: words == 1, empty: len(last.Redirs) > 0}
 	}
-	first := findPipedCall(stages[0], w.opts.Home)
-	if first == nil || len(stages[0].Redirs) > 0 {
-		return nil
-	}
 	for _, f := range stages[1:] {
 		if !lineFilter(f) {
 			return nil
 		}
+	}
+	if lsNames(stages[0]) {
+		// ls with no operand: the names in the working directory, each
+		// a path under it that starts with "-" only when the name does.
+		dir := ctx.st.single()
+		if dir == "" || w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true) != "" {
+			return nil
+		}
+		return &substProv{kind: provPaths, quoted: quoted, roots: []string{dir}, depth: 2, listed: true}
+	}
+	first := findPipedCall(stages[0], w.opts.Home)
+	if first == nil || len(stages[0].Redirs) > 0 {
+		return nil
 	}
 	fargv := w.evalArgs(first.Args, evalCtx{fr: ctx.fr.substBase(), st: ctx.st})
 	fsv := strs(fargv)
@@ -95,7 +104,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		return nil
 	}
 	depth := findDepth(expr)
-	if w.substNamesOK(expr.Roots, roots, depth, !quoted) != "" {
+	if w.substNamesOK(expr.Roots, roots, depth, !quoted, false) != "" {
 		return nil
 	}
 	return &substProv{kind: provPaths, quoted: quoted, roots: roots, depth: depth, listed: true}
@@ -329,11 +338,11 @@ func dateNumericFormat(format string) bool {
 // can print below its roots (the walk of findNamesPlain: hidden entries,
 // through links, down to find's -maxdepth, at most paths.MaxTreeEntries
 // entries, every directory read stamped): none is a FIFO, socket or
-// device (the program handed its name may block on it), and, when the
-// substitution is split (unquoted), no starting point or name holds a
-// blank, a newline or a glob character. It returns why not, "" when the
-// names are fine.
-func (w *walker) substNamesOK(words []string, roots []string, depth int, split bool) string {
+// device (the program handed its name may block on it), none starts with
+// "-" when noDash (ls prints bare names), and, when the substitution is
+// split (unquoted), no starting point or name holds a blank, a newline or
+// a glob character. It returns why not, "" when the names are fine.
+func (w *walker) substNamesOK(words []string, roots []string, depth int, split, noDash bool) string {
 	for _, r := range words {
 		if split && strings.ContainsAny(r, " \t\n*?[") {
 			return "the starting point " + strconv.Quote(r) + " would split or glob"
@@ -363,6 +372,9 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split b
 				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device"
 			}
 			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
+			if noDash && strings.HasPrefix(name, "-") {
+				return "a name below " + r + " starts with \"-\": " + strconv.Quote(e.Rel)
+			}
 			if split && strings.ContainsAny(name, " \t\n*?[") {
 				return "a name below " + r + " would split or glob: " + strconv.Quote(e.Rel)
 			}
@@ -669,4 +681,22 @@ func (w *walker) definesStage(stages []*syntax.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// lsNames reports whether a pipeline stage is ls with no operand and only
+// options that keep its output one bare name a line in another order (to
+// a pipe ls prints names as they are, one a line): -1 -t -r -S -A -U -X
+// -v -c -u. Not -a (. and .. name the directory and its parent), -d, -l,
+// -F, -p, -R, -Q, -m and the like, which print more than names.
+func lsNames(s *syntax.Stmt) bool {
+	args := callWords(s)
+	if args == nil || args[0] != "ls" || len(s.Redirs) > 0 {
+		return false
+	}
+	for _, a := range args[1:] {
+		if len(a) < 2 || a[0] != '-' || a[1] == '-' || strings.Trim(a[1:], "1trSAUXvcu") != "" {
+			return false
+		}
+	}
+	return true
 }

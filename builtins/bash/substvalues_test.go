@@ -109,6 +109,19 @@ func TestSubstValues(t *testing.T) {
 		{"find() { echo -rf; }; cat $(find web -name x)", false},
 		{"grep() { echo -rf; }; cat $(find web | grep x)", false},
 		{"hash -p ./x date; echo $(( $(date +%s) ))", false},
+		// ls with no operand: the names in the working directory.
+		{"cat $(ls -t | head -1)", true},
+		{`wc -l "$(ls -A | grep php)"`, true},
+		{"cd plain && cat $(ls)", false}, // -rf
+		{"cd bada && cat $(ls)", false},  // a blank
+		{`cd bada && cat "$(ls)"`, true}, // one word
+		{"cat $(ls -a)", false},          // .. is the parent
+		{"cat $(ls -l)", false},
+		{"cat $(ls -d)", false},
+		{"cat $(ls -F)", false},
+		{"cat $(ls web)", false}, // names in web, read here
+		{"ls() { echo -rf; }; cat $(ls)", false},
+		{"touch ./-rf; cat $(ls)", false},
 		// Numbers.
 		{`cal $(date +"%m %Y")`, true},
 		{`echo $(($(date +%s) / 60 / 60 / 24))`, true},
@@ -151,7 +164,7 @@ func TestSubstValues(t *testing.T) {
 	}
 	// find's paths are judged as its roots: ~/.ssh is a credential tree
 	// for the policy, and so is a project holding a link to it.
-	for _, cmd := range []string{`cat $(find ~/.ssh)`, "cat $(find linked)", `wc -c "$(find linked -name k)"`} {
+	for _, cmd := range []string{`cat $(find ~/.ssh)`, "cat $(find linked)", `wc -c "$(find linked -name k)"`, "cd linked && cat $(ls)"} {
 		a := analyze(cmd, opts)
 		if !a.ReadOnly {
 			t.Errorf("%q: not read-only (%s); the credential check is the policy's", cmd, strings.Join(a.NotReadOnly, "; "))
@@ -199,6 +212,9 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 		appendTo(t, filepath.Join(proj, "plain", n), "TODO plain\n")
 	}
 	appendTo(t, filepath.Join(proj, "list.txt"), filepath.Join(root, "home/planted-secret")+"\x00")
+	for _, n := range []string{"a.txt", "b.txt"} {
+		appendTo(t, filepath.Join(proj, "lsok", n), "TODO\n")
+	}
 	for i, n := range substHostileNames {
 		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), "a.txt"), "TODO\n")
 		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), n), "TODO hostile\n")
@@ -224,6 +240,8 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `sort "$(find bada -name 'q*')"`, ro: true}, // one word: a file
 		{cmd: "for f in $(find plain -type f); do sort $f; head -n 1 \"$f\"; done", ro: true},
 		{cmd: "for f in $(find bada -type f); do sort $f; done", bites: true},
+		{cmd: "cd lsok && wc -l $(ls -t | head -n 5) && sort \"$(ls)\" && cat $(ls -r)", ro: true},
+		{cmd: "cd plain && sort $(ls)", bites: true}, // --output=pwned.txt
 	}
 	for i := range substHostileNames {
 		dir := "bad" + string(rune('a'+i))
