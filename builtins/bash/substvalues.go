@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -83,8 +84,11 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 	if lsNames(stages[0]) {
 		// ls with no operand: the names in the working directory, each
 		// a path under it that starts with "-" only when the name does.
+		// The directory must exist now: one made by the command first
+		// is not listed (the tests' fictional working directories).
 		dir := ctx.st.single()
-		if dir == "" || w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true) != "" {
+		if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() ||
+			w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true) != "" {
 			return nil
 		}
 		return &substProv{kind: provPaths, quoted: quoted, roots: []string{dir}, depth: 2, listed: true}
