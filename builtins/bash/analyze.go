@@ -151,6 +151,7 @@ func analyze(command string, opts Options) (res *Analysis) {
 
 // assemble derives the command-level fields from the leaves.
 func (w *walker) assemble() *Analysis {
+	w.substListingGuard()
 	res := w.res
 	res.stamps = w.files.Stamps()
 	w.gitDirInTheMaking()

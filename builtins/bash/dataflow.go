@@ -338,8 +338,9 @@ func (w *walker) loopValues(outer map[string][]word, name string, items []word, 
 			known = false
 		}
 	}
+	items = loopSubstItems(items)
 	for _, it := range items {
-		if it.dynamic || it.splits || it.taint != "" || it.glob && w.globsChanged {
+		if (it.dynamic || it.splits) && it.prov == nil || it.taint != "" || it.glob && w.globsChanged {
 			known = false
 		}
 	}
@@ -536,7 +537,7 @@ func loopAlternatives(vars map[string][]word, argv []word) [][]word {
 				n := make([]word, len(alt))
 				for i, x := range alt {
 					if x.param == a.param && x.s == dyn {
-						x = word{s: v.s, glob: v.glob, one: true}
+						x = word{s: v.s, glob: v.glob, one: true, prov: v.prov, dynamic: v.prov != nil}
 					}
 					n[i] = x
 				}

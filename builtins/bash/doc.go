@@ -97,7 +97,11 @@ package bash
 // where they come from"): CMD
 // is judged with a marker path for each, whose reads become recursive
 // reads of the roots. Otherwise the operands they append are words no one
-// can see statically. watch, and env with only -i/-u (which take
+// can see statically. A command substitution that is a whole word is
+// judged by its producer the same way (substvalues.go): $(find ROOT …)
+// gives paths under ROOT (checked at decision time for names that split
+// or glob when unquoted), $(date +%s) and $(… | wc -l) give numbers.
+// watch, and env with only -i/-u (which take
 // variables away), are read-only when the command they run is. sh -c, bash -c and bash -lc with a parsed script
 // are read-only when the script is; a shell reading a here-document is
 // unanalysable (no rule can name its script) but its commands are listed;

@@ -80,12 +80,26 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	var textValues map[int]bool // words that are an option's value whatever they hold
 	if base == "read" && base == prog {
 		judge, textValues = w.readJudge(argv, judge)
+	} else if base == prog && fr.placeholder == "" {
+		// A quoted run-time word that is an option's text value
+		// (find -newermt "$d", date -d "$x"; substvalues.go).
+		judge, textValues = optionTextValues(argv, judge)
 	}
 	// The value of each supplied word: a path under known roots
 	// (pathMark, dataflow.go) or anything (dyn).
 	supplied := dyn
 	if fr.dataRoots != nil && !markInArgv(judge) {
 		supplied = pathMark
+	}
+	if supplied == dyn && !markInArgv(judge) {
+		// Words that are command substitutions of a known producer
+		// (substvalues.go): paths under roots, numbers.
+		if sfr, sargv, sjudge, ok := w.substJudge(fr, argv, judge); ok {
+			fr, argv, judge = sfr, sargv, sjudge
+			if fr.dataRoots != nil {
+				supplied = pathMark
+			}
+		}
 	}
 	if fr.placeholder != "" {
 		for i := 1; i < len(judge); i++ {

@@ -39,7 +39,7 @@ var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2"}
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
-const nl2bashHoldoutRecall = 0.864 // 185/214 after the find-glob, xargs-text and read rounds of issue 26 (187 with the perl subset, withdrawn)
+const nl2bashHoldoutRecall = 0.873 // 187/214 after the substitution producers of issue 26 (185 before; find-glob, xargs-text and read rounds)
 
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.

@@ -331,6 +331,9 @@ type walker struct {
 	scriptStack []string
 	scriptArgvs [][]string // the argv running each script of scriptStack
 	scriptBytes int
+	// substListed are the leaves whose substituted paths rest on names
+	// listed at decision time (substvalues.go).
+	substListed []int
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.

@@ -44,6 +44,9 @@ type word struct {
 	// one: the word stays one word whatever its glob matches (a quoted
 	// loop variable holding a glob's match: "$f" in for f in *.txt).
 	one bool
+	// prov: the word is one command substitution whose producer is
+	// known (substvalues.go).
+	prov *substProv
 }
 
 // fieldBuilder accumulates one field while a word is evaluated.
@@ -416,6 +419,9 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 			for _, dp := range p.Parts {
 				w.quotedPart(dp, cur, ctx)
 			}
+			if cs, ok := wholeSubst(wd); ok && cur.w.prov == nil {
+				cur.w.prov = w.substProvenance(cs, ctx, true)
+			}
 		case *syntax.ParamExp:
 			if split && !w.ifsChanged && isPlainParam(p, "IFS") {
 				// Unquoted $IFS with bash's default value only separates fields.
@@ -431,6 +437,9 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 			}
 			cur.add(dyn)
 			cur.w.dynamic, cur.w.splits, cur.w.subst = true, true, true
+			if len(wd.Parts) == 1 && split {
+				cur.w.prov = w.substProvenance(p, ctx, false)
+			}
 		case *syntax.ArithmExp:
 			w.arith(p.X, cur, ctx)
 			cur.add(dyn)
@@ -858,8 +867,12 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 					}
 				}
 			case *syntax.CmdSubst, *syntax.ProcSubst:
-				w.unanalysableSeen("arithmetic with a command substitution")
 				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
+				if w.numericSubst(p) {
+					// Digits (date +%s, wc -l): no name to evaluate.
+					break
+				}
+				w.unanalysableSeen("arithmetic with a command substitution")
 				names = true
 			case *syntax.ArithmExp:
 				n, a := w.arithScan(q.X, ctx)
