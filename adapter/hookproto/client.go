@@ -13,16 +13,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/permopa/permopa/internal/hookwire"
 	"github.com/permopa/permopa/permission"
 )
 
 // Environment variables that point hooks at a running server.
 const (
 	// EnvServer is the server address, as for --server.
-	EnvServer = "PERMOPA_SERVER"
+	EnvServer = hookwire.EnvServer
 	// EnvServerRequired, when "1" or "true", makes an unreachable server
 	// block instead of deciding locally.
-	EnvServerRequired = "PERMOPA_SERVER_REQUIRED"
+	EnvServerRequired = hookwire.EnvServerRequired
 )
 
 // CheckPath is the server's decision endpoint (docs/api.md).
