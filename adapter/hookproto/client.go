@@ -30,7 +30,7 @@ const (
 const CheckPath = "/v1/permission/check"
 
 // DefaultServerTimeout bounds one server answer; past it the hook blocks.
-const DefaultServerTimeout = 2 * time.Second
+const DefaultServerTimeout = hookwire.DefaultServerTimeout
 
 // maxAnswer caps a server answer's body.
 const maxAnswer = 4 << 20

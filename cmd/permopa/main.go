@@ -4,8 +4,18 @@
 // The command tree is built in root.go.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/permopa/permopa/internal/hookclient"
+	"github.com/permopa/permopa/internal/hookwire"
+)
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg {
+		// permopa-hook's slow path, when permopa-hook-local is not beside
+		// permopa-hook (internal/hookclient).
+		os.Exit(hookclient.Main(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, procEnv{}))
 }

@@ -1,4 +1,4 @@
-package main
+package hookclient
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
 // hookServerFirst answers the hook through the user's hook server
@@ -37,7 +38,7 @@ func (c config) hookServerFirst() int {
 		// As hookproto.Run answers a payload not read in time.
 		return hookproto.For(c.host).Fail("", fmt.Sprintf("no decision within %s (%v)", timeout, context.DeadlineExceeded)).Write(os.Stdout, os.Stderr)
 	}
-	payload, err := readPayload(0, deadline)
+	payload, err := hookwire.ReadPayload(0, deadline)
 	var stdin io.Reader = bytes.NewReader(payload)
 	note := ""
 	switch {
@@ -46,6 +47,9 @@ func (c config) hookServerFirst() int {
 	case err != nil:
 		// hookproto.Run reads what was read, then stdin's error again.
 		stdin = io.MultiReader(stdin, os.Stdin)
+	case len(payload) <= hookproto.MaxPayload && c.tried != "":
+		// The thin client asked (cmd/permopa-hook): not again.
+		note = c.afterTried()
 	case len(payload) <= hookproto.MaxPayload:
 		var ans *hookproto.Answer
 		ans, note = c.askHookServer(deadline, payload)
@@ -142,18 +146,46 @@ func (c config) askHookServer(deadline time.Time, payload []byte) (*hookproto.An
 		return &hookproto.Answer{Stdout: ans.Stdout, Stderr: strings.TrimRight(ans.Stderr, "\n"), Exit: ans.Exit}, note
 	}
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-		// Nothing listens: start one for the next calls (one at a time:
-		// the lock), and decide this call locally.
-		switch serr := hookproto.StartHookServer(dir, key, bin, os.Environ()); {
-		case serr == nil:
-			return nil, fmt.Sprintf("no hook server listened (%v); started one", err)
-		case errors.Is(serr, hookproto.ErrHookServerStarting):
-			return nil, "a hook server is starting"
-		default:
-			return nil, fmt.Sprintf("no hook server listened, and none could be started: %v", serr)
-		}
+		return nil, startHookServer(dir, key, bin, err)
 	}
 	return nil, fmt.Sprintf("the hook server gave no answer: %v", err)
+}
+
+// startHookServer starts a hook server for the next calls when nothing
+// listened (why), one at a time (the lock); the call is decided locally.
+func startHookServer(dir *os.File, key, bin string, why error) string {
+	switch serr := hookproto.StartHookServer(dir, key, bin, os.Environ()); {
+	case serr == nil:
+		return fmt.Sprintf("no hook server listened (%v); started one", why)
+	case errors.Is(serr, hookproto.ErrHookServerStarting):
+		return "a hook server is starting"
+	default:
+		return fmt.Sprintf("no hook server listened, and none could be started: %v", serr)
+	}
+}
+
+// afterTried is what follows the thin client's question to the hook
+// server (c.tried): a server started when nothing listened, the note.
+func (c config) afterTried() string {
+	why, unreachable := strings.CutPrefix(c.tried, hookwire.TriedUnreachable)
+	if !unreachable {
+		return "the hook server gave no answer: " + why
+	}
+	bin, lean, err := c.findLocal()
+	if err != nil || !lean {
+		return "no hook server: it is permopa-hook-local, which is not found"
+	}
+	id, err := hookproto.FileIdentity(bin)
+	if err != nil {
+		return fmt.Sprintf("no hook server: %v", err)
+	}
+	dir, err := hookproto.OpenHookServerDir(hookproto.HookServerDir(os.Getenv))
+	if err != nil {
+		return fmt.Sprintf("no hook server: %v", err)
+	}
+	defer dir.Close()
+	key := hookproto.HookServerKey(id, os.Getuid(), hookproto.DecisionEnv(os.Environ()))
+	return startHookServer(dir, key, bin, errors.New(why))
 }
 
 // absPath is p made absolute against this process's directory ("" stays).
