@@ -10,7 +10,7 @@
 //
 // permopa-hook runs it when no permopa server answers (docs/hosts.md,
 // "Fast path"); it never asks a server itself. `permopa-hook-local
-// --hook-client <args>` is permopa-hook's slow path (internal/hookclient),
+// --hook-client <args>` is permopa-hook's slow path (adapter/hookclient),
 // which permopa-hook execs for what it does not answer itself. The settings are those of
 // `permopa hook` (the payload's cwd's .permopa files, the user's, managed,
 // PERMOPA_* variables), read and decided by the same code
@@ -31,10 +31,10 @@ import (
 	"runtime/debug"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookclient"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
-	"github.com/permopa/permopa/internal/hookclient"
 	"github.com/permopa/permopa/internal/hookwire"
 	"github.com/permopa/permopa/permission"
 )
@@ -53,7 +53,7 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg {
 		// permopa-hook's slow path, which permopa-hook execs for what it
-		// does not answer itself (internal/hookclient).
+		// does not answer itself (adapter/hookclient).
 		os.Exit(hookclient.Main(os.Args[2:]))
 	}
 	opts, host, logFile, err := parseArgs(os.Args[1:])

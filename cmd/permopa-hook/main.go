@@ -9,7 +9,7 @@
 // no JSON, regexp, crypto, flag or context) and does nothing else: no
 // goroutine, timer or poller, no garbage collection (BENCHMARKS.md,
 // "Hooks"). Everything else is permopa-hook's slow path
-// (internal/hookclient), which this process execs in its place as
+// (adapter/hookclient), which this process execs in its place as
 // `permopa-hook-local --hook-client <args>` (else `permopa --hook-client
 // <args>`, from this binary's directory or PATH): a command line with
 // flags, a configured server, --log, a hook server that cannot be asked

@@ -20,7 +20,7 @@ import (
 // --hook-client`, a copy of this binary beside it) when that is the first
 // argument: the slow path writes what it got (its arguments, then the
 // payload on its stdin) to $PERMOPA_HOOK_TEST_SLOW and blocks (exit 2).
-// The real slow path is internal/hookclient's, tested there and through
+// The real slow path is adapter/hookclient's, tested there and through
 // the real binaries in cmd/permopa and e2e/hosts.
 func TestMain(m *testing.M) {
 	if os.Getenv("PERMOPA_HOOK_TEST_MAIN") == "1" {

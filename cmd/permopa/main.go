@@ -7,14 +7,14 @@ package main
 import (
 	"os"
 
-	"github.com/permopa/permopa/internal/hookclient"
+	"github.com/permopa/permopa/adapter/hookclient"
 	"github.com/permopa/permopa/internal/hookwire"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg {
 		// permopa-hook's slow path, when permopa-hook-local is not beside
-		// permopa-hook (internal/hookclient).
+		// permopa-hook (adapter/hookclient).
 		os.Exit(hookclient.Main(os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, procEnv{}))

@@ -9,7 +9,7 @@ const DefaultTimeout = 5 * time.Second
 // DefaultServerTimeout bounds one server answer.
 const DefaultServerTimeout = 2 * time.Second
 
-// The slow path (internal/hookclient): permopa-hook execs
+// The slow path (adapter/hookclient): permopa-hook execs
 // `permopa-hook-local SlowPathArg <its arguments>` (or `permopa
 // SlowPathArg …`) for whatever it does not answer itself. When it asked
 // the hook server and got no answer, it gives the payload it read on

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // A hook command line of the host alone (what `permopa install` writes)
