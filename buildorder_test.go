@@ -14,8 +14,8 @@ package permopa_test
 import (
 	_ "github.com/open-policy-agent/opa/cmd"
 	_ "github.com/permopa/permopa/adapter/explain"
-	_ "github.com/permopa/permopa/adapter/hookclient"
 	_ "github.com/permopa/permopa/adapter/guard"
+	_ "github.com/permopa/permopa/adapter/hookclient"
 	_ "github.com/permopa/permopa/adapter/opaplugin"
 	_ "github.com/permopa/permopa/replay"
 )
