@@ -4,18 +4,8 @@
 // The command tree is built in root.go.
 package main
 
-import (
-	"os"
-
-	"github.com/permopa/permopa/adapter/hookclient"
-	"github.com/permopa/permopa/internal/hookwire"
-)
+import "os"
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg {
-		// permopa-hook's slow path, when permopa-hook-local is not beside
-		// permopa-hook (adapter/hookclient).
-		os.Exit(hookclient.Main(os.Args[2:]))
-	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, procEnv{}))
 }
