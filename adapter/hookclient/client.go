@@ -39,7 +39,6 @@ import (
 
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/internal/decisionlog"
-	"github.com/permopa/permopa/internal/hookwire"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -94,7 +93,6 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.permopa, "permopa", "", "the binary for local decisions: permopa-hook-local, or permopa (default: permopa-hook-local next to this one, else permopa next to it, else either on PATH)")
 	fs.BoolVar(&c.trace, "trace", false, "print the time each phase takes to stderr")
 	fs.StringVar(&c.logFile, "log", "", "append one decision log event per call to this file, as `permopa hook --log` (docs/replay.md)")
-	fs.StringVar(&c.tried, hookwire.TriedFlag[2:], "", "(set by permopa-hook) the hook server was asked and gave no answer: why")
 	// The host may come before or after the flags.
 	var positional []string
 	for {

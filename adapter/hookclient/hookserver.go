@@ -47,9 +47,6 @@ func (c config) hookServerFirst() int {
 	case err != nil:
 		// hookproto.Run reads what was read, then stdin's error again.
 		stdin = io.MultiReader(stdin, os.Stdin)
-	case len(payload) <= hookproto.MaxPayload && c.tried != "":
-		// The thin client asked (cmd/permopa-hook): not again.
-		note = c.afterTried()
 	case len(payload) <= hookproto.MaxPayload:
 		var ans *hookproto.Answer
 		ans, note = c.askHookServer(deadline, payload)
@@ -162,30 +159,6 @@ func startHookServer(dir *os.File, key, bin string, why error) string {
 	default:
 		return fmt.Sprintf("no hook server listened, and none could be started: %v", serr)
 	}
-}
-
-// afterTried is what follows the thin client's question to the hook
-// server (c.tried): a server started when nothing listened, the note.
-func (c config) afterTried() string {
-	why, unreachable := strings.CutPrefix(c.tried, hookwire.TriedUnreachable)
-	if !unreachable {
-		return "the hook server gave no answer: " + why
-	}
-	bin, lean, err := c.findLocal()
-	if err != nil || !lean {
-		return "no hook server: it is permopa-hook-local, which is not found"
-	}
-	id, err := hookproto.FileIdentity(bin)
-	if err != nil {
-		return fmt.Sprintf("no hook server: %v", err)
-	}
-	dir, err := hookproto.OpenHookServerDir(hookproto.HookServerDir(os.Getenv))
-	if err != nil {
-		return fmt.Sprintf("no hook server: %v", err)
-	}
-	defer dir.Close()
-	key := hookproto.HookServerKey(id, os.Getuid(), hookproto.DecisionEnv(os.Environ()))
-	return startHookServer(dir, key, bin, errors.New(why))
 }
 
 // absPath is p made absolute against this process's directory ("" stays).

@@ -24,6 +24,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -106,18 +107,79 @@ func served(host string) int {
 	if err == nil {
 		return write(ans)
 	}
-	why := err.Error()
+	why := "the hook server gave no answer: " + err.Error()
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-		why = hookwire.TriedUnreachable + why
+		// Nothing listens: start one for the next calls (one at a time:
+		// the lock), and decide this call locally.
+		switch serr := hookwire.StartHookServer(dir, key, local, os.Environ()); {
+		case serr == nil:
+			why = "no hook server listened (" + err.Error() + "); started one"
+		case errors.Is(serr, hookwire.ErrHookServerStarting):
+			why = "a hook server is starting"
+		default:
+			why = "no hook server listened, and none could be started: " + serr.Error()
+		}
 	}
-	left := time.Until(deadline)
+	return decideLocally(dir, local, host, payload, deadline, why)
+}
+
+// decideLocally has permopa-hook-local (a child, waited for) decide the
+// payload, as the slow path would (hookclient's local): its answer is
+// passed on when it exits 0 or 2; anything else, or no answer by the
+// deadline (the child is killed), blocks.
+func decideLocally(dir *os.File, local, host string, payload []byte, deadline time.Time, why string) int {
+	// The child's own deadline inside this one, so that its block (which
+	// names the cause) is the one the host sees.
+	left := time.Until(deadline) - 100*time.Millisecond
 	if left <= 0 {
-		return block("no decision within " + hookwire.DefaultTimeout.String() + " (context deadline exceeded)")
+		return block(why + ", and no time is left to decide locally")
 	}
-	if err := payloadOnStdin(dir, payload); err != nil {
-		return block("the hook server gave no answer (" + why + "), and the payload could not be handed on: " + err.Error())
+	var files [3]*os.File
+	for i := range files {
+		f, err := unlinkedFile(dir, i)
+		if err != nil {
+			return block(why + ", and " + err.Error())
+		}
+		defer f.Close()
+		files[i] = f
 	}
-	return slowPath([]string{host, "--timeout", left.String(), hookwire.TriedFlag, why})
+	if _, err := files[0].Write(payload); err != nil {
+		return block(why + ", and the payload could not be handed on: " + err.Error())
+	}
+	if _, err := files[0].Seek(0, 0); err != nil {
+		return block(why + ", and the payload could not be handed on: " + err.Error())
+	}
+	// The child must not ask a server (none is configured: autoServer).
+	env := []string{hookwire.EnvServer + "=", hookwire.EnvServerRequired + "="}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != hookwire.EnvServer && k != hookwire.EnvServerRequired {
+			env = append(env, kv)
+		}
+	}
+	argv := []string{local, host, "--destination", "local", "--timeout", left.String()}
+	p, err := os.StartProcess(local, argv, &os.ProcAttr{Env: env, Files: files[:]})
+	if err != nil {
+		return block(why + ", and " + local + " could not run: " + err.Error())
+	}
+	kill := time.AfterFunc(time.Until(deadline), func() { p.Kill() })
+	st, err := p.Wait()
+	kill.Stop()
+	if err != nil {
+		return block(why + ", and " + local + " could not run: " + err.Error())
+	}
+	var out [2][]byte
+	for i, f := range files[1:] {
+		if _, err := f.Seek(0, 0); err == nil {
+			out[i], err = io.ReadAll(f)
+		}
+		if err != nil {
+			return block(why + ", and " + local + "'s answer could not be read: " + err.Error())
+		}
+	}
+	if code := st.ExitCode(); code != 0 && code != 2 {
+		return block(why + ", and " + strings.Join(argv, " ") + " exited " + strconv.Itoa(code) + ": " + strings.TrimSpace(string(out[1])))
+	}
+	return write(hookwire.ServeAnswer{Stdout: out[0], Stderr: string(out[1]), Exit: st.ExitCode()})
 }
 
 // write prints the server's answer as permopa-hook-local would have
@@ -141,35 +203,22 @@ func block(reason string) int {
 	return 2
 }
 
-// payloadOnStdin makes descriptor 0 a file that holds payload (read from
-// stdin already), for the slow path: an unlinked file in the hook server
-// directory (this user's, 0700).
-func payloadOnStdin(dir *os.File, payload []byte) error {
-	name := "payload." + strconv.Itoa(os.Getpid()) + "." + strconv.FormatInt(time.Now().UnixNano(), 36)
+// unlinkedFile is a new file in dir (the hook server directory: this
+// user's, 0700), unlinked at once, so that only its descriptor holds what
+// is written to it.
+func unlinkedFile(dir *os.File, n int) (*os.File, error) {
+	name := "hook." + strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(n) + "." + strconv.FormatInt(time.Now().UnixNano(), 36)
 	dfd := int(dir.Fd())
 	fd, err := syscall.Openat(dfd, name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
-		return os.NewSyscallError("open", err)
+		return nil, os.NewSyscallError("open", err)
 	}
-	defer syscall.Close(fd)
+	f := os.NewFile(uintptr(fd), name)
 	if err := syscall.Unlinkat(dfd, name); err != nil {
-		return os.NewSyscallError("unlink", err)
+		f.Close()
+		return nil, os.NewSyscallError("unlink", err)
 	}
-	for rest := payload; len(rest) > 0; {
-		n, err := syscall.Write(fd, rest)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return os.NewSyscallError("write", err)
-		}
-		rest = rest[n:]
-	}
-	if _, err := syscall.Seek(fd, 0, 0); err != nil {
-		return os.NewSyscallError("seek", err)
-	}
-	// Dup3 without O_CLOEXEC: descriptor 0 stays open across the exec.
-	return os.NewSyscallError("dup3", syscall.Dup3(fd, 0, 0))
+	return f, nil
 }
 
 // slowPath execs the slow path with args: permopa-hook-local

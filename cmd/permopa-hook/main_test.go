@@ -16,19 +16,42 @@ import (
 )
 
 // TestMain runs this test binary as permopa-hook when PERMOPA_HOOK_TEST_MAIN
-// is set, and as the slow path it execs (`permopa-hook-local
-// --hook-client`, a copy of this binary beside it) when that is the first
-// argument: the slow path writes what it got (its arguments, then the
-// payload on its stdin) to $PERMOPA_HOOK_TEST_SLOW and blocks (exit 2).
-// The real slow path is adapter/hookclient's, tested there and through
+// is set, and as the programs it runs from beside it (copies of this
+// binary): the slow path it execs (`permopa-hook-local --hook-client`),
+// the local decider (`permopa-hook-local <host> <flags>`) and the hook
+// server it starts (`permopa-hook-local --serve KEY`). Each writes what it
+// got (its role and arguments, then its stdin) to $PERMOPA_HOOK_TEST_SLOW
+// (the server to that name with ".serve"); the slow path blocks (exit 2),
+// the local decider answers {"local":true} (or, as
+// PERMOPA_HOOK_TEST_LOCAL says, exits 1 or hangs). The real ones are
+// adapter/hookclient's and permopa-hook-local's, tested there and through
 // the real binaries in cmd/permopa and e2e/hosts.
 func TestMain(m *testing.M) {
 	if os.Getenv("PERMOPA_HOOK_TEST_MAIN") == "1" {
-		if len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg {
+		record := func(role string) {
 			stdin, _ := io.ReadAll(os.Stdin)
-			os.WriteFile(os.Getenv("PERMOPA_HOOK_TEST_SLOW"), []byte(strings.Join(os.Args[2:], "\x00")+"\n"+string(stdin)), 0o600)
+			os.WriteFile(os.Getenv("PERMOPA_HOOK_TEST_SLOW"), []byte(role+"\x00"+strings.Join(os.Args[1:], "\x00")+"\n"+string(stdin)), 0o600)
+		}
+		switch {
+		case len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg:
+			record("slow")
 			os.Stderr.WriteString("slow path\n")
 			os.Exit(2)
+		case len(os.Args) > 1 && os.Args[1] == "--serve":
+			os.WriteFile(os.Getenv("PERMOPA_HOOK_TEST_SLOW")+".serve", []byte(strings.Join(os.Args[1:], " ")), 0o600)
+			os.Exit(0)
+		case filepath.Base(os.Args[0]) == "permopa-hook-local":
+			record("local")
+			switch os.Getenv("PERMOPA_HOOK_TEST_LOCAL") {
+			case "exit1":
+				os.Stderr.WriteString("broken\n")
+				os.Exit(1)
+			case "hang":
+				time.Sleep(time.Minute)
+			}
+			os.Stdout.WriteString(`{"local":true}`)
+			os.Stderr.WriteString("local note\n")
+			os.Exit(0)
 		}
 		main()
 	}
@@ -164,27 +187,26 @@ func TestThinServed(t *testing.T) {
 	}
 }
 
-// A server that gives no answer the hook can use hands the call to the
-// slow path with the payload on stdin, the time left and why; one that
-// does not listen says so (the slow path then starts one). Nothing the
-// server said is printed.
-func TestThinServerFaultsGoSlow(t *testing.T) {
+// A server that gives no answer the hook can use: the call is decided by
+// permopa-hook-local as a child, with the payload on its stdin and the
+// time left, and its answer is the hook's; one that does not listen is
+// started for the next calls. Nothing the server said is printed.
+func TestThinServerFaultsDecideLocally(t *testing.T) {
 	t.Parallel()
 	for name, c := range map[string]struct {
 		answer func(hookwire.ServeRequest) *hookwire.ServeAnswer
-		why    string
 	}{
 		"refuses": {func(hookwire.ServeRequest) *hookwire.ServeAnswer {
 			return &hookwire.ServeAnswer{Refused: "no cwd", Stdout: []byte("{}")}
-		}, "did not decide: no cwd"},
+		}},
 		"other key": {func(hookwire.ServeRequest) *hookwire.ServeAnswer {
 			return &hookwire.ServeAnswer{Key: "0123", Stdout: []byte("{}")}
-		}, "answered for key"},
+		}},
 		"exit 1": {func(hookwire.ServeRequest) *hookwire.ServeAnswer {
 			return &hookwire.ServeAnswer{Exit: 1, Stdout: []byte("{}")}
-		}, "exit status 1"},
-		"silent": {func(hookwire.ServeRequest) *hookwire.ServeAnswer { return nil }, "no answer within 2s"},
-		"none":   {nil, hookwire.TriedUnreachable},
+		}},
+		"silent": {func(hookwire.ServeRequest) *hookwire.ServeAnswer { return nil }},
+		"none":   {nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -192,18 +214,39 @@ func TestThinServerFaultsGoSlow(t *testing.T) {
 			if c.answer != nil {
 				e.serve(t, c.answer)
 			}
-			out, errOut, code, slow := e.run(t, []string{"codex"}, thinPayload)
-			args, stdin, _ := strings.Cut(slow, "\n")
+			out, errOut, code, got := e.run(t, []string{"codex"}, thinPayload)
+			args, stdin, _ := strings.Cut(got, "\n")
 			argv := strings.Split(args, "\x00")
-			if out != "" || errOut != "slow path\n" || code != 2 || len(argv) != 5 || argv[0] != "codex" || argv[1] != "--timeout" ||
-				argv[3] != hookwire.TriedFlag || !strings.Contains(argv[4], c.why) || stdin != thinPayload {
-				t.Fatalf("stdout %q stderr %q exit %d; the slow path got %q; want it with the payload and %q", out, errOut, code, slow, c.why)
+			if out != `{"local":true}` || errOut != "local note\n" || code != 0 || len(argv) != 6 || argv[0] != "local" || argv[1] != "codex" ||
+				argv[2] != "--destination" || argv[3] != "local" || argv[4] != "--timeout" || stdin != thinPayload {
+				t.Fatalf("stdout %q stderr %q exit %d; the local decider got %q; want its answer, with the payload", out, errOut, code, got)
 			}
-			if left, err := time.ParseDuration(argv[2]); err != nil || left <= 0 || left > hookwire.DefaultTimeout {
-				t.Errorf("time left %q", argv[2])
+			if left, err := time.ParseDuration(argv[5]); err != nil || left <= 0 || left > hookwire.DefaultTimeout {
+				t.Errorf("time left %q", argv[5])
 			}
-			if c.answer != nil && strings.HasPrefix(argv[4], hookwire.TriedUnreachable) {
-				t.Errorf("a server that listened is said not to: %q", argv[4])
+			serve, _ := os.ReadFile(e.slow + ".serve")
+			if started := len(serve) > 0; started != (c.answer == nil) || started && !strings.HasPrefix(string(serve), "--serve ") {
+				t.Errorf("a server started: %q; want one only when none listened", serve)
+			}
+		})
+	}
+}
+
+// A local decider that fails (exits 1) or gives no answer by the deadline
+// (killed then) is a block, never its output.
+func TestThinLocalFailureBlocks(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"exit1", "hang"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			e := newThinEnv(t, true, "PERMOPA_HOOK_TEST_LOCAL="+mode)
+			start := time.Now()
+			out, errOut, code, _ := e.run(t, []string{"claude"}, thinPayload)
+			if out != "" || code != 2 || !strings.Contains(errOut, "permopa blocked this call") {
+				t.Errorf("stdout %q stderr %q exit %d; want a block", out, errOut, code)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("answered after %s", d)
 			}
 		})
 	}
@@ -231,7 +274,7 @@ func TestThinSlowPathAsCalled(t *testing.T) {
 			return &hookwire.ServeAnswer{Stdout: []byte("served")}
 		})
 		out, _, code, slow := e.run(t, c.args, thinPayload)
-		if want := strings.Join(c.args, "\x00") + "\n" + thinPayload; out != "" || code != 2 || slow != want {
+		if want := strings.Join(append([]string{"slow", hookwire.SlowPathArg}, c.args...), "\x00") + "\n" + thinPayload; out != "" || code != 2 || slow != want {
 			t.Errorf("%q %q: stdout %q exit %d, the slow path got %q; want %q", c.args, c.env, out, code, slow, want)
 		}
 	}

@@ -300,3 +300,64 @@ func (s *peerSocket) Write(p []byte) (int, error) {
 }
 
 func (s *peerSocket) Close() error { return syscall.Close(s.fd) }
+
+// ErrHookServerStarting: another hook holds the server's lock (it is
+// starting it, or a server runs).
+var ErrHookServerStarting = errors.New("another hook server holds the lock")
+
+// StartHookServer starts `bin --serve KEY` (permopa-hook-local) detached:
+// in a session of its own, its working directory /, stdin and stdout
+// /dev/null and stderr its log file in dir, with environ. The lock file is
+// taken first (flock, not waiting) and handed to the server, which holds it
+// as long as it runs: of two hooks starting a server at once, one starts
+// it and the other gets ErrHookServerStarting.
+func StartHookServer(dir *os.File, key, bin string, environ []string) error {
+	lock, err := openInDir(dir, LockName(key), syscall.O_RDWR|syscall.O_CREAT)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err == syscall.EWOULDBLOCK {
+			return ErrHookServerStarting
+		}
+		return os.NewSyscallError("flock", err)
+	}
+	logf, err := openInDir(dir, LogName(key), syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	// fd 3: the lock, held by the server from now on; fd 4: the directory.
+	p, err := os.StartProcess(bin, []string{bin, "--serve", key}, &os.ProcAttr{
+		Dir: "/", Env: environ, Files: []*os.File{null, null, logf, lock, dir},
+		Sys: &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return wrap("starting the hook server "+bin+": ", err)
+	}
+	// Not waited for: it outlives this hook (reparented when it exits).
+	return p.Release()
+}
+
+// openInDir opens (creating, mode 0600) a regular file of this user in
+// dir, never through a link.
+func openInDir(dir *os.File, name string, flags int) (*os.File, error) {
+	path := filepath.Join(dir.Name(), name)
+	fd, err := syscall.Openat(int(dir.Fd()), name, flags|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != os.Getuid() {
+		f.Close()
+		return nil, errors.New(path + " is not a regular file of this user; refused")
+	}
+	return f, nil
+}

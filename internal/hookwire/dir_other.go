@@ -23,6 +23,10 @@ func SocketName(key string) string                { return key + ".sock" }
 func LockName(key string) string                  { return key + ".lock" }
 func LogName(key string) string                   { return key + ".log" }
 func FileIdentity(string) (BinaryIdentity, error) { return BinaryIdentity{}, errNoHookServer }
+
+var ErrHookServerStarting = errors.New("another hook server holds the lock")
+
+func StartHookServer(*os.File, string, string, []string) error { return errNoHookServer }
 func Ask(*os.File, string, ServeRequest, time.Time, time.Duration) (ServeAnswer, error) {
 	return ServeAnswer{}, errNoHookServer
 }
