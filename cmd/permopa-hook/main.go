@@ -8,18 +8,19 @@
 // process that links little more than a Go hello-world (internal/hookwire:
 // no JSON, regexp, crypto, flag or context) and does nothing else: no
 // goroutine, timer or poller, no garbage collection (BENCHMARKS.md,
-// "Hooks"). Everything else is permopa-hook's slow path
-// (adapter/hookclient), which this process execs in its place as
-// `permopa-hook-local --hook-client <args>` (else `permopa --hook-client
-// <args>`, from this binary's directory or PATH): a command line with
-// flags, a configured server, --log, a hook server that cannot be asked
-// (none runs yet, its directory fails its checks, permopa-hook-local is
-// not beside this binary), or one that gives no answer (then the payload,
-// the time left and why go with it, and the slow path decides locally and
-// starts a server when none listened). It never fails open: a payload not
-// read in time, unreadable or too large, or no slow path to exec, is a
-// block (exit 2, the reason on stderr, which every host's hook takes as a
-// block).
+// "Hooks"). A call the server does not answer (none listens: one is
+// started for the next calls; a refusal, a fault, no answer in time) is
+// decided by permopa-hook-local beside this binary, run as a child and
+// waited for, so that a decider that dies, hangs past the deadline or
+// exits with anything but 0 or 2 is answered with a block. Everything else
+// is permopa-hook's slow path (adapter/hookclient), which this process
+// execs in its place as `permopa-hook-local --hook-client <args>` (else
+// `permopa --hook-client <args>`, from this binary's directory or PATH): a
+// command line with flags, a configured server, --log, the hook server
+// turned off, no permopa-hook-local beside this binary, its directory
+// failing its checks. It never fails open: a payload not read in time,
+// unreadable or too large, or no slow path to exec, is a block (exit 2, the
+// reason on stderr, which every host's hook takes as a block).
 package main
 
 import (
