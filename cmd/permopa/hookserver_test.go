@@ -302,9 +302,8 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 // The command install writes, `permopa-hook <host>` with no flag, is the
 // thin client (cmd/permopa-hook): answered by the server (its count of
 // answered hooks), the answer permopa-hook-local's; a payload the server
-// refuses (no absolute cwd) goes with the client's payload to its slow
-// path (permopa-hook-local --hook-client), which decides it locally: the
-// same answer again.
+// refuses (no absolute cwd) is decided by permopa-hook-local, which the
+// client runs with the payload it read: the same answer again.
 func TestHookServerThinClient(t *testing.T) {
 	t.Parallel()
 	h := newHookServerEnv(t)
