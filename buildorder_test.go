@@ -15,6 +15,7 @@ import (
 	_ "github.com/open-policy-agent/opa/cmd"
 	_ "github.com/permopa/permopa/adapter/explain"
 	_ "github.com/permopa/permopa/adapter/guard"
+	_ "github.com/permopa/permopa/adapter/hookclient"
 	_ "github.com/permopa/permopa/adapter/opaplugin"
 	_ "github.com/permopa/permopa/replay"
 )

@@ -13,23 +13,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/permopa/permopa/internal/hookwire"
 	"github.com/permopa/permopa/permission"
 )
 
 // Environment variables that point hooks at a running server.
 const (
 	// EnvServer is the server address, as for --server.
-	EnvServer = "PERMOPA_SERVER"
+	EnvServer = hookwire.EnvServer
 	// EnvServerRequired, when "1" or "true", makes an unreachable server
 	// block instead of deciding locally.
-	EnvServerRequired = "PERMOPA_SERVER_REQUIRED"
+	EnvServerRequired = hookwire.EnvServerRequired
 )
 
 // CheckPath is the server's decision endpoint (docs/api.md).
 const CheckPath = "/v1/permission/check"
 
 // DefaultServerTimeout bounds one server answer; past it the hook blocks.
-const DefaultServerTimeout = 2 * time.Second
+const DefaultServerTimeout = hookwire.DefaultServerTimeout
 
 // maxAnswer caps a server answer's body.
 const maxAnswer = 4 << 20

@@ -1,15 +1,11 @@
 package hookproto
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
 // The hook server (docs/hosts.md, "The hook server"): permopa-hook starts
@@ -27,10 +23,10 @@ import (
 const (
 	// EnvHookServer "0" (or "false", "off", "no") turns the hook server
 	// off: every call is decided by a local process.
-	EnvHookServer = "PERMOPA_HOOK_SERVER"
+	EnvHookServer = hookwire.EnvHookServer
 	// EnvHookServerIdle is how long a hook server waits for a call before
 	// it exits (a Go duration; default DefaultHookServerIdle).
-	EnvHookServerIdle = "PERMOPA_HOOK_SERVER_IDLE"
+	EnvHookServerIdle = hookwire.EnvHookServerIdle
 )
 
 // DefaultHookServerIdle is how long a hook server stays without a call.
@@ -39,11 +35,7 @@ const DefaultHookServerIdle = 15 * time.Minute
 // HookServerDisabled reports whether the environment turns the hook
 // server off.
 func HookServerDisabled(getenv func(string) string) bool {
-	switch strings.ToLower(strings.TrimSpace(getenv(EnvHookServer))) {
-	case "0", "false", "off", "no":
-		return true
-	}
-	return false
+	return hookwire.HookServerDisabled(getenv)
 }
 
 // HookServerIdle is the idle time from the environment (default
@@ -56,288 +48,28 @@ func HookServerIdle(getenv func(string) string) time.Duration {
 	return DefaultHookServerIdle
 }
 
-// DecisionEnv is the part of environ that a hook's decision reads, sorted:
-// every PERMOPA_* variable (settings, managed and config directories)
-// except those that only say how to reach a server, HOME (the home
-// directory of paths and settings) and XDG_CONFIG_HOME (the user settings
-// directory, git's user configuration), XDG_CACHE_HOME (where a log
-// failure notice is kept), RUSTUP_HOME (the toolchains a project's
-// rust-toolchain.toml may name), CLAUDE_PROJECT_DIR and CODEX_HOME (where
-// the hook reads the environment a host sets from the project,
-// project_env). PATH is not: Codex gives each session a PATH of its own;
-// the server looks command names up on the PATH of the hook that started
-// it (docs/hosts.md, "The hook server"). A server answers only hooks whose DecisionEnv
-// equals its own.
-func DecisionEnv(environ []string) []string {
-	var out []string
-	for _, kv := range environ {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		switch {
-		case k == EnvServer, k == EnvServerRequired, k == EnvServerTokenFile, k == EnvHookServer, k == EnvHookServerIdle:
-		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME",
-			k == "CLAUDE_PROJECT_DIR", k == "CODEX_HOME":
-			out = append(out, kv)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
+// DecisionEnv is the part of environ that a hook's decision reads
+// (hookwire.DecisionEnv).
+func DecisionEnv(environ []string) []string { return hookwire.DecisionEnv(environ) }
 
-// BinaryIdentity identifies one file of a binary: replacing it (go
-// install, a package upgrade) changes the inode or the times.
-type BinaryIdentity struct {
-	Dev, Ino, Size   uint64
-	MtimeNs, CtimeNs int64
-}
+// BinaryIdentity identifies one file of a binary (hookwire.BinaryIdentity).
+type BinaryIdentity = hookwire.BinaryIdentity
 
 // HookServerKey is the key of the server for a binary, a user and a
-// decision environment: 16 hex digits, part of the socket's name.
+// decision environment (hookwire.HookServerKey).
 func HookServerKey(id BinaryIdentity, uid int, env []string) string {
-	h := sha256.New()
-	var b [40]byte
-	binary.BigEndian.PutUint64(b[0:], id.Dev)
-	binary.BigEndian.PutUint64(b[8:], id.Ino)
-	binary.BigEndian.PutUint64(b[16:], id.Size)
-	binary.BigEndian.PutUint64(b[24:], uint64(id.MtimeNs))
-	binary.BigEndian.PutUint64(b[32:], uint64(uid))
-	h.Write([]byte("permopa hook server 2\x00")) // the protocol's version (frameMagic)
-	h.Write(b[:])
-	for _, kv := range env {
-		h.Write([]byte(kv))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	return hookwire.HookServerKey(id, uid, env)
 }
 
-// ServeRequest is one request to a hook server.
-type ServeRequest struct {
-	// Op is "hook" (answer Payload) or "status".
-	Op  string
-	Key string
-	Env []string
-	// Host, Args: the hook's host and permopa-hook-local's flags.
-	Host    string
-	Args    []string
-	Payload []byte
-}
-
-// ServeAnswer is a hook server's answer: the hook's answer (Stdout,
-// Stderr, Exit) as permopa-hook-local prints it, or Refused when it did
-// not decide (the hook then decides locally).
-type ServeAnswer struct {
-	Pid     int
-	Key     string
-	Refused string
-	Stdout  []byte
-	Stderr  string
-	Exit    int
-	// Status: when the server started, how many hooks it answered, and
-	// its idle limit.
-	Started  time.Time
-	Answered int64
-	Idle     string
-}
-
-// frameMagic starts every message of the hook server protocol: the magic,
-// then the body's length (4 bytes, big endian), then the body: fields,
-// each a tag byte, the value's length (uvarint) and the value (bytes, or a
-// number as a zigzag varint); a list is its field repeated. Not JSON: the
-// first use of encoding/json's reflection cost a hook process ~1 ms of its
-// ~4 ms beyond a Go process's start (BENCHMARKS.md, "Hooks"). The version
-// is in the magic and in the servers' keys (HookServerKey), so a hook never
-// talks to a server of another version.
-const frameMagic = "PHS2"
-
-// Field tags of the messages.
-const (
-	tagOp = 1 + iota
-	tagKey
-	tagEnv
-	tagHost
-	tagArgs
-	tagPayload
-	tagPid
-	tagRefused
-	tagStdout
-	tagStderr
-	tagExit
-	tagStarted
-	tagAnswered
-	tagIdle
+// ServeRequest is one request to a hook server; ServeAnswer its answer
+// (hookwire).
+type (
+	ServeRequest = hookwire.ServeRequest
+	ServeAnswer  = hookwire.ServeAnswer
 )
 
-// maxFrame bounds a message: a payload (MaxPayload) and the rest.
-const maxFrame = MaxPayload + 64<<10
-
-type frameWriter struct{ b []byte }
-
-func (w *frameWriter) bytes(tag byte, v []byte) {
-	w.b = append(w.b, tag)
-	w.b = binary.AppendUvarint(w.b, uint64(len(v)))
-	w.b = append(w.b, v...)
-}
-
-func (w *frameWriter) str(tag byte, v string) {
-	if v != "" {
-		w.bytes(tag, []byte(v))
-	}
-}
-
-func (w *frameWriter) strs(tag byte, vs []string) {
-	for _, v := range vs {
-		w.bytes(tag, []byte(v))
-	}
-}
-
-func (w *frameWriter) int(tag byte, v int64) {
-	if v != 0 {
-		w.bytes(tag, binary.AppendVarint(nil, v))
-	}
-}
-
-// encodeFrame is v's body: a ServeRequest or a ServeAnswer.
-func encodeFrame(v any) ([]byte, error) {
-	var w frameWriter
-	switch m := v.(type) {
-	case ServeRequest:
-		w.str(tagOp, m.Op)
-		w.str(tagKey, m.Key)
-		w.strs(tagEnv, m.Env)
-		w.str(tagHost, m.Host)
-		w.strs(tagArgs, m.Args)
-		if len(m.Payload) > 0 {
-			w.bytes(tagPayload, m.Payload)
-		}
-	case *ServeRequest:
-		return encodeFrame(*m)
-	case ServeAnswer:
-		w.int(tagPid, int64(m.Pid))
-		w.str(tagKey, m.Key)
-		w.str(tagRefused, m.Refused)
-		if len(m.Stdout) > 0 {
-			w.bytes(tagStdout, m.Stdout)
-		}
-		w.str(tagStderr, m.Stderr)
-		w.int(tagExit, int64(m.Exit))
-		if !m.Started.IsZero() {
-			w.int(tagStarted, m.Started.UnixNano())
-		}
-		w.int(tagAnswered, m.Answered)
-		w.str(tagIdle, m.Idle)
-	case *ServeAnswer:
-		return encodeFrame(*m)
-	default:
-		return nil, fmt.Errorf("no hook server message of type %T", v)
-	}
-	return w.b, nil
-}
-
-// decodeFrame reads body into v (*ServeRequest or *ServeAnswer). A field
-// that is not v's, cut short, or a number that does not parse is an error.
-func decodeFrame(body []byte, v any) error {
-	req, _ := v.(*ServeRequest)
-	ans, _ := v.(*ServeAnswer)
-	if req == nil && ans == nil {
-		return fmt.Errorf("no hook server message of type %T", v)
-	}
-	for len(body) > 0 {
-		tag := body[0]
-		n, k := binary.Uvarint(body[1:])
-		if k <= 0 || n > uint64(len(body)-1-k) {
-			return fmt.Errorf("hook server message: field %d cut short", tag)
-		}
-		val := body[1+k : 1+k+int(n)]
-		body = body[1+k+int(n):]
-		num := func() (int64, error) {
-			x, k := binary.Varint(val)
-			if k <= 0 || k != len(val) {
-				return 0, fmt.Errorf("hook server message: field %d is not a number", tag)
-			}
-			return x, nil
-		}
-		var err error
-		switch {
-		case tag == tagKey && req != nil:
-			req.Key = string(val)
-		case tag == tagKey:
-			ans.Key = string(val)
-		case req != nil && tag == tagOp:
-			req.Op = string(val)
-		case req != nil && tag == tagEnv:
-			req.Env = append(req.Env, string(val))
-		case req != nil && tag == tagHost:
-			req.Host = string(val)
-		case req != nil && tag == tagArgs:
-			req.Args = append(req.Args, string(val))
-		case req != nil && tag == tagPayload:
-			req.Payload = val
-		case ans != nil && tag == tagPid:
-			var x int64
-			x, err = num()
-			ans.Pid = int(x)
-		case ans != nil && tag == tagRefused:
-			ans.Refused = string(val)
-		case ans != nil && tag == tagStdout:
-			ans.Stdout = val
-		case ans != nil && tag == tagStderr:
-			ans.Stderr = string(val)
-		case ans != nil && tag == tagExit:
-			var x int64
-			x, err = num()
-			ans.Exit = int(x)
-		case ans != nil && tag == tagStarted:
-			var x int64
-			x, err = num()
-			ans.Started = time.Unix(0, x)
-		case ans != nil && tag == tagAnswered:
-			ans.Answered, err = num()
-		case ans != nil && tag == tagIdle:
-			ans.Idle = string(val)
-		default:
-			return fmt.Errorf("hook server message: unknown field %d", tag)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // WriteFrame writes v (a ServeRequest or a ServeAnswer) as one message.
-func WriteFrame(w io.Writer, v any) error {
-	body, err := encodeFrame(v)
-	if err != nil {
-		return err
-	}
-	if len(body) > maxFrame {
-		return fmt.Errorf("message of %d bytes is larger than %d", len(body), maxFrame)
-	}
-	msg := make([]byte, 0, 8+len(body))
-	msg = append(msg, frameMagic...)
-	msg = binary.BigEndian.AppendUint32(msg, uint32(len(body)))
-	_, err = w.Write(append(msg, body...))
-	return err
-}
+func WriteFrame(w io.Writer, v any) error { return hookwire.WriteFrame(w, v) }
 
 // ReadFrame reads one message into v (a *ServeRequest or *ServeAnswer).
-func ReadFrame(r io.Reader, v any) error {
-	var head [8]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return err
-	}
-	if string(head[:4]) != frameMagic {
-		return errors.New("not a hook server message (or one of another version)")
-	}
-	n := binary.BigEndian.Uint32(head[4:])
-	if n > maxFrame {
-		return fmt.Errorf("message of %d bytes is larger than %d", n, maxFrame)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return err
-	}
-	return decodeFrame(body, v)
-}
+func ReadFrame(r io.Reader, v any) error { return hookwire.ReadFrame(r, v) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/claudepattern"
+	"github.com/permopa/permopa/internal/hookwire"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -30,7 +31,7 @@ const (
 )
 
 // MaxPayload caps what a hook reads from stdin; a larger payload is refused.
-const MaxPayload = 16 << 20
+const MaxPayload = hookwire.MaxPayload
 
 // Answer is what a hook process prints and how it exits.
 type Answer struct {

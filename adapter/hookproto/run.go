@@ -7,12 +7,13 @@ import (
 	"io"
 	"time"
 
+	"github.com/permopa/permopa/internal/hookwire"
 	"github.com/permopa/permopa/permission"
 )
 
 // DefaultTimeout bounds a hook's whole answer: reading stdin, deciding (a
 // policy compile or a server's answer) and answering.
-const DefaultTimeout = 5 * time.Second
+const DefaultTimeout = hookwire.DefaultTimeout
 
 // Decider decides every input of req, in order. An error blocks the call
 // (the host gets a deny naming it), except an *UnreachableError when the

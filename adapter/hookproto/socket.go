@@ -2,8 +2,8 @@ package hookproto
 
 import (
 	"os"
-	"path/filepath"
-	"strconv"
+
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
 // The per-user default server (docs/hosts.md, "Fast path"): `permopa run
@@ -13,31 +13,16 @@ import (
 
 // DefaultSocket is $XDG_RUNTIME_DIR/permopa/permopa.sock, or without a
 // runtime directory /tmp/permopa-UID/permopa.sock.
-func DefaultSocket() string { return defaultSocket(os.LookupEnv) }
+func DefaultSocket() string { return hookwire.DefaultSocket(os.LookupEnv) }
 
 // defaultSocket is DefaultSocket with XDG_RUNTIME_DIR read through
-// lookupEnv, so that a hook run with an environment of its own (the
-// binary's commands run in process with one) asks that environment's
-// socket.
+// lookupEnv.
 func defaultSocket(lookupEnv func(string) (string, bool)) string {
-	if rt, _ := lookupEnv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
-		return filepath.Join(rt, "permopa", "permopa.sock")
-	}
-	return filepath.Join(os.TempDir(), "permopa-"+strconv.Itoa(os.Getuid()), "permopa.sock")
+	return hookwire.DefaultSocket(lookupEnv)
 }
 
 // DefaultServer is the address of the default socket when a server of
-// this user may be listening there (the socket exists, in a private
-// directory of this user), else "". lookupEnv is os.LookupEnv or the
-// environment the hook runs with (PERMOPA_SERVER, XDG_RUNTIME_DIR): a
-// PERMOPA_SERVER that is set, even empty, is the user's choice.
+// this user may be listening there, else "" (hookwire.DefaultServer).
 func DefaultServer(lookupEnv func(string) (string, bool)) string {
-	if _, set := lookupEnv(EnvServer); set {
-		return ""
-	}
-	sock := defaultSocket(lookupEnv)
-	if privateDir(filepath.Dir(sock)) != nil || !ownSocket(sock) {
-		return ""
-	}
-	return "unix://" + sock
+	return hookwire.DefaultServer(lookupEnv)
 }

@@ -9,38 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
 // privateDir checks that dir is a directory (not a link) owned by this
-// user that no other user can enter or write.
-func privateDir(dir string) error {
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	switch {
-	case !info.IsDir():
-		return fmt.Errorf("%s is not a directory", dir)
-	case !ok || int(st.Uid) != os.Getuid():
-		return fmt.Errorf("%s belongs to another user", dir)
-	case info.Mode().Perm()&0o077 != 0:
-		return fmt.Errorf("%s is open to other users (mode %#o, want 0700)", dir, info.Mode().Perm())
-	}
-	return nil
-}
-
-// ownSocket reports a unix socket owned by this user at path.
-func ownSocket(path string) bool {
-	info, err := os.Lstat(path)
-	if err != nil || info.Mode().Type() != fs.ModeSocket {
-		return false
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
-}
+// user that no other user can enter or write; ownSocket reports a unix
+// socket of this user at path (hookwire).
+func privateDir(dir string) error { return hookwire.PrivateDir(dir) }
+func ownSocket(path string) bool  { return hookwire.OwnSocket(path) }
 
 // PrepareSocket readies sock for a server to listen on: its directory is
 // created 0700, or must be a private directory of this user (not a link,

@@ -9,7 +9,9 @@
 //	permopa-hook-local claude|codex|gemini [--mode M] [--destination D] [--timeout T] [--ignore-host-mode] [--trace] [--log FILE]
 //
 // permopa-hook runs it when no permopa server answers (docs/hosts.md,
-// "Fast path"); it never asks a server itself. The settings are those of
+// "Fast path"); it never asks a server itself. `permopa-hook-local
+// --hook-client <args>` is permopa-hook's slow path (adapter/hookclient),
+// which permopa-hook execs for what it does not answer itself. The settings are those of
 // `permopa hook` (the payload's cwd's .permopa files, the user's, managed,
 // PERMOPA_* variables), read and decided by the same code
 // (adapter.NewHookEngine, adapter.RunHook), so it answers exactly as
@@ -29,9 +31,11 @@ import (
 	"runtime/debug"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookclient"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
+	"github.com/permopa/permopa/internal/hookwire"
 	"github.com/permopa/permopa/permission"
 )
 
@@ -46,6 +50,11 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "--serve" {
 		// The hook server permopa-hook starts (serve.go).
 		os.Exit(serve(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg {
+		// permopa-hook's slow path, which permopa-hook execs for what it
+		// does not answer itself (adapter/hookclient).
+		os.Exit(hookclient.Main(os.Args[2:]))
 	}
 	opts, host, logFile, err := parseArgs(os.Args[1:])
 	if err != nil {

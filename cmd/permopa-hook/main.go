@@ -1,323 +1,255 @@
 // Command permopa-hook answers an agent host's permission hook (Claude
-// Code, Codex, Gemini CLI) by asking a running `permopa run --server`, and
-// hands the hook to permopa-hook-local (a lean binary that decides
-// locally, as `permopa hook` does) when there is no server to ask.
+// Code, Codex, Gemini CLI): the command `permopa install` writes.
 //
-//	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE]
+//	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE] [flags]
 //
-// It speaks the same protocols as `permopa hook <host>` with the same code
-// (adapter/hookproto) but links no OPA package, so a process starts and
-// answers in a few milliseconds instead of paying OPA's package
-// initialisation. Without a server it runs permopa-hook-local as a child
-// and waits for it (not exec'ing over itself), so that a decider that dies
-// or exits with anything but 0 or 2 is still answered with a block. It
-// never fails open:
-//   - no server configured, or the server cannot be connected to (no
-//     socket, connection refused): permopa-hook-local (else `permopa hook
-//     <host>`) decides the same payload and its answer is passed on; with
-//     --server-required or PERMOPA_SERVER_REQUIRED=1 it blocks instead;
-//   - any other server fault (an error status, an answer that is not a
-//     decision, no answer within --server-timeout) blocks;
-//   - a local decider that cannot be found or run, or that answers with
-//     an exit status other than 0 or 2, blocks.
+// The common call, the host alone with no server configured, is answered
+// here by the user's hook server (docs/hosts.md, "The hook server"), in a
+// process that links little more than a Go hello-world (internal/hookwire:
+// no JSON, regexp, crypto, flag or context) and does nothing else: no
+// goroutine, timer or poller, no garbage collection (BENCHMARKS.md,
+// "Hooks"). A call the server does not answer (none listens: one is
+// started for the next calls; a refusal, a fault, no answer in time) is
+// decided by permopa-hook-local beside this binary, run as a child and
+// waited for, so that a decider that dies, hangs past the deadline or
+// exits with anything but 0 or 2 is answered with a block. Everything else
+// is permopa-hook's slow path (adapter/hookclient), which this process
+// execs in its place as `permopa-hook-local --hook-client <args>` (else
+// `permopa --hook-client <args>`, from this binary's directory or PATH): a
+// command line with flags, a configured server, --log, the hook server
+// turned off, no permopa-hook-local beside this binary, its directory
+// failing its checks. It never fails open: a payload not read in time,
+// unreadable or too large, or no slow path to exec, is a block (exit 2, the
+// reason on stderr, which every host's hook takes as a block).
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/permopa/permopa/adapter/hookproto"
-	"github.com/permopa/permopa/internal/decisionlog"
-	"github.com/permopa/permopa/permission"
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
-// config is the command line.
-type config struct {
-	host           string
-	server         string
-	serverRequired bool
-	serverTimeout  time.Duration
-	timeout        time.Duration
-	ignoreHostMode bool
-	destination    string
-	mode           string
-	permopa        string
-	trace          bool
-	logFile        string
-	hasServer      bool // a server address was configured
-	auto           bool // ask the hook server (started on demand) before a local process
-}
-
-func parseArgs(args []string) (config, error) {
-	if len(args) == 1 && hookproto.For(args[0]) != nil {
-		// The command line `permopa install` writes: every flag's default
-		// (parseFlags gives the same, TestParseArgsHostOnly), without the
-		// flag package, whose first use costs a hook ~0.4 ms of CPU
-		// (BENCHMARKS.md, "Hooks").
-		return config{host: args[0], serverTimeout: hookproto.DefaultServerTimeout, timeout: hookproto.DefaultTimeout, destination: defaultDestination}, nil
-	}
-	return parseFlags(args)
-}
-
-// defaultDestination is --destination's default.
-const defaultDestination = "local"
-
-// parseFlags reads the command line: flags, and the host before or after
-// them.
-func parseFlags(args []string) (config, error) {
-	var c config
-	fs := flag.NewFlagSet("permopa-hook", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.server, "server", "", "permopa server address (unix:///path.sock or http://host:port); default $"+hookproto.EnvServer)
-	fs.BoolVar(&c.serverRequired, "server-required", false, "block when the server cannot be reached; default $"+hookproto.EnvServerRequired)
-	fs.DurationVar(&c.serverTimeout, "server-timeout", hookproto.DefaultServerTimeout, "block when the server gives no answer within this time")
-	fs.DurationVar(&c.timeout, "timeout", hookproto.DefaultTimeout, "block when no answer is reached within this time")
-	fs.BoolVar(&c.ignoreHostMode, "ignore-host-mode", false, "ignore the permission_mode the host sends")
-	fs.StringVar(&c.destination, "destination", defaultDestination, "settings destination named in approval advice")
-	fs.StringVar(&c.mode, "mode", "", "mode for calls that name none")
-	fs.StringVar(&c.permopa, "permopa", "", "the binary for local decisions: permopa-hook-local, or permopa (default: permopa-hook-local next to this one, else permopa next to it, else either on PATH)")
-	fs.BoolVar(&c.trace, "trace", false, "print the time each phase takes to stderr")
-	fs.StringVar(&c.logFile, "log", "", "append one decision log event per call to this file, as `permopa hook --log` (docs/replay.md)")
-	// The host may come before or after the flags.
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return c, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(positional) != 1 {
-		return c, errors.New("want one host: claude, codex or gemini")
-	}
-	c.host = positional[0]
-	if hookproto.For(c.host) == nil {
-		return c, errors.New(hookproto.UnknownHost(c.host))
-	}
-	return c, nil
-}
-
 func main() {
-	c, err := parseArgs(os.Args[1:])
+	if os.Getenv("GOGC") == "" {
+		// A process that makes one round trip and exits: a collection
+		// would cost more than the memory it frees.
+		debug.SetGCPercent(-1)
+	}
+	args := os.Args[1:]
+	if len(args) == 1 && fastHost(args[0]) && hookwire.HookServerSupported && autoServer(os.Getenv, os.LookupEnv) {
+		os.Exit(served(args[0]))
+	}
+	os.Exit(slowPath(args))
+}
+
+// fastHost: the hosts as `permopa install` writes them (the slow path
+// knows their other names).
+func fastHost(host string) bool {
+	return host == "claude" || host == "codex" || host == "gemini"
+}
+
+// autoServer reports whether the environment leaves the call to the hook
+// server: no server configured or running on the default socket, none
+// required, the hook server not turned off (as the slow path decides,
+// hookclient.Main).
+func autoServer(getenv func(string) string, lookupEnv func(string) (string, bool)) bool {
+	return strings.TrimSpace(getenv(hookwire.EnvServer)) == "" && !hookwire.ServerRequired(getenv) &&
+		!hookwire.HookServerDisabled(getenv) && hookwire.DefaultServer(lookupEnv) == ""
+}
+
+// served answers the call through the hook server and returns the exit
+// status; what it cannot answer goes to the slow path.
+func served(host string) int {
+	deadline := time.Now().Add(hookwire.DefaultTimeout)
+	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "permopa-hook: %v; blocking\n", err)
-		os.Exit(2)
+		return slowPath(os.Args[1:])
 	}
-	addr, required := hookproto.ServerFromEnv(c.server, c.serverRequired, os.Getenv)
-	if addr == "" {
-		// The user's own server on the per-user socket, when one runs.
-		addr = hookproto.DefaultServer(os.LookupEnv)
+	// The server is permopa-hook-local beside this binary (as the slow
+	// path finds it first); Linux's /proc/self/exe has every link resolved.
+	local := filepath.Join(filepath.Dir(self), "permopa-hook-local")
+	var st syscall.Stat_t
+	if syscall.Stat(local, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
+		return slowPath(os.Args[1:])
 	}
-	// No server named or running: the hook server, started on demand,
-	// answers what permopa-hook-local would (hookserver.go); it is not a
-	// server in PERMOPA_SERVER's sense (PERMOPA_SERVER= leaves it on),
-	// PERMOPA_HOOK_SERVER=0 turns it off.
-	c.auto = addr == "" && !required && hookproto.HookServerSupported && !hookproto.HookServerDisabled(os.Getenv)
-	if c.auto && c.logFile == "" {
-		// The common case (the command `permopa install` writes): the hook
-		// server first, with nothing else done (hookserver.go).
-		os.Exit(c.hookServerFirst())
-	}
-	decide := noServer(required)
-	if addr != "" {
-		c.hasServer = true
-		client, err := hookproto.NewClient(addr, c.serverTimeout)
-		if err != nil {
-			decide = func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
-				return nil, err
-			}
-		} else {
-			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]permission.Decision, error) {
-				ds, err := client.Decide(ctx, hookproto.WithMode(req, c.mode))
-				tr.Phase("server")
-				var unreachable *hookproto.UnreachableError
-				if required && errors.As(err, &unreachable) {
-					return nil, fmt.Errorf("%v, and a server is required (--server-required or %s)", err, hookproto.EnvServerRequired)
-				}
-				return ds, err
-			}
-		}
-	}
-	// --log: the server's decisions are logged here; a call decided
-	// locally is logged by the local decider, which gets --log too.
-	var log *decisionlog.Writer
-	var notice string
-	if c.logFile != "" {
-		w, err := decisionlog.Open(c.logFile, decisionlog.WriterOptions{Source: "hook " + c.host})
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "permopa-hook: %v (calls are decided all the same)\n", err)
-		}
-		if w == nil {
-			notice = decisionlog.FailureNotice(c.logFile, err, decisionlog.UserCacheDir())
-		} else {
-			decisionlog.ClearFailureNotice(c.logFile, decisionlog.UserCacheDir())
-			log = w
-			inner := decide
-			decide = func(ctx context.Context, req hookproto.Request, tr *hookproto.Tracer) ([]permission.Decision, error) {
-				ds, err := inner(ctx, req, tr)
-				if err == nil && len(ds) == len(req.Inputs) {
-					for i, in := range req.Inputs {
-						if lerr := log.Log(in, ds[i]); lerr != nil {
-							fmt.Fprintf(os.Stderr, "permopa-hook: %v (calls are decided all the same)\n", lerr)
-							break
-						}
-					}
-				}
-				return ds, err
-			}
-		}
-	}
-	opts := c.runOptions(decide)
-	opts.Notice = notice
-	if c.auto {
-		opts.OnUnreachable = c.hookServerThenLocal
-	}
-	code := hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts)
-	log.Close()
-	os.Exit(code)
-}
-
-// noServer is the decider when no server is configured: unreachable (a
-// local decision follows), or an error that blocks when one is required.
-func noServer(required bool) hookproto.Decider {
-	return func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
-		if required {
-			return nil, fmt.Errorf("a permopa server is required (%s) but none is configured: set --server or %s", hookproto.EnvServerRequired, hookproto.EnvServer)
-		}
-		return nil, &hookproto.UnreachableError{Addr: "(none)", Err: errors.New("no server configured")}
-	}
-}
-
-// runOptions are hookproto.Run's options for this command line, deciding
-// with decide and locally (c.local) when it finds no server.
-func (c config) runOptions(decide hookproto.Decider) hookproto.RunOptions {
-	opts := hookproto.RunOptions{
-		Decide:         decide,
-		Timeout:        c.timeout,
-		IgnoreHostMode: c.ignoreHostMode,
-		Mode:           c.mode,
-		Answer:         hookproto.Options{Destination: c.destination},
-		OnUnreachable:  c.local,
-	}
-	if c.trace {
-		opts.Trace = os.Stderr
-	}
-	return opts
-}
-
-// local has the local decider (permopa-hook-local, else `permopa hook
-// <host>`) decide the payload, and returns its answer. Only exit 0 or 2 is
-// an answer: anything else blocks.
-func (c config) local(ctx context.Context, payload []byte, why error) (hookproto.Answer, error) {
-	bin, lean, err := c.findLocal()
+	id, err := hookwire.FileIdentity(local)
 	if err != nil {
-		return hookproto.Answer{}, fmt.Errorf("%v, and %v", why, err)
+		return slowPath(os.Args[1:])
 	}
-	var left time.Duration
-	if deadline, ok := ctx.Deadline(); ok {
-		// Leave the child's own deadline inside ours, so that its block
-		// (which names the cause) is the one the host sees.
-		left = time.Until(deadline) - 100*time.Millisecond
-		if left <= 0 {
-			return hookproto.Answer{}, fmt.Errorf("%v, and no time is left to decide locally", why)
-		}
+	dir, err := hookwire.OpenHookServerDir(hookwire.HookServerDir(os.Getenv))
+	if err != nil {
+		return slowPath(os.Args[1:])
 	}
-	args := c.localArgs(lean, left)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdin = bytes.NewReader(payload)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	// The child must not try the server again.
-	cmd.Env = append(os.Environ(), hookproto.EnvServer+"=", hookproto.EnvServerRequired+"=")
-	err = cmd.Run()
-	code := 0
-	var exit *exec.ExitError
+	payload, err := hookwire.ReadPayload(0, deadline)
 	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return block("no decision within " + hookwire.DefaultTimeout.String() + " (context deadline exceeded)")
 	case err != nil:
-		return hookproto.Answer{}, fmt.Errorf("%v, and %s could not run: %v", why, bin, err)
+		return block("reading the hook payload: " + err.Error())
+	case len(payload) > hookwire.MaxPayload:
+		return block("hook payload larger than " + strconv.Itoa(hookwire.MaxPayload) + " bytes")
 	}
-	if code != 0 && code != 2 {
-		return hookproto.Answer{}, fmt.Errorf("%v, and %s exited %d: %s", why, strings.Join(append([]string{bin}, args...), " "), code, strings.TrimSpace(errb.String()))
+	env := hookwire.DecisionEnv(os.Environ())
+	key := hookwire.HookServerKey(id, os.Getuid(), env)
+	// Half the time left at most: the rest is for a local decision should
+	// the server fail.
+	wait := min(hookwire.DefaultServerTimeout, time.Until(deadline)/2)
+	// The flags the slow path would send (hookclient's localArgs).
+	req := hookwire.ServeRequest{Op: "hook", Env: env, Host: host, Args: []string{"--destination", "local"}, Payload: payload}
+	ans, err := hookwire.Ask(dir, key, req, time.Now().Add(wait), wait)
+	if err == nil {
+		return write(ans)
 	}
-	note := strings.TrimRight(errb.String(), "\n")
-	if c.hasServer {
-		// Say why the fast path was not taken, as `permopa hook` does.
-		note = strings.TrimLeft(fmt.Sprintf("permopa-hook: %v; deciding locally\n%s", why, note), "\n")
-	}
-	return hookproto.Answer{Stdout: out.Bytes(), Stderr: strings.TrimRight(note, "\n"), Exit: code}, nil
-}
-
-// localArgs is the command line of the local decider for this hook:
-// `permopa-hook-local <host> …` when lean, else `permopa hook <host> …`;
-// timeout 0 leaves the decider's default.
-func (c config) localArgs(lean bool, timeout time.Duration) []string {
-	args := []string{"hook", c.host}
-	if lean {
-		args = args[1:]
-	}
-	args = append(args, "--destination", c.destination)
-	if timeout > 0 {
-		args = append(args, "--timeout", timeout.String())
-	}
-	if c.ignoreHostMode {
-		args = append(args, "--ignore-host-mode")
-	}
-	if c.mode != "" {
-		args = append(args, "--mode", c.mode)
-	}
-	if c.trace {
-		args = append(args, "--trace")
-	}
-	if c.logFile != "" {
-		args = append(args, "--log", c.logFile)
-	}
-	return args
-}
-
-// findLocal is the binary that decides locally, and whether it is the lean
-// permopa-hook-local (else the full permopa): --permopa, else
-// permopa-hook-local in this binary's directory, else permopa there, else
-// permopa-hook-local or permopa on PATH.
-func (c config) findLocal() (string, bool, error) {
-	if c.permopa != "" {
-		return c.permopa, filepath.Base(c.permopa) == "permopa-hook-local", nil
-	}
-	if self, err := os.Executable(); err == nil {
-		// Linux's /proc/self/exe is the binary's path with every link
-		// resolved already: no lstat of each directory on the way.
-		if runtime.GOOS != "linux" {
-			if resolved, err := filepath.EvalSymlinks(self); err == nil {
-				self = resolved
-			}
-		}
-		for _, name := range []string{"permopa-hook-local", "permopa"} {
-			p := filepath.Join(filepath.Dir(self), name)
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-				return p, name == "permopa-hook-local", nil
-			}
+	why := "the hook server gave no answer: " + err.Error()
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+		// Nothing listens: start one for the next calls (one at a time:
+		// the lock), and decide this call locally.
+		switch serr := hookwire.StartHookServer(dir, key, local, os.Environ()); {
+		case serr == nil:
+			why = "no hook server listened (" + err.Error() + "); started one"
+		case errors.Is(serr, hookwire.ErrHookServerStarting):
+			why = "a hook server is starting"
+		default:
+			why = "no hook server listened, and none could be started: " + serr.Error()
 		}
 	}
-	if p, err := exec.LookPath("permopa-hook-local"); err == nil {
-		return p, true, nil
+	return decideLocally(dir, local, host, payload, deadline, why)
+}
+
+// decideLocally has permopa-hook-local (a child, waited for) decide the
+// payload, as the slow path would (hookclient's local): its answer is
+// passed on when it exits 0 or 2; anything else, or no answer by the
+// deadline (the child is killed), blocks.
+func decideLocally(dir *os.File, local, host string, payload []byte, deadline time.Time, why string) int {
+	// The child's own deadline inside this one, so that its block (which
+	// names the cause) is the one the host sees.
+	left := time.Until(deadline) - 100*time.Millisecond
+	if left <= 0 {
+		return block(why + ", and no time is left to decide locally")
 	}
-	p, err := exec.LookPath("permopa")
+	var files [3]*os.File
+	for i := range files {
+		f, err := unlinkedFile(dir, i)
+		if err != nil {
+			return block(why + ", and " + err.Error())
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	if _, err := files[0].Write(payload); err != nil {
+		return block(why + ", and the payload could not be handed on: " + err.Error())
+	}
+	if _, err := files[0].Seek(0, 0); err != nil {
+		return block(why + ", and the payload could not be handed on: " + err.Error())
+	}
+	// The child must not ask a server (none is configured: autoServer).
+	env := []string{hookwire.EnvServer + "=", hookwire.EnvServerRequired + "="}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != hookwire.EnvServer && k != hookwire.EnvServerRequired {
+			env = append(env, kv)
+		}
+	}
+	argv := []string{local, host, "--destination", "local", "--timeout", left.String()}
+	p, err := os.StartProcess(local, argv, &os.ProcAttr{Env: env, Files: files[:]})
 	if err != nil {
-		return "", false, fmt.Errorf("neither permopa-hook-local nor permopa is next to permopa-hook or on PATH (set --permopa): %v", err)
+		return block(why + ", and " + local + " could not run: " + err.Error())
 	}
-	return p, false, nil
+	kill := time.AfterFunc(time.Until(deadline), func() { p.Kill() })
+	st, err := p.Wait()
+	kill.Stop()
+	if err != nil {
+		return block(why + ", and " + local + " could not run: " + err.Error())
+	}
+	var out [2][]byte
+	for i, f := range files[1:] {
+		if _, err := f.Seek(0, 0); err == nil {
+			out[i], err = io.ReadAll(f)
+		}
+		if err != nil {
+			return block(why + ", and " + local + "'s answer could not be read: " + err.Error())
+		}
+	}
+	if code := st.ExitCode(); code != 0 && code != 2 {
+		return block(why + ", and " + strings.Join(argv, " ") + " exited " + strconv.Itoa(code) + ": " + strings.TrimSpace(string(out[1])))
+	}
+	return write(hookwire.ServeAnswer{Stdout: out[0], Stderr: string(out[1]), Exit: st.ExitCode()})
+}
+
+// write prints the server's answer as permopa-hook-local would have
+// (hookproto.Answer.Write).
+func write(ans hookwire.ServeAnswer) int {
+	if len(ans.Stdout) > 0 {
+		if _, err := os.Stdout.Write(ans.Stdout); err != nil {
+			os.Stderr.WriteString("permopa: cannot write the answer (" + err.Error() + "); blocking\n")
+			return 2
+		}
+	}
+	if msg := strings.TrimRight(ans.Stderr, "\n"); msg != "" {
+		os.Stderr.WriteString(msg + "\n")
+	}
+	return ans.Exit
+}
+
+// block answers with a block: exit 2 and the reason on stderr.
+func block(reason string) int {
+	os.Stderr.WriteString("permopa blocked this call because it could not decide it: " + reason + "\n")
+	return 2
+}
+
+// unlinkedFile is a new file in dir (the hook server directory: this
+// user's, 0700), unlinked at once, so that only its descriptor holds what
+// is written to it.
+func unlinkedFile(dir *os.File, n int) (*os.File, error) {
+	name := "hook." + strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(n) + "." + strconv.FormatInt(time.Now().UnixNano(), 36)
+	dfd := int(dir.Fd())
+	fd, err := syscall.Openat(dfd, name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, os.NewSyscallError("open", err)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	if err := syscall.Unlinkat(dfd, name); err != nil {
+		f.Close()
+		return nil, os.NewSyscallError("unlink", err)
+	}
+	return f, nil
+}
+
+// slowPath execs the slow path with args: permopa-hook-local
+// --hook-client, else permopa --hook-client, each from this binary's
+// directory, else PATH. It returns only when none can be run: a block.
+func slowPath(args []string) int {
+	var dirs []string
+	if self, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(self))
+	}
+	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
+	var tried []string
+	for _, name := range []string{"permopa-hook-local", "permopa"} {
+		for _, d := range dirs {
+			if !filepath.IsAbs(d) {
+				// A relative PATH entry is the host's working directory:
+				// the project's own files are not run.
+				continue
+			}
+			bin := filepath.Join(d, name)
+			var st syscall.Stat_t
+			if syscall.Stat(bin, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
+				continue
+			}
+			err := syscall.Exec(bin, append([]string{bin, hookwire.SlowPathArg}, args...), os.Environ())
+			tried = append(tried, bin+": "+err.Error())
+		}
+	}
+	if len(tried) == 0 {
+		return block("neither permopa-hook-local nor permopa is next to permopa-hook or on PATH")
+	}
+	return block("cannot run " + strings.Join(tried, "; "))
 }

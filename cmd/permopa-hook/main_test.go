@@ -2,129 +2,316 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
+	"io"
+	"net"
 	"os"
 	"os/exec"
-	"reflect"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
-// A hook command line of the host alone (what `permopa install` writes)
-// skips the flag package: it must be what the flags give, for every host;
-// anything else goes through the flags (a host it does not know blocks).
-func TestParseArgsHostOnly(t *testing.T) {
-	for _, host := range []string{"claude", "codex", "gemini"} {
-		quick, err := parseArgs([]string{host})
-		if err != nil {
-			t.Fatalf("%s: %v", host, err)
-		}
-		flags, err := parseFlags([]string{host})
-		if err != nil {
-			t.Fatalf("%s: %v", host, err)
-		}
-		if !reflect.DeepEqual(quick, flags) {
-			t.Errorf("%s: %+v without the flag package, %+v with it", host, quick, flags)
-		}
-	}
-	for _, args := range [][]string{{"cursor"}, {"-trace"}, {"--server=unix:///x"}, {""}} {
-		if c, err := parseArgs(args); err == nil {
-			t.Errorf("%q: parsed as %+v, want an error", args, c)
-		}
-	}
-	if c, err := parseArgs([]string{"--trace", "codex"}); err != nil || !c.trace || c.host != "codex" {
-		t.Errorf("--trace codex: %+v %v", c, err)
-	}
-}
-
 // TestMain runs this test binary as permopa-hook when PERMOPA_HOOK_TEST_MAIN
-// is set: the processes below are the command itself.
+// is set, and as the programs it runs from beside it (copies of this
+// binary): the slow path it execs (`permopa-hook-local --hook-client`),
+// the local decider (`permopa-hook-local <host> <flags>`) and the hook
+// server it starts (`permopa-hook-local --serve KEY`). Each writes what it
+// got (its role and arguments, then its stdin) to $PERMOPA_HOOK_TEST_SLOW
+// (the server to that name with ".serve"); the slow path blocks (exit 2),
+// the local decider answers {"local":true} (or, as
+// PERMOPA_HOOK_TEST_LOCAL says, exits 1 or hangs). The real ones are
+// adapter/hookclient's and permopa-hook-local's, tested there and through
+// the real binaries in cmd/permopa and e2e/hosts.
 func TestMain(m *testing.M) {
 	if os.Getenv("PERMOPA_HOOK_TEST_MAIN") == "1" {
+		record := func(role string) {
+			stdin, _ := io.ReadAll(os.Stdin)
+			os.WriteFile(os.Getenv("PERMOPA_HOOK_TEST_SLOW"), []byte(role+"\x00"+strings.Join(os.Args[1:], "\x00")+"\n"+string(stdin)), 0o600)
+		}
+		switch {
+		case len(os.Args) > 1 && os.Args[1] == hookwire.SlowPathArg:
+			record("slow")
+			os.Stderr.WriteString("slow path\n")
+			os.Exit(2)
+		case len(os.Args) > 1 && os.Args[1] == "--serve":
+			os.WriteFile(os.Getenv("PERMOPA_HOOK_TEST_SLOW")+".serve", []byte(strings.Join(os.Args[1:], " ")), 0o600)
+			os.Exit(0)
+		case filepath.Base(os.Args[0]) == "permopa-hook-local":
+			record("local")
+			switch os.Getenv("PERMOPA_HOOK_TEST_LOCAL") {
+			case "exit1":
+				os.Stderr.WriteString("broken\n")
+				os.Exit(1)
+			case "hang":
+				time.Sleep(time.Minute)
+			}
+			os.Stdout.WriteString(`{"local":true}`)
+			os.Stderr.WriteString("local note\n")
+			os.Exit(0)
+		}
 		main()
 	}
 	os.Exit(m.Run())
 }
 
-// The payload is read until stdin ends, and no longer than the hook's
-// time: a host that keeps stdin open gets no answer from the server path
-// but a block at the deadline.
-func TestReadPayload(t *testing.T) {
+// thinEnv is a user's setting for permopa-hook: the binary beside a
+// permopa-hook-local (both this test binary), a runtime directory, and a
+// hook server for the key of that binary and environment that answers
+// each request with answer (nil: no server; answer returning nil: it reads
+// the request and never answers).
+type thinEnv struct {
+	bin, rt, slow string
+	env           []string
+}
+
+func newThinEnv(t *testing.T, local bool, extra ...string) *thinEnv {
+	t.Helper()
+	e := &thinEnv{bin: t.TempDir(), rt: t.TempDir()}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"permopa-hook"}
+	if local {
+		names = append(names, "permopa-hook-local")
+	}
+	for _, name := range names {
+		raw, err := os.ReadFile(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(e.bin, name), raw, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.slow = filepath.Join(t.TempDir(), "slow")
+	e.env = append([]string{"PERMOPA_HOOK_TEST_MAIN=1", "PERMOPA_HOOK_TEST_SLOW=" + e.slow, "HOME=" + e.rt,
+		"XDG_RUNTIME_DIR=" + e.rt, "PATH=" + filepath.Join(e.rt, "nothing")}, extra...)
+	return e
+}
+
+// serve listens as the hook server of e's key.
+func (e *thinEnv) serve(t *testing.T, answer func(hookwire.ServeRequest) *hookwire.ServeAnswer) {
+	t.Helper()
+	id, err := hookwire.FileIdentity(filepath.Join(e.bin, "permopa-hook-local"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := hookwire.OpenHookServerDir(filepath.Join(e.rt, "permopa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dir.Close() })
+	key := hookwire.HookServerKey(id, os.Getuid(), hookwire.DecisionEnv(e.env))
+	ln, err := net.Listen("unix", hookwire.InDir(dir, hookwire.SocketName(key)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				var req hookwire.ServeRequest
+				if hookwire.ReadFrame(c, &req) != nil {
+					return
+				}
+				if ans := answer(req); ans != nil {
+					if ans.Key == "" {
+						ans.Key = req.Key
+					}
+					hookwire.WriteFrame(c, *ans)
+					return
+				}
+				time.Sleep(10 * time.Second)
+			}()
+		}
+	}()
+}
+
+// run runs permopa-hook with args and payload on stdin; slow is what the
+// slow path got ("" when it did not run).
+func (e *thinEnv) run(t *testing.T, args []string, payload string) (out, errOut string, code int, slow string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(e.bin, "permopa-hook"), args...)
+	cmd.Env = e.env
+	cmd.Stdin = strings.NewReader(payload)
+	var o, eb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &eb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(e.slow)
+	os.Remove(e.slow)
+	return o.String(), eb.String(), code, string(raw)
+}
+
+const thinPayload = `{"cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}}`
+
+// The hook server's answer is the hook's, byte for byte, for a request
+// that carries the payload, the host, the decision environment and
+// permopa-hook-local's flags; the slow path does not run.
+func TestThinServed(t *testing.T) {
+	t.Parallel()
+	e := newThinEnv(t, true)
+	var mu sync.Mutex
+	var got hookwire.ServeRequest
+	e.serve(t, func(r hookwire.ServeRequest) *hookwire.ServeAnswer {
+		mu.Lock()
+		got = r
+		mu.Unlock()
+		return &hookwire.ServeAnswer{Stdout: []byte(`{"decision":"deny"}`), Stderr: "note\n", Exit: 2}
+	})
+	for _, host := range []string{"claude", "codex", "gemini"} {
+		out, errOut, code, slow := e.run(t, []string{host}, thinPayload)
+		if out != `{"decision":"deny"}` || errOut != "note\n" || code != 2 || slow != "" {
+			t.Errorf("%s: stdout %q stderr %q exit %d slow path %q; want the server's answer", host, out, errOut, code, slow)
+		}
+		mu.Lock()
+		if got.Op != "hook" || got.Host != host || string(got.Payload) != thinPayload || strings.Join(got.Args, " ") != "--destination local" ||
+			strings.Join(got.Env, " ") != strings.Join(hookwire.DecisionEnv(e.env), " ") {
+			t.Errorf("%s: the server got %+v", host, got)
+		}
+		mu.Unlock()
+	}
+}
+
+// A server that gives no answer the hook can use: the call is decided by
+// permopa-hook-local as a child, with the payload on its stdin and the
+// time left, and its answer is the hook's; one that does not listen is
+// started for the next calls. Nothing the server said is printed.
+func TestThinServerFaultsDecideLocally(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		answer func(hookwire.ServeRequest) *hookwire.ServeAnswer
+	}{
+		"refuses": {func(hookwire.ServeRequest) *hookwire.ServeAnswer {
+			return &hookwire.ServeAnswer{Refused: "no cwd", Stdout: []byte("{}")}
+		}},
+		"other key": {func(hookwire.ServeRequest) *hookwire.ServeAnswer {
+			return &hookwire.ServeAnswer{Key: "0123", Stdout: []byte("{}")}
+		}},
+		"exit 1": {func(hookwire.ServeRequest) *hookwire.ServeAnswer {
+			return &hookwire.ServeAnswer{Exit: 1, Stdout: []byte("{}")}
+		}},
+		"silent": {func(hookwire.ServeRequest) *hookwire.ServeAnswer { return nil }},
+		"none":   {nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newThinEnv(t, true)
+			if c.answer != nil {
+				e.serve(t, c.answer)
+			}
+			out, errOut, code, got := e.run(t, []string{"codex"}, thinPayload)
+			args, stdin, _ := strings.Cut(got, "\n")
+			argv := strings.Split(args, "\x00")
+			if out != `{"local":true}` || errOut != "local note\n" || code != 0 || len(argv) != 6 || argv[0] != "local" || argv[1] != "codex" ||
+				argv[2] != "--destination" || argv[3] != "local" || argv[4] != "--timeout" || stdin != thinPayload {
+				t.Fatalf("stdout %q stderr %q exit %d; the local decider got %q; want its answer, with the payload", out, errOut, code, got)
+			}
+			if left, err := time.ParseDuration(argv[5]); err != nil || left <= 0 || left > hookwire.DefaultTimeout {
+				t.Errorf("time left %q", argv[5])
+			}
+			serve, _ := os.ReadFile(e.slow + ".serve")
+			if started := len(serve) > 0; started != (c.answer == nil) || started && !strings.HasPrefix(string(serve), "--serve ") {
+				t.Errorf("a server started: %q; want one only when none listened", serve)
+			}
+		})
+	}
+}
+
+// A local decider that fails (exits 1) or gives no answer by the deadline
+// (killed then) is a block, never its output.
+func TestThinLocalFailureBlocks(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"exit1", "hang"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			e := newThinEnv(t, true, "PERMOPA_HOOK_TEST_LOCAL="+mode)
+			start := time.Now()
+			out, errOut, code, _ := e.run(t, []string{"claude"}, thinPayload)
+			if out != "" || code != 2 || !strings.Contains(errOut, "permopa blocked this call") {
+				t.Errorf("stdout %q stderr %q exit %d; want a block", out, errOut, code)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("answered after %s", d)
+			}
+		})
+	}
+}
+
+// Whatever the hook server does not answer goes to the slow path as it
+// came (the arguments, stdin unread): flags, a configured or required
+// server, the hook server turned off, a host's other name, no
+// permopa-hook-local beside the binary.
+func TestThinSlowPathAsCalled(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args, env []string
+	}{
+		{args: []string{"claude", "--trace"}},
+		{args: []string{"--log", "/tmp/x", "gemini"}},
+		{args: []string{"claude-code"}},
+		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER=unix:///nowhere.sock"}},
+		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER_REQUIRED=1"}},
+		{args: []string{"claude"}, env: []string{"PERMOPA_HOOK_SERVER=off"}},
+		{args: []string{}},
+	} {
+		e := newThinEnv(t, true, c.env...)
+		e.serve(t, func(hookwire.ServeRequest) *hookwire.ServeAnswer {
+			return &hookwire.ServeAnswer{Stdout: []byte("served")}
+		})
+		out, _, code, slow := e.run(t, c.args, thinPayload)
+		if want := strings.Join(append([]string{"slow", hookwire.SlowPathArg}, c.args...), "\x00") + "\n" + thinPayload; out != "" || code != 2 || slow != want {
+			t.Errorf("%q %q: stdout %q exit %d, the slow path got %q; want %q", c.args, c.env, out, code, slow, want)
+		}
+	}
+	// Without permopa-hook-local, the slow path is the one found (none
+	// here): a block that says so.
+	e := newThinEnv(t, false)
+	out, errOut, code, slow := e.run(t, []string{"claude"}, thinPayload)
+	if out != "" || code != 2 || slow != "" || !strings.Contains(errOut, "neither permopa-hook-local nor permopa") {
+		t.Errorf("no slow path: stdout %q stderr %q exit %d slow %q; want a block", out, errOut, code, slow)
+	}
+}
+
+// A host that keeps stdin open gets a block at the hook's deadline (5 s),
+// exit 2 with the reason, never silence.
+func TestThinStdinOpenBlocks(t *testing.T) {
+	t.Parallel()
+	e := newThinEnv(t, true)
+	e.serve(t, func(hookwire.ServeRequest) *hookwire.ServeAnswer {
+		return &hookwire.ServeAnswer{Stdout: []byte("served")}
+	})
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	w.Write([]byte(`{"cwd":`))
+	defer w.Close()
+	cmd := exec.Command(filepath.Join(e.bin, "permopa-hook"), "gemini")
+	cmd.Env, cmd.Stdin = e.env, r
+	var o, eb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &eb
 	start := time.Now()
-	got, err := readPayload(int(r.Fd()), start.Add(200*time.Millisecond))
-	if !errors.Is(err, os.ErrDeadlineExceeded) || string(got) != `{"cwd":` {
-		t.Errorf("stdin left open: %q %v, want what was written and the deadline", got, err)
+	err = cmd.Run()
+	r.Close()
+	ee, _ := err.(*exec.ExitError)
+	if ee == nil || ee.ExitCode() != 2 || o.Len() != 0 || !strings.Contains(eb.String(), "no decision within 5s") {
+		t.Errorf("stdin open: %v stdout %q stderr %q; want a block", err, o.String(), eb.String())
 	}
-	if d := time.Since(start); d < 200*time.Millisecond || d > 5*time.Second {
-		t.Errorf("stdin left open: returned after %s, want the deadline (200ms)", d)
-	}
-	go func() {
-		w.Write([]byte(`"/w"}`))
-		w.Close()
-	}()
-	got, err = readPayload(int(r.Fd()), time.Now().Add(10*time.Second))
-	if err != nil || string(got) != `"/w"}` {
-		t.Errorf("stdin closed: %q %v", got, err)
-	}
-	// More than a payload may be: one byte more is read (and refused by
-	// hookproto.Run), not the rest.
-	r2, w2, _ := os.Pipe()
-	defer r2.Close()
-	go func() {
-		w2.Write(make([]byte, hookproto.MaxPayload+100))
-		w2.Close()
-	}()
-	got, err = readPayload(int(r2.Fd()), time.Now().Add(30*time.Second))
-	if err != nil || len(got) <= hookproto.MaxPayload || len(got) > hookproto.MaxPayload+100 {
-		t.Errorf("a payload too large: %d bytes, %v; want more than %d", len(got), err, hookproto.MaxPayload)
-	}
-	if _, err := readPayload(-1, time.Now().Add(time.Second)); err == nil {
-		t.Error("descriptor -1 was read")
-	}
-}
-
-// permopa-hook itself, with stdin never closed and no hook server: a
-// block at --timeout on every host, never exit 1 and never silence.
-func TestHookStdinOpenBlocks(t *testing.T) {
-	rt := t.TempDir()
-	for _, host := range []string{"claude", "codex", "gemini"} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, os.Args[0], host, "--timeout", "300ms")
-		cmd.Stdin = r
-		cmd.Env = append(os.Environ(), "PERMOPA_HOOK_TEST_MAIN=1", "PERMOPA_SERVER=", "PERMOPA_SERVER_REQUIRED=",
-			"PERMOPA_HOOK_SERVER=1", "XDG_RUNTIME_DIR="+rt, "HOME="+rt)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		start := time.Now()
-		err = cmd.Run()
-		w.Close()
-		r.Close()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		blocked := code == 2 && strings.Contains(errb.String(), "no decision within 300ms") ||
-			code == 0 && strings.Contains(out.String(), `"deny"`) && strings.Contains(out.String(), "no decision within 300ms")
-		if !blocked {
-			t.Errorf("%s: exit %d stdout %q stderr %q; want a block at the deadline", host, code, out.String(), errb.String())
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("%s: answered after %s", host, d)
-		}
+	if d := time.Since(start); d < hookwire.DefaultTimeout || d > 20*time.Second {
+		t.Errorf("stdin open: answered after %s", d)
 	}
 }

@@ -299,6 +299,52 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 	}
 }
 
+// The command install writes, `permopa-hook <host>` with no flag, is the
+// thin client (cmd/permopa-hook): answered by the server (its count of
+// answered hooks), the answer permopa-hook-local's; a payload the server
+// refuses (no absolute cwd) is decided by permopa-hook-local, which the
+// client runs with the payload it read: the same answer again.
+func TestHookServerThinClient(t *testing.T) {
+	t.Parallel()
+	h := newHookServerEnv(t)
+	h.hook("claude", "claude/pretooluse-bash-compound-deny.json")
+	key := h.key()
+	st := h.waitServer(key)
+	served := 0
+	files := []string{"claude/pretooluse-bash-compound-deny.json", "codex/pretooluse-bash-deny.json", "gemini/beforetool-shell-deny.json"}
+	for _, file := range files {
+		host := strings.Split(file, "/")[0]
+		payload := readPayload(t, file, h.cwd)
+		want, wantErr, wantCode := h.localHook(host, payload)
+		before, _ := h.status(key)
+		got, gotErr, gotCode := hookProcess(t, h.client, []string{host}, h.env, payload)
+		// The thin client waits 2 s for the server: on a loaded machine a
+		// call may go to the slow path, with the same answer.
+		if now, ok := h.status(key); ok && now.Pid == st.Pid && now.Answered == before.Answered+1 {
+			served++
+		}
+		if got != want || gotErr != wantErr || gotCode != wantCode {
+			t.Errorf("%s through the thin client: exit %d stdout %q stderr %q; permopa-hook-local: exit %d stdout %q stderr %q", file, gotCode, got, gotErr, wantCode, want, wantErr)
+		}
+	}
+	if served < len(files)-1 {
+		t.Errorf("the server answered %d of the %d thin calls", served, len(files))
+	}
+	payload := strings.Replace(readPayload(t, "codex/pretooluse-bash-deny.json", h.cwd), `"cwd": "`+h.cwd+`"`, `"cwd": "rel"`, 1)
+	if !strings.Contains(payload, `"cwd": "rel"`) {
+		t.Fatalf("no cwd to replace in %s", payload)
+	}
+	want, wantErr, wantCode := h.localHook("codex", payload)
+	before, _ := h.status(key)
+	got, gotErr, gotCode := hookProcess(t, h.client, []string{"codex"}, h.env, payload)
+	if now, ok := h.status(key); !ok || now.Answered != before.Answered {
+		t.Errorf("a payload without an absolute cwd was answered by the server: %+v", now)
+	}
+	if got != want || gotErr != wantErr || gotCode != wantCode || !blocked("codex", got, gotCode) {
+		t.Errorf("refused by the server: exit %d stdout %q stderr %q; want permopa-hook-local's block: exit %d stdout %q stderr %q", gotCode, got, gotErr, wantCode, want, wantErr)
+	}
+}
+
 // What a decision reads is read at each call: a deny rule added to the
 // project or the user's settings, and the user's trust in the project,
 // between two calls answered by the same server; a hook whose PERMOPA_* environment differs gets

@@ -13,7 +13,9 @@ import (
 	"github.com/open-policy-agent/opa/cmd"
 	"github.com/spf13/cobra"
 
+	"github.com/permopa/permopa/adapter/hookclient"
 	"github.com/permopa/permopa/builtins"
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
 // newRootCommand builds the whole command tree: every OPA command (run,
@@ -210,6 +212,12 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 // run runs the command line args (without the program name) in p's
 // directory and environment and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, p procEnv) int {
+	if len(args) > 0 && args[0] == hookwire.SlowPathArg {
+		// permopa-hook's slow path, when permopa-hook-local is not beside
+		// permopa-hook (adapter/hookclient): a process of its own, which
+		// reads and writes the process's standard streams.
+		return hookclient.Main(args[1:])
+	}
 	root := newRootCommand(stdin, stdout, stderr, p)
 	root.SetArgs(args)
 	ran, err := root.ExecuteC()

@@ -1,19 +1,20 @@
-package main
+package hookwire
 
 import (
-	"fmt"
+	"errors"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
-
-	"github.com/permopa/permopa/adapter/hookproto"
 )
 
-// readPayload reads fd (stdin) to its end, or to one byte more than
-// hookproto.MaxPayload, waiting for it until deadline (then
-// os.ErrDeadlineExceeded). A read error is returned with what was read.
-func readPayload(fd int, deadline time.Time) ([]byte, error) {
+// ReadPayload reads fd (stdin) to its end, or to one byte more than
+// MaxPayload, waiting for it until deadline (then os.ErrDeadlineExceeded):
+// with select, not Go's poller (no goroutine, timer or epoll set-up in a
+// process that reads once and exits). A read error is returned with what
+// was read.
+func ReadPayload(fd int, deadline time.Time) ([]byte, error) {
 	buf := make([]byte, 0, 8<<10)
 	for {
 		if len(buf) == cap(buf) {
@@ -24,7 +25,7 @@ func readPayload(fd int, deadline time.Time) ([]byte, error) {
 			return buf, os.ErrDeadlineExceeded
 		}
 		if fd < 0 || fd >= syscall.FD_SETSIZE {
-			return buf, fmt.Errorf("descriptor %d cannot be waited for with select", fd)
+			return buf, errors.New("descriptor " + strconv.Itoa(fd) + " cannot be waited for with select")
 		}
 		var ready syscall.FdSet
 		bits := int(unsafe.Sizeof(ready.Bits[0])) * 8
@@ -49,7 +50,7 @@ func readPayload(fd int, deadline time.Time) ([]byte, error) {
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
-		if len(buf) > hookproto.MaxPayload {
+		if len(buf) > MaxPayload {
 			return buf, nil
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package hookclient
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter/hookproto"
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
 // hookServerFirst answers the hook through the user's hook server
@@ -37,7 +38,7 @@ func (c config) hookServerFirst() int {
 		// As hookproto.Run answers a payload not read in time.
 		return hookproto.For(c.host).Fail("", fmt.Sprintf("no decision within %s (%v)", timeout, context.DeadlineExceeded)).Write(os.Stdout, os.Stderr)
 	}
-	payload, err := readPayload(0, deadline)
+	payload, err := hookwire.ReadPayload(0, deadline)
 	var stdin io.Reader = bytes.NewReader(payload)
 	note := ""
 	switch {
@@ -142,18 +143,22 @@ func (c config) askHookServer(deadline time.Time, payload []byte) (*hookproto.An
 		return &hookproto.Answer{Stdout: ans.Stdout, Stderr: strings.TrimRight(ans.Stderr, "\n"), Exit: ans.Exit}, note
 	}
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-		// Nothing listens: start one for the next calls (one at a time:
-		// the lock), and decide this call locally.
-		switch serr := hookproto.StartHookServer(dir, key, bin, os.Environ()); {
-		case serr == nil:
-			return nil, fmt.Sprintf("no hook server listened (%v); started one", err)
-		case errors.Is(serr, hookproto.ErrHookServerStarting):
-			return nil, "a hook server is starting"
-		default:
-			return nil, fmt.Sprintf("no hook server listened, and none could be started: %v", serr)
-		}
+		return nil, startHookServer(dir, key, bin, err)
 	}
 	return nil, fmt.Sprintf("the hook server gave no answer: %v", err)
+}
+
+// startHookServer starts a hook server for the next calls when nothing
+// listened (why), one at a time (the lock); the call is decided locally.
+func startHookServer(dir *os.File, key, bin string, why error) string {
+	switch serr := hookproto.StartHookServer(dir, key, bin, os.Environ()); {
+	case serr == nil:
+		return fmt.Sprintf("no hook server listened (%v); started one", why)
+	case errors.Is(serr, hookproto.ErrHookServerStarting):
+		return "a hook server is starting"
+	default:
+		return fmt.Sprintf("no hook server listened, and none could be started: %v", serr)
+	}
 }
 
 // absPath is p made absolute against this process's directory ("" stays).
