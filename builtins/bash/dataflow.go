@@ -606,6 +606,9 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 	if depth == 1 {
 		return "" // -maxdepth 0: find prints its starting points only
 	}
+	if w.noListing {
+		return namesMayChangeWhy
+	}
 	files := w.scriptFiles()
 	left := paths.MaxTreeEntries
 	for _, r := range roots {
@@ -637,6 +640,7 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 			}
 		}
 	}
+	w.listedNames = true
 	return ""
 }
 
@@ -657,7 +661,7 @@ const maxGlobDirEntries = 4096
 // and the run is not seen (docs/shell.md).
 func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 	dir := st.single()
-	if dir == "" || w.globsChanged {
+	if dir == "" || w.globsChanged || w.noListing {
 		return argv
 	}
 	e := flagspec.ParseFind(strs(argv))
@@ -694,6 +698,7 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) []word {
 			out = slices.Clone(argv)
 		}
 		out[i].glob = false
+		w.listedNames = true
 	}
 	return out
 }
@@ -797,7 +802,7 @@ func (w *walker) findGlobWords(argv []word, st state) ([]word, map[int]bool) {
 // not seen (docs/shell.md).
 func (w *walker) findRootGlobListed(a word, st state) bool {
 	dir := st.single()
-	if w.globsChanged || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
+	if w.globsChanged || w.noListing || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
 		return false
 	}
 	f, err := os.Open(dir)
@@ -816,6 +821,7 @@ func (w *walker) findRootGlobListed(a word, st state) bool {
 			return false
 		}
 	}
+	w.listedNames = true
 	return true
 }
 

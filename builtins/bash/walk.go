@@ -323,6 +323,10 @@ type walker struct {
 	scriptStack []string
 	scriptArgvs [][]string // the argv running each script of scriptStack
 	scriptBytes int
+
+	// noListing: names are not read from the file system (namesnow.go);
+	// listedNames: they were, and a verdict rests on them.
+	noListing, listedNames bool
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.
