@@ -5,7 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-		"testing"
+	"testing"
 
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
