@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +20,11 @@ import (
 // node --version` was ALLOWed in acceptEdits ("only edits inside the
 // working directories"), though the same file already on disk makes
 // `node --version` a safety ASK (asdf runs a path: version's programs).
-// A PATH program after such a write is not read-only.
+// A PATH program after such a write is not read-only; so are info after
+// any write (it looks names up in its directory and decompresses them
+// through sh -c: touch 'x$(touch pwned).gz'; info 'x$(touch pwned)' ran
+// touch) and go after a write into another version-control system's
+// directory.
 func TestShimFileWrittenEarlierInTheCommand(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -67,14 +72,32 @@ func TestShimFileWrittenEarlierInTheCommand(t *testing.T) {
 		`mkdir -p .config && echo '[env]' > .config/mise.toml; node --version`,
 		`cd sub && echo x > .nvmrc; node --version`,
 		`(echo "nodejs path:` + proj + `/fake" > .tool-versions) && node --version`,
+		// info looks names up in its directory and decompresses them
+		// through sh -c: the real info ran touch pwned.
+		`touch 'x$(touch pwned).gz'; info 'x$(touch pwned)'`,
+		`echo hi > 'y$(id).gz' && info 'y$(id)'`,
+		`mkdir -p .hg && echo '[hooks]' > .hg/hgrc; go list ./...`,
 	} {
 		if d := decide(cmd, "acceptEdits"); d.Behavior == permission.Allow {
 			t.Errorf("%q in acceptEdits: ALLOW at %s (%s)", cmd, d.Step, d.Message)
 		}
 	}
-	for _, cmd := range []string{`node --version`, `echo hi > notes.txt; node --version`, `node --version > .tool-versions.log`} {
+	for _, cmd := range []string{`node --version`, `echo hi > notes.txt; node --version`, `node --version > .tool-versions.log`,
+		`echo hi > notes.txt; go list ./...`} {
 		if d := decide(cmd, "acceptEdits"); d.Behavior != permission.Allow {
 			t.Errorf("control %q in acceptEdits: %s at %s (%s), want ALLOW", cmd, d.Behavior, d.Step, d.Message)
 		}
+	}
+	// The info bite is real: info runs the command in the file's name.
+	if _, err := exec.LookPath("info"); err != nil {
+		t.Skip("info not installed: the bite is not run")
+	}
+	run := t.TempDir()
+	cmd := exec.Command("bash", "-c", `touch 'x$(touch pwned).gz'; info 'x$(touch pwned)'`)
+	cmd.Dir = run
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	_ = cmd.Run() // info reports the node missing
+	if _, err := os.Stat(filepath.Join(run, "pwned")); err != nil {
+		t.Errorf("info ran nothing from the file's name (%v): the case does not bite", err)
 	}
 }
