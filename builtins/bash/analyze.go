@@ -71,8 +71,20 @@ func newAnalysis(home string) *Analysis {
 	}
 }
 
-// analyze is Analyze without the cache.
-func analyze(command string, opts Options) (res *Analysis) {
+// analyze is Analyze without the cache. An analysis that read names from
+// the file system while the command may change them first is done again
+// without reading them (namesnow.go).
+func analyze(command string, opts Options) *Analysis {
+	res := analyzeOnce(command, opts, false)
+	if res.listedNames && namesMayChange(res) {
+		res = analyzeOnce(command, opts, true)
+	}
+	return res
+}
+
+// analyzeOnce is one walk of the command; noListing keeps it from reading
+// names from the file system.
+func analyzeOnce(command string, opts Options, noListing bool) (res *Analysis) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = newAnalysis(opts.Home)
@@ -98,7 +110,7 @@ func analyze(command string, opts Options) (res *Analysis) {
 		maxLeaves = DefaultMaxLeaves
 	}
 	res = newAnalysis(opts.Home)
-	w := &walker{opts: opts, src: command, res: res, maxLeaves: maxLeaves}
+	w := &walker{opts: opts, src: command, res: res, maxLeaves: maxLeaves, noListing: noListing}
 	if len(command) > maxLen {
 		res.Truncated = true
 		w.unanalysable(fmt.Sprintf("command longer than %d bytes", maxLen))
@@ -154,6 +166,7 @@ func (w *walker) assemble() *Analysis {
 	w.substListingGuard()
 	res := w.res
 	res.stamps = w.files.Stamps()
+	res.listedNames = w.listedNames
 	w.gitDirInTheMaking()
 	res.Reasons = append(res.Reasons, w.reasons...)
 	res.Analysable = len(res.Reasons) == 0 && !res.Truncated

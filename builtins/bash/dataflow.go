@@ -607,6 +607,9 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 	if depth == 1 {
 		return "" // -maxdepth 0: find prints its starting points only
 	}
+	if w.noListing {
+		return namesMayChangeWhy
+	}
 	files := w.scriptFiles()
 	left := paths.MaxTreeEntries
 	for _, r := range roots {
@@ -638,6 +641,7 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 			}
 		}
 	}
+	w.listedNames = true
 	return ""
 }
 
@@ -658,7 +662,7 @@ const maxGlobDirEntries = 4096
 // and the run is not seen (docs/shell.md).
 func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 	dir := st.single()
-	if dir == "" || w.globsChanged {
+	if dir == "" || w.globsChanged || w.noListing {
 		return argv, false
 	}
 	e := flagspec.ParseFind(strs(argv))
@@ -695,6 +699,7 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 			out = slices.Clone(argv)
 		}
 		out[i].glob = false
+		w.listedNames = true
 	}
 	return out, &out[0] != &argv[0]
 }
@@ -755,6 +760,9 @@ func plainLead(n string) bool {
 // whole, or does not exist (no shell runs there: the working directory
 // named is not the one the command will see).
 func (w *walker) dirNamesNow(dir string) ([]string, bool) {
+	if w.noListing {
+		return nil, false
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, false
@@ -765,6 +773,7 @@ func (w *walker) dirNamesNow(dir string) ([]string, bool) {
 		return nil, false
 	}
 	w.scriptFiles().StampDir(dir)
+	w.listedNames = true
 	return names, true
 }
 
@@ -900,7 +909,7 @@ func (w *walker) findGlobWords(argv []word, st state) ([]word, map[int]bool) {
 // not seen (docs/shell.md).
 func (w *walker) findRootGlobListed(a word, st state) bool {
 	dir := st.single()
-	if w.globsChanged || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
+	if w.globsChanged || w.noListing || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
 		return false
 	}
 	f, err := os.Open(dir)
@@ -919,6 +928,7 @@ func (w *walker) findRootGlobListed(a word, st state) bool {
 			return false
 		}
 	}
+	w.listedNames = true
 	return true
 }
 

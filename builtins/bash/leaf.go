@@ -412,6 +412,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	}
 	lf.FSCommand = v.FSCommand && !fr.noFS && !dynWrite
 	lf.RunsUnknown = firstNonEmpty(firstNonEmpty(v.RunsUnknown, w.runsWritten(base, prog, judge, st)), lf.RunsUnknown)
+	lf.RunsUnknown = firstNonEmpty(lf.RunsUnknown, w.shimFileWritten(base, prog))
 	if v.CodeWords > 0 {
 		allow := fr.allowArgv
 		if allow == nil {

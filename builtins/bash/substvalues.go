@@ -276,6 +276,10 @@ func dateNumericFormat(format string) bool {
 // split (unquoted), no starting point or name holds a blank, a newline or
 // a glob character. It returns why not, "" when the names are fine.
 func (w *walker) substNamesOK(words []string, roots []string, depth int, split, noDash bool) string {
+	if w.noListing {
+		return "names are not listed when the command may create them (namesnow.go)"
+	}
+	w.listedNames = true
 	for _, r := range words {
 		if split && strings.ContainsAny(r, " \t\n*?[") {
 			return "the starting point " + strconv.Quote(r) + " would split or glob"

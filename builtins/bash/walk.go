@@ -334,6 +334,10 @@ type walker struct {
 	// substListed are the leaves whose substituted paths rest on names
 	// listed at decision time (substvalues.go).
 	substListed []int
+
+	// noListing: names are not read from the file system (namesnow.go);
+	// listedNames: they were, and a verdict rests on them.
+	noListing, listedNames bool
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.

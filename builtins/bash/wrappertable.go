@@ -73,7 +73,7 @@ func init() {
 		"command": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).commandCmd,
 			opts: optSpec{shortFlag: "pvV"}},
 		"builtin": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).builtinCmd},
-		"exec": {kind: flagspec.Wrapper, transparent: true, detached: true, walk: (*walker).runsOperands,
+		"exec": {kind: flagspec.Wrapper, transparent: true, detached: true, walk: (*walker).execCmd,
 			opts: optSpec{shortVal: "a", shortFlag: "cl"}},
 		"nice": {kind: flagspec.Wrapper, transparent: true, walk: (*walker).runsOperands,
 			opts: optSpec{shortVal: "n", longVal: []string{"adjustment"}, numeric: true}},

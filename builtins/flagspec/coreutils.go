@@ -323,6 +323,18 @@ var idSpec = &spec{
 	ops:   opsText,
 }
 var groupsSpec = &spec{complete: true, ops: opsText}
+
+// users FILE and who FILE read FILE as a file of login records and print
+// its user and host fields: one operand is a file read. who ARG1 ARG2
+// (who am i) reads the default file.
+var usersSpec = &spec{complete: true, ops: opsHook, check: checkLoginRecords}
+
+func checkLoginRecords(st *state) {
+	if len(st.ops) == 1 {
+		st.read(st.ops[0])
+	}
+}
+
 var nprocSpec = &spec{allow: `--all --ignore=`, ops: opsNone}
 var uptimeSpec = &spec{allow: `-p --pretty -s --since -r --raw -c --container -V`, ops: opsNone}
 var freeSpec = &spec{
@@ -466,7 +478,8 @@ var teeSpec = &spec{
 var whoSpec = &spec{
 	allow: `-a --all -b --boot -d --dead -H --heading -l --login --lookup -m -q --count -r --runlevel
 		-s --short -t --time -T -w --mesg --message --writable -u --users -p --process`,
-	ops: opsText,
+	ops:   opsHook,
+	check: checkLoginRecords,
 }
 
 func init() {
@@ -514,7 +527,8 @@ func init() {
 	register(unameSpec, "uname")
 	register(whoamiSpec, "whoami", "logname", "tty", "arch")
 	register(idSpec, "id")
-	register(groupsSpec, "groups", "users")
+	register(groupsSpec, "groups")
+	register(usersSpec, "users")
 	register(nprocSpec, "nproc")
 	register(uptimeSpec, "uptime")
 	register(freeSpec, "free")

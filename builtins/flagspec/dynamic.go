@@ -27,7 +27,8 @@ const dynamicOperand = "x" + Dynamic
 // unquoted, so it may also be no word or several). Each such word is tried
 // as an operand (the verdict returned), as nothing and as two operands
 // when it splits, as "--", and as each option of the program: alone, with
-// its value glued (--opt=V, -oV), and taking the next word as its value.
+// its value glued (--opt=V, -oV), and taking the next word as its value;
+// when it splits, an option without a value also followed by an operand.
 // ok is true when every try is read-only, runs nothing, reaches no network,
 // prints no environment, and reads, writes and recursively reads nothing
 // the operand try does not (a dynamic path is never static, so a read of
@@ -86,6 +87,11 @@ func DynamicWordsHarmless(argv []string, at []int, splits []bool) (Verdict, bool
 				with(d.name)
 			}
 			if d.arity == argNone {
+				if splits[n] {
+					// Split, the word may be the option and an operand
+					// after it ("-B dir": whereis then lists dir).
+					with(d.name, dynamicOperand)
+				}
 				continue
 			}
 			if strings.HasPrefix(d.name, "--") || s.single {

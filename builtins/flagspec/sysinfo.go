@@ -240,7 +240,16 @@ var uuidgenSpec = &spec{allow: `-r --random -t --time -m --md5 -s --sha1 -n= --n
 // whereis, whatis and apropos look names up in man-db's indexes.
 // (No whereis option reads a file, writes or runs anything: its spec is
 // complete.)
-var whereisSpec = &spec{complete: true, allow: `-b -m -s -u -l -g -f -B -M -S`, ops: opsText}
+// whereis -B, -M and -S take the directories it lists, up to -f: every
+// operand is then a read (the names after -f too, as relative paths).
+var whereisSpec = &spec{complete: true, allow: `-b -m -s -u -l -g -f -B@d -M@d -S@d`, ops: opsHook,
+	check: func(st *state) {
+		if st.has('d') {
+			for _, o := range st.ops {
+				st.read(o)
+			}
+		}
+	}}
 var whatisSpec = &spec{
 	allow: `-d --debug -v --verbose -r --regex -w --wildcard -l --long -C=r --config-file=r -L= --locale=
 		-m= --systems= -M= --manpath= -s= --sections= --section= -e --exact -a --and --usage -?`,
