@@ -392,8 +392,16 @@ func TestUninstallLeavesFilesAsBefore(t *testing.T) {
 		home, proj := t.TempDir(), t.TempDir()
 		file := settingsFile(hs, home, proj)
 		for _, verb := range []string{"install", "uninstall"} {
-			if out, errOut, code := permopaAt(t, proj, "", installEnv(home), verb, hs.host, "--scope", hs.scope); code != 0 && !(hs.host == "codex" && verb == "install") {
+			out, errOut, code := permopaAt(t, proj, "", installEnv(home), verb, hs.host, "--scope", hs.scope)
+			if code != 0 && !(hs.host == "codex" && verb == "install") {
 				t.Fatalf("%v %s: exit %d\n%s%s", hs, verb, code, out, errOut)
+			}
+			// The diff's header says what happens to the file: created
+			// from nothing, or removed (issue 25: the removal read
+			// "+++ FILE (new)").
+			want := map[string]string{"install": "--- /dev/null\n+++ " + file + " (new file)\n", "uninstall": "--- " + file + "\n+++ /dev/null (removed)\n"}[verb]
+			if !strings.Contains(out, want) {
+				t.Errorf("%v %s: the diff does not start with %q:\n%s", hs, verb, want, out)
 			}
 		}
 		if _, err := os.Stat(file); !os.IsNotExist(err) {
