@@ -241,6 +241,16 @@ func TestInstallBinaryThatStays(t *testing.T) {
 			}
 		}
 	}
+	// go run's executable cached (Go 1.24+) in a build cache that no
+	// variable names (`go env -w GOCACHE=DIR` writes it to go's own
+	// configuration file): known by its entry's shape, DIR/xx/<hash>-d/.
+	elsewhere := filepath.Join(stableDir(t), "gocache", "d2", strings.Repeat("d2", 32)+"-d", "permopa")
+	for _, host := range []string{"claude", "codex", "gemini"} {
+		out, errOut, code := permopaExe(t, elsewhere, proj, append(installEnv(home), "GOCACHE="), "install", host)
+		if code == 0 || !strings.Contains(errOut, "Go's build cache") {
+			t.Errorf("%s %s: exit %d\n%s%s", host, elsewhere, code, out, errOut)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(home, ".claude")); err == nil {
 		t.Error("a refused install wrote something")
 	}
