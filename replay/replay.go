@@ -126,6 +126,10 @@ type Call struct {
 	// WithoutProjectRules: with ProjectRules, the call's project was past
 	// the projects a run loads (MaxProjects), so its rules were not applied.
 	WithoutProjectRules bool `json:"without_project_rules,omitempty"`
+	// OtherProject: without ProjectRules, the call's cwd belongs to another
+	// project than WorkProject (another set of .permopa directories), whose
+	// rules were not applied.
+	OtherProject bool `json:"other_project,omitempty"`
 }
 
 // Options configure Run.
@@ -168,6 +172,13 @@ type Options struct {
 	// bound are decided without their project's rules, counted and named
 	// (Summary.WithoutProjectRules).
 	MaxProjects int
+	// WorkProject is the directory whose project layers the engines
+	// already hold (the working directory's; "" when they hold none).
+	// Without ProjectRules, a call made in another project is decided
+	// with those rules, not its own: such calls are counted
+	// (Summary.OtherProject) so that the report says which project's
+	// rules decided them.
+	WorkProject string
 }
 
 // maxProjects is the default of Options.MaxProjects.
@@ -214,10 +225,17 @@ type Summary struct {
 	// WithoutProjectRules counts the calls decided without their project's
 	// rules (Options.MaxProjects); WithoutProjectRulesFrom is the first,
 	// file:line.
-	WithoutProjectRules     int     `json:"without_project_rules,omitempty"`
-	WithoutProjectRulesFrom string  `json:"without_project_rules_from,omitempty"`
-	MaxProjects             int     `json:"max_projects,omitempty"`
-	Seconds                 float64 `json:"seconds"`
+	WithoutProjectRules     int    `json:"without_project_rules,omitempty"`
+	WithoutProjectRulesFrom string `json:"without_project_rules_from,omitempty"`
+	MaxProjects             int    `json:"max_projects,omitempty"`
+	// OtherProject counts the calls made in another project than
+	// Options.WorkProject and decided without its rules (no ProjectRules);
+	// OtherProjectFrom is the first, file:line, made in OtherProjectCwd.
+	OtherProject     int     `json:"other_project,omitempty"`
+	OtherProjectFrom string  `json:"other_project_from,omitempty"`
+	OtherProjectCwd  string  `json:"other_project_cwd,omitempty"`
+	WorkProject      string  `json:"work_project,omitempty"`
+	Seconds          float64 `json:"seconds"`
 }
 
 // Changed is the number of calls whose behavior changed or is unknown
@@ -261,6 +279,9 @@ type runner struct {
 	// admitted are the projects loaded (at most maxProjects), whatever
 	// the engines.
 	admitted map[string]bool
+	// chains are the .permopa directories that decide a call made in a
+	// directory (otherProject), by directory, at most maxChains.
+	chains map[string]string
 }
 
 type projectKey struct {
@@ -305,6 +326,45 @@ func (r *runner) project(ctx context.Context, eng *engine.Engine, cwd string) bo
 		}
 	})
 	return true
+}
+
+// maxChains bounds the directories otherProject remembers.
+const maxChains = 4096
+
+// otherProject says whether, without ProjectRules, a call made in cwd has
+// project rules other than WorkProject's (docs/replay.md, "Old and new
+// decisions"): the .permopa directories of cwd and those above it are not
+// those of WorkProject.
+func (r *runner) otherProject(cwd string) bool {
+	if r.opts.ProjectRules || r.opts.WorkProject == "" || cwd == "" || !filepath.IsAbs(cwd) || filepath.Clean(cwd) != cwd {
+		return false
+	}
+	return r.projectsOf(cwd) != r.projectsOf(filepath.Clean(r.opts.WorkProject))
+}
+
+// projectsOf are the directories whose .permopa decides a call made in
+// dir, nearest first, joined by NUL.
+func (r *runner) projectsOf(dir string) string {
+	r.projMu.Lock()
+	v, ok := r.chains[dir]
+	r.projMu.Unlock()
+	if ok {
+		return v
+	}
+	dirs := settings.ProjectChain(dir, r.opts.UserDir, "")
+	if st, err := os.Stat(filepath.Join(dir, ".permopa")); err == nil && st.IsDir() {
+		dirs = append([]string{dir}, dirs...)
+	}
+	v = strings.Join(dirs, "\x00")
+	r.projMu.Lock()
+	if r.chains == nil {
+		r.chains = map[string]string{}
+	}
+	if len(r.chains) < maxChains {
+		r.chains[dir] = v
+	}
+	r.projMu.Unlock()
+	return v
 }
 
 func (r *runner) maxProjects() int {
@@ -432,6 +492,7 @@ func (r *runner) work(ctx context.Context, rec *decisionlog.Record) *result {
 	if !r.project(ctx, r.opts.Candidate, call.Cwd) {
 		call.WithoutProjectRules = true
 	}
+	call.OtherProject = r.otherProject(call.Cwd)
 	d, hits := r.decide(ctx, r.opts.Candidate, input, rec.Erased)
 	if len(hits) == 0 || isTimeout(d) {
 		call.New = outcome(d, "candidate")
@@ -515,6 +576,12 @@ func (r *runner) collect(res *result, started time.Time) error {
 			r.warn("truncated: the logs name more than %d projects, the most replay loads; from %s on, calls in other projects are decided without their project's rules (first: %s)", s.MaxProjects, c.Pos, c.Cwd)
 		}
 		s.WithoutProjectRules++
+	}
+	if c.OtherProject {
+		if s.OtherProject == 0 {
+			s.OtherProjectFrom, s.OtherProjectCwd, s.WorkProject = c.Pos.String(), c.Cwd, r.opts.WorkProject
+		}
+		s.OtherProject++
 	}
 	if len(c.Erased) > 0 {
 		s.Masked++

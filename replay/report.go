@@ -187,6 +187,13 @@ func (t *TextReport) Finish(s *Summary) error {
 	if s.WithoutProjectRules > 0 {
 		fmt.Fprintf(w, "truncated: %s decided without their project's rules, from %s on: the logs name more than %d projects, the most replay loads.\n", plural(s.WithoutProjectRules, "call"), Printable(s.WithoutProjectRulesFrom), s.MaxProjects)
 	}
+	if s.OtherProject > 0 {
+		verb := "were"
+		if s.OtherProject == 1 {
+			verb = "was"
+		}
+		fmt.Fprintf(w, "%s %s made in another project than the working directory's (%s; first %s, cwd %s) and decided without that project's rules; --project-rules applies them.\n", plural(s.OtherProject, "call"), verb, Printable(s.WorkProject), Printable(s.OtherProjectFrom), Printable(s.OtherProjectCwd))
+	}
 	if s.NoOld > 0 {
 		fmt.Fprintf(w, "%s had no recorded decision and no base policy to compare with.\n", plural(s.NoOld, "call"))
 	}

@@ -86,6 +86,9 @@ func failClosed(command string) string {
 	return strings.TrimSpace(command) + failClosedSuffix
 }
 
+// goCacheEntry is the name of an output directory in Go's build cache.
+var goCacheEntry = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
+
 // transientBinary says why the binary at self will not stay where it is,
 // or "": Go's build cache or `go run`'s directory (a go-build* directory,
 // $GOCACHE) or the temporary directory ($TMPDIR, else /tmp), whose files
@@ -106,6 +109,12 @@ func transientBinary(self string, p procEnv) string {
 		if strings.HasPrefix(part, "go-build") {
 			return "it is in Go's build cache (a `go run` binary)"
 		}
+	}
+	// Go 1.24+ keeps `go run`'s executable in the build cache as
+	// CACHE/xx/<sha256>-d/NAME, where CACHE may be one that no variable
+	// names (`go env -w GOCACHE=DIR` writes go's own configuration file).
+	if entry := filepath.Base(filepath.Dir(self)); goCacheEntry.MatchString(entry) && entry[:2] == filepath.Base(filepath.Dir(filepath.Dir(self))) {
+		return "it is in Go's build cache (a `go run` binary)"
 	}
 	cache := p.getenv("GOCACHE")
 	if cache == "" {

@@ -83,7 +83,15 @@ func unifiedDiff(name, old, next string) string {
 		ops = append(ops, line{' ', l})
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s (new)\n", name, name)
+	// A file created or removed is said so, as diff -N does (/dev/null).
+	switch {
+	case old == "":
+		fmt.Fprintf(&out, "--- /dev/null\n+++ %s (new file)\n", name)
+	case next == "":
+		fmt.Fprintf(&out, "--- %s\n+++ /dev/null (removed)\n", name)
+	default:
+		fmt.Fprintf(&out, "--- %s\n+++ %s (new)\n", name, name)
+	}
 	const ctx = 3
 	for k := 0; k < len(ops); {
 		if ops[k].op == ' ' {

@@ -241,6 +241,16 @@ func TestInstallBinaryThatStays(t *testing.T) {
 			}
 		}
 	}
+	// go run's executable cached (Go 1.24+) in a build cache that no
+	// variable names (`go env -w GOCACHE=DIR` writes it to go's own
+	// configuration file): known by its entry's shape, DIR/xx/<hash>-d/.
+	elsewhere := filepath.Join(stableDir(t), "gocache", "d2", strings.Repeat("d2", 32)+"-d", "permopa")
+	for _, host := range []string{"claude", "codex", "gemini"} {
+		out, errOut, code := permopaExe(t, elsewhere, proj, append(installEnv(home), "GOCACHE="), "install", host)
+		if code == 0 || !strings.Contains(errOut, "Go's build cache") {
+			t.Errorf("%s %s: exit %d\n%s%s", host, elsewhere, code, out, errOut)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(home, ".claude")); err == nil {
 		t.Error("a refused install wrote something")
 	}
@@ -392,8 +402,16 @@ func TestUninstallLeavesFilesAsBefore(t *testing.T) {
 		home, proj := t.TempDir(), t.TempDir()
 		file := settingsFile(hs, home, proj)
 		for _, verb := range []string{"install", "uninstall"} {
-			if out, errOut, code := permopaAt(t, proj, "", installEnv(home), verb, hs.host, "--scope", hs.scope); code != 0 && !(hs.host == "codex" && verb == "install") {
+			out, errOut, code := permopaAt(t, proj, "", installEnv(home), verb, hs.host, "--scope", hs.scope)
+			if code != 0 && !(hs.host == "codex" && verb == "install") {
 				t.Fatalf("%v %s: exit %d\n%s%s", hs, verb, code, out, errOut)
+			}
+			// The diff's header says what happens to the file: created
+			// from nothing, or removed (issue 25: the removal read
+			// "+++ FILE (new)").
+			want := map[string]string{"install": "--- /dev/null\n+++ " + file + " (new file)\n", "uninstall": "--- " + file + "\n+++ /dev/null (removed)\n"}[verb]
+			if !strings.Contains(out, want) {
+				t.Errorf("%v %s: the diff does not start with %q:\n%s", hs, verb, want, out)
 			}
 		}
 		if _, err := os.Stat(file); !os.IsNotExist(err) {

@@ -206,8 +206,11 @@ a log value could not be read or the replay could not run.`,
 				},
 				Progress:     func(p replay.Progress) { prog.update(p.Calls, p.Changed, p.Elapsed) },
 				ProjectRules: projectRules,
-				UserDir:      (&layerFlags{proc: p}).layers().UserDir(),
-				OnWarning:    func(s string) { fmt.Fprintln(stderr, "permopa replay: warning:", replay.Printable(s)) },
+				// The layers' project (none with --isolated), so that
+				// the report names the calls made in another one.
+				WorkProject: f.projectDir,
+				UserDir:     (&layerFlags{proc: p}).layers().UserDir(),
+				OnWarning:   func(s string) { fmt.Fprintln(stderr, "permopa replay: warning:", replay.Printable(s)) },
 			})
 			prog.done()
 			if runErr != nil {

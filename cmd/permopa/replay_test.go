@@ -84,6 +84,9 @@ type replayReport struct {
 		MaskedExact                                                int `json:"masked_exact"`
 		Behaviors                                                  map[string]int
 		Steps                                                      map[string]int
+		OtherProject                                               int    `json:"other_project"`
+		OtherProjectFrom                                           string `json:"other_project_from"`
+		OtherProjectCwd                                            string `json:"other_project_cwd"`
 	}
 }
 
@@ -712,9 +715,22 @@ func TestReplayProjectRules(t *testing.T) {
 	if len(rep.Changes) != 0 {
 		t.Errorf("without --project-rules: changes %v", rep.changedIDs())
 	}
+	// ... and the report says so (issue 25): the calls made in project a
+	// were decided with the working directory's rules, not a's; b has no
+	// .permopa of its own, so the working directory's rules are its.
+	if s := rep.Summary; s.OtherProject != 2 || s.OtherProjectFrom != log+":1" || s.OtherProjectCwd != a {
+		t.Errorf("without --project-rules: %d calls in another project, first %q in %q; want 2, %s:1 in %s", s.OtherProject, s.OtherProjectFrom, s.OtherProjectCwd, log, a)
+	}
+	text, _, _ := permopaAt(t, dir, "", env, "replay", log)
+	if want := "2 calls were made in another project than the working directory's (" + dir + "; first " + log + ":1, cwd " + a + ") and decided without that project's rules; --project-rules applies them"; !strings.Contains(text, want) {
+		t.Errorf("the text report does not say %q:\n%s", want, text)
+	}
 	rep, stderr, code := runReplay(t, dir, env, "--project-rules", log)
 	if code != 0 || !reflect.DeepEqual(rep.changedIDs(), []string{"a-0", "a-2"}) {
 		t.Errorf("--project-rules: exit %d (%s), changes %v; want the calls made in project a", code, stderr, rep.changedIDs())
+	}
+	if rep.Summary.OtherProject != 0 {
+		t.Errorf("--project-rules: %d calls said to be decided without their project's rules", rep.Summary.OtherProject)
 	}
 }
 
