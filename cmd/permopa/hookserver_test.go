@@ -117,11 +117,22 @@ func (h *hookServerEnv) hookPayload(host, payload string, extra ...string) (out,
 	return out, errOut, code, pid
 }
 
-// localHook is permopa-hook-local's own answer to payload in h's
-// environment, with a deadline no loaded machine reaches (hookPayload).
+// localHook is the local decision for payload in h's environment, with a
+// deadline no loaded machine reaches (hookPayload): `permopa hook` run in
+// process (permopaWith), which answers exactly as permopa-hook-local does
+// (stdout, stderr, exit: TestHookLocalAnswersAsPermopaHook compares the
+// two binaries' answers), without a process start and policy compile for
+// each comparison (issue 25, the quick suite). The server the tests ask is
+// permopa-hook-local itself (--serve), so each comparison also checks it
+// against the other decider.
 func (h *hookServerEnv) localHook(host, payload string) (out, errOut string, code int) {
 	h.t.Helper()
-	return hookProcess(h.t, h.local, []string{host, "--timeout", "120s"}, h.env, payload)
+	vars := map[string]string{"PERMOPA_SERVER": "", "PERMOPA_SERVER_REQUIRED": ""}
+	for _, kv := range h.env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return permopaWith(h.t, payload, vars, "hook", host, "--timeout", "120s")
 }
 
 // status asks the server of key for its status; ok false when none answers.
