@@ -34,6 +34,7 @@ func TestOtherPermissionRequestHookFails(t *testing.T) {
 		{"a tool permopa does not protect", ".claude/settings.json", hook("PermissionRequest", "TodoWrite", "command"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			home, proj := t.TempDir(), t.TempDir()
 			env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "PATH=/usr/bin:/bin"}
 			if _, errOut, code := permopaAt(t, proj, "", env, "install", "claude", "--command", permopaBin+" hook claude"); code != 0 {

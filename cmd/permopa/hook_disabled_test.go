@@ -28,6 +28,7 @@ func TestHooksSwitchedOffByRepository(t *testing.T) {
 		{"gemini another hook disabled", "gemini", ".gemini/settings.json", `{"hooksConfig": {"disabled": ["lint"]}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			home, proj := t.TempDir(), t.TempDir()
 			env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "GEMINI_CLI_TRUSTED_FOLDERS_PATH=", "PATH=/usr/bin:/bin"}
 			if _, errOut, code := permopaAt(t, proj, "", env, "install", tc.host, "--command", permopaBin+" hook "+tc.host); code != 0 {

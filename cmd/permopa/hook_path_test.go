@@ -47,6 +47,7 @@ func TestHookPathSetByRepository(t *testing.T) {
 		{"a relative entry in the user's PATH", "claude", map[string][]byte{".claude/settings.json": claudeHooks(nil)}, "."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			home, proj := t.TempDir(), t.TempDir()
 			must(t, os.MkdirAll(filepath.Join(proj, "tools"), 0o755))
 			must(t, os.WriteFile(filepath.Join(proj, "tools", "permopa"), []byte(fake), 0o755))

@@ -112,7 +112,7 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 	// viaClient, through permopa-hook (which runs permopa-hook-local with
 	// no server), and wants `permopa hook`'s answer from both; it returns
 	// permopa-hook-local's.
-	compare := func(name, host string, args []string, payload string, env []string, viaClient bool) (string, string, int) {
+	compare := func(t *testing.T, name, host string, args []string, payload string, env []string, viaClient bool) (string, string, int) {
 		t.Helper()
 		want, wantErr, wantCode := hookExec(t, permopaBin, append([]string{"hook", host}, args...), env, payload)
 		var localOut, localErr string
@@ -153,10 +153,17 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 	// allow) and codex's malformed input (a block on stderr): the client
 	// passes the payload, flags and answer through unchanged, whatever
 	// they are.
+	// Each run (and each fault below) is a parallel subtest: the test is
+	// some thirty processes, and run one after another they made it the
+	// package's longest (issue 25, the quick suite).
 	for i, r := range runs {
-		host := strings.Split(r.file, "/")[0]
-		viaClient := slowTests || i == 0 || r.file == "codex/malformed.txt" || len(r.args) > 0
-		compare(r.file+" "+strings.Join(r.args, " "), host, r.args, readPayload(t, r.file, cwd), env, viaClient)
+		name := r.file + " " + strings.Join(r.args, " ")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			host := strings.Split(r.file, "/")[0]
+			viaClient := slowTests || i == 0 || r.file == "codex/malformed.txt" || len(r.args) > 0
+			compare(t, name, host, r.args, readPayload(t, r.file, cwd), env, viaClient)
+		})
 	}
 
 	// Settings that must block: each in a workspace of its own. Without
@@ -168,21 +175,24 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 		{"deny rule of another shape", "permissions:\n  deny: [{tool: Bash}]\n"},
 	}
 	for i, f := range faults {
-		cwd, home := hookWorkspace(t)
-		if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.local.yaml"), []byte(f.settings), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for j, file := range []string{"claude/pretooluse-bash-readonly.json", "codex/pretooluse-bash-readonly.json"} {
-			if !slowTests && j != i%2 {
-				continue
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			cwd, home := hookWorkspace(t)
+			if err := os.WriteFile(filepath.Join(cwd, ".permopa", "settings.local.yaml"), []byte(f.settings), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			host := strings.Split(file, "/")[0]
-			payload := readPayload(t, file, cwd)
-			out, errOut, code := compare(f.name+" "+file, host, nil, payload, []string{"HOME=" + home}, slowTests || i < 2)
-			if !blocked(host, out, code) {
-				t.Errorf("%s, %s: permopa-hook-local did not block: exit %d stdout %q stderr %q", f.name, file, code, out, errOut)
+			for j, file := range []string{"claude/pretooluse-bash-readonly.json", "codex/pretooluse-bash-readonly.json"} {
+				if !slowTests && j != i%2 {
+					continue
+				}
+				host := strings.Split(file, "/")[0]
+				payload := readPayload(t, file, cwd)
+				out, errOut, code := compare(t, f.name+" "+file, host, nil, payload, []string{"HOME=" + home}, slowTests || i < 2)
+				if !blocked(host, out, code) {
+					t.Errorf("%s, %s: permopa-hook-local did not block: exit %d stdout %q stderr %q", f.name, file, code, out, errOut)
+				}
 			}
-		}
+		})
 	}
 
 	// A bad command line blocks (exit 2), never exit 1.

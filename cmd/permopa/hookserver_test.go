@@ -124,6 +124,23 @@ func (h *hookServerEnv) localHook(host, payload string) (out, errOut string, cod
 	return hookProcess(h.t, h.local, []string{host, "--timeout", "120s"}, h.env, payload)
 }
 
+// localAnswer is the local decision for payload in h's environment, the
+// answer the tests compare the server's with: `permopa hook` run in
+// process (permopaWith), which answers exactly as permopa-hook-local does
+// (stdout, stderr, exit: TestHookLocalAnswersAsPermopaHook compares the two
+// binaries), without a process start and policy compile for each
+// comparison (issue 25, the quick suite). The server is permopa-hook-local
+// itself (--serve), so each comparison is of the two deciders.
+func (h *hookServerEnv) localAnswer(host, payload string) (out, errOut string, code int) {
+	h.t.Helper()
+	vars := map[string]string{"PERMOPA_SERVER": "", "PERMOPA_SERVER_REQUIRED": ""}
+	for _, kv := range h.env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return permopaWith(h.t, payload, vars, "hook", host, "--timeout", "120s")
+}
+
 // status asks the server of key for its status; ok false when none answers.
 func (h *hookServerEnv) status(key string, extra ...string) (hookproto.ServeAnswer, bool) {
 	dir, err := hookproto.OpenHookServerDir(h.dir())
@@ -259,7 +276,7 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 	for _, file := range files {
 		host := strings.Split(file, "/")[0]
 		payload := readPayload(t, file, h.cwd)
-		want, wantErr, wantCode := h.localHook(host, payload)
+		want, wantErr, wantCode := h.localAnswer(host, payload)
 		// A loaded machine (CI) may take longer than the 2 s a hook waits
 		// for the server before deciding locally: the count below is of
 		// the server's answers, so give it time.
@@ -387,7 +404,7 @@ func TestHookServerSeesChanges(t *testing.T) {
 		if _, errOut, code := permopaAt(t, h.cwd, "", h.env, args...); code != 0 {
 			t.Fatalf("permopa %v: %d %s", args, code, errOut)
 		}
-		want, _, _ := h.localHook("claude", npm)
+		want, _, _ := h.localAnswer("claude", npm)
 		out, errOut, _, pid = h.hookPayload("claude", npm)
 		if allowed := strings.Contains(out, `"permissionDecision":"allow"`); pid != st.Pid || out != want || allowed != trusted {
 			t.Errorf("npm run, trusted %v: pid %d stdout %q stderr %q; want server %d with permopa-hook-local's %q", trusted, pid, out, errOut, st.Pid, want)
@@ -562,23 +579,23 @@ func TestHookServerRefusesWhatIsNotTheUsers(t *testing.T) {
 	const nobody = 65534
 	cases := []struct {
 		name  string
-		setup func(h *hookServerEnv)
+		setup func(t *testing.T, h *hookServerEnv)
 		note  string
 	}{
-		{"the socket directory is a link", func(h *hookServerEnv) {
+		{"the socket directory is a link", func(t *testing.T, h *hookServerEnv) {
 			target := filepath.Join(h.rt, "elsewhere")
 			must(t, os.Mkdir(target, 0o700))
 			must(t, os.Symlink(target, h.dir()))
 		}, "symbolic link"},
-		{"the socket directory is another user's", func(h *hookServerEnv) {
+		{"the socket directory is another user's", func(t *testing.T, h *hookServerEnv) {
 			must(t, os.Mkdir(h.dir(), 0o700))
 			must(t, os.Chown(h.dir(), nobody, nobody))
 		}, "belongs to uid 65534"},
-		{"the socket directory is open to others", func(h *hookServerEnv) {
+		{"the socket directory is open to others", func(t *testing.T, h *hookServerEnv) {
 			must(t, os.Mkdir(h.dir(), 0o700))
 			must(t, os.Chmod(h.dir(), 0o755))
 		}, "open to other users"},
-		{"the runtime directory is a link", func(h *hookServerEnv) {
+		{"the runtime directory is a link", func(t *testing.T, h *hookServerEnv) {
 			real := h.rt + ".real"
 			must(t, os.Rename(h.rt, real))
 			must(t, os.Symlink(real, h.rt))
@@ -590,9 +607,12 @@ func TestHookServerRefusesWhatIsNotTheUsers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case is a user of its own (binaries, runtime directory,
+			// home); the hooks' processes are most of its time.
+			t.Parallel()
 			h := newHookServerEnv(t)
-			c.setup(h)
-			want, _, wantCode := h.localHook("claude", readPayload(t, file, h.cwd))
+			c.setup(t, h)
+			want, _, wantCode := h.localAnswer("claude", readPayload(t, file, h.cwd))
 			for range 2 {
 				out, errOut, code, pid := h.hook("claude", file)
 				if pid != 0 || out != want || code != wantCode || !strings.Contains(errOut, c.note) {

@@ -161,7 +161,7 @@ func permopa(t *testing.T, stdin string, args ...string) (string, string, int) {
 // permopaWith is permopa with environment variables set for the command
 // (HOME, PERMOPA_SERVER: what permopa's own commands read through their
 // lookupEnv) over the test process's.
-func permopaWith(t *testing.T, stdin string, env map[string]string, args ...string) (string, string, int) {
+func permopaWith(t testing.TB, stdin string, env map[string]string, args ...string) (string, string, int) {
 	t.Helper()
 	environ := os.Environ()
 	for k, v := range env {
