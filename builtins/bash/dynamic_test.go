@@ -305,7 +305,7 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 		argv = append(argv, j.cmd)
 	}
 	var out limitedBuffer
-	out.max = 1 << 20
+	out.max = len(jobs) * (dynamicOutputMax + 64)
 	d.traced(root, traces, argv, tracedSyscalls+","+forkSyscalls, &out, time.Duration(len(jobs))*(timeout+2*time.Second)+10*time.Second)
 
 	results := make([]dynamicResult, len(jobs))
@@ -1099,8 +1099,11 @@ func isHelper(argv []string, helpers []string) bool {
 // loop (tail -f, watch) are stopped there and judged on what they did so far.
 const dynamicTimeout = 4 * time.Second
 
-// dynamicBatch is how many commands one traced run holds (runBatch).
-const dynamicBatch = 8
+// dynamicBatch is how many commands one traced run holds (runBatch). A
+// run's namespace, mounts and strace cost about 0.2 s of CPU, as much as
+// four quick commands traced (timeout, bash -c and the program, some
+// 50 ms): 24 a run spend a third of what 8 did on them.
+const dynamicBatch = 24
 
 // dynamicSampleStep thins the traced commands of the quick suite (without
 // -tags slow): about 1 in 96 besides the first of every program family
