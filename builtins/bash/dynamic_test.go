@@ -1399,15 +1399,26 @@ func TestDynamicPrivateTmp(t *testing.T) {
 	if len(victims) == 0 {
 		t.Skip("no world-writable temporary directory")
 	}
+	// One traced run on its own doing it to every directory, and one batch
+	// with a command per directory after a first command (each judged on
+	// its own processes).
+	cmds := make([]string, len(victims))
+	for i, v := range victims {
+		cmds[i] = "rm -f " + v + "; echo x > " + v + "-new"
+	}
+	single := d.run(t, template, strings.Join(cmds, "; "), nil, nil, dynamicTimeout)
+	batched := d.runBatch(t, template, append([]tracedJob{{cmd: "true"}}, func() (jobs []tracedJob) {
+		for _, c := range cmds {
+			jobs = append(jobs, tracedJob{cmd: c})
+		}
+		return jobs
+	}()...), dynamicTimeout)[1:]
 	for _, batch := range []bool{false, true} {
-		for _, v := range victims {
+		for i, v := range victims {
 			created := v + "-new"
-			cmd := "rm -f " + v + "; echo x > " + created
-			var res dynamicResult
+			cmd, res := cmds[i], single
 			if batch {
-				res = d.runBatch(t, template, []tracedJob{{cmd: "true"}, {cmd: cmd}}, dynamicTimeout)[1]
-			} else {
-				res = d.run(t, template, cmd, nil, nil, dynamicTimeout)
+				res = batched[i]
 			}
 			if _, err := os.Stat(v); err != nil {
 				t.Errorf("batch=%v: %q removed the machine's %s: %v", batch, cmd, v, err)
