@@ -251,6 +251,10 @@ func TestDecisionCacheRuleExpiry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := newCacheWorld(t)
+	// Started just after a whole second, so that the two decisions before
+	// the expiry have that second (under load, from late in a second they
+	// came after it).
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	rules, err := settings.WithExpiry(mustRules(t, "ALLOW Bash(npm test)"), time.Millisecond) // the next whole second
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,9 @@ func TestCheckedPolicyDecidesTheSame(t *testing.T) {
 	ctx := context.Background()
 	pair := func(s settings.Settings) (full, checked *engine.Engine) {
 		t.Helper()
-		full, err := engine.New(ctx, engine.WithSettings(s))
+		// The reference: the embedded policy fully checked, compiled
+		// once for the package (newEngine).
+		full, err := newEngine(ctx, engine.WithSettings(s))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 	}
 	defer os.RemoveAll(root)
 	os.Chmod(root, 0o755)
-	buildFixture(t, root)
+	copyFixture(t, d, root)
 	proj := filepath.Join(root, "home/proj")
 	evil := filepath.Join(proj, "evil.sh")
 	secret := filepath.Join(root, "home/planted-secret")

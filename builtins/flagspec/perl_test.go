@@ -195,7 +195,7 @@ func TestPerlReviewBitesAgainstRealPerl(t *testing.T) {
 			t.Fatal(err)
 		}
 		trace := filepath.Join(t.TempDir(), "trace")
-		args := append([]string{"-f", "-qq", "-e", "trace=execve,openat", "-o", trace, perl}, argv[1:]...)
+		args := append([]string{"--seccomp-bpf", "-f", "-qq", "-e", "trace=execve,openat", "-o", trace, perl}, argv[1:]...)
 		if argv[len(argv)-1] != "notes.txt" {
 			args = append(args, "notes.txt")
 		}
