@@ -242,7 +242,7 @@ func decideLocally(dir *os.File, local, host string, flags []string, payload []b
 			env = append(env, kv)
 		}
 	}
-	argv := append([]string{local, host, "--timeout", left.String()}, flags...)
+	argv := append(append([]string{local, host}, flags...), "--timeout", left.String())
 	p, err := os.StartProcess(local, argv, &os.ProcAttr{Env: env, Files: files[:]})
 	if err != nil {
 		return block(why + ", and " + local + " could not run: " + err.Error())
