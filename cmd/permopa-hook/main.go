@@ -3,7 +3,9 @@
 //
 //	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE] [flags]
 //
-// The common call, the host alone with no server configured, is answered
+// The common call, the host alone or with the flags `permopa install`
+// writes and docs/replay.md shows (--log, --mode, --destination,
+// --ignore-host-mode: fastArgs) and no server configured, is answered
 // here by the user's hook server (docs/hosts.md, "The hook server"), in a
 // process that links little more than a Go hello-world (internal/hookwire:
 // no JSON, regexp, crypto, flag or context) and does nothing else: no
@@ -16,7 +18,7 @@
 // is permopa-hook's slow path (adapter/hookclient), which this process
 // execs in its place as `permopa-hook-local --hook-client <args>` (else
 // `permopa --hook-client <args>`, from this binary's directory or PATH): a
-// command line with flags, a configured server, --log, the hook server
+// command line with other flags, a configured server, the hook server
 // turned off, no permopa-hook-local beside this binary, its directory
 // failing its checks. It never fails open: a payload not read in time,
 // unreadable or too large, or no slow path to exec, is a block (exit 2, the
