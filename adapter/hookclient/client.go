@@ -2,9 +2,11 @@
 // path"): everything the thin client cmd/permopa-hook does not do itself,
 // run as `permopa-hook-local --hook-client <args>` (or `permopa
 // --hook-client <args>` when permopa-hook-local is not there), which
-// permopa-hook execs in its place: a command line with flags, a configured
-// server (`permopa run --server`), --log, starting the hook server, and
-// deciding locally when no server answers.
+// permopa-hook execs in its place: a command line with flags other than
+// those the thin client takes (--log, --mode, --destination,
+// --ignore-host-mode), a configured server (`permopa run --server`), the
+// hook server turned off; it starts the hook server and decides locally
+// when no server answers, as the thin client does.
 //
 //	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE]
 //

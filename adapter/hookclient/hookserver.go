@@ -132,6 +132,20 @@ func (c config) askHookServer(deadline time.Time, payload []byte) (*hookproto.An
 	wait := min(c.serverTimeout, time.Until(deadline)/2)
 	c.logFile = absPath(c.logFile)
 	req := hookproto.ServeRequest{Op: "hook", Env: env, Host: c.host, Args: c.localArgs(true, 0)[1:], Payload: payload}
+	if c.logFile != "" {
+		// The server writes the entry to the file this process opens
+		// (hookwire.OpenLog), never to a path it opens itself.
+		fd, err := hookwire.OpenLog(c.logFile)
+		switch {
+		case errors.Is(err, hookwire.ErrLogNotRegular):
+			return nil, "no hook server: " + err.Error()
+		case err != nil:
+			req.LogErr = err.Error()
+		default:
+			req.LogFD = fd
+			defer syscall.Close(fd)
+		}
+	}
 	ans, err := hookproto.AskHookServer(context.Background(), dir, key, req, wait)
 	if err == nil {
 		// As c.local passes a local decider's stderr on; the note is for

@@ -44,7 +44,7 @@ func TestDecisionEnv(t *testing.T) {
 // cut short, with a field the message does not have, or a number that
 // does not parse is refused.
 func TestFrames(t *testing.T) {
-	req := ServeRequest{Op: "hook", Key: "0123456789abcdef", Env: []string{"HOME=/h", "PERMOPA_X=a\x00b"}, Host: "codex", Args: []string{"--mode", "plan"}, Payload: []byte(`{"cwd":"/w"}`)}
+	req := ServeRequest{Op: "hook", Key: "0123456789abcdef", Env: []string{"HOME=/h", "PERMOPA_X=a\x00b"}, Host: "codex", Args: []string{"--mode", "plan"}, Payload: []byte(`{"cwd":"/w"}`), LogErr: "open /l: permission denied"}
 	ans := ServeAnswer{Pid: 4242, Key: "0123456789abcdef", Refused: "no", Stdout: []byte("{}\n"), Stderr: "note\n", Exit: 2,
 		Started: time.Unix(1700000000, 123456789), Answered: 1 << 40, Idle: "15m0s"}
 	var buf bytes.Buffer

@@ -76,6 +76,12 @@ func openLog(path, source string, opts *adapter.HookOptions, stderr io.Writer) *
 		return nil
 	}
 	w, err := decisionlog.Open(path, decisionlog.WriterOptions{Source: source})
+	return useLog(path, w, err, opts, stderr)
+}
+
+// useLog logs each call of opts to w, the log at path (nil: err says why
+// it could not be opened), and says err as openLog does.
+func useLog(path string, w *decisionlog.Writer, err error, opts *adapter.HookOptions, stderr io.Writer) *decisionlog.Writer {
 	if err != nil {
 		fmt.Fprintf(stderr, "permopa-hook-local: %v (calls are decided all the same)\n", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/permopa/permopa/adapter"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
+	"github.com/permopa/permopa/internal/decisionlog"
 )
 
 // serve runs the hook server (docs/hosts.md, "The hook server"):
@@ -221,7 +222,19 @@ func (s *hookServer) handle(ctx context.Context, c *net.UnixConn, logf func(stri
 	}
 	c.SetDeadline(time.Now().Add(30 * time.Second))
 	var req hookproto.ServeRequest
-	if err := hookproto.ReadFrame(bufio.NewReader(c), &req); err != nil {
+	in := &rightsReader{c: c}
+	err = hookproto.ReadFrame(bufio.NewReader(in), &req)
+	for _, fd := range in.fds[min(1, len(in.fds)):] {
+		syscall.Close(fd)
+	}
+	if len(in.fds) > 0 {
+		req.LogFD = in.fds[0]
+		defer syscall.Close(req.LogFD) // decide logs to a copy
+	}
+	if err == nil && (len(in.fds) > 1 || in.truncated) {
+		err = errors.New("more than one descriptor sent")
+	}
+	if err != nil {
 		logf("reading a request: %v", err)
 		return
 	}
@@ -255,6 +268,13 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 	}
 	if logFile != "" && !filepath.IsAbs(logFile) {
 		ans.Refused = "a relative --log path is the hook's"
+		return
+	}
+	// The log is the file the hook opened and sent (hookwire.OpenLog): this
+	// server never opens a --log path, so a hook cannot make it write where
+	// the hook itself could not.
+	if refused := checkHookLog(logFile, req); refused != "" {
+		ans.Refused = refused
 		return
 	}
 	// A payload without an absolute cwd is decided with the process's
@@ -296,11 +316,83 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	log := openLog(logFile, "hook "+host, &opts, &errb)
+	var log *decisionlog.Writer
+	if logFile != "" {
+		w, err := hookLog(logFile, req, decisionlog.WriterOptions{Source: "hook " + host})
+		log = useLog(logFile, w, err, &opts, &errb)
+	}
 	code := adapter.RunHook(ctx, host, bytes.NewReader(req.Payload), &out, &errb, opts)
 	log.Close()
 	ans.Stdout, ans.Stderr, ans.Exit = out.Bytes(), errb.String(), code
 	s.answered.Add(1)
+}
+
+// checkHookLog says why the log the hook sent for --log path (req.LogFD,
+// or req.LogErr: why the hook could not open it) is not taken, or "": it
+// must be a regular file open for appending, and come with --log.
+func checkHookLog(path string, req hookproto.ServeRequest) string {
+	switch {
+	case path == "" && req.LogFD > 0:
+		return "a log file without --log"
+	case path == "":
+		return ""
+	case req.LogFD > 0:
+		var st syscall.Stat_t
+		if err := syscall.Fstat(req.LogFD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			return "the --log file sent is not a regular file"
+		}
+		fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(req.LogFD), syscall.F_GETFL, 0)
+		if errno != 0 || fl&syscall.O_APPEND == 0 || fl&syscall.O_ACCMODE == syscall.O_RDONLY {
+			return "the --log file sent is not open for appending"
+		}
+		return ""
+	case req.LogErr != "":
+		return ""
+	}
+	return "--log without the file the hook opened (hookwire.OpenLog)"
+}
+
+// hookLog is the decision log the hook sent (checkHookLog took it): a
+// Writer to a copy of its descriptor, or the hook's error opening it, as
+// decisionlog.Open words it.
+func hookLog(path string, req hookproto.ServeRequest, opts decisionlog.WriterOptions) (*decisionlog.Writer, error) {
+	if req.LogFD <= 0 {
+		return nil, fmt.Errorf("decision log: %s", req.LogErr)
+	}
+	fd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(req.LogFD), syscall.F_DUPFD_CLOEXEC, 3)
+	if errno != 0 {
+		return nil, fmt.Errorf("decision log: %s: %w", path, os.NewSyscallError("fcntl", errno))
+	}
+	return decisionlog.NewWriter(os.NewFile(fd, path), path, opts)
+}
+
+// rightsReader reads a request from c and keeps the descriptors sent with
+// it (SCM_RIGHTS: the hook's --log file); truncated: more were sent than
+// one, and the kernel closed the rest.
+type rightsReader struct {
+	c         *net.UnixConn
+	fds       []int
+	truncated bool
+}
+
+func (r *rightsReader) Read(p []byte) (int, error) {
+	oob := make([]byte, syscall.CmsgSpace(4))
+	n, oobn, flags, _, err := r.c.ReadMsgUnix(p, oob)
+	if flags&syscall.MSG_CTRUNC != 0 {
+		r.truncated = true
+	}
+	if oobn > 0 {
+		msgs, perr := syscall.ParseSocketControlMessage(oob[:oobn])
+		if perr != nil {
+			r.truncated = true
+		}
+		for i := range msgs {
+			if fds, err := syscall.ParseUnixRights(&msgs[i]); err == nil {
+				r.fds = append(r.fds, fds...)
+			}
+		}
+	}
+	return n, err
 }
 
 func fchmodat(dir *os.File, name string, mode uint32) error {

@@ -3,7 +3,9 @@
 //
 //	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE] [flags]
 //
-// The common call, the host alone with no server configured, is answered
+// The common call, the host alone or with the flags `permopa install`
+// writes and docs/replay.md shows (--log, --mode, --destination,
+// --ignore-host-mode: fastArgs) and no server configured, is answered
 // here by the user's hook server (docs/hosts.md, "The hook server"), in a
 // process that links little more than a Go hello-world (internal/hookwire:
 // no JSON, regexp, crypto, flag or context) and does nothing else: no
@@ -16,7 +18,7 @@
 // is permopa-hook's slow path (adapter/hookclient), which this process
 // execs in its place as `permopa-hook-local --hook-client <args>` (else
 // `permopa --hook-client <args>`, from this binary's directory or PATH): a
-// command line with flags, a configured server, --log, the hook server
+// command line with other flags, a configured server, the hook server
 // turned off, no permopa-hook-local beside this binary, its directory
 // failing its checks. It never fails open: a payload not read in time,
 // unreadable or too large, or no slow path to exec, is a block (exit 2, the
@@ -44,10 +46,77 @@ func main() {
 		debug.SetGCPercent(-1)
 	}
 	args := os.Args[1:]
-	if len(args) == 1 && fastHost(args[0]) && hookwire.HookServerSupported && autoServer(os.Getenv, os.LookupEnv) {
-		os.Exit(served(args[0]))
+	if host, flags, logFile, ok := fastArgs(args); ok && hookwire.HookServerSupported && autoServer(os.Getenv, os.LookupEnv) {
+		os.Exit(served(host, flags, logFile))
 	}
 	os.Exit(slowPath(args))
+}
+
+// fastArgs reads a command line the served call takes: a host
+// (fastHost) and, before or after it, the flags `permopa install` writes
+// and docs/replay.md shows: --log FILE, --mode M, and --destination D and
+// --ignore-host-mode, each once (`--flag value` or `--flag=value`, the
+// value not empty). flags are permopa-hook-local's for them, --log made
+// absolute against this process's directory (logFile); ok is false for
+// anything else, which the slow path reads.
+func fastArgs(args []string) (host string, flags []string, logFile string, ok bool) {
+	values := map[string]string{}
+	ignoreHostMode := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			if host != "" || !fastHost(a) {
+				return "", nil, "", false
+			}
+			host = a
+			continue
+		}
+		if a == "--ignore-host-mode" && !ignoreHostMode {
+			ignoreHostMode = true
+			continue
+		}
+		name, val, eq := strings.Cut(a, "=")
+		switch name {
+		case "--log", "--mode", "--destination":
+		default:
+			return "", nil, "", false
+		}
+		if !eq {
+			if i+1 == len(args) {
+				return "", nil, "", false
+			}
+			i++
+			val = args[i]
+		}
+		if _, twice := values[name]; twice || val == "" {
+			return "", nil, "", false
+		}
+		values[name] = val
+	}
+	if host == "" {
+		return "", nil, "", false
+	}
+	// The flags the slow path would send (hookclient's localArgs).
+	dest := values["--destination"]
+	if dest == "" {
+		dest = "local"
+	}
+	flags = []string{"--destination", dest}
+	if m := values["--mode"]; m != "" {
+		flags = append(flags, "--mode", m)
+	}
+	if ignoreHostMode {
+		flags = append(flags, "--ignore-host-mode")
+	}
+	if logFile = values["--log"]; logFile != "" {
+		abs, err := filepath.Abs(logFile)
+		if err != nil {
+			return "", nil, "", false
+		}
+		logFile = abs
+		flags = append(flags, "--log", logFile)
+	}
+	return host, flags, logFile, true
 }
 
 // fastHost: the hosts as `permopa install` writes them (the slow path
@@ -67,7 +136,7 @@ func autoServer(getenv func(string) string, lookupEnv func(string) (string, bool
 
 // served answers the call through the hook server and returns the exit
 // status; what it cannot answer goes to the slow path.
-func served(host string) int {
+func served(host string, flags []string, logFile string) int {
 	deadline := time.Now().Add(hookwire.DefaultTimeout)
 	self, err := os.Executable()
 	if err != nil {
@@ -88,6 +157,22 @@ func served(host string) int {
 	if err != nil {
 		return slowPath(os.Args[1:])
 	}
+	// --log: the server writes the entry to the file opened here, with
+	// this process's permissions (hookwire.OpenLog); one it cannot open
+	// is said in the answer, as permopa-hook-local says it.
+	var logFD int
+	var logErr string
+	if logFile != "" {
+		fd, err := hookwire.OpenLog(logFile)
+		switch {
+		case errors.Is(err, hookwire.ErrLogNotRegular):
+			return slowPath(os.Args[1:])
+		case err != nil:
+			logErr = err.Error()
+		default:
+			logFD = fd
+		}
+	}
 	payload, err := hookwire.ReadPayload(0, deadline)
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
@@ -102,9 +187,11 @@ func served(host string) int {
 	// Half the time left at most: the rest is for a local decision should
 	// the server fail.
 	wait := min(hookwire.DefaultServerTimeout, time.Until(deadline)/2)
-	// The flags the slow path would send (hookclient's localArgs).
-	req := hookwire.ServeRequest{Op: "hook", Env: env, Host: host, Args: []string{"--destination", "local"}, Payload: payload}
+	req := hookwire.ServeRequest{Op: "hook", Env: env, Host: host, Args: flags, Payload: payload, LogErr: logErr, LogFD: logFD}
 	ans, err := hookwire.Ask(dir, key, req, time.Now().Add(wait), wait)
+	if logFD > 0 {
+		syscall.Close(logFD)
+	}
 	if err == nil {
 		return write(ans)
 	}
@@ -121,14 +208,14 @@ func served(host string) int {
 			why = "no hook server listened, and none could be started: " + serr.Error()
 		}
 	}
-	return decideLocally(dir, local, host, payload, deadline, why)
+	return decideLocally(dir, local, host, flags, payload, deadline, why)
 }
 
 // decideLocally has permopa-hook-local (a child, waited for) decide the
 // payload, as the slow path would (hookclient's local): its answer is
 // passed on when it exits 0 or 2; anything else, or no answer by the
 // deadline (the child is killed), blocks.
-func decideLocally(dir *os.File, local, host string, payload []byte, deadline time.Time, why string) int {
+func decideLocally(dir *os.File, local, host string, flags []string, payload []byte, deadline time.Time, why string) int {
 	// The child's own deadline inside this one, so that its block (which
 	// names the cause) is the one the host sees.
 	left := time.Until(deadline) - 100*time.Millisecond
@@ -157,7 +244,7 @@ func decideLocally(dir *os.File, local, host string, payload []byte, deadline ti
 			env = append(env, kv)
 		}
 	}
-	argv := []string{local, host, "--destination", "local", "--timeout", left.String()}
+	argv := append(append([]string{local, host}, flags...), "--timeout", left.String())
 	p, err := os.StartProcess(local, argv, &os.ProcAttr{Env: env, Files: files[:]})
 	if err != nil {
 		return block(why + ", and " + local + " could not run: " + err.Error())

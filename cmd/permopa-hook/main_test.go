@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,6 +66,7 @@ func TestMain(m *testing.M) {
 // the request and never answers).
 type thinEnv struct {
 	bin, rt, slow string
+	cwd           string // the hook's working directory ("": the test's)
 	env           []string
 }
 
@@ -121,8 +123,13 @@ func (e *thinEnv) serve(t *testing.T, answer func(hookwire.ServeRequest) *hookwi
 			go func() {
 				defer c.Close()
 				var req hookwire.ServeRequest
-				if hookwire.ReadFrame(c, &req) != nil {
+				in := &rightsConn{c: c.(*net.UnixConn)}
+				if hookwire.ReadFrame(in, &req) != nil {
 					return
+				}
+				if len(in.fds) > 0 {
+					req.LogFD = in.fds[0]
+					defer syscall.Close(req.LogFD)
 				}
 				if ans := answer(req); ans != nil {
 					if ans.Key == "" {
@@ -137,12 +144,29 @@ func (e *thinEnv) serve(t *testing.T, answer func(hookwire.ServeRequest) *hookwi
 	}()
 }
 
+// rightsConn reads from c, keeping the descriptors sent (SCM_RIGHTS).
+type rightsConn struct {
+	c   *net.UnixConn
+	fds []int
+}
+
+func (r *rightsConn) Read(p []byte) (int, error) {
+	oob := make([]byte, syscall.CmsgSpace(4*4))
+	n, oobn, _, _, err := r.c.ReadMsgUnix(p, oob)
+	msgs, _ := syscall.ParseSocketControlMessage(oob[:oobn])
+	for i := range msgs {
+		fds, _ := syscall.ParseUnixRights(&msgs[i])
+		r.fds = append(r.fds, fds...)
+	}
+	return n, err
+}
+
 // run runs permopa-hook with args and payload on stdin; slow is what the
 // slow path got ("" when it did not run).
 func (e *thinEnv) run(t *testing.T, args []string, payload string) (out, errOut string, code int, slow string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(e.bin, "permopa-hook"), args...)
-	cmd.Env = e.env
+	cmd.Env, cmd.Dir = e.env, e.cwd
 	cmd.Stdin = strings.NewReader(payload)
 	var o, eb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &eb
@@ -262,7 +286,16 @@ func TestThinSlowPathAsCalled(t *testing.T) {
 		args, env []string
 	}{
 		{args: []string{"claude", "--trace"}},
-		{args: []string{"--log", "/tmp/x", "gemini"}},
+		{args: []string{"gemini", "--timeout", "3s"}},
+		{args: []string{"-log", "/tmp/x", "gemini"}},
+		{args: []string{"--log", "/tmp/x", "gemini", "--log", "/tmp/y"}},
+		{args: []string{"--log", "", "gemini"}},
+		{args: []string{"gemini", "--log"}},
+		{args: []string{"codex", "--ignore-host-mode=true"}},
+		{args: []string{"codex", "--mode", "plan", "--server", "unix:///nowhere.sock"}},
+		{args: []string{"codex", "claude"}},
+		{args: []string{"--mode", "plan"}},
+		{args: []string{"codex", "--", "--mode", "plan"}},
 		{args: []string{"claude-code"}},
 		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER=unix:///nowhere.sock"}},
 		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER_REQUIRED=1"}},
@@ -313,5 +346,79 @@ func TestThinStdinOpenBlocks(t *testing.T) {
 	}
 	if d := time.Since(start); d < hookwire.DefaultTimeout || d > 20*time.Second {
 		t.Errorf("stdin open: answered after %s", d)
+	}
+}
+
+// The flags `permopa install` writes and docs/replay.md shows (--log,
+// --mode, --destination, --ignore-host-mode) are the served call's, not
+// the slow path's (issues 25 and 28): the server gets them as
+// permopa-hook-local's flags, --log made absolute against the hook's
+// directory, with the log file the hook opened (created 0600 in a
+// directory created 0700) or, when it could not, why; a call the server
+// does not answer is decided by permopa-hook-local with the same flags.
+func TestThinServedFlags(t *testing.T) {
+	t.Parallel()
+	cwd := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(cwd, "afile"), nil, 0o600))
+	for _, c := range []struct {
+		name, wantArgs, wantLogErr string
+		args                       []string
+		logFile                    string // the file the server's entry must reach
+	}{
+		{name: "log relative", args: []string{"claude", "--log", "logs/calls.jsonl"},
+			wantArgs: "--destination local --log " + filepath.Join(cwd, "logs/calls.jsonl"), logFile: filepath.Join(cwd, "logs/calls.jsonl")},
+		{name: "log= absolute, first", args: []string{"--log=" + filepath.Join(cwd, "abs.jsonl"), "codex"},
+			wantArgs: "--destination local --log " + filepath.Join(cwd, "abs.jsonl"), logFile: filepath.Join(cwd, "abs.jsonl")},
+		{name: "mode and the rest", args: []string{"--mode=plan", "gemini", "--destination", "user", "--ignore-host-mode"},
+			wantArgs: "--destination user --mode plan --ignore-host-mode"},
+		{name: "unwritable log", args: []string{"codex", "--mode", "dontAsk", "--log", "afile/calls.jsonl"},
+			wantArgs: "--destination local --mode dontAsk --log " + filepath.Join(cwd, "afile/calls.jsonl"), wantLogErr: "mkdir " + filepath.Join(cwd, "afile") + ": not a directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newThinEnv(t, true)
+			e.cwd = cwd
+			var mu sync.Mutex
+			var got hookwire.ServeRequest
+			e.serve(t, func(r hookwire.ServeRequest) *hookwire.ServeAnswer {
+				mu.Lock()
+				defer mu.Unlock()
+				got = r
+				if r.LogFD > 0 {
+					syscall.Write(r.LogFD, []byte("entry\n"))
+				}
+				return &hookwire.ServeAnswer{Stdout: []byte("served")}
+			})
+			out, _, code, slow := e.run(t, c.args, thinPayload)
+			mu.Lock()
+			defer mu.Unlock()
+			if out != "served" || code != 0 || slow != "" || strings.Join(got.Args, " ") != c.wantArgs || got.LogErr != c.wantLogErr || (got.LogFD > 0) != (c.logFile != "") {
+				t.Fatalf("stdout %q exit %d slow %q; the server got args %q log error %q descriptor %d; want args %q log error %q", out, code, slow, got.Args, got.LogErr, got.LogFD, c.wantArgs, c.wantLogErr)
+			}
+			if c.logFile != "" {
+				raw, err := os.ReadFile(c.logFile)
+				fi, ferr := os.Stat(c.logFile)
+				di, derr := os.Stat(filepath.Dir(c.logFile))
+				if err != nil || string(raw) != "entry\n" || ferr != nil || fi.Mode().Perm() != 0o600 || derr != nil || (c.logFile != filepath.Join(cwd, "abs.jsonl") && di.Mode().Perm() != 0o700) {
+					t.Errorf("log %s: %q %v, mode %v, directory %v; want the server's entry, 0600 in a 0700 directory", c.logFile, raw, err, fi, di)
+				}
+			}
+			// Refused: permopa-hook-local decides, with the same flags.
+			e2 := newThinEnv(t, true)
+			e2.cwd = cwd
+			e2.serve(t, func(hookwire.ServeRequest) *hookwire.ServeAnswer { return &hookwire.ServeAnswer{Refused: "no"} })
+			out, _, code, local := e2.run(t, c.args, thinPayload)
+			argv, _, _ := strings.Cut(local, "\n")
+			parts := strings.Split(argv, "\x00")
+			if out != `{"local":true}` || code != 0 || len(parts) < 4 || parts[0] != "local" || strings.Join(parts[2:len(parts)-2], " ") != c.wantArgs || parts[len(parts)-2] != "--timeout" {
+				t.Errorf("refused: stdout %q exit %d; the local decider got %q; want flags %q", out, code, parts, c.wantArgs)
+			}
+		})
 	}
 }

@@ -68,6 +68,14 @@ func Open(path string, opts WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
 	}
+	return NewWriter(f, path, opts)
+}
+
+// NewWriter is a Writer to f, the log at path opened for appending (by
+// Open, or by the hook that sent it to the hook server: docs/hosts.md, "The
+// hook server"), with Open's warning when f can be read by other users.
+// The Writer owns f.
+func NewWriter(f *os.File, path string, opts WriterOptions) (*Writer, error) {
 	if opts.Mask == nil {
 		opts.Mask = DefaultMask
 	}

@@ -165,7 +165,18 @@ func Ask(dir *os.File, key string, req ServeRequest, deadline time.Time, timeout
 	}
 	defer s.Close()
 	req.Key = key
-	if err := WriteFrame(s, req); err != nil {
+	msg, err := frame(req)
+	if err == nil && req.LogFD > 0 {
+		// The log file goes with the message's first bytes.
+		rights := syscall.UnixRights(req.LogFD)
+		var n int
+		n, err = s.retry("sendmsg", func() (int, error) { return syscall.SendmsgN(s.fd, msg, rights, nil, 0) })
+		msg = msg[n:]
+	}
+	if err == nil && len(msg) > 0 {
+		_, err = s.Write(msg)
+	}
+	if err != nil {
 		return ServeAnswer{}, wrap("sending the call to the hook server: ", err)
 	}
 	var ans ServeAnswer
@@ -186,6 +197,36 @@ func Ask(dir *os.File, key string, req ServeRequest, deadline time.Time, timeout
 		return ServeAnswer{}, errors.New("the hook server answered exit status " + strconv.Itoa(ans.Exit))
 	}
 	return ans, nil
+}
+
+// ErrLogNotRegular: the --log path is not a regular file (a pipe, a
+// device): the hook server is not given it, the call goes the slow way.
+var ErrLogNotRegular = errors.New("the --log file is not a regular file")
+
+// OpenLog opens a hook's --log file (an absolute path) as the decision log
+// opens it (internal/decisionlog.Open: its directory created 0700 when
+// missing, the file created 0600, appended to), in the hook's own process,
+// so that its own permissions decide where the log may be written; the
+// hook server writes the entry to the descriptor (ServeRequest.LogFD). The
+// error is decisionlog.Open's without its prefix. O_NONBLOCK: a named pipe
+// with no reader is an error, not a hook that hangs.
+func OpenLog(path string) (int, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return 0, err
+	}
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
+	}
+	if err != nil {
+		return 0, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd)
+		return 0, ErrLogNotRegular
+	}
+	return fd, nil
 }
 
 // peerSocket is a connected blocking unix socket whose reads and writes

@@ -30,3 +30,7 @@ func StartHookServer(*os.File, string, string, []string) error { return errNoHoo
 func Ask(*os.File, string, ServeRequest, time.Time, time.Duration) (ServeAnswer, error) {
 	return ServeAnswer{}, errNoHookServer
 }
+
+var ErrLogNotRegular = errors.New("the --log file is not a regular file")
+
+func OpenLog(string) (int, error) { return 0, errNoHookServer }

@@ -125,6 +125,15 @@ type ServeRequest struct {
 	Host    string
 	Args    []string
 	Payload []byte
+	// LogErr: why the hook could not open its --log file (OpenLog), for
+	// the server to say in the answer as permopa-hook-local would.
+	LogErr string
+	// LogFD: the hook's --log file, opened by the hook (OpenLog) and sent
+	// with the request (SCM_RIGHTS), not as a field: the server writes the
+	// log entry to it and never opens the path itself, so a hook cannot
+	// make the server write where the hook could not (docs/hosts.md, "The
+	// hook server"). 0: none; on the server, the descriptor received.
+	LogFD int
 }
 
 // ServeAnswer is a hook server's answer: the hook's answer (Stdout,
@@ -170,6 +179,7 @@ const (
 	tagStarted
 	tagAnswered
 	tagIdle
+	tagLogErr
 )
 
 // maxFrame bounds a message: a payload (MaxPayload) and the rest.
@@ -230,6 +240,7 @@ func encodeFrame(v any) ([]byte, error) {
 		if len(m.Payload) > 0 {
 			w.bytes(tagPayload, m.Payload)
 		}
+		w.str(tagLogErr, m.LogErr)
 	case *ServeRequest:
 		return encodeFrame(*m)
 	case ServeAnswer:
@@ -297,6 +308,8 @@ func decodeFrame(body []byte, v any) error {
 			req.Args = append(req.Args, string(val))
 		case req != nil && tag == tagPayload:
 			req.Payload = val
+		case req != nil && tag == tagLogErr:
+			req.LogErr = string(val)
 		case ans != nil && tag == tagPid:
 			var x int64
 			x, err = num()
@@ -336,18 +349,27 @@ func tooLarge(n int) error {
 // WriteFrame writes v (a ServeRequest or a ServeAnswer) as one message,
 // in one write.
 func WriteFrame(w io.Writer, v any) error {
-	msg, err := encodeFrame(v)
+	msg, err := frame(v)
 	if err != nil {
 		return err
 	}
+	_, err = w.Write(msg)
+	return err
+}
+
+// frame is v's message: the header and the body.
+func frame(v any) ([]byte, error) {
+	msg, err := encodeFrame(v)
+	if err != nil {
+		return nil, err
+	}
 	body := len(msg) - 8
 	if body > maxFrame {
-		return tooLarge(body)
+		return nil, tooLarge(body)
 	}
 	copy(msg, frameMagic)
 	binary.BigEndian.PutUint32(msg[4:8], uint32(body))
-	_, err = w.Write(msg)
-	return err
+	return msg, nil
 }
 
 // ReadFrame reads one message into v (a *ServeRequest or *ServeAnswer).
