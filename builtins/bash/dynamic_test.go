@@ -1308,6 +1308,9 @@ var dynamicExtra = []string{
 	`export LC_ALL=C; sort notes.txt`,
 	`awk 'BEGIN {FS=":"} $3 >= 0 {printf "%s\n", $1}' /etc/passwd`,
 	`awk '{ if (NF > 2) print $1; else print ($1 > "m") }' notes.txt`,
+	// A "|" inside a regular expression literal is text, not a pipe.
+	`awk -F: '{ if ($2 ~/[Ii]mage|EPS/) print $1}' notes.txt`,
+	`find . -type f -exec file {} \; | awk -F: '$2 ~ /text|data/ { print $1 }'`,
 	// No Info node has the name: info runs man -a (issue 26, fresh2).
 	`info bash 'Shell Expansions'`,
 }
