@@ -1031,7 +1031,8 @@ func buildFixture(t testing.TB, root string) {
 }
 
 // fixtureTemplate builds the fixture once per test binary, owned by nobody
-// when the tracer drops to it.
+// when the tracer drops to it. d is nil for the tests that only analyse in
+// it (TestRealWorldRecall): the tree is the same (fixtureForNobody).
 var (
 	fixtureOnce sync.Once
 	fixtureDir  string
@@ -1045,7 +1046,7 @@ func fixtureTemplate(t testing.TB, d *dynamicTracer) string {
 		}
 		os.Chmod(dir, 0o755)
 		buildFixture(t, dir)
-		if d.root {
+		if fixtureForNobody(d) {
 			if out, err := exec.Command("chown", "-R", "65534:65534", dir).CombinedOutput(); err != nil {
 				t.Fatalf("chown fixture: %v %s", err, out)
 			}
@@ -1053,6 +1054,17 @@ func fixtureTemplate(t testing.TB, d *dynamicTracer) string {
 		fixtureDir = dir
 	})
 	return fixtureDir
+}
+
+// fixtureForNobody reports whether a fixture is handed to nobody: the
+// tracer drops to nobody when the tests run as root. A test that only
+// analyses (d nil) may build the fixture first for the traced tests of the
+// same binary, so it decides the same way.
+func fixtureForNobody(d *dynamicTracer) bool {
+	if d != nil {
+		return d.root
+	}
+	return os.Geteuid() == 0
 }
 
 // dynamicHelpers are programs a read-only program runs as a fixed part of
@@ -1299,6 +1311,9 @@ var dynamicExtra = []string{
 	`export LC_ALL=C; sort notes.txt`,
 	`awk 'BEGIN {FS=":"} $3 >= 0 {printf "%s\n", $1}' /etc/passwd`,
 	`awk '{ if (NF > 2) print $1; else print ($1 > "m") }' notes.txt`,
+	// A "|" inside a regular expression literal is text, not a pipe.
+	`awk -F: '{ if ($2 ~/[Ii]mage|EPS/) print $1}' notes.txt`,
+	`find . -type f -exec file {} \; | awk -F: '$2 ~ /text|data/ { print $1 }'`,
 	// No Info node has the name: info runs man -a (issue 26, fresh2).
 	`info bash 'Shell Expansions'`,
 }

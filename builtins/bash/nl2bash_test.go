@@ -39,17 +39,17 @@ var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2"}
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
-const nl2bashHoldoutRecall = 0.873 // 187/214 after the substitution producers of issue 26 (185 before; find-glob, xargs-text and read rounds)
+const nl2bashHoldoutRecall = 0.859 // 184/214 analysed in the classification fixture (187/214 analysed in a directory that did not exist, before 2026-12-06's fifth round)
 
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.
-const nl2bashFreshRecall = 0.895 // 205/229 after the fourth round (globs, xargs filters, vocabulary, history); 0.847, 194/229, when first measured unseen on 2026-12-06
+const nl2bashFreshRecall = 0.895 // 205/229 analysed in the classification fixture (211/229 in a directory that did not exist); 0.847, 194/229, when first measured unseen on 2026-12-06
 
 // nl2bashFresh2Recall is the ratchet for the second fresh sample, drawn
 // and classified after the fresh one had been studied too: its first
 // value is the unseen figure, measured on main as of 56a5057 before the
 // fourth round's fixes.
-const nl2bashFresh2Recall = 0.864 // 230/266 (0.865), first measured unseen on 2026-12-06
+const nl2bashFresh2Recall = 0.860 // 229/266 with awk's regular expression literals lexed (issue 26); 228/266 when first analysed in the classification fixture (231/266 in a directory that did not exist); 230/266 (0.865), first measured unseen on 2026-12-06
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
@@ -122,9 +122,16 @@ func loadNL2Bash(t testing.TB) []nl2bashRow {
 // half and the two fresh samples does not drop below nl2bashHoldoutRecall,
 // nl2bashFreshRecall and nl2bashFresh2Recall. It prints the recall of each; -v lists the misses
 // with the analyser's reasons.
+//
+// The commands are analysed in the fixture they were classified in
+// (nl2bashFixture, built once per test binary; files only, no trace): what
+// the analyser looks at when it decides (a glob's names, $(ls)'s listing,
+// the names a find | xargs walk yields) is what a user in that directory
+// has, as it was when the command ran under strace.
 func TestNL2BashRecall(t *testing.T) {
 	t.Parallel()
-	opts := realWorldOpts("/fixture")
+	root := nl2bashFixture(t, nil)
+	opts := realWorldOpts(root)
 	type tally struct{ ro, hit, nro, skip int }
 	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}, "fresh2": {}}
 	for _, r := range loadNL2Bash(t) {
@@ -145,7 +152,7 @@ func TestNL2BashRecall(t *testing.T) {
 			// A credential read is the credential rules' to decide (Rego):
 			// the analysis must name it among its reads.
 			if sec, ok := strings.CutPrefix(r.note, "reads the secret FIXTURE"); ok && a.ReadOnly {
-				if !namesRead(a, "/fixture"+sec) && nl2bashOpensWithoutReading[r.cmd] == "" {
+				if !namesRead(a, root+sec) && nl2bashOpensWithoutReading[r.cmd] == "" {
 					t.Errorf("reads a secret the analysis does not name (nl2bash-%s.tsv, observed: %s): %q", r.half, r.note, r.cmd)
 				}
 				continue
@@ -279,7 +286,7 @@ func nl2bashFixture(t testing.TB, d *dynamicTracer) string {
 			os.WriteFile(p, []byte(text), 0o644)
 			os.Chtimes(p, old, old)
 		}
-		if d.root {
+		if fixtureForNobody(d) {
 			if out, err := exec.Command("chown", "-R", "-h", "65534:65534", dir).CombinedOutput(); err != nil {
 				t.Fatalf("chown fixture: %v %s", err, out)
 			}

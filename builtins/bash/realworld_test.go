@@ -70,11 +70,13 @@ func realWorldOpts(root string) Options {
 // TestRealWorldRecall: over the real-world corpus, no command labelled
 // not_readonly (or runtime) is judged read-only, and at least 90% of the
 // read-only ones (readonly and netread) are. It prints the numbers, and
-// the misses with their reasons under -v.
+// the misses with their reasons under -v. The commands are analysed in the
+// fixture they were labelled in (fixtureTemplate, files only, built once per
+// test binary), so what the analyser looks at when it decides is there.
 func TestRealWorldRecall(t *testing.T) {
 	t.Parallel()
 	rows := loadRealWorld(t)
-	opts := realWorldOpts("/fixture")
+	opts := realWorldOpts(fixtureTemplate(t, nil))
 	var ro, roHit, net, netHit, nro, falseRO int
 	missesBy := map[string]int{}
 	for _, r := range rows {

@@ -14,6 +14,28 @@ package flagspec
 // in a print statement (print a[x > y], a syntax error to gawk and mawk)
 // also counts.
 func awkOutputRedirect(prog string) (bool, string) {
+	why, _ := awkScan(prog)
+	return why != "", why
+}
+
+// awkPipes reports whether an awk program has a pipe to or from a command
+// (print | "cmd", "cmd" | getline, gawk's |&): a "|" token that is not
+// half of "||". A "|" inside a string, a regular expression literal
+// (/a|b/ after ~, !~, (, ",", &&, ||, !, or at the start of a pattern) or a
+// comment is text. It fails closed (true, with why) where awkOutputRedirect
+// does: where the lexing is not certain, a "/" may hide a "|".
+func awkPipes(prog string) (bool, string) {
+	_, why := awkScan(prog)
+	return why != "", why
+}
+
+// awkScan lexes an awk program as gawk and mawk do (strings, regular
+// expression literals, comments, the division/regular-expression
+// ambiguity decided by the token before the "/") and reports whether it
+// has an output redirection and a pipe: why each is there, "" when it is
+// not. Where the lexing is not certain, both are, with the same why.
+func awkScan(prog string) (redirect, pipe string) {
+	uncertain := func(why string) (string, string) { return why, why }
 	const (
 		tOther   = iota // an operator or punctuation: an operand may follow
 		tOperand        // a name, number, string, ")" or "]": an operator follows
@@ -59,25 +81,25 @@ func awkOutputRedirect(prog string) (bool, string) {
 				if prog[j] == '\\' {
 					j++
 				} else if prog[j] == '\n' {
-					return true, "a string that does not end on its line"
+					return uncertain("a string that does not end on its line")
 				}
 			}
 			if j >= len(prog) {
-				return true, "a string that does not end"
+				return uncertain("a string that does not end")
 			}
 			i = j + 1
 			prev = tOperand
 			continue
 		case c == '/' && prev != tOperand:
 			if prev == tAmbig {
-				return true, "a \"/\" that may be a division or a regular expression"
+				return uncertain("a \"/\" that may be a division or a regular expression")
 			}
 			j := i + 1
 			inBracket := false
 			for ; j < len(prog); j++ {
 				d := prog[j]
 				if d == '\n' {
-					return true, "a regular expression that does not end on its line"
+					return uncertain("a regular expression that does not end on its line")
 				}
 				if d == '\\' {
 					j++
@@ -87,7 +109,7 @@ func awkOutputRedirect(prog string) (bool, string) {
 					if d == ']' {
 						inBracket = false
 					} else if d == '/' {
-						return true, "a \"/\" inside a bracket expression"
+						return uncertain("a \"/\" inside a bracket expression")
 					}
 					continue
 				}
@@ -107,7 +129,7 @@ func awkOutputRedirect(prog string) (bool, string) {
 				}
 			}
 			if j >= len(prog) {
-				return true, "a regular expression that does not end"
+				return uncertain("a regular expression that does not end")
 			}
 			i = j + 1
 			prev = tOperand
@@ -167,8 +189,17 @@ func awkOutputRedirect(prog string) (bool, string) {
 			prev = tOther
 		case '>':
 			if inPrint && depth <= printDepth {
-				return true, "print > writes a file"
+				redirect = "print > writes a file"
 			}
+			prev = tOther
+		case '|':
+			if i+1 < len(prog) && prog[i+1] == '|' {
+				i += 2 // a logical or
+				prev = tOther
+				continue
+			}
+			// print | "cmd", "cmd" | getline, gawk's |&.
+			pipe = "a pipe runs a command"
 			prev = tOther
 		case '+', '-':
 			if i+1 < len(prog) && prog[i+1] == c {
@@ -184,7 +215,7 @@ func awkOutputRedirect(prog string) (bool, string) {
 		}
 		i++
 	}
-	return false, ""
+	return redirect, pipe
 }
 
 func isIdentStart(c byte) bool {

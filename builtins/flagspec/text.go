@@ -549,7 +549,9 @@ func (p *sedParser) delimitedRepl(d byte) bool {
 }
 
 // awk runs a program. It is read-only only when the program text is static
-// and has none of: system (runs commands), "|" (pipes to or from commands),
+// and has none of: system (runs commands), a pipe to or from a command (a
+// "|" token, awkPipes: a "|" in a string, a regular expression literal or a
+// comment is text),
 // an output redirection (print > file: a ">" in a print or printf statement
 // outside its parentheses, awkOutputRedirect; any other ">" is a comparison),
 // getline (reads commands or files), close/fflush on named streams,
@@ -578,7 +580,6 @@ var awkSpec = &spec{
 
 var awkDangers = []struct{ needle, why string }{
 	{"system", "system() runs a command"},
-	{"|", "a pipe runs a command"},
 	{"getline", "getline can read from a command"},
 	{"close", "close() acts on command streams"},
 	{"fflush", "fflush() acts on command streams"},
@@ -593,11 +594,11 @@ var awkDangers = []struct{ needle, why string }{
 // awkRunsData reports whether an awk program may hand text it reads to a
 // shell: system(), a pipe to or from a command (print | "sh", cmd |
 // getline, gawk's |&), an @ call (f = "system"; @f()), or a program only
-// known at run time. "||" is a logical or; a "|" inside a string or a
-// regular expression counts too (fail closed).
+// known at run time. A pipe is a "|" token (awkPipes): "||" is a logical
+// or, a "|" in a string or a regular expression literal is text.
 func awkRunsData(prog string) bool {
-	return strings.Contains(prog, Dynamic) || strings.Contains(prog, "system") || strings.Contains(prog, "@") ||
-		strings.Contains(strings.ReplaceAll(prog, "||", ""), "|")
+	pipe, _ := awkPipes(prog)
+	return strings.Contains(prog, Dynamic) || strings.Contains(prog, "system") || strings.Contains(prog, "@") || pipe
 }
 
 func checkAwk(st *state) {
@@ -625,11 +626,16 @@ func checkAwk(st *state) {
 	for _, prog := range progs {
 		// system(), pipes to and from commands and gawk's indirect calls
 		// start processes: code permopa does not read.
-		starts := strings.Contains(prog, Dynamic) || strings.Contains(prog, "system") ||
-			strings.Contains(prog, "|") || strings.Contains(prog, "@")
+		pipe, pipeWhy := awkPipes(prog)
+		starts := strings.Contains(prog, Dynamic) || strings.Contains(prog, "system") || pipe ||
+			strings.Contains(prog, "@")
 		failed := false
 		if strings.Contains(prog, Dynamic) {
 			st.fail("awk: the program is only known at run time")
+			failed = true
+		}
+		if !failed && pipe {
+			st.fail("awk: " + pipeWhy)
 			failed = true
 		}
 		for _, d := range awkDangers {
