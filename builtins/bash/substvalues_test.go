@@ -292,9 +292,14 @@ func TestSubstListingGuard(t *testing.T) {
 	}{
 		{`touch "./plain/q --output=pwned.txt"; sort $(find plain)`, false, "sort"},
 		{`sort $(find plain); echo x > "plain/q --output=pwned.txt"`, false, "sort"},
-		{`sort $(find plain) > "plain/q --output=pwned.txt"`, true, "sort"}, // bash expands the words before it opens the file
+		// bash expands a simple command's words before it opens its file,
+		// but a group's file first; any write of a name that is not tame
+		// has the command judged without the listing (namesnow.go).
+		{`sort $(find plain) > "plain/q --output=pwned.txt"`, false, "sort"},
+		{`{ sort $(find plain); } > "plain/q --output=pwned.txt"`, false, "sort"},
 		{`sort $(find plain); ls`, true, "sort"},
-		{`sort "$(find plain -name x.txt)"; mkdir d`, false, "sort"},
+		{`sort "$(find plain -name x.txt)"; mkdir d`, true, "sort"}, // d is tame
+		{`sort "$(find plain -name x.txt)"; mkfifo plain/f`, false, "sort"},
 		{`cal $(date +%m); mkdir d`, true, "cal"}, // numbers: no listing
 	} {
 		a := analyze(c.cmd, opts)
