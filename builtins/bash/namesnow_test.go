@@ -39,7 +39,7 @@ func TestNamesCreatedInTheSameCommand(t *testing.T) {
 		{`touch ./-n; du -sh *`, "du", false},
 		{`du -sh * & mkdir -- -R`, "du", false},
 		{`touch ./@x; strings *`, "strings", false}, // binutils reads options from the file x
-		{`touch ./+1; sort *`, "sort", false},        // an obsolete key
+		{`touch ./+1; sort *`, "sort", false},       // an obsolete key
 		{`echo > a=b; wc -l *`, "wc", false},
 		{`touch ./@x; cat $(ls)`, "cat", false},
 		{`touch ./-n; cat $(ls)`, "cat", false},
