@@ -44,6 +44,7 @@ func TestNamesCreatedInTheSameCommand(t *testing.T) {
 		{`touch ./@x; cat $(ls)`, "cat", false},
 		{`touch ./-n; cat $(ls)`, "cat", false},
 		{`mkdir d; cat $(ls)`, "cat", true},
+		{`strings $(ls)`, "strings", true},
 		// Under a root: the name splits or is an option.
 		{`find src | xargs wc -l`, "wc", true},
 		{`mkdir -p src/c/d && find src | xargs wc -l`, "wc", true},

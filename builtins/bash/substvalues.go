@@ -267,14 +267,15 @@ func dateNumericFormat(format string) bool {
 // can print below its roots (the walk of findNamesPlain: hidden entries,
 // through links, down to find's -maxdepth, at most paths.MaxTreeEntries
 // entries, every directory read stamped): none is a FIFO, socket or
-// device (the program handed its name may block on it), none starts with
-// "-" when noDash (ls prints bare names), and, when the substitution is
+// device (the program handed its name may block on it), each means what
+// ./name means when bare (ls prints bare names: plainLead, no "-", "@"
+// or "+" first, no "="), and, when the substitution is
 // split (unquoted), no starting point or name holds a blank, a newline or
 // a glob character. It returns why not, "" when the names are fine.
-func (w *walker) substNamesOK(words []string, roots []string, depth int, split, noDash bool) string {
+func (w *walker) substNamesOK(words []string, roots []string, depth int, split, bare bool) string {
 	l := listedPaths
-	if noDash {
-		l = listedBare // ls prints bare names
+	if bare {
+		l = listedBare
 	}
 	if !w.namesNow(l) {
 		return "names are not listed when the command may create them (namesnow.go)"
@@ -308,8 +309,8 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device"
 			}
 			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
-			if noDash && strings.HasPrefix(name, "-") {
-				return "a name below " + r + " starts with \"-\": " + strconv.Quote(e.Rel)
+			if bare && !plainLead(name) {
+				return "a name below " + r + " may be an option or more than a file: " + strconv.Quote(e.Rel)
 			}
 			if split && strings.ContainsAny(name, " \t\n*?[") {
 				return "a name below " + r + " would split or glob: " + strconv.Quote(e.Rel)
