@@ -17,7 +17,7 @@ func TestNamesCreatedInTheSameCommand(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	proj, home := filepath.Join(root, "p"), filepath.Join(root, "home")
-	for _, f := range []string{"notes.txt", "src/a.txt", "src/sub/b.txt"} {
+	for _, f := range []string{"notes.txt", "src/a.txt", "src/sub/b.txt", "eq/a=b", "sp/q --x=y"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(proj, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -45,6 +45,10 @@ func TestNamesCreatedInTheSameCommand(t *testing.T) {
 		{`touch ./-n; cat $(ls)`, "cat", false},
 		{`mkdir d; cat $(ls)`, "cat", true},
 		{`strings $(ls)`, "strings", true},
+		{`touch 'a=b'; cat "$(ls)"`, "cat", false},
+		{`cd eq && cat "$(ls)"`, "cat", false}, // a=b: an assignment to awk or env
+		{`cd sp && cat "$(ls)"`, "cat", true},  // one word, no option, no assignment
+		{`cd sp && cat $(ls)`, "cat", false},   // q and --x=y
 		// Under a root: the name splits or is an option.
 		{`find src | xargs wc -l`, "wc", true},
 		{`mkdir -p src/c/d && find src | xargs wc -l`, "wc", true},

@@ -269,7 +269,7 @@ func dateNumericFormat(format string) bool {
 // entries, every directory read stamped): none is a FIFO, socket or
 // device (the program handed its name may block on it), each means what
 // ./name means when bare (ls prints bare names: plainLead, no "-", "@"
-// or "+" first, no "="), and, when the substitution is
+// or "+" first, no "="; quotedLead when quoted), and, when the substitution is
 // split (unquoted), no starting point or name holds a blank, a newline or
 // a glob character. It returns why not, "" when the names are fine.
 func (w *walker) substNamesOK(words []string, roots []string, depth int, split, bare bool) string {
@@ -309,7 +309,7 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device"
 			}
 			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
-			if bare && !plainLead(name) {
+			if bare && !plainLead(name) && (split || !quotedLead(name)) {
 				return "a name below " + r + " may be an option or more than a file: " + strconv.Quote(e.Rel)
 			}
 			if split && strings.ContainsAny(name, " \t\n*?[") {
@@ -321,6 +321,20 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 		}
 	}
 	return ""
+}
+
+// quotedLead reports whether a name ls prints may start the one word of
+// "$(ls)" (all names, newline-separated): it starts as plainLead asks, and
+// any "=" follows a character no variable name holds, so the word is no
+// NAME=VALUE for awk or env ("q --output=x" may, "a=b" may not).
+func quotedLead(n string) bool {
+	if n == "" || !plainLead(n[:1]) {
+		return false
+	}
+	i := strings.IndexByte(n, '=')
+	return i < 0 || strings.IndexFunc(n[:i], func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) >= 0
 }
 
 // substJudge rewrites the argv a leaf is judged with for the words that
