@@ -12,8 +12,8 @@ import (
 	"github.com/permopa/permopa/settings"
 )
 
-// Three checks of the analysis read names from the file system at
-// decision time (docs/shell.md, "Values and where they come from"): that no
+// Checks of the analysis read names from the file system at decision
+// time (docs/shell.md, "Values and where they come from"), among them: that no
 // name below find's starting points splits in plain xargs (find -print |
 // xargs CMD), that no name a glob starting point matches is an option
 // (find * -maxdepth 0), and that a glob in find's expression matches

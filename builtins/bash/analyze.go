@@ -76,7 +76,7 @@ func newAnalysis(home string) *Analysis {
 // without reading them (namesnow.go).
 func analyze(command string, opts Options) *Analysis {
 	res := analyzeOnce(command, opts, false)
-	if res.listedNames && namesMayChange(res) {
+	if res.listedNames != 0 && namesMayChange(res) {
 		res = analyzeOnce(command, opts, true)
 	}
 	return res
@@ -163,7 +163,6 @@ func analyzeOnce(command string, opts Options, noListing bool) (res *Analysis) {
 
 // assemble derives the command-level fields from the leaves.
 func (w *walker) assemble() *Analysis {
-	w.substListingGuard()
 	res := w.res
 	res.stamps = w.files.Stamps()
 	res.listedNames = w.listedNames
@@ -172,7 +171,6 @@ func (w *walker) assemble() *Analysis {
 	res.Analysable = len(res.Reasons) == 0 && !res.Truncated
 	res.DynamicWrites = w.dynWrites
 	res.uncoverable = w.orphan
-	w.namesMayChange()
 	allRO := true
 	for i := range res.Leaves {
 		lf := &res.Leaves[i]

@@ -269,9 +269,9 @@ type Analysis struct {
 	// stamps are the script files the analysis read (scripts.go): a cached
 	// analysis is used again only while they are unchanged.
 	stamps []scriptfile.Stamp
-	// listedNames: a verdict rests on names read from the file system at
-	// decision time (namesnow.go).
-	listedNames bool
+	// listedNames: names were read from the file system at decision time,
+	// and how they are used (namesnow.go).
+	listedNames listing
 	// canon caches the leaves' canonical forms for flag-aware rules.
 	canon atomic.Pointer[[]leafCanon]
 }

@@ -607,7 +607,7 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 	if depth == 1 {
 		return "" // -maxdepth 0: find prints its starting points only
 	}
-	if w.noListing {
+	if !w.namesNow(listedPaths) {
 		return namesMayChangeWhy
 	}
 	files := w.scriptFiles()
@@ -641,7 +641,6 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 			}
 		}
 	}
-	w.listedNames = true
 	return ""
 }
 
@@ -662,7 +661,7 @@ const maxGlobDirEntries = 4096
 // and the run is not seen (docs/shell.md).
 func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 	dir := st.single()
-	if dir == "" || w.globsChanged || w.noListing {
+	if dir == "" || w.globsChanged {
 		return argv, false
 	}
 	e := flagspec.ParseFind(strs(argv))
@@ -678,16 +677,10 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 		}
 		if !listed {
 			listed = true
-			f, err := os.Open(dir)
-			if err != nil {
+			var ok bool
+			if names, ok = w.dirNamesNow(dir, listedPaths); !ok {
 				return argv, false
 			}
-			names, err = f.Readdirnames(maxGlobDirEntries + 1)
-			f.Close()
-			if err != nil && len(names) == 0 && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
-				return argv, false
-			}
-			w.scriptFiles().StampDir(dir)
 		}
 		if slices.ContainsFunc(names, func(n string) bool {
 			ok, err := path.Match(a.s, n)
@@ -699,7 +692,6 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 			out = slices.Clone(argv)
 		}
 		out[i].glob = false
-		w.listedNames = true
 	}
 	return out, &out[0] != &argv[0]
 }
@@ -715,9 +707,9 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 // maxGlobDirEntries names. Not with a shopt in the command
 // (globsChanged). The directory is stamped, so a cached analysis holds
 // only while its names are unchanged; a name created by another part of
-// the same command keeps the leaf cautious (namesMayChange); one created
-// by another process between the decision and the run is not seen
-// (docs/shell.md, "Values and where they come from").
+// the same command is handled in namesnow.go; one created by another
+// process between the decision and the run is not seen (docs/shell.md,
+// "Values and where they come from").
 func (w *walker) globsNoOptionNow(argv []word, st state) map[int]bool {
 	dir := st.single()
 	if dir == "" || w.globsChanged {
@@ -730,7 +722,7 @@ func (w *walker) globsNoOptionNow(argv []word, st state) map[int]bool {
 			continue
 		}
 		if out == nil {
-			names, ok := w.dirNamesNow(dir)
+			names, ok := w.dirNamesNow(dir, listedPaths) // listedBare where the leaf relies on it (leaf.go)
 			if !ok || slices.ContainsFunc(names, func(n string) bool { return !plainLead(n) }) {
 				return nil
 			}
@@ -756,11 +748,12 @@ func plainLead(n string) bool {
 }
 
 // dirNamesNow lists the names of directory dir at decision time (at most
-// maxGlobDirEntries) and stamps it. ok is false when it cannot be read
-// whole, or does not exist (no shell runs there: the working directory
-// named is not the one the command will see).
-func (w *walker) dirNamesNow(dir string) ([]string, bool) {
-	if w.noListing {
+// maxGlobDirEntries) and stamps it; l says how the names are used
+// (namesNow). ok is false when it cannot be read whole, or does not
+// exist (no shell runs there: the working directory named is not the one
+// the command will see).
+func (w *walker) dirNamesNow(dir string, l listing) ([]string, bool) {
+	if !w.namesNow(l) {
 		return nil, false
 	}
 	f, err := os.Open(dir)
@@ -773,41 +766,7 @@ func (w *walker) dirNamesNow(dir string) ([]string, bool) {
 		return nil, false
 	}
 	w.scriptFiles().StampDir(dir)
-	w.listedNames = true
 	return names, true
-}
-
-// namesMayChange withdraws the read-only verdict of the leaves that rest
-// on names listed at decision time (walker.listedLeaves) when another
-// part of the same command may create or rename files: a leaf that is not
-// read-only, one that writes (a redirection included), or a part the
-// analysis could not see. The parts of a command run in order or at once
-// (a pipeline, &), so any such part counts, before or after the leaf
-// (touch ./-rf; du -sh *; find . | xargs grep x & mkdir 'a b').
-func (w *walker) namesMayChange() {
-	if len(w.listedLeaves) == 0 {
-		return
-	}
-	why := ""
-	if len(w.reasons) > 0 || w.res.Truncated || len(w.orphanWrites) > 0 {
-		why = "a part permopa cannot see"
-	}
-	for i := range w.res.Leaves {
-		lf := &w.res.Leaves[i]
-		if why == "" && (!lf.ReadOnly || len(lf.Writes) > 0 || len(lf.Touches) > 0) {
-			why = lf.Program
-		}
-	}
-	if why == "" {
-		return
-	}
-	for _, i := range w.listedLeaves {
-		lf := &w.res.Leaves[i]
-		if lf.ReadOnly {
-			lf.ReadOnly = false
-			lf.Reason = "names listed when the command was checked may change before it runs: " + why + " runs in the same command"
-		}
-	}
 }
 
 // xargsAppendsText reports whether the words xargs appends to cmd can be
@@ -909,26 +868,19 @@ func (w *walker) findGlobWords(argv []word, st state) ([]word, map[int]bool) {
 // not seen (docs/shell.md).
 func (w *walker) findRootGlobListed(a word, st state) bool {
 	dir := st.single()
-	if w.globsChanged || w.noListing || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
+	if w.globsChanged || !plainGlob(a) || strings.Contains(a.s, "/") || dir == "" {
 		return false
 	}
-	f, err := os.Open(dir)
-	if err != nil {
+	names, ok := w.dirNamesNow(dir, listedPaths)
+	if !ok {
 		return false
 	}
-	names, err := f.Readdirnames(maxGlobDirEntries + 1)
-	f.Close()
-	if err != nil && !errors.Is(err, io.EOF) || len(names) > maxGlobDirEntries {
-		return false
-	}
-	w.scriptFiles().StampDir(dir)
 	for _, n := range names {
 		ok, err := path.Match(a.s, n)
 		if err != nil || ok && (strings.HasPrefix(n, "-") || n == "!" || n == "(" || n == ")" || n == ",") {
 			return false
 		}
 	}
-	w.listedNames = true
 	return true
 }
 
@@ -1188,7 +1140,7 @@ func (w *walker) lsNamesPlain(st state) (string, string) {
 	if dir == "" {
 		return "", "ls lists a directory not known statically"
 	}
-	names, ok := w.dirNamesNow(dir)
+	names, ok := w.dirNamesNow(dir, listedBare)
 	if !ok {
 		return "", "the working directory cannot be listed whole"
 	}

@@ -100,7 +100,9 @@ package bash
 // can see statically. A command substitution that is a whole word is
 // judged by its producer the same way (substvalues.go): $(find ROOT …)
 // gives paths under ROOT (checked at decision time for names that split
-// or glob when unquoted), $(date +%s) and $(… | wc -l) give numbers.
+// or glob when unquoted), $(date +%s) and $(… | wc -l) give numbers. A
+// command that may create a name these checks would object to is judged
+// again without them (namesnow.go).
 // watch, and env with only -i/-u (which take
 // variables away), are read-only when the command they run is. sh -c, bash -c and bash -lc with a parsed script
 // are read-only when the script is; a shell reading a here-document is

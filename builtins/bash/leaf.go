@@ -49,12 +49,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		return
 	}
 	var findRoots map[int]bool
-	listed := fr.dataListed // a decision-time look at the file system decides (dataflow.go, listedNames)
 	if argv[0].s == "find" {
-		var changed bool
-		argv, changed = w.literalUnmatchedGlobs(argv, st)
+		argv, _ = w.literalUnmatchedGlobs(argv, st)
 		argv, findRoots = w.findGlobWords(argv, st)
-		listed = listed || changed || len(findRoots) > 0
 	}
 	// A glob operand (du -sh *, grep -r x *) in a working directory where
 	// no name starts with "-" now (dataflow.go): judged as the glob where
@@ -191,8 +188,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			skip[i] = true
 		}
 		for i := range optionless {
-			if verdictReads(v, judge[i]) {
-				skip[i], listed = true, true
+			if !skip[i] && verdictReads(v, judge[i]) {
+				skip[i] = true
+				w.namesNow(listedBare) // the names are operands (namesnow.go)
 			}
 		}
 		findRoots = skip
@@ -421,9 +419,6 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		lf.CodeWords = mapWords(allow, sv, v.CodeWords)
 	}
 	w.finish(&lf, fr, ro, why)
-	if listed && w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
-		w.listedLeaves = append(w.listedLeaves, len(w.res.Leaves)-1)
-	}
 	if base == "git" || w.res.Leaves[len(w.res.Leaves)-1].ReadOnly {
 		// What the program reads from the project decides the rest
 		// (docs/shell.md, "What a program reads besides its argv"). Every

@@ -6,27 +6,63 @@ import (
 	"strings"
 )
 
-// Names read at decision time. Three checks look at the file system when
-// the command is judged (docs/shell.md, "Values and where they come
-// from"): that no name below find's starting points splits in plain xargs
-// (findNamesPlain), that no name a glob starting point of find matches is
-// an option or operator (findRootGlobListed), and that a glob in find's
-// expression matches nothing (literalUnmatchedGlobs). A part of the same
+// Names read at decision time: the one place for names the same command
+// may change (docs/shell.md, "Values and where they come from"). Some
+// rows look at the file system when the command is judged: the tree below
+// find's starting points for plain xargs (findNamesPlain) and for
+// $(find …) (substNamesOK), the working directory for ls | xargs, $(ls),
+// find's glob starting points and unmatched globs, and glob operands
+// (dirNamesNow). Every such look goes through namesNow. A part of the same
 // command that runs before them, or beside them (a pipeline, a background
 // job), may create the names that change the answer: mkdir "src/a
 // -o/outside" before find src | xargs sort hands sort -o/outside; a file
 // named -fprint or -delete turns find * or find . -newer *te into a write
-// or a deletion. So when the command may create a name, it is judged again
-// without these checks.
+// or a deletion; touch ./-rf before du -sh *. So when the command may
+// create such a name (namesMayChange), analyze judges it again with every
+// look refused, as if the names were unknown: each row then fails closed
+// and the leaf gets the verdict its words deserve without the listing
+// (which may still be read-only when no name could matter). Re-judging,
+// rather than withdrawing read-only from the leaves that used a listing,
+// keeps one gate (no list of such leaves to keep complete) and also undoes
+// what a listing fed besides the verdict (reads, roots).
+
+// listing says how names read at decision time reach a program, which
+// decides the names a write may create without changing a verdict
+// (tameNewNames).
+type listing uint8
+
+const (
+	// listedPaths: under a starting point (find ROOT | xargs, $(find
+	// ROOT)), or as find's own words (a glob starting point, a glob in
+	// its expression): a name matters when it splits, globs, starts with
+	// "-" or is one of find's operators.
+	listedPaths listing = iota + 1
+	// listedBare: as a bare operand of any program (a glob operand, ls
+	// | xargs, $(ls)): a name matters unless plainLead.
+	listedBare
+)
+
+// namesNow reports whether this walk may read names from the file system,
+// and records that it did, and how the names are used (analyze then
+// checks namesMayChange).
+func (w *walker) namesNow(l listing) bool {
+	if w.noListing {
+		return false
+	}
+	w.listedNames = max(w.listedNames, l)
+	return true
+}
 
 // namesMayChangeWhy is findNamesPlain's answer on the walk without listing.
 const namesMayChangeWhy = "the names below find's starting points are read at decision time, and this command may create others before find runs"
 
-// namesMayChange reports whether a command may create a name one of the
-// checks would object to: a write nobody can name (DynamicWrites), a
-// leaf that is not read-only other than touch, mkdir, rm and rmdir with
-// every target known, or a target of those or of a redirection that
-// creates a name that is not tame.
+// namesMayChange reports whether a command may create or rename a name one
+// of the listings would object to: a part the analysis cannot see (not
+// analysable), a write nobody can name (DynamicWrites), a leaf that is not
+// read-only other than touch, mkdir, rm and rmdir with every target known,
+// or a write (a redirection included, of any leaf: bash opens a group's
+// redirection before its commands expand their words) that creates a name
+// that is not tame.
 func namesMayChange(res *Analysis) bool {
 	if res.DynamicWrites || !res.Analysable {
 		return true
@@ -45,7 +81,7 @@ func namesMayChange(res *Analysis) bool {
 		}
 	}
 	for _, p := range res.Writes {
-		if !tameNewNames(p) {
+		if !tameNewNames(p, res.listedNames) {
 			return true
 		}
 	}
@@ -54,11 +90,13 @@ func namesMayChange(res *Analysis) bool {
 
 // tameNewNames reports whether every name a write of p may create (its
 // last component and each directory above it that does not exist yet:
-// mkdir -p) is one no check can object to: it splits in no xargs and
-// loses nothing there (xargsPlain), starts with no "-" and is no find
-// operator (so it is never an option or a primary), and holds no glob
-// character.
-func tameNewNames(p string) bool {
+// mkdir -p) is one no listing of kind l can object to: it splits in no
+// xargs and loses nothing there (xargsPlain), holds no glob character,
+// and starts with no "-" and is no find operator or, for listedBare,
+// means what ./name means to every program (plainLead: no "@" or "+"
+// first either, no "="). touch, mkdir and a redirection create regular
+// files and directories only (no FIFO, device or link).
+func tameNewNames(p string, l listing) bool {
 	if !filepath.IsAbs(p) {
 		return false
 	}
@@ -69,8 +107,8 @@ func tameNewNames(p string) bool {
 			}
 		}
 		n := filepath.Base(q)
-		if !xargsPlain(n) || strings.HasPrefix(n, "-") || strings.ContainsAny(n, "*?[") ||
-			n == "!" || n == "(" || n == ")" || n == "," {
+		if !xargsPlain(n) || strings.ContainsAny(n, "*?[") || strings.HasPrefix(n, "-") ||
+			n == "!" || n == "(" || n == ")" || n == "," || l >= listedBare && !plainLead(n) {
 			return false
 		}
 	}

@@ -169,7 +169,6 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 	// positional.go), never as the words a wrapper supplies (dataflow.go);
 	// its variables are its own, not the calling shell's loop variables.
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, nil, false, ""
-	fr.dataListed = false
 	fr.dataDepth, fr.pipedDepth = 0, 0
 	fr.loopVars = nil
 	before := len(w.res.Leaves)

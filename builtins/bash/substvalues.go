@@ -30,9 +30,7 @@ import (
 // producer is followed only when no name it can print holds a blank, a
 // newline or a glob character, checked at decision time as for plain
 // xargs (findNamesPlain). A name the command itself may create before the
-// substitution runs is not on disk when the decision is made: a leaf that
-// relies on such a listing is not read-only when another leaf of the
-// command is not read-only or writes (substListingGuard).
+// substitution runs is not on disk when the decision is made (namesnow.go).
 
 // provKind says what a substitution's words are.
 type provKind uint8
@@ -49,8 +47,6 @@ type substProv struct {
 	// roots and depth: as frame.dataRoots and frame.dataDepth (provPaths).
 	roots []string
 	depth int
-	// listed: the provenance rests on names listed at decision time.
-	listed bool
 	// one: unquoted, the producer prints exactly one word (date +%s, wc
 	// -l), or none when empty says it may print nothing.
 	one, empty bool
@@ -91,7 +87,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 			w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true) != "" {
 			return nil
 		}
-		return &substProv{kind: provPaths, quoted: quoted, roots: []string{dir}, depth: 2, listed: true}
+		return &substProv{kind: provPaths, quoted: quoted, roots: []string{dir}, depth: 2}
 	}
 	first := findPipedCall(stages[0], w.opts.Home)
 	if first == nil || len(stages[0].Redirs) > 0 {
@@ -111,7 +107,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 	if w.substNamesOK(expr.Roots, roots, depth, !quoted, false) != "" {
 		return nil
 	}
-	return &substProv{kind: provPaths, quoted: quoted, roots: roots, depth: depth, listed: true}
+	return &substProv{kind: provPaths, quoted: quoted, roots: roots, depth: depth}
 }
 
 // pipeStages returns the statements of a pipeline joined by | (not |&),
@@ -271,15 +267,19 @@ func dateNumericFormat(format string) bool {
 // can print below its roots (the walk of findNamesPlain: hidden entries,
 // through links, down to find's -maxdepth, at most paths.MaxTreeEntries
 // entries, every directory read stamped): none is a FIFO, socket or
-// device (the program handed its name may block on it), none starts with
-// "-" when noDash (ls prints bare names), and, when the substitution is
+// device (the program handed its name may block on it), each means what
+// ./name means when bare (ls prints bare names: plainLead, no "-", "@"
+// or "+" first, no "="; quotedLead when quoted), and, when the substitution is
 // split (unquoted), no starting point or name holds a blank, a newline or
 // a glob character. It returns why not, "" when the names are fine.
-func (w *walker) substNamesOK(words []string, roots []string, depth int, split, noDash bool) string {
-	if w.noListing {
+func (w *walker) substNamesOK(words []string, roots []string, depth int, split, bare bool) string {
+	l := listedPaths
+	if bare {
+		l = listedBare
+	}
+	if !w.namesNow(l) {
 		return "names are not listed when the command may create them (namesnow.go)"
 	}
-	w.listedNames = true
 	for _, r := range words {
 		if split && strings.ContainsAny(r, " \t\n*?[") {
 			return "the starting point " + strconv.Quote(r) + " would split or glob"
@@ -309,8 +309,8 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device"
 			}
 			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
-			if noDash && strings.HasPrefix(name, "-") {
-				return "a name below " + r + " starts with \"-\": " + strconv.Quote(e.Rel)
+			if bare && !plainLead(name) && (split || !quotedLead(name)) {
+				return "a name below " + r + " may be an option or more than a file: " + strconv.Quote(e.Rel)
 			}
 			if split && strings.ContainsAny(name, " \t\n*?[") {
 				return "a name below " + r + " would split or glob: " + strconv.Quote(e.Rel)
@@ -321,6 +321,20 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 		}
 	}
 	return ""
+}
+
+// quotedLead reports whether a name ls prints may start the one word of
+// "$(ls)" (all names, newline-separated): it starts as plainLead asks, and
+// any "=" follows a character no variable name holds, so the word is no
+// NAME=VALUE for awk or env ("q --output=x" may, "a=b" may not).
+func quotedLead(n string) bool {
+	if n == "" || !plainLead(n[:1]) {
+		return false
+	}
+	i := strings.IndexByte(n, '=')
+	return i < 0 || strings.IndexFunc(n[:i], func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) >= 0
 }
 
 // substJudge rewrites the argv a leaf is judged with for the words that
@@ -338,7 +352,7 @@ func (w *walker) substJudge(fr frame, argv []word, judge []string) (frame, []wor
 	}
 	var at []int
 	var roots []string
-	depth, listed := -1, false
+	depth := -1
 	for i, a := range argv[1:] {
 		if a.prov == nil || a.taint != "" {
 			continue
@@ -353,7 +367,6 @@ func (w *walker) substJudge(fr frame, argv []word, judge []string) (frame, []wor
 			} else {
 				depth = 0
 			}
-			listed = listed || a.prov.listed
 		}
 	}
 	if len(at) == 0 || len(at) > maxDynamicSubsts {
@@ -393,9 +406,6 @@ func (w *walker) substJudge(fr frame, argv []word, judge []string) (frame, []wor
 	if roots != nil {
 		fr.dataRoots, fr.dataDepth = roots, max(depth, 0)
 	}
-	if listed {
-		w.substListed = append(w.substListed, len(w.res.Leaves))
-	}
 	return fr, na, nj, true
 }
 
@@ -418,35 +428,6 @@ func treePathsWithin(a, b []flagspec.Tree) bool {
 		}
 	}
 	return true
-}
-
-// substListingGuard withdraws read-only from the leaves whose substituted
-// paths rest on names listed at decision time (substJudge) when another
-// leaf of the command is not read-only or writes: that leaf may create a
-// name the listing did not see (touch './a -rf'; cat $(find .)).
-func (w *walker) substListingGuard() {
-	if len(w.substListed) == 0 {
-		return
-	}
-	listed := map[int]bool{}
-	for _, i := range w.substListed {
-		listed[i] = true
-	}
-	other := w.dynWrites || len(w.orphanWrites) > 0
-	for i, lf := range w.res.Leaves {
-		if !listed[i] && (!lf.ReadOnly || len(lf.Writes) > 0) {
-			other = true
-		}
-	}
-	if !other {
-		return
-	}
-	for i := range listed {
-		if i < len(w.res.Leaves) && w.res.Leaves[i].ReadOnly {
-			w.res.Leaves[i].ReadOnly = false
-			w.res.Leaves[i].Reason = "a command substitution's paths were listed at decision time, and the command may create others first"
-		}
-	}
 }
 
 // wholeSubst returns the command substitution that is the whole of a

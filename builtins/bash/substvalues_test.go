@@ -215,6 +215,10 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 	for _, n := range []string{"a.txt", "b.txt"} {
 		appendTo(t, filepath.Join(proj, "lsok", n), "TODO\n")
 	}
+	// binutils' strings reads its options from the file a name "@FILE"
+	// names, and prints the words it does not know: the secret's.
+	appendTo(t, filepath.Join(proj, "lsat", "@.k"), "x\n")
+	os.Symlink(secret, filepath.Join(proj, "lsat", ".k"))
 	for i, n := range substHostileNames {
 		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), "a.txt"), "TODO\n")
 		appendTo(t, filepath.Join(proj, "bad"+string(rune('a'+i)), n), "TODO hostile\n")
@@ -242,6 +246,7 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 		{cmd: "for f in $(find bada -type f); do sort $f; done", bites: true},
 		{cmd: "cd lsok && wc -l $(ls -t | head -n 5) && sort \"$(ls)\" && cat $(ls -r)", ro: true},
 		{cmd: "cd plain && sort $(ls)", bites: true}, // --output=pwned.txt
+		{cmd: "cd lsat && strings $(ls)", bites: true},
 	}
 	for i := range substHostileNames {
 		dir := "bad" + string(rune('a'+i))
@@ -276,10 +281,11 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 	}
 }
 
-// TestSubstListingGuard: the leaf that relies on names listed at decision
-// time is itself not read-only when another leaf of the command writes or
-// is not read-only (a host that allows writes in the project would
-// otherwise run sort over the name touch made: sort --output=pwned.txt).
+// TestSubstListingGuard: a command that may create a name the listing of
+// a substitution would object to is judged without the listing
+// (namesnow.go; a host that allows writes in the project would otherwise
+// run sort over the name touch made: sort --output=pwned.txt); a tame
+// name keeps it.
 func TestSubstListingGuard(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -292,9 +298,14 @@ func TestSubstListingGuard(t *testing.T) {
 	}{
 		{`touch "./plain/q --output=pwned.txt"; sort $(find plain)`, false, "sort"},
 		{`sort $(find plain); echo x > "plain/q --output=pwned.txt"`, false, "sort"},
-		{`sort $(find plain) > "plain/q --output=pwned.txt"`, true, "sort"}, // bash expands the words before it opens the file
+		// bash expands a simple command's words before it opens its file,
+		// but a group's file first; any write of a name that is not tame
+		// has the command judged without the listing (namesnow.go).
+		{`sort $(find plain) > "plain/q --output=pwned.txt"`, false, "sort"},
+		{`{ sort $(find plain); } > "plain/q --output=pwned.txt"`, false, "sort"},
 		{`sort $(find plain); ls`, true, "sort"},
-		{`sort "$(find plain -name x.txt)"; mkdir d`, false, "sort"},
+		{`sort "$(find plain -name x.txt)"; mkdir d`, true, "sort"}, // d is tame
+		{`sort "$(find plain -name x.txt)"; mkfifo plain/f`, false, "sort"},
 		{`cal $(date +%m); mkdir d`, true, "cal"}, // numbers: no listing
 	} {
 		a := analyze(c.cmd, opts)

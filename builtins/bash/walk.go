@@ -113,9 +113,6 @@ type frame struct {
 	// pipedWhy says why a find's paths are not followed there.
 	pipedLines bool
 	pipedWhy   string
-	// dataListed: dataRoots rest on a name walk at decision time
-	// (findNamesPlain), which another part of the command could undo.
-	dataListed bool
 	// loopVars: variables of enclosing for loops whose values are known,
 	// each one of its words (dataflow.go, loopValues).
 	loopVars map[string][]word
@@ -317,11 +314,6 @@ type walker struct {
 	linksOpaque string
 	// scratch: a walk that only learns links (preLinks).
 	scratch bool
-	// listedLeaves are the read-only leaves whose verdict rests on names
-	// listed at decision time (a glob's directory, the tree below find's
-	// root for plain xargs): assemble withdraws it when another part of
-	// the command may create names (dataflow.go, namesMayChange).
-	listedLeaves []int
 	// written are the paths written so far, for git's repository (git.go).
 	written []string
 	// files reads the script files the command runs, scriptStack holds
@@ -331,13 +323,11 @@ type walker struct {
 	scriptStack []string
 	scriptArgvs [][]string // the argv running each script of scriptStack
 	scriptBytes int
-	// substListed are the leaves whose substituted paths rest on names
-	// listed at decision time (substvalues.go).
-	substListed []int
 
-	// noListing: names are not read from the file system (namesnow.go);
-	// listedNames: they were, and a verdict rests on them.
-	noListing, listedNames bool
+	// noListing: names are not read from the file system; listedNames:
+	// they were, and how they are used (namesnow.go, namesNow).
+	noListing   bool
+	listedNames listing
 }
 
 // enter counts one level of nesting; false (and the limit recorded) past MaxNesting.
@@ -1302,7 +1292,6 @@ func (w *walker) script(src string, fr frame, st state, label string) bool {
 	// A script's commands see supplied words only through $1..., which
 	// are run-time values: no known provenance inside (dataflow.go).
 	fr.dataRoots, fr.dataEmpty, fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, nil, false, ""
-	fr.dataListed = false
 	fr.dataDepth, fr.pipedDepth = 0, 0
 	// Its variables are its own: a loop variable of this shell is not.
 	fr.loopVars = nil

@@ -257,7 +257,7 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 		cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
 	}
 	inner.appends = inner.placeholder == ""
-	inner.dataRoots, inner.dataDepth, inner.dataListed = nil, 0, false
+	inner.dataRoots, inner.dataDepth = nil, 0
 	if c.piped.why != "" {
 		inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+c.piped.why)
 	}
@@ -270,7 +270,7 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 		// find ROOT -print0 | xargs -0 CMD: each operand is one path
 		// under ROOT (dataflow.go).
 		inner.forced, inner.appendsText = fr.forced, ""
-		inner.dataRoots, inner.dataDepth, inner.dataListed = c.piped.roots, c.piped.depth, c.piped.lines
+		inner.dataRoots, inner.dataDepth = c.piped.roots, c.piped.depth
 		_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
 		inner.dataEmpty = inner.appends && !noEmpty
 	}
