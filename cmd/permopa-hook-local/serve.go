@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -258,18 +257,18 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 		return
 	}
 	// A payload without an absolute cwd is decided with the process's
-	// working directory: the hook's, not this server's.
-	var p struct {
-		Cwd any `json:"cwd"`
-	}
-	if err := json.Unmarshal(req.Payload, &p); err != nil {
+	// working directory: the hook's, not this server's. The payload is
+	// decoded once, here, and RunHook parses the object (opts.Decoded).
+	payload, err := hookproto.DecodePayload(req.Payload)
+	if err != nil {
 		ans.Refused = "the payload is not a JSON object"
 		return
 	}
-	if cwd, _ := p.Cwd.(string); !filepath.IsAbs(cwd) {
+	if cwd, _ := payload["cwd"].(string); !filepath.IsAbs(cwd) {
 		ans.Refused = "the payload names no absolute cwd"
 		return
 	}
+	opts.Decoded = payload
 	var out, errb bytes.Buffer
 	if opts.Trace != nil {
 		opts.Trace = &errb
