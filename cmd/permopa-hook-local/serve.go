@@ -44,9 +44,7 @@ func serve(args []string) int {
 	}
 	key := args[0]
 	logf("starting")
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(100) // a long-lived process, unlike a hook's
-	}
+	serverGC()
 	lock := os.NewFile(3, "lock")
 	dir := os.NewFile(4, "dir")
 	if lock == nil || dir == nil {
@@ -300,6 +298,21 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 	log.Close()
 	ans.Stdout, ans.Stderr, ans.Exit = out.Bytes(), errb.String(), code
 	s.answered.Add(1)
+}
+
+// serverGC sets the collector for a long-lived server, unless GOGC or
+// GOMEMLIMIT says otherwise. Each request allocates ~100 KB over a live
+// heap of ~4 MB: at the default 100% the collector ran every ~40
+// requests and took ~10% of the server's CPU (BENCHMARKS.md, "Hooks"); at
+// 400% the heap stays near 20 MB. The soft limit bounds the heap of a
+// large settings set well above its live size, where it cannot thrash.
+func serverGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 }
 
 func fchmodat(dir *os.File, name string, mode uint32) error {

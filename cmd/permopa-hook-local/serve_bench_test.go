@@ -42,6 +42,7 @@ func serverOnSocket(tb testing.TB) (string, *hookServer, string) {
 	tb.Setenv("XDG_CONFIG_HOME", "")
 	tb.Setenv("PERMOPA_CONFIG_DIR", "")
 	tb.Setenv("CLAUDE_PROJECT_DIR", "")
+	serverGC() // as serve sets it
 	eng, err := adapter.NewHookPolicy(context.Background(), adapter.HookEngineOptions{})
 	if err != nil {
 		tb.Fatal(err)
