@@ -45,14 +45,6 @@ func serve(args []string) int {
 	key := args[0]
 	logf("starting")
 	serverGC()
-	if os.Getenv("GOMAXPROCS") == "" {
-		// One hook is decided at a time (hookServer.mu): a second P only
-		// adds thread wake-ups and moves between the accept, handler,
-		// RunHook and evaluation goroutines. With one, a served call took
-		// ~0.7 ms less wall time as the host runs it (scripts/hookab;
-		// BENCHMARKS.md, "Hooks").
-		runtime.GOMAXPROCS(1)
-	}
 	lock := os.NewFile(3, "lock")
 	dir := os.NewFile(4, "dir")
 	if lock == nil || dir == nil {
