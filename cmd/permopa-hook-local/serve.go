@@ -272,7 +272,18 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 		opts.Trace = &errb
 	}
 	mode := opts.Mode
+	// RunHook answers at its timeout even while the payload's parse still
+	// runs (a slow file read): a call of opts.Engine after that must not
+	// touch the server's settings, which the next request, holding s.mu,
+	// may have checked already (its own cwd's stamp) and decides with.
+	var late sync.Mutex
+	answered := false
 	opts.Engine = func(ctx context.Context, cwd string) (*engine.Engine, error) {
+		late.Lock()
+		defer late.Unlock()
+		if answered {
+			return nil, errors.New("the hook was answered already")
+		}
 		// The settings in the engine are the last call's: kept while no
 		// file they come from changed (their notes said again), read again
 		// otherwise.
@@ -295,6 +306,9 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 	defer s.mu.Unlock()
 	log := openLog(logFile, "hook "+host, &opts, &errb)
 	code := adapter.RunHook(ctx, host, bytes.NewReader(req.Payload), &out, &errb, opts)
+	late.Lock()
+	answered = true
+	late.Unlock()
 	log.Close()
 	ans.Stdout, ans.Stderr, ans.Exit = out.Bytes(), errb.String(), code
 	s.answered.Add(1)
