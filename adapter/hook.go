@@ -52,6 +52,9 @@ type HookOptions struct {
 	// Notice, when set, is shown to the host's user with the answer
 	// (hookproto.RunOptions.Notice).
 	Notice string
+	// Decoded, when set, is stdin's payload already decoded
+	// (hookproto.RunOptions.Decoded): the hook server's, read once.
+	Decoded map[string]any
 }
 
 // RunHook answers one hook invocation of host: it reads the payload on
@@ -108,6 +111,7 @@ func RunHook(ctx context.Context, host string, stdin io.Reader, stdout, stderr i
 		Answer:         hookproto.Options{Destination: opts.Destination},
 		Trace:          opts.Trace,
 		Notice:         opts.Notice,
+		Decoded:        opts.Decoded,
 	})
 }
 

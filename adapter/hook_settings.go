@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/permopa/permopa/engine"
@@ -173,19 +175,56 @@ func ApplyHookSettings(ctx context.Context, eng *engine.Engine, cwd, home string
 // made in cwd are read from or looked for (settings.Layers.SourcePaths):
 // while it is unchanged, ApplyHookSettings would set the same settings
 // (rule expiries aside, which the engine applies itself at each decision).
+//
+// The hook server takes it at every call, so it costs one lstat per path
+// (a second stat only for a symbolic link) and none for the files of a
+// directory that is itself a source path and does not exist (the managed
+// or user settings directory): each path's part is what lstat and stat
+// would say, as if both were called on every path.
 func HookSettingsStamp(cwd, home string, o HookEngineOptions) string {
 	l := settings.NewLayers(settings.LayerOptions{ProjectDir: cwd, CommandLine: o.Settings, Home: home, Cwd: cwd, Environ: o.Environ})
+	paths := l.SourcePaths()
+	// The directories among the paths go first: a file in one that does
+	// not exist is not there either (ENOENT, whatever comes after it).
+	isDir := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		isDir[filepath.Dir(p)] = true
+	}
+	stamps := make([]string, len(paths))
+	missing := map[string]bool{}
+	for pass := 0; pass < 2; pass++ {
+		for i, p := range paths {
+			if isDir[p] != (pass == 0) {
+				continue
+			}
+			if missing[filepath.Dir(p)] {
+				stamps[i] = absentStamp + absentStamp
+				continue
+			}
+			fi, err := os.Lstat(p)
+			lst := fileStamp(fi, err)
+			st := lst
+			if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				st = fileStamp(os.Stat(p))
+			}
+			if errors.Is(err, syscall.ENOENT) {
+				missing[p] = true
+			}
+			stamps[i] = lst + st
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\x00%s\x00%s", cwd, home, o.Mode)
-	for _, p := range l.SourcePaths() {
+	for i, p := range paths {
 		b.WriteString("\x00")
 		b.WriteString(p)
-		for _, stat := range []func(string) (os.FileInfo, error){os.Lstat, os.Stat} {
-			b.WriteString(fileStamp(stat(p)))
-		}
+		b.WriteString(stamps[i])
 	}
 	return b.String()
 }
+
+// absentStamp is fileStamp's part for a path that does not exist.
+var absentStamp = fileStamp(nil, &os.PathError{Op: "lstat", Err: syscall.ENOENT})
 
 // hookSettings reads the settings of a hook call made in cwd; a deny or
 // ask rule that cannot be read is an error, other problems go to

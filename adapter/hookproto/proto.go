@@ -137,26 +137,43 @@ func UnknownHost(host string) string {
 // ParsePayload reads one hook payload: a single JSON object, which the
 // protocol turns into at least one call.
 func ParsePayload(proto Protocol, data []byte) (Request, error) {
+	payload, err := DecodePayload(data)
+	if err != nil {
+		return Request{}, err
+	}
+	return ParseDecoded(proto, payload)
+}
+
+// DecodePayload is the first step of ParsePayload: the payload's JSON
+// object (numbers as json.Number), or why it is none.
+func DecodePayload(data []byte) (map[string]any, error) {
 	if len(data) > MaxPayload {
-		return Request{}, fmt.Errorf("hook payload larger than %d bytes", MaxPayload)
+		return nil, fmt.Errorf("hook payload larger than %d bytes", MaxPayload)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return Request{}, errors.New("empty hook payload on stdin")
+		return nil, errors.New("empty hook payload on stdin")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return Request{}, fmt.Errorf("hook payload is not JSON: %v", err)
+		return nil, fmt.Errorf("hook payload is not JSON: %v", err)
 	}
 	if dec.More() {
-		return Request{}, errors.New("hook payload has data after the JSON object")
+		return nil, errors.New("hook payload has data after the JSON object")
 	}
 	payload, ok := v.(map[string]any)
 	if !ok {
-		return Request{}, errors.New("hook payload is not a JSON object")
+		return nil, errors.New("hook payload is not a JSON object")
 	}
+	return payload, nil
+}
+
+// ParseDecoded is the rest of ParsePayload, for a payload DecodePayload
+// read (the hook server looks at its cwd first): the protocol's calls.
+// It keeps parts of payload in the calls; payload is not used again.
+func ParseDecoded(proto Protocol, payload map[string]any) (Request, error) {
 	req, err := proto.Parse(payload)
 	if err != nil {
 		return req, err

@@ -44,6 +44,9 @@ type RunOptions struct {
 	// Notice, when set, is shown to the host's user with the answer
 	// (Answer.WithNotice): a decision log that cannot be written.
 	Notice string
+	// Decoded, when set, is stdin's payload as DecodePayload read it
+	// already (the hook server's): it is not decoded again.
+	Decoded map[string]any
 }
 
 // Tracer writes phase timings (nothing when it or its writer is nil).
@@ -101,7 +104,12 @@ func Run(ctx context.Context, host string, stdin io.Reader, stdout, stderr io.Wr
 			done <- proto.Fail("", fmt.Sprintf("cannot read the hook payload: %v", err))
 			return
 		}
-		req, err := ParsePayload(proto, data)
+		var req Request
+		if opts.Decoded != nil {
+			req, err = ParseDecoded(proto, opts.Decoded)
+		} else {
+			req, err = ParsePayload(proto, data)
+		}
 		tr.Phase("parse")
 		event = req.Event
 		eventCh <- event

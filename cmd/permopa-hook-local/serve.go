@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -46,9 +45,7 @@ func serve(args []string) int {
 	}
 	key := args[0]
 	logf("starting")
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(100) // a long-lived process, unlike a hook's
-	}
+	serverGC()
 	lock := os.NewFile(3, "lock")
 	dir := os.NewFile(4, "dir")
 	if lock == nil || dir == nil {
@@ -278,24 +275,35 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 		return
 	}
 	// A payload without an absolute cwd is decided with the process's
-	// working directory: the hook's, not this server's.
-	var p struct {
-		Cwd any `json:"cwd"`
-	}
-	if err := json.Unmarshal(req.Payload, &p); err != nil {
+	// working directory: the hook's, not this server's. The payload is
+	// decoded once, here, and RunHook parses the object (opts.Decoded).
+	payload, err := hookproto.DecodePayload(req.Payload)
+	if err != nil {
 		ans.Refused = "the payload is not a JSON object"
 		return
 	}
-	if cwd, _ := p.Cwd.(string); !filepath.IsAbs(cwd) {
+	if cwd, _ := payload["cwd"].(string); !filepath.IsAbs(cwd) {
 		ans.Refused = "the payload names no absolute cwd"
 		return
 	}
+	opts.Decoded = payload
 	var out, errb bytes.Buffer
 	if opts.Trace != nil {
 		opts.Trace = &errb
 	}
 	mode := opts.Mode
+	// RunHook answers at its timeout even while the payload's parse still
+	// runs (a slow file read): a call of opts.Engine after that must not
+	// touch the server's settings, which the next request, holding s.mu,
+	// may have checked already (its own cwd's stamp) and decides with.
+	var late sync.Mutex
+	answered := false
 	opts.Engine = func(ctx context.Context, cwd string) (*engine.Engine, error) {
+		late.Lock()
+		defer late.Unlock()
+		if answered {
+			return nil, errors.New("the hook was answered already")
+		}
 		// The settings in the engine are the last call's: kept while no
 		// file they come from changed (their notes said again), read again
 		// otherwise.
@@ -322,6 +330,9 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 		log = useLog(logFile, w, err, &opts, &errb)
 	}
 	code := adapter.RunHook(ctx, host, bytes.NewReader(req.Payload), &out, &errb, opts)
+	late.Lock()
+	answered = true
+	late.Unlock()
 	log.Close()
 	ans.Stdout, ans.Stderr, ans.Exit = out.Bytes(), errb.String(), code
 	s.answered.Add(1)
@@ -393,6 +404,21 @@ func (r *rightsReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// serverGC sets the collector for a long-lived server, unless GOGC or
+// GOMEMLIMIT says otherwise. Each request allocates ~100 KB over a live
+// heap of ~4 MB: at the default 100% the collector ran every ~40
+// requests and took ~10% of the server's CPU (BENCHMARKS.md, "Hooks"); at
+// 400% the heap stays near 20 MB. The soft limit bounds the heap of a
+// large settings set well above its live size, where it cannot thrash.
+func serverGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 }
 
 func fchmodat(dir *os.File, name string, mode uint32) error {
