@@ -610,6 +610,22 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 	if !w.namesNow(listedPaths) {
 		return namesMayChangeWhy
 	}
+	return w.namesBelow(roots, depth, func(name string) string {
+		if !xargsPlain(name) {
+			return "holds a character xargs splits at or removes"
+		}
+		return ""
+	})
+}
+
+// namesBelow walks the trees below find's roots down to depth at
+// decision time (hidden entries, through links, at most
+// paths.MaxTreeEntries entries, every directory read stamped) and says
+// why a name there cannot be taken, "" when none: a link that cannot be
+// known statically, a FIFO, socket or device (the program handed its name
+// may block on it or read the device), or a name nameOK objects to (it
+// returns why). findNamesPlain and substNamesOK check their names here.
+func (w *walker) namesBelow(roots []string, depth int, nameOK func(name string) string) string {
 	files := w.scriptFiles()
 	left := paths.MaxTreeEntries
 	for _, r := range roots {
@@ -619,7 +635,7 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 		}
 		l := paths.ListTreeWithin(paths.Tree{Root: res, Hidden: true, MaxDepth: max(depth-1, 0)}, left)
 		if !l.Complete {
-			return "the tree below " + r + " cannot be checked for names xargs would split (" + l.Why + ")"
+			return "the tree below " + r + " cannot be listed (" + l.Why + ")"
 		}
 		left -= l.Read
 		files.StampDir(r)
@@ -628,13 +644,10 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 				return "a link below " + r + " leads where permopa cannot know statically (" + e.Unknown + ")"
 			}
 			if e.Special {
-				// cat, grep and the like block on a FIFO they are
-				// handed, or read the device.
 				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device, which the program handed its name may block on"
 			}
-			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
-			if !xargsPlain(name) {
-				return "a name below " + r + " holds a character xargs splits at or removes: " + strconv.Quote(e.Rel)
+			if why := nameOK(e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]); why != "" {
+				return "a name below " + r + " " + why + ": " + strconv.Quote(e.Rel)
 			}
 			if e.Dir {
 				files.StampDir(filepath.Join(res.Real, e.Rel))

@@ -2,13 +2,11 @@ package bash
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
-	"github.com/permopa/permopa/builtins/paths"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -288,39 +286,15 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 	if depth == 1 {
 		return "" // -maxdepth 0: find prints its starting points only
 	}
-	files := w.scriptFiles()
-	left := paths.MaxTreeEntries
-	for _, r := range roots {
-		res := paths.ResolvePath(r, "/", w.opts.Home)
-		if res.Unknown != "" {
-			return "the starting point " + r + " is reached through a link that cannot be known statically"
+	return w.namesBelow(roots, depth, func(name string) string {
+		if bare && !plainLead(name) && (split || !quotedLead(name)) {
+			return "may be an option or more than a file"
 		}
-		l := paths.ListTreeWithin(paths.Tree{Root: res, Hidden: true, MaxDepth: max(depth-1, 0)}, left)
-		if !l.Complete {
-			return "the tree below " + r + " cannot be listed (" + l.Why + ")"
+		if split && strings.ContainsAny(name, " \t\n*?[") {
+			return "would split or glob"
 		}
-		left -= l.Read
-		files.StampDir(r)
-		for _, e := range l.Entries {
-			if e.Unknown != "" {
-				return "a link below " + r + " leads where permopa cannot know statically (" + e.Unknown + ")"
-			}
-			if e.Special {
-				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device"
-			}
-			name := e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]
-			if bare && !plainLead(name) && (split || !quotedLead(name)) {
-				return "a name below " + r + " may be an option or more than a file: " + strconv.Quote(e.Rel)
-			}
-			if split && strings.ContainsAny(name, " \t\n*?[") {
-				return "a name below " + r + " would split or glob: " + strconv.Quote(e.Rel)
-			}
-			if e.Dir {
-				files.StampDir(filepath.Join(res.Real, e.Rel))
-			}
-		}
-	}
-	return ""
+		return ""
+	})
 }
 
 // quotedLead reports whether a name ls prints may start the one word of
