@@ -1018,25 +1018,17 @@ func lineFilterSource(s *syntax.Stmt, defined map[string]string) (*syntax.Stmt, 
 // no file operand (grep -r without one searches the working directory),
 // and nothing redirected but stderr to a file.
 func lineFilter(s *syntax.Stmt, defined map[string]string) bool {
-	c, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(c.Assigns) > 0 || len(c.Args) == 0 || s.Background || s.Negated {
+	args := callWords(s)
+	if args == nil {
 		return false
 	}
-	if _, def := defined[c.Args[0].Lit()]; def {
+	if _, def := defined[args[0]]; def {
 		return false
 	}
 	for _, r := range s.Redirs {
 		if r.N == nil || r.N.Value != "2" || (r.Op != syntax.RdrOut && r.Op != syntax.AppOut) || !quotedLiteral(r.Word) {
 			return false
 		}
-	}
-	args := make([]string, 0, len(c.Args))
-	for _, a := range c.Args {
-		t, ok := literalText(a)
-		if !ok {
-			return false
-		}
-		args = append(args, t)
 	}
 	switch args[0] {
 	case "cat", "tac":

@@ -58,12 +58,8 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		// @(…)) to the names checked below.
 		return nil
 	}
-	s := c.Stmts[0]
-	if s.Negated || s.Background || s.Coprocess {
-		return nil
-	}
-	stages, ok := pipeStages(s)
-	if !ok || w.definesStage(stages) {
+	stages := w.substStages(c)
+	if stages == nil {
 		return nil
 	}
 	last := stages[len(stages)-1]
@@ -423,19 +419,34 @@ func wholeSubst(wd *syntax.Word) (*syntax.CmdSubst, bool) {
 // digits, blanks and "-:/.,", never a name (no letter or "_") bash would evaluate in turn.
 func (w *walker) numericSubst(p syntax.WordPart) bool {
 	c, ok := p.(*syntax.CmdSubst)
-	if !ok || c.TempFile || c.ReplyVar || len(c.Stmts) != 1 {
+	if !ok || c.TempFile || c.ReplyVar {
 		return false
 	}
-	s := c.Stmts[0]
-	if s.Negated || s.Background || s.Coprocess {
-		return false
-	}
-	stages, ok := pipeStages(s)
-	if !ok || w.definesStage(stages) {
+	stages := w.substStages(c)
+	if stages == nil {
 		return false
 	}
 	ok, _ = numberProducer(stages[len(stages)-1])
 	return ok
+}
+
+// substStages returns the pipeline stages of a command substitution that
+// holds one statement, neither negated, in the background nor a
+// coprocess, and none of whose programs the command defines as a function
+// or alias; nil otherwise.
+func (w *walker) substStages(c *syntax.CmdSubst) []*syntax.Stmt {
+	if len(c.Stmts) != 1 {
+		return nil
+	}
+	s := c.Stmts[0]
+	if s.Negated || s.Background || s.Coprocess {
+		return nil
+	}
+	stages, ok := pipeStages(s)
+	if !ok || w.definesStage(stages) {
+		return nil
+	}
+	return stages
 }
 
 // textValueOptions are options whose value is only text to the program
