@@ -248,7 +248,16 @@ func TestThinServerFaultsDecideLocally(t *testing.T) {
 			if left, err := time.ParseDuration(argv[5]); err != nil || left <= 0 || left > hookwire.DefaultTimeout {
 				t.Errorf("time left %q", argv[5])
 			}
-			serve, _ := os.ReadFile(e.slow + ".serve")
+			// The hook starts the server without waiting for it: give the
+			// started process time to record its arguments.
+			var serve []byte
+			for begin := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+				serve, _ = os.ReadFile(e.slow + ".serve")
+				waited := time.Since(begin)
+				if len(serve) > 0 || waited > 10*time.Second || c.answer != nil && waited > 300*time.Millisecond {
+					break
+				}
+			}
 			if started := len(serve) > 0; started != (c.answer == nil) || started && !strings.HasPrefix(string(serve), "--serve ") {
 				t.Errorf("a server started: %q; want one only when none listened", serve)
 			}
