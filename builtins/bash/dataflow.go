@@ -5,12 +5,9 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/permopa/permopa/builtins/paths"
 
 	"github.com/permopa/permopa/builtins/flagspec"
 	"mvdan.cc/sh/v3/syntax"
@@ -76,7 +73,7 @@ func (w *walker) findDataRoots(argv []word, e flagspec.FindExpr, st state) ([]st
 // otherwise.
 func findPipedCall(s *syntax.Stmt, home string) *syntax.CallExpr {
 	c, isCall := s.Cmd.(*syntax.CallExpr)
-	if !isCall || len(c.Assigns) > 0 || len(c.Args) < 2 || c.Args[0].Lit() != "find" {
+	if !isCall || len(c.Assigns) > 0 || len(c.Args) < 1 || c.Args[0].Lit() != "find" {
 		return nil
 	}
 	for _, r := range s.Redirs {
@@ -184,30 +181,6 @@ func isInputRedir(op syntax.RedirOperator) bool {
 		return true
 	}
 	return false
-}
-
-// xargsKeepsPaths reports whether xargs hands each NUL-ended input item
-// (lines: each blank-separated item, -0 not given) to
-// its command whole: -0 is given (not given, for lines) and every other option only limits how
-// many items go to one run or how runs are scheduled. -a (input from a
-// file), -d (another delimiter), -E (end-of-input string), -o (the
-// terminal as stdin) and --process-slot-var (an environment variable)
-// keep the operands unknown.
-func xargsKeepsPaths(opts []parsedOpt, lines bool) bool {
-	null := false
-	for _, o := range opts {
-		switch o.name {
-		case "0", "null":
-			null = true
-		case "n", "max-args", "L", "l", "max-lines", "P", "max-procs", "s", "max-chars", "r", "no-run-if-empty",
-			"t", "verbose", "x", "exit", "p", "interactive", "I", "i", "replace":
-		default:
-			return false
-		}
-	}
-	// Paths one a line (find -print): read as blank-separated items
-	// without -0; with -0 the whole list would be one item.
-	return null != lines
 }
 
 // isPathMark reports whether a path from the vocabulary is exactly one
@@ -626,35 +599,7 @@ func (w *walker) findNamesPlain(words []string, roots []string, depth int) strin
 // may block on it or read the device), or a name nameOK objects to (it
 // returns why). findNamesPlain and substNamesOK check their names here.
 func (w *walker) namesBelow(roots []string, depth int, nameOK func(name string) string) string {
-	files := w.scriptFiles()
-	left := paths.MaxTreeEntries
-	for _, r := range roots {
-		res := paths.ResolvePath(r, "/", w.opts.Home)
-		if res.Unknown != "" {
-			return "the starting point " + r + " is reached through a link that cannot be known statically"
-		}
-		l := paths.ListTreeWithin(paths.Tree{Root: res, Hidden: true, MaxDepth: max(depth-1, 0)}, left)
-		if !l.Complete {
-			return "the tree below " + r + " cannot be listed (" + l.Why + ")"
-		}
-		left -= l.Read
-		files.StampDir(r)
-		for _, e := range l.Entries {
-			if e.Unknown != "" {
-				return "a link below " + r + " leads where permopa cannot know statically (" + e.Unknown + ")"
-			}
-			if e.Special {
-				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device, which the program handed its name may block on"
-			}
-			if why := nameOK(e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]); why != "" {
-				return "a name below " + r + " " + why + ": " + strconv.Quote(e.Rel)
-			}
-			if e.Dir {
-				files.StampDir(filepath.Join(res.Real, e.Rel))
-			}
-		}
-	}
-	return ""
+	return w.namesBelowSelected(roots, depth, nil, nameOK)
 }
 
 // maxGlobDirEntries bounds the directory read to tell whether a glob
@@ -989,26 +934,6 @@ func (w *walker) readJudge(argv []word, judge []string) ([]string, map[int]bool)
 		i++
 	}
 	return out, values
-}
-
-// lineFilterSource returns the statement whose lines reach the end of s,
-// a pipeline part, through line filters (find . -print | grep sql | sort
-// | head -5): each filter writes a subset of the lines it reads, whole
-// and in any order, so the paths find prints reach xargs as find printed
-// them (docs/shell.md, "Values and where they come from"). filtered says
-// whether any filter stood between. A part that transforms lines (sed,
-// awk, cut, tr, grep -o, uniq -c, head -c) is returned as it is, and is
-// no source the analysis follows; so is a filter's name the command
-// defines as a function or alias (defined).
-func lineFilterSource(s *syntax.Stmt, defined map[string]string) (*syntax.Stmt, bool) {
-	filtered := false
-	for {
-		b, ok := s.Cmd.(*syntax.BinaryCmd)
-		if !ok || b.Op != syntax.Pipe || len(s.Redirs) > 0 || s.Background || s.Negated || !lineFilter(b.Y, defined) {
-			return s, filtered
-		}
-		s, filtered = b.X, true
-	}
 }
 
 // lineFilter reports whether a pipeline part is a program that writes

@@ -105,7 +105,14 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		{`find . | xargs rm`, false, ""},
 		{`find . | xargs sed -i s/a/b/`, false, ""},
 		{`find . | xargs -I{} sh -c 'cat {}'`, false, ""},
-		{`find . | xargs -d '\n' cat`, false, ""},
+		// -d '\n' splits at newlines only (findpipe.go): followed when no
+		// name holds a newline; another delimiter, or -0 with -d, is not.
+		{`find . | xargs -d '\n' cat`, true, ""},
+		{`find . | xargs -d x cat`, false, ""},
+		{`find . | xargs -d '\t' cat`, false, ""},
+		{`find . | xargs -0 -d '\n' cat`, false, ""},
+		{`find . | xargs -d '\n' -0 cat`, false, ""},
+		{`find . | xargs -d '\n' -d '\n' cat`, false, ""},
 		{`find . | xargs -E x cat`, false, ""},
 		{`find . | xargs -a list cat`, false, ""},
 		{`find . -ls | xargs cat`, false, ""},

@@ -168,8 +168,8 @@ func (w *walker) walkScripts(argv []word, fr frame, st state, scripts []scriptfi
 	// A script's commands see the call's words only through $1... (pos,
 	// positional.go), never as the words a wrapper supplies (dataflow.go);
 	// its variables are its own, not the calling shell's loop variables.
-	fr.dataRoots, fr.dataEmpty, fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, nil, false, ""
-	fr.dataDepth, fr.pipedDepth = 0, 0
+	fr.dataRoots, fr.dataEmpty, fr.piped = nil, false, pipedInput{}
+	fr.dataDepth = 0
 	fr.loopVars = nil
 	before := len(w.res.Leaves)
 	changed := w.scriptsChanged(argv, st)

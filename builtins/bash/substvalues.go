@@ -78,7 +78,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		// is not listed (the tests' fictional working directories).
 		dir := ctx.st.single()
 		if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() ||
-			w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true) != "" {
+			w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true, nil) != "" {
 			return nil
 		}
 		return &substProv{kind: provPaths, quoted: quoted, roots: []string{dir}, depth: 2}
@@ -98,7 +98,8 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		return nil
 	}
 	depth := findDepth(expr)
-	if w.substNamesOK(expr.Roots, roots, depth, !quoted, false) != "" {
+	// Only the paths find and the grep filters print (findselect.go).
+	if w.substNamesOK(expr.Roots, roots, depth, !quoted, false, w.findSelectionOf(fargv, ctx.st, stages[1:])) != "" {
 		return nil
 	}
 	return &substProv{kind: provPaths, quoted: quoted, roots: roots, depth: depth}
@@ -265,8 +266,9 @@ func dateNumericFormat(format string) bool {
 // ./name means when bare (ls prints bare names: plainLead, no "-", "@"
 // or "+" first, no "="; quotedLead when quoted), and, when the substitution is
 // split (unquoted), no starting point or name holds a blank, a newline or
-// a glob character. It returns why not, "" when the names are fine.
-func (w *walker) substNamesOK(words []string, roots []string, depth int, split, bare bool) string {
+// a glob character. Only the paths sel selects count (findselect.go; nil:
+// every path). It returns why not, "" when the names are fine.
+func (w *walker) substNamesOK(words []string, roots []string, depth int, split, bare bool, sel *pathSelection) string {
 	l := listedPaths
 	if bare {
 		l = listedBare
@@ -282,7 +284,7 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 	if depth == 1 {
 		return "" // -maxdepth 0: find prints its starting points only
 	}
-	return w.namesBelow(roots, depth, func(name string) string {
+	return w.namesBelowSelected(roots, depth, sel, func(name string) string {
 		if bare && !plainLead(name) && (split || !quotedLead(name)) {
 			return "may be an option or more than a file"
 		}

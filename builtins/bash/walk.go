@@ -102,17 +102,11 @@ type frame struct {
 	// dataDepth bounds, when not 0, how deep below its root a supplied
 	// path lies plus one (find -maxdepth N: N+1, so that a directory it
 	// names may be listed): the tree a plain read of one reaches.
-	// pipedDepth is the same for pipedRoots.
-	dataDepth, pipedDepth int
-	// pipedRoots: this statement's stdin is a find's NUL-ended paths under
-	// these roots (set for a pipeline part that is a plain xargs).
-	pipedRoots []string
-	// pipedLines: find prints those paths one a line (-print), not
-	// NUL-ended: only xargs without -0 reads them whole, and only because
-	// no name holds a blank, quote or backslash (findNamesPlain);
-	// pipedWhy says why a find's paths are not followed there.
-	pipedLines bool
-	pipedWhy   string
+	dataDepth int
+	// piped: what a pipeline feeds this statement, find's paths under
+	// known roots (set for a pipeline part that is a plain xargs;
+	// findpipe.go).
+	piped pipedInput
 	// loopVars: variables of enclosing for loops whose values are known,
 	// each one of its words (dataflow.go, loopValues).
 	loopVars map[string][]word
@@ -261,7 +255,7 @@ func (f frame) wrap(label string, argv []string, transparent bool, forced string
 // redirections.
 func (f frame) substBase() frame {
 	f.reads, f.writes, f.redirForced = nil, nil, nil
-	f.pipedRoots, f.pipedLines, f.pipedWhy, f.pipedDepth = nil, false, "", 0
+	f.piped = pipedInput{}
 	return f
 }
 
@@ -679,42 +673,9 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 			after, success = union(after, ya), union(success, ys)
 		default: // | and |&: each side runs in a subshell
 			yfr := fr
-			yfr.pipedRoots, yfr.pipedLines, yfr.pipedWhy, yfr.pipedDepth = nil, false, "", 0
+			yfr.piped = pipedInput{}
 			if b.Op == syntax.Pipe && pipedXargs(b.Y) {
-				// find's words as the shell expands them (~, braces);
-				// literal words only, so evaluating them runs nothing.
-				src, filtered := lineFilterSource(b.X, w.defined)
-				if c := findPipedCall(src, w.opts.Home); c != nil {
-					fargv := w.evalArgs(c.Args, evalCtx{fr: fr.substBase(), st: st})
-					fsv := strs(fargv)
-					expr := flagspec.ParseFind(fsv)
-					switch {
-					case filtered && !findPrintsOnlyLines(fsv):
-						// Filters of NUL-ended paths are not followed.
-					case !filtered && findPrintsOnlyPaths(fsv):
-						if roots, ok := w.findDataRoots(fargv, expr, st); ok {
-							yfr.pipedRoots, yfr.pipedDepth = roots, findDepth(expr)
-						}
-					case findPrintsOnlyLines(fsv):
-						// Paths one a line, which xargs without -0 splits
-						// at blanks and unquotes: whole only when no name
-						// it can print holds such a character, checked now.
-						if roots, ok := w.findDataRoots(fargv, expr, st); ok {
-							if why := w.findNamesPlain(expr.Roots, roots, findDepth(expr)); why == "" {
-								yfr.pipedRoots, yfr.pipedLines, yfr.pipedDepth = roots, true, findDepth(expr)
-							} else {
-								yfr.pipedWhy = why
-							}
-						}
-					}
-				} else if lsPipedCall(src, w.defined) {
-					// ls | xargs CMD: names of the working directory.
-					if dir, why := w.lsNamesPlain(st); why == "" {
-						yfr.pipedRoots, yfr.pipedLines, yfr.pipedDepth = []string{dir}, true, 2
-					} else {
-						yfr.pipedWhy = why
-					}
-				}
+				yfr.piped = w.pipedFindInput(b.X, fr, st)
 			}
 			w.walkStmtIn(b.Y, yfr, st, echoedText(b.X))
 			after, success = st, st
@@ -1291,8 +1252,8 @@ func (w *walker) forkBomb(fd *syntax.FuncDecl, name string) {
 func (w *walker) script(src string, fr frame, st state, label string) bool {
 	// A script's commands see supplied words only through $1..., which
 	// are run-time values: no known provenance inside (dataflow.go).
-	fr.dataRoots, fr.dataEmpty, fr.pipedRoots, fr.pipedLines, fr.pipedWhy = nil, false, nil, false, ""
-	fr.dataDepth, fr.pipedDepth = 0, 0
+	fr.dataRoots, fr.dataEmpty, fr.piped = nil, false, pipedInput{}
+	fr.dataDepth = 0
 	// Its variables are its own: a loop variable of this shell is not.
 	fr.loopVars = nil
 	// A script may run in this shell (eval, source, an alias, a trap)

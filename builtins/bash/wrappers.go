@@ -223,8 +223,8 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	prog := argv[0]
 	// Only xargs itself reads the piped paths; a wrapper or a command it
 	// runs reads something else.
-	piped, pipedLines, pipedWhy, pipedDepth := fr.pipedRoots, fr.pipedLines, fr.pipedWhy, fr.pipedDepth
-	fr.pipedRoots, fr.pipedLines, fr.pipedWhy, fr.pipedDepth = nil, false, "", 0
+	piped := fr.piped
+	fr.piped = pipedInput{}
 	if fr.depth >= maxDepth {
 		w.unanalysable("nesting too deep")
 		fr.unknown = firstNonEmpty(fr.unknown, "nesting too deep to analyse")
@@ -290,7 +290,7 @@ func (w *walker) command(argv []word, fr frame, st state, stdin *string) (state,
 	sv := strs(argv)
 	if wr := wrappers[base]; wr != nil {
 		c := &wrapperCall{wrapper: wr, name: base, argv: argv, sv: sv, fr: fr, st: st, stdin: stdin,
-			piped: pipedInput{roots: piped, lines: pipedLines, why: pipedWhy, depth: pipedDepth}}
+			piped: piped}
 		if st, next, done := wr.walk(w, c); done {
 			return st, next
 		}

@@ -51,15 +51,6 @@ type wrapperCall struct {
 	piped pipedInput
 }
 
-// pipedInput is what a pipeline feeds the command: only xargs reads it
-// (dataflow.go).
-type pipedInput struct {
-	roots []string
-	lines bool
-	why   string
-	depth int
-}
-
 // wrappers are the programs the walker reads itself, by name.
 var wrappers map[string]*wrapper
 
@@ -258,17 +249,18 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 	}
 	inner.appends = inner.placeholder == ""
 	inner.dataRoots, inner.dataDepth = nil, 0
-	if c.piped.why != "" {
-		inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+c.piped.why)
+	keeps, pipedWhy := c.piped.keptBy(xargsSplitOf(opts))
+	if pipedWhy != "" {
+		inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+pipedWhy)
 	}
 	if why := inner.forced[len(inner.forced)-1]; inner.appends && xargsAppendsText(opts, cmd) {
 		// Any text as words appended at the end, judged as an unquoted
 		// run-time word there (dataflow.go).
 		inner.forced, inner.appendsText = fr.forced, why
 	}
-	if c.piped.roots != nil && xargsKeepsPaths(opts, c.piped.lines) {
+	if keeps {
 		// find ROOT -print0 | xargs -0 CMD: each operand is one path
-		// under ROOT (dataflow.go).
+		// under ROOT (dataflow.go, findpipe.go).
 		inner.forced, inner.appendsText = fr.forced, ""
 		inner.dataRoots, inner.dataDepth = c.piped.roots, c.piped.depth
 		_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")

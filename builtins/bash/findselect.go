@@ -1,0 +1,600 @@
+package bash
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/paths"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Which paths a find pipeline prints (docs/shell.md, "Values and where
+// they come from"). The rows that hand find's paths to xargs or split
+// $(find …) check at decision time that every name find can print reaches
+// the program whole (findNamesPlain, substNamesOK). Where find's
+// expression, and the grep filters after it, are simple enough to be
+// evaluated exactly, only the paths they select are checked: a name with
+// a blank that find -name '*.py' never prints does not matter. Anything
+// not modelled here selects every path, the check of every name.
+//
+// Modelled: a conjunction (implicit, -a, -and) of -name, -iname, -path,
+// -ipath, -wholename, -iwholename (GNU fnmatch without FNM_PERIOD or
+// FNM_PATHNAME: * and ? match a leading dot and a slash; -i folds ASCII
+// case) with patterns of printable ASCII holding *, ?, and bracket
+// expressions of single characters (no range, class or backslash); -type
+// f, d, l as find -P sees them (lstat: a link is l); -mindepth N; and
+// tests that only narrow the selection, taken as true (-size, -mtime,
+// -newer, -perm, -regex, ...). -print may only end the expression. An
+// operator (-o, !, -not, parentheses, a comma), -prune, -quit, -L, -H,
+// -follow or any other primary selects every path. A name or path
+// holding a byte beyond ASCII is taken as selected (the locale decides how
+// it matches). grep filters select lines: one pattern of printable ASCII
+// in the subset of basic or extended regular expressions whose meaning Go's
+// regexp package shares (literals, ., *, and, extended, + ? | and groups;
+// ^ and $ at the ends; bracket expressions of single characters), or a
+// fixed string, with -i, -v, -x, -E, -F, -G only. A path holding a newline
+// is several lines, any of which a filter may print: taken as selected.
+
+// pathSelection is what a find pipeline may print below its starting
+// points; nil selects every path.
+type pathSelection struct {
+	// find's tests: each says false only when find certainly does not
+	// print the entry.
+	tests    []func(e selEntry) bool
+	minDepth int
+	// lines: the grep filters after find, each false only when it
+	// certainly drops the line.
+	lines []func(line string) bool
+	// root is find's one starting point as written ("" with several):
+	// the prefix of every path it prints.
+	root string
+}
+
+// selEntry is one entry of the walk below a starting point.
+type selEntry struct {
+	rel                string // below the starting point ("a/b")
+	depth              int    // components of rel
+	dir, link, special bool
+}
+
+// name is the entry's last component (what -name sees).
+func (e selEntry) name() string { return e.rel[strings.LastIndexByte(e.rel, '/')+1:] }
+
+// printed is the path as find prints it below root ("" when not known).
+func (s *pathSelection) printed(e selEntry) string {
+	if s.root == "" {
+		return ""
+	}
+	if strings.HasSuffix(s.root, "/") {
+		return s.root + e.rel
+	}
+	return s.root + "/" + e.rel
+}
+
+// selects reports whether the pipeline may print the entry.
+func (s *pathSelection) selects(e selEntry) bool {
+	if s == nil {
+		return true
+	}
+	if e.depth < s.minDepth {
+		return false
+	}
+	for _, t := range s.tests {
+		if !t(e) {
+			return false
+		}
+	}
+	if len(s.lines) > 0 {
+		p := s.printed(e)
+		if p == "" || strings.ContainsRune(p, '\n') || !asciiText(p) {
+			return true
+		}
+		for _, l := range s.lines {
+			if !l(p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// findNarrowingTests are find primaries that only test an entry: in a
+// conjunction they can only drop paths, so they are taken as true.
+var findNarrowingTests = map[string]bool{
+	"-size": true, "-mtime": true, "-mmin": true, "-atime": true, "-amin": true, "-ctime": true, "-cmin": true,
+	"-newer": true, "-anewer": true, "-cnewer": true, "-used": true, "-empty": true, "-perm": true,
+	"-user": true, "-group": true, "-uid": true, "-gid": true, "-nouser": true, "-nogroup": true,
+	"-readable": true, "-writable": true, "-executable": true, "-links": true, "-inum": true,
+	"-samefile": true, "-regex": true, "-iregex": true, "-lname": true, "-ilname": true, "-xtype": true,
+	"-fstype": true, "-true": true, "-false": true,
+	// Options that change no path find prints or only leave some out.
+	"-maxdepth": true, "-depth": true, "-d": true, "-xdev": true, "-mount": true, "-noleaf": true,
+	"-ignore_readdir_race": true, "-noignore_readdir_race": true, "-regextype": true, "-warn": true,
+	"-nowarn": true, "-daystart": true, "-a": true, "-and": true,
+}
+
+// findSelectionOf models what find's argv (the words as the shell passes
+// them, fargv) and the grep filters after it print; nil when every path
+// may be printed. A pattern word that is still a glob after
+// literalUnmatchedGlobs is expanded by the shell first: not modelled.
+func (w *walker) findSelectionOf(fargv []word, st state, filters []*syntax.Stmt) *pathSelection {
+	s := &pathSelection{}
+	fargv, _ = w.literalUnmatchedGlobs(fargv, st)
+	fsv := strs(fargv)
+	e := flagspec.ParseFind(fsv)
+	if len(e.Roots) == 1 {
+		s.root = e.Roots[0]
+	}
+	for i := 1; i < len(fsv); i++ {
+		// Options before the starting points: -L and -H follow links.
+		a := fsv[i]
+		if a == "-P" || strings.HasPrefix(a, "-O") && len(a) > 2 {
+			continue
+		}
+		if a == "-D" {
+			i++
+			continue
+		}
+		if a == "-L" || a == "-H" {
+			return s.withLines(filters)
+		}
+		break
+	}
+	modelled := true
+	for k, p := range e.Primaries {
+		for j := p.Index; j <= p.Index+len(p.Values) && j < len(fargv); j++ {
+			if fargv[j].glob || fargv[j].dynamic {
+				modelled = false
+			}
+		}
+		switch {
+		case !modelled:
+		case p.Name == "-print":
+			modelled = k == len(e.Primaries)-1
+		case p.Name == "-name" || p.Name == "-iname":
+			if t := nameTest(p.Values, p.Name == "-iname", false, s); t != nil {
+				s.tests = append(s.tests, t)
+			}
+		case p.Name == "-path" || p.Name == "-wholename" || p.Name == "-ipath" || p.Name == "-iwholename":
+			if t := nameTest(p.Values, p.Name == "-ipath" || p.Name == "-iwholename", true, s); t != nil {
+				s.tests = append(s.tests, t)
+			}
+		case p.Name == "-type":
+			if len(p.Values) == 1 {
+				if t := typeTest(p.Values[0]); t != nil {
+					s.tests = append(s.tests, t)
+				}
+			}
+		case p.Name == "-mindepth":
+			if len(p.Values) != 1 {
+				modelled = false
+			} else if n, err := strconv.Atoi(p.Values[0]); err != nil || n < 0 || p.Values[0] != strconv.Itoa(n) {
+				modelled = false
+			} else {
+				s.minDepth = max(s.minDepth, n)
+			}
+		case findNarrowingTests[p.Name] || strings.HasPrefix(p.Name, "-newer") && len(p.Name) == 8:
+		default:
+			modelled = false
+		}
+	}
+	if !modelled {
+		s.tests, s.minDepth = nil, 0
+	}
+	return s.withLines(filters)
+}
+
+// withLines adds the grep filters' line tests; nil when nothing is
+// selected out.
+func (s *pathSelection) withLines(filters []*syntax.Stmt) *pathSelection {
+	for _, f := range filters {
+		if t := grepLineTest(callWords(f)); t != nil {
+			s.lines = append(s.lines, t)
+		}
+	}
+	if len(s.tests) == 0 && s.minDepth == 0 && len(s.lines) == 0 {
+		return nil
+	}
+	return s
+}
+
+// nameTest is the test of -name and -path (whole: the printed path), nil
+// when the pattern is not modelled.
+func nameTest(values []string, fold, whole bool, s *pathSelection) func(selEntry) bool {
+	if len(values) != 1 {
+		return nil
+	}
+	pat := values[0]
+	if _, ok := fnmatchASCII(pat, "", fold); !ok || !whole && strings.Contains(pat, "/") {
+		// GNU find warns that -name with a slash matches nothing
+		// (but the root "/"): not modelled.
+		return nil
+	}
+	return func(e selEntry) bool {
+		subject := e.name()
+		if whole {
+			subject = s.printed(e)
+		}
+		if subject == "" || !asciiText(subject) {
+			return true
+		}
+		m, ok := fnmatchASCII(pat, subject, fold)
+		return m || !ok
+	}
+}
+
+// typeTest is -type's test as find -P sees an entry (lstat), nil for a
+// type not modelled (b, c, p, s, D, a comma list).
+func typeTest(t string) func(selEntry) bool {
+	switch t {
+	case "f":
+		return func(e selEntry) bool { return !e.link && !e.dir && !e.special }
+	case "d":
+		return func(e selEntry) bool { return !e.link && e.dir }
+	case "l":
+		return func(e selEntry) bool { return e.link }
+	}
+	return nil
+}
+
+// asciiText reports whether s holds ASCII bytes only.
+func asciiText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// fnmatchASCII matches name against a glob as GNU fnmatch does with no
+// flags (FNM_CASEFOLD when fold): * and ? match any character, a slash
+// and a leading dot included. ok is false when the pattern holds what is
+// not modelled: a byte outside printable ASCII, a backslash, an unclosed
+// bracket, or a bracket expression holding "-" (a range) or "[" (a
+// class, an equivalence class, a collating symbol). name must be ASCII.
+func fnmatchASCII(pat, name string, fold bool) (match, ok bool) {
+	type tok struct {
+		kind byte // 'c' a character, '?', '*', '[' a set
+		c    byte
+		set  string
+		neg  bool
+	}
+	var toks []tok
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		if c < 0x20 || c > 0x7e || c == '\\' {
+			return false, false
+		}
+		switch c {
+		case '*', '?':
+			toks = append(toks, tok{kind: c})
+		case '[':
+			j := i + 1
+			neg := j < len(pat) && (pat[j] == '!' || pat[j] == '^')
+			if neg {
+				j++
+			}
+			set := ""
+			if j < len(pat) && pat[j] == ']' {
+				set, j = "]", j+1
+			}
+			for ; j < len(pat) && pat[j] != ']'; j++ {
+				if pat[j] == '-' || pat[j] == '[' || pat[j] == '\\' || pat[j] < 0x20 || pat[j] > 0x7e {
+					return false, false
+				}
+				set += string(pat[j])
+			}
+			if j >= len(pat) {
+				return false, false
+			}
+			toks = append(toks, tok{kind: '[', set: set, neg: neg})
+			i = j
+		default:
+			toks = append(toks, tok{kind: 'c', c: c})
+		}
+	}
+	low := func(b byte) byte {
+		if fold && b >= 'A' && b <= 'Z' {
+			return b + 'a' - 'A'
+		}
+		return b
+	}
+	one := func(t tok, b byte) bool {
+		switch t.kind {
+		case '?':
+			return true
+		case 'c':
+			return low(t.c) == low(b)
+		default:
+			in := false
+			for k := 0; k < len(t.set); k++ {
+				if low(t.set[k]) == low(b) {
+					in = true
+				}
+			}
+			return in != t.neg
+		}
+	}
+	// Backtracking over the last star: linear in practice.
+	ti, ni, starT, starN := 0, 0, -1, 0
+	for ni < len(name) {
+		switch {
+		case ti < len(toks) && toks[ti].kind == '*':
+			starT, starN = ti, ni
+			ti++
+		case ti < len(toks) && one(toks[ti], name[ni]):
+			ti++
+			ni++
+		case starT >= 0:
+			starN++
+			ti, ni = starT+1, starN
+		default:
+			return false, true
+		}
+	}
+	for ti < len(toks) && toks[ti].kind == '*' {
+		ti++
+	}
+	return ti == len(toks), true
+}
+
+// grepLineTest is the test of a grep line filter (lineFilter's words):
+// false only when grep certainly drops the line. nil when not modelled
+// (every line may pass).
+func grepLineTest(args []string) func(line string) bool {
+	if len(args) == 0 {
+		return nil
+	}
+	ere, fixed, fold, invert, whole := args[0] == "egrep", args[0] == "fgrep", false, false, false
+	var pats []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			pats = append(pats, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			switch {
+			case hasVal && name == "regexp":
+				pats = append(pats, val)
+			case hasVal:
+				return nil
+			case name == "ignore-case":
+				fold = true
+			case name == "invert-match":
+				invert = true
+			case name == "extended-regexp":
+				ere, fixed = true, false
+			case name == "fixed-strings":
+				fixed = true
+			case name == "basic-regexp":
+				ere, fixed = false, false
+			case name == "line-regexp":
+				whole = true
+			case name == "no-messages":
+			default:
+				return nil
+			}
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				switch a[j] {
+				case 'i', 'y':
+					fold = true
+				case 'v':
+					invert = true
+				case 'E':
+					ere, fixed = true, false
+				case 'F':
+					fixed = true
+				case 'G':
+					ere, fixed = false, false
+				case 'x':
+					whole = true
+				case 's':
+				case 'e':
+					if j+1 < len(a) {
+						pats = append(pats, a[j+1:])
+					} else if i+1 < len(args) {
+						i++
+						pats = append(pats, args[i])
+					} else {
+						return nil
+					}
+					j = len(a)
+				default:
+					return nil
+				}
+			}
+		default:
+			pats = append(pats, a)
+		}
+	}
+	if len(pats) != 1 || strings.ContainsRune(pats[0], '\n') {
+		return nil
+	}
+	expr, ok := regexp.QuoteMeta(pats[0]), asciiPrintable(pats[0])
+	if !fixed {
+		expr, ok = posixRegexpToGo(pats[0], ere)
+	}
+	if !ok {
+		return nil
+	}
+	if whole {
+		expr = "^(?:" + expr + ")$"
+	}
+	if fold {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil
+	}
+	return func(line string) bool { return re.MatchString(line) != invert }
+}
+
+// asciiPrintable reports whether s holds printable ASCII only.
+func asciiPrintable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// posixRegexpToGo translates a grep pattern (basic, or extended when ere)
+// into Go's syntax where both mean the same for ASCII lines: literal
+// characters, ".", bracket expressions of single printable characters
+// (no range, class or backslash), "*" (and, extended, "+", "?") after an
+// atom, "^" first and "$" last (extended: also at the edges of a group or
+// an alternative), and, extended, "|" and groups. A backslash may only
+// quote a character that is special. ok is false for anything else
+// (intervals, back-references, GNU's \w \< \b \| \+, a "*" that is
+// literal because nothing precedes it).
+func posixRegexpToGo(p string, ere bool) (string, bool) {
+	if !asciiPrintable(p) {
+		return "", false
+	}
+	var b strings.Builder
+	atom := false // the previous token can take a repetition
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(p) || !strings.ContainsRune(`.[]*^$\`, rune(p[i+1])) &&
+				!(ere && strings.ContainsRune("+?(){}|", rune(p[i+1]))) {
+				return "", false
+			}
+			i++
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+			atom = true
+		case c == '.':
+			b.WriteByte('.')
+			atom = true
+		case c == '[':
+			j := i + 1
+			neg := j < len(p) && p[j] == '^'
+			if neg {
+				j++
+			}
+			set := ""
+			if j < len(p) && p[j] == ']' {
+				set, j = "]", j+1
+			}
+			for ; j < len(p) && p[j] != ']'; j++ {
+				if p[j] == '-' || p[j] == '[' || p[j] == '\\' {
+					return "", false
+				}
+				set += p[j : j+1]
+			}
+			if j >= len(p) {
+				return "", false
+			}
+			b.WriteByte('[')
+			if neg {
+				b.WriteByte('^')
+			}
+			for k := 0; k < len(set); k++ {
+				b.WriteString(`\x` + strconv.FormatInt(int64(set[k])+0x100, 16)[1:])
+			}
+			b.WriteByte(']')
+			i = j
+			atom = true
+		case c == '*' || ere && (c == '+' || c == '?'):
+			if !atom {
+				return "", false
+			}
+			b.WriteByte(c)
+			atom = false
+		case c == '^':
+			if !(i == 0 || ere && (p[i-1] == '(' || p[i-1] == '|')) {
+				return "", false
+			}
+			b.WriteByte('^')
+			atom = false
+		case c == '$':
+			if !(i == len(p)-1 || ere && (p[i+1] == ')' || p[i+1] == '|')) {
+				return "", false
+			}
+			b.WriteByte('$')
+			atom = false
+		case ere && c == '|':
+			b.WriteByte('|')
+			atom = false
+		case ere && c == '(':
+			b.WriteString("(?:")
+			depth++
+			atom = false
+		case ere && c == ')':
+			if depth == 0 {
+				return "", false
+			}
+			depth--
+			b.WriteByte(')')
+			atom = true
+		case ere && (c == '{' || c == '}'):
+			return "", false
+		default:
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+			atom = true
+		}
+	}
+	if depth != 0 {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// namesBelowSelected is namesBelow for the entries sel selects (nil: all):
+// a link that cannot be known statically fails wherever it is; a FIFO,
+// socket or device, and each name on the way to it (nameOK), only for an
+// entry find prints. Every directory read is stamped, selected or not: the
+// answer depends on each name the walk saw.
+func (w *walker) namesBelowSelected(roots []string, depth int, sel *pathSelection, nameOK func(name string) string) string {
+	files := w.scriptFiles()
+	left := paths.MaxTreeEntries
+	for _, r := range roots {
+		res := paths.ResolvePath(r, "/", w.opts.Home)
+		if res.Unknown != "" {
+			return "the starting point " + r + " is reached through a link that cannot be known statically"
+		}
+		l := paths.ListTreeWithin(paths.Tree{Root: res, Hidden: true, MaxDepth: max(depth-1, 0)}, left)
+		if !l.Complete {
+			return "the tree below " + r + " cannot be listed (" + l.Why + ")"
+		}
+		left -= l.Read
+		files.StampDir(r)
+		for _, e := range l.Entries {
+			if e.Unknown != "" {
+				return "a link below " + r + " leads where permopa cannot know statically (" + e.Unknown + ")"
+			}
+			if e.Dir {
+				files.StampDir(filepath.Join(res.Real, e.Rel))
+			}
+			names := []string{e.Rel[strings.LastIndexByte(e.Rel, '/')+1:]}
+			if sel != nil {
+				se := selEntry{rel: e.Rel, depth: strings.Count(e.Rel, "/") + 1, dir: e.Dir, link: e.Target != "", special: e.Special}
+				if !sel.selects(se) {
+					continue
+				}
+				// The path find prints holds every name on the way.
+				names = strings.Split(e.Rel, "/")
+			}
+			if e.Special {
+				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device, which the program handed its name may block on"
+			}
+			for _, n := range names {
+				if why := nameOK(n); why != "" {
+					return "a name below " + r + " " + why + ": " + strconv.Quote(e.Rel)
+				}
+			}
+		}
+	}
+	return ""
+}
