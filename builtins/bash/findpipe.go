@@ -165,7 +165,7 @@ func (w *walker) pipedFindInput(x *syntax.Stmt, fr frame, st state) pipedInput {
 	if lsPipedCall(src, w.defined) {
 		// ls | xargs CMD: names of the working directory.
 		if dir, why := w.lsNamesPlain(st); why == "" {
-			return pipedInput{roots: []string{dir}, lines: true, depth: 2, whyLine: "ls names are read by xargs split at blanks only"}
+			return pipedInput{roots: []string{dir}, lines: true, depth: 2, whyLine: "ls's names are followed only into an xargs that splits at blanks"}
 		} else {
 			return pipedInput{why: why}
 		}
