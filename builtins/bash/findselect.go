@@ -254,8 +254,10 @@ func asciiText(s string) bool {
 // flags (FNM_CASEFOLD when fold): * and ? match any character, a slash
 // and a leading dot included. ok is false when the pattern holds what is
 // not modelled: a byte outside printable ASCII, a backslash, an unclosed
-// bracket, or a bracket expression holding "-" (a range) or "[" (a
-// class, an equivalence class, a collating symbol). name must be ASCII.
+// bracket, or a bracket expression that starts with "^" or holds "-" (a
+// range) or "[" (a class, an equivalence class, a collating symbol). name
+// must be ASCII. Folding is ASCII's, a superset of a locale's on ASCII
+// (Turkish folds I to a dotless i, which matches less).
 func fnmatchASCII(pat, name string, fold bool) (match, ok bool) {
 	type tok struct {
 		kind byte // 'c' a character, '?', '*', '[' a set
@@ -274,7 +276,12 @@ func fnmatchASCII(pat, name string, fold bool) (match, ok bool) {
 			toks = append(toks, tok{kind: c})
 		case '[':
 			j := i + 1
-			neg := j < len(pat) && (pat[j] == '!' || pat[j] == '^')
+			if j < len(pat) && pat[j] == '^' {
+				// glibc negates with "^" too, unless POSIXLY_CORRECT
+				// is set in the environment: not modelled.
+				return false, false
+			}
+			neg := j < len(pat) && pat[j] == '!'
 			if neg {
 				j++
 			}
@@ -350,6 +357,12 @@ func grepLineTest(args []string) func(line string) bool {
 		return nil
 	}
 	ere, fixed, fold, invert, whole := args[0] == "egrep", args[0] == "fgrep", false, false, false
+	// Two matchers (-E -F, egrep -F): grep 3.8 refuses them, other
+	// versions may take either; not modelled.
+	matchers := 0
+	if ere || fixed {
+		matchers++
+	}
 	var pats []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -369,11 +382,11 @@ func grepLineTest(args []string) func(line string) bool {
 			case name == "invert-match":
 				invert = true
 			case name == "extended-regexp":
-				ere, fixed = true, false
+				ere, fixed, matchers = true, false, matchers+1
 			case name == "fixed-strings":
-				fixed = true
+				fixed, matchers = true, matchers+1
 			case name == "basic-regexp":
-				ere, fixed = false, false
+				ere, fixed, matchers = false, false, matchers+1
 			case name == "line-regexp":
 				whole = true
 			case name == "no-messages":
@@ -388,11 +401,11 @@ func grepLineTest(args []string) func(line string) bool {
 				case 'v':
 					invert = true
 				case 'E':
-					ere, fixed = true, false
+					ere, fixed, matchers = true, false, matchers+1
 				case 'F':
-					fixed = true
+					fixed, matchers = true, matchers+1
 				case 'G':
-					ere, fixed = false, false
+					ere, fixed, matchers = false, false, matchers+1
 				case 'x':
 					whole = true
 				case 's':
@@ -414,7 +427,7 @@ func grepLineTest(args []string) func(line string) bool {
 			pats = append(pats, a)
 		}
 	}
-	if len(pats) != 1 || strings.ContainsRune(pats[0], '\n') {
+	if len(pats) != 1 || strings.ContainsRune(pats[0], '\n') || matchers > 1 {
 		return nil
 	}
 	expr, ok := regexp.QuoteMeta(pats[0]), asciiPrintable(pats[0])

@@ -70,6 +70,7 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"-name", "*.[h|c|cpp|php|cc]"}, true},
 		{[]string{"-name", "*.[!c]"}, true},
 		{[]string{"-iname", "*.[c]"}, true},
+		{[]string{"-name", "*.[^c]"}, false}, // POSIXLY_CORRECT makes ^ a member
 		{[]string{"-name", "*[]]*"}, true},
 		{[]string{"-name", "a.py", "-type", "f"}, true},
 		{[]string{"-type", "f"}, true},
@@ -203,6 +204,9 @@ func TestGrepLineTestAgainstGNUGrep(t *testing.T) {
 		{[]string{"grep", "a^b"}, false},
 		{[]string{"grep", "-e", "a", "-e", "b"}, false},
 		{[]string{"grep", "-m", "1", "a"}, false},
+		{[]string{"grep", "-E", "-F", "a+"}, false},
+		{[]string{"egrep", "-F", "a+"}, false},
+		{[]string{"grep", "-i", "[p]Y"}, true},
 		{[]string{"grep", "caf\u00e9"}, false},
 	}
 	input := strings.Join(lines, "\n") + "\n"
