@@ -143,7 +143,7 @@ func (w *walker) findSelectionOf(fargv []word, st state, filters []*syntax.Stmt)
 		}
 		break
 	}
-	modelled := true
+	modelled, minSet := true, false
 	for k, p := range e.Primaries {
 		for j := p.Index; j <= p.Index+len(p.Values) && j < len(fargv); j++ {
 			if fargv[j].glob || fargv[j].dynamic {
@@ -173,8 +173,10 @@ func (w *walker) findSelectionOf(fargv []word, st state, filters []*syntax.Stmt)
 				modelled = false
 			} else if n, err := strconv.Atoi(p.Values[0]); err != nil || n < 0 || p.Values[0] != strconv.Itoa(n) {
 				modelled = false
-			} else {
-				s.minDepth = max(s.minDepth, n)
+			} else if !minSet || n < s.minDepth {
+				// Given twice, GNU find takes the last: the smaller
+				// one is a superset of either.
+				s.minDepth, minSet = n, true
 			}
 		case findNarrowingTests[p.Name] || strings.HasPrefix(p.Name, "-newer") && len(p.Name) == 8:
 		default:

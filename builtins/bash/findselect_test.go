@@ -81,6 +81,7 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"-ipath", "./SRC/*"}, true},
 		{[]string{"-wholename", "./sub*"}, true},
 		{[]string{"-mindepth", "2", "-name", "*.py"}, true},
+		{[]string{"-mindepth", "3", "-mindepth", "1", "-name", "*.py"}, true},
 		{[]string{"-name", "*.go", "-print"}, true},
 		{[]string{"-name", "*.py", "-a", "-size", "-10k"}, true},
 		{[]string{"-name", "*.py", "-perm", "-u+r"}, true},
