@@ -92,9 +92,12 @@ package bash
 // find -exec, sh/bash -c, eval, watch, setsid, ionice. xargs and
 // find -exec are read-only only where the words they supply are paths
 // under static roots (find ROOT -exec CMD {}, find ROOT -print0 | xargs -0
-// CMD, find ROOT | xargs CMD when no name below ROOT holds a blank, quote
-// or backslash at decision time; dataflow.go, docs/shell.md "Values and
-// where they come from"): CMD
+// CMD, find ROOT | xargs CMD when no name find prints below ROOT holds a
+// blank, quote or backslash at decision time, and xargs -d '\n' or tr
+// '\n' '\0' | xargs -0 when none holds a newline; dataflow.go,
+// findpipe.go, findselect.go for which paths a simple find expression and
+// its grep filters print, docs/shell.md "Values and where they come
+// from"): CMD
 // is judged with a marker path for each, whose reads become recursive
 // reads of the roots. Otherwise the operands they append are words no one
 // can see statically. A command substitution that is a whole word is
