@@ -247,6 +247,8 @@ func TestGeminiParametersThatWidenTheRead(t *testing.T) {
 		{"grep_search", `{"pattern":"SECRET","no_ignore":true}`, "ask"},
 		{"search_file_content", `{"pattern":"SECRET","file_filtering_options":{"respect_git_ignore":false}}`, "ask"},
 		{"grep_search", `{"pattern":"SECRET","dir_path":"src","path":"` + home + `"}`, "ask"},
+		{"search_file_content", `{"pattern":"KEY","include":"../.ssh/*"}`, "ask"},
+		{"search_file_content", `{"pattern":"KEY","dir_path":"src","include":"*/../../../.ssh/*"}`, "ask"},
 		{"read_many_files", `{"paths":["**/*"]}`, "ask"},
 		{"read_many_files", `{"paths":["*.env"]}`, "ask"},
 		{"read_many_files", `{"paths":["src/*/../../.env"]}`, "ask"},

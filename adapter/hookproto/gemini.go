@@ -98,6 +98,11 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 				if inc != "" {
 					in["glob"] = inc
 				}
+				if strings.Contains(inc, "..") {
+					// Gemini's fallback search globs the include from
+					// the directory (node's glob): "../../.ssh/*" leaves it.
+					in["path"] = "/"
+				}
 				req.Inputs = append(req.Inputs, base("Grep", in))
 			}
 		}
