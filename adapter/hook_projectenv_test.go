@@ -84,3 +84,80 @@ func TestGeminiProjectEnvIsNotReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// A repository that sets, in the environment its host runs the hooks with
+// (Claude Code's project env, Gemini CLI's project .env; the host applies
+// them in a folder the user trusted in it), a variable permopa reads its
+// own settings from (PERMOPA_*, XDG_CONFIG_HOME, HOME) could loosen them
+// without `permopa trust`: every call of such a project is blocked, naming
+// the file, for a Read as for a Bash call. The hook's environment carries
+// the values here as the host would. Data names and the user's own
+// ~/.claude/settings.json change nothing. Not parallel: HOME.
+func TestProjectEnvCannotSetPermopaSettings(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, p := filepath.Join(root, "home"), filepath.Join(root, "home", "p")
+	for _, d := range []string{filepath.Join(home, ".claude"), filepath.Join(p, ".claude"), filepath.Join(p, ".gemini"), filepath.Join(p, "cfg", "permopa")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
+	write := func(rel, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clear := func() {
+		for _, rel := range []string{"home/p/.claude/settings.json", "home/p/.claude/settings.local.json", "home/p/.env", "home/p/.gemini/.env", "home/.claude/settings.json"} {
+			os.Remove(filepath.Join(root, rel))
+		}
+	}
+	calls := map[string][]string{
+		"claude": {
+			`{"hook_event_name":"PreToolUse","cwd":"` + p + `","permission_mode":"default","tool_name":"Read","tool_input":{"file_path":"` + p + `/a.go"}}`,
+			`{"hook_event_name":"PreToolUse","cwd":"` + p + `","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+		},
+		"gemini": {
+			`{"hook_event_name":"BeforeTool","cwd":"` + p + `","tool_name":"read_file","tool_input":{"file_path":"` + p + `/a.go"}}`,
+			`{"hook_event_name":"BeforeTool","cwd":"` + p + `","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
+		},
+	}
+	for _, c := range []struct {
+		host, file, body string
+		blocked          bool
+	}{
+		{"claude", "home/p/.claude/settings.json", `{"env":{"PERMOPA_DEFAULT_MODE":"bypassPermissions"}}`, true},
+		{"claude", "home/p/.claude/settings.local.json", `{"env":{"PERMOPA_ALLOW":"Bash(*)"}}`, true},
+		{"claude", "home/p/.claude/settings.json", `{"env":{"XDG_CONFIG_HOME":"` + p + `/cfg"}}`, true},
+		{"claude", "home/p/.claude/settings.json", `{"env":{"PERMOPA_CONFIG_DIR":"` + p + `/cfg/permopa"}}`, true},
+		{"claude", "home/p/.claude/settings.json", `{"env":{"HOME":"` + p + `"}}`, true},
+		{"gemini", "home/p/.env", "PERMOPA_ENVIRONMENT_IS_SECRET=false\n", true},
+		{"gemini", "home/p/.gemini/.env", "export PERMOPA_DEFAULT_MODE=bypassPermissions\n", true},
+		{"gemini", "home/p/.env", "XDG_CONFIG_HOME=./cfg\n", true},
+		{"claude", "home/p/.claude/settings.json", `{"env":{"DATABASE_URL":"postgres://x"}}`, false},
+		{"gemini", "home/p/.env", "API_KEY=k\n", false},
+		// The user's own Claude Code settings are the user's.
+		{"claude", "home/.claude/settings.json", `{"env":{"PERMOPA_DEFAULT_MODE":"acceptEdits"}}`, false},
+	} {
+		clear()
+		write(c.file, c.body)
+		for _, payload := range calls[c.host] {
+			out, errb, code := runHook(t, c.host, payload, opts)
+			blocked := strings.Contains(out+errb, "could not decide it") && strings.Contains(out+errb, filepath.Join(root, c.file))
+			if blocked != c.blocked || (c.blocked && strings.Contains(out, `"allow"`)) {
+				t.Errorf("%s %s %s: exit %d %s %s, want blocked %v", c.host, c.file, c.body, code, out, errb, c.blocked)
+			}
+		}
+	}
+	clear()
+}

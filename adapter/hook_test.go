@@ -205,6 +205,74 @@ func TestGeminiGlobsReadWhereTheyPoint(t *testing.T) {
 	}
 }
 
+// Gemini CLI parameters that widen what a tool reads, or say where it acts
+// under another version's name, are decided: in a git work tree whose
+// .gitignore lists .env, a search with an include glob (ripgrep applies it
+// over the ignore files), no_ignore or respect_git_ignore false reads .env;
+// read_many_files reads the contents of what its patterns match (hidden
+// and ignored files on request), not names; a ".." after a wildcard leaves
+// the directory the pattern starts in; and read_file's file_path,
+// absolute_path and path (its name in successive versions) are each a path
+// the running version may read. Each was allowed before.
+func TestGeminiParametersThatWidenTheRead(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "home", "proj")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(proj, ".git"), filepath.Join(proj, "src", "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{
+		filepath.Join(home, ".ssh", "id_rsa"): "KEY", filepath.Join(proj, ".env"): "SECRET=1",
+		filepath.Join(proj, ".gitignore"): ".env\n", filepath.Join(proj, "src", "a.go"): "package a",
+		filepath.Join(proj, "src", "sub", "b.go"): "package sub", filepath.Join(proj, ".git", "HEAD"): "ref: refs/heads/main\n",
+	} {
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng, err := engine.New(context.Background(), engine.WithSettings(settings.Settings{Home: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := adapter.HookOptions{Engine: func(context.Context, string) (*engine.Engine, error) { return eng, nil }}
+	call := func(tool, input string) string {
+		return `{"hook_event_name":"BeforeTool","cwd":"` + proj + `","tool_name":"` + tool + `","tool_input":` + input + `}`
+	}
+	for _, c := range []struct{ tool, input, want string }{
+		{"search_file_content", `{"pattern":"SECRET","include":".env"}`, "ask"},
+		{"search_file_content", `{"pattern":"SECRET","include":"*.env"}`, "ask"},
+		{"grep_search", `{"pattern":"SECRET","include_pattern":"{.env,x}"}`, "ask"},
+		{"grep_search", `{"pattern":"SECRET","no_ignore":true}`, "ask"},
+		{"search_file_content", `{"pattern":"SECRET","file_filtering_options":{"respect_git_ignore":false}}`, "ask"},
+		{"grep_search", `{"pattern":"SECRET","dir_path":"src","path":"` + home + `"}`, "ask"},
+		{"search_file_content", `{"pattern":"KEY","include":"../.ssh/*"}`, "ask"},
+		{"search_file_content", `{"pattern":"KEY","dir_path":"src","include":"*/../../../.ssh/*"}`, "ask"},
+		{"read_many_files", `{"paths":["**/*"]}`, "ask"},
+		{"read_many_files", `{"paths":["*.env"]}`, "ask"},
+		{"read_many_files", `{"paths":["src/*/../../.env"]}`, "ask"},
+		{"read_many_files", `{"include":["src/**/*.go","*/../../.ssh/*"]}`, "ask"},
+		{"glob", `{"pattern":"*/../../.ssh/*"}`, "ask"},
+		{"glob", `{"pattern":"src/*/../../../.ssh/*"}`, "ask"},
+		{"read_file", `{"file_path":"src/a.go","absolute_path":"` + proj + `/.env"}`, "ask"},
+		{"read_file", `{"absolute_path":"` + proj + `/src/a.go","path":"` + home + `/.ssh/id_rsa"}`, "ask"},
+		{"list_directory", `{"dir_path":"src","path":"` + home + `/.ssh"}`, "ask"},
+		{"run_shell_command", `{"command":"cat id_rsa","dir_path":"src","directory":"` + home + `/.ssh"}`, "ask"},
+		// What reads only the project's own files stays allowed.
+		{"search_file_content", `{"pattern":"package","include":"*.go"}`, "allow"},
+		{"search_file_content", `{"pattern":"package"}`, "allow"},
+		{"read_many_files", `{"paths":["src/**/*.go"]}`, "allow"},
+		{"glob", `{"pattern":"src/**/*.go"}`, "allow"},
+		{"read_file", `{"file_path":"src/a.go","absolute_path":"` + proj + `/src/a.go"}`, "allow"},
+	} {
+		out, _, code := runHook(t, "gemini", call(c.tool, c.input), opts)
+		if d := decode(t, out)["decision"]; code != 0 || d != c.want {
+			t.Errorf("%s %s: exit %d %s, want %s", c.tool, c.input, code, out, c.want)
+		}
+	}
+}
+
 // An argv command (older Codex shell calls) is decided as the script it runs.
 func TestCodexArgvCommand(t *testing.T) {
 	t.Parallel()

@@ -293,6 +293,11 @@ func TestGrepGlobReachCredentials(t *testing.T) {
 		{"Glob", map[string]any{"pattern": home + "/.ssh/*"}, credential},
 		{"Glob", map[string]any{"pattern": "**/*.go"}, readOnly},
 		{"Glob", map[string]any{"pattern": "**/.env"}, readOnly}, // names only
+		// A ".." after a wildcard leaves the directory the pattern starts in
+		// (a globber lists proj/src/x/../../../.ssh, home's keys).
+		{"Glob", map[string]any{"pattern": "src/*/../../../.ssh/*"}, credential},
+		{"Glob", map[string]any{"pattern": "*/../../.ssh/*"}, credential},
+		{"Glob", map[string]any{"pattern": "{src,..}/.ssh/*"}, credential},
 	}
 	for _, c := range cases {
 		for _, mode := range allModes {

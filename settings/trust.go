@@ -58,13 +58,13 @@ var KeyTrust = map[string]string{
 	"permissions.ask":                          TrustAlways,
 	"permissions.deny":                         TrustAlways,
 	"permissions.defaultMode":                  TrustPartly, // default and plan always
-	"permissions.additionalDirectories":        TrustPartly, // inside the project always
+	"permissions.additionalDirectories":        TrustOnceTrusted,
 	"permissions.disableBypassPermissionsMode": TrustManagedOnly,
 	"permissions.disableAutoMode":              TrustNotRead,
 	"allow_rules":                              TrustOnceTrusted,
 	"ask_rules":                                TrustAlways,
 	"deny_rules":                               TrustAlways,
-	"working_directories":                      TrustPartly, // inside the project always
+	"working_directories":                      TrustOnceTrusted,
 	"mode":                                     TrustPartly, // default and plan always
 	"bypass_honours_safety":                    TrustAlways, // true in any layer wins; false changes nothing
 	"allow_managed_rules_only":                 TrustManagedOnly,
@@ -402,19 +402,19 @@ func restrictUntrusted(s Settings, file, project string, userRules []string) Set
 			s.DefaultMode = ""
 		}
 	}
-	var dirs []string
+	// Every working directory waits for trust, inside the project too: a
+	// directory is resolved at each decision, and one inside the project
+	// when loaded (or missing) can become a link out of it later (`cp -P
+	// link dir`, which acceptEdits allows), which no settings file's stamp
+	// shows (docs/rules.md, "Trusted projects").
 	for i, d := range s.WorkingDirectories {
-		if insideProject(d, project) {
-			dirs = append(dirs, d)
-			continue
-		}
 		key := ""
 		if i < len(s.dirKeys) {
 			key = s.dirKeys[i]
 		}
 		left(key, "", "working directory "+d)
 	}
-	s.WorkingDirectories = dirs
+	s.WorkingDirectories = nil
 	for _, e := range []struct {
 		key   string
 		names *[]string
@@ -440,34 +440,4 @@ func restrictUntrusted(s Settings, file, project string, userRules []string) Set
 	// case_insensitive_paths. Managed only (fileDoc.settings): the locks.
 	s.Untrusted = append(s.Untrusted, out...)
 	return s
-}
-
-// insideProject reports whether dir is the project or below it, both as
-// written and with symbolic links resolved (a link inside the project to
-// "/" is outside). A "~" path is outside.
-func insideProject(dir, project string) bool {
-	if strings.HasPrefix(dir, "~") || !filepath.IsAbs(dir) {
-		return false
-	}
-	within := func(d, p string) bool {
-		d, p = filepath.Clean(d), filepath.Clean(p)
-		return d == p || strings.HasPrefix(d, p+string(filepath.Separator))
-	}
-	if !within(dir, project) {
-		return false
-	}
-	realProject := ProjectKey(project)
-	real := dir
-	// Resolve the longest existing prefix: a link there can lead out.
-	for d := dir; ; d = filepath.Dir(d) {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			rest, _ := filepath.Rel(d, dir)
-			real = filepath.Join(r, rest)
-			break
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
-	return within(real, realProject)
 }

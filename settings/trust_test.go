@@ -150,13 +150,13 @@ func hasUntrusted(problems []error) bool {
 
 // What tightens always counts, trusted or not: deny and ask rules (of
 // both project files: a tarball can ship settings.local.yaml too), the
-// DEFAULT and plan modes, directories inside the project, added dangerous
-// names, environment_is_secret: true, network_reads: ask.
+// DEFAULT and plan modes, added dangerous names, environment_is_secret:
+// true, network_reads: ask.
 func TestUntrustedProjectStillTightens(t *testing.T) {
 	ctx := context.Background()
 	tr := newTree(t)
 	tr.write(t, filepath.Join(tr.user, "settings.yaml"), "permissions:\n  allow: [\"Bash(git push:*)\", \"Bash(make:*)\", \"Write(//**)\"]\n  defaultMode: acceptEdits\n  additionalDirectories: [\"/srv\"]\n")
-	tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\n  additionalDirectories: [\"sub\"]\ndangerous_paths:\n  files:\n    add: [\"Makefile\"]\n")
+	tr.write(t, ".permopa/settings.yaml", "permissions:\n  deny: [\"Bash(git push:*)\"]\ndangerous_paths:\n  files:\n    add: [\"Makefile\"]\n")
 	tr.write(t, ".permopa/settings.local.yaml", "permissions:\n  ask: [\"Bash(make:*)\"]\n  defaultMode: plan\n")
 	eng, _, problems := tr.attach(t)
 	if hasUntrusted(problems) {
@@ -172,7 +172,7 @@ func TestUntrustedProjectStillTightens(t *testing.T) {
 	if s.DefaultMode != "plan" {
 		t.Errorf("a tighter project mode: %q", s.DefaultMode)
 	}
-	if want := filepath.Join(tr.proj, "sub"); !contains(s.WorkingDirectories, want) || !contains(s.WorkingDirectories, "/srv") {
+	if !contains(s.WorkingDirectories, "/srv") {
 		t.Errorf("working directories %v", s.WorkingDirectories)
 	}
 	if !contains(s.DangerousPaths.Files.Add, "Makefile") {
@@ -209,6 +209,65 @@ func TestUntrustedDirectoryThroughALink(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d findings: %v", n, problems)
+	}
+}
+
+// A working directory inside the project when the settings are loaded
+// (or missing then) can become a link out of it afterwards (`cp -P link
+// dir`, which acceptEdits allows, a pull, an unpacked archive), and a
+// directory is resolved at each decision while no settings file changes:
+// an untrusted project's working directories are all left out. Each of
+// these let a Write outside the project through in acceptEdits, the
+// settings loaded before the swap (as a hook server or `permopa decide`
+// keeps them).
+func TestUntrustedDirectoryBecomesALink(t *testing.T) {
+	ctx := context.Background()
+	out := t.TempDir()
+	for _, c := range []struct {
+		name, file, link string
+		mkdir            []string
+	}{
+		{"missing, then a link", "permissions:\n  additionalDirectories: [\"ghost\"]\n", "ghost", nil},
+		{"a directory, then a link", "permissions:\n  additionalDirectories: [\"sub\"]\n", "sub", []string{"sub"}},
+		{"its parent, then a link", "permissions:\n  additionalDirectories: [\"sub/inner\"]\n", "sub", []string{"sub/inner"}},
+		{"absolute", "working_directories:\n  \"PROJ/ghost\": {}\n", "ghost", nil},
+		{"spelled with ..", "permissions:\n  additionalDirectories: [\"src/../ghost\"]\n", "ghost", []string{"src"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := newTree(t)
+			for _, d := range c.mkdir {
+				if err := os.MkdirAll(filepath.Join(tr.proj, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tr.write(t, ".permopa/settings.yaml", strings.ReplaceAll(c.file, "PROJ", tr.proj))
+			eng, _, problems := tr.attach(t)
+			if !hasUntrusted(problems) {
+				t.Errorf("the working directory is not reported as left out: %v", problems)
+			}
+			target := filepath.Join(out, c.name)
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(tr.proj, c.link)
+			if err := os.RemoveAll(link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			inner := target
+			if strings.Contains(c.file, "sub/inner") {
+				inner = filepath.Join(target, "inner")
+				if err := os.MkdirAll(inner, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			call := writeCall(filepath.Join(inner, "x"), "acceptEdits")(tr)
+			if d := eng.Decide(ctx, call); d.Behavior == permission.Allow {
+				t.Errorf("Write outside the project through %s: %s (%s)", c.link, d.Behavior, d.Message)
+			}
+		})
 	}
 }
 

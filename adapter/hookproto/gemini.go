@@ -16,7 +16,7 @@ import (
 // Gemini's built-in tools are renamed to permopa's (run_shell_command →
 // Bash, read_file → Read, write_file → Write, replace → Edit, glob → Glob,
 // search_file_content/grep_search → Grep, list_directory → Glob,
-// read_many_files → one Glob per path, web_fetch → one WebFetch per URL in
+// read_many_files → one Read or Grep per path (manyFilesCall), web_fetch → one WebFetch per URL in
 // its url and prompt, geminiFetchURLs);
 // MCP tools, which Gemini names mcp_<server>_<tool>, are decided as
 // mcp__<server>__<tool> (geminiMCPNames); other tools keep their names.
@@ -54,41 +54,71 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 	name := str(p, "tool_name")
 	switch name {
 	case "run_shell_command":
-		in := base("Bash", map[string]any{"command": ti["command"]})
-		if dir := firstString(ti, "dir_path", "directory"); dir != "" {
-			if !filepath.IsAbs(dir) && req.Cwd != "" {
-				dir = filepath.Join(req.Cwd, dir)
+		// Every spelling of the directory a Gemini version reads is
+		// decided (geminiVariants): the strictest answers.
+		for _, dir := range orNone(geminiStrings(ti, "dir_path", "directory")) {
+			in := base("Bash", map[string]any{"command": ti["command"]})
+			if dir != "" {
+				if !filepath.IsAbs(dir) && req.Cwd != "" {
+					dir = filepath.Join(req.Cwd, dir)
+				}
+				in["cwd"] = dir
+				// The settings that apply are still those of the payload's
+				// cwd: a server reading projects (settings.projects) keys
+				// them by project_dir.
+				if req.Cwd != "" && dir != req.Cwd {
+					in["project_dir"] = req.Cwd
+				}
 			}
-			in["cwd"] = dir
-			// The settings that apply are still those of the payload's
-			// cwd: a server reading projects (settings.projects) keys
-			// them by project_dir.
-			if req.Cwd != "" && dir != req.Cwd {
-				in["project_dir"] = req.Cwd
-			}
+			req.Inputs = append(req.Inputs, in)
 		}
-		req.Inputs = append(req.Inputs, in)
-	case "read_file":
-		req.Inputs = append(req.Inputs, base("Read", map[string]any{"file_path": firstOf(ti, "file_path", "absolute_path", "path")}))
-	case "write_file":
-		req.Inputs = append(req.Inputs, base("Write", map[string]any{"file_path": firstOf(ti, "file_path", "absolute_path", "path")}))
-	case "replace":
-		req.Inputs = append(req.Inputs, base("Edit", map[string]any{"file_path": firstOf(ti, "file_path", "absolute_path", "path")}))
+	case "read_file", "write_file", "replace":
+		tool := map[string]string{"read_file": "Read", "write_file": "Write", "replace": "Edit"}[name]
+		for _, f := range geminiVariants(ti, "file_path", "absolute_path", "path") {
+			req.Inputs = append(req.Inputs, base(tool, map[string]any{"file_path": f}))
+		}
 	case "glob":
-		req.Inputs = append(req.Inputs, base(globCall(str(ti, "pattern"), firstString(ti, "dir_path", "path"))))
+		for _, dir := range orNone(geminiStrings(ti, "dir_path", "path")) {
+			req.Inputs = append(req.Inputs, base(globCall(str(ti, "pattern"), dir)))
+		}
 	case "search_file_content", "grep_search", "grep":
-		in := map[string]any{"pattern": ti["pattern"]}
-		if dir := firstString(ti, "dir_path", "path"); dir != "" {
-			in["path"] = dir
+		// What widens the files searched is kept: an include glob (which
+		// ripgrep applies over its ignore files) and no_ignore or
+		// respect_git_ignore false (docs/hosts.md, Gemini CLI).
+		includes := geminiStrings(ti, "include", "include_pattern", "glob")
+		if len(includes) == 0 && geminiNoIgnore(ti) {
+			includes = []string{"*"}
 		}
-		req.Inputs = append(req.Inputs, base("Grep", in))
+		for _, dir := range orNone(geminiStrings(ti, "dir_path", "path")) {
+			for _, inc := range orNone(includes) {
+				in := map[string]any{"pattern": ti["pattern"]}
+				if dir != "" {
+					in["path"] = dir
+				}
+				if inc != "" {
+					in["glob"] = inc
+				}
+				if strings.Contains(inc, "..") {
+					// Gemini's fallback search globs the include from
+					// the directory (node's glob): "../../.ssh/*" leaves it.
+					in["path"] = "/"
+				}
+				req.Inputs = append(req.Inputs, base("Grep", in))
+			}
+		}
 	case "list_directory", "ls":
-		in := map[string]any{"pattern": "*"}
-		if dir := firstString(ti, "dir_path", "path"); dir != "" {
-			in["path"] = dir
+		for _, dir := range orNone(geminiStrings(ti, "dir_path", "path")) {
+			in := map[string]any{"pattern": "*"}
+			if dir != "" {
+				in["path"] = dir
+			}
+			req.Inputs = append(req.Inputs, base("Glob", in))
 		}
-		req.Inputs = append(req.Inputs, base("Glob", in))
 	case "read_many_files":
+		// It reads the contents of every file its patterns match, hidden
+		// and git-ignored ones on request: a Read of a plain path, else a
+		// Grep of the tree the pattern starts in, every file selected
+		// (manyFilesCall).
 		var paths []any
 		for _, k := range []string{"paths", "include"} {
 			if xs, ok := ti[k].([]any); ok {
@@ -97,7 +127,7 @@ func (geminiProtocol) Parse(p map[string]any) (Request, error) {
 		}
 		for _, x := range paths {
 			s, _ := x.(string)
-			req.Inputs = append(req.Inputs, base(globCall(s, "")))
+			req.Inputs = append(req.Inputs, base(manyFilesCall(s)))
 		}
 		if len(paths) == 0 {
 			req.Inputs = append(req.Inputs, hostInput(p))
@@ -192,13 +222,104 @@ func globCall(pattern, dir string) (string, map[string]any) {
 	return "Glob", in
 }
 
-func firstOf(m map[string]any, keys ...string) any {
-	for _, k := range keys {
-		if v, ok := m[k]; ok && v != nil {
-			return v
+// manyFilesCall is the permopa call for the files read_many_files reads
+// for one pattern: a Read of a path with no glob character, else a Grep of
+// the directory the pattern starts in with every file selected (glob "*":
+// hidden and ignored files too, as useDefaultExcludes false and
+// respect_git_ignore false read them). A ".." in or after a wildcard
+// segment leaves that directory (node's glob resolves "src/*/../../.env"
+// to ".env"): the Grep starts at "/".
+func manyFilesCall(pattern string) (string, map[string]any) {
+	tool, in := globCall(pattern, "")
+	if tool != "Glob" {
+		return tool, in
+	}
+	out := map[string]any{"pattern": pattern, "glob": "*"}
+	if dir, ok := in["path"]; ok {
+		out["path"] = dir
+	}
+	if globLeavesRoot(pattern) {
+		out["path"] = "/"
+	}
+	return "Grep", out
+}
+
+// globLeavesRoot reports a ".." in or after the first segment with a glob
+// character (files.rego reads a Glob pattern the same way).
+func globLeavesRoot(pattern string) bool {
+	segs := strings.Split(pattern, "/")
+	for i, seg := range segs {
+		if strings.ContainsAny(seg, "*?[{") {
+			for _, s := range segs[i:] {
+				if strings.Contains(s, "..") {
+					return true
+				}
+			}
+			return false
 		}
 	}
-	return nil
+	return false
+}
+
+// geminiVariants is every value the payload gives under the names Gemini
+// CLI versions have used for one parameter (read_file's path was path,
+// then absolute_path, then file_path): which one the running version reads
+// is not known, and the others are extra keys it does not refuse, so each
+// distinct value is decided and the strictest answers. A missing value is
+// [nil], which fails the input's validation (DENY).
+func geminiVariants(m map[string]any, keys ...string) []any {
+	var out []any
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok || v == nil {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			if fmt.Sprint(o) == fmt.Sprint(v) {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return []any{nil}
+	}
+	return out
+}
+
+// geminiStrings is each distinct non-empty string of geminiVariants.
+func geminiStrings(m map[string]any, keys ...string) []string {
+	var out []string
+	for _, v := range geminiVariants(m, keys...) {
+		if s, ok := v.(string); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// orNone is xs, or one "" (no value) when xs is empty.
+func orNone(xs []string) []string {
+	if len(xs) == 0 {
+		return []string{""}
+	}
+	return xs
+}
+
+// geminiNoIgnore reports a Gemini search that reads ignored files too:
+// no_ignore true, or file_filtering_options with respect_git_ignore (or
+// respect_gemini_ignore) false.
+func geminiNoIgnore(m map[string]any) bool {
+	if m["no_ignore"] == true {
+		return true
+	}
+	if f, ok := m["file_filtering_options"].(map[string]any); ok {
+		return f["respect_git_ignore"] == false || f["respect_gemini_ignore"] == false
+	}
+	return false
 }
 
 func (geminiProtocol) Answer(req Request, v Verdict, opts Options) Answer {

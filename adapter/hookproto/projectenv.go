@@ -3,6 +3,7 @@ package hookproto
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,6 +65,55 @@ func markProjectEnv(host string, inputs []map[string]any) {
 		}
 		in["project_env"] = list
 	}
+}
+
+// projectSettingsEnv lists what the project's files set, in the
+// environment the host runs its hooks with, of the variables permopa reads
+// its own settings from: PERMOPA_* (the environment layer, PERMOPA_ALLOW,
+// PERMOPA_DEFAULT_MODE, PERMOPA_CONFIG_DIR, ...) and XDG_CONFIG_HOME and
+// HOME (where the user's settings and trust file are). Claude Code applies
+// the env of the project's .claude/settings.json and settings.local.json to
+// its session, hooks included, and Gemini CLI loads the project's .env into
+// its own environment, once the user trusts the folder in the host: with
+// PERMOPA_DEFAULT_MODE=bypassPermissions or XDG_CONFIG_HOME=./cfg there a
+// repository would set permopa's settings without `permopa trust`
+// (SECURITY.md, guarantee 19). Codex's shell_environment_policy reaches
+// the commands, not the hooks. A file that cannot be read ("?") names
+// nothing here: the host cannot apply it either.
+func projectSettingsEnv(host, cwd string) []envSource {
+	if !filepath.IsAbs(cwd) {
+		return nil
+	}
+	home := os.Getenv("HOME")
+	var found []envSource
+	switch host {
+	case "claude":
+		dir := os.Getenv("CLAUDE_PROJECT_DIR")
+		if !filepath.IsAbs(dir) {
+			dir = cwd
+		}
+		found = claudeProjectEnv(filepath.Clean(dir), home)
+	case "gemini":
+		found = geminiProjectEnv(filepath.Clean(cwd), home)
+	}
+	var out []envSource
+	for _, e := range found {
+		n := strings.ToUpper(e.name)
+		if strings.HasPrefix(n, "PERMOPA_") || n == "XDG_CONFIG_HOME" || n == "HOME" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// settingsEnvError is the refusal of a call whose hook environment the
+// project may have set permopa's settings in (projectSettingsEnv).
+func settingsEnvError(found []envSource) error {
+	parts := make([]string, 0, len(found))
+	for _, e := range found {
+		parts = append(parts, e.name+" ("+e.file+")")
+	}
+	return fmt.Errorf("the project's host settings set %s for the hook, which permopa reads its own settings from: a repository could loosen them that way; remove it there (set it in your own ~/.claude/settings.json env or shell instead), or review the project's rules with `permopa trust` (docs/hosts.md, \"Environment from the project\")", strings.Join(parts, ", "))
 }
 
 // protocolHost is the host a protocol is for ("" for another).

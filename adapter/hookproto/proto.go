@@ -178,6 +178,9 @@ func ParseDecoded(proto Protocol, payload map[string]any) (Request, error) {
 	if err != nil {
 		return req, err
 	}
+	if found := projectSettingsEnv(protocolHost(proto), req.Cwd); len(found) > 0 {
+		return req, settingsEnvError(found)
+	}
 	shellPerCall(req.Inputs)
 	markProjectEnv(protocolHost(proto), req.Inputs)
 	if len(req.Inputs) == 0 {

@@ -102,6 +102,7 @@ var (
 		// ~/.ssh) past every path check. The device names are in
 		// rawDiskDevice; these are the directories of their other names.
 		{name: "dev/mapper", credential: true}, {name: "dev/disk", credential: true}, {name: "dev/block", credential: true},
+		{name: "dev/zvol", credential: true},
 		// A process's working directory and open files: what they are
 		// cannot be known from the command (the process, or the directory
 		// the command's shell is in by then), so they fail closed.
@@ -122,6 +123,12 @@ var rawDiskDevices = []struct {
 	{"sd", true}, {"hd", true}, {"vd", true}, {"xvd", true},
 	{"nvme", false}, {"mmcblk", false}, {"dm-", false}, {"md", false}, {"loop", false},
 	{"nbd", false}, {"zd", false}, {"rbd", false},
+	// zram is compressed memory, as often swap (the pages of every
+	// process); ram and pmem are memory disks; bcache and drbd are volumes
+	// over other disks; sr and scd optical drives; mtdblock and ubiblock
+	// flash volumes.
+	{"zram", false}, {"ram", false}, {"pmem", false}, {"bcache", false}, {"drbd", false},
+	{"sr", false}, {"scd", false}, {"mtdblock", false}, {"ubiblock", false},
 }
 
 // rawDiskDevice reports whether p (lower-cased, absolute, cleaned) names a

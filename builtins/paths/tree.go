@@ -158,7 +158,7 @@ var systemLocations = []fixedLocation{
 	{"/etc/ssh/ssh_host_ed25519_key", false}, {"/etc/krb5.keytab", false},
 	{"/proc/1/environ", false}, {"/proc/1/mem", false}, {"/proc/1/cwd", true}, {"/proc/1/fd", true},
 	{"/proc/1/map_files", true}, {"/proc/kcore", false}, {"/dev/mem", false}, {"/dev/kmem", false},
-	{"/dev/port", false}, {"/dev/mapper", true}, {"/dev/disk", true}, {"/dev/block", true},
+	{"/dev/port", false}, {"/dev/mapper", true}, {"/dev/disk", true}, {"/dev/block", true}, {"/dev/zvol", true},
 	{"/root/.ssh", true}, {"/root/.aws", true}, {"/root/.gnupg", true},
 	{"/run/secrets", true}, {"/var/run/secrets", true},
 }

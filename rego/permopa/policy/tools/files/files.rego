@@ -81,8 +81,20 @@ targets := [path, _glob_root] if {
 } else := [path]
 
 # The pattern's segments before the first one with a wildcard; a pattern
-# without wildcards names a file, so its directory is taken.
-_glob_root := root if {
+# without wildcards names a file, so its directory is taken. A ".." in or
+# after a segment with a wildcard ("*/../../.ssh/*", "{src,..}/x") leaves
+# the directory the pattern starts in, to where is not known statically (a
+# globber that resolves ".." lexically goes up from each match, one that
+# asks the kernel goes to the parent of a matched link's target): such a
+# pattern is read as starting at "/" (docs/reads.md, "Grep and Glob tools").
+_glob_root := "/" if {
+	segs := split(input.tool_input.pattern, "/")
+	some i, seg in segs
+	regex.match(`[*?\[{]`, seg)
+	some j, up in segs
+	j >= i
+	contains(up, "..")
+} else := root if {
 	segs := split(input.tool_input.pattern, "/")
 	wild := {i | some i, seg in segs; regex.match(`[*?\[{]`, seg)}
 	n := min(wild | {count(segs) - 1})

@@ -50,6 +50,17 @@ cases := {
 	"Glob home": ["Glob", {"pattern": "**/*", "path": "~"}, "default", "ASK", "tool_check"],
 	"Glob rooted at /": ["Glob", {"pattern": "/**/id_*"}, "default", "ASK", "tool_check"],
 	"Glob workdir": ["Glob", {"pattern": "**/*.go"}, "plan", "ALLOW", "read_only"],
+	# A ".." in or after a wildcard segment leaves the directory the pattern
+	# starts in (a globber resolves "src/*/../../x" to "../x"): read from "/".
+	"Glob .. after *": ["Glob", {"pattern": "*/../../.ssh/*"}, "default", "ASK", "tool_check"],
+	"Glob .. after *, plan": ["Glob", {"pattern": "*/../../.ssh/*"}, "plan", "DENY", "mode_fallback"],
+	"Glob .. after a literal and *": ["Glob", {"pattern": "src/*/../../.env"}, "default", "ASK", "tool_check"],
+	"Glob .. after **": ["Glob", {"pattern": "**/../x"}, "default", "ASK", "tool_check"],
+	"Glob .. in braces": ["Glob", {"pattern": "{src,..}/.ssh/*"}, "default", "ASK", "tool_check"],
+	"Glob .. after ?": ["Glob", {"pattern": "s?c/../../u/.aws/*"}, "default", "ASK", "tool_check"],
+	"Glob .. with a path": ["Glob", {"pattern": "*/../*", "path": "/w/src"}, "default", "ASK", "tool_check"],
+	"Glob absolute, .. after *": ["Glob", {"pattern": "/w/*/../../home/u/.ssh/*"}, "default", "ASK", "tool_check"],
+	"Glob .. before the wildcard": ["Glob", {"pattern": "src/../*.go"}, "plan", "ALLOW", "read_only"],
 }
 
 test_disclosure[name] if {
