@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -421,20 +420,13 @@ func (t target) harmlessCall(event, command string) (bool, string) {
 	payload := t.harmlessPayload(event)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = t.project
-	cmd.Env = t.proc.environ()
-	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	code, err := t.proc.startHook(ctx, bin, args, t.project, t.proc.environ(), payload, &stdout, &stderr)
 	took := time.Since(start).Round(time.Millisecond)
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
+	if err != nil {
 		return false, fmt.Sprintf("cannot run it: %v", err)
 	}
-	code := cmd.ProcessState.ExitCode()
 	text := strings.TrimSpace(stdout.String() + " " + stderr.String())
 	if code != 0 {
 		return false, fmt.Sprintf("exit %d in %s: %s", code, took, text)

@@ -925,10 +925,12 @@ func TestHookClientWithoutServer(t *testing.T) {
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
 	// The client passes payload and answer through whatever they are:
-	// without -tags slow, every other payload of the sample (each a
-	// `permopa hook` process behind the client); Gemini's comes next.
+	// without -tags slow, one payload of each host from the sample (each a
+	// `permopa hook` process behind the client: claude's read-only Bash
+	// call, codex's patch of a git hook, gemini's read of an SSH key, a
+	// block); Gemini's flags come next.
 	for i, file := range fastPathSample() {
-		if !slowTests && i%2 != 0 {
+		if !slowTests && i != 0 && i != 4 && i != 6 {
 			continue
 		}
 		host := strings.Split(file, "/")[0]

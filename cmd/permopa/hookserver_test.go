@@ -318,9 +318,10 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 
 // The command install writes, `permopa-hook <host>` with no flag, is the
 // thin client (cmd/permopa-hook): answered by the server (its count of
-// answered hooks), the answer permopa-hook-local's; a payload the server
-// refuses (no absolute cwd) is decided by permopa-hook-local, which the
-// client runs with the payload it read: the same answer again.
+// answered hooks), the answer permopa-hook-local's (localAnswer); a
+// payload the server refuses (no absolute cwd) is decided by
+// permopa-hook-local, which the client runs with the payload it read: the
+// same answer again, compared with a permopa-hook-local process of its own.
 func TestHookServerThinClient(t *testing.T) {
 	t.Parallel()
 	h := newHookServerEnv(t)
@@ -332,7 +333,7 @@ func TestHookServerThinClient(t *testing.T) {
 	for _, file := range files {
 		host := strings.Split(file, "/")[0]
 		payload := readPayload(t, file, h.cwd)
-		want, wantErr, wantCode := h.localHook(host, payload)
+		want, wantErr, wantCode := h.localAnswer(host, payload)
 		before, _ := h.status(key)
 		got, gotErr, gotCode := hookProcess(t, h.client, []string{host}, h.env, payload)
 		// The thin client waits 2 s for the server: on a loaded machine a

@@ -3,7 +3,9 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,9 +194,39 @@ func permopaAt(t *testing.T, dir, stdin string, env []string, args ...string) (s
 		return runPermopa(t, dir, stdin, env, args...)
 	}
 	var out, errb bytes.Buffer
-	p := permopacmd.ProcEnv{Dir: dir, Environ: append(os.Environ(), env...), Executable: permopaBin}
+	p := permopacmd.ProcEnv{Dir: dir, Environ: append(os.Environ(), env...), Executable: permopaBin, StartHook: startHookInProcess}
 	code := permopacmd.Run(args, strings.NewReader(stdin), &out, &errb, p)
 	return out.String(), errb.String(), code
+}
+
+// startHookInProcess runs the hook command doctor checks with its harmless
+// call (ProcEnv.StartHook) for the commands permopaAt runs: `permopa hook
+// …` of the test's permopa binary in process, through the command tree
+// main runs, in doctor's directory and environment (what that process
+// answers, as hookExec holds), without a process start and policy compile
+// for each doctor run (issue 25, the quick suite). Any other binary, and a
+// hook that names a TCP server or a deadline (needsProcess), is a process.
+// doctor running the installed hook as a process is held by the tests that
+// run doctor as permopaExe does or with no StartHook:
+// TestInstallWritesTheFastHook (the hook binaries install writes),
+// TestDoctorInHomeRunsTheUsersBinary (`permopa hook`) and
+// TestHookServerDoctor.
+func startHookInProcess(ctx context.Context, bin string, args []string, dir string, environ []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	self, err1 := os.Stat(permopaBin)
+	fi, err2 := os.Stat(bin)
+	if err1 == nil && err2 == nil && os.SameFile(self, fi) && len(args) > 0 && args[0] == "hook" && !needsProcess(args, environ) {
+		p := permopacmd.ProcEnv{Dir: dir, Environ: environ, Executable: bin}
+		return permopacmd.Run(args, bytes.NewReader(stdin), stdout, stderr, p), nil
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = dir, environ
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		return 0, err
+	}
+	return cmd.ProcessState.ExitCode(), nil
 }
 
 // runPermopa runs the binary in dir ("" for the test's) with extra

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -83,6 +85,31 @@ type procEnv struct {
 	// Executable is the path of the permopa binary, as install writes it
 	// into the hooks ("": the process's own, os.Executable).
 	Executable string
+	// StartHook runs a hook command doctor checks (bin, resolved, with
+	// args, in dir with environ and stdin) and returns its exit status
+	// (nil: as a process, exec). The tests set it to run the permopa
+	// binary's own `permopa hook` in process, where doctor's verdict, not
+	// the process, is what they check (cmd/permopa's main_test.go).
+	StartHook func(ctx context.Context, bin string, args []string, dir string, environ []string, stdin []byte, stdout, stderr io.Writer) (int, error)
+}
+
+// startHook runs a hook command for doctor (StartHook): its exit status,
+// or an error when it could not be run at all.
+func (p procEnv) startHook(ctx context.Context, bin string, args []string, dir string, environ []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	if p.StartHook != nil {
+		return p.StartHook(ctx, bin, args, dir, environ, stdin, stdout, stderr)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = environ
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return 0, err
+	}
+	return cmd.ProcessState.ExitCode(), nil
 }
 
 // environ is the environment as KEY=VALUE.
