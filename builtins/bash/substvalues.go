@@ -63,7 +63,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		return nil
 	}
 	last := stages[len(stages)-1]
-	if ok, words := numberProducer(last); ok {
+	if ok, words := numberProducer(last, false); ok {
 		return &substProv{kind: provNumber, quoted: quoted, one: words == 1, empty: len(last.Redirs) > 0}
 	}
 	for _, f := range stages[1:] {
@@ -156,9 +156,14 @@ func onlyStderrOrInput(s *syntax.Stmt) bool {
 // numbers (and date text of digits): wc counting its stdin (options of
 // -l -c -w -m -L only, no operand: it then prints counts and no name, one
 // per count), or date +FORMAT (optionally -u) whose format has numeric
-// conversions only (dateNumericFormat). words is how many words it
-// prints once split, 0 when not known.
-func numberProducer(s *syntax.Stmt) (ok bool, words int) {
+// conversions only (dateNumericFormat), or echo of the shell's numbers
+// (echoedNumbers). In arithmetic (arith), date may also be given a
+// literal date (dateGivenDate; numbervalues.go). words is how many words
+// it prints once split, 0 when not known.
+func numberProducer(s *syntax.Stmt, arith bool) (ok bool, words int) {
+	if ok, words := echoedNumbers(s); ok {
+		return true, words
+	}
 	args := callWords(s)
 	if args == nil || !onlyStderrOrInput(s) {
 		return false, 0
@@ -181,8 +186,14 @@ func numberProducer(s *syntax.Stmt) (ok bool, words int) {
 		}
 		return true, len(counts)
 	case "date":
-		format := ""
-		for _, a := range args[1:] {
+		format, given := "", false
+		for i := 1; i < len(args); i++ {
+			a := args[i]
+			if n := dateGivenDate(args, i); arith && !given && n > 0 {
+				given = true
+				i += n - 1
+				continue
+			}
 			switch {
 			case a == "-u" || a == "--utc" || a == "--universal":
 			case strings.HasPrefix(a, "+") && format == "":
@@ -426,7 +437,7 @@ func (w *walker) numericSubst(p syntax.WordPart) bool {
 	if stages == nil {
 		return false
 	}
-	ok, _ = numberProducer(stages[len(stages)-1])
+	ok, _ = numberProducer(stages[len(stages)-1], true)
 	return ok
 }
 

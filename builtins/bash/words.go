@@ -54,6 +54,9 @@ type fieldBuilder struct {
 	b       strings.Builder
 	started bool // something (maybe empty quotes) was added
 	w       word
+	// shellPid is one past the offset of the last $$ added (0: none),
+	// for /proc/$$/… (procShellPath).
+	shellPid int
 }
 
 func (f *fieldBuilder) add(s string) {
@@ -377,6 +380,9 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 	finish := func() {
 		if cur.started {
 			cur.w.s = cur.b.String()
+			if cur.shellPid > 0 {
+				cur.w = procShellPath(cur.w, cur.shellPid-1)
+			}
 			fields = append(fields, cur.w)
 			w.countField(len(cur.w.s))
 		}
@@ -737,6 +743,9 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 			// and the last exit status: decimal digits in every shell,
 			// set by the shell only, so never an option, a blank or a
 			// glob (docs/shell.md, "Values and where they come from").
+			if name == "$" {
+				cur.shellPid = cur.b.Len() + 1
+			}
 			cur.add(numberMark)
 			cur.w.dynamic = true
 			return
