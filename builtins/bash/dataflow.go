@@ -435,6 +435,9 @@ func (w *walker) assignsName(n syntax.Node, name string) bool {
 			if n := x.Args[0].Lit(); n == "source" || n == "." || n == "eval" {
 				found = true // a script or string that may assign anything
 			}
+			if printfFormatFirst(x) {
+				break // printf assigns only with -v, before its format
+			}
 			for _, a := range x.Args[1:] {
 				t, ok := literalText(a)
 				if !ok || t == name || strings.HasPrefix(t, name+"=") || strings.HasPrefix(t, name+"+=") ||

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/permopa/permopa/builtins/paths"
 )
 
 // TestShellNumbers: the shell's own numbers ($$, $#, $?) reach a program
@@ -147,5 +149,167 @@ func TestShellNumbersAgainstBash(t *testing.T) {
 	out, _ = exec.Command(date, "-ud", "no such date", "+%s").Output()
 	if len(out) != 0 {
 		t.Errorf("date -d with a date it cannot read printed %q, want nothing", out)
+	}
+}
+
+// TestNumberVariables: arithmetic on a variable is read-only only where
+// the variable holds a number: a bare n=NUMBER before it in the same list
+// or an enclosing one, and no assignment anywhere in the command that
+// may store anything else (issue 26, numbervalues.go).
+func TestNumberVariables(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	proj, home := substFixture(t, root)
+	opts := Options{Cwd: proj, Home: home}
+	for _, c := range []struct {
+		cmd string
+		ro  bool
+	}{
+		{`n=$(ls | wc -l); let n--; echo $n`, true},
+		{`n=$(wc -l < a.php); (( n-- )); echo $n`, true},
+		{`n=5; echo $((n - 1)) $(( $n * 2 ))`, true},
+		{`n="$(date +%s)"; let n-=5; echo $n`, true},
+		{`n=$(( 3 + 4 )); let n++; echo $n`, true},
+		{`n=1; for f in a b; do let n++; done; echo $n`, true},
+		{`s=$(( $(date -ud '2003-08-02' +%s) - 5 )); echo $((s/60))`, true},
+		// A variable from the environment, or not known to hold a number.
+		{`let n--; echo $n`, false},
+		{`echo $((x))`, false},
+		{`let n--; n=$(ls | wc -l)`, false},
+		{`n=$(cat a.php); let n--`, false},
+		{`n=$(ls | wc -l); n=$(cat a.php); let n--`, false},
+		{`n=$(ls | wc -l); n+=1; let n--`, false},
+		{`n=$(ls | wc -l); read n; let n--`, false},
+		{`n=$(ls | wc -l); printf -v n x; let n--`, false},
+		{`n=$(ls | wc -l); printf "$f" n; let n--`, false},
+		{`n=$(ls | wc -l); unset n; let n--`, false},
+		{`n=$(ls | wc -l); for n in x; do :; done; let n--`, false},
+		{`n=$(ls | wc -l); : ${n:=a[1]}; let n--`, false},
+		{`n=$(ls | wc -l); declare -n r=n; let n--`, false},
+		{`n=$(ls | wc -l); eval x=1; let n--`, false},
+		{`n=$(ls | wc -l); source ./env.sh; let n--`, false},
+		{`n=$(ls | wc -l); trap 'n=x' DEBUG; let n--`, false},
+		{`n=$(ls | wc -l) & let n--`, false},
+		{`if true; then n=5; fi; let n--`, false},
+		{`n=5 true; let n--`, false},
+		{`n=$(ls | wc -l); sh -c 'let n--'`, false},
+		{`n=$(ls | wc -l); let n*=2`, false},  // let's words are globbed
+		{`n=$(ls | wc -l); let "n--"`, false}, // quoted: not modelled
+		{`n=$(ls | wc -l); let n-- 'a[$(rm x)]'=1`, false},
+		{`n=$(ls | wc -l); let x=n`, false}, // assigns x, which is not known to hold a number
+		{`n=$(ls | wc -l); echo $(( n + m ))`, false},
+		{`N=$(ls | wc -l); let N--`, false}, // not a shell-local name
+		{`n=$(date +%b); let n--`, false},   // a month name, evaluated
+		// A date given: a sign maybe, still a number to arithmetic.
+		{`n=$(date -d 1960-01-01 +%s); let n--`, true},
+		{`date() { echo 'a[$(rm x)]'; }; n=$(date +%s); let n--`, false},
+	} {
+		a := analyze(c.cmd, opts)
+		if a.ReadOnly != c.ro {
+			t.Errorf("%q: read-only %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
+		}
+	}
+}
+
+// TestReadLoopValues: while read NAME fed by find's paths (or ls's names)
+// binds NAME to one of them when every name below the roots reaches read
+// whole (issue 26, readloop.go); hostile names, other readers, other
+// producers and bodies that change NAME keep the caution.
+func TestReadLoopValues(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	proj, home := substFixture(t, root)
+	appendTo(t, filepath.Join(proj, "bs", `.\.`, "x"), "x\n")
+	appendTo(t, filepath.Join(proj, "gl", "[x]"), "x\n")
+	opts := Options{Cwd: proj, Home: home}
+	for _, c := range []struct {
+		cmd string
+		ro  bool
+	}{
+		{`find web -type f | while read -r f; do cat "$f"; done`, true},
+		{`find web -type f | while read f; do wc -l $f; done`, true},
+		{`find web -name '*.php' | sort | while IFS= read -r f; do grep -n TODO "$f"; done`, true},
+		{`find -maxdepth 1 -type d | sort | while read -r dir; do n=$(find "$dir" -type d | wc -l); let n--; printf "%4d : %s\n" $n "$dir"; done`, true},
+		{`find web plain -type f | while read -r f; do head -1 "$f"; done`, true}, // ./plain/-rf is a path, not an option
+		// Names read would change: blanks, tabs, newlines (badX), a
+		// backslash (".\." is ".." without -r), a glob character.
+		{`find . -type f | while read -r f; do cat "$f"; done`, false},
+		{`find bada -type f | while read -r f; do cat "$f"; done`, false},
+		{`find bs -type f | while read f; do cat "$f"; done`, false},
+		{`find gl -type f | while read -r f; do cat $f; done`, false},
+		// Other readers and producers.
+		{`find web | while read -d '' f; do cat "$f"; done`, false},
+		{`find web | while read -r a b; do cat "$a"; done`, false},
+		{`find web | while read -n 3 f; do cat "$f"; done`, false},
+		{`find web | while read -u 3 f; do cat "$f"; done`, false},
+		{`find web | while read -r F; do cat "$F"; done`, false},
+		{`find web | while IFS=/ read -r f; do cat "$f"; done`, false},
+		{`IFS=/; find web | while read -r f; do cat "$f"; done`, false},
+		{`find web | until read -r f; do cat "$f"; done`, false},
+		{`find web | while read -r f && true; do cat "$f"; done`, false},
+		{`find web -print0 | while read -r f; do cat "$f"; done`, false},
+		{`find web -printf '%p\n' | while read -r f; do cat "$f"; done`, false},
+		{`find $d | while read -r f; do cat "$f"; done`, false},
+		{`cat list.txt | while read -r f; do cat "$f"; done`, false},
+		{`while read -r f; do cat "$f"; done < list.txt`, false},
+		{`git ls-files | while read -r f; do cat "$f"; done`, false},
+		{`find web | sed s/x/y/ | while read -r f; do cat "$f"; done`, false},
+		{`find web |& while read -r f; do cat "$f"; done`, false},
+		// The body changes the variable, or writes names.
+		{`find web | while read -r f; do f=/etc/shadow; cat "$f"; done`, false},
+		{`find web | while read -r f; do read -r f; cat "$f"; done`, false},
+		{`find web | while read -r f; do printf -v f x; cat "$f"; done`, false},
+		{`find web | while read -r f; do local f; cat "$f"; done`, false},
+		{`find web | while read -r f; do touch "web/a -o x"; cat "$f"; done`, false},
+		{`read() { :; }; find web | while read -r f; do cat "$f"; done`, false},
+		{`shopt -s extglob; find web | while read -r f; do cat $f; done`, false},
+	} {
+		a := analyze(c.cmd, opts)
+		if a.ReadOnly != c.ro {
+			t.Errorf("%q: read-only %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
+		}
+	}
+	// A line is judged as find's roots: a project holding a link to
+	// ~/.ssh is a credential tree for the policy, as ~/.ssh is.
+	for _, cmd := range []string{`find linked | while read -r f; do cat "$f"; done`, `find ~/.ssh | while read -r f; do cat "$f"; done`} {
+		a := analyze(cmd, opts)
+		if !a.ReadOnly {
+			t.Errorf("%q: not read-only (%s); the credential check is the policy's", cmd, strings.Join(a.NotReadOnly, "; "))
+		}
+		cred := false
+		for _, tr := range a.RecursiveReads {
+			if !tr.NamesOnly {
+				v := (*paths.Classifier)(nil).CheckTree(paths.Tree{Root: paths.ResolvePath(tr.Path, "/", home), Hidden: tr.Hidden}, home, nil)
+				cred = cred || v.Credential
+			}
+		}
+		if !cred {
+			t.Errorf("%q: the trees it reads (%v) do not reach the credential ~/.ssh/id_rsa", cmd, a.RecursiveReads)
+		}
+	}
+}
+
+// TestReadLoopAgainstBash: what readloop.go guards against happens in
+// bash: read without -r turns a directory named `.\.` into "..", and a
+// name holding a newline is read as two lines.
+func TestReadLoopAgainstBash(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	appendTo(t, filepath.Join(dir, "d", `.\.`, "x"), "x\n")
+	appendTo(t, filepath.Join(dir, "n", "a\n", "etc"), "x\n")
+	cmd := exec.Command(bash, "-c", `find d -type f | while read f; do echo "[$f]"; done; find n -type f | while read -r f; do echo "[$f]"; done`)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[d/../x]", "[/etc]"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("bash printed %q, want %s among its lines", out, want)
+		}
 	}
 }

@@ -845,14 +845,14 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 		names, assigns = w.arithScan(spine[len(spine)-1].X, ctx)
 		for i := len(spine) - 1; i >= 0 && !w.stop; i-- {
 			b := spine[i]
-			if b.Op >= syntax.Assgn && b.Op <= syntax.PowAssgn {
+			if b.Op >= syntax.Assgn && b.Op <= syntax.PowAssgn && !w.numberHere(b.X) {
 				assigns = true
 			}
 			n, a := w.arithScan(b.Y, ctx)
 			names, assigns = names || n, assigns || a
 		}
 	case *syntax.UnaryArithm:
-		if e.Op == syntax.Inc || e.Op == syntax.Dec {
+		if (e.Op == syntax.Inc || e.Op == syntax.Dec) && !w.numberHere(e.X) {
 			assigns = true
 		}
 		n, a := w.arithScan(e.X, ctx)
@@ -868,7 +868,7 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 		for _, p := range e.Parts {
 			switch q := p.(type) {
 			case *syntax.Lit:
-				if !isNumberLit(q.Value) {
+				if !isNumberLit(q.Value) && !w.numberHere(e) {
 					names = true
 					if validName(q.Value) {
 						// Its value is evaluated as arithmetic in turn.
@@ -897,6 +897,9 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 				w.arithText(text, &fieldBuilder{}, ctx, "quoted "+labelArith)
 				names = true
 			default:
+				if w.numberHere(e) {
+					break // $n holding a number (numbervalues.go)
+				}
 				before := w.substs
 				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
 				if w.substs > before {
