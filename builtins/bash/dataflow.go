@@ -525,7 +525,7 @@ func loopAlternatives(vars map[string][]word, argv []word) [][]word {
 			continue
 		}
 		for _, v := range vals {
-			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[")) ||
+			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[") || v.prov != nil && v.prov.quotedOnly) ||
 				v.glob && globMayBeOption(v.s) {
 				return nil
 			}

@@ -52,6 +52,10 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 	// Plain names only, for while read (readloop.go).
 	appendTo(t, filepath.Join(proj, "plain", "a.txt"), "TODO plain\n")
 	appendTo(t, filepath.Join(proj, "plain", "sub", "b.txt"), "TODO plain\n")
+	// Blanks inside names, options after them, no newline: "$f" only.
+	for _, n := range []string{"a b.txt", "-rf", "--output=pwned.txt", "q --output=pwned.txt"} {
+		appendTo(t, filepath.Join(proj, "blank", n), "TODO blank\n")
+	}
 	if d.root {
 		if out, err := exec.Command("chown", "-R", "65534:65534", root).CombinedOutput(); err != nil {
 			t.Fatalf("chown: %v %s", err, out)
@@ -93,6 +97,8 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: `find names -type f | while read f; do wc -l "$f"; head -1 $f; done`},
 		{cmd: `find plain -type f | sort | while read f; do wc -l "$f"; head -1 $f; n=$(cat "$f" | wc -l); let n--; echo $n; done`, ro: true},
 		{cmd: `find plain -maxdepth 1 | while IFS= read -r d; do find "$d" -type d; done`, ro: true},
+		{cmd: `find blank -type f | while read -r f; do wc -l "$f"; sort "$f"; done`, ro: true},
+		{cmd: `find blank -type f | while read -r f; do sort $f; done`, bites: true},
 		{cmd: `ls | tee >(awk '{print $1}') >/dev/null; awk '/inet addr/{print $2}' notes.txt`, ro: true},
 		// Programs whose every option is harmless take any word: options
 		// (the program's own: an unknown one only makes it fail), several

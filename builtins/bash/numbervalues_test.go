@@ -221,6 +221,7 @@ func TestReadLoopValues(t *testing.T) {
 	proj, home := substFixture(t, root)
 	appendTo(t, filepath.Join(proj, "bs", `.\.`, "x"), "x\n")
 	appendTo(t, filepath.Join(proj, "gl", "[x]"), "x\n")
+	appendTo(t, filepath.Join(proj, "tb", ".. ", "x"), "x\n")
 	opts := Options{Cwd: proj, Home: home}
 	for _, c := range []struct {
 		cmd string
@@ -231,12 +232,21 @@ func TestReadLoopValues(t *testing.T) {
 		{`find web -name '*.php' | sort | while IFS= read -r f; do grep -n TODO "$f"; done`, true},
 		{`find -maxdepth 1 -type d | sort | while read -r dir; do n=$(find "$dir" -type d | wc -l); let n--; printf "%4d : %s\n" $n "$dir"; done`, true},
 		{`find web plain -type f | while read -r f; do head -1 "$f"; done`, true}, // ./plain/-rf is a path, not an option
-		// Names read would change: blanks, tabs, newlines (badX), a
-		// backslash (".\." is ".." without -r), a glob character.
-		{`find . -type f | while read -r f; do cat "$f"; done`, false},
-		{`find bada -type f | while read -r f; do cat "$f"; done`, false},
-		{`find bs -type f | while read f; do cat "$f"; done`, false},
+		// A blank or tab inside a name, a glob character: read keeps
+		// them, "$f" is one word; $f would split or glob.
+		{`find bada -type f | while read -r f; do cat "$f"; done`, true},
+		{`find badb -type f | while read -r f; do cat "$f"; done`, true},
+		{`find gl -type f | while read -r f; do cat "$f"; done`, true},
+		{`find bada -type f | while read -r f; do cat $f; done`, false},
 		{`find gl -type f | while read -r f; do cat $f; done`, false},
+		// Names read would change: a newline (badc: two lines), a
+		// backslash without -r (".\." is ".."), a blank at the end
+		// ("tb/.. " is read as "tb/..", outside the root).
+		{`find . -type f | while read -r f; do cat "$f"; done`, false},
+		{`find badc -type f | while read -r f; do cat "$f"; done`, false},
+		{`find bs -type f | while read f; do cat "$f"; done`, false},
+		{`find bs -type f | while read -r f; do cat "$f"; done`, true},
+		{`find tb | while read -r f; do ls "$f"; done`, false},
 		// Other readers and producers.
 		{`find web | while read -d '' f; do cat "$f"; done`, false},
 		{`find web | while read -r a b; do cat "$a"; done`, false},
@@ -290,8 +300,9 @@ func TestReadLoopValues(t *testing.T) {
 }
 
 // TestReadLoopAgainstBash: what readloop.go guards against happens in
-// bash: read without -r turns a directory named `.\.` into "..", and a
-// name holding a newline is read as two lines.
+// bash: read without -r turns a directory named `.\.` into "..", a name
+// holding a newline is read as two lines, and a blank ending a line is
+// trimmed (a directory ".. " is read as "..").
 func TestReadLoopAgainstBash(t *testing.T) {
 	t.Parallel()
 	bash, err := exec.LookPath("bash")
@@ -301,13 +312,14 @@ func TestReadLoopAgainstBash(t *testing.T) {
 	dir := t.TempDir()
 	appendTo(t, filepath.Join(dir, "d", `.\.`, "x"), "x\n")
 	appendTo(t, filepath.Join(dir, "n", "a\n", "etc"), "x\n")
-	cmd := exec.Command(bash, "-c", `find d -type f | while read f; do echo "[$f]"; done; find n -type f | while read -r f; do echo "[$f]"; done`)
+	appendTo(t, filepath.Join(dir, "t", ".. ", "x"), "x\n")
+	cmd := exec.Command(bash, "-c", `find d -type f | while read f; do echo "[$f]"; done; find n -type f | while read -r f; do echo "[$f]"; done; find t -maxdepth 1 | while read -r f; do echo "[$f]"; done`)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"[d/../x]", "[/etc]"} {
+	for _, want := range []string{"[d/../x]", "[/etc]", "[t/..]"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("bash printed %q, want %s among its lines", out, want)
 		}

@@ -36,10 +36,11 @@ func (w *walker) readLoopVars(b *syntax.BinaryCmd, fr frame, st state) (map[stri
 	if !ok || loop.Until || len(loop.Cond) != 1 || w.globsChanged {
 		return nil, false
 	}
-	name, ok := w.plainRead(loop.Cond[0])
+	name, raw, ok := w.plainRead(loop.Cond[0])
 	if !ok {
 		return nil, false
 	}
+	quotedOnly := false
 	src, _ := lineFilterSource(b.X, w.defined)
 	var roots []string
 	depth := 0
@@ -55,9 +56,11 @@ func (w *walker) readLoopVars(b *syntax.BinaryCmd, fr frame, st state) (map[stri
 			return nil, false
 		}
 		depth = findDepth(expr)
-		if w.readNamesOK(expr.Roots, r, depth) != "" {
+		plain, why := w.readNamesOK(expr.Roots, r, depth, raw)
+		if why != "" {
 			return nil, false
 		}
+		quotedOnly = !plain
 		roots = r
 	} else if lsPipedCall(src, w.defined) {
 		dir, why := w.lsNamesPlain(st)
@@ -80,7 +83,7 @@ func (w *walker) readLoopVars(b *syntax.BinaryCmd, fr frame, st state) (map[stri
 	// One item standing for each line, as an unquoted $(find …) of a for
 	// loop (loopSubstItems makes it one word per value).
 	item := word{s: dyn, dynamic: true, splits: true, subst: true,
-		prov: &substProv{kind: provPaths, roots: roots, depth: depth}}
+		prov: &substProv{kind: provPaths, roots: roots, depth: depth, quotedOnly: quotedOnly}}
 	vars := w.loopValues(fr.loopVars, name, []word{item}, loop.Do)
 	if _, bound := vars[name]; !bound {
 		return nil, false
@@ -95,46 +98,47 @@ func (w *walker) readLoopVars(b *syntax.BinaryCmd, fr frame, st state) (map[stri
 // Not -d (another delimiter), -n/-N (part of a line), -a (an array), -u
 // (another file), -e (readline), several names (the last takes the rest
 // of the line, the others a field).
-func (w *walker) plainRead(s *syntax.Stmt) (string, bool) {
+func (w *walker) plainRead(s *syntax.Stmt) (name string, raw, ok bool) {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(s.Redirs) > 0 || s.Negated || s.Background || s.Coprocess || len(c.Args) < 2 || c.Args[0].Lit() != "read" {
-		return "", false
+		return "", false, false
 	}
 	if _, defined := w.defined["read"]; defined {
-		return "", false
+		return "", false, false
 	}
 	switch len(c.Assigns) {
 	case 0:
 		if w.ifsChanged {
-			return "", false
+			return "", false, false
 		}
 	case 1:
 		a := c.Assigns[0]
 		if a.Name == nil || a.Name.Value != "IFS" || a.Append || a.Naked || a.Index != nil || a.Array != nil ||
 			a.Value != nil && len(a.Value.Parts) > 0 || strings.Count(w.src, "IFS") != 1 {
-			return "", false
+			return "", false, false
 		}
 	default:
-		return "", false
+		return "", false, false
 	}
 	args := make([]string, 0, len(c.Args)-1)
 	for _, a := range c.Args[1:] {
 		t, ok := literalText(a)
 		if !ok {
-			return "", false
+			return "", false, false
 		}
 		args = append(args, t)
 	}
-	name := args[len(args)-1]
+	name = args[len(args)-1]
 	for _, o := range args[:len(args)-1] {
 		if o != "-r" {
-			return "", false
+			return "", false, false
 		}
+		raw = true
 	}
 	if !validName(name) || !localName(name) {
-		return "", false
+		return "", false, false
 	}
-	return name, true
+	return name, raw, true
 }
 
 // readPlain reports whether a name reaches read's variable as it is and
@@ -144,25 +148,39 @@ func readPlain(s string) bool {
 	return xargsPlain(s) && !strings.ContainsAny(s, "*?[")
 }
 
-// readNamesOK checks find's starting points and, at decision time, every
-// name below them down to find's -maxdepth (namesBelow: no FIFO, socket or
-// device, links known) with readPlain. It returns why not, "" when fine.
-func (w *walker) readNamesOK(words, roots []string, depth int) string {
+// readNamesOK checks find's starting points (readPlain) and, at decision
+// time, every name below them down to find's -maxdepth (namesBelow: no
+// FIFO, socket or device, links known): each must reach read's variable
+// as it is (readWhole), and plain says whether each also stays one word
+// unquoted (readPlain). It returns why not, "" when fine.
+func (w *walker) readNamesOK(words, roots []string, depth int, raw bool) (plain bool, why string) {
 	for _, r := range words {
 		if !readPlain(r) {
-			return "the starting point " + strconv.Quote(r) + " would not be read whole"
+			return false, "the starting point " + strconv.Quote(r) + " would not be read whole"
 		}
 	}
 	if depth == 1 {
-		return "" // -maxdepth 0: find prints its starting points only
+		return true, "" // -maxdepth 0: find prints its starting points only
 	}
 	if !w.namesNow(listedPaths) {
-		return namesMayChangeWhy
+		return false, namesMayChangeWhy
 	}
-	return w.namesBelow(roots, depth, func(name string) string {
-		if !readPlain(name) {
+	plain = true
+	why = w.namesBelow(roots, depth, func(name string) string {
+		if !readWhole(name, raw) {
 			return "would not be read whole"
 		}
+		plain = plain && readPlain(name)
 		return ""
 	})
+	return plain, why
+}
+
+// readWhole reports whether a name, below a starting point, leaves the
+// line read assigns as it is: no newline (a second line), no backslash
+// (removed without -r: raw), no blank or tab at its end (trimmed: a
+// directory ".. " would read as ".."). Blanks inside stay.
+func readWhole(name string, raw bool) bool {
+	return name != "" && !strings.ContainsRune(name, '\n') && (raw || !strings.ContainsRune(name, '\\')) &&
+		!strings.HasSuffix(name, " ") && !strings.HasSuffix(name, "\t")
 }

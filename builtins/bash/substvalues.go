@@ -48,6 +48,9 @@ type substProv struct {
 	// one: unquoted, the producer prints exactly one word (date +%s, wc
 	// -l), or none when empty says it may print nothing.
 	one, empty bool
+	// quotedOnly: a loop variable holding such a path is followed only
+	// where it is quoted ("$f"): a value may hold a blank (readloop.go).
+	quotedOnly bool
 }
 
 // substProvenance returns the provenance of the words of a command
