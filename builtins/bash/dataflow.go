@@ -408,6 +408,9 @@ func (w *walker) assignsName(n syntax.Node, name string) bool {
 			if n := x.Args[0].Lit(); n == "source" || n == "." || n == "eval" {
 				found = true // a script or string that may assign anything
 			}
+			if printfFormatFirst(x) {
+				break // printf assigns only with -v, before its format
+			}
 			for _, a := range x.Args[1:] {
 				t, ok := literalText(a)
 				if !ok || t == name || strings.HasPrefix(t, name+"=") || strings.HasPrefix(t, name+"+=") ||
@@ -495,7 +498,7 @@ func loopAlternatives(vars map[string][]word, argv []word) [][]word {
 			continue
 		}
 		for _, v := range vals {
-			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[")) ||
+			if a.splits && (v.glob || v.s == "" || strings.ContainsAny(v.s, " \t\n*?[") || v.prov != nil && v.prov.quotedOnly) ||
 				v.glob && globMayBeOption(v.s) {
 				return nil
 			}

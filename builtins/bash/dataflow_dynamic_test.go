@@ -49,6 +49,13 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		}
 		appendTo(t, filepath.Join(dir, "list.txt"), "notes.txt\x00")
 	}
+	// Plain names only, for while read (readloop.go).
+	appendTo(t, filepath.Join(proj, "plain", "a.txt"), "TODO plain\n")
+	appendTo(t, filepath.Join(proj, "plain", "sub", "b.txt"), "TODO plain\n")
+	// Blanks inside names, options after them, no newline: "$f" only.
+	for _, n := range []string{"a b.txt", "-rf", "--output=pwned.txt", "q --output=pwned.txt"} {
+		appendTo(t, filepath.Join(proj, "blank", n), "TODO blank\n")
+	}
 	if d.root {
 		if out, err := exec.Command("chown", "-R", "65534:65534", root).CombinedOutput(); err != nil {
 			t.Fatalf("chown: %v %s", err, out)
@@ -83,6 +90,15 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		{cmd: "echo \"$(basename $(pwd))\"; find `pwd` -name '*.txt' -exec wc -l {} \\;; ls -la $(pwd)/names", ro: true},
 		{cmd: `shift; unset x; unset -f ls; set +m; ls -la`, ro: true},
 		{cmd: `echo $$ $# $?; head -n $# notes.txt; ps -p $$ -o pid=`, ro: true},
+		{cmd: "ps | grep `echo $$`; cat /proc/$$/status; self=$(readlink /proc/$$/fd/1); echo $(( ( $(date -ud '2003-08-02 17:24:33' +'%s') - $(date -ud '1960-04-21' +%s) )/60/60/24 ))", ro: true},
+		{cmd: `set x -rf; shopt -s execfail; set -- -o; n=$(ls | wc -l); let n--; echo $((n * 2))`, ro: true},
+		// while read over names with a blank and a newline: not whole lines.
+		{cmd: `find . -maxdepth 1 -type d | sort | while read -r dir; do n=$(find "$dir" -type d | wc -l); let n--; printf "%4d : %s\n" $n "$dir"; done`},
+		{cmd: `find names -type f | while read f; do wc -l "$f"; head -1 $f; done`},
+		{cmd: `find plain -type f | sort | while read f; do wc -l "$f"; head -1 $f; n=$(cat "$f" | wc -l); let n--; echo $n; done`, ro: true},
+		{cmd: `find plain -maxdepth 1 | while IFS= read -r d; do find "$d" -type d; done`, ro: true},
+		{cmd: `find blank -type f | while read -r f; do wc -l "$f"; sort "$f"; done`, ro: true},
+		{cmd: `find blank -type f | while read -r f; do sort $f; done`, bites: true},
 		{cmd: `ls | tee >(awk '{print $1}') >/dev/null; awk '/inet addr/{print $2}' notes.txt`, ro: true},
 		// Programs whose every option is harmless take any word: options
 		// (the program's own: an unknown one only makes it fail), several

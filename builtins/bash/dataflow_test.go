@@ -408,9 +408,10 @@ func TestValuesInsideOneCommand(t *testing.T) {
 		{`cat $$`, false, ""},           // a file named by the number: not a static path
 		{`IFS=0; pstree $$`, false, ""}, // digits in IFS split it
 		{`kill $$`, false, ""},
-		{`pstree $!`, false, ""},    // may be empty, or any job's
-		{`pstree $PPID`, false, ""}, // an environment variable in dash
-		{`pstree $(echo $$)`, false, ""},
+		{`pstree $!`, false, ""},        // may be empty, or any job's
+		{`pstree $PPID`, false, ""},     // an environment variable in dash
+		{`pstree $(echo $$)`, true, ""}, // echo of the shell's numbers prints digits (numbervalues.go)
+		{`pstree $(echo $!)`, false, ""},
 		// shift, unset, set +m (flagspec/shell.go).
 		{`shift; echo "$1"`, true, ""},
 		{`shift 2; cat "$1"`, false, ""}, // "$1" stays unknown

@@ -762,6 +762,9 @@ func (w *walker) testArgs(base string, argv []word, ctx evalCtx) string {
 	}
 	taint := ""
 	for i, a := range args {
+		if numberWords(a) {
+			continue // digits only, never -v nor a name (numbervalues.go)
+		}
 		if a.splits || a.glob {
 			taint = firstNonEmpty(taint, "an unquoted expansion in "+base+" may become -v NAME, which evaluates a subscript")
 			w.nameWord(a, ctx, base+" -v")

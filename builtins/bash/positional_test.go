@@ -22,6 +22,7 @@ func TestScriptPositionalParameters(t *testing.T) {
 		"loop.sh":     "while [ $# -gt 0 ]; do shift; done\nrm -rf \"$1\"\n",
 		"setdash.sh":  "set -- safe\nrm -rf \"$1\"\n",
 		"sete.sh":     "set -euo pipefail\nrm -rf \"$1\"\n",
+		"setword.sh":  "set -e safe -x\nrm -rf \"$1\" \"$2\"\n",
 		"outer.sh":    "bash del.sh \"$2\"\n",
 		"func.sh":     "f() { rm -rf \"$1\"; }\nrm -rf \"$1\"\n",
 		"shc.sh":      "sh -c 'rm -rf \"$1\"' sh \"$1\"\n",
@@ -76,6 +77,8 @@ func TestScriptPositionalParameters(t *testing.T) {
 		{"bash loop.sh a", "rm -rf zzz", "certain", "rm -rf $…"},
 		{"bash setdash.sh a", "rm -rf zzz", "certain", "rm -rf $…"},
 		{"bash sete.sh a", "rm -rf a", "certain", "rm -rf a"},
+		// set with operands (no --) sets them too: unknown after it.
+		{"bash setword.sh a", "rm -rf zzz", "certain", "rm -rf $… $…"},
 		{"bash srcargs.sh a b", "rm -rf b", "certain", "rm -rf b"},
 		{"bash src.sh a", "rm -rf a", "certain", "rm -rf a"},
 		// A shift that may not be the builtin, or may not run, or a trap

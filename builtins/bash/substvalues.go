@@ -48,6 +48,9 @@ type substProv struct {
 	// one: unquoted, the producer prints exactly one word (date +%s, wc
 	// -l), or none when empty says it may print nothing.
 	one, empty bool
+	// quotedOnly: a loop variable holding such a path is followed only
+	// where it is quoted ("$f"): a value may hold a blank (readloop.go).
+	quotedOnly bool
 }
 
 // substProvenance returns the provenance of the words of a command
@@ -63,7 +66,7 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		return nil
 	}
 	last := stages[len(stages)-1]
-	if ok, words := numberProducer(last); ok {
+	if ok, words := numberProducer(last, false); ok {
 		return &substProv{kind: provNumber, quoted: quoted, one: words == 1, empty: len(last.Redirs) > 0}
 	}
 	for _, f := range stages[1:] {
@@ -157,9 +160,14 @@ func onlyStderrOrInput(s *syntax.Stmt) bool {
 // numbers (and date text of digits): wc counting its stdin (options of
 // -l -c -w -m -L only, no operand: it then prints counts and no name, one
 // per count), or date +FORMAT (optionally -u) whose format has numeric
-// conversions only (dateNumericFormat). words is how many words it
-// prints once split, 0 when not known.
-func numberProducer(s *syntax.Stmt) (ok bool, words int) {
+// conversions only (dateNumericFormat), or echo of the shell's numbers
+// (echoedNumbers). In arithmetic (arith), date may also be given a
+// literal date (dateGivenDate; numbervalues.go). words is how many words
+// it prints once split, 0 when not known.
+func numberProducer(s *syntax.Stmt, arith bool) (ok bool, words int) {
+	if ok, words := echoedNumbers(s); ok {
+		return true, words
+	}
 	args := callWords(s)
 	if args == nil || !onlyStderrOrInput(s) {
 		return false, 0
@@ -182,8 +190,14 @@ func numberProducer(s *syntax.Stmt) (ok bool, words int) {
 		}
 		return true, len(counts)
 	case "date":
-		format := ""
-		for _, a := range args[1:] {
+		format, given := "", false
+		for i := 1; i < len(args); i++ {
+			a := args[i]
+			if n := dateGivenDate(args, i); arith && !given && n > 0 {
+				given = true
+				i += n - 1
+				continue
+			}
 			switch {
 			case a == "-u" || a == "--utc" || a == "--universal":
 			case strings.HasPrefix(a, "+") && format == "":
@@ -428,7 +442,7 @@ func (w *walker) numericSubst(p syntax.WordPart) bool {
 	if stages == nil {
 		return false
 	}
-	ok, _ = numberProducer(stages[len(stages)-1])
+	ok, _ = numberProducer(stages[len(stages)-1], true)
 	return ok
 }
 

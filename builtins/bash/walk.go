@@ -273,6 +273,9 @@ type walker struct {
 	// pos are the positional parameters of the shell script file being
 	// walked, nil when not known (positional.go).
 	pos *posParams
+	// nums: the variables that hold a number where the statement being
+	// walked runs (numbervalues.go).
+	nums numVars
 	// topSrc is the call's command (src while the walk is in it, not in
 	// a nested script).
 	topSrc string
@@ -433,6 +436,7 @@ func (w *walker) prescan(n syntax.Node) {
 
 // walkStmts walks a statement list in sequence and returns the state after it.
 func (w *walker) walkStmts(stmts []*syntax.Stmt, fr frame, st state) state {
+	defer w.numbersEnter()()
 	for i, s := range stmts {
 		if w.stop {
 			return st
@@ -444,6 +448,7 @@ func (w *walker) walkStmts(stmts []*syntax.Stmt, fr frame, st state) state {
 			sf.blindRest = sf.blindRest && blindStmt(next)
 		}
 		st, _ = w.walkStmt(s, sf, st)
+		w.numbersAfter(s)
 	}
 	return st
 }
@@ -609,7 +614,12 @@ func (w *walker) walkCmd(cmd syntax.Command, fr frame, st state, stdin *string) 
 			w.arith(x, cur, evalCtx{fr: fr.substBase(), st: st})
 			argv = append(argv, w.source(x))
 		}
-		w.synthetic(fr, st, argv, false, "let assigns shell variables", nil)
+		if cur.w.taint == "" && letWordsPlain(argv[1:]) {
+			// Assigns only variables that hold numbers (numbervalues.go).
+			w.synthetic(fr, st, argv, true, "", nil)
+			return st, st
+		}
+		w.synthetic(fr, st, argv, false, firstNonEmpty(cur.w.taint, "let assigns shell variables"), nil)
 		return st, st
 	case *syntax.DeclClause:
 		w.declClause(c, fr, st)
@@ -676,6 +686,10 @@ func (w *walker) binaryChain(c *syntax.BinaryCmd, fr frame, st state) (after, su
 			yfr.piped = pipedInput{}
 			if b.Op == syntax.Pipe && pipedXargs(b.Y) {
 				yfr.piped = w.pipedFindInput(b.X, fr, st)
+			}
+			if vars, ok := w.readLoopVars(b, fr, st); ok {
+				// find … | while read NAME: NAME is a line of find's (readloop.go).
+				yfr.loopVars = vars
 			}
 			w.walkStmtIn(b.Y, yfr, st, echoedText(b.X))
 			after, success = st, st

@@ -54,6 +54,9 @@ type fieldBuilder struct {
 	b       strings.Builder
 	started bool // something (maybe empty quotes) was added
 	w       word
+	// shellPid is one past the offset of the last $$ added (0: none),
+	// for /proc/$$/… (procShellPath).
+	shellPid int
 }
 
 func (f *fieldBuilder) add(s string) {
@@ -377,6 +380,9 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 	finish := func() {
 		if cur.started {
 			cur.w.s = cur.b.String()
+			if cur.shellPid > 0 {
+				cur.w = procShellPath(cur.w, cur.shellPid-1)
+			}
 			fields = append(fields, cur.w)
 			w.countField(len(cur.w.s))
 		}
@@ -737,6 +743,9 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 			// and the last exit status: decimal digits in every shell,
 			// set by the shell only, so never an option, a blank or a
 			// glob (docs/shell.md, "Values and where they come from").
+			if name == "$" {
+				cur.shellPid = cur.b.Len() + 1
+			}
 			cur.add(numberMark)
 			cur.w.dynamic = true
 			return
@@ -836,14 +845,14 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 		names, assigns = w.arithScan(spine[len(spine)-1].X, ctx)
 		for i := len(spine) - 1; i >= 0 && !w.stop; i-- {
 			b := spine[i]
-			if b.Op >= syntax.Assgn && b.Op <= syntax.PowAssgn {
+			if b.Op >= syntax.Assgn && b.Op <= syntax.PowAssgn && !w.numberHere(b.X) {
 				assigns = true
 			}
 			n, a := w.arithScan(b.Y, ctx)
 			names, assigns = names || n, assigns || a
 		}
 	case *syntax.UnaryArithm:
-		if e.Op == syntax.Inc || e.Op == syntax.Dec {
+		if (e.Op == syntax.Inc || e.Op == syntax.Dec) && !w.numberHere(e.X) {
 			assigns = true
 		}
 		n, a := w.arithScan(e.X, ctx)
@@ -859,7 +868,7 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 		for _, p := range e.Parts {
 			switch q := p.(type) {
 			case *syntax.Lit:
-				if !isNumberLit(q.Value) {
+				if !isNumberLit(q.Value) && !w.numberHere(e) {
 					names = true
 					if validName(q.Value) {
 						// Its value is evaluated as arithmetic in turn.
@@ -888,6 +897,9 @@ func (w *walker) arithScan(x syntax.ArithmExpr, ctx evalCtx) (names, assigns boo
 				w.arithText(text, &fieldBuilder{}, ctx, "quoted "+labelArith)
 				names = true
 			default:
+				if w.numberHere(e) {
+					break // $n holding a number (numbervalues.go)
+				}
 				before := w.substs
 				w.walkWordSubsts(&syntax.Word{Parts: []syntax.WordPart{p}}, ctx)
 				if w.substs > before {

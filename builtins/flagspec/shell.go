@@ -78,11 +78,21 @@ var ShoptGlobOptions = map[string]bool{
 var shoptOptions = map[string]bool{
 	"failglob": true, "nocasematch": true, "lastpipe": true, "inherit_errexit": true, "xpg_echo": true,
 	"checkwinsize": true, "histappend": true, "cmdhist": true, "lithist": true, "checkhash": true,
+	// Error handling only: a failed exec no longer ends a non-interactive
+	// shell (the commands after it are walked either way), error messages
+	// in GNU's format, shift past $# says so.
+	"execfail": true, "gnu_errfmt": true, "shift_verbose": true,
 }
 
 // set with no argument prints every variable (an environment dump,
 // environ.go); set -o and set +o list the options; set -- clears the
-// positional parameters. Other operands set positional parameters.
+// positional parameters. Operands (after --, -, or from the first word
+// that starts with neither - nor +: bash takes every later word as one,
+// "set a -x" sets $2 to -x) set the positional parameters, which only
+// this shell sees: the analyser takes them as unknown after any set with
+// operands (builtins/bash/positional.go; at the top of a command they are
+// unknown anyway). "set -" also turns -x and -v off. A word only known at
+// run time before the operands may be any option.
 var setSpec = &spec{anyArgs: true, noStd: true, check: func(st *state) {
 	args := st.argv[1:]
 	for i := 0; i < len(args); i++ {
@@ -91,10 +101,8 @@ var setSpec = &spec{anyArgs: true, noStd: true, check: func(st *state) {
 		case strings.Contains(a, Dynamic):
 			st.fail("set: a word only known at run time may set any option")
 			return
-		case a == "--" && i == len(args)-1:
 		case a == "--" || a == "-":
-			st.fail("set: operands set the positional parameters")
-			return
+			return // the rest are positional parameters
 		case a == "-o" || a == "+o":
 			if i+1 < len(args) {
 				i++
@@ -120,8 +128,7 @@ var setSpec = &spec{anyArgs: true, noStd: true, check: func(st *state) {
 				}
 			}
 		default:
-			st.fail("set: operands set the positional parameters")
-			return
+			return // a, and every word after it, are positional parameters
 		}
 	}
 }}
