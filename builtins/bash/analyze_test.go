@@ -2,6 +2,9 @@ package bash
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -636,5 +639,64 @@ func TestFindValuesAreNotActions(t *testing.T) {
 		{cmd: "find . -name -exec -ok rm {} ';'", ro: false},
 	} {
 		check(t, tc)
+	}
+}
+
+// TestCdFollowsCDPATH: bash's cd looks a name that does not start with
+// "/", "." or ".." up in CDPATH first, so with the user's CDPATH=OTHER
+// exported, cd build && rm -f out.o deletes OTHER/build/out.o when that
+// exists (it was judged as ./build's, and allowed in acceptEdits as an
+// edit inside the project). The real bash shows where cd goes; the
+// analysis must count every directory it may go to. Not parallel: it sets
+// the CDPATH the analyser reads (cdPathEnv).
+func TestCdFollowsCDPATH(t *testing.T) {
+	root := t.TempDir()
+	proj, other := filepath.Join(root, "proj"), filepath.Join(root, "other")
+	for _, d := range []string{"proj/build", "other/build"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := cdPathEnv
+	defer func() { cdPathEnv = saved }()
+	for _, c := range []struct {
+		cdpath, cmd string
+		want        []string // where the write may be
+	}{
+		{other, "cd build && rm -f out.o", []string{other + "/build/out.o", proj + "/build/out.o"}},
+		{":" + other, "cd build && rm -f out.o", []string{proj + "/build/out.o", other + "/build/out.o"}},
+		{other, "pushd build && rm -f out.o", []string{other + "/build/out.o", proj + "/build/out.o"}},
+		{other, "cd -P build && rm -f out.o", []string{other + "/build/out.o", proj + "/build/out.o"}},
+		{other, "cd ./build && rm -f out.o", []string{proj + "/build/out.o"}},
+		{other, "cd " + proj + "/build && rm -f out.o", []string{proj + "/build/out.o"}},
+		{"", "cd build && rm -f out.o", []string{proj + "/build/out.o"}},
+	} {
+		cdPathEnv = func() string { return c.cdpath }
+		// A key of its own: the analysis is cached per command and options.
+		a := analyze(c.cmd, Options{Cwd: proj, Home: filepath.Join(root, "home", c.cdpath), ShellPerCall: true})
+		var got []string
+		for _, lf := range a.Leaves {
+			if lf.Program == "rm" {
+				got = append(got, lf.Writes...)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("CDPATH=%q %q: rm writes %q, want %q", c.cdpath, c.cmd, got, want)
+		}
+		// Where the real bash goes: one of the directories counted.
+		cmd := exec.Command("bash", "-c", strings.Replace(c.cmd, "rm -f out.o", "pwd", 1))
+		cmd.Dir, cmd.Env = proj, []string{"CDPATH=" + c.cdpath, "PATH=/usr/bin:/bin"}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("bash: %v", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		dir := lines[len(lines)-1] // the last line is pwd's (cd prints a directory CDPATH found, pushd the stack)
+		if !slices.Contains(got, dir+"/out.o") {
+			t.Errorf("CDPATH=%q %q: bash went to %s, not counted (%q)", c.cdpath, c.cmd, dir, got)
+		}
 	}
 }
