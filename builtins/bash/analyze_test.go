@@ -700,3 +700,48 @@ func TestCdFollowsCDPATH(t *testing.T) {
 		}
 	}
 }
+
+// TestShellOptionsFromTheEnvironment: bash started with BASHOPTS exported
+// sets the options it lists before it reads the command, and GLOBIGNORE
+// changes what globs match. With cdable_vars, cd HOME goes to $HOME when
+// ./HOME does not exist (checked with the real bash), so the directory
+// is unknown; with a glob option or GLOBIGNORE, globs are judged as after
+// a shopt in the command (du -sh * is no longer judged as ./*). Not
+// parallel: it sets what the analyser reads (bashOptsEnv).
+func TestShellOptionsFromTheEnvironment(t *testing.T) {
+	root := t.TempDir()
+	proj, home := filepath.Join(root, "proj"), filepath.Join(root, "home")
+	for _, d := range []string{proj, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo(t, filepath.Join(proj, "a.txt"), "x\n")
+	cmd := exec.Command("bash", "-c", "cd HOME && pwd")
+	cmd.Dir, cmd.Env = proj, []string{"BASHOPTS=cdable_vars", "HOME=" + home, "PATH=/usr/bin:/bin"}
+	out, err := cmd.Output()
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err != nil || lines[len(lines)-1] != home {
+		t.Fatalf("bash with BASHOPTS=cdable_vars: cd HOME went to %q (%v), want %s", out, err, home)
+	}
+	saved := bashOptsEnv
+	defer func() { bashOptsEnv = saved }()
+	for _, c := range []struct {
+		bashopts, globignore, cmd string
+		ro                        bool
+	}{
+		{"", "", "du -sh *", true},
+		{"nullglob", "", "du -sh *", false},
+		{"checkwinsize:cmdhist:dotglob", "", "du -sh *", false},
+		{"", ".*", "du -sh *", false},
+		{"", "", "cd HOME && cat a.txt", true},
+		{"cdable_vars", "", "cd HOME && cat a.txt", false},
+		{"cdable_vars", "", "cd ./HOME && cat a.txt", true},
+	} {
+		bashOptsEnv = func() (string, string) { return c.bashopts, c.globignore }
+		// A key of its own: the analysis is cached per command and options.
+		opts := Options{Cwd: proj, Home: filepath.Join(home, c.bashopts, c.globignore), ShellPerCall: true}
+		if a := analyze(c.cmd, opts); a.ReadOnly != c.ro {
+			t.Errorf("BASHOPTS=%q GLOBIGNORE=%q %q: read-only = %v, want %v (%s)", c.bashopts, c.globignore, c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
+		}
+	}
+}

@@ -674,6 +674,21 @@ func (w *walker) cdCmd(c *wrapperCall) (state, state, bool) {
 // process's, which for a hook is the host's (as PATH: paths.pathEnv).
 var cdPathEnv = func() string { return os.Getenv("CDPATH") }
 
+// bashOptsEnv is the BASHOPTS of permopa's environment (for a hook, the
+// host's): bash started with it exported sets the shell options it lists
+// before it reads the command (cdable_vars, nullglob, dotglob, ...), and
+// GLOBIGNORE changes what globs match (and sets dotglob).
+var bashOptsEnv = func() (bashopts, globignore string) {
+	return os.Getenv("BASHOPTS"), os.Getenv("GLOBIGNORE")
+}
+
+// inheritedGlobOptions reports whether the environment changes what globs
+// mean (a shopt in the command does too: mayChangeGlobs).
+func inheritedGlobOptions() bool {
+	opts, ignore := bashOptsEnv()
+	return strings.Contains(opts, "glob") || ignore != ""
+}
+
 // cdPathState returns where cd (or pushd) TARGET may take the shell when
 // CDPATH is set: bash looks a name that does not start with "/", "." or
 // ".." up in each of its entries first (an empty one is the current
@@ -681,12 +696,21 @@ var cdPathEnv = func() string { return os.Getenv("CDPATH") }
 // CDPATH=~/src takes cd build to ~/src/build when that exists (cd build
 // && rm -f out.o deleted ~/src/build/out.o, judged as ./build's). Every
 // candidate is a directory the command may be in; more than maxCwds, or
-// one not static, is unknown. searched is false where CDPATH plays no
-// part (docs/shell.md, "Leaves").
+// one not static, is unknown; so is any with cdable_vars in the
+// environment's BASHOPTS. searched is false where neither plays a part
+// (docs/shell.md, "Leaves").
 func (w *walker) cdPathState(target word, st state) (state, bool) {
 	cdpath, t := cdPathEnv(), target.s
-	if cdpath == "" || target.dynamic || t == "" || t == "." || t == ".." || strings.HasPrefix(t, "/") ||
+	if target.dynamic || t == "" || t == "." || t == ".." || strings.HasPrefix(t, "/") ||
 		strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") {
+		return state{}, false
+	}
+	if opts, _ := bashOptsEnv(); strings.Contains(opts, "cdable_vars") {
+		// cd NAME goes to the value of the variable NAME when no such
+		// directory is found: any directory.
+		return state{unknown: true}, true
+	}
+	if cdpath == "" {
 		return state{}, false
 	}
 	var dirs []string
