@@ -16,8 +16,9 @@ func TestDecisionEnv(t *testing.T) {
 		"PERMOPA_MANAGED_DIR=/m", "XDG_CONFIG_HOME=/x", "XDG_CACHE_HOME=/y", "XDG_RUNTIME_DIR=/run/user/1",
 		"PERMOPA_SERVER=unix:///s", "PERMOPA_SERVER_REQUIRED=1", "PERMOPA_SERVER_TOKEN_FILE=/t",
 		"PERMOPA_HOOK_SERVER=1", "PERMOPA_HOOK_SERVER_IDLE=1m", "CLAUDE_PROJECT_DIR=/p", "RUSTUP_HOME=/r",
+		"CDPATH=/src", "BASHOPTS=nullglob", "GLOBIGNORE=.*",
 	})
-	want := []string{"CLAUDE_PROJECT_DIR=/p", "HOME=/home/a", "PERMOPA_CONFIG_DIR=/c", "PERMOPA_DENY=Bash(rm:*)", "PERMOPA_MANAGED_DIR=/m", "RUSTUP_HOME=/r", "XDG_CACHE_HOME=/y", "XDG_CONFIG_HOME=/x"}
+	want := []string{"BASHOPTS=nullglob", "CDPATH=/src", "CLAUDE_PROJECT_DIR=/p", "GLOBIGNORE=.*", "HOME=/home/a", "PERMOPA_CONFIG_DIR=/c", "PERMOPA_DENY=Bash(rm:*)", "PERMOPA_MANAGED_DIR=/m", "RUSTUP_HOME=/r", "XDG_CACHE_HOME=/y", "XDG_CONFIG_HOME=/x"}
 	if !slices.Equal(env, want) {
 		t.Errorf("DecisionEnv = %q, want %q", env, want)
 	}

@@ -148,7 +148,7 @@ func analyzeOnce(command string, opts Options, noListing bool) (res *Analysis) {
 		w.prescan(f)
 	}
 	w.ifsChanged = w.ifsChanged || mayAssignIFS(command)
-	w.globsChanged = w.globsChanged || mayChangeGlobs(command)
+	w.globsChanged = w.globsChanged || mayChangeGlobs(command) || inheritedGlobOptions()
 	st := state{unknown: true}
 	if opts.Cwd != "" {
 		st = state{dirs: []string{opts.Cwd}}

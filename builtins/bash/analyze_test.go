@@ -2,6 +2,9 @@ package bash
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -636,5 +639,109 @@ func TestFindValuesAreNotActions(t *testing.T) {
 		{cmd: "find . -name -exec -ok rm {} ';'", ro: false},
 	} {
 		check(t, tc)
+	}
+}
+
+// TestCdFollowsCDPATH: bash's cd looks a name that does not start with
+// "/", "." or ".." up in CDPATH first, so with the user's CDPATH=OTHER
+// exported, cd build && rm -f out.o deletes OTHER/build/out.o when that
+// exists (it was judged as ./build's, and allowed in acceptEdits as an
+// edit inside the project). The real bash shows where cd goes; the
+// analysis must count every directory it may go to. Not parallel: it sets
+// the CDPATH the analyser reads (cdPathEnv).
+func TestCdFollowsCDPATH(t *testing.T) {
+	root := t.TempDir()
+	proj, other := filepath.Join(root, "proj"), filepath.Join(root, "other")
+	for _, d := range []string{"proj/build", "other/build"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := cdPathEnv
+	defer func() { cdPathEnv = saved }()
+	for _, c := range []struct {
+		cdpath, cmd string
+		want        []string // where the write may be
+	}{
+		{other, "cd build && rm -f out.o", []string{other + "/build/out.o", proj + "/build/out.o"}},
+		{":" + other, "cd build && rm -f out.o", []string{proj + "/build/out.o", other + "/build/out.o"}},
+		{other, "pushd build && rm -f out.o", []string{other + "/build/out.o", proj + "/build/out.o"}},
+		{other, "cd -P build && rm -f out.o", []string{other + "/build/out.o", proj + "/build/out.o"}},
+		{other, "cd ./build && rm -f out.o", []string{proj + "/build/out.o"}},
+		{other, "cd " + proj + "/build && rm -f out.o", []string{proj + "/build/out.o"}},
+		{"", "cd build && rm -f out.o", []string{proj + "/build/out.o"}},
+	} {
+		cdPathEnv = func() string { return c.cdpath }
+		// A key of its own: the analysis is cached per command and options.
+		a := analyze(c.cmd, Options{Cwd: proj, Home: filepath.Join(root, "home", c.cdpath), ShellPerCall: true})
+		var got []string
+		for _, lf := range a.Leaves {
+			if lf.Program == "rm" {
+				got = append(got, lf.Writes...)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("CDPATH=%q %q: rm writes %q, want %q", c.cdpath, c.cmd, got, want)
+		}
+		// Where the real bash goes: one of the directories counted.
+		cmd := exec.Command("bash", "-c", strings.Replace(c.cmd, "rm -f out.o", "pwd", 1))
+		cmd.Dir, cmd.Env = proj, []string{"CDPATH=" + c.cdpath, "PATH=/usr/bin:/bin"}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("bash: %v", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		dir := lines[len(lines)-1] // the last line is pwd's (cd prints a directory CDPATH found, pushd the stack)
+		if !slices.Contains(got, dir+"/out.o") {
+			t.Errorf("CDPATH=%q %q: bash went to %s, not counted (%q)", c.cdpath, c.cmd, dir, got)
+		}
+	}
+}
+
+// TestShellOptionsFromTheEnvironment: bash started with BASHOPTS exported
+// sets the options it lists before it reads the command, and GLOBIGNORE
+// changes what globs match. With cdable_vars, cd HOME goes to $HOME when
+// ./HOME does not exist (checked with the real bash), so the directory
+// is unknown; with a glob option or GLOBIGNORE, globs are judged as after
+// a shopt in the command (du -sh * is no longer judged as ./*). Not
+// parallel: it sets what the analyser reads (bashOptsEnv).
+func TestShellOptionsFromTheEnvironment(t *testing.T) {
+	root := t.TempDir()
+	proj, home := filepath.Join(root, "proj"), filepath.Join(root, "home")
+	for _, d := range []string{proj, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo(t, filepath.Join(proj, "a.txt"), "x\n")
+	cmd := exec.Command("bash", "-c", "cd HOME && pwd")
+	cmd.Dir, cmd.Env = proj, []string{"BASHOPTS=cdable_vars", "HOME=" + home, "PATH=/usr/bin:/bin"}
+	out, err := cmd.Output()
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err != nil || lines[len(lines)-1] != home {
+		t.Fatalf("bash with BASHOPTS=cdable_vars: cd HOME went to %q (%v), want %s", out, err, home)
+	}
+	saved := bashOptsEnv
+	defer func() { bashOptsEnv = saved }()
+	for _, c := range []struct {
+		bashopts, globignore, cmd string
+		ro                        bool
+	}{
+		{"", "", "du -sh *", true},
+		{"nullglob", "", "du -sh *", false},
+		{"checkwinsize:cmdhist:dotglob", "", "du -sh *", false},
+		{"", ".*", "du -sh *", false},
+		{"", "", "cd HOME && cat a.txt", true},
+		{"cdable_vars", "", "cd HOME && cat a.txt", false},
+		{"cdable_vars", "", "cd ./HOME && cat a.txt", true},
+	} {
+		bashOptsEnv = func() (string, string) { return c.bashopts, c.globignore }
+		// A key of its own: the analysis is cached per command and options.
+		opts := Options{Cwd: proj, Home: filepath.Join(home, c.bashopts, c.globignore), ShellPerCall: true}
+		if a := analyze(c.cmd, opts); a.ReadOnly != c.ro {
+			t.Errorf("BASHOPTS=%q GLOBIGNORE=%q %q: read-only = %v, want %v (%s)", c.bashopts, c.globignore, c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
+		}
 	}
 }

@@ -52,7 +52,7 @@ func (w *walker) findDataRoots(argv []word, e flagspec.FindExpr, st state) ([]st
 	}
 	var roots []string
 	for _, r := range e.Roots {
-		if strings.HasPrefix(r, "-") || strings.Contains(r, dyn) {
+		if strings.HasPrefix(r, "-") || strings.Contains(r, dyn) || w.rootMayNameHost(r, st) {
 			return nil, false
 		}
 		ps, ok := w.resolve(r, st)
@@ -64,6 +64,30 @@ func (w *walker) findDataRoots(argv []word, e flagspec.FindExpr, st state) ([]st
 		}
 	}
 	return roots, len(roots) > 0
+}
+
+// rootMayNameHost reports whether a path find prints under the starting
+// point r may name a file on another host: tar -f and cpio -F read
+// "host:file" (a colon before any slash) as a remote archive and run rsh
+// to reach it, while the path is judged as pathMark ("./…", local). So r's
+// first component must hold no colon, and where it is a glob (find */),
+// no name in the working directory may hold one at decision time (every
+// name is tried, a superset of what the glob matches; the directory is
+// stamped, and a name the same command creates is handled in namesnow.go).
+func (w *walker) rootMayNameHost(r string, st state) bool {
+	first, _, _ := strings.Cut(r, "/")
+	if strings.Contains(first, ":") {
+		return true
+	}
+	if !strings.ContainsAny(first, "*?[") {
+		return false
+	}
+	dir := st.single()
+	if dir == "" {
+		return true
+	}
+	names, ok := w.dirNamesNow(dir, listedPaths)
+	return !ok || slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, ":") })
 }
 
 // findPipedCall returns a find statement whose words are all literal
@@ -699,9 +723,10 @@ func (w *walker) globsNoOptionNow(argv []word, st state) map[int]bool {
 // (not "-", an option; "@", a file of more arguments to binutils' strings
 // and objdump; "+", an obsolete key or offset to sort, head and tail; "(",
 // "!" or "," to find and test) and holds no "=" (an assignment to make,
-// awk and dd).
+// awk and dd) and no ":" (a bare name holds no slash, so tar -f and cpio
+// -F read "host:file" as an archive on that host, reached through rsh).
 func plainLead(n string) bool {
-	if n == "" || strings.ContainsRune(n, '=') {
+	if n == "" || strings.ContainsAny(n, "=:") {
 		return false
 	}
 	c := n[0]

@@ -274,3 +274,116 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesNamingAnotherHost: tar -f and cpio -F read "host:file" (a
+// colon before any slash) as an archive on that host and run rsh to reach
+// it. A value judged as "./name" (pathMark, a bare name that plainLead
+// passes) must not be one: bare names from ls and globs hold no slash, so
+// a colon anywhere is before it; find's paths start with its starting
+// point, whose first component (as written, or a name a glob starting
+// point matches) may hold one (issue 26, red team: tar -tf "$(ls)" beside
+// localhost:x.tar, find */ -exec tar -tf {} \; over localhost:d/, and
+// touch localhost:x.tar; tar -tf "$(ls -t | head -n 1)" in acceptEdits,
+// each ran /usr/bin/rsh localhost /usr/sbin/rmt). The bites are run under
+// strace and must take that path; the read-only controls must not.
+func TestValuesNamingAnotherHost(t *testing.T) {
+	t.Parallel()
+	root, err := os.MkdirTemp("", "permopa-hosts-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	os.Chmod(root, 0o755)
+	d, why := newDynamicTracer()
+	if d != nil {
+		copyFixture(t, d, root)
+	}
+	proj := filepath.Join(root, "home/proj")
+	for _, n := range []string{"hosts/localhost:x.tar", "hostdirs/localhost:d/x.tar", "plainar/a.tar", "plainar/sub/b.tar"} {
+		appendTo(t, filepath.Join(proj, n), "")
+	}
+	cases := []struct {
+		cmd   string
+		ro    bool
+		leaf  string // judge this leaf, not the command (a write beside it)
+		bites bool   // tar tries rsh when run
+	}{
+		{cmd: `cd hosts && tar -tf "$(ls)"`, bites: true},
+		{cmd: `cd hosts && tar -tvf "$(ls -t | head -n 1)"`, bites: true},
+		{cmd: `cd hosts && ls | xargs -I{} tar -tf {}`, bites: true},
+		{cmd: `cd hosts && cpio -it -F "$(ls)"`},
+		{cmd: `cd hostdirs && find */ -name '*.tar' -exec tar -tf {} \;`, bites: true},
+		{cmd: `cd hostdirs && tar -tf "$(find */ -name '*.tar')"`, bites: true},
+		{cmd: `cd hostdirs && find localhost:d -name '*.tar' -exec tar -tf {} \;`, bites: true},
+		{cmd: `cd hostdirs && find localhost:d/ -name '*.tar' -print0 | xargs -0 -I{} tar -tf {}`, bites: true},
+		{cmd: `cd hostdirs && find localhost:d -name '*.tar' | xargs -I{} tar -tf {}`, bites: true},
+		// Created by the same command: judged without the listing.
+		{cmd: `cd plainar && touch localhost:y.tar && tar -tf "$(ls -t | head -n 1)"`, leaf: "tar"},
+		{cmd: `cd plainar && mkdir -p localhost:e && find */ -name '*.tar' -exec tar -tf {} \;`, leaf: "tar"},
+		{cmd: `cd plainar && touch localhost:y.tar && ls | xargs -I{} tar -tf {}`, leaf: "tar"},
+		// Controls: no colon before a slash.
+		{cmd: `cd plainar && tar -tf "$(ls -t | head -n 1)" && ls | xargs -I{} tar -tf {}`, ro: true},
+		{cmd: `cd plainar && find */ -name '*.tar' -exec tar -tf {} \;`, ro: true},
+		{cmd: `cd hostdirs && find . -name '*.tar' -exec tar -tf {} \;`, ro: true},
+		{cmd: `find hostdirs -name '*.tar' -exec tar -tf {} \;; tar -tf "$(find hostdirs -name '*.tar')"`, ro: true},
+		{cmd: `cd plainar && mkdir -p e && find */ -name '*.tar' -exec tar -tf {} \;`, leaf: "tar", ro: true},
+	}
+	opts := realWorldOpts(root)
+	var jobs []tracedJob
+	var traced []int
+	for i, c := range cases {
+		a := analyze(c.cmd, opts)
+		got, why := a.ReadOnly, strings.Join(a.NotReadOnly, "; ")
+		if c.leaf != "" {
+			found := false
+			for _, lf := range a.Leaves {
+				if lf.Program == c.leaf {
+					found = true
+					got, why = lf.ReadOnly, lf.Reason
+				}
+			}
+			if !found {
+				t.Errorf("%q: no leaf %s", c.cmd, c.leaf)
+			}
+		}
+		if got != c.ro {
+			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, got, c.ro, why)
+		}
+		if c.bites || c.ro && c.leaf == "" {
+			traced = append(traced, i)
+			jobs = append(jobs, tracedJob{cmd: c.cmd, inspect: func(procs map[int]string) []string {
+				var found []string
+				for _, f := range procs {
+					b, _ := os.ReadFile(f)
+					for _, line := range strings.Split(string(b), "\n") {
+						if strings.HasPrefix(line, "execve(") && strings.Contains(line, `rsh"`) {
+							found = append(found, abbrev(line))
+						}
+					}
+				}
+				return found
+			}})
+		}
+	}
+	if d == nil {
+		proofUnavailable(t, why)
+	}
+	if d.root {
+		if out, err := exec.Command("chown", "-R", "65534:65534", root).CombinedOutput(); err != nil {
+			t.Fatalf("chown: %v %s", err, out)
+		}
+	}
+	for k, res := range d.traceAll(t, root, jobs) {
+		c := cases[traced[k]]
+		// As nobody (the tracer's user when the test runs as root), tar's
+		// child drops its groups before it executes rsh, and initgroups
+		// fails: its message is the remote path taken.
+		remote := len(res.inspected) > 0 || strings.Contains(res.output, "initgroups")
+		switch {
+		case c.bites && !remote:
+			t.Errorf("%q: tar tried no rsh: the case proves nothing (%s)", c.cmd, res.output)
+		case c.ro && remote:
+			t.Errorf("judged read-only, but %q tries rsh: %s %s", c.cmd, strings.Join(res.inspected, "; "), res.output)
+		}
+	}
+}

@@ -91,7 +91,8 @@ func namesMayChange(res *Analysis) bool {
 // tameNewNames reports whether every name a write of p may create (its
 // last component and each directory above it that does not exist yet:
 // mkdir -p) is one no listing of kind l can object to: it splits in no
-// xargs and loses nothing there (xargsPlain), holds no glob character,
+// xargs and loses nothing there (xargsPlain), holds no glob character
+// and no ":" (a glob starting point's name would be a host: rootMayNameHost),
 // and starts with no "-" and is no find operator or, for listedBare,
 // means what ./name means to every program (plainLead: no "@" or "+"
 // first either, no "="). touch, mkdir and a redirection create regular
@@ -107,7 +108,7 @@ func tameNewNames(p string, l listing) bool {
 			}
 		}
 		n := filepath.Base(q)
-		if !xargsPlain(n) || strings.ContainsAny(n, "*?[") || strings.HasPrefix(n, "-") ||
+		if !xargsPlain(n) || strings.ContainsAny(n, "*?[:") || strings.HasPrefix(n, "-") ||
 			n == "!" || n == "(" || n == ")" || n == "," || l >= listedBare && !plainLead(n) {
 			return false
 		}

@@ -312,9 +312,11 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 // quotedLead reports whether a name ls prints may start the one word of
 // "$(ls)" (all names, newline-separated): it starts as plainLead asks, and
 // any "=" follows a character no variable name holds, so the word is no
-// NAME=VALUE for awk or env ("q --output=x" may, "a=b" may not).
+// NAME=VALUE for awk or env ("q --output=x" may, "a=b" may not). It holds
+// no ":": the word holds no slash, so a colon in any name makes it
+// "host:file" to tar -f and cpio -F (plainLead).
 func quotedLead(n string) bool {
-	if n == "" || !plainLead(n[:1]) {
+	if n == "" || !plainLead(n[:1]) || strings.ContainsRune(n, ':') {
 		return false
 	}
 	i := strings.IndexByte(n, '=')

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"os"
 	"path"
 	"strings"
 
@@ -652,9 +653,13 @@ func (w *walker) cdCmd(c *wrapperCall) (state, state, bool) {
 		target = argv[i]
 	}
 	next := w.chdir(st, target)
+	paths, resolved := w.resolveWord(target, st)
+	if alts, searched := w.cdPathState(target, st); searched {
+		next, paths, resolved = alts, alts.dirs, !alts.unknown
+	}
 	reason := ""
 	var reads []string
-	if paths, ok := w.resolveWord(target, st); ok {
+	if resolved {
 		reads = paths
 	} else if !fr.tail {
 		// A cd nothing runs after only moves the shell that ends; a host
@@ -663,6 +668,68 @@ func (w *walker) cdCmd(c *wrapperCall) (state, state, bool) {
 	}
 	w.cdLeaf(fr, st, argv, reason, reads)
 	return union(st, next), next, true
+}
+
+// cdPathEnv is the CDPATH of the shell the command runs in: the deciding
+// process's, which for a hook is the host's (as PATH: paths.pathEnv).
+var cdPathEnv = func() string { return os.Getenv("CDPATH") }
+
+// bashOptsEnv is the BASHOPTS of permopa's environment (for a hook, the
+// host's): bash started with it exported sets the shell options it lists
+// before it reads the command (cdable_vars, nullglob, dotglob, ...), and
+// GLOBIGNORE changes what globs match (and sets dotglob).
+var bashOptsEnv = func() (bashopts, globignore string) {
+	return os.Getenv("BASHOPTS"), os.Getenv("GLOBIGNORE")
+}
+
+// inheritedGlobOptions reports whether the environment changes what globs
+// mean (a shopt in the command does too: mayChangeGlobs).
+func inheritedGlobOptions() bool {
+	opts, ignore := bashOptsEnv()
+	return strings.Contains(opts, "glob") || ignore != ""
+}
+
+// cdPathState returns where cd (or pushd) TARGET may take the shell when
+// CDPATH is set: bash looks a name that does not start with "/", "." or
+// ".." up in each of its entries first (an empty one is the current
+// directory) and only then takes the name itself, so a user's exported
+// CDPATH=~/src takes cd build to ~/src/build when that exists (cd build
+// && rm -f out.o deleted ~/src/build/out.o, judged as ./build's). Every
+// candidate is a directory the command may be in; more than maxCwds, or
+// one not static, is unknown; so is any with cdable_vars in the
+// environment's BASHOPTS. searched is false where neither plays a part
+// (docs/shell.md, "Leaves").
+func (w *walker) cdPathState(target word, st state) (state, bool) {
+	cdpath, t := cdPathEnv(), target.s
+	if target.dynamic || t == "" || t == "." || t == ".." || strings.HasPrefix(t, "/") ||
+		strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") {
+		return state{}, false
+	}
+	if opts, _ := bashOptsEnv(); strings.Contains(opts, "cdable_vars") {
+		// cd NAME goes to the value of the variable NAME when no such
+		// directory is found: any directory.
+		return state{unknown: true}, true
+	}
+	if cdpath == "" {
+		return state{}, false
+	}
+	var dirs []string
+	for _, e := range append(strings.Split(cdpath, ":"), ".") {
+		if e == "" {
+			e = "."
+		}
+		ps, ok := w.resolve(path.Join(e, t), st)
+		if !ok || len(ps) == 0 {
+			return state{unknown: true}, true
+		}
+		for _, p := range ps {
+			dirs = appendUnique(dirs, p)
+		}
+	}
+	if len(dirs) > maxCwds {
+		return state{unknown: true}, true
+	}
+	return state{dirs: dirs}, true
 }
 
 // chdir returns the state after a successful cd to target.

@@ -56,7 +56,8 @@ func ServerRequired(getenv func(string) string) bool {
 // directory of paths and settings) and XDG_CONFIG_HOME (the user settings
 // directory, git's user configuration), XDG_CACHE_HOME (where a log
 // failure notice is kept), RUSTUP_HOME (the toolchains a project's
-// rust-toolchain.toml may name), CLAUDE_PROJECT_DIR and CODEX_HOME (where
+// rust-toolchain.toml may name), CDPATH, BASHOPTS and GLOBIGNORE (where cd
+// NAME goes, what a glob means: docs/shell.md, "Leaves"), CLAUDE_PROJECT_DIR and CODEX_HOME (where
 // the hook reads the environment a host sets from the project,
 // project_env). PATH is not: Codex gives each session a PATH of its own;
 // the server looks command names up on the PATH of the hook that started
@@ -72,7 +73,7 @@ func DecisionEnv(environ []string) []string {
 		switch {
 		case k == EnvServer, k == EnvServerRequired, k == EnvServerTokenFile, k == EnvHookServer, k == EnvHookServerIdle:
 		case strings.HasPrefix(k, "PERMOPA_"), k == "HOME", k == "XDG_CONFIG_HOME", k == "XDG_CACHE_HOME", k == "RUSTUP_HOME",
-			k == "CLAUDE_PROJECT_DIR", k == "CODEX_HOME":
+			k == "CDPATH", k == "BASHOPTS", k == "GLOBIGNORE", k == "CLAUDE_PROJECT_DIR", k == "CODEX_HOME":
 			out = append(out, kv)
 		}
 	}
