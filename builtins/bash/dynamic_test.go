@@ -1314,6 +1314,7 @@ var dynamicExtra = []string{
 	// A "|" inside a regular expression literal is text, not a pipe.
 	`awk -F: '{ if ($2 ~/[Ii]mage|EPS/) print $1}' notes.txt`,
 	`find . -type f -exec file {} \; | awk -F: '$2 ~ /text|data/ { print $1 }'`,
+	`find src -type f -exec file {} \; | awk -F: '$2 ~ /text|data/ { print $1 }'`,
 	// No Info node has the name: info runs man -a (issue 26, fresh2).
 	`info bash 'Shell Expansions'`,
 }
@@ -1327,6 +1328,9 @@ var dynamicExtraSlow = map[string]bool{
 	"find . -type f -print0 | xargs -0 -n 2 -P 2 wc -c": true,
 	"find . -print0 | xargs -0 -I{} stat {}":            true,
 	`info bash 'Shell Expansions'`:                      true, // man formats the bash page: seconds under strace
+
+	// file over every file of the fixture: half a second under strace.
+	`find . -type f -exec file {} \; | awk -F: '$2 ~ /text|data/ { print $1 }'`: true,
 }
 
 // commandShape is the program of a command line's first word, with its

@@ -154,9 +154,9 @@ func TestReadOnlyVocabularyFuzz(t *testing.T) {
 	forms := flagspec.Forms(1)
 	n, every := 3, 1
 	if !slowTests {
-		// The quick suite: one invocation of every sixteenth form; all
-		// of them, three each, with -tags slow (.ci/run).
-		n, every = 1, 16
+		// The quick suite: one invocation of every thirty-second form;
+		// all of them, three each, with -tags slow (.ci/run).
+		n, every = 1, 32
 	}
 	if testing.Short() {
 		n, every = 1, 40

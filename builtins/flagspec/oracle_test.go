@@ -29,7 +29,7 @@ func TestWritersAgainstRealPrograms(t *testing.T) {
 	}
 	n, m := 120, 20
 	if !slowTests {
-		n, m = 30, 5 // the first runs of the same seed; all with -tags slow
+		n, m = 15, 3 // the first runs of the same seed; all with -tags slow
 	}
 	seed := int64(2)
 	if v, err := strconv.Atoi(os.Getenv("FLAGSPEC_ORACLE_N")); err == nil {
