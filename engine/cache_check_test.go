@@ -26,8 +26,8 @@ import (
 // every decision of the matrix, adversarial, security and semantics tables
 // is the same with the cache on and off; the quick suite checks a sample
 // that covers every class of answer (cacheCheckSampled): the check
-// evaluates twice and replays the recorded file system reads again, about
-// a fifth of the package's CPU. PERMOPA_TEST_CACHE=off runs the tests
+// evaluates again and replays the recorded file system reads again
+// (docs/benchmarks-log.md, "The quick suite"). PERMOPA_TEST_CACHE=off runs the tests
 // without the cache, and so do benchmarks (-test.bench): they measure a
 // decision as users get it, where a checked hit would evaluate twice.
 
