@@ -1,12 +1,15 @@
 package permopa_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -15,28 +18,73 @@ const modulePath = "github.com/permopa/permopa"
 
 // goListed is what `go list -json` says of one package (tests excluded).
 type goListed struct {
-	ImportPath string
-	Imports    []string
-	Deps       []string
+	ImportPath                string
+	Dir, Doc                  string
+	Imports, Deps             []string
+	TestGoFiles, XTestGoFiles []string
 }
 
-// listPackages runs `go list -json` over patterns.
+// modulePackages is `go list -json ./...` over the module, run once for
+// the tests of this package (each `go list` loads the whole import graph
+// again).
+var modulePackages struct {
+	once sync.Once
+	pkgs []goListed
+	err  error
+}
+
+// listPackages returns what `go list -json` says of the module's packages
+// matched by patterns ("./...", "./dir/..." or "./dir"), in go list's
+// order; a pattern that matches no package fails the test.
 func listPackages(t *testing.T, patterns ...string) []goListed {
 	t.Helper()
-	out, err := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps"}, patterns...)...).Output()
-	if err != nil {
-		t.Fatalf("go list %v: %v", patterns, err)
+	modulePackages.once.Do(func() {
+		out, err := exec.Command("go", "list", "-json=ImportPath,Dir,Doc,Imports,Deps,TestGoFiles,XTestGoFiles", "./...").Output()
+		if err != nil {
+			modulePackages.err = fmt.Errorf("go list ./...: %w", err)
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(out))
+		for dec.More() {
+			var p goListed
+			if err := dec.Decode(&p); err != nil {
+				modulePackages.err = err
+				return
+			}
+			modulePackages.pkgs = append(modulePackages.pkgs, p)
+		}
+	})
+	if modulePackages.err != nil {
+		t.Fatal(modulePackages.err)
 	}
 	var pkgs []goListed
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for dec.More() {
-		var p goListed
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
+	for _, pattern := range patterns {
+		n := 0
+		for _, p := range modulePackages.pkgs {
+			rel, _ := ours(p.ImportPath)
+			if matches(rel, pattern) {
+				pkgs = append(pkgs, p)
+				n++
+			}
 		}
-		pkgs = append(pkgs, p)
+		if n == 0 {
+			t.Fatalf("go list %s: no package of the module matches", pattern)
+		}
 	}
 	return pkgs
+}
+
+// matches reports whether the package rel (relative to the module) is
+// matched by a go list pattern "./...", "./dir/..." or "./dir".
+func matches(rel, pattern string) bool {
+	pattern = strings.TrimPrefix(pattern, "./")
+	if pattern == "..." {
+		return true
+	}
+	if dir, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return under(rel, dir)
+	}
+	return rel == strings.TrimSuffix(pattern, "/")
 }
 
 // ours is pkg relative to the module ("" for the root), and whether it is

@@ -1,10 +1,8 @@
 package permopa_test
 
 import (
-	"encoding/json"
 	"go/parser"
 	"go/token"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,20 +12,8 @@ import (
 // a package comment (doc.go, or the comment of one of its files; for a
 // package of tests only, of a test file).
 func TestEveryPackageHasADoc(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,Doc,TestGoFiles,XTestGoFiles", "./...").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	n := 0
-	for dec.More() {
-		var p struct {
-			ImportPath, Dir, Doc      string
-			TestGoFiles, XTestGoFiles []string
-		}
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range listPackages(t, "./...") {
 		n++
 		if p.Doc != "" {
 			continue

@@ -314,7 +314,7 @@ func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(cont
 			c.hits.Add(1)
 			engineops.ReportCacheHit(ctx)
 			d := ent.serve(pol, toolUseID)
-			if testCacheCheck != nil {
+			if testChecks(key, true, d, ent.rec) {
 				if fresh := eval(ctx); e.cacheGen.Load() == gen && ctx.Err() == nil {
 					testCacheCheck(val, d, fresh)
 				}
@@ -339,7 +339,7 @@ func (e *Engine) decideCached(ctx context.Context, val ast.Value, eval func(cont
 	if !c.put(ent, gen) {
 		return d
 	}
-	if testCacheCheck != nil {
+	if testChecks(key, false, d, rec) {
 		// What a repeat of this call would be served, beside the answer
 		// just evaluated over the same state.
 		if again, ok := c.get(key, gen); ok && again.rec.Replay(ctx) {
@@ -360,13 +360,20 @@ func (ent *cacheEntry) serve(pol *cachePolicy, toolUseID any) permission.Decisio
 }
 
 // Set by the engine's own tests only (cache_check_test.go): every engine
-// gets a cache (testDefaultCache), and testCacheCheck sees every answer
+// gets a cache (testDefaultCache), and testCacheCheck sees the answers
 // the cache serves, or would serve, beside an evaluation of the same
-// input over the same state.
+// input over the same state: every answer, or those testCacheSampled
+// picks (a hit or a store, by key, decision and recorded calls).
 var (
 	testDefaultCache bool
 	testCacheCheck   func(input ast.Value, cached, fresh permission.Decision)
+	testCacheSampled func(key string, hit bool, d permission.Decision, rec *builtins.Recording) bool
 )
+
+// testChecks reports whether testCacheCheck sees this answer.
+func testChecks(key string, hit bool, d permission.Decision, rec *builtins.Recording) bool {
+	return testCacheCheck != nil && (testCacheSampled == nil || testCacheSampled(key, hit, d, rec))
+}
 
 func plainToolUseID(v any) bool {
 	switch v.(type) {

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"os"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,13 +19,17 @@ import (
 )
 
 // Every suite of this package runs with the decision cache on, checked:
-// each answer the cache serves (a hit), and the answer it would serve
-// right after storing one, is compared with an evaluation of the same
-// input over the same state; TestMain fails the run on any difference.
-// So every decision of the matrix, adversarial, security and semantics
-// tables is the same with the cache on and off. PERMOPA_TEST_CACHE=off
-// runs them without it, and so do benchmarks (-test.bench): they measure
-// a decision as users get it, where a checked hit would evaluate twice.
+// an answer the cache serves (a hit), and the answer it would serve right
+// after storing one, is compared with an evaluation of the same input over
+// the same state; TestMain fails the run on any difference. With -tags
+// slow (.ci/run) or PERMOPA_TEST_CACHE=all every answer is checked, so
+// every decision of the matrix, adversarial, security and semantics tables
+// is the same with the cache on and off; the quick suite checks a sample
+// that covers every class of answer (cacheCheckSampled): the check
+// evaluates again and replays the recorded file system reads again
+// (docs/benchmarks-log.md, "The quick suite"). PERMOPA_TEST_CACHE=off runs the tests
+// without the cache, and so do benchmarks (-test.bench): they measure a
+// decision as users get it, where a checked hit would evaluate twice.
 
 var cacheMismatches struct {
 	sync.Mutex
@@ -34,6 +41,9 @@ func init() {
 		return
 	}
 	testDefaultCache = true
+	if !cacheCheckAll && os.Getenv("PERMOPA_TEST_CACHE") != "all" {
+		testCacheSampled = cacheCheckSampled
+	}
 	testCacheCheck = func(input ast.Value, cached, fresh permission.Decision) {
 		if reflect.DeepEqual(cached, fresh) {
 			return
@@ -42,6 +52,30 @@ func init() {
 		defer cacheMismatches.Unlock()
 		cacheMismatches.list = append(cacheMismatches.list, fmt.Sprintf("input %v\n  cached %+v\n  fresh  %+v", input, cached, fresh))
 	}
+}
+
+// checkedClasses are the classes of answer the quick suite has checked.
+var checkedClasses sync.Map
+
+// cacheCheckSampled picks the answers the quick suite checks: a fixed
+// quarter of the calls (by a hash of the cache key, so the same calls in
+// every run), and the first answer of each class, a class being a hit or a
+// store with its behavior, step, check and the names of the file system
+// built-ins it was recorded with; so every kind of answer, and every kind
+// of recorded read Replay repeats, is checked in every run.
+func cacheCheckSampled(key string, hit bool, d permission.Decision, rec *builtins.Recording) bool {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	if h.Sum32()%4 == 0 {
+		return true
+	}
+	names := map[string]bool{}
+	for _, c := range rec.Calls {
+		names[c.Name] = true
+	}
+	class := fmt.Sprintf("%t %s %s %s %v", hit, d.Behavior, d.Step, d.Check, slices.Sorted(maps.Keys(names)))
+	_, seen := checkedClasses.LoadOrStore(class, true)
+	return !seen
 }
 
 // benchmarking reports whether args run benchmarks (-test.bench with a

@@ -33,6 +33,30 @@ func writeModeFile(t *testing.T, p, body string, mode os.FileMode) {
 	}
 }
 
+// committedRepository makes, with the real git, a repository of two
+// committed files a and b, for the cases to copy (a copy's index holds
+// stale stat data, which git status refreshes: it writes the index).
+func committedRepository(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := filepath.Join(root, "w")
+	if err := os.MkdirAll(filepath.Join(root, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(w, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runGit(t, root, w, "init", "-q")
+	writeModeFile(t, filepath.Join(w, "a"), "one\n", 0o644)
+	writeModeFile(t, filepath.Join(w, "b"), "same\n", 0o644)
+	runGit(t, root, w, "add", "a", "b")
+	runGit(t, root, w, "-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-qm", "a")
+	return w
+}
+
 // A project that arrives with its own .git (a tarball, a shared volume, a
 // devcontainer) decides what git runs on commands that only read. Each
 // class is first run with the real git (the hostile file does run the
@@ -101,7 +125,15 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 		{"core.worktree", appendConfig("[core]\n\tworktree = ../../home\n"), ""},
 		{"unparseable", appendConfig("[core\n\tfsmonitor = EVIL\n"), ""},
 	}
-	for _, c := range cases {
+	// The quick suite runs the real git for the first case of each git
+	// command that runs the fixture (status, diff, log -p, ls-remote), and
+	// decides each case's commands in a fixed third of them, every command
+	// in a third of the cases; -tags slow runs every case in full.
+	realRun := map[string]bool{}
+	template := committedRepository(t)
+	for i, c := range cases {
+		runReal := c.real != "" && (slowTests || !realRun[c.real])
+		realRun[c.real] = true
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			root, err := filepath.EvalSymlinks(t.TempDir())
@@ -109,16 +141,12 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			home, w := filepath.Join(root, "home"), filepath.Join(root, "w")
-			for _, d := range []string{home, w} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				t.Fatal(err)
 			}
-			runGit(t, root, w, "init", "-q")
-			writeModeFile(t, filepath.Join(w, "a"), "one\n", 0o644)
-			writeModeFile(t, filepath.Join(w, "b"), "same\n", 0o644)
-			runGit(t, root, w, "add", "a", "b")
-			runGit(t, root, w, "-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-qm", "a")
+			if err := os.CopyFS(w, os.DirFS(template)); err != nil {
+				t.Fatal(err)
+			}
 			log, evil := filepath.Join(root, "ran.log"), filepath.Join(root, "evil.sh")
 			hostileScript(t, evil, log)
 
@@ -139,7 +167,7 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 				t.Fatalf("plain repository: git status: %s/%s (%s), want read-only", d.Behavior, d.Step, d.Message)
 			}
 			c.setup(t, w, evil)
-			if c.real != "" {
+			if runReal {
 				writeModeFile(t, filepath.Join(w, "a"), "two\n", 0o644)
 				// b unchanged but with a new time: git status refreshes its
 				// stat data and so writes the index (the read-time hooks run
@@ -161,8 +189,11 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 					t.Fatalf("real git %s did not run the fixture: the case proves nothing", c.real)
 				}
 			}
-			for _, cmd := range []string{"git status", "git diff", "git log -p", "git show", "git blame a",
+			for j, cmd := range []string{"git status", "git diff", "git log -p", "git show", "git blame a",
 				"git grep --textconv one", "cd " + w + " && git log --oneline", "git --git-dir=.git log", "git -C " + w + " status", "git ls-remote o", "git remote show o"} {
+				if !slowTests && (i+j)%3 != 0 {
+					continue
+				}
 				if d := decide(cmd, "plan"); d.Behavior == permission.Allow {
 					t.Errorf("plan: %q: ALLOW (%s/%s)", cmd, d.Step, d.Message)
 				}

@@ -146,11 +146,26 @@ func buildReadsFixture(root string, big bool) error {
 	return nil
 }
 
+// inQuickModes reports whether the quick suite decides the k-th call of
+// a table of at least len(allModes) calls in allModes[m]: each call in two
+// modes, each mode for two fifths of the calls, so every call and every
+// mode of the table stays in the quick suite; -tags slow decides every
+// call in every mode.
+func inQuickModes(k, m int) bool {
+	return slowTests || (k+m)%len(allModes) < 2
+}
+
+// checkTable decides each command of the table in allModes (a sample of
+// them in the quick suite, inQuickModes, for an outcome of at least as
+// many commands as modes) and wants the outcome's answer for the mode.
 func checkTable(t *testing.T, eng *engine.Engine, cwd string, table map[outcome][]string) {
 	t.Helper()
 	for o, cmds := range table {
-		for _, cmd := range cmds {
-			for _, mode := range allModes {
+		for k, cmd := range cmds {
+			for m, mode := range allModes {
+				if len(cmds) >= len(allModes) && !inQuickModes(k, m) {
+					continue
+				}
 				d := decideBash(eng, cmd, cwd, mode)
 				if want := o.want(mode); d.Behavior != want[0] || d.Step != want[1] {
 					t.Errorf("%s: %q: %s/%s (%s), want %v", mode, cmd, d.Behavior, d.Step, d.Message, want)
@@ -480,8 +495,11 @@ func TestTreesTooLargeToCheckUnderDenyRules(t *testing.T) {
 	}
 	ssh := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, Rules: []permission.Rule{rule("DENY", "~/.ssh/**")}})
 	honours := newTestEngine(t, settings.Settings{Home: home, Cwd: proj, BypassHonoursSafety: true, Rules: []permission.Rule{rule("DENY", "~/.ssh/**")}})
-	for _, c := range large {
-		for _, mode := range allModes {
+	for k, c := range large {
+		for m, mode := range allModes {
+			if !inQuickModes(k, m) {
+				continue
+			}
 			d := decide(ssh, c, mode)
 			if d.Behavior != uncertainDenyBehavior[mode] || d.Step != permission.StepDenyRuleUncertain || d.Check != permission.CheckUnseenTree ||
 				!d.BypassImmune || d.MatchedRule == nil || *d.MatchedRule.RuleContent != "~/.ssh/**" ||
@@ -494,8 +512,11 @@ func TestTreesTooLargeToCheckUnderDenyRules(t *testing.T) {
 			t.Errorf("%s %v in BYPASS with bypass_honours_safety: %s/%s (%s), want the safety ASK", c.tool, c.in, d.Behavior, d.Step, d.Message)
 		}
 	}
-	for _, c := range small {
-		for _, mode := range allModes {
+	for k, c := range small {
+		for m, mode := range allModes {
+			if !inQuickModes(k, m) {
+				continue
+			}
 			if d := decide(ssh, c, mode); d.Behavior != permission.Deny || d.Step != permission.StepDenyRule {
 				t.Errorf("%s %v in %s: %s/%s (%s), want DENY by Read(~/.ssh/**)", c.tool, c.in, mode, d.Behavior, d.Step, d.Message)
 			}
@@ -527,8 +548,11 @@ func TestTreesTooLargeToCheckUnderDenyRules(t *testing.T) {
 	}
 	// No rule: the tree is not read-only, and the mode decides as before.
 	none := newTestEngine(t, settings.Settings{Home: home, Cwd: proj})
-	for _, c := range large {
-		for _, mode := range allModes {
+	for k, c := range large {
+		for m, mode := range allModes {
+			if !inQuickModes(k, m) {
+				continue
+			}
 			want := plain.want(mode)
 			if c.tool != "Bash" && (mode == "acceptEdits" || mode == "default") {
 				want = [2]string{permission.Ask, permission.StepModeFallback}

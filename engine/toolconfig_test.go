@@ -83,6 +83,12 @@ func TestHostileToolchainConfigIsNotReadOnly(t *testing.T) {
 			writeModeFile(t, filepath.Join(p, "tool.info"), "This is tool.info\n\x1f\nIndirect:\n/etc/shadow: 100\n\x1f\n", 0o644)
 		}, nil, []string{"info tool"}},
 	}
+	// One plain project made with the real git, copied for each case.
+	template, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainProject(t, template, filepath.Join(template, "home"), filepath.Join(template, "p"))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -91,7 +97,11 @@ func TestHostileToolchainConfigIsNotReadOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			home, p := filepath.Join(root, "home"), filepath.Join(root, "p")
-			plainProject(t, root, home, p)
+			for _, d := range []string{"home", "p"} {
+				if err := os.CopyFS(filepath.Join(root, d), os.DirFS(filepath.Join(template, d))); err != nil {
+					t.Fatal(err)
+				}
+			}
 			ctx := context.Background()
 			eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: p,
 				Rules: []permission.Rule{mustRule(t, "Bash(cargo:*)"), mustRule(t, "Bash(rustc:*)"), mustRule(t, "Bash(go list:*)"),
