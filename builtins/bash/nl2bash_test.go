@@ -34,7 +34,7 @@ import (
 // (testdata/nl2bash-fresh2.tsv: 700 more lines, a third seed, drawn and
 // classified the same way later that day). Nothing is tuned on the fresh
 // samples but a false read-only.
-var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2"}
+var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2", "fresh3"}
 
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
@@ -133,7 +133,7 @@ func TestNL2BashRecall(t *testing.T) {
 	root := nl2bashFixture(t, nil)
 	opts := realWorldOpts(root)
 	type tally struct{ ro, hit, nro, skip int }
-	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}, "fresh2": {}}
+	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}, "fresh2": {}, "fresh3": {}}
 	for _, r := range loadNL2Bash(t) {
 		a := analyze(r.cmd, opts)
 		tl := tallies[r.half]
@@ -547,7 +547,7 @@ func TestNL2BashClassify(t *testing.T) {
 	jobs := make([]tracedJob, len(rows))
 	for i, r := range rows {
 		a := analyze(r.cmd, opts)
-		jobs[i] = tracedJob{cmd: r.cmd, cache: a.CacheWrites, observe: true, secrets: secretPaths(root)}
+		jobs[i] = tracedJob{cmd: r.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), observe: true, secrets: secretPaths(root)}
 	}
 	results := d.traceAll(t, root, jobs)
 	classes := make([][2]string, len(rows))
@@ -646,7 +646,7 @@ func TestNL2BashDynamic(t *testing.T) {
 	var analyses []*Analysis
 	n := 0
 	for _, r := range loadNL2Bash(t) {
-		if !slowTests && r.half == "fresh2" {
+		if !slowTests && (r.half == "fresh2" || r.half == "fresh3") {
 			continue // traced with -tags slow only: the quick suite keeps its time
 		}
 		a := analyze(r.cmd, opts)
@@ -657,7 +657,7 @@ func TestNL2BashDynamic(t *testing.T) {
 		if !slowTests && n%32 != 1 {
 			continue
 		}
-		jobs = append(jobs, tracedJob{cmd: r.cmd, cache: a.CacheWrites, helpers: helpersFor(a), secrets: secretPaths(root)})
+		jobs = append(jobs, tracedJob{cmd: r.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a), secrets: secretPaths(root)})
 		analyses = append(analyses, a)
 	}
 	for i, res := range d.traceAll(t, root, jobs) {
