@@ -32,8 +32,10 @@ import (
 // "Measured recall"). The fresh sample was looked at during fixes too, so
 // the unseen figure is now the second fresh sample's
 // (testdata/nl2bash-fresh2.tsv: 700 more lines, a third seed, drawn and
-// classified the same way later that day). Nothing is tuned on the fresh
-// samples but a false read-only.
+// classified the same way later that day). fresh2 was studied too, so the
+// unseen figure is now the third fresh sample's (testdata/nl2bash-fresh3.tsv:
+// 700 more lines, a fourth seed, drawn and classified the same way at 07:00
+// that day). Nothing is tuned on the fresh samples but a false read-only.
 var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2", "fresh3"}
 
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
@@ -50,6 +52,13 @@ const nl2bashFreshRecall = 0.895 // 205/229 analysed in the classification fixtu
 // value is the unseen figure, measured on main as of 56a5057 before the
 // fourth round's fixes.
 const nl2bashFresh2Recall = 0.860 // 229/266 with awk's regular expression literals lexed (issue 26); 228/266 when first analysed in the classification fixture (231/266 in a directory that did not exist); 230/266 (0.865), first measured unseen on 2026-12-06
+
+// nl2bashFresh3Recall is the ratchet for the third fresh sample (the
+// unseen one since 2026-12-06 07:30: drawn and classified after fresh2 had
+// been studied; docs/shell.md, "Measured recall"): its first value is the
+// unseen figure, measured on main as of 33b08f2 before recallA/recallB's
+// fixes.
+const nl2bashFresh3Recall = 0.826 // 228/276, first measured unseen on 2026-12-06
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
@@ -119,8 +128,9 @@ func loadNL2Bash(t testing.TB) []nl2bashRow {
 // TestNL2BashRecall: no command observed to write, run code that is not the
 // system's or leave the host is judged read-only (a hard failure), and the
 // share of the observed read-only commands judged read-only on the holdout
-// half and the two fresh samples does not drop below nl2bashHoldoutRecall,
-// nl2bashFreshRecall and nl2bashFresh2Recall. It prints the recall of each; -v lists the misses
+// half and the three fresh samples does not drop below nl2bashHoldoutRecall,
+// nl2bashFreshRecall, nl2bashFresh2Recall and nl2bashFresh3Recall. It prints
+// the recall of each; -v lists the misses
 // with the analyser's reasons.
 //
 // The commands are analysed in the fixture they were classified in
@@ -165,7 +175,7 @@ func TestNL2BashRecall(t *testing.T) {
 		}
 	}
 	recall := func(tl *tally) float64 { return float64(tl.hit) / float64(max(tl.ro, 1)) }
-	for _, half := range []string{"fresh2", "fresh", "holdout", "tune"} {
+	for _, half := range []string{"fresh3", "fresh2", "fresh", "holdout", "tune"} {
 		tl := tallies[half]
 		fmt.Printf("nl2bash %s recall: %d/%d observed read-only commands judged read-only (%.3f); %d not read-only, none judged read-only; %d skipped\n",
 			half, tl.hit, tl.ro, recall(tl), tl.nro, tl.skip)
@@ -178,6 +188,9 @@ func TestNL2BashRecall(t *testing.T) {
 	}
 	if got := recall(tallies["fresh2"]); got < nl2bashFresh2Recall {
 		t.Errorf("nl2bash fresh2 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh2Recall)
+	}
+	if got := recall(tallies["fresh3"]); got < nl2bashFresh3Recall {
+		t.Errorf("nl2bash fresh3 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh3Recall)
 	}
 }
 
@@ -652,7 +665,8 @@ func (d *dynamicTracer) traceAll(t testing.TB, root string, jobs []tracedJob) []
 // read-only by the analyser too), and fails on any effect or secret read:
 // the stored classes cannot hide a false read-only that the trace shows
 // today. The quick suite traces every thirty-second of the first three
-// samples; -tags slow (CI) all of them, the second fresh sample's included.
+// samples; -tags slow (CI) all of them, the second and third fresh
+// samples' included.
 func TestNL2BashDynamic(t *testing.T) {
 	t.Parallel()
 	d, why := newDynamicTracer()
