@@ -262,10 +262,11 @@ type tracedJob struct {
 	secrets []string
 	// cacheOwners, when set, scopes cache to the programs that own it
 	// (program name → its cache; cacheOwnersOf): a process may write only
-	// the cache of the program it runs (the one it executed last, or its
-	// parent's at the fork when it executed none), so sort's /tmp does not
-	// cover tee /tmp/x or a shell redirection in the same pipeline. A
-	// process whose program is not known writes within cache as before.
+	// the caches of the programs it descends from (what it executed, what
+	// its parents had executed when they forked it: info's cache covers the
+	// man it runs), so sort's /tmp does not cover tee /tmp/x or a shell
+	// redirection in the same pipeline. A process whose programs are not
+	// known writes within cache as before.
 	cacheOwners map[string][]string
 	// inspect, when set, reads the trace files of the command's own
 	// processes (pid → file) while they exist (hostileRun's planted
@@ -478,16 +479,16 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 	}
 	// In the trace's own pid namespace a child's pid follows its parent's.
 	sort.Ints(order)
-	// inherited is the program each process runs when it starts: its
-	// parent's at the fork (cacheOwners).
-	inherited := map[int]string{}
+	// inherited are the programs each process descends from when it
+	// starts: its parent's at the fork (cacheOwners).
+	inherited := map[int][]string{}
 	if j.cacheOwners != nil {
 		for _, pid := range order {
 			b, err := os.ReadFile(procs[pid])
 			if err != nil {
 				t.Fatal(err)
 			}
-			prog, script := inherited[pid], ""
+			progs, script := inherited[pid], ""
 			for _, line := range strings.Split(string(b), "\n") {
 				m := straceLine.FindStringSubmatch(line)
 				if m == nil || m[3] == "?" || strings.HasPrefix(m[3], "-") {
@@ -495,10 +496,10 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 				}
 				switch m[1] {
 				case "execve", "execveat":
-					prog, script = runningProgram(prog, script, m[2])
+					progs, script = runningPrograms(progs, script, m[2])
 				case "clone", "clone3", "fork", "vfork":
 					if child, err := strconv.Atoi(m[3]); err == nil && child > 0 {
-						inherited[child] = prog
+						inherited[child] = progs
 					}
 				}
 			}
@@ -514,13 +515,18 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 		}
 		effects = append(effects, e)
 	}
-	prog, script := "", ""
+	var progs []string
+	script := ""
 	// allowed is the cache the current process may write.
 	allowed := func() []string {
-		if j.cacheOwners != nil && prog != "" {
-			return j.cacheOwners[prog]
+		if j.cacheOwners == nil || len(progs) == 0 {
+			return j.cache
 		}
-		return j.cache
+		var out []string
+		for _, p := range progs {
+			out = append(out, j.cacheOwners[p]...)
+		}
+		return out
 	}
 	writable := func(p string) bool {
 		p = filepath.Clean(p)
@@ -554,7 +560,7 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 		}
 		first := true
 		lastExec := ""
-		prog, script = inherited[pid], ""
+		progs, script = inherited[pid], ""
 		for _, line := range strings.Split(string(b), "\n") {
 			m := straceLine.FindStringSubmatch(line)
 			if m == nil {
@@ -567,7 +573,7 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 				if !ok {
 					continue
 				}
-				prog, script = runningProgram(prog, script, args)
+				progs, script = runningPrograms(progs, script, args)
 				argv := execArgv(args)
 				if len(argv) == 0 {
 					add("exec of an unreadable argv: %s", line)
@@ -705,28 +711,25 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 	return effects, execs
 }
 
-// runningProgram is the program a process runs after a successful execve
-// with args, given the one it ran (prog) and the path it executed
-// (script): the base name of the new program, git for git's git-NAME, and
-// the script's for the interpreter a script's #! line runs (argv[1] is
-// the script just executed).
-func runningProgram(prog, script, args string) (string, string) {
+// runningPrograms are the programs a process descends from after a
+// successful execve with args, given those before (progs) and the path it
+// executed last (script): progs and the base name of the new program (git
+// for git's git-NAME; nothing new for the interpreter a script's #! line
+// runs, whose argv[1] is the script just executed).
+func runningPrograms(progs []string, script, args string) ([]string, string) {
 	argv := execArgv(args)
 	path := ""
 	if ps := straceString.FindStringSubmatch(args); ps != nil {
 		path = unescapeC(ps[1])
 	}
-	if len(argv) == 0 {
-		return "", path
-	}
-	if len(argv) > 1 && script != "" && argv[1] == script {
-		return prog, path
+	if len(argv) == 0 || len(argv) > 1 && script != "" && argv[1] == script {
+		return progs, path
 	}
 	base := filepath.Base(argv[0])
 	if strings.HasPrefix(base, "git-") {
 		base = "git"
 	}
-	return base, path
+	return append(progs[:len(progs):len(progs)], base), path
 }
 
 // cacheOwnersOf maps each program of a's leaves to the cache it may write
@@ -1312,7 +1315,7 @@ func TestDynamicReadOnly(t *testing.T) {
 					j := jobs[i]
 					a := analyze(j.cmd, opts)
 					results[i] = result{job: j, ro: a.ReadOnly, net: a.NetworkRead}
-					batch = append(batch, tracedJob{cmd: j.cmd, cache: a.CacheWrites, helpers: helpersFor(a)})
+					batch = append(batch, tracedJob{cmd: j.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a)})
 				}
 				for k, res := range d.runBatch(t, template, batch, dynamicTimeout) {
 					results[first+k].res = res

@@ -73,12 +73,13 @@ var nl2bashOpensWithoutReading = map[string]string{
 // executes an argv the analyser does not judge read-only on its own, which
 // the program rejects without doing anything, with why.
 var nl2bashExecRejected = map[string]string{
-	// The unquoted *.txt expands to several names ending in .txt (never a
+	// An unquoted *.txt (*.py) expands to several names ending in .txt (never a
 	// primary or an option); find rejects the second one ("paths must
 	// precede expression") and runs nothing.
-	`find . -name *.txt -exec ls {} \;`:   "find rejects the expanded glob's second name",
-	`find . -name *.txt | egrep mystring`: "find rejects the expanded glob's second name",
-	`find . -name *.txt -print`:           "find rejects the expanded glob's second name",
+	`find . -name *.txt -exec ls {} \;`:                                          "find rejects the expanded glob's second name",
+	`find . -name *.txt | egrep mystring`:                                        "find rejects the expanded glob's second name",
+	`find . -name *.txt -print`:                                                  "find rejects the expanded glob's second name",
+	`find . -name *.py -exec wc -l {} \; | awk '{ SUM += $0} END { print SUM }'`: "find rejects the expanded glob's second name",
 }
 
 // nl2bashRow is one row of a half.
