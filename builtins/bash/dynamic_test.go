@@ -184,7 +184,11 @@ func (d *dynamicTracer) runJob(t testing.TB, root string, j tracedJob, timeout t
 	defer os.RemoveAll(traces)
 	var out limitedBuffer
 	out.max = dynamicOutputMax
-	exit, timedOut := d.traced(root, traces, []string{d.bash, "-c", cmd}, tracedSyscalls, &out, timeout)
+	syscalls := tracedSyscalls
+	if j.cacheOwners != nil {
+		syscalls += "," + forkSyscalls // which program each process inherits
+	}
+	exit, timedOut := d.traced(root, traces, []string{d.bash, "-c", cmd}, syscalls, &out, timeout)
 	res := dynamicResult{output: out.String(), exit: exit, timeout: timedOut}
 	if len(traceFiles(traces)) == 0 {
 		// Nothing was traced (the namespace's mounts failed): no effect
@@ -256,6 +260,14 @@ type tracedJob struct {
 	observe bool
 	// secrets are files whose opening for reading is an effect.
 	secrets []string
+	// cacheOwners, when set, scopes cache to the programs that own it
+	// (program name → its cache; cacheOwnersOf): a process may write only
+	// the caches of the programs it descends from (what it executed, what
+	// its parents had executed when they forked it: info's cache covers the
+	// man it runs), so sort's /tmp does not cover tee /tmp/x or a shell
+	// redirection in the same pipeline. A process whose programs are not
+	// known writes within cache as before.
+	cacheOwners map[string][]string
 	// inspect, when set, reads the trace files of the command's own
 	// processes (pid → file) while they exist (hostileRun's planted
 	// script and secret); its findings are the result's inspected.
@@ -457,15 +469,42 @@ func traceEffects(t testing.TB, procs map[int]string, cmd string, allowed []stri
 // traceJobEffects is traceEffects for a job: in observe mode it also
 // returns the argv of every program executed.
 func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string, [][]string) {
-	cmd, allowed, helpers := j.cmd, j.cache, j.helpers
+	cmd, helpers := j.cmd, j.helpers
 	var execs [][]string
 	pids := map[int]bool{}
-	var files []string
-	for pid, f := range procs {
+	var order []int
+	for pid := range procs {
 		pids[pid] = true
-		files = append(files, f)
+		order = append(order, pid)
 	}
-	sort.Strings(files)
+	// In the trace's own pid namespace a child's pid follows its parent's.
+	sort.Ints(order)
+	// inherited are the programs each process descends from when it
+	// starts: its parent's at the fork (cacheOwners).
+	inherited := map[int][]string{}
+	if j.cacheOwners != nil {
+		for _, pid := range order {
+			b, err := os.ReadFile(procs[pid])
+			if err != nil {
+				t.Fatal(err)
+			}
+			progs, script := inherited[pid], ""
+			for _, line := range strings.Split(string(b), "\n") {
+				m := straceLine.FindStringSubmatch(line)
+				if m == nil || m[3] == "?" || strings.HasPrefix(m[3], "-") {
+					continue
+				}
+				switch m[1] {
+				case "execve", "execveat":
+					progs, script = runningPrograms(progs, script, m[2])
+				case "clone", "clone3", "fork", "vfork":
+					if child, err := strconv.Atoi(m[3]); err == nil && child > 0 {
+						inherited[child] = progs
+					}
+				}
+			}
+		}
+	}
 	var effects []string
 	add := func(format string, args ...any) {
 		e := fmt.Sprintf(format, args...)
@@ -476,6 +515,19 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 		}
 		effects = append(effects, e)
 	}
+	var progs []string
+	script := ""
+	// allowed is the cache the current process may write.
+	allowed := func() []string {
+		if j.cacheOwners == nil || len(progs) == 0 {
+			return j.cache
+		}
+		var out []string
+		for _, p := range progs {
+			out = append(out, j.cacheOwners[p]...)
+		}
+		return out
+	}
 	writable := func(p string) bool {
 		p = filepath.Clean(p)
 		switch {
@@ -484,7 +536,7 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 			strings.HasPrefix(p, "pipe:[") || strings.HasPrefix(p, "/dev/pts/"):
 			return true
 		}
-		for _, a := range allowed {
+		for _, a := range allowed() {
 			if p == a || strings.HasPrefix(p, a+"/") {
 				return true
 			}
@@ -494,20 +546,21 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 	// A missing parent of an allowed directory may be created.
 	ancestor := func(p string) bool {
 		p = filepath.Clean(p)
-		for _, a := range allowed {
+		for _, a := range allowed() {
 			if strings.HasPrefix(a, p+"/") {
 				return true
 			}
 		}
 		return false
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, pid := range order {
+		b, err := os.ReadFile(procs[pid])
 		if err != nil {
 			t.Fatal(err)
 		}
 		first := true
 		lastExec := ""
+		progs, script = inherited[pid], ""
 		for _, line := range strings.Split(string(b), "\n") {
 			m := straceLine.FindStringSubmatch(line)
 			if m == nil {
@@ -520,6 +573,7 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 				if !ok {
 					continue
 				}
+				progs, script = runningPrograms(progs, script, args)
 				argv := execArgv(args)
 				if len(argv) == 0 {
 					add("exec of an unreadable argv: %s", line)
@@ -655,6 +709,38 @@ func traceJobEffects(t testing.TB, procs map[int]string, j tracedJob) ([]string,
 	}
 	sort.Strings(effects)
 	return effects, execs
+}
+
+// runningPrograms are the programs a process descends from after a
+// successful execve with args, given those before (progs) and the path it
+// executed last (script): progs and the base name of the new program (git
+// for git's git-NAME; nothing new for the interpreter a script's #! line
+// runs, whose argv[1] is the script just executed).
+func runningPrograms(progs []string, script, args string) ([]string, string) {
+	argv := execArgv(args)
+	path := ""
+	if ps := straceString.FindStringSubmatch(args); ps != nil {
+		path = unescapeC(ps[1])
+	}
+	if len(argv) == 0 || len(argv) > 1 && script != "" && argv[1] == script {
+		return progs, path
+	}
+	base := filepath.Base(argv[0])
+	if strings.HasPrefix(base, "git-") {
+		base = "git"
+	}
+	return append(progs[:len(progs):len(progs)], base), path
+}
+
+// cacheOwnersOf maps each program of a's leaves to the cache it may write
+// (tracedJob.cacheOwners).
+func cacheOwnersOf(a *Analysis) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range a.Leaves {
+		base := filepath.Base(l.Program)
+		out[base] = append(out[base], l.CacheWrites...)
+	}
+	return out
 }
 
 func retText(ok bool, rest, ret string) string {
@@ -1229,7 +1315,7 @@ func TestDynamicReadOnly(t *testing.T) {
 					j := jobs[i]
 					a := analyze(j.cmd, opts)
 					results[i] = result{job: j, ro: a.ReadOnly, net: a.NetworkRead}
-					batch = append(batch, tracedJob{cmd: j.cmd, cache: a.CacheWrites, helpers: helpersFor(a)})
+					batch = append(batch, tracedJob{cmd: j.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a)})
 				}
 				for k, res := range d.runBatch(t, template, batch, dynamicTimeout) {
 					results[first+k].res = res
@@ -1637,3 +1723,74 @@ var bashReserved = map[string]bool{
 	"for": true, "select": true, "while": true, "until": true, "do": true, "done": true, "in": true,
 	"function": true, "coproc": true, "!": true, "[[": true, "]]": true, "{": true, "}": true,
 }
+
+// TestDynamicCacheOwners: a program's cache directory covers that
+// program's own writes only, alone and in a batch. sort may write its
+// temporary files in /tmp (its vocabulary's cache), but tee, a shell
+// redirection or a subshell of the same command writing there is an effect
+// (the NL2Bash classification once took `sort -R | tee /tmp/lst` for
+// read-only because sort was in the pipeline).
+func TestDynamicCacheOwners(t *testing.T) {
+	t.Parallel()
+	d, why := newDynamicTracer()
+	if d == nil {
+		proofUnavailable(t, why)
+	}
+	template := fixtureTemplate(t, d)
+	cases := []struct {
+		cmd  string
+		want string // a substring of one effect; "" for none
+	}{
+		{"seq 1 10 | sort -R | tee /tmp/lst", "openat /tmp/lst"},
+		{"sort notes.txt > /tmp/sorted", "openat /tmp/sorted"},
+		{"sort notes.txt | (cat > /tmp/copy)", "openat /tmp/copy"},
+		{"(echo x > /tmp/first) | sort", "openat /tmp/first"},
+		{"sort notes.txt; echo x > /tmp/after", "openat /tmp/after"},
+		{"sort notes.txt | sh -c 'echo x > /tmp/sh'", "openat /tmp/sh"},
+		// sort's own temporary files (a 1 KiB buffer spills to them in
+		// $TMPDIR, /tmp; sortSpills below shows it writes there).
+		{sortSpills, ""},
+	}
+	var jobs []tracedJob
+	for _, c := range cases {
+		a := analyze(c.cmd, realWorldOpts(template))
+		if !a.ReadOnly && c.want == "" {
+			t.Fatalf("%q: not read-only (%s)", c.cmd, strings.Join(a.NotReadOnly, "; "))
+		}
+		if !strings.Contains(" "+strings.Join(a.CacheWrites, " ")+" ", " /tmp ") {
+			t.Fatalf("%q: cache writes %q, want sort's /tmp", c.cmd, a.CacheWrites)
+		}
+		jobs = append(jobs, tracedJob{cmd: c.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a)})
+	}
+	batched := d.runBatch(t, template, append([]tracedJob{{cmd: "true"}}, jobs...), dynamicTimeout)[1:]
+	for i, c := range cases {
+		for _, batch := range []bool{false, true} {
+			res := batched[i]
+			if !batch {
+				res = d.runJob(t, template, jobs[i], dynamicTimeout)
+			}
+			var effects []string
+			for _, e := range res.effects {
+				if !strings.Contains(e, " "+ipcPrefix) {
+					effects = append(effects, e)
+				}
+			}
+			found := false
+			for _, e := range effects {
+				found = found || c.want != "" && strings.Contains(e, c.want)
+			}
+			if c.want == "" && len(effects) > 0 || c.want != "" && !found {
+				t.Errorf("%q (batch %v): effects %q, want one with %q", c.cmd, batch, effects, c.want)
+			}
+		}
+	}
+	// Without its cache, sort's spill is an effect: the case above is not
+	// vacuous.
+	res := d.runJob(t, template, tracedJob{cmd: sortSpills}, dynamicTimeout)
+	if !strings.Contains(strings.Join(res.effects, "\n"), "openat /tmp/sort") {
+		t.Errorf("%q without a cache: effects %q, want sort's temporary file in /tmp", sortSpills, res.effects)
+	}
+}
+
+// sortSpills makes sort write temporary files (TestDynamicCacheOwners).
+const sortSpills = "seq 1 20000 | sort -S 1K -n | tail -n 1"

@@ -32,9 +32,11 @@ import (
 // "Measured recall"). The fresh sample was looked at during fixes too, so
 // the unseen figure is now the second fresh sample's
 // (testdata/nl2bash-fresh2.tsv: 700 more lines, a third seed, drawn and
-// classified the same way later that day). Nothing is tuned on the fresh
-// samples but a false read-only.
-var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2"}
+// classified the same way later that day). fresh2 was studied too, so the
+// unseen figure is now the third fresh sample's (testdata/nl2bash-fresh3.tsv:
+// 700 more lines, a fourth seed, drawn and classified the same way at 07:00
+// that day). Nothing is tuned on the fresh samples but a false read-only.
+var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2", "fresh3"}
 
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
@@ -51,6 +53,13 @@ const nl2bashFreshRecall = 0.930 // 213/229 with find's selection modelled (issu
 // fourth round's fixes.
 const nl2bashFresh2Recall = 0.917 // 244/266 with the shell's numbers, number variables, while read fed by find, set operands and shopt execfail (issue 26, numbervalues.go, readloop.go) beside 238/266 with find's selection, xargs -d '\n' and tr '\n' '\0' modelled (issue 26, findselect.go, findpipe.go); 229/266 with awk's regular expression literals lexed (issue 26); 228/266 when first analysed in the classification fixture (231/266 in a directory that did not exist); 230/266 (0.865), first measured unseen on 2026-12-06
 
+// nl2bashFresh3Recall is the ratchet for the third fresh sample (the
+// unseen one since 2026-12-06 07:30: drawn and classified after fresh2 had
+// been studied; docs/shell.md, "Measured recall"): its first value is the
+// unseen figure, measured on main as of 33b08f2 before recallA/recallB's
+// fixes.
+const nl2bashFresh3Recall = 0.826 // 228/276, first measured unseen on 2026-12-06
+
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
 // nothing of it, with why.
@@ -64,12 +73,13 @@ var nl2bashOpensWithoutReading = map[string]string{
 // executes an argv the analyser does not judge read-only on its own, which
 // the program rejects without doing anything, with why.
 var nl2bashExecRejected = map[string]string{
-	// The unquoted *.txt expands to several names ending in .txt (never a
+	// An unquoted *.txt (*.py) expands to several names ending in .txt (never a
 	// primary or an option); find rejects the second one ("paths must
 	// precede expression") and runs nothing.
-	`find . -name *.txt -exec ls {} \;`:   "find rejects the expanded glob's second name",
-	`find . -name *.txt | egrep mystring`: "find rejects the expanded glob's second name",
-	`find . -name *.txt -print`:           "find rejects the expanded glob's second name",
+	`find . -name *.txt -exec ls {} \;`:                                          "find rejects the expanded glob's second name",
+	`find . -name *.txt | egrep mystring`:                                        "find rejects the expanded glob's second name",
+	`find . -name *.txt -print`:                                                  "find rejects the expanded glob's second name",
+	`find . -name *.py -exec wc -l {} \; | awk '{ SUM += $0} END { print SUM }'`: "find rejects the expanded glob's second name",
 }
 
 // nl2bashRow is one row of a half.
@@ -119,8 +129,9 @@ func loadNL2Bash(t testing.TB) []nl2bashRow {
 // TestNL2BashRecall: no command observed to write, run code that is not the
 // system's or leave the host is judged read-only (a hard failure), and the
 // share of the observed read-only commands judged read-only on the holdout
-// half and the two fresh samples does not drop below nl2bashHoldoutRecall,
-// nl2bashFreshRecall and nl2bashFresh2Recall. It prints the recall of each; -v lists the misses
+// half and the three fresh samples does not drop below nl2bashHoldoutRecall,
+// nl2bashFreshRecall, nl2bashFresh2Recall and nl2bashFresh3Recall. It prints
+// the recall of each; -v lists the misses
 // with the analyser's reasons.
 //
 // The commands are analysed in the fixture they were classified in
@@ -133,7 +144,7 @@ func TestNL2BashRecall(t *testing.T) {
 	root := nl2bashFixture(t, nil)
 	opts := realWorldOpts(root)
 	type tally struct{ ro, hit, nro, skip int }
-	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}, "fresh2": {}}
+	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}, "fresh2": {}, "fresh3": {}}
 	for _, r := range loadNL2Bash(t) {
 		a := analyze(r.cmd, opts)
 		tl := tallies[r.half]
@@ -165,7 +176,7 @@ func TestNL2BashRecall(t *testing.T) {
 		}
 	}
 	recall := func(tl *tally) float64 { return float64(tl.hit) / float64(max(tl.ro, 1)) }
-	for _, half := range []string{"fresh2", "fresh", "holdout", "tune"} {
+	for _, half := range []string{"fresh3", "fresh2", "fresh", "holdout", "tune"} {
 		tl := tallies[half]
 		fmt.Printf("nl2bash %s recall: %d/%d observed read-only commands judged read-only (%.3f); %d not read-only, none judged read-only; %d skipped\n",
 			half, tl.hit, tl.ro, recall(tl), tl.nro, tl.skip)
@@ -178,6 +189,9 @@ func TestNL2BashRecall(t *testing.T) {
 	}
 	if got := recall(tallies["fresh2"]); got < nl2bashFresh2Recall {
 		t.Errorf("nl2bash fresh2 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh2Recall)
+	}
+	if got := recall(tallies["fresh3"]); got < nl2bashFresh3Recall {
+		t.Errorf("nl2bash fresh3 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh3Recall)
 	}
 }
 
@@ -372,16 +386,35 @@ func observedClass(cmd string, res dynamicResult, root string) (string, string) 
 		return "skip", "names what the fixture lacks: " + clean(firstLine(out))
 	}
 	// A program that reported an error did not do its work: what it would
-	// have done was not observed.
+	// have done was not observed. A failing exit makes any "name: " line
+	// an error, but not the deadline's (find -exec printf "File: %s\n"
+	// stopped on a loaded machine); "/usr/bin/name: " is bash's or a
+	// program's run by that path, not file(1)'s "/usr/bin/file: ELF ...".
+	runAs := map[string]bool{}
+	for _, argv := range res.execs {
+		runAs[argv[0]] = true
+	}
 	for _, l := range strings.Split(out, "\n") {
 		m := errorLine.FindStringSubmatch(l)
-		if m == nil || !ran[m[1]] && m[1] != "bash" && res.exit == 0 {
+		if m == nil || !ran[m[1]] && m[1] != "bash" && (res.exit == 0 || res.timeout) {
+			continue
+		}
+		if strings.HasPrefix(l, "/usr/bin/") && m[1] != "bash" && !runAs["/usr/bin/"+m[1]] {
 			continue
 		}
 		if m[1] == "grep" && (strings.HasSuffix(l, ": Is a directory") || strings.HasSuffix(l, ": binary file matches")) {
 			continue // grep over a glob that matches directories too; a match in a binary file
 		}
 		return "skip", "failed: " + clean(l)
+	}
+	// A shell reading its script from its input (find | sed | sh) that
+	// executed nothing after it started read an empty script: what it
+	// was given to run was not observed.
+	if n := len(res.execs); n > 0 {
+		last := res.execs[n-1]
+		if base := filepath.Base(last[0]); (base == "sh" || base == "bash" || base == "dash") && (len(last) == 1 || len(last) == 2 && last[1] == "-s") {
+			return "skip", base + " read no commands (its input was empty)"
+		}
 	}
 	// What xargs was to run, it never ran (its input was empty); a
 	// program that changes what it is given ran with nothing to change.
@@ -547,7 +580,7 @@ func TestNL2BashClassify(t *testing.T) {
 	jobs := make([]tracedJob, len(rows))
 	for i, r := range rows {
 		a := analyze(r.cmd, opts)
-		jobs[i] = tracedJob{cmd: r.cmd, cache: a.CacheWrites, observe: true, secrets: secretPaths(root)}
+		jobs[i] = tracedJob{cmd: r.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), observe: true, secrets: secretPaths(root)}
 	}
 	results := d.traceAll(t, root, jobs)
 	classes := make([][2]string, len(rows))
@@ -633,7 +666,8 @@ func (d *dynamicTracer) traceAll(t testing.TB, root string, jobs []tracedJob) []
 // read-only by the analyser too), and fails on any effect or secret read:
 // the stored classes cannot hide a false read-only that the trace shows
 // today. The quick suite traces every sixty-fourth of the first three
-// samples; -tags slow (CI) all of them, the second fresh sample's included.
+// samples; -tags slow (CI) all of them, the second and third fresh
+// samples' included.
 func TestNL2BashDynamic(t *testing.T) {
 	t.Parallel()
 	d, why := newDynamicTracer()
@@ -646,7 +680,7 @@ func TestNL2BashDynamic(t *testing.T) {
 	var analyses []*Analysis
 	n := 0
 	for _, r := range loadNL2Bash(t) {
-		if !slowTests && r.half == "fresh2" {
+		if !slowTests && (r.half == "fresh2" || r.half == "fresh3") {
 			continue // traced with -tags slow only: the quick suite keeps its time
 		}
 		a := analyze(r.cmd, opts)
@@ -659,7 +693,7 @@ func TestNL2BashDynamic(t *testing.T) {
 		if !slowTests && (n%64 != 1 || strings.HasPrefix(r.cmd, "find /")) {
 			continue
 		}
-		jobs = append(jobs, tracedJob{cmd: r.cmd, cache: a.CacheWrites, helpers: helpersFor(a), secrets: secretPaths(root)})
+		jobs = append(jobs, tracedJob{cmd: r.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a), secrets: secretPaths(root)})
 		analyses = append(analyses, a)
 	}
 	for i, res := range d.traceAll(t, root, jobs) {

@@ -11,11 +11,15 @@
 // the line. The second fresh sample (fresh2), drawn after the fresh one had
 // been studied too, is the first -fresh2 of the lines outside the first -n
 // and the first -fresh, ranked by SHA-256 of "permopa-issue-26-fresh2 " +
-// the line. It writes the four TSVs with the class "new" (classes already
-// in the files are kept); the classification under strace fills them in:
+// the line. The third fresh sample (fresh3), drawn after fresh2 had been
+// studied too, is the first -fresh3 of the lines outside the first -n, the
+// first -fresh and the first -fresh2, ranked by SHA-256 of
+// "permopa-issue-26-fresh3 " + the line. It writes the five TSVs with the
+// class "new" (classes already in the files are kept); the classification
+// under strace fills them in:
 //
 //	go run ./builtins/bash/testdata/nl2bash/gen.go -repo /path/to/nl2bash.git
-//	PERMOPA_NL2BASH_CLASSIFY=fresh2 go test -count=1 -run TestNL2BashClassify ./builtins/bash/
+//	PERMOPA_NL2BASH_CLASSIFY=fresh3 go test -count=1 -run TestNL2BashClassify ./builtins/bash/
 //
 // Only the sampled command lines are kept (test inputs), nothing else of NL2Bash.
 package main
@@ -40,6 +44,7 @@ var (
 	n      = flag.Int("n", 1000, "size of the tuning and holdout sample")
 	fresh  = flag.Int("fresh", 600, "size of the fresh sample, drawn from the lines outside the first")
 	fresh2 = flag.Int("fresh2", 700, "size of the second fresh sample, drawn from the lines outside the first and the fresh one")
+	fresh3 = flag.Int("fresh3", 700, "size of the third fresh sample, drawn from the lines outside the first, the fresh and the second fresh one")
 	dir    = flag.String("dir", "builtins/bash/testdata", "where the TSVs go")
 )
 
@@ -88,7 +93,13 @@ func main() {
 	sort.Slice(rest, func(i, j int) bool {
 		return rank("permopa-issue-26-fresh2 ", rest[i]) < rank("permopa-issue-26-fresh2 ", rest[j])
 	})
-	halves := map[string][]string{"fresh": freshLines, "fresh2": rest[:min(*fresh2, len(rest))]}
+	fresh2Lines, rest := rest[:min(*fresh2, len(rest))], rest[min(*fresh2, len(rest)):]
+	// The third fresh sample: a fourth seed over the lines no sample took,
+	// drawn after the second fresh sample had been studied as well.
+	sort.Slice(rest, func(i, j int) bool {
+		return rank("permopa-issue-26-fresh3 ", rest[i]) < rank("permopa-issue-26-fresh3 ", rest[j])
+	})
+	halves := map[string][]string{"fresh": freshLines, "fresh2": fresh2Lines, "fresh3": rest[:min(*fresh3, len(rest))]}
 	for _, l := range first {
 		h := sha256.Sum256([]byte(l))
 		half := "holdout"
@@ -97,7 +108,7 @@ func main() {
 		}
 		halves[half] = append(halves[half], l)
 	}
-	for _, half := range []string{"tune", "holdout", "fresh", "fresh2"} {
+	for _, half := range []string{"tune", "holdout", "fresh", "fresh2", "fresh3"} {
 		path := fmt.Sprintf("%s/nl2bash-%s.tsv", *dir, half)
 		old := map[string]string{}
 		if f, err := os.Open(path); err == nil {
@@ -117,6 +128,8 @@ func main() {
 			what = "fresh sample: a second seed over the lines outside the tuning and holdout halves,\n# drawn 2026-12-06 after both halves had been studied"
 		case "fresh2":
 			what = "second fresh sample: a third seed over the lines outside the halves and the fresh\n# sample, drawn 2026-12-06 after all three had been studied"
+		case "fresh3":
+			what = "third fresh sample: a fourth seed over the lines outside the halves and the first two fresh\n# samples, drawn 2026-12-06 after all four had been studied"
 		}
 		fmt.Fprintf(&out, header, what)
 		for _, l := range halves[half] {
