@@ -73,7 +73,7 @@ func TestFrames(t *testing.T) {
 		t.Errorf("exit -1: %+v %v", gotAns, err)
 	}
 	frame := func(body string) string {
-		return "PHS2" + string([]byte{0, 0, byte(len(body) >> 8), byte(len(body))}) + body
+		return "PHS3" + string([]byte{0, 0, byte(len(body) >> 8), byte(len(body))}) + body
 	}
 	for name, raw := range map[string]string{
 		"http":              "HTTP/1.1 200 OK\r\n\r\n",
