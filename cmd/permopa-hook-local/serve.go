@@ -396,6 +396,7 @@ func (s *hookServer) client(req hookproto.ServeRequest, ans *hookproto.ServeAnsw
 	// answers at the deadline); what it writes then is dropped, as a
 	// process that exited would.
 	var out, errb lateBuffer
+	var decided atomic.Bool
 	served := &hookclient.Served{
 		Getenv:        getenv,
 		DefaultServer: req.DefaultServer,
@@ -404,6 +405,7 @@ func (s *hookServer) client(req hookproto.ServeRequest, ans *hookproto.ServeAnsw
 			return hookLog(path, req, opts)
 		},
 		Local: func(ctx context.Context, args []string, payload []byte) hookproto.Answer {
+			decided.Store(true)
 			sub := req
 			sub.Op, sub.Host, sub.Args, sub.Payload = "hook", args[0], args[1:], payload
 			var a hookproto.ServeAnswer
@@ -417,6 +419,10 @@ func (s *hookServer) client(req hookproto.ServeRequest, ans *hookproto.ServeAnsw
 	}
 	code := hookclient.Serve(args, req.Payload, &out, &errb, served)
 	ans.Stdout, ans.Stderr, ans.Exit = out.close(), string(errb.close()), code
+	if !decided.Load() {
+		// One request, one answered hook (decide counts its own).
+		s.answered.Add(1)
+	}
 }
 
 // lateBuffer is a buffer that drops what is written after close.

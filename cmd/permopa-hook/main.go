@@ -329,7 +329,7 @@ func servedClient(host string, flags []string, logFile string, timeout time.Dura
 	payload, err := hookwire.ReadPayload(0, deadline)
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return block("no decision within " + timeout.String() + " (context deadline exceeded)")
+		return timedOut(host, timeout)
 	case err != nil:
 		return block("reading the hook payload: " + err.Error())
 	case len(payload) > hookwire.MaxPayload:
@@ -360,9 +360,24 @@ func servedClient(host string, flags []string, logFile string, timeout time.Dura
 		// the lock); this call is the slow path's.
 		hookwire.StartHookServer(dir, key, local, os.Environ())
 	case ans.Refused == "" && time.Now().After(deadline):
-		return block("no decision within " + timeout.String() + " (" + err.Error() + ")")
+		return timedOut(host, timeout)
 	}
 	return slowPathWith(dir, payload)
+}
+
+// timedOut answers as the slow path answers a hook not decided within
+// timeout (hookproto's Fail for an event not read yet): a deny in
+// Claude Code's and Gemini CLI's JSON, exit 2 for Codex. The reason needs
+// no JSON escaping: a duration's text is digits, letters, '.' and 'µ'.
+func timedOut(host string, timeout time.Duration) int {
+	reason := "permopa blocked this call because it could not decide it: no decision within " + timeout.String() + " (context deadline exceeded)"
+	switch host {
+	case "claude":
+		return write(hookwire.ServeAnswer{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + "\"}}\n")})
+	case "gemini":
+		return write(hookwire.ServeAnswer{Stdout: []byte(`{"decision":"deny","reason":"` + reason + `","systemMessage":"` + reason + "\"}\n")})
+	}
+	return write(hookwire.ServeAnswer{Stderr: reason, Exit: 2})
 }
 
 // slowPathWith runs the slow path with payload (read from this process's
