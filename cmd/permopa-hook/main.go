@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -355,14 +356,22 @@ func servedClient(host string, flags []string, logFile string, timeout time.Dura
 	switch {
 	case err == nil:
 		return write(ans)
-	case errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED):
+	case (errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) && configured(flags):
 		// Nothing listens: start one for the next calls (one at a time:
-		// the lock); this call is the slow path's.
+		// the lock); this call is the slow path's, which starts none when
+		// a server is configured (with none, it starts one itself).
 		hookwire.StartHookServer(dir, key, local, os.Environ())
 	case ans.Refused == "" && time.Now().After(deadline):
 		return timedOut(host, timeout)
 	}
 	return slowPathWith(dir, payload)
+}
+
+// configured reports whether the call names a server (flags, or the
+// environment as autoServer reads it): the slow path then asks it and
+// starts no hook server.
+func configured(flags []string) bool {
+	return slices.Contains(flags, "--server") || slices.Contains(flags, "--server-required") || !autoServer(os.Getenv, os.LookupEnv)
 }
 
 // timedOut answers as the slow path answers a hook not decided within
