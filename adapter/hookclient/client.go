@@ -3,10 +3,11 @@
 // run as `permopa-hook-local --hook-client <args>` (or `permopa
 // --hook-client <args>` when permopa-hook-local is not there), which
 // permopa-hook execs in its place: a command line with flags other than
-// those the thin client takes (--log, --mode, --destination,
-// --ignore-host-mode), a configured server (`permopa run --server`), the
-// hook server turned off; it starts the hook server and decides locally
-// when no server answers, as the thin client does.
+// those the thin client takes (--permopa, other spellings), the hook
+// server turned off, no permopa-hook-local beside it; it starts the hook
+// server and decides locally when no server answers, as the thin client
+// does. The hook server runs the same code for a configured server,
+// --timeout or --trace in this process's place (Serve, served.go).
 //
 //	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE]
 //

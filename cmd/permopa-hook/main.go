@@ -17,10 +17,12 @@
 // exits with anything but 0 or 2 is answered with a block. Everything else
 // is permopa-hook's slow path (adapter/hookclient), which this process
 // execs in its place as `permopa-hook-local --hook-client <args>` (else
-// `permopa --hook-client <args>`, from this binary's directory or PATH): a
-// command line with other flags, a configured server, the hook server
-// turned off, no permopa-hook-local beside this binary, its directory
-// failing its checks. It never fails open: a payload not read in time,
+// `permopa --hook-client <args>`, from this binary's directory or PATH),
+// except that a configured server, --timeout, --server-timeout,
+// --server-required or --trace (clientArgs) is the hook server's, which
+// answers with the slow path's code (servedClient): what remains is a
+// command line with other flags, the hook server turned off, no
+// permopa-hook-local beside this binary, its directory failing its checks. It never fails open: a payload not read in time,
 // unreadable or too large, or no slow path to exec, is a block (exit 2, the
 // reason on stderr, which every host's hook takes as a block).
 package main
