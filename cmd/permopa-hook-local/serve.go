@@ -397,6 +397,36 @@ func (s *hookServer) client(req hookproto.ServeRequest, ans *hookproto.ServeAnsw
 	// process that exited would.
 	var out, errb lateBuffer
 	var decided atomic.Bool
+	// A local decision may start after the answer (hookproto.Run answers at
+	// its deadline while its work goes on), when handle has closed
+	// req.LogFD and the number may be another file's: local decisions log
+	// to a copy, closed once the last of them is done, and none starts
+	// after the answer.
+	var (
+		lateMu   sync.Mutex
+		finished bool
+		inflight sync.WaitGroup
+	)
+	localReq := req
+	if req.LogFD > 0 {
+		fd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(req.LogFD), syscall.F_DUPFD_CLOEXEC, 3)
+		if errno != 0 {
+			ans.Refused = "the --log file sent: " + errno.Error()
+			return
+		}
+		localReq.LogFD = int(fd)
+	}
+	defer func() {
+		lateMu.Lock()
+		finished = true
+		lateMu.Unlock()
+		if localReq.LogFD > 0 {
+			go func() {
+				inflight.Wait()
+				syscall.Close(localReq.LogFD)
+			}()
+		}
+	}()
 	served := &hookclient.Served{
 		Getenv:        getenv,
 		DefaultServer: req.DefaultServer,
@@ -405,8 +435,16 @@ func (s *hookServer) client(req hookproto.ServeRequest, ans *hookproto.ServeAnsw
 			return hookLog(path, req, opts)
 		},
 		Local: func(ctx context.Context, args []string, payload []byte) hookproto.Answer {
+			lateMu.Lock()
+			if finished {
+				lateMu.Unlock()
+				return hookproto.Answer{Stderr: "permopa-hook-local: the hook was answered already; blocking\n", Exit: 2}
+			}
+			inflight.Add(1)
+			lateMu.Unlock()
+			defer inflight.Done()
 			decided.Store(true)
-			sub := req
+			sub := localReq
 			sub.Op, sub.Host, sub.Args, sub.Payload = "hook", args[0], args[1:], payload
 			var a hookproto.ServeAnswer
 			s.decide(ctx, sub, &a)

@@ -54,6 +54,7 @@ func TestHookServerConfiguredServer(t *testing.T) {
 		}
 	}()
 	down := "unix://" + filepath.Join(sockDir, "none.sock")
+	logs := t.TempDir()
 
 	// The first call starts the hook server.
 	hookProcess(t, h.client, []string{"claude", "--server", srv.unix}, h.env, readPayload(t, "claude/pretooluse-bash-readonly.json", h.cwd))
@@ -80,6 +81,8 @@ func TestHookServerConfiguredServer(t *testing.T) {
 		{name: "required, none configured: blocks", env: []string{"PERMOPA_SERVER_REQUIRED=1"}, blocks: true},
 		{name: "--timeout shorter than the decision: blocks", args: []string{"--server", "unix://" + hung, "--timeout", "400ms", "--server-timeout", "60s"}, blocks: true, timesOut: true},
 		{name: "--trace", args: []string{"--server", srv.unix, "--trace"}},
+		{name: "--log, answered by the server", args: []string{"--server", srv.unix, "--log", filepath.Join(logs, "served.jsonl")}},
+		{name: "--log, decided locally", args: []string{"--server", down, "--log", filepath.Join(logs, "local.jsonl")}, unready: true},
 	}
 	served, calls := 0, 0
 	for _, c := range cases {
@@ -113,6 +116,14 @@ func TestHookServerConfiguredServer(t *testing.T) {
 			if c.unready != strings.Contains(gotErr, "; deciding locally") {
 				t.Errorf("%s, %s: stderr %q; want the unreachable server named: %v", c.name, file, gotErr, c.unready)
 			}
+		}
+	}
+	// Each call logged once by each path, by the server or the local
+	// decision.
+	for _, name := range []string{"served.jsonl", "local.jsonl"} {
+		raw, err := os.ReadFile(filepath.Join(logs, name))
+		if n := strings.Count(string(raw), "\n"); err != nil || n != 2*len(files) {
+			t.Errorf("%s: %d entries (%v), want %d", name, n, err, 2*len(files))
 		}
 	}
 	// On a loaded machine a call may miss the server (the slow path then
