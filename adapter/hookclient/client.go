@@ -3,10 +3,11 @@
 // run as `permopa-hook-local --hook-client <args>` (or `permopa
 // --hook-client <args>` when permopa-hook-local is not there), which
 // permopa-hook execs in its place: a command line with flags other than
-// those the thin client takes (--log, --mode, --destination,
-// --ignore-host-mode), a configured server (`permopa run --server`), the
-// hook server turned off; it starts the hook server and decides locally
-// when no server answers, as the thin client does.
+// those the thin client takes (--permopa, other spellings), the hook
+// server turned off, no permopa-hook-local beside it; it starts the hook
+// server and decides locally when no server answers, as the thin client
+// does. The hook server runs the same code for a configured server,
+// --timeout or --trace in this process's place (Serve, served.go).
 //
 //	permopa-hook claude|codex|gemini [--server unix:///path/permopa.sock] [--log FILE]
 //
@@ -59,6 +60,9 @@ type config struct {
 	logFile        string
 	hasServer      bool // a server address was configured
 	auto           bool // ask the hook server (started on demand) before a local process
+	// io: where the call comes from and goes (the process's, or the hook
+	// server's for a call it answers in its place: Serve).
+	io *callIO
 	// tried: the thin client asked the hook server already and got no
 	// answer (why; hookwire.TriedUnreachable first when nothing listened): this
 	// process does not ask again.
@@ -120,21 +124,44 @@ func parseFlags(args []string) (config, error) {
 // Main runs permopa-hook's slow path with its arguments (those after
 // hookwire.SlowPathArg) and returns the exit status.
 func Main(args []string) int {
+	return run(args, &callIO{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+}
+
+// callIO is a call's input, output and environment.
+type callIO struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// served: the hook server answers the call in this slow path's place
+	// (Serve); nil in a process of its own.
+	served *Served
+}
+
+func run(args []string, cio *callIO) int {
 	c, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "permopa-hook: %v; blocking\n", err)
+		fmt.Fprintf(cio.stderr, "permopa-hook: %v; blocking\n", err)
 		return 2
 	}
-	addr, required := hookproto.ServerFromEnv(c.server, c.serverRequired, os.Getenv)
+	c.io = cio
+	addr, required := hookproto.ServerFromEnv(c.server, c.serverRequired, cio.getenv)
 	if addr == "" {
 		// The user's own server on the per-user socket, when one runs.
-		addr = hookproto.DefaultServer(os.LookupEnv)
+		if cio.served != nil {
+			addr = cio.served.DefaultServer
+		} else {
+			addr = hookproto.DefaultServer(os.LookupEnv)
+		}
 	}
 	// No server named or running: the hook server, started on demand,
 	// answers what permopa-hook-local would (hookserver.go); it is not a
 	// server in PERMOPA_SERVER's sense (PERMOPA_SERVER= leaves it on),
 	// PERMOPA_HOOK_SERVER=0 turns it off.
-	c.auto = addr == "" && !required && hookproto.HookServerSupported && !hookproto.HookServerDisabled(os.Getenv)
+	c.auto = addr == "" && !required && hookproto.HookServerSupported && !hookproto.HookServerDisabled(cio.getenv)
+	if c.auto && cio.served != nil {
+		// The hook server answers what it would be asked.
+		return c.servedAuto()
+	}
 	if c.auto && c.logFile == "" {
 		// The common case (the command `permopa install` writes): the hook
 		// server first, with nothing else done (hookserver.go).
@@ -143,7 +170,7 @@ func Main(args []string) int {
 	decide := noServer(required)
 	if addr != "" {
 		c.hasServer = true
-		client, err := hookproto.NewClient(addr, c.serverTimeout)
+		client, err := hookproto.NewClientEnv(addr, c.serverTimeout, cio.getenv)
 		if err != nil {
 			decide = func(context.Context, hookproto.Request, *hookproto.Tracer) ([]permission.Decision, error) {
 				return nil, err
@@ -165,9 +192,13 @@ func Main(args []string) int {
 	var log *decisionlog.Writer
 	var notice string
 	if c.logFile != "" {
-		w, err := decisionlog.Open(c.logFile, decisionlog.WriterOptions{Source: "hook " + c.host})
+		open := decisionlog.Open
+		if cio.served != nil {
+			open = cio.served.OpenLog
+		}
+		w, err := open(c.logFile, decisionlog.WriterOptions{Source: "hook " + c.host})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "permopa-hook: %v (calls are decided all the same)\n", err)
+			fmt.Fprintf(cio.stderr, "permopa-hook: %v (calls are decided all the same)\n", err)
 		}
 		if w == nil {
 			notice = decisionlog.FailureNotice(c.logFile, err, decisionlog.UserCacheDir())
@@ -180,7 +211,7 @@ func Main(args []string) int {
 				if err == nil && len(ds) == len(req.Inputs) {
 					for i, in := range req.Inputs {
 						if lerr := log.Log(in, ds[i]); lerr != nil {
-							fmt.Fprintf(os.Stderr, "permopa-hook: %v (calls are decided all the same)\n", lerr)
+							fmt.Fprintf(cio.stderr, "permopa-hook: %v (calls are decided all the same)\n", lerr)
 							break
 						}
 					}
@@ -194,7 +225,7 @@ func Main(args []string) int {
 	if c.auto {
 		opts.OnUnreachable = c.hookServerThenLocal
 	}
-	code := hookproto.Run(context.Background(), c.host, os.Stdin, os.Stdout, os.Stderr, opts)
+	code := hookproto.Run(context.Background(), c.host, cio.stdin, cio.stdout, cio.stderr, opts)
 	log.Close()
 	return code
 }
@@ -222,7 +253,7 @@ func (c config) runOptions(decide hookproto.Decider) hookproto.RunOptions {
 		OnUnreachable:  c.local,
 	}
 	if c.trace {
-		opts.Trace = os.Stderr
+		opts.Trace = c.io.stderr
 	}
 	return opts
 }
@@ -231,7 +262,10 @@ func (c config) runOptions(decide hookproto.Decider) hookproto.RunOptions {
 // <host>`) decide the payload, and returns its answer. Only exit 0 or 2 is
 // an answer: anything else blocks.
 func (c config) local(ctx context.Context, payload []byte, why error) (hookproto.Answer, error) {
-	bin, lean, err := c.findLocal()
+	bin, lean, err := "permopa-hook-local", true, error(nil)
+	if c.io.served == nil {
+		bin, lean, err = c.findLocal()
+	}
 	if err != nil {
 		return hookproto.Answer{}, fmt.Errorf("%v, and %v", why, err)
 	}
@@ -245,20 +279,29 @@ func (c config) local(ctx context.Context, payload []byte, why error) (hookproto
 		}
 	}
 	args := c.localArgs(lean, left)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	// The child must not try the server again.
-	cmd.Env = append(os.Environ(), hookproto.EnvServer+"=", hookproto.EnvServerRequired+"=")
-	err = cmd.Run()
 	code := 0
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		return hookproto.Answer{}, fmt.Errorf("%v, and %s could not run: %v", why, bin, err)
+	if c.io.served != nil {
+		// The hook server decides in process, as that child would (with
+		// no server: it never asks one).
+		ans := c.io.served.Local(ctx, args, payload)
+		out.Write(ans.Stdout)
+		errb.WriteString(ans.Stderr)
+		code = ans.Exit
+	} else {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Stdin = bytes.NewReader(payload)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		// The child must not try the server again.
+		cmd.Env = append(os.Environ(), hookproto.EnvServer+"=", hookproto.EnvServerRequired+"=")
+		err = cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit):
+			code = exit.ExitCode()
+		case err != nil:
+			return hookproto.Answer{}, fmt.Errorf("%v, and %s could not run: %v", why, bin, err)
+		}
 	}
 	if code != 0 && code != 2 {
 		return hookproto.Answer{}, fmt.Errorf("%v, and %s exited %d: %s", why, strings.Join(append([]string{bin}, args...), " "), code, strings.TrimSpace(errb.String()))

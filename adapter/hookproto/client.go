@@ -80,6 +80,12 @@ type Client struct {
 // the client sends nothing and Check returns an *UnreachableError with
 // NotAsked. Prefer the socket: its file permissions say who may connect.
 func NewClient(addr string, timeout time.Duration) (*Client, error) {
+	return NewClientEnv(addr, timeout, os.Getenv)
+}
+
+// NewClientEnv is NewClient with the token file found through getenv (the
+// hook server's: the environment of the hook it answers).
+func NewClientEnv(addr string, timeout time.Duration, getenv func(string) string) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultServerTimeout
 	}
@@ -102,7 +108,7 @@ func NewClient(addr string, timeout time.Duration) (*Client, error) {
 			return nil, fmt.Errorf("server address %q: %v", addr, err)
 		}
 		c.network, c.target, c.host = "tcp", hostport, hostport
-		c.token, c.tokenErr = ReadTokenFile(DefaultTokenFile(os.Getenv))
+		c.token, c.tokenErr = ReadTokenFile(DefaultTokenFile(getenv))
 	default:
 		return nil, fmt.Errorf("server address %q: want unix:///path/to/permopa.sock or http://host:port", addr)
 	}

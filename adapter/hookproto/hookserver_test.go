@@ -45,7 +45,8 @@ func TestDecisionEnv(t *testing.T) {
 // cut short, with a field the message does not have, or a number that
 // does not parse is refused.
 func TestFrames(t *testing.T) {
-	req := ServeRequest{Op: "hook", Key: "0123456789abcdef", Env: []string{"HOME=/h", "PERMOPA_X=a\x00b"}, Host: "codex", Args: []string{"--mode", "plan"}, Payload: []byte(`{"cwd":"/w"}`), LogErr: "open /l: permission denied"}
+	req := ServeRequest{Op: "hook", Key: "0123456789abcdef", Env: []string{"HOME=/h", "PERMOPA_X=a\x00b"}, Host: "codex", Args: []string{"--mode", "plan"}, Payload: []byte(`{"cwd":"/w"}`), LogErr: "open /l: permission denied",
+		ClientEnv: []string{"PERMOPA_SERVER=unix:///s.sock", "PERMOPA_SERVER_REQUIRED="}, DefaultServer: "unix:///run/permopa.sock"}
 	ans := ServeAnswer{Pid: 4242, Key: "0123456789abcdef", Refused: "no", Stdout: []byte("{}\n"), Stderr: "note\n", Exit: 2,
 		Started: time.Unix(1700000000, 123456789), Answered: 1 << 40, Idle: "15m0s"}
 	var buf bytes.Buffer
@@ -74,13 +75,14 @@ func TestFrames(t *testing.T) {
 		t.Errorf("exit -1: %+v %v", gotAns, err)
 	}
 	frame := func(body string) string {
-		return "PHS2" + string([]byte{0, 0, byte(len(body) >> 8), byte(len(body))}) + body
+		return "PHS3" + string([]byte{0, 0, byte(len(body) >> 8), byte(len(body))}) + body
 	}
 	for name, raw := range map[string]string{
 		"http":              "HTTP/1.1 200 OK\r\n\r\n",
 		"version 1 (json)":  "PHS1\x00\x00\x00\x02{}",
-		"too large":         "PHS2\xff\xff\xff\xff",
-		"body cut short":    "PHS2\x00\x00\x00\x05\x01\x01a",
+		"version 2":         "PHS2\x00\x00\x00\x00",
+		"too large":         "PHS3\xff\xff\xff\xff",
+		"body cut short":    "PHS3\x00\x00\x00\x05\x01\x01a",
 		"field cut short":   frame("\x01\x05ab"),
 		"length cut short":  frame("\x01\xff"),
 		"unknown field":     frame("\x63\x01a"),

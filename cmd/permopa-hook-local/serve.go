@@ -15,15 +15,18 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/hookclient"
 	"github.com/permopa/permopa/adapter/hookproto"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/internal/decisionlog"
+	"github.com/permopa/permopa/internal/hookwire"
 )
 
 // serve runs the hook server (docs/hosts.md, "The hook server"):
@@ -122,7 +125,7 @@ func serve(args []string) int {
 		return 2
 	}
 
-	s := &hookServer{key: key, env: env, eng: eng, home: home, started: time.Now(), idle: idle}
+	s := &hookServer{key: key, sock: filepath.Join(dirName(dir), name), env: env, eng: eng, home: home, started: time.Now(), idle: idle}
 	s.last.Store(time.Now().UnixNano())
 	logf("serving %s (idle exit after %s)", filepath.Join(dirName(dir), name), idle)
 
@@ -189,6 +192,7 @@ func serve(args []string) int {
 
 type hookServer struct {
 	key, home string
+	sock      string // the socket's path
 	env       []string
 	eng       *engine.Engine
 	started   time.Time
@@ -246,6 +250,8 @@ func (s *hookServer) handle(ctx context.Context, c *net.UnixConn, logf func(stri
 		ans.Started, ans.Answered, ans.Idle = s.started, s.answered.Load(), s.idle.String()
 	case req.Op == "hook":
 		s.decide(ctx, req, &ans)
+	case req.Op == "client":
+		s.client(req, &ans)
 	default:
 		ans.Refused = fmt.Sprintf("unknown op %q", req.Op)
 	}
@@ -336,6 +342,148 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 	log.Close()
 	ans.Stdout, ans.Stderr, ans.Exit = out.Bytes(), errb.String(), code
 	s.answered.Add(1)
+}
+
+// client answers req as permopa-hook's slow path (`permopa-hook-local
+// --hook-client <host> <args>`, adapter/hookclient) answers its payload:
+// the same code (hookclient.Serve), with the hook's variables that say how
+// to reach a server (req.ClientEnv) and its log file, and the decisions
+// the slow path has a permopa-hook-local process make made here (decide)
+// instead. Nothing of a request outlives it: the configured server's
+// client and its token are the request's own, and the settings are the
+// payload's cwd's, as for every hook (decide).
+func (s *hookServer) client(req hookproto.ServeRequest, ans *hookproto.ServeAnswer) {
+	// What the slow path would leave to a process of its own (a relative
+	// --log, a payload without an absolute cwd, a log not sent) is refused
+	// before a server is asked: the hook then runs the slow path.
+	args := append([]string{req.Host}, req.Args...)
+	if logFile, err := hookclient.ServedArgs(args); err != nil {
+		ans.Refused = err.Error()
+		return
+	} else if logFile != "" && !filepath.IsAbs(logFile) {
+		ans.Refused = "a relative --log path is the hook's"
+		return
+	} else if refused := checkHookLog(logFile, req); refused != "" {
+		ans.Refused = refused
+		return
+	}
+	payload, err := hookproto.DecodePayload(req.Payload)
+	if err != nil {
+		ans.Refused = "the payload is not a JSON object"
+		return
+	}
+	if cwd, _ := payload["cwd"].(string); !filepath.IsAbs(cwd) {
+		ans.Refused = "the payload names no absolute cwd"
+		return
+	}
+	env := map[string]string{}
+	for _, kv := range req.ClientEnv {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !slices.Contains(hookwire.ClientEnvNames[:], k) {
+			ans.Refused = fmt.Sprintf("%q is not a variable the slow path reads", kv)
+			return
+		}
+		env[k] = v
+	}
+	getenv := func(k string) string {
+		if slices.Contains(hookwire.ClientEnvNames[:], k) {
+			return env[k]
+		}
+		// The decision environment is the hook's (handle checked it).
+		return os.Getenv(k)
+	}
+	// The slow path's decision may go on past its timeout (hookproto.Run
+	// answers at the deadline); what it writes then is dropped, as a
+	// process that exited would.
+	var out, errb lateBuffer
+	var decided atomic.Bool
+	// A local decision may start after the answer (hookproto.Run answers at
+	// its deadline while its work goes on), when handle has closed
+	// req.LogFD and the number may be another file's: local decisions log
+	// to a copy, closed once the last of them is done, and none starts
+	// after the answer.
+	var (
+		lateMu   sync.Mutex
+		finished bool
+		inflight sync.WaitGroup
+	)
+	localReq := req
+	if req.LogFD > 0 {
+		fd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(req.LogFD), syscall.F_DUPFD_CLOEXEC, 3)
+		if errno != 0 {
+			ans.Refused = "the --log file sent: " + errno.Error()
+			return
+		}
+		localReq.LogFD = int(fd)
+	}
+	defer func() {
+		lateMu.Lock()
+		finished = true
+		lateMu.Unlock()
+		if localReq.LogFD > 0 {
+			go func() {
+				inflight.Wait()
+				syscall.Close(localReq.LogFD)
+			}()
+		}
+	}()
+	served := &hookclient.Served{
+		Getenv:        getenv,
+		DefaultServer: req.DefaultServer,
+		Socket:        s.sock,
+		OpenLog: func(path string, opts decisionlog.WriterOptions) (*decisionlog.Writer, error) {
+			return hookLog(path, req, opts)
+		},
+		Local: func(ctx context.Context, args []string, payload []byte) hookproto.Answer {
+			lateMu.Lock()
+			if finished {
+				lateMu.Unlock()
+				return hookproto.Answer{Stderr: "permopa-hook-local: the hook was answered already; blocking\n", Exit: 2}
+			}
+			inflight.Add(1)
+			lateMu.Unlock()
+			defer inflight.Done()
+			decided.Store(true)
+			sub := localReq
+			sub.Op, sub.Host, sub.Args, sub.Payload = "hook", args[0], args[1:], payload
+			var a hookproto.ServeAnswer
+			s.decide(ctx, sub, &a)
+			if a.Refused != "" {
+				// Not reached (the checks above are decide's): a block.
+				return hookproto.Answer{Stderr: "permopa-hook-local: " + a.Refused + "; blocking\n", Exit: 2}
+			}
+			return hookproto.Answer{Stdout: a.Stdout, Stderr: a.Stderr, Exit: a.Exit}
+		},
+	}
+	code := hookclient.Serve(args, req.Payload, &out, &errb, served)
+	ans.Stdout, ans.Stderr, ans.Exit = out.close(), string(errb.close()), code
+	if !decided.Load() {
+		// One request, one answered hook (decide counts its own).
+		s.answered.Add(1)
+	}
+}
+
+// lateBuffer is a buffer that drops what is written after close.
+type lateBuffer struct {
+	mu     sync.Mutex
+	b      []byte
+	closed bool
+}
+
+func (w *lateBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		w.b = append(w.b, p...)
+	}
+	return len(p), nil
+}
+
+func (w *lateBuffer) close() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	return w.b
 }
 
 // checkHookLog says why the log the hook sent for --log path (req.LogFD,

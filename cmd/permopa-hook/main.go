@@ -17,10 +17,12 @@
 // exits with anything but 0 or 2 is answered with a block. Everything else
 // is permopa-hook's slow path (adapter/hookclient), which this process
 // execs in its place as `permopa-hook-local --hook-client <args>` (else
-// `permopa --hook-client <args>`, from this binary's directory or PATH): a
-// command line with other flags, a configured server, the hook server
-// turned off, no permopa-hook-local beside this binary, its directory
-// failing its checks. It never fails open: a payload not read in time,
+// `permopa --hook-client <args>`, from this binary's directory or PATH),
+// except that a configured server, --timeout, --server-timeout,
+// --server-required or --trace (clientArgs) is the hook server's, which
+// answers with the slow path's code (servedClient): what remains is a
+// command line with other flags, the hook server turned off, no
+// permopa-hook-local beside this binary, its directory failing its checks. It never fails open: a payload not read in time,
 // unreadable or too large, or no slow path to exec, is a block (exit 2, the
 // reason on stderr, which every host's hook takes as a block).
 package main
@@ -31,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,6 +51,9 @@ func main() {
 	args := os.Args[1:]
 	if host, flags, logFile, ok := fastArgs(args); ok && hookwire.HookServerSupported && autoServer(os.Getenv, os.LookupEnv) {
 		os.Exit(served(host, flags, logFile))
+	}
+	if host, flags, logFile, timeout, ok := clientArgs(args); ok && hookwire.HookServerSupported && !hookwire.HookServerDisabled(os.Getenv) {
+		os.Exit(servedClient(host, flags, logFile, timeout))
 	}
 	os.Exit(slowPath(args))
 }
@@ -117,6 +123,78 @@ func fastArgs(args []string) (host string, flags []string, logFile string, ok bo
 		flags = append(flags, "--log", logFile)
 	}
 	return host, flags, logFile, true
+}
+
+// clientArgs reads a command line the hook server answers in the slow
+// path's place (Op "client", adapter/hookclient.Serve): a host and, before
+// or after it, the flags of fastArgs and --timeout D, --server ADDR,
+// --server-timeout D, --server-required and --trace, each once, as
+// `--flag value` or `--flag=value` (value not empty; the boolean flags
+// bare). flags are the slow path's, normalised as `--flag value`, --log
+// made absolute (logFile); timeout is --timeout's (the default when not
+// given or not above 0, as the slow path reads it). ok is false for
+// anything else (--permopa, a flag's other spellings, a duration that
+// does not parse), which the slow path reads.
+func clientArgs(args []string) (host string, flags []string, logFile string, timeout time.Duration, ok bool) {
+	seen := map[string]bool{}
+	timeout = hookwire.DefaultTimeout
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			if host != "" || !fastHost(a) {
+				return "", nil, "", 0, false
+			}
+			host = a
+			continue
+		}
+		name, val, eq := strings.Cut(a, "=")
+		if seen[name] {
+			return "", nil, "", 0, false
+		}
+		seen[name] = true
+		switch name {
+		case "--ignore-host-mode", "--trace", "--server-required":
+			if eq {
+				return "", nil, "", 0, false
+			}
+			flags = append(flags, name)
+			continue
+		case "--log", "--mode", "--destination", "--timeout", "--server", "--server-timeout":
+		default:
+			return "", nil, "", 0, false
+		}
+		if !eq {
+			if i+1 == len(args) {
+				return "", nil, "", 0, false
+			}
+			i++
+			val = args[i]
+		}
+		if val == "" {
+			return "", nil, "", 0, false
+		}
+		switch name {
+		case "--timeout", "--server-timeout":
+			d, err := time.ParseDuration(val)
+			if err != nil {
+				return "", nil, "", 0, false
+			}
+			if name == "--timeout" && d > 0 {
+				timeout = d
+			}
+		case "--log":
+			abs, err := filepath.Abs(val)
+			if err != nil {
+				return "", nil, "", 0, false
+			}
+			val, logFile = abs, abs
+		}
+		flags = append(flags, name, val)
+	}
+	if host == "" {
+		return "", nil, "", 0, false
+	}
+	return host, flags, logFile, timeout, true
 }
 
 // fastHost: the hosts as `permopa install` writes them (the slow path
@@ -209,6 +287,127 @@ func served(host string, flags []string, logFile string) int {
 		}
 	}
 	return decideLocally(dir, local, host, flags, payload, deadline, why)
+}
+
+// servedClient has the hook server answer the call as the slow path would
+// (adapter/hookclient.Serve: a configured server asked, with the slow
+// path's fallbacks), sending the command line, the variables that say how
+// to reach a server and the --log file opened here. A server that gives
+// no answer by the deadline (the hook's: --timeout) is a block, as the
+// slow path's own timeout is; any other failure (none listens: one is
+// started for the next calls; a refusal, a fault) is the slow path's, run
+// with the payload read here as its stdin.
+func servedClient(host string, flags []string, logFile string, timeout time.Duration) int {
+	deadline := time.Now().Add(timeout)
+	self, err := os.Executable()
+	if err != nil {
+		return slowPath(os.Args[1:])
+	}
+	local := filepath.Join(filepath.Dir(self), "permopa-hook-local")
+	var st syscall.Stat_t
+	if syscall.Stat(local, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
+		return slowPath(os.Args[1:])
+	}
+	id, err := hookwire.FileIdentity(local)
+	if err != nil {
+		return slowPath(os.Args[1:])
+	}
+	dir, err := hookwire.OpenHookServerDir(hookwire.HookServerDir(os.Getenv))
+	if err != nil {
+		return slowPath(os.Args[1:])
+	}
+	var logFD int
+	var logErr string
+	if logFile != "" {
+		fd, err := hookwire.OpenLog(logFile)
+		switch {
+		case errors.Is(err, hookwire.ErrLogNotRegular):
+			return slowPath(os.Args[1:])
+		case err != nil:
+			logErr = err.Error()
+		default:
+			logFD = fd
+		}
+	}
+	payload, err := hookwire.ReadPayload(0, deadline)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return timedOut(host, timeout)
+	case err != nil:
+		return block("reading the hook payload: " + err.Error())
+	case len(payload) > hookwire.MaxPayload:
+		return block("hook payload larger than " + strconv.Itoa(hookwire.MaxPayload) + " bytes")
+	}
+	var clientEnv []string
+	for _, k := range hookwire.ClientEnvNames {
+		if v, ok := os.LookupEnv(k); ok {
+			clientEnv = append(clientEnv, k+"="+v)
+		}
+	}
+	env := hookwire.DecisionEnv(os.Environ())
+	key := hookwire.HookServerKey(id, os.Getuid(), env)
+	// The server answers by the deadline (its own --timeout is the same):
+	// a little more for the round trip.
+	wait := time.Until(deadline) + 250*time.Millisecond
+	req := hookwire.ServeRequest{Op: "client", Env: env, Host: host, Args: flags, Payload: payload, LogErr: logErr, LogFD: logFD,
+		ClientEnv: clientEnv, DefaultServer: hookwire.DefaultServer(os.LookupEnv)}
+	ans, err := hookwire.Ask(dir, key, req, time.Now().Add(wait), wait)
+	if logFD > 0 {
+		syscall.Close(logFD)
+	}
+	switch {
+	case err == nil:
+		return write(ans)
+	case (errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) && configured(flags):
+		// Nothing listens: start one for the next calls (one at a time:
+		// the lock); this call is the slow path's, which starts none when
+		// a server is configured (with none, it starts one itself).
+		hookwire.StartHookServer(dir, key, local, os.Environ())
+	case ans.Refused == "" && time.Now().After(deadline):
+		return timedOut(host, timeout)
+	}
+	return slowPathWith(dir, payload)
+}
+
+// configured reports whether the call names a server (flags, or the
+// environment as autoServer reads it): the slow path then asks it and
+// starts no hook server.
+func configured(flags []string) bool {
+	return slices.Contains(flags, "--server") || slices.Contains(flags, "--server-required") || !autoServer(os.Getenv, os.LookupEnv)
+}
+
+// timedOut answers as the slow path answers a hook not decided within
+// timeout (hookproto's Fail for an event not read yet): a deny in
+// Claude Code's and Gemini CLI's JSON, exit 2 for Codex. The reason needs
+// no JSON escaping: a duration's text is digits, letters, '.' and 'µ'.
+func timedOut(host string, timeout time.Duration) int {
+	reason := "permopa blocked this call because it could not decide it: no decision within " + timeout.String() + " (context deadline exceeded)"
+	switch host {
+	case "claude":
+		return write(hookwire.ServeAnswer{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + "\"}}\n")})
+	case "gemini":
+		return write(hookwire.ServeAnswer{Stdout: []byte(`{"decision":"deny","reason":"` + reason + `","systemMessage":"` + reason + "\"}\n")})
+	}
+	return write(hookwire.ServeAnswer{Stderr: reason, Exit: 2})
+}
+
+// slowPathWith runs the slow path with payload (read from this process's
+// stdin already) as its stdin: an unlinked file in dir.
+func slowPathWith(dir *os.File, payload []byte) int {
+	f, err := unlinkedFile(dir, 0)
+	if err == nil {
+		_, err = f.Write(payload)
+	}
+	if err == nil {
+		_, err = f.Seek(0, 0)
+	}
+	if err == nil {
+		err = syscall.Dup3(int(f.Fd()), 0, 0)
+	}
+	if err != nil {
+		return block("the payload could not be handed to the slow path: " + err.Error())
+	}
+	return slowPath(os.Args[1:])
 }
 
 // decideLocally has permopa-hook-local (a child, waited for) decide the

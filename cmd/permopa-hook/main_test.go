@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -296,28 +297,31 @@ func TestThinLocalFailureBlocks(t *testing.T) {
 }
 
 // Whatever the hook server does not answer goes to the slow path as it
-// came (the arguments, stdin unread): flags, a configured or required
-// server, the hook server turned off, a host's other name, no
-// permopa-hook-local beside the binary.
+// came (the arguments, stdin unread): --permopa, flags spelled otherwise
+// or given twice, a duration that does not parse, the hook server turned
+// off, a host's other name, no permopa-hook-local beside the binary.
 func TestThinSlowPathAsCalled(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		args, env []string
 	}{
-		{args: []string{"claude", "--trace"}},
-		{args: []string{"gemini", "--timeout", "3s"}},
+		{args: []string{"claude", "--permopa", "/usr/bin/permopa"}},
+		{args: []string{"claude", "--trace=true"}},
+		{args: []string{"claude", "--server-required=1"}},
+		{args: []string{"gemini", "--timeout", "3x"}},
+		{args: []string{"gemini", "-timeout", "3s"}},
+		{args: []string{"codex", "--server", "unix:///a.sock", "--server=unix:///b.sock"}},
+		{args: []string{"codex", "--server", ""}},
+		{args: []string{"claude", "--server", "unix:///a.sock"}, env: []string{"PERMOPA_HOOK_SERVER=0"}},
 		{args: []string{"-log", "/tmp/x", "gemini"}},
 		{args: []string{"--log", "/tmp/x", "gemini", "--log", "/tmp/y"}},
 		{args: []string{"--log", "", "gemini"}},
 		{args: []string{"gemini", "--log"}},
 		{args: []string{"codex", "--ignore-host-mode=true"}},
-		{args: []string{"codex", "--mode", "plan", "--server", "unix:///nowhere.sock"}},
 		{args: []string{"codex", "claude"}},
 		{args: []string{"--mode", "plan"}},
 		{args: []string{"codex", "--", "--mode", "plan"}},
 		{args: []string{"claude-code"}},
-		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER=unix:///nowhere.sock"}},
-		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER_REQUIRED=1"}},
 		{args: []string{"claude"}, env: []string{"PERMOPA_HOOK_SERVER=off"}},
 		{args: []string{}},
 	} {
@@ -439,5 +443,80 @@ func TestThinServedFlags(t *testing.T) {
 				t.Errorf("refused: stdout %q exit %d; the local decider got %q; want flags %q", out, code, parts, c.wantArgs)
 			}
 		})
+	}
+}
+
+// A configured or required server, --timeout, --server-timeout,
+// --server-required and --trace are the hook server's (issue 28): it gets
+// op "client", the command line (--log absolute), the server variables
+// the hook has and no others; a refusal hands the payload the hook read
+// to the slow path as its stdin, with the arguments as they came; no
+// answer by --timeout is the slow path's block at its deadline.
+func TestThinServedClient(t *testing.T) {
+	t.Parallel()
+	cwd := t.TempDir()
+	for _, c := range []struct {
+		args, env, wantArgs, wantEnv []string
+	}{
+		{args: []string{"claude", "--trace"}, wantArgs: []string{"--trace"}},
+		{args: []string{"gemini", "--timeout", "3s"}, wantArgs: []string{"--timeout", "3s"}},
+		{args: []string{"--mode=plan", "codex", "--server", "unix:///nowhere.sock", "--log", "l.jsonl", "--server-required", "--server-timeout=1s"},
+			wantArgs: []string{"--mode", "plan", "--server", "unix:///nowhere.sock", "--log", filepath.Join(cwd, "l.jsonl"), "--server-required", "--server-timeout", "1s"}},
+		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER=unix:///nowhere.sock", "PERMOPA_SERVER_TOKEN_FILE=/t"},
+			wantEnv: []string{"PERMOPA_SERVER=unix:///nowhere.sock", "PERMOPA_SERVER_TOKEN_FILE=/t"}},
+		{args: []string{"claude"}, env: []string{"PERMOPA_SERVER_REQUIRED=1"}, wantEnv: []string{"PERMOPA_SERVER_REQUIRED=1"}},
+	} {
+		e := newThinEnv(t, true, c.env...)
+		e.cwd = cwd
+		var mu sync.Mutex
+		var got hookwire.ServeRequest
+		e.serve(t, func(r hookwire.ServeRequest) *hookwire.ServeAnswer {
+			mu.Lock()
+			defer mu.Unlock()
+			got = r
+			return &hookwire.ServeAnswer{Stdout: []byte("served")}
+		})
+		out, _, code, slow := e.run(t, c.args, thinPayload)
+		mu.Lock()
+		var env []string
+		for _, kv := range got.ClientEnv {
+			// The environment the test runs with: only what c.env set.
+			if k, _, _ := strings.Cut(kv, "="); k != "PERMOPA_HOOK_SERVER" && !slices.Contains(c.env, kv) && kv != "PERMOPA_SERVER=" && kv != "PERMOPA_SERVER_REQUIRED=" {
+				env = append(env, "unexpected "+kv)
+			}
+		}
+		for _, kv := range c.wantEnv {
+			if !slices.Contains(got.ClientEnv, kv) {
+				env = append(env, "missing "+kv)
+			}
+		}
+		if out != "served" || code != 0 || slow != "" || got.Op != "client" || got.Host != c.args[slices.IndexFunc(c.args, func(a string) bool { return a == "claude" || a == "codex" || a == "gemini" })] ||
+			!slices.Equal(got.Args, c.wantArgs) || len(env) > 0 || got.Payload == nil {
+			t.Errorf("%q %q: stdout %q exit %d slow %q; the server got op %q host %q args %q environment %q (%q); want args %q", c.args, c.env, out, code, slow, got.Op, got.Host, got.Args, got.ClientEnv, env, c.wantArgs)
+		}
+		mu.Unlock()
+
+		// Refused: the slow path, with the payload read.
+		e2 := newThinEnv(t, true, c.env...)
+		e2.cwd = cwd
+		e2.serve(t, func(hookwire.ServeRequest) *hookwire.ServeAnswer { return &hookwire.ServeAnswer{Refused: "no"} })
+		out, _, code, slow = e2.run(t, c.args, thinPayload)
+		if want := strings.Join(append([]string{"slow", hookwire.SlowPathArg}, c.args...), "\x00") + "\n" + thinPayload; out != "" || code != 2 || slow != want {
+			t.Errorf("%q %q refused: stdout %q exit %d, the slow path got %q; want %q", c.args, c.env, out, code, slow, want)
+		}
+	}
+	// No answer by --timeout: the slow path's block at its deadline.
+	e := newThinEnv(t, true)
+	e.serve(t, func(hookwire.ServeRequest) *hookwire.ServeAnswer { return nil })
+	for host, want := range map[string]string{
+		"claude": `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"permopa blocked this call because it could not decide it: no decision within 300ms (context deadline exceeded)"}}` + "\n",
+		"gemini": `{"decision":"deny","reason":"permopa blocked this call because it could not decide it: no decision within 300ms (context deadline exceeded)","systemMessage":"permopa blocked this call because it could not decide it: no decision within 300ms (context deadline exceeded)"}` + "\n",
+		"codex":  "",
+	} {
+		out, errOut, code, slow := e.run(t, []string{host, "--server", "unix:///nowhere.sock", "--timeout", "300ms"}, thinPayload)
+		wantCode := map[bool]int{true: 2, false: 0}[host == "codex"]
+		if out != want || code != wantCode || slow != "" || (host == "codex" && !strings.Contains(errOut, "no decision within 300ms")) {
+			t.Errorf("%s, no answer: stdout %q stderr %q exit %d slow %q; want %q exit %d", host, out, errOut, code, slow, want, wantCode)
+		}
 	}
 }

@@ -193,7 +193,7 @@ func Ask(dir *os.File, key string, req ServeRequest, deadline time.Time, timeout
 	if ans.Refused != "" {
 		return ans, errors.New("the hook server did not decide: " + ans.Refused)
 	}
-	if req.Op == "hook" && ans.Exit != 0 && ans.Exit != 2 {
+	if (req.Op == "hook" || req.Op == "client") && ans.Exit != 0 && ans.Exit != 2 {
 		return ServeAnswer{}, errors.New("the hook server answered exit status " + strconv.Itoa(ans.Exit))
 	}
 	return ans, nil

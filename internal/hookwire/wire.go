@@ -102,7 +102,7 @@ func HookServerKey(id BinaryIdentity, uid int, env []string) string {
 	binary.BigEndian.PutUint64(b[16:], id.Size)
 	binary.BigEndian.PutUint64(b[24:], uint64(id.MtimeNs))
 	binary.BigEndian.PutUint64(b[32:], uint64(uid))
-	h.Write([]byte("permopa hook server 3\x00")) // the protocol's version (frameMagic) and the key's
+	h.Write([]byte("permopa hook server 4\x00")) // the protocol's version (frameMagic) and the key's
 	h.Write(b[:])
 	for _, kv := range env {
 		h.Write([]byte(kv))
@@ -118,7 +118,10 @@ func HookServerKey(id BinaryIdentity, uid int, env []string) string {
 
 // ServeRequest is one request to a hook server.
 type ServeRequest struct {
-	// Op is "hook" (answer Payload) or "status".
+	// Op is "hook" (answer Payload as permopa-hook-local <Host> <Args>
+	// would), "client" (answer it as permopa-hook's slow path,
+	// `permopa-hook-local --hook-client <Host> <Args>`, would, with
+	// ClientEnv and DefaultServer for its environment) or "status".
 	Op  string
 	Key string
 	Env []string
@@ -129,6 +132,11 @@ type ServeRequest struct {
 	// LogErr: why the hook could not open its --log file (OpenLog), for
 	// the server to say in the answer as permopa-hook-local would.
 	LogErr string
+	// ClientEnv: for "client", the hook's variables that say how to reach
+	// a server (ClientEnvNames) that it has, as KEY=VALUE; DefaultServer:
+	// the hook's DefaultServer.
+	ClientEnv     []string
+	DefaultServer string
 	// LogFD: the hook's --log file, opened by the hook (OpenLog) and sent
 	// with the request (SCM_RIGHTS), not as a field: the server writes the
 	// log entry to it and never opens the path itself, so a hook cannot
@@ -162,7 +170,7 @@ type ServeAnswer struct {
 // ~4 ms beyond a Go process's start (BENCHMARKS.md, "Hooks"). The version
 // is in the magic and in the servers' keys (HookServerKey), so a hook never
 // talks to a server of another version.
-const frameMagic = "PHS2"
+const frameMagic = "PHS3"
 
 // Field tags of the messages.
 const (
@@ -181,7 +189,13 @@ const (
 	tagAnswered
 	tagIdle
 	tagLogErr
+	tagClientEnv
+	tagDefaultServer
 )
+
+// ClientEnvNames are the variables of a "client" request's ClientEnv: what
+// the slow path reads beyond the decision environment (DecisionEnv).
+var ClientEnvNames = [...]string{EnvServer, EnvServerRequired, EnvServerTokenFile, EnvHookServer}
 
 // maxFrame bounds a message: a payload (MaxPayload) and the rest.
 const maxFrame = MaxPayload + 64<<10
@@ -242,6 +256,8 @@ func encodeFrame(v any) ([]byte, error) {
 			w.bytes(tagPayload, m.Payload)
 		}
 		w.str(tagLogErr, m.LogErr)
+		w.strs(tagClientEnv, m.ClientEnv)
+		w.str(tagDefaultServer, m.DefaultServer)
 	case *ServeRequest:
 		return encodeFrame(*m)
 	case ServeAnswer:
@@ -311,6 +327,10 @@ func decodeFrame(body []byte, v any) error {
 			req.Payload = val
 		case req != nil && tag == tagLogErr:
 			req.LogErr = string(val)
+		case req != nil && tag == tagClientEnv:
+			req.ClientEnv = append(req.ClientEnv, string(val))
+		case req != nil && tag == tagDefaultServer:
+			req.DefaultServer = string(val)
 		case ans != nil && tag == tagPid:
 			var x int64
 			x, err = num()
