@@ -1,6 +1,9 @@
 package bash
 
 import (
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -136,19 +139,23 @@ func (w *walker) addLink(l link) {
 // leafLinks records the links a leaf makes. It returns the targets of the
 // symbolic links, which the leaf writes in effect (writing through the
 // link writes them), for its Writes.
-func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) (targets []string) {
+//
+// copiesUnknown names a source whose links could not all be looked at (a
+// tree larger than maxCopiedLinkEntries, an unreadable directory): the
+// links the leaf makes there are not known.
+func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) (targets []string, copiesUnknown string) {
 	if opaqueLinkers[base] && !v.ReadOnly && (base != "git" || !gitKeepsWorkTree[firstWordOf(v.Subcommand)]) {
 		w.linksOpaque = firstNonEmpty(w.linksOpaque, base)
-		return nil
+		return nil, ""
 	}
 	if !linkMakers[base] {
-		return nil
+		return nil, ""
 	}
 	if !v.FSCommand || fr.noFS || fr.placeholder != "" {
 		// An option the vocabulary does not know, or a wrapper that adds
 		// operands (xargs, find -exec): the links are not known.
 		w.linksOpaque = firstNonEmpty(w.linksOpaque, base)
-		return nil
+		return nil, ""
 	}
 	for _, l := range v.Links {
 		names, ok := w.resolve(l.Name, st)
@@ -175,11 +182,86 @@ func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) 
 				w.addLink(link{name: n, target: t})
 				if l.Kind != flagspec.LinkSame {
 					targets = appendUnique(targets, t)
+					continue
+				}
+				// A copy that keeps links, a move or a hard link puts the
+				// symbolic links at or below t on disk at n: each is a link
+				// the project chose, made by this command.
+				ts, ok := w.copiedLinks(t, n)
+				if !ok {
+					copiesUnknown = firstNonEmpty(copiesUnknown, t)
+				}
+				for _, x := range ts {
+					targets = appendUnique(targets, x)
 				}
 			}
 		}
 	}
-	return targets
+	return targets, copiesUnknown
+}
+
+// maxCopiedLinkEntries bounds the entries copiedLinks looks at in one
+// analysis; past it the links a copy makes are not known.
+const maxCopiedLinkEntries = 4096
+
+// copiedLinks returns where the symbolic links on disk at or below src
+// lead once a link-keeping copy, a move or a hard link puts src at name
+// ("cp -P lnk ghost", "cp -a dir new", "mv lnk new", "ln lnk new": the
+// new entry is a symbolic link with the same text). A relative target is
+// read from the new place, as the kernel will: "../../x" copied one level
+// up leads elsewhere. Directories are walked without following links.
+// Every directory looked at is stamped. ok is false when the tree could
+// not be read whole.
+func (w *walker) copiedLinks(src, name string) (targets []string, ok bool) {
+	fi, err := os.Lstat(src)
+	w.scriptFiles().StampDir(filepath.Dir(src))
+	if err != nil {
+		// Nothing there now; a link the command makes first is in w.links.
+		return nil, true
+	}
+	type entry struct{ src, name string }
+	work := []entry{{src, name}}
+	mode := fi.Mode()
+	for len(work) > 0 {
+		e := work[len(work)-1]
+		work = work[:len(work)-1]
+		if w.copiedEntries++; w.copiedEntries > maxCopiedLinkEntries {
+			return targets, false
+		}
+		if e.src != src {
+			fi, err := os.Lstat(e.src)
+			if err != nil {
+				return targets, false
+			}
+			mode = fi.Mode()
+		}
+		switch {
+		case mode&os.ModeSymlink != 0:
+			t, err := os.Readlink(e.src)
+			if err != nil {
+				return targets, false
+			}
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(e.name), t)
+			}
+			targets = appendUnique(targets, filepath.Clean(t))
+		case mode.IsDir():
+			f, err := os.Open(e.src)
+			if err != nil {
+				return targets, false
+			}
+			names, err := f.Readdirnames(maxCopiedLinkEntries + 1)
+			f.Close()
+			if err != nil && !errors.Is(err, io.EOF) {
+				return targets, false
+			}
+			w.scriptFiles().StampDir(e.src)
+			for _, n := range names {
+				work = append(work, entry{filepath.Join(e.src, n), filepath.Join(e.name, n)})
+			}
+		}
+	}
+	return targets, true
 }
 
 // throughLinks resolves the absolute, uncleaned path p through the links
