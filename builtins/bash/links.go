@@ -157,6 +157,7 @@ func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) 
 		w.linksOpaque = firstNonEmpty(w.linksOpaque, base)
 		return nil, ""
 	}
+	var copied map[string][]diskLink // by source: each is looked at once
 	for _, l := range v.Links {
 		names, ok := w.resolve(l.Name, st)
 		if !ok {
@@ -187,12 +188,19 @@ func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) 
 				// A copy that keeps links, a move or a hard link puts the
 				// symbolic links at or below t on disk at n: each is a link
 				// the project chose, made by this command.
-				ts, ok := w.copiedLinks(t, n)
-				if !ok {
-					copiesUnknown = firstNonEmpty(copiesUnknown, t)
+				found, seen := copied[t]
+				if !seen {
+					var ok bool
+					if found, ok = w.copiedLinks(t); !ok {
+						copiesUnknown = firstNonEmpty(copiesUnknown, t)
+					}
+					if copied == nil {
+						copied = map[string][]diskLink{}
+					}
+					copied[t] = found
 				}
-				for _, x := range ts {
-					targets = appendUnique(targets, x)
+				for _, x := range found {
+					targets = appendUnique(targets, x.at(n))
 				}
 			}
 		}
@@ -204,64 +212,68 @@ func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) 
 // analysis; past it the links a copy makes are not known.
 const maxCopiedLinkEntries = 4096
 
-// copiedLinks returns where the symbolic links on disk at or below src
-// lead once a link-keeping copy, a move or a hard link puts src at name
-// ("cp -P lnk ghost", "cp -a dir new", "mv lnk new", "ln lnk new": the
-// new entry is a symbolic link with the same text). A relative target is
-// read from the new place, as the kernel will: "../../x" copied one level
-// up leads elsewhere. Directories are walked without following links.
-// Every directory looked at is stamped. ok is false when the tree could
-// not be read whole.
-func (w *walker) copiedLinks(src, name string) (targets []string, ok bool) {
-	fi, err := os.Lstat(src)
+// diskLink is a symbolic link found at rel below (or at, rel "") a
+// source on disk, with its text.
+type diskLink struct{ rel, text string }
+
+// at is where the link leads once the source is at name: a relative text
+// is read from the new place, as the kernel will ("../../x" copied one
+// level up leads elsewhere).
+func (l diskLink) at(name string) string {
+	if filepath.IsAbs(l.text) {
+		return filepath.Clean(l.text)
+	}
+	return filepath.Join(filepath.Dir(filepath.Join(name, l.rel)), l.text)
+}
+
+// copiedLinks lists the symbolic links on disk at or below src, which a
+// link-keeping copy, a move or a hard link puts at a new name as links
+// with the same text ("cp -P lnk ghost", "cp -a dir new", "mv lnk new",
+// "ln lnk new"). Directories are walked without following links, every
+// one looked at stamped. ok is false when the tree could not be read
+// whole (past maxCopiedLinkEntries in the analysis, or unreadable).
+func (w *walker) copiedLinks(src string) (found []diskLink, ok bool) {
 	w.scriptFiles().StampDir(filepath.Dir(src))
-	if err != nil {
+	if _, err := os.Lstat(src); err != nil {
 		// Nothing there now; a link the command makes first is in w.links.
 		return nil, true
 	}
-	type entry struct{ src, name string }
-	work := []entry{{src, name}}
-	mode := fi.Mode()
+	work := []string{""}
 	for len(work) > 0 {
-		e := work[len(work)-1]
+		rel := work[len(work)-1]
 		work = work[:len(work)-1]
 		if w.copiedEntries++; w.copiedEntries > maxCopiedLinkEntries {
-			return targets, false
+			return found, false
 		}
-		if e.src != src {
-			fi, err := os.Lstat(e.src)
-			if err != nil {
-				return targets, false
-			}
-			mode = fi.Mode()
+		p := filepath.Join(src, rel)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return found, false
 		}
 		switch {
-		case mode&os.ModeSymlink != 0:
-			t, err := os.Readlink(e.src)
+		case fi.Mode()&os.ModeSymlink != 0:
+			text, err := os.Readlink(p)
 			if err != nil {
-				return targets, false
+				return found, false
 			}
-			if !filepath.IsAbs(t) {
-				t = filepath.Join(filepath.Dir(e.name), t)
-			}
-			targets = appendUnique(targets, filepath.Clean(t))
-		case mode.IsDir():
-			f, err := os.Open(e.src)
+			found = append(found, diskLink{rel, text})
+		case fi.IsDir():
+			f, err := os.Open(p)
 			if err != nil {
-				return targets, false
+				return found, false
 			}
 			names, err := f.Readdirnames(maxCopiedLinkEntries + 1)
 			f.Close()
 			if err != nil && !errors.Is(err, io.EOF) {
-				return targets, false
+				return found, false
 			}
-			w.scriptFiles().StampDir(e.src)
+			w.scriptFiles().StampDir(p)
 			for _, n := range names {
-				work = append(work, entry{filepath.Join(e.src, n), filepath.Join(e.name, n)})
+				work = append(work, filepath.Join(rel, n))
 			}
 		}
 	}
-	return targets, true
+	return found, true
 }
 
 // throughLinks resolves the absolute, uncleaned path p through the links
