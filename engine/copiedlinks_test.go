@@ -16,8 +16,8 @@ import (
 // Copying a link the project planted makes a link as "ln -s" does
 // (docs/protected-paths.md, "Links made and used in one call"): cp -P,
 // -a, -d, -r, --no-dereference, mv and ln (a hard link to a symbolic link)
-// put a symbolic link with the same text at the new name (checked with
-// GNU coreutils 9). Its target, read from the new place, is a write of the
+// put a symbolic link with the same text at the new name, and so does
+// rsync -l or -a (checked with GNU coreutils 9 and rsync 3). Its target, read from the new place, is a write of the
 // command: a dangerous or credential target is a safety ASK, one out of
 // the working directories is not an edit ACCEPT_EDITS allows, even under
 // an allow rule for the program. Links that stay inside remain edits.
@@ -59,7 +59,7 @@ func TestCopiedLinksAreLinksTheCommandMakes(t *testing.T) {
 		}
 	}
 	plain := newCopyEngine(t)
-	ruled := newCopyEngine(t, "cp:*", "mv:*", "ln:*", "link:*")
+	ruled := newCopyEngine(t, "cp:*", "mv:*", "ln:*", "link:*", "rsync:*")
 	decide := func(eng *engine.Engine, cmd, mode string) permission.Decision {
 		return decideIn(eng, proj, cmd, mode)
 	}
@@ -69,6 +69,7 @@ func TestCopiedLinksAreLinksTheCommandMakes(t *testing.T) {
 		"cp -R lb ghost", "cp -Pp lb ghost", "cp -a lb ok/", "cp -a -t ok lb", "cp -P lssh s", "cp -P lkey k",
 		"cp -a tree copy", "cp -r tree/ copy", "cp -R tree/deep ok/", "mv lb ghost", "mv tree moved",
 		"ln lb ghost", "ln lssh s", "cp -P a/b/rel a/ghost", "cp -L -P lb ghost",
+		"rsync -a tree/ copy", "rsync -a tree copy", "rsync -l lb ghost", "rsync -av --delete a/b/ a/x",
 	} {
 		for _, eng := range []*engine.Engine{plain, ruled} {
 			for _, mode := range []string{"default", "acceptEdits"} {

@@ -396,6 +396,11 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	}
 	// The targets of symbolic links the leaf makes are written in effect.
 	linkTargets, copiesUnknown := w.leafLinks(fr, st, base, v)
+	if base == "rsync" && !v.ReadOnly && len(judge) > 1 {
+		ts, unknown := w.rsyncLinks(judge[1:], st)
+		linkTargets = append(linkTargets, ts...)
+		copiesUnknown = firstNonEmpty(copiesUnknown, unknown)
+	}
 	for _, t := range linkTargets {
 		lf.Writes = appendUnique(lf.Writes, t)
 	}

@@ -276,6 +276,41 @@ func (w *walker) copiedLinks(src string) (found []diskLink, ok bool) {
 	return found, true
 }
 
+// rsyncLinks is copiedLinks for rsync, which the vocabulary does not
+// model but which keeps links (-l, -a): every operand on disk is taken as
+// a source and every operand as where it may go (as itself, or with the
+// source's base name below it), since which word is an operand is not
+// known. unknown names a source whose links could not all be looked at.
+func (w *walker) rsyncLinks(argv []string, st state) (targets []string, unknown string) {
+	var ops []string
+	for _, a := range argv {
+		if a == "" || strings.HasPrefix(a, "-") || strings.Contains(a, dyn) {
+			continue
+		}
+		if ps, ok := w.resolve(a, st); ok {
+			for _, p := range ps {
+				ops = appendUnique(ops, p)
+			}
+		}
+	}
+	for _, src := range ops {
+		found, ok := w.copiedLinks(src)
+		if !ok {
+			unknown = firstNonEmpty(unknown, src)
+		}
+		for _, l := range found {
+			for _, name := range ops {
+				if name == src {
+					continue
+				}
+				targets = appendUnique(targets, l.at(name))
+				targets = appendUnique(targets, l.at(filepath.Join(name, filepath.Base(src))))
+			}
+		}
+	}
+	return targets, unknown
+}
+
 // throughLinks resolves the absolute, uncleaned path p through the links
 // made so far: every path it may lead to, as written included. ok is false
 // when it reaches a link whose target is not static, or leads to too many
