@@ -84,17 +84,39 @@ func projectSettingsEnv(host, cwd string) []envSource {
 	if !filepath.IsAbs(cwd) {
 		return nil
 	}
-	home := os.Getenv("HOME")
+	dir := cwd
+	if d := os.Getenv("CLAUDE_PROJECT_DIR"); host == "claude" && filepath.IsAbs(d) {
+		dir = d
+	}
+	return settingsEnvIn(host, filepath.Clean(dir), os.Getenv("HOME"))
+}
+
+// SettingsEnvVar is a variable permopa reads its own settings from that a
+// project's host files set, and the file (ProjectSettingsEnv).
+type SettingsEnvVar struct{ Name, File string }
+
+// ProjectSettingsEnv lists the variables permopa reads its settings from
+// that host's project files set for the hook in project dir (absolute;
+// home is the user's home): the ones that make the hook block every call
+// there (projectSettingsEnv). permopa doctor reports them.
+func ProjectSettingsEnv(host, dir, home string) []SettingsEnvVar {
+	if !filepath.IsAbs(dir) {
+		return nil
+	}
+	var out []SettingsEnvVar
+	for _, e := range settingsEnvIn(host, filepath.Clean(dir), home) {
+		out = append(out, SettingsEnvVar{e.name, e.file})
+	}
+	return out
+}
+
+func settingsEnvIn(host, dir, home string) []envSource {
 	var found []envSource
 	switch host {
 	case "claude":
-		dir := os.Getenv("CLAUDE_PROJECT_DIR")
-		if !filepath.IsAbs(dir) {
-			dir = cwd
-		}
-		found = claudeProjectEnv(filepath.Clean(dir), home)
+		found = claudeProjectEnv(dir, home)
 	case "gemini":
-		found = geminiProjectEnv(filepath.Clean(cwd), home)
+		found = geminiProjectEnv(dir, home)
 	}
 	var out []envSource
 	for _, e := range found {

@@ -172,7 +172,10 @@ package bash
 // flagspec.Link) are recorded for the rest of the walk, and every later
 // path is resolved through them as well as taken as written: after
 // "ln -s /etc nl", nl/f is /etc/f and nl/f. A symbolic link's target is in
-// the leaf's Writes (writing through the link writes it). Loop bodies and
+// the leaf's Writes (writing through the link writes it), and so is the
+// target of each symbolic link on disk at or below the source of a copy
+// that keeps links, a move, a hard link or rsync (read from the new place;
+// copiedLinks, rsyncLinks), since the leaf makes that link again. Loop bodies and
 // pipelines see the links made anywhere in them. After a link whose name is
 // not static, or a program that makes links no one can place (tar x, unzip,
 // rsync, git checkout, ln with an unknown option), no later leaf that names

@@ -395,7 +395,13 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		why = firstNonEmpty(why, f)
 	}
 	// The targets of symbolic links the leaf makes are written in effect.
-	for _, t := range w.leafLinks(fr, st, base, v) {
+	linkTargets, copiesUnknown := w.leafLinks(fr, st, base, v)
+	if base == "rsync" && !v.ReadOnly && len(judge) > 1 {
+		ts, unknown := w.rsyncLinks(judge[1:], st)
+		linkTargets = append(linkTargets, ts...)
+		copiesUnknown = firstNonEmpty(copiesUnknown, unknown)
+	}
+	for _, t := range linkTargets {
 		lf.Writes = appendUnique(lf.Writes, t)
 	}
 	for _, r := range removedPaths(base, judge, v) {
@@ -408,7 +414,13 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	if dynWrite {
 		w.dynWrites = true
 	}
-	lf.FSCommand = v.FSCommand && !fr.noFS && !dynWrite
+	lf.FSCommand = v.FSCommand && !fr.noFS && !dynWrite && copiesUnknown == ""
+	if copiesUnknown != "" {
+		// The links it makes are not known: no allow rule covers that.
+		r := base + " copies the symbolic links below " + copiesUnknown + ", which could not all be looked at"
+		ro, why = false, firstNonEmpty(why, r)
+		w.unanalysableSeen(r)
+	}
 	lf.RunsUnknown = firstNonEmpty(firstNonEmpty(v.RunsUnknown, w.runsWritten(base, prog, judge, st)), lf.RunsUnknown)
 	lf.RunsUnknown = firstNonEmpty(lf.RunsUnknown, w.shimFileWritten(base, prog))
 	if v.CodeWords > 0 {

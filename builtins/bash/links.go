@@ -1,6 +1,9 @@
 package bash
 
 import (
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -136,20 +139,25 @@ func (w *walker) addLink(l link) {
 // leafLinks records the links a leaf makes. It returns the targets of the
 // symbolic links, which the leaf writes in effect (writing through the
 // link writes them), for its Writes.
-func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) (targets []string) {
+//
+// copiesUnknown names a source whose links could not all be looked at (a
+// tree larger than maxCopiedLinkEntries, an unreadable directory): the
+// links the leaf makes there are not known.
+func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) (targets []string, copiesUnknown string) {
 	if opaqueLinkers[base] && !v.ReadOnly && (base != "git" || !gitKeepsWorkTree[firstWordOf(v.Subcommand)]) {
 		w.linksOpaque = firstNonEmpty(w.linksOpaque, base)
-		return nil
+		return nil, ""
 	}
 	if !linkMakers[base] {
-		return nil
+		return nil, ""
 	}
 	if !v.FSCommand || fr.noFS || fr.placeholder != "" {
 		// An option the vocabulary does not know, or a wrapper that adds
 		// operands (xargs, find -exec): the links are not known.
 		w.linksOpaque = firstNonEmpty(w.linksOpaque, base)
-		return nil
+		return nil, ""
 	}
+	var copied map[string][]diskLink // by source: each is looked at once
 	for _, l := range v.Links {
 		names, ok := w.resolve(l.Name, st)
 		if !ok {
@@ -175,11 +183,132 @@ func (w *walker) leafLinks(fr frame, st state, base string, v flagspec.Verdict) 
 				w.addLink(link{name: n, target: t})
 				if l.Kind != flagspec.LinkSame {
 					targets = appendUnique(targets, t)
+					continue
+				}
+				// A copy that keeps links, a move or a hard link puts the
+				// symbolic links at or below t on disk at n: each is a link
+				// the project chose, made by this command.
+				found, seen := copied[t]
+				if !seen {
+					var ok bool
+					if found, ok = w.copiedLinks(t); !ok {
+						copiesUnknown = firstNonEmpty(copiesUnknown, t)
+					}
+					if copied == nil {
+						copied = map[string][]diskLink{}
+					}
+					copied[t] = found
+				}
+				for _, x := range found {
+					targets = appendUnique(targets, x.at(n))
 				}
 			}
 		}
 	}
-	return targets
+	return targets, copiesUnknown
+}
+
+// maxCopiedLinkEntries bounds the entries copiedLinks looks at in one
+// analysis; past it the links a copy makes are not known.
+const maxCopiedLinkEntries = 4096
+
+// diskLink is a symbolic link found at rel below (or at, rel "") a
+// source on disk, with its text.
+type diskLink struct{ rel, text string }
+
+// at is where the link leads once the source is at name: a relative text
+// is read from the new place, as the kernel will ("../../x" copied one
+// level up leads elsewhere).
+func (l diskLink) at(name string) string {
+	if filepath.IsAbs(l.text) {
+		return filepath.Clean(l.text)
+	}
+	return filepath.Join(filepath.Dir(filepath.Join(name, l.rel)), l.text)
+}
+
+// copiedLinks lists the symbolic links on disk at or below src, which a
+// link-keeping copy, a move or a hard link puts at a new name as links
+// with the same text ("cp -P lnk ghost", "cp -a dir new", "mv lnk new",
+// "ln lnk new"). Directories are walked without following links, every
+// one looked at stamped. ok is false when the tree could not be read
+// whole (past maxCopiedLinkEntries in the analysis, or unreadable).
+func (w *walker) copiedLinks(src string) (found []diskLink, ok bool) {
+	w.scriptFiles().StampDir(filepath.Dir(src))
+	if _, err := os.Lstat(src); err != nil {
+		// Nothing there now; a link the command makes first is in w.links.
+		return nil, true
+	}
+	work := []string{""}
+	for len(work) > 0 {
+		rel := work[len(work)-1]
+		work = work[:len(work)-1]
+		if w.copiedEntries++; w.copiedEntries > maxCopiedLinkEntries {
+			return found, false
+		}
+		p := filepath.Join(src, rel)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return found, false
+		}
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			text, err := os.Readlink(p)
+			if err != nil {
+				return found, false
+			}
+			found = append(found, diskLink{rel, text})
+		case fi.IsDir():
+			f, err := os.Open(p)
+			if err != nil {
+				return found, false
+			}
+			names, err := f.Readdirnames(maxCopiedLinkEntries + 1)
+			f.Close()
+			if err != nil && !errors.Is(err, io.EOF) {
+				return found, false
+			}
+			w.scriptFiles().StampDir(p)
+			for _, n := range names {
+				work = append(work, filepath.Join(rel, n))
+			}
+		}
+	}
+	return found, true
+}
+
+// rsyncLinks is copiedLinks for rsync, which the vocabulary does not
+// model but which keeps links (-l, -a): every operand on disk is taken as
+// a source and every operand as where it may go (as itself, or with the
+// source's base name below it), since which word is an operand is not
+// known. unknown names a source whose links could not all be looked at.
+func (w *walker) rsyncLinks(argv []string, st state) (targets []string, unknown string) {
+	var ops []string
+	for _, a := range argv {
+		if a == "" || strings.HasPrefix(a, "-") || strings.Contains(a, dyn) {
+			continue
+		}
+		if ps, ok := w.resolve(a, st); ok {
+			for _, p := range ps {
+				ops = appendUnique(ops, p)
+			}
+		}
+	}
+	for _, src := range ops {
+		found, ok := w.copiedLinks(src)
+		if !ok {
+			unknown = firstNonEmpty(unknown, src)
+		}
+		for _, l := range found {
+			for _, name := range ops {
+				if name == src {
+					continue
+				}
+				targets = appendUnique(targets, l.at(name))
+				targets = appendUnique(targets, l.at(filepath.Join(name, filepath.Base(src))))
+			}
+		}
+	}
+	return targets, unknown
 }
 
 // throughLinks resolves the absolute, uncleaned path p through the links

@@ -309,6 +309,8 @@ type walker struct {
 	// beside the tracked cwd (state) but outlive subshells: they are on disk.
 	links       []link
 	linksOpaque string
+	// copiedEntries counts the entries copiedLinks looked at.
+	copiedEntries int
 	// scratch: a walk that only learns links (preLinks).
 	scratch bool
 	// written are the paths written so far, for git's repository (git.go).

@@ -237,6 +237,13 @@ func (t target) doctor(out io.Writer) int {
 	if msg := t.hooksOffMessage(); msg != "" {
 		check(false, "%s", msg)
 	}
+	// The hook blocks every call of a project whose host files set a
+	// variable permopa reads its own settings from (docs/hosts.md,
+	// "Environment from the project").
+	for _, v := range hookproto.ProjectSettingsEnv(t.host, t.project, t.home) {
+		check(false, "%s sets %s for the hook, which permopa reads its own settings from: the hook blocks every call in %s; remove it from %s (set it in %s or your shell instead)",
+			v.File, v.Name, t.project, v.File, map[string]string{"claude": "~/.claude/settings.json's env", "gemini": "~/.gemini/.env"}[t.host])
+	}
 	for _, a := range t.otherApprovers() {
 		check(false, "%s: it can approve a call permopa asks about without you (permopa gives no decision there, so that Claude Code shows its dialog); remove it, or trust what it does", a)
 	}
