@@ -29,7 +29,10 @@ var goEnv = os.Getenv
 // file, a go or toolchain value that is not a plain release, a godebug
 // line.
 func (r *configReader) goToolchain(dir string) {
-	goroot := goRoot()
+	goroot, found := goRoot()
+	if !found {
+		return // no go on PATH: the command cannot start one
+	}
 	mode, from := r.goSetting("GOTOOLCHAIN", goroot)
 	if mode == "" {
 		mode, from = "auto", "go's default"
@@ -236,10 +239,11 @@ func (r *configReader) goSetting(key, goroot string) (value, from string) {
 }
 
 // goRoot is the GOROOT of the go PATH finds: $GOROOT, else the directory
-// above the resolved program's bin ("" when there is none).
-func goRoot() string {
+// above the resolved program's bin ("" when it cannot be resolved); found
+// is false when GOROOT is unset and PATH has no go.
+func goRoot() (root string, found bool) {
 	if g := goEnv("GOROOT"); g != "" {
-		return path.Clean(g)
+		return path.Clean(g), true
 	}
 	for _, d := range strings.Split(pathEnv(), ":") {
 		if !strings.HasPrefix(d, "/") {
@@ -252,9 +256,9 @@ func goRoot() string {
 		}
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
-			return ""
+			return "", true
 		}
-		return path.Dir(path.Dir(real))
+		return path.Dir(path.Dir(real)), true
 	}
-	return ""
+	return "", false
 }

@@ -140,4 +140,13 @@ func TestConfigFindingsGoToolchain(t *testing.T) {
 	if got := findings(root, "go", sub); len(got) == 0 || got[0] != "goroot GOTOOLCHAIN" {
 		t.Errorf("no VERSION: %v", got)
 	}
+	// No GOROOT: the go PATH finds decides; none at all starts no go.
+	t.Setenv("GOROOT", "")
+	mkfile(t, root+"/bin/go", "#!/bin/sh\n") // not under a GOROOT: version unknown
+	t.Setenv("PATH", root+"/bin")
+	if got := findings(root, "go", sub); len(got) == 0 || got[0] != ". GOTOOLCHAIN" {
+		t.Errorf("a go outside a GOROOT: %v", got)
+	}
+	t.Setenv("PATH", root+"/p")
+	plain("no go on PATH")
 }
