@@ -18,7 +18,8 @@ var PathProjectConfigs = &ast.Builtin{
 		"would load from the project, the directories above it and the repository (git: the repository's config, " +
 		"config.worktree and their includes, hooks run on reads, submodule repositories; yarn: .yarnrc.yml, " +
 		".yarnrc, package.json packageManager; npm and pnpm: .npmrc, pnpm also .pnpmfile.cjs and " +
-		"pnpm-workspace.yaml; go: git's and other version-control systems' markers; cargo and rustc: " +
+		"pnpm-workspace.yaml; go: git's and other version-control systems' markers, and unless GOTOOLCHAIN is local " +
+		"the go.work and go.mod whose go or toolchain line may make go switch toolchains; cargo and rustc: " +
 		"rustup's toolchain file, cargo also .cargo/config.toml; info: the working directory's dir menu and " +
 		"Info files) and reports every entry that makes the program run code, write or read other files; a " +
 		"file that cannot be read or parsed is reported too; for every program, the file PATH finds when it " +

@@ -77,6 +77,11 @@ func TestShimFileWrittenEarlierInTheCommand(t *testing.T) {
 		`touch 'x$(touch pwned).gz'; info 'x$(touch pwned)'`,
 		`echo hi > 'y$(id).gz' && info 'y$(id)'`,
 		`mkdir -p .hg && echo '[hooks]' > .hg/hgrc; go list ./...`,
+		// go.mod and go.work lines that make go switch toolchains
+		// (GOTOOLCHAIN=auto downloads and runs go1.99.1).
+		`echo 'toolchain go1.99.1' >> go.mod; go version`,
+		`printf 'go 1.99\n' > sub/go.work && cd sub && go env GOPATH`,
+		`cp /dev/null go.work; go list ./...`,
 	} {
 		if d := decide(cmd, "acceptEdits"); d.Behavior == permission.Allow {
 			t.Errorf("%q in acceptEdits: ALLOW at %s (%s)", cmd, d.Step, d.Message)

@@ -93,6 +93,7 @@ func ConfigFindingsCall(probe *DirProbe, program, dir, cwd, home string, spellin
 		r.pnpm(dir)
 	case "go":
 		r.goVCS(dir)
+		r.goToolchain(dir)
 	case "cargo":
 		r.rustToolchain(dir)
 		r.cargoConfig(dir)
