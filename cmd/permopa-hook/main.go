@@ -212,54 +212,80 @@ func autoServer(getenv func(string) string, lookupEnv func(string) (string, bool
 		!hookwire.HookServerDisabled(getenv) && hookwire.DefaultServer(lookupEnv) == ""
 }
 
-// served answers the call through the hook server and returns the exit
-// status; what it cannot answer goes to the slow path.
-func served(host string, flags []string, logFile string) int {
-	deadline := time.Now().Add(hookwire.DefaultTimeout)
+// servedCall is what both served paths need before they ask the hook
+// server: the server's binary (permopa-hook-local beside this one, as the
+// slow path finds it first; Linux's /proc/self/exe has every link
+// resolved) and its identity, the server directory, the --log file opened
+// here and the payload.
+type servedCall struct {
+	local   string
+	id      hookwire.BinaryIdentity
+	dir     *os.File
+	logFD   int
+	logErr  string
+	payload []byte
+}
+
+// prepareServed returns the call, or slow true when the slow path must
+// answer it as called (no server binary or directory, a --log that is no
+// regular file), or an error when the payload could not be read by the
+// deadline (os.ErrDeadlineExceeded) or at all. --log: the server writes
+// the entry to the file opened here, with this process's permissions
+// (hookwire.OpenLog); one it cannot open is said in the answer, as
+// permopa-hook-local says it.
+func prepareServed(logFile string, deadline time.Time) (c servedCall, slow bool, err error) {
 	self, err := os.Executable()
 	if err != nil {
-		return slowPath(os.Args[1:])
+		return c, true, nil
 	}
-	// The server is permopa-hook-local beside this binary (as the slow
-	// path finds it first); Linux's /proc/self/exe has every link resolved.
-	local := filepath.Join(filepath.Dir(self), "permopa-hook-local")
+	c.local = filepath.Join(filepath.Dir(self), "permopa-hook-local")
 	var st syscall.Stat_t
-	if syscall.Stat(local, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
-		return slowPath(os.Args[1:])
+	if syscall.Stat(c.local, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
+		return c, true, nil
 	}
-	id, err := hookwire.FileIdentity(local)
-	if err != nil {
-		return slowPath(os.Args[1:])
+	if c.id, err = hookwire.FileIdentity(c.local); err != nil {
+		return c, true, nil
 	}
-	dir, err := hookwire.OpenHookServerDir(hookwire.HookServerDir(os.Getenv))
-	if err != nil {
-		return slowPath(os.Args[1:])
+	if c.dir, err = hookwire.OpenHookServerDir(hookwire.HookServerDir(os.Getenv)); err != nil {
+		return c, true, nil
 	}
-	// --log: the server writes the entry to the file opened here, with
-	// this process's permissions (hookwire.OpenLog); one it cannot open
-	// is said in the answer, as permopa-hook-local says it.
-	var logFD int
-	var logErr string
 	if logFile != "" {
 		fd, err := hookwire.OpenLog(logFile)
 		switch {
 		case errors.Is(err, hookwire.ErrLogNotRegular):
-			return slowPath(os.Args[1:])
+			return c, true, nil
 		case err != nil:
-			logErr = err.Error()
+			c.logErr = err.Error()
 		default:
-			logFD = fd
+			c.logFD = fd
 		}
 	}
-	payload, err := hookwire.ReadPayload(0, deadline)
+	c.payload, err = hookwire.ReadPayload(0, deadline)
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return c, false, err
+	case err != nil:
+		return c, false, errors.New("reading the hook payload: " + err.Error())
+	case len(c.payload) > hookwire.MaxPayload:
+		return c, false, errors.New("hook payload larger than " + strconv.Itoa(hookwire.MaxPayload) + " bytes")
+	}
+	return c, false, nil
+}
+
+// served answers the call through the hook server and returns the exit
+// status; what it cannot answer goes to the slow path.
+func served(host string, flags []string, logFile string) int {
+	deadline := time.Now().Add(hookwire.DefaultTimeout)
+	c, slow, err := prepareServed(logFile, deadline)
+	switch {
+	case slow:
+		return slowPath(os.Args[1:])
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return block("no decision within " + hookwire.DefaultTimeout.String() + " (context deadline exceeded)")
 	case err != nil:
-		return block("reading the hook payload: " + err.Error())
-	case len(payload) > hookwire.MaxPayload:
-		return block("hook payload larger than " + strconv.Itoa(hookwire.MaxPayload) + " bytes")
+		return block(err.Error())
 	}
+	local, id, dir, logFD, logErr, payload := c.local, c.id, c.dir, c.logFD, c.logErr, c.payload
 	env := hookwire.DecisionEnv(os.Environ())
 	key := hookwire.HookServerKey(id, os.Getuid(), env)
 	// Half the time left at most: the rest is for a local decision should
@@ -299,45 +325,16 @@ func served(host string, flags []string, logFile string) int {
 // with the payload read here as its stdin.
 func servedClient(host string, flags []string, logFile string, timeout time.Duration) int {
 	deadline := time.Now().Add(timeout)
-	self, err := os.Executable()
-	if err != nil {
-		return slowPath(os.Args[1:])
-	}
-	local := filepath.Join(filepath.Dir(self), "permopa-hook-local")
-	var st syscall.Stat_t
-	if syscall.Stat(local, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
-		return slowPath(os.Args[1:])
-	}
-	id, err := hookwire.FileIdentity(local)
-	if err != nil {
-		return slowPath(os.Args[1:])
-	}
-	dir, err := hookwire.OpenHookServerDir(hookwire.HookServerDir(os.Getenv))
-	if err != nil {
-		return slowPath(os.Args[1:])
-	}
-	var logFD int
-	var logErr string
-	if logFile != "" {
-		fd, err := hookwire.OpenLog(logFile)
-		switch {
-		case errors.Is(err, hookwire.ErrLogNotRegular):
-			return slowPath(os.Args[1:])
-		case err != nil:
-			logErr = err.Error()
-		default:
-			logFD = fd
-		}
-	}
-	payload, err := hookwire.ReadPayload(0, deadline)
+	c, slow, err := prepareServed(logFile, deadline)
 	switch {
+	case slow:
+		return slowPath(os.Args[1:])
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return timedOut(host, timeout)
 	case err != nil:
-		return block("reading the hook payload: " + err.Error())
-	case len(payload) > hookwire.MaxPayload:
-		return block("hook payload larger than " + strconv.Itoa(hookwire.MaxPayload) + " bytes")
+		return block(err.Error())
 	}
+	local, id, dir, logFD, logErr, payload := c.local, c.id, c.dir, c.logFD, c.logErr, c.payload
 	var clientEnv []string
 	for _, k := range hookwire.ClientEnvNames {
 		if v, ok := os.LookupEnv(k); ok {
