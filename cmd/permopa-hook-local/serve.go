@@ -269,27 +269,11 @@ func (s *hookServer) decide(ctx context.Context, req hookproto.ServeRequest, ans
 		ans.Refused = err.Error()
 		return
 	}
-	if logFile != "" && !filepath.IsAbs(logFile) {
-		ans.Refused = "a relative --log path is the hook's"
-		return
-	}
-	// The log is the file the hook opened and sent (hookwire.OpenLog): this
-	// server never opens a --log path, so a hook cannot make it write where
-	// the hook itself could not.
-	if refused := checkHookLog(logFile, req); refused != "" {
+	// The payload is decoded once, here, and RunHook parses the object
+	// (opts.Decoded).
+	payload, refused := servedPayload(logFile, req)
+	if refused != "" {
 		ans.Refused = refused
-		return
-	}
-	// A payload without an absolute cwd is decided with the process's
-	// working directory: the hook's, not this server's. The payload is
-	// decoded once, here, and RunHook parses the object (opts.Decoded).
-	payload, err := hookproto.DecodePayload(req.Payload)
-	if err != nil {
-		ans.Refused = "the payload is not a JSON object"
-		return
-	}
-	if cwd, _ := payload["cwd"].(string); !filepath.IsAbs(cwd) {
-		ans.Refused = "the payload names no absolute cwd"
 		return
 	}
 	opts.Decoded = payload
@@ -357,23 +341,13 @@ func (s *hookServer) client(req hookproto.ServeRequest, ans *hookproto.ServeAnsw
 	// --log, a payload without an absolute cwd, a log not sent) is refused
 	// before a server is asked: the hook then runs the slow path.
 	args := append([]string{req.Host}, req.Args...)
-	if logFile, err := hookclient.ServedArgs(args); err != nil {
+	logFile, err := hookclient.ServedArgs(args)
+	if err != nil {
 		ans.Refused = err.Error()
 		return
-	} else if logFile != "" && !filepath.IsAbs(logFile) {
-		ans.Refused = "a relative --log path is the hook's"
-		return
-	} else if refused := checkHookLog(logFile, req); refused != "" {
+	}
+	if _, refused := servedPayload(logFile, req); refused != "" {
 		ans.Refused = refused
-		return
-	}
-	payload, err := hookproto.DecodePayload(req.Payload)
-	if err != nil {
-		ans.Refused = "the payload is not a JSON object"
-		return
-	}
-	if cwd, _ := payload["cwd"].(string); !filepath.IsAbs(cwd) {
-		ans.Refused = "the payload names no absolute cwd"
 		return
 	}
 	env := map[string]string{}
@@ -484,6 +458,29 @@ func (w *lateBuffer) close() []byte {
 	defer w.mu.Unlock()
 	w.closed = true
 	return w.b
+}
+
+// servedPayload checks what every served request must hold and returns
+// its payload decoded, or why the request is refused. The log is the file
+// the hook opened and sent (hookwire.OpenLog): this server never opens a
+// --log path, so a hook cannot make it write where the hook itself could
+// not. A payload without an absolute cwd would be decided with the
+// process's working directory: the hook's, not this server's.
+func servedPayload(logFile string, req hookproto.ServeRequest) (map[string]any, string) {
+	if logFile != "" && !filepath.IsAbs(logFile) {
+		return nil, "a relative --log path is the hook's"
+	}
+	if refused := checkHookLog(logFile, req); refused != "" {
+		return nil, refused
+	}
+	payload, err := hookproto.DecodePayload(req.Payload)
+	if err != nil {
+		return nil, "the payload is not a JSON object"
+	}
+	if cwd, _ := payload["cwd"].(string); !filepath.IsAbs(cwd) {
+		return nil, "the payload names no absolute cwd"
+	}
+	return payload, ""
 }
 
 // checkHookLog says why the log the hook sent for --log path (req.LogFD,
