@@ -157,6 +157,10 @@ func TestProjectEnvCannotSetPermopaSettings(t *testing.T) {
 			if blocked != c.blocked || (c.blocked && strings.Contains(out, `"allow"`)) {
 				t.Errorf("%s %s %s: exit %d %s %s, want blocked %v", c.host, c.file, c.body, code, out, errb, c.blocked)
 			}
+			// The block says what lifts it: removing the variable, not trust.
+			if blocked && !strings.Contains(out+errb, "does not lift this") {
+				t.Errorf("%s %s: the block does not say that permopa trust cannot lift it: %s %s", c.host, c.file, out, errb)
+			}
 		}
 	}
 	clear()

@@ -135,7 +135,7 @@ func settingsEnvError(found []envSource) error {
 	for _, e := range found {
 		parts = append(parts, e.name+" ("+e.file+")")
 	}
-	return fmt.Errorf("the project's host settings set %s for the hook, which permopa reads its own settings from: a repository could loosen them that way; remove it there (set it in your own ~/.claude/settings.json env or shell instead), or review the project's rules with `permopa trust` (docs/hosts.md, \"Environment from the project\")", strings.Join(parts, ", "))
+	return fmt.Errorf("the project's host settings set %s for the hook, which permopa reads its own settings from: a repository could loosen them that way; remove it there and set it in your own host settings or shell instead; `permopa trust` does not lift this, since trust covers the project's .permopa/ rules, not its host settings (docs/hosts.md, \"Environment from the project\")", strings.Join(parts, ", "))
 }
 
 // protocolHost is the host a protocol is for ("" for another).
