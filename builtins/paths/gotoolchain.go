@@ -25,13 +25,22 @@ var goEnv = os.Getenv
 // GOTOOLCHAIN comes from the environment, then the go env -w file, then
 // $GOROOT/go.env (the project cannot set it). Anything not read with
 // certainty is a finding: a GOTOOLCHAIN naming a toolchain, an unknown
-// local version, a go.mod or go.work that is a link or not a regular
+// local version (no go on permopa's PATH while a go.mod or go.work applies), a go.mod or go.work that is a link or not a regular
 // file, a go or toolchain value that is not a plain release, a godebug
 // line.
 func (r *configReader) goToolchain(dir string) {
 	goroot, found := goRoot()
 	if !found {
-		return // no go on PATH: the command cannot start one
+		// No go on permopa's PATH. The shell that runs the command may
+		// find one (its rc files may add Go's directory), whose version
+		// permopa cannot know: a go.mod or go.work that applies is then a
+		// finding; with none, go has nothing to switch to.
+		for _, name := range []string{"go.work", "go.mod"} {
+			for _, f := range r.goFindUp(dir, name) {
+				r.add(f, 0, "", "permopa finds no go on its PATH, so it cannot tell whether this file's go line makes the shell's go switch toolchains")
+			}
+		}
+		return
 	}
 	mode, from := r.goSetting("GOTOOLCHAIN", goroot)
 	if mode == "" {

@@ -3,6 +3,7 @@ package paths
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 )
@@ -140,7 +141,8 @@ func TestConfigFindingsGoToolchain(t *testing.T) {
 	if got := findings(root, "go", sub); len(got) == 0 || got[0] != "goroot GOTOOLCHAIN" {
 		t.Errorf("no VERSION: %v", got)
 	}
-	// No GOROOT: the go PATH finds decides; none at all starts no go.
+	// No GOROOT: the go PATH finds decides; with none, the shell's may
+	// be any version: a go.mod that applies is a finding, none is plain.
 	t.Setenv("GOROOT", "")
 	mkfile(t, root+"/bin/go", "#!/bin/sh\n") // not under a GOROOT: version unknown
 	t.Setenv("PATH", root+"/bin")
@@ -148,5 +150,12 @@ func TestConfigFindingsGoToolchain(t *testing.T) {
 		t.Errorf("a go outside a GOROOT: %v", got)
 	}
 	t.Setenv("PATH", root+"/p")
-	plain("no go on PATH")
+	if got := findings(root, "go", sub); !slices.Contains(got, "p/go.mod ") {
+		t.Errorf("no go on PATH, a go.mod applies: %v", got)
+	}
+	bare := filepath.Join(root, "bare")
+	mkfile(t, bare+"/x", "")
+	if got := findings(root, "go", bare); len(got) != 0 {
+		t.Errorf("no go on PATH, no go.mod: %v, want none", got)
+	}
 }
