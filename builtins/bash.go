@@ -74,6 +74,9 @@ func bashOptions(t *ast.Term, pos int) (bash.Options, error) {
 	if bo.StdinTerminal, err = o.bool(keyStdinTerminal); err != nil {
 		return bo, err
 	}
+	if bo.PositionalEmpty, err = o.bool(keyPositionalEmpty); err != nil {
+		return bo, err
+	}
 	bo.GitPagerCat, err = o.bool(keyGitPagerCat)
 	return bo, err
 }

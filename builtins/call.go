@@ -247,6 +247,10 @@ func (c *callCtx) build() *ast.Term {
 	// a shell of its own) lets a state change at the end of the command
 	// count as harmless (docs/shell.md, "Shell state").
 	shellPerCall := get(c.input, keyShellPerCall) == ast.Boolean(true)
+	// Only true says the command runs as bash -c's script with no words
+	// after it (its positional parameters are empty: docs/shell.md,
+	// "Values and where they come from").
+	positionalEmpty := get(c.input, keyPositionalEmpty) == ast.Boolean(true)
 	// Any stdin_terminal but false marks a command that may keep a
 	// terminal the agent types into later (docs/shell.md, "Terminal input").
 	stdinTerminal := false
@@ -260,18 +264,18 @@ func (c *callCtx) build() *ast.Term {
 		// A valid call that brings nothing of its own into the context but
 		// its tool and cwd (the common call): the context is the same for
 		// every such call until the settings change.
-		k := callKey{cwd: string(cwd), tool: tool, shellPerCall: shellPerCall, stdinTerminal: stdinTerminal, gitPagerCat: gitPagerCat}
+		k := callKey{cwd: string(cwd), tool: tool, shellPerCall: shellPerCall, positionalEmpty: positionalEmpty, stdinTerminal: stdinTerminal, gitPagerCat: gitPagerCat}
 		for i, key := range callSettingsKeys {
 			k.fields[i] = termAt(c.settings, key)
 		}
 		if t, ok := callContexts.Get(k); ok {
 			return t
 		}
-		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil, shellPerCall, stdinTerminal, gitPagerCat))
+		t := contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, nil, shellPerCall, positionalEmpty, stdinTerminal, gitPagerCat))
 		callContexts.Put(k, t)
 		return t
 	}
-	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs, shellPerCall, stdinTerminal, gitPagerCat))
+	return contextTerm(errs, toolTerm, cwdTerm, buildCallOptions(c.settings, cwdTerm, dirs, shellPerCall, positionalEmpty, stdinTerminal, gitPagerCat))
 }
 
 // contextTerm is the call context permopa.call.context returns.
@@ -311,9 +315,9 @@ var callSettingsKeys = [...]*ast.Term{
 // when the change is deeper inside it. The cache holds those terms, so none
 // is freed and its address reused while an entry names it.
 type callKey struct {
-	cwd, tool                                string
-	shellPerCall, stdinTerminal, gitPagerCat bool
-	fields                                   [len(callSettingsKeys)]*ast.Term
+	cwd, tool                                                 string
+	shellPerCall, positionalEmpty, stdinTerminal, gitPagerCat bool
+	fields                                                    [len(callSettingsKeys)]*ast.Term
 }
 
 // callContexts holds the call contexts of valid calls per callKey: built
@@ -324,7 +328,7 @@ var callContexts = lru.New[callKey, *ast.Term](1024)
 // working directories the input adds. The result reuses the settings'
 // terms where it can. Every settings field read here must be in
 // callSettingsKeys, or a change of it would not be seen by a kept context.
-func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term, shellPerCall, stdinTerminal, gitPagerCat bool) *callOptions {
+func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.Term, shellPerCall, positionalEmpty, stdinTerminal, gitPagerCat bool) *callOptions {
 	dirs := make([]*ast.Term, 1, 1+len(inputDirs)+2)
 	dirs[0] = cwdTerm
 	dirs = append(dirs, inputDirs...)
@@ -373,6 +377,7 @@ func buildCallOptions(settings ast.Object, cwdTerm *ast.Term, inputDirs []*ast.T
 			ast.Item(keyHome, homeTerm),
 			ast.Item(keyWorkingDirectories, wdTerm),
 			ast.Item(keyShellPerCall, ast.InternedTerm(shellPerCall)),
+			ast.Item(keyPositionalEmpty, ast.InternedTerm(positionalEmpty)),
 			ast.Item(keyStdinTerminal, ast.InternedTerm(stdinTerminal)),
 			ast.Item(keyGitPagerCat, ast.InternedTerm(gitPagerCat)),
 		),

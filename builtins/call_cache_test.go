@@ -66,7 +66,7 @@ func TestCallContextOptionsFollowSettingsAndCwd(t *testing.T) {
 					inputDirs = append(inputDirs, wd.Elem(i))
 				}
 			}
-			want := buildCallOptions(cc.settings, cwd, inputDirs, false, false, false)
+			want := buildCallOptions(cc.settings, cwd, inputDirs, false, false, false, false)
 			for key, w := range map[*ast.Term]*ast.Term{
 				keyHome: want.home, keyWorkingDirectories: want.dirs, keyPathOpts: want.path,
 				keyWriteOpts: want.write, keyBashOpts: want.bash, keyBypassSafety: want.bypassSafety,

@@ -17,6 +17,7 @@ var (
 	keyMaxLeaves          = ast.StringTerm("max_leaves")
 	keyShellPerCall       = ast.StringTerm("shell_per_call")
 	keyStdinTerminal      = ast.StringTerm("stdin_terminal")
+	keyPositionalEmpty    = ast.StringTerm("positional_empty")
 	keyGitPagerCat        = ast.StringTerm("git_pager_cat")
 	keyProjectEnv         = ast.StringTerm("project_env")
 	keyName               = ast.StringTerm("name")

@@ -82,8 +82,9 @@ func TestExtraPayloadFieldsTolerated(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	// shell_per_call is the hook's own (docs/hosts.md, "Shell state between calls").
-	if strings.Join(keys, ",") != "cwd,hook_event_name,permission_mode,session_id,shell_per_call,tool_input,tool_name" {
+	// shell_per_call and positional_empty are the hook's own (docs/hosts.md,
+	// "Shell state between calls").
+	if strings.Join(keys, ",") != "cwd,hook_event_name,permission_mode,positional_empty,session_id,shell_per_call,tool_input,tool_name" {
 		t.Errorf("fields passed on: %v", keys)
 	}
 }

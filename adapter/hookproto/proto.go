@@ -208,13 +208,16 @@ func Inputs(host string, payload map[string]any) ([]map[string]any, error) {
 // shellPerCall marks the Bash calls of a hook: Claude Code, Codex and
 // Gemini CLI run each command in a shell of its own that ends with it,
 // carrying at most the working directory to the next call, whose payload
-// names it (docs/hosts.md, "Shell state between calls";
-// e2e/hosts/shellstate_test.go holds each host to it). The analysis then
-// counts a state change nothing in the command sees after it as harmless.
+// names it, and start that shell as bash -c with no words after the
+// script (docs/hosts.md, "Shell state between calls";
+// e2e/hosts/shellstate_test.go holds each host to both). The analysis then
+// counts a state change nothing in the command sees after it as harmless,
+// and the command's positional parameters as empty.
 func shellPerCall(inputs []map[string]any) {
 	for _, in := range inputs {
 		if in["tool_name"] == "Bash" {
 			in["shell_per_call"] = true
+			in["positional_empty"] = true
 		}
 	}
 }

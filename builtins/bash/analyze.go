@@ -48,6 +48,9 @@ func cacheKey(command string, o Options) string {
 	if o.StdinTerminal {
 		b.WriteString(",tty")
 	}
+	if o.PositionalEmpty {
+		b.WriteString(",noargs")
+	}
 	if o.GitPagerCat {
 		b.WriteString(",gitpagercat")
 	}
@@ -157,6 +160,12 @@ func analyzeOnce(command string, opts Options, noListing bool) (res *Analysis) {
 	// ends with the command: only the working directory carries over, and
 	// the next call's payload names it (docs/hosts.md, "Shell state
 	// between calls").
+	if opts.PositionalEmpty {
+		// bash -c COMMAND with no words after it: the command's positional
+		// parameters are empty (positional.go), statement by statement
+		// as in a script (set -- and shift change them).
+		w.pos, w.posTop = &posParams{noSource: !bashSourceAssigned(f, command)}, true
+	}
 	w.walkStmts(f.Stmts, frame{tail: opts.ShellPerCall, blindRest: opts.ShellPerCall}, st)
 	return w.assemble()
 }

@@ -33,6 +33,12 @@ type Options struct {
 	// "Shell state"). False, the safe default, for a caller that may keep
 	// a shell between calls.
 	ShellPerCall bool `json:"shell_per_call"`
+	// PositionalEmpty: the host runs the command as the script of
+	// bash -c with no words after it, so in the command $1... $@ $* are
+	// empty, $# is 0 and BASH_SOURCE is empty ($0, the shell's path, stays
+	// unknown: docs/hosts.md, "Shell state between calls"). False, the
+	// safe default, for a caller that may pass words after the script.
+	PositionalEmpty bool `json:"positional_empty"`
 	// StdinTerminal: the command may keep a terminal the agent types into
 	// after the call, which no hook sees (Codex's exec_command with a tty,
 	// then write_stdin), so a program that reads keys or commands from its

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"os"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,9 @@ type posParams struct {
 	// open: more words of unknown number follow args, so $# and the
 	// parameters after args are unknown.
 	open bool
+	// noSource: BASH_SOURCE is empty, as in the command string of bash -c
+	// (Options.PositionalEmpty), which the command does not assign.
+	noSource bool
 }
 
 // newPosParams binds the words of a call; nil when the call supplies
@@ -124,8 +128,7 @@ func (w *walker) positional(name string, cur *fieldBuilder, quoted bool) bool {
 		if p.open {
 			return false
 		}
-		cur.add(strconv.Itoa(len(p.args)))
-		return true
+		return w.positionalValue(word{s: strconv.Itoa(len(p.args))}, cur, quoted)
 	case name == "*" || name == "@":
 		if p.open || w.ifsChanged {
 			return false
@@ -276,8 +279,14 @@ func setOptionsOnly(args []*syntax.Word) bool {
 		if !ok || t == "--" || t == "-" || len(t) < 2 || t[0] != '-' && t[0] != '+' {
 			return false
 		}
-		if strings.ContainsAny(t[1:], "o") {
-			i++ // -o NAME
+		if strings.ContainsAny(t[1:], "o") && i+1 < len(args) {
+			// -o NAME; -o alone lists the options, and the words after
+			// it are set's own: set -o -- -x sets $1 to -x (bash 5.2).
+			n, ok := literalText(args[i+1])
+			if !ok || !shellOptionName(n) {
+				return false
+			}
+			i++
 		}
 	}
 	return true
@@ -297,17 +306,30 @@ func mayChangePositional(w *walker, n syntax.Node) bool {
 			if len(x.Args) == 0 {
 				return true
 			}
-			if _, ok := literalText(x.Args[0]); !ok {
-				found = true
-			}
 			for i, a := range x.Args {
-				switch t, _ := literalText(a); t {
+				// The command's name: first, or after builtin or
+				// command and their options (command -p -- set).
+				named := i == 0
+				if i > 0 {
+					first, _ := unescapedText(x.Args[0])
+					named = first == "builtin" || first == "command"
+					for _, b := range x.Args[1:i] {
+						t, _ := unescapedText(b)
+						named = named && strings.HasPrefix(t, "-")
+					}
+				}
+				t, ok := unescapedText(a)
+				if !ok {
+					// A name only known at run time may be any of them.
+					found = found || named
+					continue
+				}
+				switch t {
 				case "shift", "set", "source", "eval", "trap":
 					found = true
 				case ".":
-					// . as a command (also after builtin or command), not
-					// an operand (find ., cp x .).
-					found = found || i == 0 || x.Args[i-1].Lit() == "builtin" || x.Args[i-1].Lit() == "command"
+					// . as a command, not an operand (find ., cp x .).
+					found = found || named
 				}
 			}
 		}
@@ -322,4 +344,156 @@ func sourceZero(p *posParams) *word {
 		return nil
 	}
 	return p.zero
+}
+
+// shellOptionName reports a word set -o takes as an option's name.
+func shellOptionName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// positionalExp expands ${N-w}, ${N:-w}, ${N+w} and ${N:+w} of a
+// positional parameter whose value, or whether it is set, is known (the
+// word only when it is a literal without blanks, globs, quotes, tilde or
+// backslash), and $BASH_SOURCE, ${BASH_SOURCE[0]} where BASH_SOURCE is
+// empty (posParams.noSource); false for anything else, which the caller
+// expands as unknown.
+func (w *walker) positionalExp(p *syntax.ParamExp, name string, cur *fieldBuilder, quoted bool) bool {
+	if w.pos == nil || p.Param == nil {
+		return false
+	}
+	if name == "BASH_SOURCE" && w.pos.noSource {
+		bare := *p
+		if lit, ok := indexLit(p.Index); ok && lit == "0" {
+			bare.Index = nil
+		}
+		if isPlainParam(&bare, name) {
+			return w.positionalValue(word{}, cur, quoted)
+		}
+		return false
+	}
+	if p.Exp == nil {
+		return false
+	}
+	bare := *p
+	bare.Exp = nil
+	n, err := strconv.Atoi(name)
+	if !isPlainParam(&bare, name) || err != nil || n < 1 || strconv.Itoa(n) != name {
+		return false
+	}
+	set := n <= len(w.pos.args)
+	if !set && w.pos.open {
+		return false
+	}
+	var v word
+	if set {
+		v = w.pos.args[n-1]
+	}
+	known := !v.dynamic && !strings.Contains(v.s, dyn)
+	var useWord bool
+	switch p.Exp.Op {
+	case syntax.DefaultUnset:
+		useWord = !set
+	case syntax.DefaultUnsetOrNull:
+		useWord = !set || known && v.s == ""
+		if set && !known {
+			return false
+		}
+	case syntax.AlternateUnset:
+		useWord, v = set, word{}
+	case syntax.AlternateUnsetOrNull:
+		if set && !known {
+			return false
+		}
+		useWord, v = set && v.s != "", word{}
+	default:
+		// := cannot assign a positional parameter and :? stops the
+		// shell: left unknown.
+		return false
+	}
+	if !useWord {
+		return w.positionalValue(v, cur, quoted)
+	}
+	text := ""
+	if p.Exp.Word != nil {
+		for _, part := range p.Exp.Word.Parts {
+			l, ok := part.(*syntax.Lit)
+			if !ok || strings.ContainsAny(l.Value, "\\*?[~'\"$`") {
+				return false
+			}
+			text += l.Value
+		}
+	}
+	return w.positionalValue(word{s: text}, cur, quoted)
+}
+
+// indexLit is the literal text of an array subscript.
+func indexLit(x syntax.ArithmExpr) (string, bool) {
+	wd, ok := x.(*syntax.Word)
+	if !ok {
+		return "", false
+	}
+	lit := wd.Lit()
+	return lit, lit != ""
+}
+
+// bashSourceAssigned reports a command in which BASH_SOURCE may not be
+// empty though bash ignores every assignment to it: zsh (a host's shell
+// for a user whose shell it is) has it as an ordinary variable, so any
+// mention of it but a read ($BASH_SOURCE, ${BASH_SOURCE}, ${BASH_SOURCE[0]})
+// counts, and so does an environment that sets it.
+func bashSourceAssigned(f *syntax.File, command string) bool {
+	if _, ok := os.LookupEnv("BASH_SOURCE"); ok {
+		return true
+	}
+	mentions := strings.Count(command, "BASH_SOURCE")
+	if mentions == 0 {
+		return false
+	}
+	reads := 0
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if p, ok := n.(*syntax.ParamExp); ok && p.Param != nil && p.Param.Value == "BASH_SOURCE" {
+			bare := *p
+			if lit, ok := indexLit(p.Index); ok && lit == "0" {
+				bare.Index = nil
+			}
+			if isPlainParam(&bare, "BASH_SOURCE") {
+				reads++
+			}
+		}
+		return true
+	})
+	return reads != mentions
+}
+
+// unescapedText is a word's text with quotes and every backslash removed
+// (s\et is set to bash), or false when a part of it is expanded.
+func unescapedText(wd *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range wd.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(strings.ReplaceAll(p.Value, "\\", ""))
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(strings.ReplaceAll(l.Value, "\\", ""))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }

@@ -61,10 +61,11 @@ func loadRealWorld(t testing.TB) []realWorldRow {
 
 // realWorldOpts are the analysis options matching the fixture layout with
 // its root at root: the home directory root/home, the project root/home/proj,
-// and each command run in a shell of its own, as the hosts' hooks decide
-// (Options.ShellPerCall; the dynamic checks run each command so).
+// and each command run in a shell of its own as bash -c's script with no
+// words after it, as the hosts' hooks decide (Options.ShellPerCall and
+// PositionalEmpty; the dynamic checks run each command so).
 func realWorldOpts(root string) Options {
-	return Options{Cwd: root + "/home/proj", Home: root + "/home", ShellPerCall: true}
+	return Options{Cwd: root + "/home/proj", Home: root + "/home", ShellPerCall: true, PositionalEmpty: true}
 }
 
 // TestRealWorldRecall: over the real-world corpus, no command labelled

@@ -136,6 +136,9 @@ func (w *walker) shellScript(argv []word, file word, zero *word, args []word, in
 	pos := newPosParams(zero, args, fr)
 	if inherit {
 		pos = w.pos.clone()
+		if pos != nil {
+			pos.noSource = false // BASH_SOURCE[0] is the sourced file
+		}
 	}
 	w.walkScripts(argv, fr, st, []scriptfile.Script{s}, pos, reason)
 	return true

@@ -273,6 +273,9 @@ type walker struct {
 	// pos are the positional parameters of the shell script file being
 	// walked, nil when not known (positional.go).
 	pos *posParams
+	// posTop: the next walkStmts is the command's own list, whose
+	// statements move pos (Options.PositionalEmpty).
+	posTop bool
 	// nums: the variables that hold a number where the statement being
 	// walked runs (numbervalues.go).
 	nums numVars
@@ -439,6 +442,10 @@ func (w *walker) prescan(n syntax.Node) {
 // walkStmts walks a statement list in sequence and returns the state after it.
 func (w *walker) walkStmts(stmts []*syntax.Stmt, fr frame, st state) state {
 	defer w.numbersEnter()()
+	// The command's own statements (Options.PositionalEmpty) track the
+	// positional parameters as a script's lines do (positional.go).
+	top := w.posTop
+	w.posTop = false
 	for i, s := range stmts {
 		if w.stop {
 			return st
@@ -449,7 +456,14 @@ func (w *walker) walkStmts(stmts []*syntax.Stmt, fr frame, st state) state {
 		for _, next := range stmts[i+1:] {
 			sf.blindRest = sf.blindRest && blindStmt(next)
 		}
+		var after func(*posParams) *posParams
+		if top {
+			w.pos, after = w.positionalBefore(s)
+		}
 		st, _ = w.walkStmt(s, sf, st)
+		if top {
+			w.pos = after(w.pos)
+		}
 		w.numbersAfter(s)
 	}
 	return st

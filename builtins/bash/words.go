@@ -724,6 +724,9 @@ func (w *walker) paramExp(p *syntax.ParamExp, cur *fieldBuilder, ctx evalCtx, qu
 	if p.Param != nil {
 		name = p.Param.Value
 	}
+	if w.positionalExp(p, name, cur, quoted) {
+		return
+	}
 	simple := isPlainParam(p, name)
 	if simple {
 		switch {

@@ -23,7 +23,7 @@ test_context_fields if {
 	c.home == "/home/u"
 	c.bypass_honours_safety == true
 	c.path_opts == {"cwd": "/w", "home": "/home/u", "dangerous_paths": {}, "case_insensitive": false}
-	c.bash_opts == {"cwd": "/w", "home": "/home/u", "working_directories": ["/w"], "shell_per_call": false, "stdin_terminal": false, "git_pager_cat": false}
+	c.bash_opts == {"cwd": "/w", "home": "/home/u", "working_directories": ["/w"], "shell_per_call": false, "positional_empty": false, "stdin_terminal": false, "git_pager_cat": false}
 }
 
 test_session_mode_stands_in_for_the_default_mode if {
