@@ -45,3 +45,38 @@ func TestShellStateAtTheEndEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// The command's positional parameters are empty only for an input that
+// says the host runs it as bash -c's script with no words after it
+// (positional_empty, set by the hooks; docs/shell.md, "Values and where
+// they come from"), and a default that names a credential is still its
+// read.
+func TestPositionalEmptyEndToEnd(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: "/home/u", Cwd: "/home/u/x"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(cmd string, empty bool) permission.Decision {
+		in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd},
+			"permission_mode": "plan", "cwd": "/home/u/x", "shell_per_call": true}
+		if empty {
+			in["positional_empty"] = true
+		}
+		return eng.Decide(ctx, in)
+	}
+	for _, c := range []string{"find $1 -type f | wc -l", `exec /usr/bin/find "$@"`, `grep -i "$2" README.md`} {
+		if d := decide(c, true); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
+			t.Errorf("%q with positional_empty in plan: %s at %s (%s), want ALLOW at read_only", c, d.Behavior, d.Step, d.Message)
+		}
+		if d := decide(c, false); d.Behavior == permission.Allow {
+			t.Errorf("%q without positional_empty in plan: ALLOW at %s", c, d.Step)
+		}
+	}
+	for _, c := range []string{"set -- -delete; find . $1", "find . ${1--delete}", `cat "${1:-/home/u/.ssh/id_rsa}"`} {
+		if d := decide(c, true); d.Behavior == permission.Allow {
+			t.Errorf("%q with positional_empty in plan: ALLOW at %s", c, d.Step)
+		}
+	}
+}
