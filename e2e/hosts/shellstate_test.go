@@ -27,6 +27,8 @@ import (
 // starts keeping shell state fails here.
 const (
 	shellStateSet = `printf 'shell:'; tr '\0' ' ' < /proc/$$/cmdline; echo; ` +
+		`printf 'params:[%s][%s][%s][%s][%s]\n' "$0" "$#" "$1" "${BASH_SOURCE[0]}" "$*"; ` +
+		`printf 'argv0:'; tr '\0' '\n' < /proc/$$/cmdline | head -n 1; printf 'argc:'; tr -cd '\0' < /proc/$$/cmdline | wc -c; ` +
 		`shopt -q expand_aliases && echo before-expand_aliases=on || echo before-expand_aliases=off; ` +
 		`export PERMOPA_PROBE=1; permopa_var=1; alias permopa_probe=true; shopt -s expand_aliases; set -o noglob; ` +
 		`permopa_fn() { :; }; cd sub`
@@ -113,6 +115,21 @@ func TestShellStateBetweenCalls(t *testing.T) {
 					t.Errorf("%s's shell wrapper uses the variable %s, which a read-only command may assign (flagspec.ShellLocalName):\n%s", h.name, n, res[0])
 				}
 			}
+			// The hooks mark every Bash call positional_empty (docs/hosts.md,
+			// "Shell state between calls"): the host runs bash -c COMMAND
+			// with no words after it, so $1... $@ $* are empty, $# is 0 and
+			// BASH_SOURCE is empty. $0 is the path the host started bash
+			// with, which permopa leaves unknown; it must be that path.
+			argv0 := lineValue(res[0], "argv0:")
+			if !hasLine(res[0], "argc:3") {
+				t.Errorf("%s ran its shell with other words than bash -c COMMAND (argc:3), which positional_empty assumes:\n%s", h.name, res[0])
+			}
+			if !strings.HasPrefix(argv0, "/") || filepath.Base(argv0) != "bash" {
+				t.Errorf("%s ran the command with argv[0] %q, not an absolute path of bash:\n%s", h.name, argv0, res[0])
+			}
+			if want := "params:[" + argv0 + "][0][][][]"; !hasLine(res[0], want) {
+				t.Errorf("%s: the command's $0 $# $1 ${BASH_SOURCE[0]} $* are not %q, which positional_empty assumes:\n%s", h.name, want, res[0])
+			}
 			before := "off"
 			if hasLine(res[0], "before-expand_aliases=on") {
 				before = "on"
@@ -179,6 +196,18 @@ func payloads(t *testing.T, file string) []payload {
 			out = append(out, p)
 		}
 	}
+}
+
+// lineValue is what follows prefix on the first line of text that starts
+// with it (after the host's "Output: " label).
+func lineValue(text, prefix string) string {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimPrefix(strings.TrimSpace(l), "Output: ")
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // hasLine reports whether text holds line, whole (after the host's
