@@ -229,6 +229,16 @@ func TestSystemInfo(t *testing.T) {
 		{cmd: "dpkg -l --post-invoke=sh", why: "runs commands"},
 		{cmd: "dpkg", why: "no query action"},
 		{cmd: "getopt -o ab -- -a x", ro: true},
+		// (issue 26) clear prints the terminfo entry's clear sequence.
+		{cmd: "clear", ro: true},
+		{cmd: "clear -x", ro: true},
+		{cmd: "clear -T xterm-256color", ro: true},
+		{cmd: "clear -V", ro: true},
+		{cmd: "clear /dev/sda", why: "operand"},
+		{cmd: "clear --frob", why: "--frob"},
+		{cmd: "who am i --ips", ro: true},
+		{cmd: "who --ips -a", ro: true},
+		{cmd: "who --ips /home/u/.ssh/id_rsa", ro: true, reads: []string{"/home/u/.ssh/id_rsa"}},
 	})
 }
 

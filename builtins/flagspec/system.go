@@ -160,6 +160,14 @@ var getentSpec = &spec{allow: `-s= --service= -i --no-idn`, ops: opsText, check:
 		}
 	}
 }}
+// clear (ncurses) writes the terminal's clear sequence to stdout: it reads
+// the terminfo entry of $TERM, or of -T's name (one holding a slash is
+// refused), from TERMINFO, ~/.terminfo, TERMINFO_DIRS and the system's
+// directories, data that only decides the bytes it prints; it reads the
+// terminal's modes and sets none (strace, ncurses 6.4). The host's
+// environment is the user's; a command or a project env that sets TERMINFO
+// is judged as any assignment (docs/shell.md).
+var clearSpec = &spec{allow: `-T= -V -x`, ops: opsNone}
 var localeSpec = &spec{allow: `-a --all-locales -m --charmaps -c --category-name -k --keyword-name -v --verbose`, ops: opsText}
 var lscpuSpec = &spec{allow: `-a --all -b --online -c --offline -e? --extended? -p? --parse? -J --json -x --hex -y --physical -B --bytes --output-all -C? --caches?`, ops: opsNone}
 
@@ -176,6 +184,7 @@ func init() {
 	register(exprSpec, "expr")
 	register(calSpec, "cal")
 	register(getentSpec, "getent")
+	register(clearSpec, "clear")
 	register(localeSpec, "locale")
 	register(lscpuSpec, "lscpu")
 }
