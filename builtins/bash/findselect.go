@@ -259,6 +259,15 @@ func fnmatchASCII(pat, name string, fold bool) (match, ok bool) {
 	var toks []tok
 	for i := 0; i < len(pat); i++ {
 		c := pat[i]
+		if c >= 0x80 && !fold {
+			// A byte beyond ASCII, outside a bracket, is part of a
+			// literal character (or, not UTF-8, a byte fnmatch then
+			// matches as one): it never matches an ASCII byte, so an
+			// ASCII name it must match fails (‘*.c’, typographic
+			// quotes). Folded, it may (the Kelvin sign folds to k).
+			toks = append(toks, tok{kind: 'c', c: c})
+			continue
+		}
 		if c < 0x20 || c > 0x7e || c == '\\' {
 			return false, false
 		}

@@ -107,8 +107,9 @@ func TestFindSelectionAgainstHostileNames(t *testing.T) {
 		{cmd: "find mix -name '*.py' , -name '*.txt' | xargs sort", bites: true, slow: true},
 		{cmd: "find mix -not -name '*.py' -not -name '*.go' | xargs sort", bites: true, slow: true},
 		{cmd: "find mix ! ! -name '*.txt' | xargs sort", bites: true, slow: true},
-		{cmd: "find mix -name '*.txt' -quit , -print | xargs sort", slow: true}, // -quit: every path may be printed
-		{cmd: "find mix \\( -name '*.py' | xargs sort"},                    // find refuses it: not modelled
+		{cmd: "find mix -name '\u2018*.txt\u2019' | xargs sort", ro: true, slow: true}, // typographic quotes: no ASCII name
+		{cmd: "find mix -name '*.txt' -quit , -print | xargs sort", slow: true},        // -quit: every path may be printed
+		{cmd: "find mix \\( -name '*.py' | xargs sort"},                                // find refuses it: not modelled
 		{cmd: "find mix -name '*.py' -o -follow | xargs sort"},
 		{cmd: "find mix -name '*.py' -o -delete | xargs sort"},
 		{cmd: "find mix -name '*.py' -o -fprint mix/x | xargs sort"},

@@ -24,6 +24,7 @@ func selectionTree(t *testing.T) string {
 		"a.py", "B.PY", ".hidden.py", "-rf.py", "my file.txt", "src/x.go", "src/y.c", "src/z.h", "src/Q.C",
 		"sub dir/a.py", "sub dir/b.txt", "nl\ndir/c.py", "q\n--output=x.py", "it's.py", `back\slash.py`,
 		"caf\u00e9.py", "brack[et].py", "p|pe.c", "d.cc", "deep/er/est.go", "deep/er/a b.go.txt",
+		"\u2018q.c\u2019",
 	} {
 		p := filepath.Join(root, n)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -101,13 +102,18 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"-name", "*.py", "-print", ",", "-name", "*.txt", "-print"}, true},
 		{[]string{"-name", "src", "-prune", "-o", "-name", "*.go", "-print"}, true},
 		{[]string{"-name", "src", "-prune", "-o", "-name", "*.c"}, true}, // no action: src itself is printed
-		{[]string{"-name", "*.py", "-quit"}, true},                      // -quit is an action: nothing printed
+		{[]string{"-name", "*.py", "-quit"}, true},                       // -quit is an action: nothing printed
 		{[]string{"-true", "-o", "-name", "*.py"}, true},
 		{[]string{"-false", "-o", "-name", "*.py"}, true},
 		{[]string{"-mindepth", "2", "-o", "-name", "*.py"}, true}, // an option: global, true
 		{[]string{"!", "-name", "*.[^c]"}, true},                  // a pattern not modelled: either value
 		{[]string{"!", "-name", "*.py", "-a", "!", "-name", "*.txt"}, true},
 		{[]string{"-print", "-name", "*.py"}, true},
+		// Typographic quotes: a literal beyond ASCII matches no ASCII
+		// name; folded (-iname) it is not modelled.
+		{[]string{"-name", "\u2018*.c\u2019"}, true},
+		{[]string{"-path", "*\u2019"}, true},
+		{[]string{"-iname", "\u2018*.c\u2019"}, true},
 		// Not modelled: every path may be printed.
 		{[]string{"(", ")", "-o", "-name", "*.py"}, false},
 		{[]string{"(", "-name", "*.py"}, false},
@@ -121,7 +127,7 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 	// Superset cases: -prune's subtree, -quit's later entries and the tests
 	// not evaluated are walked, so the model selects more than find prints.
 	superset := func(expr []string) bool {
-		return slices.Contains(expr, "-size") || slices.Contains(expr, "-prune") || slices.Contains(expr, "*.[^c]")
+		return slices.Contains(expr, "-size") || slices.Contains(expr, "-prune") || slices.Contains(expr, "*.[^c]") || slices.Contains(expr, "-iname") && strings.Contains(strings.Join(expr, ""), "\u2018")
 	}
 	var walked []paths.Entry
 	l := paths.ListTree(paths.Tree{Root: paths.ResolvePath(root, "/", ""), Hidden: true})
