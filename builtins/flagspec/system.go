@@ -160,6 +160,7 @@ var getentSpec = &spec{allow: `-s= --service= -i --no-idn`, ops: opsText, check:
 		}
 	}
 }}
+
 // clear (ncurses) writes the terminal's clear sequence to stdout: it reads
 // the terminfo entry of $TERM, or of -T's name (one holding a slash is
 // refused), from TERMINFO, ~/.terminfo, TERMINFO_DIRS and the system's
