@@ -570,6 +570,13 @@ func posixRegexpToGo(p string, ere bool) (string, bool) {
 // entry find prints. Every directory read is stamped, selected or not: the
 // answer depends on each name the walk saw.
 func (w *walker) namesBelowSelected(roots []string, depth int, sel *pathSelection, nameOK func(name string) string) string {
+	return w.namesBelowEach(roots, depth, sel, nameOK, nil)
+}
+
+// namesBelowEach is namesBelowSelected that also hands each entry the
+// walk reaches, selected or not, to each (when not nil) before its names
+// are checked.
+func (w *walker) namesBelowEach(roots []string, depth int, sel *pathSelection, nameOK func(name string) string, each func(e paths.Entry, selected bool)) string {
 	files := w.scriptFiles()
 	left := paths.MaxTreeEntries
 	for _, r := range roots {
@@ -594,10 +601,16 @@ func (w *walker) namesBelowSelected(roots []string, depth int, sel *pathSelectio
 			if sel != nil {
 				se := selEntry{rel: e.Rel, depth: strings.Count(e.Rel, "/") + 1, dir: e.Dir, link: e.Target != "", special: e.Special}
 				if !sel.selects(se) {
+					if each != nil {
+						each(e, false)
+					}
 					continue
 				}
 				// The path find prints holds every name on the way.
 				names = strings.Split(e.Rel, "/")
+			}
+			if each != nil {
+				each(e, true)
 			}
 			if e.Special {
 				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device, which the program handed its name may block on"
