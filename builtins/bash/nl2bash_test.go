@@ -58,7 +58,7 @@ const nl2bashFresh2Recall = 0.917 // 244/266 with the shell's numbers, number va
 // been studied; docs/shell.md, "Measured recall"): its first value is the
 // unseen figure, measured on main as of 33b08f2 before recallA/recallB's
 // fixes.
-const nl2bashFresh3Recall = 0.851 // 235/276 with who --ips (issue 26, recallV); 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
+const nl2bashFresh3Recall = 0.855 // 236/276 with find . | xargs beside names holding spaces (issue 26, recallV, findpipe.go); 235/276 with who --ips; 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
