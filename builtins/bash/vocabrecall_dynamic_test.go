@@ -2,6 +2,7 @@ package bash
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,8 +90,52 @@ func TestVocabularyRecallVTraced(t *testing.T) {
 			t.Errorf("judged read-only, but %q: %s", runs[k].cmd, strings.Join(found, "\n\t"))
 		}
 	}
+	if slowTests {
+		getentLoadsProjectModule(t, opts)
+	}
 	// Judged as grep -r: the home's tree, credentials included, is read.
 	if a := analyze("cd ~ && rgrep x", opts); !namesRead(a, root+"/home/.ssh/id_rsa") {
 		t.Errorf("rgrep in the home does not name ~/.ssh/id_rsa among its reads: %s", brief(a))
+	}
+}
+
+// getentLoadsProjectModule: getent -s x/evil loads ./libnss_x/evil.so.2, a
+// library the project holds, and runs its code; the analysis must not
+// call it read-only (flagspec's getent). The library is built with the
+// system's C compiler and getent runs for real, so the hazard is shown.
+func getentLoadsProjectModule(t *testing.T, opts Options) {
+	t.Helper()
+	const cmd = "getent -s x/evil passwd root"
+	if a := analyze(cmd, opts); a.ReadOnly {
+		t.Errorf("%q: judged read-only, but it loads a module of the project", cmd)
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Log("no C compiler: getent's module load not shown")
+		return
+	}
+	if _, err := exec.LookPath("getent"); err != nil {
+		t.Log("no getent: its module load not shown")
+		return
+	}
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "ran")
+	src := filepath.Join(dir, "evil.c")
+	code := "#include <stdio.h>\n__attribute__((constructor)) static void run(void) { FILE *f = fopen(\"" + mark + "\", \"w\"); if (f) fclose(f); }\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "libnss_x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", filepath.Join(dir, "libnss_x", "evil.so.2"), src).CombinedOutput(); err != nil {
+		t.Logf("cc: %v %s: getent's module load not shown", err, out)
+		return
+	}
+	run := exec.Command("getent", "-s", "x/evil", "passwd", "root")
+	run.Dir = dir
+	run.Run() // its status does not matter, only whether the code ran
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("getent -s x/evil did not run ./libnss_x/evil.so.2: the case proves nothing")
 	}
 }

@@ -266,6 +266,15 @@ func TestNetwork(t *testing.T) {
 		{cmd: "getent ahosts example.com", why: "egress"},
 		{cmd: "getent hosts", ro: true},
 		{cmd: "getent passwd root", ro: true, net: "-"},
+		// -s loads libnss_NAME.so.2; with a slash, a file below the
+		// working directory (issue 26, found checking getent's inputs).
+		{cmd: "getent -s files passwd root", ro: true},
+		{cmd: "getent -s x/evil passwd root", why: "NSS module"},
+		{cmd: "getent --service=x/evil passwd root", why: "NSS module"},
+		{cmd: "getent -sx/evil passwd root", why: "NSS module"},
+		{argv: []string{"getent", "--serv", "files [NOTFOUND=return] x/evil", "passwd", "root"}, why: "NSS module"},
+		{cmd: "getent -s ../../tmp/e passwd", why: "NSS module"},
+		{argv: []string{"getent", "-s", Dynamic, "passwd"}, why: "NSS module"},
 		{cmd: "git ls-remote https://example.com/r.git", why: "egress", net: NetEgress},
 		{cmd: "git ls-remote git@example.com:r.git", why: "egress"},
 		{cmd: "git ls-remote ext::sh", why: "runs a command"},

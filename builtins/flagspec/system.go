@@ -1,5 +1,7 @@
 package flagspec
 
+import "strings"
+
 // System package managers and service managers: their query forms only.
 
 // brew: list, info, search, outdated, deps, uses, leaves, config, --prefix,
@@ -152,7 +154,16 @@ var calSpec = &spec{allow: `-1 --one -3 --three -y --year -Y --twelve -j --julia
 // getent looks keys up in the name service databases; a host or network
 // name is looked up through the resolver with a name the command chose:
 // network egress (getent hosts with no key lists /etc/hosts).
-var getentSpec = &spec{allow: `-s= --service= -i --no-idn`, ops: opsText, check: func(st *state) {
+var getentSpec = &spec{allow: `-s=@s --service=@s -i --no-idn`, ops: opsText, check: func(st *state) {
+	// -s names the NSS services getent loads as libnss_NAME.so.2: a
+	// slash makes dlopen take it as a path, relative to the working
+	// directory (getent -s x/evil runs ./libnss_x/evil.so.2's code,
+	// checked with glibc 2.36).
+	for _, mv := range st.vals {
+		if mv.mark == 's' && (strings.Contains(mv.val, "/") || strings.Contains(mv.val, Dynamic)) {
+			st.fail("getent: -s " + printable(mv.val) + " loads an NSS module by path, code from a file")
+		}
+	}
 	if len(st.ops) > 1 {
 		switch st.ops[0] {
 		case "hosts", "ahosts", "ahostsv4", "ahostsv6", "networks", "netgroup":
