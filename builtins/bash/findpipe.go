@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
+	"github.com/permopa/permopa/builtins/paths"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -273,15 +274,48 @@ func (w *walker) findNamesPlainFor(words []string, roots []string, depth int, se
 	if !w.namesNow(listedPaths) {
 		return namesMayChangeWhy, namesMayChangeWhy
 	}
+	// A printed path holding blanks (spaces only) reaches a blank-splitting
+	// xargs as pieces: the first one a path under the root, each other one
+	// a word relative to the working directory. find . hands it pieces
+	// under its root then, when each but the first is a bare name that
+	// cannot climb (splitPieceWhy) and, the walk being whole (no
+	// -maxdepth), none names a link, FIFO, socket or device, nor a path
+	// through one.
+	cwdRoot := depth == 0 && len(words) == 1 && (words[0] == "." || words[0] == "./")
 	blank := ""
-	whyLine = w.namesBelowSelected(roots, depth, sel, func(name string) string {
+	var pieces []string
+	odd := map[string]bool{}
+	whyLine = w.namesBelowEach(roots, depth, sel, func(name string) string {
 		if strings.ContainsRune(name, '\n') {
 			return "holds a newline"
 		}
-		if blank == "" && !xargsPlain(name) {
+		if blank == "" && !xargsPlain(name) && (!cwdRoot || !xargsPlain(strings.ReplaceAll(name, " ", ""))) {
 			blank = strconv.Quote(name)
 		}
 		return ""
+	}, func(e paths.Entry, selected bool) {
+		if !cwdRoot {
+			return
+		}
+		if e.Target != "" || e.Special || e.Unknown != "" {
+			// Folded: a file system that ignores case (macOS) opens
+			// "LNK" as "lnk"; beyond ASCII a piece may fold to it too
+			// (the Kelvin sign is a k): any piece may name it.
+			if !asciiText(e.Rel) {
+				odd[""] = true
+			}
+			odd[strings.ToLower(e.Rel)] = true
+		}
+		if selected && strings.ContainsRune(e.Rel, ' ') {
+			// The first piece is find's "./" and what comes before the
+			// blank: a path under the root, which may name one too.
+			for k, piece := range strings.Split(e.Rel, " ") {
+				if why := splitPieceWhy(piece); k > 0 && why != "" && blank == "" {
+					blank = strconv.Quote(e.Rel) + " (" + why + ")"
+				}
+				pieces = append(pieces, piece)
+			}
+		}
 	})
 	switch {
 	case why != "":
@@ -289,6 +323,43 @@ func (w *walker) findNamesPlainFor(words []string, roots []string, depth int, se
 		why = whyLine
 	case blank != "":
 		why = "a name find prints holds a character xargs splits at or removes: " + blank
+	case len(pieces) > 0 && odd[""]:
+		why = "a name find prints holds a blank, which splits off words that may name a link, FIFO, socket or device whose name is beyond ASCII"
+	default:
+		for _, piece := range pieces {
+			// The piece's path and each directory on its way.
+			rel := ""
+			for _, c := range strings.Split(piece, "/") {
+				if c == "" || c == "." {
+					continue
+				}
+				rel = strings.TrimPrefix(rel+"/"+strings.ToLower(c), "/")
+				if odd[rel] {
+					why = "a name find prints holds a blank, which splits off the word " + strconv.Quote(piece) + ", a path through the link, FIFO, socket or device " + strconv.Quote(rel)
+					return why, whyLine
+				}
+			}
+		}
 	}
 	return why, whyLine
+}
+
+// splitPieceWhy says why a word a blank-splitting xargs cut from a path
+// find . printed ("./a b/c" gives "./a" and "b/c") is not one more path
+// under the working directory, "" when it is: it starts with a letter,
+// digit, "." or "_" and holds no "=" or ":" (plainLead: no option, @FILE,
+// +POS, NAME=VALUE or HOST:FILE), and no ".." component (which climbs out).
+func splitPieceWhy(piece string) string {
+	if piece == "" {
+		return "" // two blanks in a row: no word
+	}
+	if !plainLead(piece) {
+		return "the word " + strconv.Quote(piece) + " after a blank may be an option or more than a file"
+	}
+	for _, c := range strings.Split(piece, "/") {
+		if c == ".." {
+			return "the word " + strconv.Quote(piece) + " after a blank climbs out of the working directory"
+		}
+	}
+	return ""
 }

@@ -20,16 +20,22 @@ import (
 // a blank that find -name '*.py' never prints does not matter. Anything
 // not modelled here selects every path, the check of every name.
 //
-// Modelled: a conjunction (implicit, -a, -and) of -name, -iname, -path,
-// -ipath, -wholename, -iwholename (GNU fnmatch without FNM_PERIOD or
+// Modelled: find's expression with its operators as GNU find 4.9 parses
+// and evaluates it (parentheses, ! and -not, -a and -and or nothing, -o
+// and -or, the comma; -a evaluates its right side only where the left is
+// true, -o only where it is false), over -name, -iname, -path, -ipath,
+// -wholename, -iwholename (GNU fnmatch without FNM_PERIOD or
 // FNM_PATHNAME: * and ? match a leading dot and a slash; -i folds ASCII
 // case) with patterns of printable ASCII holding *, ?, and bracket
 // expressions of single characters (no range, class or backslash); -type
-// f, d, l as find -P sees them (lstat: a link is l); -mindepth N; and
-// tests that only narrow the selection, taken as true (-size, -mtime,
-// -newer, -perm, -regex, ...). -print may only end the expression. An
-// operator (-o, !, -not, parentheses, a comma), -prune, -quit, -L, -H,
-// -follow or any other primary selects every path. A name or path
+// f, d, l as find -P sees them (lstat: a link is l); -mindepth N; -true,
+// -false, -prune (true; what it prunes is still walked); options, true;
+// tests that are not evaluated, either true or false (-size, -mtime,
+// -newer, -perm, -regex, a pattern not modelled, ...); -print, and -quit
+// (either value: find exits), which keep find from adding -print. An
+// entry is selected when the expression may run -print on it, or, with
+// no action, may be true. -L, -H, -follow or any other primary selects
+// every path, as does an expression GNU find refuses. A name or path
 // holding a byte beyond ASCII is taken as selected (the locale decides how
 // it matches). grep filters select lines: one pattern of printable ASCII
 // in the subset of basic or extended regular expressions whose meaning Go's
@@ -101,19 +107,24 @@ func (s *pathSelection) selects(e selEntry) bool {
 	return true
 }
 
-// findNarrowingTests are find primaries that only test an entry: in a
-// conjunction they can only drop paths, so they are taken as true.
+// findNarrowingTests are find tests the model does not evaluate: each may
+// be true or false for an entry (selEither).
 var findNarrowingTests = map[string]bool{
 	"-size": true, "-mtime": true, "-mmin": true, "-atime": true, "-amin": true, "-ctime": true, "-cmin": true,
 	"-newer": true, "-anewer": true, "-cnewer": true, "-used": true, "-empty": true, "-perm": true,
 	"-user": true, "-group": true, "-uid": true, "-gid": true, "-nouser": true, "-nogroup": true,
 	"-readable": true, "-writable": true, "-executable": true, "-links": true, "-inum": true,
 	"-samefile": true, "-regex": true, "-iregex": true, "-lname": true, "-ilname": true, "-xtype": true,
-	"-fstype": true, "-true": true, "-false": true,
-	// Options that change no path find prints or only leave some out.
+	"-fstype": true,
+}
+
+// findOptionPrimaries are find's options that change no path find prints
+// or only leave some out (-maxdepth: the walk stops there); as primaries
+// they are true.
+var findOptionPrimaries = map[string]bool{
 	"-maxdepth": true, "-depth": true, "-d": true, "-xdev": true, "-mount": true, "-noleaf": true,
 	"-ignore_readdir_race": true, "-noignore_readdir_race": true, "-regextype": true, "-warn": true,
-	"-nowarn": true, "-daystart": true, "-a": true, "-and": true,
+	"-nowarn": true, "-daystart": true,
 }
 
 // findSelectionOf models what find's argv (the words as the shell passes
@@ -143,49 +154,27 @@ func (w *walker) findSelectionOf(fargv []word, st state, filters []*syntax.Stmt)
 		}
 		break
 	}
-	modelled, minSet := true, false
-	for k, p := range e.Primaries {
+	for _, p := range e.Primaries {
 		for j := p.Index; j <= p.Index+len(p.Values) && j < len(fargv); j++ {
 			if fargv[j].glob || fargv[j].dynamic {
-				modelled = false
+				return s.withLines(filters)
 			}
 		}
-		switch {
-		case !modelled:
-		case p.Name == "-print":
-			modelled = k == len(e.Primaries)-1
-		case p.Name == "-name" || p.Name == "-iname":
-			if t := nameTest(p.Values, p.Name == "-iname", false, s); t != nil {
-				s.tests = append(s.tests, t)
-			}
-		case p.Name == "-path" || p.Name == "-wholename" || p.Name == "-ipath" || p.Name == "-iwholename":
-			if t := nameTest(p.Values, p.Name == "-ipath" || p.Name == "-iwholename", true, s); t != nil {
-				s.tests = append(s.tests, t)
-			}
-		case p.Name == "-type":
-			if len(p.Values) == 1 {
-				if t := typeTest(p.Values[0]); t != nil {
-					s.tests = append(s.tests, t)
-				}
-			}
-		case p.Name == "-mindepth":
-			if len(p.Values) != 1 {
-				modelled = false
-			} else if n, err := strconv.Atoi(p.Values[0]); err != nil || n < 0 || p.Values[0] != strconv.Itoa(n) {
-				modelled = false
-			} else if !minSet || n < s.minDepth {
-				// Given twice, GNU find takes the last: the smaller
-				// one is a superset of either.
-				s.minDepth, minSet = n, true
-			}
-		case findNarrowingTests[p.Name] || strings.HasPrefix(p.Name, "-newer") && len(p.Name) == 8:
-		default:
-			modelled = false
+	}
+	ps := &selParser{prims: e.Primaries, s: s, modelled: true}
+	x := ps.comma()
+	if x == nil || ps.i != len(ps.prims) || !ps.modelled {
+		s.minDepth = 0
+		return s.withLines(filters)
+	}
+	action := ps.action
+	s.tests = append(s.tests, func(en selEntry) bool {
+		o := x(en)
+		if action {
+			return o.canPrint
 		}
-	}
-	if !modelled {
-		s.tests, s.minDepth = nil, 0
-	}
+		return o.canTrue
+	})
 	return s.withLines(filters)
 }
 
@@ -204,8 +193,9 @@ func (s *pathSelection) withLines(filters []*syntax.Stmt) *pathSelection {
 }
 
 // nameTest is the test of -name and -path (whole: the printed path), nil
-// when the pattern is not modelled.
-func nameTest(values []string, fold, whole bool, s *pathSelection) func(selEntry) bool {
+// when the pattern is not modelled; ok is false for an entry whose name
+// it cannot decide (a byte beyond ASCII, a path not known).
+func nameTest(values []string, fold, whole bool, s *pathSelection) func(selEntry) (match, ok bool) {
 	if len(values) != 1 {
 		return nil
 	}
@@ -215,16 +205,15 @@ func nameTest(values []string, fold, whole bool, s *pathSelection) func(selEntry
 		// (but the root "/"): not modelled.
 		return nil
 	}
-	return func(e selEntry) bool {
+	return func(e selEntry) (bool, bool) {
 		subject := e.name()
 		if whole {
 			subject = s.printed(e)
 		}
 		if subject == "" || !asciiText(subject) {
-			return true
+			return false, false
 		}
-		m, ok := fnmatchASCII(pat, subject, fold)
-		return m || !ok
+		return fnmatchASCII(pat, subject, fold)
 	}
 }
 
@@ -270,6 +259,15 @@ func fnmatchASCII(pat, name string, fold bool) (match, ok bool) {
 	var toks []tok
 	for i := 0; i < len(pat); i++ {
 		c := pat[i]
+		if c >= 0x80 && !fold {
+			// A byte beyond ASCII, outside a bracket, is part of a
+			// literal character (or, not UTF-8, a byte fnmatch then
+			// matches as one): it never matches an ASCII byte, so an
+			// ASCII name it must match fails (‘*.c’, typographic
+			// quotes). Folded, it may (the Kelvin sign folds to k).
+			toks = append(toks, tok{kind: 'c', c: c})
+			continue
+		}
 		if c < 0x20 || c > 0x7e || c == '\\' {
 			return false, false
 		}
@@ -572,6 +570,13 @@ func posixRegexpToGo(p string, ere bool) (string, bool) {
 // entry find prints. Every directory read is stamped, selected or not: the
 // answer depends on each name the walk saw.
 func (w *walker) namesBelowSelected(roots []string, depth int, sel *pathSelection, nameOK func(name string) string) string {
+	return w.namesBelowEach(roots, depth, sel, nameOK, nil)
+}
+
+// namesBelowEach is namesBelowSelected that also hands each entry the
+// walk reaches, selected or not, to each (when not nil) before its names
+// are checked.
+func (w *walker) namesBelowEach(roots []string, depth int, sel *pathSelection, nameOK func(name string) string, each func(e paths.Entry, selected bool)) string {
 	files := w.scriptFiles()
 	left := paths.MaxTreeEntries
 	for _, r := range roots {
@@ -596,10 +601,16 @@ func (w *walker) namesBelowSelected(roots []string, depth int, sel *pathSelectio
 			if sel != nil {
 				se := selEntry{rel: e.Rel, depth: strings.Count(e.Rel, "/") + 1, dir: e.Dir, link: e.Target != "", special: e.Special}
 				if !sel.selects(se) {
+					if each != nil {
+						each(e, false)
+					}
 					continue
 				}
 				// The path find prints holds every name on the way.
 				names = strings.Split(e.Rel, "/")
+			}
+			if each != nil {
+				each(e, true)
 			}
 			if e.Special {
 				return "below " + r + ", " + strconv.Quote(e.Rel) + " is a FIFO, socket or device, which the program handed its name may block on"
@@ -612,4 +623,216 @@ func (w *walker) namesBelowSelected(roots []string, depth int, sel *pathSelectio
 		}
 	}
 	return ""
+}
+
+// selOutcome is what find's expression, or a part of it, may do for one
+// entry: evaluate to true, to false, and run -print on the way. A test
+// the model cannot decide may do either (a superset of find's outcome).
+type selOutcome struct{ canTrue, canFalse, canPrint bool }
+
+// selExpr evaluates a part of find's expression for an entry.
+type selExpr func(e selEntry) selOutcome
+
+var (
+	selTrue    = selOutcome{canTrue: true}
+	selFalse   = selOutcome{canFalse: true}
+	selEither  = selOutcome{canTrue: true, canFalse: true}
+	selPrinted = selOutcome{canTrue: true, canPrint: true}
+)
+
+// selParser parses find's expression as GNU find 4.9 does (from the
+// loosest: ",", then -o/-or, then -a/-and or two primaries side by side,
+// then ! and -not, then parentheses) into a selExpr. modelled turns false
+// at a primary the model does not know (the caller then selects every
+// path); action records an action that keeps find from adding -print
+// (-print, -quit: the callers admit no other).
+type selParser struct {
+	prims    []flagspec.FindPrimary
+	i        int
+	s        *pathSelection
+	modelled bool
+	minSet   bool
+	action   bool
+}
+
+func (p *selParser) peek() string {
+	if p.i < len(p.prims) {
+		return p.prims[p.i].Name
+	}
+	return ""
+}
+
+// comma: X , Y evaluates both; the value is Y's.
+func (p *selParser) comma() selExpr {
+	x := p.or()
+	for x != nil && p.peek() == "," {
+		p.i++
+		y := p.or()
+		if y == nil {
+			return nil
+		}
+		x = func(x, y selExpr) selExpr {
+			return func(e selEntry) selOutcome {
+				a, b := x(e), y(e)
+				return selOutcome{canTrue: b.canTrue, canFalse: b.canFalse, canPrint: a.canPrint || b.canPrint}
+			}
+		}(x, y)
+	}
+	return x
+}
+
+// or: X -o Y evaluates Y only where X is false.
+func (p *selParser) or() selExpr {
+	x := p.and()
+	for x != nil && (p.peek() == "-o" || p.peek() == "-or") {
+		p.i++
+		y := p.and()
+		if y == nil {
+			return nil
+		}
+		x = func(x, y selExpr) selExpr {
+			return func(e selEntry) selOutcome {
+				a := x(e)
+				if !a.canFalse {
+					return a
+				}
+				b := y(e)
+				return selOutcome{canTrue: a.canTrue || b.canTrue, canFalse: b.canFalse, canPrint: a.canPrint || b.canPrint}
+			}
+		}(x, y)
+	}
+	return x
+}
+
+// and: X -a Y (or X Y) evaluates Y only where X is true.
+func (p *selParser) and() selExpr {
+	x := p.unary()
+	for x != nil {
+		switch p.peek() {
+		case "", ")", ",", "-o", "-or":
+			return x
+		case "-a", "-and":
+			p.i++
+		}
+		y := p.unary()
+		if y == nil {
+			return nil
+		}
+		x = func(x, y selExpr) selExpr {
+			return func(e selEntry) selOutcome {
+				a := x(e)
+				if !a.canTrue {
+					return a
+				}
+				b := y(e)
+				return selOutcome{canTrue: b.canTrue, canFalse: a.canFalse || b.canFalse, canPrint: a.canPrint || b.canPrint}
+			}
+		}(x, y)
+	}
+	return x
+}
+
+// unary: ! X, -not X, ( X ), or a primary. An expression GNU find
+// refuses (an operator with no operand, empty or unbalanced parentheses)
+// is nil: not modelled.
+func (p *selParser) unary() selExpr {
+	switch p.peek() {
+	case "!", "-not":
+		p.i++
+		x := p.unary()
+		if x == nil {
+			return nil
+		}
+		return func(e selEntry) selOutcome {
+			o := x(e)
+			return selOutcome{canTrue: o.canFalse, canFalse: o.canTrue, canPrint: o.canPrint}
+		}
+	case "(":
+		p.i++
+		if p.peek() == ")" {
+			return nil
+		}
+		x := p.comma()
+		if x == nil || p.peek() != ")" {
+			return nil
+		}
+		p.i++
+		return x
+	case "", ")", ",", "-o", "-or", "-a", "-and":
+		return nil
+	}
+	pr := p.prims[p.i]
+	p.i++
+	if t := p.primary(pr); t != nil {
+		return t
+	}
+	p.modelled = false
+	return nil
+}
+
+// primary is the selExpr of one primary, nil when not modelled.
+func (p *selParser) primary(pr flagspec.FindPrimary) selExpr {
+	known := func(t func(selEntry) (match, ok bool)) selExpr {
+		if t == nil {
+			return func(selEntry) selOutcome { return selEither }
+		}
+		return func(e selEntry) selOutcome {
+			switch m, ok := t(e); {
+			case !ok:
+				return selEither
+			case m:
+				return selTrue
+			}
+			return selFalse
+		}
+	}
+	switch n := pr.Name; {
+	case n == "-print":
+		p.action = true
+		return func(selEntry) selOutcome { return selPrinted }
+	case n == "-quit":
+		// find exits: nothing after it runs. Taken as either value,
+		// a superset of what it prints.
+		p.action = true
+		return func(selEntry) selOutcome { return selEither }
+	case n == "-prune", n == "-true":
+		// -prune is true; the subtrees it keeps find out of are still
+		// walked (a superset).
+		return func(selEntry) selOutcome { return selTrue }
+	case n == "-false":
+		return func(selEntry) selOutcome { return selFalse }
+	case n == "-name" || n == "-iname":
+		return known(nameTest(pr.Values, n == "-iname", false, p.s))
+	case n == "-path" || n == "-wholename" || n == "-ipath" || n == "-iwholename":
+		return known(nameTest(pr.Values, n == "-ipath" || n == "-iwholename", true, p.s))
+	case n == "-type":
+		if len(pr.Values) != 1 {
+			return nil
+		}
+		if t := typeTest(pr.Values[0]); t != nil {
+			return known(func(e selEntry) (bool, bool) { return t(e), true })
+		}
+		return known(nil)
+	case n == "-mindepth":
+		// An option: it applies to the whole expression wherever it
+		// stands, and is true.
+		if len(pr.Values) != 1 {
+			return nil
+		}
+		v, err := strconv.Atoi(pr.Values[0])
+		if err != nil || v < 0 || pr.Values[0] != strconv.Itoa(v) {
+			return nil
+		}
+		if !p.minSet || v < p.s.minDepth {
+			// Given twice, GNU find takes the last: the smaller one
+			// is a superset of either.
+			p.s.minDepth, p.minSet = v, true
+		}
+		return func(selEntry) selOutcome { return selTrue }
+	case findOptionPrimaries[n]:
+		return func(selEntry) selOutcome { return selTrue }
+	case findNarrowingTests[n] || strings.HasPrefix(n, "-newer") && len(n) == 8:
+		return known(nil)
+	}
+	return nil
 }

@@ -477,7 +477,7 @@ var teeSpec = &spec{
 // locale, getconf, tty, logname, users, who, arch print facts.
 var whoSpec = &spec{
 	allow: `-a --all -b --boot -d --dead -H --heading -l --login --lookup -m -q --count -r --runlevel
-		-s --short -t --time -T -w --mesg --message --writable -u --users -p --process`,
+		-s --short -t --time -T -w --mesg --message --writable -u --users -p --process --ips`,
 	ops:   opsHook,
 	check: checkLoginRecords,
 }

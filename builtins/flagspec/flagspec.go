@@ -231,6 +231,11 @@ func judge(argv []string) Verdict {
 	if prog == "sort" {
 		argv = sortObsoleteKeys(argv)
 	}
+	if prog == "rgrep" {
+		// rgrep is GNU grep's script "exec grep -r "$@"" (run by
+		// /bin/sh, which as sh reads no startup file): grep -r.
+		return Judge(append([]string{"grep", "-r"}, argv[1:]...))
+	}
 	if prog == "unzip" && len(argv) > 1 && argv[1] == "-Z" {
 		// unzip -Z is zipinfo with zipinfo's options.
 		return Judge(append([]string{"zipinfo"}, argv[2:]...))

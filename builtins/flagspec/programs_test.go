@@ -1,6 +1,7 @@
 package flagspec
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -21,6 +22,10 @@ func TestSearch(t *testing.T) {
 		{cmd: "egrep a f", ro: true},
 		{cmd: "fgrep -x a f", ro: true},
 		{cmd: "grep --frob x", why: "--frob"},
+		// rgrep is "exec grep -r "$@"" (issue 26): judged as grep -r.
+		{cmd: "rgrep TODO src", ro: true, reads: []string{"src"}},
+		{cmd: "rgrep -f pats.txt x", ro: true, reads: []string{"pats.txt", "x"}},
+		{cmd: "rgrep --frob x", why: "--frob"},
 		{cmd: "rg TODO", ro: true, reads: none},
 		{cmd: "rg -g *.rs unsafe", ro: true},
 		{cmd: "rg -n -i --hidden foo src tests", ro: true, reads: []string{"src", "tests"}},
@@ -912,4 +917,25 @@ func TestPermopaRules(t *testing.T) {
 		{cmd: "permopa rules export s.yaml", ro: true, reads: []string{"s.yaml"}},
 		{cmd: "permopa rules frob", why: "not in the read-only vocabulary"},
 	})
+}
+
+// TestRgrepIsGrepR (issue 26): rgrep is GNU grep's script "exec grep -r
+// "$@"", so each of its command lines gets grep -r's verdict: the same
+// reads, trees and refusals, hostile operands included.
+func TestRgrepIsGrepR(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"."}, {"x", "/home/u/.ssh"}, {"-f", "/home/u/.ssh/id_rsa", "x"}, {"--exclude-from=/etc/shadow", "x"},
+		{"-R", "x", "."}, {"x", Dynamic}, {Dynamic}, {"--frob", "x"}, {"-e", "x", "--", "-rf"}, {"--include=*.go", "x"},
+	} {
+		got := Judge(append([]string{"rgrep"}, args...))
+		want := Judge(append([]string{"grep", "-r"}, args...))
+		if got.ReadOnly != want.ReadOnly || strings.Join(got.Reads, "\x00") != strings.Join(want.Reads, "\x00") ||
+			fmt.Sprint(got.RecursiveReads) != fmt.Sprint(want.RecursiveReads) {
+			t.Errorf("rgrep %q = %+v, grep -r: %+v", args, got, want)
+		}
+	}
+	if v := Judge([]string{"rgrep", "x"}); len(v.RecursiveReads) == 0 {
+		t.Errorf("rgrep x reads no tree: %+v", v)
+	}
 }

@@ -229,6 +229,16 @@ func TestSystemInfo(t *testing.T) {
 		{cmd: "dpkg -l --post-invoke=sh", why: "runs commands"},
 		{cmd: "dpkg", why: "no query action"},
 		{cmd: "getopt -o ab -- -a x", ro: true},
+		// (issue 26) clear prints the terminfo entry's clear sequence.
+		{cmd: "clear", ro: true},
+		{cmd: "clear -x", ro: true},
+		{cmd: "clear -T xterm-256color", ro: true},
+		{cmd: "clear -V", ro: true},
+		{cmd: "clear /dev/sda", why: "operand"},
+		{cmd: "clear --frob", why: "--frob"},
+		{cmd: "who am i --ips", ro: true},
+		{cmd: "who --ips -a", ro: true},
+		{cmd: "who --ips /home/u/.ssh/id_rsa", ro: true, reads: []string{"/home/u/.ssh/id_rsa"}},
 	})
 }
 
@@ -256,6 +266,15 @@ func TestNetwork(t *testing.T) {
 		{cmd: "getent ahosts example.com", why: "egress"},
 		{cmd: "getent hosts", ro: true},
 		{cmd: "getent passwd root", ro: true, net: "-"},
+		// -s loads libnss_NAME.so.2; with a slash, a file below the
+		// working directory (issue 26, found checking getent's inputs).
+		{cmd: "getent -s files passwd root", ro: true},
+		{cmd: "getent -s x/evil passwd root", why: "NSS module"},
+		{cmd: "getent --service=x/evil passwd root", why: "NSS module"},
+		{cmd: "getent -sx/evil passwd root", why: "NSS module"},
+		{argv: []string{"getent", "--serv", "files [NOTFOUND=return] x/evil", "passwd", "root"}, why: "NSS module"},
+		{cmd: "getent -s ../../tmp/e passwd", why: "NSS module"},
+		{argv: []string{"getent", "-s", Dynamic, "passwd"}, why: "NSS module"},
 		{cmd: "git ls-remote https://example.com/r.git", why: "egress", net: NetEgress},
 		{cmd: "git ls-remote git@example.com:r.git", why: "egress"},
 		{cmd: "git ls-remote ext::sh", why: "runs a command"},

@@ -1,5 +1,7 @@
 package flagspec
 
+import "strings"
+
 // System package managers and service managers: their query forms only.
 
 // brew: list, info, search, outdated, deps, uses, leaves, config, --prefix,
@@ -152,7 +154,16 @@ var calSpec = &spec{allow: `-1 --one -3 --three -y --year -Y --twelve -j --julia
 // getent looks keys up in the name service databases; a host or network
 // name is looked up through the resolver with a name the command chose:
 // network egress (getent hosts with no key lists /etc/hosts).
-var getentSpec = &spec{allow: `-s= --service= -i --no-idn`, ops: opsText, check: func(st *state) {
+var getentSpec = &spec{allow: `-s=@s --service=@s -i --no-idn`, ops: opsText, check: func(st *state) {
+	// -s names the NSS services getent loads as libnss_NAME.so.2: a
+	// slash makes dlopen take it as a path, relative to the working
+	// directory (getent -s x/evil runs ./libnss_x/evil.so.2's code,
+	// checked with glibc 2.36).
+	for _, mv := range st.vals {
+		if mv.mark == 's' && (strings.Contains(mv.val, "/") || strings.Contains(mv.val, Dynamic)) {
+			st.fail("getent: -s " + printable(mv.val) + " loads an NSS module by path, code from a file")
+		}
+	}
 	if len(st.ops) > 1 {
 		switch st.ops[0] {
 		case "hosts", "ahosts", "ahostsv4", "ahostsv6", "networks", "netgroup":
@@ -160,6 +171,15 @@ var getentSpec = &spec{allow: `-s= --service= -i --no-idn`, ops: opsText, check:
 		}
 	}
 }}
+
+// clear (ncurses) writes the terminal's clear sequence to stdout: it reads
+// the terminfo entry of $TERM, or of -T's name (one holding a slash is
+// refused), from TERMINFO, ~/.terminfo, TERMINFO_DIRS and the system's
+// directories, data that only decides the bytes it prints; it reads the
+// terminal's modes and sets none (strace, ncurses 6.4). The host's
+// environment is the user's; a command or a project env that sets TERMINFO
+// is judged as any assignment (docs/shell.md).
+var clearSpec = &spec{allow: `-T= -V -x`, ops: opsNone}
 var localeSpec = &spec{allow: `-a --all-locales -m --charmaps -c --category-name -k --keyword-name -v --verbose`, ops: opsText}
 var lscpuSpec = &spec{allow: `-a --all -b --online -c --offline -e? --extended? -p? --parse? -J --json -x --hex -y --physical -B --bytes --output-all -C? --caches?`, ops: opsNone}
 
@@ -176,6 +196,7 @@ func init() {
 	register(exprSpec, "expr")
 	register(calSpec, "cal")
 	register(getentSpec, "getent")
+	register(clearSpec, "clear")
 	register(localeSpec, "locale")
 	register(lscpuSpec, "lscpu")
 }
