@@ -357,12 +357,15 @@ func (w *walker) popdCmd(c *wrapperCall) (state, state, bool) {
 	return state{unknown: true}, state{unknown: true}, true
 }
 
-// hostTrailer are the commands a host runs in the call's shell after the
-// command (Claude Code's pwd -P, Gemini CLI's exit trap's jobs -p;
-// docs/hosts.md, "Shell state between calls"). An alias of one of them
-// defined at the end of a call is not known to be unused: whether the
-// host's line is parsed before the alias exists is the host's detail.
-var hostTrailer = map[string]bool{"pwd": true, "jobs": true}
+// hostTrailer are the commands a host parses after the command has run, in
+// the call's shell (docs/hosts.md, "Shell state between calls"): Gemini CLI's
+// EXIT trap's jobs -p, parsed when the trap runs, so an alias of it defined
+// at the end of a call would be used (with expand_aliases). Claude Code's
+// pwd -P is not one: it is on the line that evals the command, which bash
+// parses whole before it runs any of it, so an alias the command defines
+// never reaches it (checked under strace in Claude Code's shape, with the
+// snapshot's expand_aliases; a function pwd does, and is judged as its body).
+var hostTrailer = map[string]bool{"jobs": true}
 
 func aliasesHostTrailer(args []word) bool {
 	for _, a := range args {
