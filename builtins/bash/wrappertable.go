@@ -108,6 +108,7 @@ func init() {
 		"unalias": {walk: (*walker).shellSettingCmd},
 		"set":     {walk: (*walker).shellSettingCmd},
 		"hash":    {walk: (*walker).shellSettingCmd},
+		"jobs":    {kind: flagspec.Wrapper, transparent: true, walk: (*walker).jobsCmd},
 		"cd":      {walk: (*walker).cdCmd},
 		"pushd":   {walk: (*walker).cdCmd},
 		"popd":    {walk: (*walker).popdCmd},
@@ -349,6 +350,27 @@ func (w *walker) trapCmd(c *wrapperCall) (state, state, bool) {
 	}
 	w.leaf(fr, c.st, argv, "")
 	return c.st, c.st, true
+}
+
+// jobsCmd: jobs -x CMD ARGS runs CMD with every word that is a job spec
+// (%1, %+, %name) replaced by that job's process group, or kept as written
+// when there is no such job (bash 5.2); jobs -x takes no other option
+// (jobs -x -- x is an error). A job spec is judged as a word only known at
+// run time (a number or the word; not an option, but a path or a command
+// name the analysis cannot know). Without -x jobs lists the jobs (its flag
+// spec).
+func (w *walker) jobsCmd(c *wrapperCall) (state, state, bool) {
+	if len(c.argv) < 3 || c.argv[1].s != "-x" || c.argv[1].dynamic {
+		return c.st, c.st, false
+	}
+	argv := append([]word(nil), c.argv[2:]...)
+	for i := range argv {
+		if strings.HasPrefix(argv[i].s, "%") || argv[i].dynamic {
+			argv[i] = word{s: dyn, dynamic: true, splits: argv[i].splits, taint: argv[i].taint}
+		}
+	}
+	st, next := w.command(argv, c.fr.wrap(c.name, c.sv, c.transparent, ""), c.st, c.stdin)
+	return st, next, true
 }
 
 // popdCmd: popd moves to a directory pushd saved, not tracked.
