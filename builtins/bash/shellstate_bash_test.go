@@ -95,10 +95,18 @@ var shellStateCases = []shellStateCase{
 	{class: "unset", cmd: `unset $x; ls`},
 	{class: "unset", cmd: `unset _bgpids_file`},
 	{class: "unset", cmd: `unset -f $x`},
-	// PROMPT_COMMAND: never run by a shell that is not interactive, but its
-	// value is walked as the command it is.
-	{class: "prompt", cmd: `PROMPT_COMMAND='echo x >> /tmp/trace'`},
+	// Prompts at the end: never shown by a shell that is not interactive.
+	{class: "prompt", cmd: `PROMPT_COMMAND='touch MARK'`, readOnly: true, quick: true},
+	{class: "prompt", cmd: `PROMPT_COMMAND='echo "$(date +"%Y/%m/%d (%H:%M)") $(history 1 |cut -c 7-)" >> MARK'`, readOnly: true},
+	{class: "prompt", cmd: `PS1='$(touch MARK)'`, readOnly: true},
+	{class: "prompt", cmd: `ls; PS0='$(touch MARK)' PS2='$(touch MARK)'`, readOnly: true, runs: []string{"ls"}},
+	// PS4 is expanded when set -x traces Claude Code's pwd -P.
+	{class: "prompt", cmd: `set -x; PS4='$(touch MARK)'`, bites: true, shapes: []string{"claude"}},
+	{class: "prompt", cmd: `PROMPT_COMMAND='touch MARK'; ls`},
 	{class: "prompt", cmd: `PROMPT_COMMAND='touch MARK'; bash -i`},
+	{class: "prompt", cmd: `PROMPT_COMMAND='touch MARK' bash -i`},
+	{class: "prompt", cmd: `export PROMPT_COMMAND='touch MARK'`},
+	{class: "prompt", cmd: `PROMPT_COMMAND="$(touch MARK)"`, bites: true},
 	{class: "prompt", cmd: `read -e -p "${myprompt@P}"`, env: []string{"myprompt=$(touch MARK)"}, bites: true, shapes: []string{"codex"}},
 	// jobs -x runs its command.
 	{class: "jobs", cmd: `jobs -x echo %1`, readOnly: true, quick: true},

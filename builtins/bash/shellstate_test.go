@@ -39,6 +39,8 @@ func TestShellStateAtTheEnd(t *testing.T) {
 		`alias pwd='echo -n $(/bin/pwd) | pbcopy'`,
 		`alias pwd='rm -rf ~'`,
 		`alias ok=1 pwd='rm -rf ~'`,
+		// A prompt nothing shows: the hosts' shells are not interactive.
+		`PROMPT_COMMAND='rm -rf ~'`,
 		`cd "$(which oracle)"`,
 		`cd $(echo src)`,
 		`unset FOO BAR`,
@@ -100,7 +102,8 @@ func TestShellStateAtTheEnd(t *testing.T) {
 		`POSIXLY_CORRECT=1`,
 		`BASH_ENV=./x`,
 		`PS4='$(rm -rf ~)'`,
-		`PROMPT_COMMAND='rm -rf ~'`,
+		`PROMPT_COMMAND='rm -rf ~'; ls`,
+		`PS4='$(rm -rf ~)'; set -x`,
 		`HISTFILE=~/.bashrc`,
 		`IFS=x`,
 		`TMPDIR=.`,
