@@ -58,7 +58,7 @@ const nl2bashFresh2Recall = 0.921 // 245/266 with history -a read-only where not
 // been studied; docs/shell.md, "Measured recall"): its first value is the
 // unseen figure, measured on main as of 33b08f2 before recallA/recallB's
 // fixes.
-const nl2bashFresh3Recall = 0.873 // 241/276 with the shell-state builtins that change nothing a later command sees (issue 26: shopt at the end, history -c, history -r "$HISTFILE", set X=$(…), alias pwd at the end); 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
+const nl2bashFresh3Recall = 0.876 // 242/276 with the shell-state builtins that change nothing a later command sees (issue 26: shopt at the end, history -c, history -r "$HISTFILE", set X=$(…), alias pwd and PROMPT_COMMAND at the end); 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
