@@ -30,7 +30,10 @@ func TestShellStateAtTheEndEndToEnd(t *testing.T) {
 		return eng.Decide(ctx, in)
 	}
 	for _, c := range []string{`CDATE=$(date "+%Y-%m-%d %H:%M:%S")`, `read -p "Password: " -s SSHPASS`,
-		`alias cleanup='rm -Rf -- foo bar baz'`, `export JAVA_HOME=$(readlink -f /usr/bin/java | sed "s:bin/java::")`, `export FOO`} {
+		`alias cleanup='rm -Rf -- foo bar baz'`, `export JAVA_HOME=$(readlink -f /usr/bin/java | sed "s:bin/java::")`, `export FOO`,
+		// Shell-state builtins (issue 26): the history file read names ~/.history.
+		`shopt -u compat31`, `history -r "$HISTFILE"`, `alias pwd='echo -n $(/bin/pwd) | pbcopy'`,
+		`PROMPT_COMMAND='echo x >> /tmp/trace'`} {
 		if d := decide(c, true); d.Behavior != permission.Allow || d.Step != permission.StepReadOnly {
 			t.Errorf("%q with shell_per_call in plan: %s at %s (%s), want ALLOW at read_only", c, d.Behavior, d.Step, d.Message)
 		}
@@ -39,7 +42,8 @@ func TestShellStateAtTheEndEndToEnd(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"A=1; alias ls='rm -rf'\nls", `PATH=. ; ls`, `export LD_PRELOAD=./x.so; ls`,
-		`trap 'rm -rf ~' EXIT`, `cd ..; cat .ssh/id_rsa`, `read x; $x`, `X=$(rm -rf /)`, `_bgpids_file=~/.bashrc`} {
+		`trap 'rm -rf ~' EXIT`, `cd ..; cat .ssh/id_rsa`, `read x; $x`, `X=$(rm -rf /)`, `_bgpids_file=~/.bashrc`,
+		`history -s 'rm -rf ~'`, `unset $(echo "$a")`, `jobs -x rm -rf x`, `shopt -s expand_aliases`, `PS4='$(rm -rf ~)'`} {
 		if d := decide(c, true); d.Behavior == permission.Allow {
 			t.Errorf("%q with shell_per_call in plan: ALLOW at %s", c, d.Step)
 		}

@@ -141,11 +141,12 @@ package bash
 // frame.blindRest one followed only by blindStmt commands (echo, test, ...
 // that start no program): an assignment, export, declare, read or unset of
 // an inertAtEnd name is then harmless (endOfShellJudge renames it for the
-// flag spec), and at the tail an alias definition (its body not walked)
-// and a cd to a run-time directory too. With Options.PositionalEmpty (bash
-// -c COMMAND with no words after it) the command's own positional
-// parameters are empty, followed statement by statement as a script's are
-// (positional.go).
+// flag spec), and at the tail an alias definition (its body not walked),
+// a shopt of any bash 5.2 option but expand_aliases, history -r/-n
+// (historyJudge names the read) and a cd to a run-time directory too. With
+// Options.PositionalEmpty (bash -c COMMAND with no words after it) the
+// command's own positional parameters are empty, followed statement by
+// statement as a script's are (positional.go).
 //
 // Loops (dataflow.go). In for NAME in WORDS, when the words are static
 // (a glob only when it starts with a literal: ./*.txt, never *.txt, whose

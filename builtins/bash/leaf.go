@@ -71,6 +71,10 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		copy(judge, sv)
 		judge[0] = base
 	}
+	historyFile := false // history -r "$HISTFILE": the word names the history file
+	if base == "history" && base == prog {
+		judge, fr, historyFile = w.historyJudge(argv, judge, fr)
+	}
 	if fr.blindRest && base == prog {
 		judge = endOfShellJudge(judge, fr.tail)
 	}
@@ -81,6 +85,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		// A quoted run-time word that is an option's text value
 		// (find -newermt "$d", date -d "$x"; substvalues.go).
 		judge, textValues = optionTextValues(argv, judge)
+	}
+	if historyFile {
+		textValues = map[int]bool{2: true}
 	}
 	// The value of each supplied word: a path under known roots
 	// (pathMark, dataflow.go) or anything (dyn).
@@ -373,8 +380,17 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	for _, p := range fr.writes {
 		lf.Writes = appendUnique(lf.Writes, p)
 	}
+	positionalFrom := len(argv)
+	if base == "set" && base == prog {
+		positionalFrom = setPositionalFrom(argv)
+	}
 	for i, a := range argv {
 		if i == 0 || textValues[i] {
+			continue
+		}
+		if i >= positionalFrom && a.taint == "" {
+			// set's positional parameters: what they hold is no option
+			// (flagspec.SetOperand); the analysis takes them as unknown.
 			continue
 		}
 		if a.glob && w.globsChanged {
@@ -1096,11 +1112,19 @@ func endOfShellJudge(argv []string, tail bool) []string {
 		}
 		return argv[:1]
 	case "history":
-		// history -n and -r read the history file ($HISTFILE, when the
-		// environment names one: a shell that is not interactive has
-		// none) into the shell's list, which nothing after the end of
-		// the shell prints (docs/shell.md, "Shell state").
+		// history -n and -r read the history file (historyJudge names
+		// the read) into the shell's list, which nothing after the end
+		// of the shell prints, nor writes: with history on and
+		// $HISTFILE set, bash appends at exit only the lines added
+		// since, and a read adds none (docs/shell.md, "Shell state").
 		if tail && len(argv) == 2 && (argv[1] == "-n" || argv[1] == "-r") {
+			return argv[:1]
+		}
+		return argv
+	case "shopt":
+		// Any option of bash 5.2 but expand_aliases: none acts at exit
+		// or on what the hosts run after the command.
+		if tail && shoptChangesOnly(argv[1:]) {
 			return argv[:1]
 		}
 		return argv
@@ -1241,4 +1265,79 @@ func goChangesDir(argv []string) bool {
 		}
 	}
 	return false
+}
+
+// setPositionalFrom is the index of set's first word that is a positional
+// parameter whatever it expands to: after "--" or "-", or the first operand
+// that starts with a literal character other than -, + or a glob character
+// (flagspec.SetOperand); len(argv) when there is none or a word before it
+// is only known at run time (any option).
+func setPositionalFrom(argv []word) int {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i].s
+		switch {
+		case argv[i].splits && strings.HasPrefix(a, dyn), a == "":
+			return len(argv)
+		case a == "--" || a == "-":
+			return i + 1
+		case flagspec.SetOperand(a):
+			return i
+		case strings.Contains(a, dyn):
+			return len(argv)
+		case a == "-o" || a == "+o" || len(a) > 1 && (a[0] == '-' || a[0] == '+') && a[len(a)-1] == 'o':
+			i++ // the option's name
+		}
+	}
+	return len(argv)
+}
+
+// shoptChangesOnly reports shopt -s/-u (-p, -q) of names that
+// flagspec.ShoptOptionAtEnd accepts, every word literal.
+func shoptChangesOnly(args []string) bool {
+	names := 0
+	for _, a := range args {
+		switch {
+		case strings.Contains(a, dyn):
+			return false
+		case len(a) > 1 && a[0] == '-' && names == 0:
+			if strings.Trim(a[1:], "supq") != "" {
+				return false
+			}
+		case flagspec.ShoptOptionAtEnd(a):
+			names++
+		default:
+			return false
+		}
+	}
+	return names > 0
+}
+
+// historyJudge is the argv to judge for the history builtin, and the frame
+// with the history file it reads (docs/shell.md, "Shell state"):
+//   - history -r and -n read $HISTFILE, or ~/.history when the environment
+//     names none (bash 5.2 under strace), into the shell's list; the
+//     environment's HISTFILE is not known here, so the read named is
+//     ~/.history. history -r "$HISTFILE" reads the same file (or "",
+//     nothing, when HISTFILE is unset) and is judged as history -r;
+//   - history -a appends to that file the lines added to the list since it
+//     was read: only history -s adds any to a shell that bash -c runs
+//     (commands of a -c string, of eval and of a sourced file are not
+//     recorded, with history on too; checked under strace), and history -s
+//     is never read-only. With no other history in the command it appends
+//     nothing and is judged as history.
+func (w *walker) historyJudge(argv []word, judge []string, fr frame) ([]string, frame, bool) {
+	if len(judge) < 2 || len(judge) != len(argv) || w.opts.Home == "" || judge[1] != "-a" && judge[1] != "-r" && judge[1] != "-n" {
+		return judge, fr, false
+	}
+	file := len(judge) == 3 && argv[2].param == "HISTFILE" && !argv[2].splits && !strings.Contains(argv[1].s, dyn)
+	switch {
+	case len(judge) == 2 && judge[1] == "-a":
+		if strings.Count(w.topSrc, "history") == 1 {
+			return judge[:1], fr, false
+		}
+	case len(judge) == 2 || file && judge[1] != "-a":
+		fr.reads = append(append([]string(nil), fr.reads...), filepath.Join(w.opts.Home, ".history"))
+		return judge[:2], fr, file
+	}
+	return judge, fr, false
 }

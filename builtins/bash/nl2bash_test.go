@@ -41,7 +41,7 @@ var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2", "fresh3"}
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
-const nl2bashHoldoutRecall = 0.911 // 195/214 with recallP's and recallV's classes together; 192/214 with find's -o, !, parentheses and typographic quotes modelled, clear and rgrep (issue 26, recallV); 187/214 with find's selection modelled (issue 26, findselect.go); 184/214 analysed in the classification fixture (187/214 analysed in a directory that did not exist, before 2026-12-06's fifth round)
+const nl2bashHoldoutRecall = 0.915 // 196/214 with recallP's, recallV's and the shell-state classes together; 195/214 with recallP's and recallV's classes together; 192/214 with find's -o, !, parentheses and typographic quotes modelled, clear and rgrep (issue 26, recallV); 187/214 with find's selection modelled (issue 26, findselect.go); 184/214 analysed in the classification fixture (187/214 analysed in a directory that did not exist, before 2026-12-06's fifth round)
 
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.
@@ -51,14 +51,14 @@ const nl2bashFreshRecall = 0.934 // 214/229 with the host's empty positional par
 // and classified after the fresh one had been studied too: its first
 // value is the unseen figure, measured on main as of 56a5057 before the
 // fourth round's fixes.
-const nl2bashFresh2Recall = 0.924 // 246/266 with the host's empty positional parameters (issue 26, positional_empty); 244/266 with the shell's numbers, number variables, while read fed by find, set operands and shopt execfail (issue 26, numbervalues.go, readloop.go) beside 238/266 with find's selection, xargs -d '\n' and tr '\n' '\0' modelled (issue 26, findselect.go, findpipe.go); 229/266 with awk's regular expression literals lexed (issue 26); 228/266 when first analysed in the classification fixture (231/266 in a directory that did not exist); 230/266 (0.865), first measured unseen on 2026-12-06
+const nl2bashFresh2Recall = 0.928 // 247/266 with the shell-state classes too; 246/266 with the host's empty positional parameters (issue 26, positional_empty); 244/266 with the shell's numbers, number variables, while read fed by find, set operands and shopt execfail (issue 26, numbervalues.go, readloop.go) beside 238/266 with find's selection, xargs -d '\n' and tr '\n' '\0' modelled (issue 26, findselect.go, findpipe.go); 229/266 with awk's regular expression literals lexed (issue 26); 228/266 when first analysed in the classification fixture (231/266 in a directory that did not exist); 230/266 (0.865), first measured unseen on 2026-12-06
 
 // nl2bashFresh3Recall is the ratchet for the third fresh sample (the
 // unseen one since 2026-12-06 07:30: drawn and classified after fresh2 had
 // been studied; docs/shell.md, "Measured recall"): its first value is the
 // unseen figure, measured on main as of 33b08f2 before recallA/recallB's
 // fixes.
-const nl2bashFresh3Recall = 0.862 // 238/276 with recallP's and recallV's classes together; 236/276 with find . | xargs beside names holding spaces (issue 26, recallV, findpipe.go); 235/276 with who --ips; 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
+const nl2bashFresh3Recall = 0.891 // 246/276 with the shell-state builtins too (issue 26: shopt at the end, history -c/-a/-r, set X=$(…), alias pwd and PROMPT_COMMAND at the end); 238/276 with recallP's and recallV's classes together; 236/276 with find . | xargs beside names holding spaces (issue 26, recallV, findpipe.go); 235/276 with who --ips; 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose

@@ -23,6 +23,8 @@ func TestVocabularyRecall4(t *testing.T) {
 		"command", "yes 1 | command", "command -v ls", "type ls", "hash",
 		`HISTTIMEFORMAT="%s " history 2`, `HISTTIMEFORMAT='%F %T ' history`, `HISTTIMEFORMAT="%s " fc -l`,
 		"history -n", "history -r", "ls; history -n", "fc -l",
+		// Nothing written, now or at exit (TestShellStateBuiltinsAgainstBash).
+		"history -a", "history -c",
 		"split --help", "join -1 2 -2 1 <(sort +1 -2 file1) <(sort +0 -1 file2)",
 	}
 	notReadOnly := []string{
@@ -32,8 +34,10 @@ func TestVocabularyRecall4(t *testing.T) {
 		// HISTTIMEFORMAT for anything else, or with a run-time value.
 		"HISTTIMEFORMAT=x ls", `HISTTIMEFORMAT="$x" history`, "HISTTIMEFORMAT=x; history", "HISTTIMEFORMAT=x bash -c history",
 		// The list read by -n/-r is printed by what follows in the same shell.
-		"history -n; history", "history -r && fc -l", "history -n x", "history -a", "history -w", "history -c",
+		"history -n; history", "history -r && fc -l", "history -n x", "history -w",
 		"history -d 1", "history -s rm",
+		// history -s adds lines that history -a appends.
+		"history -s rm; history -a", "history -a; history -s rm",
 	}
 	if _, err := os.Stat("/usr/bin/find"); err == nil && systemOwned(t, "/usr/bin/find") {
 		readOnly = append(readOnly, "/usr/bin/find . -name '*.go'", "/usr/bin/env ls", "/usr/bin/wc -l notes.txt")

@@ -34,6 +34,13 @@ func TestShellStateAtTheEnd(t *testing.T) {
 		`alias cleanup='rm -Rf -- foo bar baz'`,
 		`alias my_command="$oldalias -option 3"`,
 		`alias cdl='cd -- "$(ls -t | head -n 1)"'`,
+		// Claude Code's pwd -P is on the line that evals the command,
+		// parsed before the alias exists.
+		`alias pwd='echo -n $(/bin/pwd) | pbcopy'`,
+		`alias pwd='rm -rf ~'`,
+		`alias ok=1 pwd='rm -rf ~'`,
+		// A prompt nothing shows: the hosts' shells are not interactive.
+		`PROMPT_COMMAND='rm -rf ~'`,
 		`cd "$(which oracle)"`,
 		`cd $(echo src)`,
 		`unset FOO BAR`,
@@ -62,10 +69,11 @@ func TestShellStateAtTheEnd(t *testing.T) {
 	notReadOnly := []string{
 		// Something runs after it that sees it.
 		"A=1; alias ls='rm -rf'\nls",
-		// A command the host runs after the call in the same shell.
-		`alias pwd='rm -rf ~'`,
+		// A command the host parses after the call in the same shell
+		// (Gemini CLI's EXIT trap).
 		`alias jobs='rm -rf ~'`,
-		`alias ok=1 pwd='rm -rf ~'`,
+		`alias ok=1 jobs='rm -rf ~'`,
+		`alias pwd='rm -rf ~'; pwd`,
 		`alias ls='rm -rf'; echo hi`,
 		`alias ls='rm -rf'; ls`,
 		`PATH=. ; ls`,
@@ -94,7 +102,8 @@ func TestShellStateAtTheEnd(t *testing.T) {
 		`POSIXLY_CORRECT=1`,
 		`BASH_ENV=./x`,
 		`PS4='$(rm -rf ~)'`,
-		`PROMPT_COMMAND='rm -rf ~'`,
+		`PROMPT_COMMAND='rm -rf ~'; ls`,
+		`PS4='$(rm -rf ~)'; set -x`,
 		`HISTFILE=~/.bashrc`,
 		`IFS=x`,
 		`TMPDIR=.`,

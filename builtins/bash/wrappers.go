@@ -46,7 +46,9 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			wd := w.evalOne(a.Value, ctx)
 			val = wd.s
 			as.taint = wd.taint
-			as.taint = firstNonEmpty(as.taint, w.assignedValue(as.name, wd.s, wd.dynamic, ctx, ""))
+			if !(len(c.Args) == 0 && fr.tail && promptAtEnd(as.name)) {
+				as.taint = firstNonEmpty(as.taint, w.assignedValue(as.name, wd.s, wd.dynamic, ctx, ""))
+			}
 		}
 		if a.Array != nil {
 			for _, el := range a.Array.Elems {
@@ -82,6 +84,12 @@ func (w *walker) call(c *syntax.CallExpr, fr frame, st state, stdin *string) (st
 			// At the end of the shell (fr.tail), or before commands that
 			// only expand it (fr.blindRest), no later command sees the
 			// variable: only its value's substitutions count.
+			if fr.tail && promptAtEnd(as.name) {
+				// A prompt nothing after it shows: its value is never
+				// run, and not walked (as an alias body at the end).
+				w.synthetic(fr, st, []string{as.text}, reason == "", reason, nil)
+				continue
+			}
 			if reason == "" && !envAllowlisted(as.name) && !flagspec.ShellLocalName(as.name) && !(fr.blindRest && inertAtEnd(as.name)) {
 				reason = "assignment to " + as.name + " is not allowlisted"
 			}
@@ -918,6 +926,22 @@ func packageManagerConfig(upper string) bool {
 		if strings.HasPrefix(upper, p) {
 			return true
 		}
+	}
+	return false
+}
+
+// promptAtEnd reports a variable only an interactive shell reads, to show a
+// prompt (PS0, PS1, PS2) or before one (PROMPT_COMMAND): assigned by the
+// last statement of a shell per call (frame.tail), nothing reads it, since
+// the hosts' shells are not interactive and what they run after the command
+// shows no prompt (checked under strace in each host's shape;
+// docs/shell.md, "Shell state"). Not PS4: set -x (the command's, or the
+// user's options in Claude Code's snapshot) expands it before tracing the
+// host's pwd -P.
+func promptAtEnd(name string) bool {
+	switch name {
+	case "PROMPT_COMMAND", "PS0", "PS1", "PS2":
+		return true
 	}
 	return false
 }

@@ -108,6 +108,7 @@ func init() {
 		"unalias": {walk: (*walker).shellSettingCmd},
 		"set":     {walk: (*walker).shellSettingCmd},
 		"hash":    {walk: (*walker).shellSettingCmd},
+		"jobs":    {kind: flagspec.Wrapper, transparent: true, walk: (*walker).jobsCmd},
 		"cd":      {walk: (*walker).cdCmd},
 		"pushd":   {walk: (*walker).cdCmd},
 		"popd":    {walk: (*walker).popdCmd},
@@ -351,18 +352,42 @@ func (w *walker) trapCmd(c *wrapperCall) (state, state, bool) {
 	return c.st, c.st, true
 }
 
+// jobsCmd: jobs -x CMD ARGS runs CMD with every word that is a job spec
+// (%1, %+, %name) replaced by that job's process group, or kept as written
+// when there is no such job (bash 5.2); jobs -x takes no other option
+// (jobs -x -- x is an error). A job spec is judged as a word only known at
+// run time (a number or the word; not an option, but a path or a command
+// name the analysis cannot know). Without -x jobs lists the jobs (its flag
+// spec).
+func (w *walker) jobsCmd(c *wrapperCall) (state, state, bool) {
+	if len(c.argv) < 3 || c.argv[1].s != "-x" || c.argv[1].dynamic {
+		return c.st, c.st, false
+	}
+	argv := append([]word(nil), c.argv[2:]...)
+	for i := range argv {
+		if strings.HasPrefix(argv[i].s, "%") || argv[i].dynamic {
+			argv[i] = word{s: dyn, dynamic: true, splits: argv[i].splits, taint: argv[i].taint}
+		}
+	}
+	st, next := w.command(argv, c.fr.wrap(c.name, c.sv, c.transparent, ""), c.st, c.stdin)
+	return st, next, true
+}
+
 // popdCmd: popd moves to a directory pushd saved, not tracked.
 func (w *walker) popdCmd(c *wrapperCall) (state, state, bool) {
 	w.leaf(c.fr, c.st, c.argv, "")
 	return state{unknown: true}, state{unknown: true}, true
 }
 
-// hostTrailer are the commands a host runs in the call's shell after the
-// command (Claude Code's pwd -P, Gemini CLI's exit trap's jobs -p;
-// docs/hosts.md, "Shell state between calls"). An alias of one of them
-// defined at the end of a call is not known to be unused: whether the
-// host's line is parsed before the alias exists is the host's detail.
-var hostTrailer = map[string]bool{"pwd": true, "jobs": true}
+// hostTrailer are the commands a host parses after the command has run, in
+// the call's shell (docs/hosts.md, "Shell state between calls"): Gemini CLI's
+// EXIT trap's jobs -p, parsed when the trap runs, so an alias of it defined
+// at the end of a call would be used (with expand_aliases). Claude Code's
+// pwd -P is not one: it is on the line that evals the command, which bash
+// parses whole before it runs any of it, so an alias the command defines
+// never reaches it (checked under strace in Claude Code's shape, with the
+// snapshot's expand_aliases; a function pwd does, and is judged as its body).
+var hostTrailer = map[string]bool{"jobs": true}
 
 func aliasesHostTrailer(args []word) bool {
 	for _, a := range args {

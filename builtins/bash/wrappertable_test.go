@@ -15,7 +15,7 @@ import (
 // code: a new entry needs one here.
 var wrapperExamples = map[string]string{
 	"env": "env rm -rf x", "command": "command rm -rf x", "builtin": "builtin rm -rf x",
-	"exec": "exec rm -rf x", "nice": "nice -n 5 rm -rf x", "nohup": "nohup rm -rf x",
+	"exec": "exec rm -rf x", "nice": "nice -n 5 rm -rf x", "nohup": "nohup rm -rf x", "jobs": "jobs -x rm -rf x",
 	"timeout": "timeout 5 rm -rf x", "stdbuf": "stdbuf -oL rm -rf x", "time": "time -p rm -rf x",
 	"sudo": "sudo -u root rm -rf x", "doas": "doas rm -rf x", "su": "su -c 'rm -rf x'",
 	"runuser": "runuser -u u -- rm -rf x", "watch": "watch rm -rf x", "setsid": "setsid rm -rf x",

@@ -247,7 +247,9 @@ func TestCoreutils(t *testing.T) {
 		{cmd: "sleep 1", ro: true},
 		{cmd: "history", ro: true},
 		{cmd: "history 20", ro: true},
-		{cmd: "history -c", why: "history"},
+		{cmd: "history -c", ro: true}, // clears the list: nothing written, now or at exit
+		{cmd: "history -a", why: "history"},
+		{cmd: "history -s x", why: "history"},
 		{cmd: "history -w f", why: "history"},
 		{cmd: "man ls", ro: true},
 		{cmd: "man -k printf", ro: true},

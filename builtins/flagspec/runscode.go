@@ -84,6 +84,7 @@ func buildCodeRunners() map[string]codeRunner {
 		"setpriv", "sg", "busybox", "fakeroot", "xvfb-run", "dbus-run-session", "catchsegv", "torsocks",
 		"proxychains", "proxychains4", "unbuffer", "rlwrap")
 	add(Wrapper, "runs any command on another machine (and ProxyCommand here)", "ssh")
+	add(Wrapper, "jobs -x runs its operands as a command", "jobs")
 	add(PackageRunner, runsPackage, "npx", "pnpx", "bunx", "uvx", "pipx")
 	add(DataRunner, "runs any code it is given (system())", "awk", "gawk", "mawk", "nawk")
 	add(DataRunner, "runs the commands its script names (the e command, w files)", "sed")

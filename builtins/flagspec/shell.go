@@ -84,6 +84,39 @@ var shoptOptions = map[string]bool{
 	"execfail": true, "gnu_errfmt": true, "shift_verbose": true,
 }
 
+// SetOperand reports a word of set that starts its positional parameters
+// whatever an expansion in it gives: it starts with a literal character
+// that is not - or + (set X=$(…)), nor a glob character (a name it matches
+// could be -x). Bash splits only what expansions give and never the
+// literal text, so the first word it yields starts with that character
+// too, and every word after it is a parameter (bash takes them as one).
+func SetOperand(a string) bool {
+	return a != "" && !strings.HasPrefix(a, Dynamic) && !strings.ContainsRune("-+*?[", rune(a[0]))
+}
+
+// ShoptOptionAtEnd reports a shopt option of bash 5.2 that a shell nothing
+// runs after may set or unset (builtins/bash, endOfShellJudge): none acts at
+// exit or on what the hosts run after the command (Claude Code's pwd -P,
+// Gemini CLI's EXIT trap), checked under strace for each option both ways
+// in each host's shape (docs/shell.md, "Shell state"). Not expand_aliases:
+// Gemini CLI's trap is parsed when it runs. A name bash 5.2 does not have
+// is not modelled.
+func ShoptOptionAtEnd(name string) bool { return shoptOptionsBash52[name] && name != "expand_aliases" }
+
+var shoptOptionsBash52 = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`autocd assoc_expand_once cdable_vars cdspell checkhash checkjobs
+		checkwinsize cmdhist compat31 compat32 compat40 compat41 compat42 compat43 compat44 complete_fullquote
+		direxpand dirspell dotglob execfail expand_aliases extdebug extglob extquote failglob force_fignore
+		globasciiranges globskipdots globstar gnu_errfmt histappend histreedit histverify hostcomplete
+		huponexit inherit_errexit interactive_comments lastpipe lithist localvar_inherit localvar_unset
+		mailwarn no_empty_cmd_completion nocaseglob nocasematch noexpand_translation nullglob
+		patsub_replacement progcomp progcomp_alias promptvars shift_verbose sourcepath varredir_close xpg_echo`) {
+		shoptOptionsBash52[n] = true
+	}
+}
+
 // set with no argument prints every variable (an environment dump,
 // environ.go); set -o and set +o list the options; set -- clears the
 // positional parameters. Operands (after --, -, or from the first word
@@ -98,6 +131,11 @@ var setSpec = &spec{anyArgs: true, noStd: true, check: func(st *state) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case strings.HasPrefix(a, Dynamic):
+			st.fail("set: a word only known at run time may set any option")
+			return
+		case SetOperand(a):
+			return // a, and every word after it, are positional parameters
 		case strings.Contains(a, Dynamic):
 			st.fail("set: a word only known at run time may set any option")
 			return
