@@ -63,6 +63,13 @@ const nl2bashFresh2Recall = 0.917 // 244/266 with the shell's numbers, number va
 // fixes.
 const nl2bashFresh3Recall = 0.847 // 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
 
+// nl2bashFresh4Recall is the ratchet for the fourth fresh sample (the
+// unseen one since 2026-12-06 10:25: drawn and classified after fresh3 had
+// been studied; docs/shell.md, "Measured recall"): its first value is the
+// unseen figure, measured on main as of 0d0be09 (09:56) before the recall
+// fixes of the round begun at 10:00.
+const nl2bashFresh4Recall = 0.904 // 236/261 (0.904), first measured unseen on 2026-12-06
+
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
 // nothing of it, with why.
@@ -218,6 +225,9 @@ func TestNL2BashRecall(t *testing.T) {
 	}
 	if got := recall(tallies["fresh3"]); got < nl2bashFresh3Recall {
 		t.Errorf("nl2bash fresh3 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh3Recall)
+	}
+	if got := recall(tallies["fresh4"]); got < nl2bashFresh4Recall {
+		t.Errorf("nl2bash fresh4 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh4Recall)
 	}
 }
 
