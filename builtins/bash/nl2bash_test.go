@@ -80,8 +80,10 @@ var nl2bashOpensWithoutReading = map[string]string{
 }
 
 // nl2bashExecRejected are commands judged read-only whose traced run
-// executes an argv the analyser does not judge read-only on its own, which
-// the program rejects without doing anything, with why.
+// executes an argv the analyser does not judge read-only on its own, for a
+// reason that does not hold in the command (the program rejects the argv
+// without doing anything; an operand is a process substitution's pipe),
+// with why.
 var nl2bashExecRejected = map[string]string{
 	// An unquoted *.txt (*.py) expands to several names ending in .txt (never a
 	// primary or an option); find rejects the second one ("paths must
@@ -90,6 +92,11 @@ var nl2bashExecRejected = map[string]string{
 	`find . -name *.txt | egrep mystring`:                                        "find rejects the expanded glob's second name",
 	`find . -name *.txt -print`:                                                  "find rejects the expanded glob's second name",
 	`find . -name *.py -exec wc -l {} \; | awk '{ SUM += $0} END { print SUM }'`: "find rejects the expanded glob's second name",
+	`find . -depth -name *.zip`:                                                  "find rejects the expanded glob's second name",
+	`find /tmp -name *.txt`:                                                      "find rejects the expanded glob's second name",
+	// bash names a second process substitution /dev/fd/62 (the analysis
+	// names each /dev/fd/63): both are pipes to sha1sum and md5sum.
+	`echo foo | tee >(sha1sum) >(md5sum)`: "tee writes to two process substitutions' pipes",
 }
 
 // nl2bashRow is one row of a half.
