@@ -35,8 +35,11 @@ import (
 // classified the same way later that day). fresh2 was studied too, so the
 // unseen figure is now the third fresh sample's (testdata/nl2bash-fresh3.tsv:
 // 700 more lines, a fourth seed, drawn and classified the same way at 07:00
-// that day). Nothing is tuned on the fresh samples but a false read-only.
-var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2", "fresh3"}
+// that day). fresh3 was studied too, so the unseen figure is now the fourth
+// fresh sample's (testdata/nl2bash-fresh4.tsv: 700 more lines, a fifth
+// seed, drawn and classified the same way at 10:00 that day). Nothing is
+// tuned on the fresh samples but a false read-only.
+var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2", "fresh3", "fresh4"}
 
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
@@ -60,6 +63,13 @@ const nl2bashFresh2Recall = 0.928 // 247/266 with the shell-state classes too; 2
 // fixes.
 const nl2bashFresh3Recall = 0.891 // 246/276 with the shell-state builtins too (issue 26: shopt at the end, history -c/-a/-r, set X=$(…), alias pwd and PROMPT_COMMAND at the end); 238/276 with recallP's and recallV's classes together; 236/276 with find . | xargs beside names holding spaces (issue 26, recallV, findpipe.go); 235/276 with who --ips; 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
 
+// nl2bashFresh4Recall is the ratchet for the fourth fresh sample (the
+// unseen one since 2026-12-06 10:25: drawn and classified after fresh3 had
+// been studied; docs/shell.md, "Measured recall"): its first value is the
+// unseen figure, measured on main as of 0d0be09 (09:56) before the recall
+// fixes of the round begun at 10:00.
+const nl2bashFresh4Recall = 0.904 // 236/261 (0.904), first measured unseen on 2026-12-06
+
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose
 // nothing of it, with why.
@@ -70,8 +80,10 @@ var nl2bashOpensWithoutReading = map[string]string{
 }
 
 // nl2bashExecRejected are commands judged read-only whose traced run
-// executes an argv the analyser does not judge read-only on its own, which
-// the program rejects without doing anything, with why.
+// executes an argv the analyser does not judge read-only on its own, for a
+// reason that does not hold in the command (the program rejects the argv
+// without doing anything; an operand is a process substitution's pipe),
+// with why.
 var nl2bashExecRejected = map[string]string{
 	// An unquoted *.txt (*.py) expands to several names ending in .txt (never a
 	// primary or an option); find rejects the second one ("paths must
@@ -80,6 +92,11 @@ var nl2bashExecRejected = map[string]string{
 	`find . -name *.txt | egrep mystring`:                                        "find rejects the expanded glob's second name",
 	`find . -name *.txt -print`:                                                  "find rejects the expanded glob's second name",
 	`find . -name *.py -exec wc -l {} \; | awk '{ SUM += $0} END { print SUM }'`: "find rejects the expanded glob's second name",
+	`find . -depth -name *.zip`:                                                  "find rejects the expanded glob's second name",
+	`find /tmp -name *.txt`:                                                      "find rejects the expanded glob's second name",
+	// bash names a second process substitution /dev/fd/62 (the analysis
+	// names each /dev/fd/63): both are pipes to sha1sum and md5sum.
+	`echo foo | tee >(sha1sum) >(md5sum)`: "tee writes to two process substitutions' pipes",
 }
 
 // nl2bashRow is one row of a half.
@@ -129,10 +146,13 @@ func loadNL2Bash(t testing.TB) []nl2bashRow {
 // TestNL2BashRecall: no command observed to write, run code that is not the
 // system's or leave the host is judged read-only (a hard failure), and the
 // share of the observed read-only commands judged read-only on the holdout
-// half and the three fresh samples does not drop below nl2bashHoldoutRecall,
-// nl2bashFreshRecall, nl2bashFresh2Recall and nl2bashFresh3Recall. It prints
-// the recall of each; -v lists the misses
-// with the analyser's reasons.
+// half and the four fresh samples does not drop below nl2bashHoldoutRecall,
+// nl2bashFreshRecall, nl2bashFresh2Recall, nl2bashFresh3Recall and
+// nl2bashFresh4Recall. It prints the recall of each, and beside it the
+// recall over the read-only rows that expand no variable from outside the
+// command (nl2bashParams: the corpus ran with those unset, and the
+// analyser keeps its caution about them), for reporting only; -v lists
+// the misses with the analyser's reasons.
 //
 // The commands are analysed in the fixture they were classified in
 // (nl2bashFixture, built once per test binary; files only, no trace): what
@@ -143,8 +163,10 @@ func TestNL2BashRecall(t *testing.T) {
 	t.Parallel()
 	root := nl2bashFixture(t, nil)
 	opts := realWorldOpts(root)
-	type tally struct{ ro, hit, nro, skip int }
-	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}, "fresh2": {}, "fresh3": {}}
+	// in: the read-only rows that need no value from outside the command
+	// (nl2bashParams); pos: those that expand a positional parameter.
+	type tally struct{ ro, hit, nro, skip, inRO, inHit, outMiss, posRO, posMiss int }
+	tallies := map[string]*tally{"tune": {}, "holdout": {}, "fresh": {}, "fresh2": {}, "fresh3": {}, "fresh4": {}}
 	for _, r := range loadNL2Bash(t) {
 		a := analyze(r.cmd, opts)
 		tl := tallies[r.half]
@@ -153,9 +175,25 @@ func TestNL2BashRecall(t *testing.T) {
 			t.Errorf("nl2bash-%s.tsv: %q is not classified yet (TestNL2BashClassify)", r.half, r.cmd)
 		case "readonly":
 			tl.ro++
+			use := nl2bashParams(r.cmd)
+			if len(use.outside) == 0 {
+				tl.inRO++
+			}
+			if use.positional {
+				tl.posRO++
+			}
 			if a.ReadOnly {
 				tl.hit++
+				if len(use.outside) == 0 {
+					tl.inHit++
+				}
 				continue
+			}
+			if len(use.outside) > 0 {
+				tl.outMiss++
+			}
+			if use.positional {
+				tl.posMiss++
 			}
 			t.Logf("missed (%s) %q: %s", r.half, r.cmd, strings.Join(a.NotReadOnly, "; "))
 		case "not_readonly":
@@ -176,10 +214,12 @@ func TestNL2BashRecall(t *testing.T) {
 		}
 	}
 	recall := func(tl *tally) float64 { return float64(tl.hit) / float64(max(tl.ro, 1)) }
-	for _, half := range []string{"fresh3", "fresh2", "fresh", "holdout", "tune"} {
+	for _, half := range []string{"fresh4", "fresh3", "fresh2", "fresh", "holdout", "tune"} {
 		tl := tallies[half]
 		fmt.Printf("nl2bash %s recall: %d/%d observed read-only commands judged read-only (%.3f); %d not read-only, none judged read-only; %d skipped\n",
 			half, tl.hit, tl.ro, recall(tl), tl.nro, tl.skip)
+		fmt.Printf("nl2bash %s recall without outside values: %d/%d (%.3f) of the read-only commands that expand no variable from outside the command; %d of the %d misses expand one; %d read-only commands expand a positional parameter, counted inside (%d of them missed)\n",
+			half, tl.inHit, tl.inRO, float64(tl.inHit)/float64(max(tl.inRO, 1)), tl.outMiss, tl.ro-tl.hit, tl.posRO, tl.posMiss)
 	}
 	if got := recall(tallies["holdout"]); got < nl2bashHoldoutRecall {
 		t.Errorf("nl2bash holdout recall %.3f dropped below the recorded %.3f", got, nl2bashHoldoutRecall)
@@ -192,6 +232,9 @@ func TestNL2BashRecall(t *testing.T) {
 	}
 	if got := recall(tallies["fresh3"]); got < nl2bashFresh3Recall {
 		t.Errorf("nl2bash fresh3 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh3Recall)
+	}
+	if got := recall(tallies["fresh4"]); got < nl2bashFresh4Recall {
+		t.Errorf("nl2bash fresh4 recall %.3f dropped below the recorded %.3f", got, nl2bashFresh4Recall)
 	}
 }
 
@@ -324,6 +367,10 @@ var findAction = regexp.MustCompile(`-(?:exec|execdir|ok|okdir)\s+['"]?([A-Za-z0
 // cpioNothing is cpio's report of an empty copy.
 var cpioNothing = regexp.MustCompile(`(?m)^0 blocks?$`)
 
+// dashNotFound is dash's report of a program it cannot find ("sh: 1: X:
+// not found"; the name is $0's, "--" in sh -c '…' -- args).
+var dashNotFound = regexp.MustCompile(`(?m)^[^:\n]+: [0-9]+: [^:\n]+: not found$`)
+
 // errorLine is a program's error message (GNU style: "prog: ...", zip's
 // "zip error: ...").
 var errorLine = regexp.MustCompile(`^(?:/usr/bin/)?([A-Za-z0-9_.+-]+)(?: error)?: `)
@@ -374,7 +421,7 @@ func observedClass(cmd string, res dynamicResult, root string) (string, string) 
 	}
 	out := res.output
 	switch {
-	case res.exit == 127 || strings.Contains(out, "command not found"):
+	case res.exit == 127 || strings.Contains(out, "command not found") || dashNotFound.MatchString(out):
 		return "skip", "a program is not installed: " + clean(firstLine(out))
 	case strings.Contains(out, "Permission denied") || strings.Contains(out, "Operation not permitted") ||
 		strings.Contains(out, "must be root") || strings.Contains(out, "superuser"):
@@ -398,6 +445,9 @@ func observedClass(cmd string, res dynamicResult, root string) (string, string) 
 		m := errorLine.FindStringSubmatch(l)
 		if m == nil || !ran[m[1]] && m[1] != "bash" && (res.exit == 0 || res.timeout) {
 			continue
+		}
+		if res.exit == 0 && strings.Contains(cmd, m[0]) {
+			continue // the command's own text (echo "dirname: `dirname $0`")
 		}
 		if strings.HasPrefix(l, "/usr/bin/") && m[1] != "bash" && !runAs["/usr/bin/"+m[1]] {
 			continue
@@ -492,10 +542,16 @@ var (
 )
 
 // calledPrograms are the programs cmd names in command position (and
-// after nohup, nice, exec, command, time), not bash's builtins or
+// after nohup, nice, exec, command, time), and in the command position of
+// a literal script given to sh/bash/dash -c anywhere in its words
+// (xargs sh -c "…; rm {}", find -exec sh -c '…'), not bash's builtins or
 // keywords nor functions it defines: each should run when the command
 // does what it is written for. background reports a statement run with &.
 func calledPrograms(cmd string) (names []string, background bool) {
+	return calledProgramsDepth(cmd, 0)
+}
+
+func calledProgramsDepth(cmd string, depth int) (names []string, background bool) {
 	bashBuiltinNamesOnce.Do(func() {
 		bashBuiltinNames = map[string]bool{}
 		out, _ := exec.Command("bash", "-c", "compgen -b; compgen -k").Output()
@@ -516,6 +572,13 @@ func calledPrograms(cmd string) (names []string, background bool) {
 		case *syntax.FuncDecl:
 			funcs[n.Name.Value] = true
 		case *syntax.CallExpr:
+			if depth < 3 {
+				for _, script := range shellScripts(n.Args) {
+					inner, bg := calledProgramsDepth(script, depth+1)
+					called = append(called, inner...)
+					background = background || bg
+				}
+			}
 			for i := 0; i < len(n.Args); i++ {
 				w := n.Args[i].Lit()
 				switch {
@@ -541,6 +604,50 @@ func calledPrograms(cmd string) (names []string, background bool) {
 		}
 	}
 	return names, background
+}
+
+// shellScripts are the literal scripts of sh/bash/dash -c among args
+// (single-quoted, or double-quoted without expansions).
+func shellScripts(args []*syntax.Word) []string {
+	var out []string
+	for i := 0; i+2 < len(args); i++ {
+		switch filepath.Base(args[i].Lit()) {
+		case "sh", "bash", "dash":
+		default:
+			continue
+		}
+		if args[i+1].Lit() != "-c" {
+			continue
+		}
+		if script, ok := literalWord(args[i+2]); ok {
+			out = append(out, script)
+		}
+	}
+	return out
+}
+
+// literalWord is w's value when it has no expansion.
+func literalWord(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(lit.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 func firstLine(s string) string {
@@ -578,11 +685,30 @@ func TestNL2BashClassify(t *testing.T) {
 	}
 	opts := realWorldOpts(root)
 	jobs := make([]tracedJob, len(rows))
+	var batched, alone []int
 	for i, r := range rows {
 		a := analyze(r.cmd, opts)
 		jobs[i] = tracedJob{cmd: r.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), observe: true, secrets: secretPaths(root)}
+		// A background job outlives its command and prints into the next
+		// commands' output in a batch (nohup sh -c '… >output.txt' & made a
+		// later read -s look failed): it is traced on its own.
+		if _, background := calledPrograms(r.cmd); background {
+			alone = append(alone, i)
+		} else {
+			batched = append(batched, i)
+		}
 	}
-	results := d.traceAll(t, root, jobs)
+	results := make([]dynamicResult, len(rows))
+	batchJobs := make([]tracedJob, len(batched))
+	for k, i := range batched {
+		batchJobs[k] = jobs[i]
+	}
+	for k, res := range d.traceAll(t, root, batchJobs) {
+		results[batched[k]] = res
+	}
+	for _, i := range alone {
+		results[i] = d.runJob(t, root, jobs[i], dynamicTimeout)
+	}
 	classes := make([][2]string, len(rows))
 	var again []int
 	for i, r := range rows {
@@ -666,7 +792,7 @@ func (d *dynamicTracer) traceAll(t testing.TB, root string, jobs []tracedJob) []
 // read-only by the analyser too), and fails on any effect or secret read:
 // the stored classes cannot hide a false read-only that the trace shows
 // today. The quick suite traces every sixty-fourth of the first three
-// samples; -tags slow (CI) all of them, the second and third fresh
+// samples; -tags slow (CI) all of them, the second, third and fourth fresh
 // samples' included.
 func TestNL2BashDynamic(t *testing.T) {
 	t.Parallel()
@@ -680,7 +806,7 @@ func TestNL2BashDynamic(t *testing.T) {
 	var analyses []*Analysis
 	n := 0
 	for _, r := range loadNL2Bash(t) {
-		if !slowTests && (r.half == "fresh2" || r.half == "fresh3") {
+		if !slowTests && (r.half == "fresh2" || r.half == "fresh3" || r.half == "fresh4") {
 			continue // traced with -tags slow only: the quick suite keeps its time
 		}
 		a := analyze(r.cmd, opts)

@@ -930,6 +930,14 @@ func (w *walker) redirects(rs []*syntax.Redirect, fr frame, st state) (frame, *s
 		if r.N != nil && strings.HasPrefix(fd, "{") {
 			fr.redirForced = appendStr(fr.redirForced, "redirection assigns a file descriptor variable")
 		}
+		// A file opened on a descriptor other than the standard streams is
+		// named by /dev/fd/N and /proc/self/fd/N, which Linux opens anew with
+		// the opener's flags: tee /dev/fd/63 63<~/.bashrc rewrites the file
+		// it was given to read (and /dev/fd/63 is also what the analysis
+		// calls a process substitution's pipe).
+		if (r.Op == syntax.RdrIn || r.Op == syntax.DplIn && !isFdWord(target.s)) && fd != "" && fd != "0" && !strings.HasPrefix(fd, "{") {
+			fr.redirForced = appendStr(fr.redirForced, "redirection opens a file on descriptor "+fd+", which /dev/fd/"+fd+" reopens for writing")
+		}
 	}
 	return fr, stdin, wrote
 }

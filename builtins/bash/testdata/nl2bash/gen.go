@@ -14,12 +14,15 @@
 // the line. The third fresh sample (fresh3), drawn after fresh2 had been
 // studied too, is the first -fresh3 of the lines outside the first -n, the
 // first -fresh and the first -fresh2, ranked by SHA-256 of
-// "permopa-issue-26-fresh3 " + the line. It writes the five TSVs with the
-// class "new" (classes already in the files are kept); the classification
-// under strace fills them in:
+// "permopa-issue-26-fresh3 " + the line. The fourth fresh sample (fresh4),
+// drawn after fresh3 had been studied too, is the first -fresh4 of the
+// lines outside the first -n and the first three fresh samples, ranked by
+// SHA-256 of "permopa-issue-26-fresh4 " + the line. It writes the six TSVs
+// with the class "new" (classes already in the files are kept); the
+// classification under strace fills them in:
 //
 //	go run ./builtins/bash/testdata/nl2bash/gen.go -repo /path/to/nl2bash.git
-//	PERMOPA_NL2BASH_CLASSIFY=fresh3 go test -count=1 -run TestNL2BashClassify ./builtins/bash/
+//	PERMOPA_NL2BASH_CLASSIFY=fresh4 go test -count=1 -run TestNL2BashClassify ./builtins/bash/
 //
 // Only the sampled command lines are kept (test inputs), nothing else of NL2Bash.
 package main
@@ -45,6 +48,7 @@ var (
 	fresh  = flag.Int("fresh", 600, "size of the fresh sample, drawn from the lines outside the first")
 	fresh2 = flag.Int("fresh2", 700, "size of the second fresh sample, drawn from the lines outside the first and the fresh one")
 	fresh3 = flag.Int("fresh3", 700, "size of the third fresh sample, drawn from the lines outside the first, the fresh and the second fresh one")
+	fresh4 = flag.Int("fresh4", 700, "size of the fourth fresh sample, drawn from the lines outside the first and the first three fresh ones")
 	dir    = flag.String("dir", "builtins/bash/testdata", "where the TSVs go")
 )
 
@@ -99,7 +103,13 @@ func main() {
 	sort.Slice(rest, func(i, j int) bool {
 		return rank("permopa-issue-26-fresh3 ", rest[i]) < rank("permopa-issue-26-fresh3 ", rest[j])
 	})
-	halves := map[string][]string{"fresh": freshLines, "fresh2": fresh2Lines, "fresh3": rest[:min(*fresh3, len(rest))]}
+	fresh3Lines, rest := rest[:min(*fresh3, len(rest))], rest[min(*fresh3, len(rest)):]
+	// The fourth fresh sample: a fifth seed over the lines no sample took,
+	// drawn after the third fresh sample had been studied as well.
+	sort.Slice(rest, func(i, j int) bool {
+		return rank("permopa-issue-26-fresh4 ", rest[i]) < rank("permopa-issue-26-fresh4 ", rest[j])
+	})
+	halves := map[string][]string{"fresh": freshLines, "fresh2": fresh2Lines, "fresh3": fresh3Lines, "fresh4": rest[:min(*fresh4, len(rest))]}
 	for _, l := range first {
 		h := sha256.Sum256([]byte(l))
 		half := "holdout"
@@ -108,7 +118,7 @@ func main() {
 		}
 		halves[half] = append(halves[half], l)
 	}
-	for _, half := range []string{"tune", "holdout", "fresh", "fresh2", "fresh3"} {
+	for _, half := range []string{"tune", "holdout", "fresh", "fresh2", "fresh3", "fresh4"} {
 		path := fmt.Sprintf("%s/nl2bash-%s.tsv", *dir, half)
 		old := map[string]string{}
 		if f, err := os.Open(path); err == nil {
@@ -130,6 +140,8 @@ func main() {
 			what = "second fresh sample: a third seed over the lines outside the halves and the fresh\n# sample, drawn 2026-12-06 after all three had been studied"
 		case "fresh3":
 			what = "third fresh sample: a fourth seed over the lines outside the halves and the first two fresh\n# samples, drawn 2026-12-06 after all four had been studied"
+		case "fresh4":
+			what = "fourth fresh sample: a fifth seed over the lines outside the halves and the first three fresh\n# samples, drawn 2026-12-06 at 10:00 UTC after all five had been studied"
 		}
 		fmt.Fprintf(&out, header, what)
 		for _, l := range halves[half] {
