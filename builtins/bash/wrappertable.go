@@ -265,6 +265,9 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 		inner.dataRoots, inner.dataDepth = c.piped.roots, c.piped.depth
 		_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
 		inner.dataEmpty = inner.appends && !noEmpty
+		if !inner.appends {
+			inner.pasteNames = c.piped.pasteNames
+		}
 	}
 	w.command(cmd, inner, st, nil)
 	return st, st, true
