@@ -177,18 +177,20 @@ func (w *walker) pastedScript(src, ph string) (string, string) {
 // where pasted shellInertByte text stays literal text of that one word: a
 // literal part (unquoted, or in "…" or '…') with no backslash, in a word
 // that holds no unquoted "~" (a tilde prefix), brace or glob character
-// (brace expansion, a glob the pasted text would join) and is not a
+// (brace expansion, a glob the pasted text would join; the "{}" pairs
+// find and xargs replace are no braces once replaced) and is not a
 // parameter expansion's neighbour on its left ($x{} would read $x./a as
 // one name when the path starts with a letter). $"…" (a translation,
 // expanded again) holds no site.
 func pasteSitesOf(src string, wd *syntax.Word) [][2]int {
 	for _, p := range wd.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "~{}*?[") {
-			// The placeholder itself, {}, is a brace pair: a word with
-			// an unquoted {} has no site (quote it: "{}", '{}').
-			if !onlyPlaceholders(l.Value) {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if !onlyPlaceholders(p.Value) {
 				return nil
 			}
+		case *syntax.ExtGlob:
+			return nil
 		}
 	}
 	var sites [][2]int

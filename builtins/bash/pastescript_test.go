@@ -2,7 +2,9 @@ package bash
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -169,9 +171,9 @@ func TestPastedScriptNames(t *testing.T) {
 	ro(`find h -maxdepth 0 -exec sh -c 'ls {}' \;`, true)
 	ro(`find h -maxdepth 1 -exec sh -c 'ls {}' \;`, true)
 	ro(`find h -maxdepth 2 -exec sh -c 'ls {}' \;`, false)
-	ro(`find h/da -type f -name '*.txt' -exec sh -c 'cat {}' \;`, true)
-	ro(`find h/da -type f -exec sh -c 'cat {}' \;`, false)
-	ro(`find h/da -name '*.txt' -o -type f -exec sh -c 'cat {}' \;`, false)
+	ro(`find h/d0 -type f -name '*.txt' -exec sh -c 'cat {}' \;`, true)
+	ro(`find h/d0 -type f -exec sh -c 'cat {}' \;`, false)
+	ro(`find h/d0 -name '*.txt' -o -type f -exec sh -c 'cat {}' \;`, false)
 	ro(`find h -type f -name zz -exec sh -c 'cat {}' \;`, false) // a newline, a byte beyond ASCII: taken as selected
 	// The command itself creates a name find would paste.
 	ro(`touch 'plain/a;touch p'; find plain -exec sh -c 'echo {}' \;`, false)
@@ -192,14 +194,14 @@ func TestPastedScriptNames(t *testing.T) {
 var pastedHostileNames = []string{
 	"$(touch pwned)", "`touch pwned`", "a;touch pwned", "a|touch pwned", "a b", "~root", "a=b", "{a,b}", "*",
 	"a&&touch${IFS}pwned", "a\ntouch pwned", "it's", `say "x"`, `back\slash`, "#x", "!x", "a:b", "caf\u00e9",
-	"a\tb", "a<b", "a>b", "(x)", "[x]", "?x", "a^b",
+	"a\tb", "a<b", "a>b", "(x)", "[x]", "?x", "a^b", "'$(touch pwned)'", "a -opwned",
 }
 
 // pasteDirOf is a plain directory name for each hostile name.
 func pasteDirOf(n string) string {
 	for i, h := range pastedHostileNames {
 		if h == n {
-			return "d" + string(rune('a'+i))
+			return "d" + strconv.Itoa(i)
 		}
 	}
 	return "dz"
@@ -214,4 +216,81 @@ var pastedForms = []string{
 	`find DIR -print0 | xargs -0 -I{} sh -c 'echo {}'`,
 	`find DIR | xargs -d '\n' -I{} sh -c 'echo {}'`,
 	`find DIR | tr '\n' '\0' | xargs -0 -I{} sh -c 'wc -c {}'`,
+}
+
+// pastedRun is a command of the traced proofs: judged ro (or not), and
+// when bites, run to show the hostile name's effect.
+type pastedRun struct {
+	cmd       string
+	ro, bites bool
+}
+
+// pastedProof builds a tree with plain names, the hostile names (under
+// h/, each in its own directory), an executable script (run/evil.sh,
+// which creates pwned-evil) and a planted secret, judges each command and
+// runs it under strace (hostileRunAll): a read-only one must not write,
+// run anything or open the secret; one marked bites must show an effect,
+// so that the table proves the hazard is real.
+func pastedProof(t *testing.T, cases []pastedRun) {
+	d, why := newDynamicTracer()
+	if d == nil {
+		proofUnavailable(t, why)
+	}
+	root, err := os.MkdirTemp("", "permopa-pasted-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	os.Chmod(root, 0o755)
+	proj := filepath.Join(root, "home/proj")
+	secret := filepath.Join(root, "home/planted-secret")
+	appendTo(t, secret, "PLANTEDSECRET\n")
+	for _, n := range pastedHostileNames {
+		appendTo(t, filepath.Join(proj, "h", pasteDirOf(n), n), "x\n")
+	}
+	for _, n := range []string{"plain/a.txt", "plain/sub/b-1,2+c@d%e.go", "plain/-rf", "plain/sub/-n"} {
+		appendTo(t, filepath.Join(proj, n), "x\n")
+	}
+	appendTo(t, filepath.Join(proj, "run/evil.sh"), "#!/bin/sh\ntouch pwned-evil\n")
+	os.Chmod(filepath.Join(proj, "run/evil.sh"), 0o755)
+	if d.root {
+		if out, err := exec.Command("chown", "-R", "-h", "65534:65534", root).CombinedOutput(); err != nil {
+			t.Fatalf("chown: %v %s", err, out)
+		}
+	}
+	opts := realWorldOpts(root)
+	var runs []hostileCase
+	var bites []bool
+	for _, c := range cases {
+		a := analyze(c.cmd, opts)
+		if a.ReadOnly != c.ro {
+			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(append(a.NotReadOnly, a.Reasons...), "; "))
+		}
+		if !a.ReadOnly && !c.bites {
+			continue
+		}
+		runs = append(runs, hostileCase{c.cmd, a})
+		bites = append(bites, c.bites)
+	}
+	for i, bad := range hostileRunAll(t, d, root, runs, filepath.Join(proj, "run/evil.sh"), secret) {
+		c := runs[i]
+		switch {
+		case c.a.ReadOnly && len(bad) > 0:
+			t.Errorf("judged read-only, but %q: %s", c.cmd, strings.Join(bad, "\n\t"))
+		case bites[i] && len(bad) == 0:
+			t.Errorf("%q: the hostile name does not bite (no effect): the case proves nothing", c.cmd)
+		}
+	}
+}
+
+// TestPastedScriptAgainstHostileNamesQuick is the quick suite's case per
+// mechanism (find -exec, xargs -I, a name that is code);
+// TestPastedScriptAgainstHostileNames (-tags slow) runs the whole table.
+func TestPastedScriptAgainstHostileNamesQuick(t *testing.T) {
+	t.Parallel()
+	pastedProof(t, []pastedRun{
+		{cmd: `find plain -exec sh -c 'cat {} | grep -q x' \; -print`, ro: true},
+		{cmd: `find plain -type f -print0 | xargs -0 -I {} sh -c 'echo {}; wc -l {} | tail -1'`, ro: true},
+		{cmd: `find h/` + pasteDirOf("$(touch pwned)") + ` -exec sh -c 'echo {}' \;`, bites: true},
+	})
 }

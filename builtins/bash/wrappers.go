@@ -622,7 +622,7 @@ func (w *walker) findCmd(c *wrapperCall) (state, state, bool) {
 		}
 		inner := fr.wrap(e.label, sv, false, forced).withCode(sv, e.end+1)
 		inner.placeholder = "{}"
-		inner.dataRoots, inner.dataDepth = nil, 0
+		inner.dataRoots, inner.dataDepth, inner.pasteNames = nil, 0, nil
 		if known {
 			inner.dataRoots, inner.dataDepth = roots, findDepth(expr)
 		}

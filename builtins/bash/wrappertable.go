@@ -248,7 +248,7 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 		cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
 	}
 	inner.appends = inner.placeholder == ""
-	inner.dataRoots, inner.dataDepth = nil, 0
+	inner.dataRoots, inner.dataDepth, inner.pasteNames = nil, 0, nil
 	keeps, pipedWhy := c.piped.keptBy(xargsSplitOf(opts))
 	if pipedWhy != "" {
 		inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+pipedWhy)
