@@ -27,7 +27,8 @@ import (
 // expressions of single characters (no range, class or backslash); -type
 // f, d, l as find -P sees them (lstat: a link is l); -mindepth N; and
 // tests that only narrow the selection, taken as true (-size, -mtime,
-// -newer, -perm, -regex, ...). -print may only end the expression. An
+// -newer, -perm, -regex, ...). -print (or -print0) may only end the
+// expression. An
 // operator (-o, !, -not, parentheses, a comma), -prune, -quit, -L, -H,
 // -follow or any other primary selects every path. A name or path
 // holding a byte beyond ASCII is taken as selected (the locale decides how
@@ -152,7 +153,10 @@ func (w *walker) findSelectionOf(fargv []word, st state, filters []*syntax.Stmt)
 		}
 		switch {
 		case !modelled:
-		case p.Name == "-print":
+		case p.Name == "-print" || p.Name == "-print0":
+			// Last, it prints what the expression before it selects
+			// (-print0: find -print0 | xargs -0 -I{} sh -c '… {} …',
+			// pastescript.go).
 			modelled = k == len(e.Primaries)-1
 		case p.Name == "-name" || p.Name == "-iname":
 			if t := nameTest(p.Values, p.Name == "-iname", false, s); t != nil {

@@ -83,6 +83,7 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"-mindepth", "2", "-name", "*.py"}, true},
 		{[]string{"-mindepth", "3", "-mindepth", "1", "-name", "*.py"}, true},
 		{[]string{"-name", "*.go", "-print"}, true},
+		{[]string{"-type", "d", "-print0"}, true},
 		{[]string{"-name", "*.py", "-a", "-size", "-10k"}, true},
 		{[]string{"-name", "*.py", "-perm", "-u+r"}, true},
 		// Not modelled: every path may be printed.
@@ -93,6 +94,7 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"-name", "src", "-prune"}, false},
 		{[]string{"-name", "*.py", "-quit"}, false},
 		{[]string{"-print", "-name", "*.py"}, false},
+		{[]string{"-print0", "-name", "*.py"}, false},
 		{[]string{"-follow", "-name", "*.py"}, false},
 	}
 	var walked []paths.Entry

@@ -41,11 +41,11 @@ var nl2bashHalves = []string{"tune", "holdout", "fresh", "fresh2", "fresh3"}
 // nl2bashHoldoutRecall is the recall on the holdout half recorded last: the
 // test fails when the analyser's recall drops below it (raise it when the
 // analyser improves; never lower it to make a change pass).
-const nl2bashHoldoutRecall = 0.873 // 187/214 with find's selection modelled (issue 26, findselect.go); 184/214 analysed in the classification fixture (187/214 analysed in a directory that did not exist, before 2026-12-06's fifth round)
+const nl2bashHoldoutRecall = 0.878 // 188/214 with sh -c scripts that find -exec or xargs -I complete with pasted paths (issue 26, pastescript.go); 187/214 with find's selection modelled (issue 26, findselect.go); 184/214 analysed in the classification fixture (187/214 analysed in a directory that did not exist, before 2026-12-06's fifth round)
 
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.
-const nl2bashFreshRecall = 0.930 // 213/229 with find's selection modelled (issue 26, findselect.go); 205/229 analysed in the classification fixture (211/229 in a directory that did not exist); 0.847, 194/229, when first measured unseen on 2026-12-06
+const nl2bashFreshRecall = 0.934 // 214/229 with pasted sh -c scripts (issue 26, pastescript.go); 213/229 with find's selection modelled (issue 26, findselect.go); 205/229 analysed in the classification fixture (211/229 in a directory that did not exist); 0.847, 194/229, when first measured unseen on 2026-12-06
 
 // nl2bashFresh2Recall is the ratchet for the second fresh sample, drawn
 // and classified after the fresh one had been studied too: its first
@@ -58,7 +58,7 @@ const nl2bashFresh2Recall = 0.917 // 244/266 with the shell's numbers, number va
 // been studied; docs/shell.md, "Measured recall"): its first value is the
 // unseen figure, measured on main as of 33b08f2 before recallA/recallB's
 // fixes.
-const nl2bashFresh3Recall = 0.847 // 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
+const nl2bashFresh3Recall = 0.855 // 236/276 with pasted sh -c scripts (issue 26, pastescript.go; a third, over a tree holding "my file.txt", stays refused); 234/276 after the sixth round's classes (find's selection, xargs -d '\n', the shell's numbers, while read), whose authors never saw this sample; 228/276 (0.826), first measured unseen on 2026-12-06
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose

@@ -179,6 +179,24 @@ func TestPastedScriptNames(t *testing.T) {
 	ro(`touch 'plain/a;touch p'; find plain -exec sh -c 'echo {}' \;`, false)
 	ro(`mkdir -p 'plain/$(touch p)'; find plain -print0 | xargs -0 -I{} sh -c 'echo {}'`, false)
 	ro(`find plain -exec sh -c 'echo {}' \; & touch 'plain/a&&b'`, false)
+	// A link to ~/.ssh: the pasted form is judged as find -exec CMD {} \;
+	// is (the same verdict and recursive reads, whose walk the
+	// credential check follows: docs/reads.md).
+	appendTo(t, filepath.Join(root, "home/.ssh/id_rsa"), "KEY\n")
+	appendTo(t, filepath.Join(proj, "linked/a.txt"), "x\n")
+	if err := os.Symlink("../../.ssh", filepath.Join(proj, "linked/keys")); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{
+		{`find linked -exec cat {} \;`, `find linked -exec sh -c 'cat {}' \;`},
+		{`find linked -name '*.txt' -exec cat {} \;`, `find linked -name '*.txt' -exec sh -c 'cat {}' \;`},
+		{`find linked -print0 | xargs -0 -I{} cat {}`, `find linked -print0 | xargs -0 -I{} sh -c 'cat {}'`},
+	} {
+		argv, pasted := analyze(pair[0], opts), analyze(pair[1], opts)
+		if argv.ReadOnly != pasted.ReadOnly || treesOf(argv) != treesOf(pasted) {
+			t.Errorf("%q: read-only %v, trees %q; %q: read-only %v, trees %q", pair[0], argv.ReadOnly, treesOf(argv), pair[1], pasted.ReadOnly, treesOf(pasted))
+		}
+	}
 	// A plain name keeps the script's leaves read-only (touch itself is
 	// not).
 	a := analyze(`touch plain/c.txt; find plain -exec sh -c 'echo {}' \;`, opts)
