@@ -165,6 +165,10 @@ func (w *walker) pastedScript(src, ph string) (string, string) {
 			// a@(x): an extended glob; 2>x: a descriptor.
 			return "", "the script holds " + strconv.Quote(ph) + " before " + strconv.Quote(src[end:end+1])
 		}
+		if start > 0 && src[start-1] == '$' {
+			// a$% with -I%: $b/x once pasted, a parameter.
+			return "", "the script holds " + strconv.Quote(ph) + " after \"$\""
+		}
 		b.WriteString(src[at:start])
 		b.WriteString(pasteMark)
 		at = end
@@ -180,9 +184,14 @@ func (w *walker) pastedScript(src, ph string) (string, string) {
 // (brace expansion, a glob the pasted text would join; the "{}" pairs
 // find and xargs replace are no braces once replaced) and is not a
 // parameter expansion's neighbour on its left ($x{} would read $x./a as
-// one name when the path starts with a letter). $"…" (a translation,
-// expanded again) holds no site.
+// one name when the path starts with a letter) nor right before a
+// redirection ({}2>x: 52>x, a descriptor). $"…" (a translation, expanded
+// again) holds no site.
 func pasteSitesOf(src string, wd *syntax.Word) [][2]int {
+	if e := int(wd.End().Offset()); e < len(src) && (src[e] == '<' || src[e] == '>') {
+		// {}2>x: 52>x once pasted, a descriptor.
+		return nil
+	}
 	for _, p := range wd.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
