@@ -97,7 +97,7 @@ func (w *walker) pastedScript(src, ph string) (string, string) {
 		why = firstNonEmpty(why, r)
 		return false
 	}
-	walkAST(f, func(n syntax.Node) bool {
+	whole := walkAST(f, func(n syntax.Node) bool {
 		if why != "" {
 			return false
 		}
@@ -140,6 +140,9 @@ func (w *walker) pastedScript(src, ph string) (string, string) {
 		}
 		return true
 	})
+	if !whole {
+		why = firstNonEmpty(why, "the script is nested too deep to read every command")
+	}
 	if why != "" {
 		return "", why
 	}
