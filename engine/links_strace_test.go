@@ -83,6 +83,8 @@ func TestLinksAgainstStrace(t *testing.T) {
 		{"lsattr -Ra", false, true}, {"getfacl -R .", false, true}, {"getfacl -RL .", true, true},
 		{"find . -exec cat {} +", true, false}, {"find . -print0 | xargs -0 cat", true, false},
 		{"find . | xargs cat", true, false}, {"find . -maxdepth 1 -exec cat {} +", true, false},
+		// A path pasted into a sh -c script (issue 26, pastescript.go).
+		{"find . -exec sh -c 'cat {}' \\;", true, false}, {"find . -print0 | xargs -0 -I{} sh -c 'cat {}'", true, false},
 	}
 	opened := regexp.MustCompile(`= \d+<([^>]*)>`)
 	secret := func(p string) bool { return p == home+"/.ssh" || strings.HasPrefix(p, home+"/.ssh/") }

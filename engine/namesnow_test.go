@@ -71,6 +71,11 @@ func TestNamesReadAtDecisionTimeAndWritesBefore(t *testing.T) {
 		{`cd e && touch -d 2000-01-01 ./+te ./-delete && find . -newer *te`, "deletes"},
 		{`echo x > ./-delete && touch -d 2000-01-01 ./+te && find . -newer *te`, "deletes"},
 		{`ln -s /etc/passwd src/l && find -L src | xargs cat`, ""},
+		// find -exec sh -c pastes each path into the script's text: a
+		// name that plain xargs would take whole is code there (issue
+		// 26, pastescript.go).
+		{`touch 'src/a;cd${IFS}e;echo${IFS}pwned>0zz'; find src -exec sh -c 'echo {}' \;`, "writes"},
+		{`touch 'src/a;cd${IFS}e;echo${IFS}pwned>0zz'; find src -print0 | xargs -0 -I{} sh -c 'echo {}'`, "writes"},
 	}
 	for _, c := range hostile {
 		if d := decide(c.cmd, "acceptEdits"); d.Behavior == permission.Allow {
@@ -85,6 +90,8 @@ func TestNamesReadAtDecisionTimeAndWritesBefore(t *testing.T) {
 		{`mkdir -p src/c/d && find src -type f | xargs wc -l > counts.txt`, "acceptEdits"},
 		{`touch ./+te; find * -maxdepth 0`, "acceptEdits"},
 		{`rm -f src/old.txt; find src -name "*.txt" | xargs grep -l hi`, "acceptEdits"},
+		{`touch src/b-1.txt; find src -exec sh -c 'cat {}' \;`, "acceptEdits"},
+		{`find src -type f -exec sh -c 'echo {}; wc -l {}' \;`, "plan"},
 	} {
 		if d := decide(c.cmd, c.mode); d.Behavior != permission.Allow {
 			t.Errorf("control %q in %s: %s at %s (%s), want ALLOW", c.cmd, c.mode, d.Behavior, d.Step, d.Message)

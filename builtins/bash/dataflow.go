@@ -41,7 +41,9 @@ func (w *walker) findDataRoots(argv []word, e flagspec.FindExpr, st state) ([]st
 		end = e.Primaries[0].Index
 	}
 	for _, a := range argv[1:end] {
-		if a.dynamic || a.glob && !w.findSlashGlob(a) || a.s == "" {
+		if a.dynamic || a.glob && !w.findSlashGlob(a) || a.s == "" || strings.Contains(a.s, pasteMark) {
+			// A path pasted into a sh -c script (pastescript.go) is
+			// no starting point known statically.
 			return nil, false
 		}
 	}

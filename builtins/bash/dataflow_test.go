@@ -69,7 +69,8 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		{`find . -exec ./{} \;`, false, ""},
 		{`find . -exec env {} \;`, false, ""},
 		{`find . -exec nice {} \;`, false, ""},
-		{`find . -exec sh -c 'cat {}' \;`, false, ""},
+		{`find . -exec sh -c 'cat {}' \;`, true, "/home/u/proj hidden"}, // pasted into the script: pastescript.go
+		{`find . -exec sh -c '{}' \;`, false, ""},
 		{`find . -exec sh -c 'cat "$1"' sh {} \;`, false, ""},
 		{`find . -exec python3 -c {} \;`, false, ""},
 		{`find . -exec man {} \;`, false, ""},
@@ -104,7 +105,8 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		{`find "$HOME" -name '*.c' | xargs grep -l x`, true, "/home/u hidden"},
 		{`find . | xargs rm`, false, ""},
 		{`find . | xargs sed -i s/a/b/`, false, ""},
-		{`find . | xargs -I{} sh -c 'cat {}'`, false, ""},
+		{`find . | xargs -I{} sh -c 'cat {}'`, true, ""},
+		{`find . | xargs -I{} sh -c 'cat {}; {}'`, false, ""},
 		// -d '\n' splits at newlines only (findpipe.go): followed when no
 		// name holds a newline; another delimiter, or -0 with -d, is not.
 		{`find . | xargs -d '\n' cat`, true, ""},
@@ -147,7 +149,8 @@ func TestSuppliedPathsUnderKnownRoots(t *testing.T) {
 		{`find /var/log -name '*.log' -print0 | xargs -0 mv -t out`, false, ""},
 		{`find . -print0 | xargs -0 sh`, false, ""},
 		{`find . -print0 | xargs -0 sh -c 'cat "$@"' sh`, false, ""},
-		{`find . -print0 | xargs -0 -I{} sh -c 'cat {}'`, false, ""},
+		{`find . -print0 | xargs -0 -I{} sh -c 'cat {}'`, true, ""},
+		{`find . -print0 | xargs -0 -I{} sh -c 'cat {} > {}.bak'`, false, ""},
 		{`find . -print0 | xargs -0 python3`, false, ""},
 		{`find . -print0 | xargs -0 python3 -c`, false, ""},
 		{`find . -print0 | xargs -0 awk`, false, ""},

@@ -30,6 +30,9 @@ type pipedInput struct {
 	// it does); whyLine: the same for a reader that splits at newlines
 	// only.
 	why, whyLine string
+	// pasteNames: as frame.pasteNames, for xargs -I pasting the paths
+	// into a sh -c script; nil when not known.
+	pasteNames func(st state) string
 }
 
 // xargsSplit is how xargs splits its input into items.
@@ -158,6 +161,12 @@ func (w *walker) pipedFindInput(x *syntax.Stmt, fr frame, st state) pipedInput {
 			}
 		}
 		in.roots, in.depth = roots, findDepth(expr)
+		in.pasteNames = func(at state) string {
+			if !sameState(at, st) {
+				return "the script runs in another directory than the one find's paths are relative to"
+			}
+			return w.findNamesInert(expr.Roots, roots, in.depth, w.findSelectionOf(fargv, st, filters))
+		}
 		return in
 	}
 	if len(after) > 0 && trExchangeIn(after, w.defined) {

@@ -31,7 +31,7 @@ import (
 // f, d, l as find -P sees them (lstat: a link is l); -mindepth N; -true,
 // -false, -prune (true; what it prunes is still walked); options, true;
 // tests that are not evaluated, either true or false (-size, -mtime,
-// -newer, -perm, -regex, a pattern not modelled, ...); -print, and -quit
+// -newer, -perm, -regex, a pattern not modelled, ...); -print or -print0, and -quit
 // (either value: find exits), which keep find from adding -print. An
 // entry is selected when the expression may run -print on it, or, with
 // no action, may be true. -L, -H, -follow or any other primary selects
@@ -787,7 +787,9 @@ func (p *selParser) primary(pr flagspec.FindPrimary) selExpr {
 		}
 	}
 	switch n := pr.Name; {
-	case n == "-print":
+	case n == "-print", n == "-print0":
+		// -print0 prints the same paths, NUL-terminated (find -print0 |
+		// xargs -0 -I{} sh -c '… {} …', pastescript.go).
 		p.action = true
 		return func(selEntry) selOutcome { return selPrinted }
 	case n == "-quit":

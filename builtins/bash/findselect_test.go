@@ -84,6 +84,7 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"-mindepth", "2", "-name", "*.py"}, true},
 		{[]string{"-mindepth", "3", "-mindepth", "1", "-name", "*.py"}, true},
 		{[]string{"-name", "*.go", "-print"}, true},
+		{[]string{"-type", "d", "-print0"}, true},
 		{[]string{"-name", "*.py", "-a", "-size", "-10k"}, true},
 		{[]string{"-name", "*.py", "-perm", "-u+r"}, true},
 		// Operators, as GNU find 4.9 parses and evaluates them.
@@ -109,6 +110,8 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"!", "-name", "*.[^c]"}, true},                  // a pattern not modelled: either value
 		{[]string{"!", "-name", "*.py", "-a", "!", "-name", "*.txt"}, true},
 		{[]string{"-print", "-name", "*.py"}, true},
+		{[]string{"-name", "*.py", "-print0"}, true},
+		{[]string{"-print0", "-name", "*.py"}, true},
 		// Typographic quotes: a literal beyond ASCII matches no ASCII
 		// name; folded (-iname) it is not modelled.
 		{[]string{"-name", "\u2018*.c\u2019"}, true},

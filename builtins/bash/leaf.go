@@ -260,6 +260,14 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		configDirs = st.dirs
 	}
 	lf := Leaf{Argv: sv, Program: prog, Wrappers: fr.wrappers, Subcommand: v.Subcommand, Network: v.Network}
+	if fr.pasteShow != "" {
+		// A place find or xargs pastes a path into is shown as written
+		// ({}), for rules and messages (pastescript.go).
+		lf.Argv = make([]string, len(sv))
+		for i, a := range sv {
+			lf.Argv[i] = strings.ReplaceAll(a, pasteMark, fr.pasteShow)
+		}
+	}
 	if !flagspec.Modelled(base) {
 		var ok bool
 		if lf.operandViews, ok = unmodelledViews(judge, w.stdin); !ok {

@@ -40,6 +40,10 @@ const (
 	// listedBare: as a bare operand of any program (a glob operand, ls
 	// | xargs, $(ls)): a name matters unless plainLead.
 	listedBare
+	// listedText: pasted into a sh -c script's text (find -exec sh -c
+	// '… {} …' \;, xargs -I; pastescript.go): a name matters unless it
+	// is also shellInertText.
+	listedText
 )
 
 // namesNow reports whether this walk may read names from the file system,
@@ -95,7 +99,8 @@ func namesMayChange(res *Analysis) bool {
 // and no ":" (a glob starting point's name would be a host: rootMayNameHost),
 // and starts with no "-" and is no find operator or, for listedBare,
 // means what ./name means to every program (plainLead: no "@" or "+"
-// first either, no "="). touch, mkdir and a redirection create regular
+// first either, no "="), and for listedText is plain shell text
+// (shellInertText). touch, mkdir and a redirection create regular
 // files and directories only (no FIFO, device or link).
 func tameNewNames(p string, l listing) bool {
 	if !filepath.IsAbs(p) {
@@ -109,7 +114,8 @@ func tameNewNames(p string, l listing) bool {
 		}
 		n := filepath.Base(q)
 		if !xargsPlain(n) || strings.ContainsAny(n, "*?[:") || strings.HasPrefix(n, "-") ||
-			n == "!" || n == "(" || n == ")" || n == "," || l >= listedBare && !plainLead(n) {
+			n == "!" || n == "(" || n == ")" || n == "," || l >= listedBare && !plainLead(n) ||
+			l >= listedText && !shellInertText(n) {
 			return false
 		}
 	}

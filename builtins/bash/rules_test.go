@@ -176,7 +176,7 @@ func TestDenyRulesFailClosedOnUncertainty(t *testing.T) {
 		// scripts that are no file on disk, shells reading stdin
 		"source <(echo rm x)", ". <(curl -s x)", "source /dev/stdin", `. "$f"`, "bash <(curl -s x)",
 		"curl -s x | sh", "curl -s x | bash -s", "cat x | python3", "sh -s < /dev/stdin", "xargs sh -c",
-		"find . -exec sh -c 'cat {}' \\;", "ls | xargs -I{} sh -c 'echo {}'",
+		"find . -exec sh -c 'cat $x{}' \\;", "ls | xargs -I{} sh -c 'echo {}'",
 		// names rebound for later commands
 		"hash -p /bin/rm git; git status", "enable -f ./x.so foo", "PATH=/tmp/x:$PATH git status",
 		"export PATH=/tmp/x", "LD_PRELOAD=/tmp/x.so ls", "env LD_PRELOAD=/tmp/x.so ls", "BASH_ENV=/tmp/x bash -c ls",

@@ -107,6 +107,16 @@ type frame struct {
 	// known roots (set for a pipeline part that is a plain xargs;
 	// findpipe.go).
 	piped pipedInput
+	// pasteNames: the wrapper pastes each path it supplies into the text
+	// of a sh -c script (find -exec sh -c '… {} …' \;, xargs -I{} sh -c):
+	// it returns "" when every name it can paste is plain shell text at
+	// decision time and the script runs in the directory st the paths are
+	// relative to, else why (pastescript.go); nil when it cannot tell.
+	// pasted: the script walked next is such a script, pasteMark in its
+	// text standing for one path under dataRoots, shown as pasteShow.
+	pasteNames func(st state) string
+	pasted     bool
+	pasteShow  string
 	// loopVars: variables of enclosing for loops whose values are known,
 	// each one of its words (dataflow.go, loopValues).
 	loopVars map[string][]word
@@ -1289,9 +1299,13 @@ func (w *walker) forkBomb(fd *syntax.FuncDecl, name string) {
 // script parses and walks a nested script (bash -c, eval, alias values).
 func (w *walker) script(src string, fr frame, st state, label string) bool {
 	// A script's commands see supplied words only through $1..., which
-	// are run-time values: no known provenance inside (dataflow.go).
-	fr.dataRoots, fr.dataEmpty, fr.piped = nil, false, pipedInput{}
-	fr.dataDepth = 0
+	// are run-time values: no known provenance inside (dataflow.go);
+	// but a path pasted into its text is one under the roots
+	// (pastescript.go).
+	if !fr.pasted {
+		fr.dataRoots, fr.dataDepth = nil, 0
+	}
+	fr.dataEmpty, fr.piped, fr.pasted, fr.pasteNames = false, pipedInput{}, false, nil
 	// Its variables are its own: a loop variable of this shell is not.
 	fr.loopVars = nil
 	// A script may run in this shell (eval, source, an alias, a trap)

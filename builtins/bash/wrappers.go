@@ -522,15 +522,38 @@ func (w *walker) shellCmd(argv []word, fr frame, st state, stdin *string, base s
 		w.leaf(fr, st, argv, label+" script is not static")
 		return st, st
 	}
+	src, pasted := script.s, false
 	if fr.placeholder != "" && strings.Contains(script.s, fr.placeholder) {
 		// find -exec sh -c 'cat {}' and xargs -I{} sh -c '... {}': the
-		// supplied path or line becomes part of the script.
-		w.unanalysableSeen(label + " script is completed at run time by " + fr.wrappers[len(fr.wrappers)-1] + " (its data)")
-		fr.unknown = firstNonEmpty(fr.unknown, label+" script is completed at run time by "+fr.wrappers[len(fr.wrappers)-1])
+		// supplied path or line becomes part of the script, judged as a
+		// path under the roots only where every name it can be is plain
+		// text there (pastescript.go).
+		why := "the names it pastes are not known"
+		switch {
+		case fr.pasteNames == nil || fr.dataRoots == nil:
+		case !bashLike[base]:
+			why = base + " syntax is not modelled"
+		default:
+			if s, r := w.pastedScript(script.s, fr.placeholder); r != "" {
+				why = r
+			} else if r := fr.pasteNames(st); r != "" {
+				why = r
+			} else {
+				src, pasted = s, true
+			}
+		}
+		if !pasted {
+			by := fr.wrappers[len(fr.wrappers)-1]
+			w.unanalysableSeen(label + " script is completed at run time by " + by + " (its data): " + why)
+			fr.unknown = firstNonEmpty(fr.unknown, label+" script is completed at run time by "+by+": "+why)
+		}
 	}
 	inner := fr.wrap(label, sv, false, forced).withCode(sv, i+1)
+	if pasted {
+		inner.pasted, inner.pasteShow, inner.placeholder = true, fr.placeholder, pasteMark
+	}
 	before := len(w.res.Leaves)
-	ok := w.script(script.s, inner, st, label)
+	ok := w.script(src, inner, st, label)
 	if !bashLike[base] {
 		w.unanalysable(base + " syntax is not modelled")
 	}
@@ -552,6 +575,7 @@ func (w *walker) findCmd(c *wrapperCall) (state, state, bool) {
 	type execCmd struct {
 		label string
 		argv  []word
+		at    int // argv index of the primary
 		end   int // argv index of the terminator
 	}
 	var execs []execCmd
@@ -560,6 +584,16 @@ func (w *walker) findCmd(c *wrapperCall) (state, state, bool) {
 	next := 1
 	expr := flagspec.ParseFind(sv)
 	roots, known := w.findDataRoots(argv, expr, st)
+	if fr.placeholder != "" && known {
+		// xargs -I{} find {} -exec cat {} \;: the starting point is
+		// the path xargs supplies, not the word {}.
+		for _, a := range argv[1:] {
+			if strings.Contains(a.s, fr.placeholder) {
+				known = false
+				break
+			}
+		}
+	}
 	for _, p := range expr.Primaries {
 		if p.Name != "-exec" && p.Name != "-execdir" && p.Name != "-ok" && p.Name != "-okdir" {
 			continue
@@ -570,7 +604,7 @@ func (w *walker) findCmd(c *wrapperCall) (state, state, bool) {
 		}
 		// The terminator's index (len(argv) when there is none).
 		end := p.Index + 1 + len(p.Values)
-		execs = append(execs, execCmd{"find " + p.Name, argv[p.Index+1 : end], end})
+		execs = append(execs, execCmd{"find " + p.Name, argv[p.Index+1 : end], p.Index, end})
 		next = min(end+1, len(argv))
 	}
 	own = append(own, argv[next:]...)
@@ -596,13 +630,27 @@ func (w *walker) findCmd(c *wrapperCall) (state, state, bool) {
 		}
 		inner := fr.wrap(e.label, sv, false, forced).withCode(sv, e.end+1)
 		inner.placeholder = "{}"
-		inner.dataRoots, inner.dataDepth = nil, 0
+		inner.dataRoots, inner.dataDepth, inner.pasteNames = nil, 0, nil
 		if known {
 			inner.dataRoots, inner.dataDepth = roots, findDepth(expr)
 		}
 		innerSt := st
 		if strings.HasSuffix(e.label, "dir") {
 			innerSt = state{unknown: true} // runs in each found file's directory
+		}
+		if known && e.end < len(argv) && argv[e.end].s == ";" {
+			// sh -c '… {} …' \;: each path is pasted into the script's
+			// text (pastescript.go); with +, GNU find refuses a {} that
+			// is not a word of its own.
+			words, depth, fargv := expr.Roots, findDepth(expr), argv[:e.at]
+			inner.pasteNames = func(at state) string {
+				if !sameState(at, innerSt) {
+					return "the script runs in another directory than the one find's paths are relative to"
+				}
+				// The paths -exec runs on: those the expression before
+				// it selects (findselect.go).
+				return w.findNamesInert(words, roots, depth, w.findSelectionOf(fargv, st, nil))
+			}
 		}
 		w.command(e.argv, inner, innerSt, nil)
 	}

@@ -249,7 +249,7 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 		cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
 	}
 	inner.appends = inner.placeholder == ""
-	inner.dataRoots, inner.dataDepth = nil, 0
+	inner.dataRoots, inner.dataDepth, inner.pasteNames = nil, 0, nil
 	keeps, pipedWhy := c.piped.keptBy(xargsSplitOf(opts))
 	if pipedWhy != "" {
 		inner.forced = append(append([]string(nil), fr.forced...), "xargs appends operands that are not known statically: "+pipedWhy)
@@ -266,6 +266,9 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 		inner.dataRoots, inner.dataDepth = c.piped.roots, c.piped.depth
 		_, noEmpty := hasOpt(opts, "r", "no-run-if-empty")
 		inner.dataEmpty = inner.appends && !noEmpty
+		if !inner.appends {
+			inner.pasteNames = c.piped.pasteNames
+		}
 	}
 	w.command(cmd, inner, st, nil)
 	return st, st, true
