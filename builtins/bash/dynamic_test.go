@@ -1207,13 +1207,6 @@ const dynamicTimeout = 4 * time.Second
 // 50 ms): 24 a run spend a third of what 8 did on them.
 const dynamicBatch = 24
 
-// dynamicSampleStep thins the traced commands of the quick suite (without
-// -tags slow): about 1 in 96 besides the first of every program family
-// (which the sample always holds), minutes of tracing down to seconds; a
-// traced command costs tens of milliseconds of CPU (strace, its processes)
-// and some (npm's node start) a second.
-const dynamicSampleStep = 96
-
 // TestDynamicReadOnly runs every command of the real-world corpus and of the
 // analyser's read-only tables that the analyser judges read-only under
 // strace in a throwaway fixture, and fails on any effect. Set
@@ -1271,28 +1264,34 @@ func TestDynamicReadOnly(t *testing.T) {
 	if testing.Short() && len(jobs) > 150 {
 		jobs = jobs[:150]
 	}
-	// Without -tags slow, every dynamicSampleStep-th command (the first
-	// included, dynamicExtra always) and the first of every program
-	// family: a spread of the corpus in the quick suite; .ci/run traces
-	// them all (docs/development.md).
+	// Without -tags slow, one command of each mechanism the check
+	// judges by: the first of the corpus, the first of dynamicExtra, the
+	// first that writes a cache, the first that runs a helper and the
+	// first network read (quickFirst); .ci/run traces them all
+	// (docs/development.md).
 	if !slowTests && !full {
 		var sampled []job
-		families := map[string]bool{}
-		for i, j := range jobs {
-			// The first command of each program family (the flagspec
-			// file that models its program, familyOf) as well.
-			fam := familyOf(t, j.cmd)
+		quick := quickFirst{}
+		for _, j := range jobs {
 			if dynamicExtraSlow[j.cmd] {
 				continue
 			}
-			if i%dynamicSampleStep == 0 || j.source == "dynamicExtra" || !families[fam] {
+			a := analyze(j.cmd, opts)
+			kind := "corpus"
+			if j.source == "dynamicExtra" {
+				kind = j.source
+			}
+			take := quick.take(kind)
+			for kind, has := range map[string]bool{"cache": len(a.CacheWrites) > 0, "helpers": len(helpersFor(a)) > 0, "network": a.NetworkRead} {
+				take = has && quick.take(kind) || take
+			}
+			if take {
 				sampled = append(sampled, j)
 			}
-			families[fam] = true
 		}
 		jobs = sampled
 		if testing.Verbose() {
-			t.Logf("quick sample: %d commands, %d program families", len(jobs), len(families))
+			t.Logf("quick sample: %d commands: %q", len(jobs), jobs)
 		}
 	}
 	type result struct {
@@ -1752,7 +1751,9 @@ func TestDynamicCacheOwners(t *testing.T) {
 		{sortSpills, ""},
 	}
 	var jobs []tracedJob
-	for _, c := range cases {
+	var traced []int
+	quick := quickFirst{}
+	for i, c := range cases {
 		a := analyze(c.cmd, realWorldOpts(template))
 		if !a.ReadOnly && c.want == "" {
 			t.Fatalf("%q: not read-only (%s)", c.cmd, strings.Join(a.NotReadOnly, "; "))
@@ -1760,14 +1761,24 @@ func TestDynamicCacheOwners(t *testing.T) {
 		if !strings.Contains(" "+strings.Join(a.CacheWrites, " ")+" ", " /tmp ") {
 			t.Fatalf("%q: cache writes %q, want sort's /tmp", c.cmd, a.CacheWrites)
 		}
-		jobs = append(jobs, tracedJob{cmd: c.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a)})
+		// Every case is analysed; without -tags slow the first with an
+		// effect and the first without are traced, in a batch and
+		// alone; .ci/run traces them all (quickFirst,
+		// docs/development.md).
+		if quick.take(biteKind(c.want != "")) {
+			jobs = append(jobs, tracedJob{cmd: c.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a)})
+			traced = append(traced, i)
+		}
 	}
-	batched := d.runBatch(t, template, append([]tracedJob{{cmd: "true"}}, jobs...), dynamicTimeout)[1:]
-	for i, c := range cases {
+	// The batch ends with sortSpills without its cache: there its spill
+	// is an effect, so the case above is not vacuous.
+	batched := d.runBatch(t, template, append(append([]tracedJob{{cmd: "true"}}, jobs...), tracedJob{cmd: sortSpills}), dynamicTimeout)[1:]
+	for k, i := range traced {
+		c := cases[i]
 		for _, batch := range []bool{false, true} {
-			res := batched[i]
+			res := batched[k]
 			if !batch {
-				res = d.runJob(t, template, jobs[i], dynamicTimeout)
+				res = d.runJob(t, template, jobs[k], dynamicTimeout)
 			}
 			var effects []string
 			for _, e := range res.effects {
@@ -1784,13 +1795,12 @@ func TestDynamicCacheOwners(t *testing.T) {
 			}
 		}
 	}
-	// Without its cache, sort's spill is an effect: the case above is not
-	// vacuous.
-	res := d.runJob(t, template, tracedJob{cmd: sortSpills}, dynamicTimeout)
-	if !strings.Contains(strings.Join(res.effects, "\n"), "openat /tmp/sort") {
+	if res := batched[len(jobs)]; !strings.Contains(strings.Join(res.effects, "\n"), "openat /tmp/sort") {
 		t.Errorf("%q without a cache: effects %q, want sort's temporary file in /tmp", sortSpills, res.effects)
 	}
 }
 
-// sortSpills makes sort write temporary files (TestDynamicCacheOwners).
-const sortSpills = "seq 1 20000 | sort -S 1K -n | tail -n 1"
+// sortSpills makes sort write temporary files (TestDynamicCacheOwners):
+// with a 1 KiB buffer, 2,000 lines spill to some 140 of them (20,000 to
+// 1,400, two seconds of CPU under strace).
+const sortSpills = "seq 1 2000 | sort -S 1K -n | tail -n 1"
