@@ -360,34 +360,41 @@ const forkSyscalls = "clone,clone3,fork,vfork"
 
 // runBatch traces several commands in one namespace and one strace (the
 // fixed cost of a traced run, a few processes and strace's start, is most
-// of a quick command's): a driver shell runs each with bash -c under
-// timeout(1), one after the other, and each command's effects are read
-// from its own processes only, the bash -c and every process it forked
-// (found from the clone calls), judged with its own cache directories and
+// of a quick command's): a driver shell runs each with bash -c, one after
+// the other, each a job of its own (its own process group) under one
+// watchdog for the whole batch, and each command's effects are read from
+// its own processes only, the bash -c and every process it forked (found
+// from the clone calls), judged with its own cache directories and
 // helpers exactly as run does. A command the batch did not finish (no end
 // marker: the batch's own deadline) is traced again on its own.
 func (d *dynamicTracer) runBatch(t testing.TB, root string, jobs []tracedJob, timeout time.Duration) []dynamicResult {
 	t.Helper()
-	timeoutBin, err := exec.LookPath("timeout")
-	if err != nil {
-		results := make([]dynamicResult, len(jobs))
-		for i, j := range jobs {
-			results[i] = d.runJob(t, root, j, timeout)
-		}
-		return results
-	}
 	traces, err := os.MkdirTemp("", "permopa-dyn-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(traces)
 	secs := strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64)
-	// Positional parameters: $1 timeout, $2 its duration, $3 bash, then
-	// the commands. TERM at the deadline, KILL a second later (timeout
-	// signals the command's whole process group).
-	driver := `t=$1 s=$2 b=$3; shift 3; i=0
-for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-end %d %d\0' "$i" "$r"; i=$((i+1)); done`
-	argv := []string{d.bash, "--norc", "--noprofile", "-c", driver, "driver", timeoutBin, secs, d.bash}
+	// Positional parameters: $1 the deadline in seconds, $2 bash, then the
+	// commands. The watchdog is a coprocess of builtins only (no process
+	// per command; a timeout(1) around each cost some 17 ms of CPU): told
+	// a command's pid, it waits for "done" until the deadline, then
+	// signals the command's process group (set -m: each command is a job
+	// of its own) TERM, KILL a second later, and answers ok, term or kill.
+	// The commands keep the driver's standard error (fd 3); the driver's
+	// own job messages go to /dev/null; the watchdog's pipes are closed
+	// in the commands.
+	driver := `s=$1 b=$2; shift 2; i=0
+exec 3>&2 2>/dev/null
+coproc W { while read -r p; do if read -r -t "$s" x; then echo ok; else kill -TERM -- "-$p"; if read -r -t 1 x; then echo term; else kill -KILL -- "-$p"; read -r x; echo kill; fi; fi; done; }
+w0=${W[0]} w1=${W[1]}
+set -m
+for c in "$@"; do
+	"$b" -c "$c" 2>&3 3>&- {w0}<&- {w1}>&- & p=$!
+	echo "$p" >&"$w1"; wait "$p"; r=$?; echo done >&"$w1"; read -r v <&"$w0"
+	printf '\0permopa-dynamic-end %d %d %s\0' "$i" "$r" "$v"; i=$((i+1))
+done`
+	argv := []string{d.bash, "--norc", "--noprofile", "-c", driver, "driver", secs, d.bash}
 	for _, j := range jobs {
 		argv = append(argv, j.cmd)
 	}
@@ -406,23 +413,25 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 		tail := rest[k+len(batchEnd):]
 		e := strings.IndexByte(tail, 0)
 		var idx, exit int
+		var watchdog string
 		if e < 0 {
 			break
 		}
-		if _, err := fmt.Sscanf(tail[:e], "%d %d", &idx, &exit); err != nil || idx != i {
+		if _, err := fmt.Sscanf(tail[:e], "%d %d %s", &idx, &exit, &watchdog); err != nil || idx != i ||
+			watchdog != "ok" && watchdog != "term" && watchdog != "kill" {
 			break
 		}
 		results[i].output = rest[:min(k, dynamicOutputMax)]
 		results[i].exit = exit
-		results[i].timeout = exit == 124 || exit == 137
+		results[i].timeout = watchdog != "ok"
 		done[i] = true
 		rest = tail[e+1:]
 	}
 
 	// The process tree: each file's clone calls name its children, in
 	// order. The driver is strace's first tracee (the lowest pid); its
-	// children are the timeout processes, one per command in order, and
-	// the child of each is the command's bash -c.
+	// first child is the watchdog, which executes nothing, and the others
+	// are the commands' bash -c, one per command in order.
 	files := traceFiles(traces)
 	children := map[int][]int{}
 	execs := map[int][][]string{} // the programs each process executed, in order
@@ -455,18 +464,18 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 	if e := execs[driverPid]; len(e) == 0 || len(e[len(e)-1]) < 5 || e[len(e)-1][4] != driver {
 		t.Fatalf("dynamic batch: the first traced process is not the driver: %q", e)
 	}
+	if kids := children[driverPid]; len(kids) == 0 || len(execs[kids[0]]) > 0 {
+		t.Fatalf("dynamic batch: the driver's first child is not the watchdog: %v", kids)
+	}
 	rootOf := func(i int) int {
-		if i >= len(children[driverPid]) {
+		kids := children[driverPid]
+		if i+1 >= len(kids) {
 			return -1
 		}
-		kids := children[children[driverPid][i]]
-		if len(kids) != 1 {
+		if e := execs[kids[i+1]]; len(e) == 0 || len(e[0]) != 3 || filepath.Base(e[0][0]) != "bash" || e[0][1] != "-c" || e[0][2] != jobs[i].cmd {
 			return -1
 		}
-		if e := execs[kids[0]]; len(e) == 0 || len(e[0]) != 3 || filepath.Base(e[0][0]) != "bash" || e[0][1] != "-c" || e[0][2] != jobs[i].cmd {
-			return -1
-		}
-		return kids[0]
+		return kids[i+1]
 	}
 	for i, j := range jobs {
 		if !done[i] {
@@ -475,7 +484,7 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 		}
 		pid := rootOf(i)
 		if pid < 0 {
-			t.Errorf("dynamic batch: command %d is not the bash -c of the driver's %dth timeout: %q", i, i, j.cmd)
+			t.Errorf("dynamic batch: command %d is not the bash -c of the driver's child %d: %q", i, i+1, j.cmd)
 			continue
 		}
 		own := map[int]string{}
