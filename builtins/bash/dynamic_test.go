@@ -237,6 +237,9 @@ type dynamicResult struct {
 	execs [][]string
 	// inspected is what the job's inspect found in its trace files.
 	inspected []string
+	// batched: the result is the command's in its batch (runBatch), not
+	// of a run of its own after the batch did not finish it.
+	batched bool
 }
 
 // dynamicOutputMax is how much of a command's output a traced run keeps.
@@ -424,6 +427,7 @@ done`
 		results[i].output = rest[:min(k, dynamicOutputMax)]
 		results[i].exit = exit
 		results[i].timeout = watchdog != "ok"
+		results[i].batched = true
 		done[i] = true
 		rest = tail[e+1:]
 	}
@@ -1559,6 +1563,11 @@ func TestDynamicBatchKeepsCommandsApart(t *testing.T) {
 		}
 		if res.timeout != c.timeout {
 			t.Errorf("%q: timeout %v, want %v", c.cmd, res.timeout, c.timeout)
+		}
+		// The batch's watchdog stops the command at its deadline and the
+		// batch goes on: no command is traced again on its own.
+		if !res.batched {
+			t.Errorf("%q: not finished in its batch (traced again on its own)", c.cmd)
 		}
 	}
 }
