@@ -148,7 +148,8 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 	opts := realWorldOpts(root)
 	var runs []hostileCase
 	var bites []bool
-	for i, c := range cases {
+	quick := quickFirst{}
+	for _, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
 			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
@@ -156,11 +157,11 @@ func TestValuesAgainstHostileNames(t *testing.T) {
 		if !a.ReadOnly && !c.bites {
 			continue
 		}
-		// Every case is analysed; without -tags slow every fourth
-		// read-only case is traced (the bites always are); .ci/run
-		// traces them all (docs/development.md). They are traced
-		// dynamicBatch to a strace run (hostileRunAll).
-		if !slowTests && !c.bites && i%4 != 0 {
+		// Every case is analysed; without -tags slow the first that
+		// bites and the first read-only one are traced; .ci/run traces
+		// them all (quickFirst, docs/development.md), dynamicBatch to a
+		// strace run (hostileRunAll).
+		if !quick.take(biteKind(c.bites)) {
 			continue
 		}
 		runs = append(runs, hostileCase{c.cmd, a})
@@ -227,13 +228,10 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 	type run struct {
 		cmd       string
 		ro, bites bool
-		// slow: traced with -tags slow only (.ci/run); the quick suite
-		// traces one of the two plain forms of each consumer.
-		slow bool
 	}
 	var cases []run
-	for k, c := range consumers {
-		cases = append(cases, run{cmd: "find plain -type f | " + c, ro: true, slow: k%2 != 0}, run{cmd: "find plain | " + c, ro: true, slow: k%2 == 0})
+	for _, c := range consumers {
+		cases = append(cases, run{cmd: "find plain -type f | " + c, ro: true}, run{cmd: "find plain | " + c, ro: true})
 		for i := range bad {
 			// xargs alone runs echo: any word it appends is harmless
 			// (xargsAppendsText).
@@ -256,12 +254,16 @@ func TestXargsLinesAgainstHostileNames(t *testing.T) {
 	opts := realWorldOpts(root)
 	var runs []hostileCase
 	var bites []bool
+	quick := quickFirst{}
 	for _, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
 			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
 		}
-		if !a.ReadOnly && !c.bites || !slowTests && c.slow {
+		// Every case is analysed; without -tags slow the first that
+		// bites and the first read-only one are traced; .ci/run traces
+		// them all (quickFirst, docs/development.md).
+		if !a.ReadOnly && !c.bites || !quick.take(biteKind(c.bites)) {
 			continue
 		}
 		runs = append(runs, hostileCase{c.cmd, a})
@@ -334,6 +336,7 @@ func TestValuesNamingAnotherHost(t *testing.T) {
 	opts := realWorldOpts(root)
 	var jobs []tracedJob
 	var traced []int
+	quick := quickFirst{}
 	for i, c := range cases {
 		a := analyze(c.cmd, opts)
 		got, why := a.ReadOnly, strings.Join(a.NotReadOnly, "; ")
@@ -352,7 +355,10 @@ func TestValuesNamingAnotherHost(t *testing.T) {
 		if got != c.ro {
 			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, got, c.ro, why)
 		}
-		if c.bites || c.ro && c.leaf == "" {
+		// Every case is analysed; without -tags slow the first that
+		// bites and the first read-only control are traced; .ci/run
+		// traces them all (quickFirst, docs/development.md).
+		if (c.bites || c.ro && c.leaf == "") && quick.take(biteKind(c.bites)) {
 			traced = append(traced, i)
 			jobs = append(jobs, tracedJob{cmd: c.cmd, inspect: func(procs map[int]string) []string {
 				var found []string

@@ -54,7 +54,9 @@ import (
 // dynamicTracer says how to run commands under strace, or why it cannot.
 type dynamicTracer struct {
 	strace, unshare, setpriv, bash string
-	root                           bool
+	// self is the test binary, the mount helper (privateMountsMain).
+	self string
+	root bool
 }
 
 // newDynamicTracer probes once per test binary (a namespace, a mount and
@@ -99,10 +101,15 @@ func probeDynamicTracer() (*dynamicTracer, string) {
 	defer os.RemoveAll(dir)
 	// The same mounts as a traced run (privateMounts), the probe's
 	// directory standing for the fixture and the traces.
-	probe := exec.Command(d.unshare, append(d.nsFlags(), "--", "/bin/sh", "-c", privateMounts, "sh", dir, dir,
+	self, err := os.Executable()
+	if err != nil {
+		return nil, "the test binary cannot find itself: " + err.Error()
+	}
+	d.self = self
+	probe := exec.Command(d.unshare, append(d.nsFlags(), "--", d.self, dir, dir,
 		d.strace, "-f", "-qq", "-o", "/dev/null", "true")...)
 	probe.Dir = dir
-	probe.Env = append(os.Environ(), "PWD="+dir)
+	probe.Env = append(os.Environ(), "PWD="+dir, privateMountsEnv+"=1")
 	if out, err := probe.CombinedOutput(); err != nil {
 		return nil, fmt.Sprintf("unshare/strace do not work here (%v: %s)", err, bytes.TrimSpace(out))
 	}
@@ -119,16 +126,89 @@ func (d *dynamicTracer) nsFlags() []string {
 	return f
 }
 
-// privateMounts is the script that prepares a traced run's mount
-// namespace (traced): sh $0=sh $1=fixture $2=trace directory, then the
-// command to execute.
-const privateMounts = `r=$1 tr=$2; shift 2
-mount -t tmpfs tmpfs /mnt && mkdir /mnt/r /mnt/t && mount --bind "$r" /mnt/r && mount --bind "$tr" /mnt/t || exit 1
-for d in /tmp /var/tmp /dev/shm /run/lock; do
-	if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o mode=1777 tmpfs "$d" || exit 1; fi
-done
-mkdir -p "$r" "$tr" && mount --bind /mnt/r "$r" && mount -o remount,bind,ro "$r" && mount --bind /mnt/t "$tr" &&
-	umount /mnt/r /mnt/t && umount /mnt && cd "$PWD" && exec "$@"`
+// privateMountsEnv, set in its environment, makes the test binary the
+// first process of a traced run's namespaces (TestMain): its arguments
+// are the fixture, the trace directory, then the command to execute
+// (privateMountsMain). One process does the mounts a shell with a dozen
+// mount, umount and mkdir processes did, about 0.1 s of CPU a run.
+const privateMountsEnv = "PERMOPA_TEST_PRIVATE_MOUNTS"
+
+// privateMountsMain prepares a traced run's mount namespace (traced), then
+// executes the command (args[2:]) with privateMountsEnv removed from its
+// environment; it never returns. The directories everyone may write (/tmp,
+// /var/tmp, /dev/shm, /run/lock) become empty tmpfs of the namespace, so a
+// command that writes or deletes there cannot touch the machine's files or
+// another test's fixture; the fixture and the trace directory, which may
+// live in /tmp, are carried over through a staging tmpfs on /mnt,
+// unmounted again. The fixture is bound read-only; the working directory
+// ($PWD) is entered again through that mount.
+func privateMountsMain(args []string) {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "private mounts:", err)
+		os.Exit(1)
+	}
+	if len(args) < 3 {
+		fail(fmt.Errorf("want FIXTURE TRACES PROGRAM [ARG...], have %q", args))
+	}
+	r, tr, argv := args[0], args[1], args[2:]
+	mount := func(source, target, fstype string, flags uintptr, data string) {
+		if err := syscall.Mount(source, target, fstype, flags, data); err != nil {
+			fail(fmt.Errorf("mount %s on %s (%s, %#x, %q): %w", source, target, fstype, flags, data, err))
+		}
+	}
+	mkdir := func(dir string) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fail(err)
+		}
+	}
+	mount("tmpfs", "/mnt", "tmpfs", 0, "")
+	mkdir("/mnt/r")
+	mkdir("/mnt/t")
+	mount(r, "/mnt/r", "", syscall.MS_BIND, "")
+	mount(tr, "/mnt/t", "", syscall.MS_BIND, "")
+	for _, d := range []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock"} {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			mount("tmpfs", d, "tmpfs", 0, "mode=1777")
+		}
+	}
+	mkdir(r)
+	mkdir(tr)
+	mount("/mnt/r", r, "", syscall.MS_BIND, "")
+	// A read-only remount keeps the flags the mount has (in a user
+	// namespace the locked ones must be kept, or it fails).
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(r, &st); err != nil {
+		fail(err)
+	}
+	keep := uintptr(0)
+	for stFlag, msFlag := range map[int64]uintptr{2: syscall.MS_NOSUID, 4: syscall.MS_NODEV, 8: syscall.MS_NOEXEC,
+		1024: syscall.MS_NOATIME, 2048: syscall.MS_NODIRATIME, 4096: syscall.MS_RELATIME} {
+		if st.Flags&stFlag != 0 {
+			keep |= msFlag
+		}
+	}
+	mount("", r, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY|keep, "")
+	mount("/mnt/t", tr, "", syscall.MS_BIND, "")
+	for _, m := range []string{"/mnt/r", "/mnt/t", "/mnt"} {
+		if err := syscall.Unmount(m, 0); err != nil {
+			fail(fmt.Errorf("umount %s: %w", m, err))
+		}
+	}
+	if err := os.Chdir(os.Getenv("PWD")); err != nil {
+		fail(err)
+	}
+	prog, err := exec.LookPath(argv[0])
+	if err != nil {
+		fail(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, privateMountsEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	fail(syscall.Exec(prog, argv, env))
+}
 
 // tracedSyscalls are the system calls whose use can be an effect (plus
 // execve, whose programs are judged).
@@ -157,6 +237,9 @@ type dynamicResult struct {
 	execs [][]string
 	// inspected is what the job's inspect found in its trace files.
 	inspected []string
+	// batched: the result is the command's in its batch (runBatch), not
+	// of a run of its own after the batch did not finish it.
+	batched bool
 }
 
 // dynamicOutputMax is how much of a command's output a traced run keeps.
@@ -215,15 +298,10 @@ func (d *dynamicTracer) traced(root, traces string, argv []string, syscalls stri
 		inner = append(inner, d.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs", "--")
 	}
 	inner = append(inner, argv...)
-	// sh $0=sh $1=root $2=traces: the directories everyone may write
-	// (/tmp, /var/tmp, /dev/shm, /run/lock) become empty tmpfs of the
-	// namespace, so a command that writes or deletes there (find /tmp
-	// -delete, run as nobody) cannot touch the machine's files or another
-	// test's fixture; the fixture and the trace directory, which may live
-	// in /tmp, are carried over through a staging tmpfs on /mnt, unmounted
-	// again. The fixture is bound read-only; the working directory is
-	// entered again through that mount, then strace is executed.
-	mountRO := append([]string{"/bin/sh", "-c", privateMounts, "sh", root, traces}, inner...)
+	// The test binary as privateMountsMain: the fixture bound read-only,
+	// private temporary directories (find /tmp -delete, run as nobody,
+	// cannot touch the machine's files), then strace is executed.
+	mountRO := append([]string{d.self, root, traces}, inner...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, d.unshare, append(d.nsFlags(), append([]string{"--"}, mountRO...)...)...)
@@ -232,7 +310,7 @@ func (d *dynamicTracer) traced(root, traces string, argv []string, syscalls stri
 	c.Env = []string{
 		"HOME=" + home, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"LANG=C.UTF-8", "TERM=dumb", "USER=nobody", "LOGNAME=nobody", "SHELL=/bin/bash",
-		"GIT_CONFIG_NOSYSTEM=1", "PWD=" + c.Dir, "TZ=UTC",
+		"GIT_CONFIG_NOSYSTEM=1", "PWD=" + c.Dir, "TZ=UTC", privateMountsEnv + "=1",
 	}
 	c.Stdout, c.Stderr = out, out
 	// No controlling terminal: /dev/tty cannot be opened.
@@ -285,34 +363,41 @@ const forkSyscalls = "clone,clone3,fork,vfork"
 
 // runBatch traces several commands in one namespace and one strace (the
 // fixed cost of a traced run, a few processes and strace's start, is most
-// of a quick command's): a driver shell runs each with bash -c under
-// timeout(1), one after the other, and each command's effects are read
-// from its own processes only, the bash -c and every process it forked
-// (found from the clone calls), judged with its own cache directories and
+// of a quick command's): a driver shell runs each with bash -c, one after
+// the other, each a job of its own (its own process group) under one
+// watchdog for the whole batch, and each command's effects are read from
+// its own processes only, the bash -c and every process it forked (found
+// from the clone calls), judged with its own cache directories and
 // helpers exactly as run does. A command the batch did not finish (no end
 // marker: the batch's own deadline) is traced again on its own.
 func (d *dynamicTracer) runBatch(t testing.TB, root string, jobs []tracedJob, timeout time.Duration) []dynamicResult {
 	t.Helper()
-	timeoutBin, err := exec.LookPath("timeout")
-	if err != nil {
-		results := make([]dynamicResult, len(jobs))
-		for i, j := range jobs {
-			results[i] = d.runJob(t, root, j, timeout)
-		}
-		return results
-	}
 	traces, err := os.MkdirTemp("", "permopa-dyn-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(traces)
 	secs := strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64)
-	// Positional parameters: $1 timeout, $2 its duration, $3 bash, then
-	// the commands. TERM at the deadline, KILL a second later (timeout
-	// signals the command's whole process group).
-	driver := `t=$1 s=$2 b=$3; shift 3; i=0
-for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-end %d %d\0' "$i" "$r"; i=$((i+1)); done`
-	argv := []string{d.bash, "--norc", "--noprofile", "-c", driver, "driver", timeoutBin, secs, d.bash}
+	// Positional parameters: $1 the deadline in seconds, $2 bash, then the
+	// commands. The watchdog is a coprocess of builtins only (no process
+	// per command; a timeout(1) around each cost some 17 ms of CPU): told
+	// a command's pid, it waits for "done" until the deadline, then
+	// signals the command's process group (set -m: each command is a job
+	// of its own) TERM, KILL a second later, and answers ok, term or kill.
+	// The commands keep the driver's standard error (fd 3); the driver's
+	// own job messages go to /dev/null; the watchdog's pipes are closed
+	// in the commands.
+	driver := `s=$1 b=$2; shift 2; i=0
+exec 3>&2 2>/dev/null
+coproc W { while read -r p; do if read -r -t "$s" x; then echo ok; else kill -TERM -- "-$p"; if read -r -t 1 x; then echo term; else kill -KILL -- "-$p"; read -r x; echo kill; fi; fi; done; }
+w0=${W[0]} w1=${W[1]}
+set -m
+for c in "$@"; do
+	"$b" -c "$c" 2>&3 3>&- {w0}<&- {w1}>&- & p=$!
+	echo "$p" >&"$w1"; wait "$p"; r=$?; echo done >&"$w1"; read -r v <&"$w0"
+	printf '\0permopa-dynamic-end %d %d %s\0' "$i" "$r" "$v"; i=$((i+1))
+done`
+	argv := []string{d.bash, "--norc", "--noprofile", "-c", driver, "driver", secs, d.bash}
 	for _, j := range jobs {
 		argv = append(argv, j.cmd)
 	}
@@ -331,23 +416,26 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 		tail := rest[k+len(batchEnd):]
 		e := strings.IndexByte(tail, 0)
 		var idx, exit int
+		var watchdog string
 		if e < 0 {
 			break
 		}
-		if _, err := fmt.Sscanf(tail[:e], "%d %d", &idx, &exit); err != nil || idx != i {
+		if _, err := fmt.Sscanf(tail[:e], "%d %d %s", &idx, &exit, &watchdog); err != nil || idx != i ||
+			watchdog != "ok" && watchdog != "term" && watchdog != "kill" {
 			break
 		}
 		results[i].output = rest[:min(k, dynamicOutputMax)]
 		results[i].exit = exit
-		results[i].timeout = exit == 124 || exit == 137
+		results[i].timeout = watchdog != "ok"
+		results[i].batched = true
 		done[i] = true
 		rest = tail[e+1:]
 	}
 
 	// The process tree: each file's clone calls name its children, in
 	// order. The driver is strace's first tracee (the lowest pid); its
-	// children are the timeout processes, one per command in order, and
-	// the child of each is the command's bash -c.
+	// first child is the watchdog, which executes nothing, and the others
+	// are the commands' bash -c, one per command in order.
 	files := traceFiles(traces)
 	children := map[int][]int{}
 	execs := map[int][][]string{} // the programs each process executed, in order
@@ -380,18 +468,18 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 	if e := execs[driverPid]; len(e) == 0 || len(e[len(e)-1]) < 5 || e[len(e)-1][4] != driver {
 		t.Fatalf("dynamic batch: the first traced process is not the driver: %q", e)
 	}
+	if kids := children[driverPid]; len(kids) == 0 || len(execs[kids[0]]) > 0 {
+		t.Fatalf("dynamic batch: the driver's first child is not the watchdog: %v", kids)
+	}
 	rootOf := func(i int) int {
-		if i >= len(children[driverPid]) {
+		kids := children[driverPid]
+		if i+1 >= len(kids) {
 			return -1
 		}
-		kids := children[children[driverPid][i]]
-		if len(kids) != 1 {
+		if e := execs[kids[i+1]]; len(e) == 0 || len(e[0]) != 3 || filepath.Base(e[0][0]) != "bash" || e[0][1] != "-c" || e[0][2] != jobs[i].cmd {
 			return -1
 		}
-		if e := execs[kids[0]]; len(e) == 0 || len(e[0]) != 3 || filepath.Base(e[0][0]) != "bash" || e[0][1] != "-c" || e[0][2] != jobs[i].cmd {
-			return -1
-		}
-		return kids[0]
+		return kids[i+1]
 	}
 	for i, j := range jobs {
 		if !done[i] {
@@ -400,7 +488,7 @@ for c in "$@"; do "$t" -k 1 "$s" "$b" -c "$c"; r=$?; printf '\0permopa-dynamic-e
 		}
 		pid := rootOf(i)
 		if pid < 0 {
-			t.Errorf("dynamic batch: command %d is not the bash -c of the driver's %dth timeout: %q", i, i, j.cmd)
+			t.Errorf("dynamic batch: command %d is not the bash -c of the driver's child %d: %q", i, i+1, j.cmd)
 			continue
 		}
 		own := map[int]string{}
@@ -1207,13 +1295,6 @@ const dynamicTimeout = 4 * time.Second
 // 50 ms): 24 a run spend a third of what 8 did on them.
 const dynamicBatch = 24
 
-// dynamicSampleStep thins the traced commands of the quick suite (without
-// -tags slow): about 1 in 96 besides the first of every program family
-// (which the sample always holds), minutes of tracing down to seconds; a
-// traced command costs tens of milliseconds of CPU (strace, its processes)
-// and some (npm's node start) a second.
-const dynamicSampleStep = 96
-
 // TestDynamicReadOnly runs every command of the real-world corpus and of the
 // analyser's read-only tables that the analyser judges read-only under
 // strace in a throwaway fixture, and fails on any effect. Set
@@ -1271,28 +1352,34 @@ func TestDynamicReadOnly(t *testing.T) {
 	if testing.Short() && len(jobs) > 150 {
 		jobs = jobs[:150]
 	}
-	// Without -tags slow, every dynamicSampleStep-th command (the first
-	// included, dynamicExtra always) and the first of every program
-	// family: a spread of the corpus in the quick suite; .ci/run traces
-	// them all (docs/development.md).
+	// Without -tags slow, one command of each mechanism the check
+	// judges by: the first of the corpus, the first of dynamicExtra, the
+	// first that writes a cache, the first that runs a helper and the
+	// first network read (quickFirst); .ci/run traces them all
+	// (docs/development.md).
 	if !slowTests && !full {
 		var sampled []job
-		families := map[string]bool{}
-		for i, j := range jobs {
-			// The first command of each program family (the flagspec
-			// file that models its program, familyOf) as well.
-			fam := familyOf(t, j.cmd)
+		quick := quickFirst{}
+		for _, j := range jobs {
 			if dynamicExtraSlow[j.cmd] {
 				continue
 			}
-			if i%dynamicSampleStep == 0 || j.source == "dynamicExtra" || !families[fam] {
+			a := analyze(j.cmd, opts)
+			kind := "corpus"
+			if j.source == "dynamicExtra" {
+				kind = j.source
+			}
+			take := quick.take(kind)
+			for kind, has := range map[string]bool{"cache": len(a.CacheWrites) > 0, "helpers": len(helpersFor(a)) > 0, "network": a.NetworkRead} {
+				take = has && quick.take(kind) || take
+			}
+			if take {
 				sampled = append(sampled, j)
 			}
-			families[fam] = true
 		}
 		jobs = sampled
 		if testing.Verbose() {
-			t.Logf("quick sample: %d commands, %d program families", len(jobs), len(families))
+			t.Logf("quick sample: %d commands: %q", len(jobs), jobs)
 		}
 	}
 	type result struct {
@@ -1477,13 +1564,18 @@ func TestDynamicBatchKeepsCommandsApart(t *testing.T) {
 		if res.timeout != c.timeout {
 			t.Errorf("%q: timeout %v, want %v", c.cmd, res.timeout, c.timeout)
 		}
+		// The batch's watchdog stops the command at its deadline and the
+		// batch goes on: no command is traced again on its own.
+		if !res.batched {
+			t.Errorf("%q: not finished in its batch (traced again on its own)", c.cmd)
+		}
 	}
 }
 
 // TestDynamicPrivateTmp: a traced command (run as nobody) that writes or
 // deletes in the machine's world-writable directories changes nothing
 // there, in a batch or alone, and the effect is still seen: /tmp, /var/tmp,
-// /dev/shm and /run/lock are the namespace's own (privateMounts).
+// /dev/shm and /run/lock are the namespace's own (privateMountsMain).
 func TestDynamicPrivateTmp(t *testing.T) {
 	t.Parallel()
 	d, why := newDynamicTracer()
@@ -1618,8 +1710,13 @@ func TestDynamicCheckCannotBeSkippedInCI(t *testing.T) {
 	}
 }
 
-// TestMain removes the dynamic check's fixture, built once per test binary.
+// TestMain is the mount helper of a traced run when privateMountsEnv is
+// set; otherwise it runs the tests and removes the dynamic check's
+// fixtures, built once per test binary.
 func TestMain(m *testing.M) {
+	if os.Getenv(privateMountsEnv) != "" {
+		privateMountsMain(os.Args[1:])
+	}
 	code := m.Run()
 	if fixtureDir != "" {
 		os.RemoveAll(fixtureDir)
@@ -1752,7 +1849,9 @@ func TestDynamicCacheOwners(t *testing.T) {
 		{sortSpills, ""},
 	}
 	var jobs []tracedJob
-	for _, c := range cases {
+	var traced []int
+	quick := quickFirst{}
+	for i, c := range cases {
 		a := analyze(c.cmd, realWorldOpts(template))
 		if !a.ReadOnly && c.want == "" {
 			t.Fatalf("%q: not read-only (%s)", c.cmd, strings.Join(a.NotReadOnly, "; "))
@@ -1760,14 +1859,24 @@ func TestDynamicCacheOwners(t *testing.T) {
 		if !strings.Contains(" "+strings.Join(a.CacheWrites, " ")+" ", " /tmp ") {
 			t.Fatalf("%q: cache writes %q, want sort's /tmp", c.cmd, a.CacheWrites)
 		}
-		jobs = append(jobs, tracedJob{cmd: c.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a)})
+		// Every case is analysed; without -tags slow the first with an
+		// effect and the first without are traced, in a batch and
+		// alone; .ci/run traces them all (quickFirst,
+		// docs/development.md).
+		if quick.take(biteKind(c.want != "")) {
+			jobs = append(jobs, tracedJob{cmd: c.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a)})
+			traced = append(traced, i)
+		}
 	}
-	batched := d.runBatch(t, template, append([]tracedJob{{cmd: "true"}}, jobs...), dynamicTimeout)[1:]
-	for i, c := range cases {
+	// The batch ends with sortSpills without its cache: there its spill
+	// is an effect, so the case above is not vacuous.
+	batched := d.runBatch(t, template, append(append([]tracedJob{{cmd: "true"}}, jobs...), tracedJob{cmd: sortSpills}), dynamicTimeout)[1:]
+	for k, i := range traced {
+		c := cases[i]
 		for _, batch := range []bool{false, true} {
-			res := batched[i]
+			res := batched[k]
 			if !batch {
-				res = d.runJob(t, template, jobs[i], dynamicTimeout)
+				res = d.runJob(t, template, jobs[k], dynamicTimeout)
 			}
 			var effects []string
 			for _, e := range res.effects {
@@ -1784,13 +1893,12 @@ func TestDynamicCacheOwners(t *testing.T) {
 			}
 		}
 	}
-	// Without its cache, sort's spill is an effect: the case above is not
-	// vacuous.
-	res := d.runJob(t, template, tracedJob{cmd: sortSpills}, dynamicTimeout)
-	if !strings.Contains(strings.Join(res.effects, "\n"), "openat /tmp/sort") {
+	if res := batched[len(jobs)]; !strings.Contains(strings.Join(res.effects, "\n"), "openat /tmp/sort") {
 		t.Errorf("%q without a cache: effects %q, want sort's temporary file in /tmp", sortSpills, res.effects)
 	}
 }
 
-// sortSpills makes sort write temporary files (TestDynamicCacheOwners).
-const sortSpills = "seq 1 20000 | sort -S 1K -n | tail -n 1"
+// sortSpills makes sort write temporary files (TestDynamicCacheOwners):
+// with a 1 KiB buffer, 2,000 lines spill to some 140 of them (20,000 to
+// 1,400, two seconds of CPU under strace).
+const sortSpills = "seq 1 2000 | sort -S 1K -n | tail -n 1"

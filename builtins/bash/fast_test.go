@@ -2,8 +2,8 @@
 
 package bash
 
-// slowTests is false without -tags slow: the dynamic check traces a
-// deterministic sample (every dynamicSampleStep-th command) so that
-// `go test ./...` stays quick; .ci/run traces them all with -tags slow
-// (docs/development.md).
+// slowTests is false without -tags slow: the tests that start processes
+// (strace, real programs) run the first row of each kind of their tables
+// (quickFirst) so that `go test ./...` stays quick; .ci/run runs every row
+// with -tags slow (docs/development.md).
 const slowTests = false

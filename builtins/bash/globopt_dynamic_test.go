@@ -139,6 +139,7 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 	opts := realWorldOpts(root)
 	var runs []hostileCase
 	var of []int // the case of each run
+	quick := quickFirst{}
 	for i, c := range cases {
 		cmd := fmt.Sprintf("cd c%d && %s", i, c.cmd)
 		a := analyze(cmd, opts)
@@ -148,11 +149,11 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 		if !a.ReadOnly && !c.bites {
 			continue
 		}
-		// Every case is analysed; without -tags slow every other
-		// read-only case is traced (the bites always are); .ci/run
-		// traces them all (docs/development.md). They are traced eight
-		// to a strace run (hostileRunAll).
-		if !slowTests && !c.bites && i%2 != 0 {
+		// Every case is analysed; without -tags slow the first that
+		// bites and the first read-only one are traced; .ci/run traces
+		// them all (quickFirst, docs/development.md), dynamicBatch to a
+		// strace run (hostileRunAll).
+		if !quick.take(biteKind(c.bites)) {
 			continue
 		}
 		runs = append(runs, hostileCase{cmd, a})

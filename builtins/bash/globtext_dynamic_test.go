@@ -155,12 +155,26 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 	opts := realWorldOpts(root)
 	var runs []hostileCase
 	var of []int // the case of each run
+	quick := quickFirst{}
 	for i, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
 			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
 		}
 		if !a.ReadOnly && !c.bites {
+			continue
+		}
+		// Every case is analysed; without -tags slow the first of each
+		// kind runs (one that bites, one refused, one with unknown
+		// options, one plain read-only); .ci/run runs them all
+		// (quickFirst, docs/development.md).
+		kind := biteKind(c.bites)
+		if c.refused {
+			kind = "refused"
+		} else if c.unknownOpts {
+			kind = "unknownOpts"
+		}
+		if !quick.take(kind) {
 			continue
 		}
 		if c.refused || c.unknownOpts {
@@ -174,13 +188,6 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 			case c.unknownOpts && !strings.Contains(o, "unrecognized option") && !strings.Contains(o, "invalid option"):
 				t.Errorf("%q: no option the program refuses reaches it: %s", c.cmd, out)
 			}
-		}
-		// Every case is analysed (and run for refused and unknownOpts);
-		// without -tags slow every other read-only case is traced (every
-		// group of the table keeps some, the bites are all traced);
-		// .ci/run traces them all (docs/development.md).
-		if !slowTests && !c.bites && i%2 != 0 {
-			continue
 		}
 		runs = append(runs, hostileCase{c.cmd, a})
 		of = append(of, i)

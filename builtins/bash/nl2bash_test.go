@@ -791,9 +791,8 @@ func (d *dynamicTracer) traceAll(t testing.TB, root string, jobs []tracedJob) []
 // read-only, as TestDynamicReadOnly does (a program executed must be judged
 // read-only by the analyser too), and fails on any effect or secret read:
 // the stored classes cannot hide a false read-only that the trace shows
-// today. The quick suite traces every sixty-fourth of the first three
-// samples; -tags slow (CI) all of them, the second, third and fourth fresh
-// samples' included.
+// today. The quick suite traces the first of them (quickFirst); -tags slow
+// (CI) all of them, the second, third and fourth fresh samples' included.
 func TestNL2BashDynamic(t *testing.T) {
 	t.Parallel()
 	d, why := newDynamicTracer()
@@ -805,6 +804,7 @@ func TestNL2BashDynamic(t *testing.T) {
 	var jobs []tracedJob
 	var analyses []*Analysis
 	n := 0
+	quick := quickFirst{}
 	for _, r := range loadNL2Bash(t) {
 		if !slowTests && (r.half == "fresh2" || r.half == "fresh3" || r.half == "fresh4") {
 			continue // traced with -tags slow only: the quick suite keeps its time
@@ -815,12 +815,15 @@ func TestNL2BashDynamic(t *testing.T) {
 		}
 		n++
 		// find / and find /usr walk the machine's tree: seconds under
-		// strace; -tags slow traces them.
-		if !slowTests && (n%64 != 1 || strings.HasPrefix(r.cmd, "find /")) {
+		// strace; -tags slow traces them, and every other command.
+		if !slowTests && strings.HasPrefix(r.cmd, "find /") || !quick.take("clean") {
 			continue
 		}
 		jobs = append(jobs, tracedJob{cmd: r.cmd, cache: a.CacheWrites, cacheOwners: cacheOwnersOf(a), helpers: helpersFor(a), secrets: secretPaths(root)})
 		analyses = append(analyses, a)
+		if !slowTests {
+			break // the rest is analysed by TestNL2BashRecall
+		}
 	}
 	for i, res := range d.traceAll(t, root, jobs) {
 		var bad []string
