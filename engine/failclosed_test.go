@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -232,8 +233,42 @@ var registerStall = func() func() {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 			return ast.BooleanTerm(true), nil
 		})
+		// A built-in that waits for an event, not a time: "deadline" returns
+		// once the evaluation's context has ended (an answer that comes
+		// late), any other name when the test releases it (holds), as a
+		// built-in that ignores its context does.
+		rego.RegisterBuiltin1(&rego.Function{
+			Name: "permopa_test.hold",
+			Decl: types.NewFunction(types.Args(types.S), types.B),
+		}, func(bctx rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
+			name := string(a.Value.(ast.String))
+			if name == "deadline" {
+				<-bctx.Context.Done()
+				return ast.BooleanTerm(true), nil
+			}
+			ch, _ := holds.LoadOrStore(name, make(chan struct{}))
+			select {
+			case <-ch.(chan struct{}):
+			case <-time.After(time.Minute):
+			}
+			return ast.BooleanTerm(true), nil
+		})
 	}
 }()
+
+// holds are permopa_test.hold's events, by name: closing one ends the
+// evaluations that wait on it.
+var holds sync.Map
+
+func release(name string) {
+	ch, _ := holds.LoadOrStore(name, make(chan struct{}))
+	close(ch.(chan struct{}))
+}
+
+const holdPolicy = `package permopa.policy
+
+decision := {"behavior": "ALLOW", "message": "late", "reason": "late", "step": "read_only", "suggested_rules": []} if permopa_test.hold(input.hold)
+`
 
 const stallPolicy = `package permopa.policy
 
@@ -243,13 +278,15 @@ decision := {"behavior": "ALLOW", "message": "late", "reason": "late", "step": "
 // The engine's deadline answers DENY with code timeout even while a
 // built-in is still busy, and so does a caller's context that ends first;
 // shared.DecideIn (which must wait for the transaction's reader) never returns a
-// late answer as a decision.
+// late answer as a decision. The busy built-in waits for an event (the test's
+// release, or the deadline itself), never a time, and the four calls past a
+// deadline run at once.
 func TestDecideDeadline(t *testing.T) {
 	t.Parallel()
 	registerStall()
 	dir := t.TempDir()
-	policy := filepath.Join(dir, "stall.rego")
-	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
+	policy := filepath.Join(dir, "hold.rego")
+	if err := os.WriteFile(policy, []byte(holdPolicy), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -257,35 +294,50 @@ func TestDecideDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior != permission.Allow {
-		t.Fatalf("a quick decision: %+v", d)
-	}
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 30000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
-		t.Errorf("past the engine's deadline: %+v", d)
-	}
-	if d := eng.DecideJSON(ctx, []byte(`{"stall_ms": 30000}`)); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
-		t.Errorf("DecideJSON past the deadline: %+v", d)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
 	unbounded, err := engine.New(ctx, engine.WithoutDefaultPolicy(), engine.WithPolicyPaths(policy), engine.WithTimeout(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := unbounded.Decide(cctx, map[string]any{"stall_ms": 3000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
-		t.Errorf("a cancelled caller: %+v", d)
+	quick := t.Name() + "/quick"
+	release(quick)
+	if d := eng.Decide(ctx, map[string]any{"hold": quick}); d.Behavior != permission.Allow {
+		t.Fatalf("a quick decision: %+v", d)
 	}
-	err = storage.Txn(ctx, eng.Store(), storage.TransactionParams{}, func(txn storage.Transaction) error {
-		// The store's transaction is held until the evaluation ends:
-		// stalled just past the deadline.
-		if d := shared.DecideIn(eng, ctx, txn, map[string]any{"stall_ms": 2000}); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
-			t.Errorf("DecideIn past the deadline: %+v", d)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	held := t.Name() + "/held"
+	defer release(held)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	late := map[string]func() permission.Decision{
+		"past the engine's deadline": func() permission.Decision { return eng.Decide(ctx, map[string]any{"hold": held}) },
+		"DecideJSON past the deadline": func() permission.Decision {
+			return eng.DecideJSON(ctx, []byte(`{"hold": "`+held+`"}`))
+		},
+		"a cancelled caller": func() permission.Decision {
+			go cancel()
+			return unbounded.Decide(cctx, map[string]any{"hold": held})
+		},
+		"DecideIn past the deadline": func() (d permission.Decision) {
+			err := storage.Txn(ctx, eng.Store(), storage.TransactionParams{}, func(txn storage.Transaction) error {
+				// The store's transaction is held until the evaluation
+				// ends: its built-in returns once the deadline has passed.
+				d = shared.DecideIn(eng, ctx, txn, map[string]any{"hold": "deadline"})
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			return d
+		},
 	}
+	var wg sync.WaitGroup
+	for name, decide := range late {
+		wg.Go(func() {
+			if d := decide(); d.Behavior != permission.Deny || d.Code != permission.CodeTimeout {
+				t.Errorf("%s: %+v", name, d)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Accepting a rule never copies a link's target into the settings file
@@ -385,8 +437,8 @@ func TestDecideTracedDeadline(t *testing.T) {
 func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
 	t.Parallel()
 	registerStall()
-	policy := filepath.Join(t.TempDir(), "stall.rego")
-	if err := os.WriteFile(policy, []byte(stallPolicy), 0o644); err != nil {
+	policy := filepath.Join(t.TempDir(), "hold.rego")
+	if err := os.WriteFile(policy, []byte(holdPolicy), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -395,16 +447,20 @@ func TestMaxConcurrentCountsAbandonedEvaluations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 1500}); d.Code != permission.CodeTimeout {
+	held, quick := t.Name()+"/held", t.Name()+"/quick"
+	release(quick)
+	if d := eng.Decide(ctx, map[string]any{"hold": held}); d.Code != permission.CodeTimeout {
+		release(held)
 		t.Fatalf("the stalled decision: %+v", d)
 	}
-	// Its evaluation still holds the only slot.
-	if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Code != permission.CodeTimeout || !strings.Contains(d.Message, "already running") {
+	// Its evaluation still holds the only slot (until released).
+	if d := eng.Decide(ctx, map[string]any{"hold": quick}); d.Code != permission.CodeTimeout || !strings.Contains(d.Message, "already running") {
 		t.Errorf("while the slot is held: %+v", d)
 	}
+	release(held)
 	// Bounded wait for the stalled evaluation to end, not a timing assertion.
 	for i := 0; ; i++ {
-		if d := eng.Decide(ctx, map[string]any{"stall_ms": 0}); d.Behavior == permission.Allow {
+		if d := eng.Decide(ctx, map[string]any{"hold": quick}); d.Behavior == permission.Allow {
 			break
 		}
 		if i == 100 {

@@ -125,15 +125,16 @@ func TestHostileRepositoryConfigIsNotReadOnly(t *testing.T) {
 		{"core.worktree", appendConfig("[core]\n\tworktree = ../../home\n"), ""},
 		{"unparseable", appendConfig("[core\n\tfsmonitor = EVIL\n"), ""},
 	}
-	// The quick suite runs the real git for the first case of each git
-	// command that runs the fixture (status, diff, log -p, ls-remote), and
-	// decides each case's commands in a fixed third of them, every command
-	// in a third of the cases; -tags slow runs every case in full.
-	realRun := map[string]bool{}
+	// The quick suite runs the real git once, for the first case that runs
+	// the fixture (the mechanism: git runs what the configuration names),
+	// and decides each case's commands in a fixed third of them, every
+	// command in a third of the cases; -tags slow runs every case in full,
+	// the real git for every case that names a command.
+	ranReal := false
 	template := committedRepository(t)
 	for i, c := range cases {
-		runReal := c.real != "" && (slowTests || !realRun[c.real])
-		realRun[c.real] = true
+		runReal := c.real != "" && (slowTests || !ranReal)
+		ranReal = ranReal || runReal
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			root, err := filepath.EvalSymlinks(t.TempDir())
@@ -312,7 +313,11 @@ func TestHostilePackageManagerConfigIsNotReadOnly(t *testing.T) {
 	writeModeFile(t, filepath.Join(p, "package.json"), `{"name": "p", "version": "1.0.0"}`, 0o644)
 	secret := filepath.Join(root, "planted-secret")
 	writeModeFile(t, secret, "PLANTEDSECRET\n", 0o600)
-	if _, err := exec.LookPath("npm"); err == nil {
+	// The real npm ls prints the file the project's userconfig names; the
+	// quick suite's real npm run that a project's .npmrc steers is
+	// TestProjectNpmrcCannotSendEnvironmentElsewhere's, this one runs with
+	// -tags slow (.ci/run).
+	if _, err := exec.LookPath("npm"); err == nil && slowTests {
 		writeModeFile(t, filepath.Join(p, ".npmrc"), "userconfig="+secret+"\n", 0o644)
 		cmd := exec.Command("npm", "ls")
 		cmd.Dir = p
