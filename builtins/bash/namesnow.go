@@ -121,3 +121,51 @@ func tameNewNames(p string, l listing) bool {
 	}
 	return true
 }
+
+// carryNameReasons gives the walk without listing (res) the reasons the
+// walk with it (first) found in the names themselves, so that the answer
+// names the first name that failed and why (a blank xargs splits, a FIFO,
+// a "-" first, a link out of the project) rather than only that names are
+// read at decision time (docs/shell.md, "Values and where they come
+// from"). Only reasons change: a reason of res that first does not have is
+// replaced by first's reason for the same leaf (the text before the first
+// ": ") that res does not have, and a leaf's reason by the same leaf's
+// reason in first when first also judged it not read-only. The verdicts
+// stay res's.
+func carryNameReasons(res, first *Analysis) {
+	res.NotReadOnly = carryReasons(res.NotReadOnly, first.NotReadOnly)
+	res.Reasons = carryReasons(res.Reasons, first.Reasons)
+	if len(res.Leaves) != len(first.Leaves) {
+		return
+	}
+	for i := range res.Leaves {
+		l, f := &res.Leaves[i], &first.Leaves[i]
+		if l.Program == f.Program && !l.ReadOnly && !f.ReadOnly && f.Reason != "" {
+			l.Reason = f.Reason
+		}
+	}
+}
+
+// carryReasons replaces each reason of now that was not also given with
+// listing by the first reason given with listing, not now, that has the
+// same leaf prefix (each used once).
+func carryReasons(now, listed []string) []string {
+	out := make([]string, 0, len(now))
+	used := map[string]bool{}
+	for _, r := range now {
+		if !contains(listed, r) {
+			lead, _, _ := strings.Cut(r, ": ")
+			for _, f := range listed {
+				if fl, _, _ := strings.Cut(f, ": "); fl == lead && !used[f] && !contains(now, f) {
+					used[f] = true
+					r = f
+					break
+				}
+			}
+		}
+		if !contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
