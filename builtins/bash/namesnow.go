@@ -129,9 +129,9 @@ func tameNewNames(p string, l listing) bool {
 // read at decision time (docs/shell.md, "Values and where they come
 // from"). Only reasons change: a reason of res that first does not have is
 // replaced by first's reason for the same leaf (the text before the first
-// ": ") that res does not have, and a leaf's reason by the same leaf's
-// reason in first when first also judged it not read-only. The verdicts
-// stay res's.
+// ": ") that res does not have, and a leaf's reason (and what it says of
+// code it cannot read, when both say something) by the same leaf's in
+// first when first also judged it not read-only. The verdicts stay res's.
 func carryNameReasons(res, first *Analysis) {
 	res.NotReadOnly = carryReasons(res.NotReadOnly, first.NotReadOnly)
 	res.Reasons = carryReasons(res.Reasons, first.Reasons)
@@ -140,8 +140,14 @@ func carryNameReasons(res, first *Analysis) {
 	}
 	for i := range res.Leaves {
 		l, f := &res.Leaves[i], &first.Leaves[i]
-		if l.Program == f.Program && !l.ReadOnly && !f.ReadOnly && f.Reason != "" {
+		if l.Program != f.Program {
+			continue
+		}
+		if !l.ReadOnly && !f.ReadOnly && f.Reason != "" {
 			l.Reason = f.Reason
+		}
+		if l.RunsUnknown != "" && f.RunsUnknown != "" {
+			l.RunsUnknown = f.RunsUnknown
 		}
 	}
 }
