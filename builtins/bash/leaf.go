@@ -227,6 +227,16 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			v.Terminal = firstNonEmpty(v.Terminal, v2.Terminal)
 		}
 	}
+	if !v.ReadOnly && strings.Contains(v.Reason, "$…") {
+		// A substitution whose names at decision time failed: say which
+		// (substvalues.go; the reason only).
+		for _, a := range argv {
+			if a.provWhy != nil {
+				v.Reason += " ($(…): " + *a.provWhy + ")"
+				break
+			}
+		}
+	}
 	if r := shellStateChange(base, sv); r != "" {
 		v.ReadOnly = false
 		v.Reason = r

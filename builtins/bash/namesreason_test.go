@@ -36,6 +36,13 @@ func TestNamesReasonNamesTheName(t *testing.T) {
 		{"dash", `touch a.txt; wc -l *`, file("--files0-from=x"), []string{`"--files0-from=x"`, "may be an option"}},
 		{"colon", `wc -l *.txt`, file("h:x.txt"), []string{`"h:x.txt"`, "more than a file"}},
 		{"equals", `du -sh *`, file("a=b"), []string{`"a=b"`, "more than a file"}},
+		{"blank", `wc -l $(find . -type f)`, file("my file.txt"), []string{`"my file.txt"`, "would split or glob"}},
+		{"dash", `wc -l $(ls)`, file("-rf"), []string{`"-rf"`, "may be an option"}},
+		{"fifo", `wc -l "$(find src -name p)"`, func(d, _ string) {
+			if err := syscall.Mkfifo(filepath.Join(d, "src", "p"), 0o644); err != nil {
+				t.Skip("no FIFO:", err)
+			}
+		}, []string{`"p"`, "FIFO"}},
 		{"colon", `ls | xargs wc -l`, file("h:x"), []string{`"h:x"`, "more than a file"}},
 		{"colon", `find . -exec sh -c 'wc -l {}' \;`, file("h:x"), []string{`"h:x"`, "shell syntax"}},
 		{"equals", `ls | xargs wc -l`, file("a=b"), []string{`"a=b"`, "more than a file"}},
@@ -83,6 +90,7 @@ func TestNamesReasonNamesTheName(t *testing.T) {
 			if a.ReadOnly {
 				t.Fatalf("read-only; want not read-only")
 			}
+			t.Log(a.NotReadOnly)
 			found := false
 			for _, r := range a.NotReadOnly {
 				ok := true
