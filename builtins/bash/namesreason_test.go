@@ -65,11 +65,18 @@ func TestNamesReasonNamesTheName(t *testing.T) {
 			}
 		}, []string{"a link below", "/proc/self/cwd"}},
 		{"glob", `find . -exec sh -c 'wc -l {}' \;`, file("x*"), []string{`"x*"`, "shell syntax"}},
-		{"too many", `find . -type f | xargs grep -l main`, func(d, _ string) {
-			for i := range 20001 {
+		// More names than the working directory's listing takes (4,096;
+		// find's walk takes 20,000, the same reason with its bound).
+		{"too many", `ls | xargs wc -l`, func(d, _ string) {
+			for i := range 4097 {
 				file(fmt.Sprint(i))(d, "")
 			}
-		}, []string{"cannot be listed", "more than"}},
+		}, []string{"cannot be listed whole"}},
+		{"too many", `touch 'x y'; ls | xargs wc -l`, func(d, _ string) {
+			for i := range 4097 {
+				file(fmt.Sprint(i))(d, "")
+			}
+		}, []string{"cannot be listed whole"}},
 		// Created by the command before find runs: no name fails at
 		// decision time, the listing-free reason stays.
 		{"created first", `touch 'n m'; find . | xargs grep x`, func(string, string) {}, []string{namesMayChangeWhy}},
