@@ -1119,13 +1119,16 @@ func (w *walker) lsNamesPlain(st state) (string, string) {
 		return "", "ls lists a directory not known statically"
 	}
 	names, ok := w.dirNamesNow(dir, listedBare)
+	if !ok && w.noListing {
+		return "", lsNamesMayChangeWhy
+	}
 	if !ok {
 		return "", "the working directory cannot be listed whole"
 	}
-	for _, n := range names {
-		if !plainLead(n) {
-			return "", "a name in the working directory may be an option or more than a file: " + strconv.Quote(n)
-		}
+	// The least such name: a reason that does not depend on the
+	// directory's order.
+	if n := firstName(names, func(n string) bool { return !plainLead(n) }); n != "" {
+		return "", "a name in the working directory may be an option or more than a file: " + strconv.Quote(n)
 	}
 	return dir, w.findNamesPlain([]string{"."}, []string{dir}, 2)
 }

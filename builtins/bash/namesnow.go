@@ -60,6 +60,9 @@ func (w *walker) namesNow(l listing) bool {
 // namesMayChangeWhy is findNamesPlain's answer on the walk without listing.
 const namesMayChangeWhy = "the names below find's starting points are read at decision time, and this command may create others before find runs"
 
+// lsNamesMayChangeWhy is lsNamesPlain's.
+const lsNamesMayChangeWhy = "the names in the working directory are read at decision time, and this command may create others before ls runs"
+
 // namesMayChange reports whether a command may create or rename a name one
 // of the listings would object to: a part the analysis cannot see (not
 // analysable), a write nobody can name (DynamicWrites), a leaf that is not
