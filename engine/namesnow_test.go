@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/permopa/permopa/engine"
@@ -143,6 +146,53 @@ func TestNamesReadAtDecisionTimeAndWritesBefore(t *testing.T) {
 			if e1 == nil && e2 == nil {
 				t.Errorf("%q run for real: nothing deleted; the case does not bite", c.cmd)
 			}
+		}
+	}
+}
+
+// TestNamesReadAtDecisionTimeReasonNamesTheName holds that the answer's
+// message and the read-only point of an explanation name the name read at
+// decision time that failed (docs/shell.md, "Values and where they come
+// from"), not only that names are read then (issue 26): the NL2Bash
+// command refused because of "my file.txt", and an xargs beside a FIFO.
+func TestNamesReadAtDecisionTimeReasonNamesTheName(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	proj, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "my file.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(proj, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(sub, "pipe"), 0o644); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	eng, err := newEngine(ctx, engine.WithSettings(settings.Settings{Home: home, Cwd: proj}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cmd, name, why string }{
+		{`find . -exec sh -c 'echo {} | grep -qi /path/to/something' \; -print`, `"my file.txt"`, "shell syntax"},
+		{`find sub | xargs sort`, `"pipe"`, "FIFO"},
+	} {
+		in := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": c.cmd},
+			"permission_mode": "plan", "cwd": proj}
+		d := eng.Decide(ctx, in)
+		if d.Behavior == permission.Allow {
+			t.Fatalf("%q: ALLOW, want a refusal", c.cmd)
+		}
+		ex, err := eng.Evaluate(ctx, "data.permopa.policy.explanation", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := d.Message + "\n" + fmt.Sprint(ex)
+		if !strings.Contains(text, c.name) || !strings.Contains(text, c.why) {
+			t.Errorf("%q: %s at %s; answer and explanation name no %s (%s): %s", c.cmd, d.Behavior, d.Step, c.name, c.why, text)
+		}
+		if strings.Contains(text, "this command may create others") {
+			t.Errorf("%q: the reason hides the name: %s", c.cmd, text)
 		}
 	}
 }

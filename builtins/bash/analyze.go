@@ -80,7 +80,9 @@ func newAnalysis(home string) *Analysis {
 func analyze(command string, opts Options) *Analysis {
 	res := analyzeOnce(command, opts, false)
 	if res.listedNames != 0 && namesMayChange(res) {
+		first := res
 		res = analyzeOnce(command, opts, true)
+		carryNameReasons(res, first)
 	}
 	return res
 }

@@ -697,12 +697,11 @@ func (w *walker) literalUnmatchedGlobs(argv []word, st state) ([]word, bool) {
 // the same command is handled in namesnow.go; one created by another
 // process between the decision and the run is not seen (docs/shell.md,
 // "Values and where they come from").
-func (w *walker) globsNoOptionNow(argv []word, st state) map[int]bool {
+func (w *walker) globsNoOptionNow(argv []word, st state) (out map[int]bool, why string) {
 	dir := st.single()
 	if dir == "" || w.globsChanged {
-		return nil
+		return nil, ""
 	}
-	var out map[int]bool
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
 		if !a.glob || a.dynamic || a.splits || a.taint != "" || !globMayBeOption(a.s) {
@@ -710,14 +709,33 @@ func (w *walker) globsNoOptionNow(argv []word, st state) map[int]bool {
 		}
 		if out == nil {
 			names, ok := w.dirNamesNow(dir, listedPaths) // listedBare where the leaf relies on it (leaf.go)
-			if !ok || slices.ContainsFunc(names, func(n string) bool { return !plainLead(n) }) {
-				return nil
+			if !ok {
+				if w.noListing {
+					return nil, ""
+				}
+				return nil, "the working directory cannot be listed whole"
+			}
+			if bad := firstName(names, func(n string) bool { return !plainLead(n) }); bad != "" {
+				// The least such name: a reason that does not
+				// depend on the directory's order.
+				return nil, "a name in the working directory may be an option or more than a file: " + strconv.Quote(bad)
 			}
 			out = map[int]bool{}
 		}
 		out[i] = true
 	}
-	return out
+	return out, ""
+}
+
+// firstName returns the least of names for which bad holds, "" when none.
+func firstName(names []string, bad func(string) bool) string {
+	least := ""
+	for _, n := range names {
+		if bad(n) && (least == "" || n < least) {
+			least = n
+		}
+	}
+	return least
 }
 
 // plainLead reports whether a name a glob may expand to means to any
@@ -1101,13 +1119,16 @@ func (w *walker) lsNamesPlain(st state) (string, string) {
 		return "", "ls lists a directory not known statically"
 	}
 	names, ok := w.dirNamesNow(dir, listedBare)
+	if !ok && w.noListing {
+		return "", lsNamesMayChangeWhy
+	}
 	if !ok {
 		return "", "the working directory cannot be listed whole"
 	}
-	for _, n := range names {
-		if !plainLead(n) {
-			return "", "a name in the working directory may be an option or more than a file: " + strconv.Quote(n)
-		}
+	// The least such name: a reason that does not depend on the
+	// directory's order.
+	if n := firstName(names, func(n string) bool { return !plainLead(n) }); n != "" {
+		return "", "a name in the working directory may be an option or more than a file: " + strconv.Quote(n)
 	}
 	return dir, w.findNamesPlain([]string{"."}, []string{dir}, 2)
 }

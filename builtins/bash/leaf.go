@@ -56,7 +56,7 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 	// A glob operand (du -sh *, grep -r x *) in a working directory where
 	// no name starts with "-" now (dataflow.go): judged as the glob where
 	// the program reads it as a path (below).
-	optionless := w.globsNoOptionNow(argv, st)
+	optionless, globWhy := w.globsNoOptionNow(argv, st)
 	if sv == nil {
 		sv = strs(argv)
 	}
@@ -209,6 +209,9 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 		if v2 := flagspec.Judge(globRisk); !v2.ReadOnly {
 			v.ReadOnly = false
 			v.Reason = "a glob may expand to options: " + v2.Reason
+			if globWhy != "" {
+				v.Reason = "a glob may expand to options (" + globWhy + "): " + v2.Reason
+			}
 		} else {
 			// A file named --paging=always may turn the terminal on.
 			v.Terminal = firstNonEmpty(v.Terminal, v2.Terminal)
@@ -222,6 +225,16 @@ func (w *walker) leafStrs(fr frame, st state, argv []word, sv []string, reason s
 			v.Reason = "a glob may expand to several words: " + v2.Reason
 		} else {
 			v.Terminal = firstNonEmpty(v.Terminal, v2.Terminal)
+		}
+	}
+	if !v.ReadOnly && strings.Contains(v.Reason, "$…") {
+		// A substitution whose names at decision time failed: say which
+		// (substvalues.go; the reason only).
+		for _, a := range argv {
+			if a.provWhy != nil {
+				v.Reason += " ($(…): " + *a.provWhy + ")"
+				break
+			}
 		}
 	}
 	if r := shellStateChange(base, sv); r != "" {

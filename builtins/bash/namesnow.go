@@ -60,6 +60,9 @@ func (w *walker) namesNow(l listing) bool {
 // namesMayChangeWhy is findNamesPlain's answer on the walk without listing.
 const namesMayChangeWhy = "the names below find's starting points are read at decision time, and this command may create others before find runs"
 
+// lsNamesMayChangeWhy is lsNamesPlain's.
+const lsNamesMayChangeWhy = "the names in the working directory are read at decision time, and this command may create others before ls runs"
+
 // namesMayChange reports whether a command may create or rename a name one
 // of the listings would object to: a part the analysis cannot see (not
 // analysable), a write nobody can name (DynamicWrites), a leaf that is not
@@ -120,4 +123,58 @@ func tameNewNames(p string, l listing) bool {
 		}
 	}
 	return true
+}
+
+// carryNameReasons gives the walk without listing (res) the reasons the
+// walk with it (first) found in the names themselves, so that the answer
+// names the first name that failed and why (a blank xargs splits, a FIFO,
+// a "-" first, a link out of the project) rather than only that names are
+// read at decision time (docs/shell.md, "Values and where they come
+// from"). Only reasons change: a reason of res that first does not have is
+// replaced by first's reason for the same leaf (the text before the first
+// ": ") that res does not have, and a leaf's reason (and what it says of
+// code it cannot read, when both say something) by the same leaf's in
+// first when first also judged it not read-only. The verdicts stay res's.
+func carryNameReasons(res, first *Analysis) {
+	res.NotReadOnly = carryReasons(res.NotReadOnly, first.NotReadOnly)
+	res.Reasons = carryReasons(res.Reasons, first.Reasons)
+	if len(res.Leaves) != len(first.Leaves) {
+		return
+	}
+	for i := range res.Leaves {
+		l, f := &res.Leaves[i], &first.Leaves[i]
+		if l.Program != f.Program {
+			continue
+		}
+		if !l.ReadOnly && !f.ReadOnly && f.Reason != "" {
+			l.Reason = f.Reason
+		}
+		if l.RunsUnknown != "" && f.RunsUnknown != "" {
+			l.RunsUnknown = f.RunsUnknown
+		}
+	}
+}
+
+// carryReasons replaces each reason of now that was not also given with
+// listing by the first reason given with listing, not now, that has the
+// same leaf prefix (each used once).
+func carryReasons(now, listed []string) []string {
+	out := make([]string, 0, len(now))
+	used := map[string]bool{}
+	for _, r := range now {
+		if !contains(listed, r) {
+			lead, _, _ := strings.Cut(r, ": ")
+			for _, f := range listed {
+				if fl, _, _ := strings.Cut(f, ": "); fl == lead && !used[f] && !contains(now, f) {
+					used[f] = true
+					r = f
+					break
+				}
+			}
+		}
+		if !contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -54,24 +54,25 @@ type substProv struct {
 }
 
 // substProvenance returns the provenance of the words of a command
-// substitution that is a whole shell word, nil when not known.
-func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *substProv {
+// substitution that is a whole shell word, nil when not known; why then
+// says which name read at decision time failed, when that is the cause.
+func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) (prov *substProv, why string) {
 	if c.TempFile || c.ReplyVar || len(c.Stmts) != 1 || !quoted && (w.ifsChanged || w.globsChanged) {
 		// IFS splits elsewhere; a shopt may add glob syntax (extglob's
 		// @(…)) to the names checked below.
-		return nil
+		return nil, ""
 	}
 	stages := w.substStages(c)
 	if stages == nil {
-		return nil
+		return nil, ""
 	}
 	last := stages[len(stages)-1]
 	if ok, words := numberProducer(last, false); ok {
-		return &substProv{kind: provNumber, quoted: quoted, one: words == 1, empty: len(last.Redirs) > 0}
+		return &substProv{kind: provNumber, quoted: quoted, one: words == 1, empty: len(last.Redirs) > 0}, ""
 	}
 	for _, f := range stages[1:] {
 		if !lineFilter(f, w.defined) {
-			return nil
+			return nil, ""
 		}
 	}
 	if lsNames(stages[0]) {
@@ -80,32 +81,43 @@ func (w *walker) substProvenance(c *syntax.CmdSubst, ctx evalCtx, quoted bool) *
 		// The directory must exist now: one made by the command first
 		// is not listed (the tests' fictional working directories).
 		dir := ctx.st.single()
-		if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() ||
-			w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true, nil) != "" {
-			return nil
+		if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
+			return nil, ""
 		}
-		return &substProv{kind: provPaths, quoted: quoted, roots: []string{dir}, depth: 2}
+		if why := w.substNamesOK([]string{dir}, []string{dir}, 2, !quoted, true, nil); why != "" {
+			return nil, why
+		}
+		return &substProv{kind: provPaths, quoted: quoted, roots: []string{dir}, depth: 2}, ""
 	}
 	first := findPipedCall(stages[0], w.opts.Home)
 	if first == nil || len(stages[0].Redirs) > 0 {
-		return nil
+		return nil, ""
 	}
 	fargv := w.evalArgs(first.Args, evalCtx{fr: ctx.fr.substBase(), st: ctx.st})
 	fsv := strs(fargv)
 	if !findPrintsOnlyLines(fsv) {
-		return nil
+		return nil, ""
 	}
 	expr := flagspec.ParseFind(fsv)
 	roots, ok := w.findDataRoots(fargv, expr, ctx.st)
 	if !ok {
-		return nil
+		return nil, ""
 	}
 	depth := findDepth(expr)
 	// Only the paths find and the grep filters print (findselect.go).
-	if w.substNamesOK(expr.Roots, roots, depth, !quoted, false, w.findSelectionOf(fargv, ctx.st, stages[1:])) != "" {
-		return nil
+	if why := w.substNamesOK(expr.Roots, roots, depth, !quoted, false, w.findSelectionOf(fargv, ctx.st, stages[1:])); why != "" {
+		return nil, why
 	}
-	return &substProv{kind: provPaths, quoted: quoted, roots: roots, depth: depth}
+	return &substProv{kind: provPaths, quoted: quoted, roots: roots, depth: depth}, ""
+}
+
+// substProvenanceWhy is substProvenance with why as word.provWhy holds it.
+func (w *walker) substProvenanceWhy(c *syntax.CmdSubst, ctx evalCtx, quoted bool) (*substProv, *string) {
+	prov, why := w.substProvenance(c, ctx, quoted)
+	if why == "" {
+		return prov, nil
+	}
+	return prov, &why
 }
 
 // pipeStages returns the statements of a pipeline joined by | (not |&),
@@ -288,7 +300,7 @@ func (w *walker) substNamesOK(words []string, roots []string, depth int, split, 
 		l = listedBare
 	}
 	if !w.namesNow(l) {
-		return "names are not listed when the command may create them (namesnow.go)"
+		return namesMayChangeWhy
 	}
 	for _, r := range words {
 		if split && strings.ContainsAny(r, " \t\n*?[") {

@@ -34,19 +34,23 @@ type word struct {
 	splits bool
 	// glob: an unquoted glob metacharacter (* ? [) is active.
 	glob bool
-	// taint says why this word keeps its command from being read-only
-	// (arithmetic on variables, indirect expansion, ...).
-	taint string
-	// param is the variable when the word is only "$x" or "${x}".
-	param string
 	// subst: a command or process substitution is part of the word.
 	subst bool
 	// one: the word stays one word whatever its glob matches (a quoted
 	// loop variable holding a glob's match: "$f" in for f in *.txt).
 	one bool
+	// taint says why this word keeps its command from being read-only
+	// (arithmetic on variables, indirect expansion, ...).
+	taint string
+	// param is the variable when the word is only "$x" or "${x}".
+	param string
 	// prov: the word is one command substitution whose producer is
 	// known (substvalues.go).
 	prov *substProv
+	// provWhy: why prov is nil when a name read at decision time is
+	// the cause (for the reason only; a pointer keeps word as small as
+	// it was: limits_test.go bounds the allocation).
+	provWhy *string
 }
 
 // fieldBuilder accumulates one field while a word is evaluated.
@@ -426,7 +430,7 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 				w.quotedPart(dp, cur, ctx)
 			}
 			if cs, ok := wholeSubst(wd); ok && cur.w.prov == nil {
-				cur.w.prov = w.substProvenance(cs, ctx, true)
+				cur.w.prov, cur.w.provWhy = w.substProvenanceWhy(cs, ctx, true)
 			}
 		case *syntax.ParamExp:
 			if split && !w.ifsChanged && isPlainParam(p, "IFS") {
@@ -444,7 +448,7 @@ func (w *walker) evalWord(wd *syntax.Word, ctx evalCtx, split bool) []word {
 			cur.add(dyn)
 			cur.w.dynamic, cur.w.splits, cur.w.subst = true, true, true
 			if len(wd.Parts) == 1 && split {
-				cur.w.prov = w.substProvenance(p, ctx, false)
+				cur.w.prov, cur.w.provWhy = w.substProvenanceWhy(p, ctx, false)
 			}
 		case *syntax.ArithmExp:
 			w.arith(p.X, cur, ctx)
