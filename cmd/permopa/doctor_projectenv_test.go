@@ -35,7 +35,7 @@ func TestDoctorReportsProjectEnvTheHookBlocks(t *testing.T) {
 		if _, errOut, code := permopaAt(t, cwd, "", env, "install", c.host); code != 0 {
 			t.Fatalf("install %s: %s", c.host, errOut)
 		}
-		out, _, code := runPermopa(t, cwd, "", env, "doctor", c.host)
+		out, _, code := permopaAt(t, cwd, "", env, "doctor", c.host)
 		want := "FAIL " + file + " sets " + c.name + " for the hook, which permopa reads its own settings from: the hook blocks every call in " + cwd + "; remove it from " + file
 		if code != 1 || !strings.Contains(out, want) {
 			t.Errorf("doctor %s with %s setting %s: exit %d, want 1 and %q in:\n%s", c.host, c.file, c.name, code, want, out)
@@ -54,7 +54,7 @@ func TestDoctorReportsProjectEnvTheHookBlocks(t *testing.T) {
 		if _, errOut, code := permopaAt(t, cwd, "", env, "install", c.host); code != 0 {
 			t.Fatalf("install %s: %s", c.host, errOut)
 		}
-		if out, _, _ := runPermopa(t, cwd, "", env, "doctor", c.host); strings.Contains(out, "reads its own settings from") {
+		if out, _, _ := permopaAt(t, cwd, "", env, "doctor", c.host); strings.Contains(out, "reads its own settings from") {
 			t.Errorf("doctor %s with %s: reported:\n%s", c.host, c.body, out)
 		}
 	}
