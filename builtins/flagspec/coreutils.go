@@ -66,12 +66,17 @@ var nlSpec = &spec{
 	ops: opsRead,
 }
 
-// wc counts; --files0-from reads a list of file names.
+// wc counts. --files0-from reads the files a list names, paths not known
+// statically (a list naming ~/.ssh/id_rsa reads it).
 var wcSpec = &spec{
 	complete: true,
-	allow:    `-c --bytes -m --chars -l --lines -w --words -L --max-line-length --files0-from=r --total=`,
+	allow:    `-c --bytes -m --chars -l --lines -w --words -L --max-line-length --total=`,
+	deny:     []denial{{`--files0-from=r`, files0FromWhy}},
 	ops:      opsRead,
 }
+
+// files0FromWhy: sort, wc and du read the files a list names.
+const files0FromWhy = "reads the files a list names, paths not known statically"
 
 // stat prints file metadata.
 var statSpec = &spec{
@@ -85,9 +90,10 @@ var statSpec = &spec{
 var duSpec = &spec{
 	complete: true,
 	allow: `-0 --null -a@a --all@a --apparent-size -B= --block-size= -b --bytes -c --total -D
-		--dereference-args -d=@d --max-depth=@d --files0-from=r -H --inodes -h --human-readable -k -L@f
+		--dereference-args -d=@d --max-depth=@d -H --inodes -h --human-readable -k -L@f
 		--dereference@f -l --count-links -m -P@p --no-dereference@p -S --separate-dirs --si -s --summarize
 		-t= --threshold= --time? --time-style= -X=r --exclude-from=r --exclude= -x --one-file-system -g -A`,
+	deny:  []denial{{`--files0-from=r`, files0FromWhy}},
 	ops:   opsRead,
 	check: checkDu,
 }
