@@ -26,6 +26,9 @@ func TestFiles0FromNotReadOnly(t *testing.T) {
 		{`wc --files0-from=-`, false},
 		{`du -a --files0-from=list.txt`, false},
 		{`find . -name '*.c' -print0 | du -c --files0-from=-`, false},
+		{`file -f list.txt`, false},
+		{`file --files-from=- < list.txt`, false},
+		{`file -bf list.txt`, false},
 		{`find -files0-from list.txt`, false},
 		{`printf '/home/u/.ssh\0' | find -files0-from - -name id_rsa`, false},
 		{`find -files0-from list.txt -print0 | xargs -0 cat`, false},
@@ -33,6 +36,7 @@ func TestFiles0FromNotReadOnly(t *testing.T) {
 		{`sort list.txt`, true},
 		{`wc -l list.txt`, true},
 		{`du -sh .`, true},
+		{`file list.txt`, true},
 		{`find . -name '*.c'`, true},
 	} {
 		a := analyze(c.cmd, conformanceOpts)

@@ -75,7 +75,8 @@ var wcSpec = &spec{
 	ops:      opsRead,
 }
 
-// files0FromWhy: sort, wc and du read the files a list names.
+// files0FromWhy: sort, wc, du (--files0-from) and file (-f) read the
+// files a list names.
 const files0FromWhy = "reads the files a list names, paths not known statically"
 
 // stat prints file metadata.
@@ -119,11 +120,12 @@ var typeSpec = &spec{allow: `-a -f -P -p -t`, ops: opsText, noStd: true}
 // file guesses file types. -C compiles a magic file (writes magic.mgc).
 var fileSpec = &spec{
 	allow: `-b --brief -c --checking-printout -d -E -e= --exclude= --exclude-quiet= --extension
-		-F= --separator= -f=r --files-from=r -h --no-dereference -i --mime --mime-type --mime-encoding
+		-F= --separator= -h --no-dereference -i --mime --mime-type --mime-encoding
 		-k --keep-going -l --list -L --dereference -m=r --magic-file=r -N --no-pad -n --no-buffer
 		-0 --print0 -P= --parameter= -r --raw -s --special-files
 		-z --uncompress -Z --uncompress-noreport -I -D --apple`,
 	deny: []denial{
+		{`-f=r --files-from=r`, files0FromWhy},
 		{`-C --compile`, "compiles a magic file and writes it"},
 		{`-S --no-sandbox`, "turns off file's sandbox for parsing untrusted input"},
 		// Seen by the vocabulary fuzzer: utimensat on each file read.
