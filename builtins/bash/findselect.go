@@ -31,8 +31,9 @@ import (
 // f, d, l as find -P sees them (lstat: a link is l); -mindepth N; -true,
 // -false, -prune (true; what it prunes is still walked); options, true;
 // tests that are not evaluated, either true or false (-size, -mtime,
-// -newer, -perm, -regex, a pattern not modelled, ...); -print or -print0, and -quit
-// (either value: find exits), which keep find from adding -print. An
+// -newer, -perm, -regex, a pattern not modelled, ...); -quit, no value
+// (find exits: nothing after it runs, not even the -print find adds,
+// which -quit does not keep it from adding); -print or -print0, which does. An
 // entry is selected when the expression may run -print on it, or, with
 // no action, may be true. -L, -H, -follow or any other primary selects
 // every path, as does an expression GNU find refuses. A name or path
@@ -638,6 +639,8 @@ var (
 	selFalse   = selOutcome{canFalse: true}
 	selEither  = selOutcome{canTrue: true, canFalse: true}
 	selPrinted = selOutcome{canTrue: true, canPrint: true}
+	// selQuit: find exits (-quit) with neither value.
+	selQuit = selOutcome{}
 )
 
 // selParser parses find's expression as GNU find 4.9 does (from the
@@ -645,7 +648,7 @@ var (
 // then ! and -not, then parentheses) into a selExpr. modelled turns false
 // at a primary the model does not know (the caller then selects every
 // path); action records an action that keeps find from adding -print
-// (-print, -quit: the callers admit no other).
+// (-print: the callers admit no other; -quit is not one).
 type selParser struct {
 	prims    []flagspec.FindPrimary
 	i        int
@@ -673,7 +676,11 @@ func (p *selParser) comma() selExpr {
 		}
 		x = func(x, y selExpr) selExpr {
 			return func(e selEntry) selOutcome {
-				a, b := x(e), y(e)
+				a := x(e)
+				if !a.canTrue && !a.canFalse {
+					return a // find exited in X: Y does not run
+				}
+				b := y(e)
 				return selOutcome{canTrue: b.canTrue, canFalse: b.canFalse, canPrint: a.canPrint || b.canPrint}
 			}
 		}(x, y)
@@ -793,10 +800,11 @@ func (p *selParser) primary(pr flagspec.FindPrimary) selExpr {
 		p.action = true
 		return func(selEntry) selOutcome { return selPrinted }
 	case n == "-quit":
-		// find exits: nothing after it runs. Taken as either value,
-		// a superset of what it prints.
-		p.action = true
-		return func(selEntry) selOutcome { return selEither }
+		// find exits at once: the entry gets no value, nothing after
+		// it runs, and the -print find adds at the end does not run on
+		// it. -quit does not keep find from adding that -print (GNU
+		// find 4.9: find . -true -o -quit prints every path).
+		return func(selEntry) selOutcome { return selQuit }
 	case n == "-prune", n == "-true":
 		// -prune is true; the subtrees it keeps find out of are still
 		// walked (a superset).

@@ -107,9 +107,16 @@ func TestFindSelectionAgainstHostileNames(t *testing.T) {
 		{cmd: "find mix -name '*.py' , -name '*.txt' | xargs sort", bites: true, slow: true},
 		{cmd: "find mix -not -name '*.py' -not -name '*.go' | xargs sort", bites: true, slow: true},
 		{cmd: "find mix ! ! -name '*.txt' | xargs sort", bites: true, slow: true},
-		{cmd: "find mix -name '\u2018*.txt\u2019' | xargs sort", ro: true, slow: true}, // typographic quotes: no ASCII name
-		{cmd: "find mix -name '*.txt' -quit , -print | xargs sort", slow: true},        // -quit: every path may be printed
-		{cmd: "find mix \\( -name '*.py' | xargs sort"},                                // find refuses it: not modelled
+		{cmd: "find mix -name '\u2018*.txt\u2019' | xargs sort", ro: true, slow: true},    // typographic quotes: no ASCII name
+		{cmd: "find mix -name '*.txt' -quit , -print | xargs sort", ro: true, slow: true}, // find exits at the first *.txt
+		// -quit does not keep find from adding -print: these print the
+		// hostile names (were read-only: -quit was taken as an action).
+		{cmd: "find mix -type f -o -false -quit | xargs sort", bites: true},
+		{cmd: "find mix -name '*.txt' -o -false -quit | xargs sort", bites: true, slow: true},
+		{cmd: "find mix -false -quit , -name '*.txt' | xargs sort", bites: true, slow: true},
+		{cmd: "find mix ! -name '*.py' -o -false -a -quit | xargs sort", bites: true, slow: true},
+		{cmd: "sort $(find mix -type f -o -false -quit)", bites: true, slow: true},
+		{cmd: "find mix \\( -name '*.py' | xargs sort"}, // find refuses it: not modelled
 		{cmd: "find mix -name '*.py' -o -follow | xargs sort"},
 		{cmd: "find mix -name '*.py' -o -delete | xargs sort"},
 		{cmd: "find mix -name '*.py' -o -fprint mix/x | xargs sort"},

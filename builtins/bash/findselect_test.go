@@ -103,7 +103,15 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		{[]string{"-name", "*.py", "-print", ",", "-name", "*.txt", "-print"}, true},
 		{[]string{"-name", "src", "-prune", "-o", "-name", "*.go", "-print"}, true},
 		{[]string{"-name", "src", "-prune", "-o", "-name", "*.c"}, true}, // no action: src itself is printed
-		{[]string{"-name", "*.py", "-quit"}, true},                       // -quit is an action: nothing printed
+		{[]string{"-name", "*.py", "-quit"}, true},                       // find exits before the -print it adds
+		// -quit does not keep find from adding -print (these print).
+		{[]string{"-true", "-o", "-quit"}, true},
+		{[]string{"-type", "f", "-o", "-false", "-quit"}, true},
+		{[]string{"-name", "*.txt", "-o", "-false", "-quit"}, true},
+		{[]string{"-mindepth", "1", "-type", "f", "-o", "-false", "-a", "-quit"}, true},
+		{[]string{"-false", "-quit", ",", "-name", "*.txt"}, true},
+		{[]string{"(", "-type", "f", "-o", "-type", "l", ")", "-o", "-name", "*.py", "-quit"}, true},
+		{[]string{"!", "-quit", "-o", "-type", "f"}, true},
 		{[]string{"-true", "-o", "-name", "*.py"}, true},
 		{[]string{"-false", "-o", "-name", "*.py"}, true},
 		{[]string{"-mindepth", "2", "-o", "-name", "*.py"}, true}, // an option: global, true
@@ -130,7 +138,7 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 	// Superset cases: -prune's subtree, -quit's later entries and the tests
 	// not evaluated are walked, so the model selects more than find prints.
 	superset := func(expr []string) bool {
-		return slices.Contains(expr, "-size") || slices.Contains(expr, "-prune") || slices.Contains(expr, "*.[^c]") || slices.Contains(expr, "-iname") && strings.Contains(strings.Join(expr, ""), "\u2018")
+		return slices.Contains(expr, "-size") || slices.Contains(expr, "-prune") || slices.Contains(expr, "-quit") || slices.Contains(expr, "*.[^c]") || slices.Contains(expr, "-iname") && strings.Contains(strings.Join(expr, ""), "\u2018")
 	}
 	var walked []paths.Entry
 	l := paths.ListTree(paths.Tree{Root: paths.ResolvePath(root, "/", ""), Hidden: true})
@@ -158,7 +166,8 @@ func TestFindSelectionAgainstGNUFind(t *testing.T) {
 		}
 		run := append(append([]string{"."}, "("), c.expr...)
 		run = append(run, ")", "-print0")
-		if slices.Contains(c.expr, "-print") || slices.Contains(c.expr, "-quit") {
+		// Only -print keeps find from adding its own (-quit does not).
+		if slices.Contains(c.expr, "-print") {
 			run = append([]string{"."}, c.expr...)
 			for i, a := range run {
 				if a == "-print" {

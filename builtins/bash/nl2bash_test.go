@@ -48,7 +48,7 @@ const nl2bashHoldoutRecall = 0.920 // 197/214 with pasted sh -c scripts too (pas
 
 // nl2bashFreshRecall is the same ratchet for the fresh sample: its first
 // value is the unseen figure, measured once it was classified.
-const nl2bashFreshRecall = 0.938 // 215/229 with pasted sh -c scripts too (pastescript.go); 214/229 with the host's empty positional parameters (issue 26, positional_empty); 213/229 with find's selection modelled (issue 26, findselect.go); 205/229 analysed in the classification fixture (211/229 in a directory that did not exist); 0.847, 194/229, when first measured unseen on 2026-12-06
+const nl2bashFreshRecall = 0.934 // 214/229 after the merge with pasted sh -c scripts; 213/229 with sort/wc/du --files0-from not read-only (issue 26: the list may name any file; find … -print0 | du -c --files0-from=- is the row lost, which find provenance could win back); 214/229 with the host's empty positional parameters (issue 26, positional_empty); 213/229 with find's selection modelled (issue 26, findselect.go); 205/229 analysed in the classification fixture (211/229 in a directory that did not exist); 0.847, 194/229, when first measured unseen on 2026-12-06
 
 // nl2bashFresh2Recall is the ratchet for the second fresh sample, drawn
 // and classified after the fresh one had been studied too: its first
@@ -68,7 +68,7 @@ const nl2bashFresh3Recall = 0.898 // 248/276 with pasted sh -c scripts too (past
 // been studied; docs/shell.md, "Measured recall"): its first value is the
 // unseen figure, measured on main as of 0d0be09 (09:56) before the recall
 // fixes of the round begun at 10:00.
-const nl2bashFresh4Recall = 0.915 // 239/261 after the seventh round's classes (positional_empty, shell-state builtins, find's operators, clear/rgrep/who --ips), whose authors never saw this sample; 236/261 (0.904), first measured unseen on 2026-12-06 on 0d0be09
+const nl2bashFresh4Recall = 0.911 // 238/261 with sort/wc/du --files0-from not read-only (issue 26, the same row shape: find … -print0 | du -c --files0-from=-); 239/261 after the seventh round's classes (positional_empty, shell-state builtins, find's operators, clear/rgrep/who --ips), whose authors never saw this sample; 236/261 (0.904), first measured unseen on 2026-12-06 on 0d0be09
 
 // nl2bashOpensWithoutReading are commands observed to open a credential
 // file that the analysis does not name, checked by hand to disclose

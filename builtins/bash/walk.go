@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/permopa/permopa/builtins/scriptfile"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/permopa/permopa/builtins/flagspec"
@@ -910,6 +911,18 @@ func (w *walker) redirects(rs []*syntax.Redirect, fr frame, st state) (frame, *s
 		switch r.Op {
 		case syntax.DplIn, syntax.DplOut:
 			if isFdWord(target.s) {
+				// A copy of standard input on another descriptor shares
+				// the file < f opened there (in this list or around it),
+				// which /dev/stdout, /dev/stderr or /dev/fd/N then reopen
+				// for writing: tee /dev/stdout < f >&0 truncates f. The
+				// other descriptors a file is read on fail below.
+				dst := fd
+				if dst == "" && r.Op == syntax.DplOut {
+					dst = "1"
+				}
+				if n, err := strconv.Atoi(strings.TrimSuffix(target.s, "-")); err == nil && n == 0 && dst != "" && dst != "0" {
+					fr.redirForced = appendStr(fr.redirForced, "redirection copies standard input, which may be a file read, to descriptor "+dst+", which /dev/fd/"+dst+" reopens for writing")
+				}
 				continue // fd duplication or closing
 			}
 			if r.Op == syntax.DplIn {

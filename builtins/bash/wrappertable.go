@@ -245,6 +245,15 @@ func (w *walker) xargsCmd(c *wrapperCall) (state, state, bool) {
 		}
 	}
 	cmd := c.argv[i:]
+	if i >= len(c.argv) && fr.appends {
+		// An outer xargs appends its words to this one's argv: the
+		// first is the command this xargs runs (find . -name '*.sh' |
+		// xargs xargs runs ./a.sh), not echo's operand.
+		why := "xargs runs the command named by a word an outer xargs appends, only known at run time"
+		w.unanalysable(why)
+		w.leaf(fr, st, c.argv, why)
+		return st, st, true
+	}
 	if i >= len(c.argv) {
 		cmd = wordsOf([]string{"echo"}) // xargs runs echo by default
 	}

@@ -66,12 +66,18 @@ var nlSpec = &spec{
 	ops: opsRead,
 }
 
-// wc counts; --files0-from reads a list of file names.
+// wc counts. --files0-from reads the files a list names, paths not known
+// statically (a list naming ~/.ssh/id_rsa reads it).
 var wcSpec = &spec{
 	complete: true,
-	allow:    `-c --bytes -m --chars -l --lines -w --words -L --max-line-length --files0-from=r --total=`,
+	allow:    `-c --bytes -m --chars -l --lines -w --words -L --max-line-length --total=`,
+	deny:     []denial{{`--files0-from=r`, files0FromWhy}},
 	ops:      opsRead,
 }
+
+// files0FromWhy: sort, wc, du (--files0-from) and file (-f) read the
+// files a list names.
+const files0FromWhy = "reads the files a list names, paths not known statically"
 
 // stat prints file metadata.
 var statSpec = &spec{
@@ -85,9 +91,10 @@ var statSpec = &spec{
 var duSpec = &spec{
 	complete: true,
 	allow: `-0 --null -a@a --all@a --apparent-size -B= --block-size= -b --bytes -c --total -D
-		--dereference-args -d=@d --max-depth=@d --files0-from=r -H --inodes -h --human-readable -k -L@f
+		--dereference-args -d=@d --max-depth=@d -H --inodes -h --human-readable -k -L@f
 		--dereference@f -l --count-links -m -P@p --no-dereference@p -S --separate-dirs --si -s --summarize
 		-t= --threshold= --time? --time-style= -X=r --exclude-from=r --exclude= -x --one-file-system -g -A`,
+	deny:  []denial{{`--files0-from=r`, files0FromWhy}},
 	ops:   opsRead,
 	check: checkDu,
 }
@@ -113,11 +120,12 @@ var typeSpec = &spec{allow: `-a -f -P -p -t`, ops: opsText, noStd: true}
 // file guesses file types. -C compiles a magic file (writes magic.mgc).
 var fileSpec = &spec{
 	allow: `-b --brief -c --checking-printout -d -E -e= --exclude= --exclude-quiet= --extension
-		-F= --separator= -f=r --files-from=r -h --no-dereference -i --mime --mime-type --mime-encoding
+		-F= --separator= -h --no-dereference -i --mime --mime-type --mime-encoding
 		-k --keep-going -l --list -L --dereference -m=r --magic-file=r -N --no-pad -n --no-buffer
 		-0 --print0 -P= --parameter= -r --raw -s --special-files
 		-z --uncompress -Z --uncompress-noreport -I -D --apple`,
 	deny: []denial{
+		{`-f=r --files-from=r`, files0FromWhy},
 		{`-C --compile`, "compiles a magic file and writes it"},
 		{`-S --no-sandbox`, "turns off file's sandbox for parsing untrusted input"},
 		// Seen by the vocabulary fuzzer: utimensat on each file read.

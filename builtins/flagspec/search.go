@@ -131,6 +131,9 @@ var findDenied = map[string]string{
 	"-fprint0": "writes a file",
 	"-fprintf": "writes a file",
 	"-fls":     "writes a file",
+	// The starting points come from a file (or stdin): any directory,
+	// ~/.ssh included (printf '/root/.ssh\0' | find -files0-from -).
+	"-files0-from": "takes its starting points from a file, paths not known statically",
 }
 
 func checkFind(st *state) {

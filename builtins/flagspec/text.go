@@ -10,8 +10,9 @@ var sortSpec = &spec{
 		-i --ignore-nonprinting -M --month-sort -h --human-numeric-sort -n --numeric-sort -R
 		--random-sort --random-source=r -r --reverse --sort= -V --version-sort --batch-size=
 		-c --check? -C -k= --key= -m --merge -s --stable -S= --buffer-size= -t= --field-separator=
-		--parallel= -u --unique -z --zero-terminated --files0-from=r --debug`,
+		--parallel= -u --unique -z --zero-terminated --debug`,
 	deny: []denial{
+		{`--files0-from=r`, files0FromWhy},
 		{`-o|--output=w`, "writes its output to a file"},
 		{`--compress-program=x`, "runs a program to compress temporary files"},
 		{`-T|--temporary-directory=w`, "writes temporary files into a chosen directory"},
