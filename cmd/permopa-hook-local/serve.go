@@ -133,7 +133,10 @@ func serve(args []string) int {
 	go func() {
 		// The watchdog: idle, the socket replaced or removed, the binary
 		// replaced (a new binary is a new key: hooks ask another server).
-		tick := min(idle/4, 5*time.Second)
+		// Every second at most (two stats a second per server): a replaced
+		// binary's server is gone within a second (docs/hosts.md, "Which
+		// server").
+		tick := min(idle/4, time.Second)
 		t := time.NewTicker(max(tick, 50*time.Millisecond))
 		defer t.Stop()
 		for {

@@ -17,7 +17,7 @@ import (
 // variables, and the hook server answers with the slow path's own code.
 // Each answer is byte for byte the slow path's (`permopa-hook-local
 // --hook-client <args>`, run here as a process of its own), for every
-// host (the quick suite: one host per case, -tags slow: every host), with a real `permopa run --server` on a unix socket as the
+// host (the quick suite: one host per case and one flag set per path, -tags slow: every host and flag set), with a real `permopa run --server` on a unix socket as the
 // configured server; an unreachable server decides locally, a required
 // one blocks, a server that never answers blocks at --timeout, as the
 // slow path does; and the hook server, not the slow path, answered.
@@ -70,23 +70,29 @@ func TestHookServerConfiguredServer(t *testing.T) {
 		unready bool // the slow path's answer names the fallback
 		// timesOut: the answer is one of two blocks (timedOut).
 		timesOut bool
+		// slow: another flag set or environment for a path a quick case
+		// already takes (-tags slow only; issue 25, the quick suite).
+		slow bool
 	}{
 		{name: "--server", args: []string{"--server", srv.unix}},
-		{name: "PERMOPA_SERVER", env: []string{"PERMOPA_SERVER=" + srv.unix}},
-		{name: "--server= --timeout --server-timeout", args: []string{"--server=" + srv.unix, "--timeout", "60s", "--server-timeout=30s"}},
-		{name: "--server --mode --destination --ignore-host-mode", args: []string{"--server", srv.unix, "--mode", "plan", "--destination", "user", "--ignore-host-mode"}},
+		{name: "PERMOPA_SERVER", env: []string{"PERMOPA_SERVER=" + srv.unix}, slow: true},
+		{name: "--server= --timeout --server-timeout", args: []string{"--server=" + srv.unix, "--timeout", "60s", "--server-timeout=30s"}, slow: true},
+		{name: "--server --mode --destination --ignore-host-mode", args: []string{"--server", srv.unix, "--mode", "plan", "--destination", "user", "--ignore-host-mode"}, slow: true},
 		{name: "unreachable: decided locally", args: []string{"--server", down}, unready: true},
 		{name: "unreachable and required: blocks", args: []string{"--server", down, "--server-required"}, blocks: true},
-		{name: "PERMOPA_SERVER unreachable, PERMOPA_SERVER_REQUIRED: blocks", env: []string{"PERMOPA_SERVER=" + down, "PERMOPA_SERVER_REQUIRED=1"}, blocks: true},
-		{name: "required, none configured: blocks", env: []string{"PERMOPA_SERVER_REQUIRED=1"}, blocks: true},
+		{name: "PERMOPA_SERVER unreachable, PERMOPA_SERVER_REQUIRED: blocks", env: []string{"PERMOPA_SERVER=" + down, "PERMOPA_SERVER_REQUIRED=1"}, blocks: true, slow: true},
+		{name: "required, none configured: blocks", env: []string{"PERMOPA_SERVER_REQUIRED=1"}, blocks: true, slow: true},
 		{name: "--timeout shorter than the decision: blocks", args: []string{"--server", "unix://" + hung, "--timeout", "400ms", "--server-timeout", "60s"}, blocks: true, timesOut: true},
-		{name: "--trace", args: []string{"--server", srv.unix, "--trace"}},
+		{name: "--trace", args: []string{"--server", srv.unix, "--trace"}, slow: true},
 		{name: "--log, answered by the server", args: []string{"--server", srv.unix, "--log", filepath.Join(logs, "served.jsonl")}},
 		{name: "--log, decided locally", args: []string{"--server", down, "--log", filepath.Join(logs, "local.jsonl")}, unready: true},
 	}
 	served, calls := 0, 0
 	runs := map[string]int{} // the calls of each case
 	for i, c := range cases {
+		if c.slow && !slowTests {
+			continue
+		}
 		for j, file := range files {
 			// The quick suite runs each case (each flag set and path) with
 			// one host, a different one case after case; -tags slow runs
