@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/permopa/permopa/adapter/internal/projectlayers"
 	"github.com/permopa/permopa/adapter/internal/projectlru"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
@@ -40,7 +41,7 @@ type ProjectCache struct {
 	userDir string
 	// projects holds the loaded projects, at most MaxCwdProjects (the
 	// bound and eviction the OPA plugin's projects share).
-	projects *projectlru.Cache[cwdProject]
+	projects *projectlayers.Cache[cwdProject]
 	// base watches the engine's own layers (WatchBase); nil: not watched.
 	base *baseWatch
 }
@@ -75,7 +76,7 @@ func NewProjectCache(eng *engine.Engine, skip, userDir string) *ProjectCache {
 	if skip != "" {
 		skip = filepath.Clean(skip)
 	}
-	return &ProjectCache{eng: eng, skip: skip, userDir: userDir, projects: projectlru.New[cwdProject](eng, userDir)}
+	return &ProjectCache{eng: eng, skip: skip, userDir: userDir, projects: projectlayers.New[cwdProject](eng, userDir)}
 }
 
 // Decide decides input after loading its cwd's project rules; a project

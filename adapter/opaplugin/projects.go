@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/permopa/permopa/adapter"
+	"github.com/permopa/permopa/adapter/internal/projectlayers"
 	"github.com/permopa/permopa/adapter/internal/projectlru"
 	"github.com/permopa/permopa/engine"
 	"github.com/permopa/permopa/permission"
@@ -35,7 +36,7 @@ type projects struct {
 	// eviction adapter.ProjectCache shares); the quick test of the
 	// eviction lowers its Max (projects_test.go), filling 256 projects
 	// costing seconds.
-	loaded *projectlru.Cache[project]
+	loaded *projectlayers.Cache[project]
 }
 
 // project is what was read of one cwd's project.
@@ -63,7 +64,7 @@ func newProjects(eng *engine.Engine, cfg ProjectsConfig, userDir string, warn fu
 	if !cfg.FromCwd {
 		return nil
 	}
-	ps := &projects{eng: eng, userDir: userDir, warn: warn, loaded: projectlru.New[project](eng, userDir)}
+	ps := &projects{eng: eng, userDir: userDir, warn: warn, loaded: projectlayers.New[project](eng, userDir)}
 	for _, r := range cfg.Roots {
 		r = filepath.Clean(r)
 		if real, err := filepath.EvalSymlinks(r); err == nil {
@@ -198,7 +199,7 @@ func (ps *projects) layersFor(ctx context.Context, c adapter.Call) (*settings.La
 	if d := ps.prepare(ctx, input); d != nil {
 		return nil, d
 	}
-	return ps.loaded.Get(ctx, key).Layers, nil
+	return ps.loaded.Get(ctx, key).Value, nil
 }
 
 // Len is the number of projects loaded.

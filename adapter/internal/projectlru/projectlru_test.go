@@ -3,29 +3,76 @@ package projectlru
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
-
-	"github.com/permopa/permopa/engine"
 )
 
-// newProject writes a project directory whose settings deny one command.
-func newProject(t *testing.T, root string, i int) string {
-	t.Helper()
-	dir := filepath.Join(root, fmt.Sprint("p", i))
-	if err := os.MkdirAll(filepath.Join(dir, ".permopa"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".permopa", "settings.yaml"), []byte("permissions:\n  deny: [\"Bash(git push:*)\"]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+// rules stands for the owner's engine: the keys whose rules are in it and
+// how often each was opened and loaded. The engine's own side (settings
+// layers attached, reloaded, removed) is adapter/internal/projectlayers',
+// proven on a real engine by adapter.ProjectCache's and the OPA plugin's
+// tests.
+type rules struct {
+	mu     sync.Mutex
+	in     map[string]bool
+	opened map[string]int
+	// attached counts the loads with first set, reloaded the others.
+	attached, reloaded map[string]int
 }
 
-func load(t *testing.T, ctx context.Context, c *Cache[int], key string) (wasLoaded bool) {
+// value is a project's value: its key and which opening of it it is.
+type value struct {
+	key     string
+	opening int
+}
+
+func newRules() *rules {
+	return &rules{in: map[string]bool{}, opened: map[string]int{}, attached: map[string]int{}, reloaded: map[string]int{}}
+}
+
+func (r *rules) loader() Loader[value] {
+	return Loader[value]{
+		Open: func(key string) value {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.opened[key]++
+			return value{key, r.opened[key]}
+		},
+		Load: func(_ context.Context, v value, first bool) []error {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if first {
+				r.attached[v.key]++
+			} else {
+				r.reloaded[v.key]++
+			}
+			r.in[v.key] = true
+			return nil
+		},
+		Remove: func(_ context.Context, key string) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if !r.in[key] {
+				panic(key + " removed while not loaded")
+			}
+			delete(r.in, key)
+		},
+	}
+}
+
+func (r *rules) keys() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for k := range r.in {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func load(t *testing.T, ctx context.Context, c *Cache[value, int], key string) (wasLoaded bool) {
 	t.Helper()
 	pr := c.Lock(ctx, key)
 	defer pr.Unlock()
@@ -37,36 +84,23 @@ func load(t *testing.T, ctx context.Context, c *Cache[int], key string) (wasLoad
 	return wasLoaded
 }
 
-func keys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // The one bound and eviction of adapter.ProjectCache and the OPA plugin's
 // projects: at most Max kept, the least recently used dropped and its rules
-// taken out of the engine's settings, a used one kept, a dropped one read
-// again (unloaded, its state fresh) by its next use, Drop taking a project
-// out at once, and a project dropped while others wait for it never handed
+// taken out, a used one kept, a dropped one opened and read again
+// (unloaded, its state fresh) by its next use, Drop taking a project out
+// at once, and a project dropped while others wait for it never handed
 // out.
 func TestBoundAndEviction(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.WithDecisionOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	c := New[int](eng, t.TempDir())
+	r := newRules()
+	c := New[value, int](r.loader())
 	if c.Max != 256 || Max != 256 {
 		t.Fatalf("the bound is %d (Max %d), docs/api.md and docs/opa.md say 256", c.Max, Max)
 	}
 	c.Max = 3
 	var dirs []string
 	for i := range 5 {
-		dirs = append(dirs, newProject(t, root, i))
+		dirs = append(dirs, fmt.Sprint("/p", i))
 	}
 	for _, d := range dirs[:3] {
 		if load(t, ctx, c, d) {
@@ -77,34 +111,44 @@ func TestBoundAndEviction(t *testing.T) {
 	if !load(t, ctx, c, dirs[0]) {
 		t.Fatal("p0 was not kept")
 	}
+	if r.attached[dirs[0]] != 1 || r.reloaded[dirs[0]] != 1 || r.opened[dirs[0]] != 1 {
+		t.Fatalf("p0 kept: opened %d, attached %d, reloaded %d times; want 1, 1, 1", r.opened[dirs[0]], r.attached[dirs[0]], r.reloaded[dirs[0]])
+	}
 	load(t, ctx, c, dirs[3])
 	if n := c.Len(); n != 3 {
 		t.Fatalf("%d projects kept, want 3", n)
 	}
 	want := []string{dirs[0], dirs[2], dirs[3]}
-	if got := keys(eng.Settings().Projects); !slices.Equal(got, want) {
-		t.Fatalf("projects in the engine's settings: %v, want %v (p1, used least recently, dropped)", got, want)
+	if got := r.keys(); !slices.Equal(got, want) {
+		t.Fatalf("projects whose rules are loaded: %v, want %v (p1, used least recently, dropped)", got, want)
 	}
-	// p1 again: read afresh, with fresh state; p2 goes.
+	// p1 again: opened and read afresh, with fresh state; p2 goes.
 	pr := c.Lock(ctx, dirs[1])
-	if pr.Loaded() || pr.State != 0 {
-		t.Errorf("an evicted project comes back loaded=%v state=%d", pr.Loaded(), pr.State)
+	if pr.Loaded() || pr.State != 0 || pr.Value != (value{dirs[1], 2}) {
+		t.Errorf("an evicted project comes back loaded=%v state=%d value=%v", pr.Loaded(), pr.State, pr.Value)
 	}
 	pr.Unlock()
 	load(t, ctx, c, dirs[1])
+	if r.attached[dirs[1]] != 2 || r.reloaded[dirs[1]] != 0 {
+		t.Errorf("p1 read back by a reload of its old layers: attached %d, reloaded %d", r.attached[dirs[1]], r.reloaded[dirs[1]])
+	}
 	want = []string{dirs[0], dirs[1], dirs[3]}
-	if got := keys(eng.Settings().Projects); !slices.Equal(got, want) {
+	if got := r.keys(); !slices.Equal(got, want) {
 		t.Fatalf("after p1 came back: %v, want %v", got, want)
 	}
 	c.Drop(ctx, dirs[0])
 	c.Drop(ctx, dirs[4]) // never kept: nothing happens
-	if got, n := keys(eng.Settings().Projects), c.Len(); n != 2 || !slices.Equal(got, []string{dirs[1], dirs[3]}) {
-		t.Fatalf("after Drop: %d kept, settings %v", n, got)
+	if got, n := r.keys(), c.Len(); n != 2 || !slices.Equal(got, []string{dirs[1], dirs[3]}) {
+		t.Fatalf("after Drop: %d kept, loaded %v", n, got)
 	}
+	// A project created and dropped before its first load has no rules to
+	// take out (Remove panics on a key that is not loaded).
+	c.Lock(ctx, dirs[4]).Unlock()
+	c.Drop(ctx, dirs[4])
 
 	// Many users of few keys under a bound of 1: every Lock returns a
-	// project that is kept (not evicted), and the engine never holds
-	// more than the bound once all are done (run with -race).
+	// project that is kept (not evicted), and no more than the bound is
+	// loaded once all are done (run with -race).
 	c.Max = 1
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -124,7 +168,7 @@ func TestBoundAndEviction(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n, m := c.Len(), len(eng.Settings().Projects); n > 1 || m > 1 {
-		t.Errorf("after concurrent use: %d kept, %d in the settings; bound 1", n, m)
+	if n, m := c.Len(), len(r.keys()); n > 1 || m > 1 {
+		t.Errorf("after concurrent use: %d kept, %d loaded; bound 1", n, m)
 	}
 }
