@@ -488,6 +488,17 @@ func GitCodeKey(e GitConfigEntry) string {
 		if name == "uploadpack" || name == "receivepack" || name == "proxy" {
 			return "names a program git runs"
 		}
+		// git ls-remote runs the remote helper git-remote-VCS, a path
+		// relative to the cwd when VCS holds a slash.
+		if name == "vcs" {
+			return "names a remote helper program git ls-remote runs"
+		}
+	case "tar":
+		// git archive --format=NAME (or -o x.NAME) pipes its tar
+		// through tar.NAME.command.
+		if sub && name == "command" {
+			return "names a program git archive runs"
+		}
 	case "submodule":
 		if name == "update" && strings.HasPrefix(strings.TrimSpace(e.Value), "!") {
 			return "names a command git submodule update runs"
