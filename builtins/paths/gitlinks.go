@@ -34,14 +34,17 @@ func (r *configReader) gitWorkTreeSubmodules(gitDir, top string, depth int, seen
 		r.add(idx, 0, "", "is larger than permopa reads for submodules")
 		return
 	}
-	hashLen, valid := gitIndexTrailer(data)
-	if !valid {
-		return // git refuses an index whose checksum fails, and runs nothing
+	// The checksum is only computed for an index that does not parse:
+	// git refuses one whose checksum fails, and runs nothing.
+	links, split, ok := gitIndexGitlinks(data, 20)
+	if !ok {
+		links, split, ok = gitIndexGitlinks(data, 32) // SHA-256 repositories
 	}
-	links, split, ok := gitIndexGitlinks(data, hashLen)
 	switch {
 	case !ok:
-		r.add(idx, 0, "", "cannot be parsed (the submodules git status looks into are not known)")
+		if _, valid := gitIndexTrailer(data); valid {
+			r.add(idx, 0, "", "cannot be parsed (the submodules git status looks into are not known)")
+		}
 		return
 	case split:
 		r.add(idx, 0, "", "is a split index, whose shared part permopa does not read (the submodules git status looks into are not known)")
