@@ -204,9 +204,16 @@ func gitRepo(dir string, probe *DirProbe) (gitDir, commonDir, top string, ok boo
 var gitReadHooks = []string{"post-index-change", "reference-transaction", "pre-auto-gc"}
 
 func (r *configReader) git(dir string) {
+	seen := 0
+	r.gitRepoAt(dir, 0, &seen)
+}
+
+// gitRepoAt reads the repository git finds from dir, and those of its
+// populated submodules (depth: how deeply nested).
+func (r *configReader) gitRepoAt(dir string, depth int, seen *int) {
 	gitDir, commonDir, top, ok := gitRepo(dir, r.probe)
-	if !ok {
-		return
+	if !ok || depth > 0 && top != dir {
+		return // a submodule directory whose .git git cannot use
 	}
 	hookDirs := []string{path.Join(commonDir, "hooks")}
 	var configs []string
@@ -244,6 +251,9 @@ func (r *configReader) git(dir string) {
 			"makes git read objects from another repository")
 	}
 	r.gitModules(path.Join(commonDir, "modules"))
+	if top != "" {
+		r.gitWorkTreeSubmodules(gitDir, top, depth, seen)
+	}
 }
 
 // userGitConfigs are the user's global configuration files.
@@ -487,6 +497,17 @@ func GitCodeKey(e GitConfigEntry) string {
 	case "remote":
 		if name == "uploadpack" || name == "receivepack" || name == "proxy" {
 			return "names a program git runs"
+		}
+		// git ls-remote runs the remote helper git-remote-VCS, a path
+		// relative to the cwd when VCS holds a slash.
+		if name == "vcs" {
+			return "names a remote helper program git ls-remote runs"
+		}
+	case "tar":
+		// git archive --format=NAME (or -o x.NAME) pipes its tar
+		// through tar.NAME.command.
+		if sub && name == "command" {
+			return "names a program git archive runs"
 		}
 	case "submodule":
 		if name == "update" && strings.HasPrefix(strings.TrimSpace(e.Value), "!") {

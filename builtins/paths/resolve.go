@@ -120,47 +120,26 @@ func ResolvePath(p, cwd, home string) Resolved {
 	// so that "link/.." means what the kernel makes of it.
 	raw := joined(p, cwd, home)
 	abs := path.Clean(raw)
-	real, unknown, ok := realPath(raw, absDir(cwd, home))
+	real, unknown, tail, ok := realPathTail(raw, absDir(cwd, home))
 	if !ok {
 		real = abs
 	}
 	r := Resolved{Abs: abs, Real: real, Unknown: unknown}
 	if unknown != "" {
-		r.Tail = unknownTail(raw)
+		r.Tail = tail
 	}
 	return r
 }
 
-// unknownTail returns what the absolute path p names below the first
-// working-directory or open-file link of /proc or /dev/fd in it, its ".."
-// applied ("" when p has none, or names nothing below it).
-func unknownTail(p string) string {
-	segs := splitSegments(p, nil)
-	start := -1
-	switch {
-	case len(segs) >= 3 && segs[0] == "dev" && segs[1] == "fd":
-		start = 3
-	case len(segs) >= 2 && segs[0] == "dev" && (segs[1] == "stdin" || segs[1] == "stdout" || segs[1] == "stderr"):
-		start = 2
-	case len(segs) >= 3 && segs[0] == "proc":
-		i := 2
-		if len(segs) >= 5 && segs[2] == "task" {
-			i = 4
-		}
-		switch {
-		case i < len(segs) && segs[i] == "cwd":
-			start = i + 1
-		case i+1 < len(segs) && segs[i] == "fd":
-			start = i + 2
-		}
-	}
-	if start < 0 || start > len(segs) {
-		return ""
-	}
+// tailBelow returns what rest, the part of a path below a working
+// directory or an open file of /proc, names below it: its ".." applied
+// (one above the unknown directory is dropped: it stays unknown), "" when
+// it names nothing below it.
+func tailBelow(rest string) string {
 	var tail []string
-	for _, s := range segs[start:] {
+	for _, s := range strings.Split(rest, "/") {
 		switch s {
-		case ".":
+		case "", ".":
 		case "..":
 			if len(tail) > 0 {
 				tail = tail[:len(tail)-1]
@@ -170,6 +149,19 @@ func unknownTail(p string) string {
 		}
 	}
 	return strings.Join(tail, "/")
+}
+
+// afterFirstSegment drops the first segment of rest that is not empty or
+// "." (the number after /proc/PID/fd).
+func afterFirstSegment(rest string) string {
+	for rest != "" {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		if seg != "" && seg != "." {
+			return rest
+		}
+	}
+	return ""
 }
 
 // RealPath resolves every existing symlink of the absolute path p, like
@@ -191,6 +183,14 @@ func RealPath(p string) (real string, ok bool) {
 // ("" when unknown), and saying why the result is not certain (see
 // Resolved.Unknown).
 func realPath(p, cwd string) (real, unknown string, ok bool) {
+	real, unknown, _, ok = realPathTail(p, cwd)
+	return real, unknown, ok
+}
+
+// realPathTail is realPath also returning, for a path through a working
+// directory or an open file of /proc (unknown), what it names below the
+// last such link (Resolved.Tail).
+func realPathTail(p, cwd string) (real, unknown, tail string, ok bool) {
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
@@ -199,14 +199,14 @@ func realPath(p, cwd string) (real, unknown string, ok bool) {
 		// magic links of this process.
 		r := resolver{cwd: cwd}
 		real, ok = r.walk("/", p, 0)
-		return real, r.unknown, ok
+		return real, r.unknown, r.tail, ok
 	}
 	// Fast paths for a clean path: the kernel may confirm in one call that
 	// no symlink is involved; else the path is walked prefix by prefix
 	// without building strings, up to the first symlink.
 	if p == path.Clean(p) {
 		if symlinkFree(p) {
-			return p, "", true
+			return p, "", "", true
 		}
 		for i := 1; i <= len(p); i++ {
 			if i < len(p) && p[i] != '/' {
@@ -215,12 +215,12 @@ func realPath(p, cwd string) (real, unknown string, ok bool) {
 			fi, err := os.Lstat(p[:i])
 			if err != nil {
 				// Nothing below a missing component exists: no symlink further on.
-				return p, "", true
+				return p, "", "", true
 			}
 			if fi.Mode()&os.ModeSymlink != 0 {
 				target, err := os.Readlink(p[:i])
 				if err != nil {
-					return p, "", true
+					return p, "", "", true
 				}
 				dest := path.Dir(p[:i])
 				if strings.HasPrefix(target, "/") {
@@ -228,14 +228,14 @@ func realPath(p, cwd string) (real, unknown string, ok bool) {
 				}
 				r := resolver{cwd: cwd}
 				real, ok = r.walk(dest, target+p[i:], 1)
-				return real, r.unknown, ok
+				return real, r.unknown, r.tail, ok
 			}
 		}
-		return p, "", true
+		return p, "", "", true
 	}
 	r := resolver{cwd: cwd}
 	real, ok = r.walk("/", p, 0)
-	return real, r.unknown, ok
+	return real, r.unknown, r.tail, ok
 }
 
 // procLike reports whether p lies below /proc, or is one of the names
@@ -254,6 +254,7 @@ func procLike(p string) bool {
 type resolver struct {
 	cwd     string
 	unknown string
+	tail    string // Resolved.Tail
 }
 
 // walk resolves rest below dest, a resolved directory, component by
@@ -281,7 +282,7 @@ func (r *resolver) walk(dest, rest string, links int) (string, bool) {
 		case "", ".":
 			continue
 		case "..":
-			dest = path.Dir(dest)
+			dest = procParent(dest)
 			continue
 		}
 		next := dest + "/" + comp
@@ -302,6 +303,15 @@ func (r *resolver) walk(dest, rest string, links int) (string, bool) {
 		if d, follow, why, ok := procStep(dest, comp, r.cwd); ok {
 			if why != "" && r.unknown == "" {
 				r.unknown = why
+			}
+			// The file is Tail below the last working directory or open
+			// file the path goes through (a shorter tail is matched by more
+			// rules).
+			switch {
+			case why != "" && comp == "cwd":
+				r.tail = tailBelow(rest)
+			case why != "" && comp == "fd":
+				r.tail = tailBelow(afterFirstSegment(rest))
 			}
 			if follow == "" {
 				dest = d
@@ -444,6 +454,23 @@ func procStep(dest, comp, cwd string) (next, follow, unknown string, ok bool) {
 		return dest + "/" + comp, "", "reaches through " + dest + "/fd, the open files of a process (not known statically)", true
 	}
 	return dest + "/" + comp, "", "", true
+}
+
+// procParent is the parent of the resolved directory dest as the kernel
+// finds it. /proc's own links are not followed through permopa's process
+// (procStep), so the two whose target is deeper than one level are
+// followed here by name: /proc/thread-self is PID/task/TID, so its ".." is
+// /proc/self/task, and /proc/net is self/net, so its ".." is /proc/self
+// (/proc/thread-self/../../cwd is the opening process's cwd;
+// docs/reads.md, "One resolution").
+func procParent(dest string) string {
+	switch dest {
+	case "/proc/thread-self":
+		return "/proc/self/task"
+	case "/proc/net":
+		return "/proc/self"
+	}
+	return path.Dir(dest)
 }
 
 // procSelf reports whether the process directory d is the opening process
