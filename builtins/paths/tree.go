@@ -377,16 +377,11 @@ func ListTreeWithin(t Tree, limit int) Listing {
 	for len(queue) > 0 {
 		d := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		f, err := os.Open(d.abs)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			out.Why = "a directory cannot be read (" + err.Error() + ")"
-			return out
+		entries, err := readDirUnsorted(d.abs)
+		if pe, ok := err.(*fs.PathError); ok && pe.Op == "open" && errors.Is(err, fs.ErrNotExist) {
+			// Gone since its parent was read.
+			continue
 		}
-		entries, err := f.ReadDir(-1)
-		f.Close()
 		if err != nil {
 			out.Why = "a directory cannot be read (" + err.Error() + ")"
 			return out
