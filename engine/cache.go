@@ -4,11 +4,13 @@ import (
 	"container/list"
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -191,16 +193,75 @@ type cachePolicy struct {
 	echoToolUseID bool
 }
 
-// analysePolicy looks through every module of the compiler for built-ins
-// whose answers the cache cannot check again: a non-deterministic one
-// that is not permopa's (its calls are recorded and replayed), and the
-// printing ones (a hit would not print).
+// analysePolicy is what the cache knows about the compiled policy c
+// (policyFactsOf: looked for once per compiler).
 func analysePolicy(c *ast.Compiler, echoToolUseID bool) *cachePolicy {
 	p := &cachePolicy{echoToolUseID: echoToolUseID}
 	if c == nil {
 		p.disabled = "no compiled policy"
 		return p
 	}
+	p.disabled = policyFactsOf(c).uncheckable(c)
+	return p
+}
+
+// policyFacts are what the cache finds in one compiled policy. Both walk
+// every module of it, and a process builds many engines over one compile
+// (New's over the shared embedded one, embedded.go; the OPA plugin's over
+// the plugins manager's): a compiled policy does not change, so each is
+// found once per compiler and kept as long as the compiler is.
+type policyFacts struct {
+	disabledOnce, defaultOnce sync.Once
+	why                       string
+	isDefault                 bool
+}
+
+var factsByCompiler struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[ast.Compiler]]*policyFacts
+}
+
+// policyFactsOf is c's facts, found when first asked for. The entry goes
+// when c is collected (a weak key and a cleanup): a server that
+// recompiles keeps no old policy alive.
+func policyFactsOf(c *ast.Compiler) *policyFacts {
+	key := weak.Make(c)
+	factsByCompiler.mu.Lock()
+	defer factsByCompiler.mu.Unlock()
+	if f, ok := factsByCompiler.m[key]; ok {
+		return f
+	}
+	if factsByCompiler.m == nil {
+		factsByCompiler.m = map[weak.Pointer[ast.Compiler]]*policyFacts{}
+	}
+	f := &policyFacts{}
+	factsByCompiler.m[key] = f
+	runtime.AddCleanup(c, func(key weak.Pointer[ast.Compiler]) {
+		factsByCompiler.mu.Lock()
+		defer factsByCompiler.mu.Unlock()
+		delete(factsByCompiler.m, key)
+	}, key)
+	return f
+}
+
+// uncheckable is uncheckableBuiltins(c), c the compiler of f.
+func (f *policyFacts) uncheckable(c *ast.Compiler) string {
+	f.disabledOnce.Do(func() { f.why = uncheckableBuiltins(c) })
+	return f.why
+}
+
+// runsDefault is runsDefaultPolicy(c), c the compiler of f.
+func (f *policyFacts) runsDefault(c *ast.Compiler) bool {
+	f.defaultOnce.Do(func() { f.isDefault = runsDefaultPolicy(c) })
+	return f.isDefault
+}
+
+// uncheckableBuiltins looks through every module of the compiler for
+// built-ins whose answers the cache cannot check again: a non-deterministic
+// one that is not permopa's (its calls are recorded and replayed), and the
+// printing ones (a hit would not print). It says which, or "".
+func uncheckableBuiltins(c *ast.Compiler) string {
+	var disabled string
 	names := make([]string, 0, len(c.Modules))
 	for n := range c.Modules {
 		names = append(names, n)
@@ -208,7 +269,7 @@ func analysePolicy(c *ast.Compiler, echoToolUseID bool) *cachePolicy {
 	sort.Strings(names)
 	for _, n := range names {
 		ast.WalkRefs(c.Modules[n], func(r ast.Ref) bool {
-			if p.disabled != "" {
+			if disabled != "" {
 				return true
 			}
 			name := r.String()
@@ -218,14 +279,14 @@ func analysePolicy(c *ast.Compiler, echoToolUseID bool) *cachePolicy {
 			}
 			switch {
 			case name == "print" || name == "internal.print" || name == "trace":
-				p.disabled = fmt.Sprintf("%s calls %s", n, name)
+				disabled = fmt.Sprintf("%s calls %s", n, name)
 			case bi.Nondeterministic && !builtins.Recorded(name):
-				p.disabled = fmt.Sprintf("%s calls the non-deterministic built-in %s", n, name)
+				disabled = fmt.Sprintf("%s calls the non-deterministic built-in %s", n, name)
 			}
 			return false
 		})
 	}
-	return p
+	return disabled
 }
 
 // defaultModules are the embedded policy's modules, compiled alone: a
@@ -586,7 +647,11 @@ func (e *Engine) recompiled(compiler *ast.Compiler) {
 	if e.cache == nil {
 		return
 	}
-	e.cachePolicy.Store(analysePolicy(compiler, runsDefaultPolicy(compiler)))
+	echo := false
+	if compiler != nil {
+		echo = policyFactsOf(compiler).runsDefault(compiler)
+	}
+	e.cachePolicy.Store(analysePolicy(compiler, echo))
 	e.cacheGen.Add(1)
 }
 

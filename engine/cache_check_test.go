@@ -108,12 +108,15 @@ func TestMain(m *testing.M) {
 	// and keep little: with the collector at 400 % instead of Go's 100 %
 	// the package takes about a quarter less CPU (docs/development.md,
 	// "The quick suite"), for some 400 MB of peak memory instead of 220.
-	// Not when GOGC is set or benchmarks run: they measure a decision as
-	// users get it.
-	if os.Getenv("GOGC") == "" && !benchmarking(os.Args[1:]) {
-		debug.SetGCPercent(400)
+	// Not when GOGC is set or benchmarks run (they measure a decision as
+	// users get it), nor under -race (testGCPercent).
+	if testGCPercent > 0 && os.Getenv("GOGC") == "" && !benchmarking(os.Args[1:]) {
+		debug.SetGCPercent(testGCPercent)
 	}
 	code := m.Run()
+	for _, f := range slices.Backward(atTestExit.list) {
+		f()
+	}
 	cacheMismatches.Lock()
 	defer cacheMismatches.Unlock()
 	if n := len(cacheMismatches.list); n > 0 {
@@ -124,6 +127,20 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+var atTestExit struct {
+	sync.Mutex
+	list []func()
+}
+
+// AtTestExit runs f when every test of the binary has run (TestMain),
+// for fixtures built once and shared by tests that do not run at the
+// same time.
+func AtTestExit(f func()) {
+	atTestExit.Lock()
+	defer atTestExit.Unlock()
+	atTestExit.list = append(atTestExit.list, f)
 }
 
 // The cache leaves tool_use_id out of its key under the embedded policy

@@ -39,7 +39,8 @@ var embedded struct {
 }
 
 // embeddedCompiler is the embedded policy compiled once per process and
-// key, shared by every engine New builds over it alone: compiling the whole
+// key, shared by every engine New builds over it alone or beside bundles of
+// data alone (whose data needs no compile): compiling the whole
 // policy is most of an engine's construction, and a process (a server that
 // reconfigures, a test binary running permopa's commands) builds many. A
 // compiled ast.Compiler is read-only to evaluation (OPA's own server

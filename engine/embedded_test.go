@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -19,7 +20,8 @@ import (
 // compiled the same policy files on its own, for every case of the
 // decision matrix; deciding and evaluating do not change the shared
 // compiler's rules; an engine with policy files or bundles compiles its
-// own, and its modules never reach the shared compile.
+// own, and its modules never reach the shared compile; a bundle of data
+// alone takes the shared compile.
 func TestEmbeddedCompileIsShared(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -87,6 +89,43 @@ func TestEmbeddedCompileIsShared(t *testing.T) {
 		if got, err := e.Evaluate(ctx, "data.permopa.custom.marker", nil); err != nil || got != true {
 			t.Errorf("%s: data.permopa.custom.marker = %v, %v; want true", what, got, err)
 		}
+	}
+	// A bundle of data alone (an organisation's rules) needs no compile:
+	// the engine gets the shared one and reads the bundle's data; the
+	// checked compile too, as a hook builds it. Data where the policy has
+	// rules is refused, as the compile against the store refused it.
+	dataBundle := func(doc string) string {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "permopa", "extra"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "permopa", "extra", "data.json"), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	withData := mustNew(engine.WithBundles(dataBundle(`{"marker": true}`)))
+	if withData.Compiler() != shared {
+		t.Error("an engine with a bundle of data alone compiled the embedded policy again")
+	}
+	if got, err := withData.Evaluate(ctx, "data.permopa.extra.marker", nil); err != nil || got != true {
+		t.Errorf("the data-only bundle's data.permopa.extra.marker = %v, %v; want true", got, err)
+	}
+	checkedShared := mustNew(engine.WithCheckedPolicy()).Compiler()
+	if got := mustNew(engine.WithCheckedPolicy(), engine.WithBundles(dataBundle(`{}`))).Compiler(); got != checkedShared {
+		t.Error("a checked engine with a bundle of data alone did not get the checked shared compile")
+	}
+	conflict := filepath.Join(t.TempDir(), "b")
+	if err := os.MkdirAll(filepath.Join(conflict, "permopa", "policy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(conflict, "permopa", "policy", "data.json"), []byte(`{"decision": {"behavior": "allow"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := engine.New(ctx, engine.WithSettings(s), engine.WithBundles(conflict)); err == nil {
+		t.Errorf("a bundle with data at data.permopa.policy.decision was taken: %+v", e.Decide(ctx, map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "/etc/shadow"}}))
+	} else if !strings.Contains(err.Error(), "permopa/policy/decision") {
+		t.Errorf("the conflict's error does not name the path: %v", err)
 	}
 	later := mustNew()
 	if later.Compiler() != shared {

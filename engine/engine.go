@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -118,7 +119,8 @@ func WithoutDefaultPolicy() Option { return func(c *config) { c.noDefault = true
 // compiles it once and exits (a cold hook, docs/hosts.md) need not check it
 // again. The stages that rewrite rules for evaluation all run, so the
 // decisions are the same (TestCheckedPolicyDecidesTheSame). Policy files and
-// bundles are always compiled with every check.
+// bundles with Rego modules are always compiled with every check; bundles of
+// data alone take the embedded policy's compile (embeddedCompiler).
 func WithCheckedPolicy() Option { return func(c *config) { c.checked = true } }
 
 // WithDecisionOnly leaves out of the embedded policy the modules no
@@ -224,10 +226,26 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		rego.Query(c.query),
 		rego.StrictBuiltinErrors(true),
 	}
-	// The embedded policy alone is compiled once per process and the
-	// compiler reused (embeddedCompiler); with policy files or bundles the
-	// engine compiles its own.
-	embeddedOnly := !c.noDefault && len(c.paths) == 0 && len(c.bundles) == 0
+	// Bundles are read first: one with Rego modules needs a compile of its
+	// own, one of data alone does not.
+	type loadedBundle struct {
+		path string
+		b    *bundle.Bundle
+	}
+	bundles := make([]loadedBundle, 0, len(c.bundles))
+	dataOnly := true
+	for _, path := range c.bundles {
+		b, err := loader.NewFileLoader().AsBundle(path)
+		if err != nil {
+			return nil, fmt.Errorf("loading bundle %s: %w", path, err)
+		}
+		bundles = append(bundles, loadedBundle{path, b})
+		dataOnly = dataOnly && len(b.Modules) == 0
+	}
+	// The embedded policy alone, beside bundles of data alone, is compiled
+	// once per process and the compiler reused (embeddedCompiler); with
+	// policy files or a bundle's modules the engine compiles its own.
+	embeddedOnly := !c.noDefault && len(c.paths) == 0 && dataOnly
 	var compiler *ast.Compiler
 	if embeddedOnly {
 		var err error
@@ -262,19 +280,14 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		}
 	}
 	revisions := map[string]string{}
-	defaultOnly := !c.noDefault && len(c.paths) == 0
-	for _, path := range c.bundles {
-		b, err := loader.NewFileLoader().AsBundle(path)
-		if err != nil {
-			return nil, fmt.Errorf("loading bundle %s: %w", path, err)
+	defaultOnly := embeddedOnly
+	for _, lb := range bundles {
+		revisions[lb.path] = lb.b.Manifest.Revision
+		for _, m := range lb.b.Modules {
+			regoOpts = append(regoOpts, rego.ParsedModule(withName(m.Parsed, lb.path+"/"+m.Path)))
 		}
-		revisions[path] = b.Manifest.Revision
-		defaultOnly = defaultOnly && len(b.Modules) == 0
-		for _, m := range b.Modules {
-			regoOpts = append(regoOpts, rego.ParsedModule(withName(m.Parsed, path+"/"+m.Path)))
-		}
-		if err := mergeDoc(doc, b.Data); err != nil {
-			return nil, fmt.Errorf("bundle %s: %w", path, err)
+		if err := mergeDoc(doc, lb.b.Data); err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", lb.path, err)
 		}
 	}
 	permopaDoc, _ := doc["permopa"].(map[string]any)
@@ -291,6 +304,13 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// converting the document from Go values each time would dominate.
 	store := inmem.NewFromObjectWithOpts(doc, inmem.OptReturnASTValuesOnRead(true))
 	regoOpts = append(regoOpts, rego.Store(store))
+	if embeddedOnly && len(bundles) > 0 {
+		// The shared compile saw no bundle's data: refuse data where the
+		// policy has rules, as OPA's compile against this store does.
+		if err := checkDataConflicts(ctx, store, compiler); err != nil {
+			return nil, err
+		}
+	}
 	pq, err := rego.New(append(slices.Clip(regoOpts), rego.CompilerHook(func(c *ast.Compiler) {
 		compiler = c
 	}))...).PrepareForEval(ctx)
@@ -311,6 +331,17 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.cachePolicy.Store(analysePolicy(compiler, defaultOnly))
 	}
 	return e, nil
+}
+
+// checkDataConflicts refuses data in store at a path where compiler has
+// rules, as OPA's compile does when it compiles against a store.
+func checkDataConflicts(ctx context.Context, store storage.Store, compiler *ast.Compiler) error {
+	return storage.Txn(ctx, store, storage.TransactionParams{}, func(txn storage.Transaction) error {
+		if errs := ast.CheckPathConflicts(compiler, storage.NonEmpty(ctx, store, txn)); len(errs) > 0 {
+			return fmt.Errorf("compiling policy: %w", errs)
+		}
+		return nil
+	})
 }
 
 // parseModules returns the embedded policy's modules, parsed once per

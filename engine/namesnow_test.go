@@ -57,28 +57,29 @@ func TestNamesReadAtDecisionTimeAndWritesBefore(t *testing.T) {
 	hostile := []struct {
 		cmd  string
 		bite string // what the real command does
+		kind string // the mechanism, for quickFirst
 	}{
 		// find -print | xargs: a name with a blank, created first.
-		{`echo pwned > src/a; mkdir -p "src/a -o` + victim + `"; find src -path "*victim" | xargs sort`, "writes"},
-		{`echo pwned > src/a && mkdir -p "src/a -o` + victim + `" && find src -type d -name victim | xargs sort`, "writes"},
-		{`echo pwned > src/a; mkdir -p "src/a -o` + victim + `" | find src -type d -name victim | xargs sort`, ""},
-		{`(sleep 1; find src -type d -name victim | xargs sort) & echo pwned > src/a; mkdir -p "src/a -o` + victim + `"; wait`, "writes"},
-		{`mkdir -p "src/b --files0-from=src/a.txt"; find src -name "b*" | xargs wc`, ""},
+		{`echo pwned > src/a; mkdir -p "src/a -o` + victim + `"; find src -path "*victim" | xargs sort`, "writes", "xargs"},
+		{`echo pwned > src/a && mkdir -p "src/a -o` + victim + `" && find src -type d -name victim | xargs sort`, "writes", "xargs"},
+		{`echo pwned > src/a; mkdir -p "src/a -o` + victim + `" | find src -type d -name victim | xargs sort`, "", ""},
+		{`(sleep 1; find src -type d -name victim | xargs sort) & echo pwned > src/a; mkdir -p "src/a -o` + victim + `"; wait`, "writes", "xargs-background"},
+		{`mkdir -p "src/b --files0-from=src/a.txt"; find src -name "b*" | xargs wc`, "", ""},
 		// find * : a name that is a primary (find -fprint 0zz).
-		{`cd e && touch ./-fprint && find * -maxdepth 0`, "writes"},
-		{`touch ./-fprint; find * -maxdepth 0`, ""},
-		{`touch ./-delete; find * -maxdepth 0`, ""},
+		{`cd e && touch ./-fprint && find * -maxdepth 0`, "writes", "find-star"},
+		{`touch ./-fprint; find * -maxdepth 0`, "", ""},
+		{`touch ./-delete; find * -maxdepth 0`, "", ""},
 		// A glob in the expression that matches nothing now: find . -newer
 		// +te -delete.
-		{`touch -d 2000-01-01 ./+te && touch ./-delete && find . -newer *te`, "deletes"},
-		{`cd e && touch -d 2000-01-01 ./+te ./-delete && find . -newer *te`, "deletes"},
-		{`echo x > ./-delete && touch -d 2000-01-01 ./+te && find . -newer *te`, "deletes"},
-		{`ln -s /etc/passwd src/l && find -L src | xargs cat`, ""},
+		{`touch -d 2000-01-01 ./+te && touch ./-delete && find . -newer *te`, "deletes", "newer-glob"},
+		{`cd e && touch -d 2000-01-01 ./+te ./-delete && find . -newer *te`, "deletes", "newer-glob"},
+		{`echo x > ./-delete && touch -d 2000-01-01 ./+te && find . -newer *te`, "deletes", "newer-glob"},
+		{`ln -s /etc/passwd src/l && find -L src | xargs cat`, "", ""},
 		// find -exec sh -c pastes each path into the script's text: a
 		// name that plain xargs would take whole is code there (issue
 		// 26, pastescript.go).
-		{`touch 'src/a;cd${IFS}e;echo${IFS}pwned>0zz'; find src -exec sh -c 'echo {}' \;`, "writes"},
-		{`touch 'src/a;cd${IFS}e;echo${IFS}pwned>0zz'; find src -print0 | xargs -0 -I{} sh -c 'echo {}'`, "writes"},
+		{`touch 'src/a;cd${IFS}e;echo${IFS}pwned>0zz'; find src -exec sh -c 'echo {}' \;`, "writes", "paste"},
+		{`touch 'src/a;cd${IFS}e;echo${IFS}pwned>0zz'; find src -print0 | xargs -0 -I{} sh -c 'echo {}'`, "writes", "paste-xargs"},
 	}
 	for _, c := range hostile {
 		if d := decide(c.cmd, "acceptEdits"); d.Behavior == permission.Allow {
@@ -108,8 +109,11 @@ func TestNamesReadAtDecisionTimeAndWritesBefore(t *testing.T) {
 			t.Skip(p + " not installed: the bites are not run")
 		}
 	}
+	// The first bite of each mechanism runs in the quick suite, every one
+	// with -tags slow.
+	bites := quickFirst{}
 	for _, c := range hostile {
-		if c.bite == "" {
+		if c.bite == "" || !bites.take(c.kind) {
 			continue
 		}
 		run := filepath.Join(t.TempDir(), "p")

@@ -54,8 +54,8 @@ func (o outcome) want(mode string) [2]string {
 //	home/linked/keys -> home/.ssh
 //	home/big: more files than a tree walk reads
 //
-// The big fixture (20,001 files) is built once for the tests that use it
-// at the same time, which only read it, and removed after the last of them.
+// The big fixture (20,001 files) is built once for the test binary, whose
+// tests only read it (sharedBigFixture).
 func readsFixture(t *testing.T, big bool) (home, proj string) {
 	t.Helper()
 	if big {
@@ -72,38 +72,31 @@ func readsFixture(t *testing.T, big bool) (home, proj string) {
 }
 
 var bigFixture struct {
-	sync.Mutex
-	users int
-	root  string
+	sync.Once
+	root string
+	err  error
 }
 
+// sharedBigFixture is the big fixture, built once for the test binary
+// (the tests that use it only read it, and at -test.parallel 2 they
+// seldom run at the same time) and removed when every test has run.
 func sharedBigFixture(t *testing.T) (home, proj string) {
 	t.Helper()
-	bigFixture.Lock()
-	defer bigFixture.Unlock()
-	if bigFixture.users == 0 {
+	bigFixture.Do(func() {
 		dir, err := os.MkdirTemp("", "permopa-reads")
 		if err == nil {
+			engine.AtTestExit(func() { os.RemoveAll(dir) })
 			dir, err = filepath.EvalSymlinks(dir)
 		}
 		if err == nil {
 			err = buildReadsFixture(dir, true)
 		}
-		if err != nil {
-			os.RemoveAll(dir)
-			t.Fatal(err)
-		}
-		bigFixture.root = dir
-	}
-	bigFixture.users++
-	root := bigFixture.root
-	t.Cleanup(func() {
-		bigFixture.Lock()
-		defer bigFixture.Unlock()
-		if bigFixture.users--; bigFixture.users == 0 {
-			os.RemoveAll(root)
-		}
+		bigFixture.root, bigFixture.err = dir, err
 	})
+	if bigFixture.err != nil {
+		t.Fatal(bigFixture.err)
+	}
+	root := bigFixture.root
 	return root + "/home", root + "/home/proj"
 }
 

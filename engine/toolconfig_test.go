@@ -318,11 +318,14 @@ func TestTreeReadersThatPrintCredentials(t *testing.T) {
 	}
 	// kubectl -f DIR prints a manifest it cannot decode: kubectl get -R -f
 	// ~ printed ~/.docker/config.json's auth (no cluster needed).
+	ran := quickFirst{}
 	for _, cmd := range []string{"zcat -rf ~", "zcat --recursive -f " + home, "zstdcat -r ~", "gunzip -rcf ~", "zcat -r -f ~/.ssh",
 		"kubectl get -R -f ~", "kubectl describe --recursive --filename " + home, "kubectl get -f ~/.docker",
 		"diff ~ .", "diff .netrc ~", "diff -u " + home + " ."} {
 		prog := strings.Fields(cmd)[0]
-		if lookPath(prog) {
+		// The real program prints the key for the first command of each
+		// program in the quick suite, for every one with -tags slow.
+		if lookPath(prog) && ran.take(prog) {
 			c := exec.Command("bash", "-c", cmd)
 			c.Dir = p
 			c.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=/dev/null")
