@@ -3,6 +3,6 @@
 package regotest
 
 // coverPolicy is true with -tags slow (.ci/run, docs/development.md):
-// TestRegoPolicy also measures the policy's coverage and logs the lines
-// the Rego tests do not reach.
+// TestRegoPolicy runs every Rego test through OPA's tester, measures the
+// policy's coverage and logs the lines the Rego tests do not reach.
 const coverPolicy = true
