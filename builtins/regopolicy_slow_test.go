@@ -1,6 +1,6 @@
 //go:build slow
 
-package regotest
+package builtins_test
 
 // coverPolicy is true with -tags slow (.ci/run, docs/development.md):
 // TestRegoPolicy runs every Rego test through OPA's tester, measures the
