@@ -2,8 +2,9 @@ package permopa_test
 
 // The project's hygiene checks. Part of `go test ./...`: gofmt, and that no
 // tracked file points outside the repository (the Rego is formatted,
-// strictly compiled and tested in-process by rego_test; go test itself runs
-// go vet's high-confidence analyzers on every package it tests). With
+// strictly compiled and tested in-process by builtins/regopolicy_*_test.go;
+// go test itself runs go vet's high-confidence analyzers on every package it
+// tests). With
 // `-tags slow` (docs/development.md, run by .ci/run on every CI run), the checks
 // that build or analyse the whole dependency graph once more: the full
 // `go vet ./...` (every analyzer, which on a cold build cache type-checks

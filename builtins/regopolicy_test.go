@@ -1,7 +1,11 @@
-// Package regotest runs the Rego unit tests of rego_test/ against the default
-// policy in rego/, through OPA's own tester with permopa's built-ins
-// registered (and, with -tags slow, reports coverage of the policy).
-package regotest
+package builtins_test
+
+// The regopolicy_*_test.go files check the default policy in rego/: its
+// Rego unit tests in rego_test/, run through OPA's own tester with
+// permopa's built-ins registered (with -tags slow, also the policy's
+// coverage), its format, strict check and schemas. They live in the
+// built-ins' test binary, which links OPA anyway, so that the quick suite
+// links one test binary less.
 
 import (
 	"context"
@@ -10,14 +14,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/open-policy-agent/opa/v1/loader"
-	"github.com/open-policy-agent/opa/v1/storage"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
-	"github.com/open-policy-agent/opa/v1/tester"
 
 	"github.com/permopa/permopa/builtins"
 )
@@ -26,7 +26,7 @@ func TestRegoPolicy(t *testing.T) {
 	t.Parallel()
 	builtins.Register()
 	ctx := context.Background()
-	loaded, err := loader.NewFileLoader().Filtered([]string{"../rego", "."}, func(_ string, info os.FileInfo, _ int) bool {
+	loaded, err := loader.NewFileLoader().Filtered([]string{"../rego", "../rego_test"}, func(_ string, info os.FileInfo, _ int) bool {
 		return !info.IsDir() && !strings.HasSuffix(info.Name(), ".rego")
 	})
 	if err != nil {
@@ -36,41 +36,19 @@ func TestRegoPolicy(t *testing.T) {
 	for name, m := range loaded.Modules {
 		modules[name] = m.Parsed
 	}
-	store := inmem.New()
-	txn := storage.NewTransactionOrDie(ctx, store)
-	defer store.Abort(ctx, txn)
-
-	runner := tester.NewRunner().
-		SetCompiler(ast.NewCompiler().WithEnablePrintStatements(true)).
-		SetStore(store).
-		SetModules(modules).
-		RaiseBuiltinErrors(true).
-		SetTimeout(2 * time.Minute)
+	var cov *cover.Cover
 	// The coverage tracer sees every evaluation step and costs about as
 	// much as the tests themselves; nothing asserts on the figure, so only
 	// the full suite (-tags slow, as CI runs it) measures and logs it.
-	var cov *cover.Cover
 	if coverPolicy {
 		cov = cover.New()
-		runner = runner.SetCoverageQueryTracer(cov)
 	}
-	ch, err := runner.RunTests(ctx, txn)
+	passed, failed, problems, err := runRegoTests(ctx, modules, cov, !coverPolicy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	passed, failed := 0, 0
-	for r := range ch {
-		if r.Error != nil {
-			failed++
-			t.Errorf("%s.%s: error: %v", r.Package, r.Name, r.Error)
-			continue
-		}
-		if r.Fail {
-			failed++
-			t.Errorf("%s.%s: FAIL (%s)\n%s", r.Package, r.Name, r.Location, r.SubResults)
-			continue
-		}
-		passed++
+	for _, p := range problems {
+		t.Error(p)
 	}
 	if passed == 0 {
 		t.Fatal("no Rego test ran")

@@ -1,4 +1,4 @@
-package regotest
+package builtins_test
 
 import (
 	"sync"

@@ -1,8 +1,0 @@
-//go:build slow
-
-package regotest
-
-// coverPolicy is true with -tags slow (.ci/run, docs/development.md):
-// TestRegoPolicy also measures the policy's coverage and logs the lines
-// the Rego tests do not reach.
-const coverPolicy = true
