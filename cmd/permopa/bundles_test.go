@@ -155,8 +155,30 @@ func inspectManifest(t *testing.T, tarball string) map[string]any {
 	return info.Manifest
 }
 
+// loadedManifest reads a built bundle's manifest with OPA's bundle loader
+// in process, as `permopa inspect --format json` gives it.
+func loadedManifest(t *testing.T, tarball string) map[string]any {
+	t.Helper()
+	b, err := loader.NewFileLoader().AsBundle(tarball)
+	if err != nil {
+		t.Fatalf("loading %s: %v", tarball, err)
+	}
+	raw, err := json.Marshal(b.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // Each bundle builds with `permopa build` and carries the roots its
-// .manifest gives: disjoint, so the three load together.
+// .manifest gives: disjoint, so the three load together. Each manifest is
+// read by OPA's loader in process and, for the first bundle (every one
+// with -tags slow), by `permopa inspect` as a process too (issue 25, the
+// quick suite).
 func TestBundlesBuild(t *testing.T) {
 	t.Parallel()
 	want := map[string][]any{
@@ -164,8 +186,16 @@ func TestBundlesBuild(t *testing.T) {
 		"org-rules":  {"permopa/rules"},
 		"org-policy": {"permopa/custom/mcp__db__query"},
 	}
-	for name, roots := range want {
-		m := inspectManifest(t, repoBundle(t, name))
+	var q quickFirst
+	for _, name := range []string{"default", "org-rules", "org-policy"} {
+		roots := want[name]
+		tarball := repoBundle(t, name)
+		m := loadedManifest(t, tarball)
+		if q.take("inspect") {
+			if inspected := inspectManifest(t, tarball); !reflect.DeepEqual(inspected, m) {
+				t.Errorf("%s: permopa inspect gives the manifest %v, OPA's loader %v", name, inspected, m)
+			}
+		}
 		if !reflect.DeepEqual(m["roots"], roots) {
 			t.Errorf("%s: roots %v, want %v", name, m["roots"], roots)
 		}
