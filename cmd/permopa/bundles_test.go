@@ -26,6 +26,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/keys"
+	"github.com/open-policy-agent/opa/v1/loader"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/permopa/permopa/adapter/opaplugin"
@@ -152,8 +155,30 @@ func inspectManifest(t *testing.T, tarball string) map[string]any {
 	return info.Manifest
 }
 
+// loadedManifest reads a built bundle's manifest with OPA's bundle loader
+// in process, as `permopa inspect --format json` gives it.
+func loadedManifest(t *testing.T, tarball string) map[string]any {
+	t.Helper()
+	b, err := loader.NewFileLoader().AsBundle(tarball)
+	if err != nil {
+		t.Fatalf("loading %s: %v", tarball, err)
+	}
+	raw, err := json.Marshal(b.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // Each bundle builds with `permopa build` and carries the roots its
-// .manifest gives: disjoint, so the three load together.
+// .manifest gives: disjoint, so the three load together. Each manifest is
+// read by OPA's loader in process and, for the first bundle (every one
+// with -tags slow), by `permopa inspect` as a process too (issue 25, the
+// quick suite).
 func TestBundlesBuild(t *testing.T) {
 	t.Parallel()
 	want := map[string][]any{
@@ -161,8 +186,16 @@ func TestBundlesBuild(t *testing.T) {
 		"org-rules":  {"permopa/rules"},
 		"org-policy": {"permopa/custom/mcp__db__query"},
 	}
-	for name, roots := range want {
-		m := inspectManifest(t, repoBundle(t, name))
+	var q quickFirst
+	for _, name := range []string{"default", "org-rules", "org-policy"} {
+		roots := want[name]
+		tarball := repoBundle(t, name)
+		m := loadedManifest(t, tarball)
+		if q.take("inspect") {
+			if inspected := inspectManifest(t, tarball); !reflect.DeepEqual(inspected, m) {
+				t.Errorf("%s: permopa inspect gives the manifest %v, OPA's loader %v", name, inspected, m)
+			}
+		}
 		if !reflect.DeepEqual(m["roots"], roots) {
 			t.Errorf("%s: roots %v, want %v", name, m["roots"], roots)
 		}
@@ -396,14 +429,48 @@ func TestSignedBundle(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"ASK"`) {
 		t.Fatalf("signed default bundle: exit %d\n%s", code, out)
 	}
-	out, code = runVerified(t, rulesSigned, secret, "HS256", "data.permopa.rules.rules.deny.Bash[0].rule_content")
-	if code != 0 || !strings.Contains(out, `"curl:*"`) {
-		t.Fatalf("signed rules bundle: exit %d\n%s", code, out)
+	// The HS256 rules bundle: loaded in process by OPA's loader with the
+	// same verification, as a process too with -tags slow (the RS256 one
+	// above holds `permopa run` accepting a signed bundle; issue 25, the
+	// quick suite).
+	loaded, err := verifyBundle(rulesSigned, secret, "HS256")
+	if err != nil {
+		t.Fatalf("signed rules bundle: OPA's loader: %v", err)
+	}
+	var deny struct {
+		Rules struct {
+			Deny struct {
+				Bash []struct {
+					RuleContent string `json:"rule_content"`
+				}
+			}
+		}
+	}
+	if raw, err := json.Marshal(loaded.Data["permopa"].(map[string]any)["rules"]); err != nil || json.Unmarshal(raw, &deny) != nil ||
+		len(deny.Rules.Deny.Bash) == 0 || deny.Rules.Deny.Bash[0].RuleContent != "curl:*" {
+		t.Fatalf("signed rules bundle: OPA's loader gives the data %v", loaded.Data)
+	}
+	if slowTests {
+		out, code = runVerified(t, rulesSigned, secret, "HS256", "data.permopa.rules.rules.deny.Bash[0].rule_content")
+		if code != 0 || !strings.Contains(out, `"curl:*"`) {
+			t.Fatalf("signed rules bundle: exit %d\n%s", code, out)
+		}
 	}
 
-	refused := func(what, bundle, key, alg, want string) {
+	// Each refusal is judged in process by OPA's own loader with the
+	// verification configuration `run --verification-key KEY --signing-alg
+	// ALG` builds; the first also by `permopa run` as a process, every one
+	// with -tags slow (issue 25, the quick suite).
+	var q quickFirst
+	refused := func(what, tarball, key, alg, want string) {
 		t.Helper()
-		out, code := runVerified(t, bundle, key, alg, "data.permopa")
+		if _, err := verifyBundle(tarball, key, alg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: OPA's loader: %v, want a refusal mentioning %q", what, err, want)
+		}
+		if !q.take("refused") {
+			return
+		}
+		out, code := runVerified(t, tarball, key, alg, "data.permopa")
 		if code == 0 || !strings.Contains(out, want) {
 			t.Errorf("%s: exit %d, want a refusal mentioning %q\n%s", what, code, want, out)
 		}
@@ -422,6 +489,19 @@ func runVerified(t *testing.T, bundle, key, alg, query string) (string, int) {
 	stdout, stderr, code := runPermopa(t, t.TempDir(), query+"\n", []string{"HOME=" + t.TempDir()},
 		"run", "--bundle", "--verification-key", key, "--signing-alg", alg, bundle)
 	return stdout + stderr, code
+}
+
+// verifyBundle loads a bundle tarball as `permopa run --bundle
+// --verification-key key --signing-alg alg` does (OPA's runtime: a file
+// loader with the verification configuration of the key under OPA's
+// default key id), in process.
+func verifyBundle(tarball, key, alg string) (*bundle.Bundle, error) {
+	kc, err := keys.NewKeyConfig(key, alg, "")
+	if err != nil {
+		return nil, err
+	}
+	bvc := bundle.NewVerificationConfig(map[string]*keys.Config{"default": kc}, "default", "", nil)
+	return loader.NewFileLoader().WithBundleVerificationConfig(bvc).AsBundle(tarball)
 }
 
 // tamper rewrites one deny rule of a built bundle's data.json, keeping its

@@ -487,19 +487,31 @@ read_only if input.tool_input.target == "staging"
 }
 
 // An error is reported once: OPA's commands print their own (run, build),
-// permopa's and cobra's are printed by main.
+// permopa's and cobra's are printed by main. OPA's commands write to the
+// process's streams: processes; permopa's and cobra's errors go through
+// run (root.go), which main calls with the process's streams and whose
+// result it exits with: in process (issue 25, the quick suite).
 func TestErrorsReportedOnce(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		args []string
-		want string
+		args      []string
+		want      string
+		inProcess bool
 	}{
-		{[]string{"run", "--server", "--set", "plugins.permopa.default_polcy=off"}, `unknown field "default_polcy"`},
-		{[]string{"build", "-b", "/nonexistent/bundle"}, "no such file or directory"},
-		{[]string{"decide", "--settings", "/nonexistent/settings.yaml"}, "no such file or directory"},
-		{[]string{"nosuchcmd"}, `unknown command "nosuchcmd"`},
+		{[]string{"run", "--server", "--set", "plugins.permopa.default_polcy=off"}, `unknown field "default_polcy"`, false},
+		{[]string{"build", "-b", "/nonexistent/bundle"}, "no such file or directory", false},
+		{[]string{"decide", "--settings", "/nonexistent/settings.yaml"}, "no such file or directory", true},
+		{[]string{"nosuchcmd"}, `unknown command "nosuchcmd"`, true},
 	} {
-		stdout, stderr, code := runPermopa(t, t.TempDir(), "", nil, c.args...)
+		run := runPermopa
+		if c.inProcess {
+			run = func(t *testing.T, dir, stdin string, env []string, args ...string) (string, string, int) {
+				var out, errb bytes.Buffer
+				code := permopacmd.Run(args, strings.NewReader(stdin), &out, &errb, permopacmd.ProcEnv{Dir: dir, Environ: append(os.Environ(), env...), Executable: permopaBin})
+				return out.String(), errb.String(), code
+			}
+		}
+		stdout, stderr, code := run(t, t.TempDir(), "", nil, c.args...)
 		if code == 0 {
 			t.Errorf("%v: exit 0, want an error", c.args)
 		}

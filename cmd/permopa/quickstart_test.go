@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"net"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	permopacmd "github.com/permopa/permopa/cmd/permopa"
 )
 
 // TestServerQuickStart follows docs/usage.md's server quick start as a normal
@@ -70,7 +73,18 @@ func TestServerQuickStart(t *testing.T) {
 	// Both hook commands a host may run: `permopa hook` and the small
 	// permopa-hook client, neither told where the server is.
 	clients := map[string]string{"permopa hook": permopaBin, "permopa-hook": hookClient(t)}
+	// bin "" is `permopa hook` run in process, through the command tree
+	// main runs, in the project with env (procEnv): what that process
+	// answers, without its start (issue 25, the quick suite).
 	hookWith := func(bin string, extraEnv ...string) (decision, trace string) {
+		if bin == "" {
+			var out, errb bytes.Buffer
+			p := permopacmd.ProcEnv{Dir: project, Environ: append(append([]string(nil), env...), extraEnv...), Executable: permopaBin}
+			if code := permopacmd.Run([]string{"hook", "claude", "--trace"}, strings.NewReader(payload), &out, &errb, p); code != 0 {
+				t.Fatalf("permopa hook in process: exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			return jsonPath(t, out.String(), "hookSpecificOutput.permissionDecision"), errb.String()
+		}
 		cmd := exec.Command(bin, "hook", "claude", "--trace")
 		if bin != permopaBin {
 			cmd = exec.Command(bin, "claude", "--trace")
@@ -84,14 +98,26 @@ func TestServerQuickStart(t *testing.T) {
 		}
 		return jsonPath(t, out.String(), "hookSpecificOutput.permissionDecision"), errb.String()
 	}
-	// The wait polls with the small client (a process that starts in a few
-	// milliseconds); once it sees the change, both clients must.
-	hook := func() (decision, trace string) { return hookWith(clients["permopa-hook"]) }
-	// Once the server has seen a change, every client must get its answer:
-	// `permopa hook` is a process that loads the policy, so the quick suite
-	// asks it at the first step and after the server is killed, and both
-	// clients at every step with -tags slow (issue 25, the quick suite).
+	// The wait polls with `permopa hook` in process (no process start a
+	// poll); once it sees the change, both clients must, as processes.
+	hook := func() (decision, trace string) { return hookWith("") }
+	// Once the server has seen a change, every client must get its answer
+	// as a process (each a start and OPA's initialisation; permopa-hook's
+	// slow path here is a permopa process too): at the first step in the
+	// quick suite, at every step with -tags slow (issue 25, the quick
+	// suite). At the later steps of the quick suite, the in-process poll
+	// is the server's answer; without a server (PERMOPA_SERVER=, the
+	// server killed) permopa-hook is a process and `permopa hook` runs in
+	// process.
 	everyClient := true
+	// proc is the client that runs: `permopa hook` in process after the
+	// first step in the quick suite.
+	proc := func(bin string) string {
+		if !everyClient && bin == permopaBin {
+			return ""
+		}
+		return bin
+	}
 	waitFor := func(want, why string) {
 		t.Helper()
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
@@ -104,11 +130,11 @@ func TestServerQuickStart(t *testing.T) {
 			}
 		}
 		// The server has seen the change: every client gets its answer.
+		if !everyClient {
+			return
+		}
 		for name, bin := range clients {
-			if !everyClient && bin == permopaBin {
-				continue
-			}
-			if got, trace := hookWith(bin); got != want || !strings.Contains(trace, "trace: server") {
+			if got, trace := hookWith(proc(bin)); got != want || !strings.Contains(trace, "trace: server") {
 				t.Errorf("%s: %s answers %q, want %q from the server\n%s", why, name, got, want, trace)
 			}
 		}
@@ -117,7 +143,7 @@ func TestServerQuickStart(t *testing.T) {
 	everyClient = slowTests
 	// PERMOPA_SERVER set and empty: the user's choice to decide locally.
 	for name, bin := range clients {
-		if got, trace := hookWith(bin, "PERMOPA_SERVER="); got != "ask" || strings.Contains(trace, "trace: server") {
+		if got, trace := hookWith(proc(bin), "PERMOPA_SERVER="); got != "ask" || strings.Contains(trace, "trace: server") {
 			t.Errorf("PERMOPA_SERVER=: %s answers %q\n%s", name, got, trace)
 		}
 	}
@@ -161,7 +187,7 @@ func TestServerQuickStart(t *testing.T) {
 		}
 	}
 	for name, bin := range clients {
-		if got, trace := hookWith(bin); got != "deny" || !strings.Contains(trace, "deciding locally") {
+		if got, trace := hookWith(proc(bin)); got != "deny" || !strings.Contains(trace, "deciding locally") {
 			t.Errorf("no server: %s answers %q\n%s", name, got, trace)
 		}
 	}
