@@ -159,11 +159,11 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 	}
 	// Every run meets permopa-hook-local; with -tags slow every one also
 	// goes through permopa-hook (two processes: the client and the local
-	// hook it starts). Without, the client meets the runs with flags (one
-	// of each host, a block with exit 2 among them), the first payload (an
-	// allow) and codex's malformed input (a block on stderr): the client
-	// passes the payload, flags and answer through unchanged, whatever
-	// they are.
+	// hook it starts). Without, the client meets the first payload (an
+	// allow), codex's malformed input (a block on stderr, exit 2) and the
+	// first run with flags: the client passes the payload, flags and
+	// answer through unchanged, whatever they are (issue 25, the quick
+	// suite: the other hosts' flags meet permopa-hook-local itself).
 	// Each run (and each fault below) is a parallel subtest: the test is
 	// some thirty processes, and run one after another they made it the
 	// package's longest (issue 25, the quick suite).
@@ -172,14 +172,14 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			host := strings.Split(r.file, "/")[0]
-			viaClient := slowTests || i == 0 || r.file == "codex/malformed.txt" || len(r.args) > 0
+			viaClient := slowTests || i == 0 || r.file == "codex/malformed.txt" || len(r.args) > 0 && len(runs[i-1].args) == 0
 			compare(t, name, host, r.args, readPayload(t, r.file, cwd), env, viaClient)
 		})
 	}
 
 	// Settings that must block: each in a workspace of its own. Without
 	// -tags slow each meets one host (in turn), and the client the first
-	// two (one of each host: a block passed through).
+	// (a block passed through; codex's malformed input above is another).
 	faults := []struct{ name, settings string }{
 		{"unparsable settings", "permissions: [unclosed\n"},
 		{"unreadable deny rule", "permissions:\n  deny: [\"Bash(git push\"]\n"},
@@ -198,7 +198,7 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 				}
 				host := strings.Split(file, "/")[0]
 				payload := readPayload(t, file, cwd)
-				out, errOut, code := compare(t, f.name+" "+file, host, nil, payload, []string{"HOME=" + home}, slowTests || i < 2)
+				out, errOut, code := compare(t, f.name+" "+file, host, nil, payload, []string{"HOME=" + home}, slowTests || i == 0)
 				if !blocked(host, out, code) {
 					t.Errorf("%s, %s: permopa-hook-local did not block: exit %d stdout %q stderr %q", f.name, file, code, out, errOut)
 				}
@@ -206,9 +206,15 @@ func TestHookLocalAnswersAsPermopaHook(t *testing.T) {
 		})
 	}
 
-	// A bad command line blocks (exit 2), never exit 1.
+	// A bad command line blocks (exit 2), never exit 1: a process each,
+	// which the policy compile does not reach; the quick suite runs an
+	// unknown host and an unknown flag (the two ways its parse fails),
+	// -tags slow every row (issue 25, the quick suite).
 	payload := readPayload(t, "claude/pretooluse-bash-readonly.json", cwd)
-	for _, args := range [][]string{{}, {"cursor"}, {"claude", "--no-such-flag"}, {"claude", "codex"}, {"claude", "--settings", "x.yaml"}} {
+	for i, args := range [][]string{{"cursor"}, {"claude", "--no-such-flag"}, {}, {"claude", "codex"}, {"claude", "--settings", "x.yaml"}} {
+		if !slowTests && i > 1 {
+			continue
+		}
 		out, errOut, code := hookExec(t, local, args, env, payload)
 		if code != 2 {
 			t.Errorf("permopa-hook-local %v: exit %d stdout %q stderr %q, want 2", args, code, out, errOut)

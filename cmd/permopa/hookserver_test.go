@@ -613,15 +613,32 @@ func TestHookServerRefusesWhatIsNotTheUsers(t *testing.T) {
 			t.Parallel()
 			h := newHookServerEnv(t)
 			c.setup(t, h)
+			// The place the hooks would use, refused in process: every
+			// case. The hooks themselves (a client and the local decider
+			// it runs, the comparison's policy compile) meet the first
+			// case in the quick suite, every case with -tags slow (issue
+			// 25, the quick suite).
+			getenv := func(k string) string {
+				for _, kv := range h.fullEnv() {
+					if v, ok := strings.CutPrefix(kv, k+"="); ok {
+						return v
+					}
+				}
+				return ""
+			}
+			if dir, err := hookproto.OpenHookServerDir(hookproto.HookServerDir(getenv)); err == nil || !strings.Contains(err.Error(), c.note) {
+				if err == nil {
+					dir.Close()
+				}
+				t.Errorf("the hook server directory: %v; want refused because of %q", err, c.note)
+			}
+			if !slowTests && i > 0 {
+				return
+			}
 			want, _, wantCode := h.localAnswer("claude", readPayload(t, file, h.cwd))
 			// A second hook after the first (which tried to start a
-			// server) is refused the same way: the first case in the
-			// quick suite, every case with -tags slow (issue 25).
-			calls := 2
-			if !slowTests && i > 0 {
-				calls = 1
-			}
-			for range calls {
+			// server) is refused the same way.
+			for range 2 {
 				out, errOut, code, pid := h.hook("claude", file)
 				if pid != 0 || out != want || code != wantCode || !strings.Contains(errOut, c.note) {
 					t.Errorf("pid %d exit %d stdout %q stderr %q; want permopa-hook-local's answer (%q), decided locally because of %q", pid, code, out, errOut, want, c.note)
