@@ -31,7 +31,7 @@ func enclosingPayloads(cwd string) map[string]string {
 // lift it (docs/rules.md, "Enclosing projects").
 func TestSubdirectoryKeepsProjectDenyRules(t *testing.T) {
 	t.Parallel()
-	h := newHookServerEnv(t)
+	h := sharedHookServerEnv(t)
 	root := t.TempDir()
 	project := filepath.Join(root, "proj")
 	putFile(t, filepath.Join(project, "victim", "keep.txt"), "keep\n")

@@ -38,6 +38,9 @@ type hookServerEnv struct {
 	env                []string
 	mu                 sync.Mutex
 	notes              []string // each hook's stderr, for failures
+	// calls is the shared hook server's lock (sharedHookServerEnv), nil
+	// for a setting of the test's own.
+	calls *sync.Mutex
 }
 
 func newHookServerEnv(t testing.TB, extra ...string) *hookServerEnv {
@@ -107,7 +110,9 @@ func (h *hookServerEnv) hook(host, file string, extra ...string) (out, errOut st
 func (h *hookServerEnv) hookPayload(host, payload string, extra ...string) (out, errOut string, code, pid int) {
 	h.t.Helper()
 	args := []string{host, "--trace", "--server-timeout", "60s", "--timeout", "120s"}
+	unlock := h.lockCalls()
 	out, errOut, code = hookProcess(h.t, h.client, args, append(append([]string{}, h.env...), extra...), payload)
+	unlock()
 	h.mu.Lock()
 	h.notes = append(h.notes, errOut)
 	h.mu.Unlock()
@@ -324,7 +329,7 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 // same answer again, compared with a permopa-hook-local process of its own.
 func TestHookServerThinClient(t *testing.T) {
 	t.Parallel()
-	h := newHookServerEnv(t)
+	h := sharedHookServerEnv(t)
 	h.hook("claude", "claude/pretooluse-bash-compound-deny.json")
 	key := h.key()
 	st := h.waitServer(key)
@@ -334,6 +339,7 @@ func TestHookServerThinClient(t *testing.T) {
 		host := strings.Split(file, "/")[0]
 		payload := readPayload(t, file, h.cwd)
 		want, wantErr, wantCode := h.localAnswer(host, payload)
+		unlock := h.lockCalls()
 		before, _ := h.status(key)
 		got, gotErr, gotCode := hookProcess(t, h.client, []string{host}, h.env, payload)
 		// The thin client waits 2 s for the server: on a loaded machine a
@@ -341,6 +347,7 @@ func TestHookServerThinClient(t *testing.T) {
 		if now, ok := h.status(key); ok && now.Pid == st.Pid && now.Answered == before.Answered+1 {
 			served++
 		}
+		unlock()
 		if got != want || gotErr != wantErr || gotCode != wantCode {
 			t.Errorf("%s through the thin client: exit %d stdout %q stderr %q; permopa-hook-local: exit %d stdout %q stderr %q", file, gotCode, got, gotErr, wantCode, want, wantErr)
 		}
@@ -353,11 +360,13 @@ func TestHookServerThinClient(t *testing.T) {
 		t.Fatalf("no cwd to replace in %s", payload)
 	}
 	want, wantErr, wantCode := h.localHook("codex", payload)
+	unlock := h.lockCalls()
 	before, _ := h.status(key)
 	got, gotErr, gotCode := hookProcess(t, h.client, []string{"codex"}, h.env, payload)
 	if now, ok := h.status(key); !ok || now.Answered != before.Answered {
 		t.Errorf("a payload without an absolute cwd was answered by the server: %+v", now)
 	}
+	unlock()
 	if got != want || gotErr != wantErr || gotCode != wantCode || !blocked("codex", got, gotCode) {
 		t.Errorf("refused by the server: exit %d stdout %q stderr %q; want permopa-hook-local's block: exit %d stdout %q stderr %q", gotCode, got, gotErr, wantCode, want, wantErr)
 	}
