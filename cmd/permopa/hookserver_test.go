@@ -263,20 +263,24 @@ func waitGone(t *testing.T, pid int, within time.Duration) {
 	t.Fatalf("hook server %d still runs after %s", pid, within)
 }
 
-// The first hook starts the server and is decided locally; the next ones
-// are answered by it (its count of answered hooks, its pid in the trace),
-// and every answer equals permopa-hook-local's for the same payload
-// (stdout, stderr, exit), on every host. The socket is 0600 in a 0700 directory of this user.
+// The hook server's answers (its count of answered hooks, its pid in the
+// trace) equal permopa-hook-local's for the same payload (stdout, stderr,
+// exit), on every host. The socket is 0600 in a 0700 directory of this
+// user. The shared hook server (the first hook that starts a server:
+// TestHookServerReplacedBinary).
 func TestHookServerAnswersAsLocal(t *testing.T) {
 	t.Parallel()
-	h := newHookServerEnv(t)
-	out, errOut, code, pid := h.hook("claude", "claude/pretooluse-bash-compound-deny.json")
-	if pid != 0 || !strings.Contains(errOut, "started one; decided locally") || !blocked("claude", out, code) {
-		t.Fatalf("first hook: exit %d pid %d stdout %q stderr %q; want a local deny that starts the server", code, pid, out, errOut)
-	}
+	h := sharedHookServerEnv(t)
+	h.hook("claude", "claude/pretooluse-bash-compound-deny.json")
 	key := h.key()
 	st := h.waitServer(key)
-	files := append(fastPathSample(), "claude/pretooluse-bash-compound-deny.json", "codex/pretooluse-bash-deny.json", "gemini/beforetool-shell-deny.json")
+	// Each payload is a policy compile (localAnswer): the quick sample
+	// has allow, ask and block answers of every host; -tags slow adds a
+	// deny of each host (issue 25, the quick suite).
+	files := fastPathSample()
+	if slowTests {
+		files = append(files, "claude/pretooluse-bash-compound-deny.json", "codex/pretooluse-bash-deny.json", "gemini/beforetool-shell-deny.json")
+	}
 	served := 0
 	for _, file := range files {
 		host := strings.Split(file, "/")[0]
@@ -288,8 +292,10 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 		// Whether the server answered this hook is its count of answered
 		// hooks (a status request is not one), asked before and after:
 		// one client process per payload, not a second one with --trace.
+		unlock := h.lockCalls()
 		before, ok := h.status(key)
 		if !ok {
+			unlock()
 			t.Fatalf("%s: the hook server (pid %d) no longer answers", file, st.Pid)
 		}
 		got, gotErr, gotCode := hookProcess(t, h.client, []string{host, "--server-timeout", "30s", "--timeout", "90s"}, h.env, payload)
@@ -301,15 +307,17 @@ func TestHookServerAnswersAsLocal(t *testing.T) {
 		} else if !blocked(host, got, gotCode) {
 			t.Errorf("%s was not sent to the hook server and not blocked: exit %d stdout %q", file, gotCode, got)
 		}
+		unlock()
 		if got != want || gotErr != wantErr || gotCode != wantCode {
 			t.Errorf("%s through the hook server: exit %d stdout %q stderr %q; permopa-hook-local: exit %d stdout %q stderr %q", file, gotCode, got, gotErr, wantCode, want, wantErr)
 		}
 	}
-	after, ok := h.status(key)
-	if !ok || after.Pid != st.Pid || served < len(files)-2 || after.Answered != st.Answered+int64(served) {
-		t.Errorf("the server (pid %d) answered %d hooks, %d of the %d payloads (status %+v)", st.Pid, after.Answered-st.Answered, served, len(files), after)
+	// The shared server also answers other tests' hooks: its count is
+	// judged around each call above.
+	if after, ok := h.status(key); !ok || after.Pid != st.Pid || served < len(files)-2 {
+		t.Errorf("the server (pid %d) answered %d of the %d payloads (status %+v)", st.Pid, served, len(files), after)
 	}
-	_, _, _, pid = h.hook("codex", "codex/pretooluse-bash-deny.json")
+	_, _, _, pid := h.hook("codex", "codex/pretooluse-bash-deny.json")
 	if pid != st.Pid {
 		t.Errorf("a hook was answered by pid %d, want the server %d", pid, st.Pid)
 	}
@@ -465,7 +473,10 @@ func TestHookServerReplacedBinary(t *testing.T) {
 	t.Parallel()
 	h := newHookServerEnv(t)
 	const file = "gemini/beforetool-shell-deny.json"
-	h.hook("gemini", file)
+	// The first hook starts the server and is decided locally.
+	if out, errOut, code, pid := h.hook("gemini", file); pid != 0 || !strings.Contains(errOut, "started one; decided locally") || !blocked("gemini", out, code) {
+		t.Fatalf("first hook: exit %d pid %d stdout %q stderr %q; want a local deny that starts the server", code, pid, out, errOut)
+	}
 	old := h.waitServer(h.key())
 	// As go install does: a new file renamed over the old one.
 	tmp := h.local + ".new"
