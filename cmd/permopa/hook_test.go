@@ -1111,11 +1111,7 @@ func TestHookServerApproveToUserSettings(t *testing.T) {
 	if code != 2 || m == nil || !strings.Contains(m[1], "--destination user") {
 		t.Fatalf("exit %d, no approve command in %q", code, stderr)
 	}
-	cmd := exec.Command("sh", "-c", m[1])
-	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+filepath.Dir(permopaBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", m[1], err, out)
-	}
+	runApproveCommand(t, m[1], home, env)
 	// The server reloads on its own; wait for it (no timing asserted).
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		out, stderr, code := hookExec(t, client, []string{"codex", "--server", addr, "--server-required", "--destination", "user"}, env, payload)

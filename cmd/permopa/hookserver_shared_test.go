@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"mvdan.cc/sh/v3/shell"
 )
 
 // The shared hook server: one user's setting (hookServerEnv) whose hook
@@ -90,4 +92,20 @@ func (h *hookServerEnv) lockCalls() (unlock func()) {
 	}
 	h.calls.Lock()
 	return h.calls.Unlock
+}
+
+// runApproveCommand runs the `permopa rules add …` command an ASK printed
+// (cmd, shell words) in process (permopaAt), in dir with env: the rule it
+// writes is what the tests read back through a server. A shell running the
+// printed command as a process is TestHookAskApproveCommandRoundTrip's
+// (issue 25, the quick suite).
+func runApproveCommand(t *testing.T, cmd, dir string, env []string) {
+	t.Helper()
+	words, err := shell.Fields(cmd, func(string) string { return "" })
+	if err != nil || len(words) < 3 || words[0] != "permopa" || words[1] != "rules" {
+		t.Fatalf("%s: not a permopa rules command (%v)", cmd, err)
+	}
+	if out, errOut, code := permopaAt(t, dir, "", env, words[1:]...); code != 0 {
+		t.Fatalf("%s: exit %d\n%s%s", cmd, code, out, errOut)
+	}
 }
