@@ -1072,12 +1072,13 @@ func TestHostsDocFastPath(t *testing.T) {
 		"gemini": {"gemini/beforetool-shell-ask.json", "gemini/beforetool-mcp.json"},
 	}
 	env := []string{"HOME=" + home}
-	for _, c := range cmds {
+	for i, c := range cmds {
 		host := c[1]
 		for k, file := range files[host] {
-			// Each documented command with its host's first payload; every
-			// payload with -tags slow (issue 25, the quick suite).
-			if !slowTests && k > 0 {
+			// The first documented command with its host's first payload
+			// (the others differ from it in the host only); every command
+			// and payload with -tags slow (issue 25, the quick suite).
+			if !slowTests && (i > 0 || k > 0) {
 				continue
 			}
 			payload := readPayload(t, file, cwd)
