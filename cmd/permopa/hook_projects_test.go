@@ -107,11 +107,7 @@ func TestHookServerProjectApproveAndEdit(t *testing.T) {
 	if code != 2 || m == nil || !strings.Contains(m[1], "--destination local") {
 		t.Fatalf("exit %d, no approve command in %q", code, stderr)
 	}
-	cmd := exec.Command("sh", "-c", m[1])
-	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+filepath.Dir(permopaBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", m[1], err, out)
-	}
+	runApproveCommand(t, m[1], home, env)
 	same := func(what, payload string) (string, int) {
 		t.Helper()
 		want, wantErr, wantCode := hookExec(t, permopaBin, []string{"hook", "codex"}, env, payload)

@@ -50,6 +50,13 @@ func TestHookLogInEveryHookBinary(t *testing.T) {
 			if code != 0 || !strings.Contains(out, `"permissionDecision":"allow"`) || !strings.Contains(out, `"systemMessage":"permopa: the decision log `+bad+` is not written`) {
 				t.Errorf("unwritable log, first call: exit %d\n%s%s", code, out, errOut)
 			}
+			// Said once: the notice's record (decisionlog) is one code
+			// for every binary; the quick suite holds it in `permopa
+			// hook` (in process), -tags slow in the processes too
+			// (issue 25, the quick suite).
+			if !slowTests && b.bin != permopaBin {
+				return
+			}
 			out, errOut, code = hookExec(t, b.bin, append(b.args, "--log", bad), env, payload)
 			if code != 0 || !strings.Contains(out, `"permissionDecision":"allow"`) || strings.Contains(out, "systemMessage") {
 				t.Errorf("unwritable log, second call: said again, or not allowed: exit %d\n%s%s", code, out, errOut)

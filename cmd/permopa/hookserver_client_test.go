@@ -23,14 +23,10 @@ import (
 // slow path does; and the hook server, not the slow path, answered.
 func TestHookServerConfiguredServer(t *testing.T) {
 	t.Parallel()
+	// The shared hook server's setting has the shared workspace server's
+	// workspace and home (its token).
 	srv := sharedWorkspaceServer(t)
-	h := newHookServerEnv(t)
-	h.cwd, h.home = srv.cwd, srv.home
-	for i, kv := range h.env {
-		if strings.HasPrefix(kv, "HOME=") {
-			h.env[i] = "HOME=" + srv.home
-		}
-	}
+	h := sharedHookServerEnv(t)
 	// A server that takes calls and never answers: a decision longer than
 	// any --timeout.
 	sockDir, err := os.MkdirTemp("", "phc")
@@ -56,8 +52,10 @@ func TestHookServerConfiguredServer(t *testing.T) {
 	down := "unix://" + filepath.Join(sockDir, "none.sock")
 	logs := t.TempDir()
 
-	// The first call starts the hook server.
+	// The first call starts the hook server (unless another test's did).
+	unlock := h.lockCalls()
 	hookProcess(t, h.client, []string{"claude", "--server", srv.unix}, h.env, readPayload(t, "claude/pretooluse-bash-readonly.json", h.cwd))
+	unlock()
 	key := h.key()
 	st := h.waitServer(key)
 
@@ -104,11 +102,13 @@ func TestHookServerConfiguredServer(t *testing.T) {
 			host := strings.Split(file, "/")[0]
 			payload := readPayload(t, file, h.cwd)
 			args := append([]string{host}, c.args...)
+			unlock := h.lockCalls()
 			before, _ := h.status(key)
 			got, gotErr, gotCode := hookProcess(t, h.client, args, append(append([]string{}, h.env...), c.env...), payload)
 			if now, ok := h.status(key); ok && now.Pid == st.Pid && now.Answered == before.Answered+1 {
 				served++
 			}
+			unlock()
 			calls++
 			want, wantErr, wantCode := hookProcess(t, h.local, append([]string{"--hook-client"}, args...), append(append([]string{}, h.env...), c.env...), payload)
 			switch {

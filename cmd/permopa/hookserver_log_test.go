@@ -22,7 +22,7 @@ import (
 // answer and the call is decided all the same.
 func TestHookServerLog(t *testing.T) {
 	t.Parallel()
-	h := newHookServerEnv(t)
+	h := sharedHookServerEnv(t)
 	h.hook("claude", "claude/pretooluse-bash-compound-deny.json")
 	key := h.key()
 	h.waitServer(key)
@@ -33,10 +33,13 @@ func TestHookServerLog(t *testing.T) {
 	served := func(reset func(), args ...string) (out, errOut string, code int) {
 		t.Helper()
 		for range 3 {
+			unlock := h.lockCalls()
 			reset()
 			before, _ := h.status(key)
 			out, errOut, code = hookProcess(t, h.client, args, h.env, payload)
-			if now, ok := h.status(key); ok && now.Answered == before.Answered+1 {
+			now, ok := h.status(key)
+			unlock()
+			if ok && now.Answered == before.Answered+1 {
 				return out, errOut, code
 			}
 		}
@@ -85,7 +88,7 @@ func TestHookServerLog(t *testing.T) {
 // open its log gets the notice, and nothing is created at the path.
 func TestHookServerLogOnlyTheHooksFile(t *testing.T) {
 	t.Parallel()
-	h := newHookServerEnv(t)
+	h := sharedHookServerEnv(t)
 	h.hook("claude", "claude/pretooluse-bash-compound-deny.json")
 	key := h.key()
 	h.waitServer(key)
@@ -113,6 +116,8 @@ func TestHookServerLogOnlyTheHooksFile(t *testing.T) {
 	must(t, syscall.Pipe2(pipe[:], syscall.O_CLOEXEC))
 	defer syscall.Close(pipe[0])
 	defer syscall.Close(pipe[1])
+	// Each request is a hook call (the shared server's count).
+	defer h.lockCalls()()
 	for _, c := range []struct {
 		name   string
 		path   string
