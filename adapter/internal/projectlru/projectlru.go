@@ -44,9 +44,15 @@ type Cache[V, S any] struct {
 	// the first use).
 	Max int
 
-	mu      sync.Mutex // guards entries and lru
+	mu      sync.Mutex // guards entries, lru and removing
 	entries map[string]*list.Element
 	lru     *list.List // of *Project[V, S], most recently used first
+	// removing holds the keys whose dropped project's rules are being
+	// taken out, each with a channel closed when that is done: a project
+	// of the same key is created only after it, so that the old one's
+	// Remove cannot take out the rules the new one loaded (the owner's
+	// engine keys rules by project, not by entry).
+	removing map[string]chan struct{}
 }
 
 // Project is one project's value (V), keyed as the policy looks its rules
@@ -66,7 +72,7 @@ type Project[V, S any] struct {
 
 // New returns an empty cache of projects made, loaded and removed by l.
 func New[V, S any](l Loader[V]) *Cache[V, S] {
-	return &Cache[V, S]{loader: l, Max: Max, entries: map[string]*list.Element{}, lru: list.New()}
+	return &Cache[V, S]{loader: l, Max: Max, entries: map[string]*list.Element{}, lru: list.New(), removing: map[string]chan struct{}{}}
 }
 
 // Lock returns key's project locked, created (unloaded) when it is not
@@ -90,10 +96,20 @@ func (c *Cache[V, S]) Get(ctx context.Context, key string) *Project[V, S] { retu
 
 func (c *Cache[V, S]) get(ctx context.Context, key string) *Project[V, S] {
 	c.mu.Lock()
-	if el, ok := c.entries[key]; ok {
-		c.lru.MoveToFront(el)
+	for {
+		if el, ok := c.entries[key]; ok {
+			c.lru.MoveToFront(el)
+			c.mu.Unlock()
+			return el.Value.(*Project[V, S])
+		}
+		done, ok := c.removing[key]
+		if !ok {
+			break
+		}
+		// key's dropped project is still being taken out: wait for it.
 		c.mu.Unlock()
-		return el.Value.(*Project[V, S])
+		<-done
+		c.mu.Lock()
 	}
 	// Opened now: an owner that sees what Open found change (the
 	// enclosing projects, docs/rules.md) drops the project so that it is
@@ -101,43 +117,58 @@ func (c *Cache[V, S]) get(ctx context.Context, key string) *Project[V, S] {
 	pr := &Project[V, S]{Key: key, Value: c.loader.Open(key), loader: &c.loader}
 	c.entries[key] = c.lru.PushFront(pr)
 	var victim *Project[V, S]
+	var done chan struct{}
 	if c.lru.Len() > c.Max {
 		el := c.lru.Back()
 		victim = el.Value.(*Project[V, S])
-		c.lru.Remove(el)
-		delete(c.entries, victim.Key)
+		done = c.unlink(el)
 	}
 	c.mu.Unlock()
 	if victim != nil {
-		c.evict(ctx, victim)
+		c.evict(ctx, victim, done)
 	}
 	return pr
+}
+
+// unlink forgets el's project (c.mu held) and marks its key as being
+// removed until the returned channel is closed (evict).
+func (c *Cache[V, S]) unlink(el *list.Element) chan struct{} {
+	pr := el.Value.(*Project[V, S])
+	c.lru.Remove(el)
+	delete(c.entries, pr.Key)
+	done := make(chan struct{})
+	c.removing[pr.Key] = done
+	return done
 }
 
 // Drop forgets key's project and takes its rules out.
 func (c *Cache[V, S]) Drop(ctx context.Context, key string) {
 	c.mu.Lock()
 	el, ok := c.entries[key]
+	var done chan struct{}
 	if ok {
-		c.lru.Remove(el)
-		delete(c.entries, key)
+		done = c.unlink(el)
 	}
 	c.mu.Unlock()
 	if ok {
-		c.evict(ctx, el.Value.(*Project[V, S]))
+		c.evict(ctx, el.Value.(*Project[V, S]), done)
 	}
 }
 
 // evict takes a dropped project's rules out, under its lock: a load in
 // progress finishes first (and is then removed), a later one sees evicted
-// and starts afresh.
-func (c *Cache[V, S]) evict(ctx context.Context, pr *Project[V, S]) {
+// and starts afresh. Closing done lets a new project of the key be made.
+func (c *Cache[V, S]) evict(ctx context.Context, pr *Project[V, S], done chan struct{}) {
 	pr.mu.Lock()
-	defer pr.mu.Unlock()
 	pr.evicted = true
 	if pr.loaded {
 		c.loader.Remove(ctx, pr.Key)
 	}
+	pr.mu.Unlock()
+	c.mu.Lock()
+	delete(c.removing, pr.Key)
+	c.mu.Unlock()
+	close(done)
 }
 
 // Len is the number of projects kept.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // rules stands for the owner's engine: the keys whose rules are in it and
@@ -170,5 +171,53 @@ func TestBoundAndEviction(t *testing.T) {
 	wg.Wait()
 	if n, m := c.Len(), len(r.keys()); n > 1 || m > 1 {
 		t.Errorf("after concurrent use: %d kept, %d loaded; bound 1", n, m)
+	}
+}
+
+// A project dropped while a new one of the same key is made: the new one
+// is made only once the old one's rules are out, so the old one's Remove
+// cannot take out the rules the new one loaded (the owner's engine keys
+// rules by project). Without the wait, the next call of that project was
+// decided without its rules.
+func TestEvictionFinishesBeforeTheKeyComesBack(t *testing.T) {
+	ctx := context.Background()
+	r := newRules()
+	l := r.loader()
+	entered, release := make(chan struct{}), make(chan struct{})
+	remove := l.Remove
+	l.Remove = func(ctx context.Context, key string) {
+		if key == "/p0" {
+			close(entered)
+			<-release
+		}
+		remove(ctx, key)
+	}
+	c := New[value, int](l)
+	c.Max = 1
+	load(t, ctx, c, "/p0")
+	evicted := make(chan struct{})
+	go func() {
+		defer close(evicted)
+		pr := c.Lock(ctx, "/p1") // drops /p0, whose Remove waits
+		pr.Unlock()
+	}()
+	<-entered
+	back := make(chan struct{})
+	go func() {
+		defer close(back)
+		pr := c.Lock(ctx, "/p0")
+		pr.Load(ctx)
+		pr.Unlock()
+	}()
+	select {
+	case <-back:
+		t.Error("/p0 made and loaded again while its old rules were being taken out")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-evicted
+	<-back
+	if got := r.keys(); !slices.Equal(got, []string{"/p0"}) {
+		t.Fatalf("rules loaded after /p0 came back: %v, want [/p0]", got)
 	}
 }
