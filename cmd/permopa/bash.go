@@ -26,6 +26,7 @@ func bashCommand(p procEnv) *cobra.Command {
 			if c.Context() != nil {
 				ctx = c.Context()
 			}
+			p.coldGC() // one analysis, then the process exits (coldstart.go)
 			eng, err := f.engine(ctx, c.ErrOrStderr())
 			if err != nil {
 				return err

@@ -30,6 +30,11 @@ type engineFlags struct {
 	timeout time.Duration
 	// concurrent is how many decisions the command makes at once (0: one).
 	concurrent int
+	// decisionOnly: the command prints decisions only, never the policy's
+	// explanation (decide), so the engine is built without it
+	// (engine.WithDecisionOnly) when the policy is the embedded one alone
+	// and no decision cache is asked for.
+	decisionOnly bool
 	// cache is the decision cache's size in decisions (0: off; decide --cache).
 	cache int
 	// proc is the working directory and environment the layers are read
@@ -166,7 +171,14 @@ func (f *engineFlags) newEngine(ctx context.Context, s settings.Settings) (*engi
 	if f.mode != "" {
 		s.DefaultMode = f.mode
 	}
-	opts := []engine.Option{engine.WithSettings(s)}
+	// The embedded policy's check-only compile stages are skipped: the
+	// test suite compiles it with every check, and the decisions are the
+	// same (engine.WithCheckedPolicy, TestCheckedPolicyDecidesTheSame);
+	// policy files and bundles are always checked.
+	opts := []engine.Option{engine.WithSettings(s), engine.WithCheckedPolicy()}
+	if f.decisionOnly && f.cache == 0 && len(f.bundles) == 0 && len(f.policies) == 0 {
+		opts = append(opts, engine.WithDecisionOnly())
+	}
 	if f.timeout > 0 {
 		opts = append(opts, engine.WithTimeout(f.timeout))
 	}
@@ -190,7 +202,7 @@ func (f *engineFlags) newEngine(ctx context.Context, s settings.Settings) (*engi
 }
 
 func decideCommand(p procEnv) *cobra.Command {
-	f := engineFlags{layered: true, proc: p}
+	f := engineFlags{layered: true, proc: p, decisionOnly: true}
 	var logFile string
 	c := &cobra.Command{
 		Use:   "decide",
@@ -223,6 +235,11 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			// The collector's percent is raised until the first decisions
+			// are written out (at most the stream's 64 KiB buffer): a
+			// decide of a few lines is mostly the policy's compile.
+			restore := p.coldGC()
+			defer restore()
 			eng, err := f.engine(ctx, c.ErrOrStderr())
 			if err != nil {
 				return err
@@ -231,7 +248,8 @@ over 16 MiB is a DENY with code invalid_json without being read into memory.`,
 				eng.SetObserver(l.decision)
 				defer l.close(5 * time.Second)
 			}
-			return adapter.DecideStreamProjects(ctx, eng, f.projects(eng), c.InOrStdin(), c.OutOrStdout())
+			out := afterFirstWrite{c.OutOrStdout(), restore}
+			return adapter.DecideStreamProjects(ctx, eng, f.projects(eng), c.InOrStdin(), out)
 		},
 	}
 	f.register(c)

@@ -38,7 +38,11 @@ same as JSON, one object per line.`,
 			}
 			home, _ := lookupEnv("HOME")
 			var shared *engine.Engine
-			out := c.OutOrStdout()
+			// The collector's percent is raised until the first
+			// explanation is written (coldstart.go).
+			restore := p.coldGC()
+			defer restore()
+			out := io.Writer(afterFirstWrite{c.OutOrStdout(), restore})
 			docs := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 			if len(docs) > 1 && !json.Valid(docs[0]) && json.Valid(bytes.TrimSpace(data)) {
 				docs = [][]byte{bytes.TrimSpace(data)}

@@ -77,6 +77,9 @@ same without OPA's start-up cost.`,
 				fmt.Fprintln(stderr, "permopa hook: want one host: claude, codex or gemini; blocking")
 				return exitCode(2)
 			}
+			// One payload, one answer, then the process exits: the
+			// collector's percent stays raised (coldstart.go).
+			p.coldGC()
 			home := getenv("HOME")
 			addr, required := hookproto.ServerFromEnv(server, serverRequired, getenv)
 			if addr == "" && f.localOnly() == "" {

@@ -20,10 +20,12 @@ import (
 	"github.com/permopa/permopa/internal/hookwire"
 )
 
-// newRootCommand builds the whole command tree: every OPA command (run,
-// eval, test, build, check, fmt, ...) with permopa's built-ins and server
-// plugin registered (OPA's check also type-checks permopa's policy against
-// its schemas: check.go), plus permopa's own commands, all listed here.
+// newRootCommand builds the command tree for the command line args: every
+// OPA command (run, eval, test, build, check, fmt, ...) with permopa's
+// built-ins and server plugin registered (OPA's check also type-checks
+// permopa's policy against its schemas: check.go), plus permopa's own
+// commands, all listed here; OPA's are left out when args run one of
+// permopa's own (runsOwnCommand).
 // Nothing is added from init functions: what the binary offers is read in one
 // place, and each call builds a fresh tree, so the tests run the commands
 // in process with their own streams (main_test.go).
@@ -32,22 +34,9 @@ import (
 // write to the process's); p is the working directory and environment they
 // read (the settings layers' project and PERMOPA_* variables, HOME, the
 // hook's PERMOPA_SERVER, relative paths on the command line).
-func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra.Command {
+func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra.Command {
 	builtins.Register()
-	opaTree.Lock()
-	root := cmd.Command(&cobra.Command{
-		Use:           "permopa",
-		Short:         "permopa: ALLOW, DENY or ASK for AI-agent tool calls, on OPA",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}, "permopa")
-	opaTree.Unlock()
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	setupRun(root)
-	setupCheck(root)
-	root.AddCommand(
+	own := []*cobra.Command{
 		decideCommand(p),
 		hookCommand(p),
 		explainCommand(p),
@@ -60,10 +49,50 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer, p procEnv) *cobra
 		uninstallCommand(p),
 		doctorCommand(p),
 		trustCommand(p),
-	)
-	replaceCommand(root, versionCommand())
+		versionCommand(),
+	}
+	root := &cobra.Command{
+		Use:           "permopa",
+		Short:         "permopa: ALLOW, DENY or ASK for AI-agent tool calls, on OPA",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	if !runsOwnCommand(own, args) {
+		// OPA's commands, built only when the command line may run one
+		// (or lists them: help, completion, an unknown command): building
+		// their tree is a few ms a cold hook or decide would wait for.
+		opaTree.Lock()
+		cmd.Command(root, "permopa")
+		opaTree.Unlock()
+		setupRun(root)
+		setupCheck(root)
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	for _, c := range own {
+		// permopa's version replaces OPA's.
+		replaceCommand(root, c)
+	}
 	proofread(root)
 	return root
+}
+
+// runsOwnCommand reports whether args name one of permopa's own commands
+// first (what cobra runs, since OPA's commands and permopa's have
+// different names, version aside, which permopa's replaces): the tree
+// then needs none of OPA's. Flags before the command, help and
+// completion build the whole tree.
+func runsOwnCommand(own []*cobra.Command, args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, c := range own {
+		if c.Name() == args[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // opaTree serialises the building of OPA's command tree: OPA's parse
@@ -245,7 +274,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, p procEnv) in
 		// reads and writes the process's standard streams.
 		return hookclient.Main(args[1:])
 	}
-	root := newRootCommand(stdin, stdout, stderr, p)
+	root := newRootCommand(args, stdin, stdout, stderr, p)
 	root.SetArgs(args)
 	ran, err := root.ExecuteC()
 	if err == nil {
