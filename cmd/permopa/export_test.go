@@ -15,7 +15,7 @@ type ProcEnv = procEnv
 // process's stderr and returns them, so the tests judge a failing check in
 // process by this error (check_test.go).
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, p procEnv) error {
-	root := newRootCommand(stdin, stdout, stderr, p)
+	root := newRootCommand(args, stdin, stdout, stderr, p)
 	root.SetArgs(args)
 	_, err := root.ExecuteC()
 	return err
