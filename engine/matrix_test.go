@@ -20,6 +20,13 @@ type matrixCase struct {
 	raw        map[string]any
 }
 
+// matrixKind is a case's kind for quickFirst: its tool and the step of
+// the matrix that decides it.
+func matrixKind(c matrixCase) string {
+	tool, _ := c.raw["tool_name"].(string)
+	return tool + "/" + c.ExpectStep
+}
+
 func loadMatrix(t testing.TB) []matrixCase {
 	t.Helper()
 	f, err := os.Open("testdata/matrix-cases.jsonl")
