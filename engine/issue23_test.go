@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,7 +93,7 @@ func TestCodeRunningFilesIssue23(t *testing.T) {
 		{"pkg/AGENTS.md", "instructions the agent follows", false}, {".cursorrules", "instructions the agent follows", false},
 		{".github/copilot-instructions.md", "instructions the agent follows", false},
 	}
-	for _, f := range files {
+	for k, f := range files {
 		calls := []struct {
 			tool  string
 			input map[string]any
@@ -102,7 +104,12 @@ func TestCodeRunningFilesIssue23(t *testing.T) {
 			{"Bash", map[string]any{"command": "echo x >> ./" + f.path}},
 			{"Bash", map[string]any{"command": "cp /tmp/x " + f.path}},
 		}
-		for _, c := range calls {
+		for j, c := range calls {
+			// Every file quick, each by two of the five calls (every
+			// call for some files); every call with -tags slow (.ci/run).
+			if !slowTests && (k+j)%len(calls) >= 2 {
+				continue
+			}
 			for _, mode := range []string{"default", "acceptEdits"} {
 				d := s.decide(c.tool, c.input, mode)
 				if d.Behavior != permission.Ask || d.Step != permission.StepToolCheck || !d.BypassImmune ||
@@ -224,8 +231,14 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 		"src/a.go":            "",
 		"sshlink/../a/b":      "",
 	}
-	for p, want := range reads {
-		for _, mode := range allModes {
+	// Every spelling quick, each in two modes (inQuickModes); every
+	// mode with -tags slow (.ci/run).
+	for k, p := range slices.Sorted(maps.Keys(reads)) {
+		want := reads[p]
+		for m, mode := range allModes {
+			if !inQuickModes(k, m) {
+				continue
+			}
 			r := decideTool(eng, "Read", map[string]any{"file_path": p}, proj, mode)
 			b := decideBash(eng, "cat "+p, proj, mode)
 			if ruleOf(r) != want || ruleOf(b) != want {
@@ -256,8 +269,11 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 		"cd -P /proc/self/cwd/../.. && cat .ssh/id_rsa", "cd src && cat /proc/self/cwd/../../../.ssh/id_rsa",
 		"cat /proc/$PPID/cwd/.ssh/id_rsa", "cat /proc/1/cwd/../x/.ssh/id_rsa", "cat /dev/fd/3/id_rsa",
 	}
-	for _, cmd := range trees {
-		for _, mode := range allModes {
+	for k, cmd := range trees {
+		for m, mode := range allModes {
+			if !inQuickModes(k, m) {
+				continue
+			}
 			if d := decideBash(eng, cmd, proj, mode); ruleOf(d) != readDeny {
 				t.Errorf("%s: %q: %s/%s (%s), want denied by %s", mode, cmd, d.Behavior, d.Step, d.Message, readDeny)
 			}
@@ -282,8 +298,11 @@ func TestOneResolutionForEveryTool(t *testing.T) {
 		"echo x > /proc/self/cwd/" + up + "etc/x", "cp src/a.go /proc/thread-self/root/etc/x",
 		"tee /proc/self/task/$BASHPID/root/etc/x < src/a.go",
 	}
-	for _, cmd := range writes {
-		for _, mode := range allModes {
+	for k, cmd := range writes {
+		for m, mode := range allModes {
+			if !inQuickModes(k, m) {
+				continue
+			}
 			if d := decideBash(eng, cmd, proj, mode); ruleOf(d) != writeDeny {
 				t.Errorf("%s: %q: %s/%s (%s), want denied by %s", mode, cmd, d.Behavior, d.Step, d.Message, writeDeny)
 			}
