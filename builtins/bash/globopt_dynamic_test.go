@@ -138,8 +138,8 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 	}
 	opts := realWorldOpts(root)
 	var runs []hostileCase
-	var of []int // the case of each run
-	quick := quickFirst{}
+	var of []int              // the case of each run
+	quick := tracedSlowOnly() // TestHostileRunAllKeepsCommandsApart proves the runner quick
 	for i, c := range cases {
 		cmd := fmt.Sprintf("cd c%d && %s", i, c.cmd)
 		a := analyze(cmd, opts)
@@ -149,9 +149,8 @@ func TestGlobOptionsAgainstHostileNames(t *testing.T) {
 		if !a.ReadOnly && !c.bites {
 			continue
 		}
-		// Every case is analysed; without -tags slow the first that
-		// bites and the first read-only one are traced; .ci/run traces
-		// them all (quickFirst, docs/development.md), dynamicBatch to a
+		// Every case is analysed; .ci/run (-tags slow) traces every one
+		// (tracedSlowOnly, docs/development.md), dynamicBatch to a
 		// strace run (hostileRunAll).
 		if !quick.take(biteKind(c.bites)) {
 			continue

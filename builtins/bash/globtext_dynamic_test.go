@@ -154,8 +154,8 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 	}
 	opts := realWorldOpts(root)
 	var runs []hostileCase
-	var of []int // the case of each run
-	quick := quickFirst{}
+	var of []int              // the case of each run
+	quick := tracedSlowOnly() // TestHostileRunAllKeepsCommandsApart proves the runner quick
 	for i, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
@@ -164,10 +164,8 @@ func TestFindGlobsAndXargsTextAgainstHostileNames(t *testing.T) {
 		if !a.ReadOnly && !c.bites {
 			continue
 		}
-		// Every case is analysed; without -tags slow the first of each
-		// kind runs (one that bites, one refused, one with unknown
-		// options, one plain read-only); .ci/run runs them all
-		// (quickFirst, docs/development.md).
+		// Every case is analysed; .ci/run (-tags slow) traces every one
+		// (tracedSlowOnly, docs/development.md).
 		kind := biteKind(c.bites)
 		if c.refused {
 			kind = "refused"

@@ -137,10 +137,12 @@ func TestPositionalEmptyReadsADefault(t *testing.T) {
 	}
 }
 
-// TestPositionalEmptyAgainstBashQuick traces one command the option makes
-// read-only with the real bash as the hosts run it (bash -c COMMAND, no
-// words after it): it only reads. The whole table is traced by
-// TestPositionalEmptyAgainstBash (slow).
+// TestPositionalEmptyAgainstBashQuick judges, in the fixture the slow
+// table is traced in, one command the option makes read-only and one that
+// bites; with -tags slow they are also traced with the real bash as the
+// hosts run it (bash -c COMMAND, no words after it). The whole table is
+// traced by TestPositionalEmptyAgainstBash (slow);
+// TestHostileRunAllKeepsCommandsApart proves the runner quick.
 func TestPositionalEmptyAgainstBashQuick(t *testing.T) {
 	t.Parallel()
 	tracePositionalEmpty(t, []positionalEmptyCase{{cmd: "find $1 -type f -name '*.txt' | wc -l", ro: true}, {cmd: "set -- -delete; find . $1", bites: true}})
@@ -182,7 +184,9 @@ func tracePositionalEmpty(t *testing.T, cases []positionalEmptyCase) {
 		if a.ReadOnly != c.ro {
 			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
 		}
-		if a.ReadOnly || c.bites {
+		// Traced with -tags slow only (tracedSlowOnly's rule,
+		// docs/development.md).
+		if (a.ReadOnly || c.bites) && slowTests {
 			runs = append(runs, hostileCase{c.cmd, a})
 			bites = append(bites, c.bites)
 		}

@@ -14,6 +14,9 @@ func (q quickFirst) take(kind string) bool {
 	if slowTests {
 		return true
 	}
+	if q[slowOnlyKind] {
+		return false
+	}
 	if q[kind] {
 		return false
 	}
@@ -27,4 +30,19 @@ func biteKind(bites bool) string {
 		return "bites"
 	}
 	return "clean"
+}
+
+// slowOnlyKind marks a quickFirst that takes no row without -tags slow.
+const slowOnlyKind = "\x00slow only"
+
+// tracedSlowOnly picks the rows a hostile-name table traces: every row with
+// -tags slow, none without. The table still judges every row in process in
+// the quick suite; the traced-run mechanism it relies on (hostileRunAll, the
+// strace runner catching the planted script run, the secret opened and
+// printed, each on its own command of a batch) is proven quick once, by
+// TestHostileRunAllKeepsCommandsApart, beside TestDynamicBatchKeepsCommandsApart
+// (a write, a delete, a late write, a deadline) and TestDynamicReadOnly
+// (docs/development.md, "The quick suite").
+func tracedSlowOnly() quickFirst {
+	return quickFirst{slowOnlyKind: true}
 }

@@ -259,15 +259,14 @@ func TestSubstValuesAgainstHostileNames(t *testing.T) {
 	opts := realWorldOpts(root)
 	var runs []hostileCase
 	var bites []bool
-	quick := quickFirst{}
+	quick := tracedSlowOnly() // TestHostileRunAllKeepsCommandsApart proves the runner quick
 	for _, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
 			t.Errorf("%q: read-only = %v, want %v (%s)", c.cmd, a.ReadOnly, c.ro, strings.Join(a.NotReadOnly, "; "))
 		}
-		// Every case is analysed; without -tags slow the first that
-		// bites and the first read-only one are traced; .ci/run traces
-		// them all (quickFirst, docs/development.md).
+		// Every case is analysed; .ci/run (-tags slow) traces every one
+		// (tracedSlowOnly, docs/development.md).
 		if !a.ReadOnly && !c.bites || !quick.take(biteKind(c.bites)) {
 			continue
 		}

@@ -34,7 +34,7 @@ func TestVocabularyRecall4Traced(t *testing.T) {
 		"/usr/bin/find . -name '*.go'", "/bin/ls -la", "/usr/bin/env ls", "/usr/bin/wc -l notes.txt",
 	}
 	var runs []hostileCase
-	quick := quickFirst{}
+	quick := tracedSlowOnly() // TestHostileRunAllKeepsCommandsApart proves the runner quick
 	for _, c := range cmds {
 		a := analyze(c, opts)
 		if !a.ReadOnly {
@@ -44,9 +44,8 @@ func TestVocabularyRecall4Traced(t *testing.T) {
 			t.Errorf("%q: not read-only: %s", c, strings.Join(a.NotReadOnly, "; "))
 			continue
 		}
-		// Every form is analysed; without -tags slow the first is
-		// traced; .ci/run traces them all (quickFirst,
-		// docs/development.md).
+		// Every form is analysed; .ci/run (-tags slow) traces them all
+		// (tracedSlowOnly, docs/development.md).
 		if quick.take("clean") {
 			runs = append(runs, hostileCase{c, a})
 		}
@@ -61,8 +60,9 @@ func TestVocabularyRecall4Traced(t *testing.T) {
 // TestVocabularyRecallVTraced (issue 26): clear, rgrep and who --ips run
 // under strace in the dynamic check's fixture and write nothing, run
 // nothing but the system's programs and open no credential; rgrep over the
-// home names the credential tree it reads (the policy's to refuse). One
-// case runs in the quick suite, all with -tags slow (issue 25).
+// home names the credential tree it reads (the policy's to refuse). Every
+// case is judged in the quick suite and traced with -tags slow (issue 25;
+// TestHostileRunAllKeepsCommandsApart proves the runner quick).
 func TestVocabularyRecallVTraced(t *testing.T) {
 	t.Parallel()
 	d, why := newDynamicTracer()
@@ -77,11 +77,8 @@ func TestVocabularyRecallVTraced(t *testing.T) {
 	os.Chmod(root, 0o755)
 	copyFixture(t, d, root)
 	opts := realWorldOpts(root)
-	cmds := []string{"clear"}
-	if slowTests {
-		cmds = append(cmds, "clear -x", "clear -T xterm", "echo `clear`", "rgrep TODO", "rgrep -l TODO . | wc -l",
-			"rgrep -n x notes.txt", "who am i --ips", "who --ips")
-	}
+	cmds := []string{"clear", "clear -x", "clear -T xterm", "echo `clear`", "rgrep TODO", "rgrep -l TODO . | wc -l",
+		"rgrep -n x notes.txt", "who am i --ips", "who --ips"}
 	var runs []hostileCase
 	for _, c := range cmds {
 		a := analyze(c, opts)
@@ -89,7 +86,9 @@ func TestVocabularyRecallVTraced(t *testing.T) {
 			t.Errorf("%q: not read-only: %s", c, strings.Join(a.NotReadOnly, "; "))
 			continue
 		}
-		runs = append(runs, hostileCase{c, a})
+		if slowTests {
+			runs = append(runs, hostileCase{c, a})
+		}
 	}
 	for k, found := range hostileRunAll(t, d, root, runs, filepath.Join(root, "no-script"), filepath.Join(root, "home/.ssh/id_rsa")) {
 		if len(found) > 0 {

@@ -95,7 +95,7 @@ func TestXargsThroughLineFilters(t *testing.T) {
 	}
 	var runs []hostileCase
 	var of []int
-	quick := quickFirst{}
+	quick := tracedSlowOnly() // TestHostileRunAllKeepsCommandsApart proves the runner quick
 	for i, c := range cases {
 		a := analyze(c.cmd, opts)
 		if a.ReadOnly != c.ro {
@@ -106,9 +106,8 @@ func TestXargsThroughLineFilters(t *testing.T) {
 				t.Errorf("%q: the %s leaf under xargs is judged read-only", c.cmd, lf.Program)
 			}
 		}
-		// Every case is analysed; without -tags slow the first
-		// read-only one is traced; .ci/run traces them all (quickFirst,
-		// docs/development.md).
+		// Every case is analysed; .ci/run (-tags slow) traces every one
+		// (tracedSlowOnly, docs/development.md).
 		if a.ReadOnly && quick.take("clean") {
 			runs = append(runs, hostileCase{c.cmd, a})
 			of = append(of, i)
