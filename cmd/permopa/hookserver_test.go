@@ -399,6 +399,11 @@ func TestHookServerSeesChanges(t *testing.T) {
 		{"project settings", filepath.Join(h.cwd, ".permopa", "settings.local.yaml")},
 		{"user settings", filepath.Join(h.home, ".config", "permopa", "settings.yaml")},
 	} {
+		// The quick suite: the project's file (one layer read at each call);
+		// -tags slow: the user's too (issue 25).
+		if !slowTests && c.name != "project settings" {
+			continue
+		}
 		if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -411,6 +416,32 @@ func TestHookServerSeesChanges(t *testing.T) {
 		}
 		os.Remove(c.path)
 	}
+	envDeny := "PERMOPA_DENY=Bash(" + cmd + ")"
+	// A request whose environment is not the server's is refused.
+	dir, err := hookproto.OpenHookServerDir(h.dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	_, err = hookproto.AskHookServer(context.Background(), dir, h.key(), hookproto.ServeRequest{Op: "hook", Env: hookproto.DecisionEnv(h.fullEnv(envDeny)), Host: "claude", Payload: []byte(readPayload(t, file, h.cwd))}, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "environment differs") {
+		t.Errorf("a request with another environment: %v, want refused", err)
+	}
+	// The user's settings (above), the trust and the second server of
+	// another environment run with -tags slow (issue 25): they start
+	// permopa processes (trust, a second server) to prove what the
+	// project's file and the refusal above prove in the quick suite.
+	if slowTests {
+		hookServerSeesTrustAndEnvironment(t, h, st, file, cmd, envDeny)
+	}
+}
+
+// hookServerSeesTrustAndEnvironment is TestHookServerSeesChanges's slow
+// part: trust read at each call, and a server per PERMOPA_* environment.
+func hookServerSeesTrustAndEnvironment(t *testing.T, h *hookServerEnv, st hookproto.ServeAnswer, file, cmd, envDeny string) {
+	t.Helper()
+	var out, errOut string
+	var code, pid int
 	// Trust: the project's allow rule counts while the user trusts it
 	// (hookWorkspace's project is trusted).
 	npm := strings.Replace(readPayload(t, file, h.cwd), `"command": "`+cmd+`"`, `"command": "npm run test -- --watch=false"`, 1)
@@ -429,7 +460,6 @@ func TestHookServerSeesChanges(t *testing.T) {
 		}
 	}
 	// The environment: a deny rule in PERMOPA_DENY.
-	envDeny := "PERMOPA_DENY=Bash(" + cmd + ")"
 	out, errOut, code, pid = h.hook("claude", file, envDeny)
 	if pid == st.Pid || !blocked("claude", out, code) {
 		t.Errorf("with %s: pid %d exit %d stdout %q stderr %q; want a deny not answered by server %d", envDeny, pid, code, out, errOut, st.Pid)
@@ -443,16 +473,6 @@ func TestHookServerSeesChanges(t *testing.T) {
 	}
 	if out, _, code, pid = h.hook("claude", file); pid != st.Pid || blocked("claude", out, code) {
 		t.Errorf("without %s: pid %d exit %d stdout %q: want server %d's answer, not blocked", envDeny, pid, code, out, st.Pid)
-	}
-	// A request whose environment is not the server's is refused.
-	dir, err := hookproto.OpenHookServerDir(h.dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	_, err = hookproto.AskHookServer(context.Background(), dir, h.key(), hookproto.ServeRequest{Op: "hook", Env: hookproto.DecisionEnv(h.fullEnv(envDeny)), Host: "claude", Payload: []byte(readPayload(t, file, h.cwd))}, 5*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "environment differs") {
-		t.Errorf("a request with another environment: %v, want refused", err)
 	}
 }
 
