@@ -98,6 +98,7 @@ func TestHookServerProjectOutsideRoots(t *testing.T) {
 // local hook. Editing the project's file again changes the next answer.
 func TestHookServerProjectApproveAndEdit(t *testing.T) {
 	t.Parallel()
+	slowOnlyProvenBy(t, "TestServerConfirmToProject (an approval to the project's settings.local.yaml, read by the server) and TestHookServerSeesChanges (an edit read at the next call)")
 	cwd, home, addr := projectWorkspace(t)
 	client := hookClient(t)
 	env := []string{"HOME=" + home}
@@ -133,6 +134,7 @@ func TestHookServerProjectApproveAndEdit(t *testing.T) {
 // server does not).
 func TestHookServerProjectManagedLocks(t *testing.T) {
 	t.Parallel()
+	slowOnlyProvenBy(t, "TestHookHonoursManagedSettings (the locks) and TestHookServerProjectRulesSameAsLocal (a projects server answers as the local hook)")
 	skipUnlessRootOwnsTempDirs(t)
 	dir := t.TempDir()
 	project := filepath.Join(dir, "proj")
@@ -159,6 +161,7 @@ func TestHookServerProjectManagedLocks(t *testing.T) {
 // the local hook blocks; another project keeps its own rules.
 func TestHookServerProjectUnreadableDenyRuleBlocks(t *testing.T) {
 	t.Parallel()
+	slowOnlyProvenBy(t, "TestHookInvalidDenyRuleBlocks (an unreadable deny rule blocks) and TestHookServerProjectRulesSameAsLocal (a projects server answers as the local hook)")
 	cwd, home, addr := projectWorkspace(t)
 	other := filepath.Join(filepath.Dir(cwd), "other")
 	writeFile(t, filepath.Join(other, ".permopa", "settings.yaml"), "permissions:\n  allow: [\"Bash(ls:*)\"]\n")

@@ -1096,6 +1096,7 @@ func TestHostsDocFastPath(t *testing.T) {
 // user settings the server reads, and the retried call is let through.
 func TestHookServerApproveToUserSettings(t *testing.T) {
 	t.Parallel()
+	slowOnlyProvenBy(t, "TestHookAskApproveCommandRoundTrip (the approve command approves), adapter/opaplugin's TestSettingsWatch (a watching server reloads) and TestServerConfirmToProject")
 	cwd, home := hookWorkspace(t)
 	// A user's ~/.config exists; the settings directory in it need not.
 	if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {

@@ -399,6 +399,11 @@ func TestHookServerSeesChanges(t *testing.T) {
 		{"project settings", filepath.Join(h.cwd, ".permopa", "settings.local.yaml")},
 		{"user settings", filepath.Join(h.home, ".config", "permopa", "settings.yaml")},
 	} {
+		// The quick suite: the project's file (one layer read at each call);
+		// -tags slow: the user's too (issue 25).
+		if !slowTests && c.name != "project settings" {
+			continue
+		}
 		if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -411,6 +416,32 @@ func TestHookServerSeesChanges(t *testing.T) {
 		}
 		os.Remove(c.path)
 	}
+	envDeny := "PERMOPA_DENY=Bash(" + cmd + ")"
+	// A request whose environment is not the server's is refused.
+	dir, err := hookproto.OpenHookServerDir(h.dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	_, err = hookproto.AskHookServer(context.Background(), dir, h.key(), hookproto.ServeRequest{Op: "hook", Env: hookproto.DecisionEnv(h.fullEnv(envDeny)), Host: "claude", Payload: []byte(readPayload(t, file, h.cwd))}, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "environment differs") {
+		t.Errorf("a request with another environment: %v, want refused", err)
+	}
+	// The user's settings (above), the trust and the second server of
+	// another environment run with -tags slow (issue 25): they start
+	// permopa processes (trust, a second server) to prove what the
+	// project's file and the refusal above prove in the quick suite.
+	if slowTests {
+		hookServerSeesTrustAndEnvironment(t, h, st, file, cmd, envDeny)
+	}
+}
+
+// hookServerSeesTrustAndEnvironment is TestHookServerSeesChanges's slow
+// part: trust read at each call, and a server per PERMOPA_* environment.
+func hookServerSeesTrustAndEnvironment(t *testing.T, h *hookServerEnv, st hookproto.ServeAnswer, file, cmd, envDeny string) {
+	t.Helper()
+	var out, errOut string
+	var code, pid int
 	// Trust: the project's allow rule counts while the user trusts it
 	// (hookWorkspace's project is trusted).
 	npm := strings.Replace(readPayload(t, file, h.cwd), `"command": "`+cmd+`"`, `"command": "npm run test -- --watch=false"`, 1)
@@ -429,7 +460,6 @@ func TestHookServerSeesChanges(t *testing.T) {
 		}
 	}
 	// The environment: a deny rule in PERMOPA_DENY.
-	envDeny := "PERMOPA_DENY=Bash(" + cmd + ")"
 	out, errOut, code, pid = h.hook("claude", file, envDeny)
 	if pid == st.Pid || !blocked("claude", out, code) {
 		t.Errorf("with %s: pid %d exit %d stdout %q stderr %q; want a deny not answered by server %d", envDeny, pid, code, out, errOut, st.Pid)
@@ -443,16 +473,6 @@ func TestHookServerSeesChanges(t *testing.T) {
 	}
 	if out, _, code, pid = h.hook("claude", file); pid != st.Pid || blocked("claude", out, code) {
 		t.Errorf("without %s: pid %d exit %d stdout %q: want server %d's answer, not blocked", envDeny, pid, code, out, st.Pid)
-	}
-	// A request whose environment is not the server's is refused.
-	dir, err := hookproto.OpenHookServerDir(h.dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	_, err = hookproto.AskHookServer(context.Background(), dir, h.key(), hookproto.ServeRequest{Op: "hook", Env: hookproto.DecisionEnv(h.fullEnv(envDeny)), Host: "claude", Payload: []byte(readPayload(t, file, h.cwd))}, 5*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "environment differs") {
-		t.Errorf("a request with another environment: %v, want refused", err)
 	}
 }
 
@@ -504,6 +524,38 @@ func TestHookServerKilledAndIdle(t *testing.T) {
 	t.Parallel()
 	h := newHookServerEnv(t)
 	const file = "codex/pretooluse-bash-deny.json"
+	// The killed server runs with -tags slow (issue 25): two servers more,
+	// for what TestHookServerReplacedBinary proves quick (a hook that finds
+	// no server to answer decides locally and starts one, which answers the
+	// hooks after); the idle exit below is this test's own.
+	if slowTests {
+		hookServerKilled(t, h, file)
+	}
+	// Idle: a server started with an idle time of 1 s. Its start and its
+	// exit are waited for in its log and /proc, never by asking it (a
+	// request is a call, which restarts its idle time), so that no delay of
+	// a loaded machine races its watchdog. Before, the server answering
+	// before it had a 3 s idle time, which a slow hook start could outlast.
+	const idle = "PERMOPA_HOOK_SERVER_IDLE=1s"
+	if out, errOut, code, pid := h.hook("codex", file, idle); pid != 0 || !blocked("codex", out, code) || !strings.Contains(errOut, "started one") {
+		t.Fatalf("with %s: pid %d exit %d stdout %q stderr %q; want a local block that starts a server", idle, pid, code, out, errOut)
+	}
+	log := h.waitLog(h.key(), "exiting: ", 60*time.Second)
+	m := regexp.MustCompile(`--serve\[(\d+)\]: serving `).FindStringSubmatch(log)
+	if m == nil || !strings.Contains(log, "(idle exit after 1s)") || !strings.Contains(log, "exiting: idle for 1s") {
+		t.Fatalf("log: %s; want a server that served, then an idle exit after 1s", log)
+	}
+	third, _ := strconv.Atoi(m[1])
+	waitGone(t, third, 30*time.Second)
+	if _, err := os.Lstat(filepath.Join(h.dir(), hookproto.SocketName(h.key()))); err == nil {
+		t.Errorf("the idle server left its socket")
+	}
+}
+
+// hookServerKilled is TestHookServerKilledAndIdle's slow part: a server
+// killed mid-session, then the next, before the idle one starts.
+func hookServerKilled(t *testing.T, h *hookServerEnv, file string) {
+	t.Helper()
 	h.hook("codex", file)
 	first := h.waitServer(h.key())
 	if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
@@ -518,29 +570,10 @@ func TestHookServerKilledAndIdle(t *testing.T) {
 	if out, _, code, pid = h.hook("codex", file); pid != second.Pid || !blocked("codex", out, code) {
 		t.Errorf("answered by pid %d (exit %d), want a block by the new server %d", pid, code, second.Pid)
 	}
-	// Idle: a server started with an idle time of 1 s. Its start and its
-	// exit are waited for in its log and /proc, never by asking it (a
-	// request is a call, which restarts its idle time), so that no delay of
-	// a loaded machine races its watchdog. Before, the server answering
-	// above had a 3 s idle time, which a slow hook start could outlast.
 	if err := syscall.Kill(second.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, second.Pid, 30*time.Second)
-	const idle = "PERMOPA_HOOK_SERVER_IDLE=1s"
-	if out, errOut, code, pid = h.hook("codex", file, idle); pid != 0 || !blocked("codex", out, code) || !strings.Contains(errOut, "started one") {
-		t.Fatalf("with %s: pid %d exit %d stdout %q stderr %q; want a local block that starts a server", idle, pid, code, out, errOut)
-	}
-	log := h.waitLog(h.key(), "exiting: ", 60*time.Second)
-	m := regexp.MustCompile(`--serve\[(\d+)\]: serving `).FindStringSubmatch(log)
-	if m == nil || !strings.Contains(log, "(idle exit after 1s)") || !strings.Contains(log, "exiting: idle for 1s") {
-		t.Fatalf("log: %s; want a server that served, then an idle exit after 1s", log)
-	}
-	third, _ := strconv.Atoi(m[1])
-	waitGone(t, third, 30*time.Second)
-	if _, err := os.Lstat(filepath.Join(h.dir(), hookproto.SocketName(h.key()))); err == nil {
-		t.Errorf("the idle server left its socket")
-	}
 }
 
 // Hooks that start at once, with no server, start one between them (the
