@@ -120,3 +120,40 @@ func TestColdGCOnlyInItsOwnProcess(t *testing.T) {
 		t.Fatalf("second write: GC percent %d (want 50, left alone), output %q", got, b.String())
 	}
 }
+
+// TestHelpProofreadWhenPrinted: proofread runs only when a help or usage
+// text is printed (proofreadOnHelp), and every way of printing one (--help,
+// the help command, a usage text, completion's descriptions) prints the
+// proofread text; TestHelpProofread (-tags slow) reads every command's.
+func TestHelpProofreadWhenPrinted(t *testing.T) {
+	p := procEnv{Environ: os.Environ()}
+	for _, args := range [][]string{{"build", "--help"}, {"help", "build"}, {"-h"}} {
+		var out bytes.Buffer
+		root := newRootCommand(args, nil, &out, &out, p)
+		if c, _, _ := root.Find([]string{"build"}); c.Short != "Build an permopa bundle" {
+			t.Errorf("%q: build's help proofread before it is printed: %q", args, c.Short)
+		}
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if !strings.Contains(out.String(), "a permopa bundle") || strings.Contains(out.String(), "an permopa") {
+			t.Errorf("%q prints help not proofread:\n%s", args, out.String())
+		}
+	}
+	var out bytes.Buffer
+	root := newRootCommand(nil, nil, &out, &out, p)
+	if usage := root.UsageString(); !strings.Contains(usage, "Build a permopa bundle") || strings.Contains(usage, "an permopa") {
+		t.Errorf("usage not proofread:\n%s", usage)
+	}
+	out.Reset()
+	args := []string{"__complete", "bu"}
+	root = newRootCommand(args, nil, &out, &out, p)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Build a permopa bundle") {
+		t.Errorf("completion's descriptions not proofread:\n%s", out.String())
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +22,31 @@ var helpFixes = strings.NewReplacer(
 	"prints the permopa capabilities, prior to and including the version of permopa used.",
 	"prints the capabilities of the OPA permopa embeds (OPA's built-ins and permopa's), or\nthose of an OPA release (--version).",
 )
+
+// proofreadOnHelp makes root's help and usage (and every command's, which
+// inherit them) proofread the whole tree once, the first time one of them
+// is printed: rewriting every help text of OPA's tree costs a command line
+// that prints none (a hook, decide) some ms of CPU. Shell completion's
+// descriptions (cobra's __complete commands) read the same texts without
+// printing help, so for them the tree is proofread at once.
+func proofreadOnHelp(root *cobra.Command, args []string) {
+	if len(args) > 0 && strings.HasPrefix(args[0], "__complete") {
+		proofread(root)
+		return
+	}
+	var once sync.Once
+	fix := func() { once.Do(func() { proofread(root) }) }
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, a []string) {
+		fix()
+		help(c, a)
+	})
+	usage := root.UsageFunc()
+	root.SetUsageFunc(func(c *cobra.Command) error {
+		fix()
+		return usage(c)
+	})
+}
 
 // proofread applies helpFixes to every command's help and every flag's
 // usage, OPA's commands and permopa's alike.

@@ -74,7 +74,7 @@ func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, p 
 		// permopa's version replaces OPA's.
 		replaceCommand(root, c)
 	}
-	proofread(root)
+	proofreadOnHelp(root, args)
 	return root
 }
 
