@@ -3,6 +3,7 @@ package builtins
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
@@ -20,8 +21,10 @@ const bashOptsDoc = "options: `cwd` (string), `home` (string), `working_director
 	"command cap, 0 the default); unknown keys are ignored"
 
 var (
-	analysisType    = reflect.TypeFor[bash.Analysis]()
-	analysisEncoder = encoderFor(analysisType)
+	analysisType = reflect.TypeFor[bash.Analysis]()
+	// analysisEncoder is built on first use, not at package
+	// initialisation; TestLazyTablesCompile forces it.
+	analysisEncoder = sync.OnceValue(func() encoder { return encoderFor(analysisType) })
 )
 
 // BashAnalyze is permopa.bash.analyze.
@@ -90,7 +93,7 @@ func analysisTerm(a *bash.Analysis) *ast.Term {
 	if v, ok := analyses.Get(a); ok {
 		return ast.NewTerm(v)
 	}
-	t := analysisEncoder(reflect.ValueOf(a).Elem())
+	t := analysisEncoder()(reflect.ValueOf(a).Elem())
 	analyses.Put(a, t.Value)
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -88,7 +89,7 @@ func WriteInsightsHTML(w io.Writer, in *Insights, n int) error {
 	}
 	p.Suggestions = sugg
 	p.Broad = top(in.BroadAllows, n)
-	return htmlReport.Execute(w, p)
+	return htmlReport().Execute(w, p)
 }
 
 // printableInsights is a copy of in whose strings are Printable: HTML
@@ -216,7 +217,11 @@ func timelineChart(in *Insights) htmlChart {
 	return c
 }
 
-var htmlReport = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// htmlReport is parsed on first use, not at package initialisation: every
+// process that links replay (each permopa start) would pay for it otherwise.
+// TestHTMLReportTemplateParses forces it in the quick suite.
+var htmlReport = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8"/>
@@ -289,3 +294,4 @@ svg text { font: 11px ui-monospace, monospace; fill: #333; }
 </body>
 </html>
 `))
+})

@@ -774,7 +774,7 @@ func ruleKey(d *permission.Decision) string {
 	return d.Step + ": " + d.Reason
 }
 
-var onlyWildcards = regexp.MustCompile(`^[\s*:/~.]*$`)
+var onlyWildcards = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\s*:/~.]*$`) })
 
 // broadWhy says why the allow rule that allowed d is broad, "" when it is
 // not (or d is not an ALLOW by an allow rule).
@@ -794,7 +794,7 @@ func broadRuleWhy(r permission.Rule) string {
 		return "covers every call of the tool"
 	}
 	c := strings.TrimSpace(*r.RuleContent)
-	if onlyWildcards.MatchString(c) {
+	if onlyWildcards().MatchString(c) {
 		return "its content is only wildcards"
 	}
 	if r.ToolName == "Bash" {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Environment a host sets for every command from the project's own files
@@ -196,7 +197,7 @@ func geminiProjectEnv(dir, home string) []envSource {
 	}
 }
 
-var dotenvKey = regexp.MustCompile(`^\s*(?:export\s+)?([^=\s#]+)\s*[=:]`)
+var dotenvKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:export\s+)?([^=\s#]+)\s*[=:]`) })
 
 // dotenvNames lists the names a dotenv file sets (KEY=VALUE, export
 // KEY=VALUE, KEY: VALUE); a line that is neither blank, a comment nor an
@@ -206,7 +207,7 @@ func dotenvNames(data []byte, file string) []envSource {
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	sc.Buffer(make([]byte, 0, 64<<10), maxEnvFileBytes)
 	for sc.Scan() {
-		if m := dotenvKey.FindStringSubmatch(sc.Text()); m != nil {
+		if m := dotenvKey().FindStringSubmatch(sc.Text()); m != nil {
 			out = appendEnv(out, envSource{m[1], file})
 		}
 	}
@@ -251,9 +252,9 @@ func claudeProjectEnv(dir, home string) []envSource {
 }
 
 var (
-	tomlHeader  = regexp.MustCompile(`^\s*\[\s*([^\]]*?)\s*\]\s*(#.*)?$`)
-	tomlKey     = regexp.MustCompile(`^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=\s*(.*)$`)
-	tomlInlined = regexp.MustCompile(`("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=`)
+	tomlHeader  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\s*([^\]]*?)\s*\]\s*(#.*)?$`) })
+	tomlKey     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=\s*(.*)$`) })
+	tomlInlined = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=`) })
 )
 
 // codexProjectEnv reads the shell_environment_policy of every
@@ -307,13 +308,13 @@ func codexPolicyNames(data []byte, file string) (names []envSource, touchesPager
 		if t == "" || t[0] == '#' {
 			continue
 		}
-		if m := tomlHeader.FindStringSubmatch(t); m != nil {
+		if m := tomlHeader().FindStringSubmatch(t); m != nil {
 			table := strings.ReplaceAll(strings.Trim(m[1], "[]"), " ", "")
 			in = strings.Contains(table, "shell_environment_policy")
 			inSet = in && strings.HasSuffix(table, "shell_environment_policy.set")
 			continue
 		}
-		m := tomlKey.FindStringSubmatch(t)
+		m := tomlKey().FindStringSubmatch(t)
 		switch {
 		case strings.Contains(t, "shell_environment_policy") && !in:
 			// A dotted key outside the table (shell_environment_policy.set.X
@@ -327,7 +328,7 @@ func codexPolicyNames(data []byte, file string) (names []envSource, touchesPager
 		case inSet:
 			names = appendEnv(names, envSource{strings.Trim(m[1], `"'`), file})
 		case strings.Trim(m[1], `"'`) == "set" || strings.HasPrefix(strings.Trim(m[1], `"'`), "set."):
-			for _, k := range tomlInlined.FindAllStringSubmatch(m[2], -1) {
+			for _, k := range tomlInlined().FindAllStringSubmatch(m[2], -1) {
 				names = appendEnv(names, envSource{strings.Trim(k[1], `"'`), file})
 			}
 			if !strings.HasSuffix(strings.TrimSpace(m[2]), "}") && strings.HasPrefix(strings.TrimSpace(m[2]), "{") {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Environment dumps. The environment of an agent's shell holds its secrets
@@ -216,14 +217,14 @@ func envSet(_ string, args []string) string {
 }
 
 // jq's env builtin and $ENV hold the environment. ".env" is a field.
-var jqEnvRE = regexp.MustCompile(`\$ENV\b|(^|[^.$\w])env\b`)
+var jqEnvRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$ENV\b|(^|[^.$\w])env\b`) })
 
 func envJq(prog string, args []string) string {
 	filter, ok := jqFilter(args)
 	if !ok {
 		return ""
 	}
-	if strings.Contains(filter, Dynamic) || jqEnvRE.MatchString(filter) {
+	if strings.Contains(filter, Dynamic) || jqEnvRE().MatchString(filter) {
 		return prog + " reads the environment ($ENV, env)"
 	}
 	return ""
@@ -313,7 +314,9 @@ var psLongValue = map[string]bool{
 }
 
 // Interpreters: the code given inline names the environment.
-var interpEnvRE = regexp.MustCompile(`environ|getenv|get_env|getEnv|ENV|\benv\b|printenv|\$_SERVER`)
+var interpEnvRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`environ|getenv|get_env|getEnv|ENV|\benv\b|printenv|\$_SERVER`)
+})
 
 func envInterp(prog string, args []string) string {
 	why := prog + " runs inline code that reads the environment"
@@ -344,7 +347,7 @@ func envInterp(prog string, args []string) string {
 				}
 			}
 		}
-		if code != "" && (strings.Contains(code, Dynamic) || interpEnvRE.MatchString(code)) {
+		if code != "" && (strings.Contains(code, Dynamic) || interpEnvRE().MatchString(code)) {
 			return why
 		}
 	}

@@ -1,6 +1,9 @@
 package flagspec
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // openssl: the commands that print or check (x509, req, crl, pkcs7, rsa,
 // ec, pkey, verify, dgst and the digest names, enc/base64 and the cipher
@@ -51,67 +54,74 @@ func opts(read []string, plain []string, withVal []string) map[string]openSSLOpt
 
 // openSSLCommands: per command, its options, whether operands are files
 // read, and whether digest or cipher names are options (-sha256, -aes256).
-var openSSLCommands = map[string]struct {
+// It is built on first use, not at package initialisation (each process
+// start would pay for it); TestLazyTablesCompile forces it.
+var openSSLCommands = sync.OnceValue(func() map[string]openSSLCommand {
+	return map[string]openSSLCommand{
+		"x509": {opts: opts([]string{"CAfile", "CApath"}, []string{"subject", "issuer", "dates", "startdate", "enddate",
+			"serial", "fingerprint", "pubkey", "modulus", "email", "ocsp_uri", "ocspid", "purpose", "hash", "subject_hash",
+			"issuer_hash", "subject_hash_old", "issuer_hash_old", "alias", "nocert", "C", "noout", "text", "trustout",
+			"ext_print", "pkeyopt_print"}, []string{"certopt", "checkend", "checkhost", "checkemail", "checkip", "ext", "multivalue-rdn"}),
+			digests: true, noOperand: true},
+		"req": {opts: opts(nil, []string{"verify", "pubkey", "subject", "modulus", "batch", "noout", "text", "utf8"},
+			[]string{"reqopt"}), noOperand: true},
+		"crl": {opts: opts([]string{"CAfile", "CApath"}, []string{"hash", "hash_old", "issuer", "lastupdate", "nextupdate",
+			"fingerprint", "crlnumber", "verify", "noout", "text"}, nil), digests: true, noOperand: true},
+		"pkcs7": {opts: opts(nil, []string{"print", "print_certs", "quiet"}, nil), noOperand: true},
+		"rsa": {opts: opts(nil, []string{"pubin", "pubout", "check", "modulus", "RSAPublicKey_in", "RSAPublicKey_out",
+			"text_pub", "traditional"}, nil), noOperand: true},
+		"ec": {opts: opts(nil, []string{"pubin", "pubout", "check", "param_out", "no_public", "text_pub"},
+			[]string{"param_enc", "conv_form"}), noOperand: true},
+		"pkey": {opts: opts(nil, []string{"pubin", "pubout", "check", "pubcheck", "text_pub", "traditional", "ec_param_enc"},
+			[]string{"ec_conv_form", "ec_param_enc"}), noOperand: true},
+		"verify": {opts: opts([]string{"CAfile", "CApath", "CAstore", "untrusted", "trusted", "CRLfile"},
+			[]string{"verbose", "show_chain", "crl_check", "crl_check_all", "partial_chain", "no-CAfile", "no-CApath",
+				"no-CAstore", "x509_strict", "check_ss_sig", "ignore_critical", "issuer_checks", "policy_check",
+				"explicit_policy", "inhibit_any", "inhibit_map", "use_deltas", "extended_crl", "suiteB_128",
+				"suiteB_128_only", "suiteB_192", "trusted_first", "no_alt_chains", "allow_proxy_certs"},
+			[]string{"purpose", "attime", "verify_hostname", "verify_email", "verify_ip", "verify_depth", "verify_name",
+				"auth_level", "policy", "vfyopt"}), fileOps: true},
+		"dgst": {opts: opts([]string{"sign", "verify", "prverify", "signature", "keyform"}, []string{"hex", "c", "r",
+			"binary", "list", "xoflen", "debug"}, []string{"hmac", "mac", "macopt", "sigopt", "xoflen"}), fileOps: true, digests: true},
+		"enc": {opts: opts([]string{"kfile"}, []string{"d", "e", "a", "base64", "A", "salt", "nosalt", "p", "P", "pbkdf2",
+			"nopad", "v", "none", "list", "ciphers", "z"}, []string{"k", "pass", "md", "S", "K", "iv", "iter", "bufsize", "saltlen"}),
+			ciphers: true, noOperand: true},
+		"rand":    {opts: opts(nil, []string{"hex", "base64"}, nil), anyOps: true},
+		"prime":   {opts: opts(nil, []string{"hex", "generate", "safe"}, []string{"bits", "checks"}), anyOps: true},
+		"passwd":  {opts: opts(nil, []string{"1", "5", "6", "apr1", "aixmd5", "crypt", "stdin", "noverify", "table", "reverse"}, []string{"salt"}), anyOps: true},
+		"version": {opts: opts(nil, []string{"a", "b", "d", "e", "f", "o", "p", "r", "v", "c", "m"}, nil), noOperand: true},
+		"list": {opts: opts(nil, []string{"1", "verbose", "commands", "standard-commands", "digest-commands",
+			"digest-algorithms", "cipher-commands", "cipher-algorithms", "public-key-algorithms", "public-key-methods",
+			"disabled", "kdf-algorithms", "mac-algorithms", "random-instances", "random-generators", "encoders",
+			"decoders", "key-managers", "key-exchange-algorithms", "kem-algorithms", "signature-algorithms",
+			"asymcipher-algorithms", "store-loaders", "providers", "engines", "objects", "all-algorithms", "tls-signature-algorithms"},
+			[]string{"options", "select"}), noOperand: true},
+		"ciphers": {opts: opts(nil, []string{"v", "V", "s", "tls1", "tls1_1", "tls1_2", "tls1_3", "stdname", "psk", "srp"},
+			[]string{"convert", "ciphersuites"}), anyOps: true},
+		"asn1parse": {opts: opts([]string{"oid", "genconf"}, []string{"i", "dump", "strictpem", "noout"},
+			[]string{"dlimit", "offset", "length", "strparse", "genstr", "item"}), noOperand: true},
+		"errstr": {anyOps: true},
+		"speed": {opts: opts(nil, []string{"elapsed", "mr", "decrypt", "aead", "mlock", "testmode"},
+			[]string{"seconds", "bytes", "multi", "evp", "hmac", "cmac", "primes", "async_jobs", "mb"}), anyOps: true},
+		"genrsa": {opts: opts(nil, []string{"3", "F4", "f4", "verbose", "traditional"}, []string{"primes"}), ciphers: true, anyOps: true},
+		"genpkey": {opts: opts([]string{"paramfile"}, []string{"genparam", "text", "verbose"},
+			[]string{"algorithm", "pkeyopt", "pass", "cipher"}), ciphers: true, noOperand: true},
+		"ecparam": {opts: opts(nil, []string{"list_curves", "genkey", "check", "check_named", "no_seed", "noout", "text"},
+			[]string{"name", "param_enc", "conv_form"}), noOperand: true},
+		"dhparam": {opts: opts(nil, []string{"check", "dsaparam", "2", "3", "5", "verbose"}, nil), anyOps: true},
+		"pkcs12": {opts: opts([]string{"CAfile", "CApath"}, []string{"info", "nokeys", "nocerts", "clcerts", "cacerts",
+			"nodes", "noenc", "legacy", "nomacver"}, []string{"password"}), noOperand: true},
+	}
+})
+
+// openSSLCommand is one entry of openSSLCommands.
+type openSSLCommand struct {
 	opts      map[string]openSSLOpt
 	fileOps   bool
 	anyOps    bool
 	digests   bool
 	ciphers   bool
 	noOperand bool
-}{
-	"x509": {opts: opts([]string{"CAfile", "CApath"}, []string{"subject", "issuer", "dates", "startdate", "enddate",
-		"serial", "fingerprint", "pubkey", "modulus", "email", "ocsp_uri", "ocspid", "purpose", "hash", "subject_hash",
-		"issuer_hash", "subject_hash_old", "issuer_hash_old", "alias", "nocert", "C", "noout", "text", "trustout",
-		"ext_print", "pkeyopt_print"}, []string{"certopt", "checkend", "checkhost", "checkemail", "checkip", "ext", "multivalue-rdn"}),
-		digests: true, noOperand: true},
-	"req": {opts: opts(nil, []string{"verify", "pubkey", "subject", "modulus", "batch", "noout", "text", "utf8"},
-		[]string{"reqopt"}), noOperand: true},
-	"crl": {opts: opts([]string{"CAfile", "CApath"}, []string{"hash", "hash_old", "issuer", "lastupdate", "nextupdate",
-		"fingerprint", "crlnumber", "verify", "noout", "text"}, nil), digests: true, noOperand: true},
-	"pkcs7": {opts: opts(nil, []string{"print", "print_certs", "quiet"}, nil), noOperand: true},
-	"rsa": {opts: opts(nil, []string{"pubin", "pubout", "check", "modulus", "RSAPublicKey_in", "RSAPublicKey_out",
-		"text_pub", "traditional"}, nil), noOperand: true},
-	"ec": {opts: opts(nil, []string{"pubin", "pubout", "check", "param_out", "no_public", "text_pub"},
-		[]string{"param_enc", "conv_form"}), noOperand: true},
-	"pkey": {opts: opts(nil, []string{"pubin", "pubout", "check", "pubcheck", "text_pub", "traditional", "ec_param_enc"},
-		[]string{"ec_conv_form", "ec_param_enc"}), noOperand: true},
-	"verify": {opts: opts([]string{"CAfile", "CApath", "CAstore", "untrusted", "trusted", "CRLfile"},
-		[]string{"verbose", "show_chain", "crl_check", "crl_check_all", "partial_chain", "no-CAfile", "no-CApath",
-			"no-CAstore", "x509_strict", "check_ss_sig", "ignore_critical", "issuer_checks", "policy_check",
-			"explicit_policy", "inhibit_any", "inhibit_map", "use_deltas", "extended_crl", "suiteB_128",
-			"suiteB_128_only", "suiteB_192", "trusted_first", "no_alt_chains", "allow_proxy_certs"},
-		[]string{"purpose", "attime", "verify_hostname", "verify_email", "verify_ip", "verify_depth", "verify_name",
-			"auth_level", "policy", "vfyopt"}), fileOps: true},
-	"dgst": {opts: opts([]string{"sign", "verify", "prverify", "signature", "keyform"}, []string{"hex", "c", "r",
-		"binary", "list", "xoflen", "debug"}, []string{"hmac", "mac", "macopt", "sigopt", "xoflen"}), fileOps: true, digests: true},
-	"enc": {opts: opts([]string{"kfile"}, []string{"d", "e", "a", "base64", "A", "salt", "nosalt", "p", "P", "pbkdf2",
-		"nopad", "v", "none", "list", "ciphers", "z"}, []string{"k", "pass", "md", "S", "K", "iv", "iter", "bufsize", "saltlen"}),
-		ciphers: true, noOperand: true},
-	"rand":    {opts: opts(nil, []string{"hex", "base64"}, nil), anyOps: true},
-	"prime":   {opts: opts(nil, []string{"hex", "generate", "safe"}, []string{"bits", "checks"}), anyOps: true},
-	"passwd":  {opts: opts(nil, []string{"1", "5", "6", "apr1", "aixmd5", "crypt", "stdin", "noverify", "table", "reverse"}, []string{"salt"}), anyOps: true},
-	"version": {opts: opts(nil, []string{"a", "b", "d", "e", "f", "o", "p", "r", "v", "c", "m"}, nil), noOperand: true},
-	"list": {opts: opts(nil, []string{"1", "verbose", "commands", "standard-commands", "digest-commands",
-		"digest-algorithms", "cipher-commands", "cipher-algorithms", "public-key-algorithms", "public-key-methods",
-		"disabled", "kdf-algorithms", "mac-algorithms", "random-instances", "random-generators", "encoders",
-		"decoders", "key-managers", "key-exchange-algorithms", "kem-algorithms", "signature-algorithms",
-		"asymcipher-algorithms", "store-loaders", "providers", "engines", "objects", "all-algorithms", "tls-signature-algorithms"},
-		[]string{"options", "select"}), noOperand: true},
-	"ciphers": {opts: opts(nil, []string{"v", "V", "s", "tls1", "tls1_1", "tls1_2", "tls1_3", "stdname", "psk", "srp"},
-		[]string{"convert", "ciphersuites"}), anyOps: true},
-	"asn1parse": {opts: opts([]string{"oid", "genconf"}, []string{"i", "dump", "strictpem", "noout"},
-		[]string{"dlimit", "offset", "length", "strparse", "genstr", "item"}), noOperand: true},
-	"errstr": {anyOps: true},
-	"speed": {opts: opts(nil, []string{"elapsed", "mr", "decrypt", "aead", "mlock", "testmode"},
-		[]string{"seconds", "bytes", "multi", "evp", "hmac", "cmac", "primes", "async_jobs", "mb"}), anyOps: true},
-	"genrsa": {opts: opts(nil, []string{"3", "F4", "f4", "verbose", "traditional"}, []string{"primes"}), ciphers: true, anyOps: true},
-	"genpkey": {opts: opts([]string{"paramfile"}, []string{"genparam", "text", "verbose"},
-		[]string{"algorithm", "pkeyopt", "pass", "cipher"}), ciphers: true, noOperand: true},
-	"ecparam": {opts: opts(nil, []string{"list_curves", "genkey", "check", "check_named", "no_seed", "noout", "text"},
-		[]string{"name", "param_enc", "conv_form"}), noOperand: true},
-	"dhparam": {opts: opts(nil, []string{"check", "dsaparam", "2", "3", "5", "verbose"}, nil), anyOps: true},
-	"pkcs12": {opts: opts([]string{"CAfile", "CApath"}, []string{"info", "nokeys", "nocerts", "clcerts", "cacerts",
-		"nodes", "noenc", "legacy", "nomacver"}, []string{"password"}), noOperand: true},
 }
 
 // openSSLDigests are the digest commands ("openssl sha256 f" is "openssl dgst -sha256 f").
@@ -153,7 +163,7 @@ func checkOpenSSL(st *state) {
 		name = "enc"
 	}
 	st.v.Subcommand = cmd
-	def, ok := openSSLCommands[name]
+	def, ok := openSSLCommands()[name]
 	if !ok {
 		switch cmd {
 		case "s_client", "s_server", "s_time", "ocsp":

@@ -312,8 +312,10 @@ var (
 	// registry holds the tables by program name; roots their compiled
 	// nodes, one per table (a table registered under several names is
 	// compiled once).
-	registry = map[string]*spec{}
-	roots    = map[string]*lazyNode{}
+	// Sized for the ~330 program names registered at initialisation, so
+	// filling them does not grow and rehash them each start.
+	registry = make(map[string]*spec, 384)
+	roots    = make(map[string]*lazyNode, 384)
 	// subcommandPrograms are the programs that take subcommands, including
 	// those with no read-only subcommand at all (HasSubcommands).
 	subcommandPrograms = map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -228,18 +229,21 @@ func (c Config) Compile() (*Classifier, error) {
 }
 
 var (
-	defaultClassifier = func() *Classifier {
+	// defaultClassifier is compiled on first use, not at package
+	// initialisation (each process start would pay for it);
+	// TestDefaultClassifierCompiles forces it in the quick suite.
+	defaultClassifier = sync.OnceValue(func() *Classifier {
 		c, err := Config{}.Compile()
 		if err != nil {
 			panic(err)
 		}
 		return c
-	}()
+	})
 	classifiers = lru.New[string, *Classifier](256)
 )
 
 // Default returns the classifier of the default Config.
-func Default() *Classifier { return defaultClassifier }
+func Default() *Classifier { return defaultClassifier() }
 
 // IsDefault reports whether c changes nothing.
 func (c Config) IsDefault() bool {
@@ -265,7 +269,7 @@ func (c Config) Key() string {
 // that a Config read from settings is compiled once.
 func Compiled(c Config) (*Classifier, error) {
 	if c.IsDefault() {
-		return defaultClassifier, nil
+		return defaultClassifier(), nil
 	}
 	k := c.Key()
 	if cl, ok := classifiers.Get(k); ok {
@@ -286,7 +290,7 @@ func Compiled(c Config) (*Classifier, error) {
 // Segments are compared case-insensitively. A nil cfg is Default().
 func Classify(p string, cfg *Classifier) (dangerous, credential bool, reason string) {
 	if cfg == nil {
-		cfg = defaultClassifier
+		cfg = defaultClassifier()
 	}
 	return cfg.Classify(p)
 }

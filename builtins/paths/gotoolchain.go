@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // --- go toolchain switching ---
@@ -149,7 +150,7 @@ func (r *configReader) goModToolchain(p, local string) {
 				}
 			}
 			switch {
-			case !goRelease.MatchString(v):
+			case !goRelease().MatchString(v):
 				r.add(p, i+1, f[0], "is not a Go version permopa reads, and go may switch toolchains on it")
 			case !goVersionLE(v, local):
 				r.add(p, i+1, f[0], "asks for Go "+v+", newer than the local go"+local+": go downloads that toolchain and runs it")
@@ -162,13 +163,13 @@ func (r *configReader) goModToolchain(p, local string) {
 
 // goRelease is a Go version as go.mod's go and toolchain lines write it:
 // 1.21, 1.21.3, 1.21rc1, 1.21.0-... not allowed.
-var goRelease = regexp.MustCompile(`^1\.[0-9]{1,4}(\.[0-9]{1,4}|(rc|beta)[0-9]{1,4})?$`)
+var goRelease = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^1\.[0-9]{1,4}(\.[0-9]{1,4}|(rc|beta)[0-9]{1,4})?$`) })
 
 // goVersionLE says whether Go version a is not newer than b, as go orders
 // them: 1.21 < 1.21rc1 < 1.21.0 < 1.21.1. Either not a plain version:
 // false.
 func goVersionLE(a, b string) bool {
-	if !goRelease.MatchString(a) || !goRelease.MatchString(b) {
+	if !goRelease().MatchString(a) || !goRelease().MatchString(b) {
 		return false
 	}
 	pa, pb := goVersionKey(a), goVersionKey(b)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -524,13 +525,17 @@ func GitCodeKey(e GitConfigEntry) string {
 // --- yarn, npm, pnpm ---
 
 var (
-	yarnPathWord = regexp.MustCompile(`(?i)yarn-?path|plugins`)
+	yarnPathWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)yarn-?path|plugins`) })
 	// Yarn 2+'s httpProxy, httpsProxy, enableStrictSsl, caFilePath,
 	// httpsCaFilePath, httpsCertFilePath, httpsKeyFilePath and
 	// networkSettings (which holds them per host); Yarn 1's proxy,
 	// https-proxy, strict-ssl, cafile, ca.
-	yarnNetWord = regexp.MustCompile(`(?i)proxy|strict-?ssl|ca-?file|\bca\b|cert-?file|key-?file|network-?settings`)
-	pnpmWord    = regexp.MustCompile(`(?i)pnpm-?file|script-?shell|node-?options|npm-?path|config-?dependencies|user-?config|global-?config`)
+	yarnNetWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)proxy|strict-?ssl|ca-?file|\bca\b|cert-?file|key-?file|network-?settings`)
+	})
+	pnpmWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)pnpm-?file|script-?shell|node-?options|npm-?path|config-?dependencies|user-?config|global-?config`)
+	})
 )
 
 // yarn reads .yarnrc.yml (Yarn 2+: yarnPath starts another yarn, plugins
@@ -549,9 +554,9 @@ func (r *configReader) yarn(dir string) {
 				continue
 			}
 			for i, line := range strings.Split(string(data), "\n") {
-				if m := yarnPathWord.FindString(line); m != "" {
+				if m := yarnPathWord().FindString(line); m != "" {
 					r.add(p, i+1, m, "makes yarn run code from the project (another yarn, or plugins)")
-				} else if m := yarnNetWord.FindString(line); m != "" {
+				} else if m := yarnNetWord().FindString(line); m != "" {
 					r.add(p, i+1, m, "routes or unverifies the connection that carries the user's registry credentials")
 				} else if strings.Contains(line, "${") {
 					r.add(p, i+1, "", npmrcEnvReason)
@@ -642,7 +647,7 @@ func (r *configReader) pnpm(dir string) {
 			continue
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			if m := pnpmWord.FindString(line); m != "" {
+			if m := pnpmWord().FindString(line); m != "" {
 				r.add(p, i+1, m, "names a program, module or file pnpm runs or reads")
 			} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
 				r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")
@@ -653,7 +658,9 @@ func (r *configReader) pnpm(dir string) {
 
 // packageManagerValue is a version from the registry: name@semver with an
 // optional +hash.
-var packageManagerValue = regexp.MustCompile(`^(npm|yarn|pnpm|bun)@[0-9][0-9A-Za-z.-]*(\+[0-9A-Za-z.]+)?$`)
+var packageManagerValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(npm|yarn|pnpm|bun)@[0-9][0-9A-Za-z.-]*(\+[0-9A-Za-z.]+)?$`)
+})
 
 // packageManager reads the packageManager field of the package.json files
 // from dir up: corepack (the yarn and pnpm shims) downloads and runs the
@@ -682,7 +689,7 @@ func (r *configReader) packageManager(dir, program string) {
 			continue
 		}
 		switch {
-		case !packageManagerValue.MatchString(v):
+		case !packageManagerValue().MatchString(v):
 			r.add(p, lineOf(data, "packageManager"), "packageManager", "names a package manager from a URL or a path, which "+program+" may download and run")
 		case program == "pnpm" && strings.HasPrefix(v, "pnpm@"):
 			r.add(p, lineOf(data, "packageManager"), "packageManager", "pnpm switches to the version it names, downloaded from the configured registry")
@@ -785,7 +792,9 @@ func (r *configReader) rustChannel(p string, line int, channel string) {
 // planted provider ran under `cargo search`), send the user's tokens or
 // connections elsewhere (registries, source replacement, proxy and TLS
 // settings), or read more files (include).
-var cargoKeyWord = regexp.MustCompile(`(?i)credential|token|registr|replace-with|index|proxy|cainfo|ssl|check-revoke|git-fetch-with-cli|include|\[source|\[alias|\[net|\[http`)
+var cargoKeyWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)credential|token|registr|replace-with|index|proxy|cainfo|ssl|check-revoke|git-fetch-with-cli|include|\[source|\[alias|\[net|\[http`)
+})
 
 // cargoConfig reads .cargo/config.toml and .cargo/config from dir up to
 // /, as cargo does, but for the home directory's, which is the user's own
@@ -803,7 +812,7 @@ func (r *configReader) cargoConfig(dir string) {
 				continue
 			}
 			for i, line := range strings.Split(string(data), "\n") {
-				if m := cargoKeyWord.FindString(line); m != "" {
+				if m := cargoKeyWord().FindString(line); m != "" {
 					r.add(p, i+1, m, "makes cargo run a program, send the user's tokens or connections elsewhere, or read other files")
 				} else if strings.Contains(line, `\`) && strings.Contains(line, `"`) {
 					r.add(p, i+1, "", "a quoted escape may spell a key permopa looks for")

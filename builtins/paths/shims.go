@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Version managers' shims (docs/shell.md, "What a program reads besides
@@ -86,7 +87,7 @@ var versionFiles = map[string]string{"pyenv": ".python-version", "rbenv": ".ruby
 
 // plainVersion is a version or virtual environment name that selects an
 // installed program by name: no path, no git ref, no option.
-var plainVersion = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+@-]*$`)
+var plainVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+@-]*$`) })
 
 // shim reads what manager's shim f (PATH entry e) chooses program from,
 // for a leaf started in dir.
@@ -154,7 +155,7 @@ func (r *configReader) versionFile(dir, manager, name string) bool {
 }
 
 func managerVersion(manager, v string) bool {
-	if plainVersion.MatchString(v) {
+	if plainVersion().MatchString(v) {
 		return true
 	}
 	if manager != "pyenv" {
@@ -162,7 +163,7 @@ func managerVersion(manager, v string) bool {
 	}
 	// pyenv-virtualenv's 3.12.1/envs/name: every part plain.
 	for _, part := range strings.Split(v, "/") {
-		if !plainVersion.MatchString(part) {
+		if !plainVersion().MatchString(part) {
 			return false
 		}
 	}
@@ -194,7 +195,7 @@ func (r *configReader) toolVersions(dir, manager, installs string) {
 			if len(w) == 0 {
 				continue
 			}
-			if len(w) < 2 || !plainVersion.MatchString(w[0]) {
+			if len(w) < 2 || !plainVersion().MatchString(w[0]) {
 				r.add(p, i+1, "", "is not a line "+manager+"'s .tool-versions holds as permopa models it")
 				continue
 			}
@@ -212,7 +213,7 @@ func (r *configReader) toolVersion(p string, line int, manager, installs, tool, 
 		r.add(p, line, v, manager+" runs the programs of the directory it names")
 	case strings.HasPrefix(v, "ref:"):
 		r.add(p, line, v, manager+" builds the tool from the source of the git ref it names")
-	case !plainVersion.MatchString(v):
+	case !plainVersion().MatchString(v):
 		r.add(p, line, v, "is not a plain version name "+manager+" selects an installed program by")
 	case installs != "":
 		if _, err := os.Stat(path.Join(installs, tool, v)); err != nil {
@@ -252,7 +253,7 @@ func miseConfigs() []string {
 
 // miseTool is a tool name of mise's registry (a backend's "npm:x",
 // "ubi:owner/repo" downloads from elsewhere: not plain).
-var miseTool = regexp.MustCompile(`^"?[A-Za-z0-9][A-Za-z0-9_-]*"?$`)
+var miseTool = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^"?[A-Za-z0-9][A-Za-z0-9_-]*"?$`) })
 
 // mise reads mise's configuration from dir up to the home directory:
 // only a [tools] table of installed plain versions is harmless; [env]
@@ -333,7 +334,7 @@ func (r *configReader) miseFile(p string, data []byte, installs string) {
 		case section == "" && key == "min_version":
 		case section != "tools":
 			r.add(p, i+1, key, "is a key of mise's configuration that can run code, set the environment or change settings")
-		case !miseTool.MatchString(key):
+		case !miseTool().MatchString(key):
 			r.add(p, i+1, key, "is a tool of a mise backend that downloads or builds it")
 		default:
 			r.miseVersions(p, i+1, installs, strings.Trim(key, `"`), value)
@@ -403,7 +404,7 @@ func (r *configReader) volta(dir, program string) {
 			switch {
 			case k != "node" && k != "npm" && k != "pnpm" && k != "yarn":
 				r.add(p, line, "volta."+k, "is a key of Volta's settings permopa does not model (extends reads another file)")
-			case json.Unmarshal(raw, &v) != nil || !plainVersion.MatchString(v):
+			case json.Unmarshal(raw, &v) != nil || !plainVersion().MatchString(v):
 				r.add(p, line, "volta."+k, "is not a plain version Volta selects an installed tool by")
 			default:
 				if _, err := os.Stat(path.Join(home, "tools/image", k, v)); err != nil {

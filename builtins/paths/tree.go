@@ -207,7 +207,7 @@ func (c *Classifier) homeLocations(home string) []fixedLocation {
 // of the tree (so that a caller can share it between checks); nil walks.
 func (c *Classifier) CheckTree(t Tree, home string, list func() Listing) TreeVerdict {
 	if c == nil {
-		c = defaultClassifier
+		c = defaultClassifier()
 	}
 	// 1. The root itself; a root the kernel reaches through a link that
 	// cannot be known statically fails closed.
