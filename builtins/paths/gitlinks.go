@@ -23,33 +23,26 @@ const maxIndexBytes = 256 << 20
 // the nesting; seen bounds the repositories read.
 func (r *configReader) gitWorkTreeSubmodules(gitDir, top string, depth int, seen *int) {
 	idx := path.Join(gitDir, "index")
-	data, err := readRegular(idx, maxIndexBytes+1)
+	facts, err := readGitIndexFacts(idx)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return
 	case err != nil:
 		r.add(idx, 0, "", "cannot be read: "+err.Error())
 		return
-	case len(data) > maxIndexBytes:
+	case facts.tooLarge:
 		r.add(idx, 0, "", "is larger than permopa reads for submodules")
 		return
-	}
-	// The checksum is only computed for an index that does not parse:
-	// git refuses one whose checksum fails, and runs nothing.
-	links, split, ok := gitIndexGitlinks(data, 20)
-	if !ok {
-		links, split, ok = gitIndexGitlinks(data, 32) // SHA-256 repositories
-	}
-	switch {
-	case !ok:
-		if _, valid := gitIndexTrailer(data); valid {
+	case !facts.ok:
+		if facts.valid {
 			r.add(idx, 0, "", "cannot be parsed (the submodules git status looks into are not known)")
 		}
 		return
-	case split:
+	case facts.split:
 		r.add(idx, 0, "", "is a split index, whose shared part permopa does not read (the submodules git status looks into are not known)")
 		return
 	}
+	links := facts.links
 	for _, l := range links {
 		sub := path.Join(top, l)
 		if _, err := os.Lstat(path.Join(sub, ".git")); err != nil {
@@ -62,6 +55,34 @@ func (r *configReader) gitWorkTreeSubmodules(gitDir, top string, depth int, seen
 		}
 		r.gitRepoAt(sub, depth+1, seen)
 	}
+}
+
+// gitIndexFacts is what gitWorkTreeSubmodules needs of a git index: its
+// gitlinks, whether it is a split index, whether it parses (ok) and, when
+// it does not, whether git would read it (valid: its checksum holds), or
+// that it is larger than permopa reads.
+type gitIndexFacts struct {
+	links            []string
+	split, ok, valid bool
+	tooLarge         bool
+}
+
+// parseGitIndex finds the facts of the index data. The checksum is only
+// computed for an index that does not parse: git refuses one whose
+// checksum fails, and runs nothing.
+func parseGitIndex(data []byte) gitIndexFacts {
+	if len(data) > maxIndexBytes {
+		return gitIndexFacts{tooLarge: true}
+	}
+	var f gitIndexFacts
+	f.links, f.split, f.ok = gitIndexGitlinks(data, 20)
+	if !f.ok {
+		f.links, f.split, f.ok = gitIndexGitlinks(data, 32) // SHA-256 repositories
+	}
+	if !f.ok {
+		_, f.valid = gitIndexTrailer(data)
+	}
+	return f
 }
 
 // gitIndexTrailer says how long the object names of the git index data

@@ -274,6 +274,10 @@ func (r *configReader) userGitConfigs() []string {
 // readRegular reads at most limit bytes of the regular file p. It opens
 // without blocking and checks the file it opened: a FIFO or device swapped
 // in after a stat never stalls the decision.
+// errNotRegular is readRegular's (and readGitIndexFacts') refusal of a
+// FIFO, device or directory: opening one would block or read without end.
+var errNotRegular = errors.New("not a regular file")
+
 func readRegular(p string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -285,7 +289,7 @@ func readRegular(p string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
+		return nil, errNotRegular
 	}
 	return io.ReadAll(io.LimitReader(f, limit))
 }
